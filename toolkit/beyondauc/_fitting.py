@@ -1,0 +1,317 @@
+"""Batched calibrators on the score grid of :mod:`beyondauc._kernel`.
+
+Every function takes the ascending distinct scores ``x`` (n_values,) and the
+calibration counts ``pos``/``neg`` of F independent fits, shape
+(F, n_values) -- a fit uses only the grid values where it has weight -- and
+returns, for each fit, the decision (predict positive) at *every* grid value,
+shape (F, n_values).  Evaluating a fit on any examples whose scores lie on the
+grid is then one masked sum (:func:`beyondauc._kernel._confusion`).
+
+The decisions reproduce scikit-learn's estimators fitted on the same rows:
+
+* ``logistic``: ``LogisticRegression()`` (L2, C=1, unpenalized intercept);
+  solved to full precision by a vectorised damped Newton method on the two
+  parameters, which reaches the optimum lbfgs approximates.
+* ``isotonic``: ``IsotonicRegression(out_of_bounds="clip")`` -- same
+  pooling (:func:`scipy.optimize.isotonic_regression`), same knots and the
+  same linear interpolation formula as its ``predict``.
+* ``stump``: ``DecisionTreeClassifier(max_depth=1)`` with Gini -- float32
+  features, splits only between values more than 1e-7 apart, mid-point
+  thresholds, first best split, majority leaves with ties to the negative class.
+
+A fit whose calibration data has a single class predicts that class.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.optimize import isotonic_regression
+from scipy.special import expit
+
+__all__: list[str] = []
+
+_FEATURE_THRESHOLD = 1e-7  # sklearn.tree._splitter.FEATURE_THRESHOLD
+_EPSILON = np.finfo(np.float64).eps
+
+
+def class_weighted(pos, neg, class_weight):
+    """Apply ``class_weight`` ("balanced" or None) to per-fit counts.
+
+    Balanced weights are scikit-learn's ``n / (2 * n_class)`` computed on each
+    fit's own calibration data.
+    """
+    if class_weight is None:
+        return pos, neg
+    n_pos = pos.sum(axis=1, keepdims=True)
+    n_neg = neg.sum(axis=1, keepdims=True)
+    n = n_pos + n_neg
+    with np.errstate(divide="ignore", invalid="ignore"):
+        w_pos = np.where(n_pos > 0, n / (2.0 * n_pos), 1.0)
+        w_neg = np.where(n_neg > 0, n / (2.0 * n_neg), 1.0)
+    return pos * w_pos, neg * w_neg
+
+
+def _single_class(pos, neg):
+    """(F,) int: 1/0 where a fit saw only positives/negatives, -1 otherwise."""
+    has_pos = pos.sum(axis=1) > 0
+    has_neg = neg.sum(axis=1) > 0
+    out = np.full(pos.shape[0], -1, dtype=np.int8)
+    out[has_pos & ~has_neg] = 1
+    out[~has_pos & has_neg] = 0
+    out[~has_pos & ~has_neg] = 0
+    return out
+
+
+# -- logistic -------------------------------------------------------------------
+
+def logistic_params(x, pos, neg, *, C=1.0, init=None, max_iter=100, tol=1e-9):
+    """Fit Platt scaling for F fits at once; return (intercept, coef), each (F,).
+
+    Minimises ``sum_i w_i logloss(y_i, b0 + b1 x_i) + b1**2 / (2 C)``: the
+    objective of scikit-learn's ``LogisticRegression(C=C)``.  The grid is
+    standardised for conditioning (the penalty transformed to match; Newton's
+    method is affine invariant, so the iterates are the same).  Newton steps
+    run until a full step moves the standardised parameters by less than
+    ``tol``; the error after that step is of order ``tol**2`` (quadratic
+    convergence).  Long steps, and every step after 20 iterations, are damped
+    by Armijo backtracking on the objective.
+
+    ``init`` optionally gives starting (intercept, coef) on the raw scale
+    (warm start from a nearby fit).
+    """
+    pos = np.atleast_2d(pos)
+    neg = np.atleast_2d(neg)
+    n = pos + neg
+    tot = n.sum(axis=1)
+    safe_tot = np.where(tot > 0, tot, 1.0)
+    w_all = n.sum(axis=0)
+    W = w_all.sum() if w_all.sum() > 0 else 1.0
+    mu = float(w_all @ x) / W
+    sd = float(np.sqrt(w_all @ (x - mu) ** 2 / W)) or 1.0
+    xs = (x - mu) / sd
+    basis = np.stack([np.ones_like(xs), xs, xs * xs], axis=1)  # (m, 3)
+    lin = np.ascontiguousarray(basis[:, :2].T)  # (2, m)
+    lam = 1.0 / (C * sd**2)
+    F = pos.shape[0]
+    if init is None:
+        rate = np.clip(pos.sum(axis=1) / safe_tot, 1e-6, 1 - 1e-6)
+        beta = np.stack([np.log(rate / (1 - rate)), np.zeros(F)], axis=1)
+    else:
+        i0, c0 = np.broadcast_to(init[0], (F,)), np.broadcast_to(init[1], (F,))
+        beta = np.stack([i0 + c0 * mu, c0 * sd], axis=1)
+
+    def objective(rows, bt):
+        z = bt @ lin
+        # sum pos*softplus(-z) + neg*softplus(z) == sum n*softplus(z) - pos*z
+        return (n[rows] * np.logaddexp(0.0, z) - pos[rows] * z).sum(axis=1) + 0.5 * lam * bt[:, 1] ** 2
+
+    active = np.flatnonzero(tot > 0)
+    for it in range(max_iter):
+        if active.size == 0:
+            break
+        A = active
+        bA = beta[A]
+        p = expit(bA @ lin)
+        q = n[A] * p
+        r = q - pos[A]
+        h = q - q * p
+        gr = r @ basis
+        hs = h @ basis
+        g0, g1 = gr[:, 0], gr[:, 1] + lam * bA[:, 1]
+        h00, h01, h11 = hs[:, 0] + 1e-300, hs[:, 1], hs[:, 2] + lam
+        det = h00 * h11 - h01 * h01
+        det = np.where(det > 0, det, 1e-300)
+        d = np.stack([-(h11 * g0 - h01 * g1) / det, -(h00 * g1 - h01 * g0) / det], axis=1)
+        step = np.ones(len(A))
+        stalled = np.zeros(len(A), dtype=bool)
+        check = np.flatnonzero((np.abs(d).max(axis=1) > 1.0) | (it >= 20))
+        if check.size:
+            rows = A[check]
+            slope = (g0 * d[:, 0] + g1 * d[:, 1])[check]
+            f_cur = objective(rows, bA[check])
+            slack = 1e-12 * np.abs(f_cur)  # rounding noise of the objective near the optimum
+            t = np.ones(len(check))
+            f_new = objective(rows, bA[check] + d[check])
+            ok = f_new <= f_cur + 1e-4 * t * slope + slack
+            for _ in range(60):
+                if ok.all():
+                    break
+                bad = np.flatnonzero(~ok)
+                t[bad] *= 0.5
+                f_new[bad] = objective(rows[bad], bA[check][bad] + t[bad, None] * d[check][bad])
+                ok = f_new <= f_cur + 1e-4 * t * slope + slack
+            t[~ok] = 0.0
+            step[check] = t
+            stalled[check] = ~ok
+        beta[A] = bA + step[:, None] * d
+        done = ((step == 1.0) & (np.abs(d).max(axis=1) < tol)) | stalled
+        active = A[~done]
+    coef = beta[:, 1] / sd
+    intercept = beta[:, 0] - beta[:, 1] * mu / sd
+    return intercept, coef
+
+
+def logistic_decision(x, intercept, coef):
+    """Decisions ``coef * x + intercept > 0`` (scikit-learn's ``predict``), (F, n)."""
+    return (x[None, :] * coef[:, None] + intercept[:, None]) > 0
+
+
+def fit_predict_logistic(x, pos, neg, *, init=None):
+    single = _single_class(pos, neg)
+    intercept, coef = logistic_params(x, pos, neg, init=init)
+    pred = logistic_decision(x, intercept, coef)
+    return _override_single(pred, single)
+
+
+# -- isotonic -------------------------------------------------------------------
+
+def _trim(xk, yk):
+    """Drop interior points of constant runs (scikit-learn keeps the ends)."""
+    if len(yk) <= 2:
+        return xk, yk
+    keep = np.ones(len(yk), dtype=bool)
+    keep[1:-1] = (yk[1:-1] != yk[:-2]) | (yk[1:-1] != yk[2:])
+    return xk[keep], yk[keep]
+
+
+def isotonic_knots(x, pos, neg):
+    """Knots (X_thresholds_, y_thresholds_) of one isotonic fit on grid counts."""
+    n = pos + neg
+    present = n > 0
+    y_fit = np.asarray(isotonic_regression(pos[present] / n[present], weights=n[present]).x, dtype=np.float64)
+    return _trim(x[present], y_fit)
+
+
+def isotonic_transform(x_new, knots_x, knots_y):
+    """Clip then interpolate linearly, exactly as ``IsotonicRegression.predict``."""
+    if len(knots_x) == 1:
+        return np.full(len(x_new), knots_y[0])
+    t = np.clip(x_new, knots_x[0], knots_x[-1])
+    idx = np.clip(np.searchsorted(knots_x, t), 1, len(knots_x) - 1)
+    lo, hi = idx - 1, idx
+    slope = (knots_y[hi] - knots_y[lo]) / (knots_x[hi] - knots_x[lo])
+    return slope * (t - knots_x[lo]) + knots_y[lo]
+
+
+def _isotonic_row(x, pos, neg):
+    """Decisions ``predict(x) > 0.5`` of one isotonic fit on the whole grid.
+
+    The fit is increasing, so grid values left of the knots whose fitted value
+    is near 0.5 are negative and those right of the first knot above 0.5 are
+    positive; only the grid values in between (the crossing) are evaluated
+    with scikit-learn's interpolation formula, so rounding matches it exactly.
+    """
+    kx, ky = isotonic_knots(x, pos, neg)
+    pred = np.zeros(len(x), dtype=bool)
+    hi_k = int(np.searchsorted(ky, 0.5 + 1e-9, side="right"))  # first knot clearly above 0.5
+    lo_k = int(np.searchsorted(ky, 0.5 - 1e-9, side="left"))  # first knot near or above 0.5
+    if hi_k < len(kx):
+        pred[np.searchsorted(x, kx[hi_k], side="right"):] = True
+    if lo_k == 0:
+        start = 0
+    else:
+        start = int(np.searchsorted(x, kx[lo_k - 1], side="left"))
+    stop = len(x) if hi_k >= len(kx) else int(np.searchsorted(x, kx[hi_k], side="right"))
+    if stop > start:
+        pred[start:stop] = isotonic_transform(x[start:stop], kx, ky) > 0.5
+    return pred
+
+
+def fit_predict_isotonic(x, pos, neg):
+    single = _single_class(pos, neg)
+    pred = np.zeros(pos.shape, dtype=bool)
+    for f in np.flatnonzero(single < 0):
+        pred[f] = _isotonic_row(x, pos[f], neg[f])
+    return _override_single(pred, single)
+
+
+# -- stump ----------------------------------------------------------------------
+
+def _float32_grid(x, pos, neg):
+    """Merge grid values that collapse in float32 (trees see float32 features)."""
+    x32 = x.astype(np.float32)
+    new = np.concatenate([[True], x32[1:] != x32[:-1]])
+    if new.all():
+        return x32.astype(np.float64), pos, neg, None
+    starts = np.flatnonzero(new)
+    group = np.cumsum(new) - 1
+    return x32[starts].astype(np.float64), np.add.reduceat(pos, starts, axis=1), np.add.reduceat(neg, starts, axis=1), group
+
+
+def stump_params(x, pos, neg):
+    """Fit depth-1 Gini trees; return (threshold, left_class, right_class), each (F,).
+
+    ``threshold`` is NaN where the tree does not split (its root predicts
+    ``left_class``).  ``x`` must be float32 values (as float64), ascending.
+    """
+    F, m = pos.shape
+    cpos = np.cumsum(pos, axis=1)
+    cneg = np.cumsum(neg, axis=1)
+    tpos, tneg = cpos[:, -1], cneg[:, -1]
+    total = tpos + tneg
+    n_left = cpos + cneg
+    n_right = total[:, None] - n_left
+    rp = tpos[:, None] - cpos
+    rn = tneg[:, None] - cneg
+    with np.errstate(divide="ignore", invalid="ignore"):
+        # scikit-learn's Gini proxy: -n_r * gini_r - n_l * gini_l, same operation order
+        gini_l = 1.0 - (cneg * cneg + cpos * cpos) / (n_left * n_left)
+        gini_r = 1.0 - (rn * rn + rp * rp) / (n_right * n_right)
+        proxy = -n_right * gini_r - n_left * gini_l
+    valid = (n_left > 0) & (n_right > 0)
+    close = x[1:] <= x[:-1] + _FEATURE_THRESHOLD
+    if close.any():
+        # splits only between present values more than FEATURE_THRESHOLD apart
+        present = (pos + neg) > 0
+        idx = np.where(present, np.arange(m)[None, :], m)
+        nxt_incl = np.minimum.accumulate(idx[:, ::-1], axis=1)[:, ::-1]
+        nxt = np.concatenate([nxt_incl[:, 1:], np.full((F, 1), m)], axis=1)
+        x_ext = np.concatenate([x, [np.inf]])
+        valid &= present & (x_ext[nxt] > x[None, :] + _FEATURE_THRESHOLD)
+    # an absent grid value repeats the proxy of the present value before it, so
+    # the first maximum is always a present value, as in scikit-learn's scan
+    proxy = np.where(valid, proxy, -np.inf)
+    best = np.argmax(proxy, axis=1)
+    rows = np.arange(F)
+    root_impurity = 1.0 - (tneg * tneg + tpos * tpos) / np.where(total > 0, total * total, 1.0)
+    splits = valid[rows, best] & (root_impurity > _EPSILON)
+    nl_best = n_left[rows, best]
+    k = np.argmax(n_left > nl_best[:, None], axis=1)  # next present grid value
+    xj, xk = x[best], x[k]
+    thr = xj / 2.0 + xk / 2.0
+    thr = np.where((thr == xk) | np.isinf(thr), xj, thr)
+    left_c = np.where(splits, cpos[rows, best] > cneg[rows, best], tpos > tneg).astype(np.int8)
+    right_c = np.where(splits, rp[rows, best] > rn[rows, best], tpos > tneg).astype(np.int8)
+    thr = np.where(splits, thr, np.nan)
+    return thr, left_c, right_c
+
+
+def stump_decision(x32, threshold, left_c, right_c):
+    """Decisions of fitted stumps at float32 scores ``x32`` (as float64), (F, n)."""
+    go_left = ~(x32[None, :] > threshold[:, None])  # NaN threshold: always left
+    return np.where(go_left, left_c[:, None], right_c[:, None]).astype(bool)
+
+
+def fit_predict_stump(x, pos, neg):
+    single = _single_class(pos, neg)
+    x32, p32, n32, group = _float32_grid(x, pos, neg)
+    thr, lc, rc = stump_params(x32, p32, n32)
+    pred = stump_decision(x32, thr, lc, rc)
+    if group is not None:
+        pred = pred[:, group]
+    return _override_single(pred, single)
+
+
+def _override_single(pred, single):
+    for cls in (0, 1):
+        rows = single == cls
+        if rows.any():
+            pred[rows] = bool(cls)
+    return pred
+
+
+FIT_PREDICT = {
+    "logistic": fit_predict_logistic,
+    "isotonic": fit_predict_isotonic,
+    "stump": fit_predict_stump,
+}
