@@ -17,6 +17,15 @@ from .calibration import (
     expected_accuracy_grid,
 )
 from .data import TRUE_DOMAINS, Benchmark, load_benchmark, load_demo, read_domains
+from .ranking import (
+    best_of_methods,
+    calibration_modes,
+    kendall_tau,
+    rank_changes,
+    rank_table,
+    score_histograms,
+    score_variance,
+)
 
 __version__ = "0.1.0"
 
@@ -29,6 +38,13 @@ __all__ = [
     "TRUE_DOMAINS",
     "UndefinedMetricWarning",
     "auc_table",
+    "best_of_methods",
+    "calibration_modes",
+    "kendall_tau",
+    "rank_changes",
+    "rank_table",
+    "score_histograms",
+    "score_variance",
     "expected_accuracy",
     "expected_accuracy_grid",
     "load_benchmark",

@@ -1,0 +1,86 @@
+"""Paper-style text tables (plain, Markdown, LaTeX) of tidy results."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+from tabulate import tabulate
+
+__all__: list[str] = []
+
+_MARK = {"table": ("*", ""), "markdown": ("**", "**"), "latex": ("\\textbf{", "}")}
+_TABLEFMT = {"table": "simple", "markdown": "pipe", "latex": "latex_raw"}
+
+
+def _cell(value, rank, scale):
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "n/a"
+    r = "" if rank is None or (isinstance(rank, float) and math.isnan(rank)) else f" ({int(rank)})"
+    return f"{value * scale:.1f}{r}"
+
+
+def _escape(text, fmt):
+    text = str(text)
+    if fmt == "latex":
+        for a, b in (("\\", "\\textbackslash{}"), ("_", "\\_"), ("&", "\\&"), ("%", "\\%"), ("#", "\\#"), ("$", "\\$")):
+            text = text.replace(a, b)
+    elif fmt == "markdown":
+        text = text.replace("|", "\\|")
+    return text
+
+
+def score_table(ranked, *, fmt="table", title=None, scale=100.0, row_key="model", col_key="dataset"):
+    """Render a tidy (row, column, value, rank) frame as a paper-style table.
+
+    Rows are models, columns datasets (and the mean); each cell is
+    ``score (rank)`` with scores x100 as in the paper, and the best cell of
+    each column is marked (``*`` / bold).
+    """
+    rows = list(pd.unique(ranked[row_key]))
+    cols = list(pd.unique(ranked[col_key]))
+    start, end = _MARK[fmt]
+    body = []
+    lookup = {(r[row_key], r[col_key]): r for r in ranked.to_dict("records")}
+    best = {}
+    for c in cols:
+        vals = ranked.loc[ranked[col_key] == c, "value"].to_numpy(dtype=float)
+        best[c] = np.nanmax(vals) if np.isfinite(vals).any() else None
+    for r in rows:
+        line = [_escape(r, fmt)]
+        for c in cols:
+            rec = lookup.get((r, c))
+            if rec is None:
+                line.append("")
+                continue
+            text = _cell(rec["value"], rec.get("rank"), scale)
+            if best[c] is not None and rec["value"] == best[c]:
+                text = f"{start}{text}{end}"
+            line.append(text)
+        body.append(line)
+    headers = [_escape(row_key, fmt)] + [_escape(c, fmt) for c in cols]
+    out = tabulate(body, headers=headers, tablefmt=_TABLEFMT[fmt], disable_numparse=True)
+    if title:
+        if fmt == "markdown":
+            out = f"### {title}\n\n{out}"
+        elif fmt == "latex":
+            out = f"% {title}\n{out}"
+        else:
+            out = f"{title}\n{'=' * len(title)}\n{out}"
+    return out
+
+
+def plain_table(frame, *, fmt="table", title=None, floatfmt=".3f"):
+    """Render an ordinary DataFrame in the chosen text format."""
+    body = [[_escape(v, fmt) if isinstance(v, str) else v for v in row] for row in frame.itertuples(index=False)]
+    out = tabulate(body, headers=[_escape(c, fmt) for c in frame.columns], tablefmt=_TABLEFMT[fmt],
+                   floatfmt=floatfmt, missingval="n/a")
+    if title:
+        if fmt == "markdown":
+            out = f"### {title}\n\n{out}"
+        elif fmt == "latex":
+            out = f"% {title}\n{out}"
+        else:
+            out = f"{title}\n{'=' * len(title)}\n{out}"
+    return out
