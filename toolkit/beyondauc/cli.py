@@ -143,6 +143,8 @@ def main(argv=None, out=None):
         for w in caught:
             print(f"beyondauc: warning: {w.message}", file=sys.stderr)
         return 0
+    except BrokenPipeError:  # output piped into e.g. `head`
+        return 0
     except _CliError as exc:
         print(str(exc), file=sys.stderr)
         return 2
@@ -150,9 +152,6 @@ def main(argv=None, out=None):
         msg = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         print(f"beyondauc: error: {msg}", file=sys.stderr)
         return 2
-    except BrokenPipeError:  # output piped into e.g. `head`
-        sys.stderr.close()
-        return 0
     except KeyboardInterrupt:
         return 130
 

@@ -258,9 +258,10 @@ def _read_table(path):
 
 def _true_dataset_name(path):
     stem = path.name
-    for ext in (".csv.gz", ".csv"):
-        if stem.endswith(ext):
+    for ext in (".csv.gz", ".csv", ".parquet", ".pq", ".tsv", ".txt"):
+        if stem.lower().endswith(ext):
             stem = stem[: -len(ext)]
+            break
     for suffix in _TRUE_SUFFIXES:
         if stem.endswith(suffix):
             return stem[: -len(suffix)]
@@ -271,7 +272,8 @@ def _row_name(frame, pos, line_offset):
     """Describe row ``pos`` of ``frame`` for a message."""
     if line_offset:
         return f"line {int(frame['_line'].iloc[pos])}"
-    return f"row {frame.index[pos]!r}"
+    label = frame.index[pos]
+    return f"row {label.item() if isinstance(label, np.generic) else label!r}"
 
 
 def _read_true_dir(path, models):
@@ -287,10 +289,13 @@ def _read_true_dir(path, models):
             raise ValueError(f"file {str(f)!r}: a TRUE-format file must not have a 'dataset' column (the file name is the dataset)")
         if len(frame) == 0:
             raise ValueError(f"file {str(f)!r} (dataset {name!r}) has no rows")
+        if "label" not in frame.columns:
+            raise ValueError(f"file {str(f)!r} (dataset {name!r}): missing the 'label' column; columns are {list(frame.columns)}")
         frame.insert(0, "dataset", name)
         frame["_file"] = str(f)
         frame["_line"] = np.arange(len(frame)) + offset
-        model_sets[name] = (f, set(_model_columns(frame, None, str(f))))
+        found = _model_columns(frame, None, str(f)) if models is None else frame.columns
+        model_sets[name] = (f, set(found))
         parts.append(frame)
     names = [p["dataset"].iloc[0] for p in parts]
     if len(set(names)) != len(names):
@@ -318,9 +323,16 @@ def _model_columns(frame, models, where):
         if c in _RESERVED or str(c).startswith("_"):
             continue
         kind = frame[c].dtype.kind
-        if kind in "iuf":
+        if kind in "iuf" or (kind == "O" and _mostly_numeric(frame[c])):
             cols.append(c)
     return cols
+
+
+def _mostly_numeric(column):
+    """True for a text column whose values are mostly numbers (a model column
+    with a stray non-number, reported later), False for real text columns."""
+    values = column.dropna()
+    return len(values) > 0 and pd.to_numeric(values, errors="coerce").notna().mean() >= 0.5
 
 
 def load_benchmark(source, *, domains=None, pos_label=None, models=None, datasets=None, nan_policy="raise"):
@@ -454,6 +466,8 @@ def load_benchmark(source, *, domains=None, pos_label=None, models=None, dataset
         raise ValueError(str(exc).replace("`label`", "column 'label'")) from None
     frame["label"] = y
 
+    order = list(pd.unique(frame["dataset"])) if datasets is None else datasets
+
     # scores
     scores = frame[model_cols].to_numpy(dtype=np.float64)
     bad = ~np.isfinite(scores)
@@ -477,13 +491,13 @@ def load_benchmark(source, *, domains=None, pos_label=None, models=None, dataset
         frame = frame.loc[~drop]
         scores = scores[~drop]
 
-    order = list(pd.unique(frame["dataset"])) if datasets is None else datasets
     if not order:
         raise ValueError(f"{where} has no rows")
     sizes = frame["dataset"].value_counts()
     for d in order:
         if sizes.get(d, 0) == 0:
-            raise ValueError(f"dataset {d!r} in {where} has no rows")
+            why = " left after nan_policy='drop' removed rows with NaN/inf scores" if nan_policy == "drop" else ""
+            raise ValueError(f"dataset {d!r} in {where} has no rows{why}")
 
     # domains
     dom = {}
