@@ -271,9 +271,27 @@ def _true_dataset_name(path):
 def _row_name(frame, pos, line_offset):
     """Describe row ``pos`` of ``frame`` for a message."""
     if line_offset:
-        return f"line {int(frame['_line'].iloc[pos])}"
+        record = int(frame["_line"].iloc[pos]) - line_offset
+        return f"line {_csv_line(frame['_file'].iloc[pos], record)}"
     label = frame.index[pos]
     return f"row {label.item() if isinstance(label, np.generic) else label!r}"
+
+
+def _csv_line(path, record):
+    """Line of ``path`` where data record ``record`` (0-based) starts, header =
+    line 1.  Quoted fields may span lines, so this is not always ``record + 2``."""
+    name = str(path).lower()
+    opener = gzip.open if name.endswith(".gz") else open
+    with opener(path, "rt", newline="") as fh:
+        reader = csv.reader(fh, delimiter="\t" if name.endswith(".tsv") else ",")
+        index, prev = -1, 0  # the header is record -1; blank lines are skipped
+        for row in reader:
+            if row:
+                if index == record:
+                    return prev + 1
+                index += 1
+            prev = reader.line_num
+    return record + 2
 
 
 def _read_true_dir(path, models):
