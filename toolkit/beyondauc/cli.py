@@ -100,6 +100,8 @@ def _calibrate(args, out):
         f"beyondauc {__version__} -- {bench.source}: {len(bench.datasets)} datasets, {len(bench.models)} models, "
         f"{len(bench)} examples. Cells: score x100 (rank among models); best per column marked.",
     ]
+    if fmt == "latex":  # unescaped text (a path with '_', ...) would break LaTeX; a comment, like the titles
+        blocks[0] = f"% {blocks[0]}"
     first = grid[(grid["protocol"] == protocols[0]) & (grid["method"] == methods[0])]
     blocks.append(score_table(rank_table(first, score="auc"), fmt=fmt, title="AUC"))
     for p in protocols:
