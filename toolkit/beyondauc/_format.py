@@ -31,12 +31,13 @@ def _escape(text, fmt):
     return text
 
 
-def score_table(ranked, *, fmt="table", title=None, scale=100.0, row_key="model", col_key="dataset"):
+def score_table(ranked, *, fmt="table", title=None, scale=100.0, row_key="model", col_key="dataset",
+                unmarked_rows=()):
     """Render a tidy (row, column, value, rank) frame as a paper-style table.
 
     Rows are models, columns datasets (and the mean); each cell is
     ``score (rank)`` with scores x100 as in the paper, and the best cell of
-    each column is marked (``*`` / bold).
+    each column is marked (``*`` / bold), ignoring ``unmarked_rows``.
     """
     rows = list(pd.unique(ranked[row_key]))
     cols = list(pd.unique(ranked[col_key]))
@@ -45,7 +46,8 @@ def score_table(ranked, *, fmt="table", title=None, scale=100.0, row_key="model"
     lookup = {(r[row_key], r[col_key]): r for r in ranked.to_dict("records")}
     best = {}
     for c in cols:
-        vals = ranked.loc[ranked[col_key] == c, "value"].to_numpy(dtype=float)
+        sel = (ranked[col_key] == c) & ~ranked[row_key].isin(list(unmarked_rows))
+        vals = ranked.loc[sel, "value"].to_numpy(dtype=float)
         best[c] = np.nanmax(vals) if np.isfinite(vals).any() else None
     for r in rows:
         line = [_escape(r, fmt)]
@@ -55,7 +57,7 @@ def score_table(ranked, *, fmt="table", title=None, scale=100.0, row_key="model"
                 line.append("")
                 continue
             text = _cell(rec["value"], rec.get("rank"), scale)
-            if best[c] is not None and rec["value"] == best[c]:
+            if best[c] is not None and rec["value"] == best[c] and r not in unmarked_rows:
                 text = f"{start}{text}{end}"
             line.append(text)
         body.append(line)

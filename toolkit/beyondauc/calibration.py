@@ -409,7 +409,7 @@ def expected_accuracy_grid(
     for d, n in zip(bench.datasets, bench.dataset_sizes()):
         y = bench.labels(d)
         if y.min() == y.max():
-            warnings.warn(f"dataset {d!r} has a single class: its AUC and kappa are NaN", UndefinedMetricWarning, stacklevel=2)
+            warnings.warn(f"dataset {d!r} has a single class: its AUC is NaN (kappa too where all decisions are that class)", UndefinedMetricWarning, stacklevel=2)
     rows = []
     cache = {}
     for model in bench.models:

@@ -122,10 +122,10 @@ def _calibrate(args, out):
     if len(protocols) * len(methods) > 1:
         modes = calibration_modes(grid, score="accuracy")
         modes["mode"] = [p if not m else f"{p}-{m}" for p, m in zip(modes["protocol"], modes["method"])]
-        blocks.append(score_table(modes, fmt=fmt, title="Calibration modes: mean accuracy over datasets (Table 4)",
-                                  row_key="mode", col_key="model"))
+        blocks.append(score_table(modes, fmt=fmt, title="Calibration modes: mean accuracy over datasets (Table 4); "
+                                  "best mode per model marked", row_key="mode", col_key="model", unmarked_rows=("auc",)))
         best = best_of_methods(grid, score="kappa")
-        blocks.append(score_table(best, fmt=fmt, title="Kappa, best of the calibration methods (Table 5)",
+        blocks.append(score_table(best, fmt=fmt, title="Kappa, best of the calibration methods (Table 5); best protocol per model marked",
                                   row_key="protocol", col_key="model"))
     out.write("\n\n".join(blocks) + "\n")
 

@@ -545,7 +545,7 @@ def load_benchmark(source, *, domains=None, pos_label=None, models=None, dataset
         if s == 0 or s == n:
             warnings.warn(
                 f"dataset {d!r} has a single class (all labels {'positive' if s else 'negative'}); "
-                "metrics that need both classes (AUC, kappa) are NaN there",
+                "its AUC is NaN (kappa too where all decisions are that class)",
                 UserWarning,
                 stacklevel=2,
             )

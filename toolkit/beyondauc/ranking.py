@@ -255,6 +255,7 @@ def score_variance(bench, results=None, *, score="accuracy"):
     """
     if not isinstance(bench, Benchmark):
         raise ValueError(f"`bench` must be a Benchmark, got {type(bench).__name__}")
+    check_option(score, "score", ("auc", *SCORES))
     codes = bench.dataset_codes()
     rows = []
     for m in bench.models:
