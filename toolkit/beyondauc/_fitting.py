@@ -64,6 +64,14 @@ def _single_class(pos, neg):
 
 # -- logistic -------------------------------------------------------------------
 
+_BLOCK = 16_384  # grid cells per block: temporaries stay in cache
+
+
+def _column_blocks(F, m):
+    width = max(256, _BLOCK // max(F, 1))
+    return [slice(c, min(c + width, m)) for c in range(0, m, width)]
+
+
 def logistic_params(x, pos, neg, *, C=1.0, init=None, max_iter=100, tol=1e-9):
     """Fit Platt scaling for F fits at once; return (intercept, coef), each (F,).
 
@@ -74,13 +82,15 @@ def logistic_params(x, pos, neg, *, C=1.0, init=None, max_iter=100, tol=1e-9):
     run until a full step moves the standardised parameters by less than
     ``tol``; the error after that step is of order ``tol**2`` (quadratic
     convergence).  Long steps, and every step after 20 iterations, are damped
-    by Armijo backtracking on the objective.
+    by Armijo backtracking on the objective.  Sums run over cache-sized
+    blocks of the grid with preallocated buffers.
 
     ``init`` optionally gives starting (intercept, coef) on the raw scale
     (warm start from a nearby fit).
     """
-    pos = np.atleast_2d(pos)
-    neg = np.atleast_2d(neg)
+    pos = np.ascontiguousarray(np.atleast_2d(pos), dtype=np.float64)
+    neg = np.ascontiguousarray(np.atleast_2d(neg), dtype=np.float64)
+    F, m = pos.shape
     n = pos + neg
     tot = n.sum(axis=1)
     safe_tot = np.where(tot > 0, tot, 1.0)
@@ -92,60 +102,77 @@ def logistic_params(x, pos, neg, *, C=1.0, init=None, max_iter=100, tol=1e-9):
     basis = np.stack([np.ones_like(xs), xs, xs * xs], axis=1)  # (m, 3)
     lin = np.ascontiguousarray(basis[:, :2].T)  # (2, m)
     lam = 1.0 / (C * sd**2)
-    F = pos.shape[0]
     if init is None:
         rate = np.clip(pos.sum(axis=1) / safe_tot, 1e-6, 1 - 1e-6)
         beta = np.stack([np.log(rate / (1 - rate)), np.zeros(F)], axis=1)
     else:
         i0, c0 = np.broadcast_to(init[0], (F,)), np.broadcast_to(init[1], (F,))
         beta = np.stack([i0 + c0 * mu, c0 * sd], axis=1)
+    blocks = _column_blocks(F, m)
+    width = blocks[0].stop - blocks[0].start if blocks else 0
+    buf_z = np.empty((F, width))
+    buf_q = np.empty((F, width))
 
-    def objective(rows, bt):
-        z = bt @ lin
+    def newton_sums(bt):
+        gr = np.zeros((F, 3))
+        hs = np.zeros((F, 3))
+        for blk in blocks:
+            k = blk.stop - blk.start
+            z, q = buf_z[:, :k], buf_q[:, :k]
+            np.matmul(bt, lin[:, blk], out=z)
+            expit(z, out=z)  # p
+            np.multiply(n[:, blk], z, out=q)  # q = n p
+            np.multiply(q, z, out=z)  # n p^2
+            np.subtract(q, z, out=z)  # h = n p (1 - p)
+            hs += z @ basis[blk]
+            np.subtract(q, pos[:, blk], out=q)  # r = n p - pos
+            gr += q @ basis[blk]
+        return gr, hs
+
+    def objective(bt):
         # sum pos*softplus(-z) + neg*softplus(z) == sum n*softplus(z) - pos*z
-        return (n[rows] * np.logaddexp(0.0, z) - pos[rows] * z).sum(axis=1) + 0.5 * lam * bt[:, 1] ** 2
+        total = 0.5 * lam * bt[:, 1] ** 2
+        for blk in blocks:
+            k = blk.stop - blk.start
+            z, q = buf_z[:, :k], buf_q[:, :k]
+            np.matmul(bt, lin[:, blk], out=z)
+            np.multiply(pos[:, blk], z, out=q)
+            np.logaddexp(0.0, z, out=z)
+            np.multiply(n[:, blk], z, out=z)
+            np.subtract(z, q, out=z)
+            total = total + z.sum(axis=1)
+        return total
 
-    active = np.flatnonzero(tot > 0)
+    active = tot > 0
     for it in range(max_iter):
-        if active.size == 0:
+        if not active.any():
             break
-        A = active
-        bA = beta[A]
-        p = expit(bA @ lin)
-        q = n[A] * p
-        r = q - pos[A]
-        h = q - q * p
-        gr = r @ basis
-        hs = h @ basis
-        g0, g1 = gr[:, 0], gr[:, 1] + lam * bA[:, 1]
+        gr, hs = newton_sums(beta)
+        g0, g1 = gr[:, 0], gr[:, 1] + lam * beta[:, 1]
         h00, h01, h11 = hs[:, 0] + 1e-300, hs[:, 1], hs[:, 2] + lam
         det = h00 * h11 - h01 * h01
         det = np.where(det > 0, det, 1e-300)
         d = np.stack([-(h11 * g0 - h01 * g1) / det, -(h00 * g1 - h01 * g0) / det], axis=1)
-        step = np.ones(len(A))
-        stalled = np.zeros(len(A), dtype=bool)
-        check = np.flatnonzero((np.abs(d).max(axis=1) > 1.0) | (it >= 20))
-        if check.size:
-            rows = A[check]
-            slope = (g0 * d[:, 0] + g1 * d[:, 1])[check]
-            f_cur = objective(rows, bA[check])
+        d[~active] = 0.0
+        step = np.where(active, 1.0, 0.0)
+        stalled = np.zeros(F, dtype=bool)
+        check = active & ((np.abs(d).max(axis=1) > 1.0) | (it >= 20))
+        if check.any():
+            slope = g0 * d[:, 0] + g1 * d[:, 1]
+            f_cur = objective(beta)
             slack = 1e-12 * np.abs(f_cur)  # rounding noise of the objective near the optimum
-            t = np.ones(len(check))
-            f_new = objective(rows, bA[check] + d[check])
-            ok = f_new <= f_cur + 1e-4 * t * slope + slack
+            t = np.ones(F)
+            ok = ~check | (objective(beta + d) <= f_cur + 1e-4 * slope + slack)
             for _ in range(60):
                 if ok.all():
                     break
-                bad = np.flatnonzero(~ok)
-                t[bad] *= 0.5
-                f_new[bad] = objective(rows[bad], bA[check][bad] + t[bad, None] * d[check][bad])
-                ok = f_new <= f_cur + 1e-4 * t * slope + slack
-            t[~ok] = 0.0
-            step[check] = t
-            stalled[check] = ~ok
-        beta[A] = bA + step[:, None] * d
+                t = np.where(ok, t, 0.5 * t)
+                ok = ~check | ok | (objective(beta + t[:, None] * d) <= f_cur + 1e-4 * t * slope + slack)
+            stalled = check & ~ok
+            step = np.where(check, np.where(ok, t, 0.0), step)
+        beta = beta + step[:, None] * d
         done = ((step == 1.0) & (np.abs(d).max(axis=1) < tol)) | stalled
-        active = A[~done]
+        active &= ~done
     coef = beta[:, 1] / sd
     intercept = beta[:, 0] - beta[:, 1] * mu / sd
     return intercept, coef

@@ -18,6 +18,8 @@ from sklearn.model_selection import ShuffleSplit
 
 from ._fitting import (
     FIT_PREDICT,
+    _override_single,
+    logistic_decision,
     _float32_grid,
     _single_class,
     class_weighted,
@@ -51,7 +53,8 @@ PROTOCOLS = ("xdomain", "outdomain", "indomain", "indata", "outdata")
 METHODS = ("logistic", "isotonic", "stump")
 SCORES = ("accuracy", "kappa", "balanced_accuracy", "mcc", "f1")
 _INDATA_TEST_SIZE = 0.2
-_CHUNK = 2_000_000  # grid cells per batch of fits (bounds memory)
+_CHUNK = 131_072  # grid cells per batch of fits (bounds memory, keeps batches cache-sized)
+_ROW_BLOCK = 32_768  # grid cells per block of decisions (keeps temporaries in cache)
 
 
 # -- a calibrator on its own ------------------------------------------------------
@@ -237,15 +240,30 @@ def _indata_splits(n, n_repeats, random_state):
 
 
 def _run_fits(x, cal_pos, cal_neg, ev_pos, ev_neg, methods, class_weight, init=None):
-    """Fit every method on every row of the calibration counts; return confusions."""
+    """Fit every method on every row of the calibration counts; return confusions.
+
+    Logistic parameters are solved for all rows at once; decisions and
+    confusion counts (and the stump fits) run over cache-sized row blocks.
+    """
     out = {}
     wpos, wneg = class_weighted(cal_pos, cal_neg, class_weight)
+    F, m = wpos.shape
+    per = max(1, _ROW_BLOCK // max(m, 1))
+    blocks = [slice(i, min(i + per, F)) for i in range(0, F, per)]
+    single = _single_class(wpos, wneg)
     for method in methods:
         if method == "logistic":
-            pred = FIT_PREDICT[method](x, wpos, wneg, init=init)
+            b0, b1 = logistic_params(x, wpos, wneg, init=init)
+
+            def decide(r):
+                return _override_single(logistic_decision(x, b0[r], b1[r]), single[r])
         else:
-            pred = FIT_PREDICT[method](x, wpos, wneg)
-        out[method] = _confusion(pred, ev_pos, ev_neg)
+            fit_predict = FIT_PREDICT[method]
+
+            def decide(r):
+                return fit_predict(x, wpos[r], wneg[r])
+        parts = [_confusion(decide(r), ev_pos[r], ev_neg[r]) for r in blocks]
+        out[method] = tuple(np.concatenate([p[k] for p in parts]) for k in range(4))
     return out
 
 
