@@ -62,15 +62,17 @@ def score_table(ranked, *, fmt="table", title=None, scale=100.0, row_key="model"
             line.append(text)
         body.append(line)
     headers = [_escape(row_key, fmt)] + [_escape(c, fmt) for c in cols]
-    out = tabulate(body, headers=headers, tablefmt=_TABLEFMT[fmt], disable_numparse=True)
-    if title:
-        if fmt == "markdown":
-            out = f"### {title}\n\n{out}"
-        elif fmt == "latex":
-            out = f"% {title}\n{out}"
-        else:
-            out = f"{title}\n{'=' * len(title)}\n{out}"
-    return out
+    return _titled(tabulate(body, headers=headers, tablefmt=_TABLEFMT[fmt], disable_numparse=True), title, fmt)
+
+
+def _titled(out, title, fmt):
+    if not title:
+        return out
+    if fmt == "markdown":
+        return f"### {title}\n\n{out}"
+    if fmt == "latex":
+        return f"% {title}\n{out}"
+    return f"{title}\n{'=' * len(title)}\n{out}"
 
 
 def plain_table(frame, *, fmt="table", title=None, floatfmt=".3f"):
@@ -78,11 +80,4 @@ def plain_table(frame, *, fmt="table", title=None, floatfmt=".3f"):
     body = [[_escape(v, fmt) if isinstance(v, str) else v for v in row] for row in frame.itertuples(index=False)]
     out = tabulate(body, headers=[_escape(c, fmt) for c in frame.columns], tablefmt=_TABLEFMT[fmt],
                    floatfmt=floatfmt, missingval="n/a")
-    if title:
-        if fmt == "markdown":
-            out = f"### {title}\n\n{out}"
-        elif fmt == "latex":
-            out = f"% {title}\n{out}"
-        else:
-            out = f"{title}\n{'=' * len(title)}\n{out}"
-    return out
+    return _titled(out, title, fmt)
