@@ -138,7 +138,7 @@ class ScoreCalibrator:
             thr, lc, rc = stump_params(x32, p32, n32)
             self._stump = (thr, lc, rc)
             t = float(thr[0])
-            if np.isnan(t):
+            if np.isnan(t) or lc[0] == rc[0]:  # no split, or both leaves predict the same class
                 self.threshold_ = -np.inf if lc[0] else np.inf
             else:
                 self.threshold_ = t
