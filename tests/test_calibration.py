@@ -946,3 +946,19 @@ def test_no_calibration_data_is_nan(method):
     ref = reference_expected_accuracy(bench.frame.drop(columns="domain"), bench.domains, protocol="outdomain",
                                       method=method)
     assert ref["accuracy"].isna().all()
+
+
+# --- parallel models ------------------------------------------------------------
+
+
+def test_n_jobs_gives_identical_results():
+    bench = get_bench("scales")[2]
+    serial = beyondauc.expected_accuracy_grid(bench, n_repeats=5)
+    parallel = beyondauc.expected_accuracy_grid(bench, n_repeats=5, n_jobs=2)
+    assert_frame_equal(serial, parallel)
+
+
+@pytest.mark.parametrize("n_jobs", [0, -2, 1.5, "2", True])
+def test_n_jobs_validated(n_jobs):
+    with pytest.raises(ValueError, match="`n_jobs` must be an int >= 1 or -1"):
+        beyondauc.expected_accuracy(get_bench("scales")[2], n_jobs=n_jobs)

@@ -9,12 +9,16 @@ accuracy (and kappa, ...) it really reaches on each dataset.
 
 from __future__ import annotations
 
+import multiprocessing
+import os
 import warnings
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 from sklearn.model_selection import ShuffleSplit
+from threadpoolctl import threadpool_limits
 
 from ._fitting import (
     FIT_PREDICT,
@@ -272,27 +276,54 @@ def _chunks(n_fits, n_values):
     return [slice(i, min(i + size, n_fits)) for i in range(0, n_fits, size)]
 
 
-def _model_cells(bench, model, protocols, methods, class_weight, n_repeats, seed, splits_cache):
+@dataclass(frozen=True)
+class _Context:
+    """What every model's cells share (sent once to each worker process)."""
+
+    y: np.ndarray
+    codes: np.ndarray
+    offsets: np.ndarray
+    datasets: tuple
+    domains: dict
+    protocols: tuple
+    methods: tuple
+    plans: dict
+    class_weight: object
+    n_repeats: int
+    seed: object
+
+
+_SPLITS = {}  # (n, n_repeats, seed) -> indata evaluation rows; per process
+
+
+def _splits(n, n_repeats, seed):
+    key = (n, n_repeats, seed)
+    if key not in _SPLITS:
+        if len(_SPLITS) > 64:
+            _SPLITS.clear()
+        _SPLITS[key] = _indata_splits(n, n_repeats, seed)
+    return _SPLITS[key]
+
+
+def _model_cells(ctx, model, s):
     """All (protocol, method, dataset) cells of one model, as a list of dicts."""
-    s = bench.scores(model)
-    y = bench.labels()
-    codes = bench.dataset_codes()
-    D = len(bench.datasets)
+    y, codes, protocols, methods = ctx.y, ctx.codes, ctx.protocols, ctx.methods
+    class_weight, n_repeats, plans = ctx.class_weight, ctx.n_repeats, ctx.plans
+    D = len(ctx.datasets)
     x, inv, _, _ = _grid_counts(y, s)
     pos_ds, neg_ds = _stacked_counts(inv, y, codes, len(x), D)
     auc = _auc_from_counts(pos_ds, neg_ds)
-    sizes = bench.dataset_sizes()
+    sizes = np.diff(ctx.offsets)
     rows = []
 
     def emit(protocol, used, i, method, conf, n_cal, n_eval):
         sc = _scores_from_confusion(*conf)
         rows.append(
-            dict(protocol=protocol, method=method, dataset=bench.datasets[i], domain=bench.domains.get(bench.datasets[i]),
+            dict(protocol=protocol, method=method, dataset=ctx.datasets[i], domain=ctx.domains.get(ctx.datasets[i]),
                  model=model, auc=float(auc[i]), **{k: float(v) for k, v in sc.items()},
                  n_calibration=n_cal, n_evaluation=n_eval, calibration=used)
         )
 
-    plans = {p: _plan(bench, p) for p in protocols}
     fits = [f for p in protocols for f in plans[p][0]]
     if fits:
         G_cal = np.zeros((len(fits), D))
@@ -321,11 +352,8 @@ def _model_cells(bench, model, protocols, methods, class_weight, n_repeats, seed
     indata_needed = sorted({i for p in protocols for i in plans[p][1]})
     indata_cells = {}
     for i in indata_needed:
-        d = bench.datasets[i]
-        sl = bench._slice(d)
-        if (d, sizes[i]) not in splits_cache:
-            splits_cache[(d, sizes[i])] = _indata_splits(int(sizes[i]), n_repeats, seed)
-        tests = splits_cache[(d, sizes[i])]
+        sl = slice(int(ctx.offsets[i]), int(ctx.offsets[i + 1]))
+        tests = _splits(int(sizes[i]), n_repeats, ctx.seed)
         if tests is None:
             for m in methods:
                 indata_cells[(i, m)] = ((np.nan,) * 4, 0, int(sizes[i]), None)
@@ -363,7 +391,7 @@ def _model_cells(bench, model, protocols, methods, class_weight, n_repeats, seed
                     warnings.simplefilter("ignore", RuntimeWarning)
                     means = {k: float(np.nanmean(v)) if np.isfinite(v).any() else np.nan for k, v in sc.items()}
                 rows.append(
-                    dict(protocol=p, method=m, dataset=bench.datasets[i], domain=bench.domains.get(bench.datasets[i]),
+                    dict(protocol=p, method=m, dataset=ctx.datasets[i], domain=ctx.domains.get(ctx.datasets[i]),
                          model=model, auc=float(auc[i]), **means, n_calibration=n_cal, n_evaluation=n_ev, calibration=used)
                 )
     return rows
@@ -388,8 +416,41 @@ def _check_grid_args(bench, protocols, methods, class_weight, n_repeats, random_
     return check_random_state(random_state)
 
 
+def _init_worker(ctx):
+    global _WORKER_CTX
+    _WORKER_CTX = ctx
+    threadpool_limits(limits=1, user_api="blas")  # one BLAS thread per worker: no oversubscription
+
+
+def _worker_cells(model, s):
+    return _model_cells(_WORKER_CTX, model, s)
+
+
+def _map_models(ctx, bench, n_jobs):
+    """Yield each model's cells, in model order; in ``n_jobs`` processes if > 1."""
+    if n_jobs == 1 or len(bench.models) == 1:
+        for model in bench.models:
+            yield _model_cells(ctx, model, bench.scores(model))
+        return
+    methods = multiprocessing.get_all_start_methods()
+    mp = multiprocessing.get_context("fork" if "fork" in methods else None)
+    workers = min(n_jobs, len(bench.models))
+    with ProcessPoolExecutor(max_workers=workers, mp_context=mp, initializer=_init_worker, initargs=(ctx,)) as ex:
+        futures = [ex.submit(_worker_cells, m, bench.scores(m)) for m in bench.models]
+        for f in futures:
+            yield f.result()
+
+
+def _check_n_jobs(n_jobs):
+    if n_jobs == -1:
+        return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1)
+    if isinstance(n_jobs, (bool, np.bool_)) or not isinstance(n_jobs, (int, np.integer)) or n_jobs < 1:
+        raise ValueError(f"`n_jobs` must be an int >= 1 or -1 (all cores), got {n_jobs!r}")
+    return int(n_jobs)
+
+
 def expected_accuracy_grid(
-    bench, *, protocols=PROTOCOLS, methods=METHODS, class_weight=None, n_repeats=100, random_state=0
+    bench, *, protocols=PROTOCOLS, methods=METHODS, class_weight=None, n_repeats=100, random_state=0, n_jobs=1
 ):
     """Expected accuracy for several protocols x methods in one pass.
 
@@ -401,7 +462,7 @@ def expected_accuracy_grid(
     bench : Benchmark
     protocols : sequence of str, default: all five
     methods : sequence of str, default: all three
-    class_weight, n_repeats, random_state
+    class_weight, n_repeats, random_state, n_jobs
         As in :func:`expected_accuracy`.
 
     Returns
@@ -424,14 +485,21 @@ def expected_accuracy_grid(
         methods = [methods]
     protocols, methods = list(dict.fromkeys(protocols)), list(dict.fromkeys(methods))
     seed = _check_grid_args(bench, protocols, methods, class_weight, n_repeats, random_state)
+    n_jobs = _check_n_jobs(n_jobs)
     for d, n in zip(bench.datasets, bench.dataset_sizes()):
         y = bench.labels(d)
         if y.min() == y.max():
             warnings.warn(f"dataset {d!r} has a single class: its AUC is NaN (kappa too where all decisions are that class)", UndefinedMetricWarning, stacklevel=2)
+    ctx = _Context(
+        y=bench.labels(), codes=bench.dataset_codes(), offsets=bench._offsets, datasets=bench.datasets,
+        domains=dict(bench.domains), protocols=tuple(protocols), methods=tuple(methods),
+        plans={p: _plan(bench, p) for p in protocols}, class_weight=class_weight, n_repeats=n_repeats, seed=seed,
+    )
     rows = []
-    cache = {}
-    for model in bench.models:
-        rows.extend(_model_cells(bench, model, protocols, methods, class_weight, n_repeats, seed, cache))
+    # the grid's matrix products are small: BLAS threads cost more than they give
+    with threadpool_limits(limits=1, user_api="blas"):
+        for cells in _map_models(ctx, bench, n_jobs):
+            rows.extend(cells)
     out = pd.DataFrame(rows, columns=_COLUMNS)
     order = {
         "protocol": {p: i for i, p in enumerate(protocols)},
@@ -443,7 +511,9 @@ def expected_accuracy_grid(
     return out.iloc[key].reset_index(drop=True)
 
 
-def expected_accuracy(bench, *, protocol="xdomain", method="logistic", class_weight=None, n_repeats=100, random_state=0):
+def expected_accuracy(
+    bench, *, protocol="xdomain", method="logistic", class_weight=None, n_repeats=100, random_state=0, n_jobs=1
+):
     """AUC and the accuracy a model really reaches once calibrated on other data.
 
     For every dataset d and model m: m's AUC on d, and its accuracy (and
@@ -473,6 +543,9 @@ def expected_accuracy(bench, *, protocol="xdomain", method="logistic", class_wei
         test size 20%; the same splits for every model and method).
     random_state : int, default=0
         Seed of the ``indata`` splits; same inputs and seed give the same numbers.
+    n_jobs : int, default=1
+        Models computed in parallel processes (-1: all cores).  The numbers do
+        not depend on it.
 
     Returns
     -------
@@ -507,7 +580,7 @@ def expected_accuracy(bench, *, protocol="xdomain", method="logistic", class_wei
     check_option(method, "method", METHODS)
     return expected_accuracy_grid(
         bench, protocols=[protocol], methods=[method], class_weight=class_weight, n_repeats=n_repeats,
-        random_state=random_state,
+        random_state=random_state, n_jobs=n_jobs,
     )
 
 

@@ -54,6 +54,7 @@ def _build_parser():
     cal.add_argument("--seed", type=int, default=0, help="indata random seed (default: 0)")
     cal.add_argument("--pos-label", default=None, help="the positive label, if labels are not 0/1, -1/1 or booleans")
     cal.add_argument("--models", default=None, help="comma-separated model columns (default: all numeric columns)")
+    cal.add_argument("--jobs", type=int, default=1, help="models computed in parallel processes; -1 = all cores (default: 1)")
     cal.add_argument("--format", choices=FORMATS, default="table", help="output format (default: table)")
     return parser
 
@@ -83,11 +84,13 @@ def _calibrate(args, out):
         raise ValueError(f"--repeats must be an int >= 1, got {args.repeats}")
     if args.seed < 0:
         raise ValueError(f"--seed must be an int >= 0, got {args.seed}")
+    if args.jobs < 1 and args.jobs != -1:
+        raise ValueError(f"--jobs must be an int >= 1 or -1 (all cores), got {args.jobs}")
     bench = _load(args)
     protocols = list(dict.fromkeys(args.protocol or ["xdomain"]))
     methods = list(dict.fromkeys(args.method or ["logistic"]))
     grid = expected_accuracy_grid(bench, protocols=protocols, methods=methods, class_weight=args.class_weight,
-                                  n_repeats=args.repeats, random_state=args.seed)
+                                  n_repeats=args.repeats, random_state=args.seed, n_jobs=args.jobs)
     if args.format == "json":
         json.dump(_records(grid), out, indent=1)
         out.write("\n")
