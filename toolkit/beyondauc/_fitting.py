@@ -201,12 +201,17 @@ def _trim(xk, yk):
     return xk[keep], yk[keep]
 
 
-def isotonic_knots(x, pos, neg):
-    """Knots (X_thresholds_, y_thresholds_) of one isotonic fit on grid counts."""
+def isotonic_knots(x, pos, neg, *, trim=True):
+    """Knots (X_thresholds_, y_thresholds_) of one isotonic fit on grid counts.
+
+    Trimming (as scikit-learn does) drops interior points of constant runs;
+    it never changes an interpolated value, since the slope is 0 inside a run
+    and the run ends, which bound the sloped segments, are kept.
+    """
     n = pos + neg
     present = n > 0
     y_fit = np.asarray(isotonic_regression(pos[present] / n[present], weights=n[present]).x, dtype=np.float64)
-    return _trim(x[present], y_fit)
+    return _trim(x[present], y_fit) if trim else (x[present], y_fit)
 
 
 def isotonic_transform(x_new, knots_x, knots_y):
@@ -228,7 +233,7 @@ def _isotonic_row(x, pos, neg):
     positive; only the grid values in between (the crossing) are evaluated
     with scikit-learn's interpolation formula, so rounding matches it exactly.
     """
-    kx, ky = isotonic_knots(x, pos, neg)
+    kx, ky = isotonic_knots(x, pos, neg, trim=False)
     pred = np.zeros(len(x), dtype=bool)
     hi_k = int(np.searchsorted(ky, 0.5 + 1e-9, side="right"))  # first knot clearly above 0.5
     lo_k = int(np.searchsorted(ky, 0.5 - 1e-9, side="left"))  # first knot near or above 0.5
