@@ -354,9 +354,9 @@ def _model_cells(ctx, model, s):
     for i in indata_needed:
         sl = slice(int(ctx.offsets[i]), int(ctx.offsets[i + 1]))
         tests = _splits(int(sizes[i]), n_repeats, ctx.seed)
-        if tests is None:
+        if tests is None:  # fewer than 2 rows: nothing to split
             for m in methods:
-                indata_cells[(i, m)] = ((np.nan,) * 4, 0, int(sizes[i]), None)
+                indata_cells[(i, m)] = (np.full((1, 4), np.nan), 0, int(sizes[i]))
             continue
         yd = y[sl]
         xd, invd, full_pos, full_neg = _grid_counts(yd, s[sl])
@@ -376,23 +376,20 @@ def _model_cells(ctx, model, s):
                 acc[m].append(np.stack(conf[m], axis=1))
         for m in methods:
             per_repeat = np.concatenate(acc[m])  # (R, 4)
-            indata_cells[(i, m)] = (per_repeat, int(sizes[i]) - n_test, n_test, True)
+            indata_cells[(i, m)] = (per_repeat, int(sizes[i]) - n_test, n_test)
 
     for p in protocols:
         for i in plans[p][1]:
             for m in methods:
-                per_repeat, n_cal, n_ev, ok = indata_cells[(i, m)]
-                used = "indata"
-                if ok is None:
-                    emit(p, used, i, m, per_repeat, n_cal, n_ev)
-                    continue
+                per_repeat, n_cal, n_ev = indata_cells[(i, m)]
                 sc = _scores_from_confusion(*per_repeat.T)
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore", RuntimeWarning)
                     means = {k: float(np.nanmean(v)) if np.isfinite(v).any() else np.nan for k, v in sc.items()}
                 rows.append(
                     dict(protocol=p, method=m, dataset=ctx.datasets[i], domain=ctx.domains.get(ctx.datasets[i]),
-                         model=model, auc=float(auc[i]), **means, n_calibration=n_cal, n_evaluation=n_ev, calibration=used)
+                         model=model, auc=float(auc[i]), **means, n_calibration=n_cal, n_evaluation=n_ev,
+                         calibration="indata")
                 )
     return rows
 
@@ -556,8 +553,8 @@ def expected_accuracy(
         ``n_evaluation`` and ``calibration`` (the protocol really used:
         ``indata`` where ``indomain`` fell back).  For ``outdata`` the row of
         d holds the scores on the *other* datasets after calibrating on d.
-        For ``indata`` the scores are means over repeats (a repeat whose kappa
-        is undefined is left out of the kappa mean).  A cell with no
+        For ``indata`` the scores are means over repeats (a repeat where a
+        score is undefined, e.g. kappa, is left out of that score's mean).  A cell with no
         calibration or no evaluation data is NaN.
 
     Notes
