@@ -332,9 +332,14 @@ def _model_cells(ctx, model, s):
             G_cal[k, list(f.cal)] = 1.0
             G_ev[k, list(f.evl)] = 1.0
         results = {m: [[], [], [], []] for m in methods}
+        init = None
+        if "logistic" in methods:  # warm start from the fit on all data: the pooled fits lie near it
+            tp_, tn_ = class_weighted(pos_ds.sum(axis=0)[None], neg_ds.sum(axis=0)[None], class_weight)
+            init = logistic_params(x, tp_, tn_)
         for sl in _chunks(len(fits), len(x)):
             conf = _run_fits(
-                x, G_cal[sl] @ pos_ds, G_cal[sl] @ neg_ds, G_ev[sl] @ pos_ds, G_ev[sl] @ neg_ds, methods, class_weight
+                x, G_cal[sl] @ pos_ds, G_cal[sl] @ neg_ds, G_ev[sl] @ pos_ds, G_ev[sl] @ neg_ds, methods, class_weight,
+                init=init,
             )
             for m in methods:
                 for acc, part in zip(results[m], conf[m]):
