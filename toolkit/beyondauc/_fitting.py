@@ -250,9 +250,59 @@ def _isotonic_row(x, pos, neg):
 
 
 def fit_predict_isotonic(x, pos, neg):
+    """Isotonic decisions ``predict(x) > 0.5`` for F fits.
+
+    The level set {fit > 0.5} of an isotonic regression is the upper set of
+    grid values that maximises the sum of ``pos - n / 2`` over it (its
+    smallest maximiser; the largest gives {fit >= 0.5}), so most fits need
+    only reversed cumulative sums; grid values strictly inside the segment
+    where the fit crosses 0.5 are interpolated from the two block means
+    around it.  A fit is solved with PAVA (:func:`_isotonic_row`), with
+    scikit-learn's exact interpolation, where rounding could decide: a block
+    fitted (nearly) exactly at 0.5, or an interpolated value within 1e-9 of 0.5.
+    """
     single = _single_class(pos, neg)
-    pred = np.zeros(pos.shape, dtype=bool)
-    for f in np.flatnonzero(single < 0):
+    F, m = pos.shape
+    present = (pos + neg) > 0
+    suffix = np.zeros((F, m + 1))
+    suffix[:, :m] = np.cumsum((pos - neg)[:, ::-1], axis=1)[:, ::-1]
+    cand = np.concatenate([present, np.ones((F, 1), dtype=bool)], axis=1)
+    best = np.where(cand, suffix, -np.inf).max(axis=1)
+    # near-ties (weighted counts carry rounding) count as ties: such fits take the PAVA path
+    tol = 1e-9 * (pos + neg).sum(axis=1)
+    at_max = cand & (suffix >= (best - tol)[:, None])
+    k_strict = m - np.argmax(at_max[:, ::-1], axis=1)  # first grid index with fit > 0.5 (m: none)
+    k_weak = np.argmax(at_max, axis=1)  # first grid index with fit >= 0.5
+    first = np.argmax(present, axis=1)
+    last_before = np.maximum.accumulate(np.where(present, np.arange(m), -1), axis=1)
+    prev = np.where(k_strict > 0, last_before[np.arange(F), np.maximum(k_strict - 1, 0)], -1)
+    crossing_gap = (k_strict < m) & (k_strict != first) & (k_strict - prev > 1)
+    exact = (k_weak != k_strict) & (single < 0)
+    idx = np.arange(m)[None, :]
+    pred = (idx >= k_strict[:, None]) | (k_strict == first)[:, None]
+    gap_rows = np.flatnonzero(crossing_gap & ~exact & (single < 0))
+    if gap_rows.size:
+        # grid values strictly between the last knot fitted <= 0.5 (p) and the
+        # first fitted > 0.5 (k) are interpolated.  k starts a PAVA block and p
+        # ends one, so fit(k) = min_t mean(k..t) and fit(p) = max_s mean(s..p).
+        G = gap_rows
+        pr, ps, nn = present[G], pos[G], pos[G] + neg[G]
+        C, W = np.cumsum(ps, axis=1), np.cumsum(nn, axis=1)
+        k, p_ = k_strict[G], prev[G]
+        r = np.arange(len(G))
+        ck, wk = C[r, k - 1][:, None], W[r, k - 1][:, None]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            y_k = np.where(pr & (idx >= k[:, None]), (C - ck) / (W - wk), np.inf).min(axis=1)
+            cp, wp = C[r, p_][:, None], W[r, p_][:, None]
+            y_p = np.where(pr & (idx <= p_[:, None]), (cp - (C - ps)) / (wp - (W - nn)), -np.inf).max(axis=1)
+            slope = (y_k - y_p) / (x[k] - x[p_])
+            val = slope[:, None] * (x[None, :] - x[p_][:, None]) + y_p[:, None]
+        inside = (idx > p_[:, None]) & (idx < k[:, None])
+        pred[G] |= inside & (val > 0.5)
+        # where rounding could matter, or the fit is odd, solve it exactly below
+        unsure = (inside & ~(np.abs(val - 0.5) > 1e-9)).any(axis=1) | ~(y_p <= 0.5) | ~(y_k > 0.5)
+        exact[G[unsure]] = True
+    for f in np.flatnonzero(exact):
         pred[f] = _isotonic_row(x, pos[f], neg[f])
     return _override_single(pred, single)
 
