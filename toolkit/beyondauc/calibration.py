@@ -488,10 +488,14 @@ def expected_accuracy_grid(
     protocols, methods = list(dict.fromkeys(protocols)), list(dict.fromkeys(methods))
     seed = _check_grid_args(bench, protocols, methods, class_weight, n_repeats, random_state)
     n_jobs = _check_n_jobs(n_jobs)
-    for d, n in zip(bench.datasets, bench.dataset_sizes()):
+    for d in bench.datasets:
         y = bench.labels(d)
         if y.min() == y.max():
-            warnings.warn(f"dataset {d!r} has a single class: its AUC is NaN (kappa too where all decisions are that class)", UndefinedMetricWarning, stacklevel=2)
+            warnings.warn(
+                f"dataset {d!r} has a single class: its AUC is NaN (kappa too where all decisions are that class)",
+                UndefinedMetricWarning,
+                stacklevel=2,
+            )
     ctx = _Context(
         y=bench.labels(), codes=bench.dataset_codes(), offsets=bench._offsets, datasets=bench.datasets,
         domains=dict(bench.domains), protocols=tuple(protocols), methods=tuple(methods),
