@@ -183,13 +183,6 @@ def logistic_decision(x, intercept, coef):
     return (x[None, :] * coef[:, None] + intercept[:, None]) > 0
 
 
-def fit_predict_logistic(x, pos, neg, *, init=None):
-    single = _single_class(pos, neg)
-    intercept, coef = logistic_params(x, pos, neg, init=init)
-    pred = logistic_decision(x, intercept, coef)
-    return _override_single(pred, single)
-
-
 # -- isotonic -------------------------------------------------------------------
 
 def _trim(xk, yk):
@@ -392,8 +385,9 @@ def _override_single(pred, single):
     return pred
 
 
+# per-row fitters; logistic is solved for all rows at once (logistic_params) and
+# decided with logistic_decision
 FIT_PREDICT = {
-    "logistic": fit_predict_logistic,
     "isotonic": fit_predict_isotonic,
     "stump": fit_predict_stump,
 }
