@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+from scipy.special import expit
 from sklearn.model_selection import ShuffleSplit
 from threadpoolctl import threadpool_limits
 
@@ -30,6 +31,7 @@ from ._fitting import (
     isotonic_knots,
     isotonic_transform,
     logistic_params,
+    stump_decision,
     stump_params,
 )
 from ._kernel import _auc_from_counts, _confusion, _grid_counts, _scores_from_confusion, _stacked_counts
@@ -163,13 +165,10 @@ class ScoreCalibrator:
         if self.single_class_ >= 0:
             return np.full(len(s), float(self.single_class_))
         if self.method == "logistic":
-            from scipy.special import expit
-
             return expit(s * self.coef_ + self.intercept_)
         if self.method == "isotonic":
             return isotonic_transform(s, self.knots_x_, self.knots_y_)
-        thr = self._stump[0][0]
-        left = ~(s.astype(np.float32).astype(np.float64) > thr)
+        left = stump_decision(_as_float32(s), self._stump[0], np.ones(1, bool), np.zeros(1, bool))[0]
         return np.where(left, self._leaf_proba[0], self._leaf_proba[1])
 
     def predict(self, y_score):
@@ -179,12 +178,17 @@ class ScoreCalibrator:
         if self.single_class_ >= 0:
             return np.full(len(s), self.single_class_, dtype=np.int8)
         if self.method == "logistic":
-            return (s * self.coef_ + self.intercept_ > 0).astype(np.int8)
-        if self.method == "isotonic":
-            return (isotonic_transform(s, self.knots_x_, self.knots_y_) > 0.5).astype(np.int8)
-        thr, lc, rc = self._stump
-        left = ~(s.astype(np.float32).astype(np.float64) > thr[0])
-        return np.where(left, lc[0], rc[0]).astype(np.int8)
+            pred = logistic_decision(s, np.array([self.intercept_]), np.array([self.coef_]))[0]
+        elif self.method == "isotonic":
+            pred = isotonic_transform(s, self.knots_x_, self.knots_y_) > 0.5
+        else:
+            pred = stump_decision(_as_float32(s), *self._stump)[0]
+        return pred.astype(np.int8)
+
+
+def _as_float32(s):
+    """Scores as a tree sees them: rounded to float32, compared in float64."""
+    return s.astype(np.float32).astype(np.float64)
 
 
 # -- protocols --------------------------------------------------------------------
