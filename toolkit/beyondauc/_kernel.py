@@ -120,3 +120,77 @@ def _scores_from_confusion(tp, fp, fn, tn):
         "mcc": mcc,
         "f1": f1,
     }
+
+
+def _sorted_by_class(y, s):
+    """Sorted scores of the positives and of the negatives."""
+    return np.sort(s[y == 1]), np.sort(s[y == 0])
+
+
+def _merged_values(*sorted_arrays):
+    """Distinct values of several sorted arrays, ascending.
+
+    A stable sort of concatenated sorted runs is a merge (timsort finds the
+    runs), so this is linear after the runs are sorted.
+    """
+    merged = np.sort(np.concatenate(sorted_arrays), kind="stable")
+    keep = np.ones(len(merged), dtype=bool)
+    keep[1:] = merged[1:] != merged[:-1]
+    return merged[keep]
+
+
+def _rates(thresholds, pos_sorted, neg_sorted):
+    """Sensitivity P(s+ >= t) and specificity P(s- < t) at each threshold t.
+
+    The ROC curve is (1 - specificity, sensitivity) at descending
+    thresholds; NaN where a class is absent.
+    """
+    with np.errstate(invalid="ignore", divide="ignore"):
+        sens = 1.0 - np.searchsorted(pos_sorted, thresholds, side="left") / len(pos_sorted)
+        spec = np.searchsorted(neg_sorted, thresholds, side="left") / len(neg_sorted)
+    return sens, spec
+
+
+def _auc_sorted(pos_sorted, neg_sorted, queries=None):
+    """AUC (ties one half) of sorted positive and negative scores.
+
+    ``queries`` (default ``pos_sorted``) replaces the positives, e.g. by the
+    shifted positives ``pos_sorted - sigma``.  Ties are counted with a second
+    search only for the positives that have one.
+    """
+    q = pos_sorted if queries is None else queries
+    lt = np.searchsorted(neg_sorted, q, side="left")
+    tied = neg_sorted[np.minimum(lt, len(neg_sorted) - 1)] == q
+    ties = 0
+    if tied.any():
+        ties = (np.searchsorted(neg_sorted, q[tied], side="right") - lt[tied]).sum()
+    return (lt.sum() + 0.5 * ties) / (len(q) * len(neg_sorted))
+
+
+def _auc_rows(pos, neg):
+    """AUC (ties one half) of each row pair of positive (r, n+) and negative (r, n-) scores.
+
+    All rows are sorted at once; the loop runs over rows (noise repeats),
+    never over examples.
+    """
+    pos = np.sort(pos, axis=1)
+    neg = np.sort(neg, axis=1)
+    return np.array([_auc_sorted(p, q) for p, q in zip(pos, neg)])
+
+
+def _exact_wasserstein(a_sorted, b_sorted, p):
+    """p-Wasserstein distance of two sorted samples, from their quantile functions.
+
+    Both quantile functions are step functions with breakpoints i/n and j/m;
+    on the merged breakpoints (kept as integers over the denominator n*m, so
+    no rounding decides which step is which) both are constant.
+    """
+    n, m = len(a_sorted), len(b_sorted)
+    k = _merged_values(np.arange(1, n + 1, dtype=np.int64) * m, np.arange(1, m + 1, dtype=np.int64) * n)
+    width = np.diff(k, prepend=0) / (n * m)
+    ia = (k + m - 1) // m - 1
+    ib = (k + n - 1) // n - 1
+    gap = np.abs(a_sorted[ia] - b_sorted[ib])
+    if p == 1:
+        return float(np.dot(width, gap))
+    return float(np.dot(width, gap**p) ** (1.0 / p))

@@ -1,0 +1,884 @@
+"""Selective answering (Mishra et al.): when should a model abstain?
+
+A model answers the examples it is confident about and abstains on the
+rest.  Ranking examples by confidence (descending, tied confidences together)
+gives the coverage-accuracy curve; its area -- the "AUC" of selective
+answering -- hides where accuracy drops and whether it rises again.  DiSCA
+scores what a safety-critical deployment needs instead:
+
+* **a** -- the confidence at which accuracy first drops below 100%;
+* **b(t)** -- the confidence at which accuracy first drops below the
+  tolerance t (the worst admissible accuracy);
+* **fluctuations** -- every step along the curve where accuracy *rises*
+  with coverage, i.e. confidence and correctness disagree.
+
+``DiSCA = x / a + y / b - z * sum_i (n - i + 1) (d2 - d1) / c / sum_i (n - i + 1)``;
+DiDMA adds a computation score, NiDMA a DiSCA on out-of-distribution data.
+
+Array functions take ``confidence, correct`` first.  The area, AURC and
+friends accept confidences of any scale (only their order matters); DiSCA and
+the grid curve need probabilities in [0, 1] -- for a binary probability p the
+confidence is max(p, 1 - p).  :func:`selective_answering` and
+:func:`selective_table` run them on a :class:`~beyondauc.Benchmark` with
+calibrated probabilities.
+"""
+
+from __future__ import annotations
+
+import numbers
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from ._kernel import _grid_counts
+from ._validation import check_option, check_random_state, check_scores
+from .calibration import METHODS, PROTOCOLS, ScoreCalibrator, _indata_splits, _plan
+
+__all__ = [
+    "TOLERANCES",
+    "CoverageAccuracyCurve",
+    "DiDMA",
+    "DiSCA",
+    "NiDMA",
+    "Plateau",
+    "SelectiveAnswering",
+    "accuracy_at_coverage",
+    "auc_tail",
+    "aurc",
+    "calibrated_confidence",
+    "computation_score",
+    "coverage_accuracy_curve",
+    "coverage_at_accuracy",
+    "didma",
+    "disca",
+    "e_aurc",
+    "nidma",
+    "plateau",
+    "selective_answering",
+    "selective_table",
+    "tolerance_table",
+]
+
+TOLERANCES = (0.95, 0.9, 0.85, 0.8, 0.75, 0.7, 0.65, 0.6, 0.55)
+_FLOOR = 0.001  # a, b and the fluctuation confidence gap are floored here (the paper's rule)
+_GRID_SLACK = 1e-9  # a confidence within this many grid steps of a threshold reaches it
+
+
+# -- validation -------------------------------------------------------------------
+
+def _check_correct(correct, n, name="correct"):
+    arr = np.asarray(correct)
+    if arr.ndim != 1:
+        raise ValueError(f"`{name}` must be 1-D, got an array of shape {arr.shape}")
+    if len(arr) != n:
+        raise ValueError(f"`{name}` must have one entry per confidence ({n}), got {len(arr)}")
+    if arr.dtype.kind == "b":
+        return arr
+    if arr.dtype.kind in "iuf":
+        bad = ~np.isin(arr, (0, 1))
+        if not bad.any():
+            return arr.astype(bool)
+        i = int(np.flatnonzero(bad)[0])
+        raise ValueError(f"`{name}` must be boolean (True/False or 0/1), got {arr[i]!r} at position {i}")
+    raise ValueError(f"`{name}` must be boolean (True/False or 0/1), got dtype {arr.dtype}")
+
+
+def _check_inputs(confidence, correct, *, probability, names=("confidence", "correct")):
+    c = check_scores(confidence, names[0])
+    if len(c) == 0:
+        raise ValueError(f"`{names[0]}` is empty: nothing was answered")
+    ok = _check_correct(correct, len(c), names[1])
+    if probability:
+        bad = (c < 0) | (c > 1)
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            raise ValueError(
+                f"`{names[0]}` must be a probability in [0, 1] here, got {c[i]!r} at position {i} "
+                "(calibrate raw scores first, e.g. with ScoreCalibrator)"
+            )
+    return c, ok
+
+
+def _check_unit(value, name, *, low_open=False):
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real) or not np.isfinite(value):
+        raise ValueError(f"`{name}` must be a number in {'(' if low_open else '['}0, 1], got {value!r}")
+    if value > 1 or value < 0 or (low_open and value == 0):
+        raise ValueError(f"`{name}` must be a number in {'(' if low_open else '['}0, 1], got {value!r}")
+    return float(value)
+
+
+def _check_resolution(resolution):
+    if isinstance(resolution, (bool, np.bool_)) or not isinstance(resolution, numbers.Real) or not np.isfinite(resolution) or not 0 < resolution <= 1:
+        raise ValueError(f"`resolution` must be a number in (0, 1], got {resolution!r}")
+    return float(resolution)
+
+
+def _check_weights(weights, name, k):
+    try:
+        w = tuple(float(v) for v in weights)
+    except (TypeError, ValueError):
+        raise ValueError(f"`{name}` must be {k} non-negative numbers summing to 1, got {weights!r}") from None
+    if len(w) != k or not all(np.isfinite(v) and v >= 0 for v in w) or abs(sum(w) - 1) > 0.01:
+        raise ValueError(f"`{name}` must be {k} non-negative numbers summing to 1, got {weights!r}")
+    return w
+
+
+# -- curves ---------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class CoverageAccuracyCurve:
+    """Accuracy of the answered examples as the confidence threshold falls.
+
+    Point k answers every example with confidence >= ``confidence[k]``;
+    points run from the highest confidence to the lowest (the last answers
+    everything).
+
+    Attributes
+    ----------
+    score : float
+        Area under the curve (the paper's "AUC"), with accuracy a step
+        function of coverage: ``sum_k (coverage_k - coverage_{k-1}) * accuracy_k``.
+        Equals ``1 - aurc``.
+    coverage, accuracy : ndarray
+        Share answered and accuracy of the answered, per point.
+    confidence : ndarray
+        The lowest confidence among the examples a point answers.
+    n_answered, n_correct : ndarray
+    resolution : float or None
+        Grid step, or None for the exact per-unique-confidence curve.
+    """
+
+    score: float
+    coverage: np.ndarray = field(repr=False)
+    accuracy: np.ndarray = field(repr=False)
+    confidence: np.ndarray = field(repr=False)
+    n_answered: np.ndarray = field(repr=False)
+    n_correct: np.ndarray = field(repr=False)
+    resolution: float | None = None
+
+    def partial_area(self, low=0.0, high=1.0):
+        """Area under the curve between coverages ``low`` and ``high``."""
+        low, high = _check_unit(low, "low"), _check_unit(high, "high")
+        if high < low:
+            raise ValueError(f"`high` must be >= `low`, got low={low} and high={high}")
+        prev = np.concatenate([[0.0], self.coverage[:-1]])
+        span = np.clip(np.minimum(self.coverage, high) - np.maximum(prev, low), 0.0, None)
+        return float(np.dot(span, self.accuracy))
+
+    def to_frame(self):
+        """The points as a DataFrame."""
+        return pd.DataFrame(
+            {
+                "confidence": self.confidence,
+                "coverage": self.coverage,
+                "accuracy": self.accuracy,
+                "n_answered": self.n_answered,
+                "n_correct": self.n_correct,
+            }
+        )
+
+
+def _exact_points(c, ok):
+    """Exact curve: one point per distinct confidence, highest first."""
+    values, _, n_ok, n_wrong = _grid_counts(ok, c)
+    n_ok, n_wrong = n_ok[::-1], n_wrong[::-1]
+    answered = np.cumsum(n_ok + n_wrong)
+    right = np.cumsum(n_ok)
+    return values[::-1], answered, right
+
+
+def _curve(c, ok, resolution):
+    conf, answered, right = _exact_points(c, ok)
+    if resolution is not None:
+        # grid threshold j is c_max - j * resolution; each distinct confidence is
+        # first answered at step ceil((c_max - c) / resolution).  Points that
+        # answer the same set merge: keep the last distinct confidence per step.
+        step = np.ceil((conf[0] - conf) / resolution - _GRID_SLACK)
+        last = np.flatnonzero(np.diff(step, append=np.inf) != 0)
+        conf, answered, right = conf[last], answered[last], right[last]
+    n = answered[-1]
+    coverage = answered / n
+    accuracy = right / answered
+    area = float(np.dot(np.diff(coverage, prepend=0.0), accuracy))
+    return CoverageAccuracyCurve(area, coverage, accuracy, conf, answered.astype(np.int64), right.astype(np.int64), resolution)
+
+
+def coverage_accuracy_curve(confidence, correct, *, resolution=None):
+    """Coverage and accuracy of the answered examples, threshold by threshold.
+
+    With ``resolution=None`` there is one point per distinct confidence (the
+    exact curve; confidences of any scale).  With a ``resolution`` the
+    thresholds run from the highest confidence down in steps of
+    ``resolution`` (answered: confidence >= threshold); thresholds that
+    answer the same set give one point, and the last point answers
+    everything -- the curve DiSCA reads (confidences must then be
+    probabilities).  A confidence within 1e-9 steps of a threshold counts as
+    reaching it, so 0.7 reaches the threshold 1 - 3 * 0.1.
+
+    Parameters
+    ----------
+    confidence : array-like of shape (n,)
+    correct : array-like of bool, shape (n,)
+    resolution : float in (0, 1], default=None
+
+    Returns
+    -------
+    CoverageAccuracyCurve
+
+    Examples
+    --------
+    >>> from beyondauc import coverage_accuracy_curve
+    >>> cur = coverage_accuracy_curve([0.9, 0.8, 0.8, 0.6], [True, True, False, True])
+    >>> cur.coverage.tolist(), cur.accuracy.tolist(), cur.score
+    ([0.25, 0.75, 1.0], [1.0, 0.6666666666666666, 0.75], 0.7708333333333333)
+    """
+    if resolution is not None:
+        resolution = _check_resolution(resolution)
+    c, ok = _check_inputs(confidence, correct, probability=resolution is not None)
+    return _curve(c, ok, resolution)
+
+
+def aurc(confidence, correct):
+    """Area under the risk-coverage curve (risk = 1 - accuracy), lower is better.
+
+    ``sum_k (coverage_k - coverage_{k-1}) * (1 - accuracy_k)`` over the exact
+    curve: without ties it is the mean selective risk over the n prefixes
+    (Geifman et al.); tied confidences enter together.
+
+    Examples
+    --------
+    >>> from beyondauc import aurc
+    >>> aurc([0.9, 0.8, 0.7], [True, False, True])
+    0.2777777777777778
+    """
+    c, ok = _check_inputs(confidence, correct, probability=False)
+    return 1.0 - _curve(c, ok, None).score
+
+
+def _optimal_aurc(n, n_correct):
+    """AURC of the best ranking (every correct answer first)."""
+    k = np.arange(n_correct + 1, n + 1, dtype=np.float64)
+    return float(((k - n_correct) / k).sum() / n)
+
+
+def e_aurc(confidence, correct):
+    """Excess AURC: :func:`aurc` minus the AURC of the best possible ranking.
+
+    The best ranking answers every correct example first; its AURC is
+    ``(1/n) * sum_{k > n_correct} (k - n_correct) / k``.  0 means the
+    confidence orders answers perfectly.
+
+    Examples
+    --------
+    >>> from beyondauc import e_aurc
+    >>> e_aurc([0.9, 0.8], [True, False]), round(e_aurc([0.9, 0.8], [False, True]), 4)
+    (0.0, 0.5)
+    """
+    c, ok = _check_inputs(confidence, correct, probability=False)
+    return float(1.0 - _curve(c, ok, None).score - _optimal_aurc(len(ok), int(ok.sum())))
+
+
+def coverage_at_accuracy(confidence, correct, *, target):
+    """Largest coverage whose answered examples reach accuracy >= ``target``.
+
+    Read from the exact curve; 0.0 when no threshold reaches the target.
+
+    Examples
+    --------
+    >>> from beyondauc import coverage_at_accuracy
+    >>> coverage_at_accuracy([0.9, 0.8, 0.7, 0.6], [True, True, False, True], target=0.75)
+    1.0
+    """
+    target = _check_unit(target, "target")
+    c, ok = _check_inputs(confidence, correct, probability=False)
+    cur = _curve(c, ok, None)
+    reach = cur.accuracy >= target
+    return float(cur.coverage[reach].max()) if reach.any() else 0.0
+
+
+def accuracy_at_coverage(confidence, correct, *, coverage):
+    """Accuracy when answering the most confident share ``coverage`` of examples.
+
+    Tied confidences enter together, so this is the accuracy of the first
+    exact-curve point whose coverage reaches ``coverage``.
+
+    Examples
+    --------
+    >>> from beyondauc import accuracy_at_coverage
+    >>> accuracy_at_coverage([0.9, 0.8, 0.7, 0.6], [True, False, True, True], coverage=0.5)
+    0.5
+    """
+    coverage = _check_unit(coverage, "coverage", low_open=True)
+    c, ok = _check_inputs(confidence, correct, probability=False)
+    cur = _curve(c, ok, None)
+    k = int(np.searchsorted(cur.coverage, coverage - 1e-12))
+    return float(cur.accuracy[min(k, len(cur.accuracy) - 1)])
+
+
+def auc_tail(confidence, correct, *, max_coverage=0.2):
+    """Mean accuracy over the low-coverage end (0, ``max_coverage``] of the curve.
+
+    The paper's "AUC tail": a safety-critical deployment operates where
+    coverage is low and accuracy high, so a model that is better there can
+    be the better model even with the smaller total area.
+
+    Examples
+    --------
+    >>> from beyondauc import auc_tail
+    >>> auc_tail([0.9, 0.8, 0.7, 0.6], [True, False, True, True], max_coverage=0.5)
+    0.75
+    """
+    max_coverage = _check_unit(max_coverage, "max_coverage", low_open=True)
+    c, ok = _check_inputs(confidence, correct, probability=False)
+    return _curve(c, ok, None).partial_area(0.0, max_coverage) / max_coverage
+
+
+@dataclass(frozen=True)
+class Plateau:
+    """The high-coverage stretch over which accuracy stays flat.
+
+    Attributes
+    ----------
+    score : float
+        Share of coverage, ending at full coverage, over which accuracy
+        stays within ``band`` of the accuracy at full coverage.
+    accuracy_low, accuracy_high : float
+        Accuracy range over the plateau.
+    confidence_low, confidence_high : float
+        Confidence range over the plateau; a plateau at high confidence is
+        the undesirable kind (confident wrong answers).
+    band : float
+    """
+
+    score: float
+    accuracy_low: float
+    accuracy_high: float
+    confidence_low: float
+    confidence_high: float
+    band: float
+
+
+def plateau(confidence, correct, *, band=0.02):
+    """The plateau of the coverage-accuracy curve (exact curve).
+
+    Examples
+    --------
+    >>> from beyondauc import plateau
+    >>> p = plateau([0.9, 0.8, 0.7, 0.6], [False, True, True, True], band=0.1)
+    >>> p.score, p.confidence_high
+    (0.5, 0.7)
+    """
+    band = _check_unit(band, "band")
+    c, ok = _check_inputs(confidence, correct, probability=False)
+    cur = _curve(c, ok, None)
+    outside = np.abs(cur.accuracy - cur.accuracy[-1]) > band
+    start = int(np.flatnonzero(outside)[-1]) + 1 if outside.any() else 0
+    before = cur.coverage[start - 1] if start > 0 else 0.0
+    acc = cur.accuracy[start:]
+    return Plateau(float(1.0 - before), float(acc.min()), float(acc.max()), float(cur.confidence[-1]),
+                   float(cur.confidence[start]), band)
+
+
+# -- DiSCA ------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class DiSCA:
+    """DiSCA (Deployment in Safety-Critical Applications) and its parts.
+
+    Attributes
+    ----------
+    score : float
+        ``x / a + y / b - penalty``.
+    a : float
+        Confidence at which accuracy first drops below 100% (the lowest
+        confidence if it never does), floored at 0.001.
+    b : float
+        Confidence at which accuracy first drops below ``tolerance`` (the
+        lowest confidence if it never does), floored at 0.001.
+    n_fluctuations : int
+        Steps where accuracy rises with coverage.
+    fluctuation_magnitude : float
+        Total accuracy rise over the fluctuations, ``sum_i (d2 - d1)``.
+    penalty : float
+        ``z * sum_i (n - i + 1) (d2 - d1) / c / sum_i (n - i + 1)`` (0 when n = 0).
+    tolerance : float
+    weights : tuple
+        (x, y, z).
+    resolution : float
+    fluctuations : DataFrame
+        One row per fluctuation: ``i, coverage_1, coverage_2, d1, d2, c1, c2, c``.
+    b_table : DataFrame
+        b and DiSCA over the tolerance grid 0.95 ... 0.55 (the paper's
+        Table 2 layout, one row per tolerance), with ``falls_below``: whether
+        accuracy ever drops below the tolerance.
+    curve : CoverageAccuracyCurve
+        The grid curve a, b and the fluctuations are read from.
+    """
+
+    score: float
+    a: float
+    b: float
+    n_fluctuations: int
+    fluctuation_magnitude: float
+    penalty: float
+    tolerance: float
+    weights: tuple
+    resolution: float
+    fluctuations: pd.DataFrame = field(repr=False)
+    b_table: pd.DataFrame = field(repr=False)
+    curve: CoverageAccuracyCurve = field(repr=False)
+
+    def to_dict(self):
+        """Headline numbers by name."""
+        return {
+            "disca": self.score,
+            "a": self.a,
+            "b": self.b,
+            "n_fluctuations": self.n_fluctuations,
+            "fluctuation_magnitude": self.fluctuation_magnitude,
+            "penalty": self.penalty,
+            "tolerance": self.tolerance,
+        }
+
+
+def _first_below(cur, level):
+    """(confidence at the first point with accuracy < level, or the lowest confidence; whether one exists)."""
+    below = cur.accuracy < level
+    k = int(np.argmax(below)) if below.any() else len(cur.confidence) - 1
+    return float(cur.confidence[k]), bool(below.any())
+
+
+def _fluctuations(cur, z):
+    """Fluctuation table and the weighted penalty of a grid curve."""
+    rise = np.flatnonzero(np.diff(cur.accuracy) > 0)
+    d1, d2 = cur.accuracy[rise], cur.accuracy[rise + 1]
+    c1, c2 = cur.confidence[rise], cur.confidence[rise + 1]
+    c = np.maximum(c1 - c2, _FLOOR)
+    n = len(rise)
+    w = np.arange(n, 0, -1, dtype=np.float64)  # n - i + 1 for i = 1..n
+    penalty = z * float(np.dot(w, (d2 - d1) / c) / w.sum()) if n else 0.0
+    table = pd.DataFrame(
+        {"i": np.arange(1, n + 1), "coverage_1": cur.coverage[rise], "coverage_2": cur.coverage[rise + 1],
+         "d1": d1, "d2": d2, "c1": c1, "c2": c2, "c": c}
+    )
+    return table, penalty
+
+
+def disca(confidence, correct, *, tolerance=0.9, weights=(1 / 3, 1 / 3, 1 / 3), resolution=0.01):
+    """DiSCA score: a, b(tolerance) and the fluctuation penalty.
+
+    Read from the grid coverage-accuracy curve (step ``resolution`` from the
+    highest confidence down, see :func:`coverage_accuracy_curve`):
+
+    * a = confidence of the first point whose accuracy is below 1 (the last
+      point's if none);
+    * b = confidence of the first point whose accuracy is below
+      ``tolerance`` (the last point's if none);
+    * a fluctuation is a step k -> k+1 where accuracy rises (d2 > d1, at
+      confidences c1 >= c2); they are numbered i = 1..n by increasing
+      coverage and weighted n - i + 1, so early (high-confidence) ones
+      weigh most; ``c = max(c1 - c2, 0.001)``.
+
+    ``DiSCA = x / max(a, 0.001) + y / max(b, 0.001) - z * sum_i (n-i+1) (d2-d1)/c / sum_i (n-i+1)``.
+    Lower a and b are better (mistakes only at low confidence), so higher
+    DiSCA is better.
+
+    Parameters
+    ----------
+    confidence : array-like of shape (n,)
+        Probabilities in [0, 1]; for a binary probability p use max(p, 1 - p).
+    correct : array-like of bool, shape (n,)
+    tolerance : float in (0, 1], default=0.9
+        Worst admissible accuracy.
+    weights : (x, y, z), default=(1/3, 1/3, 1/3)
+        Non-negative, summing to 1 (within 0.01, so the paper's 0.33 work).
+    resolution : float in (0, 1], default=0.01
+
+    Returns
+    -------
+    DiSCA
+
+    Examples
+    --------
+    >>> from beyondauc import disca
+    >>> d = disca([0.95, 0.9, 0.8, 0.7], [True, False, True, True], tolerance=0.6)
+    >>> d.a, d.b, d.n_fluctuations
+    (0.9, 0.9, 2)
+    """
+    tolerance = _check_unit(tolerance, "tolerance", low_open=True)
+    weights = _check_weights(weights, "weights", 3)
+    resolution = _check_resolution(resolution)
+    c, ok = _check_inputs(confidence, correct, probability=True)
+    cur = _curve(c, ok, resolution)
+    x, y, z = weights
+    a = max(_first_below(cur, 1.0)[0], _FLOOR)
+    flucts, penalty = _fluctuations(cur, z)
+    rows = []
+    for t in TOLERANCES:  # nine tolerances, each one argmax over the curve
+        b_t, falls = _first_below(cur, t)
+        b_t = max(b_t, _FLOOR)
+        rows.append({"tolerance": t, "b": b_t, "disca": x / a + y / b_t - penalty, "falls_below": falls})
+    b = max(_first_below(cur, tolerance)[0], _FLOOR)
+    return DiSCA(
+        score=x / a + y / b - penalty,
+        a=a,
+        b=b,
+        n_fluctuations=len(flucts),
+        fluctuation_magnitude=float((flucts["d2"] - flucts["d1"]).sum()),
+        penalty=penalty,
+        tolerance=tolerance,
+        weights=weights,
+        resolution=resolution,
+        fluctuations=flucts,
+        b_table=pd.DataFrame(rows),
+        curve=cur,
+    )
+
+
+def computation_score(*, energy=None, parameters=None, reference_parameters=None):
+    """The computation score of DiDMA: ``1 / energy`` or ``reference_parameters / parameters``.
+
+    Give either ``energy`` (in any unit, e.g. kWh per 1,000 answers) or both
+    ``parameters`` and ``reference_parameters`` (the size the deployment
+    device handles well).
+
+    Examples
+    --------
+    >>> from beyondauc import computation_score
+    >>> computation_score(parameters=2_000_000, reference_parameters=1_000_000)
+    0.5
+    """
+    def positive(v, name):
+        if isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers.Real) or not np.isfinite(v) or v <= 0:
+            raise ValueError(f"`{name}` must be a finite number > 0, got {v!r}")
+        return float(v)
+
+    if energy is not None and (parameters is not None or reference_parameters is not None):
+        raise ValueError("give either `energy` or `parameters` with `reference_parameters`, not both")
+    if energy is not None:
+        return 1.0 / positive(energy, "energy")
+    if parameters is None or reference_parameters is None:
+        raise ValueError("give `energy`, or both `parameters` and `reference_parameters`")
+    return positive(reference_parameters, "reference_parameters") / positive(parameters, "parameters")
+
+
+@dataclass(frozen=True)
+class DiDMA:
+    """DiDMA = p * DiSCA + q * computation_score.
+
+    Attributes
+    ----------
+    score : float
+    disca : DiSCA
+    computation_score : float
+    weights : tuple
+        (p, q).
+    """
+
+    score: float
+    disca: DiSCA = field(repr=False)
+    computation_score: float = np.nan
+    weights: tuple = (0.5, 0.5)
+
+
+def _check_computation(value):
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real) or not np.isfinite(value) or value < 0:
+        raise ValueError(
+            f"`computation_score` must be a finite number >= 0 (see computation_score()), got {value!r}"
+        )
+    return float(value)
+
+
+def didma(confidence, correct, *, computation_score, weights=(0.5, 0.5), tolerance=0.9,
+          disca_weights=(1 / 3, 1 / 3, 1 / 3), resolution=0.01):
+    """DiDMA (Deployment in Disaster Management Applications).
+
+    ``DiDMA = p * DiSCA + q * computation_score`` with ``weights=(p, q)``
+    summing to 1.  The computation score depends on the deployment device,
+    so it is given, not measured: see :func:`computation_score`.
+
+    Examples
+    --------
+    >>> from beyondauc import didma, disca
+    >>> conf, ok = [0.95, 0.9, 0.8, 0.7], [True, False, True, True]
+    >>> d = didma(conf, ok, computation_score=2.0, weights=(0.5, 0.5))
+    >>> d.score == 0.5 * disca(conf, ok).score + 0.5 * 2.0
+    True
+    """
+    p, q = _check_weights(weights, "weights", 2)
+    comp = _check_computation(computation_score)
+    d = disca(confidence, correct, tolerance=tolerance, weights=disca_weights, resolution=resolution)
+    return DiDMA(p * d.score + q * comp, d, comp, (p, q))
+
+
+@dataclass(frozen=True)
+class NiDMA:
+    """NiDMA = u * DiDMA + v * DiSCA(OOD).
+
+    Attributes
+    ----------
+    score : float
+    didma : DiDMA
+        On the in-distribution data.
+    disca_ood : DiSCA
+        On the out-of-distribution data.
+    weights : tuple
+        (u, v).
+    """
+
+    score: float
+    didma: DiDMA = field(repr=False)
+    disca_ood: DiSCA = field(repr=False)
+    weights: tuple = (0.5, 0.5)
+
+
+def nidma(confidence, correct, confidence_ood, correct_ood, *, computation_score, weights=(0.5, 0.5),
+          didma_weights=(0.5, 0.5), tolerance=0.9, disca_weights=(1 / 3, 1 / 3, 1 / 3), resolution=0.01):
+    """NiDMA (NLP in Disaster Management Applications).
+
+    ``NiDMA = u * DiDMA(IID) + v * DiSCA(OOD)`` with ``weights=(u, v)``
+    summing to 1: the in-distribution data give DiDMA, an
+    out-of-distribution dataset gives the second DiSCA with the same
+    tolerance, weights and resolution.
+
+    Examples
+    --------
+    >>> from beyondauc import nidma
+    >>> n = nidma([0.9, 0.8], [True, False], [0.9, 0.6], [False, True], computation_score=1.0)
+    >>> round(n.score, 4)
+    0.5509
+    """
+    u, v = _check_weights(weights, "weights", 2)
+    _check_inputs(confidence_ood, correct_ood, probability=True, names=("confidence_ood", "correct_ood"))
+    iid = didma(confidence, correct, computation_score=computation_score, weights=didma_weights,
+                tolerance=tolerance, disca_weights=disca_weights, resolution=resolution)
+    ood = disca(confidence_ood, correct_ood, tolerance=tolerance, weights=disca_weights, resolution=resolution)
+    return NiDMA(u * iid.score + v * ood.score, iid, ood, (u, v))
+
+
+# -- benchmark level ---------------------------------------------------------------------
+
+def calibrated_confidence(bench, model, dataset, *, protocol="indata", method="logistic", class_weight=None,
+                          random_state=0, ood_dataset=None):
+    """Calibrated confidence and correctness of a model's answers on a dataset.
+
+    The raw score is calibrated on the protocol's calibration data for
+    ``dataset`` (as in :func:`~beyondauc.expected_accuracy`; for ``indata``
+    the first seeded 80/20 split, evaluated on its 20%).  Each evaluated
+    example gets p = the calibrated probability of the positive class, the
+    decision of the calibrator (p > 0.5, or the stump's split), confidence
+    max(p, 1 - p) and whether the decision is right.  With ``ood_dataset``
+    the same calibrator also answers every example of that dataset.
+
+    Returns
+    -------
+    confidence, correct : ndarray
+        On ``dataset``'s evaluation rows (for ``outdata``: all other datasets).
+    confidence_ood, correct_ood : ndarray or None
+
+    Examples
+    --------
+    >>> from beyondauc import load_demo, calibrated_confidence
+    >>> conf, ok, _, _ = calibrated_confidence(load_demo(), "logreg", "wine")
+    >>> len(conf), bool(((conf >= 0.5) & (conf <= 1)).all())
+    (22, True)
+    """
+    check_option(protocol, "protocol", PROTOCOLS)
+    check_option(method, "method", METHODS)
+    seed = check_random_state(random_state)
+    sl = bench._slice(dataset)
+    y_all, s_all = bench.labels(), bench.scores(model)
+    if ood_dataset is not None:
+        bench._slice(ood_dataset)
+        if ood_dataset == dataset:
+            raise ValueError(f"`ood_dataset` must differ from `dataset`, got {dataset!r} for both")
+    fits, _ = _plan(bench, protocol)
+    i = bench.datasets.index(dataset)
+    fit = next((f for f in fits if f.dataset == i), None)
+    if fit is None:
+        test = _indata_splits(sl.stop - sl.start, 1, seed)
+        if test is None:
+            raise ValueError(f"dataset {dataset!r} has fewer than 2 examples; the indata protocol needs 2")
+        ev = np.zeros(len(y_all), dtype=bool)
+        ev[sl.start + test[0]] = True
+        cal = np.zeros(len(y_all), dtype=bool)
+        cal[sl] = True
+        cal &= ~ev
+    else:
+        codes = bench.dataset_codes()
+        cal, ev = np.isin(codes, fit.cal), np.isin(codes, fit.evl)
+    cal_model = ScoreCalibrator(method, class_weight=class_weight).fit(s_all[cal], y_all[cal])
+
+    def answer(rows):
+        proba = cal_model.predict_proba(s_all[rows])
+        pred = cal_model.predict(s_all[rows])
+        conf = np.maximum(proba, 1.0 - proba)
+        return conf, pred == y_all[rows]
+
+    conf, ok = answer(ev)
+    if ood_dataset is None:
+        return conf, ok, None, None
+    ood = np.zeros(len(y_all), dtype=bool)
+    ood[bench._slice(ood_dataset)] = True
+    return (conf, ok, *answer(ood))
+
+
+@dataclass(frozen=True)
+class SelectiveAnswering:
+    """Selective answering of one model on one dataset of a benchmark.
+
+    Attributes
+    ----------
+    score : float
+        DiSCA on ``dataset`` (in distribution).
+    model, dataset : str
+    ood_dataset : str or None
+    protocol, method : str
+    disca : DiSCA
+    curve : CoverageAccuracyCurve
+        The exact curve.
+    aurc, e_aurc : float
+    disca_ood : DiSCA or None
+    didma, nidma : float or None
+        Only with a ``computation_score`` (and an ``ood_dataset`` for NiDMA).
+    confidence, correct, confidence_ood, correct_ood : ndarray
+    """
+
+    score: float
+    model: str
+    dataset: str
+    ood_dataset: str | None
+    protocol: str
+    method: str
+    disca: DiSCA = field(repr=False)
+    curve: CoverageAccuracyCurve = field(repr=False)
+    aurc: float = np.nan
+    e_aurc: float = np.nan
+    disca_ood: DiSCA | None = field(default=None, repr=False)
+    didma: float | None = None
+    nidma: float | None = None
+    confidence: np.ndarray = field(default=None, repr=False)
+    correct: np.ndarray = field(default=None, repr=False)
+    confidence_ood: np.ndarray | None = field(default=None, repr=False)
+    correct_ood: np.ndarray | None = field(default=None, repr=False)
+
+    def to_dict(self):
+        """Headline numbers by name."""
+        out = {
+            "model": self.model,
+            "dataset": self.dataset,
+            "ood_dataset": self.ood_dataset,
+            "protocol": self.protocol,
+            "method": self.method,
+            "n": int(len(self.correct)),
+            "accuracy": float(self.curve.accuracy[-1]),
+            **self.disca.to_dict(),
+            "area": self.curve.score,
+            "aurc": self.aurc,
+            "e_aurc": self.e_aurc,
+        }
+        if self.disca_ood is not None:
+            out.update({f"{k}_ood": v for k, v in self.disca_ood.to_dict().items() if k != "tolerance"})
+        out["didma"] = self.didma
+        out["nidma"] = self.nidma
+        return out
+
+
+def selective_answering(bench, model, dataset, *, ood_dataset=None, protocol="indata", method="logistic",
+                        class_weight=None, tolerance=0.9, weights=(1 / 3, 1 / 3, 1 / 3), resolution=0.01,
+                        computation_score=None, didma_weights=(0.5, 0.5), nidma_weights=(0.5, 0.5),
+                        random_state=0):
+    """DiSCA, the curve, AURC (and DiSCA on OOD data, DiDMA, NiDMA) for one model.
+
+    The model's raw scores are calibrated into probabilities with
+    :func:`calibrated_confidence`; ``dataset`` is the in-distribution data
+    and ``ood_dataset`` (optional) the out-of-distribution data answered by
+    the same calibrator.  DiDMA needs a ``computation_score`` and NiDMA
+    both; without them they are None.
+
+    Examples
+    --------
+    >>> from beyondauc import load_demo, selective_answering
+    >>> r = selective_answering(load_demo(), "logreg", "breast_cancer", ood_dataset="diabetes")
+    >>> sorted(k for k in r.to_dict() if k.startswith("disca"))
+    ['disca', 'disca_ood']
+    """
+    conf, ok, conf_ood, ok_ood = calibrated_confidence(
+        bench, model, dataset, protocol=protocol, method=method, class_weight=class_weight,
+        random_state=random_state, ood_dataset=ood_dataset,
+    )
+    d = disca(conf, ok, tolerance=tolerance, weights=weights, resolution=resolution)
+    exact = _curve(conf, ok, None)
+    d_ood = None if conf_ood is None else disca(conf_ood, ok_ood, tolerance=tolerance, weights=weights,
+                                                 resolution=resolution)
+    dd = nd = None
+    if computation_score is not None:
+        p, q = _check_weights(didma_weights, "didma_weights", 2)
+        dd = p * d.score + q * _check_computation(computation_score)
+        if d_ood is not None:
+            u, v = _check_weights(nidma_weights, "nidma_weights", 2)
+            nd = u * dd + v * d_ood.score
+    return SelectiveAnswering(
+        score=d.score,
+        model=model,
+        dataset=dataset,
+        ood_dataset=ood_dataset,
+        protocol=protocol,
+        method=method,
+        disca=d,
+        curve=exact,
+        aurc=1.0 - exact.score,
+        e_aurc=1.0 - exact.score - _optimal_aurc(len(ok), int(ok.sum())),
+        disca_ood=d_ood,
+        didma=dd,
+        nidma=nd,
+        confidence=conf,
+        correct=ok,
+        confidence_ood=conf_ood,
+        correct_ood=ok_ood,
+    )
+
+
+def selective_table(bench, *, models=None, datasets=None, **options):
+    """Headline selective-answering numbers of every model on every dataset, tidy.
+
+    One row per (model, dataset) with the keys of
+    :meth:`SelectiveAnswering.to_dict`; ``options`` go to
+    :func:`selective_answering`.
+
+    Examples
+    --------
+    >>> from beyondauc import load_demo, selective_table
+    >>> t = selective_table(load_demo(), models=["logreg", "svm"], datasets=["wine"])
+    >>> t[["model", "dataset"]].values.tolist()
+    [['logreg', 'wine'], ['svm', 'wine']]
+    """
+    models = bench.models if models is None else list(models)
+    datasets = bench.datasets if datasets is None else list(datasets)
+    return pd.DataFrame([selective_answering(bench, m, d, **options).to_dict() for m in models for d in datasets])
+
+
+def tolerance_table(bench, dataset, *, models=None, value="disca", **options):
+    """Models x tolerance: DiSCA (or b) at each tolerance, the paper's Table 2 layout.
+
+    Columns are ``"<0.95"`` ... ``"<0.55"``; rows sorted by DiSCA at the
+    first tolerance, best first.  ``options`` go to
+    :func:`selective_answering`.
+
+    Examples
+    --------
+    >>> from beyondauc import load_demo, tolerance_table
+    >>> t = tolerance_table(load_demo(), "wine", models=["logreg", "svm"])
+    >>> list(t.columns)[:2], t.index.name
+    (['<0.95', '<0.9'], 'model')
+    """
+    check_option(value, "value", ("disca", "b"))
+    models = bench.models if models is None else list(models)
+    rows = {}
+    for m in models:
+        tab = selective_answering(bench, m, dataset, **options).disca.b_table
+        rows[m] = {f"<{t:g}": v for t, v in zip(tab["tolerance"], tab[value])}
+    out = pd.DataFrame.from_dict(rows, orient="index")
+    out.index.name = "model"
+    return out.sort_values(out.columns[0], ascending=value == "b", kind="stable")
