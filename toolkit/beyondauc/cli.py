@@ -1,4 +1,4 @@
-"""Command line: ``beyondauc calibrate DATA ...``.
+"""Command line: ``beyondauc calibrate|diagnose|selective [DATA] ...``.
 
 A thin layer over the package: read the benchmark, compute, print.  Errors
 exit with status 2 and one line on stderr, never a traceback.
@@ -12,10 +12,14 @@ import math
 import sys
 import warnings
 
+import pandas as pd
+
 from . import __version__
 from ._format import plain_table, score_table
 from .calibration import METHODS, PROTOCOLS, expected_accuracy_grid
 from .data import load_benchmark, load_demo
+from .diagnostics import cohort_diagnostics
+from .selective import selective_answering
 from .ranking import best_of_methods, calibration_modes, kendall_tau, rank_changes, rank_table
 
 __all__ = ["main"]
@@ -56,11 +60,59 @@ def _build_parser():
     cal.add_argument("--models", default=None, help="comma-separated model columns (default: all numeric columns)")
     cal.add_argument("--jobs", type=int, default=1, help="models computed in parallel processes; -1 = all cores (default: 1)")
     cal.add_argument("--format", choices=FORMATS, default="table", help="output format (default: table)")
+
+    diag = sub.add_parser(
+        "diagnose",
+        help="test-set AUROC diagnostics between validation and test cohorts (Roberts)",
+        description="Bias and noise robustness of both cohorts, sensitivity/specificity drift and the "
+        "Wasserstein matrix between them.  Cohorts: the 'split' column (val/test), or with --protocol "
+        "the protocol's calibration data (V) and the dataset (T).  json: one object with --dataset, "
+        "else a list with one object per dataset; 'bias_robustness', 'noise_robustness' and 'auc' "
+        "are the test cohort's, the *_val keys the validation cohort's.",
+    )
+    _common(diag)
+    diag.add_argument("--protocol", choices=("split",) + PROTOCOLS, default=None,
+                      help="how V and T are formed (default: the split column if there is one, else xdomain)")
+    diag.add_argument("--val-split", default="val", help="split value of the validation cohort (default: val)")
+    diag.add_argument("--test-split", default="test", help="split value of the test cohort (default: test)")
+    diag.add_argument("--repeats", type=int, default=20, help="noise robustness Monte Carlo repeats (default: 20)")
+    diag.add_argument("--points", type=int, default=21, help="sigma grid points of the robustness curves (default: 21)")
+    diag.add_argument("--p", type=float, default=2, help="Wasserstein order (default: 2)")
+    diag.add_argument("--seed", type=int, default=0, help="random seed (noise, indata split; default: 0)")
+
+    sel = sub.add_parser(
+        "selective",
+        help="selective answering: DiSCA, a, b, fluctuations, AURC (Mishra)",
+        description="Calibrate the model's scores into probabilities (protocol x method), answer by "
+        "confidence max(p, 1 - p), and score when it should abstain.  json: one object with "
+        "--dataset, else a list with one object per dataset.",
+    )
+    _common(sel)
+    sel.add_argument("--ood-dataset", default=None, help="out-of-distribution dataset for DiSCA(OOD) and NiDMA")
+    sel.add_argument("--protocol", choices=PROTOCOLS, default="indata",
+                     help="calibration protocol (default: indata, so the dataset is in distribution)")
+    sel.add_argument("--method", choices=METHODS, default="logistic", help="calibration method (default: logistic)")
+    sel.add_argument("--tolerance", type=float, default=0.9, help="worst admissible accuracy for b (default: 0.9)")
+    sel.add_argument("--resolution", type=float, default=0.01, help="confidence grid step (default: 0.01)")
+    sel.add_argument("--computation-score", type=float, default=None,
+                     help="1/energy or reference_parameters/parameters; enables DiDMA and NiDMA")
+    sel.add_argument("--seed", type=int, default=0, help="indata split seed (default: 0)")
     return parser
 
 
+def _common(p):
+    p.add_argument("data", nargs="?", default=None,
+                   help="TRUE-format directory, CSV or Parquet file (default: the embedded demo benchmark)")
+    p.add_argument("--model", required=True, help="the model column to analyse")
+    p.add_argument("--dataset", default=None, help="one dataset (default: every dataset)")
+    p.add_argument("--domains", help="JSON or CSV file mapping dataset -> domain")
+    p.add_argument("--pos-label", default=None, help="the positive label, if labels are not 0/1, -1/1 or booleans")
+    p.add_argument("--format", choices=FORMATS, default="table", help="output format (default: table)")
+
+
 def _load(args):
-    models = [m.strip() for m in args.models.split(",") if m.strip()] if args.models else None
+    models = getattr(args, "models", None)
+    models = [m.strip() for m in models.split(",") if m.strip()] if models else None
     if args.data is None:
         bench = load_demo()
         if models is not None or args.domains:
@@ -133,6 +185,116 @@ def _calibrate(args, out):
     out.write("\n\n".join(blocks) + "\n")
 
 
+def _clean(value):
+    """JSON-safe: NaN -> None, inf stays a string, numpy scalars -> Python."""
+    if isinstance(value, dict):
+        return {k: _clean(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_clean(v) for v in value]
+    if hasattr(value, "item"):
+        value = value.item()
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    if isinstance(value, float) and math.isinf(value):
+        return "inf" if value > 0 else "-inf"
+    return value
+
+
+def _emit(records, single, args, out, tables):
+    """Write records as json/csv, or the text tables ``tables()`` renders."""
+    if args.format == "json":
+        json.dump(_clean(records[0] if single else records), out, indent=1)
+        out.write("\n")
+        return
+    if args.format == "csv":  # flat columns only (the Wasserstein matrix is in json and the tables)
+        frame = pd.DataFrame(records)
+        frame[[c for c in frame.columns if not isinstance(frame[c].iloc[0], dict)]].to_csv(out, index=False)
+        return
+    out.write("\n\n".join(tables()) + "\n")
+
+
+def _datasets(bench, args):
+    if args.dataset is not None:
+        bench._slice(args.dataset)
+        return [args.dataset]
+    return [d for d in bench.datasets if d != getattr(args, "ood_dataset", None)]
+
+
+def _diagnose(args, out):
+    for name, value, low in (("--repeats", args.repeats, 1), ("--points", args.points, 2), ("--seed", args.seed, 0)):
+        if value < low:
+            raise ValueError(f"{name} must be an int >= {low}, got {value}")
+    bench = _load(args)
+    bench._check_model(args.model)
+    records, results = [], []
+    for d in _datasets(bench, args):
+        r = cohort_diagnostics(bench, args.model, d, protocol=args.protocol, val_split=args.val_split,
+                               test_split=args.test_split, n_points=args.points, n_repeats=args.repeats,
+                               p=args.p, random_state=args.seed)
+        rec = r.to_dict()
+        rec = {"model": rec["model"], "dataset": rec["dataset"], "cohorts": rec["cohorts"],
+               "auc": r.auc_test, "bias_robustness": r.bias_test.score, "noise_robustness": r.noise_test.score,
+               "drift": r.drift.score, "wasserstein": r.wasserstein.score, **rec}
+        rec["wasserstein_matrix"] = r.wasserstein.to_frame().to_dict(orient="index")
+        rec["wasserstein_note"] = r.wasserstein.note
+        records.append(rec)
+        results.append(r)
+
+    def tables():
+        cols = ["dataset", "cohorts", "n_val", "n_test", "auc_val", "auc_test", "bias_robustness_val",
+                "bias_robustness_test", "noise_robustness_val", "noise_robustness_test", "drift", "wasserstein"]
+        head = pd.DataFrame(records)[cols].rename(columns=lambda c: c.replace("_robustness", ""))
+        matrices = [
+            plain_table(r.wasserstein.to_frame().reset_index(names=""), fmt=args.format, floatfmt=".4g",
+                        title=f"{r.wasserstein.p:g}-Wasserstein matrix, {r.dataset} (W = {r.wasserstein.score:.3f})")
+            for r in results
+        ]
+        return [
+                f"beyondauc {__version__} -- {bench.source}: test-set AUROC diagnostics of {args.model!r}. "
+            "bias/noise: robustness of the AUC (1 = never drops); drift: sensitivity/specificity drift "
+            "(0 = none); wasserstein: W (higher = classes apart, cohorts alike).",
+            plain_table(head, fmt=args.format, floatfmt=".4f", title="Diagnostics per dataset"),
+            *matrices,
+        ]
+
+    _emit(records, args.dataset is not None, args, out, tables)
+
+
+def _selective(args, out):
+    if args.seed < 0:
+        raise ValueError(f"--seed must be an int >= 0, got {args.seed}")
+    bench = _load(args)
+    bench._check_model(args.model)
+    records, b_rows = [], []
+    for d in _datasets(bench, args):
+        r = selective_answering(bench, args.model, d, ood_dataset=args.ood_dataset, protocol=args.protocol,
+                                method=args.method, tolerance=args.tolerance, resolution=args.resolution,
+                                computation_score=args.computation_score, random_state=args.seed)
+        records.append(r.to_dict())
+        b_rows.append({"dataset": d, **{f"<{t:g}": b for t, b in zip(r.disca.b_table["tolerance"], r.disca.b_table["b"])}})
+    cols = ["dataset", "n", "accuracy", "disca", "a", "b", "n_fluctuations", "penalty", "area", "aurc", "e_aurc"]
+    if args.ood_dataset is not None:
+        cols += ["disca_ood", "n_fluctuations_ood"]
+    if args.computation_score is not None:
+        cols += ["didma"] + (["nidma"] if args.ood_dataset is not None else [])
+
+    def tables():
+        return [
+            f"beyondauc {__version__} -- {bench.source}: selective answering of {args.model!r} "
+            f"(calibrated: {args.protocol}/{args.method}; tolerance {args.tolerance:g}). a, b: confidence where "
+            "accuracy first drops below 100% / the tolerance (lower is better); DiSCA higher is better.",
+            plain_table(pd.DataFrame(records)[cols], fmt=args.format, floatfmt=".4f",
+                        title="Selective answering per dataset"),
+            plain_table(pd.DataFrame(b_rows), fmt=args.format, floatfmt=".3f",
+                        title="b over tolerance (the paper's Table 2 layout)"),
+        ]
+
+    _emit(records, args.dataset is not None, args, out, tables)
+
+
+_COMMANDS = {"calibrate": _calibrate, "diagnose": _diagnose, "selective": _selective}
+
+
 def main(argv=None, out=None):
     """Entry point of the ``beyondauc`` console script; returns the exit status."""
     out = out or sys.stdout
@@ -144,7 +306,7 @@ def main(argv=None, out=None):
             return 0
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            _calibrate(args, out)
+            _COMMANDS[args.command](args, out)
         for w in caught:
             print(f"beyondauc: warning: {w.message}", file=sys.stderr)
         return 0
