@@ -244,7 +244,11 @@ def _robustness_setup(y_true, y_score, sigma_max, pos_label, what):
         if sigma_max == 0:
             warn_undefined(f"{what} is undefined for constant scores (sigma_max = score range = 0); returning NaN")
             return y, s, pos, neg, _auc_sorted(pos, neg), np.nan
-    return y, s, pos, neg, _auc_sorted(pos, neg), sigma_max
+    auc = _auc_sorted(pos, neg)
+    if auc == 0:
+        warn_undefined(f"{what} is undefined when the AUC is 0 (it is relative to the AUC); returning NaN")
+        return y, s, pos, neg, auc, np.nan
+    return y, s, pos, neg, auc, sigma_max
 
 
 # -- one cohort --------------------------------------------------------------------
@@ -276,7 +280,7 @@ def bias_robustness(y_true, y_score, *, sigma_max=None, n_points=21, pos_label=N
     -------
     BiasRobustness
         ``.score`` is NaN with an :class:`~beyondauc.UndefinedMetricWarning`
-        for a single class or constant scores.
+        for a single class, constant scores or an AUC of 0.
 
     Examples
     --------
@@ -304,7 +308,7 @@ def bias_robustness(y_true, y_score, *, sigma_max=None, n_points=21, pos_label=N
     curve[0] = auc
     for k in range(1, n_points):  # one searchsorted per plotted sigma, not per example
         curve[k] = _auc_sorted(pos, neg, pos - sigmas[k])
-    return BiasRobustness(float(mean_clip / (auc * sigma_max)) if auc > 0 else np.nan, float(auc), sigma_max, sigmas, curve)
+    return BiasRobustness(float(mean_clip / (auc * sigma_max)), float(auc), sigma_max, sigmas, curve)
 
 
 def noise_robustness(
@@ -366,7 +370,7 @@ def noise_robustness(
             aucs.append(_auc_rows(pos + sigmas[k] * eps[:, :n_pos], neg + sigmas[k] * eps[:, n_pos:]))
         aucs = np.concatenate(aucs)
         mean[k], std[k] = aucs.mean(), aucs.std()
-    score = np.trapezoid(mean, sigmas) / (auc * sigma_max) if auc > 0 else np.nan
+    score = np.trapezoid(mean, sigmas) / (auc * sigma_max)
     return NoiseRobustness(float(score), float(auc), sigma_max, sigmas, mean, std, n_repeats, seed)
 
 
