@@ -999,3 +999,17 @@ def test_diagnostics_table_on_demo():
     assert (table["cohorts"] == "split").all()
     assert (table["n_val"] + table["n_test"] == np.tile(bench.dataset_sizes(), 2)).all()
     assert table[KEYS[5:]].notna().all().all()
+
+
+@pytest.mark.parametrize("call", [
+    lambda: bias_robustness([0, 1], [-1e308, 1e308]),
+    lambda: noise_robustness([0, 1], [-1e308, 1e308]),
+])
+def test_score_range_overflow_is_an_error_naming_the_scores(call):
+    with pytest.raises(ValueError, match="`y_score` spans more than float64"):
+        call()
+
+
+def test_cohort_ranges_overflowing_together_is_an_error():
+    with pytest.raises(ValueError, match="`s_val` and `s_test` spans more than float64"):
+        sens_spec_drift([0, 1], [0.0, 1e308], [0, 1], [-1e308, 0.0])

@@ -221,7 +221,19 @@ def _cohort(y_true, y_score, pos_label, y_name, s_name):
         raise ValueError(f"`{y_name}` and `{s_name}` must have the same length, got {len(y)} and {len(s)}")
     if len(s) == 0:
         raise ValueError(f"`{s_name}` is empty: the cohort has no examples")
+    _check_range(s, s_name)
     return y, s
+
+
+def _check_range(s, name):
+    """Differences of scores must be finite: max - min must not overflow float64."""
+    lo, hi = float(s.min()), float(s.max())
+    with np.errstate(over="ignore"):
+        spread = hi - lo
+    if not np.isfinite(spread):
+        raise ValueError(
+            f"`{name}` spans more than float64 can subtract (max - min = inf, from {lo!r} to {hi!r}); rescale the scores"
+        )
 
 
 def _check_sigma_max(sigma_max):
@@ -379,6 +391,7 @@ def noise_robustness(
 def _two_cohorts(y_val, s_val, y_test, s_test, pos_label):
     yv, sv = _cohort(y_val, s_val, pos_label, "y_val", "s_val")
     yt, st = _cohort(y_test, s_test, pos_label, "y_test", "s_test")
+    _check_range(np.array([sv.min(), sv.max(), st.min(), st.max()]), "s_val` and `s_test")
     return yv, sv, yt, st
 
 
