@@ -110,6 +110,18 @@ def _common(p):
     p.add_argument("--format", choices=FORMATS, default="table", help="output format (default: table)")
 
 
+def _label_value(text):
+    """A --pos-label as the file's readers see labels: an int or float if it reads as one, else text."""
+    if text is None:
+        return None
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            pass
+    return text
+
+
 def _load(args):
     models = getattr(args, "models", None)
     models = [m.strip() for m in models.split(",") if m.strip()] if models else None
@@ -118,7 +130,7 @@ def _load(args):
         if models is not None or args.domains:
             bench = load_benchmark(bench.frame, models=models, domains=args.domains)
     else:
-        bench = load_benchmark(args.data, domains=args.domains, pos_label=args.pos_label, models=models)
+        bench = load_benchmark(args.data, domains=args.domains, pos_label=_label_value(args.pos_label), models=models)
     return bench
 
 

@@ -618,7 +618,7 @@ def cohorts(bench, model, dataset, *, protocol=None, val_split="val", test_split
         for name, value in (("val_split", val_split), ("test_split", test_split)):
             if not (split == str(value)).any():
                 raise ValueError(
-                    f"`{name}`={value!r} names no rows of dataset {dataset!r}; its split values are {sorted(set(split))}"
+                    f"`{name}`={value!r} names no rows of dataset {dataset!r}; its split values are {sorted(set(split.tolist()))}"
                 )
         v, t = split == str(val_split), split == str(test_split)
         return y[v], s[v], y[t], s[t]

@@ -331,10 +331,11 @@ class DiagnosticsDashboard:
         self.diagnostics = diagnostics
 
     def plot(self, figure=None, *, bins=30):
+        """Draw on ``figure`` (its layout is left to the caller), or on a new 20 x 9 inch one."""
         if figure is None:
             import matplotlib.pyplot as plt
 
-            figure = plt.figure(figsize=(20, 9))
+            figure = plt.figure(figsize=(20, 9), layout="constrained")
         d = self.diagnostics
         axes = figure.subplots(2, 4)
         WassersteinDisplay(d.wasserstein).plot(axes[0, 0])
@@ -353,7 +354,6 @@ class DiagnosticsDashboard:
         axes[1, 3].text(0.0, 1.0, "\n".join(lines), va="top", ha="left", family="monospace", fontsize=9,
                         transform=axes[1, 3].transAxes)
         figure.suptitle(f"{d.model} on {d.dataset}: validation vs test cohort ({d.cohorts})")
-        figure.tight_layout()
         self.figure_, self.axes_ = figure, list(axes.ravel())
         return self
 
