@@ -1013,3 +1013,11 @@ def test_score_range_overflow_is_an_error_naming_the_scores(call):
 def test_cohort_ranges_overflowing_together_is_an_error():
     with pytest.raises(ValueError, match="`s_val` and `s_test` spans more than float64"):
         sens_spec_drift([0, 1], [0.0, 1e308], [0, 1], [-1e308, 0.0])
+
+
+def test_protocol_without_calibration_data_is_a_clear_error():
+    frame = pd.DataFrame({"dataset": ["a"] * 4 + ["b"] * 4, "domain": ["x"] * 8, "label": [0, 1] * 4,
+                          "m": [0.1, 0.9, 0.2, 0.8, 0.3, 0.7, 0.4, 0.6]})
+    bench = load_benchmark(frame)
+    with pytest.raises(ValueError, match="`protocol`='outdomain' leaves dataset 'a' no calibration data"):
+        cohorts(bench, "m", "a", protocol="outdomain")

@@ -1109,3 +1109,14 @@ def test_public_names_reexported():
                  "calibrated_confidence", "selective_answering", "selective_table", "tolerance_table", "TOLERANCES"):
         assert getattr(beyondauc, name) is getattr(beyondauc.selective, name)
     assert TOLERANCES == (0.95, 0.9, 0.85, 0.8, 0.75, 0.7, 0.65, 0.6, 0.55)
+
+
+def test_protocol_without_calibration_data_is_a_clear_error():
+    import pandas as pd
+
+    from beyondauc import calibrated_confidence, load_benchmark
+
+    frame = pd.DataFrame({"dataset": ["a"] * 4 + ["b"] * 4, "domain": ["x"] * 8, "label": [0, 1] * 4,
+                          "m": [0.1, 0.9, 0.2, 0.8, 0.3, 0.7, 0.4, 0.6]})
+    with pytest.raises(ValueError, match="`protocol`='outdomain' leaves dataset 'a' no calibration data"):
+        calibrated_confidence(load_benchmark(frame), "m", "a", protocol="outdomain")

@@ -247,6 +247,35 @@ def _indata_splits(n, n_repeats, random_state):
     return np.stack([test for _, test in ss.split(np.zeros((n, 1)))])
 
 
+def _protocol_rows(bench, dataset, protocol, random_state):
+    """Boolean masks over all rows: a protocol's calibration and evaluation data for ``dataset``.
+
+    For ``indata`` (and ``indomain`` without a same-domain dataset) these
+    are the first seeded 80/20 split of :func:`expected_accuracy`.
+    """
+    sl = bench._slice(dataset)
+    fits, _ = _plan(bench, protocol)
+    i = bench.datasets.index(dataset)
+    fit = next((f for f in fits if f.dataset == i), None)
+    if fit is not None:
+        codes = bench.dataset_codes()
+        cal, ev = np.isin(codes, fit.cal), np.isin(codes, fit.evl)
+        if not cal.any() or not ev.any():
+            raise ValueError(
+                f"`protocol`={protocol!r} leaves dataset {dataset!r} no {'calibration' if not cal.any() else 'evaluation'} "
+                "data (no other dataset qualifies); choose another protocol"
+            )
+        return cal, ev
+    test = _indata_splits(sl.stop - sl.start, 1, random_state)
+    if test is None:
+        raise ValueError(f"dataset {dataset!r} has {sl.stop - sl.start} example(s); the indata protocol needs at least 2")
+    cal = np.zeros(len(bench), dtype=bool)
+    cal[sl] = True
+    ev = np.zeros(len(bench), dtype=bool)
+    ev[sl.start + test[0]] = True
+    return cal & ~ev, ev
+
+
 def _run_fits(x, cal_pos, cal_neg, ev_pos, ev_neg, methods, class_weight, init=None):
     """Fit every method on every row of the calibration counts; return confusions.
 

@@ -27,7 +27,7 @@ import pandas as pd
 
 from ._kernel import _auc_rows, _auc_sorted, _exact_wasserstein, _merged_values, _rates, _sorted_by_class
 from ._validation import binarize_labels, check_int, check_option, check_random_state, check_scores, warn_undefined
-from .calibration import PROTOCOLS, _indata_splits, _plan
+from .calibration import PROTOCOLS, _protocol_rows
 
 __all__ = [
     "BiasRobustness",
@@ -622,20 +622,7 @@ def cohorts(bench, model, dataset, *, protocol=None, val_split="val", test_split
                 )
         v, t = split == str(val_split), split == str(test_split)
         return y[v], s[v], y[t], s[t]
-    seed = check_random_state(random_state)
-    fits, indata = _plan(bench, kind)
-    i = bench.datasets.index(dataset)
-    fit = next((f for f in fits if f.dataset == i), None)
-    if fit is None:  # indata, or indomain without a same-domain dataset
-        y, s = y_all[sl], s_all[sl]
-        test = _indata_splits(len(y), 1, seed)
-        if test is None:
-            raise ValueError(f"dataset {dataset!r} has {len(y)} example(s); the indata protocol needs at least 2")
-        t = np.zeros(len(y), dtype=bool)
-        t[test[0]] = True
-        return y[~t], s[~t], y[t], s[t]
-    codes = bench.dataset_codes()
-    v, t = np.isin(codes, fit.cal), np.isin(codes, fit.evl)
+    v, t = _protocol_rows(bench, dataset, kind, check_random_state(random_state))
     return y_all[v], s_all[v], y_all[t], s_all[t]
 
 

@@ -33,7 +33,7 @@ import pandas as pd
 
 from ._kernel import _grid_counts
 from ._validation import check_option, check_random_state, check_scores
-from .calibration import METHODS, PROTOCOLS, ScoreCalibrator, _indata_splits, _plan
+from .calibration import METHODS, PROTOCOLS, ScoreCalibrator, _protocol_rows
 
 __all__ = [
     "TOLERANCES",
@@ -689,27 +689,13 @@ def calibrated_confidence(bench, model, dataset, *, protocol="indata", method="l
     check_option(protocol, "protocol", PROTOCOLS)
     check_option(method, "method", METHODS)
     seed = check_random_state(random_state)
-    sl = bench._slice(dataset)
+    bench._slice(dataset)  # a clear error for an unknown name
     y_all, s_all = bench.labels(), bench.scores(model)
     if ood_dataset is not None:
         bench._slice(ood_dataset)
         if ood_dataset == dataset:
             raise ValueError(f"`ood_dataset` must differ from `dataset`, got {dataset!r} for both")
-    fits, _ = _plan(bench, protocol)
-    i = bench.datasets.index(dataset)
-    fit = next((f for f in fits if f.dataset == i), None)
-    if fit is None:
-        test = _indata_splits(sl.stop - sl.start, 1, seed)
-        if test is None:
-            raise ValueError(f"dataset {dataset!r} has fewer than 2 examples; the indata protocol needs 2")
-        ev = np.zeros(len(y_all), dtype=bool)
-        ev[sl.start + test[0]] = True
-        cal = np.zeros(len(y_all), dtype=bool)
-        cal[sl] = True
-        cal &= ~ev
-    else:
-        codes = bench.dataset_codes()
-        cal, ev = np.isin(codes, fit.cal), np.isin(codes, fit.evl)
+    cal, ev = _protocol_rows(bench, dataset, protocol, seed)
     cal_model = ScoreCalibrator(method, class_weight=class_weight).fit(s_all[cal], y_all[cal])
 
     def answer(rows):
