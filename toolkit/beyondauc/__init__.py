@@ -36,6 +36,15 @@ from .diagnostics import (
     sens_spec_drift,
     wasserstein_matrix,
 )
+from .ranking import (
+    best_of_methods,
+    calibration_modes,
+    kendall_tau,
+    rank_changes,
+    rank_table,
+    score_histograms,
+    score_variance,
+)
 from .selective import (
     TOLERANCES,
     CoverageAccuracyCurve,
@@ -59,15 +68,6 @@ from .selective import (
     selective_answering,
     selective_table,
     tolerance_table,
-)
-from .ranking import (
-    best_of_methods,
-    calibration_modes,
-    kendall_tau,
-    rank_changes,
-    rank_table,
-    score_histograms,
-    score_variance,
 )
 
 __version__ = "0.1.0"

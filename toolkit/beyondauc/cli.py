@@ -19,8 +19,14 @@ from ._format import plain_table, score_table
 from .calibration import METHODS, PROTOCOLS, expected_accuracy_grid
 from .data import load_benchmark, load_demo
 from .diagnostics import cohort_diagnostics
+from .ranking import (
+    best_of_methods,
+    calibration_modes,
+    kendall_tau,
+    rank_changes,
+    rank_table,
+)
 from .selective import selective_answering
-from .ranking import best_of_methods, calibration_modes, kendall_tau, rank_changes, rank_table
 
 __all__ = ["main"]
 

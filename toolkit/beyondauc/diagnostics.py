@@ -25,8 +25,22 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from ._kernel import _auc_rows, _auc_sorted, _exact_wasserstein, _merged_values, _rates, _sorted_by_class
-from ._validation import binarize_labels, check_int, check_option, check_random_state, check_scores, warn_undefined
+from ._kernel import (
+    _auc_rows,
+    _auc_sorted,
+    _exact_wasserstein,
+    _merged_values,
+    _rates,
+    _sorted_by_class,
+)
+from ._validation import (
+    binarize_labels,
+    check_int,
+    check_option,
+    check_random_state,
+    check_scores,
+    warn_undefined,
+)
 from .calibration import PROTOCOLS, _protocol_rows
 
 __all__ = [
@@ -250,17 +264,17 @@ def _robustness_setup(y_true, y_score, sigma_max, pos_label, what):
     pos, neg = _sorted_by_class(y, s)
     if len(pos) == 0 or len(neg) == 0:
         warn_undefined(f"{what} is undefined with a single class in `y_true`; returning NaN")
-        return y, s, pos, neg, np.nan, np.nan
+        return pos, neg, np.nan, np.nan
     if sigma_max is None:
         sigma_max = float(s.max() - s.min())
         if sigma_max == 0:
             warn_undefined(f"{what} is undefined for constant scores (sigma_max = score range = 0); returning NaN")
-            return y, s, pos, neg, _auc_sorted(pos, neg), np.nan
+            return pos, neg, _auc_sorted(pos, neg), np.nan
     auc = _auc_sorted(pos, neg)
     if auc == 0:
         warn_undefined(f"{what} is undefined when the AUC is 0 (it is relative to the AUC); returning NaN")
-        return y, s, pos, neg, auc, np.nan
-    return y, s, pos, neg, auc, sigma_max
+        return pos, neg, auc, np.nan
+    return pos, neg, auc, sigma_max
 
 
 # -- one cohort --------------------------------------------------------------------
@@ -302,7 +316,7 @@ def bias_robustness(y_true, y_score, *, sigma_max=None, n_points=21, pos_label=N
     (1.0, 3.0, 0.6667)
     """
     n_points = check_int(n_points, "n_points", minimum=2)
-    y, s, pos, neg, auc, sigma_max = _robustness_setup(y_true, y_score, sigma_max, pos_label, "bias robustness")
+    pos, neg, auc, sigma_max = _robustness_setup(y_true, y_score, sigma_max, pos_label, "bias robustness")
     if np.isnan(sigma_max):
         return BiasRobustness(np.nan, auc, sigma_max, np.array([]), np.array([]))
     # E[clip(D, 0, sigma_max)]: negatives below s+ - sigma_max count sigma_max,
@@ -363,7 +377,7 @@ def noise_robustness(
     n_points = check_int(n_points, "n_points", minimum=2)
     n_repeats = check_int(n_repeats, "n_repeats", minimum=1)
     seed = check_random_state(random_state)
-    y, s, pos, neg, auc, sigma_max = _robustness_setup(y_true, y_score, sigma_max, pos_label, "noise robustness")
+    pos, neg, auc, sigma_max = _robustness_setup(y_true, y_score, sigma_max, pos_label, "noise robustness")
     if np.isnan(sigma_max):
         return NoiseRobustness(np.nan, auc, sigma_max, np.array([]), np.array([]), np.array([]), n_repeats, seed)
     # Noise is drawn for the examples in a canonical order (positives, then
@@ -373,7 +387,7 @@ def noise_robustness(
     mean = np.empty(n_points)
     std = np.zeros(n_points)
     mean[0] = auc
-    n, n_pos = len(s), len(pos)
+    n, n_pos = len(pos) + len(neg), len(pos)
     rows = max(1, min(n_repeats, _NOISE_BLOCK // n))
     for k in range(1, n_points):  # loop over the sigma grid and repeat blocks, never over examples
         aucs = []
@@ -560,8 +574,8 @@ class CohortDiagnostics:
             "model": self.model,
             "dataset": self.dataset,
             "cohorts": self.cohorts,
-            "n_val": int(len(self.y_val)),
-            "n_test": int(len(self.y_test)),
+            "n_val": len(self.y_val),
+            "n_test": len(self.y_test),
             "auc_val": self.auc_val,
             "auc_test": self.auc_test,
             "bias_robustness_val": self.bias_val.score,

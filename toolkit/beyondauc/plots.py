@@ -31,7 +31,14 @@ from .diagnostics import (
     sens_spec_drift,
     wasserstein_matrix,
 )
-from .selective import TOLERANCES, _check_inputs, _check_resolution, _curve, disca, selective_answering
+from .selective import (
+    TOLERANCES,
+    _check_inputs,
+    _check_resolution,
+    _curve,
+    disca,
+    selective_answering,
+)
 
 __all__ = [
     "ClassHistogramDisplay",

@@ -759,7 +759,7 @@ class SelectiveAnswering:
             "ood_dataset": self.ood_dataset,
             "protocol": self.protocol,
             "method": self.method,
-            "n": int(len(self.correct)),
+            "n": len(self.correct),
             "accuracy": float(self.curve.accuracy[-1]),
             **self.disca.to_dict(),
             "area": self.curve.score,
