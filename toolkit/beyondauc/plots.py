@@ -431,11 +431,11 @@ class CoverageAccuracyDisplay:
                 k = int(np.argmin(np.abs(c.confidence - conf)))
                 return c.coverage[k], c.accuracy[k]
 
-            xa, ya = at(d.a)
-            ax.plot([xa], [ya], "v", color="crimson", markersize=9, label=f"a = {d.a:.3f} (first error)")
             xb, yb = at(d.b)
             ax.plot([xb], [yb], "s", color="darkorange", markersize=8,
                     label=f"b = {d.b:.3f} (accuracy < {d.tolerance:g})")
+            xa, ya = at(d.a)
+            ax.plot([xa], [ya], "v", color="crimson", markersize=9, zorder=5, label=f"a = {d.a:.3f} (first error)")
             ax.axhline(d.tolerance, color="darkorange", linestyle=":", linewidth=1)
             f = d.fluctuations
             if len(f):
@@ -446,7 +446,7 @@ class CoverageAccuracyDisplay:
             ax.set_title("Selective answering")
         ax.set(xlabel="coverage (share answered)", ylabel="accuracy of answered", xlim=(0, 1.02))
         ax.grid(color="lightgrey", linewidth=0.5)
-        ax.legend(loc="lower left")
+        ax.legend(loc="best", fontsize=8)
         self.ax_, self.figure_ = ax, ax.figure
         return self
 
