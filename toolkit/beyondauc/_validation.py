@@ -28,6 +28,30 @@ def check_int(value, name, *, minimum=None):
     return value
 
 
+def check_number(value, name, *, low=None, high=None, low_open=False, high_open=False, hint=""):
+    """Return ``value`` as a float, or raise naming ``name`` and the range expected.
+
+    ``low``/``high`` bound the range (open ends with ``low_open``/``high_open``);
+    ``hint`` is appended to the message.
+    """
+    if low is not None and high is not None:
+        expected = f"a number in {'(' if low_open else '['}{low:g}, {high:g}{')' if high_open else ']'}"
+    elif low is not None:
+        expected = f"a finite number {'>' if low_open else '>='} {low:g}"
+    elif high is not None:
+        expected = f"a finite number {'<' if high_open else '<='} {high:g}"
+    else:
+        expected = "a finite number"
+    ok = not isinstance(value, (bool, np.bool_)) and isinstance(value, numbers.Real) and np.isfinite(value)
+    if ok and low is not None:
+        ok = value > low if low_open else value >= low
+    if ok and high is not None:
+        ok = value < high if high_open else value <= high
+    if not ok:
+        raise ValueError(f"`{name}` must be {expected}{hint}, got {value!r}")
+    return float(value)
+
+
 def check_option(value, name, options):
     """Raise unless ``value`` is one of ``options``."""
     if value not in options:

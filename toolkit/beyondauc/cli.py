@@ -268,7 +268,7 @@ def _diagnose(args, out):
             for r in results
         ]
         return [
-                f"beyondauc {__version__} -- {bench.source}: test-set AUROC diagnostics of {args.model!r}. "
+            f"beyondauc {__version__} -- {bench.source}: test-set AUROC diagnostics of {args.model!r}. "
             "bias/noise: robustness of the AUC (1 = never drops); drift: sensitivity/specificity drift "
             "(0 = none); wasserstein: W (higher = classes apart, cohorts alike).",
             plain_table(head, fmt=args.format, floatfmt=".4f", title="Diagnostics per dataset"),

@@ -19,7 +19,6 @@ positive when score >= threshold.  :func:`cohort_diagnostics` and
 
 from __future__ import annotations
 
-import numbers
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -36,6 +35,7 @@ from ._kernel import (
 from ._validation import (
     binarize_labels,
     check_int,
+    check_number,
     check_option,
     check_random_state,
     check_scores,
@@ -253,9 +253,7 @@ def _check_range(s, name):
 def _check_sigma_max(sigma_max):
     if sigma_max is None:
         return None
-    if isinstance(sigma_max, (bool, np.bool_)) or not isinstance(sigma_max, numbers.Real) or not np.isfinite(sigma_max) or sigma_max <= 0:
-        raise ValueError(f"`sigma_max` must be a finite number > 0 (or None for the score range), got {sigma_max!r}")
-    return float(sigma_max)
+    return check_number(sigma_max, "sigma_max", low=0, low_open=True, hint=" (or None for the score range)")
 
 
 def _robustness_setup(y_true, y_score, sigma_max, pos_label, what):
@@ -465,9 +463,8 @@ def sens_spec_drift(y_val, s_val, y_test, s_test, *, pos_label=None):
 
 
 def _check_p(p):
-    if isinstance(p, (bool, np.bool_)) or not isinstance(p, numbers.Real) or not np.isfinite(p) or p < 1:
-        raise ValueError(f"`p` must be a number >= 1 (1 or 2 as in the paper), got {p!r}")
-    return float(p) if p not in (1, 2) else int(p)
+    p = check_number(p, "p", low=1, hint=" (1 or 2 as in the paper)")
+    return int(p) if p in (1, 2) else p
 
 
 def wasserstein_matrix(y_val, s_val, y_test, s_test, *, p=2, pos_label=None):

@@ -25,14 +25,13 @@ calibrated probabilities.
 
 from __future__ import annotations
 
-import numbers
 from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
 from ._kernel import _grid_counts
-from ._validation import check_option, check_random_state, check_scores
+from ._validation import check_number, check_option, check_random_state, check_scores
 from .calibration import METHODS, PROTOCOLS, ScoreCalibrator, _protocol_rows
 
 __all__ = [
@@ -101,17 +100,11 @@ def _check_inputs(confidence, correct, *, probability, names=("confidence", "cor
 
 
 def _check_unit(value, name, *, low_open=False):
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real) or not np.isfinite(value):
-        raise ValueError(f"`{name}` must be a number in {'(' if low_open else '['}0, 1], got {value!r}")
-    if value > 1 or value < 0 or (low_open and value == 0):
-        raise ValueError(f"`{name}` must be a number in {'(' if low_open else '['}0, 1], got {value!r}")
-    return float(value)
+    return check_number(value, name, low=0, high=1, low_open=low_open)
 
 
 def _check_resolution(resolution):
-    if isinstance(resolution, (bool, np.bool_)) or not isinstance(resolution, numbers.Real) or not np.isfinite(resolution) or not 0 < resolution <= 1:
-        raise ValueError(f"`resolution` must be a number in (0, 1], got {resolution!r}")
-    return float(resolution)
+    return check_number(resolution, "resolution", low=0, high=1, low_open=True)
 
 
 def _check_weights(weights, name, k):
@@ -550,9 +543,7 @@ def computation_score(*, energy=None, parameters=None, reference_parameters=None
     0.5
     """
     def positive(v, name):
-        if isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers.Real) or not np.isfinite(v) or v <= 0:
-            raise ValueError(f"`{name}` must be a finite number > 0, got {v!r}")
-        return float(v)
+        return check_number(v, name, low=0, low_open=True)
 
     if energy is not None and (parameters is not None or reference_parameters is not None):
         raise ValueError("give either `energy` or `parameters` with `reference_parameters`, not both")
@@ -583,11 +574,7 @@ class DiDMA:
 
 
 def _check_computation(value):
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real) or not np.isfinite(value) or value < 0:
-        raise ValueError(
-            f"`computation_score` must be a finite number >= 0 (see computation_score()), got {value!r}"
-        )
-    return float(value)
+    return check_number(value, "computation_score", low=0, hint=" (see computation_score())")
 
 
 def didma(confidence, correct, *, computation_score, weights=(0.5, 0.5), tolerance=0.9,
