@@ -11,7 +11,6 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-
 from beyondauc import (
     expected_accuracy,
     expected_accuracy_grid,
@@ -20,18 +19,13 @@ from beyondauc import (
     rank_changes,
     rank_table,
 )
-from beyondauc.cli import main
+from cli_helpers import check_single_error, run
 
 RECORD_KEYS = {"protocol", "method", "dataset", "domain", "model", "auc", "accuracy", "kappa"}
 CELL = re.compile(r"^(\*?)(-?\d+\.\d) \((\d+)\)$")
 
 
 # -- helpers ------------------------------------------------------------------
-
-def run(argv):
-    out = io.StringIO()
-    code = main(argv, out=out)
-    return code, out.getvalue()
 
 
 def run_json(argv):
@@ -60,20 +54,6 @@ def parse_simple(lines):
 
     header = cut(lines[0])
     return pd.DataFrame([cut(line) for line in lines[2:]], columns=header)
-
-
-def check_single_error(capsys, argv, *needles):
-    code, out = run(argv)
-    err = capsys.readouterr().err
-    assert code == 2, (argv, err)
-    assert out == ""
-    lines = err.strip("\n").split("\n")
-    assert len(lines) == 1, err
-    assert lines[0].startswith("beyondauc"), err
-    assert "Traceback" not in err
-    for n in needles:
-        assert n in lines[0], (n, err)
-    return lines[0]
 
 
 def write_csv(path, frame):

@@ -12,9 +12,8 @@ import json
 import numpy as np
 import pandas as pd
 import pytest
-
 from beyondauc import cohort_diagnostics, load_benchmark, load_demo, selective_answering
-from beyondauc.cli import main
+from cli_helpers import check_single_error, run
 
 DIAGNOSE_KEYS = ("bias_robustness", "noise_robustness", "drift", "wasserstein", "auc")
 SELECTIVE_KEYS = ("disca", "a", "b", "n_fluctuations", "aurc", "e_aurc")
@@ -22,11 +21,6 @@ REPEATS = 2
 
 
 # -- helpers ----------------------------------------------------------------------------
-
-def run(argv):
-    out = io.StringIO()
-    code = main(argv, out=out)
-    return code, out.getvalue()
 
 
 def run_ok(capsys, argv):
@@ -41,20 +35,6 @@ def run_json(capsys, argv):
     text = run_ok(capsys, [*argv, "--format", "json"])
     assert "NaN" not in text and "Infinity" not in text
     return json.loads(text)
-
-
-def check_single_error(capsys, argv, *needles):
-    code, out = run(argv)
-    err = capsys.readouterr().err
-    assert code == 2, (argv, err)
-    assert out == ""
-    lines = err.strip("\n").split("\n")
-    assert len(lines) == 1, err
-    assert lines[0].startswith("beyondauc"), err
-    assert "Traceback" not in err
-    for n in needles:
-        assert n in lines[0], (n, err)
-    return lines[0]
 
 
 def assert_diagnose_equals_api(rec, bench, model, dataset, **options):
