@@ -197,6 +197,12 @@ def _curve(c, ok, resolution):
     return CoverageAccuracyCurve(area, coverage, accuracy, conf, answered.astype(np.int64), right.astype(np.int64), resolution)
 
 
+def _exact_curve(confidence, correct):
+    """Validate confidences of any scale and return (exact curve, correct)."""
+    c, ok = _check_inputs(confidence, correct, probability=False)
+    return _curve(c, ok, None), ok
+
+
 def coverage_accuracy_curve(confidence, correct, *, resolution=None):
     """Coverage and accuracy of the answered examples, threshold by threshold.
 
@@ -245,8 +251,7 @@ def aurc(confidence, correct):
     >>> aurc([0.9, 0.8, 0.7], [True, False, True])
     0.2777777777777778
     """
-    c, ok = _check_inputs(confidence, correct, probability=False)
-    return 1.0 - _curve(c, ok, None).score
+    return 1.0 - _exact_curve(confidence, correct)[0].score
 
 
 def _optimal_aurc(n, n_correct):
@@ -268,8 +273,8 @@ def e_aurc(confidence, correct):
     >>> e_aurc([0.9, 0.8], [True, False]), round(e_aurc([0.9, 0.8], [False, True]), 4)
     (0.0, 0.5)
     """
-    c, ok = _check_inputs(confidence, correct, probability=False)
-    return float(1.0 - _curve(c, ok, None).score - _optimal_aurc(len(ok), int(ok.sum())))
+    cur, ok = _exact_curve(confidence, correct)
+    return float(1.0 - cur.score - _optimal_aurc(len(ok), int(ok.sum())))
 
 
 def coverage_at_accuracy(confidence, correct, *, target):
@@ -284,8 +289,7 @@ def coverage_at_accuracy(confidence, correct, *, target):
     1.0
     """
     target = _check_unit(target, "target")
-    c, ok = _check_inputs(confidence, correct, probability=False)
-    cur = _curve(c, ok, None)
+    cur, _ = _exact_curve(confidence, correct)
     reach = cur.accuracy >= target
     return float(cur.coverage[reach].max()) if reach.any() else 0.0
 
@@ -303,8 +307,7 @@ def accuracy_at_coverage(confidence, correct, *, coverage):
     0.5
     """
     coverage = _check_unit(coverage, "coverage", low_open=True)
-    c, ok = _check_inputs(confidence, correct, probability=False)
-    cur = _curve(c, ok, None)
+    cur, _ = _exact_curve(confidence, correct)
     k = int(np.searchsorted(cur.coverage, coverage - 1e-12))
     return float(cur.accuracy[min(k, len(cur.accuracy) - 1)])
 
@@ -323,8 +326,7 @@ def auc_tail(confidence, correct, *, max_coverage=0.2):
     0.75
     """
     max_coverage = _check_unit(max_coverage, "max_coverage", low_open=True)
-    c, ok = _check_inputs(confidence, correct, probability=False)
-    return _curve(c, ok, None).partial_area(0.0, max_coverage) / max_coverage
+    return _exact_curve(confidence, correct)[0].partial_area(0.0, max_coverage) / max_coverage
 
 
 @dataclass(frozen=True)
@@ -363,8 +365,7 @@ def plateau(confidence, correct, *, band=0.02):
     (0.5, 0.7)
     """
     band = _check_unit(band, "band")
-    c, ok = _check_inputs(confidence, correct, probability=False)
-    cur = _curve(c, ok, None)
+    cur, _ = _exact_curve(confidence, correct)
     outside = np.abs(cur.accuracy - cur.accuracy[-1]) > band
     start = int(np.flatnonzero(outside)[-1]) + 1 if outside.any() else 0
     before = cur.coverage[start - 1] if start > 0 else 0.0
