@@ -13,6 +13,7 @@ import re
 import matplotlib
 import matplotlib.pyplot as plt
 import numpy as np
+import pandas as pd
 import pytest
 from matplotlib.collections import LineCollection, PolyCollection
 from matplotlib.figure import Figure
@@ -21,11 +22,14 @@ from sklearn.metrics import roc_curve
 import beyondauc
 from beyondauc import TOLERANCES, bias_robustness, disca, noise_robustness, sens_spec_drift, wasserstein_matrix
 from beyondauc.plots import (
+    AUCAccuracyDisplay,
     ClassHistogramDisplay,
     CoverageAccuracyDisplay,
     DiagnosticsDashboard,
     DriftDisplay,
+    RankSlopeDisplay,
     RobustnessDisplay,
+    ScoreHistogramsDisplay,
     ThresholdROCDisplay,
     ToleranceDisplay,
     WassersteinDisplay,
@@ -117,6 +121,35 @@ ARTISTS = {
     "coverage": {"lines": 3},
     "tolerance": {"lines": 1},
 }
+
+
+# the AUC vs expected accuracy Displays, on a hand-made results table (3 models x 3 datasets)
+RESULTS = pd.DataFrame({
+    "protocol": "xdomain", "method": "logistic",
+    "dataset": np.repeat(["d1", "d2", "d3"], 3),
+    "model": ["m1", "m2", "m3"] * 3,
+    "auc": [0.90, 0.80, 0.70, 0.85, 0.95, 0.60, 0.99, 0.75, 0.70],
+    "accuracy": [0.70, 0.78, 0.65, 0.80, 0.90, 0.55, 0.60, 0.74, 0.66],
+    "kappa": [0.40, 0.55, 0.30, 0.60, 0.80, 0.10, 0.20, 0.48, 0.32],
+})
+
+
+def _auc_accuracy(ax):
+    return AUCAccuracyDisplay.from_results(RESULTS, model="m1", ax=ax)
+
+
+def _rank_slope(ax):
+    return RankSlopeDisplay.from_results(RESULTS, ax=ax)
+
+
+DISPLAYS.update({
+    "auc_accuracy": (_auc_accuracy, AUCAccuracyDisplay),
+    "rank_slope": (_rank_slope, RankSlopeDisplay),
+})
+ARTISTS.update({
+    "auc_accuracy": {"collections": 2, "texts": 3, "lines": 1},
+    "rank_slope": {"lines": 3, "texts": 2},
+})
 
 
 def _counts(ax):
@@ -612,4 +645,159 @@ def test_tolerance_unknown_value(value):
         ToleranceDisplay({"m": disca(CONF, OK).b_table}, value=value)
     with pytest.raises(ValueError, match="`value`"):
         ToleranceDisplay.from_predictions(CONF, OK, value=value)
+    assert plt.get_fignums() == []
+
+
+# -- AUCAccuracyDisplay ------------------------------------------------------------------------
+
+@pytest.mark.parametrize("model", ["m1", "m3"])
+@pytest.mark.parametrize("score", ["accuracy", "kappa"])
+def test_auc_accuracy_highlights_the_model_points(score, model):
+    disp = AUCAccuracyDisplay.from_results(RESULTS, model=model, score=score, ax=plt.subplots()[1])
+    others, mine = disp.ax_.collections[:2]
+    rows = RESULTS[RESULTS["model"] == model]
+    rest = RESULTS[RESULTS["model"] != model]
+    np.testing.assert_array_equal(mine.get_offsets(), rows[["auc", score]].to_numpy())
+    np.testing.assert_array_equal(others.get_offsets(), rest[["auc", score]].to_numpy())
+    assert [t.get_text() for t in disp.ax_.texts] == rows["dataset"].tolist()
+    assert disp.ax_.get_ylabel() == f"expected {score}"
+    assert "(xdomain, logistic)" in disp.ax_.get_title()
+    # the accuracy = AUC line only where the two share a scale
+    assert (len(disp.ax_.lines) == 1) == (score == "accuracy")
+
+
+def test_auc_accuracy_without_model_one_scatter_per_model():
+    disp = AUCAccuracyDisplay.from_results(RESULTS, ax=plt.subplots()[1])
+    assert [c.get_label() for c in disp.ax_.collections] == ["m1", "m2", "m3"]
+    assert len(disp.ax_.texts) == 0
+    for c, m in zip(disp.ax_.collections, ["m1", "m2", "m3"]):
+        np.testing.assert_array_equal(c.get_offsets()[:, 1], RESULTS.loc[RESULTS["model"] == m, "accuracy"])
+
+
+def test_auc_accuracy_nan_point_has_no_label():
+    res = RESULTS.copy()
+    res.loc[0, "accuracy"] = np.nan  # m1 on d1
+    disp = AUCAccuracyDisplay.from_results(res, model="m1", ax=plt.subplots()[1])
+    assert [t.get_text() for t in disp.ax_.texts] == ["d2", "d3"]
+
+
+def test_auc_accuracy_from_demo_results():
+    res = beyondauc.expected_accuracy(beyondauc.load_demo(), protocol="outdata", method="stump")
+    disp = AUCAccuracyDisplay.from_results(res, model="svm", score="kappa")
+    assert plt.get_fignums() == [disp.figure_.number]
+    assert len(disp.ax_.texts) == 8 and "(outdata, stump)" in disp.ax_.get_title()
+
+
+@pytest.mark.parametrize("model", ["m4", "M1", ""])
+def test_auc_accuracy_unknown_model(model):
+    with pytest.raises(ValueError, match="`model`.*" + re.escape(repr(model))):
+        AUCAccuracyDisplay.from_results(RESULTS, model=model)
+    assert plt.get_fignums() == []
+
+
+def test_auc_accuracy_rejects_several_protocols():
+    both = pd.concat([RESULTS, RESULTS.assign(protocol="indata")])
+    with pytest.raises(ValueError, match="protocol x method"):
+        AUCAccuracyDisplay.from_results(both)
+    with pytest.raises(ValueError, match="`score`"):
+        AUCAccuracyDisplay.from_results(RESULTS, score="precision")
+    assert plt.get_fignums() == []
+
+
+# -- RankSlopeDisplay -----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("dataset", ["mean", "d1", "d3"])
+@pytest.mark.parametrize("score", ["accuracy", "kappa"])
+def test_rank_slope_lines_are_the_rank_changes(score, dataset):
+    disp = RankSlopeDisplay.from_results(RESULTS, score=score, dataset=dataset, ax=plt.subplots()[1])
+    ch = beyondauc.rank_changes(RESULTS, score=score).query("dataset == @dataset")
+    lines = disp.ax_.lines
+    assert len(lines) == len(ch)
+    colors = {1: "tab:green", -1: "tab:red", 0: "grey"}
+    for line, (_, row) in zip(lines, ch.iterrows()):
+        assert list(line.get_ydata()) == [row["auc_rank"], row["rank"]]
+        assert line.get_color() == colors[int(np.sign(row["change"]))]
+    labels = {(t.get_position(), t.get_text()) for t in disp.ax_.texts}
+    for _, row in ch.iterrows():
+        assert any(text == row["model"] and pos[1] == row["rank"] and pos[0] > 1 for pos, text in labels)
+    assert disp.ax_.yaxis_inverted()
+    assert score in disp.ax_.get_xticklabels()[1].get_text()
+
+
+def test_rank_slope_ties_share_a_label_and_nan_is_not_drawn():
+    disp = RankSlopeDisplay(["a", "b", "c", "d"], [1, 2, 3, np.nan], [1, 1, 3, 2], highlight="b").plot()
+    assert len(disp.ax_.lines) == 3
+    right = [t for t in disp.ax_.texts if t.get_position()[0] > 1]
+    assert sorted(t.get_text() for t in right) == ["a, b", "c"]
+    bold = [t.get_text() for t in disp.ax_.texts if t.get_fontweight() == "bold"]
+    assert bold == ["b", "a, b"]
+    widths = [line.get_linewidth() for line in disp.ax_.lines]
+    assert widths[1] > widths[0] == widths[2]
+
+
+def test_rank_slope_unknown_dataset():
+    with pytest.raises(ValueError, match="`dataset`.*'d9'"):
+        RankSlopeDisplay.from_results(RESULTS, dataset="d9")
+    assert plt.get_fignums() == []
+
+
+# -- ScoreHistogramsDisplay -----------------------------------------------------------------------
+
+@pytest.mark.parametrize("density", [True, False])
+@pytest.mark.parametrize("model", ["knn", "single_feature"])
+def test_score_histograms_panels_are_the_table(model, density, no_show):
+    bench = beyondauc.load_demo()
+    rc = _rc_snapshot()
+    disp = ScoreHistogramsDisplay.from_benchmark(bench, model, bins=10, density=density)
+    assert plt.get_fignums() == [disp.figure_.number]
+    assert _rc_snapshot() == rc
+    table = beyondauc.score_histograms(bench, bins=10, models=[model])
+    names = list(bench.datasets) + ["all"]
+    assert [ax.get_title() for ax in disp.axes_] == names
+    column = "density" if density else "count"
+    for ax, name in zip(disp.axes_, names):
+        stairs = ax.patches
+        assert len(stairs) == 2
+        for patch, label in zip(stairs, (0, 1)):
+            part = table[(table["dataset"] == name) & (table["label"] == label)]
+            values, edges, _ = patch.get_data()
+            np.testing.assert_allclose(values, part[column])
+            np.testing.assert_allclose(edges[:-1], part["left"])
+    # one set of edges for every panel: the model's range on the whole benchmark
+    s = bench.scores(model)
+    for ax in disp.axes_:
+        edges = ax.patches[0].get_data()[1]
+        assert edges[0] == s.min() and edges[-1] == pytest.approx(s.max())
+    assert model in disp.figure_._suptitle.get_text()
+
+
+@pytest.mark.parametrize("ncols", [1, 3, 4, 20])
+def test_score_histograms_layout_hides_unused_panels(ncols):
+    disp = ScoreHistogramsDisplay.from_benchmark(beyondauc.load_demo(), "svm", figure=Figure(), ncols=ncols)
+    n = len(disp.axes_)
+    cols = min(ncols, n)
+    rows = -(-n // cols)
+    assert len(disp.figure_.axes) == rows * cols
+    hidden = [ax for ax in disp.figure_.axes if ax not in disp.axes_]
+    assert len(hidden) == rows * cols - n and all(not ax.axison for ax in hidden)
+    assert plt.get_fignums() == []
+
+
+def test_score_histograms_draws_on_given_figure_and_plot_makes_a_new_one():
+    fig = Figure()
+    disp = ScoreHistogramsDisplay.from_benchmark(beyondauc.load_demo(), "mlp", figure=fig)
+    assert disp.figure_ is fig and plt.get_fignums() == []
+    again = disp.plot()
+    assert again is disp and disp.figure_ is not fig
+    assert plt.get_fignums() == [disp.figure_.number]
+
+
+def test_score_histograms_bad_input():
+    bench = beyondauc.load_demo()
+    with pytest.raises(ValueError, match="`model`"):
+        ScoreHistogramsDisplay.from_benchmark(bench, "nope")
+    with pytest.raises(ValueError, match="one model"):
+        ScoreHistogramsDisplay(beyondauc.score_histograms(bench, models=["knn", "svm"]))
+    with pytest.raises(ValueError, match="`ncols`"):
+        ScoreHistogramsDisplay.from_benchmark(bench, "knn", ncols=0)
     assert plt.get_fignums() == []

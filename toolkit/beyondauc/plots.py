@@ -15,7 +15,12 @@ to each artist.
 * :class:`DiagnosticsDashboard` -- all of the above in one figure;
 * :class:`CoverageAccuracyDisplay` -- coverage-accuracy curve with a, b(t)
   and the fluctuations marked;
-* :class:`ToleranceDisplay` -- b (or DiSCA) over the tolerance grid.
+* :class:`ToleranceDisplay` -- b (or DiSCA) over the tolerance grid;
+* :class:`AUCAccuracyDisplay` -- AUC against the expected accuracy (or kappa)
+  after calibration, one point per model and dataset;
+* :class:`RankSlopeDisplay` -- rank by AUC against rank by expected accuracy;
+* :class:`ScoreHistogramsDisplay` -- one model's score histograms per class on
+  every dataset.
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._kernel import _merged_values, _rates, _sorted_by_class
+from ._validation import check_int
 from .diagnostics import (
     _cohort,
     bias_robustness,
@@ -31,6 +37,7 @@ from .diagnostics import (
     sens_spec_drift,
     wasserstein_matrix,
 )
+from .ranking import _check_results, rank_changes, score_histograms
 from .selective import (
     TOLERANCES,
     _check_inputs,
@@ -41,11 +48,14 @@ from .selective import (
 )
 
 __all__ = [
+    "AUCAccuracyDisplay",
     "ClassHistogramDisplay",
     "CoverageAccuracyDisplay",
     "DiagnosticsDashboard",
     "DriftDisplay",
+    "RankSlopeDisplay",
     "RobustnessDisplay",
+    "ScoreHistogramsDisplay",
     "ThresholdROCDisplay",
     "ToleranceDisplay",
     "WassersteinDisplay",
@@ -513,3 +523,230 @@ class ToleranceDisplay:
         models = bench.models if models is None else list(models)
         tables = {m: selective_answering(bench, m, dataset, **options).disca.b_table for m in models}
         return cls(tables, value=value).plot(ax)
+
+
+# -- AUC vs expected accuracy --------------------------------------------------------------
+
+class AUCAccuracyDisplay:
+    """AUC against the expected accuracy (or kappa) after calibration.
+
+    One point per model and dataset, from the results of
+    :func:`~beyondauc.expected_accuracy`.  With ``model`` that model's points
+    are coloured and labelled with their dataset, the others grey: a point
+    far below the others at the same AUC is a dataset where the model loses
+    more than its peers once it must commit to a threshold chosen on other
+    data (Opitz, "Schroedinger's Threshold").  For accuracy the dotted line
+    is accuracy = AUC.
+
+    Parameters
+    ----------
+    auc, value : array-like of float
+        AUC and score of each point.
+    models, datasets : array-like of str
+        The model and the dataset of each point.
+    model : str or None
+        The model to highlight; None colours every model.
+    score : str, default="accuracy"
+        Name of the score on the y axis.
+    title : str
+
+    Examples
+    --------
+    >>> from beyondauc import load_demo, expected_accuracy
+    >>> from beyondauc.plots import AUCAccuracyDisplay
+    >>> res = expected_accuracy(load_demo(), protocol="xdomain")
+    >>> disp = AUCAccuracyDisplay.from_results(res, model="svm")
+    >>> len(disp.ax_.texts)  # one label per dataset of the highlighted model
+    8
+    """
+
+    def __init__(self, auc, value, models, datasets, *, model=None, score="accuracy", title=""):
+        self.auc = np.asarray(auc, dtype=float)
+        self.value = np.asarray(value, dtype=float)
+        self.models = np.asarray(models, dtype=object)
+        self.datasets = np.asarray(datasets, dtype=object)
+        self.model, self.score, self.title = model, score, title
+
+    def plot(self, ax=None, *, annotate=True):
+        ax = _axes(ax)
+        if self.model is None:
+            for m in dict.fromkeys(self.models):
+                sel = self.models == m
+                ax.scatter(self.auc[sel], self.value[sel], s=20, label=str(m))
+        else:
+            sel = self.models == self.model
+            if (~sel).any():
+                ax.scatter(self.auc[~sel], self.value[~sel], s=16, color="lightgrey", label="other models")
+            ax.scatter(self.auc[sel], self.value[sel], s=40, color="tab:blue", zorder=3, label=str(self.model))
+            if annotate:
+                for x, y, d in zip(self.auc[sel], self.value[sel], self.datasets[sel]):
+                    if np.isfinite(x) and np.isfinite(y):
+                        ax.annotate(str(d), (x, y), xytext=(4, 3), textcoords="offset points", fontsize=8)
+        if self.score in ("accuracy", "balanced_accuracy"):
+            ax.axline((0.5, 0.5), slope=1.0, color="grey", linestyle=":", linewidth=1, label=f"{self.score} = AUC")
+        ax.set(xlabel="AUC", ylabel=f"expected {self.score}",
+               title=self.title or f"AUC vs expected {self.score}")
+        ax.grid(color="lightgrey", linewidth=0.5)
+        ax.legend(fontsize=8)
+        self.ax_, self.figure_ = ax, ax.figure
+        return self
+
+    @classmethod
+    def from_results(cls, results, *, model=None, score="accuracy", ax=None, **kwargs):
+        """Take the points from :func:`~beyondauc.expected_accuracy` results (one protocol x method)."""
+        _check_results(results, score)
+        if model is not None and model not in set(results["model"]):
+            raise ValueError(f"`model` must be one of {list(dict.fromkeys(results['model']))}, got {model!r}")
+        title = f"AUC vs expected {score}"
+        if {"protocol", "method"} <= set(results.columns) and len(results):
+            title += f" ({results['protocol'].iloc[0]}, {results['method'].iloc[0]})"
+        return cls(results["auc"], results[score], results["model"], results["dataset"], model=model,
+                   score=score, title=title).plot(ax, **kwargs)
+
+
+class RankSlopeDisplay:
+    """Rank by AUC (left) against rank by expected accuracy (right), one line per model.
+
+    Green lines climb once the models must commit to a threshold, red lines
+    drop (the AUC flattered them), grey ones keep their place.  Models that
+    share a rank share one label.
+
+    Parameters
+    ----------
+    models : array-like of str
+    auc_ranks, ranks : array-like of float
+        Rank by AUC and rank by ``score`` (1 = best; NaN = no rank, not drawn).
+    score : str, default="accuracy"
+    highlight : str or None
+        A model drawn bold, the others faded.
+    title : str
+
+    Examples
+    --------
+    >>> from beyondauc.plots import RankSlopeDisplay
+    >>> disp = RankSlopeDisplay(["m1", "m2", "m3"], [1, 2, 3], [2, 1, 3]).plot()
+    >>> [line.get_color() for line in disp.ax_.lines[:3]]
+    ['tab:red', 'tab:green', 'grey']
+    """
+
+    def __init__(self, models, auc_ranks, ranks, *, score="accuracy", highlight=None, title=""):
+        self.models = [str(m) for m in models]
+        self.auc_ranks = np.asarray(auc_ranks, dtype=float)
+        self.ranks = np.asarray(ranks, dtype=float)
+        self.score, self.highlight, self.title = score, highlight, title
+
+    def plot(self, ax=None):
+        from matplotlib.lines import Line2D
+
+        ax = _axes(ax)
+        ok = np.isfinite(self.auc_ranks) & np.isfinite(self.ranks)
+        for m, a, r, keep in zip(self.models, self.auc_ranks, self.ranks, ok):
+            if not keep:
+                continue
+            color = "tab:green" if r < a else "tab:red" if r > a else "grey"
+            bold = m == self.highlight
+            faded = self.highlight is not None and not bold
+            ax.plot([0, 1], [a, r], color=color, marker="o", linewidth=3.0 if bold else 1.5,
+                    alpha=0.3 if faded else 0.9, zorder=3 if bold else 2)
+        for x, ranks, ha in ((0, self.auc_ranks, "right"), (1, self.ranks, "left")):
+            names = {}
+            for m, r, keep in zip(self.models, ranks, ok):
+                if keep:
+                    names.setdefault(float(r), []).append(m)
+            for r, ms in names.items():
+                ax.text(x + (0.05 if x else -0.05), r, ", ".join(ms), ha=ha, va="center", fontsize=8,
+                        fontweight="bold" if self.highlight in ms else "normal")
+        n = int(max(self.auc_ranks[ok].max(), self.ranks[ok].max())) if ok.any() else 1
+        ax.set_xticks([0, 1], ["AUC rank", f"{self.score} rank"])
+        ax.set_yticks(range(1, n + 1))
+        ax.set(xlim=(-0.9, 1.9), ylim=(n + 1.2, 0.5), ylabel="rank (1 = best)",  # room for the legend
+               title=self.title or f"Rank by AUC vs by {self.score}")
+        handles = [Line2D([], [], color=c, label=t) for c, t in
+                   (("tab:green", "climbs"), ("tab:red", "drops"), ("grey", "same"))]
+        ax.legend(handles=handles, loc="lower center", ncols=3, fontsize=8, frameon=False)
+        self.ax_, self.figure_ = ax, ax.figure
+        return self
+
+    @classmethod
+    def from_results(cls, results, *, score="accuracy", dataset="mean", highlight=None, ax=None):
+        """Rank the models of :func:`~beyondauc.expected_accuracy` results on ``dataset`` (or their mean)."""
+        ch = rank_changes(results, score=score)
+        ch = ch[ch["dataset"] == dataset]
+        if not len(ch):
+            raise ValueError(f"`dataset` must be 'mean' or one of {list(dict.fromkeys(results['dataset']))}, "
+                             f"got {dataset!r}")
+        where = "mean over datasets" if dataset == "mean" else str(dataset)
+        return cls(ch["model"], ch["auc_rank"], ch["rank"], score=score, highlight=highlight,
+                   title=f"Rank by AUC vs by {score} ({where})").plot(ax)
+
+
+class ScoreHistogramsDisplay:
+    """One model's score histograms per class, one panel per dataset plus all pooled.
+
+    The paper's Figures 3-4 (Opitz, "Schroedinger's Threshold"): the bins are
+    shared by every panel (they span the model's scores on the whole
+    benchmark), so a class that moves between datasets shows as a shift
+    between panels, and one threshold cannot suit every dataset.
+
+    Parameters
+    ----------
+    histograms : pandas.DataFrame
+        Rows of one model from :func:`~beyondauc.score_histograms`.
+    model : str, optional
+        Name in the title (default: the table's model).
+
+    Examples
+    --------
+    >>> from beyondauc import load_demo
+    >>> from beyondauc.plots import ScoreHistogramsDisplay
+    >>> disp = ScoreHistogramsDisplay.from_benchmark(load_demo(), "knn", bins=10)
+    >>> len(disp.axes_), disp.axes_[-1].get_title()
+    (9, 'all')
+    """
+
+    def __init__(self, histograms, *, model=None):
+        self.histograms = histograms
+        if model is None:
+            models = list(dict.fromkeys(histograms["model"]))
+            if len(models) != 1:
+                raise ValueError(f"`histograms` must hold one model, got {models}")
+            model = models[0]
+        self.model = model
+
+    def plot(self, figure=None, *, ncols=4, density=True):
+        """Draw on ``figure`` (its layout is left to the caller), or on a new one sized to the panels."""
+        ncols = check_int(ncols, "ncols", minimum=1)
+        h = self.histograms
+        names = list(dict.fromkeys(h["dataset"]))
+        ncols = min(ncols, len(names))
+        nrows = -(-len(names) // ncols)
+        if figure is None:
+            import matplotlib.pyplot as plt
+
+            figure = plt.figure(figsize=(4 * ncols, 2.4 * nrows + 0.6), layout="constrained")
+        axes = figure.subplots(nrows, ncols, squeeze=False)
+        column = "density" if density else "count"
+        for ax, name in zip(axes.flat, names):
+            for label, color, text in ((0, NEG_COLOR, "negative"), (1, POS_COLOR, "positive")):
+                part = h[(h["dataset"] == name) & (h["label"] == label)].sort_values("bin")
+                if not len(part):
+                    continue
+                edges = np.r_[part["left"].to_numpy(), part["right"].to_numpy()[-1]]
+                ax.stairs(np.nan_to_num(part[column].to_numpy(dtype=float)), edges, fill=True, alpha=0.6,
+                          color=color, label=text)
+            ax.set_title(str(name))
+        for ax in axes.flat[len(names):]:
+            ax.axis("off")
+        axes.flat[0].legend(fontsize=8)
+        for ax in axes.flat[max(len(names) - ncols, 0):len(names)]:  # the lowest panel of each column
+            ax.set_xlabel("score")
+        for ax in axes[:, 0]:
+            ax.set_ylabel("share of class" if density else "examples")
+        figure.suptitle(f"{self.model}: scores by class on each dataset (shared bins)")
+        self.figure_, self.axes_ = figure, list(axes.flat[:len(names)])
+        return self
+
+    @classmethod
+    def from_benchmark(cls, bench, model, *, bins=20, figure=None, **kwargs):
+        """Run :func:`~beyondauc.score_histograms` for ``model`` and draw every dataset."""
+        return cls(score_histograms(bench, bins=bins, models=[model]), model=model).plot(figure, **kwargs)
