@@ -1,4 +1,4 @@
-"""Command line: ``beyondauc calibrate|diagnose|selective [DATA] ...``.
+"""Command line: ``beyondauc calibrate|diagnose|selective|report|demo ...``.
 
 A thin layer over the package: read the benchmark, compute, print.  Errors
 exit with status 2 and one line on stderr, never a traceback.
@@ -103,7 +103,41 @@ def _build_parser():
     sel.add_argument("--computation-score", type=float, default=None,
                      help="1/energy or reference_parameters/parameters; enables DiDMA and NiDMA")
     sel.add_argument("--seed", type=int, default=0, help="indata split seed (default: 0)")
+
+    rep = sub.add_parser(
+        "report",
+        help="run the notebooks per model and write HTML reports with an index.html leaderboard",
+        description="Execute the analysis notebooks with papermill for every model, in parallel, and "
+        "render one self-contained HTML report per model (optionally PDF) plus index.html. Exits 1 "
+        "when a report failed (the others are still written).",
+    )
+    rep.add_argument("data", help="TRUE-format directory, CSV or Parquet file, or 'demo'")
+    _report_options(rep, out_default=None)
+    demo = sub.add_parser(
+        "demo",
+        help="`report` on the embedded demo benchmark into reports/demo/",
+        description="The main job on the embedded demo benchmark: every model's report and the "
+        "leaderboard in reports/demo/index.html.",
+    )
+    _report_options(demo, out_default="reports/demo")
     return parser
+
+
+def _report_options(p, *, out_default):
+    p.add_argument("--models", default=None, help="comma-separated models to report on (default: all)")
+    p.add_argument("--datasets", default=None, help="comma-separated datasets to analyse (default: all)")
+    p.add_argument("--out", default=out_default,
+                   help=f"output folder (default: {out_default or 'reports/<name of DATA>'})")
+    p.add_argument("--pdf", action="store_true", help="also write each report as PDF (WeasyPrint)")
+    p.add_argument("--jobs", type=int, default=None, help="parallel local processes (default: the cores)")
+    p.add_argument("--dask", default=None, metavar="ADDRESS",
+                   help="run on a Dask distributed scheduler, e.g. tcp://127.0.0.1:8786 (extra: dask)")
+    p.add_argument("--include-code", action="store_true", help="show code and parameters in the HTML")
+    p.add_argument("--pos-label", default=None, help="the positive label, if labels are not 0/1, -1/1 or booleans")
+    p.add_argument("-p", "--parameter", action="append", default=[], metavar="NAME=VALUE",
+                   help="a notebook parameter, e.g. -p protocol=indata -p tolerance=0.8 (repeatable; "
+                   "VALUE is read as JSON when it can be, else as text)")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
 
 
 def _common(p):
@@ -310,7 +344,41 @@ def _selective(args, out):
     _emit(records, args.dataset is not None, args, out, tables)
 
 
-_COMMANDS = {"calibrate": _calibrate, "diagnose": _diagnose, "selective": _selective}
+def _parameters(items):
+    params = {}
+    for item in items:
+        name, sep, value = item.partition("=")
+        if not sep or not name.strip():
+            raise _CliError(f"beyondauc: error: --parameter must be NAME=VALUE, got {item!r}")
+        try:
+            params[name.strip()] = json.loads(value)
+        except ValueError:
+            params[name.strip()] = value
+    return params
+
+
+def _report(args, out):
+    from .report import DEMO, run_report
+
+    if args.jobs is not None and args.jobs < 1:
+        raise ValueError(f"--jobs must be an int >= 1, got {args.jobs}")
+    data = getattr(args, "data", DEMO)
+    result = run_report(
+        data, models=args.models, datasets=args.datasets, out=args.out, pdf=args.pdf, jobs=args.jobs,
+        dask=args.dask, include_code=args.include_code, pos_label=_label_value(args.pos_label),
+        parameters=_parameters(args.parameter), progress=not args.quiet,
+    )
+    print(result.summary(), file=out)
+    if not result.ok:
+        raise _ReportFailed()
+
+
+class _ReportFailed(Exception):
+    """Some reports failed; the summary has been printed."""
+
+
+_COMMANDS = {"calibrate": _calibrate, "diagnose": _diagnose, "selective": _selective,
+             "report": _report, "demo": _report}
 
 
 def main(argv=None, out=None):
@@ -330,10 +398,12 @@ def main(argv=None, out=None):
         return 0
     except BrokenPipeError:  # output piped into e.g. `head`
         return 0
+    except _ReportFailed:
+        return 1
     except _CliError as exc:
         print(str(exc), file=sys.stderr)
         return 2
-    except (ValueError, OSError, KeyError) as exc:
+    except (ValueError, TypeError, OSError, KeyError, ImportError) as exc:
         msg = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         print(f"beyondauc: error: {msg}", file=sys.stderr)
         return 2

@@ -1,0 +1,792 @@
+"""Parameterized notebooks and shareable per-model reports.
+
+:func:`open_benchmark` and :func:`leaderboard` are what the notebooks and the
+report index call; :func:`run_report` executes the notebooks with papermill per
+model, in parallel, renders each model's report as one self-contained HTML file
+(optionally a PDF) and writes an ``index.html`` leaderboard.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import contextlib
+import copy
+import datetime as _dt
+import hashlib
+import json
+import logging
+import math
+import multiprocessing
+import os
+import re
+import shutil
+import sys
+import tempfile
+import time
+import unicodedata
+import urllib.parse
+import uuid
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from ._validation import check_int, check_option, check_random_state
+from .calibration import METHODS, PROTOCOLS, expected_accuracy
+from .data import Benchmark, load_benchmark, load_demo
+from .diagnostics import cohorts, sens_spec_drift
+from .ranking import rank_changes
+from .selective import selective_table
+
+DEMO = "demo"
+
+
+def open_benchmark(data=DEMO, *, models=None, datasets=None, pos_label=None):
+    """Load the benchmark a notebook or report is about.
+
+    Parameters
+    ----------
+    data : str, path, Benchmark or pandas.DataFrame, default="demo"
+        ``"demo"`` for the embedded demo benchmark, else anything
+        :func:`~beyondauc.load_benchmark` reads (a TRUE directory, a CSV or
+        Parquet file, a DataFrame).
+    models, datasets : list of str, optional
+        Keep only these models / datasets (all when None).
+    pos_label : str, int or bool, optional
+        The positive label, when the labels are not {0, 1}, {-1, 1} or booleans.
+
+    Returns
+    -------
+    Benchmark
+
+    Examples
+    --------
+    >>> from beyondauc.report import open_benchmark
+    >>> bench = open_benchmark("demo", datasets=["wine", "diabetes"])
+    >>> bench.datasets
+    ('wine', 'diabetes')
+    """
+    models = _names(models, "models")
+    datasets = _names(datasets, "datasets")
+    if isinstance(data, Benchmark):
+        bench = data
+    elif isinstance(data, str) and data == DEMO:
+        bench = load_demo()
+    else:
+        bench = None
+    if bench is None:
+        return load_benchmark(data, pos_label=pos_label, models=models, datasets=datasets)
+    _check_subset(models, bench.models, "models", bench.source)
+    _check_subset(datasets, bench.datasets, "datasets", bench.source)
+    return bench.subset(models=models, datasets=datasets)
+
+
+def _names(values, name):
+    if values is None:
+        return None
+    if isinstance(values, str):
+        values = [v.strip() for v in values.split(",") if v.strip()]
+    values = list(values)
+    if not values:
+        return None
+    for v in values:
+        if not isinstance(v, str):
+            raise TypeError(f"`{name}` must be a list of str, got an element {v!r}")
+    return values
+
+
+def _check_subset(values, known, name, source):
+    if values is None:
+        return
+    missing = [v for v in values if v not in known]
+    if missing:
+        raise ValueError(f"`{name}` names {missing} not in {source}; it has {list(known)}")
+
+
+def leaderboard(bench, *, protocol="xdomain", method="logistic", n_repeats=20, random_state=0):
+    """One row per model: AUC rank vs expected-accuracy rank, DiSCA and drift.
+
+    The headline table of a report's ``index.html`` and of the overview
+    notebook. Every column is a mean over the benchmark's datasets.
+
+    Parameters
+    ----------
+    bench : Benchmark
+    protocol : str, default="xdomain"
+        Calibration protocol of the expected accuracy (one of ``PROTOCOLS``).
+    method : str, default="logistic"
+        Calibration method (one of ``METHODS``).
+    n_repeats : int, default=20
+        Repeats of the ``indata`` protocol (other protocols ignore it).
+    random_state : int, default=0
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``model, auc, auc_rank, accuracy, accuracy_rank, rank_change,
+        kappa, disca, drift``, sorted by accuracy rank. ``rank_change`` is
+        AUC rank minus accuracy rank (positive: the model gains places once it
+        must commit to a threshold). ``disca`` is the mean DiSCA of its
+        calibrated (``indata``, logistic) confidence on each dataset, ``drift``
+        the mean sensitivity/specificity drift between the validation and test
+        cohorts (the ``split`` column, else the ``xdomain`` calibration pool).
+
+    Examples
+    --------
+    >>> from beyondauc import load_demo
+    >>> from beyondauc.report import leaderboard
+    >>> board = leaderboard(load_demo())
+    >>> board.columns.tolist()
+    ['model', 'auc', 'auc_rank', 'accuracy', 'accuracy_rank', 'rank_change', 'kappa', 'disca', 'drift']
+    >>> board.iloc[0]["model"]
+    'svm'
+    """
+    if not isinstance(bench, Benchmark):
+        raise TypeError(f"`bench` must be a Benchmark, got {type(bench).__name__}")
+    check_option(protocol, "protocol", PROTOCOLS)
+    check_option(method, "method", METHODS)
+    check_int(n_repeats, "n_repeats", minimum=1)
+    check_random_state(random_state)
+    results = expected_accuracy(bench, protocol=protocol, method=method, n_repeats=n_repeats,
+                                random_state=random_state)
+    mean = results.groupby("model", sort=False)[["auc", "accuracy", "kappa"]].mean()
+    changes = rank_changes(results)
+    changes = changes[changes["dataset"] == "mean"].set_index("model")
+    sel = selective_table(bench, random_state=random_state)
+    disca = sel.groupby("model", sort=False)["disca"].mean()
+    drift = {}
+    for model in bench.models:
+        values = []
+        for dataset in bench.datasets:
+            y_v, s_v, y_t, s_t = cohorts(bench, model, dataset, random_state=random_state)
+            values.append(sens_spec_drift(y_v, s_v, y_t, s_t).score)
+        values = np.asarray(values, dtype=float)
+        drift[model] = float(np.nanmean(values)) if np.isfinite(values).any() else math.nan
+    board = pd.DataFrame({
+        "model": list(bench.models),
+        "auc": [mean.loc[m, "auc"] for m in bench.models],
+        "auc_rank": [changes.loc[m, "auc_rank"] for m in bench.models],
+        "accuracy": [mean.loc[m, "accuracy"] for m in bench.models],
+        "accuracy_rank": [changes.loc[m, "rank"] for m in bench.models],
+        "rank_change": [changes.loc[m, "change"] for m in bench.models],
+        "kappa": [mean.loc[m, "kappa"] for m in bench.models],
+        "disca": [disca.get(m, math.nan) for m in bench.models],
+        "drift": [drift[m] for m in bench.models],
+    })
+    return board.sort_values(["accuracy_rank", "auc_rank"], kind="stable").reset_index(drop=True)
+
+
+def _package_dir(name):
+    """``notebooks`` / ``templates`` shipped with the package (symlinks in a checkout)."""
+    return Path(__file__).resolve().parent / name
+
+
+# ---------------------------------------------------------------------------
+# the runner
+# ---------------------------------------------------------------------------
+
+#: The per-model notebooks, in report order (file stems in ``notebooks/``).
+NOTEBOOKS = ("auc_vs_accuracy", "test_auroc", "selective_answering")
+#: The benchmark-wide notebook, run once per report.
+OVERVIEW = "overview"
+#: Parameters every notebook takes from the runner (see the notebooks' ``parameters`` cell).
+_RUNNER_PARAMETERS = ("data", "model", "datasets", "pos_label")
+_TEMPLATE = "beyondauc"
+_INLINE_BACKEND = "module://matplotlib_inline.backend_inline"
+# Quiet kernels without an input history: many run at once and none is interactive.
+_KERNEL_ARGUMENTS = ("--IPKernelApp.log_level=ERROR", "--HistoryManager.enabled=False")
+_MAX_NAME = 80
+
+
+def safe_name(name):
+    """Return a file name for a model or dataset name that cannot leave its folder.
+
+    Letters (any script), digits, ``-``, ``_`` and ``.`` are kept; every
+    other run of characters becomes ``_``; leading dots are dropped. When the
+    result differs from ``name``, 8 hex digits of its SHA-1 are appended, so two
+    names never share a file (``a/b`` and ``a_b`` stay apart).
+
+    Examples
+    --------
+    >>> from beyondauc.report import safe_name
+    >>> safe_name("svm")
+    'svm'
+    >>> safe_name("../x")
+    'x-72e4d01d'
+    >>> safe_name("modèle 1")
+    'modèle_1-9f6f6f25'
+    """
+    if not isinstance(name, str):
+        raise TypeError(f"`name` must be a str, got {type(name).__name__}")
+    text = unicodedata.normalize("NFC", name)
+    slug = re.sub(r"[^\w.-]+", "_", text, flags=re.UNICODE).lstrip("._")[:_MAX_NAME]
+    while len(slug.encode("utf-8")) > 2 * _MAX_NAME:  # file names are limited in bytes, not letters
+        slug = slug[:-1]
+    slug = slug.rstrip(".")
+    if slug == name and slug:
+        return slug
+    digest = hashlib.sha1(name.encode("utf-8")).hexdigest()[:8]
+    return f"{slug}-{digest}" if slug else f"model-{digest}"
+
+
+@dataclass(frozen=True)
+class NotebookRun:
+    """One executed notebook of a report.
+
+    Attributes
+    ----------
+    name : str
+        Notebook stem (e.g. ``"test_auroc"``).
+    path : str
+        The executed notebook, relative to the report folder (kept also when
+        it failed: papermill's error banner is in it).
+    status : {"ok", "failed"}
+    error : str or None
+        ``"ExceptionName: message"`` of the cell that failed.
+    seconds : float
+        Wall time of the execution, kernel start included.
+    kernel_seconds : float
+        Of that, the time until the kernel ran its first cell.
+    """
+
+    name: str
+    path: str
+    status: str
+    error: str | None
+    seconds: float
+    kernel_seconds: float
+
+
+@dataclass(frozen=True)
+class ModelReport:
+    """The report of one model (or of the benchmark overview, ``model=None``).
+
+    Paths are relative to the report folder; ``html``/``pdf`` are None when
+    they were not written.
+    """
+
+    model: str | None
+    slug: str
+    status: str
+    error: str | None
+    html: str | None
+    pdf: str | None
+    notebooks: tuple
+    seconds: float
+
+
+@dataclass(frozen=True)
+class ReportResult:
+    """What :func:`run_report` wrote.
+
+    Attributes
+    ----------
+    out_dir : pathlib.Path
+    index : pathlib.Path
+        The ``index.html`` leaderboard.
+    reports : tuple of ModelReport
+        One per model, in the benchmark's model order.
+    overview : ModelReport
+    leaderboard : pandas.DataFrame or None
+        :func:`leaderboard` of the benchmark (None when it failed).
+    seconds : float
+        Wall time of the whole run.
+    jobs : int
+        Parallel workers used (local processes or Dask workers asked for).
+    """
+
+    out_dir: Path
+    index: Path
+    reports: tuple
+    overview: ModelReport
+    leaderboard: pd.DataFrame | None
+    seconds: float
+    jobs: int
+
+    @property
+    def failed(self):
+        """The reports that failed, the overview included."""
+        return tuple(r for r in (*self.reports, self.overview) if r.status != "ok")
+
+    @property
+    def ok(self):
+        return not self.failed
+
+    @property
+    def notebook_runs(self):
+        """Every executed notebook of the run."""
+        return tuple(nb for r in (*self.reports, self.overview) for nb in r.notebooks)
+
+    def summary(self):
+        """A few lines for a terminal: what was written and what failed."""
+        runs = self.notebook_runs
+        lines = [(f"{len(self.reports)} model reports and the overview, {len(runs)} notebooks in "
+                  f"{self.seconds:.1f} s with {self.jobs} worker(s): {self.index}")]
+        for r in self.failed:
+            who = "overview" if r.model is None else f"model {r.model!r}"
+            lines.append(f"FAILED {who}: {r.error}")
+        return "\n".join(lines)
+
+
+def _atomic_write(path, data):
+    """Write ``data`` (str or bytes) to ``path`` through a temp file and a rename."""
+    path = Path(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data.encode("utf-8") if isinstance(data, str) else data)
+        os.chmod(tmp, 0o644)  # mkstemp makes it private; a report is for sharing
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def _replace_dir(staging, target):
+    """Move a finished ``staging`` folder to ``target``, replacing an old one."""
+    staging, target = Path(staging), Path(target)
+    if target.exists():
+        trash = target.with_name(f".{target.name}.old-{uuid.uuid4().hex[:8]}")
+        os.replace(target, trash)
+        os.replace(staging, target)
+        shutil.rmtree(trash, ignore_errors=True)
+    else:
+        os.replace(staging, target)
+
+
+def _sha256(data):
+    """SHA-256 of a benchmark file, or of a directory's files (names and bytes)."""
+    h = hashlib.sha256()
+    path = Path(data)
+    files = [path] if path.is_file() else sorted(p for p in path.rglob("*") if p.is_file())
+    for f in files:
+        if path.is_dir():
+            h.update(f.relative_to(path).as_posix().encode("utf-8") + b"\0")
+        with open(f, "rb") as fh:
+            for chunk in iter(lambda: fh.read(1 << 20), b""):
+                h.update(chunk)
+    return h.hexdigest()
+
+
+def _notebook_title(nb, default):
+    for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            for line in cell.source.splitlines():
+                if line.startswith("# "):
+                    return line[2:].strip()
+            break
+    return default
+
+
+def _error_of(exc):
+    ename = getattr(exc, "ename", None)
+    if ename:
+        evalue = str(getattr(exc, "evalue", "")).strip().splitlines()
+        return f"{ename}: {evalue[0]}" if evalue else ename
+    text = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__
+
+
+def _timing(nb):
+    """(seconds, kernel_seconds) from papermill's metadata of an executed notebook."""
+    meta = nb.metadata.get("papermill", {})
+    try:
+        start = _dt.datetime.fromisoformat(meta["start_time"])
+        end = _dt.datetime.fromisoformat(meta["end_time"])
+        first = next(_dt.datetime.fromisoformat(c.metadata["papermill"]["start_time"]) for c in nb.cells
+                     if c.metadata.get("papermill", {}).get("start_time"))
+    except (KeyError, TypeError, ValueError, StopIteration):
+        return math.nan, math.nan
+    return (end - start).total_seconds(), (first - start).total_seconds()
+
+
+def _execute(src, dst, parameters, kernel_name, timeout):
+    """Run one notebook with papermill into ``dst``; return a NotebookRun (path = file name)."""
+    import nbformat
+    import papermill
+
+    t0 = time.perf_counter()
+    status, error = "ok", None
+    try:
+        papermill.execute_notebook(
+            str(src), str(dst), parameters=parameters, kernel_name=kernel_name, progress_bar=False,
+            log_output=False, execution_timeout=timeout, extra_arguments=list(_KERNEL_ARGUMENTS),
+        )
+    except Exception as exc:  # noqa: BLE001 - a failing notebook fails its model's report, not the run
+        status, error = "failed", _error_of(exc)
+    seconds = time.perf_counter() - t0
+    kernel_seconds = math.nan
+    if Path(dst).exists():
+        with contextlib.suppress(Exception):
+            _, kernel_seconds = _timing(nbformat.read(str(dst), as_version=4))
+    else:  # papermill died before writing: keep the input so the report still links a notebook
+        shutil.copyfile(src, dst)
+    return NotebookRun(Path(src).stem, Path(dst).name, status, error, seconds, kernel_seconds)
+
+
+def _combine(executed, title):
+    """One notebook made of the executed ones, each behind a section marker cell."""
+    import nbformat
+
+    combined = nbformat.v4.new_notebook()
+    for i, (run, nb) in enumerate(executed):
+        if i == 0:
+            for key in ("kernelspec", "language_info"):
+                if key in nb.metadata:
+                    combined.metadata[key] = copy.deepcopy(nb.metadata[key])
+        section = {"name": run.name, "title": _notebook_title(nb, run.name), "error": run.error}
+        marker = nbformat.v4.new_markdown_cell("", metadata={"beyondauc_section": section})
+        marker.id = f"s{i}-section"
+        combined.cells.append(marker)
+        for cell in nb.cells:
+            cell = copy.deepcopy(cell)
+            cell.id = f"s{i}-{cell.get('id', uuid.uuid4().hex[:8])}"[:64]
+            combined.cells.append(cell)
+    combined.metadata["title"] = title
+    return combined
+
+
+def _render_html(executed, header, *, include_code):
+    """HTML of the combined notebooks through the ``templates/beyondauc`` nbconvert template."""
+    from nbconvert import HTMLExporter
+
+    combined = _combine(executed, header["title"])
+    header = dict(header, include_code=bool(include_code),
+                  sections=[{"name": r.name, "title": _notebook_title(nb, r.name)} for r, nb in executed])
+    exporter = HTMLExporter(template_name=_TEMPLATE, extra_template_basedirs=[str(_templates_dir())])
+    exporter.exclude_input = not include_code
+    exporter.exclude_input_prompt = not include_code
+    exporter.exclude_output_prompt = True
+    body, _ = exporter.from_notebook_node(
+        combined, resources={"beyondauc": header, "metadata": {"name": header["title"]}})
+    return body
+
+
+def _write_pdf(html, target, base_dir):
+    try:
+        import weasyprint
+    except ImportError as exc:  # pragma: no cover - depends on the install
+        raise ImportError("`pdf=True` needs WeasyPrint: pip install 'beyondauc[pdf]'") from exc
+    for name in ("weasyprint", "fontTools"):
+        logging.getLogger(name).setLevel(logging.ERROR)
+    pdf = weasyprint.HTML(string=html, base_url=str(base_dir)).write_pdf()
+    _atomic_write(target, pdf)
+
+
+def _report_job(spec):
+    """Execute one report's notebooks, render it and move it into place (runs in a worker)."""
+    import nbformat
+
+    t0 = time.perf_counter()
+    os.environ["MPLBACKEND"] = _INLINE_BACKEND  # the kernels draw inline images, whatever the caller set
+    logging.getLogger("papermill").setLevel(logging.ERROR)  # "unknown parameter" notes: extras are allowed
+    target = Path(spec["target"])
+    target.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.new-", dir=target.parent))
+    os.chmod(staging, 0o755)
+    try:
+        runs, executed = [], []
+        for src in spec["notebooks"]:
+            run = _execute(src, staging / Path(src).name, spec["parameters"], spec["kernel_name"], spec["timeout"])
+            runs.append(run)
+            executed.append((run, nbformat.read(str(staging / run.path), as_version=4)))
+        failed = [r for r in runs if r.status != "ok"]
+        error = "; ".join(f"{r.name}: {r.error}" for r in failed) or None
+        header = dict(spec["header"], failed=error)
+        html_name = pdf_name = None
+        try:
+            html = _render_html(executed, header, include_code=spec["include_code"])
+            html_name = f"{spec['stem']}.html"
+            _atomic_write(staging / html_name, html)
+            if spec["pdf"]:
+                _write_pdf(html, staging / f"{spec['stem']}.pdf", staging)
+                pdf_name = f"{spec['stem']}.pdf"
+        except Exception as exc:  # noqa: BLE001 - rendering failed: the executed notebooks are still kept
+            error = "; ".join(filter(None, [error, f"rendering: {_error_of(exc)}"]))
+        _replace_dir(staging, target)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    rel = spec["rel"]
+    notebooks = tuple(NotebookRun(r.name, f"{rel}/{r.path}", r.status, r.error, r.seconds, r.kernel_seconds)
+                      for r in runs)
+    return ModelReport(spec["model"], target.name, "failed" if error else "ok", error,
+                       f"{rel}/{html_name}" if html_name else None, f"{rel}/{pdf_name}" if pdf_name else None,
+                       notebooks, time.perf_counter() - t0)
+
+
+def _notebooks_dir():
+    return _package_dir("notebooks")
+
+
+def _templates_dir():
+    return _package_dir("templates")
+
+
+def _check_notebooks(notebooks_dir):
+    folder = Path(notebooks_dir)
+    missing = [n for n in (*NOTEBOOKS, OVERVIEW) if not (folder / f"{n}.ipynb").is_file()]
+    if missing:
+        raise FileNotFoundError(f"`notebooks_dir` {str(folder)!r} lacks {', '.join(m + '.ipynb' for m in missing)}")
+    return folder
+
+
+def _data_reference(data, out_dir):
+    """(value of the notebooks' ``data`` parameter, source shown in the header, sha256)."""
+    if isinstance(data, str) and data == DEMO:
+        ref = resources.files("beyondauc") / "datasets" / "demo.csv.gz"
+        with resources.as_file(ref) as path:
+            return DEMO, "beyondauc demo benchmark", _sha256(path)
+    if isinstance(data, (Benchmark, pd.DataFrame)):
+        frame = data.frame if isinstance(data, Benchmark) else data
+        path = Path(out_dir) / "data.csv.gz"
+        buf = frame.to_csv(index=False).encode("utf-8")
+        import gzip
+
+        _atomic_write(path, gzip.compress(buf, mtime=0))
+        source = data.source if isinstance(data, Benchmark) else "DataFrame"
+        return str(path.resolve()), f"{source} (copied to data.csv.gz)", _sha256(path)
+    if not isinstance(data, (str, os.PathLike)):
+        raise TypeError(f"`data` must be 'demo', a path, a Benchmark or a DataFrame, got {type(data).__name__}")
+    path = Path(data).expanduser()
+    if not path.exists():
+        raise FileNotFoundError(f"`data` {str(data)!r} does not exist")
+    return str(path.resolve()), str(data), _sha256(path)
+
+
+def _fmt(value, digits=3):
+    if value is None or (isinstance(value, float) and not math.isfinite(value)):
+        return "–"
+    return f"{value:.{digits}f}"
+
+
+def _rank(value):
+    return "–" if value is None or not math.isfinite(value) else f"{value:g}"
+
+
+def _index_rows(bench, reports, board):
+    by_model = {} if board is None else {row["model"]: row for row in board.to_dict("records")}
+    rows = []
+    for rep in reports:
+        row = by_model.get(rep.model, {})
+        change = row.get("rank_change", math.nan)
+        rows.append({
+            "model": rep.model, "status": rep.status, "error": rep.error,
+            "auc": _fmt(row.get("auc")), "auc_rank": _rank(row.get("auc_rank", math.nan)),
+            "accuracy": _fmt(row.get("accuracy")), "accuracy_rank": _rank(row.get("accuracy_rank", math.nan)),
+            "rank_change": "–" if not math.isfinite(change) else f"{change:+g}" if change else "0",
+            "change_class": "up" if change > 0 else "down" if change < 0 else "",
+            "kappa": _fmt(row.get("kappa")), "disca": _fmt(row.get("disca")), "drift": _fmt(row.get("drift"), 4),
+            "html": rep.html, "pdf": rep.pdf,
+            "notebooks": [{"name": nb.name, "path": nb.path} for nb in rep.notebooks],
+        })
+    order = {m: i for i, m in enumerate(by_model)}
+    rows.sort(key=lambda r: order.get(r["model"], len(order)))
+    return rows
+
+
+def _render_index(context):
+    import jinja2
+
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(_templates_dir())),
+                             autoescape=True, undefined=jinja2.StrictUndefined)
+    env.filters["urlpath"] = lambda p: urllib.parse.quote(p)
+    return env.get_template("index.html.j2").render(**context)
+
+
+def _make_executor(jobs, dask):
+    """(executor, closer): local processes, or a Dask cluster's executor."""
+    if dask is None:
+        ctx = multiprocessing.get_context("spawn")
+        executor = concurrent.futures.ProcessPoolExecutor(max_workers=jobs, mp_context=ctx)
+        return executor, executor.shutdown
+    try:
+        from distributed import Client
+    except ImportError as exc:
+        raise ImportError("`dask` needs the optional extra: pip install 'beyondauc[dask]'") from exc
+    client = Client(dask)
+    executor = client.get_executor()
+
+    def close():
+        executor.shutdown(wait=True)
+        client.close()
+
+    return executor, close
+
+
+def _progress(total, enabled):
+    if not enabled:
+        return contextlib.nullcontext(None)
+    from tqdm.auto import tqdm
+
+    return tqdm(total=total, desc="beyondauc report", unit="report", file=sys.stderr, dynamic_ncols=True)
+
+
+def run_report(data=DEMO, *, models=None, datasets=None, out=None, pdf=False, jobs=None, dask=None,
+               include_code=False, pos_label=None, parameters=None, progress=True, notebooks_dir=None,
+               kernel_name="python3", timeout=None):
+    """Execute the notebooks per model in parallel and write the reports.
+
+    For every model, papermill runs ``auc_vs_accuracy``, ``test_auroc`` and
+    ``selective_answering`` (one kernel each, the datasets are looped over
+    inside), nbconvert renders the three as one self-contained HTML file
+    (optionally also a PDF through WeasyPrint); ``overview`` runs once for the
+    benchmark. ``index.html`` (jinja2, autoescaped) is the leaderboard linking
+    every report and executed notebook. A notebook that fails fails only its
+    model's report; its executed notebook keeps papermill's error banner.
+
+    Layout of ``out``::
+
+        index.html
+        overview/overview.html, overview/overview.ipynb
+        models/<safe model name>/report.html, report.pdf, <notebook>.ipynb
+
+    Every file is written atomically and a model's folder is swapped in whole,
+    so a re-run replaces a report cleanly; model folders of earlier runs that
+    are not in this run are removed.
+
+    Parameters
+    ----------
+    data : str, path, Benchmark or DataFrame, default="demo"
+        See :func:`open_benchmark`. A Benchmark or DataFrame is written to
+        ``out/data.csv.gz`` for the notebooks to read.
+    models, datasets : list of str or comma-separated str, optional
+        Models to report on and datasets to analyse (all when None).
+    out : str or path, optional
+        Output folder; default ``reports/<name of the data>``.
+    pdf : bool, default=False
+        Also write each report as PDF (needs WeasyPrint).
+    jobs : int, optional
+        Local worker processes; default: the number of cores.
+    dask : str, optional
+        Address of a Dask distributed scheduler (``tcp://host:8786``) to run
+        the reports on instead of local processes (needs ``distributed``).
+    include_code : bool, default=False
+        Show code cells and the parameters in the HTML.
+    pos_label : str, int or bool, optional
+        Positive label for the notebooks' :func:`open_benchmark`.
+    parameters : dict, optional
+        More notebook parameters, e.g. ``{"protocol": "indata", "tolerance": 0.8}``;
+        each notebook gets the ones it declares (the others are ignored).
+    progress : bool, default=True
+        Show a progress bar of reports done / total on stderr.
+    notebooks_dir : str or path, optional
+        Folder with the four notebooks; default: the package's.
+    kernel_name : str, default="python3"
+    timeout : float, optional
+        Seconds a cell may run before it fails (None: no limit).
+
+    Returns
+    -------
+    ReportResult
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from beyondauc.report import run_report
+    >>> with tempfile.TemporaryDirectory() as tmp:  # doctest: +SKIP
+    ...     result = run_report("demo", models="svm,knn", out=tmp, progress=False)
+    ...     result.ok
+    True
+    """
+    t0 = time.perf_counter()
+    models = _names(models, "models")
+    datasets = _names(datasets, "datasets")
+    if jobs is None:
+        jobs = os.cpu_count() or 1
+    jobs = check_int(jobs, "jobs", minimum=1)
+    if dask is not None and not isinstance(dask, str):
+        raise TypeError(f"`dask` must be a scheduler address such as 'tcp://127.0.0.1:8786', got {dask!r}")
+    if timeout is not None:
+        timeout = float(timeout)
+    extra = dict(parameters or {})
+    clash = sorted(set(extra) & set(_RUNNER_PARAMETERS))
+    if clash:
+        raise ValueError(f"`parameters` may not set {clash}; use the arguments of the same name")
+    bad = [k for k in extra if not isinstance(k, str) or not k.isidentifier()]
+    if bad:
+        raise ValueError(f"`parameters` keys must be Python identifiers, got {bad}")
+    for key, value in extra.items():
+        try:
+            json.dumps(value)
+        except TypeError:
+            raise ValueError(f"`parameters`[{key!r}] must be a plain value (str, number, bool, None, list), "
+                             f"got {type(value).__name__}") from None
+    bench = open_benchmark(data, models=models, datasets=datasets, pos_label=pos_label)
+    folder = _check_notebooks(notebooks_dir or _notebooks_dir())
+    if out is None:
+        name = DEMO if isinstance(data, str) and data == DEMO else Path(str(bench.source)).stem.split(".")[0]
+        out = Path("reports") / safe_name(name or "benchmark")
+    out_dir = Path(out)
+    if out_dir.exists() and not out_dir.is_dir():
+        raise NotADirectoryError(f"`out` {str(out_dir)!r} is a file, not a folder")
+    (out_dir / "models").mkdir(parents=True, exist_ok=True)
+    data_value, source, sha256 = _data_reference(data, out_dir)
+
+    common = {"data": data_value, "datasets": list(bench.datasets) if datasets else None, "pos_label": pos_label}
+    shown = {k: v for k, v in {**common, **extra}.items() if k != "data" and v is not None}
+    date = _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat()
+    from . import __version__
+
+    base_header = {"source": source, "sha256": sha256, "version": __version__, "date": date}
+    slugs = {m: safe_name(m) for m in bench.models}
+    if len(set(slugs.values())) < len(slugs):  # only if two names hash alike after truncation
+        raise ValueError("two model names map to the same file name; rename one of them")
+    base = {"kernel_name": kernel_name, "timeout": timeout, "include_code": include_code, "pdf": bool(pdf)}
+    specs = []
+    for model in bench.models:
+        params = {**common, **extra, "model": model}
+        specs.append(dict(base, model=model, target=str(out_dir / "models" / slugs[model]),
+                          rel=f"models/{slugs[model]}", stem="report",
+                          notebooks=[str(folder / f"{n}.ipynb") for n in NOTEBOOKS], parameters=params,
+                          header=dict(base_header, title=f"beyondauc report: {model}", model=model,
+                                      parameters={"model": model, **shown})))
+    specs.append(dict(base, model=None, target=str(out_dir / "overview"), rel="overview", stem="overview",
+                      notebooks=[str(folder / f"{OVERVIEW}.ipynb")], parameters={**common, **extra},
+                      header=dict(base_header, title="beyondauc report: benchmark overview", model=None,
+                                  parameters=shown)))
+
+    workers = min(jobs, len(specs))
+    results = {}
+    executor, close = _make_executor(workers, dask)
+    board, board_error = None, None
+    try:
+        futures = {executor.submit(_report_job, spec): spec for spec in specs}
+        try:  # the leaderboard is computed here while the workers run the notebooks
+            lb = {k: extra[k] for k in ("protocol", "method", "n_repeats", "random_state") if k in extra}
+            board = leaderboard(bench, **lb)
+        except Exception as exc:  # noqa: BLE001 - the reports are still worth having
+            board_error = _error_of(exc)
+        with _progress(len(specs), progress) as bar:
+            for fut in concurrent.futures.as_completed(futures):
+                spec = futures[fut]
+                try:
+                    results[spec["target"]] = fut.result()
+                except Exception as exc:  # noqa: BLE001 - a worker died: only this report fails
+                    results[spec["target"]] = ModelReport(spec["model"], Path(spec["target"]).name, "failed",
+                                                          f"worker: {_error_of(exc)}", None, None, (), math.nan)
+                if bar is not None:
+                    bar.update(1)
+    finally:
+        close()
+    reports = tuple(results[s["target"]] for s in specs[:-1])
+    overview = results[specs[-1]["target"]]
+    keep = set(slugs.values())
+    for child in (out_dir / "models").iterdir():
+        if child.is_dir() and child.name not in keep:
+            shutil.rmtree(child, ignore_errors=True)
+    n_failed = sum(r.status != "ok" for r in (*reports, overview))
+    context = {
+        "source": source, "sha256": sha256, "version": __version__, "date": date,
+        "n_datasets": len(bench.datasets), "n_failed": n_failed, "n_jobs": len(specs),
+        "parameters": {"protocol": extra.get("protocol", "xdomain"), "method": extra.get("method", "logistic")},
+        "leaderboard_error": board_error, "models": _index_rows(bench, reports, board),
+        "overview": {"html": overview.html, "status": overview.status, "error": overview.error,
+                     "notebooks": [{"name": nb.name, "path": nb.path} for nb in overview.notebooks]},
+    }
+    index = out_dir / "index.html"
+    _atomic_write(index, _render_index(context))
+    return ReportResult(out_dir, index, reports, overview, board, time.perf_counter() - t0, workers)
