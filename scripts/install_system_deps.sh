@@ -18,4 +18,4 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq
-$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" > /dev/null
+$SUDO apt-get install -y -qq "${missing[@]}" > /dev/null
