@@ -9,6 +9,8 @@
   :func:`nidma` -- selective answering (Mishra et al.).
 * :func:`load_benchmark` / :func:`load_demo` -- per-example scores of several
   models on several datasets, validated.
+* :func:`run_report` -- the parameterized notebooks executed per model and
+  rendered as self-contained HTML (and PDF) reports with a leaderboard.
 """
 
 from ._validation import UndefinedMetricWarning
@@ -45,6 +47,15 @@ from .ranking import (
     score_histograms,
     score_variance,
 )
+from .report import (
+    ModelReport,
+    NotebookRun,
+    ReportResult,
+    leaderboard,
+    open_benchmark,
+    run_report,
+    safe_name,
+)
 from .selective import (
     TOLERANCES,
     CoverageAccuracyCurve,
@@ -80,9 +91,12 @@ __all__ = [
     "DiDMA",
     "DiSCA",
     "METHODS",
+    "ModelReport",
     "NiDMA",
+    "NotebookRun",
     "NoiseRobustness",
     "PROTOCOLS",
+    "ReportResult",
     "Plateau",
     "SCORES",
     "ScoreCalibrator",
@@ -112,13 +126,17 @@ __all__ = [
     "expected_accuracy",
     "expected_accuracy_grid",
     "kendall_tau",
+    "leaderboard",
     "load_benchmark",
     "load_demo",
     "nidma",
     "noise_robustness",
+    "open_benchmark",
     "plateau",
     "rank_changes",
     "rank_table",
+    "run_report",
+    "safe_name",
     "read_domains",
     "score_histograms",
     "score_variance",
