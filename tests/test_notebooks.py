@@ -1,0 +1,293 @@
+"""Tests of the parameterized analysis notebooks in ``notebooks/``.
+
+Structure (fast, no kernel): each notebook is valid nbformat 4, committed
+clean, has exactly one ``parameters`` cell of typed, commented defaults with
+the names the report runner injects, imports nothing but beyondauc,
+matplotlib and IPython, opens with a ``# Title`` and explains every table and
+figure in a Markdown cell before it.
+
+Execution: papermill runs every notebook once on a small CSV benchmark cut
+from the demo (module-scoped), then once more for the variants that matter
+(an out-of-distribution dataset for selective answering, a CSV without a
+``split`` column for the cohort diagnostics).  The outputs must hold no
+error, at least one HTML table and one PNG figure, and name the model.
+"""
+from __future__ import annotations
+
+import ast
+import re
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import nbformat
+import pytest
+
+import beyondauc
+
+papermill = pytest.importorskip("papermill")
+
+NOTEBOOKS = Path(beyondauc.__file__).resolve().parent / "notebooks"
+NAMES = ["auc_vs_accuracy", "test_auroc", "selective_answering", "overview"]
+PER_MODEL = ["auc_vs_accuracy", "test_auroc", "selective_answering"]
+COMMON = ["data", "datasets", "pos_label", "protocol", "method", "n_repeats", "random_state"]
+EXTRA = {  # notebook-specific parameters and their defaults
+    "auc_vs_accuracy": {"model": "svm"},
+    "test_auroc": {"model": "svm", "cohort_protocol": None},
+    "selective_answering": {"model": "svm", "ood_dataset": None, "tolerance": 0.9, "computation_score": None},
+    "overview": {},
+}
+ALLOWED_IMPORTS = {"beyondauc", "matplotlib", "IPython"}
+ALLOWED_MAGICS = {"%matplotlib inline"}
+
+# the small benchmark the notebooks run on
+MODELS = ["svm", "knn", "naive_bayes"]
+DATASETS = ["wine", "iris_versicolor", "breast_cancer"]
+MODEL = "knn"  # not the default, so the outputs show that the parameter was injected
+
+
+def _read(name):
+    return nbformat.read(NOTEBOOKS / f"{name}.ipynb", as_version=4)
+
+
+def _code(cell):
+    """A code cell's Python, without its IPython magics."""
+    return "\n".join(line for line in cell.source.splitlines() if not line.lstrip().startswith("%"))
+
+
+def _parameters_cell(nb):
+    cells = [c for c in nb.cells if "parameters" in c.metadata.get("tags", [])]
+    assert len(cells) == 1, f"{len(cells)} cells tagged 'parameters'"
+    return cells[0]
+
+
+def _parameters(nb):
+    """name -> (annotation source, default value) of the parameters cell."""
+    out = {}
+    for node in ast.parse(_parameters_cell(nb).source).body:
+        assert isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.value is not None, \
+            ast.unparse(node)
+        out[node.target.id] = (ast.unparse(node.annotation), ast.literal_eval(node.value))
+    return out
+
+
+# -- structure ------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("name", NAMES)
+def test_notebook_is_valid_nbformat4_with_python3_kernel(name):
+    nb = _read(name)
+    nbformat.validate(nb)
+    assert nb.nbformat == 4
+    assert nb.metadata["kernelspec"]["name"] == "python3"
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_committed_without_outputs(name):
+    for cell in _read(name).cells:
+        if cell.cell_type == "code":
+            assert cell.outputs == [] and cell.execution_count is None, cell.source[:60]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_first_cell_is_a_markdown_title(name):
+    first = _read(name).cells[0]
+    assert first.cell_type == "markdown"
+    assert re.match(r"# \S", first.source.splitlines()[0])
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_one_parameters_cell_of_typed_commented_defaults(name):
+    nb = _read(name)
+    cell = _parameters_cell(nb)
+    assert cell.cell_type == "code"
+    assert nb.cells.index(cell) < min(i for i, c in enumerate(nb.cells) if c.cell_type == "code" and c is not cell)
+    for line in cell.source.splitlines():
+        assert re.match(r"^[a-z_]+: [^=]+ = .+  # \S", line), line
+    for pname, (annotation, default) in _parameters(nb).items():
+        # the default has the declared type (`str | None` etc. are runtime types since Python 3.10)
+        assert isinstance(default, eval(annotation)), (pname, annotation, default)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_parameter_names_the_runner_injects(name):
+    params = _parameters(_read(name))
+    missing = [p for p in COMMON if p not in params]
+    assert not missing
+    assert ("model" in params) == (name in PER_MODEL)
+    defaults = {"data": "demo", "datasets": None, "pos_label": None, "protocol": "xdomain",
+                "method": "logistic", "n_repeats": 20, "random_state": 0, **EXTRA[name]}
+    assert {p: params[p][1] for p in defaults} == defaults
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_code_imports_only_the_package_matplotlib_and_ipython(name):
+    for cell in _read(name).cells:
+        if cell.cell_type != "code":
+            continue
+        for line in cell.source.splitlines():
+            if line.lstrip().startswith("%"):
+                assert line.strip() in ALLOWED_MAGICS, line
+        for node in ast.walk(ast.parse(_code(cell))):
+            if isinstance(node, ast.Import):
+                roots = {a.name.split(".")[0] for a in node.names}
+            elif isinstance(node, ast.ImportFrom):
+                roots = {(node.module or "").split(".")[0]}
+            else:
+                continue
+            assert roots <= ALLOWED_IMPORTS, ast.unparse(node)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_no_metric_code_or_paths_in_code_cells(name):
+    for cell in _read(name).cells:
+        if cell.cell_type == "code":
+            for word in ("numpy", "np.", "sklearn", "scipy", "print(", "open(", "/work", "Path("):
+                assert word not in cell.source, (word, cell.source[:60])
+
+
+def _shows_something(cell):
+    return any(k in cell.source for k in ("display(", "plt.show()", ".plot(", "Display."))
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_table_and_figure_follows_a_markdown_explanation(name):
+    cells = _read(name).cells
+    showing = [i for i, c in enumerate(cells) if c.cell_type == "code" and _shows_something(c)]
+    assert len(showing) >= 3
+    for i in showing:
+        assert cells[i - 1].cell_type == "markdown" and len(cells[i - 1].source.split()) >= 5, cells[i].source[:60]
+    assert any("plt.show()" in cells[i].source for i in showing)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_markdown_cites_the_paper(name):
+    text = " ".join(c.source for c in _read(name).cells if c.cell_type == "markdown")
+    papers = {"auc_vs_accuracy": ["Opitz"], "test_auroc": ["Roberts"], "selective_answering": ["Mishra"],
+              "overview": ["Opitz", "Roberts", "Mishra"]}
+    for author in papers[name]:
+        assert author in text
+
+
+def test_the_notebooks_directory_holds_exactly_these():
+    assert sorted(p.stem for p in NOTEBOOKS.glob("*.ipynb")) == sorted(NAMES)
+
+
+# -- execution --------------------------------------------------------------------------------
+
+def _small_benchmark_frame():
+    return beyondauc.load_demo().subset(models=MODELS, datasets=DATASETS).frame
+
+
+def _small_benchmark(path, *, split=True):
+    frame = _small_benchmark_frame()
+    if not split:
+        frame = frame.drop(columns="split")
+    frame.to_csv(path, index=False)
+    return str(path)
+
+
+def _execute(name, out, parameters):
+    return papermill.execute_notebook(str(NOTEBOOKS / f"{name}.ipynb"), str(out), parameters=parameters,
+                                      kernel_name="python3", progress_bar=False)
+
+
+def _outputs(nb):
+    return [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])]
+
+
+def _texts(nb):
+    """Every text an output shows (streams, Markdown, plain-text and HTML reprs)."""
+    out = []
+    for o in _outputs(nb):
+        if o.get("output_type") == "stream":
+            out.append(o["text"])
+        for mime in ("text/plain", "text/markdown", "text/html"):
+            if mime in o.get("data", {}):
+                out.append(o["data"][mime])
+    return out
+
+
+def _errors(nb):
+    return [f"{o['ename']}: {o['evalue']}" for o in _outputs(nb) if o.get("output_type") == "error"]
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
+    """Every notebook executed once on the small benchmark, plus the two variants, in parallel.
+
+    Keys: the notebook names, ``"selective_ood"`` (an out-of-distribution
+    dataset left out of ``datasets``, and a computation score) and
+    ``"test_auroc_nosplit"`` (a CSV without a ``split`` column).
+    """
+    tmp = tmp_path_factory.mktemp("notebooks")
+    data = _small_benchmark(tmp / "small.csv")
+    common = {"data": data, "n_repeats": 3, "random_state": 1}
+    jobs = {name: (name, dict(common, model=MODEL) if name in PER_MODEL else common) for name in NAMES}
+    jobs["selective_ood"] = ("selective_answering", dict(
+        common, model=MODEL, datasets=["wine", "iris_versicolor"], ood_dataset="breast_cancer",
+        computation_score=0.5))
+    jobs["test_auroc_nosplit"] = ("test_auroc", dict(
+        common, data=_small_benchmark(tmp / "nosplit.csv", split=False), model=MODEL, noise_repeats=2))
+    with ThreadPoolExecutor(max_workers=3) as pool:
+        futures = {key: pool.submit(_execute, name, tmp / f"{key}.ipynb", params)
+                   for key, (name, params) in jobs.items()}
+        return {key: f.result() for key, f in futures.items()}
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_executes_without_error(runs, name):
+    assert _errors(runs[name]) == []
+    injected = [c for c in runs[name].cells if "injected-parameters" in c.metadata.get("tags", [])]
+    assert len(injected) == 1 and "small.csv" in injected[0].source
+
+
+@pytest.mark.parametrize("mime, marker", [("text/html", "<table"), ("image/png", "")])
+@pytest.mark.parametrize("name", NAMES)
+def test_outputs_hold_html_tables_and_png_figures(runs, name, mime, marker):
+    found = [o["data"][mime] for o in _outputs(runs[name]) if mime in o.get("data", {})]
+    assert any(marker in f for f in found), f"no {mime} output"
+
+
+@pytest.mark.parametrize("name", PER_MODEL)
+def test_per_model_outputs_name_the_model_and_its_datasets(runs, name):
+    text = "\n".join(_texts(runs[name]))
+    assert MODEL in text
+    for dataset in DATASETS:
+        assert dataset in text
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_outputs_show_no_object_reprs(runs, name):
+    """A Display left as a cell's last value would print ``<beyondauc.plots... at 0x...>``."""
+    for text in _texts(runs[name]):
+        assert " at 0x" not in text, text[:200]
+
+
+def test_overview_shows_every_model(runs):
+    text = "\n".join(_texts(runs["overview"]))
+    for model in MODELS:
+        assert model in text
+
+
+def test_selective_with_ood_dataset_computes_nidma(runs):
+    nb = runs["selective_ood"]
+    assert _errors(nb) == []
+    bench = beyondauc.load_benchmark(_small_benchmark_frame())
+    tables = [t for t in _texts(nb) if "nidma" in t and "<table" not in t]  # the plain-text repr of the table
+    assert len(tables) == 1 and "None" not in tables[0] and "NaN" not in tables[0]
+    shown = [float(x) for x in re.findall(r"-?\d+\.\d+", tables[0])]
+    for dataset in ("wine", "iris_versicolor"):
+        r = beyondauc.selective_answering(bench, MODEL, dataset, ood_dataset="breast_cancer", computation_score=0.5,
+                                          random_state=1)
+        for value in (r.nidma, r.didma, r.disca_ood.score):
+            assert any(abs(x - value) < 6e-4 for x in shown), (dataset, value, tables[0])
+    # the OOD dataset is not analysed as an in-distribution one
+    assert not any(t.startswith("### breast_cancer") for t in _texts(nb))
+    assert sum("image/png" in o.get("data", {}) for o in _outputs(nb)) == 3  # two datasets + the OOD curves
+
+
+def test_test_auroc_without_split_column_falls_back_to_xdomain(runs):
+    nb = runs["test_auroc_nosplit"]
+    assert _errors(nb) == []
+    tables = [t for t in _texts(nb) if "wasserstein" in t and "<table" not in t]
+    assert tables and "xdomain" in tables[0] and "split" not in tables[0]
+    assert sum("image/png" in o.get("data", {}) for o in _outputs(nb)) == len(DATASETS)
