@@ -1,0 +1,238 @@
+"""The reports in a real browser: headless Chromium over ``file://``.
+
+What a reader does with a report folder somebody sent them: open
+``index.html`` from disk, click through to one model's report and to the
+benchmark overview. The pages must work offline (no request leaves the
+report folder: no CDN script, font or tracker), log no console error, raise
+no script error, and show a hostile model name (``<script>alert(1)</script>``)
+as text, never as markup: no dialog may open.
+
+The browser is Debian's ``chromium`` (``.ci/run`` installs it), driven by
+Playwright's Python package with ``executable_path`` so that no browser is
+downloaded. A machine without it fails this test with that hint; set
+``BEYONDAUC_SKIP_BROWSER=1`` to skip it on purpose.
+"""
+
+from __future__ import annotations
+
+import os
+import urllib.parse
+import urllib.request
+from pathlib import Path
+
+import pytest
+from beyondauc import load_demo
+from beyondauc.report import run_report, safe_name
+
+CHROMIUM = Path("/usr/bin/chromium")
+SKIP_VARIABLE = "BEYONDAUC_SKIP_BROWSER"
+# Flags that keep Chromium from calling home (updates, sync, field trials, QUIC
+# probes): on a closed network those would show up as requests or console errors.
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+]
+HOSTILE = "<script>alert(1)</script>"
+MODELS = ("svm", "knn")
+DATASETS = ["wine", "diabetes"]
+TIMEOUT_MS = 20_000
+MIN_SCREENSHOT_BYTES = 10_000
+
+
+def _require_browser():
+    """Skip on request, else fail with a hint when the browser or its driver is missing."""
+    if os.environ.get(SKIP_VARIABLE) == "1":
+        pytest.skip(f"{SKIP_VARIABLE}=1: the real-browser test is skipped on request")
+    if not CHROMIUM.is_file():
+        pytest.fail(f"{CHROMIUM} not found: the browser test needs Debian's chromium, which .ci/run installs "
+                    f"(apt-get install chromium); set {SKIP_VARIABLE}=1 to skip it on purpose", pytrace=False)
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        pytest.fail("the browser test needs Playwright's Python package (the `dev` extra: "
+                    f"pip install -e '.[dev]'); set {SKIP_VARIABLE}=1 to skip it on purpose", pytrace=False)
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory):
+    """A small real report: the demo's svm and knn on two datasets, knn renamed to a script tag."""
+    _require_browser()
+    bench = load_demo().subset(models=list(MODELS), datasets=DATASETS)
+    frame = bench.frame.rename(columns={"knn": HOSTILE})
+    out = tmp_path_factory.mktemp("browser_report")
+    result = run_report(frame, out=out, jobs=2, progress=False)
+    assert result.ok, result.summary()
+    return result
+
+
+@pytest.fixture(scope="module")
+def browser(report):
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+class Recorder:
+    """What a page did that an offline, script-free report must not do (requests are checked later)."""
+
+    def __init__(self, page):
+        self.requests, self.console_errors, self.page_errors, self.failed, self.dialogs = [], [], [], [], []
+        page.on("request", lambda request: self.requests.append(request.url))
+        page.on("console", self._console)
+        page.on("pageerror", lambda exc: self.page_errors.append(str(exc)))
+        page.on("requestfailed", lambda request: self.failed.append(f"{request.url}: {request.failure}"))
+        page.on("dialog", self._dialog)
+
+    def _console(self, msg):
+        if msg.type == "error":
+            self.console_errors.append(f"{msg.text} @ {msg.location.get('url')}")
+
+    def _dialog(self, dialog):
+        self.dialogs.append(f"{dialog.type}: {dialog.message}")
+        dialog.dismiss()
+
+    def check(self, root):
+        """Assert the page stayed quiet and offline: only data: URLs and file:// URLs inside ``root``."""
+        assert self.requests, "no request recorded at all: the listener is not working"
+        root = Path(root).resolve()
+        outside = []
+        for url in self.requests:
+            if urllib.parse.urlsplit(url).scheme == "data":
+                continue
+            path = _file_path(url)
+            if path is None or not path.is_relative_to(root):
+                outside.append(url)
+        problems = {
+            "requests that leave the report folder": outside,
+            "dialogs (a script ran)": self.dialogs,
+            "uncaught script errors": self.page_errors,
+            "console errors": self.console_errors,
+            "failed requests": self.failed,
+        }
+        found = {what: items for what, items in problems.items() if items}
+        assert not found, "\n".join(f"{what}: {items}" for what, items in found.items())
+
+
+def _file_path(url):
+    """The local path of a file:// URL (None for any other URL)."""
+    parts = urllib.parse.urlsplit(url)
+    if parts.scheme != "file" or parts.netloc not in ("", "localhost"):
+        return None
+    return Path(urllib.request.url2pathname(parts.path)).resolve()
+
+
+def _scripts_with_payload(page):
+    """How many script elements of the page carry the hostile model name's code."""
+    return page.evaluate("() => Array.from(document.scripts).filter(s => s.textContent.includes('alert(1)')).length")
+
+
+def _check_screenshot(path, *, blank_check=False):
+    assert path.is_file(), path
+    size = path.stat().st_size
+    assert size > MIN_SCREENSHOT_BYTES, f"{path.name} is only {size} bytes"
+    if blank_check:
+        from PIL import Image
+
+        with Image.open(path) as img:
+            gray = img.convert("L")
+            lo, hi = gray.getextrema()
+            histogram = gray.histogram()
+        inked = sum(histogram[:200]) / sum(histogram)  # share of pixels clearly darker than the background
+        assert hi - lo > 128 and inked > 0.005, (
+            f"{path.name} looks blank: gray levels {lo}..{hi}, {inked:.2%} dark pixels")
+
+
+@pytest.fixture
+def page(browser):
+    """A fresh page (own context: no cache or history shared between tests) with a Recorder attached."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, service_workers="block")
+    try:
+        page = context.new_page()
+        page.set_default_timeout(TIMEOUT_MS)
+        page.recorder = Recorder(page)
+        yield page
+    finally:
+        context.close()
+
+
+def _open_index(page, report):
+    page.goto(report.index.resolve().as_uri(), wait_until="load")
+    assert _file_path(page.url) == report.index.resolve(), page.url
+
+
+def _follow(page, link, expected):
+    """Click ``link`` and wait until the page that loads is the file ``expected``."""
+    assert link.count() == 1, f"{link.count()} links match, expected one"
+    before = page.url
+    link.click()
+    page.wait_for_url(lambda url: url != before, wait_until="load")
+    assert _file_path(page.url) == Path(expected).resolve(), f"the link led to {page.url}"
+
+
+def test_index_shows_the_leaderboard_offline(report, page, tmp_path):
+    _open_index(page, report)
+    table = page.locator('table[data-beyondauc="leaderboard"]')
+    assert table.is_visible()
+    rows = table.locator('tr[data-beyondauc="model-row"]')
+    assert rows.count() == len(MODELS)
+    names = [rows.nth(i).locator("td.name").inner_text().strip() for i in range(rows.count())]
+    assert sorted(names) == sorted(["svm", HOSTILE])
+    assert page.get_by_text(HOSTILE, exact=True).first.is_visible(), "the hostile model name is not shown as text"
+    assert page.locator('a[data-beyondauc="report-link"]').count() == len(MODELS)
+    assert page.locator("script").count() == 0, "the index promises no script at all"
+    shot = tmp_path / "index.png"
+    page.screenshot(path=str(shot), full_page=True)
+    _check_screenshot(shot, blank_check=True)
+    page.recorder.check(report.out_dir)
+
+
+def test_index_links_to_a_model_report(report, page, tmp_path):
+    """Click the hostile model's report link: its header names it as text, its figures load, no code shows."""
+    _open_index(page, report)
+    row = page.locator('tr[data-beyondauc="model-row"]').filter(
+        has=page.get_by_role("cell", name=HOSTILE, exact=True))
+    expected = report.out_dir / "models" / safe_name(HOSTILE) / "report.html"
+    _follow(page, row.locator('a[data-beyondauc="report-link"]'), expected)
+
+    header = page.locator('[data-beyondauc="report-header"]')
+    assert header.is_visible()
+    assert HOSTILE in header.locator("h1").inner_text()
+    assert header.locator('[data-beyondauc="model"]').inner_text().strip() == HOSTILE
+    assert _scripts_with_payload(page) == 0, "the model name became a script element of the report"
+    loaded = page.evaluate("() => Array.from(document.images)"
+                           ".filter(img => img.complete && img.naturalWidth > 0).length")
+    assert loaded >= 1, "no figure of the report was decoded"
+    editors = page.locator(".jp-InputArea-editor, .jp-Editor, .CodeMirror, .cm-editor, .jp-InputPrompt, "
+                           ".jp-CodeCell .jp-InputArea")
+    shown = sum(editors.nth(i).is_visible() for i in range(editors.count()))
+    assert shown == 0, f"{shown} code editor elements are visible in a report without code"
+    shot = tmp_path / "report.png"
+    page.screenshot(path=str(shot), full_page=True)
+    _check_screenshot(shot)
+
+    page.go_back(wait_until="load")
+    assert _file_path(page.url) == report.index.resolve(), page.url
+    assert page.locator('table[data-beyondauc="leaderboard"]').is_visible()
+    page.recorder.check(report.out_dir)
+
+
+def test_index_links_to_the_overview(report, page):
+    _open_index(page, report)
+    _follow(page, page.locator('a[data-beyondauc="overview-link"]'), report.out_dir / "overview" / "overview.html")
+    header = page.locator('[data-beyondauc="report-header"]')
+    assert header.is_visible()
+    assert "overview" in header.locator("h1").inner_text()
+    assert page.locator('[data-beyondauc="model"]').count() == 0
+    assert page.locator('[data-beyondauc="section"]').count() >= 1
+    assert _scripts_with_payload(page) == 0, "a model name became a script element of the overview"
+    page.recorder.check(report.out_dir)
