@@ -20,11 +20,10 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import nbformat
+import papermill
 import pytest
 
 import beyondauc
-
-papermill = pytest.importorskip("papermill")
 
 NOTEBOOKS = Path(beyondauc.__file__).resolve().parent / "notebooks"
 NAMES = ["auc_vs_accuracy", "test_auroc", "selective_answering", "overview"]
