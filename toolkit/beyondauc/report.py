@@ -13,6 +13,7 @@ import contextlib
 import copy
 import datetime as _dt
 import hashlib
+import html
 import json
 import logging
 import math
@@ -457,6 +458,8 @@ def _render_html(executed, header, *, include_code):
     header = dict(header, include_code=bool(include_code),
                   sections=[{"name": r.name, "title": _notebook_title(nb, r.name)} for r, nb in executed])
     exporter = HTMLExporter(template_name=_TEMPLATE, extra_template_basedirs=[str(_templates_dir())])
+    # Markdown displayed by code carries names from the data: the template renders it as text.
+    exporter.register_filter("markup_as_text", lambda text: html.escape(str(text), quote=False))
     exporter.exclude_input = not include_code
     exporter.exclude_input_prompt = not include_code
     exporter.exclude_output_prompt = True
