@@ -115,6 +115,8 @@ def test_parameter_names_the_runner_injects(name):
     defaults = {"data": "demo", "datasets": None, "pos_label": None, "protocol": "xdomain",
                 "method": "logistic", "n_repeats": 20, "random_state": 0, **EXTRA[name]}
     assert {p: params[p][1] for p in defaults} == defaults
+    if "model" in params:  # the defaults run on the demo benchmark
+        assert params["model"][1] in beyondauc.load_demo().models
 
 
 @pytest.mark.parametrize("name", NAMES)
