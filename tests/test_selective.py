@@ -978,12 +978,13 @@ def test_calibrated_confidence_in_half_one(method, protocol):
 @pytest.mark.parametrize("model", ["logreg", "svm", "knn"])
 @pytest.mark.parametrize("method", METHODS)
 def test_calibrated_confidence_xdomain_reproduced(method, model):
-    """xdomain: calibrate on every other dataset pooled, evaluate on the dataset."""
+    """xdomain: calibrate on every other dataset pooled but the OOD one, evaluate on the dataset."""
     bench = demo()
     y, s = bench.labels(), bench.scores(model)
     for dataset, ood in [("wine", "breast_cancer"), ("breast_cancer", "diabetes")]:
         ev = _rows(bench, dataset)
-        cal = ScoreCalibrator(method).fit(s[~ev], y[~ev])
+        pool = ~ev & ~_rows(bench, ood)  # the OOD dataset must stay unseen
+        cal = ScoreCalibrator(method).fit(s[pool], y[pool])
         conf, ok, conf_ood, ok_ood = calibrated_confidence(bench, model, dataset, protocol="xdomain", method=method,
                                                            ood_dataset=ood)
         assert np.array_equal(ok, cal.predict(s[ev]) == y[ev])
@@ -994,6 +995,20 @@ def test_calibrated_confidence_xdomain_reproduced(method, model):
         assert np.array_equal(ok_ood, cal.predict(s[rows]) == y[rows])
         p = cal.predict_proba(s[rows])
         np.testing.assert_allclose(conf_ood, np.maximum(p, 1 - p), rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("protocol", ["xdomain", "outdomain", "outdata"])
+def test_calibrated_confidence_never_calibrates_on_the_ood_dataset(protocol):
+    """Changing only the OOD dataset's scores leaves the in-distribution answers unchanged."""
+    bench = demo()
+    frame = bench.frame.copy()
+    rows = frame["dataset"] == "breast_cancer"
+    frame.loc[rows, "svm"] = -frame.loc[rows, "svm"] * 100.0  # an OOD dataset unlike anything else
+    other = beyondauc.load_benchmark(frame)
+    a = calibrated_confidence(bench, "svm", "wine", protocol=protocol, ood_dataset="breast_cancer")
+    b = calibrated_confidence(other, "svm", "wine", protocol=protocol, ood_dataset="breast_cancer")
+    np.testing.assert_array_equal(a[0], b[0])
+    np.testing.assert_array_equal(a[1], b[1])
 
 
 @pytest.mark.parametrize("method", METHODS)

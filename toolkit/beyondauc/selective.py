@@ -659,7 +659,9 @@ def calibrated_confidence(bench, model, dataset, *, protocol="indata", method="l
     example gets p = the calibrated probability of the positive class, the
     decision of the calibrator (p > 0.5, or the stump's split), confidence
     max(p, 1 - p) and whether the decision is right.  With ``ood_dataset``
-    the same calibrator also answers every example of that dataset.
+    the same calibrator also answers every example of that dataset; its rows
+    are left out of the calibration data (and of ``outdata``'s evaluation
+    rows), so it stays unseen under every protocol.
 
     Returns
     -------
@@ -684,6 +686,13 @@ def calibrated_confidence(bench, model, dataset, *, protocol="indata", method="l
         if ood_dataset == dataset:
             raise ValueError(f"`ood_dataset` must differ from `dataset`, got {dataset!r} for both")
     cal, ev = _protocol_rows(bench, dataset, protocol, seed)
+    ood = np.zeros(len(y_all), dtype=bool)
+    if ood_dataset is not None:  # out of distribution means unseen: never calibrate (or score) on it
+        ood[bench._slice(ood_dataset)] = True
+        cal, ev = cal & ~ood, ev & ~ood
+        if not cal.any():
+            raise ValueError(f"protocol {protocol!r} has no calibration data for {dataset!r} once "
+                             f"`ood_dataset`={ood_dataset!r} is left out")
     cal_model = ScoreCalibrator(method, class_weight=class_weight).fit(s_all[cal], y_all[cal])
 
     def answer(rows):
@@ -695,8 +704,6 @@ def calibrated_confidence(bench, model, dataset, *, protocol="indata", method="l
     conf, ok = answer(ev)
     if ood_dataset is None:
         return conf, ok, None, None
-    ood = np.zeros(len(y_all), dtype=bool)
-    ood[bench._slice(ood_dataset)] = True
     return (conf, ok, *answer(ood))
 
 
