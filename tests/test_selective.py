@@ -1053,9 +1053,11 @@ def test_selective_answering_to_dict():
     r = selective_answering(bench, "logreg", "breast_cancer", ood_dataset="diabetes", protocol="xdomain")
     out = r.to_dict()
     assert "disca_ood" in out and out["nidma"] is None and out["didma"] is None
-    _, _, conf_ood, ok_ood = calibrated_confidence(bench, "logreg", "breast_cancer", protocol="xdomain",
-                                                   ood_dataset="diabetes")
+    # the OOD dataset is held out of calibration, so the in-distribution answers come from that run too
+    conf, ok, conf_ood, ok_ood = calibrated_confidence(bench, "logreg", "breast_cancer", protocol="xdomain",
+                                                       ood_dataset="diabetes")
     assert out["disca_ood"] == disca(conf_ood, ok_ood).score
+    assert out["disca"] == disca(conf, ok).score
 
     # with a computation score: numbers equal to didma() and nidma()
     r = selective_answering(bench, "logreg", "breast_cancer", ood_dataset="diabetes", protocol="xdomain",

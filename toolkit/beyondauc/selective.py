@@ -777,7 +777,8 @@ def selective_answering(bench, model, dataset, *, ood_dataset=None, protocol="in
     The model's raw scores are calibrated into probabilities with
     :func:`calibrated_confidence`; ``dataset`` is the in-distribution data
     and ``ood_dataset`` (optional) the out-of-distribution data answered by
-    the same calibrator.  DiDMA needs a ``computation_score`` and NiDMA
+    the same calibrator, which never sees it (it is left out of every
+    protocol's calibration data).  DiDMA needs a ``computation_score`` and NiDMA
     both; without them they are None.
 
     Examples
