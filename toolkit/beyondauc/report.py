@@ -197,7 +197,7 @@ _RUNNER_PARAMETERS = ("data", "model", "datasets", "pos_label")
 _TEMPLATE = "beyondauc"
 _INLINE_BACKEND = "module://matplotlib_inline.backend_inline"
 # Quiet kernels without an input history: many run at once and none is interactive.
-_KERNEL_ARGUMENTS = ("--IPKernelApp.log_level=ERROR", "--HistoryManager.enabled=False")
+_KERNEL_ARGUMENTS = ("--IPKernelApp.log_level=CRITICAL", "--HistoryManager.enabled=False")
 _MAX_NAME = 80
 
 
