@@ -220,10 +220,6 @@ def test_safe_name_distinct_for_look_alikes():
     assert len(set(results)) == len(names), dict(zip(names, results))
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "bug: a name that is already safe is returned unchanged, so a model literally named like the "
-    "cleaned form of another (a_b-3ec69c85 next to a/b) gets the same folder; run_report then refuses "
-    "the benchmark although its comment says that only happens after truncation"))
 def test_safe_name_safe_name_of_a_cleaned_name_is_distinct():
     assert safe_name("a_b-3ec69c85") != safe_name("a/b")
 
@@ -319,14 +315,8 @@ def small_csv(tmp_path_factory):
     return path
 
 
-MISSING_MODELS = pytest.mark.xfail(strict=True, reason=(
-    "bug: for a file, an unknown model is reported by load_benchmark as \"model column(s) ['nope'] "
-    "not found; columns are [..., '_file', '_line']\": it does not name `models` (the demo path does) "
-    "and it lists the loader's internal _file/_line columns"))
-
-
 @pytest.mark.parametrize(("data", "kwargs", "error", "needle"), [
-    pytest.param("csv", {"models": ["nope"]}, ValueError, "`models`", marks=MISSING_MODELS, id="models-file"),
+    pytest.param("csv", {"models": ["nope"]}, ValueError, "`models`", id="models-file"),
     pytest.param("demo", {"models": ["nope"]}, ValueError, "`models`", id="models-demo"),
     pytest.param("csv", {"datasets": ["nope"]}, ValueError, "`datasets`", id="datasets-file"),
     pytest.param("demo", {"datasets": "wine,nope"}, ValueError, "`datasets`", id="datasets-demo"),
@@ -339,9 +329,7 @@ MISSING_MODELS = pytest.mark.xfail(strict=True, reason=(
     pytest.param("csv", {"parameters": {"x": {1, 2}}}, ValueError, "`parameters`['x']", id="param-set"),
     pytest.param("csv", {"parameters": {"not a name": 1}}, ValueError, "`parameters`", id="param-key"),
     pytest.param("csv", {"dask": 8786}, TypeError, "`dask`", id="dask-type"),
-    pytest.param("missing", {}, (ValueError, OSError), "`data`", id="data-missing", marks=pytest.mark.xfail(
-        strict=True, reason="bug: a missing data path is reported by load_benchmark as \"`source` ... "
-        "does not exist\": it names `source`, not run_report's `data`")),
+    pytest.param("missing", {}, (ValueError, OSError), "`data`", id="data-missing"),
     pytest.param("csv", {"notebooks_dir": "empty"}, FileNotFoundError, "`notebooks_dir`", id="notebooks"),
 ])
 def test_run_report_bad_input_names_the_parameter(tmp_path, small_csv, data, kwargs, error, needle):
@@ -601,30 +589,29 @@ def render_markdown_output(text):
     return report._render_html([(nb_run, nb)], header, include_code=False)
 
 
-MARKDOWN_INJECTION = pytest.mark.xfail(strict=True, reason=(
-    "bug: the markup_as_text filter HTML-escapes Markdown that code displays, but Markdown syntax in a "
-    "name still becomes markup: [x](javascript:alert(1)) renders a live javascript: link and "
-    "![t](http://evil.example/t.png) an image loaded from a remote host"))
-
-
 @pytest.mark.parametrize("name", [
     SCRIPT,
     "<img src=x onerror=alert(1)>",
     "</div><script>alert(1)</script>",
     "a & b <i>",
-    pytest.param("[x](javascript:alert(1))", marks=MARKDOWN_INJECTION),
-    pytest.param("![t](http://evil.example/t.png)", marks=MARKDOWN_INJECTION),
+    "[x](javascript:alert(1))",
+    "![t](http://evil.example/t.png)",
+    "a_b *c* `d` $x$ \\ www.example.com",
 ])
 @pytest.mark.parametrize("template", ["Model **{}**, compared with 3 others.", "### {}"])
-def test_displayed_markdown_cannot_inject_markup(name, template):
-    root = parse_html(render_markdown_output(template.format(name)))
+@pytest.mark.parametrize("escaped", [True, False])
+def test_displayed_markdown_cannot_inject_markup(name, template, escaped):
+    """Names go through markdown_text in the notebooks (shown verbatim); unescaped, the
+    template's cleaning still keeps them inert (no script, handler, javascript: or remote URL)."""
+    root = parse_html(render_markdown_output(template.format(report.markdown_text(name) if escaped else name)))
     assert root.find_all("script") == []
     for el in root.iter():
         assert not [a for a in el.attrs if a.startswith("on")], el
         for attr in ("src", "href"):
             value = (el.attrs.get(attr) or "").strip().lower()
             assert not value.startswith(("javascript:", "http:", "https:", "//")), el
-    assert name in root.text  # shown as text, not dropped
+    if escaped:
+        assert name in root.text  # shown verbatim, not dropped or turned into markup
 
 
 # -- the index ------------------------------------------------------------------------

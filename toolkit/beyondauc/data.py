@@ -334,7 +334,8 @@ def _model_columns(frame, models, where):
     if models is not None:
         missing = [m for m in models if m not in frame.columns]
         if missing:
-            raise ValueError(f"{where}: model column(s) {missing} not found; columns are {list(frame.columns)}")
+            columns = [c for c in frame.columns if c not in ("_file", "_line")]  # our bookkeeping, not the file's
+            raise ValueError(f"{where}: `models` names column(s) {missing} not found; columns are {columns}")
         return list(models)
     cols = []
     for c in frame.columns:

@@ -13,7 +13,6 @@ import contextlib
 import copy
 import datetime as _dt
 import hashlib
-import html
 import json
 import logging
 import math
@@ -21,6 +20,7 @@ import multiprocessing
 import os
 import re
 import shutil
+import string
 import sys
 import tempfile
 import time
@@ -78,7 +78,9 @@ def open_benchmark(data=DEMO, *, models=None, datasets=None, pos_label=None):
     else:
         bench = None
     if bench is None:
-        return load_benchmark(data, pos_label=pos_label, models=models, datasets=datasets)
+        if isinstance(data, (str, os.PathLike)) and not Path(data).expanduser().exists():
+            raise FileNotFoundError(f"`data` {str(data)!r} does not exist (give 'demo', a file or a TRUE directory)")
+        bench = load_benchmark(data, pos_label=pos_label)
     _check_subset(models, bench.models, "models", bench.source)
     _check_subset(datasets, bench.datasets, "datasets", bench.source)
     return bench.subset(models=models, datasets=datasets)
@@ -104,6 +106,27 @@ def _check_subset(values, known, name, source):
     missing = [v for v in values if v not in known]
     if missing:
         raise ValueError(f"`{name}` names {missing} not in {source}; it has {list(known)}")
+
+
+_MARKDOWN_SPECIAL = re.compile("([" + re.escape(string.punctuation) + "])")  # CommonMark escapes them all
+
+
+def markdown_text(value):
+    """``str(value)`` with every ASCII punctuation character backslash-escaped.
+
+    For names from the data (models, datasets) that notebooks put into
+    Markdown: the name then shows verbatim, in Jupyter and in the reports,
+    whatever characters it has.
+
+    Examples
+    --------
+    >>> from beyondauc.report import markdown_text
+    >>> markdown_text("svm")
+    'svm'
+    >>> print(markdown_text("a_b [x]"))
+    a\\_b \\[x\\]
+    """
+    return _MARKDOWN_SPECIAL.sub(r"\\\1", str(value))
 
 
 def leaderboard(bench, *, protocol="xdomain", method="logistic", n_repeats=20, random_state=0):
@@ -199,6 +222,7 @@ _INLINE_BACKEND = "module://matplotlib_inline.backend_inline"
 # Quiet kernels without an input history: many run at once and none is interactive.
 _KERNEL_ARGUMENTS = ("--IPKernelApp.log_level=CRITICAL", "--HistoryManager.enabled=False")
 _MAX_NAME = 80
+_HASHED = re.compile(r"-[0-9a-f]{8}$")
 
 
 def safe_name(name):
@@ -206,8 +230,9 @@ def safe_name(name):
 
     Letters (any script), digits, ``-``, ``_`` and ``.`` are kept; every
     other run of characters becomes ``_``; leading dots are dropped. When the
-    result differs from ``name``, 8 hex digits of its SHA-1 are appended, so two
-    names never share a file (``a/b`` and ``a_b`` stay apart).
+    result differs from ``name`` (or ``name`` itself ends like such a suffix),
+    8 hex digits of its SHA-1 are appended, so two names never share a file
+    (``a/b``, ``a_b`` and ``a_b-3ec69c85`` stay apart).
 
     Examples
     --------
@@ -226,7 +251,7 @@ def safe_name(name):
     while len(slug.encode("utf-8")) > 2 * _MAX_NAME:  # file names are limited in bytes, not letters
         slug = slug[:-1]
     slug = slug.rstrip(".")
-    if slug == name and slug:
+    if slug == name and slug and not _HASHED.search(slug):  # a name shaped like our output is hashed too
         return slug
     digest = hashlib.sha1(name.encode("utf-8")).hexdigest()[:8]
     return f"{slug}-{digest}" if slug else f"model-{digest}"
@@ -450,6 +475,24 @@ def _combine(executed, title):
     return combined
 
 
+_MARKDOWN_TAGS = frozenset({"p", "br", "hr", "a", "strong", "em", "b", "i", "code", "pre", "ul", "ol", "li",
+                            "blockquote", "h1", "h2", "h3", "h4", "h5", "h6", "table", "thead", "tbody", "tr",
+                            "th", "td", "del", "span", "div"})
+
+
+def _clean_markdown_html(text):
+    """HTML of Markdown displayed at run time, made inert.
+
+    Raw HTML in it (a model called ``<script>...``) comes out as text, links keep
+    only http(s)/mailto targets (no ``javascript:``) and images are dropped, so
+    the page never loads anything.
+    """
+    import bleach
+
+    return bleach.clean(str(text), tags=_MARKDOWN_TAGS, attributes={"a": ["href", "title"], "*": ["class", "id"]},
+                        protocols=["http", "https", "mailto"], strip=False)
+
+
 def _render_html(executed, header, *, include_code):
     """HTML of the combined notebooks through the ``templates/beyondauc`` nbconvert template."""
     from nbconvert import HTMLExporter
@@ -458,8 +501,8 @@ def _render_html(executed, header, *, include_code):
     header = dict(header, include_code=bool(include_code),
                   sections=[{"name": r.name, "title": _notebook_title(nb, r.name)} for r, nb in executed])
     exporter = HTMLExporter(template_name=_TEMPLATE, extra_template_basedirs=[str(_templates_dir())])
-    # Markdown displayed by code carries names from the data: the template renders it as text.
-    exporter.register_filter("markup_as_text", lambda text: html.escape(str(text), quote=False))
+    # Markdown displayed by code carries names from the data: the template cleans its HTML.
+    exporter.register_filter("clean_markdown_html", _clean_markdown_html)
     exporter.exclude_input = not include_code
     exporter.exclude_input_prompt = not include_code
     exporter.exclude_output_prompt = True
@@ -605,7 +648,7 @@ def _make_executor(jobs, dask):
     if dask is None:
         ctx = multiprocessing.get_context("spawn")
         executor = concurrent.futures.ProcessPoolExecutor(max_workers=jobs, mp_context=ctx)
-        return executor, executor.shutdown
+        return executor, executor.shutdown, jobs
     try:
         from distributed import Client
     except ImportError as exc:
@@ -617,7 +660,8 @@ def _make_executor(jobs, dask):
         executor.shutdown(wait=True)
         client.close()
 
-    return executor, close
+    workers = sum(w.get("nthreads", 1) for w in client.scheduler_info().get("workers", {}).values())
+    return executor, close, workers or 1
 
 
 def _progress(total, enabled):
@@ -714,12 +758,15 @@ def run_report(data=DEMO, *, models=None, datasets=None, out=None, pdf=False, jo
         raise ValueError(f"`parameters` keys must be Python identifiers, got {bad}")
     for key, value in extra.items():
         try:
-            json.dumps(value)
-        except TypeError:
-            raise ValueError(f"`parameters`[{key!r}] must be a plain value (str, number, bool, None, list), "
+            json.dumps(value, allow_nan=False)
+        except (TypeError, ValueError):
+            raise ValueError(f"`parameters`[{key!r}] must be a plain value (str, finite number, bool, None, list), "
                              f"got {type(value).__name__}") from None
     bench = open_benchmark(data, models=models, datasets=datasets, pos_label=pos_label)
     folder = _check_notebooks(notebooks_dir or _notebooks_dir())
+    slugs = {m: safe_name(m) for m in bench.models}
+    if len(set(slugs.values())) < len(slugs):  # needs two names whose SHA-1s share 8 hex digits
+        raise ValueError("two model names map to the same file name; rename one of them")
     if out is None:
         name = DEMO if isinstance(data, str) and data == DEMO else Path(str(bench.source)).stem.split(".")[0]
         out = Path("reports") / safe_name(name or "benchmark")
@@ -735,9 +782,6 @@ def run_report(data=DEMO, *, models=None, datasets=None, out=None, pdf=False, jo
     from . import __version__
 
     base_header = {"source": source, "sha256": sha256, "version": __version__, "date": date}
-    slugs = {m: safe_name(m) for m in bench.models}
-    if len(set(slugs.values())) < len(slugs):  # only if two names hash alike after truncation
-        raise ValueError("two model names map to the same file name; rename one of them")
     base = {"kernel_name": kernel_name, "timeout": timeout, "include_code": include_code, "pdf": bool(pdf)}
     specs = []
     for model in bench.models:
@@ -754,7 +798,7 @@ def run_report(data=DEMO, *, models=None, datasets=None, out=None, pdf=False, jo
 
     workers = min(jobs, len(specs))
     results = {}
-    executor, close = _make_executor(workers, dask)
+    executor, close, workers = _make_executor(workers, dask)
     board, board_error = None, None
     try:
         futures = {executor.submit(_report_job, spec): spec for spec in specs}
@@ -769,8 +813,12 @@ def run_report(data=DEMO, *, models=None, datasets=None, out=None, pdf=False, jo
                 try:
                     results[spec["target"]] = fut.result()
                 except Exception as exc:  # noqa: BLE001 - a worker died: only this report fails
+                    error = f"worker: {_error_of(exc)}"
+                    if isinstance(exc, concurrent.futures.process.BrokenProcessPool):
+                        error += (" (workers are new processes that import the calling script: in a script, "
+                                  "call run_report under `if __name__ == '__main__':`)")
                     results[spec["target"]] = ModelReport(spec["model"], Path(spec["target"]).name, "failed",
-                                                          f"worker: {_error_of(exc)}", None, None, (), math.nan)
+                                                          error, None, None, (), math.nan)
                 if bar is not None:
                     bar.update(1)
     finally:
