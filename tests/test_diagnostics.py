@@ -27,15 +27,10 @@ import re
 import warnings
 from fractions import Fraction
 
+import beyondauc
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
-from scipy.stats import wasserstein_distance
-from sklearn.metrics import roc_auc_score
-from sklearn.model_selection import ShuffleSplit
-
 from beyondauc import (
     UndefinedMetricWarning,
     bias_robustness,
@@ -48,6 +43,11 @@ from beyondauc import (
     sens_spec_drift,
     wasserstein_matrix,
 )
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from scipy.stats import wasserstein_distance
+from sklearn.metrics import roc_auc_score
+from sklearn.model_selection import ShuffleSplit
 
 KINDS = ("normal", "tied", "int", "offset", "skewed")
 SEEDS = (0, 1, 2)
@@ -1021,3 +1021,20 @@ def test_protocol_without_calibration_data_is_a_clear_error():
     bench = load_benchmark(frame)
     with pytest.raises(ValueError, match="`protocol`='outdomain' leaves dataset 'a' no calibration data"):
         cohorts(bench, "m", "a", protocol="outdomain")
+
+
+@pytest.mark.parametrize("models", [["svm"], ["svm", "knn"]])
+@pytest.mark.parametrize("protocol", [None, "xdomain"])
+def test_diagnostics_frame_equals_diagnostics_table(models, protocol):
+    """The table of computed results is the table that computes them."""
+    bench = beyondauc.load_demo().subset(datasets=["wine", "diabetes"])
+    results = [beyondauc.cohort_diagnostics(bench, m, d, protocol=protocol, n_repeats=2)
+               for m in models for d in bench.datasets]
+    expected = beyondauc.diagnostics_table(bench, models=models, protocol=protocol, n_repeats=2)
+    pd.testing.assert_frame_equal(beyondauc.diagnostics_frame(results), expected)
+
+
+@pytest.mark.parametrize("bad", [[{"model": "svm"}], [None], ["svm"]])
+def test_diagnostics_frame_rejects_other_objects(bad):
+    with pytest.raises(TypeError, match="`results` must hold CohortDiagnostics"):
+        beyondauc.diagnostics_frame(bad)

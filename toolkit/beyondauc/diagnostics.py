@@ -728,7 +728,29 @@ def diagnostics_table(bench, *, models=None, datasets=None, protocol=None, **opt
     """
     models = bench.models if models is None else list(models)
     datasets = bench.datasets if datasets is None else list(datasets)
-    rows = [
-        cohort_diagnostics(bench, m, d, protocol=protocol, **options).to_dict() for m in models for d in datasets
-    ]
+    return diagnostics_frame(
+        cohort_diagnostics(bench, m, d, protocol=protocol, **options) for m in models for d in datasets
+    )
+
+
+def diagnostics_frame(results):
+    """Tidy table of already computed :class:`CohortDiagnostics`, one row each.
+
+    What :func:`diagnostics_table` returns, for results that are also drawn
+    (e.g. with :class:`~beyondauc.plots.DiagnosticsDashboard`), so nothing is
+    computed twice.
+
+    Examples
+    --------
+    >>> from beyondauc import load_demo, cohort_diagnostics, diagnostics_frame
+    >>> bench = load_demo()
+    >>> results = [cohort_diagnostics(bench, "svm", d, n_repeats=2) for d in ("wine", "diabetes")]
+    >>> diagnostics_frame(results)["dataset"].tolist()
+    ['wine', 'diabetes']
+    """
+    rows = []
+    for r in results:
+        if not isinstance(r, CohortDiagnostics):
+            raise TypeError(f"`results` must hold CohortDiagnostics, got {type(r).__name__}")
+        rows.append(r.to_dict())
     return pd.DataFrame(rows)
