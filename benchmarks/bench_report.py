@@ -166,7 +166,7 @@ def notebook_times(path):
     report = report[1:].split(".new-")[0] if report.startswith(".") else report  # a staging folder
     rec = {"name": Path(path).stem, "report": report, "start": start, "end": end,
            "failed": bool(meta.get("exception")), "seconds": None, "kernel_start_s": None, "kernel_stop_s": None,
-           "cells_s": None, "slowest_cell": None}
+           "setup_s": None, "cells_s": None, "slowest_cell": None}
     if start is None or end is None or not cells:
         return rec
     rec["seconds"] = end - start
@@ -176,6 +176,11 @@ def notebook_times(path):
         rec["kernel_stop_s"] = end - max(ends)
         rec["cells_s"] = max(ends) - cells[0]["start"]
     timed = [c for c in cells if c["seconds"] is not None and c["type"] == "code"]
+    # the set-up cell: the first code cell after the parameters (imports, loading the benchmark) --
+    # paid once per kernel like the kernel start
+    setup = [c for c in timed if not {"parameters", "injected-parameters"} & set(c["tags"])]
+    if setup:
+        rec["setup_s"] = setup[0]["seconds"]
     if timed:
         slow = max(timed, key=lambda c: c["seconds"])
         rec["slowest_cell"] = {"index": slow["index"], "seconds": slow["seconds"], "first_line": slow["first_line"]}
@@ -226,6 +231,7 @@ def summarize(wall, t_start, t_end, notebooks, renders, index_t):
     nb_s = sum(n["seconds"] for n in ok)
     kernel_s = sum(n["kernel_start_s"] for n in ok)
     stop_s = sum(n["kernel_stop_s"] or 0.0 for n in ok)
+    setup_s = sum(n["setup_s"] or 0.0 for n in ok)
     busy = _union([(n["start"], n["end"]) for n in ok])
     first = min((n["start"] for n in ok), default=None)
     last = max((n["end"] for n in ok), default=None)
@@ -241,6 +247,10 @@ def summarize(wall, t_start, t_end, notebooks, renders, index_t):
         "kernel_start_share": kernel_s / nb_s if nb_s else None,
         "kernel_stop_s_sum": stop_s,
         "kernel_stop_share": stop_s / nb_s if nb_s else None,
+        "setup_cell_s_sum": setup_s,
+        "setup_cell_share": setup_s / nb_s if nb_s else None,
+        # per kernel: start + set-up cell + stop, what a notebook costs before and after its own work
+        "fixed_share": (kernel_s + setup_s + stop_s) / nb_s if nb_s else None,
         "mean_s_per_notebook": nb_s / len(ok) if ok else None,
         # wall time with no notebook running: CLI start-up and data loading before the first one,
         # renderings not hidden behind another worker's notebook, index.html and the pool's shutdown
@@ -287,6 +297,7 @@ def breakdown(notebooks):
             "mean_s": sum(secs) / len(runs), "max_s": worst["seconds"], "max_report": worst["report"],
             "mean_kernel_start_s": sum(n["kernel_start_s"] for n in runs) / len(runs),
             "mean_kernel_stop_s": sum(n["kernel_stop_s"] or 0.0 for n in runs) / len(runs),
+            "mean_setup_s": sum(n["setup_s"] or 0.0 for n in runs) / len(runs),
             "slowest_cell": slow,
         })
     return out
@@ -294,11 +305,11 @@ def breakdown(notebooks):
 
 def print_breakdown(label, rows):
     print(f"\nPer notebook, {label}:\n")
-    md_table(["notebook", "runs", "sum s", "share", "mean s", "max s (report)", "kernel start s", "kernel stop s",
-              "slowest cell (s)"],
+    md_table(["notebook", "runs", "sum s", "share", "mean s", "max s (report)", "kernel start s", "set-up cell s",
+              "kernel stop s", "slowest cell (s)"],
              [[r["notebook"], r["runs"], f"{r['sum_s']:.1f}", f"{r['share']:.0%}", f"{r['mean_s']:.2f}",
                f"{r['max_s']:.2f} ({r['max_report']})", f"{r['mean_kernel_start_s']:.2f}",
-               f"{r['mean_kernel_stop_s']:.2f}",
+               f"{r['mean_setup_s']:.2f}", f"{r['mean_kernel_stop_s']:.2f}",
                f"#{r['slowest_cell']['index']} `{r['slowest_cell']['first_line']}` ({r['slowest_cell']['seconds']:.2f})"
                if r["slowest_cell"] else "–"] for r in rows])
 
@@ -379,11 +390,14 @@ def main():
                 cli_args = cases[case]["args"] + ["--jobs", str(jobs), "--out", str(out), "--quiet"]
                 cli_args += ["--pdf"] if pdf else []
                 load = wait_quiet(args.wait_quiet) if args.wait_quiet else os.getloadavg()[0]
+                hashes = notebook_hashes(args.notebooks_dir)
                 wall, t0, t1, cpu, proc = run_cli(base, cli_args, tmp, args.timeout)
+                changed = sorted(k for k, v in notebook_hashes(args.notebooks_dir).items() if hashes.get(k) != v)
                 notebooks, renders, index_t = read_report(out) if (out / "models").is_dir() else ([], [], None)
                 s = summarize(wall, t0, t1, notebooks, renders, index_t)
                 s.update(cpu_s=cpu, cpu_per_wall=cpu / wall, load_before=load, load_after=os.getloadavg()[0])
                 run = {"case": case, "pdf": pdf, "jobs": jobs, "repeat": rep, "exit": proc.returncode,
+                       "notebook_sha256": hashes, "notebooks_changed_during_run": changed,
                        "summary": s, "notebooks": notebooks, "renders": renders}
                 if proc.returncode != 0:
                     run["stderr"] = proc.stderr[-4000:]
@@ -395,6 +409,9 @@ def main():
                 print(f"  {tag}: {wall:.1f} s, {s['notebooks']} notebooks ({s['notebooks_failed']} failed), "
                       f"CPU {cpu:.1f} s ({cpu / wall:.2f} cores busy), load average before/after "
                       f"{load:.2f}/{s['load_after']:.2f}, {status}", flush=True)
+                if hashes != rec["notebook_sha256"] or changed:
+                    print(f"    WARNING: notebooks changed since the first run or during this one "
+                          f"({', '.join(changed) or 'before it'}): rows may compare different notebooks")
                 if proc.returncode != 0:
                     print("    " + (proc.stderr.strip() or proc.stdout.strip()).replace("\n", "\n    ")[-2000:])
                 key = (case, pdf, jobs)
@@ -425,13 +442,17 @@ def main():
               "outside notebooks s", "speed-up"], rows)
     rec["table"] = table
 
-    print("\nWhere the time outside the notebooks goes (same runs):\n")
+    print("\nWhere the time outside the notebooks goes (same runs); set-up cell = the first code cell after the "
+          "parameters (imports, loading the benchmark); fixed share per kernel = (kernel start + set-up cell + "
+          "kernel stop) / notebook time:\n")
     md_table(["case", "jobs", "before 1st notebook s", "after last notebook s", "HTML render s (sum)",
-              "PDF render s (sum)", "index.html s", "kernel stop share", "CPU s", "cores busy", "load avg before"],
+              "PDF render s (sum)", "index.html s", "set-up cell share", "kernel stop share",
+              "fixed share per kernel", "CPU s", "cores busy", "load avg before"],
              [[f"{t['case']}{' + pdf' if t['pdf'] else ''}", t["jobs"], _f(t["before_first_notebook_s"], ".1f"),
                _f(t["after_last_notebook_s"], ".1f"), f"{t['html_render_s_sum']:.1f}",
                f"{t['pdf_render_s_sum']:.1f}" if t["pdf"] else "–", _f(t["index_s"], ".2f"),
-               _f(t["kernel_stop_share"], ".1%"), f"{t['cpu_s']:.1f}", f"{t['cpu_per_wall']:.2f}",
+               _f(t["setup_cell_share"], ".1%"), _f(t["kernel_stop_share"], ".1%"), _f(t["fixed_share"], ".1%"),
+               f"{t['cpu_s']:.1f}", f"{t['cpu_per_wall']:.2f}",
                f"{t['load_before']:.2f}"] for t in table])
     for case in cases:
         c = rec["cases"][case]
