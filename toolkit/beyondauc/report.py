@@ -12,6 +12,7 @@ import concurrent.futures
 import contextlib
 import copy
 import datetime as _dt
+import gzip
 import hashlib
 import json
 import logging
@@ -590,8 +591,6 @@ def _data_reference(data, out_dir):
         frame = data.frame if isinstance(data, Benchmark) else data
         path = Path(out_dir) / "data.csv.gz"
         buf = frame.to_csv(index=False).encode("utf-8")
-        import gzip
-
         _atomic_write(path, gzip.compress(buf, mtime=0))
         source = data.source if isinstance(data, Benchmark) else "DataFrame"
         return str(path.resolve()), f"{source} (copied to data.csv.gz)", _sha256(path)
