@@ -23,9 +23,10 @@ the notebooks, so the number of kernels does not grow with them.
 
 Usage::
 
-    python benchmarks/bench_report.py                  # demo and TRUE-sized, jobs 1 and 2
-    python benchmarks/bench_report.py --only demo      # only the demo
-    python benchmarks/bench_report.py --repeats 3      # best of 3 runs per row
+    python benchmarks/bench_report.py                  # demo and TRUE-sized, jobs 1 and 2 (~15 min on 2 cores)
+    python benchmarks/bench_report.py --only demo      # only the demo (~5 min)
+    python benchmarks/bench_report.py --repeats 2      # best of 2 runs per row
+    python benchmarks/bench_report.py --wait-quiet 600 # start each run on an idle machine (shared hosts)
     python benchmarks/bench_report.py --pdf            # also every row with --pdf (WeasyPrint)
 
 Writes ``benchmarks/results/bench_report.json`` (every run, every notebook).
