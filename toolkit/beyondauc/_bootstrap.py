@@ -1,0 +1,132 @@
+"""The shared bootstrap machinery: stratified, paired resampling as count weights.
+
+A bootstrap replicate is a vector of non-negative integer counts, one per
+example (how often the example is drawn), never a re-sorted copy of the data.
+Every model reads the *same* replicates (a paired bootstrap), and each
+stratum (dataset x class) is resampled to its own size, so every replicate
+keeps each dataset's size and class balance.  Per-value counts on a model's
+score grid (:mod:`beyondauc._kernel`) are then one sparse product,
+:func:`grid_weights`, after which every fit and metric is the same vectorised
+operation on counts that the point estimate uses, with replicates as rows.
+
+Replicates are drawn in fixed blocks of :data:`BLOCK` from child seeds of
+``random_state``, so replicate ``b`` is the same whatever ``n_bootstrap``
+beyond it, and however the work is split into chunks or processes.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+from ._validation import check_int, check_number
+
+__all__: list[str] = []
+
+BLOCK = 64  # replicates per independently seeded block
+
+
+def check_bootstrap(n_bootstrap, confidence_level):
+    """Validate ``n_bootstrap`` (int >= 0; 0 = no intervals) and ``confidence_level`` in (0, 1)."""
+    n_bootstrap = check_int(n_bootstrap, "n_bootstrap", minimum=0)
+    confidence_level = check_number(confidence_level, "confidence_level", low=0, high=1, low_open=True,
+                                    high_open=True)
+    return n_bootstrap, float(confidence_level)
+
+
+def strata_of(*keys):
+    """One integer stratum per example from several key arrays (e.g. dataset code and label)."""
+    stacked = np.stack([np.asarray(k) for k in keys], axis=1)
+    _, codes = np.unique(stacked, axis=0, return_inverse=True)
+    return codes.ravel()
+
+
+def _seed(random_state):
+    if isinstance(random_state, np.random.RandomState):  # a legacy generator: draw a seed from it
+        return int(random_state.randint(0, 2**31 - 1))
+    if random_state is None:
+        return None
+    return int(random_state)
+
+
+def bootstrap_counts(strata, n_bootstrap, *, random_state=0, start=0, stop=None):
+    """Replicates ``start:stop`` of a stratified bootstrap, as counts (n_replicates, n_examples).
+
+    Parameters
+    ----------
+    strata : ndarray of int, shape (n,)
+        Stratum of each example; each stratum is resampled with replacement
+        to its own size (a multinomial draw over its examples).
+    n_bootstrap : int
+        Total number of replicates (the seed layout depends only on it
+        through ``stop``).
+    random_state : int or None
+        Seed of replicate block k is ``SeedSequence(random_state).spawn`` child k.
+    start, stop : int
+        The replicates to draw (default: all), so callers can work in chunks
+        and still get the same replicates.
+
+    Returns
+    -------
+    ndarray of int32, shape (stop - start, n)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from beyondauc._bootstrap import bootstrap_counts
+    >>> w = bootstrap_counts(np.array([0, 0, 0, 1, 1]), 3, random_state=0)
+    >>> w.shape, w[:, :3].sum(axis=1).tolist(), w[:, 3:].sum(axis=1).tolist()
+    ((3, 5), [3, 3, 3], [2, 2, 2])
+    >>> bool((bootstrap_counts(np.array([0, 0, 0, 1, 1]), 3, random_state=0, start=1) == w[1:]).all())
+    True
+    """
+    strata = np.asarray(strata)
+    stop = n_bootstrap if stop is None else stop
+    n = len(strata)
+    order = np.argsort(strata, kind="stable")
+    bounds = np.flatnonzero(np.diff(strata[order])) + 1
+    groups = np.split(order, bounds) if n else []
+    children = np.random.SeedSequence(_seed(random_state)).spawn((stop + BLOCK - 1) // BLOCK) if stop else []
+    out = np.zeros((stop - start, n), dtype=np.int32)
+    for k in range(start // BLOCK, (stop + BLOCK - 1) // BLOCK if stop else 0):
+        rng = np.random.default_rng(children[k])
+        block = np.zeros((BLOCK, n), dtype=np.int32)
+        for idx in groups:  # a loop over strata (datasets x classes), never over examples or replicates
+            m = len(idx)
+            block[:, idx] = rng.multinomial(m, np.full(m, 1.0 / m), size=BLOCK)
+        lo, hi = max(start, k * BLOCK), min(stop, (k + 1) * BLOCK)
+        out[lo - start:hi - start] = block[lo - k * BLOCK:hi - k * BLOCK]
+    return out
+
+
+def grid_weights(counts, inverse, y, n_values, *, groups=None, n_groups=1):
+    """Per-value positive and negative counts of each replicate: (R, n_groups, n_values) each.
+
+    ``counts`` (R, n) are replicate counts per example, ``inverse`` each
+    example's index on the score grid, ``y`` its 0/1 label and ``groups`` its
+    row (e.g. dataset code; -1 leaves it out).  One sparse product per class.
+    """
+    n = len(inverse)
+    groups = np.zeros(n, dtype=np.int64) if groups is None else np.asarray(groups, dtype=np.int64)
+    keep = groups >= 0
+    col = groups[keep] * n_values + np.asarray(inverse)[keep]
+    rows = np.flatnonzero(keep)
+    yk = np.asarray(y)[keep].astype(bool)
+    out = []
+    for mask in (yk, ~yk):
+        ind = sp.csr_matrix((np.ones(mask.sum()), (rows[mask], col[mask])), shape=(n, n_groups * n_values))
+        out.append(np.asarray((ind.T @ counts.T).T, dtype=np.float64).reshape(len(counts), n_groups, n_values))
+    return out[0], out[1]
+
+
+def percentile_interval(replicates, confidence_level, axis=0):
+    """Percentile interval (low, high) of replicates along ``axis``, ignoring NaN replicates."""
+    alpha = (1.0 - confidence_level) / 2.0
+    with np.errstate(invalid="ignore"):
+        import warnings
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN slices give NaN
+            low = np.nanquantile(replicates, alpha, axis=axis)
+            high = np.nanquantile(replicates, 1.0 - alpha, axis=axis)
+    return low, high
