@@ -1,0 +1,703 @@
+"""One evaluation of a benchmark, computed once and read by every view.
+
+:func:`evaluate` makes one pass over a benchmark and computes everything the
+reports, the index and the CLI show: the calibration grid with every score,
+ranks, rank changes and Kendall's tau, score variance and histograms, the
+cohort diagnostics of every model x dataset with the curves their figures
+need, selective answering (with an out-of-distribution dataset) and its
+tolerance tables, and the leaderboard.  The result is an :class:`Evaluation`:
+tidy DataFrames, the parameters, the data's SHA-256 and the package versions.
+:meth:`Evaluation.save` writes it as a folder of Parquet tables with a JSON
+manifest; :func:`load_evaluation` reads it back identically.
+
+Views (notebooks, the report index, the CLI) read an Evaluation and never
+recompute what it holds.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import hashlib
+import html
+import json
+import os
+import tempfile
+import time
+import uuid
+from dataclasses import dataclass, field
+from importlib import metadata
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from ._validation import check_int, check_number, check_option, check_random_state
+from .calibration import METHODS, PROTOCOLS, expected_accuracy_grid
+from .data import Benchmark
+from .diagnostics import cohort_diagnostics, diagnostics_frame
+from .ranking import best_of_methods, calibration_modes, kendall_tau, rank_changes, rank_table, score_histograms, \
+    score_variance
+from .selective import selective_answering
+
+__all__ = ["Evaluation", "evaluate", "load_evaluation", "EVALUATION_PARAMETERS", "SCHEMA_VERSION"]
+
+#: Version of the saved layout (manifest + Parquet tables); bumped on any incompatible change.
+SCHEMA_VERSION = 1
+MANIFEST = "manifest.json"
+
+#: Every parameter of an evaluation with its default (the notebooks declare the same names).
+EVALUATION_PARAMETERS = {
+    "models": None,
+    "datasets": None,
+    "pos_label": None,
+    "protocol": "xdomain",
+    "method": "logistic",
+    "class_weight": None,
+    "n_repeats": 20,
+    "random_state": 0,
+    "ood_dataset": None,
+    "tolerance": 0.9,
+    "computation_score": None,
+    "selective_protocol": "indata",
+    "selective_method": "logistic",
+    "resolution": 0.01,
+    "cohort_protocol": None,
+    "val_split": "val",
+    "test_split": "test",
+    "sigma_max": None,
+    "n_points": 21,
+    "noise_repeats": 20,
+    "p": 2,
+    "bins": 20,
+}
+
+#: What each table holds (written into the manifest).
+TABLES = {
+    "datasets": "one row per dataset: domain, examples, positives, positive rate (and the split values)",
+    "grid": "AUC and every score (accuracy, kappa, balanced accuracy, MCC, F1) per protocol x method x dataset x model",
+    "rank_changes": "rank by AUC vs rank by the score per dataset and for the mean (headline protocol and method), "
+                    "for score = accuracy and kappa",
+    "rank_table": "value and rank of every model per dataset and mean, for score = auc, accuracy and kappa",
+    "kendall": "Kendall's tau between the AUC ranking and the score ranking, per dataset and mean",
+    "calibration_modes": "the paper's Table 4: mean score and rank per protocol x method (score = accuracy, kappa)",
+    "best_of_methods": "the paper's Table 5: the best method per protocol and model (score = kappa)",
+    "variance": "the paper's Table 3: score variance per model, raw and min-max scaled",
+    "histograms": "class-conditional score histograms per model and dataset (and 'all'), shared bins per model",
+    "diagnostics": "test-set AUROC diagnostics per model x dataset: AUCs, bias and noise robustness, drift, W",
+    "roc": "ROC curves of the validation and test cohorts per model x dataset (thinned, see README)",
+    "cohort_histograms": "class histograms of the validation and test cohorts on shared bins, per model x dataset",
+    "robustness": "bias and noise robustness curves per model x dataset x cohort",
+    "drift_curves": "sensitivity and specificity of both cohorts per threshold (thinned, see README)",
+    "wasserstein": "the 2x2 Wasserstein matrix per model x dataset",
+    "selective": "selective answering per model x dataset: accuracy, area, AURC, E-AURC, a, b, fluctuations, "
+                 "DiSCA (and on the OOD dataset, DiDMA, NiDMA)",
+    "tolerance": "b and DiSCA over the tolerance grid per model x dataset (and on the OOD dataset)",
+    "coverage_curves": "coverage-accuracy curves per model x dataset: the grid curve DiSCA reads, the exact curve "
+                       "(thinned) and the grid curve on the OOD dataset",
+    "fluctuations": "every fluctuation of the grid curve per model x dataset (and on the OOD dataset)",
+    "leaderboard": "one row per model: mean AUC and accuracy, their ranks and the change, kappa, DiSCA, drift",
+}
+
+_MAX_POINTS = 2000  # curves with more points are thinned to what a figure resolves
+_THIN_STEP = 1e-3  # ... keeping a point whenever a coordinate moves by one step of this size
+
+
+# ---------------------------------------------------------------------------
+# parameters
+# ---------------------------------------------------------------------------
+
+def _names(values, name):
+    if values is None:
+        return None
+    if isinstance(values, str):
+        values = [v.strip() for v in values.split(",") if v.strip()]
+    values = list(values)
+    if not values:
+        return None
+    for v in values:
+        if not isinstance(v, str):
+            raise ValueError(f"`{name}` must be a list of str, got an element {v!r}")
+    return values
+
+
+def check_parameters(parameters):
+    """Validate evaluation parameters; return them complete (defaults filled) and normalised.
+
+    Unknown names are errors naming the closest valid ones; each value is
+    checked against what it must be, with a one-line message naming it.
+
+    Examples
+    --------
+    >>> from beyondauc.evaluate import check_parameters
+    >>> check_parameters({"tolerance": 0.8})["tolerance"]
+    0.8
+    >>> check_parameters({"tolerance": 1.5})
+    Traceback (most recent call last):
+    ...
+    ValueError: `tolerance` must be a number in (0, 1], got 1.5
+    """
+    import difflib
+
+    unknown = [k for k in parameters if k not in EVALUATION_PARAMETERS]
+    if unknown:
+        k = unknown[0]
+        close = difflib.get_close_matches(str(k), list(EVALUATION_PARAMETERS), n=3)
+        hint = f"; did you mean {', '.join(repr(c) for c in close)}?" if close else \
+            f"; known: {', '.join(EVALUATION_PARAMETERS)}"
+        raise ValueError(f"unknown parameter {k!r}{hint}")
+    p = {**EVALUATION_PARAMETERS, **parameters}
+    p["models"] = _names(p["models"], "models")
+    p["datasets"] = _names(p["datasets"], "datasets")
+    if p["pos_label"] is not None and not isinstance(p["pos_label"], (str, int, bool, np.integer)):
+        raise ValueError(f"`pos_label` must be a str, int or bool, got {p['pos_label']!r}")
+    check_option(p["protocol"], "protocol", PROTOCOLS)
+    check_option(p["method"], "method", METHODS)
+    check_option(p["class_weight"], "class_weight", (None, "balanced"))
+    p["n_repeats"] = check_int(p["n_repeats"], "n_repeats", minimum=1)
+    check_random_state(p["random_state"])
+    if p["ood_dataset"] is not None and not isinstance(p["ood_dataset"], str):
+        raise ValueError(f"`ood_dataset` must be a dataset name (str) or None, got {p['ood_dataset']!r}")
+    p["tolerance"] = check_number(p["tolerance"], "tolerance", low=0, high=1, low_open=True)
+    if p["computation_score"] is not None:
+        p["computation_score"] = check_number(p["computation_score"], "computation_score", low=0)
+    check_option(p["selective_protocol"], "selective_protocol", PROTOCOLS)
+    check_option(p["selective_method"], "selective_method", METHODS)
+    p["resolution"] = check_number(p["resolution"], "resolution", low=0, high=1, low_open=True)
+    check_option(p["cohort_protocol"], "cohort_protocol", (None, "split", *PROTOCOLS))
+    for name in ("val_split", "test_split"):
+        if not isinstance(p[name], (str, int)) or isinstance(p[name], bool):
+            raise ValueError(f"`{name}` must be a split value (str), got {p[name]!r}")
+        p[name] = str(p[name])
+    if p["sigma_max"] is not None:
+        p["sigma_max"] = check_number(p["sigma_max"], "sigma_max", low=0, low_open=True)
+    p["n_points"] = check_int(p["n_points"], "n_points", minimum=2)
+    p["noise_repeats"] = check_int(p["noise_repeats"], "noise_repeats", minimum=1)
+    p["p"] = check_option(p["p"], "p", (1, 2))
+    p["bins"] = check_int(p["bins"], "bins", minimum=1)
+    return p
+
+
+# ---------------------------------------------------------------------------
+# the data
+# ---------------------------------------------------------------------------
+
+def _file_sha256(path):
+    """SHA-256 of a file, or of a directory's files (relative names and bytes, sorted)."""
+    h = hashlib.sha256()
+    path = Path(path)
+    files = [path] if path.is_file() else sorted(p for p in path.rglob("*") if p.is_file())
+    for f in files:
+        if path.is_dir():
+            h.update(f.relative_to(path).as_posix().encode("utf-8") + b"\0")
+        with open(f, "rb") as fh:
+            for chunk in iter(lambda: fh.read(1 << 20), b""):
+                h.update(chunk)
+    return h.hexdigest()
+
+
+def _frame_sha256(frame):
+    return hashlib.sha256(frame.to_csv(index=False).encode("utf-8")).hexdigest()
+
+
+def data_fingerprint(data):
+    """(source shown to readers, SHA-256) of what :func:`evaluate` reads.
+
+    A path (file or TRUE directory) is hashed byte for byte, ``"demo"`` is the
+    embedded demo file, a Benchmark or DataFrame its CSV text.
+    """
+    from importlib import resources
+
+    if isinstance(data, str) and data == "demo":
+        ref = resources.files("beyondauc") / "datasets" / "demo.csv.gz"
+        with resources.as_file(ref) as path:
+            return "beyondauc demo benchmark", _file_sha256(path)
+    if isinstance(data, Benchmark):
+        return str(data.source), _frame_sha256(data.frame)
+    if isinstance(data, pd.DataFrame):
+        return "DataFrame", _frame_sha256(data)
+    if isinstance(data, (str, os.PathLike)):
+        path = Path(data).expanduser()
+        if not path.exists():
+            raise FileNotFoundError(f"`data` {str(data)!r} does not exist (give 'demo', a file or a TRUE directory)")
+        return str(data), _file_sha256(path)
+    raise ValueError(f"`data` must be 'demo', a path, a Benchmark or a DataFrame, got {type(data).__name__}")
+
+
+def _open(data, p):
+    from .report import open_benchmark
+
+    return open_benchmark(data, models=p["models"], datasets=p["datasets"], pos_label=p["pos_label"])
+
+
+# ---------------------------------------------------------------------------
+# curves
+# ---------------------------------------------------------------------------
+
+def _thin(*columns):
+    """Indices of the points to keep so a curve keeps its shape at figure resolution.
+
+    Curves of at most ``_MAX_POINTS`` points are kept whole.  Longer ones keep
+    the first and last point and every point where one of ``columns``
+    (values in [0, 1], e.g. rates) enters a new step of ``_THIN_STEP``, plus
+    the point before it, so every step of a step function keeps both its
+    corners; no figure can tell the difference at 1000 pixels.
+    """
+    n = len(columns[0])
+    if n <= _MAX_POINTS:
+        return np.arange(n)
+    keep = np.zeros(n, dtype=bool)
+    keep[[0, -1]] = True
+    for c in columns:
+        q = np.floor(np.nan_to_num(np.asarray(c, dtype=float)) / _THIN_STEP)
+        change = np.flatnonzero(q[1:] != q[:-1]) + 1
+        keep[change] = True
+        keep[change - 1] = True
+    return np.flatnonzero(keep)
+
+
+def _roc_points(y, s):
+    from .plots import _roc
+
+    fpr, tpr, thr = _roc(y, s)
+    k = _thin(fpr, tpr)
+    return fpr[k], tpr[k], thr[k]
+
+
+def _diagnostic_curves(d, bins):
+    """The tidy rows every figure of one CohortDiagnostics needs."""
+    key = dict(model=d.model, dataset=d.dataset)
+    roc, hist, rob = [], [], []
+    both = np.concatenate([d.s_val, d.s_test])
+    lo, hi = (float(both.min()), float(both.max())) if len(both) else (0.0, 1.0)
+    edges = np.linspace(lo, hi, bins + 1) if hi > lo else np.linspace(lo - 0.5, hi + 0.5, bins + 1)
+    for cohort, y, s, bias, noise in (("val", d.y_val, d.s_val, d.bias_val, d.noise_val),
+                                      ("test", d.y_test, d.s_test, d.bias_test, d.noise_test)):
+        fpr, tpr, thr = _roc_points(y, s)
+        roc.append(pd.DataFrame({**key, "cohort": cohort, "fpr": fpr, "tpr": tpr, "threshold": thr}))
+        neg, _ = np.histogram(s[y == 0], bins=edges)
+        pos, _ = np.histogram(s[y == 1], bins=edges)
+        hist.append(pd.DataFrame({**key, "cohort": cohort, "bin": np.arange(bins), "left": edges[:-1],
+                                  "right": edges[1:], "negative": neg, "positive": pos}))
+        for kind, r in (("bias", bias), ("noise", noise)):
+            std = getattr(r, "auc_std", np.zeros(len(r.sigmas)))
+            rob.append(pd.DataFrame({**key, "cohort": cohort, "kind": kind, "sigma": r.sigmas, "auc": r.auc_curve,
+                                     "auc_std": std, "score": r.score, "auc_unperturbed": r.auc,
+                                     "sigma_max": r.sigma_max}))
+    dr = d.drift
+    k = _thin(dr.sensitivity_val, dr.specificity_val, dr.sensitivity_test, dr.specificity_test)
+    drift = pd.DataFrame({**key, "threshold": dr.thresholds[k], "sensitivity_val": dr.sensitivity_val[k],
+                          "specificity_val": dr.specificity_val[k], "sensitivity_test": dr.sensitivity_test[k],
+                          "specificity_test": dr.specificity_test[k], "score": dr.score})
+    w = d.wasserstein
+    wass = pd.DataFrame([{**key, "p": float(w.p), "row": r, "column": c, "distance": float(w.matrix[i, j]),
+                          "score": w.score, "note": w.note}
+                         for i, r in enumerate(w.row_labels) for j, c in enumerate(w.col_labels)])
+    return roc, hist, rob, drift, wass
+
+
+def _selective_rows(r, p):
+    """Tidy rows of one SelectiveAnswering: curves, tolerance tables, fluctuations."""
+    key = dict(model=r.model, dataset=r.dataset)
+    curves, tol, fl = [], [], []
+    parts = [("in", r.disca)] + ([("ood", r.disca_ood)] if r.disca_ood is not None else [])
+    for where, d in parts:
+        c = d.curve
+        curves.append(pd.DataFrame({**key, "where": where, "curve": "grid", "confidence": c.confidence,
+                                    "coverage": c.coverage, "accuracy": c.accuracy,
+                                    "n_answered": c.n_answered, "n_correct": c.n_correct}))
+        t = d.b_table.copy()
+        tol.append(t.assign(**key, where=where)[["model", "dataset", "where", *t.columns]])
+        f = d.fluctuations.copy()
+        fl.append(f.assign(**key, where=where)[["model", "dataset", "where", *f.columns]])
+    e = r.curve
+    k = _thin(e.coverage, e.accuracy)
+    curves.append(pd.DataFrame({**key, "where": "in", "curve": "exact", "confidence": e.confidence[k],
+                                "coverage": e.coverage[k], "accuracy": e.accuracy[k],
+                                "n_answered": e.n_answered[k], "n_correct": e.n_correct[k]}))
+    return curves, tol, fl
+
+
+def _concat(parts, columns=None):
+    parts = [x for x in parts if len(x)]
+    if not parts:
+        return pd.DataFrame(columns=columns or [])
+    return pd.concat(parts, ignore_index=True)
+
+
+def _leaderboard(grid_head, changes, selective, diagnostics, models):
+    """One row per model from the evaluation's own tables (nothing recomputed)."""
+    mean = grid_head.groupby("model", sort=False)[["auc", "accuracy", "kappa"]].mean()
+    ch = changes[(changes["score"] == "accuracy") & (changes["dataset"] == "mean")].set_index("model")
+    with np.errstate(all="ignore"):
+        disca = selective.groupby("model", sort=False)["disca"].mean() if len(selective) else pd.Series(dtype=float)
+        drift = diagnostics.groupby("model", sort=False)["drift"].mean() if len(diagnostics) else \
+            pd.Series(dtype=float)
+    board = pd.DataFrame({
+        "model": list(models),
+        "auc": [mean["auc"].get(m, np.nan) for m in models],
+        "auc_rank": [ch["auc_rank"].get(m, np.nan) for m in models],
+        "accuracy": [mean["accuracy"].get(m, np.nan) for m in models],
+        "accuracy_rank": [ch["rank"].get(m, np.nan) for m in models],
+        "rank_change": [ch["change"].get(m, np.nan) for m in models],
+        "kappa": [mean["kappa"].get(m, np.nan) for m in models],
+        "disca": [disca.get(m, np.nan) for m in models],
+        "drift": [drift.get(m, np.nan) for m in models],
+    })
+    return board.sort_values(["accuracy_rank", "auc_rank"], kind="stable").reset_index(drop=True)
+
+
+# ---------------------------------------------------------------------------
+# evaluate
+# ---------------------------------------------------------------------------
+
+def _versions():
+    out = {}
+    for pkg in ("beyondauc", "numpy", "scipy", "pandas", "scikit-learn", "matplotlib", "pyarrow"):
+        try:
+            out[pkg] = metadata.version(pkg)
+        except metadata.PackageNotFoundError:
+            out[pkg] = None
+    return out
+
+
+def evaluate(data="demo", *, n_jobs=1, progress=False, **parameters):
+    """Compute everything the reports show, once: an :class:`Evaluation`.
+
+    Parameters
+    ----------
+    data : str, path, Benchmark or DataFrame, default="demo"
+        ``"demo"`` for the embedded demo benchmark, else anything
+        :func:`~beyondauc.load_benchmark` reads.
+    n_jobs : int, default=1
+        Processes for the calibration grid (-1: all cores); the numbers do
+        not depend on it.
+    progress : bool, default=False
+        Print one line per stage with its time (to stderr).
+    **parameters
+        The analysis parameters, by the names the notebooks use (see
+        ``EVALUATION_PARAMETERS`` for all of them and their defaults):
+        ``models``, ``datasets``, ``pos_label``, ``protocol``, ``method``
+        (the headline expected accuracy), ``class_weight``, ``n_repeats``,
+        ``random_state``, ``ood_dataset``, ``tolerance``,
+        ``computation_score``, ``selective_protocol``, ``selective_method``,
+        ``resolution``, ``cohort_protocol``, ``val_split``, ``test_split``,
+        ``sigma_max``, ``n_points``, ``noise_repeats``, ``p``, ``bins``.
+        Unknown names and bad values are errors before any work.
+
+    Returns
+    -------
+    Evaluation
+
+    Examples
+    --------
+    >>> import beyondauc as ba
+    >>> ev = ba.evaluate("demo", datasets=["wine", "diabetes"], models=["svm", "knn", "mlp"], noise_repeats=2)
+    >>> ev.parameters["protocol"], sorted(ev.table("leaderboard")["model"])
+    ('xdomain', ['knn', 'mlp', 'svm'])
+    """
+    import sys
+
+    t_start = time.perf_counter()
+    p = check_parameters(parameters)
+    source, sha256 = data_fingerprint(data)
+    bench = _open(data, p)
+    ood = p["ood_dataset"]
+    stages = []
+
+    def stage(name, t0):
+        stages.append((name, time.perf_counter() - t0))
+        if progress:
+            print(f"beyondauc evaluate: {name} {stages[-1][1]:.1f} s", file=sys.stderr, flush=True)
+
+    bench_sel = bench
+    if ood is not None:
+        from .report import open_benchmark
+
+        full = open_benchmark(data, pos_label=p["pos_label"], models=p["models"])
+        if ood not in full.datasets:
+            raise ValueError(f"`ood_dataset` {ood!r} is not a dataset of {full.source}; it has {list(full.datasets)}")
+        if ood not in bench.datasets:
+            bench_sel = full.subset(datasets=[*bench.datasets, ood])
+    in_datasets = [d for d in bench.datasets if d != ood]
+    tables = {"datasets": bench.summary()}
+
+    t0 = time.perf_counter()
+    grid = expected_accuracy_grid(bench, class_weight=p["class_weight"], n_repeats=p["n_repeats"],
+                                  random_state=p["random_state"], n_jobs=n_jobs)
+    tables["grid"] = grid
+    head = grid[(grid["protocol"] == p["protocol"]) & (grid["method"] == p["method"])].reset_index(drop=True)
+    tables["rank_changes"] = pd.concat([rank_changes(head, score=s).assign(score=s) for s in ("accuracy", "kappa")],
+                                       ignore_index=True)
+    tables["rank_table"] = pd.concat([rank_table(head, score=s).assign(score=s) for s in ("auc", "accuracy", "kappa")],
+                                     ignore_index=True)
+    tables["kendall"] = pd.concat([kendall_tau(head, score=s).assign(score=s) for s in ("accuracy", "kappa")],
+                                  ignore_index=True)
+    tables["calibration_modes"] = pd.concat(
+        [calibration_modes(grid, score=s).assign(score=s) for s in ("accuracy", "kappa")], ignore_index=True)
+    tables["best_of_methods"] = best_of_methods(grid, score="kappa").assign(score="kappa")
+    tables["variance"] = score_variance(bench, head, score="accuracy")
+    tables["histograms"] = score_histograms(bench, bins=p["bins"])
+    stage("calibration grid and ranks", t0)
+
+    t0 = time.perf_counter()
+    diag_rows, roc, hist, rob, drift, wass = [], [], [], [], [], []
+    options = dict(protocol=p["cohort_protocol"], val_split=p["val_split"], test_split=p["test_split"],
+                   sigma_max=p["sigma_max"], n_points=p["n_points"], n_repeats=p["noise_repeats"], p=p["p"],
+                   random_state=p["random_state"])
+    for model in bench.models:
+        for dataset in bench.datasets:
+            d = cohort_diagnostics(bench, model, dataset, **options)
+            diag_rows.append(d)
+            a, b, c, e, f = _diagnostic_curves(d, p["bins"])
+            roc += a
+            hist += b
+            rob += c
+            drift.append(e)
+            wass.append(f)
+    tables["diagnostics"] = diagnostics_frame(diag_rows)
+    tables["roc"] = _concat(roc)
+    tables["cohort_histograms"] = _concat(hist)
+    tables["robustness"] = _concat(rob)
+    tables["drift_curves"] = _concat(drift)
+    tables["wasserstein"] = _concat(wass)
+    stage("cohort diagnostics", t0)
+
+    t0 = time.perf_counter()
+    sel, curves, tol, fl = [], [], [], []
+    sel_options = dict(ood_dataset=ood, protocol=p["selective_protocol"], method=p["selective_method"],
+                       class_weight=p["class_weight"], tolerance=p["tolerance"], resolution=p["resolution"],
+                       computation_score=p["computation_score"], random_state=p["random_state"])
+    for model in bench.models:
+        for dataset in in_datasets:
+            r = selective_answering(bench_sel, model, dataset, **sel_options)
+            sel.append(r.to_dict())
+            a, b, c = _selective_rows(r, p)
+            curves += a
+            tol += b
+            fl += c
+    tables["selective"] = pd.DataFrame(sel)
+    tables["tolerance"] = _concat(tol)
+    tables["coverage_curves"] = _concat(curves)
+    tables["fluctuations"] = _concat(fl, ["model", "dataset", "where", "i", "coverage_1", "coverage_2", "d1", "d2",
+                                          "c1", "c2", "c"])
+    stage("selective answering", t0)
+
+    tables["leaderboard"] = _leaderboard(head, tables["rank_changes"], tables["selective"], tables["diagnostics"],
+                                         bench.models)
+    stored = {k: v for k, v in p.items()}
+    info = {"source": source, "sha256": sha256, "n_rows": int(len(bench)), "models": list(bench.models),
+            "datasets": list(bench.datasets), "domains": {d: bench.domains.get(d) for d in bench.datasets}}
+    created = _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat()
+    timing = {name: round(sec, 3) for name, sec in stages}
+    timing["total"] = round(time.perf_counter() - t_start, 3)
+    return Evaluation(tables=tables, parameters=stored, data=info, versions=_versions(), created=created,
+                      timing=timing)
+
+
+# ---------------------------------------------------------------------------
+# the result
+# ---------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Evaluation:
+    """Everything the reports show about one benchmark, computed once.
+
+    Attributes
+    ----------
+    tables : dict of str -> pandas.DataFrame
+        Tidy tables by name (see ``TABLES`` and the README's schema).
+    parameters : dict
+        The analysis parameters, complete (defaults filled in).
+    data : dict
+        ``source``, ``sha256``, ``n_rows``, ``models``, ``datasets``, ``domains``.
+    versions : dict
+        Versions of beyondauc and the libraries that computed it.
+    created : str
+        UTC time of the computation (ISO 8601).
+    timing : dict
+        Seconds per stage.
+    """
+
+    tables: dict = field(repr=False)
+    parameters: dict = field(repr=False)
+    data: dict = field(repr=False)
+    versions: dict = field(repr=False)
+    created: str = ""
+    timing: dict = field(default_factory=dict, repr=False)
+
+    # -- access ---------------------------------------------------------------------
+
+    def table(self, name):
+        """The table ``name`` (a DataFrame); a one-line error lists the names there are."""
+        if name not in self.tables:
+            raise KeyError(f"the evaluation has no table {name!r}; it has {', '.join(self.tables)}")
+        return self.tables[name]
+
+    def __getitem__(self, name):
+        return self.table(name)
+
+    @property
+    def models(self):
+        return tuple(self.data["models"])
+
+    @property
+    def datasets(self):
+        return tuple(self.data["datasets"])
+
+    def headline(self):
+        """The grid rows of the headline protocol and method (what ``expected_accuracy`` returns)."""
+        g = self.table("grid")
+        p = self.parameters
+        return g[(g["protocol"] == p["protocol"]) & (g["method"] == p["method"])].reset_index(drop=True)
+
+    def check_model(self, model):
+        """Raise a one-line error unless ``model`` is one of the evaluation's models."""
+        if model not in self.models:
+            raise ValueError(f"`model` {model!r} is not in the evaluation; it has {list(self.models)}")
+        return model
+
+    def same_inputs(self, sha256, parameters):
+        """Whether this evaluation was computed from data ``sha256`` with ``parameters`` (complete)."""
+        return self.data.get("sha256") == sha256 and _jsonable(self.parameters) == _jsonable(parameters)
+
+    # -- display ---------------------------------------------------------------------
+
+    def __repr__(self):
+        return (f"Evaluation({len(self.models)} models, {len(self.datasets)} datasets, {len(self.tables)} tables, "
+                f"source={self.data.get('source')!r}, sha256={str(self.data.get('sha256'))[:12]}...)")
+
+    def _repr_html_(self):
+        esc = html.escape
+        board = self.tables.get("leaderboard")
+        rows = "".join(f"<tr><td>{esc(k)}</td><td>{esc(str(v))}</td></tr>" for k, v in (
+            ("source", self.data.get("source")), ("sha256", self.data.get("sha256")),
+            ("models", len(self.models)), ("datasets", len(self.datasets)), ("created", self.created),
+            ("headline", f"{self.parameters.get('protocol')}, {self.parameters.get('method')}")))
+        tables = ", ".join(f"<code>{esc(k)}</code> ({len(v)})" for k, v in self.tables.items())
+        lb = board.to_html(index=False, float_format=lambda x: f"{x:.3f}", na_rep="–") if board is not None else ""
+        return (f"<div><strong>beyondauc Evaluation</strong><table>{rows}</table>"
+                f"<p>Tables (rows): {tables}</p>{lb}</div>")
+
+    # -- saving -----------------------------------------------------------------------
+
+    def manifest(self):
+        """The JSON manifest written beside the tables."""
+        return {
+            "schema_version": SCHEMA_VERSION,
+            "kind": "beyondauc-evaluation",
+            "created": self.created,
+            "parameters": _jsonable(self.parameters),
+            "data": _jsonable(self.data),
+            "versions": self.versions,
+            "timing": self.timing,
+            "tables": {
+                name: {"file": f"{name}.parquet", "rows": int(len(t)), "description": TABLES.get(name, ""),
+                       "columns": {str(c): str(t[c].dtype) for c in t.columns}}
+                for name, t in self.tables.items()
+            },
+        }
+
+    def save(self, path):
+        """Write the tables as Parquet files and ``manifest.json`` into the folder ``path``.
+
+        The folder is written aside and swapped in with a rename, so a reader
+        (or a crash) never sees half an evaluation.  A folder that exists and
+        is not an evaluation is refused.
+
+        Returns
+        -------
+        pathlib.Path
+        """
+        path = Path(path)
+        if path.exists() and not (path / MANIFEST).is_file():
+            if not path.is_dir() or any(path.iterdir()):
+                raise FileExistsError(f"`path` {str(path)!r} exists and is not a beyondauc evaluation; "
+                                      "choose a new or empty folder")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent))
+        try:
+            for name, t in self.tables.items():
+                _parquet_safe(t).to_parquet(staging / f"{name}.parquet", index=False)
+            (staging / MANIFEST).write_text(json.dumps(self.manifest(), indent=1, allow_nan=True), encoding="utf-8")
+            os.chmod(staging, 0o755)
+            if path.exists():
+                trash = path.with_name(f".{path.name}.old-{uuid.uuid4().hex[:8]}")
+                os.replace(path, trash)
+                os.replace(staging, path)
+                import shutil
+
+                shutil.rmtree(trash, ignore_errors=True)
+            else:
+                os.replace(staging, path)
+        except BaseException:
+            import shutil
+
+            shutil.rmtree(staging, ignore_errors=True)
+            raise
+        return path
+
+
+def _jsonable(value):
+    """Parameters and data info as JSON would give them back (tuples as lists, numpy scalars as Python)."""
+    return json.loads(json.dumps(value, default=lambda o: o.item() if hasattr(o, "item") else str(o)))
+
+
+def _parquet_safe(frame):
+    """Object columns holding numbers and text alike become text columns Parquet can store."""
+    out = frame
+    for c in frame.columns:
+        col = frame[c]
+        if col.dtype == object:
+            kinds = {type(v) for v in col if v is not None and not (isinstance(v, float) and np.isnan(v))}
+            if len(kinds) > 1:
+                out = out.copy() if out is frame else out
+                out[c] = col.map(lambda v: None if v is None else str(v))
+    return out
+
+
+def load_evaluation(path):
+    """Read an evaluation saved by :meth:`Evaluation.save` (or a report folder holding one).
+
+    Parameters
+    ----------
+    path : str or path
+        The evaluation folder, or a report folder with ``evaluation/`` in it.
+
+    Returns
+    -------
+    Evaluation
+
+    Examples
+    --------
+    >>> import tempfile, beyondauc as ba
+    >>> ev = ba.evaluate("demo", datasets=["wine", "diabetes"], models=["svm", "knn"], noise_repeats=2)
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     back = ba.load_evaluation(ev.save(tmp + "/ev"))
+    >>> back.table("leaderboard").equals(ev.table("leaderboard"))
+    True
+    """
+    path = Path(path).expanduser()
+    if not (path / MANIFEST).is_file() and (path / "evaluation" / MANIFEST).is_file():
+        path = path / "evaluation"
+    manifest_path = path / MANIFEST
+    if not manifest_path.is_file():
+        raise FileNotFoundError(f"`path` {str(path)!r} holds no beyondauc evaluation ({MANIFEST} missing)")
+    try:
+        manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{manifest_path}: not valid JSON ({exc.msg}, line {exc.lineno})") from None
+    if manifest.get("kind") != "beyondauc-evaluation":
+        raise ValueError(f"{manifest_path}: not a beyondauc evaluation manifest")
+    version = manifest.get("schema_version")
+    if version != SCHEMA_VERSION:
+        raise ValueError(f"{manifest_path}: schema version {version!r}, this beyondauc reads version {SCHEMA_VERSION}; "
+                         "recompute the evaluation")
+    tables = {}
+    for name, spec in manifest["tables"].items():
+        file = path / spec["file"]
+        if not file.is_file():
+            raise FileNotFoundError(f"{file}: table {name!r} of the evaluation is missing")
+        tables[name] = pd.read_parquet(file)
+    return Evaluation(tables=tables, parameters=manifest["parameters"], data=manifest["data"],
+                      versions=manifest.get("versions", {}), created=manifest.get("created", ""),
+                      timing=manifest.get("timing", {}))
