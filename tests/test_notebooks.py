@@ -18,6 +18,7 @@ import ast
 import re
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Optional
 
 import nbformat
 import papermill
@@ -28,14 +29,16 @@ import beyondauc
 NOTEBOOKS = Path(beyondauc.__file__).resolve().parent / "notebooks"
 NAMES = ["auc_vs_accuracy", "test_auroc", "selective_answering", "overview"]
 PER_MODEL = ["auc_vs_accuracy", "test_auroc", "selective_answering"]
-COMMON = ["data", "datasets", "pos_label", "protocol", "method", "n_repeats", "random_state"]
+# every notebook declares every evaluation parameter (same names, same defaults) and `evaluation`
+COMMON = ["evaluation", "data", *beyondauc.EVALUATION_PARAMETERS]
+COMMON.remove("models")  # a per-model notebook has `model`; every one reads every model of the evaluation
 EXTRA = {  # notebook-specific parameters and their defaults
     "auc_vs_accuracy": {"model": "svm"},
-    "test_auroc": {"model": "svm", "cohort_protocol": None},
-    "selective_answering": {"model": "svm", "ood_dataset": None, "tolerance": 0.9, "computation_score": None},
+    "test_auroc": {"model": "svm", "n_dashboards": 2},
+    "selective_answering": {"model": "svm"},
     "overview": {},
 }
-ALLOWED_IMPORTS = {"beyondauc", "matplotlib", "IPython"}
+ALLOWED_IMPORTS = {"beyondauc", "matplotlib", "IPython", "typing"}
 ALLOWED_MAGICS = {"%matplotlib inline"}
 
 # the small benchmark the notebooks run on
@@ -63,6 +66,8 @@ def _parameters(nb):
     """name -> (annotation source, default value) of the parameters cell."""
     out = {}
     for node in ast.parse(_parameters_cell(nb).source).body:
+        if isinstance(node, ast.ImportFrom) and node.module == "typing":  # for Optional[...] annotations
+            continue
         assert isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.value is not None, \
             ast.unparse(node)
         out[node.target.id] = (ast.unparse(node.annotation), ast.literal_eval(node.value))
@@ -99,11 +104,23 @@ def test_one_parameters_cell_of_typed_commented_defaults(name):
     cell = _parameters_cell(nb)
     assert cell.cell_type == "code"
     assert nb.cells.index(cell) < min(i for i, c in enumerate(nb.cells) if c.cell_type == "code" and c is not cell)
-    for line in cell.source.splitlines():
-        assert re.match(r"^[a-z_]+: [^=]+ = .+  # \S", line), line
+    lines = [line for line in cell.source.splitlines() if line.strip()]
+    assert lines[0] == "from typing import Optional"
+    for line in lines[1:]:
+        assert re.match(r"^[a-z_]+: [^=|]+ = .+  # \S", line), line  # no `X | None`: papermill cannot read it
     for pname, (annotation, default) in _parameters(nb).items():
-        # the default has the declared type (`str | None` etc. are runtime types since Python 3.10)
-        assert isinstance(default, eval(annotation)), (pname, annotation, default)
+        # the default has the declared type
+        assert isinstance(default, eval(annotation, {"Optional": Optional})), (pname, annotation, default)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_papermill_reads_every_parameter(name):
+    inspected = papermill.inspect_notebook(str(NOTEBOOKS / f"{name}.ipynb"))
+    declared = _parameters(_read(name))
+    assert list(inspected) == list(declared)
+    for pname, spec in inspected.items():
+        assert spec["inferred_type_name"] != "None" and spec["help"], pname
+        assert ast.literal_eval(spec["default"]) == declared[pname][1]
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -112,8 +129,8 @@ def test_parameter_names_the_runner_injects(name):
     missing = [p for p in COMMON if p not in params]
     assert not missing
     assert ("model" in params) == (name in PER_MODEL)
-    defaults = {"data": "demo", "datasets": None, "pos_label": None, "protocol": "xdomain",
-                "method": "logistic", "n_repeats": 20, "random_state": 0, **EXTRA[name]}
+    defaults = {"evaluation": None, "data": "demo", **beyondauc.EVALUATION_PARAMETERS, **EXTRA[name]}
+    defaults.pop("models")
     assert {p: params[p][1] for p in defaults} == defaults
     if "model" in params:  # the defaults run on the demo benchmark
         assert params["model"][1] in beyondauc.load_demo().models
@@ -228,6 +245,11 @@ def runs(tmp_path_factory):
         computation_score=0.5))
     jobs["test_auroc_nosplit"] = ("test_auroc", dict(
         common, data=_small_benchmark(tmp / "nosplit.csv", split=False), model=MODEL, noise_repeats=2))
+    # given a saved evaluation, a notebook reads it and computes nothing: its `data` does not even exist
+    evaluation = beyondauc.evaluate(data, n_repeats=3, random_state=1, tolerance=0.8).save(tmp / "evaluation")
+    for name in NAMES:
+        params = {"evaluation": str(evaluation), "data": str(tmp / "absent.csv"), "tolerance": 0.5}
+        jobs[f"{name}_evaluation"] = (name, dict(params, model=MODEL) if name in PER_MODEL else params)
     with ThreadPoolExecutor(max_workers=3) as pool:
         futures = {key: pool.submit(_execute, name, tmp / f"{key}.ipynb", params)
                    for key, (name, params) in jobs.items()}
@@ -263,6 +285,17 @@ def test_outputs_show_no_object_reprs(runs, name):
         assert " at 0x" not in text, text[:200]
 
 
+@pytest.mark.parametrize("name", NAMES)
+def test_reads_a_saved_evaluation_and_computes_nothing(runs, name):
+    nb = runs[f"{name}_evaluation"]
+    assert _errors(nb) == []
+    text = "\n".join(_texts(nb))
+    for model in (MODEL,) if name in PER_MODEL else MODELS:
+        assert model in text
+    if name == "selective_answering":  # the evaluation's own tolerance, not the notebook's parameter
+        assert "tolerance t = 0.8" in text
+
+
 def test_overview_shows_every_model(runs):
     text = "\n".join(_texts(runs["overview"]))
     for model in MODELS:
@@ -283,7 +316,10 @@ def test_selective_with_ood_dataset_computes_nidma(runs):
             assert any(abs(x - value) < 6e-4 for x in shown), (dataset, value, tables[0])
     # the OOD dataset is not analysed as an in-distribution one
     assert not any(t.startswith("### breast_cancer") for t in _texts(nb))
-    assert sum("image/png" in o.get("data", {}) for o in _outputs(nb)) == 3  # two datasets + the OOD curves
+    # the coverage curves and b over tolerance of the two datasets, and the OOD curves
+    assert sum("image/png" in o.get("data", {}) for o in _outputs(nb)) == 3
+    summary = [t for t in _texts(nb) if "disca_rank" in t and "<table" not in t]
+    assert summary and "breast_cancer" not in summary[0]
 
 
 def test_test_auroc_without_split_column_falls_back_to_xdomain(runs):
@@ -291,4 +327,5 @@ def test_test_auroc_without_split_column_falls_back_to_xdomain(runs):
     assert _errors(nb) == []
     tables = [t for t in _texts(nb) if "wasserstein" in t and "<table" not in t]
     assert tables and "xdomain" in tables[0] and "split" not in tables[0]
-    assert sum("image/png" in o.get("data", {}) for o in _outputs(nb)) == len(DATASETS)
+    # full dashboards for the two datasets with the largest drift (n_dashboards=2)
+    assert sum("image/png" in o.get("data", {}) for o in _outputs(nb)) == 2

@@ -39,6 +39,7 @@ from .diagnostics import (
     sens_spec_drift,
     wasserstein_matrix,
 )
+from .evaluate import EVALUATION_PARAMETERS, Evaluation, evaluate, load_evaluation, open_evaluation
 from .ranking import (
     best_of_methods,
     calibration_modes,
@@ -85,6 +86,7 @@ from .selective import (
 __version__ = "0.1.0"
 
 __all__ = [
+    "EVALUATION_PARAMETERS",
     "METHODS",
     "PROTOCOLS",
     "SCORES",
@@ -96,6 +98,7 @@ __all__ = [
     "CoverageAccuracyCurve",
     "DiDMA",
     "DiSCA",
+    "Evaluation",
     "ModelReport",
     "NiDMA",
     "NoiseRobustness",
@@ -126,15 +129,18 @@ __all__ = [
     "didma",
     "disca",
     "e_aurc",
+    "evaluate",
     "expected_accuracy",
     "expected_accuracy_grid",
     "kendall_tau",
     "leaderboard",
     "load_benchmark",
     "load_demo",
+    "load_evaluation",
     "nidma",
     "noise_robustness",
     "open_benchmark",
+    "open_evaluation",
     "plateau",
     "rank_changes",
     "rank_table",

@@ -39,7 +39,7 @@ from .ranking import best_of_methods, calibration_modes, kendall_tau, rank_chang
     score_variance
 from .selective import selective_answering
 
-__all__ = ["Evaluation", "evaluate", "load_evaluation", "EVALUATION_PARAMETERS", "SCHEMA_VERSION"]
+__all__ = ["Evaluation", "evaluate", "load_evaluation", "open_evaluation", "EVALUATION_PARAMETERS", "SCHEMA_VERSION"]
 
 #: Version of the saved layout (manifest + Parquet tables); bumped on any incompatible change.
 SCHEMA_VERSION = 1
@@ -560,6 +560,87 @@ class Evaluation:
         """Whether this evaluation was computed from data ``sha256`` with ``parameters`` (complete)."""
         return self.data.get("sha256") == sha256 and _jsonable(self.parameters) == _jsonable(parameters)
 
+    def _rows(self, name, **where):
+        t = self.table(name)
+        mask = np.ones(len(t), dtype=bool)
+        for k, v in where.items():
+            mask &= (t[k] == v).to_numpy()
+        return t[mask]
+
+    def coverage_curve(self, model, dataset, *, curve="exact", where="in"):
+        """A stored coverage-accuracy curve as a :class:`~beyondauc.CoverageAccuracyCurve`.
+
+        ``curve="grid"`` is the curve DiSCA reads (step ``resolution``),
+        ``"exact"`` the per-confidence curve (thinned for large data);
+        ``where="ood"`` the grid curve on the out-of-distribution dataset.
+        """
+        from .selective import CoverageAccuracyCurve
+
+        self.check_model(model)
+        c = self._rows("coverage_curves", model=model, dataset=dataset, curve=curve, where=where)
+        if not len(c):
+            raise ValueError(f"the evaluation has no {curve} curve of {model!r} on {dataset!r} ({where})")
+        sel = self._rows("selective", model=model, dataset=dataset).iloc[0]
+        cov, acc = c["coverage"].to_numpy(), c["accuracy"].to_numpy()
+        area = float(sel["area"]) if curve == "exact" and where == "in" else \
+            float(np.dot(np.diff(cov, prepend=0.0), acc))
+        return CoverageAccuracyCurve(area, cov, acc, c["confidence"].to_numpy(), c["n_answered"].to_numpy(),
+                                     c["n_correct"].to_numpy(),
+                                     self.parameters["resolution"] if curve == "grid" else None)
+
+    def disca(self, model, dataset, *, where="in"):
+        """The stored :class:`~beyondauc.DiSCA` of ``model`` on ``dataset`` (``where="ood"``: on the OOD data)."""
+        from .selective import DiSCA
+
+        row = self._rows("selective", model=model, dataset=dataset)
+        if not len(row):
+            raise ValueError(f"the evaluation has no selective answering of {model!r} on {dataset!r}")
+        row = row.iloc[0]
+        sfx = "" if where == "in" else "_ood"
+        fl = self._rows("fluctuations", model=model, dataset=dataset, where=where)
+        tab = self._rows("tolerance", model=model, dataset=dataset, where=where)
+        return DiSCA(float(row["disca" + sfx]), float(row["a" + sfx]), float(row["b" + sfx]),
+                     int(row["n_fluctuations" + sfx]), float(row["fluctuation_magnitude" + sfx]),
+                     float(row["penalty" + sfx]), float(self.parameters["tolerance"]), (1 / 3, 1 / 3, 1 / 3),
+                     float(self.parameters["resolution"]),
+                     fl.drop(columns=["model", "dataset", "where"]).reset_index(drop=True),
+                     tab.drop(columns=["model", "dataset", "where"]).reset_index(drop=True),
+                     self.coverage_curve(model, dataset, curve="grid", where=where))
+
+    def cohort_panels(self, model, dataset):
+        """What the diagnostics dashboard of ``model`` on ``dataset`` draws, rebuilt from the stored tables."""
+        from .diagnostics import BiasRobustness, NoiseRobustness, SensSpecDrift, WassersteinMatrix
+
+        self.check_model(model)
+        key = dict(model=model, dataset=dataset)
+        row = self._rows("diagnostics", **key)
+        if not len(row):
+            raise ValueError(f"the evaluation has no diagnostics of {model!r} on {dataset!r}")
+        row = row.iloc[0]
+        w = self._rows("wasserstein", **key)
+        matrix = w["distance"].to_numpy(dtype=float).reshape(2, 2)
+        wm = WassersteinMatrix(float(w["score"].iloc[0]), matrix, float(w["p"].iloc[0]), str(w["note"].iloc[0] or ""))
+        robust = {}
+        for (cohort, kind), r in self._rows("robustness", **key).groupby(["cohort", "kind"], sort=False):
+            args = (float(r["score"].iloc[0]), float(r["auc_unperturbed"].iloc[0]), float(r["sigma_max"].iloc[0]),
+                    r["sigma"].to_numpy(), r["auc"].to_numpy())
+            robust[(cohort, kind)] = BiasRobustness(*args) if kind == "bias" else \
+                NoiseRobustness(*args, r["auc_std"].to_numpy(), int(self.parameters["noise_repeats"]),
+                                self.parameters["random_state"])
+        d = self._rows("drift_curves", **key)
+        drift = SensSpecDrift(float(row["drift"]), d["threshold"].to_numpy(), d["sensitivity_val"].to_numpy(),
+                              d["specificity_val"].to_numpy(), d["sensitivity_test"].to_numpy(),
+                              d["specificity_test"].to_numpy())
+        roc = {c: r for c, r in self._rows("roc", **key).groupby("cohort", sort=False)}
+        hist = {c: r for c, r in self._rows("cohort_histograms", **key).groupby("cohort", sort=False)}
+        return dict(model=model, dataset=dataset, cohorts=str(row["cohorts"]), summary=row.to_dict(),
+                    wasserstein=wm, bias=(robust[("val", "bias")], robust[("test", "bias")]),
+                    noise=(robust[("val", "noise")], robust[("test", "noise")]), drift=drift,
+                    roc={c: (r["fpr"].to_numpy(), r["tpr"].to_numpy(), r["threshold"].to_numpy()) for c, r in roc.items()},
+                    auc={"val": float(row["auc_val"]), "test": float(row["auc_test"])},
+                    histograms={c: (np.r_[r["left"].to_numpy(), r["right"].to_numpy()[-1:]],
+                                    r["negative"].to_numpy(), r["positive"].to_numpy()) for c, r in hist.items()})
+
     # -- display ---------------------------------------------------------------------
 
     def __repr__(self):
@@ -653,6 +734,28 @@ def _parquet_safe(frame):
                 out = out.copy() if out is frame else out
                 out[c] = col.map(lambda v: None if v is None else str(v))
     return out
+
+
+def open_evaluation(evaluation=None, *, data="demo", **parameters):
+    """The evaluation a notebook shows: read ``evaluation`` if given, else compute it.
+
+    The notebooks' one code path: the report runner passes the folder of the
+    evaluation it computed once (``parameters`` are then ignored: the
+    evaluation carries its own); a user exploring in Jupyter leaves it None
+    and the evaluation of ``data`` is computed with ``parameters``.
+
+    Examples
+    --------
+    >>> from beyondauc import open_evaluation
+    >>> ev = open_evaluation(None, data="demo", datasets=["wine", "diabetes"], noise_repeats=2)
+    >>> ev.datasets
+    ('wine', 'diabetes')
+    """
+    if evaluation is not None:
+        if isinstance(evaluation, Evaluation):
+            return evaluation
+        return load_evaluation(evaluation)
+    return evaluate(data, **parameters)
 
 
 def load_evaluation(path):

@@ -172,14 +172,25 @@ class ClassHistogramDisplay:
     True
     """
 
-    def __init__(self, neg, pos, *, bins=30, name=""):
-        self.neg, self.pos, self.bins, self.name = neg, pos, bins, name
+    def __init__(self, neg, pos, *, bins=30, name="", weights=None):
+        self.neg, self.pos, self.bins, self.name, self.weights = neg, pos, bins, name, weights
+
+    @classmethod
+    def from_counts(cls, edges, neg_counts, pos_counts, *, name=""):
+        """A display of already binned scores: ``edges`` (n_bins + 1) and the counts per bin of each class."""
+        edges = np.asarray(edges, dtype=float)
+        centers = (edges[:-1] + edges[1:]) / 2
+        return cls(centers, centers, bins=edges, name=name,
+                   weights=(np.asarray(neg_counts, dtype=float), np.asarray(pos_counts, dtype=float)))
 
     def plot(self, ax=None, *, density=False, xlim=None):
         ax = _axes(ax)
-        ax.hist(self.neg, bins=self.bins, alpha=0.65, color=NEG_COLOR, label=f"negative (n={len(self.neg)})",
+        wn, wp = self.weights if self.weights is not None else (None, None)
+        n_neg = len(self.neg) if wn is None else int(wn.sum())
+        n_pos = len(self.pos) if wp is None else int(wp.sum())
+        ax.hist(self.neg, bins=self.bins, weights=wn, alpha=0.65, color=NEG_COLOR, label=f"negative (n={n_neg})",
                 density=density)
-        ax.hist(self.pos, bins=self.bins, alpha=0.65, color=POS_COLOR, label=f"positive (n={len(self.pos)})",
+        ax.hist(self.pos, bins=self.bins, weights=wp, alpha=0.65, color=POS_COLOR, label=f"positive (n={n_pos})",
                 density=density)
         ax.set(xlabel="score", ylabel="density" if density else "examples", title=f"{self.name} scores by class".strip())
         if xlim is not None:
@@ -344,8 +355,22 @@ class DiagnosticsDashboard:
     8
     """
 
-    def __init__(self, diagnostics):
+    def __init__(self, diagnostics, *, panels=None):
         self.diagnostics = diagnostics
+        self.panels = panels
+
+    @staticmethod
+    def _panels_of(d, bins):
+        """What the dashboard draws, computed from a CohortDiagnostics's cohorts."""
+        both = np.concatenate([d.s_val, d.s_test])
+        lo, hi = float(both.min()), float(both.max())
+        edges = np.linspace(lo, hi, bins + 1) if hi > lo else np.linspace(lo - 0.5, hi + 0.5, bins + 1)
+        hist = {c: (edges, np.histogram(s[y == 0], edges)[0], np.histogram(s[y == 1], edges)[0])
+                for c, y, s in (("val", d.y_val, d.s_val), ("test", d.y_test, d.s_test))}
+        return dict(model=d.model, dataset=d.dataset, cohorts=d.cohorts, summary=d.to_dict(),
+                    wasserstein=d.wasserstein, bias=(d.bias_val, d.bias_test), noise=(d.noise_val, d.noise_test),
+                    drift=d.drift, roc={"val": _roc(d.y_val, d.s_val), "test": _roc(d.y_test, d.s_test)},
+                    auc={"val": d.auc_val, "test": d.auc_test}, histograms=hist)
 
     def plot(self, figure=None, *, bins=30):
         """Draw on ``figure`` (its layout is left to the caller), or on a new 20 x 9 inch one."""
@@ -353,26 +378,33 @@ class DiagnosticsDashboard:
             import matplotlib.pyplot as plt
 
             figure = plt.figure(figsize=(20, 9), layout="constrained")
-        d = self.diagnostics
+        d = self.panels if self.panels is not None else self._panels_of(self.diagnostics, bins)
+        names = {"val": "validation", "test": "test"}
         axes = figure.subplots(2, 4)
-        WassersteinDisplay(d.wasserstein).plot(axes[0, 0])
-        both = np.concatenate([d.s_val, d.s_test])
-        lo, hi = float(both.min()), float(both.max())
-        edges = np.linspace(lo, hi, bins + 1) if hi > lo else bins
-        for ax, y, s, name in ((axes[0, 1], d.y_val, d.s_val, "validation"), (axes[0, 2], d.y_test, d.s_test, "test")):
-            ClassHistogramDisplay(s[y == 0], s[y == 1], bins=edges, name=name).plot(ax)
-        ThresholdROCDisplay._from_cohorts(d.y_val, d.s_val, d.y_test, d.s_test, ("validation", "test")).plot(axes[0, 3])
-        RobustnessDisplay([d.bias_val, d.bias_test], ["validation", "test"], kind="bias").plot(axes[1, 0])
-        RobustnessDisplay([d.noise_val, d.noise_test], ["validation", "test"], kind="noise").plot(axes[1, 1])
-        DriftDisplay(d.drift).plot(axes[1, 2])
-        summary = d.to_dict()
-        lines = [f"{k}: {v:.4f}" if isinstance(v, float) else f"{k}: {v}" for k, v in summary.items()]
+        WassersteinDisplay(d["wasserstein"]).plot(axes[0, 0])
+        for ax, cohort in ((axes[0, 1], "val"), (axes[0, 2], "test")):
+            edges, neg, pos = d["histograms"][cohort]
+            ClassHistogramDisplay.from_counts(edges, neg, pos, name=names[cohort]).plot(ax)
+        curves = [(*d["roc"][c], names[c], d["auc"][c]) for c in ("val", "test")]
+        thresholds = np.concatenate([d["roc"][c][2][1:] for c in ("val", "test")])
+        finite = thresholds[np.isfinite(thresholds)]
+        lim = (float(finite.min()), float(finite.max())) if len(finite) else (0.0, 1.0)
+        ThresholdROCDisplay(curves, lim).plot(axes[0, 3])
+        RobustnessDisplay(d["bias"], ["validation", "test"], kind="bias").plot(axes[1, 0])
+        RobustnessDisplay(d["noise"], ["validation", "test"], kind="noise").plot(axes[1, 1])
+        DriftDisplay(d["drift"]).plot(axes[1, 2])
+        lines = [f"{k}: {v:.4f}" if isinstance(v, float) else f"{k}: {v}" for k, v in d["summary"].items()]
         axes[1, 3].axis("off")
         axes[1, 3].text(0.0, 1.0, "\n".join(lines), va="top", ha="left", family="monospace", fontsize=9,
                         transform=axes[1, 3].transAxes)
-        figure.suptitle(f"{d.model} on {d.dataset}: validation vs test cohort ({d.cohorts})")
+        figure.suptitle(f"{d['model']} on {d['dataset']}: validation vs test cohort ({d['cohorts']})")
         self.figure_, self.axes_ = figure, list(axes.ravel())
         return self
+
+    @classmethod
+    def from_evaluation(cls, evaluation, model, dataset, *, figure=None, **kwargs):
+        """Draw the dashboard from an :class:`~beyondauc.Evaluation`'s stored curves (nothing recomputed)."""
+        return cls(None, panels=evaluation.cohort_panels(model, dataset)).plot(figure, **kwargs)
 
     @classmethod
     def from_predictions(cls, y_val, s_val, y_test, s_test, *, pos_label=None, sigma_max=None, n_points=21,
@@ -470,6 +502,13 @@ class CoverageAccuracyDisplay:
         return cls(d.curve, disca=d, exact=_curve(c, ok, None), name=name).plot(ax)
 
     @classmethod
+    def from_evaluation(cls, evaluation, model, dataset, *, where="in", ax=None, **kwargs):
+        """Plot the curve an :class:`~beyondauc.Evaluation` stored (``where="ood"``: on the OOD dataset)."""
+        d = evaluation.disca(model, dataset, where=where)
+        exact = evaluation.coverage_curve(model, dataset, curve="exact") if where == "in" else None
+        return cls(d.curve, disca=d, exact=exact, name=kwargs.pop("name", model)).plot(ax, **kwargs)
+
+    @classmethod
     def from_benchmark(cls, bench, model, dataset, *, ax=None, **options):
         """Run :func:`~beyondauc.selective_answering` and plot its curve."""
         r = selective_answering(bench, model, dataset, **options)
@@ -516,6 +555,15 @@ class ToleranceDisplay:
     def from_predictions(cls, confidence, correct, *, name="model", value="b", ax=None, **options):
         """One model's table from its confidences; ``options`` go to :func:`~beyondauc.disca`."""
         return cls({name: disca(confidence, correct, **options).b_table}, value=value).plot(ax)
+
+    @classmethod
+    def from_evaluation(cls, evaluation, dataset, *, models=None, value="b", where="in", ax=None):
+        """Every model's stored table on one dataset of an :class:`~beyondauc.Evaluation`."""
+        t = evaluation.table("tolerance")
+        t = t[(t["dataset"] == dataset) & (t["where"] == where)]
+        models = evaluation.models if models is None else list(models)
+        tables = {m: t[t["model"] == m] for m in models if (t["model"] == m).any()}
+        return cls(tables, value=value).plot(ax)
 
     @classmethod
     def from_benchmark(cls, bench, dataset, *, models=None, value="b", ax=None, **options):
@@ -590,6 +638,11 @@ class AUCAccuracyDisplay:
         ax.legend(fontsize=8)
         self.ax_, self.figure_ = ax, ax.figure
         return self
+
+    @classmethod
+    def from_evaluation(cls, evaluation, *, model=None, score="accuracy", ax=None, **kwargs):
+        """The headline protocol x method of an :class:`~beyondauc.Evaluation`."""
+        return cls.from_results(evaluation.headline(), model=model, score=score, ax=ax, **kwargs)
 
     @classmethod
     def from_results(cls, results, *, model=None, score="accuracy", ax=None, **kwargs):
@@ -668,13 +721,21 @@ class RankSlopeDisplay:
         return self
 
     @classmethod
+    def from_evaluation(cls, evaluation, *, score="accuracy", dataset="mean", highlight=None, ax=None):
+        """The stored rank changes of an :class:`~beyondauc.Evaluation` (headline protocol x method)."""
+        ch = evaluation.table("rank_changes")
+        return cls._from_changes(ch[ch["score"] == score], score, dataset, highlight, ax)
+
+    @classmethod
     def from_results(cls, results, *, score="accuracy", dataset="mean", highlight=None, ax=None):
         """Rank the models of :func:`~beyondauc.expected_accuracy` results on ``dataset`` (or their mean)."""
-        ch = rank_changes(results, score=score)
+        return cls._from_changes(rank_changes(results, score=score), score, dataset, highlight, ax)
+
+    @classmethod
+    def _from_changes(cls, ch, score, dataset, highlight, ax):
         ch = ch[ch["dataset"] == dataset]
         if not len(ch):
-            raise ValueError(f"`dataset` must be 'mean' or one of {list(dict.fromkeys(results['dataset']))}, "
-                             f"got {dataset!r}")
+            raise ValueError(f"`dataset` must be 'mean' or a dataset of the results, got {dataset!r}")
         where = "mean over datasets" if dataset == "mean" else str(dataset)
         return cls(ch["model"], ch["auc_rank"], ch["rank"], score=score, highlight=highlight,
                    title=f"Rank by AUC vs by {score} ({where})").plot(ax)
@@ -745,6 +806,13 @@ class ScoreHistogramsDisplay:
         figure.suptitle(f"{self.model}: scores by class on each dataset (shared bins)")
         self.figure_, self.axes_ = figure, list(axes.flat[:len(names)])
         return self
+
+    @classmethod
+    def from_evaluation(cls, evaluation, model, *, figure=None, **kwargs):
+        """One model's stored histograms of an :class:`~beyondauc.Evaluation`."""
+        evaluation.check_model(model)
+        h = evaluation.table("histograms")
+        return cls(h[h["model"] == model], model=model).plot(figure, **kwargs)
 
     @classmethod
     def from_benchmark(cls, bench, model, *, bins=20, figure=None, **kwargs):
