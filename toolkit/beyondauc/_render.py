@@ -53,19 +53,23 @@ def _combine(executed, title):
 _MARKDOWN_TAGS = frozenset({"p", "br", "hr", "a", "strong", "em", "b", "i", "code", "pre", "ul", "ol", "li",
                             "blockquote", "h1", "h2", "h3", "h4", "h5", "h6", "table", "thead", "tbody", "tr",
                             "th", "td", "del", "span", "div"})
+_MARKDOWN_ATTRIBUTES = {"a": {"href", "title"}, "*": {"class", "id"}}
 
 
 def _clean_markdown_html(text):
     """HTML of Markdown displayed at run time, made inert.
 
-    Raw HTML in it (a model called ``<script>...``) comes out as text, links keep
-    only http(s)/mailto targets (no ``javascript:``) and images are dropped, so
-    the page never loads anything.
+    Only the tags Markdown produces survive (a raw ``<script>`` goes with its
+    content, other raw tags are dropped and their text kept), links keep only
+    http(s)/mailto or relative targets (no ``javascript:``) and images are
+    dropped, so the page never runs or loads anything. The notebooks escape
+    names from the data (:func:`~beyondauc.report.markdown_text`), so those
+    show verbatim.
     """
-    import bleach
+    import nh3
 
-    return bleach.clean(str(text), tags=_MARKDOWN_TAGS, attributes={"a": ["href", "title"], "*": ["class", "id"]},
-                        protocols=["http", "https", "mailto"], strip=False)
+    return nh3.clean(str(text), tags=set(_MARKDOWN_TAGS), attributes=_MARKDOWN_ATTRIBUTES,
+                     url_schemes={"http", "https", "mailto"})
 
 
 def _render_html(executed, header, *, include_code):
