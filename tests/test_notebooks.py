@@ -15,7 +15,10 @@ error, at least one HTML table and one PNG figure, and name the model.
 from __future__ import annotations
 
 import ast
+import io
 import re
+import tokenize
+import typing
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -35,7 +38,9 @@ EXTRA = {  # notebook-specific parameters and their defaults
     "selective_answering": {"model": "svm", "ood_dataset": None, "tolerance": 0.9, "computation_score": None},
     "overview": {},
 }
-ALLOWED_IMPORTS = {"beyondauc", "matplotlib", "IPython"}
+ALLOWED_IMPORTS = {"beyondauc", "matplotlib", "IPython", "typing"}  # typing: the parameters' annotations
+# the parameters cell opens with this import: papermill reads `Optional[...]`, not `X | None`
+TYPING_IMPORT = "from typing import Optional, Union"
 ALLOWED_MAGICS = {"%matplotlib inline"}
 
 # the small benchmark the notebooks run on
@@ -63,6 +68,8 @@ def _parameters(nb):
     """name -> (annotation source, default value) of the parameters cell."""
     out = {}
     for node in ast.parse(_parameters_cell(nb).source).body:
+        if isinstance(node, ast.ImportFrom) and node.module == "typing":
+            continue
         assert isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.value is not None, \
             ast.unparse(node)
         out[node.target.id] = (ast.unparse(node.annotation), ast.literal_eval(node.value))
@@ -99,11 +106,40 @@ def test_one_parameters_cell_of_typed_commented_defaults(name):
     cell = _parameters_cell(nb)
     assert cell.cell_type == "code"
     assert nb.cells.index(cell) < min(i for i, c in enumerate(nb.cells) if c.cell_type == "code" and c is not cell)
-    for line in cell.source.splitlines():
-        assert re.match(r"^[a-z_]+: [^=]+ = .+  # \S", line), line
+    lines = cell.source.splitlines()
+    assert lines[0].startswith(TYPING_IMPORT + "  # "), lines[0]
+    for line in lines[1:]:
+        if line:  # one `=` per line: papermill skips a line with two (e.g. in its comment)
+            assert re.match(r"^[a-z_]+: [^=|]+ = [^=]+  # [^=]+$", line), line
     for pname, (annotation, default) in _parameters(nb).items():
-        # the default has the declared type (`str | None` etc. are runtime types since Python 3.10)
-        assert isinstance(default, eval(annotation)), (pname, annotation, default)
+        # the default has the declared type
+        declared = eval(annotation, vars(typing))
+        assert isinstance(default, typing.get_args(declared) or declared), (pname, annotation, default)
+
+
+def _comments(source):
+    """line number -> text of the comment on that line."""
+    return {tok.start[0]: tok.string.lstrip("#").strip()
+            for tok in tokenize.generate_tokens(io.StringIO(source).readline) if tok.type == tokenize.COMMENT}
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_papermill_lists_every_parameter(name):
+    """What `papermill --help-notebook` shows: every declared name with its type, default and help."""
+    source = _parameters_cell(_read(name)).source
+    comments = _comments(source)
+    expected = {}
+    for node in ast.parse(source).body:
+        if isinstance(node, ast.AnnAssign):
+            expected[node.target.id] = {"inferred_type_name": ast.unparse(node.annotation),
+                                        "default": ast.literal_eval(node.value), "help": comments[node.lineno]}
+    got = papermill.inspect_notebook(str(NOTEBOOKS / f"{name}.ipynb"))
+    assert list(got) == list(expected)
+    for pname, want in expected.items():
+        info = got[pname]
+        assert info["name"] == pname
+        assert {"inferred_type_name": info["inferred_type_name"], "default": ast.literal_eval(info["default"]),
+                "help": info["help"]} == want, pname
 
 
 @pytest.mark.parametrize("name", NAMES)
