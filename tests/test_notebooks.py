@@ -15,7 +15,9 @@ error, at least one HTML table and one PNG figure, and name the model.
 from __future__ import annotations
 
 import ast
+import io
 import re
+import tokenize
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Optional
@@ -113,14 +115,29 @@ def test_one_parameters_cell_of_typed_commented_defaults(name):
         assert isinstance(default, eval(annotation, {"Optional": Optional})), (pname, annotation, default)
 
 
+def _comments(source):
+    """line number -> text of the comment on that line."""
+    return {tok.start[0]: tok.string.lstrip("#").strip()
+            for tok in tokenize.generate_tokens(io.StringIO(source).readline) if tok.type == tokenize.COMMENT}
+
+
 @pytest.mark.parametrize("name", NAMES)
-def test_papermill_reads_every_parameter(name):
-    inspected = papermill.inspect_notebook(str(NOTEBOOKS / f"{name}.ipynb"))
-    declared = _parameters(_read(name))
-    assert list(inspected) == list(declared)
-    for pname, spec in inspected.items():
-        assert spec["inferred_type_name"] != "None" and spec["help"], pname
-        assert ast.literal_eval(spec["default"]) == declared[pname][1]
+def test_papermill_lists_every_parameter(name):
+    """What `papermill --help-notebook` shows: every declared name with its type, default and help."""
+    source = _parameters_cell(_read(name)).source
+    comments = _comments(source)
+    expected = {}
+    for node in ast.parse(source).body:
+        if isinstance(node, ast.AnnAssign):
+            expected[node.target.id] = {"inferred_type_name": ast.unparse(node.annotation),
+                                        "default": ast.literal_eval(node.value), "help": comments[node.lineno]}
+    got = papermill.inspect_notebook(str(NOTEBOOKS / f"{name}.ipynb"))
+    assert list(got) == list(expected)
+    for pname, want in expected.items():
+        info = got[pname]
+        assert info["name"] == pname
+        assert {"inferred_type_name": info["inferred_type_name"], "default": ast.literal_eval(info["default"]),
+                "help": info["help"]} == want, pname
 
 
 @pytest.mark.parametrize("name", NAMES)

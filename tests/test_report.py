@@ -614,6 +614,21 @@ def test_displayed_markdown_cannot_inject_markup(name, template, escaped):
         assert name in root.text  # shown verbatim, not dropped or turned into markup
 
 
+@pytest.mark.parametrize(("html", "expected"), [
+    ("<p>a <script>alert(1)</script>b</p>", "<p>a b</p>"),  # script goes with its content
+    ('<p><a href="javascript:alert(1)">x</a></p>', '<p><a rel="noopener noreferrer">x</a></p>'),
+    ('<p><img src="http://evil.example/t.png">t</p>', "<p>t</p>"),  # nothing is loaded
+    ('<p onclick="alert(1)"><b>x</b></p>', "<p><b>x</b></p>"),
+    ("<p>&lt;script&gt;</p>", "<p>&lt;script&gt;</p>"),  # escaped text stays text
+    ('<a href="https://example.com" title="t">y</a>', '<a href="https://example.com" title="t" rel="noopener noreferrer">y</a>'),
+    ('<span class="math" id="m">x</span>', '<span class="math" id="m">x</span>'),
+])
+def test_clean_markdown_html(html, expected):
+    from beyondauc._render import _clean_markdown_html
+
+    assert _clean_markdown_html(html) == expected
+
+
 # -- the index ------------------------------------------------------------------------
 
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import concurrent.futures
 import contextlib
-import copy
 import datetime as _dt
 import gzip
 import hashlib
@@ -25,9 +24,6 @@ import string
 import sys
 import tempfile
 import time
-import unicodedata
-import urllib.parse
-import uuid
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -35,6 +31,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ._execute import _INLINE_BACKEND, _error_of, _execute
+from ._output import _atomic_write, _replace_dir, safe_name
+from ._render import _index_rows, _render_html, _render_index, _write_pdf
 from ._validation import check_int, check_option, check_random_state
 from .calibration import METHODS, PROTOCOLS, expected_accuracy
 from .data import Benchmark, load_benchmark, load_demo
@@ -218,44 +217,6 @@ NOTEBOOKS = ("auc_vs_accuracy", "test_auroc", "selective_answering")
 OVERVIEW = "overview"
 #: Parameters every notebook takes from the runner (see the notebooks' ``parameters`` cell).
 _RUNNER_PARAMETERS = ("data", "model", "datasets", "pos_label")
-_TEMPLATE = "beyondauc"
-_INLINE_BACKEND = "module://matplotlib_inline.backend_inline"
-# Quiet kernels without an input history: many run at once and none is interactive.
-_KERNEL_ARGUMENTS = ("--IPKernelApp.log_level=CRITICAL", "--HistoryManager.enabled=False")
-_MAX_NAME = 80
-_HASHED = re.compile(r"-[0-9a-f]{8}$")
-
-
-def safe_name(name):
-    """Return a file name for a model or dataset name that cannot leave its folder.
-
-    Letters (any script), digits, ``-``, ``_`` and ``.`` are kept; every
-    other run of characters becomes ``_``; leading dots are dropped. When the
-    result differs from ``name`` (or ``name`` itself ends like such a suffix),
-    8 hex digits of its SHA-1 are appended, so two names never share a file
-    (``a/b``, ``a_b`` and ``a_b-3ec69c85`` stay apart).
-
-    Examples
-    --------
-    >>> from beyondauc.report import safe_name
-    >>> safe_name("svm")
-    'svm'
-    >>> safe_name("../x")
-    'x-72e4d01d'
-    >>> safe_name("modèle 1")
-    'modèle_1-9f6f6f25'
-    """
-    if not isinstance(name, str):
-        raise TypeError(f"`name` must be a str, got {type(name).__name__}")
-    text = unicodedata.normalize("NFC", name)
-    slug = re.sub(r"[^\w.-]+", "_", text, flags=re.UNICODE).lstrip("._")[:_MAX_NAME]
-    while len(slug.encode("utf-8")) > 2 * _MAX_NAME:  # file names are limited in bytes, not letters
-        slug = slug[:-1]
-    slug = slug.rstrip(".")
-    if slug == name and slug and not _HASHED.search(slug):  # a name shaped like our output is hashed too
-        return slug
-    digest = hashlib.sha1(name.encode("utf-8")).hexdigest()[:8]
-    return f"{slug}-{digest}" if slug else f"model-{digest}"
 
 
 @dataclass(frozen=True)
@@ -357,33 +318,6 @@ class ReportResult:
         return "\n".join(lines)
 
 
-def _atomic_write(path, data):
-    """Write ``data`` (str or bytes) to ``path`` through a temp file and a rename."""
-    path = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data.encode("utf-8") if isinstance(data, str) else data)
-        os.chmod(tmp, 0o644)  # mkstemp makes it private; a report is for sharing
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-
-
-def _replace_dir(staging, target):
-    """Move a finished ``staging`` folder to ``target``, replacing an old one."""
-    staging, target = Path(staging), Path(target)
-    if target.exists():
-        trash = target.with_name(f".{target.name}.old-{uuid.uuid4().hex[:8]}")
-        os.replace(target, trash)
-        os.replace(staging, target)
-        shutil.rmtree(trash, ignore_errors=True)
-    else:
-        os.replace(staging, target)
-
-
 def _sha256(data):
     """SHA-256 of a benchmark file, or of a directory's files (names and bytes)."""
     h = hashlib.sha256()
@@ -396,131 +330,6 @@ def _sha256(data):
             for chunk in iter(lambda: fh.read(1 << 20), b""):
                 h.update(chunk)
     return h.hexdigest()
-
-
-def _notebook_title(nb, default):
-    for cell in nb.cells:
-        if cell.cell_type == "markdown":
-            for line in cell.source.splitlines():
-                if line.startswith("# "):
-                    return line[2:].strip()
-            break
-    return default
-
-
-def _error_of(exc):
-    ename = getattr(exc, "ename", None)
-    if ename:
-        evalue = str(getattr(exc, "evalue", "")).strip().splitlines()
-        return f"{ename}: {evalue[0]}" if evalue else ename
-    text = str(exc).strip().splitlines()
-    return f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__
-
-
-def _timing(nb):
-    """(seconds, kernel_seconds) from papermill's metadata of an executed notebook."""
-    meta = nb.metadata.get("papermill", {})
-    try:
-        start = _dt.datetime.fromisoformat(meta["start_time"])
-        end = _dt.datetime.fromisoformat(meta["end_time"])
-        first = next(_dt.datetime.fromisoformat(c.metadata["papermill"]["start_time"]) for c in nb.cells
-                     if c.metadata.get("papermill", {}).get("start_time"))
-    except (KeyError, TypeError, ValueError, StopIteration):
-        return math.nan, math.nan
-    return (end - start).total_seconds(), (first - start).total_seconds()
-
-
-def _execute(src, dst, parameters, kernel_name, timeout):
-    """Run one notebook with papermill into ``dst``; return a NotebookRun (path = file name)."""
-    import nbformat
-    import papermill
-
-    t0 = time.perf_counter()
-    status, error = "ok", None
-    try:
-        papermill.execute_notebook(
-            str(src), str(dst), parameters=parameters, kernel_name=kernel_name, progress_bar=False,
-            log_output=False, execution_timeout=timeout, extra_arguments=list(_KERNEL_ARGUMENTS),
-        )
-    except Exception as exc:  # noqa: BLE001 - a failing notebook fails its model's report, not the run
-        status, error = "failed", _error_of(exc)
-    seconds = time.perf_counter() - t0
-    kernel_seconds = math.nan
-    if Path(dst).exists():
-        with contextlib.suppress(Exception):
-            _, kernel_seconds = _timing(nbformat.read(str(dst), as_version=4))
-    else:  # papermill died before writing: keep the input so the report still links a notebook
-        shutil.copyfile(src, dst)
-    return NotebookRun(Path(src).stem, Path(dst).name, status, error, seconds, kernel_seconds)
-
-
-def _combine(executed, title):
-    """One notebook made of the executed ones, each behind a section marker cell."""
-    import nbformat
-
-    combined = nbformat.v4.new_notebook()
-    for i, (run, nb) in enumerate(executed):
-        if i == 0:
-            for key in ("kernelspec", "language_info"):
-                if key in nb.metadata:
-                    combined.metadata[key] = copy.deepcopy(nb.metadata[key])
-        section = {"name": run.name, "title": _notebook_title(nb, run.name), "error": run.error}
-        marker = nbformat.v4.new_markdown_cell("", metadata={"beyondauc_section": section})
-        marker.id = f"s{i}-section"
-        combined.cells.append(marker)
-        for cell in nb.cells:
-            cell = copy.deepcopy(cell)
-            cell.id = f"s{i}-{cell.get('id', uuid.uuid4().hex[:8])}"[:64]
-            combined.cells.append(cell)
-    combined.metadata["title"] = title
-    return combined
-
-
-_MARKDOWN_TAGS = frozenset({"p", "br", "hr", "a", "strong", "em", "b", "i", "code", "pre", "ul", "ol", "li",
-                            "blockquote", "h1", "h2", "h3", "h4", "h5", "h6", "table", "thead", "tbody", "tr",
-                            "th", "td", "del", "span", "div"})
-
-
-def _clean_markdown_html(text):
-    """HTML of Markdown displayed at run time, made inert.
-
-    Raw HTML in it (a model called ``<script>...``) comes out as text, links keep
-    only http(s)/mailto targets (no ``javascript:``) and images are dropped, so
-    the page never loads anything.
-    """
-    import bleach
-
-    return bleach.clean(str(text), tags=_MARKDOWN_TAGS, attributes={"a": ["href", "title"], "*": ["class", "id"]},
-                        protocols=["http", "https", "mailto"], strip=False)
-
-
-def _render_html(executed, header, *, include_code):
-    """HTML of the combined notebooks through the ``templates/beyondauc`` nbconvert template."""
-    from nbconvert import HTMLExporter
-
-    combined = _combine(executed, header["title"])
-    header = dict(header, include_code=bool(include_code),
-                  sections=[{"name": r.name, "title": _notebook_title(nb, r.name)} for r, nb in executed])
-    exporter = HTMLExporter(template_name=_TEMPLATE, extra_template_basedirs=[str(_templates_dir())])
-    # Markdown displayed by code carries names from the data: the template cleans its HTML.
-    exporter.register_filter("clean_markdown_html", _clean_markdown_html)
-    exporter.exclude_input = not include_code
-    exporter.exclude_input_prompt = not include_code
-    exporter.exclude_output_prompt = True
-    body, _ = exporter.from_notebook_node(
-        combined, resources={"beyondauc": header, "metadata": {"name": header["title"]}})
-    return body
-
-
-def _write_pdf(html, target, base_dir):
-    try:
-        import weasyprint
-    except ImportError as exc:  # pragma: no cover - depends on the install
-        raise ImportError("`pdf=True` needs WeasyPrint: pip install 'beyondauc[pdf]'") from exc
-    for name in ("weasyprint", "fontTools"):
-        logging.getLogger(name).setLevel(logging.ERROR)
-    pdf = weasyprint.HTML(string=html, base_url=str(base_dir)).write_pdf()
-    _atomic_write(target, pdf)
 
 
 def _report_job(spec):
@@ -537,7 +346,9 @@ def _report_job(spec):
     try:
         runs, executed = [], []
         for src in spec["notebooks"]:
-            run = _execute(src, staging / Path(src).name, spec["parameters"], spec["kernel_name"], spec["timeout"])
+            dst = staging / Path(src).name
+            run = NotebookRun(Path(src).stem, dst.name,
+                              *_execute(src, dst, spec["parameters"], spec["kernel_name"], spec["timeout"]))
             runs.append(run)
             executed.append((run, nbformat.read(str(staging / run.path), as_version=4)))
         failed = [r for r in runs if r.status != "ok"]
@@ -569,10 +380,6 @@ def _notebooks_dir():
     return _package_dir("notebooks")
 
 
-def _templates_dir():
-    return _package_dir("templates")
-
-
 def _check_notebooks(notebooks_dir):
     folder = Path(notebooks_dir)
     missing = [n for n in (*NOTEBOOKS, OVERVIEW) if not (folder / f"{n}.ipynb").is_file()]
@@ -600,46 +407,6 @@ def _data_reference(data, out_dir):
     if not path.exists():
         raise FileNotFoundError(f"`data` {str(data)!r} does not exist")
     return str(path.resolve()), str(data), _sha256(path)
-
-
-def _fmt(value, digits=3):
-    if value is None or (isinstance(value, float) and not math.isfinite(value)):
-        return "–"
-    return f"{value:.{digits}f}"
-
-
-def _rank(value):
-    return "–" if value is None or not math.isfinite(value) else f"{value:g}"
-
-
-def _index_rows(bench, reports, board):
-    by_model = {} if board is None else {row["model"]: row for row in board.to_dict("records")}
-    rows = []
-    for rep in reports:
-        row = by_model.get(rep.model, {})
-        change = row.get("rank_change", math.nan)
-        rows.append({
-            "model": rep.model, "status": rep.status, "error": rep.error,
-            "auc": _fmt(row.get("auc")), "auc_rank": _rank(row.get("auc_rank", math.nan)),
-            "accuracy": _fmt(row.get("accuracy")), "accuracy_rank": _rank(row.get("accuracy_rank", math.nan)),
-            "rank_change": "–" if not math.isfinite(change) else f"{change:+g}" if change else "0",
-            "change_class": "up" if change > 0 else "down" if change < 0 else "",
-            "kappa": _fmt(row.get("kappa")), "disca": _fmt(row.get("disca")), "drift": _fmt(row.get("drift"), 4),
-            "html": rep.html, "pdf": rep.pdf,
-            "notebooks": [{"name": nb.name, "path": nb.path} for nb in rep.notebooks],
-        })
-    order = {m: i for i, m in enumerate(by_model)}
-    rows.sort(key=lambda r: order.get(r["model"], len(order)))
-    return rows
-
-
-def _render_index(context):
-    import jinja2
-
-    env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(_templates_dir())),
-                             autoescape=True, undefined=jinja2.StrictUndefined)
-    env.filters["urlpath"] = lambda p: urllib.parse.quote(p)
-    return env.get_template("index.html.j2").render(**context)
 
 
 def _make_executor(jobs, dask):
