@@ -48,6 +48,7 @@ _RESERVED = ("dataset", "domain", "label", "split", "id")
 _NAME_COLUMNS = ("dataset", "domain")
 #: Bidirectional embedding, override and isolate controls: they reorder the text that follows them.
 _BIDI_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+_BOOKKEEPING = ("_file", "_line")  # where each row came from, for messages; never a model
 _TRUE_SUFFIXES = ("_dev_true_scores", "_true_scores")
 
 
@@ -378,12 +379,12 @@ def _model_columns(frame, models, where):
     if models is not None:
         missing = [m for m in models if m not in frame.columns]
         if missing:
-            columns = [c for c in frame.columns if c not in ("_file", "_line")]  # our bookkeeping, not the file's
+            columns = [c for c in frame.columns if c not in _BOOKKEEPING]  # our bookkeeping, not the file's
             raise ValueError(f"{where}: `models` names column(s) {missing} not found; columns are {columns}")
         return list(models)
     cols = []
     for c in frame.columns:
-        if c in _RESERVED or str(c).startswith("_"):
+        if c in _RESERVED or c in _BOOKKEEPING:  # a model may be called "_x_"
             continue
         kind = frame[c].dtype.kind
         if kind in "iuf" or (kind == "O" and _mostly_numeric(frame[c])):
@@ -496,7 +497,7 @@ def load_benchmark(source, *, domains=None, pos_label=None, models=None, dataset
         return f"file {f!r}, {row}" if f else f"DataFrame {row}"
 
     if "label" not in frame.columns:
-        raise ValueError(f"{where}: missing the 'label' column; columns are {[c for c in frame.columns if not str(c).startswith('_')]}")
+        raise ValueError(f"{where}: missing the 'label' column; columns are {[c for c in frame.columns if c not in _BOOKKEEPING]}")
     if not model_cols:
         raise ValueError(f"{where}: no numeric model columns found (columns other than {list(_RESERVED)})")
     _check_names(model_cols, "model column", where)
