@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 import pandas as pd
@@ -21,13 +22,24 @@ def _cell(value, rank, scale):
     return f"{value * scale:.1f}{r}"
 
 
+#: LaTeX's special characters as text (one pass: the replacements hold braces and backslashes).
+_LATEX = str.maketrans({
+    "\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#",
+    "_": r"\_", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}", "<": r"\textless{}",
+    ">": r"\textgreater{}", "|": r"\textbar{}",
+})
+# Markdown: characters that can start markup inside a table cell (CommonMark lets any ASCII punctuation be
+# backslash-escaped); "_" only where it could emphasise, i.e. not between two letters or digits (naive_bayes).
+_MARKDOWN = re.compile(r"([\\`*\[\]<>|~$&!#^])|(?<![^\W_])_|_(?![^\W_])")
+
+
 def _escape(text, fmt):
+    """``text`` as literal text in ``fmt``: a name with ``&``, ``%``, ``_``, ``|``, ``$``... shows as itself."""
     text = str(text)
     if fmt == "latex":
-        for a, b in (("\\", "\\textbackslash{}"), ("_", "\\_"), ("&", "\\&"), ("%", "\\%"), ("#", "\\#"), ("$", "\\$")):
-            text = text.replace(a, b)
-    elif fmt == "markdown":
-        text = text.replace("|", "\\|")
+        return text.translate(_LATEX)
+    if fmt == "markdown":
+        return _MARKDOWN.sub(lambda m: "\\" + m.group(0), text)
     return text
 
 
@@ -65,13 +77,18 @@ def score_table(ranked, *, fmt="table", title=None, scale=100.0, row_key="model"
     return _titled(tabulate(body, headers=headers, tablefmt=_TABLEFMT[fmt], disable_numparse=True), title, fmt)
 
 
+def comment(text):
+    """``text`` as LaTeX comment lines (every line, so a newline in a name or path cannot end the comment)."""
+    return "\n".join(f"% {line}" for line in str(text).splitlines() or [""])
+
+
 def _titled(out, title, fmt):
     if not title:
         return out
     if fmt == "markdown":
         return f"### {title}\n\n{out}"
     if fmt == "latex":
-        return f"% {title}\n{out}"
+        return f"{comment(title)}\n{out}"
     return f"{title}\n{'=' * len(title)}\n{out}"
 
 

@@ -15,7 +15,7 @@ import warnings
 import pandas as pd
 
 from . import __version__
-from ._format import plain_table, score_table
+from ._format import comment, plain_table, score_table
 from .calibration import METHODS, PROTOCOLS, expected_accuracy_grid
 from .data import load_benchmark, load_demo
 from .diagnostics import cohort_diagnostics
@@ -208,7 +208,7 @@ def _calibrate(args, out):
         f"{len(bench)} examples. Cells: score x100 (rank among models); best per column marked.",
     ]
     if fmt == "latex":  # unescaped text (a path with '_', ...) would break LaTeX; a comment, like the titles
-        blocks[0] = f"% {blocks[0]}"
+        blocks[0] = comment(blocks[0])
     first = grid[(grid["protocol"] == protocols[0]) & (grid["method"] == methods[0])]
     blocks.append(score_table(rank_table(first, score="auc"), fmt=fmt, title="AUC"))
     for p in protocols:
@@ -262,7 +262,10 @@ def _emit(records, single, args, out, tables):
         frame = pd.DataFrame(records)
         frame[[c for c in frame.columns if not isinstance(frame[c].iloc[0], dict)]].to_csv(out, index=False)
         return
-    out.write("\n\n".join(tables()) + "\n")
+    blocks = tables()
+    if args.format == "latex":  # the introduction is prose (names, a path): a comment, like the titles
+        blocks[0] = comment(blocks[0])
+    out.write("\n\n".join(blocks) + "\n")
 
 
 def _datasets(bench, args):

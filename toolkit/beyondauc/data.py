@@ -11,6 +11,7 @@ from __future__ import annotations
 import csv
 import gzip
 import json
+import unicodedata
 import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -43,6 +44,11 @@ TRUE_DOMAINS: dict[str, str] = {
 }
 
 _RESERVED = ("dataset", "domain", "label", "split", "id")
+#: Columns whose values are names: read as the text in the file ("None", "NA", "01" stay names).
+_NAME_COLUMNS = ("dataset", "domain")
+#: Bidirectional embedding, override and isolate controls: they reorder the text that follows them.
+_BIDI_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+_BOOKKEEPING = ("_file", "_line")  # where each row came from, for messages; never a model
 _TRUE_SUFFIXES = ("_dev_true_scores", "_true_scores")
 
 
@@ -210,17 +216,49 @@ def read_domains(path):
         if not isinstance(mapping, dict) or not all(isinstance(v, str) for v in mapping.values()):
             raise ValueError(f"domains file {str(path)!r} must hold a JSON object of dataset -> domain strings")
         return {str(k): v for k, v in mapping.items()}
-    table = pd.read_csv(path, dtype=str)
+    table = pd.read_csv(path, dtype=str, keep_default_na=False)  # names as written: "None", "NA" are names
     missing = {"dataset", "domain"} - set(table.columns)
     if missing:
         raise ValueError(f"domains file {str(path)!r} needs columns 'dataset' and 'domain'; missing {sorted(missing)}")
-    return dict(zip(table["dataset"], table["domain"]))
+    return {d: v for d, v in zip(table["dataset"], table["domain"]) if v != ""}
 
 
-def _csv_header(path):
+def _shown(name, limit=60):
+    """``repr(name)`` for a one-line message, shortened in the middle when long."""
+    text = repr(name)
+    return text if len(text) <= limit else f"{text[:limit - 20]}…{text[-19:]}"
+
+
+def _check_names(names, what, where, locate=None):
+    """Refuse names that cannot be shown as one line of text, or that Unicode calls the same name.
+
+    ``what`` says what the names are (``"model column"``, ``"column 'dataset' value"``);
+    ``locate(name)`` may say where a name first occurs.
+    """
+    seen = {}
+    for name in names:
+        name = str(name)
+        bad = next((ch for ch in name if ch in _BIDI_CONTROLS
+                    or unicodedata.category(ch) in ("Cc", "Cs", "Zl", "Zp")), None)
+        at = f" at {locate(name)}" if locate is not None else ""
+        if bad is not None:
+            kind = unicodedata.name(bad, "control character").lower()
+            raise ValueError(
+                f"{where}: {what} {_shown(name)}{at} holds a {kind} ({ascii(bad)}); names are shown as one line "
+                "of text in tables, figures and reports, so control, line-break and bidirectional-override "
+                "characters are refused: rename it")
+        key = unicodedata.normalize("NFC", name)
+        other = seen.setdefault(key, name)
+        if other != name:
+            raise ValueError(
+                f"{where}: {what}s {ascii(other)} and {ascii(name)}{at} are the same name in two Unicode "
+                "normalisation forms (they look identical in every table and figure): rename one")
+
+
+def _csv_header(path, sep=","):
     opener = gzip.open if str(path).endswith(".gz") else open
     with opener(path, "rt", newline="") as fh:
-        return next(csv.reader(fh), [])
+        return next(csv.reader(fh, delimiter=sep), [])
 
 
 def _check_duplicate_columns(columns, where):
@@ -245,13 +283,20 @@ def _read_table(path):
         return frame, 0
     if name.endswith((".csv", ".csv.gz", ".tsv", ".txt")):
         sep = "\t" if name.endswith(".tsv") else ","
-        header = _csv_header(path) if sep == "," else None
-        if header is not None:
+        header = _csv_header(path, sep)
+        if sep == ",":
             _check_duplicate_columns(header, f"file {str(path)!r}")
         try:
             frame = pd.read_csv(path, sep=sep, low_memory=False)
         except pd.errors.EmptyDataError:
             raise ValueError(f"file {str(path)!r} is empty") from None
+        names = [c for c in _NAME_COLUMNS if c in frame.columns and c in header]
+        if names:  # again, as written: pandas' NA markers ("None", "NA", "nan") and numbers ("01") are names here
+            text = pd.read_csv(path, sep=sep, usecols=names, dtype=str, keep_default_na=False, na_values=[""],
+                               low_memory=False)
+            if len(text) == len(frame):
+                for c in names:
+                    frame[c] = text[c].to_numpy(dtype=object)
         return frame, 2  # row numbers in messages are file line numbers (header = line 1)
     raise ValueError(f"`source` {str(path)!r}: expected a directory, a .csv(.gz) or a .parquet file")
 
@@ -334,12 +379,12 @@ def _model_columns(frame, models, where):
     if models is not None:
         missing = [m for m in models if m not in frame.columns]
         if missing:
-            columns = [c for c in frame.columns if c not in ("_file", "_line")]  # our bookkeeping, not the file's
+            columns = [c for c in frame.columns if c not in _BOOKKEEPING]  # our bookkeeping, not the file's
             raise ValueError(f"{where}: `models` names column(s) {missing} not found; columns are {columns}")
         return list(models)
     cols = []
     for c in frame.columns:
-        if c in _RESERVED or str(c).startswith("_"):
+        if c in _RESERVED or c in _BOOKKEEPING:  # a model may be called "_x_"
             continue
         kind = frame[c].dtype.kind
         if kind in "iuf" or (kind == "O" and _mostly_numeric(frame[c])):
@@ -452,9 +497,10 @@ def load_benchmark(source, *, domains=None, pos_label=None, models=None, dataset
         return f"file {f!r}, {row}" if f else f"DataFrame {row}"
 
     if "label" not in frame.columns:
-        raise ValueError(f"{where}: missing the 'label' column; columns are {[c for c in frame.columns if not str(c).startswith('_')]}")
+        raise ValueError(f"{where}: missing the 'label' column; columns are {[c for c in frame.columns if c not in _BOOKKEEPING]}")
     if not model_cols:
         raise ValueError(f"{where}: no numeric model columns found (columns other than {list(_RESERVED)})")
+    _check_names(model_cols, "model column", where)
     for m in model_cols:
         if frame[m].dtype.kind not in "iuf" or frame[m].dtype.kind == "b":
             converted = pd.to_numeric(frame[m], errors="coerce")
@@ -464,7 +510,14 @@ def load_benchmark(source, *, domains=None, pos_label=None, models=None, dataset
                 raise ValueError(f"model column {m!r} must be numeric: {frame[m].iloc[pos]!r} at {locate(pos)}")
             frame[m] = converted
 
+    missing = pd.isna(frame["dataset"]).to_numpy()
+    if missing.any():
+        pos = int(np.flatnonzero(missing)[0])
+        raise ValueError(f"column 'dataset' has a missing value at {locate(pos)}")
     frame["dataset"] = frame["dataset"].astype(str)
+    first = frame["dataset"].drop_duplicates()
+    _check_names(first, "column 'dataset' value", where,
+                 lambda d: locate(int(np.flatnonzero((frame["dataset"] == d).to_numpy())[0])))
     if datasets is not None:
         datasets = [datasets] if isinstance(datasets, str) else list(datasets)
         present = list(pd.unique(frame["dataset"]))
@@ -527,6 +580,7 @@ def load_benchmark(source, *, domains=None, pos_label=None, models=None, dataset
             if len(vals) > 1:
                 raise ValueError(f"dataset {d!r} has several values in column 'domain': {vals}")
             column_domains[d] = vals[0] if vals else None
+        _check_names(dict.fromkeys(v for v in column_domains.values() if v is not None), "column 'domain' value", where)
     for d in order:
         if domains is not None and d in domains:
             dom[d] = str(domains[d])
@@ -534,6 +588,9 @@ def load_benchmark(source, *, domains=None, pos_label=None, models=None, dataset
             dom[d] = column_domains[d]
         else:
             dom[d] = TRUE_DOMAINS.get(d)
+    if domains is not None:
+        _check_names(dict.fromkeys(str(v) for v in domains.values()), "`domains` value", where)
+    _check_names(dict.fromkeys(v for v in dom.values() if v is not None), "domain", where)
     if domains is not None:
         extra = [k for k in domains if k not in order]
         if extra:

@@ -21,9 +21,28 @@ to each artist.
 * :class:`RankSlopeDisplay` -- rank by AUC against rank by expected accuracy;
 * :class:`ScoreHistogramsDisplay` -- one model's score histograms per class on
   every dataset.
+
+Names are text
+--------------
+Model, dataset and domain names come from users' files, and matplotlib would
+read ``$...$`` in them as mathtext (or hand them to TeX under
+``text.usetex``): ``m$\\foo$`` fails to draw, ``$x^2$`` draws a formula.  So
+every Display draws its text literally: its ``plot`` is decorated with
+:func:`_literal_plot`, which ends the call by passing what it drew
+(``self.ax_``, or ``self.axes_`` and ``self.figure_``, and ``self.colorbar_``)
+to :func:`_literal_text`.  That sets ``parse_math=False`` and
+``usetex=False`` on every title, axis label, legend entry, annotation, text,
+colorbar label and tick label set from strings, whatever the rcParams say and
+without changing them; numeric tick labels keep matplotlib's formatting (no
+TeX).  A line longer than 120 characters is shortened in the middle with
+"…" in figures only (tables and reports show the whole name).  Our own labels
+use Unicode (σ, ‖·‖), never mathtext.  A new Display decorates its ``plot``
+with ``@_literal_plot`` (or calls ``_literal_text(ax, ...)`` at its end).
 """
 
 from __future__ import annotations
+
+import functools
 
 import numpy as np
 
@@ -65,6 +84,101 @@ NEG_COLOR = "#629FCA"
 POS_COLOR = "#FFA556"
 VAL_STYLE = "-"
 TEST_STYLE = "--"
+
+
+_MAX_LINE = 120  # characters per line of text in a figure
+
+
+def _shorten(text, limit=_MAX_LINE):
+    """``text`` with every line longer than ``limit`` characters cut in the middle ("…")."""
+    text = str(text)
+    if len(text) <= limit:
+        return text
+    half = (limit - 1) // 2
+    return "\n".join(line if len(line) <= limit else f"{line[:half]}…{line[len(line) - (limit - 1 - half):]}"
+                     for line in text.split("\n"))
+
+
+def _literal_text(*targets):
+    """Make every text of ``targets`` (Axes or Figures) draw literally: no mathtext, no TeX.
+
+    On an Axes: the title(s), axis labels, legend, texts and annotations get
+    ``parse_math=False, usetex=False`` (and long lines are shortened); tick
+    labels set from strings (a ``FixedFormatter``) too, after creating every
+    tick now, since matplotlib does not copy ``parse_math`` to the ticks it
+    creates at draw time; numeric tick labels and the offset text only get
+    ``usetex=False`` (their mathtext, if any, is matplotlib's own).  On a
+    Figure: its own texts (``suptitle``, ``fig.text``, figure legends), not
+    those of its Axes.  Returns nothing; rcParams are not touched.
+    """
+    from matplotlib.axes import Axes
+    from matplotlib.figure import FigureBase
+    from matplotlib.text import Text
+    from matplotlib.ticker import FixedFormatter
+
+    def literal(text):
+        text.set_usetex(False)
+        text.set_parse_math(False)
+        short = _shorten(text.get_text())
+        if short != text.get_text():
+            text.set_text(short)
+
+    for target in targets:
+        if target is None:
+            continue
+        if not isinstance(target, Axes):  # a Figure or SubFigure: its own artists only
+            for child in target.get_children():
+                if not isinstance(child, (Axes, FigureBase)):
+                    for text in child.findobj(Text):
+                        literal(text)
+            continue
+        formatted = set()
+        for axis in (target.xaxis, target.yaxis, getattr(target, "zaxis", None)):
+            if axis is None:
+                continue
+            for major in (True, False):
+                formatter = axis.get_major_formatter() if major else axis.get_minor_formatter()
+                locs = axis.get_majorticklocs() if major else axis.get_minorticklocs()
+                ticks = axis.get_major_ticks(len(locs)) if major else axis.get_minor_ticks(len(locs))
+                fixed = isinstance(formatter, FixedFormatter)
+                if fixed:
+                    formatter.seq = [_shorten(label) for label in formatter.seq]
+                for tick in ticks:
+                    for label in (tick.label1, tick.label2):
+                        label.set_usetex(False)
+                        if fixed:
+                            label.set_parse_math(False)
+                        formatted.add(id(label))
+            axis.offsetText.set_usetex(False)
+            formatted.add(id(axis.offsetText))
+        for text in target.findobj(Text):
+            if id(text) not in formatted:
+                literal(text)
+
+
+def _drawn_by(display):
+    """The Axes (and, for figure-level Displays, the Figure) a Display's last ``plot`` drew on."""
+    targets = list(getattr(display, "axes_", None) or [])
+    if targets:
+        targets.append(display.figure_)
+    elif getattr(display, "ax_", None) is not None:
+        targets.append(display.ax_)
+    colorbar = getattr(display, "colorbar_", None)
+    if colorbar is not None and colorbar.ax.figure is getattr(display, "figure_", None):
+        targets.append(colorbar.ax)
+    return targets
+
+
+def _literal_plot(plot):
+    """Decorate a Display's ``plot``: whatever it drew is then drawn literally (see :func:`_literal_text`)."""
+    @functools.wraps(plot)
+    def wrapper(self, *args, **kwargs):
+        result = plot(self, *args, **kwargs)
+        _literal_text(*_drawn_by(self))
+        return result
+
+    wrapper._draws_literal_text = True
+    return wrapper
 
 
 def _axes(ax):
@@ -112,6 +226,7 @@ class ThresholdROCDisplay:
         self.curves = curves
         self.color_lim = color_lim
 
+    @_literal_plot
     def plot(self, ax=None, *, cmap="viridis", linewidth=5.0, colorbar=True):
         from matplotlib.collections import LineCollection
         from matplotlib.colors import Normalize
@@ -183,6 +298,7 @@ class ClassHistogramDisplay:
         return cls(centers, centers, bins=edges, name=name,
                    weights=(np.asarray(neg_counts, dtype=float), np.asarray(pos_counts, dtype=float)))
 
+    @_literal_plot
     def plot(self, ax=None, *, density=False, xlim=None):
         ax = _axes(ax)
         wn, wp = self.weights if self.weights is not None else (None, None)
@@ -226,6 +342,7 @@ class RobustnessDisplay:
     def __init__(self, results, names, *, kind="bias"):
         self.results, self.names, self.kind = list(results), list(names), kind
 
+    @_literal_plot
     def plot(self, ax=None):
         ax = _axes(ax)
         for r, name, style in zip(self.results, self.names, (VAL_STYLE, TEST_STYLE, ":", "-.")):
@@ -236,8 +353,8 @@ class RobustnessDisplay:
                     lo = 100 * (r.auc_curve - r.auc_std) / r.auc
                     hi = 100 * (r.auc_curve + r.auc_std) / r.auc
                     ax.fill_between(r.sigmas, lo, hi, alpha=0.15)
-        shift = "positives shifted down by sigma" if self.kind == "bias" else "Gaussian noise of sd sigma"
-        ax.set(xlabel=f"sigma ({shift})", ylabel="AUC relative to unperturbed (%)",
+        shift = "positives shifted down by σ" if self.kind == "bias" else "Gaussian noise of sd σ"
+        ax.set(xlabel=f"σ ({shift})", ylabel="AUC relative to unperturbed (%)",
                title=f"Robustness to {self.kind}")
         ax.grid(color="lightgrey", linewidth=0.5)
         ax.legend()
@@ -271,13 +388,14 @@ class DriftDisplay:
     def __init__(self, drift):
         self.drift = drift
 
+    @_literal_plot
     def plot(self, ax=None):
         ax = _axes(ax)
         d = self.drift
         kw = dict(drawstyle="steps-pre")  # the value at thresholds[k] holds on (thresholds[k-1], thresholds[k]]
         ax.plot(d.thresholds, d.sensitivity_drift, color=POS_COLOR, label="sensitivity (T - V)", **kw)
         ax.plot(d.thresholds, d.specificity_drift, color=NEG_COLOR, label="specificity (T - V)", **kw)
-        ax.plot(d.thresholds, d.distance, color="black", label="distance ||S_T - S_V||", **kw)
+        ax.plot(d.thresholds, d.distance, color="black", label="distance ‖S_T − S_V‖", **kw)
         ax.axhline(0, color="lightgrey", linewidth=0.8)
         ax.set(xlabel="threshold (predict positive when score >= threshold)", ylabel="drift",
                title=f"Sensitivity/specificity drift: D = {d.score:.4f}")
@@ -309,6 +427,7 @@ class WassersteinDisplay:
     def __init__(self, result):
         self.result = result
 
+    @_literal_plot
     def plot(self, ax=None, *, cmap="Greens"):
         ax = _axes(ax)
         r = self.result
@@ -372,6 +491,7 @@ class DiagnosticsDashboard:
                     drift=d.drift, roc={"val": _roc(d.y_val, d.s_val), "test": _roc(d.y_test, d.s_test)},
                     auc={"val": d.auc_val, "test": d.auc_test}, histograms=hist)
 
+    @_literal_plot
     def plot(self, figure=None, *, bins=30):
         """Draw on ``figure`` (its layout is left to the caller), or on a new 20 x 9 inch one."""
         if figure is None:
@@ -459,6 +579,7 @@ class CoverageAccuracyDisplay:
     def __init__(self, curve, *, disca=None, exact=None, name=""):
         self.curve, self.disca, self.exact, self.name = curve, disca, exact, name
 
+    @_literal_plot
     def plot(self, ax=None, *, mark=True):
         ax = _axes(ax)
         c = self.curve
@@ -537,6 +658,7 @@ class ToleranceDisplay:
             raise ValueError(f"`value` must be 'b' or 'disca', got {value!r}")
         self.tables, self.value = dict(tables), value
 
+    @_literal_plot
     def plot(self, ax=None):
         ax = _axes(ax)
         for name, tab in self.tables.items():
@@ -615,6 +737,7 @@ class AUCAccuracyDisplay:
         self.datasets = np.asarray(datasets, dtype=object)
         self.model, self.score, self.title = model, score, title
 
+    @_literal_plot
     def plot(self, ax=None, *, annotate=True):
         ax = _axes(ax)
         if self.model is None:
@@ -688,6 +811,7 @@ class RankSlopeDisplay:
         self.ranks = np.asarray(ranks, dtype=float)
         self.score, self.highlight, self.title = score, highlight, title
 
+    @_literal_plot
     def plot(self, ax=None):
         from matplotlib.lines import Line2D
 
@@ -774,6 +898,7 @@ class ScoreHistogramsDisplay:
             model = models[0]
         self.model = model
 
+    @_literal_plot
     def plot(self, figure=None, *, ncols=4, density=True):
         """Draw on ``figure`` (its layout is left to the caller), or on a new one sized to the panels."""
         ncols = check_int(ncols, "ncols", minimum=1)

@@ -219,6 +219,23 @@ OVERVIEW = "overview"
 _RUNNER_PARAMETERS = ("data", "model", "datasets", "pos_label")
 
 
+def _folder_names(names):
+    """:func:`safe_name` of each name, distinct even on a file system that ignores case (macOS, Windows).
+
+    Names whose file names differ only by case (``SVM``, ``svm``) get their hash appended as well.
+    """
+    slugs = {n: safe_name(n) for n in names}
+    folded = {}
+    for slug in slugs.values():
+        folded[slug.casefold()] = folded.get(slug.casefold(), 0) + 1
+    for name, slug in slugs.items():
+        if folded[slug.casefold()] > 1 and not _HASHED.search(slug):
+            slugs[name] = f"{slug}-{hashlib.sha1(name.encode('utf-8')).hexdigest()[:8]}"
+    if len({s.casefold() for s in slugs.values()}) < len(slugs):  # two SHA-1s sharing 8 hex digits
+        raise ValueError("two model names map to the same file name; rename one of them")
+    return slugs
+
+
 @dataclass(frozen=True)
 class NotebookRun:
     """One executed notebook of a report.
@@ -530,9 +547,7 @@ def run_report(data=DEMO, *, models=None, datasets=None, out=None, pdf=False, jo
                              f"got {type(value).__name__}") from None
     bench = open_benchmark(data, models=models, datasets=datasets, pos_label=pos_label)
     folder = _check_notebooks(notebooks_dir or _notebooks_dir())
-    slugs = {m: safe_name(m) for m in bench.models}
-    if len(set(slugs.values())) < len(slugs):  # needs two names whose SHA-1s share 8 hex digits
-        raise ValueError("two model names map to the same file name; rename one of them")
+    slugs = _folder_names(bench.models)
     if out is None:
         name = DEMO if isinstance(data, str) and data == DEMO else Path(str(bench.source)).stem.split(".")[0]
         out = Path("reports") / safe_name(name or "benchmark")
