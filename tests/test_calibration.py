@@ -292,8 +292,8 @@ def _isotonic_ties(s_cal, y_cal, s_ev, class_weight):
 def _stump_ties(s_cal, y_cal, s_ev, class_weight):
     """Evaluation examples a depth-1 Gini tree decides by an exact tie.
 
-    Exact Gini over the splits scikit-learn considers (float32 values more than
-    1e-7 apart): a tie between best splits that disagree on an example, or a
+    Exact Gini over the splits scikit-learn considers (float32 values ``lo < hi``
+    with ``hi > lo + 1e-7`` evaluated in float32, as its splitter does): a tie between best splits that disagree on an example, or a
     leaf whose weighted classes are exactly equal.
     """
     x32 = np.asarray(s_cal, dtype=np.float32).astype(np.float64)
@@ -312,7 +312,7 @@ def _stump_ties(s_cal, y_cal, s_ev, class_weight):
     for lo, hi in zip(xs[:-1], xs[1:]):
         cp += P[lo]
         cn += N[lo]
-        if hi > lo + 1e-7:
+        if np.float32(hi) > np.float32(lo) + np.float32(1e-7):  # float32 sum, as in the Cython splitter
             rp, rn = tp - cp, tn - cn
             gain = (cp * cp + cn * cn) / (cp + cn) + (rp * rp + rn * rn) / (rp + rn)
             cands.append((gain, lo, hi, leaf(cp, cn), leaf(rp, rn)))
@@ -885,6 +885,80 @@ def test_property_matches_reference(data, class_weight):
                 assert nan_equal(merged["kappa"], merged["kappa_ref"]).all(), (protocol, method)
             else:
                 assert_matches(got, ref, df, domains, protocol=protocol, method=method, class_weight=class_weight)
+
+
+# -- 6b. stumps on scores within float32 rounding of each other ------------------------------
+
+def _float32_steps(base, steps):
+    """float32 ``base`` moved by integer numbers of float32 ulps (as float64)."""
+    b = np.asarray(base, dtype=np.float32).view(np.int32)
+    return (b + np.asarray(steps, dtype=np.int32)).view(np.float32).astype(np.float64)
+
+
+def test_stump_float32_tie_reproducer():
+    """Issue 12: 1 and 1 + 2**-23 are 1.19e-7 apart, yet tied for the tree (1 + 1e-7 rounds up in float32)."""
+    s, y = np.array([1, 1, 1 + 2**-23, 1 + 2**-23]), [0, 0, 1, 1]
+    tree = DecisionTreeClassifier(max_depth=1).fit(s[:, None], y)
+    assert tree.tree_.node_count == 1 and tree.predict(s[:, None]).tolist() == [0, 0, 0, 0]  # precondition
+    cal = ScoreCalibrator("stump").fit(s, y)
+    assert cal.predict(s).tolist() == [0, 0, 0, 0]
+    assert cal.threshold_ == np.inf
+    assert cal.predict_proba(s).tolist() == [0.5] * 4
+    # two ulps apart at 1 the tree splits; so do we
+    s2 = _float32_steps(1.0, [0, 0, 2, 2])
+    assert ScoreCalibrator("stump").fit(s2, y).predict(s2).tolist() == [0, 0, 1, 1]
+
+
+@st.composite
+def near_tied_float32(draw):
+    """Scores a few float32 ulps apart around a base (steps of ~1e-7 near 1), some off the float32 grid."""
+    base = draw(st.sampled_from([1.0, 0.75, 1.5, 0.999, 3.0, 0.1]))
+    n = draw(st.integers(4, 40))
+    steps = draw(st.lists(st.integers(0, 6), min_size=n, max_size=n))
+    s = _float32_steps(base, steps)
+    jitter = draw(st.lists(st.sampled_from([0.0, 0.0, 1e-10, -1e-10]), min_size=n, max_size=n))
+    s = s + np.array(jitter)  # float64 values that round to the same float32
+    y = np.array(draw(st.lists(st.integers(0, 1), min_size=n, max_size=n)))
+    return s, y
+
+
+@settings(max_examples=60, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@given(near_tied_float32(), st.sampled_from(CLASS_WEIGHTS))
+def test_stump_near_tied_float32_matches_sklearn(data, class_weight):
+    s, y = data
+    if len(np.unique(y)) < 2:
+        return
+    grid = np.concatenate([s, _float32_steps(s.min(), np.arange(-2, 10))])
+    tree = DecisionTreeClassifier(max_depth=1, class_weight=class_weight).fit(s[:, None], y)
+    cal = ScoreCalibrator("stump", class_weight=class_weight).fit(s, y)
+    ties = fit_ties("stump", s, y, grid, class_weight)
+    assert np.array_equal(cal.predict(grid)[~ties], tree.predict(grid[:, None])[~ties])
+    assert np.allclose(cal.predict_proba(grid), tree.predict_proba(grid[:, None])[:, 1], rtol=0, atol=1e-12)
+
+
+@settings(max_examples=12, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(near_tied_float32(), min_size=3, max_size=3), st.sampled_from(CLASS_WEIGHTS))
+def test_stump_grid_near_tied_float32_matches_reference(parts, class_weight):
+    """The batched grid (expected_accuracy_grid, stump) against a per-fit DecisionTreeClassifier loop."""
+    df = pd.concat([pd.DataFrame({"dataset": f"d{i}", "label": y, "m": s}) for i, (s, y) in enumerate(parts)],
+                   ignore_index=True)
+    domains = {"d0": "x", "d1": "x", "d2": "y"}
+    bench = load_quiet(df, domains)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UndefinedMetricWarning)
+        grid = expected_accuracy_grid(bench, methods=["stump"], class_weight=class_weight, n_repeats=N_REPEATS)
+    for protocol in PROTOCOLS:
+        got = grid[grid["protocol"] == protocol]
+        ref = reference_expected_accuracy(df, domains, protocol=protocol, method="stump", class_weight=class_weight,
+                                          n_repeats=N_REPEATS)
+        if class_weight is None:  # integer counts: no rounding can decide a tie
+            merged = got.merge(ref, on=["dataset", "model"], suffixes=("", "_ref"))
+            assert nan_equal(merged["accuracy"], merged["accuracy_ref"]).all(), protocol
+            assert nan_equal(merged["kappa"], merged["kappa_ref"]).all(), protocol
+        else:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", UndefinedMetricWarning)
+                assert_matches(got, ref, df, domains, protocol=protocol, method="stump", class_weight=class_weight)
 
 
 # -- 7. errors ----------------------------------------------------------------------------------

@@ -16,7 +16,8 @@ The decisions reproduce scikit-learn's estimators fitted on the same rows:
   pooling (:func:`scipy.optimize.isotonic_regression`), same knots and the
   same linear interpolation formula as its ``predict``.
 * ``stump``: ``DecisionTreeClassifier(max_depth=1)`` with Gini -- float32
-  features, splits only between values more than 1e-7 apart, mid-point
+  features, splits only between values ``a < b`` with ``b > a + 1e-7``
+  evaluated in float32 (as scikit-learn's splitter does), mid-point
   thresholds, first best split, majority leaves with ties to the negative class.
 
 A fit whose calibration data has a single class predicts that class.
@@ -30,7 +31,9 @@ from scipy.special import expit
 
 __all__: list[str] = []
 
-_FEATURE_THRESHOLD = 1e-7  # sklearn.tree._splitter.FEATURE_THRESHOLD
+# sklearn.tree._partitioner.FEATURE_THRESHOLD: a float32 constant, added to
+# float32 feature values in float32 arithmetic (see :func:`_splittable`)
+_FEATURE_THRESHOLD = np.float32(1e-7)
 _EPSILON = np.finfo(np.float64).eps
 
 
@@ -313,6 +316,20 @@ def _float32_grid(x, pos, neg):
     return x32[starts].astype(np.float64), np.add.reduceat(pos, starts, axis=1), np.add.reduceat(neg, starts, axis=1), group
 
 
+def _splittable(lo, hi):
+    """Whether a tree may split between float32 values ``lo < hi`` (float64 arrays).
+
+    scikit-learn's splitter skips a position while
+    ``feature_values[p] <= feature_values[p - 1] + FEATURE_THRESHOLD``, all
+    float32: the sum is rounded to float32, so near 1 (float32 spacing
+    ``2**-23`` ~ 1.19e-7) two adjacent float32 values count as tied although
+    they are more than 1e-7 apart.  The same test decides a constant feature.
+    """
+    lo32 = np.asarray(lo).astype(np.float32)
+    hi32 = np.asarray(hi).astype(np.float32)
+    return hi32 > lo32 + _FEATURE_THRESHOLD  # float32 + float32 -> float32, as in C
+
+
 def stump_params(x, pos, neg):
     """Fit depth-1 Gini trees; return (threshold, left_class, right_class), each (F,).
 
@@ -334,7 +351,7 @@ def stump_params(x, pos, neg):
         gini_r = 1.0 - (rn * rn + rp * rp) / (n_right * n_right)
         proxy = -n_right * gini_r - n_left * gini_l
     valid = (n_left > 0) & (n_right > 0)
-    close = x[1:] <= x[:-1] + _FEATURE_THRESHOLD
+    close = ~_splittable(x[:-1], x[1:])
     if close.any():
         # splits only between present values more than FEATURE_THRESHOLD apart
         present = (pos + neg) > 0
@@ -342,7 +359,7 @@ def stump_params(x, pos, neg):
         nxt_incl = np.minimum.accumulate(idx[:, ::-1], axis=1)[:, ::-1]
         nxt = np.concatenate([nxt_incl[:, 1:], np.full((F, 1), m)], axis=1)
         x_ext = np.concatenate([x, [np.inf]])
-        valid &= present & (x_ext[nxt] > x[None, :] + _FEATURE_THRESHOLD)
+        valid &= present & _splittable(x[None, :], x_ext[nxt])
     # an absent grid value repeats the proxy of the present value before it, so
     # the first maximum is always a present value, as in scikit-learn's scan
     proxy = np.where(valid, proxy, -np.inf)
