@@ -58,6 +58,7 @@ from .report import (
     safe_name,
 )
 from .selective import (
+    RESOLUTIONS,
     TOLERANCES,
     CoverageAccuracyCurve,
     DiDMA,
@@ -67,6 +68,7 @@ from .selective import (
     SelectiveAnswering,
     accuracy_at_coverage,
     auc_tail,
+    augrc,
     aurc,
     calibrated_confidence,
     computation_score,
@@ -74,6 +76,7 @@ from .selective import (
     coverage_at_accuracy,
     didma,
     disca,
+    disca_resolution_sensitivity,
     e_aurc,
     nidma,
     plateau,
@@ -87,6 +90,7 @@ __version__ = "0.1.0"
 __all__ = [
     "METHODS",
     "PROTOCOLS",
+    "RESOLUTIONS",
     "SCORES",
     "TOLERANCES",
     "TRUE_DOMAINS",
@@ -111,6 +115,7 @@ __all__ = [
     "accuracy_at_coverage",
     "auc_table",
     "auc_tail",
+    "augrc",
     "aurc",
     "best_of_methods",
     "bias_robustness",
@@ -125,6 +130,7 @@ __all__ = [
     "diagnostics_table",
     "didma",
     "disca",
+    "disca_resolution_sensitivity",
     "e_aurc",
     "expected_accuracy",
     "expected_accuracy_grid",
