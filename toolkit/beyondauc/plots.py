@@ -286,6 +286,11 @@ class WassersteinDisplay:
     Parameters
     ----------
     result : WassersteinMatrix
+        The matrix drawn (colours and first number of each cell).
+    other : WassersteinMatrix, optional
+        The same matrix at another order p (e.g. p = 1, which the paper's
+        Figure 4 used, beside the p = 2 its text names): its entries are
+        written in brackets under each cell and its W in the title.
 
     Examples
     --------
@@ -295,8 +300,9 @@ class WassersteinDisplay:
     4
     """
 
-    def __init__(self, result):
+    def __init__(self, result, *, other=None):
         self.result = result
+        self.other = other
 
     def plot(self, ax=None, *, cmap="Greens"):
         ax = _axes(ax)
@@ -306,14 +312,19 @@ class WassersteinDisplay:
         vmax = float(m[finite].max()) if finite.any() and m[finite].max() > 0 else 1.0
         ax.imshow(np.where(finite, m, 0.0), cmap=cmap, vmin=0, vmax=vmax)
         hints = [["want large", "want small"], ["want small", "want large"]]
+        o = self.other
         for i in range(2):
             for j in range(2):
                 dark = finite[i, j] and m[i, j] > 0.6 * vmax
-                ax.text(j, i, f"{m[i, j]:.4g}\n({hints[i][j]})", ha="center", va="center", fontsize=9,
+                extra = f"\n[p={o.p:g}: {o.matrix[i, j]:.4g}]" if o is not None else ""
+                ax.text(j, i, f"{m[i, j]:.4g}{extra}\n({hints[i][j]})", ha="center", va="center", fontsize=9,
                         color="white" if dark else "black")
         ax.set_xticks([0, 1], list(r.col_labels))
         ax.set_yticks([0, 1], list(r.row_labels))
-        ax.set_title(f"{r.p}-Wasserstein matrix: W = {r.score:.3f}" + (f"\n{r.note}" if r.note else ""))
+        title = f"{r.p:g}-Wasserstein matrix: W = {r.score:.3f}"
+        if o is not None:
+            title += f" [p={o.p:g}: W = {o.score:.3f}]"
+        ax.set_title(title + (f"\n{r.note}" if r.note else ""))
         self.ax_, self.figure_ = ax, ax.figure
         return self
 
@@ -355,7 +366,8 @@ class DiagnosticsDashboard:
             figure = plt.figure(figsize=(20, 9), layout="constrained")
         d = self.diagnostics
         axes = figure.subplots(2, 4)
-        WassersteinDisplay(d.wasserstein).plot(axes[0, 0])
+        other = d.wasserstein_p1 if d.wasserstein.p != 1 else d.wasserstein_p2
+        WassersteinDisplay(d.wasserstein, other=other).plot(axes[0, 0])
         both = np.concatenate([d.s_val, d.s_test])
         lo, hi = float(both.min()), float(both.max())
         edges = np.linspace(lo, hi, bins + 1) if hi > lo else bins
