@@ -325,8 +325,9 @@ def test_table_format_renders(capsys, demo, csvs, command, source):
     for d in bench.datasets:
         assert d in text
     if command == "diagnose":
-        assert text.count("-Wasserstein matrix, ") == len(bench.datasets)
-        for col in ("bias_test", "noise_test", "drift", "wasserstein"):
+        # at the default p = 2 and at p = 1 (the paper's Figure 4)
+        assert text.count("2-Wasserstein matrix, ") == text.count("1-Wasserstein matrix, ") == len(bench.datasets)
+        for col in ("bias_test", "noise_test", "drift", "wasserstein", "wasserstein_p1", "wasserstein_p2"):
             assert col in text
     else:
         assert "b over tolerance" in text and "<0.95" in text and "<0.55" in text

@@ -942,7 +942,8 @@ def test_cohorts_on_demo():
 
 
 KEYS = ["model", "dataset", "cohorts", "n_val", "n_test", "auc_val", "auc_test", "bias_robustness_val",
-        "bias_robustness_test", "noise_robustness_val", "noise_robustness_test", "drift", "wasserstein"]
+        "bias_robustness_test", "noise_robustness_val", "noise_robustness_test", "drift", "wasserstein",
+        "wasserstein_p", "wasserstein_p1", "wasserstein_p2"]
 
 
 @pytest.mark.parametrize("protocol", [None, "xdomain", "indata"])

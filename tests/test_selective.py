@@ -1102,7 +1102,10 @@ def test_tolerance_table(value):
     bench = demo()
     models = ["logreg", "svm", "knn"]
     t = tolerance_table(bench, "wine", models=models, value=value)
-    assert list(t.columns) == ["<0.95", "<0.9", "<0.85", "<0.8", "<0.75", "<0.7", "<0.65", "<0.6", "<0.55"]
+    assert list(t.columns) == ["<0.95", "<0.9", "<0.85", "<0.8", "<0.75", "<0.7", "<0.65", "<0.6", "<0.55",
+                               "resolution"]
+    assert (t["resolution"] == 0.01).all()  # the grid step every DiSCA/b was read at
+    t = t.drop(columns="resolution")
     assert sorted(t.index) == sorted(models)
     assert t.index.name == "model"
     for m in models:

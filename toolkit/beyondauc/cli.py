@@ -74,7 +74,9 @@ def _build_parser():
         "Wasserstein matrix between them.  Cohorts: the 'split' column (val/test), or with --protocol "
         "the protocol's calibration data (V) and the dataset (T).  json: one object with --dataset, "
         "else a list with one object per dataset; 'bias_robustness', 'noise_robustness' and 'auc' "
-        "are the test cohort's, the *_val keys the validation cohort's.",
+        "are the test cohort's, the *_val keys the validation cohort's.  'wasserstein' and "
+        "'wasserstein_matrix' are at --p; 'wasserstein_p1'/'wasserstein_matrix_p1' and "
+        "'wasserstein_p2'/'wasserstein_matrix_p2' at p = 1 (the paper's Figure 4) and p = 2 (its text).",
     )
     _common(diag)
     diag.add_argument("--protocol", choices=("split",) + PROTOCOLS, default=None,
@@ -83,7 +85,8 @@ def _build_parser():
     diag.add_argument("--test-split", default="test", help="split value of the test cohort (default: test)")
     diag.add_argument("--repeats", type=int, default=20, help="noise robustness Monte Carlo repeats (default: 20)")
     diag.add_argument("--points", type=int, default=21, help="sigma grid points of the robustness curves (default: 21)")
-    diag.add_argument("--p", type=float, default=2, help="Wasserstein order (default: 2)")
+    diag.add_argument("--p", type=float, default=2,
+                      help="Wasserstein order of 'wasserstein' (default: 2); p = 1 and 2 are reported too")
     diag.add_argument("--seed", type=int, default=0, help="random seed (noise, indata split; default: 0)")
 
     sel = sub.add_parser(
@@ -292,27 +295,41 @@ def _diagnose(args, out):
                "drift": r.drift.score, "wasserstein": r.wasserstein.score, **rec}
         rec["wasserstein_matrix"] = r.wasserstein.to_frame().to_dict(orient="index")
         rec["wasserstein_note"] = r.wasserstein.note
+        for order, w in ((1, r.wasserstein_p1), (2, r.wasserstein_p2)):
+            rec[f"wasserstein_matrix_p{order}"] = w.to_frame().to_dict(orient="index")
         records.append(rec)
         results.append(r)
 
     def tables():
         cols = ["dataset", "cohorts", "n_val", "n_test", "auc_val", "auc_test", "bias_robustness_val",
-                "bias_robustness_test", "noise_robustness_val", "noise_robustness_test", "drift", "wasserstein"]
+                "bias_robustness_test", "noise_robustness_val", "noise_robustness_test", "drift", "wasserstein",
+                "wasserstein_p1", "wasserstein_p2"]
         head = pd.DataFrame(records)[cols].rename(columns=lambda c: c.replace("_robustness", ""))
         matrices = [
-            plain_table(r.wasserstein.to_frame().reset_index(names=""), fmt=args.format, floatfmt=".4g",
-                        title=f"{r.wasserstein.p:g}-Wasserstein matrix, {r.dataset} (W = {r.wasserstein.score:.3f})")
+            plain_table(w.to_frame().reset_index(names=""), fmt=args.format, floatfmt=".4g",
+                        title=f"{w.p:g}-Wasserstein matrix, {r.dataset} (W = {w.score:.3f})")
             for r in results
+            for w in _orders(r)
         ]
         return [
             f"beyondauc {__version__} -- {bench.source}: test-set AUROC diagnostics of {args.model!r}. "
             "bias/noise: robustness of the AUC (1 = never drops); drift: sensitivity/specificity drift "
-            "(0 = none); wasserstein: W (higher = classes apart, cohorts alike).",
+            f"(0 = none); wasserstein: W at p = {args.p:g} (higher = classes apart, cohorts alike); "
+            "wasserstein_p1, _p2: W at p = 1 (the paper's Figure 4) and p = 2 (its text).",
             plain_table(head, fmt=args.format, floatfmt=".4f", title="Diagnostics per dataset"),
             *matrices,
         ]
 
     _emit(records, args.dataset is not None, args, out, tables)
+
+
+def _orders(result):
+    """The Wasserstein matrices of a result at --p, then p = 1 and p = 2, each order once."""
+    out = [result.wasserstein]
+    for w in (result.wasserstein_p1, result.wasserstein_p2):
+        if all(w.p != seen.p for seen in out):
+            out.append(w)
+    return out
 
 
 def _selective(args, out):
@@ -327,7 +344,8 @@ def _selective(args, out):
                                 computation_score=args.computation_score, random_state=args.seed)
         records.append(r.to_dict())
         b_rows.append({"dataset": d, **{f"<{t:g}": b for t, b in zip(r.disca.b_table["tolerance"], r.disca.b_table["b"])}})
-    cols = ["dataset", "n", "accuracy", "disca", "a", "b", "n_fluctuations", "penalty", "area", "aurc", "e_aurc"]
+    cols = ["dataset", "n", "accuracy", "disca", "a", "b", "n_fluctuations", "penalty", "area", "aurc", "e_aurc",
+            "augrc"]
     if args.ood_dataset is not None:
         cols += ["disca_ood", "n_fluctuations_ood"]
     if args.computation_score is not None:
@@ -336,7 +354,8 @@ def _selective(args, out):
     def tables():
         return [
             f"beyondauc {__version__} -- {bench.source}: selective answering of {args.model!r} "
-            f"(calibrated: {args.protocol}/{args.method}; tolerance {args.tolerance:g}). a, b: confidence where "
+            f"(calibrated: {args.protocol}/{args.method}; tolerance {args.tolerance:g}; confidence grid step "
+            f"{args.resolution:g}, which DiSCA depends on). a, b: confidence where "
             "accuracy first drops below 100% / the tolerance (lower is better); DiSCA higher is better.",
             plain_table(pd.DataFrame(records)[cols], fmt=args.format, floatfmt=".4f",
                         title="Selective answering per dataset"),

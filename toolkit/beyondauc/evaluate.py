@@ -88,7 +88,7 @@ TABLES = {
     "cohort_histograms": "class histograms of the validation and test cohorts on shared bins, per model x dataset",
     "robustness": "bias and noise robustness curves per model x dataset x cohort",
     "drift_curves": "sensitivity and specificity of both cohorts per threshold (thinned, see README)",
-    "wasserstein": "the 2x2 Wasserstein matrix per model x dataset",
+    "wasserstein": "the 2x2 Wasserstein matrices (p = 1 and p = 2; `chosen` marks parameter p) per model x dataset",
     "selective": "selective answering per model x dataset: accuracy, area, AURC, E-AURC, a, b, fluctuations, "
                  "DiSCA (and on the OOD dataset, DiDMA, NiDMA)",
     "tolerance": "b and DiSCA over the tolerance grid per model x dataset (and on the OOD dataset)",
@@ -288,9 +288,9 @@ def _diagnostic_curves(d, bins):
     drift = pd.DataFrame({**key, "threshold": dr.thresholds[k], "sensitivity_val": dr.sensitivity_val[k],
                           "specificity_val": dr.specificity_val[k], "sensitivity_test": dr.sensitivity_test[k],
                           "specificity_test": dr.specificity_test[k], "score": dr.score})
-    w = d.wasserstein
-    wass = pd.DataFrame([{**key, "p": float(w.p), "row": r, "column": c, "distance": float(w.matrix[i, j]),
-                          "score": w.score, "note": w.note}
+    wass = pd.DataFrame([{**key, "p": int(w.p), "chosen": w.p == d.wasserstein.p, "row": r, "column": c,
+                          "distance": float(w.matrix[i, j]), "score": w.score, "note": w.note}
+                         for w in (d.wasserstein_p1, d.wasserstein_p2)
                          for i, r in enumerate(w.row_labels) for j, c in enumerate(w.col_labels)])
     return roc, hist, rob, drift, wass
 
@@ -617,9 +617,11 @@ class Evaluation:
         if not len(row):
             raise ValueError(f"the evaluation has no diagnostics of {model!r} on {dataset!r}")
         row = row.iloc[0]
-        w = self._rows("wasserstein", **key)
-        matrix = w["distance"].to_numpy(dtype=float).reshape(2, 2)
-        wm = WassersteinMatrix(float(w["score"].iloc[0]), matrix, float(w["p"].iloc[0]), str(w["note"].iloc[0] or ""))
+        matrices = {}
+        for order, w in self._rows("wasserstein", **key).groupby("p", sort=True):
+            matrix = w["distance"].to_numpy(dtype=float).reshape(2, 2)
+            matrices[bool(w["chosen"].iloc[0])] = WassersteinMatrix(float(w["score"].iloc[0]), matrix, int(order),
+                                                                    str(w["note"].iloc[0] or ""))
         robust = {}
         for (cohort, kind), r in self._rows("robustness", **key).groupby(["cohort", "kind"], sort=False):
             args = (float(r["score"].iloc[0]), float(r["auc_unperturbed"].iloc[0]), float(r["sigma_max"].iloc[0]),
@@ -634,7 +636,7 @@ class Evaluation:
         roc = {c: r for c, r in self._rows("roc", **key).groupby("cohort", sort=False)}
         hist = {c: r for c, r in self._rows("cohort_histograms", **key).groupby("cohort", sort=False)}
         return dict(model=model, dataset=dataset, cohorts=str(row["cohorts"]), summary=row.to_dict(),
-                    wasserstein=wm, bias=(robust[("val", "bias")], robust[("test", "bias")]),
+                    wasserstein=matrices[True], wasserstein_other=matrices.get(False), bias=(robust[("val", "bias")], robust[("test", "bias")]),
                     noise=(robust[("val", "noise")], robust[("test", "noise")]), drift=drift,
                     roc={c: (r["fpr"].to_numpy(), r["tpr"].to_numpy(), r["threshold"].to_numpy()) for c, r in roc.items()},
                     auc={"val": float(row["auc_val"]), "test": float(row["auc_test"])},

@@ -415,6 +415,11 @@ class WassersteinDisplay:
     Parameters
     ----------
     result : WassersteinMatrix
+        The matrix drawn (colours and first number of each cell).
+    other : WassersteinMatrix, optional
+        The same matrix at another order p (e.g. p = 1, which the paper's
+        Figure 4 used, beside the p = 2 its text names): its entries are
+        written in brackets under each cell and its W in the title.
 
     Examples
     --------
@@ -424,8 +429,9 @@ class WassersteinDisplay:
     4
     """
 
-    def __init__(self, result):
+    def __init__(self, result, *, other=None):
         self.result = result
+        self.other = other
 
     @_literal_plot
     def plot(self, ax=None, *, cmap="Greens"):
@@ -436,14 +442,19 @@ class WassersteinDisplay:
         vmax = float(m[finite].max()) if finite.any() and m[finite].max() > 0 else 1.0
         ax.imshow(np.where(finite, m, 0.0), cmap=cmap, vmin=0, vmax=vmax)
         hints = [["want large", "want small"], ["want small", "want large"]]
+        o = self.other
         for i in range(2):
             for j in range(2):
                 dark = finite[i, j] and m[i, j] > 0.6 * vmax
-                ax.text(j, i, f"{m[i, j]:.4g}\n({hints[i][j]})", ha="center", va="center", fontsize=9,
+                extra = f"\n[p={o.p:g}: {o.matrix[i, j]:.4g}]" if o is not None else ""
+                ax.text(j, i, f"{m[i, j]:.4g}{extra}\n({hints[i][j]})", ha="center", va="center", fontsize=9,
                         color="white" if dark else "black")
         ax.set_xticks([0, 1], list(r.col_labels))
         ax.set_yticks([0, 1], list(r.row_labels))
-        ax.set_title(f"{r.p}-Wasserstein matrix: W = {r.score:.3f}" + (f"\n{r.note}" if r.note else ""))
+        title = f"{r.p:g}-Wasserstein matrix: W = {r.score:.3f}"
+        if o is not None:
+            title += f" [p={o.p:g}: W = {o.score:.3f}]"
+        ax.set_title(title + (f"\n{r.note}" if r.note else ""))
         self.ax_, self.figure_ = ax, ax.figure
         return self
 
@@ -486,8 +497,9 @@ class DiagnosticsDashboard:
         edges = np.linspace(lo, hi, bins + 1) if hi > lo else np.linspace(lo - 0.5, hi + 0.5, bins + 1)
         hist = {c: (edges, np.histogram(s[y == 0], edges)[0], np.histogram(s[y == 1], edges)[0])
                 for c, y, s in (("val", d.y_val, d.s_val), ("test", d.y_test, d.s_test))}
+        other = d.wasserstein_p1 if d.wasserstein.p != 1 else d.wasserstein_p2
         return dict(model=d.model, dataset=d.dataset, cohorts=d.cohorts, summary=d.to_dict(),
-                    wasserstein=d.wasserstein, bias=(d.bias_val, d.bias_test), noise=(d.noise_val, d.noise_test),
+                    wasserstein=d.wasserstein, wasserstein_other=other, bias=(d.bias_val, d.bias_test), noise=(d.noise_val, d.noise_test),
                     drift=d.drift, roc={"val": _roc(d.y_val, d.s_val), "test": _roc(d.y_test, d.s_test)},
                     auc={"val": d.auc_val, "test": d.auc_test}, histograms=hist)
 
@@ -501,7 +513,7 @@ class DiagnosticsDashboard:
         d = self.panels if self.panels is not None else self._panels_of(self.diagnostics, bins)
         names = {"val": "validation", "test": "test"}
         axes = figure.subplots(2, 4)
-        WassersteinDisplay(d["wasserstein"]).plot(axes[0, 0])
+        WassersteinDisplay(d["wasserstein"], other=d.get("wasserstein_other")).plot(axes[0, 0])
         for ax, cohort in ((axes[0, 1], "val"), (axes[0, 2], "test")):
             edges, neg, pos = d["histograms"][cohort]
             ClassHistogramDisplay.from_counts(edges, neg, pos, name=names[cohort]).plot(ax)

@@ -29,12 +29,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
+from scipy.special import xlogy
 
 from ._kernel import _grid_counts
 from ._validation import check_number, check_option, check_random_state, check_scores
 from .calibration import METHODS, PROTOCOLS, ScoreCalibrator, _protocol_rows
 
 __all__ = [
+    "RESOLUTIONS",
     "TOLERANCES",
     "CoverageAccuracyCurve",
     "DiDMA",
@@ -44,6 +46,7 @@ __all__ = [
     "SelectiveAnswering",
     "accuracy_at_coverage",
     "auc_tail",
+    "augrc",
     "aurc",
     "calibrated_confidence",
     "computation_score",
@@ -51,6 +54,7 @@ __all__ = [
     "coverage_at_accuracy",
     "didma",
     "disca",
+    "disca_resolution_sensitivity",
     "e_aurc",
     "nidma",
     "plateau",
@@ -238,43 +242,195 @@ def coverage_accuracy_curve(confidence, correct, *, resolution=None):
     return _curve(c, ok, resolution)
 
 
-def aurc(confidence, correct):
+_INTERPOLATIONS = ("step", "linear")
+_OPTIMA = ("exact", "analytic")
+
+
+def _area(coverage, value, interpolation, start):
+    """Area under ``value`` over ``coverage`` (exact-curve points, ascending coverage).
+
+    ``step``: each point's value holds over the coverage it adds (tied
+    confidences enter together, so a block of ties is charged the value at
+    its end).  ``linear``: the trapezoid rule over the points with the
+    point ``(0, start)`` prepended (what ``sklearn.metrics.auc`` gives on
+    those points).
+    """
+    width = np.diff(coverage, prepend=0.0)
+    if interpolation == "step":
+        return float(np.dot(width, value))
+    before = np.concatenate([[start], value[:-1]])
+    return float(np.dot(width, (before + value) / 2.0))
+
+
+def _risks(cur):
+    """Selective risk (wrong / answered) and generalized risk (wrong / all) per exact-curve point."""
+    wrong = cur.n_answered - cur.n_correct
+    return wrong / cur.n_answered, wrong / cur.n_answered[-1]
+
+
+def _aurc_of(cur, interpolation):
+    if interpolation == "step":
+        return 1.0 - cur.score  # bit-identical to the number reported before the option existed
+    risk = _risks(cur)[0]
+    return _area(cur.coverage, risk, interpolation, risk[0])
+
+
+def aurc(confidence, correct, *, interpolation="step"):
     """Area under the risk-coverage curve (risk = 1 - accuracy), lower is better.
 
-    ``sum_k (coverage_k - coverage_{k-1}) * (1 - accuracy_k)`` over the exact
-    curve: without ties it is the mean selective risk over the n prefixes
-    (Geifman et al.); tied confidences enter together.
+    The exact curve has one point per distinct confidence (tied confidences
+    enter together); the risk of a point is the share of wrong answers among
+    the answered.
+
+    * ``interpolation="step"`` (default): ``sum_k (coverage_k - coverage_{k-1}) * risk_k``.
+      Without ties it is the mean selective risk over the n prefixes
+      (Geifman et al.; the AURC of CRL, Moon et al. 2020); a block of tied
+      confidences is charged the risk at its end.
+    * ``"linear"``: the trapezoid rule over the same points, starting from
+      ``(0, risk_1)`` -- the AURC of fd-shifts (``RiskCoverageStats.aurc``,
+      divided by its display scale 1000; Traub et al. 2024).
+      torch-uncertainty's ``AURC`` differs again: it breaks ties in sort
+      order, integrates from coverage 1/n and divides by ``1 - 1/n``.
+
+    Parameters
+    ----------
+    confidence : array-like of shape (n,)
+        Any scale; only the order matters.
+    correct : array-like of bool, shape (n,)
+    interpolation : {"step", "linear"}, default="step"
+
+    Returns
+    -------
+    float
 
     Examples
     --------
     >>> from beyondauc import aurc
     >>> aurc([0.9, 0.8, 0.7], [True, False, True])
     0.2777777777777778
+    >>> aurc([0.9, 0.8, 0.7], [True, False, True], interpolation="linear")
+    0.2222222222222222
     """
-    return 1.0 - _exact_curve(confidence, correct)[0].score
+    check_option(interpolation, "interpolation", _INTERPOLATIONS)
+    return _aurc_of(_exact_curve(confidence, correct)[0], interpolation)
 
 
-def _optimal_aurc(n, n_correct):
-    """AURC of the best ranking (every correct answer first)."""
-    k = np.arange(n_correct + 1, n + 1, dtype=np.float64)
-    return float(((k - n_correct) / k).sum() / n)
+def augrc(confidence, correct, *, interpolation="step"):
+    """Area under the generalized risk-coverage curve (Traub et al. 2024), lower is better.
+
+    The generalized risk of a point of the exact curve (tied confidences
+    enter together) is the share of *all* n examples that are answered and
+    wrong: ``wrong_answered_k / n``, so it grows from 0 at coverage 0 to
+    the overall error rate at full coverage.  AUGRC is the area under it:
+
+    * ``interpolation="step"`` (default, as :func:`aurc`):
+      ``sum_k (coverage_k - coverage_{k-1}) * wrong_answered_k / n``, i.e.
+      ``(1 / n^2) * #{(i, j): i wrong, c_i >= c_j}``;
+    * ``"linear"``: the trapezoid rule over the points from ``(0, 0)`` --
+      the AUGRC of fd-shifts, Traub et al.'s reference implementation
+      (``RiskCoverageStats.augrc`` divided by its display scale 1000).  It
+      equals their closed form ``(1 - AUROC_f) * acc * (1 - acc) + (1 - acc)^2 / 2``,
+      with acc the accuracy and AUROC_f the AUROC of the confidence for
+      telling right from wrong answers (ties count one half).
+
+    AUGRC is the probability that a random wrong answer is given while a
+    random other example is rejected: the average risk of an undetected
+    failure.  The best ranking reaches ``(1 - acc)^2 / 2`` (linear).
+
+    Parameters
+    ----------
+    confidence : array-like of shape (n,)
+        Any scale; only the order matters.
+    correct : array-like of bool, shape (n,)
+    interpolation : {"step", "linear"}, default="step"
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> from beyondauc import augrc
+    >>> augrc([0.9, 0.8, 0.7], [True, False, True])
+    0.2222222222222222
+    >>> augrc([0.9, 0.8, 0.7], [True, False, True], interpolation="linear")
+    0.16666666666666666
+    """
+    check_option(interpolation, "interpolation", _INTERPOLATIONS)
+    cur, _ = _exact_curve(confidence, correct)
+    return _area(cur.coverage, _risks(cur)[1], interpolation, 0.0)
 
 
-def e_aurc(confidence, correct):
+def _optimal_aurc(n, n_correct, interpolation="step"):
+    """AURC of the best ranking (every correct answer first, every confidence distinct)."""
+    k = np.arange(1, n + 1, dtype=np.float64)
+    risk = np.maximum(k - n_correct, 0.0) / k
+    if interpolation == "step":  # the sum over k > n_correct only, as before the option existed
+        return float(risk[n_correct:].sum() / n)
+    return _area(k / n, risk, interpolation, risk[0])
+
+
+def _analytic_aurc(n, n_correct):
+    """The large-n optimum ``r + (1 - r) ln(1 - r)``, r the overall risk (Geifman et al. 2019)."""
+    r = 1.0 - n_correct / n
+    return float(r + xlogy(1.0 - r, 1.0 - r))
+
+
+def e_aurc(confidence, correct, *, optimum="exact", interpolation="step"):
     """Excess AURC: :func:`aurc` minus the AURC of the best possible ranking.
 
-    The best ranking answers every correct example first; its AURC is
-    ``(1/n) * sum_{k > n_correct} (k - n_correct) / k``.  0 means the
-    confidence orders answers perfectly.
+    Parameters
+    ----------
+    confidence : array-like of shape (n,)
+    correct : array-like of bool, shape (n,)
+    optimum : {"exact", "analytic"}, default="exact"
+        ``"exact"``: the AURC (with the same ``interpolation``) of the best
+        ranking of these n answers -- every correct answer first, each at
+        its own confidence; for step integration
+        ``(1/n) * sum_{k > n_correct} (k - n_correct) / k``.
+        ``"analytic"``: ``r + (1 - r) ln(1 - r)`` with r the overall risk,
+        the large-n limit of that optimum used by CRL (Moon et al. 2020,
+        with step integration) and fd-shifts (with linear integration).
+        With step integration the analytic optimum is below the exact one
+        (by about ``r / (2n)``), so it gives the larger E-AURC.
+    interpolation : {"step", "linear"}, default="step"
+        As in :func:`aurc`.
+
+    Returns
+    -------
+    float
+
+    Notes
+    -----
+    With the exact optimum and step integration E-AURC is never negative,
+    and it is 0 only when the confidence ranks every correct answer above
+    every wrong one *and* no two wrong answers share a confidence.  Tied
+    confidences enter together, so a block of tied wrong answers is charged
+    the risk at its end over its whole width, while the optimum ranks them
+    one by one: ``e_aurc([1, 0, 0], [True, False, False])`` is 1/18 = 0.056
+    although the one correct answer is ranked first (the tied pair costs
+    ``(1/3) * (2/3 - 1/2)``).  With the analytic optimum or linear
+    integration E-AURC can be slightly negative.
 
     Examples
     --------
     >>> from beyondauc import e_aurc
     >>> e_aurc([0.9, 0.8], [True, False]), round(e_aurc([0.9, 0.8], [False, True]), 4)
     (0.0, 0.5)
+    >>> round(e_aurc([1, 0, 0], [True, False, False]), 4)
+    0.0556
+    >>> round(e_aurc([0.9, 0.8], [True, False], optimum="analytic"), 4)
+    0.0966
     """
+    check_option(optimum, "optimum", _OPTIMA)
+    check_option(interpolation, "interpolation", _INTERPOLATIONS)
     cur, ok = _exact_curve(confidence, correct)
-    return float(1.0 - cur.score - _optimal_aurc(len(ok), int(ok.sum())))
+    return _excess(cur, len(ok), int(ok.sum()), optimum, interpolation)
+
+
+def _excess(cur, n, n_correct, optimum, interpolation):
+    best = _optimal_aurc(n, n_correct, interpolation) if optimum == "exact" else _analytic_aurc(n, n_correct)
+    return float(_aurc_of(cur, interpolation) - best)
 
 
 def coverage_at_accuracy(confidence, correct, *, target):
@@ -400,6 +556,10 @@ class DiSCA:
     weights : tuple
         (x, y, z).
     resolution : float
+        The grid step the curve was read at.  DiSCA depends on it (a finer
+        grid finds more fluctuations across smaller confidence gaps, down
+        to the 0.001 floor), so it is reported with every DiSCA; see
+        :func:`disca_resolution_sensitivity`.
     fluctuations : DataFrame
         One row per fluctuation: ``i, coverage_1, coverage_2, d1, d2, c1, c2, c``.
     b_table : DataFrame
@@ -433,6 +593,7 @@ class DiSCA:
             "fluctuation_magnitude": self.fluctuation_magnitude,
             "penalty": self.penalty,
             "tolerance": self.tolerance,
+            "resolution": self.resolution,
         }
 
 
@@ -488,6 +649,8 @@ def disca(confidence, correct, *, tolerance=0.9, weights=(1 / 3, 1 / 3, 1 / 3), 
     weights : (x, y, z), default=(1/3, 1/3, 1/3)
         Non-negative, summing to 1 (within 0.01, so the paper's 0.33 work).
     resolution : float in (0, 1], default=0.01
+        Step of the confidence grid.  DiSCA is only comparable at the same
+        resolution: see :func:`disca_resolution_sensitivity`.
 
     Returns
     -------
@@ -504,6 +667,11 @@ def disca(confidence, correct, *, tolerance=0.9, weights=(1 / 3, 1 / 3, 1 / 3), 
     weights = _check_weights(weights, "weights", 3)
     resolution = _check_resolution(resolution)
     c, ok = _check_inputs(confidence, correct, probability=True)
+    return _disca(c, ok, tolerance, weights, resolution)
+
+
+def _disca(c, ok, tolerance, weights, resolution):
+    """DiSCA of validated inputs."""
     cur = _curve(c, ok, resolution)
     x, y, z = weights
     a = max(_first_below(cur, 1.0)[0], _FLOOR)
@@ -528,6 +696,72 @@ def disca(confidence, correct, *, tolerance=0.9, weights=(1 / 3, 1 / 3, 1 / 3), 
         b_table=pd.DataFrame(rows),
         curve=cur,
     )
+
+
+RESOLUTIONS = (0.1, 0.05, 0.02, 0.01, 0.005, 0.001, 1e-4)
+
+
+def _check_resolutions(resolutions):
+    try:
+        values = [float(r) for r in resolutions]
+    except (TypeError, ValueError):
+        raise ValueError(f"`resolutions` must be numbers in (0, 1], got {resolutions!r}") from None
+    if not values:
+        raise ValueError("`resolutions` must hold at least one number in (0, 1], got none")
+    for r in values:
+        if not (np.isfinite(r) and 0 < r <= 1):
+            raise ValueError(f"`resolutions` must be numbers in (0, 1], got {r!r}")
+    return values
+
+
+def disca_resolution_sensitivity(confidence, correct, *, resolutions=RESOLUTIONS, tolerance=0.9,
+                                 weights=(1 / 3, 1 / 3, 1 / 3)):
+    """DiSCA and its parts on the same answers over several grid resolutions, tidy.
+
+    DiSCA is read from the grid curve (:func:`coverage_accuracy_curve` with
+    a ``resolution``), and its fluctuation term divides each accuracy rise
+    by the confidence gap ``c = max(c1 - c2, 0.001)``.  A finer grid
+    separates more points, so it finds more (and smaller) rises across
+    smaller gaps, many of them at the 0.001 floor: the penalty, and with it
+    DiSCA, changes with the resolution.  This table shows by how much; a
+    DiSCA is only comparable with another at the same resolution.
+
+    Parameters
+    ----------
+    confidence : array-like of shape (n,)
+        Probabilities in [0, 1]; for a binary probability p use max(p, 1 - p).
+    correct : array-like of bool, shape (n,)
+    resolutions : sequence of float in (0, 1], default=(0.1, 0.05, 0.02, 0.01, 0.005, 0.001, 1e-4)
+    tolerance : float in (0, 1], default=0.9
+    weights : (x, y, z), default=(1/3, 1/3, 1/3)
+
+    Returns
+    -------
+    DataFrame
+        One row per resolution, in the order given: ``resolution, disca,
+        a, b, n_fluctuations, fluctuation_magnitude, penalty, n_points``
+        (``n_points``: points of the grid curve).
+
+    Examples
+    --------
+    >>> from beyondauc import disca_resolution_sensitivity
+    >>> conf = [0.99, 0.97, 0.95, 0.9, 0.85, 0.8, 0.75, 0.7]
+    >>> ok = [True, False, True, True, False, True, True, True]
+    >>> t = disca_resolution_sensitivity(conf, ok, resolutions=[0.1, 0.01])
+    >>> t["n_fluctuations"].tolist(), t["disca"].round(3).tolist()
+    ([1, 5], [0.463, -0.534])
+    """
+    tolerance = _check_unit(tolerance, "tolerance", low_open=True)
+    weights = _check_weights(weights, "weights", 3)
+    values = _check_resolutions(resolutions)
+    c, ok = _check_inputs(confidence, correct, probability=True)
+    rows = []
+    for r in values:  # a few resolutions, each one vectorised pass over the sorted answers
+        d = _disca(c, ok, tolerance, weights, r)
+        rows.append({"resolution": r, "disca": d.score, "a": d.a, "b": d.b, "n_fluctuations": d.n_fluctuations,
+                     "fluctuation_magnitude": d.fluctuation_magnitude, "penalty": d.penalty,
+                     "n_points": len(d.curve.coverage)})
+    return pd.DataFrame(rows)
 
 
 def computation_score(*, energy=None, parameters=None, reference_parameters=None):
@@ -722,6 +956,14 @@ class SelectiveAnswering:
     curve : CoverageAccuracyCurve
         The exact curve.
     aurc, e_aurc : float
+        Step integration, exact optimum (the defaults of :func:`aurc` and
+        :func:`e_aurc`).
+    aurc_linear : float
+        :func:`aurc` with ``interpolation="linear"`` (fd-shifts' AURC).
+    e_aurc_analytic : float
+        Step AURC minus the analytic optimum ``r + (1 - r) ln(1 - r)`` (CRL's E-AURC).
+    augrc, augrc_linear : float
+        :func:`augrc`, step and linear (Traub et al.'s AUGRC is the linear one).
     disca_ood : DiSCA or None
     didma, nidma : float or None
         Only with a ``computation_score`` (and an ``ood_dataset`` for NiDMA).
@@ -745,6 +987,10 @@ class SelectiveAnswering:
     correct: np.ndarray = field(default=None, repr=False)
     confidence_ood: np.ndarray | None = field(default=None, repr=False)
     correct_ood: np.ndarray | None = field(default=None, repr=False)
+    aurc_linear: float = np.nan
+    e_aurc_analytic: float = np.nan
+    augrc: float = np.nan
+    augrc_linear: float = np.nan
 
     def to_dict(self):
         """Headline numbers by name."""
@@ -760,9 +1006,14 @@ class SelectiveAnswering:
             "area": self.curve.score,
             "aurc": self.aurc,
             "e_aurc": self.e_aurc,
+            "aurc_linear": self.aurc_linear,
+            "e_aurc_analytic": self.e_aurc_analytic,
+            "augrc": self.augrc,
+            "augrc_linear": self.augrc_linear,
         }
         if self.disca_ood is not None:
-            out.update({f"{k}_ood": v for k, v in self.disca_ood.to_dict().items() if k != "tolerance"})
+            out.update({f"{k}_ood": v for k, v in self.disca_ood.to_dict().items()
+                        if k not in ("tolerance", "resolution")})
         out["didma"] = self.didma
         out["nidma"] = self.nidma
         return out
@@ -794,6 +1045,7 @@ def selective_answering(bench, model, dataset, *, ood_dataset=None, protocol="in
     )
     d = disca(conf, ok, tolerance=tolerance, weights=weights, resolution=resolution)
     exact = _curve(conf, ok, None)
+    n_ok, grisk = int(ok.sum()), _risks(exact)[1]
     d_ood = None if conf_ood is None else disca(conf_ood, ok_ood, tolerance=tolerance, weights=weights,
                                                  resolution=resolution)
     dd = nd = None
@@ -812,8 +1064,8 @@ def selective_answering(bench, model, dataset, *, ood_dataset=None, protocol="in
         method=method,
         disca=d,
         curve=exact,
-        aurc=1.0 - exact.score,
-        e_aurc=1.0 - exact.score - _optimal_aurc(len(ok), int(ok.sum())),
+        aurc=_aurc_of(exact, "step"),
+        e_aurc=_excess(exact, len(ok), n_ok, "exact", "step"),
         disca_ood=d_ood,
         didma=dd,
         nidma=nd,
@@ -821,6 +1073,10 @@ def selective_answering(bench, model, dataset, *, ood_dataset=None, protocol="in
         correct=ok,
         confidence_ood=conf_ood,
         correct_ood=ok_ood,
+        aurc_linear=_aurc_of(exact, "linear"),
+        e_aurc_analytic=_excess(exact, len(ok), n_ok, "analytic", "step"),
+        augrc=_area(exact.coverage, grisk, "step", 0.0),
+        augrc_linear=_area(exact.coverage, grisk, "linear", 0.0),
     )
 
 
@@ -828,7 +1084,11 @@ def selective_table(bench, *, models=None, datasets=None, **options):
     """Headline selective-answering numbers of every model on every dataset, tidy.
 
     One row per (model, dataset) with the keys of
-    :meth:`SelectiveAnswering.to_dict`; ``options`` go to
+    :meth:`SelectiveAnswering.to_dict`: DiSCA and its parts with the
+    ``tolerance`` and grid ``resolution`` they were read at, and the
+    conventions of the selective-classification literature beside the
+    paper's (``aurc``/``aurc_linear``, ``e_aurc``/``e_aurc_analytic``,
+    ``augrc``/``augrc_linear``).  ``options`` go to
     :func:`selective_answering`.
 
     Examples
@@ -846,9 +1106,10 @@ def selective_table(bench, *, models=None, datasets=None, **options):
 def tolerance_table(bench, dataset, *, models=None, value="disca", **options):
     """Models x tolerance: DiSCA (or b) at each tolerance, the paper's Table 2 layout.
 
-    Columns are ``"<0.95"`` ... ``"<0.55"``; rows sorted by DiSCA at the
-    first tolerance, best first.  ``options`` go to
-    :func:`selective_answering`.
+    Columns are ``"<0.95"`` ... ``"<0.55"``, then ``resolution`` (the grid
+    step the numbers were read at: DiSCA depends on it, see
+    :func:`disca_resolution_sensitivity`); rows sorted by the first
+    tolerance, best first.  ``options`` go to :func:`selective_answering`.
 
     Examples
     --------
@@ -861,8 +1122,9 @@ def tolerance_table(bench, dataset, *, models=None, value="disca", **options):
     models = bench.models if models is None else list(models)
     rows = {}
     for m in models:
-        tab = selective_answering(bench, m, dataset, **options).disca.b_table
-        rows[m] = {f"<{t:g}": v for t, v in zip(tab["tolerance"], tab[value])}
+        d = selective_answering(bench, m, dataset, **options).disca
+        rows[m] = {f"<{t:g}": v for t, v in zip(d.b_table["tolerance"], d.b_table[value])}
+        rows[m]["resolution"] = d.resolution
     out = pd.DataFrame.from_dict(rows, orient="index")
     out.index.name = "model"
     return out.sort_values(out.columns[0], ascending=value == "b", kind="stable")
