@@ -9,6 +9,8 @@
   :func:`nidma` -- selective answering (Mishra et al.).
 * :func:`load_benchmark` / :func:`load_demo` -- per-example scores of several
   models on several datasets, validated.
+* :func:`auc_ci`, :func:`compare_auc`, :func:`auc_intervals`, :func:`friedman_test` --
+  intervals of the AUC, the paired DeLong test, and Friedman + Nemenyi over datasets.
 * :func:`run_report` -- the parameterized notebooks executed per model and
   rendered as self-contained HTML (and PDF) reports with a leaderboard.
 """
@@ -38,6 +40,15 @@ from .diagnostics import (
     noise_robustness,
     sens_spec_drift,
     wasserstein_matrix,
+)
+from .intervals import (
+    AUCComparison,
+    AUCInterval,
+    FriedmanResult,
+    auc_ci,
+    auc_intervals,
+    compare_auc,
+    friedman_test,
 )
 from .ranking import (
     best_of_methods,
@@ -90,12 +101,15 @@ __all__ = [
     "SCORES",
     "TOLERANCES",
     "TRUE_DOMAINS",
+    "AUCComparison",
+    "AUCInterval",
     "Benchmark",
     "BiasRobustness",
     "CohortDiagnostics",
     "CoverageAccuracyCurve",
     "DiDMA",
     "DiSCA",
+    "FriedmanResult",
     "ModelReport",
     "NiDMA",
     "NoiseRobustness",
@@ -109,6 +123,8 @@ __all__ = [
     "WassersteinMatrix",
     "__version__",
     "accuracy_at_coverage",
+    "auc_ci",
+    "auc_intervals",
     "auc_table",
     "auc_tail",
     "aurc",
@@ -118,6 +134,7 @@ __all__ = [
     "calibration_modes",
     "cohort_diagnostics",
     "cohorts",
+    "compare_auc",
     "computation_score",
     "coverage_accuracy_curve",
     "coverage_at_accuracy",
@@ -128,6 +145,7 @@ __all__ = [
     "e_aurc",
     "expected_accuracy",
     "expected_accuracy_grid",
+    "friedman_test",
     "kendall_tau",
     "leaderboard",
     "load_benchmark",

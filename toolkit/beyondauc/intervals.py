@@ -329,6 +329,17 @@ def _bootstrap_aucs(y, inverse, n_values, n_bootstrap, random_state):
     return out
 
 
+def _acceleration(pos, neg):
+    """BCa acceleration of the AUC from the stratified jackknife, in closed form (NaN: no spread)."""
+    auc, v10, v01, m, n = _components(pos, neg)
+    l10, l01 = v10 - auc, v01 - auc  # (m - 1)(mean - leave-one-out AUC) = V10 - A, likewise V01 - A
+    second = (pos * l10 ** 2).sum() / m ** 2 + (neg * l01 ** 2).sum() / n ** 2
+    if not second > 0:
+        return float("nan")
+    third = (pos * l10 ** 3).sum() / m ** 3 + (neg * l01 ** 3).sum() / n ** 3
+    return float(third / (6.0 * second ** 1.5))
+
+
 def _bca_interval(replicates, estimate, pos, neg, confidence_level):
     """BCa interval (Efron 1987) of the AUC, or None where it is not defined.
 
@@ -339,17 +350,13 @@ def _bca_interval(replicates, estimate, pos, neg, confidence_level):
     influence is V10 - A, and likewise V01 - A for a negative -- all of them
     in O(n log n) from the structural components, no refit.
     """
-    auc, v10, v01, m, n = _components(pos, neg)
     below = np.mean(replicates < estimate) + 0.5 * np.mean(replicates == estimate)
     if not 0 < below < 1:
         return None
     z0 = norm.ppf(below)
-    l10, l01 = v10 - auc, v01 - auc
-    second = (pos * l10 ** 2).sum() / m ** 2 + (neg * l01 ** 2).sum() / n ** 2
-    if not second > 0:
+    accel = _acceleration(pos, neg)
+    if not np.isfinite(accel):
         return None
-    third = (pos * l10 ** 3).sum() / m ** 3 + (neg * l01 ** 3).sum() / n ** 3
-    accel = third / (6.0 * second ** 1.5)
     z = norm.ppf([0.5 - confidence_level / 2, 0.5 + confidence_level / 2])
     levels = norm.cdf(z0 + (z0 + z) / (1 - accel * (z0 + z)))
     if not np.all(np.isfinite(levels)):
@@ -579,7 +586,7 @@ def auc_intervals(bench, *, confidence_level=0.95, method="delong"):
 
 # -- across datasets -----------------------------------------------------------
 
-def nemenyi_q(n_models, alpha=0.05):
+def _nemenyi_q(n_models, alpha=0.05):
     """Critical value q_alpha of the Nemenyi test: the studentized range quantile / sqrt(2)."""
     return float(studentized_range.ppf(1.0 - alpha, n_models, np.inf) / math.sqrt(2.0))
 
@@ -683,7 +690,7 @@ def friedman_test(table, *, value="accuracy", higher_is_better=True, alpha=0.05)
     else:
         warn_undefined(f"every model ties on every dataset by {value}; the Friedman statistic is NaN")
         stat = pvalue = f_stat = f_pvalue = nan
-    cd = nemenyi_q(k, alpha) * math.sqrt(k * (k + 1) / (6.0 * n_data))
+    cd = _nemenyi_q(k, alpha) * math.sqrt(k * (k + 1) / (6.0 * n_data))
     avg = pd.Series(mean_ranks, index=[str(m) if not isinstance(m, str) else m for m in wide.columns],
                     name=f"{value}_rank").sort_values(kind="stable")
     avg.index.name = "model"
