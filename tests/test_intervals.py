@@ -352,3 +352,51 @@ def test_reprs_are_concise():
     assert "<table>" in ci._repr_html_()
     cmp_ = ba.compare_auc([0, 0, 1, 1, 0, 1], [0.1, 0.4, 0.35, 0.8, 0.2, 0.7], [0.2, 0.1, 0.3, 0.4, 0.5, 0.6])
     assert repr(cmp_).startswith("AUCComparison(") and "<table>" in cmp_._repr_html_()
+
+
+# -- the critical-difference diagram -------------------------------------------------------------
+
+def test_critical_difference_display():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from beyondauc.plots import CriticalDifferenceDisplay
+
+    res = ba.expected_accuracy(ba.load_demo(), protocol="xdomain", method="logistic")
+    fig, ax = plt.subplots()
+    disp = CriticalDifferenceDisplay.from_results(res, ax=ax)
+    assert disp.ax_ is ax and disp.figure_ is fig and disp.labels == ["AUC", "accuracy"]
+    by_auc, by_acc = ba.friedman_test(res, value="auc"), ba.friedman_test(res)
+    assert disp.critical_difference == pytest.approx([by_auc.critical_difference, by_acc.critical_difference])
+    texts = [t.get_text() for t in ax.texts]
+    for r in (by_auc, by_acc):  # every model labelled with its average rank, in each row
+        for m, v in r.average_ranks.items():
+            assert f"{m} ({v:.2f})" in texts
+    # thick lines are the group bars: as many as both results' groups
+    bars = [ln for ln in ax.lines if ln.get_linewidth() == 3.5]
+    assert len(bars) == len(by_auc.groups()) + len(by_acc.groups())
+    plt.close(fig)
+
+
+def test_critical_difference_display_literal_names_and_errors():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from beyondauc.plots import CriticalDifferenceDisplay
+
+    ranks = pd.Series({"$x$ model": 1.2, "b_c": 2.0, "c": 2.8}, name="accuracy")
+    disp = CriticalDifferenceDisplay(ranks, 0.9).plot()
+    label = next(t for t in disp.ax_.texts if t.get_text().startswith("$x$"))
+    assert label.get_parse_math() is False
+    disp.figure_.canvas.draw()  # a `$` in a name must not break drawing
+    assert [b.get_xdata().tolist() for b in disp.ax_.lines if b.get_linewidth() == 3.5] == [
+        pytest.approx([1.17, 2.03]), pytest.approx([1.97, 2.83])]
+    plt.close(disp.figure_)
+    with pytest.raises(ValueError, match="`critical_difference` must give one value per ranking"):
+        CriticalDifferenceDisplay([ranks, ranks], [1.0])
+    with pytest.raises(ValueError, match="FriedmanResult"):
+        CriticalDifferenceDisplay.from_friedman(ranks)
