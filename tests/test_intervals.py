@@ -300,6 +300,12 @@ def test_friedman_equals_scipy_with_ties(k, n_data, seed):
     expected = pd.Series(ranks.mean(axis=0), index=[f"m{j}" for j in range(k)])
     pd.testing.assert_series_equal(res.average_ranks.sort_index(), expected.sort_index(), check_names=False)
     assert res.critical_difference == pytest.approx(_nemenyi_q(k) * np.sqrt(k * (k + 1) / (6 * n_data)))
+    # groups = maximal windows of the sorted ranks spanning less than the CD (brute force over all windows)
+    r = res.average_ranks.to_numpy()
+    windows = [(i, j) for i in range(k) for j in range(i + 1, k) if r[j] - r[i] < res.critical_difference]
+    maximal = [w for w in windows if not any(o != w and o[0] <= w[0] and w[1] <= o[1] for o in windows)]
+    names = list(res.average_ranks.index)
+    assert res.groups() == [tuple(names[i:j + 1]) for i, j in sorted(maximal)]
     # Iman-Davenport
     if np.isfinite(res.f_statistic):
         assert res.f_statistic == pytest.approx((n_data - 1) * res.statistic / (n_data * (k - 1) - res.statistic))
