@@ -9,6 +9,8 @@
   :func:`nidma` -- selective answering (Mishra et al.).
 * :func:`load_benchmark` / :func:`load_demo` -- per-example scores of several
   models on several datasets, validated.
+* :func:`auc_ci`, :func:`compare_auc`, :func:`auc_intervals`, :func:`friedman_test` --
+  intervals of the AUC, the paired DeLong test, and Friedman + Nemenyi over datasets.
 * :func:`run_report` -- the parameterized notebooks executed per model and
   rendered as self-contained HTML (and PDF) reports with a leaderboard.
 """
@@ -40,6 +42,15 @@ from .diagnostics import (
     wasserstein_matrix,
 )
 from .evaluate import EVALUATION_PARAMETERS, Evaluation, evaluate, load_evaluation, open_evaluation
+from .intervals import (
+    AUCComparison,
+    AUCInterval,
+    FriedmanResult,
+    auc_ci,
+    auc_intervals,
+    compare_auc,
+    friedman_test,
+)
 from .ranking import (
     best_of_methods,
     calibration_modes,
@@ -96,6 +107,8 @@ __all__ = [
     "SCORES",
     "TOLERANCES",
     "TRUE_DOMAINS",
+    "AUCComparison",
+    "AUCInterval",
     "Benchmark",
     "BiasRobustness",
     "CohortDiagnostics",
@@ -103,6 +116,7 @@ __all__ = [
     "DiDMA",
     "DiSCA",
     "Evaluation",
+    "FriedmanResult",
     "ModelReport",
     "NiDMA",
     "NoiseRobustness",
@@ -116,6 +130,8 @@ __all__ = [
     "WassersteinMatrix",
     "__version__",
     "accuracy_at_coverage",
+    "auc_ci",
+    "auc_intervals",
     "auc_table",
     "auc_tail",
     "augrc",
@@ -126,6 +142,7 @@ __all__ = [
     "calibration_modes",
     "cohort_diagnostics",
     "cohorts",
+    "compare_auc",
     "computation_score",
     "coverage_accuracy_curve",
     "coverage_at_accuracy",
@@ -138,6 +155,7 @@ __all__ = [
     "evaluate",
     "expected_accuracy",
     "expected_accuracy_grid",
+    "friedman_test",
     "kendall_tau",
     "leaderboard",
     "load_benchmark",
