@@ -39,6 +39,7 @@ from .diagnostics import (
     sens_spec_drift,
     wasserstein_matrix,
 )
+from .grid_bootstrap import GridBootstrap, bootstrap_grid
 from .ranking import (
     best_of_methods,
     calibration_modes,
@@ -96,6 +97,7 @@ __all__ = [
     "CoverageAccuracyCurve",
     "DiDMA",
     "DiSCA",
+    "GridBootstrap",
     "ModelReport",
     "NiDMA",
     "NoiseRobustness",
@@ -114,6 +116,7 @@ __all__ = [
     "aurc",
     "best_of_methods",
     "bias_robustness",
+    "bootstrap_grid",
     "calibrated_confidence",
     "calibration_modes",
     "cohort_diagnostics",
