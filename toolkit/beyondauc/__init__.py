@@ -51,6 +51,7 @@ from .intervals import (
     compare_auc,
     friedman_test,
 )
+from .grid_bootstrap import GridBootstrap, bootstrap_grid
 from .ranking import (
     best_of_methods,
     calibration_modes,
@@ -117,6 +118,7 @@ __all__ = [
     "DiSCA",
     "Evaluation",
     "FriedmanResult",
+    "GridBootstrap",
     "ModelReport",
     "NiDMA",
     "NoiseRobustness",
@@ -138,6 +140,7 @@ __all__ = [
     "aurc",
     "best_of_methods",
     "bias_robustness",
+    "bootstrap_grid",
     "calibrated_confidence",
     "calibration_modes",
     "cohort_diagnostics",

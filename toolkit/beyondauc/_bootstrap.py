@@ -56,7 +56,8 @@ def bootstrap_counts(strata, n_bootstrap, *, random_state=0, start=0, stop=None)
     ----------
     strata : ndarray of int, shape (n,)
         Stratum of each example; each stratum is resampled with replacement
-        to its own size (a multinomial draw over its examples).
+        to its own size (a multinomial draw over its examples, drawn as
+        uniform picks and counted with one ``bincount`` per block).
     n_bootstrap : int
         Total number of replicates (the seed layout depends only on it
         through ``stop``).
@@ -84,16 +85,19 @@ def bootstrap_counts(strata, n_bootstrap, *, random_state=0, start=0, stop=None)
     stop = n_bootstrap if stop is None else stop
     n = len(strata)
     order = np.argsort(strata, kind="stable")
-    bounds = np.flatnonzero(np.diff(strata[order])) + 1
-    groups = np.split(order, bounds) if n else []
-    children = np.random.SeedSequence(_seed(random_state)).spawn((stop + BLOCK - 1) // BLOCK) if stop else []
+    sorted_strata = strata[order]
+    # each example position j draws one example of its own stratum, uniformly:
+    # first + an integer in [0, size) over the stratum's block of the sorted order
+    first = np.searchsorted(sorted_strata, sorted_strata, side="left")
+    size = np.searchsorted(sorted_strata, sorted_strata, side="right") - first
+    n_blocks = (stop + BLOCK - 1) // BLOCK if stop else 0
+    children = np.random.SeedSequence(_seed(random_state)).spawn(n_blocks) if n_blocks else []
     out = np.zeros((stop - start, n), dtype=np.int32)
-    for k in range(start // BLOCK, (stop + BLOCK - 1) // BLOCK if stop else 0):
+    rows = np.arange(BLOCK, dtype=np.int64)[:, None] * n
+    for k in range(start // BLOCK, n_blocks):  # a loop over fixed blocks of replicates
         rng = np.random.default_rng(children[k])
-        block = np.zeros((BLOCK, n), dtype=np.int32)
-        for idx in groups:  # a loop over strata (datasets x classes), never over examples or replicates
-            m = len(idx)
-            block[:, idx] = rng.multinomial(m, np.full(m, 1.0 / m), size=BLOCK)
+        pick = first + rng.integers(0, size, size=(BLOCK, n)) if n else np.zeros((BLOCK, 0), dtype=np.int64)
+        block = np.bincount((rows + order[pick]).ravel(), minlength=BLOCK * n).reshape(BLOCK, n)
         lo, hi = max(start, k * BLOCK), min(stop, (k + 1) * BLOCK)
         out[lo - start:hi - start] = block[lo - k * BLOCK:hi - k * BLOCK]
     return out

@@ -75,7 +75,7 @@ def _column_blocks(F, m):
     return [slice(c, min(c + width, m)) for c in range(0, m, width)]
 
 
-def logistic_params(x, pos, neg, *, C=1.0, init=None, max_iter=100, tol=1e-9):
+def logistic_params(x, pos, neg, *, C=1.0, init=None, max_iter=100, tol=1e-9, standardize=None):
     """Fit Platt scaling for F fits at once; return (intercept, coef), each (F,).
 
     Minimises ``sum_i w_i logloss(y_i, b0 + b1 x_i) + b1**2 / (2 C)``: the
@@ -89,7 +89,10 @@ def logistic_params(x, pos, neg, *, C=1.0, init=None, max_iter=100, tol=1e-9):
     blocks of the grid with preallocated buffers.
 
     ``init`` optionally gives starting (intercept, coef) on the raw scale
-    (warm start from a nearby fit).
+    (warm start from a nearby fit).  ``standardize`` optionally fixes the
+    (centre, scale) of the grid instead of taking them from the rows' total
+    weight, so a row's fit does not depend on which other rows share its
+    batch (the bootstrap's chunking).
     """
     pos = np.ascontiguousarray(np.atleast_2d(pos), dtype=np.float64)
     neg = np.ascontiguousarray(np.atleast_2d(neg), dtype=np.float64)
@@ -99,8 +102,11 @@ def logistic_params(x, pos, neg, *, C=1.0, init=None, max_iter=100, tol=1e-9):
     safe_tot = np.where(tot > 0, tot, 1.0)
     w_all = n.sum(axis=0)
     W = w_all.sum() if w_all.sum() > 0 else 1.0
-    mu = float(w_all @ x) / W
-    sd = float(np.sqrt(w_all @ (x - mu) ** 2 / W)) or 1.0
+    if standardize is None:
+        mu = float(w_all @ x) / W
+        sd = float(np.sqrt(w_all @ (x - mu) ** 2 / W)) or 1.0
+    else:
+        mu, sd = float(standardize[0]), float(standardize[1]) or 1.0
     xs = (x - mu) / sd
     basis = np.stack([np.ones_like(xs), xs, xs * xs], axis=1)  # (m, 3)
     lin = np.ascontiguousarray(basis[:, :2].T)  # (2, m)

@@ -34,6 +34,7 @@ from ._fitting import (
     stump_decision,
     stump_params,
 )
+from ._bootstrap import check_bootstrap
 from ._kernel import _auc_from_counts, _confusion, _grid_counts, _scores_from_confusion, _stacked_counts
 from ._validation import (
     UndefinedMetricWarning,
@@ -276,7 +277,7 @@ def _protocol_rows(bench, dataset, protocol, random_state):
     return cal & ~ev, ev
 
 
-def _run_fits(x, cal_pos, cal_neg, ev_pos, ev_neg, methods, class_weight, init=None):
+def _run_fits(x, cal_pos, cal_neg, ev_pos, ev_neg, methods, class_weight, init=None, standardize=None):
     """Fit every method on every row of the calibration counts; return confusions.
 
     Logistic parameters are solved for all rows at once; decisions and
@@ -290,7 +291,7 @@ def _run_fits(x, cal_pos, cal_neg, ev_pos, ev_neg, methods, class_weight, init=N
     single = _single_class(wpos, wneg)
     for method in methods:
         if method == "logistic":
-            b0, b1 = logistic_params(x, wpos, wneg, init=init)
+            b0, b1 = logistic_params(x, wpos, wneg, init=init, standardize=standardize)
 
             def decide(r):
                 return _override_single(logistic_decision(x, b0[r], b1[r]), single[r])
@@ -485,7 +486,8 @@ def _check_n_jobs(n_jobs):
 
 
 def expected_accuracy_grid(
-    bench, *, protocols=PROTOCOLS, methods=METHODS, class_weight=None, n_repeats=100, random_state=0, n_jobs=1
+    bench, *, protocols=PROTOCOLS, methods=METHODS, class_weight=None, n_repeats=100, random_state=0, n_jobs=1,
+    n_bootstrap=0, confidence_level=0.95,
 ):
     """Expected accuracy for several protocols x methods in one pass.
 
@@ -497,14 +499,15 @@ def expected_accuracy_grid(
     bench : Benchmark
     protocols : sequence of str, default: all five
     methods : sequence of str, default: all three
-    class_weight, n_repeats, random_state, n_jobs
+    class_weight, n_repeats, random_state, n_jobs, n_bootstrap, confidence_level
         As in :func:`expected_accuracy`.
 
     Returns
     -------
     pandas.DataFrame
         One row per protocol x method x dataset x model; columns as in
-        :func:`expected_accuracy`.
+        :func:`expected_accuracy`.  To keep the replicates (rank stability,
+        pairwise comparisons), call :func:`~beyondauc.bootstrap_grid`.
 
     Examples
     --------
@@ -521,6 +524,14 @@ def expected_accuracy_grid(
     protocols, methods = list(dict.fromkeys(protocols)), list(dict.fromkeys(methods))
     seed = _check_grid_args(bench, protocols, methods, class_weight, n_repeats, random_state)
     n_jobs = _check_n_jobs(n_jobs)
+    n_bootstrap, confidence_level = check_bootstrap(n_bootstrap, confidence_level)
+    if n_bootstrap > 0:
+        from .grid_bootstrap import bootstrap_grid  # imports this module
+
+        return bootstrap_grid(
+            bench, protocols=protocols, methods=methods, n_bootstrap=n_bootstrap, confidence_level=confidence_level,
+            class_weight=class_weight, n_repeats=n_repeats, random_state=seed, n_jobs=n_jobs,
+        ).grid
     for d in bench.datasets:
         y = bench.labels(d)
         if y.min() == y.max():
@@ -551,7 +562,8 @@ def expected_accuracy_grid(
 
 
 def expected_accuracy(
-    bench, *, protocol="xdomain", method="logistic", class_weight=None, n_repeats=100, random_state=0, n_jobs=1
+    bench, *, protocol="xdomain", method="logistic", class_weight=None, n_repeats=100, random_state=0, n_jobs=1,
+    n_bootstrap=0, confidence_level=0.95,
 ):
     """AUC and the accuracy a model really reaches once calibrated on other data.
 
@@ -581,10 +593,18 @@ def expected_accuracy(
         Repeats of the ``indata`` 80/20 split (scikit-learn ``ShuffleSplit``,
         test size 20%; the same splits for every model and method).
     random_state : int, default=0
-        Seed of the ``indata`` splits; same inputs and seed give the same numbers.
+        Seed of the ``indata`` splits and of the bootstrap; same inputs and
+        seed give the same numbers.
     n_jobs : int, default=1
         Models computed in parallel processes (-1: all cores).  The numbers do
         not depend on it.
+    n_bootstrap : int, default=0
+        With ``n_bootstrap > 0``, a stratified, paired bootstrap that refits
+        the calibrator on each replicate (:func:`~beyondauc.bootstrap_grid`)
+        adds percentile intervals ``<value>_low`` / ``<value>_high`` after
+        ``auc`` and each score.
+    confidence_level : float, default=0.95
+        Of those intervals.
 
     Returns
     -------
@@ -614,12 +634,16 @@ def expected_accuracy(
     ['protocol', 'method', 'dataset', 'domain', 'model', 'auc', 'accuracy', 'kappa']
     >>> bool((res["accuracy"] <= 1).all())
     True
+    >>> two = load_demo().subset(datasets=["breast_cancer", "wine"])
+    >>> ci = expected_accuracy(two, n_bootstrap=20)
+    >>> bool(((ci["accuracy_low"] <= ci["accuracy"]) & (ci["accuracy"] <= ci["accuracy_high"])).all())
+    True
     """
     check_option(protocol, "protocol", PROTOCOLS)
     check_option(method, "method", METHODS)
     return expected_accuracy_grid(
         bench, protocols=[protocol], methods=[method], class_weight=class_weight, n_repeats=n_repeats,
-        random_state=random_state, n_jobs=n_jobs,
+        random_state=random_state, n_jobs=n_jobs, n_bootstrap=n_bootstrap, confidence_level=confidence_level,
     )
 
 

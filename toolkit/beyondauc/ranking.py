@@ -15,6 +15,7 @@ from scipy.stats import kendalltau, rankdata
 from ._validation import check_int, check_option
 from .calibration import SCORES
 from .data import Benchmark
+from .grid_bootstrap import GridBootstrap
 
 __all__ = [
     "rank_table",
@@ -98,8 +99,27 @@ def rank_table(results, *, score="accuracy"):
     return pd.DataFrame(rows, columns=["dataset", "model", "value", "rank"])
 
 
-def rank_changes(results, *, score="accuracy"):
+def _check_bootstrap_for(results, bootstrap):
+    """(protocol, method) of ``results`` in ``bootstrap``; one-line error otherwise."""
+    if not isinstance(bootstrap, GridBootstrap):
+        raise ValueError(f"`bootstrap` must be a GridBootstrap (see bootstrap_grid) or None, got {type(bootstrap).__name__}")
+    if not {"protocol", "method"} <= set(results.columns):
+        raise ValueError("`results` needs `protocol` and `method` columns to be matched with `bootstrap`")
+    return results["protocol"].iloc[0], results["method"].iloc[0]
+
+
+def rank_changes(results, *, score="accuracy", bootstrap=None):
     """Rank of each model by AUC vs by ``score``, per dataset and for the mean.
+
+    Parameters
+    ----------
+    results : DataFrame
+        One protocol x method of :func:`~beyondauc.expected_accuracy_grid`.
+    score : str, default="accuracy"
+    bootstrap : GridBootstrap, optional
+        From :func:`~beyondauc.bootstrap_grid` on the same benchmark: adds the
+        rank intervals and ``p_change`` / ``significant`` of
+        :meth:`GridBootstrap.rank_stability`, computed on its replicates.
 
     Returns
     -------
@@ -107,7 +127,12 @@ def rank_changes(results, *, score="accuracy"):
         ``dataset`` (datasets then ``"mean"``), ``model``, ``auc``,
         ``auc_rank``, ``value`` (the score), ``rank``, and ``change`` =
         ``auc_rank - rank``: positive when the model climbs once it must
-        commit to a threshold, negative when the AUC flattered it.
+        commit to a threshold, negative when the AUC flattered it.  With
+        ``bootstrap``: also ``auc_rank_low``, ``auc_rank_high``,
+        ``rank_low``, ``rank_high``, ``change_low``, ``change_high``,
+        ``p_change`` (share of replicates whose change has the reported
+        sign, or is 0 where 0 is reported) and ``significant``
+        (``p_change >= 0.95``).
 
     Examples
     --------
@@ -125,15 +150,25 @@ def rank_changes(results, *, score="accuracy"):
     s = rank_table(results, score=score)
     out = a.merge(s, on=["dataset", "model"], how="left")
     out["change"] = out["auc_rank"] - out["rank"]
-    return out[["dataset", "model", "auc", "auc_rank", "value", "rank", "change"]]
+    out = out[["dataset", "model", "auc", "auc_rank", "value", "rank", "change"]]
+    if bootstrap is None:
+        return out
+    protocol, method = _check_bootstrap_for(results, bootstrap)
+    st = bootstrap.rank_stability(protocol, method, score=score)
+    extra = ["auc_rank_low", "auc_rank_high", "rank_low", "rank_high", "change_low", "change_high", "p_change",
+             "significant"]
+    return out.merge(st[["dataset", "model", *extra]], on=["dataset", "model"], how="left")
 
 
-def kendall_tau(results, *, score="accuracy"):
+def kendall_tau(results, *, score="accuracy", bootstrap=None):
     """Kendall's tau-b between the AUC ranking and the ``score`` ranking of the models.
 
     One row per dataset and one for the mean over datasets: ``dataset``,
     ``tau``, ``p_value``, ``n_models``.  tau = 1: same order; tau < 1: the AUC
     misorders some pairs of models.  NaN where fewer than two models have both.
+    With ``bootstrap`` (a :class:`~beyondauc.GridBootstrap` of the same
+    benchmark) also ``tau_low`` / ``tau_high``, the percentile interval of
+    tau over its replicates.
 
     Examples
     --------
@@ -158,7 +193,12 @@ def kendall_tau(results, *, score="accuracy"):
         else:
             tau, p = np.nan, np.nan
         rows.append(dict(dataset=d, tau=tau, p_value=p, n_models=int(ok.sum())))
-    return pd.DataFrame(rows, columns=["dataset", "tau", "p_value", "n_models"])
+    out = pd.DataFrame(rows, columns=["dataset", "tau", "p_value", "n_models"])
+    if bootstrap is None:
+        return out
+    protocol, method = _check_bootstrap_for(results, bootstrap)
+    kt = bootstrap.kendall(protocol, method, score=score)
+    return out.merge(kt[["dataset", "tau_low", "tau_high"]], on="dataset", how="left")
 
 
 def _means(grid, score):

@@ -1,0 +1,258 @@
+"""Tests of the bootstrap of the expected-accuracy grid and of rank stability.
+
+The vectorised replicates are checked cell for cell against a straightforward
+loop: the same replicate's rows materialised with ``np.repeat``, one
+scikit-learn estimator refitted per cell (``tests/reference_impl.py``).
+"""
+from __future__ import annotations
+
+import sys
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.metrics import accuracy_score, cohen_kappa_score, roc_auc_score
+from sklearn.model_selection import ShuffleSplit
+
+import beyondauc.grid_bootstrap as gb
+from beyondauc import (
+    GridBootstrap,
+    bootstrap_grid,
+    expected_accuracy,
+    expected_accuracy_grid,
+    load_benchmark,
+    rank_changes,
+)
+from beyondauc._bootstrap import bootstrap_counts, strata_of
+
+sys.path.insert(0, str(Path(__file__).parent))
+from reference_impl import fit_predict  # noqa: E402
+
+DOMAINS = {"a": "x", "b": "x", "c": "y", "d": "y"}
+
+
+def small_frame(seed=0, sizes=(40, 55, 35, 30)):
+    rng = np.random.default_rng(seed)
+    parts = []
+    for d, n in zip("abcd", sizes):
+        y = (rng.random(n) < 0.5).astype(int)
+        y[:2] = [0, 1]
+        shift = rng.normal(0, 0.5)
+        parts.append(pd.DataFrame({
+            "dataset": d, "label": y,
+            "cont": rng.normal(size=n) + 1.2 * y + shift,
+            "tied": np.round(rng.normal(size=n) + 0.8 * y + shift, 1),
+            "prob": 1 / (1 + np.exp(-(rng.normal(size=n) + 1.5 * y))),
+        }))
+    return pd.concat(parts, ignore_index=True)
+
+
+def _ref_scores(y, pred):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return accuracy_score(y, pred), cohen_kappa_score(y, pred)
+
+
+def reference_replicate(df, counts, protocol, method, model, n_repeats, seed):
+    """One replicate by brute force: repeat rows by their counts, refit sklearn per cell."""
+    datasets = list(pd.unique(df["dataset"]))
+    s_all, y_all = df[model].to_numpy(float), df["label"].to_numpy(int)
+    ds = df["dataset"].to_numpy()
+    out = {}
+    for d in datasets:
+        in_d = ds == d
+        rep = np.repeat(np.arange(len(df)), counts)
+        auc = roc_auc_score(y_all[rep][in_d[rep]], s_all[rep][in_d[rep]])
+        if protocol == "indata":
+            idx = np.flatnonzero(in_d)
+            ss = ShuffleSplit(n_splits=n_repeats, test_size=0.2, random_state=seed)
+            acc, kap = [], []
+            for _, test in list(ss.split(np.zeros((len(idx), 1))))[:min(n_repeats, gb.BOOTSTRAP_REPEATS)]:
+                is_test = np.zeros(len(idx), bool)
+                is_test[test] = True
+                tr = np.repeat(idx[~is_test], counts[idx[~is_test]])
+                te = np.repeat(idx[is_test], counts[idx[is_test]])
+                pred = fit_predict(method, s_all[tr], y_all[tr], s_all[te], logistic_tol=1e-12)
+                a, k = _ref_scores(y_all[te], pred)
+                acc.append(a)
+                kap.append(k)
+            out[d] = (auc, np.nanmean(acc), np.nanmean(np.array(kap, float)))
+            continue
+        if protocol == "xdomain":
+            cal, ev = ~in_d, in_d
+        elif protocol == "outdomain":
+            cal, ev = np.array([DOMAINS[o] != DOMAINS[d] for o in ds]), in_d
+        else:  # outdata
+            cal, ev = in_d, ~in_d
+        tr = np.repeat(np.flatnonzero(cal), counts[cal])
+        te = np.repeat(np.flatnonzero(ev), counts[ev])
+        pred = fit_predict(method, s_all[tr], y_all[tr], s_all[te], logistic_tol=1e-12)
+        out[d] = (auc, *_ref_scores(y_all[te], pred))
+    return out
+
+
+@pytest.fixture(scope="module")
+def small():
+    df = small_frame()
+    bench = load_benchmark(df, domains=DOMAINS)
+    bs = bootstrap_grid(bench, protocols=["xdomain", "outdomain", "indata", "outdata"], n_bootstrap=3, n_repeats=3,
+                        random_state=7)
+    return df, bench, bs
+
+
+@pytest.mark.parametrize("protocol", ["xdomain", "outdomain", "indata", "outdata"])
+@pytest.mark.parametrize("method", ["isotonic", "stump", "logistic"])
+def test_replicates_equal_refitting_sklearn_on_repeated_rows(small, protocol, method):
+    df, bench, bs = small
+    counts = bootstrap_counts(strata_of(bench.dataset_codes(), bench.labels()), 3, random_state=7)
+    g = bs.grid
+    for b in range(2 if method == "logistic" else 3):  # sklearn's lbfgs is the slow part
+        for model in bench.models:
+            ref = reference_replicate(df, counts[b], protocol, method, model, 3, 7)
+            for d, (auc, acc, kap) in ref.items():
+                row = np.flatnonzero(((g["protocol"] == protocol) & (g["method"] == method) & (g["dataset"] == d)
+                                      & (g["model"] == model)).to_numpy())[0]
+                got = bs.replicates[b, row]
+                assert got[0] == pytest.approx(auc, abs=1e-12)
+                if method == "logistic":  # lbfgs vs Newton: a decision may flip at the threshold
+                    assert got[1] == pytest.approx(acc, abs=0.03)
+                else:
+                    assert got[1] == pytest.approx(acc, abs=1e-12), (b, model, d)
+                    np.testing.assert_allclose(got[2], kap, atol=1e-12)
+
+
+def test_point_grid_is_unchanged_and_intervals_bracket(small):
+    _, bench, bs = small
+    plain = expected_accuracy_grid(bench, protocols=["xdomain", "outdomain", "indata", "outdata"], n_repeats=3,
+                                   random_state=7)
+    pd.testing.assert_frame_equal(bs.grid[plain.columns], plain)
+    for v in gb.VALUES:
+        ok = bs.grid[f"{v}_low"].notna()
+        assert (bs.grid.loc[ok, f"{v}_low"] <= bs.grid.loc[ok, f"{v}_high"]).all()
+
+
+def test_reproducible_and_independent_of_jobs_chunks_and_length(monkeypatch):
+    bench = load_benchmark(small_frame(1), domains=DOMAINS)
+    kw = dict(protocols=["xdomain", "indata", "outdata"], n_repeats=4, random_state=3)
+    a = bootstrap_grid(bench, n_bootstrap=70, **kw)
+    b = bootstrap_grid(bench, n_bootstrap=70, n_jobs=2, **kw)
+    np.testing.assert_array_equal(a.replicates, b.replicates)
+    monkeypatch.setattr(gb, "_CELLS", 500)  # one replicate per batch
+    c = bootstrap_grid(bench, n_bootstrap=70, **kw)
+    np.testing.assert_array_equal(a.replicates, c.replicates)
+    monkeypatch.undo()
+    d = bootstrap_grid(bench, n_bootstrap=10, **kw)
+    np.testing.assert_array_equal(a.replicates[:10], d.replicates)
+    e = bootstrap_grid(bench, n_bootstrap=70, **{**kw, "random_state": 4})
+    assert not np.array_equal(a.replicates, e.replicates, equal_nan=True)
+
+
+def test_paired_a_models_replicates_do_not_depend_on_the_other_models():
+    df = small_frame(2)
+    bench = load_benchmark(df, domains=DOMAINS)
+    alone = load_benchmark(df[["dataset", "label", "cont"]], domains=DOMAINS)
+    kw = dict(protocols=["xdomain"], methods=["stump"], n_bootstrap=30, random_state=1)
+    full, one = bootstrap_grid(bench, **kw), bootstrap_grid(alone, **kw)
+    rows = (full.grid["model"] == "cont").to_numpy()
+    np.testing.assert_array_equal(full.replicates[:, rows], one.replicates)
+
+
+def test_expected_accuracy_adds_interval_columns():
+    bench = load_benchmark(small_frame(3), domains=DOMAINS)
+    res = expected_accuracy(bench, n_bootstrap=25, confidence_level=0.9)
+    for v in ("auc", "accuracy", "kappa", "balanced_accuracy", "mcc", "f1"):
+        assert list(res.columns).index(f"{v}_low") == list(res.columns).index(v) + 1
+        assert (res[f"{v}_low"] <= res[f"{v}_high"]).all()
+    assert "accuracy_low" not in expected_accuracy(bench).columns
+
+
+@pytest.mark.parametrize("kw, match", [
+    (dict(n_bootstrap=-1), "n_bootstrap"), (dict(n_bootstrap=1.5), "n_bootstrap"),
+    (dict(n_bootstrap=5, confidence_level=1.0), "confidence_level"),
+])
+def test_bad_arguments(kw, match):
+    bench = load_benchmark(small_frame(4), domains=DOMAINS)
+    with pytest.raises(ValueError, match=match):
+        expected_accuracy(bench, **kw)
+
+
+# -- rank stability on hand-made replicates ----------------------------------------------
+
+def hand_bootstrap(auc_reps, acc_reps, auc, acc, datasets=("d1",)):
+    """A GridBootstrap over one protocol x method from given replicate arrays (B, D, M)."""
+    B, D, M = acc_reps.shape
+    models = [f"m{j}" for j in range(M)]
+    grid = pd.DataFrame([dict(protocol="xdomain", method="logistic", dataset=datasets[i], model=models[j],
+                              auc=auc[i][j], accuracy=acc[i][j], kappa=np.nan, balanced_accuracy=np.nan,
+                              mcc=np.nan, f1=np.nan) for i in range(D) for j in range(M)])
+    reps = np.full((B, D * M, len(gb.VALUES)), np.nan)
+    reps[:, :, 0] = auc_reps.reshape(B, D * M)
+    reps[:, :, 1] = acc_reps.reshape(B, D * M)
+    return GridBootstrap(grid=grid, replicates=reps, n_bootstrap=B, confidence_level=0.95, random_state=0)
+
+
+def test_rank_stability_dominated_and_exchangeable():
+    rng = np.random.default_rng(0)
+    B = 4000
+    # m0 has the higher AUC but a clearly lower accuracy; m1 and m2 are exchangeable
+    auc_reps = np.stack([0.9 + 0.005 * rng.normal(size=B), 0.8 + 0.005 * rng.normal(size=B),
+                         0.7 + 0.005 * rng.normal(size=B)], axis=1)[:, None]
+    acc_reps = np.stack([0.6 + 0.005 * rng.normal(size=B), 0.8 + 0.02 * rng.normal(size=B),
+                         0.8 + 0.02 * rng.normal(size=B)], axis=1)[:, None]
+    bs = hand_bootstrap(auc_reps, acc_reps, [[0.9, 0.8, 0.7]], [[0.6, 0.81, 0.8]])
+    rs = bs.rank_stability("xdomain", "logistic").query("dataset == 'd1'").set_index("model")
+    assert rs.loc["m0", "change"] == -2 and rs.loc["m0", "p_change"] == 1.0 and rs.loc["m0", "significant"]
+    assert rs.loc["m0", "rank_low"] == rs.loc["m0", "rank_high"] == 3
+    # m1 climbs from 2 to 1 by a hair over its exchangeable twin m2: it does so in about half the replicates
+    assert rs.loc["m1", "change"] == 1
+    assert 0.45 < rs.loc["m1", "p_change"] < 0.55 and not rs.loc["m1", "significant"]
+    # m2 climbs from AUC rank 3 (to 2 as reported, to 1 or 2 in replicates): always up
+    assert rs.loc["m2", "change"] == 1 and rs.loc["m2", "p_change"] == 1.0
+    pw = bs.pairwise("xdomain", "logistic").query("dataset == 'd1'").set_index(["model", "other"])
+    assert pw.loc[("m1", "m0"), "p_better"] == 1.0
+    assert 0.45 < pw.loc[("m1", "m2"), "p_better"] < 0.55
+    assert pw.loc[("m1", "m2"), "p_better"] + pw.loc[("m2", "m1"), "p_better"] == pytest.approx(1.0)
+    kt = bs.kendall("xdomain", "logistic").set_index("dataset")
+    assert kt.loc["d1", "tau_low"] <= kt.loc["d1", "tau"] <= kt.loc["d1", "tau_high"]
+
+
+def test_ranks_and_kendall_match_ranking_module_on_each_replicate():
+    from scipy.stats import kendalltau
+
+    from beyondauc.ranking import _rank
+
+    rng = np.random.default_rng(1)
+    vals = np.round(rng.random((50, 6)), 1)  # ties
+    vals[3, 2] = np.nan
+    r = gb._ranks(vals)
+    for b in range(50):
+        np.testing.assert_array_equal(r[b], _rank(vals[b]))
+    a, c = np.round(rng.random((50, 6)), 1), np.round(rng.random((50, 6)), 1)
+    tau = gb._kendall_b(a, c)
+    for b in range(50):
+        np.testing.assert_allclose(tau[b], kendalltau(a[b], c[b]).statistic, atol=1e-12)
+
+
+def test_identical_models_tie_in_every_replicate():
+    df = small_frame(5)
+    df["copy"] = df["cont"]
+    bench = load_benchmark(df[["dataset", "label", "cont", "copy", "prob"]], domains=DOMAINS)
+    bs = bootstrap_grid(bench, protocols=["xdomain"], methods=["logistic"], n_bootstrap=40, random_state=2)
+    pw = bs.pairwise("xdomain", "logistic").set_index(["dataset", "model", "other"])
+    assert (pw.xs(("cont", "copy"), level=("model", "other"))["p_tie"] == 1.0).all()
+    rs = bs.rank_stability("xdomain", "logistic").set_index(["dataset", "model"])
+    np.testing.assert_array_equal(rs.xs("cont", level="model")["rank"], rs.xs("copy", level="model")["rank"])
+
+
+def test_rank_changes_takes_the_bootstrap():
+    bench = load_benchmark(small_frame(6), domains=DOMAINS)
+    bs = bootstrap_grid(bench, protocols=["xdomain"], methods=["stump"], n_bootstrap=30)
+    res = bs.grid
+    out = rank_changes(res, bootstrap=bs)
+    plain = rank_changes(res)
+    pd.testing.assert_frame_equal(out[plain.columns], plain)
+    assert {"rank_low", "rank_high", "auc_rank_low", "p_change", "significant"} <= set(out.columns)
+    with pytest.raises(ValueError, match="bootstrap"):
+        rank_changes(res, bootstrap="nope")
