@@ -78,6 +78,7 @@ from .selective import (
     nidma,
     plateau,
     selective_answering,
+    selective_intervals,
     selective_table,
     tolerance_table,
 )
@@ -144,6 +145,7 @@ __all__ = [
     "score_histograms",
     "score_variance",
     "selective_answering",
+    "selective_intervals",
     "selective_table",
     "sens_spec_drift",
     "tolerance_table",
