@@ -324,8 +324,9 @@ def _wasserstein_pair(x, wa, wb, p):
     """p-Wasserstein distance between the weighted distributions wa and wb (R, m) on grid x, (R,)."""
     na, nb = wa.sum(axis=1), wb.sum(axis=1)
     if p == 1:  # integral of |F_a - F_b|
-        fa = np.cumsum(wa, axis=1) / na[:, None]
-        fb = np.cumsum(wb, axis=1) / nb[:, None]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            fa = np.cumsum(wa, axis=1) / na[:, None]
+            fb = np.cumsum(wb, axis=1) / nb[:, None]
         return (np.abs(fa - fb)[:, :-1] * np.diff(x)).sum(axis=1)
     # quantile functions: breakpoints Ca_j * nb and Cb_j * na over the denominator na * nb (integers
     # for count weights), merged per row; Q(u) is the value of the first breakpoint >= u
@@ -341,9 +342,10 @@ def _wasserstein_pair(x, wa, wb, p):
         return np.clip(j - (np.arange(R) * m)[:, None], 0, m - 1)
 
     ia, ib = first_at_least(ka), first_at_least(kb)
-    width = np.diff(k, axis=1, prepend=0.0) / (na * nb)[:, None]
-    gap = np.abs(x[ia] - x[ib])
-    return (width * gap**p).sum(axis=1) ** (1.0 / p)
+    with np.errstate(invalid="ignore", divide="ignore"):  # an empty class: NaN
+        width = np.diff(k, axis=1, prepend=0.0) / (na * nb)[:, None]
+        gap = np.abs(x[ia] - x[ib])
+        return (width * gap**p).sum(axis=1) ** (1.0 / p)
 
 
 def wasserstein_rows(x, pos, neg, p):
