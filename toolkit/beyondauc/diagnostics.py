@@ -25,7 +25,9 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from ._bootstrap import bootstrap_counts, check_bootstrap, grid_weights, percentile_interval, strata_of
 from ._kernel import (
+    _auc_from_counts,
     _auc_rows,
     _auc_sorted,
     _exact_wasserstein,
@@ -33,6 +35,7 @@ from ._kernel import (
     _rates,
     _sorted_by_class,
 )
+from ._replicates import bias_rows, drift_rows, wasserstein_rows
 from ._validation import (
     UndefinedMetricWarning,
     binarize_labels,
@@ -54,6 +57,7 @@ __all__ = [
     "bias_robustness",
     "cohort_diagnostics",
     "cohorts",
+    "diagnostics_intervals",
     "diagnostics_table",
     "noise_robustness",
     "sens_spec_drift",
@@ -557,6 +561,13 @@ class CohortDiagnostics:
         At p = 1 and p = 2, always both: the paper's text says 2-Wasserstein
         but its Figure 4 was computed with p = 1 (scipy's
         ``wasserstein_distance``).  Filled from the cohorts when not given.
+    intervals : dict
+        ``name -> (low, high)`` bootstrap percentile intervals of ``auc_val``,
+        ``auc_test``, ``bias_robustness_val``, ``bias_robustness_test``,
+        ``drift`` and ``wasserstein`` (empty without ``n_bootstrap``);
+        :meth:`to_dict` adds them as ``<name>_low`` / ``<name>_high``.
+    replicates : DataFrame or None
+        The bootstrap replicates of those numbers, one row each.
     """
 
     model: str
@@ -588,6 +599,8 @@ class CohortDiagnostics:
                     warnings.simplefilter("ignore", UndefinedMetricWarning)
                     value = wasserstein_matrix(self.y_val, self.s_val, self.y_test, self.s_test, p=order)
             object.__setattr__(self, name, value)
+    intervals: dict = field(default_factory=dict, repr=False)
+    replicates: pd.DataFrame | None = field(default=None, repr=False)
 
     def to_dict(self):
         """The headline numbers by name.
@@ -613,6 +626,7 @@ class CohortDiagnostics:
             "wasserstein_p": self.wasserstein.p,
             "wasserstein_p1": self.wasserstein_p1.score,
             "wasserstein_p2": self.wasserstein_p2.score,
+            **{f"{name}_{end}": v for name, lh in self.intervals.items() for end, v in zip(("low", "high"), lh)},
         }
 
 
@@ -682,6 +696,8 @@ def cohort_diagnostics(
     n_repeats=20,
     p=2,
     random_state=0,
+    n_bootstrap=0,
+    confidence_level=0.95,
 ):
     """Bias and noise robustness of both cohorts, drift and the Wasserstein matrix.
 
@@ -703,7 +719,13 @@ def cohort_diagnostics(
         Wasserstein order of ``.wasserstein``; the matrices at p = 1 and
         p = 2 are computed either way (``.wasserstein_p1``, ``.wasserstein_p2``).
     random_state : int or None, default=0
-        Seeds the noise and the indata split.
+        Seeds the noise, the indata split and the bootstrap.
+    n_bootstrap : int >= 0, default=0
+        With B > 0, percentile intervals of the AUCs, bias robustness, drift
+        and W from B replicates of a bootstrap stratified by cohort and class
+        (see :func:`diagnostics_intervals`); noise robustness, itself a Monte
+        Carlo number, gets none.
+    confidence_level : float in (0, 1), default=0.95
 
     Returns
     -------
@@ -716,6 +738,7 @@ def cohort_diagnostics(
     >>> d.cohorts, sorted(d.to_dict())[:3]
     ('split', ['auc_test', 'auc_val', 'bias_robustness_test'])
     """
+    n_bootstrap, confidence_level = check_bootstrap(n_bootstrap, confidence_level)
     kind = _check_protocol(bench, protocol)
     yv, sv, yt, st = cohorts(bench, model, dataset, protocol=kind, val_split=val_split, test_split=test_split,
                              random_state=random_state)
@@ -727,6 +750,12 @@ def cohort_diagnostics(
     noise = dict(common, n_repeats=n_repeats, random_state=random_state)
     bv, bt = bias_robustness(yv, sv, **common), bias_robustness(yt, st, **common)
     w = wasserstein_matrix(yv, sv, yt, st, p=p)
+    intervals, reps = {}, None
+    if n_bootstrap:
+        p_ = _check_p(p)
+        reps = _diagnostics_replicates(yv, sv, yt, st, sigma_max=sigma_max, p=p_, n_bootstrap=n_bootstrap,
+                                       random_state=check_random_state(random_state))
+        intervals = _intervals_of(reps, confidence_level)
     return CohortDiagnostics(
         model=model,
         dataset=dataset,
@@ -743,6 +772,134 @@ def cohort_diagnostics(
         noise_test=noise_robustness(yt, st, **noise),
         drift=sens_spec_drift(yv, sv, yt, st),
         wasserstein=w,
+        intervals=intervals,
+        replicates=reps,
+    )
+
+
+# -- bootstrap intervals ------------------------------------------------------------------
+
+DIAGNOSTIC_INTERVALS = ("auc_val", "auc_test", "bias_robustness_val", "bias_robustness_test", "drift", "wasserstein")
+_CELLS = 1 << 22  # replicate x example cells held at once
+
+
+def _intervals_of(reps, confidence_level):
+    """``name -> (low, high)``; NaN with a warning where every replicate is undefined."""
+    out = {}
+    for name in reps.columns:
+        v = reps[name].to_numpy(dtype=np.float64)
+        if np.isnan(v).all():
+            warn_undefined(f"every bootstrap replicate of {name!r} is undefined; its interval is NaN")
+            out[name] = (np.nan, np.nan)
+            continue
+        low, high = percentile_interval(v, confidence_level)
+        out[name] = (float(low), float(high))
+    return out
+
+
+def _diagnostics_replicates(yv, sv, yt, st, *, sigma_max, p, n_bootstrap, random_state):
+    """Replicates (DataFrame) of the AUCs, bias robustness, drift and W; stratified by cohort and class.
+
+    One score grid for V and T together; each replicate is its per-value
+    counts of V-, V+, T-, T+ (:func:`~beyondauc._bootstrap.grid_weights`), and
+    every number is a vectorised kernel over those rows.  ``sigma_max`` stays
+    at the point estimate's value in every replicate (None: bias robustness
+    is NaN).
+    """
+    y = np.concatenate([yv, yt]).astype(np.int64)
+    s = np.concatenate([sv, st])
+    cohort = np.concatenate([np.zeros(len(yv), np.int64), np.ones(len(yt), np.int64)])
+    x, inv = np.unique(s, return_inverse=True)
+    inv = inv.ravel()
+    strata = strata_of(cohort, y)
+    m = len(x)
+    size = max(1, _CELLS // max(len(y), m))
+    parts = []
+    for lo in range(0, n_bootstrap, size):
+        counts = bootstrap_counts(strata, n_bootstrap, random_state=random_state, start=lo,
+                                  stop=min(lo + size, n_bootstrap))
+        pos, neg = grid_weights(counts, inv, y, m, groups=cohort, n_groups=2)
+        rows = {}
+        for k, name in enumerate(("val", "test")):
+            if sigma_max is None:
+                rows[f"auc_{name}"] = _auc_from_counts(pos[:, k], neg[:, k])
+                rows[f"bias_robustness_{name}"] = np.full(len(counts), np.nan)
+            else:
+                score, auc = bias_rows(x, pos[:, k], neg[:, k], sigma_max)
+                rows[f"auc_{name}"], rows[f"bias_robustness_{name}"] = auc, score
+        rows["drift"] = drift_rows(x, pos, neg)
+        rows["wasserstein"] = wasserstein_rows(x, pos, neg, p)[0]
+        parts.append(pd.DataFrame({k: rows[k] for k in DIAGNOSTIC_INTERVALS}))
+    return pd.concat(parts, ignore_index=True)
+
+
+def diagnostics_intervals(y_val, s_val, y_test, s_test, *, n_bootstrap=1000, confidence_level=0.95, sigma_max=None,
+                          p=2, random_state=0, pos_label=None):
+    """Bootstrap percentile intervals of the AUCs, bias robustness, drift and W of two cohorts.
+
+    The bootstrap is stratified by cohort and class: each replicate resamples
+    V-, V+, T- and T+ to their own sizes.  A replicate is a reweighting of the
+    per-value counts on one score grid of V and T, so the exact kernels run
+    for all replicates at once (weighted sensitivity/specificity step
+    functions for the drift, sorted cumulative sums for bias robustness,
+    weighted CDFs (p = 1) or quantile functions for W).  Bias robustness
+    keeps ``sigma_max`` at the point estimate's value (default: the score
+    range of V and T together, as :func:`cohort_diagnostics` uses) in every
+    replicate, so the replicates measure the same integral.
+
+    Parameters
+    ----------
+    y_val, s_val, y_test, s_test : array-like
+    n_bootstrap : int >= 1, default=1000
+    confidence_level : float in (0, 1), default=0.95
+    sigma_max : float > 0, default=None
+    p : float >= 1, default=2
+        Wasserstein order.
+    random_state : int or None, default=0
+    pos_label : scalar, default=None
+
+    Returns
+    -------
+    pandas.DataFrame
+        Indexed by ``metric`` (auc_val, auc_test, bias_robustness_val,
+        bias_robustness_test, drift, wasserstein) with columns ``estimate``,
+        ``low`` and ``high``.  An undefined metric (e.g. a cohort with a
+        single class) is NaN with a warning.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from beyondauc import diagnostics_intervals
+    >>> rng = np.random.default_rng(0)
+    >>> yv, yt = rng.integers(0, 2, 150), rng.integers(0, 2, 150)
+    >>> sv, st = rng.normal(yv, 1.0), rng.normal(yt, 1.0) + 0.5
+    >>> ci = diagnostics_intervals(yv, sv, yt, st, n_bootstrap=200)
+    >>> bool((ci["low"] <= ci["estimate"]).all() and (ci["estimate"] <= ci["high"]).all())
+    True
+    """
+    n_bootstrap, confidence_level = check_bootstrap(n_bootstrap, confidence_level)
+    if n_bootstrap < 1:
+        raise ValueError(f"`n_bootstrap` must be an int >= 1, got {n_bootstrap}")
+    p = _check_p(p)
+    seed = check_random_state(random_state)
+    sigma_max = _check_sigma_max(sigma_max)
+    yv, sv, yt, st = _two_cohorts(y_val, s_val, y_test, s_test, pos_label)
+    if sigma_max is None:
+        both = np.concatenate([sv, st])
+        rng = float(both.max() - both.min())
+        sigma_max = rng if rng > 0 else None
+    bv, bt = bias_robustness(yv, sv, sigma_max=sigma_max), bias_robustness(yt, st, sigma_max=sigma_max)
+    estimate = {"auc_val": bv.auc, "auc_test": bt.auc, "bias_robustness_val": bv.score,
+                "bias_robustness_test": bt.score, "drift": sens_spec_drift(yv, sv, yt, st).score,
+                "wasserstein": wasserstein_matrix(yv, sv, yt, st, p=p).score}
+    reps = _diagnostics_replicates(yv, sv, yt, st, sigma_max=sigma_max, p=p, n_bootstrap=n_bootstrap,
+                                   random_state=seed)
+    ints = _intervals_of(reps, confidence_level)
+    names = list(DIAGNOSTIC_INTERVALS)
+    return pd.DataFrame(
+        {"estimate": [estimate[k] for k in names], "low": [ints[k][0] for k in names],
+         "high": [ints[k][1] for k in names]},
+        index=pd.Index(names, name="metric"),
     )
 
 
@@ -751,7 +908,8 @@ def diagnostics_table(bench, *, models=None, datasets=None, protocol=None, **opt
 
     One row per (model, dataset) with the keys of
     :meth:`CohortDiagnostics.to_dict`; ``options`` go to
-    :func:`cohort_diagnostics`.
+    :func:`cohort_diagnostics` (``n_bootstrap=B`` adds ``<name>_low`` /
+    ``<name>_high`` columns).
 
     Examples
     --------

@@ -31,8 +31,11 @@ import numpy as np
 import pandas as pd
 from scipy.special import xlogy
 
+from ._bootstrap import bootstrap_counts, check_bootstrap, grid_weights, percentile_interval, strata_of
+from ._fitting import class_weighted, logistic_params
 from ._kernel import _grid_counts
-from ._validation import check_number, check_option, check_random_state, check_scores
+from ._replicates import accuracy_at_coverages, calibrated_rows, selective_rows
+from ._validation import check_number, check_option, check_random_state, check_scores, warn_undefined
 from .calibration import METHODS, PROTOCOLS, ScoreCalibrator, _protocol_rows
 
 __all__ = [
@@ -55,6 +58,7 @@ __all__ = [
     "didma",
     "disca",
     "disca_resolution_sensitivity",
+    "selective_intervals",
     "e_aurc",
     "nidma",
     "plateau",
@@ -883,6 +887,26 @@ def nidma(confidence, correct, confidence_ood, correct_ood, *, computation_score
 
 # -- benchmark level ---------------------------------------------------------------------
 
+def _selective_rows(bench, dataset, protocol, random_state, ood_dataset):
+    """Masks over all rows: calibration, evaluation and out-of-distribution rows."""
+    check_option(protocol, "protocol", PROTOCOLS)
+    seed = check_random_state(random_state)
+    bench._slice(dataset)  # a clear error for an unknown name
+    if ood_dataset is not None:
+        bench._slice(ood_dataset)
+        if ood_dataset == dataset:
+            raise ValueError(f"`ood_dataset` must differ from `dataset`, got {dataset!r} for both")
+    cal, ev = _protocol_rows(bench, dataset, protocol, seed)
+    ood = np.zeros(len(bench), dtype=bool)
+    if ood_dataset is not None:  # out of distribution means unseen: never calibrate (or score) on it
+        ood[bench._slice(ood_dataset)] = True
+        cal, ev = cal & ~ood, ev & ~ood
+        if not cal.any():
+            raise ValueError(f"protocol {protocol!r} has no calibration data for {dataset!r} once "
+                             f"`ood_dataset`={ood_dataset!r} is left out")
+    return cal, ev, ood
+
+
 def calibrated_confidence(bench, model, dataset, *, protocol="indata", method="logistic", class_weight=None,
                           random_state=0, ood_dataset=None):
     """Calibrated confidence and correctness of a model's answers on a dataset.
@@ -910,23 +934,9 @@ def calibrated_confidence(bench, model, dataset, *, protocol="indata", method="l
     >>> len(conf), bool(((conf >= 0.5) & (conf <= 1)).all())
     (22, True)
     """
-    check_option(protocol, "protocol", PROTOCOLS)
     check_option(method, "method", METHODS)
-    seed = check_random_state(random_state)
-    bench._slice(dataset)  # a clear error for an unknown name
+    cal, ev, ood = _selective_rows(bench, dataset, protocol, random_state, ood_dataset)
     y_all, s_all = bench.labels(), bench.scores(model)
-    if ood_dataset is not None:
-        bench._slice(ood_dataset)
-        if ood_dataset == dataset:
-            raise ValueError(f"`ood_dataset` must differ from `dataset`, got {dataset!r} for both")
-    cal, ev = _protocol_rows(bench, dataset, protocol, seed)
-    ood = np.zeros(len(y_all), dtype=bool)
-    if ood_dataset is not None:  # out of distribution means unseen: never calibrate (or score) on it
-        ood[bench._slice(ood_dataset)] = True
-        cal, ev = cal & ~ood, ev & ~ood
-        if not cal.any():
-            raise ValueError(f"protocol {protocol!r} has no calibration data for {dataset!r} once "
-                             f"`ood_dataset`={ood_dataset!r} is left out")
     cal_model = ScoreCalibrator(method, class_weight=class_weight).fit(s_all[cal], y_all[cal])
 
     def answer(rows):
@@ -968,6 +978,12 @@ class SelectiveAnswering:
     didma, nidma : float or None
         Only with a ``computation_score`` (and an ``ood_dataset`` for NiDMA).
     confidence, correct, confidence_ood, correct_ood : ndarray
+    intervals : dict
+        ``name -> (low, high)`` bootstrap percentile intervals (empty without
+        ``n_bootstrap``); :meth:`to_dict` adds them as ``<name>_low`` /
+        ``<name>_high``.
+    replicates : DataFrame or None
+        The bootstrap replicates, one row each (columns: the interval names).
     """
 
     score: float
@@ -991,6 +1007,8 @@ class SelectiveAnswering:
     e_aurc_analytic: float = np.nan
     augrc: float = np.nan
     augrc_linear: float = np.nan
+    intervals: dict = field(default_factory=dict, repr=False)
+    replicates: pd.DataFrame | None = field(default=None, repr=False)
 
     def to_dict(self):
         """Headline numbers by name."""
@@ -1016,13 +1034,16 @@ class SelectiveAnswering:
                         if k not in ("tolerance", "resolution")})
         out["didma"] = self.didma
         out["nidma"] = self.nidma
+        for name, (low, high) in self.intervals.items():
+            out[f"{name}_low"] = low
+            out[f"{name}_high"] = high
         return out
 
 
 def selective_answering(bench, model, dataset, *, ood_dataset=None, protocol="indata", method="logistic",
                         class_weight=None, tolerance=0.9, weights=(1 / 3, 1 / 3, 1 / 3), resolution=0.01,
                         computation_score=None, didma_weights=(0.5, 0.5), nidma_weights=(0.5, 0.5),
-                        random_state=0):
+                        random_state=0, n_bootstrap=0, confidence_level=0.95):
     """DiSCA, the curve, AURC (and DiSCA on OOD data, DiDMA, NiDMA) for one model.
 
     The model's raw scores are calibrated into probabilities with
@@ -1032,13 +1053,28 @@ def selective_answering(bench, model, dataset, *, ood_dataset=None, protocol="in
     protocol's calibration data).  DiDMA needs a ``computation_score`` and NiDMA
     both; without them they are None.
 
+    With ``n_bootstrap`` > 0 the result carries percentile intervals of
+    ``accuracy``, ``area``, ``aurc``, ``disca``, ``a`` and ``b`` (and
+    ``disca_ood``) from a bootstrap stratified by role (calibration,
+    evaluation, out-of-distribution rows), dataset and class, seeded by
+    ``random_state``.  Each replicate *refits the calibrator* on its
+    resample of the calibration data -- the threshold's own sampling error
+    is part of what a deployed model meets -- then answers its resample of the
+    evaluation data; all replicates are fitted and scored at once on the
+    model's score grid.  ``confidence_level`` (default 0.95) sets the
+    interval width.
+
     Examples
     --------
     >>> from beyondauc import load_demo, selective_answering
     >>> r = selective_answering(load_demo(), "logreg", "breast_cancer", ood_dataset="diabetes")
     >>> sorted(k for k in r.to_dict() if k.startswith("disca"))
     ['disca', 'disca_ood']
+    >>> r = selective_answering(load_demo(), "logreg", "wine", n_bootstrap=50)
+    >>> bool(r.to_dict()["aurc_low"] <= r.aurc <= r.to_dict()["aurc_high"])
+    True
     """
+    n_bootstrap, confidence_level = check_bootstrap(n_bootstrap, confidence_level)
     conf, ok, conf_ood, ok_ood = calibrated_confidence(
         bench, model, dataset, protocol=protocol, method=method, class_weight=class_weight,
         random_state=random_state, ood_dataset=ood_dataset,
@@ -1055,6 +1091,14 @@ def selective_answering(bench, model, dataset, *, ood_dataset=None, protocol="in
         if d_ood is not None:
             u, v = _check_weights(nidma_weights, "nidma_weights", 2)
             nd = u * dd + v * d_ood.score
+    intervals, reps = {}, None
+    if n_bootstrap:
+        reps = _benchmark_replicates(
+            bench, model, dataset, ood_dataset=ood_dataset, protocol=protocol, method=method,
+            class_weight=class_weight, tolerance=tolerance, weights=weights, resolution=resolution,
+            random_state=random_state, n_bootstrap=n_bootstrap,
+        )
+        intervals = _intervals_of(reps, confidence_level)
     return SelectiveAnswering(
         score=d.score,
         model=model,
@@ -1077,6 +1121,8 @@ def selective_answering(bench, model, dataset, *, ood_dataset=None, protocol="in
         e_aurc_analytic=_excess(exact, len(ok), n_ok, "analytic", "step"),
         augrc=_area(exact.coverage, grisk, "step", 0.0),
         augrc_linear=_area(exact.coverage, grisk, "linear", 0.0),
+        intervals=intervals,
+        replicates=reps,
     )
 
 
@@ -1090,6 +1136,9 @@ def selective_table(bench, *, models=None, datasets=None, **options):
     paper's (``aurc``/``aurc_linear``, ``e_aurc``/``e_aurc_analytic``,
     ``augrc``/``augrc_linear``).  ``options`` go to
     :func:`selective_answering`.
+    :meth:`SelectiveAnswering.to_dict`; ``options`` go to
+    :func:`selective_answering` (``n_bootstrap=B`` adds ``<name>_low`` /
+    ``<name>_high`` columns).
 
     Examples
     --------
@@ -1101,6 +1150,143 @@ def selective_table(bench, *, models=None, datasets=None, **options):
     models = bench.models if models is None else list(models)
     datasets = bench.datasets if datasets is None else list(datasets)
     return pd.DataFrame([selective_answering(bench, m, d, **options).to_dict() for m in models for d in datasets])
+
+
+# -- bootstrap intervals ------------------------------------------------------------------
+
+INTERVAL_NAMES = ("accuracy", "area", "aurc", "disca", "a", "b")
+_CELLS = 1 << 22  # replicate x example (or grid value) cells held at once
+
+
+def _replicate_chunks(n_bootstrap, width):
+    size = max(1, min(n_bootstrap, _CELLS // max(width, 1)))
+    return [(i, min(i + size, n_bootstrap)) for i in range(0, n_bootstrap, size)]
+
+
+def _intervals_of(reps, confidence_level):
+    """``name -> (low, high)`` from a replicates frame; NaN (with a warning) if every replicate is NaN."""
+    out = {}
+    for name in reps.columns:
+        v = reps[name].to_numpy(dtype=np.float64)
+        if not np.isfinite(v).any():
+            warn_undefined(f"every bootstrap replicate of {name!r} is undefined; its interval is NaN")
+            out[name] = (np.nan, np.nan)
+            continue
+        low, high = percentile_interval(v, confidence_level)
+        out[name] = (float(low), float(high))
+    return out
+
+
+def _answers(proba, pred, pos, neg):
+    """Confidence and (weighted) correct / wrong answers per grid value, (R, m) each."""
+    conf = np.maximum(proba, 1.0 - proba)
+    return conf, np.where(pred, pos, neg), np.where(pred, neg, pos)
+
+
+def _selective_design(bench, model, dataset, *, ood_dataset, protocol, random_state):
+    """Rows a benchmark-level bootstrap resamples: scores, labels, role (0 cal, 1 eval, 2 ood), strata."""
+    cal, ev, ood = _selective_rows(bench, dataset, protocol, random_state, ood_dataset)
+    used = cal | ev | ood
+    role = np.where(cal, 0, np.where(ev, 1, 2))[used]
+    y = bench.labels()[used]
+    s = bench.scores(model)[used]
+    strata = strata_of(role, bench.dataset_codes()[used], y)
+    return s, y, role, strata
+
+
+def _benchmark_replicates(bench, model, dataset, *, ood_dataset, protocol, method, class_weight, tolerance,
+                          weights, resolution, random_state, n_bootstrap):
+    """Replicates (DataFrame, one row each) of the selective numbers with the calibrator refitted per replicate."""
+    tolerance = _check_unit(tolerance, "tolerance", low_open=True)
+    weights = _check_weights(weights, "weights", 3)
+    resolution = _check_resolution(resolution)
+    s, y, role, strata = _selective_design(bench, model, dataset, ood_dataset=ood_dataset, protocol=protocol,
+                                           random_state=random_state)
+    x, inv, _, _ = _grid_counts(y, s)
+    m = len(x)
+    init = None
+    if method == "logistic":  # warm start every replicate from the fit on the calibration data itself
+        p0, n0 = grid_weights(np.ones((1, len(y))), inv, y, m, groups=np.where(role == 0, 0, -1))
+        init = logistic_params(x, *class_weighted(p0[:, 0], n0[:, 0], class_weight))
+    seed = check_random_state(random_state)
+    parts = []
+    for lo, hi in _replicate_chunks(n_bootstrap, max(len(y), m)):
+        counts = bootstrap_counts(strata, n_bootstrap, random_state=seed, start=lo, stop=hi)
+        pos, neg = grid_weights(counts, inv, y, m, groups=role, n_groups=3)
+        proba, pred = calibrated_rows(method, x, *class_weighted(pos[:, 0], neg[:, 0], class_weight), init=init)
+        out = selective_rows(*_answers(proba, pred, pos[:, 1], neg[:, 1]), resolution=resolution,
+                             tolerance=tolerance, weights=weights)
+        rows = {k: out[k] for k in INTERVAL_NAMES}
+        if ood_dataset is not None:
+            rows["disca_ood"] = selective_rows(*_answers(proba, pred, pos[:, 2], neg[:, 2]), resolution=resolution,
+                                               tolerance=tolerance, weights=weights)["disca"]
+        parts.append(pd.DataFrame(rows))
+    return pd.concat(parts, ignore_index=True)
+
+
+def selective_intervals(confidence, correct, *, n_bootstrap=1000, confidence_level=0.95, random_state=0,
+                        tolerance=0.9, weights=(1 / 3, 1 / 3, 1 / 3), resolution=0.01):
+    """Bootstrap percentile intervals of accuracy, area, AURC, DiSCA, a and b for given answers.
+
+    The examples are resampled with replacement (``n_bootstrap`` seeded
+    replicates); the confidences are taken as given (no calibrator to refit:
+    for that, use :func:`selective_answering` with ``n_bootstrap``).  A
+    replicate is a reweighting of the counts at each distinct confidence, so
+    all replicates' curves come from one pass of cumulative sums.
+
+    Parameters
+    ----------
+    confidence : array-like of shape (n,)
+        Probabilities in [0, 1] (DiSCA reads the grid curve).
+    correct : array-like of bool, shape (n,)
+    n_bootstrap : int >= 1, default=1000
+    confidence_level : float in (0, 1), default=0.95
+    random_state : int or None, default=0
+    tolerance, weights, resolution
+        As in :func:`disca`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Indexed by ``metric`` (accuracy, area, aurc, disca, a, b) with columns
+        ``estimate`` (the point estimate), ``low`` and ``high``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from beyondauc import selective_intervals
+    >>> rng = np.random.default_rng(0)
+    >>> conf = rng.uniform(0.5, 1, 200)
+    >>> ok = rng.uniform(size=200) < conf
+    >>> ci = selective_intervals(conf, ok, n_bootstrap=200, random_state=1)
+    >>> list(ci.columns), bool((ci["low"] <= ci["estimate"]).all() and (ci["estimate"] <= ci["high"]).all())
+    (['estimate', 'low', 'high'], True)
+    """
+    n_bootstrap, confidence_level = check_bootstrap(n_bootstrap, confidence_level)
+    if n_bootstrap < 1:
+        raise ValueError(f"`n_bootstrap` must be an int >= 1, got {n_bootstrap}")
+    seed = check_random_state(random_state)
+    d = disca(confidence, correct, tolerance=tolerance, weights=weights, resolution=resolution)
+    c, ok = _check_inputs(confidence, correct, probability=True)
+    exact = _curve(c, ok, None)
+    estimate = {"accuracy": float(exact.accuracy[-1]), "area": exact.score, "aurc": 1.0 - exact.score,
+                "disca": d.score, "a": d.a, "b": d.b}
+    values, inv, _, _ = _grid_counts(ok, c)
+    strata = np.zeros(len(c), dtype=np.int64)
+    parts = []
+    for lo, hi in _replicate_chunks(n_bootstrap, len(c)):
+        counts = bootstrap_counts(strata, n_bootstrap, random_state=seed, start=lo, stop=hi)
+        n_ok, n_wrong = grid_weights(counts, inv, ok, len(values))
+        out = selective_rows(values, n_ok[:, 0], n_wrong[:, 0], resolution=d.resolution, tolerance=d.tolerance,
+                             weights=d.weights)
+        parts.append(pd.DataFrame({k: out[k] for k in INTERVAL_NAMES}))
+    ints = _intervals_of(pd.concat(parts, ignore_index=True), confidence_level)
+    frame = pd.DataFrame(
+        {"estimate": [estimate[k] for k in INTERVAL_NAMES], "low": [ints[k][0] for k in INTERVAL_NAMES],
+         "high": [ints[k][1] for k in INTERVAL_NAMES]},
+        index=pd.Index(INTERVAL_NAMES, name="metric"),
+    )
+    return frame
 
 
 def tolerance_table(bench, dataset, *, models=None, value="disca", **options):

@@ -1,0 +1,105 @@
+"""Bootstrap intervals of the diagnostics: the vectorised replicates against a loop over replicates."""
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import beyondauc as ba
+from beyondauc._bootstrap import bootstrap_counts, strata_of
+from beyondauc.diagnostics import _diagnostics_replicates
+
+
+def _cohorts(seed, n_val=70, n_test=50, ties=False):
+    rng = np.random.default_rng(seed)
+    yv = rng.integers(0, 2, n_val)
+    yt = rng.integers(0, 2, n_test)
+    sv = rng.normal(yv * 1.0, 1.0)
+    st = rng.normal(yt * 0.7 + 0.3, 1.2)
+    if ties:
+        sv, st = np.round(sv, 1), np.round(st, 1)
+    return yv, sv, yt, st
+
+
+@pytest.mark.parametrize("seed,ties", [(0, False), (1, True), (2, True)])
+@pytest.mark.parametrize("p", [1, 2, 3])
+def test_replicates_equal_point_functions_on_repeated_rows(seed, ties, p):
+    yv, sv, yt, st = _cohorts(seed, ties=ties)
+    sigma_max = float(np.ptp(np.concatenate([sv, st])))
+    B = 5
+    reps = _diagnostics_replicates(yv, sv, yt, st, sigma_max=sigma_max, p=p, n_bootstrap=B, random_state=seed)
+    cohort = np.r_[np.zeros(len(yv), int), np.ones(len(yt), int)]
+    counts = bootstrap_counts(strata_of(cohort, np.r_[yv, yt]), B, random_state=seed)
+    cv, ct = counts[:, : len(yv)], counts[:, len(yv):]
+    for r in range(B):  # the straightforward way: repeat rows, call the point estimate
+        a, b = np.repeat(yv, cv[r]), np.repeat(sv, cv[r])
+        c, d = np.repeat(yt, ct[r]), np.repeat(st, ct[r])
+        want = {
+            "bias_robustness_val": ba.bias_robustness(a, b, sigma_max=sigma_max).score,
+            "bias_robustness_test": ba.bias_robustness(c, d, sigma_max=sigma_max).score,
+            "auc_val": ba.bias_robustness(a, b, sigma_max=sigma_max).auc,
+            "auc_test": ba.bias_robustness(c, d, sigma_max=sigma_max).auc,
+            "drift": ba.sens_spec_drift(a, b, c, d).score,
+            "wasserstein": ba.wasserstein_matrix(a, b, c, d, p=p).score,
+        }
+        got = reps.iloc[r]
+        for k, v in want.items():
+            assert got[k] == pytest.approx(v, rel=1e-12, abs=1e-12), (k, r)
+
+
+def test_wasserstein_matrix_rows_equal_scipy_for_p1():
+    from scipy.stats import wasserstein_distance
+
+    from beyondauc._bootstrap import grid_weights
+    from beyondauc._replicates import wasserstein_rows
+
+    yv, sv, yt, st = _cohorts(4, ties=True)
+    y, s = np.r_[yv, yt], np.r_[sv, st]
+    cohort = np.r_[np.zeros(len(yv), int), np.ones(len(yt), int)]
+    x, inv = np.unique(s, return_inverse=True)
+    counts = bootstrap_counts(strata_of(cohort, y), 3, random_state=0)
+    pos, neg = grid_weights(counts, inv, y, len(x), groups=cohort, n_groups=2)
+    _, mat = wasserstein_rows(x, pos, neg, 1)
+    for r in range(3):
+        want = wasserstein_distance(x, x, neg[r, 0], pos[r, 0])
+        assert mat[r, 0, 0] == pytest.approx(want, rel=1e-12)
+
+
+def test_cohort_diagnostics_intervals_reproducible_and_contain_estimate():
+    bench = ba.load_demo()
+    kw = dict(n_repeats=2, n_bootstrap=300, random_state=4)
+    a = ba.cohort_diagnostics(bench, "svm", "breast_cancer", **kw).to_dict()
+    assert a == ba.cohort_diagnostics(bench, "svm", "breast_cancer", **kw).to_dict()
+    for name in ("auc_val", "auc_test", "bias_robustness_val", "bias_robustness_test", "drift", "wasserstein"):
+        key = {"bias_robustness_val": "bias_robustness_val"}.get(name, name)
+        assert a[f"{name}_low"] <= a[key] + 1e-12 <= a[f"{name}_high"] + 2e-12, name
+    assert "noise_robustness_val_low" not in a
+    assert "drift_low" not in ba.cohort_diagnostics(bench, "svm", "breast_cancer", n_repeats=2).to_dict()
+
+
+def test_diagnostics_table_interval_columns():
+    t = ba.diagnostics_table(ba.load_demo(), models=["logreg", "svm"], datasets=["wine"], n_repeats=2,
+                             n_bootstrap=50)
+    assert {"drift_low", "drift_high", "wasserstein_low", "bias_robustness_test_high"} <= set(t.columns)
+    assert (t["drift_low"] <= t["drift_high"]).all()
+
+
+def test_diagnostics_intervals_single_class_is_nan_with_warning():
+    yv, sv, yt, st = _cohorts(0)
+    with pytest.warns(ba.UndefinedMetricWarning):
+        ci = ba.diagnostics_intervals(yv, sv, np.ones_like(yt), st, n_bootstrap=20)
+    assert np.isnan(ci.loc["drift", "low"]) and np.isnan(ci.loc["wasserstein", "high"])
+    assert np.isfinite(ci.loc["auc_val", "low"])
+
+
+def test_diagnostics_intervals_estimates_and_level():
+    yv, sv, yt, st = _cohorts(5, n_val=200, n_test=200)
+    ci = ba.diagnostics_intervals(yv, sv, yt, st, n_bootstrap=400, random_state=1, p=1)
+    assert ci.loc["drift", "estimate"] == ba.sens_spec_drift(yv, sv, yt, st).score
+    assert ci.loc["wasserstein", "estimate"] == ba.wasserstein_matrix(yv, sv, yt, st, p=1).score
+    wide = ba.diagnostics_intervals(yv, sv, yt, st, n_bootstrap=400, random_state=1, p=1, confidence_level=0.99)
+    assert (wide["high"] - wide["low"] >= ci["high"] - ci["low"] - 1e-12).all()
+    pd.testing.assert_frame_equal(ci, ba.diagnostics_intervals(yv, sv, yt, st, n_bootstrap=400, random_state=1, p=1))
+    with pytest.raises(ValueError, match="n_bootstrap"):
+        ba.diagnostics_intervals(yv, sv, yt, st, n_bootstrap=-1)

@@ -1,0 +1,141 @@
+"""Bootstrap intervals of the selective-answering numbers: the vectorised replicates against a loop."""
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import beyondauc as ba
+from beyondauc._bootstrap import bootstrap_counts, grid_weights
+from beyondauc._kernel import _grid_counts
+from beyondauc._replicates import accuracy_at_coverages, calibrated_rows, selective_rows
+from beyondauc.selective import _benchmark_replicates, _selective_design
+
+
+def _reference_row(conf, ok, resolution=0.01, tolerance=0.9, weights=(1 / 3, 1 / 3, 1 / 3)):
+    d = ba.disca(conf, ok, tolerance=tolerance, weights=weights, resolution=resolution)
+    return {"accuracy": float(np.mean(ok)), "area": 1.0 - ba.aurc(conf, ok), "aurc": ba.aurc(conf, ok),
+            "disca": d.score, "a": d.a, "b": d.b, "n_fluctuations": d.n_fluctuations,
+            "fluctuation_magnitude": d.fluctuation_magnitude, "penalty": d.penalty}
+
+
+def _assert_rows_equal(got, want):
+    for k, v in want.items():
+        assert got[k] == pytest.approx(v, rel=1e-12, abs=1e-12), k
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_selective_rows_equal_disca_on_repeated_examples(seed):
+    rng = np.random.default_rng(seed)
+    n = 80
+    conf = np.round(rng.uniform(0.5, 1, n), 2 if seed == 1 else 6)  # seed 1: many ties, on grid steps
+    ok = rng.uniform(size=n) < conf
+    values, inv, _, _ = _grid_counts(ok, conf)
+    counts = bootstrap_counts(np.zeros(n, dtype=int), 6, random_state=seed)
+    n_ok, n_wrong = grid_weights(counts, inv, ok, len(values))
+    for resolution, tolerance in ((0.01, 0.9), (0.05, 0.7)):
+        got = selective_rows(values, n_ok[:, 0], n_wrong[:, 0], resolution=resolution, tolerance=tolerance,
+                             weights=(0.2, 0.3, 0.5))
+        for r in range(len(counts)):  # the reference loops over replicates; the kernel does not
+            c, o = np.repeat(conf, counts[r]), np.repeat(ok, counts[r])
+            want = _reference_row(c, o, resolution, tolerance, (0.2, 0.3, 0.5))
+            _assert_rows_equal({k: v[r] for k, v in got.items()}, want)
+
+
+def test_accuracy_at_coverages_matches_accuracy_at_coverage():
+    rng = np.random.default_rng(3)
+    conf = np.round(rng.uniform(0.5, 1, 60), 2)
+    ok = rng.uniform(size=60) < conf
+    values, inv, _, _ = _grid_counts(ok, conf)
+    counts = bootstrap_counts(np.zeros(60, dtype=int), 4, random_state=0)
+    n_ok, n_wrong = grid_weights(counts, inv, ok, len(values))
+    levels = np.linspace(0.05, 1, 20)
+    got = accuracy_at_coverages(values, n_ok[:, 0], n_wrong[:, 0], levels)
+    for r in range(4):
+        c, o = np.repeat(conf, counts[r]), np.repeat(ok, counts[r])
+        want = [ba.accuracy_at_coverage(c, o, coverage=v) for v in levels]
+        np.testing.assert_allclose(got[r], want, rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("method", ["logistic", "isotonic", "stump"])
+@pytest.mark.parametrize("class_weight", [None, "balanced"])
+def test_calibrated_rows_equal_score_calibrator(method, class_weight):
+    rng = np.random.default_rng(4)
+    n = 120
+    y = (rng.uniform(size=n) < 0.4).astype(int)
+    s = np.round(rng.normal(y * 1.2, 1.0), 1)  # ties on purpose
+    x, inv, _, _ = _grid_counts(y, s)
+    counts = bootstrap_counts(y, 5, random_state=1)
+    pos, neg = grid_weights(counts, inv, y, len(x))
+    from beyondauc._fitting import class_weighted
+
+    proba, pred = calibrated_rows(method, x, *class_weighted(pos[:, 0], neg[:, 0], class_weight))
+    for r in range(5):
+        cal = ba.ScoreCalibrator(method, class_weight=class_weight).fit(np.repeat(s, counts[r]), np.repeat(y, counts[r]))
+        np.testing.assert_allclose(proba[r], cal.predict_proba(x), rtol=0, atol=1e-12)
+        np.testing.assert_array_equal(pred[r], cal.predict(x).astype(bool))
+
+
+@pytest.mark.parametrize("method", ["logistic", "isotonic", "stump"])
+@pytest.mark.parametrize("protocol", ["indata", "xdomain"])
+def test_benchmark_replicates_equal_a_refit_per_replicate(method, protocol):
+    bench = ba.load_demo()
+    model, dataset, B, seed = "svm", "wine", 4, 3
+    reps = _benchmark_replicates(bench, model, dataset, ood_dataset=None, protocol=protocol, method=method,
+                                 class_weight=None, tolerance=0.9, weights=(1 / 3, 1 / 3, 1 / 3), resolution=0.01,
+                                 random_state=seed, n_bootstrap=B)
+    s, y, role, strata = _selective_design(bench, model, dataset, ood_dataset=None, protocol=protocol,
+                                           random_state=seed)
+    counts = bootstrap_counts(strata, B, random_state=seed)
+    for r in range(B):  # straightforward: resample rows, refit the calibrator, score the answers
+        rows = np.repeat(np.arange(len(y)), counts[r])
+        cal, ev = rows[role[rows] == 0], rows[role[rows] == 1]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            model_r = ba.ScoreCalibrator(method).fit(s[cal], y[cal])
+        p = model_r.predict_proba(s[ev])
+        conf, ok = np.maximum(p, 1 - p), model_r.predict(s[ev]) == y[ev]
+        want = _reference_row(conf, ok)
+        _assert_rows_equal(reps.iloc[r].to_dict(), {k: want[k] for k in reps.columns})
+
+
+def test_selective_answering_intervals_reproducible_and_contain_estimate():
+    bench = ba.load_demo()
+    a = ba.selective_answering(bench, "logreg", "breast_cancer", n_bootstrap=200, random_state=5).to_dict()
+    b = ba.selective_answering(bench, "logreg", "breast_cancer", n_bootstrap=200, random_state=5).to_dict()
+    assert a == b
+    for name in ("accuracy", "area", "aurc", "disca", "a", "b"):
+        assert a[f"{name}_low"] <= a[name] + 1e-12 and a[name] <= a[f"{name}_high"] + 1e-12, name
+    c = ba.selective_answering(bench, "logreg", "breast_cancer", n_bootstrap=200, random_state=6).to_dict()
+    assert a["aurc_low"] != c["aurc_low"] or a["disca_high"] != c["disca_high"]
+    assert "aurc_low" not in ba.selective_answering(bench, "logreg", "breast_cancer").to_dict()
+
+
+def test_selective_table_interval_columns():
+    t = ba.selective_table(ba.load_demo(), models=["logreg", "svm"], datasets=["wine"], n_bootstrap=30)
+    for name in ("area", "aurc", "disca", "a", "b", "accuracy"):
+        assert {f"{name}_low", f"{name}_high"} <= set(t.columns)
+    assert (t["disca_low"] <= t["disca_high"]).all()
+
+
+def test_selective_intervals_array_level():
+    rng = np.random.default_rng(0)
+    conf = rng.uniform(0.5, 1, 300)
+    ok = rng.uniform(size=300) < conf
+    ci = ba.selective_intervals(conf, ok, n_bootstrap=300, random_state=2)
+    assert ci.loc["disca", "estimate"] == pytest.approx(ba.disca(conf, ok).score)
+    assert ci.loc["aurc", "estimate"] == pytest.approx(ba.aurc(conf, ok))
+    assert ((ci["low"] <= ci["estimate"] + 1e-12) & (ci["estimate"] <= ci["high"] + 1e-12)).all()
+    pd.testing.assert_frame_equal(ci, ba.selective_intervals(conf, ok, n_bootstrap=300, random_state=2))
+    wide = ba.selective_intervals(conf, ok, n_bootstrap=300, random_state=2, confidence_level=0.99)
+    assert (wide["high"] - wide["low"] >= ci["high"] - ci["low"] - 1e-12).all()
+
+
+def test_selective_intervals_bad_input():
+    with pytest.raises(ValueError, match="n_bootstrap"):
+        ba.selective_intervals([0.9, 0.8], [True, False], n_bootstrap=0)
+    with pytest.raises(ValueError, match="confidence_level"):
+        ba.selective_intervals([0.9, 0.8], [True, False], confidence_level=1.5)
+    with pytest.raises(ValueError, match="confidence_level"):
+        ba.selective_answering(ba.load_demo(), "svm", "wine", n_bootstrap=5, confidence_level=0)
