@@ -192,10 +192,10 @@ def leaderboard(bench, *, protocol="xdomain", method="logistic", n_repeats=20, r
     board = pd.DataFrame({
         "model": list(bench.models),
         "auc": [mean.loc[m, "auc"] for m in bench.models],
-        "auc_rank": [changes.loc[m, "auc_rank"] for m in bench.models],
+        "auc_rank": pd.array([changes.loc[m, "auc_rank"] for m in bench.models], dtype="Int64"),
         "accuracy": [mean.loc[m, "accuracy"] for m in bench.models],
-        "accuracy_rank": [changes.loc[m, "rank"] for m in bench.models],
-        "rank_change": [changes.loc[m, "change"] for m in bench.models],
+        "accuracy_rank": pd.array([changes.loc[m, "rank"] for m in bench.models], dtype="Int64"),
+        "rank_change": pd.array([changes.loc[m, "change"] for m in bench.models], dtype="Int64"),
         "kappa": [mean.loc[m, "kappa"] for m in bench.models],
         "disca": [disca.get(m, math.nan) for m in bench.models],
         "drift": [drift[m] for m in bench.models],
@@ -609,7 +609,7 @@ def _fmt(value, digits=3):
 
 
 def _rank(value):
-    return "–" if value is None or not math.isfinite(value) else f"{value:g}"
+    return "–" if value is None or pd.isna(value) else f"{int(value)}"
 
 
 def _index_rows(bench, reports, board):
@@ -617,7 +617,8 @@ def _index_rows(bench, reports, board):
     rows = []
     for rep in reports:
         row = by_model.get(rep.model, {})
-        change = row.get("rank_change", math.nan)
+        change = row.get("rank_change")
+        change = math.nan if change is None or pd.isna(change) else int(change)
         rows.append({
             "model": rep.model, "status": rep.status, "error": rep.error,
             "auc": _fmt(row.get("auc")), "auc_rank": _rank(row.get("auc_rank", math.nan)),
