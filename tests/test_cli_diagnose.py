@@ -445,7 +445,8 @@ def test_error_csv_with_nonfinite_score(capsys, tmp_path, command, bad):
 
 @pytest.mark.parametrize("command", ["diagnose", "selective"])
 def test_error_string_labels_without_pos_label(capsys, csvs, command):
-    check_single_error(capsys, [command, str(csvs["strings"]), "--model", "strong"], "pos_label")
+    line = check_single_error(capsys, [command, str(csvs["strings"]), "--model", "strong"], "--pos-label")
+    assert "`pos_label`" not in line
 
 
 @pytest.mark.parametrize("command", ["diagnose", "selective"])

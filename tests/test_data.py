@@ -407,7 +407,7 @@ def test_non_finite_score_names_column_and_csv_line(tmp_path, bad_value, row):
     path = write_table(df, tmp_path / "scores.csv")
     line = row + 2  # header is line 1
     with pytest.raises(ValueError, match=r"model column 'm2' has a non-finite score .* at file "
-                       + path_re(path) + rf", line {line};.*nan_policy='drop'"):
+                       + path_re(path) + rf", line {line};.*nan_policy=\"drop\""):
         load_benchmark(path)
 
 
@@ -537,7 +537,7 @@ def test_dataset_left_without_rows_after_drop_is_an_error():
     df.loc[4, "m2"] = np.nan
     df.loc[5, "m1"] = np.inf
     with pytest.warns(UserWarning, match=r"dropped 3 row"):
-        with pytest.raises(ValueError, match=r"dataset 'b' in DataFrame has no rows left after nan_policy='drop'"):
+        with pytest.raises(ValueError, match=r"dataset 'b' in DataFrame has no rows left after nan_policy=\"drop\""):
             load_benchmark(df, nan_policy="drop")
 
 
@@ -803,3 +803,53 @@ def test_property_scores_and_labels_follow_input_rows(frame):
         np.testing.assert_array_equal(b.labels(d), rows["label"].to_numpy())
         for m in models:
             np.testing.assert_array_equal(b.scores(m, d), rows[m].to_numpy())
+
+
+# -- misspelled reserved columns ---------------------------------------------------
+
+@pytest.mark.parametrize("misspelled", ["datset", "Dataset", "DATASET", "datasets", " dataset"])
+@pytest.mark.parametrize("via", ["frame", "csv"])
+def test_misspelled_dataset_column_names_expected_columns(tmp_path, via, misspelled):
+    """A misspelled `dataset` column would make the whole file one dataset (and, with a
+    domain column, fail with a message about `domain`): the error names the column, the
+    closest reserved name and the expected columns instead."""
+    df = two_dataset_frame()
+    df["domain"] = ["news"] * 3 + ["chat"] * 3
+    df = df.rename(columns={"dataset": misspelled})
+    source = df if via == "frame" else write_table(df, tmp_path / "scores.csv")
+    with pytest.raises(ValueError) as info:
+        load_benchmark(source)
+    msg = str(info.value)
+    assert "\n" not in msg
+    assert f"no column 'dataset' but a column {misspelled!r}: did you mean 'dataset'?" in msg
+    for name in ("'dataset'", "'label'", "'domain'", "'split'", "'id'"):
+        assert name in msg
+    assert "several values" not in msg
+
+
+@pytest.mark.parametrize("reserved, misspelled", [
+    ("split", "Split"), ("split", "splt"), ("domain", "Domain"), ("domain", "domian"), ("id", "ID"),
+])
+def test_misspelled_optional_column_is_an_error(reserved, misspelled):
+    """`Split`/`ID` would otherwise be silently ignored or (numeric) read as a model."""
+    df = two_dataset_frame()
+    df[misspelled] = [1, 2, 3, 4, 5, 6] if reserved == "id" else ["x"] * 6
+    with pytest.raises(ValueError, match=rf"no column {reserved!r} but a column {misspelled!r}: did you mean {reserved!r}\?"):
+        load_benchmark(df)
+
+
+@pytest.mark.parametrize("column", ["data", "idx", "domain_name", "split_seed", "model_a"])
+def test_columns_that_only_resemble_reserved_names_are_kept(column):
+    df = two_dataset_frame()
+    df[column] = np.arange(6.0)
+    bench = load_benchmark(df)
+    assert column in bench.models
+
+
+def test_missing_label_suggests_the_closest_column():
+    df = two_dataset_frame().rename(columns={"label": "lable"})
+    with pytest.raises(ValueError, match=r"no column 'label' but a column 'lable': did you mean 'label'\?"):
+        load_benchmark(df)
+    df = two_dataset_frame().rename(columns={"label": "target"})
+    with pytest.raises(ValueError, match=r"missing the 'label' column; columns are"):
+        load_benchmark(df)

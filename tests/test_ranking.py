@@ -6,6 +6,8 @@ value has a NaN rank, and the ``"mean"`` row ranks the mean over datasets
 """
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -111,8 +113,8 @@ def as_lookup(frame, key="rank"):
 
 
 def same(a, b):
-    """Equality that treats NaN == NaN."""
-    return (np.isnan(a) and np.isnan(b)) if isinstance(a, float) and np.isnan(a) else a == b
+    """Equality that treats NaN/<NA> as equal to NaN/<NA>."""
+    return bool(pd.isna(b)) if pd.isna(a) else (not pd.isna(b) and a == b)
 
 
 # -- rank_table -----------------------------------------------------------------
@@ -149,7 +151,7 @@ def test_rank_table_all_nan_model_has_nan_mean_and_rank():
     res.loc[res["model"] == "D", "accuracy"] = NAN
     t = rank_table(res, score="accuracy")
     mean = t[t["dataset"] == "mean"].set_index("model")
-    assert np.isnan(mean.loc["D", "value"]) and np.isnan(mean.loc["D", "rank"])
+    assert np.isnan(mean.loc["D", "value"]) and pd.isna(mean.loc["D", "rank"])
     assert mean.loc[["C", "B", "A"], "rank"].tolist() == [1.0, 2.0, 3.0]
     assert t.loc[t["model"] == "D", "rank"].isna().all()
 
@@ -215,7 +217,7 @@ def test_rank_changes_hand_checked_and_sign_convention():
     assert mean.loc["B", "change"] == 2.0
     assert mean.loc["A", "change"] == -1.0 and mean.loc["D", "change"] == -1.0 and mean.loc["C", "change"] == 0.0
     # a NaN accuracy rank gives a NaN change
-    assert np.isnan(ch[(ch["dataset"] == "d2") & (ch["model"] == "C")]["change"].iloc[0])
+    assert pd.isna(ch[(ch["dataset"] == "d2") & (ch["model"] == "C")]["change"].iloc[0])
 
 
 # -- kendall_tau ----------------------------------------------------------------
@@ -337,7 +339,7 @@ def test_best_of_methods_hand_grid_names_method_and_handles_all_nan():
     assert best.loc["m2", "method"] == "logistic" and best.loc["m2", "value"] == pytest.approx(.8)
     # no method has a defined score: no value, no winner, no rank
     assert np.isnan(best.loc["m3", "value"]) and pd.isna(best.loc["m3", "method"])
-    assert best.loc["m1", "rank"] == 2.0 and best.loc["m2", "rank"] == 1.0 and np.isnan(best.loc["m3", "rank"])
+    assert best.loc["m1", "rank"] == 2.0 and best.loc["m2", "rank"] == 1.0 and pd.isna(best.loc["m3", "rank"])
 
 
 # -- score_variance -------------------------------------------------------------------
@@ -475,3 +477,41 @@ def test_all_exported():
     for name in ("rank_table", "rank_changes", "kendall_tau", "calibration_modes", "best_of_methods",
                  "score_variance", "score_histograms"):
         assert name in beyondauc.__all__ and callable(getattr(beyondauc, name))
+
+
+# -- ranks are integers -----------------------------------------------------------------
+
+def test_rank_columns_are_nullable_integers_everywhere():
+    """Every rank and rank change is Int64 (prints 2, not 2.0); a NaN score's rank is <NA>."""
+    res = hand_results()
+    grid = pd.concat([res.assign(protocol="xdomain", method=m) for m in ("logistic", "stump")], ignore_index=True)
+    grid.loc[grid["method"] == "stump", "accuracy"] = grid.loc[grid["method"] == "stump", "accuracy"] * 0.9
+    frames = {
+        "rank_table": (rank_table(res, score="accuracy"), ["rank"]),
+        "rank_changes": (rank_changes(res, score="accuracy"), ["auc_rank", "rank", "change"]),
+        "calibration_modes": (calibration_modes(grid), ["rank"]),
+        "best_of_methods": (best_of_methods(grid, score="accuracy"), ["rank"]),
+    }
+    for name, (frame, columns) in frames.items():
+        for c in columns:
+            assert str(frame[c].dtype) == "Int64", (name, c, frame[c].dtype)
+        text = frame[columns].to_string()
+        assert not re.search(r"\d\.\d", text) and re.search(r"\b1\b", text), (name, text)
+    t = frames["rank_table"][0]
+    nan_value = t["value"].isna()
+    assert nan_value.any() and t.loc[nan_value, "rank"].isna().all()
+    assert (t.loc[~nan_value, "rank"] >= 1).all()
+    ch = frames["rank_changes"][0]
+    ok = ch["rank"].notna()
+    assert (ch.loc[ok, "change"] == ch.loc[ok, "auc_rank"] - ch.loc[ok, "rank"]).all()
+
+
+def test_score_variance_groups_with_a_missing_rank(demo, demo_results):
+    res = demo_results.copy()
+    res.loc[res["model"] == "mlp", "accuracy"] = np.nan  # no mean accuracy: no rank, no change
+    v = score_variance(demo, res).set_index("model")
+    assert str(v["change"].dtype) == "Int64" and str(v["rank"].dtype) == "Int64"
+    assert pd.isna(v.loc["mlp", "rank"]) and pd.isna(v.loc["mlp", "change"]) and v.loc["mlp", "group"] == "same"
+    others = v.drop(index="mlp")
+    expected = np.where(others["change"] > 0, "better", np.where(others["change"] < 0, "worse", "same"))
+    assert list(others["group"]) == list(expected)

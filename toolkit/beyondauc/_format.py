@@ -16,9 +16,9 @@ _TABLEFMT = {"table": "simple", "markdown": "pipe", "latex": "latex_raw"}
 
 
 def _cell(value, rank, scale):
-    if value is None or (isinstance(value, float) and math.isnan(value)):
+    if value is None or pd.isna(value):
         return "n/a"
-    r = "" if rank is None or (isinstance(rank, float) and math.isnan(rank)) else f" ({int(rank)})"
+    r = "" if rank is None or pd.isna(rank) else f" ({int(rank)})"
     return f"{value * scale:.1f}{r}"
 
 
@@ -94,7 +94,8 @@ def _titled(out, title, fmt):
 
 def plain_table(frame, *, fmt="table", title=None, floatfmt=".3f"):
     """Render an ordinary DataFrame in the chosen text format."""
-    body = [[_escape(v, fmt) if isinstance(v, str) else v for v in row] for row in frame.itertuples(index=False)]
+    body = [[_escape(v, fmt) if isinstance(v, str) else None if v is pd.NA else v for v in row]
+            for row in frame.itertuples(index=False)]
     out = tabulate(body, headers=[_escape(c, fmt) for c in frame.columns], tablefmt=_TABLEFMT[fmt],
                    floatfmt=floatfmt, missingval="n/a")
     return _titled(out, title, fmt)

@@ -108,7 +108,7 @@ def _fmt(value, digits=3):
 
 
 def _rank(value):
-    return "–" if value is None or not math.isfinite(value) else f"{value:g}"
+    return "–" if value is None or pd.isna(value) else f"{int(value)}"
 
 
 def _index_rows(bench, reports, board):
@@ -116,7 +116,8 @@ def _index_rows(bench, reports, board):
     rows = []
     for rep in reports:
         row = by_model.get(rep.model, {})
-        change = row.get("rank_change", math.nan)
+        change = row.get("rank_change")
+        change = math.nan if change is None or pd.isna(change) else int(change)
         rows.append({
             "model": rep.model, "status": rep.status, "error": rep.error,
             "auc": _fmt(row.get("auc")), "auc_rank": _rank(row.get("auc_rank", math.nan)),

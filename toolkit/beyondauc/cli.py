@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import re
 import sys
 import warnings
 
@@ -64,6 +65,7 @@ def _build_parser():
     cal.add_argument("--seed", type=int, default=0, help="indata random seed (default: 0)")
     cal.add_argument("--pos-label", default=None, help="the positive label, if labels are not 0/1, -1/1 or booleans")
     cal.add_argument("--models", default=None, help="comma-separated model columns (default: all numeric columns)")
+    _nan_policy(cal)
     cal.add_argument("--jobs", type=int, default=1, help="models computed in parallel processes; -1 = all cores (default: 1)")
     cal.add_argument("--format", choices=FORMATS, default="table", help="output format (default: table)")
 
@@ -123,6 +125,7 @@ def _build_parser():
         "leaderboard in reports/demo/index.html.",
     )
     _report_options(demo, out_default="reports/demo")
+    parser.commands = sub.choices  # name -> subparser, for messages in the subcommand's words
     return parser
 
 
@@ -137,6 +140,7 @@ def _report_options(p, *, out_default):
                    help="run on a Dask distributed scheduler, e.g. tcp://127.0.0.1:8786 (extra: dask)")
     p.add_argument("--include-code", action="store_true", help="show code and parameters in the HTML")
     p.add_argument("--pos-label", default=None, help="the positive label, if labels are not 0/1, -1/1 or booleans")
+    _nan_policy(p)
     p.add_argument("-p", "--parameter", action="append", default=[], metavar="NAME=VALUE",
                    help="a notebook parameter, e.g. -p protocol=indata -p tolerance=0.8 (repeatable; "
                    "VALUE is read as JSON when it can be, else as text)")
@@ -150,7 +154,14 @@ def _common(p):
     p.add_argument("--dataset", default=None, help="one dataset (default: every dataset)")
     p.add_argument("--domains", help="JSON or CSV file mapping dataset -> domain")
     p.add_argument("--pos-label", default=None, help="the positive label, if labels are not 0/1, -1/1 or booleans")
+    _nan_policy(p)
     p.add_argument("--format", choices=FORMATS, default="table", help="output format (default: table)")
+
+
+def _nan_policy(p):
+    p.add_argument("--nan-policy", choices=("raise", "drop"), default="raise",
+                   help="NaN/inf scores: stop with an error naming the row (raise), or drop those rows "
+                   "with a warning (drop) (default: raise)")
 
 
 def _label_value(text):
@@ -171,9 +182,10 @@ def _load(args):
     if args.data is None:
         bench = load_demo()
         if models is not None or args.domains:
-            bench = load_benchmark(bench.frame, models=models, domains=args.domains)
+            bench = load_benchmark(bench.frame, models=models, domains=args.domains, nan_policy=args.nan_policy)
     else:
-        bench = load_benchmark(args.data, domains=args.domains, pos_label=_label_value(args.pos_label), models=models)
+        bench = load_benchmark(args.data, domains=args.domains, pos_label=_label_value(args.pos_label), models=models,
+                               nan_policy=args.nan_policy)
     return bench
 
 
@@ -385,9 +397,19 @@ def _report(args, out):
     if args.jobs is not None and args.jobs < 1:
         raise ValueError(f"--jobs must be an int >= 1, got {args.jobs}")
     data = getattr(args, "data", DEMO)
+    pos_label = _label_value(args.pos_label)
+    if args.nan_policy == "drop" and data != DEMO:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            bench = load_benchmark(data, pos_label=pos_label, nan_policy="drop")
+        for w in caught:
+            warnings.warn(w.message, w.category)
+        if any(str(w.message).startswith("dropped ") for w in caught):
+            # the notebooks read the cleaned copy run_report writes for a Benchmark (out/data.csv.gz)
+            data, pos_label = bench, None
     result = run_report(
         data, models=args.models, datasets=args.datasets, out=args.out, pdf=args.pdf, jobs=args.jobs,
-        dask=args.dask, include_code=args.include_code, pos_label=_label_value(args.pos_label),
+        dask=args.dask, include_code=args.include_code, pos_label=pos_label,
         parameters=_parameters(args.parameter), progress=not args.quiet,
     )
     print(result.summary(), file=out)
@@ -403,10 +425,33 @@ _COMMANDS = {"calibrate": _calibrate, "diagnose": _diagnose, "selective": _selec
              "report": _report, "demo": _report}
 
 
+# Options that messages from the library name as API arguments, and the flag a
+# subcommand offers for each; a suggestion whose flag the subcommand lacks is dropped.
+_API_TO_CLI = (
+    ('nan_policy="drop"', "--nan-policy", "--nan-policy drop"),
+    ("`pos_label`", "--pos-label", "--pos-label"),
+    ("`models=`", "--models", "--models"),
+)
+
+
+def _cli_wording(message, parser):
+    """Say ``message`` in the interface's words: ``--nan-policy drop``, not ``nan_policy="drop"``."""
+    flags = set(parser._option_string_actions) if parser is not None else set()
+    for api, flag, cli in _API_TO_CLI:
+        if api not in message:
+            continue
+        if flag in flags:
+            message = message.replace(api, cli)
+        else:  # drop the clause that suggests it
+            message = re.sub(r"[;,]?\s*[^;,.]*" + re.escape(api) + r"[^;,.]*", "", message)
+    return message
+
+
 def main(argv=None, out=None):
     """Entry point of the ``beyondauc`` console script; returns the exit status."""
     out = out or sys.stdout
     parser = _build_parser()
+    args = None
     try:
         args = parser.parse_args(argv)
         if args.command is None:
@@ -427,6 +472,8 @@ def main(argv=None, out=None):
         return 2
     except (ValueError, TypeError, OSError, KeyError, ImportError) as exc:
         msg = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        command = getattr(args, "command", None)
+        msg = _cli_wording(msg, parser.commands.get(command))
         print(f"beyondauc: error: {msg}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

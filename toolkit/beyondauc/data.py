@@ -9,6 +9,7 @@ CSV or Parquet file, or from a :class:`pandas.DataFrame`.
 from __future__ import annotations
 
 import csv
+import difflib
 import gzip
 import json
 import unicodedata
@@ -49,6 +50,7 @@ _NAME_COLUMNS = ("dataset", "domain")
 #: Bidirectional embedding, override and isolate controls: they reorder the text that follows them.
 _BIDI_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
 _BOOKKEEPING = ("_file", "_line")  # where each row came from, for messages; never a model
+_EXPECTED = "expected columns 'dataset', 'label', one numeric column per model, optionally 'domain', 'split', 'id'"
 _TRUE_SUFFIXES = ("_dev_true_scores", "_true_scores")
 
 
@@ -353,7 +355,10 @@ def _read_true_dir(path, models):
         if len(frame) == 0:
             raise ValueError(f"file {str(f)!r} (dataset {name!r}) has no rows")
         if "label" not in frame.columns:
-            raise ValueError(f"file {str(f)!r} (dataset {name!r}): missing the 'label' column; columns are {list(frame.columns)}")
+            raise ValueError(
+                f"file {str(f)!r} (dataset {name!r}): missing the 'label' column"
+                f"{_closest('label', frame.columns)}; columns are {list(frame.columns)}"
+            )
         frame.insert(0, "dataset", name)
         frame["_file"] = str(f)
         frame["_line"] = np.arange(len(frame)) + offset
@@ -368,8 +373,8 @@ def _read_true_dir(path, models):
         for name, (f, cols) in model_sets.items():
             if m not in cols:
                 raise ValueError(
-                    f"model {m!r} is missing from file {str(f)!r} (dataset {name!r}); "
-                    "give `models=` to choose models every file has"
+                    f"model {m!r} is missing from file {str(f)!r} (dataset {name!r})"
+                    + ("" if models is not None else "; give `models=` to choose models every file has")
                 )
     frame = pd.concat(parts, ignore_index=True, sort=False)
     return frame, 2, list(wanted)
@@ -390,6 +395,37 @@ def _model_columns(frame, models, where):
         if kind in "iuf" or (kind == "O" and _mostly_numeric(frame[c])):
             cols.append(c)
     return cols
+
+
+def _near(name, column):
+    """True when ``column`` looks like a misspelling of the reserved ``name``:
+    the same letters in another case, or (for names of 4+ letters) one typo."""
+    text = str(column).strip().lower()
+    if text == name:
+        return True
+    return len(name) >= 4 and difflib.SequenceMatcher(None, name, text).ratio() >= 0.8
+
+
+def _closest(name, columns):
+    """'' or a clause suggesting the column of ``columns`` that looks like ``name``."""
+    near = [c for c in columns if c != name and _near(name, c)]
+    return f" (is {str(near[0])!r} meant to be {name!r}?)" if near else ""
+
+
+def _check_misspelled_columns(columns, where):
+    """Error on a column that looks like a reserved one (``Dataset``, ``datset``,
+    ``Split``, ``ID``) while the reserved one is absent: it would silently be
+    ignored or read as a model, e.g. a whole benchmark as one dataset."""
+    present = set(map(str, columns))
+    for name in _RESERVED:
+        if name in present:
+            continue
+        near = [c for c in columns if str(c) not in _RESERVED and _near(name, c)]
+        if near:
+            raise ValueError(
+                f"{where}: no column {name!r} but a column {str(near[0])!r}: did you mean {name!r}? "
+                f"Rename it; {_EXPECTED}"
+            )
 
 
 def _mostly_numeric(column):
@@ -466,6 +502,7 @@ def load_benchmark(source, *, domains=None, pos_label=None, models=None, dataset
     if isinstance(source, pd.DataFrame):
         where = "DataFrame"
         _check_duplicate_columns(list(source.columns), "DataFrame")
+        _check_misspelled_columns(source.columns, where)
         frame = source.copy()
         if "dataset" not in frame.columns:
             frame.insert(0, "dataset", "data")
@@ -485,6 +522,7 @@ def load_benchmark(source, *, domains=None, pos_label=None, models=None, dataset
             where = f"file {src!r}"
             if len(frame) == 0:
                 raise ValueError(f"{where} has no rows")
+            _check_misspelled_columns(frame.columns, where)
             if "dataset" not in frame.columns:
                 frame.insert(0, "dataset", _true_dataset_name(path))
             frame["_file"] = src
@@ -497,7 +535,8 @@ def load_benchmark(source, *, domains=None, pos_label=None, models=None, dataset
         return f"file {f!r}, {row}" if f else f"DataFrame {row}"
 
     if "label" not in frame.columns:
-        raise ValueError(f"{where}: missing the 'label' column; columns are {[c for c in frame.columns if c not in _BOOKKEEPING]}")
+        columns = [c for c in frame.columns if c not in _BOOKKEEPING]
+        raise ValueError(f"{where}: missing the 'label' column{_closest('label', columns)}; columns are {columns}")
     if not model_cols:
         raise ValueError(f"{where}: no numeric model columns found (columns other than {list(_RESERVED)})")
     _check_names(model_cols, "model column", where)
@@ -555,7 +594,7 @@ def load_benchmark(source, *, domains=None, pos_label=None, models=None, dataset
             pos, j = int(rows[0]), int(cols[0])
             raise ValueError(
                 f"model column {model_cols[j]!r} has a non-finite score ({scores[pos, j]}) at {locate(pos)}; "
-                f"{int(bad.sum())} such value(s) in all. Fix the data or pass nan_policy='drop'"
+                f"{int(bad.sum())} such value(s) in all. Fix the data or pass nan_policy=\"drop\""
             )
         drop = bad.any(axis=1)
         per_col = {m: int(bad[:, j].sum()) for j, m in enumerate(model_cols) if bad[:, j].any()}
@@ -568,7 +607,7 @@ def load_benchmark(source, *, domains=None, pos_label=None, models=None, dataset
     sizes = frame["dataset"].value_counts()
     for d in order:
         if sizes.get(d, 0) == 0:
-            why = " left after nan_policy='drop' removed rows with NaN/inf scores" if nan_policy == "drop" else ""
+            why = " left after nan_policy=\"drop\" removed rows with NaN/inf scores" if nan_policy == "drop" else ""
             raise ValueError(f"dataset {d!r} in {where} has no rows{why}")
 
     # domains

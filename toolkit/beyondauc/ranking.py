@@ -4,6 +4,8 @@ Pure functions of the tidy results of :func:`~beyondauc.expected_accuracy`
 (or :func:`~beyondauc.expected_accuracy_grid`) and of a
 :class:`~beyondauc.Benchmark`; each returns a tidy DataFrame.  Rank 1 is the
 best; tied values share the best rank among them; a NaN score has no rank.
+Ranks and rank changes are pandas' nullable integers (``Int64``), so they
+print as ``2``, not ``2.0``, and a missing rank is ``<NA>``.
 """
 
 from __future__ import annotations
@@ -30,14 +32,19 @@ __all__ = [
 MEAN = "mean"
 
 
+RANK_DTYPE = "Int64"
+
+
 def _rank(values):
-    """Rank 1 = highest; ties share the minimum rank; NaN stays NaN."""
+    """Rank 1 = highest; ties share the minimum rank; NaN has no rank (<NA>).
+
+    Returns a pandas ``Int64`` array."""
     values = np.asarray(values, dtype=float)
-    out = np.full(len(values), np.nan)
+    out = np.zeros(len(values), dtype=np.int64)
     ok = np.isfinite(values)
     if ok.any():
         out[ok] = rankdata(-values[ok], method="min")
-    return out
+    return pd.arrays.IntegerArray(out, ~ok)
 
 
 def _check_results(results, score, *, single=True):
@@ -76,12 +83,12 @@ def rank_table(results, *, score="accuracy"):
     ...                     "auc": [.9, .8, .7, .6], "accuracy": [.6, .7, .8, .6]})
     >>> rank_table(res, score="accuracy")
       dataset model  value  rank
-    0       a    m1    0.6   2.0
-    1       a    m2    0.7   1.0
-    2       b    m1    0.8   1.0
-    3       b    m2    0.6   2.0
-    4    mean    m1    0.7   1.0
-    5    mean    m2    0.65  2.0
+    0       a    m1    0.6     2
+    1       a    m2    0.7     1
+    2       b    m1    0.8     1
+    3       b    m2    0.6     2
+    4    mean    m1    0.7     1
+    5    mean    m2    0.65    2
     """
     _check_results(results, score)
     datasets = list(pd.unique(results["dataset"]))
@@ -90,13 +97,15 @@ def rank_table(results, *, score="accuracy"):
     wide = wide.reindex(index=datasets, columns=models)
     with np.errstate(all="ignore"):
         mean = wide.mean(axis=0, skipna=True)
-    rows = []
-    for d in datasets:
-        ranks = _rank(wide.loc[d].to_numpy())
-        rows += [dict(dataset=d, model=m, value=float(wide.loc[d, m]), rank=r) for m, r in zip(models, ranks)]
-    ranks = _rank(mean.to_numpy())
-    rows += [dict(dataset=MEAN, model=m, value=float(mean[m]), rank=r) for m, r in zip(models, ranks)]
-    return pd.DataFrame(rows, columns=["dataset", "model", "value", "rank"])
+    table = pd.concat([wide, mean.to_frame(MEAN).T])
+    values = table.to_numpy(dtype=float)
+    ranks = np.concatenate([_rank(row) for row in values])
+    return pd.DataFrame({
+        "dataset": np.repeat(np.asarray(datasets + [MEAN], dtype=object), len(models)),
+        "model": np.tile(np.asarray(models, dtype=object), len(table)),
+        "value": values.ravel(),
+        "rank": pd.array(ranks, dtype=RANK_DTYPE),
+    })
 
 
 def _check_bootstrap_for(results, bootstrap):
@@ -142,8 +151,8 @@ def rank_changes(results, *, score="accuracy", bootstrap=None):
     ...                     "auc": [.9, .8], "accuracy": [.6, .7]})
     >>> rank_changes(res).query("dataset == 'mean'")[["model", "auc_rank", "rank", "change"]]
       model  auc_rank  rank  change
-    2    m1       1.0   2.0    -1.0
-    3    m2       2.0   1.0     1.0
+    2    m1         1     2      -1
+    3    m2         2     1       1
     """
     _check_results(results, score)
     a = rank_table(results, score="auc").rename(columns={"value": "auc", "rank": "auc_rank"})
@@ -265,7 +274,10 @@ def best_of_methods(grid, *, score="kappa"):
         else:
             rows.append(dict(protocol=p, model=model, value=np.nan, method=None))
     out = pd.DataFrame(rows, columns=["protocol", "model", "value", "method"])
-    out["rank"] = out.groupby("protocol", sort=False)["value"].transform(lambda v: _rank(v.to_numpy()))
+    ranks = pd.Series(pd.array([pd.NA] * len(out), dtype=RANK_DTYPE), index=out.index)
+    for _, idx in out.groupby("protocol", sort=False).groups.items():
+        ranks.loc[idx] = _rank(out.loc[idx, "value"].to_numpy())
+    out["rank"] = ranks
     return out
 
 
@@ -309,7 +321,9 @@ def score_variance(bench, results=None, *, score="accuracy"):
     if results is not None:
         ch = rank_changes(results, score=score).query("dataset == @MEAN")[["model", "auc_rank", "rank", "change"]]
         out = out.merge(ch, on="model", how="left")
-        out["group"] = np.select([out["change"] > 0, out["change"] < 0], ["better", "worse"], "same")
+        change = out["change"]
+        out["group"] = np.select([change.gt(0).fillna(False).to_numpy(dtype=bool),
+                                  change.lt(0).fillna(False).to_numpy(dtype=bool)], ["better", "worse"], "same")
     return out
 
 

@@ -191,10 +191,10 @@ def leaderboard(bench, *, protocol="xdomain", method="logistic", n_repeats=20, r
     board = pd.DataFrame({
         "model": list(bench.models),
         "auc": [mean.loc[m, "auc"] for m in bench.models],
-        "auc_rank": [changes.loc[m, "auc_rank"] for m in bench.models],
+        "auc_rank": pd.array([changes.loc[m, "auc_rank"] for m in bench.models], dtype="Int64"),
         "accuracy": [mean.loc[m, "accuracy"] for m in bench.models],
-        "accuracy_rank": [changes.loc[m, "rank"] for m in bench.models],
-        "rank_change": [changes.loc[m, "change"] for m in bench.models],
+        "accuracy_rank": pd.array([changes.loc[m, "rank"] for m in bench.models], dtype="Int64"),
+        "rank_change": pd.array([changes.loc[m, "change"] for m in bench.models], dtype="Int64"),
         "kappa": [mean.loc[m, "kappa"] for m in bench.models],
         "disca": [disca.get(m, math.nan) for m in bench.models],
         "drift": [drift[m] for m in bench.models],
