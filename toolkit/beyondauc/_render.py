@@ -13,6 +13,8 @@ import urllib.parse
 import uuid
 from pathlib import Path
 
+import pandas as pd
+
 from ._output import _atomic_write
 
 _TEMPLATE = "beyondauc"

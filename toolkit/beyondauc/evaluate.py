@@ -31,10 +31,13 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ._bootstrap import check_bootstrap
 from ._validation import check_int, check_number, check_option, check_random_state
 from .calibration import METHODS, PROTOCOLS, expected_accuracy_grid
 from .data import Benchmark
 from .diagnostics import cohort_diagnostics, diagnostics_frame
+from .grid_bootstrap import bootstrap_grid
+from .intervals import auc_intervals, friedman_test
 from .ranking import best_of_methods, calibration_modes, kendall_tau, rank_changes, rank_table, score_histograms, \
     score_variance
 from .selective import selective_answering
@@ -69,6 +72,8 @@ EVALUATION_PARAMETERS = {
     "noise_repeats": 20,
     "p": 2,
     "bins": 20,
+    "n_bootstrap": 200,
+    "confidence_level": 0.95,
 }
 
 #: What each table holds (written into the manifest).
@@ -95,7 +100,14 @@ TABLES = {
     "coverage_curves": "coverage-accuracy curves per model x dataset: the grid curve DiSCA reads, the exact curve "
                        "(thinned) and the grid curve on the OOD dataset",
     "fluctuations": "every fluctuation of the grid curve per model x dataset (and on the OOD dataset)",
-    "leaderboard": "one row per model: mean AUC and accuracy, their ranks and the change, kappa, DiSCA, drift",
+    "leaderboard": "one row per model: mean AUC and accuracy, their ranks and the change, kappa, DiSCA, drift, "
+                   "with intervals and p_change",
+    "mean_intervals": "the mean over datasets of every score with its bootstrap interval (headline setting)",
+    "auc_intervals": "DeLong confidence interval of the AUC per model x dataset",
+    "pairwise": "per dataset and mean, for each ordered pair of models: the accuracy difference, its interval and "
+                "the bootstrap probability that the first beats the second (headline protocol and method)",
+    "friedman": "Friedman test and Nemenyi critical difference over datasets, for the AUC and the deployed "
+                "accuracy: average rank per model, statistic, p-value, critical difference",
 }
 
 _MAX_POINTS = 2000  # curves with more points are thinned to what a figure resolves
@@ -174,6 +186,7 @@ def check_parameters(parameters):
     p["noise_repeats"] = check_int(p["noise_repeats"], "noise_repeats", minimum=1)
     p["p"] = check_option(p["p"], "p", (1, 2))
     p["bins"] = check_int(p["bins"], "bins", minimum=1)
+    p["n_bootstrap"], p["confidence_level"] = check_bootstrap(p["n_bootstrap"], p["confidence_level"])
     return p
 
 
@@ -324,25 +337,36 @@ def _concat(parts, columns=None):
     return pd.concat(parts, ignore_index=True)
 
 
-def _leaderboard(grid_head, changes, selective, diagnostics, models):
-    """One row per model from the evaluation's own tables (nothing recomputed)."""
+def _leaderboard(grid_head, changes, selective, diagnostics, models, mean_intervals=None):
+    """One row per model from the evaluation's own tables (nothing recomputed).
+
+    Means over datasets; with a bootstrap, the intervals of the mean AUC,
+    accuracy and kappa (the same replicates for every dataset and model),
+    the rank intervals and ``p_change``.
+    """
     mean = grid_head.groupby("model", sort=False)[["auc", "accuracy", "kappa"]].mean()
     ch = changes[(changes["score"] == "accuracy") & (changes["dataset"] == "mean")].set_index("model")
     with np.errstate(all="ignore"):
         disca = selective.groupby("model", sort=False)["disca"].mean() if len(selective) else pd.Series(dtype=float)
         drift = diagnostics.groupby("model", sort=False)["drift"].mean() if len(diagnostics) else \
             pd.Series(dtype=float)
-    board = pd.DataFrame({
-        "model": list(models),
-        "auc": [mean["auc"].get(m, np.nan) for m in models],
-        "auc_rank": [ch["auc_rank"].get(m, np.nan) for m in models],
-        "accuracy": [mean["accuracy"].get(m, np.nan) for m in models],
-        "accuracy_rank": [ch["rank"].get(m, np.nan) for m in models],
-        "rank_change": [ch["change"].get(m, np.nan) for m in models],
-        "kappa": [mean["kappa"].get(m, np.nan) for m in models],
-        "disca": [disca.get(m, np.nan) for m in models],
-        "drift": [drift.get(m, np.nan) for m in models],
-    })
+    board = pd.DataFrame({"model": list(models)})
+    for value in ("auc", "accuracy", "kappa"):
+        board[value] = [mean[value].get(m, np.nan) for m in models]
+        if mean_intervals is not None:
+            iv = mean_intervals[mean_intervals["score"] == value].set_index("model")
+            board[f"{value}_low"] = [iv["low"].get(m, np.nan) for m in models]
+            board[f"{value}_high"] = [iv["high"].get(m, np.nan) for m in models]
+    for src, dst in (("auc_rank", "auc_rank"), ("rank", "accuracy_rank"), ("change", "rank_change"),
+                     ("auc_rank_low", "auc_rank_low"), ("auc_rank_high", "auc_rank_high"),
+                     ("rank_low", "accuracy_rank_low"), ("rank_high", "accuracy_rank_high"),
+                     ("p_change", "p_change"), ("significant", "significant")):
+        if src in ch.columns:
+            board[dst] = [ch[src].get(m, np.nan) for m in models]
+    board["disca"] = [disca.get(m, np.nan) for m in models]
+    board["drift"] = [drift.get(m, np.nan) for m in models]
+    for c in ("auc_rank", "accuracy_rank", "rank_change"):
+        board[c] = pd.array(board[c], dtype="Int64")
     return board.sort_values(["accuracy_rank", "auc_rank"], kind="stable").reset_index(drop=True)
 
 
@@ -424,26 +448,66 @@ def evaluate(data="demo", *, n_jobs=1, progress=False, **parameters):
     t0 = time.perf_counter()
     grid = expected_accuracy_grid(bench, class_weight=p["class_weight"], n_repeats=p["n_repeats"],
                                   random_state=p["random_state"], n_jobs=n_jobs)
+    stage("calibration grid", t0)
+    t0 = time.perf_counter()
+    boot = None
+    if p["n_bootstrap"]:  # the headline protocol x method carries intervals, rank stability and pairwise wins
+        boot = bootstrap_grid(bench, protocols=[p["protocol"]], methods=[p["method"]], n_bootstrap=p["n_bootstrap"],
+                              confidence_level=p["confidence_level"], class_weight=p["class_weight"],
+                              n_repeats=p["n_repeats"], random_state=p["random_state"], n_jobs=n_jobs)
+        key = ["protocol", "method", "dataset", "model"]
+        extra = [c for c in boot.grid.columns if c.endswith(("_low", "_high"))]
+        grid = grid.merge(boot.grid[key + extra], on=key, how="left")
+        order = list(grid.columns[:len(grid.columns) - len(extra)])
+        for c in extra:  # each interval right after its value
+            base = c.rsplit("_", 1)[0]
+            order.insert(order.index(base) + 1 + (c.endswith("_high")), c)
+        grid = grid[order]
     tables["grid"] = grid
     head = grid[(grid["protocol"] == p["protocol"]) & (grid["method"] == p["method"])].reset_index(drop=True)
-    tables["rank_changes"] = pd.concat([rank_changes(head, score=s).assign(score=s) for s in ("accuracy", "kappa")],
-                                       ignore_index=True)
+    changes, kendall = [], []
+    for s in ("accuracy", "kappa"):
+        ch = rank_changes(head, score=s)
+        tau = kendall_tau(head, score=s)
+        if boot is not None:
+            st = boot.rank_stability(p["protocol"], p["method"], score=s)
+            ch = ch.merge(st.drop(columns=["auc_rank", "rank", "change"]), on=["dataset", "model"], how="left")
+            kt = boot.kendall(p["protocol"], p["method"], score=s)[["dataset", "tau_low", "tau_high", "p_tau_below_1"]]
+            tau = tau.merge(kt, on="dataset", how="left")
+        changes.append(ch.assign(score=s))
+        kendall.append(tau.assign(score=s))
+    tables["rank_changes"] = pd.concat(changes, ignore_index=True)
     tables["rank_table"] = pd.concat([rank_table(head, score=s).assign(score=s) for s in ("auc", "accuracy", "kappa")],
                                      ignore_index=True)
-    tables["kendall"] = pd.concat([kendall_tau(head, score=s).assign(score=s) for s in ("accuracy", "kappa")],
-                                  ignore_index=True)
+    tables["kendall"] = pd.concat(kendall, ignore_index=True)
+    if boot is not None:
+        tables["pairwise"] = boot.pairwise(p["protocol"], p["method"], score="accuracy")
+        tables["mean_intervals"] = boot.intervals().query("dataset == 'mean'").reset_index(drop=True)
+    tables["auc_intervals"] = auc_intervals(bench, confidence_level=p["confidence_level"])
+    friedman = []
+    for value in ("auc", "accuracy"):
+        f = friedman_test(head, value=value)
+        ranks = f.average_ranks
+        friedman.append(pd.DataFrame({"value": value, "model": list(ranks.index), "average_rank": ranks.to_numpy(),
+                                      "statistic": f.statistic, "pvalue": f.pvalue, "f_statistic": f.f_statistic,
+                                      "f_pvalue": f.f_pvalue, "n_datasets": f.n_datasets,
+                                      "critical_difference": f.critical_difference, "alpha": f.alpha}))
+    tables["friedman"] = pd.concat(friedman, ignore_index=True)
+    stage("bootstrap of the headline setting", t0)
+    t0 = time.perf_counter()
     tables["calibration_modes"] = pd.concat(
         [calibration_modes(grid, score=s).assign(score=s) for s in ("accuracy", "kappa")], ignore_index=True)
     tables["best_of_methods"] = best_of_methods(grid, score="kappa").assign(score="kappa")
     tables["variance"] = score_variance(bench, head, score="accuracy")
     tables["histograms"] = score_histograms(bench, bins=p["bins"])
-    stage("calibration grid and ranks", t0)
+    stage("tables of the paper", t0)
 
     t0 = time.perf_counter()
     diag_rows, roc, hist, rob, drift, wass = [], [], [], [], [], []
     options = dict(protocol=p["cohort_protocol"], val_split=p["val_split"], test_split=p["test_split"],
                    sigma_max=p["sigma_max"], n_points=p["n_points"], n_repeats=p["noise_repeats"], p=p["p"],
-                   random_state=p["random_state"])
+                   random_state=p["random_state"], n_bootstrap=p["n_bootstrap"],
+                   confidence_level=p["confidence_level"])
     for model in bench.models:
         for dataset in bench.datasets:
             d = cohort_diagnostics(bench, model, dataset, **options)
@@ -466,7 +530,8 @@ def evaluate(data="demo", *, n_jobs=1, progress=False, **parameters):
     sel, curves, tol, fl = [], [], [], []
     sel_options = dict(ood_dataset=ood, protocol=p["selective_protocol"], method=p["selective_method"],
                        class_weight=p["class_weight"], tolerance=p["tolerance"], resolution=p["resolution"],
-                       computation_score=p["computation_score"], random_state=p["random_state"])
+                       computation_score=p["computation_score"], random_state=p["random_state"],
+                       n_bootstrap=p["n_bootstrap"], confidence_level=p["confidence_level"])
     for model in bench.models:
         for dataset in in_datasets:
             r = selective_answering(bench_sel, model, dataset, **sel_options)
@@ -483,7 +548,7 @@ def evaluate(data="demo", *, n_jobs=1, progress=False, **parameters):
     stage("selective answering", t0)
 
     tables["leaderboard"] = _leaderboard(head, tables["rank_changes"], tables["selective"], tables["diagnostics"],
-                                         bench.models)
+                                         bench.models, tables.get("mean_intervals"))
     stored = {k: v for k, v in p.items()}
     info = {"source": source, "sha256": sha256, "n_rows": int(len(bench)), "models": list(bench.models),
             "datasets": list(bench.datasets), "domains": {d: bench.domains.get(d) for d in bench.datasets}}
