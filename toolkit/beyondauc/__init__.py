@@ -71,6 +71,7 @@ from .report import (
     run_report,
     safe_name,
 )
+from .summary import THRESHOLDS, ModelSummary, model_summary
 from .selective import (
     RESOLUTIONS,
     TOLERANCES,
@@ -108,6 +109,7 @@ __all__ = [
     "PROTOCOLS",
     "RESOLUTIONS",
     "SCORES",
+    "THRESHOLDS",
     "TOLERANCES",
     "TRUE_DOMAINS",
     "AUCComparison",
@@ -122,6 +124,7 @@ __all__ = [
     "FriedmanResult",
     "GridBootstrap",
     "ModelReport",
+    "ModelSummary",
     "NiDMA",
     "NoiseRobustness",
     "NotebookRun",
@@ -167,6 +170,7 @@ __all__ = [
     "load_benchmark",
     "load_demo",
     "load_evaluation",
+    "model_summary",
     "nidma",
     "noise_robustness",
     "open_benchmark",

@@ -103,6 +103,9 @@ TABLES = {
     "leaderboard": "one row per model: mean AUC and accuracy, their ranks and the change, kappa, DiSCA, drift, "
                    "with intervals and p_change",
     "mean_intervals": "the mean over datasets of every score with its bootstrap interval (headline setting)",
+    "findings": "the verdict on each model: one sentence per finding (ranking, threshold, drift, selective) "
+                "with its status (good, warn, bad, info), generated from the tables above",
+    "verdicts": "one line per model for the index, from its findings",
     "auc_intervals": "DeLong confidence interval of the AUC per model x dataset",
     "pairwise": "per dataset and mean, for each ordered pair of models: the accuracy difference, its interval and "
                 "the bootstrap probability that the first beats the second (headline protocol and method)",
@@ -549,6 +552,10 @@ def evaluate(data="demo", *, n_jobs=1, progress=False, **parameters):
 
     tables["leaderboard"] = _leaderboard(head, tables["rank_changes"], tables["selective"], tables["diagnostics"],
                                          bench.models, tables.get("mean_intervals"))
+    from .summary import findings_table, verdicts_table
+
+    tables["findings"] = findings_table(tables, p, bench.models)
+    tables["verdicts"] = verdicts_table(tables["findings"], tables["leaderboard"])
     stored = {k: v for k, v in p.items()}
     info = {"source": source, "sha256": sha256, "n_rows": int(len(bench)), "models": list(bench.models),
             "datasets": list(bench.datasets), "domains": {d: bench.domains.get(d) for d in bench.datasets}}
