@@ -45,6 +45,7 @@ with ``@_literal_plot`` (or calls ``_literal_text(ax, ...)`` at its end).
 from __future__ import annotations
 
 import functools
+import re
 
 import numpy as np
 
@@ -160,6 +161,32 @@ def _literal_text(*targets):
                 literal(text)
 
 
+def _legend(ax, **kwargs):
+    """``ax.legend(**kwargs)`` that keeps labels starting with "_" (a model called ``_x_``).
+
+    matplotlib leaves such labels out of a legend; this passes the handles
+    and labels explicitly, leaving out only what matplotlib itself named
+    (``_nolegend_``, ``_child0``...) or cannot draw in a legend.
+    """
+    from matplotlib.collections import Collection
+    from matplotlib.legend import Legend
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
+
+    handler_map = Legend.get_default_handler_map()
+    handles, labels = [], []
+    for artist in (*ax.get_children(), *ax.containers):
+        if not isinstance(artist, (Line2D, Patch, Collection)) and artist not in ax.containers:
+            continue
+        label = artist.get_label()
+        if (not label or label == "_nolegend_" or re.fullmatch(r"_child\d+", label)
+                or Legend.get_legend_handler(handler_map, artist) is None):
+            continue
+        handles.append(artist)
+        labels.append(label)
+    return ax.legend(handles, labels, **kwargs)
+
+
 def _drawn_by(display):
     """The Axes (and, for figure-level Displays, the Figure) a Display's last ``plot`` drew on."""
     targets = list(getattr(display, "axes_", None) or [])
@@ -250,7 +277,7 @@ class ThresholdROCDisplay:
         ax.plot([0, 1], [0, 1], color="lightgrey", linewidth=0.8)
         ax.set(xlim=(-0.01, 1.01), ylim=(-0.01, 1.01), xlabel="False positive rate (1 - specificity)",
                ylabel="True positive rate (sensitivity)", title="ROC coloured by threshold")
-        ax.legend(loc="lower right")
+        _legend(ax, loc="lower right")
         self.ax_, self.figure_ = ax, ax.figure
         return self
 
@@ -315,7 +342,7 @@ class ClassHistogramDisplay:
         ax.set(xlabel="score", ylabel="density" if density else "examples", title=f"{self.name} scores by class".strip())
         if xlim is not None:
             ax.set_xlim(xlim)
-        ax.legend()
+        _legend(ax)
         self.ax_, self.figure_ = ax, ax.figure
         return self
 
@@ -361,7 +388,7 @@ class RobustnessDisplay:
         ax.set(xlabel=f"σ ({shift})", ylabel="AUC relative to unperturbed (%)",
                title=f"Robustness to {self.kind}")
         ax.grid(color="lightgrey", linewidth=0.5)
-        ax.legend()
+        _legend(ax)
         self.ax_, self.figure_ = ax, ax.figure
         return self
 
@@ -403,7 +430,7 @@ class DriftDisplay:
         ax.axhline(0, color="lightgrey", linewidth=0.8)
         ax.set(xlabel="threshold (predict positive when score >= threshold)", ylabel="drift",
                title=f"Sensitivity/specificity drift: D = {d.score:.4f}")
-        ax.legend()
+        _legend(ax)
         self.ax_, self.figure_ = ax, ax.figure
         return self
 
@@ -625,7 +652,7 @@ class CoverageAccuracyDisplay:
             ax.set_title("Selective answering")
         ax.set(xlabel="coverage (share answered)", ylabel="accuracy of answered", xlim=(0, 1.02))
         ax.grid(color="lightgrey", linewidth=0.5)
-        ax.legend(loc="best", fontsize=8)
+        _legend(ax, loc="best", fontsize=8)
         self.ax_, self.figure_ = ax, ax.figure
         return self
 
@@ -685,7 +712,7 @@ class ToleranceDisplay:
                ylabel="b (confidence where accuracy drops below)" if self.value == "b" else "DiSCA",
                title="b over tolerance" if self.value == "b" else "DiSCA over tolerance")
         ax.grid(color="lightgrey", linewidth=0.5)
-        ax.legend(fontsize=8)
+        _legend(ax, fontsize=8)
         self.ax_, self.figure_ = ax, ax.figure
         return self
 
@@ -774,7 +801,7 @@ class AUCAccuracyDisplay:
         ax.set(xlabel="AUC", ylabel=f"expected {self.score}",
                title=self.title or f"AUC vs expected {self.score}")
         ax.grid(color="lightgrey", linewidth=0.5)
-        ax.legend(fontsize=8)
+        _legend(ax, fontsize=8)
         self.ax_, self.figure_ = ax, ax.figure
         return self
 
@@ -939,7 +966,7 @@ class ScoreHistogramsDisplay:
             ax.set_title(str(name))
         for ax in axes.flat[len(names):]:
             ax.axis("off")
-        axes.flat[0].legend(fontsize=8)
+        _legend(axes.flat[0], fontsize=8)
         for ax in axes.flat[max(len(names) - ncols, 0):len(names)]:  # the lowest panel of each column
             ax.set_xlabel("score")
         for ax in axes[:, 0]:
