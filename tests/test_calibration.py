@@ -887,6 +887,83 @@ def test_property_matches_reference(data, class_weight):
                 assert_matches(got, ref, df, domains, protocol=protocol, method=method, class_weight=class_weight)
 
 
+# -- 6a. reference="opitz2024": the settings of the code behind the paper's tables -----------
+
+@functools.lru_cache(maxsize=None)
+def opitz_reference(name, protocol, method, class_weight):
+    df, domains, _ = get_bench(name)
+    return reference_expected_accuracy(df, domains, protocol=protocol, method=method, class_weight=class_weight,
+                                       n_repeats=N_REPEATS, reference="opitz2024")
+
+
+@pytest.mark.parametrize("class_weight", CLASS_WEIGHTS)
+@pytest.mark.parametrize("method", ["logistic", "isotonic"])
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+@pytest.mark.parametrize("name", list(BENCHES))
+def test_opitz2024_matches_per_fit_sklearn_loop(name, protocol, method, class_weight):
+    """Cell for cell against default LogisticRegression() / IsotonicRegression() fitted per cell and repeat."""
+    df, domains, bench = get_bench(name)
+    got = run(bench, protocol=protocol, method=method, class_weight=class_weight, n_repeats=N_REPEATS,
+              reference="opitz2024")
+    ref = opitz_reference(name, protocol, method, class_weight)
+    merged = got.merge(ref, on=["dataset", "model"], suffixes=("", "_ref"), validate="one_to_one")
+    assert len(merged) == len(ref)
+    # the AUC: on d, except outdata (pooled other datasets, the evaluation data)
+    assert np.allclose(merged["auc"], merged["auc_ref"], rtol=0, atol=1e-12, equal_nan=True)
+    if method == "logistic":
+        # the same scikit-learn fits on the same rows in the same order: bit for bit
+        assert nan_equal(merged["accuracy"], merged["accuracy_ref"]).all()
+        assert nan_equal(merged["kappa"], merged["kappa_ref"]).all()
+    else:
+        assert_matches(got, ref, df, domains, protocol=protocol, method=method, class_weight=class_weight)
+
+
+def test_opitz2024_differs_where_it_should():
+    """Isotonic out of range is negative; the stump is unchanged; outdata AUC is pooled."""
+    df, domains, bench = get_bench("scales")
+    kw = dict(n_repeats=N_REPEATS)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UndefinedMetricWarning)
+        a = expected_accuracy_grid(bench, **kw)
+        b = expected_accuracy_grid(bench, reference="opitz2024", **kw)
+    assert_frame_equal(a[a["method"] == "stump"].drop(columns="auc"), b[b["method"] == "stump"].drop(columns="auc"))
+    other = a["protocol"] != "outdata"
+    assert a.loc[other, "auc"].equals(b.loc[other, "auc"])
+    assert not np.allclose(a.loc[~other, "auc"], b.loc[~other, "auc"])
+    iso = ScoreCalibrator("isotonic", reference="opitz2024").fit([0.2, 0.4, 0.6, 0.8], [0, 0, 1, 1])
+    assert iso.predict([0.1, 0.7, 0.8, 0.9]).tolist() == [0, 1, 1, 0]
+    p = iso.predict_proba([0.1, 0.7, 0.9])
+    assert np.isnan(p[0]) and np.isnan(p[2]) and p[1] == 1.0
+    assert ScoreCalibrator("isotonic").fit([0.2, 0.4, 0.6, 0.8], [0, 0, 1, 1]).predict([0.9]).tolist() == [1]
+
+
+@pytest.mark.parametrize("class_weight", CLASS_WEIGHTS)
+def test_opitz2024_calibrator_is_default_sklearn(class_weight):
+    s, y, grid = _calibrator_data("random", 0)
+    s = s * 300 + 1e4  # badly scaled: lbfgs stops far from the optimum
+    grid = grid * 300 + 1e4
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        est = LogisticRegression(class_weight=class_weight).fit(s[:, None], y)
+    cal = ScoreCalibrator("logistic", class_weight=class_weight, reference="opitz2024").fit(s, y)
+    assert (cal.intercept_, cal.coef_) == (est.intercept_[0], est.coef_[0, 0])
+    assert np.array_equal(cal.predict(grid), est.predict(grid[:, None]))
+    assert np.array_equal(cal.predict_proba(grid), est.predict_proba(grid[:, None])[:, 1])
+    sw = None if class_weight is None else compute_sample_weight(class_weight, y)
+    iso = IsotonicRegression().fit(s, y, sample_weight=sw)
+    cal = ScoreCalibrator("isotonic", class_weight=class_weight, reference="opitz2024").fit(s, y)
+    assert np.allclose(cal.predict_proba(grid), iso.predict(grid), rtol=0, atol=1e-12, equal_nan=True)
+    ties = fit_ties("isotonic", s, y, grid, class_weight)
+    assert np.array_equal(cal.predict(grid)[~ties], (iso.predict(grid) > 0.5)[~ties])
+
+
+def test_opitz2024_reference_validated():
+    with pytest.raises(ValueError, match="`reference`"):
+        expected_accuracy(_plain_bench(), reference="opitz")
+    with pytest.raises(ValueError, match="`reference`"):
+        ScoreCalibrator(reference="paper").fit([0.1, 0.9], [0, 1])
+
+
 # -- 6b. stumps on scores within float32 rounding of each other ------------------------------
 
 def _float32_steps(base, steps):

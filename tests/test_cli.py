@@ -290,6 +290,15 @@ def test_domains_file_is_honoured(demo, tmp_path):
                            default.set_index(["protocol", "method", "dataset", "model"]).sort_index()["accuracy"])
 
 
+def test_reference_opitz2024_is_honoured(demo):
+    records = run_json(["--reference", "opitz2024", "--protocol", "outdata", "--method", "isotonic", "--repeats", "3"])
+    grid = expected_accuracy_grid(demo, protocols=["outdata"], methods=["isotonic"], reference="opitz2024")
+    assert_records_match_grid(records, grid)
+    plain = expected_accuracy_grid(demo, protocols=["outdata"], methods=["isotonic"])
+    assert not np.allclose(grid["auc"], plain["auc"])  # outdata AUC on the pooled other datasets
+    assert not np.allclose(grid["accuracy"], plain["accuracy"])
+
+
 def test_class_weight_balanced_is_honoured(demo):
     records = run_json(["--class-weight", "balanced"])
     grid = expected_accuracy_grid(demo, protocols=["xdomain"], methods=["logistic"], class_weight="balanced")

@@ -227,6 +227,20 @@ def isotonic_transform(x_new, knots_x, knots_y):
     return slope * (t - knots_x[lo]) + knots_y[lo]
 
 
+def within_range(pos, neg):
+    """(F, n) bool: grid values inside each fit's calibration range [min, max].
+
+    ``IsotonicRegression(out_of_bounds="nan")`` predicts NaN outside it (so
+    ``predict(x) > 0.5`` is False there).
+    """
+    present = (pos + neg) > 0
+    m = present.shape[1]
+    first = np.argmax(present, axis=1)
+    last = m - 1 - np.argmax(present[:, ::-1], axis=1)
+    idx = np.arange(m)[None, :]
+    return (idx >= first[:, None]) & (idx <= last[:, None])
+
+
 def _isotonic_row(x, pos, neg):
     """Decisions ``predict(x) > 0.5`` of one isotonic fit on the whole grid.
 

@@ -18,12 +18,15 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 from scipy.special import expit
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import ShuffleSplit
 from threadpoolctl import threadpool_limits
 
 from ._fitting import (
     FIT_PREDICT,
     _override_single,
+    fit_predict_isotonic,
     logistic_decision,
     _float32_grid,
     _single_class,
@@ -33,6 +36,7 @@ from ._fitting import (
     logistic_params,
     stump_decision,
     stump_params,
+    within_range,
 )
 from ._bootstrap import check_bootstrap
 from ._kernel import _auc_from_counts, _confusion, _grid_counts, _scores_from_confusion, _stacked_counts
@@ -59,6 +63,7 @@ __all__ = [
 PROTOCOLS = ("xdomain", "outdomain", "indomain", "indata", "outdata")
 METHODS = ("logistic", "isotonic", "stump")
 SCORES = ("accuracy", "kappa", "balanced_accuracy", "mcc", "f1")
+REFERENCES = (None, "opitz2024")
 _INDATA_TEST_SIZE = 0.2
 _CHUNK = 131_072  # grid cells per batch of fits (bounds memory, keeps batches cache-sized)
 _ROW_BLOCK = 32_768  # grid cells per block of decisions (keeps temporaries in cache)
@@ -100,16 +105,21 @@ class ScoreCalibrator:
     0.5
     >>> cal.predict([0.45, 0.55]).tolist()
     [0, 1]
+    >>> iso = ScoreCalibrator("isotonic", reference="opitz2024").fit([0.2, 0.4, 0.6, 0.8], [0, 0, 1, 1])
+    >>> iso.predict([0.1, 0.7, 0.9]).tolist()  # outside [0.2, 0.8]: negative
+    [0, 1, 0]
     """
 
-    def __init__(self, method="logistic", *, class_weight=None):
+    def __init__(self, method="logistic", *, class_weight=None, reference=None):
         self.method = method
         self.class_weight = class_weight
+        self.reference = reference
 
     def fit(self, y_score, y_true, *, pos_label=None):
         """Fit on raw scores and binary labels; returns self."""
         check_option(self.method, "method", METHODS)
         check_option(self.class_weight, "class_weight", (None, "balanced"))
+        check_option(self.reference, "reference", REFERENCES)
         s = check_scores(y_score, "y_score")
         y = binarize_labels(y_true, "y_true", pos_label=pos_label)
         if len(s) != len(y):
@@ -126,11 +136,15 @@ class ScoreCalibrator:
                 stacklevel=2,
             )
         if self.method == "logistic":
-            b0, b1 = logistic_params(x, pos, neg)
+            if self.reference == "opitz2024":
+                b0, b1 = _lbfgs_params([(s, y)], self.class_weight)
+            else:
+                b0, b1 = logistic_params(x, pos, neg)
             self.intercept_, self.coef_ = float(b0[0]), float(b1[0])
             self.threshold_ = -self.intercept_ / self.coef_ if self.coef_ != 0 else (-np.inf if self.intercept_ > 0 else np.inf)
         elif self.method == "isotonic":
             self.knots_x_, self.knots_y_ = isotonic_knots(x, pos[0], neg[0])
+            self._range = (float(x[0]), float(x[-1]))
             above = self.knots_y_ > 0.5
             if above.all():
                 self.threshold_ = -np.inf
@@ -168,7 +182,10 @@ class ScoreCalibrator:
         if self.method == "logistic":
             return expit(s * self.coef_ + self.intercept_)
         if self.method == "isotonic":
-            return isotonic_transform(s, self.knots_x_, self.knots_y_)
+            p = isotonic_transform(s, self.knots_x_, self.knots_y_)
+            if self.reference == "opitz2024":
+                p[(s < self._range[0]) | (s > self._range[1])] = np.nan
+            return p
         left = stump_decision(_as_float32(s), self._stump[0], np.ones(1, bool), np.zeros(1, bool))[0]
         return np.where(left, self._leaf_proba[0], self._leaf_proba[1])
 
@@ -182,9 +199,31 @@ class ScoreCalibrator:
             pred = logistic_decision(s, np.array([self.intercept_]), np.array([self.coef_]))[0]
         elif self.method == "isotonic":
             pred = isotonic_transform(s, self.knots_x_, self.knots_y_) > 0.5
+            if self.reference == "opitz2024":
+                pred &= (s >= self._range[0]) & (s <= self._range[1])
         else:
             pred = stump_decision(_as_float32(s), *self._stump)[0]
         return pred.astype(np.int8)
+
+
+def _lbfgs_params(samples, class_weight):
+    """(intercept, coef) of scikit-learn's ``LogisticRegression()`` fitted on each (scores, labels) pair.
+
+    The ``reference="opitz2024"`` logistic: one scikit-learn fit per
+    calibration, on the raw rows in their order, so the parameters are
+    bit for bit those of the code behind the paper's tables (lbfgs stops
+    early; its ConvergenceWarning is expected there and silenced).  A
+    single-class pair gets (0, 0); its decisions are overridden.
+    """
+    b0, b1 = np.zeros(len(samples)), np.zeros(len(samples))
+    for k, (s, y) in enumerate(samples):
+        if len(y) == 0 or y.min() == y.max():
+            continue
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            est = LogisticRegression(class_weight=class_weight).fit(s[:, None], y)
+        b0[k], b1[k] = est.intercept_[0], est.coef_[0, 0]
+    return b0, b1
 
 
 def _as_float32(s):
@@ -277,11 +316,15 @@ def _protocol_rows(bench, dataset, protocol, random_state):
     return cal & ~ev, ev
 
 
-def _run_fits(x, cal_pos, cal_neg, ev_pos, ev_neg, methods, class_weight, init=None, standardize=None):
+def _run_fits(x, cal_pos, cal_neg, ev_pos, ev_neg, methods, class_weight, init=None, standardize=None,
+              reference=None, lbfgs=None):
     """Fit every method on every row of the calibration counts; return confusions.
 
     Logistic parameters are solved for all rows at once; decisions and
     confusion counts (and the stump fits) run over cache-sized row blocks.
+    With ``reference="opitz2024"``, ``lbfgs`` holds the rows' scikit-learn
+    logistic parameters (:func:`_lbfgs_params`) and isotonic decisions are
+    negative outside each fit's calibration range.
     """
     out = {}
     wpos, wneg = class_weighted(cal_pos, cal_neg, class_weight)
@@ -291,10 +334,16 @@ def _run_fits(x, cal_pos, cal_neg, ev_pos, ev_neg, methods, class_weight, init=N
     single = _single_class(wpos, wneg)
     for method in methods:
         if method == "logistic":
-            b0, b1 = logistic_params(x, wpos, wneg, init=init, standardize=standardize)
+            b0, b1 = lbfgs if reference == "opitz2024" else logistic_params(x, wpos, wneg, init=init,
+                                                                             standardize=standardize)
 
             def decide(r):
                 return _override_single(logistic_decision(x, b0[r], b1[r]), single[r])
+        elif method == "isotonic" and reference == "opitz2024":
+
+            def decide(r):
+                inside = within_range(wpos[r], wneg[r]) | (single[r] >= 0)[:, None]
+                return fit_predict_isotonic(x, wpos[r], wneg[r]) & inside
         else:
             fit_predict = FIT_PREDICT[method]
 
@@ -325,6 +374,7 @@ class _Context:
     class_weight: object
     n_repeats: int
     seed: object
+    reference: object = None
 
 
 _SPLITS = {}  # (n, n_repeats, seed) -> indata evaluation rows; per process
@@ -339,10 +389,18 @@ def _splits(n, n_repeats, seed):
     return _SPLITS[key]
 
 
+def _indata_train(n, n_repeats, seed):
+    """Calibration rows of each repeat's split, in ShuffleSplit's order, (R, n_train) ints."""
+    ss = ShuffleSplit(n_splits=n_repeats, test_size=_INDATA_TEST_SIZE, random_state=seed)
+    return np.stack([train for train, _ in ss.split(np.zeros((n, 1)))])
+
+
 def _model_cells(ctx, model, s):
     """All (protocol, method, dataset) cells of one model, as a list of dicts."""
     y, codes, protocols, methods = ctx.y, ctx.codes, ctx.protocols, ctx.methods
     class_weight, n_repeats, plans = ctx.class_weight, ctx.n_repeats, ctx.plans
+    opitz = ctx.reference == "opitz2024"
+    lbfgs_needed = opitz and "logistic" in methods
     D = len(ctx.datasets)
     x, inv, _, _ = _grid_counts(y, s)
     pos_ds, neg_ds = _stacked_counts(inv, y, codes, len(x), D)
@@ -350,11 +408,11 @@ def _model_cells(ctx, model, s):
     sizes = np.diff(ctx.offsets)
     rows = []
 
-    def emit(protocol, used, i, method, conf, n_cal, n_eval):
+    def emit(protocol, used, i, method, conf, n_cal, n_eval, auc_cell):
         sc = _scores_from_confusion(*conf)
         rows.append(
             dict(protocol=protocol, method=method, dataset=ctx.datasets[i], domain=ctx.domains.get(ctx.datasets[i]),
-                 model=model, auc=float(auc[i]), **{k: float(v) for k, v in sc.items()},
+                 model=model, auc=float(auc_cell), **{k: float(v) for k, v in sc.items()},
                  n_calibration=n_cal, n_evaluation=n_eval, calibration=used)
         )
 
@@ -366,14 +424,21 @@ def _model_cells(ctx, model, s):
             G_cal[k, list(f.cal)] = 1.0
             G_ev[k, list(f.evl)] = 1.0
         results = {m: [[], [], [], []] for m in methods}
+        lbfgs = None
+        if lbfgs_needed:
+            lbfgs = _lbfgs_params([(s[np.isin(codes, f.cal)], y[np.isin(codes, f.cal)]) for f in fits], class_weight)
+        auc_fit = auc[[f.dataset for f in fits]]
+        if opitz:  # the code behind the paper's tables: outdata AUC on the pooled evaluation data
+            auc_fit = np.where([f.protocol == "outdata" for f in fits], _auc_from_counts(G_ev @ pos_ds, G_ev @ neg_ds),
+                               auc_fit)
         init = None
-        if "logistic" in methods:  # warm start from the fit on all data: the pooled fits lie near it
+        if "logistic" in methods and not opitz:  # warm start from the fit on all data: the pooled fits lie near it
             tp_, tn_ = class_weighted(pos_ds.sum(axis=0)[None], neg_ds.sum(axis=0)[None], class_weight)
             init = logistic_params(x, tp_, tn_)
         for sl in _chunks(len(fits), len(x)):
             conf = _run_fits(
                 x, G_cal[sl] @ pos_ds, G_cal[sl] @ neg_ds, G_ev[sl] @ pos_ds, G_ev[sl] @ neg_ds, methods, class_weight,
-                init=init,
+                init=init, reference=ctx.reference, lbfgs=None if lbfgs is None else (lbfgs[0][sl], lbfgs[1][sl]),
             )
             for m in methods:
                 for acc, part in zip(results[m], conf[m]):
@@ -386,7 +451,7 @@ def _model_cells(ctx, model, s):
                 conf = (tp[k], fp[k], fn[k], tn[k])
                 if n_cal == 0 or n_ev == 0:
                     conf = (np.nan,) * 4
-                emit(f.protocol, f.protocol, f.dataset, m, conf, n_cal, n_ev)
+                emit(f.protocol, f.protocol, f.dataset, m, conf, n_cal, n_ev, auc_fit[k])
 
     indata_needed = sorted({i for p in protocols for i in plans[p][1]})
     indata_cells = {}
@@ -400,17 +465,21 @@ def _model_cells(ctx, model, s):
         yd = y[sl]
         xd, invd, full_pos, full_neg = _grid_counts(yd, s[sl])
         init = None
-        if "logistic" in methods:
+        if "logistic" in methods and not opitz:
             fp, fn = class_weighted(full_pos[None], full_neg[None], class_weight)
             init = logistic_params(xd, fp, fn)  # warm start: the 80% fits lie close to it
         acc = {m: [] for m in methods}
         n_test = tests.shape[1]
+        trains = _indata_train(int(sizes[i]), n_repeats, ctx.seed) if lbfgs_needed else None
+        sd = s[sl]
         for ch in _chunks(n_repeats, len(xd)):
             R = ch.stop - ch.start
             rows_ = tests[ch]
             groups = np.repeat(np.arange(R), n_test)
             ep, en = _stacked_counts(invd[rows_.ravel()], yd[rows_.ravel()], groups, len(xd), R, presorted=True)
-            conf = _run_fits(xd, full_pos - ep, full_neg - en, ep, en, methods, class_weight, init=init)
+            lbfgs = _lbfgs_params([(sd[t], yd[t]) for t in trains[ch]], class_weight) if lbfgs_needed else None
+            conf = _run_fits(xd, full_pos - ep, full_neg - en, ep, en, methods, class_weight, init=init,
+                             reference=ctx.reference, lbfgs=lbfgs)
             for m in methods:
                 acc[m].append(np.stack(conf[m], axis=1))
         for m in methods:
@@ -436,7 +505,7 @@ def _model_cells(ctx, model, s):
 _COLUMNS = ["protocol", "method", "dataset", "domain", "model", "auc", *SCORES, "n_calibration", "n_evaluation", "calibration"]
 
 
-def _check_grid_args(bench, protocols, methods, class_weight, n_repeats, random_state):
+def _check_grid_args(bench, protocols, methods, class_weight, n_repeats, random_state, reference=None):
     if not isinstance(bench, Benchmark):
         raise ValueError(f"`bench` must be a Benchmark (see load_benchmark), got {type(bench).__name__}")
     for p in protocols:
@@ -448,6 +517,7 @@ def _check_grid_args(bench, protocols, methods, class_weight, n_repeats, random_
     if not methods:
         raise ValueError("`methods` must name at least one method, got none")
     check_option(class_weight, "class_weight", (None, "balanced"))
+    check_option(reference, "reference", REFERENCES)
     check_int(n_repeats, "n_repeats", minimum=1)
     return check_random_state(random_state)
 
@@ -487,7 +557,7 @@ def _check_n_jobs(n_jobs):
 
 def expected_accuracy_grid(
     bench, *, protocols=PROTOCOLS, methods=METHODS, class_weight=None, n_repeats=100, random_state=0, n_jobs=1,
-    n_bootstrap=0, confidence_level=0.95,
+    n_bootstrap=0, confidence_level=0.95, reference=None,
 ):
     """Expected accuracy for several protocols x methods in one pass.
 
@@ -499,7 +569,7 @@ def expected_accuracy_grid(
     bench : Benchmark
     protocols : sequence of str, default: all five
     methods : sequence of str, default: all three
-    class_weight, n_repeats, random_state, n_jobs, n_bootstrap, confidence_level
+    class_weight, n_repeats, random_state, n_jobs, n_bootstrap, confidence_level, reference
         As in :func:`expected_accuracy`.
 
     Returns
@@ -522,9 +592,12 @@ def expected_accuracy_grid(
     if isinstance(methods, str):
         methods = [methods]
     protocols, methods = list(dict.fromkeys(protocols)), list(dict.fromkeys(methods))
-    seed = _check_grid_args(bench, protocols, methods, class_weight, n_repeats, random_state)
+    seed = _check_grid_args(bench, protocols, methods, class_weight, n_repeats, random_state, reference)
     n_jobs = _check_n_jobs(n_jobs)
     n_bootstrap, confidence_level = check_bootstrap(n_bootstrap, confidence_level)
+    if n_bootstrap > 0 and reference is not None:
+        raise ValueError("`n_bootstrap` > 0 is not available with `reference`='opitz2024' (a reproduction mode that "
+                         "fits scikit-learn per cell); use reference=None for intervals")
     if n_bootstrap > 0:
         from .grid_bootstrap import bootstrap_grid  # imports this module
 
@@ -544,6 +617,7 @@ def expected_accuracy_grid(
         y=bench.labels(), codes=bench.dataset_codes(), offsets=bench._offsets, datasets=bench.datasets,
         domains=dict(bench.domains), protocols=tuple(protocols), methods=tuple(methods),
         plans={p: _plan(bench, p) for p in protocols}, class_weight=class_weight, n_repeats=n_repeats, seed=seed,
+        reference=reference,
     )
     rows = []
     # the grid's matrix products are small: BLAS threads cost more than they give
@@ -563,7 +637,7 @@ def expected_accuracy_grid(
 
 def expected_accuracy(
     bench, *, protocol="xdomain", method="logistic", class_weight=None, n_repeats=100, random_state=0, n_jobs=1,
-    n_bootstrap=0, confidence_level=0.95,
+    n_bootstrap=0, confidence_level=0.95, reference=None,
 ):
     """AUC and the accuracy a model really reaches once calibrated on other data.
 
@@ -605,6 +679,13 @@ def expected_accuracy(
         ``auc`` and each score.
     confidence_level : float, default=0.95
         Of those intervals.
+    reference : {None, "opitz2024"}, default=None
+        ``None``: the paper's text.  ``"opitz2024"``: the settings of the code
+        behind the paper's tables (see :class:`ScoreCalibrator`): logistic
+        fitted by scikit-learn's default lbfgs, one fit per cell and repeat
+        (slower: a reproduction mode), isotonic predicting negative outside
+        the calibration range, and for ``outdata`` the ``auc`` column is the
+        AUC on the pooled other datasets (the evaluation data) instead of on d.
 
     Returns
     -------
@@ -644,6 +725,7 @@ def expected_accuracy(
     return expected_accuracy_grid(
         bench, protocols=[protocol], methods=[method], class_weight=class_weight, n_repeats=n_repeats,
         random_state=random_state, n_jobs=n_jobs, n_bootstrap=n_bootstrap, confidence_level=confidence_level,
+        reference=reference,
     )
 
 
