@@ -277,7 +277,8 @@ def _protocol_rows(bench, dataset, protocol, random_state):
     return cal & ~ev, ev
 
 
-def _run_fits(x, cal_pos, cal_neg, ev_pos, ev_neg, methods, class_weight, init=None, standardize=None):
+def _run_fits(x, cal_pos, cal_neg, ev_pos, ev_neg, methods, class_weight, init=None, standardize=None,
+              max_iter=100):
     """Fit every method on every row of the calibration counts; return confusions.
 
     Logistic parameters are solved for all rows at once; decisions and
@@ -291,7 +292,7 @@ def _run_fits(x, cal_pos, cal_neg, ev_pos, ev_neg, methods, class_weight, init=N
     single = _single_class(wpos, wneg)
     for method in methods:
         if method == "logistic":
-            b0, b1 = logistic_params(x, wpos, wneg, init=init, standardize=standardize)
+            b0, b1 = logistic_params(x, wpos, wneg, init=init, standardize=standardize, max_iter=max_iter)
 
             def decide(r):
                 return _override_single(logistic_decision(x, b0[r], b1[r]), single[r])
