@@ -372,6 +372,11 @@ class GridBootstrap:
         return (f"GridBootstrap(n_bootstrap={self.n_bootstrap}, confidence_level={self.confidence_level}, "
                 f"protocols={p}, methods={meth}, cells={len(self.grid)})")
 
+    def _repr_html_(self):
+        import html
+
+        return f"<p><code>{html.escape(repr(self))}</code></p>" + self.grid.head(10).to_html(index=False)
+
     # -- selection helpers
     def _select(self, protocol, method, value):
         check_option(value, "score", VALUES)
