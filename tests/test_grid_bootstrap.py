@@ -299,3 +299,20 @@ def test_cli_calibrate_bootstrap(tmp_path):
     main(["calibrate", str(path), "--bootstrap", "20", "--confidence-level", "0.9"], out=out)
     text = out.getvalue()
     assert "90% bootstrap intervals" in text and "p_change" in text and "tau_low" in text
+
+
+def test_intervals_of_the_mean_are_percentiles_of_the_replicates_means(small):
+    from beyondauc import rank_table
+
+    _, bench, bs = small
+    iv = bs.intervals().query("protocol == 'xdomain' and method == 'stump' and score == 'accuracy'")
+    sel = ((bs.grid["protocol"] == "xdomain") & (bs.grid["method"] == "stump")).to_numpy()
+    res = bs.grid[sel]
+    means = rank_table(res, score="accuracy").query("dataset == 'mean'").set_index("model")["value"]
+    got = iv.query("dataset == 'mean'").set_index("model")
+    for model in bench.models:
+        rows = (res["model"] == model).to_numpy()
+        rep_means = bs.replicates[:, np.flatnonzero(sel)[rows], 1].mean(axis=1)
+        assert got.loc[model, "estimate"] == pytest.approx(means[model])
+        assert got.loc[model, "low"] == pytest.approx(np.quantile(rep_means, 0.025))
+        assert got.loc[model, "high"] == pytest.approx(np.quantile(rep_means, 0.975))
