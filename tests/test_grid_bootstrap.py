@@ -256,3 +256,63 @@ def test_rank_changes_takes_the_bootstrap():
     assert {"rank_low", "rank_high", "auc_rank_low", "p_change", "significant"} <= set(out.columns)
     with pytest.raises(ValueError, match="bootstrap"):
         rank_changes(res, bootstrap="nope")
+
+
+# -- displays and command line ---------------------------------------------------------------
+
+def test_displays_draw_intervals_and_mark_non_significant_changes():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from beyondauc.plots import AUCAccuracyDisplay, RankSlopeDisplay
+
+    bench = load_benchmark(small_frame(7), domains=DOMAINS)
+    bs = bootstrap_grid(bench, protocols=["xdomain"], methods=["isotonic"], n_bootstrap=30)
+    disp = AUCAccuracyDisplay.from_results(bs.grid)
+    segments = disp.errorbars_.lines[2]  # (x bars, y bars)
+    assert len(segments) == 2 and all(len(s.get_segments()) == len(bs.grid) for s in segments)
+    assert AUCAccuracyDisplay.from_results(expected_accuracy_grid(bench, protocols=["xdomain"],
+                                                                  methods=["isotonic"])).errorbars_ is None
+    ch = rank_changes(bs.grid, bootstrap=bs).query("dataset == 'mean'")
+    disp = RankSlopeDisplay.from_results(bs.grid, bootstrap=bs)
+    styles = [ln.get_linestyle() for ln in disp.ax_.lines[:len(ch)]]
+    expect = ["-" if s or c == 0 else "--" for s, c in zip(ch["significant"], ch["change"])]
+    assert styles == expect
+    plt.close("all")
+
+
+def test_cli_calibrate_bootstrap(tmp_path):
+    import io
+    import json
+
+    from beyondauc.cli import main
+
+    path = tmp_path / "b.csv"
+    small_frame(8).to_csv(path, index=False)
+    out = io.StringIO()
+    main(["calibrate", str(path), "--bootstrap", "20", "--format", "json"], out=out)
+    recs = json.loads(out.getvalue())
+    assert all(r["accuracy_low"] <= r["accuracy_high"] for r in recs) and "auc_high" in recs[0]
+    out = io.StringIO()
+    main(["calibrate", str(path), "--bootstrap", "20", "--confidence-level", "0.9"], out=out)
+    text = out.getvalue()
+    assert "90% bootstrap intervals" in text and "p_change" in text and "tau_low" in text
+
+
+def test_intervals_of_the_mean_are_percentiles_of_the_replicates_means(small):
+    from beyondauc import rank_table
+
+    _, bench, bs = small
+    iv = bs.intervals().query("protocol == 'xdomain' and method == 'stump' and score == 'accuracy'")
+    sel = ((bs.grid["protocol"] == "xdomain") & (bs.grid["method"] == "stump")).to_numpy()
+    res = bs.grid[sel]
+    means = rank_table(res, score="accuracy").query("dataset == 'mean'").set_index("model")["value"]
+    got = iv.query("dataset == 'mean'").set_index("model")
+    for model in bench.models:
+        rows = (res["model"] == model).to_numpy()
+        rep_means = bs.replicates[:, np.flatnonzero(sel)[rows], 1].mean(axis=1)
+        assert got.loc[model, "estimate"] == pytest.approx(means[model])
+        assert got.loc[model, "low"] == pytest.approx(np.quantile(rep_means, 0.025))
+        assert got.loc[model, "high"] == pytest.approx(np.quantile(rep_means, 0.975))

@@ -317,7 +317,7 @@ def _protocol_rows(bench, dataset, protocol, random_state):
 
 
 def _run_fits(x, cal_pos, cal_neg, ev_pos, ev_neg, methods, class_weight, init=None, standardize=None,
-              reference=None, lbfgs=None):
+              reference=None, lbfgs=None, max_iter=100):
     """Fit every method on every row of the calibration counts; return confusions.
 
     Logistic parameters are solved for all rows at once; decisions and
@@ -334,8 +334,8 @@ def _run_fits(x, cal_pos, cal_neg, ev_pos, ev_neg, methods, class_weight, init=N
     single = _single_class(wpos, wneg)
     for method in methods:
         if method == "logistic":
-            b0, b1 = lbfgs if reference == "opitz2024" else logistic_params(x, wpos, wneg, init=init,
-                                                                             standardize=standardize)
+            b0, b1 = lbfgs if reference == "opitz2024" else logistic_params(
+                x, wpos, wneg, init=init, standardize=standardize, max_iter=max_iter)
 
             def decide(r):
                 return _override_single(logistic_decision(x, b0[r], b1[r]), single[r])

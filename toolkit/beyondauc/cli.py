@@ -13,12 +13,14 @@ import re
 import sys
 import warnings
 
+import numpy as np
 import pandas as pd
 
 from . import __version__
 from ._format import comment, plain_table, score_table
 from .calibration import METHODS, PROTOCOLS, expected_accuracy_grid
 from .data import load_benchmark, load_demo
+from .grid_bootstrap import bootstrap_grid
 from .diagnostics import cohort_diagnostics
 from .ranking import (
     best_of_methods,
@@ -72,6 +74,10 @@ def _build_parser():
     _nan_policy(cal)
     cal.add_argument("--jobs", type=int, default=1, help="models computed in parallel processes; -1 = all cores (default: 1)")
     cal.add_argument("--format", choices=FORMATS, default="table", help="output format (default: table)")
+    cal.add_argument("--bootstrap", type=int, default=0, metavar="B",
+                     help="bootstrap replicates (stratified, paired, refitting the calibrators) for intervals, rank "
+                          "intervals and p_change (default: 0 = none)")
+    cal.add_argument("--confidence-level", type=float, default=0.95, help="of the bootstrap intervals (default: 0.95)")
 
     diag = sub.add_parser(
         "diagnose",
@@ -196,10 +202,24 @@ def _load(args):
 def _records(grid):
     keys = ["protocol", "method", "dataset", "domain", "model", "auc", "accuracy", "kappa",
             "balanced_accuracy", "mcc", "f1", "n_calibration", "n_evaluation", "calibration"]
+    keys = [c for c in grid.columns if c in keys or (c.endswith(("_low", "_high")) and c.rsplit("_", 1)[0] in keys)]
     out = []
     for rec in grid[keys].to_dict("records"):
         out.append({k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in rec.items()})
     return out
+
+
+def _interval_table(bs, protocol, method):
+    """Model x (AUC, accuracy, kappa) of the mean over datasets, each as 'estimate [low, high]' (x100)."""
+    iv = bs.intervals()
+    iv = iv[(iv["protocol"] == protocol) & (iv["method"] == method) & (iv["dataset"] == "mean")]
+    wide = {}
+    for rec in iv.to_dict("records"):
+        if rec["score"] in ("auc", "accuracy", "kappa"):
+            text = "n/a" if not np.isfinite(rec["estimate"]) else (
+                f"{100 * rec['estimate']:.1f} [{100 * rec['low']:.1f}, {100 * rec['high']:.1f}]")
+            wide.setdefault(rec["model"], {"model": rec["model"]})[rec["score"]] = text
+    return pd.DataFrame(list(wide.values()), columns=["model", "auc", "accuracy", "kappa"])
 
 
 def _calibrate(args, out):
@@ -209,12 +229,25 @@ def _calibrate(args, out):
         raise ValueError(f"--seed must be an int >= 0, got {args.seed}")
     if args.jobs < 1 and args.jobs != -1:
         raise ValueError(f"--jobs must be an int >= 1 or -1 (all cores), got {args.jobs}")
+    if args.bootstrap < 0:
+        raise ValueError(f"--bootstrap must be an int >= 0, got {args.bootstrap}")
+    if not 0 < args.confidence_level < 1:
+        raise ValueError(f"--confidence-level must be in (0, 1), got {args.confidence_level}")
     bench = _load(args)
     protocols = list(dict.fromkeys(args.protocol or ["xdomain"]))
     methods = list(dict.fromkeys(args.method or ["logistic"]))
-    grid = expected_accuracy_grid(bench, protocols=protocols, methods=methods, class_weight=args.class_weight,
-                                  n_repeats=args.repeats, random_state=args.seed, n_jobs=args.jobs,
-                                  reference=args.reference)
+    bs = None
+    if args.bootstrap:
+        if args.reference is not None:
+            raise _CliError("--bootstrap is not available with --reference opitz2024 (a reproduction mode)")
+        bs = bootstrap_grid(bench, protocols=protocols, methods=methods, class_weight=args.class_weight,
+                            n_repeats=args.repeats, random_state=args.seed, n_jobs=args.jobs,
+                            n_bootstrap=args.bootstrap, confidence_level=args.confidence_level)
+        grid = bs.grid
+    else:
+        grid = expected_accuracy_grid(bench, protocols=protocols, methods=methods, class_weight=args.class_weight,
+                                      n_repeats=args.repeats, random_state=args.seed, n_jobs=args.jobs,
+                                      reference=args.reference)
     if args.format == "json":
         json.dump(_records(grid), out, indent=1)
         out.write("\n")
@@ -238,14 +271,25 @@ def _calibrate(args, out):
             for score in ("accuracy", "kappa"):
                 blocks.append(score_table(rank_table(res, score=score), fmt=fmt,
                                           title=f"Expected {score}: protocol={p}, method={m}"))
-            ch = rank_changes(res, score="accuracy").query("dataset == 'mean'")
-            ch = ch[["model", "auc", "auc_rank", "value", "rank", "change"]].rename(
+            if bs is not None:
+                blocks.append(plain_table(_interval_table(bs, p, m), fmt=fmt, title=(
+                    f"Mean over datasets, {args.confidence_level:.0%} bootstrap intervals "
+                    f"({args.bootstrap} replicates, calibrators refitted) ({p}, {m})")))
+            ch = rank_changes(res, score="accuracy", bootstrap=bs).query("dataset == 'mean'")
+            cols = ["model", "auc", "auc_rank", "value", "rank", "change"]
+            ch = ch[cols + (["auc_rank_low", "auc_rank_high", "rank_low", "rank_high", "p_change", "significant"]
+                            if bs is not None else [])].rename(
                 columns={"auc": "mean AUC", "auc_rank": "AUC rank", "value": "mean accuracy",
                          "rank": "accuracy rank", "change": "rank change"})
             for c in ("AUC rank", "accuracy rank", "rank change"):
                 ch[c] = ch[c].astype("Int64")
+            if bs is not None:
+                for c in ("AUC rank", "accuracy rank"):
+                    lo, hi = ("auc_rank_low", "auc_rank_high") if c == "AUC rank" else ("rank_low", "rank_high")
+                    ch[f"{c} interval"] = [f"[{a:g}, {b:g}]" for a, b in zip(ch.pop(lo), ch.pop(hi))]
+                ch["significant"] = np.where(ch["significant"], "yes", "no (p_change < 0.95)")
             blocks.append(plain_table(ch, fmt=fmt, title=f"Rank changes AUC -> accuracy ({p}, {m})"))
-            tau = kendall_tau(res, score="accuracy")
+            tau = kendall_tau(res, score="accuracy", bootstrap=bs)
             blocks.append(plain_table(tau, fmt=fmt, title=f"Kendall's tau, AUC vs accuracy ranking ({p}, {m})"))
     if len(protocols) * len(methods) > 1:
         modes = calibration_modes(grid, score="accuracy")

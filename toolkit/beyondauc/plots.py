@@ -762,27 +762,47 @@ class AUCAccuracyDisplay:
     score : str, default="accuracy"
         Name of the score on the y axis.
     title : str
+    auc_interval, value_interval : pair of array-like, optional
+        (low, high) of each point's AUC and score (e.g. the bootstrap's
+        ``auc_low``/``auc_high``); drawn as error bars.
 
     Examples
     --------
     >>> from beyondauc import load_demo, expected_accuracy
     >>> from beyondauc.plots import AUCAccuracyDisplay
+    >>> two = load_demo().subset(datasets=["breast_cancer", "wine"])
+    >>> AUCAccuracyDisplay.from_results(expected_accuracy(two, n_bootstrap=20)).errorbars_ is not None
+    True
     >>> res = expected_accuracy(load_demo(), protocol="xdomain")
     >>> disp = AUCAccuracyDisplay.from_results(res, model="svm")
     >>> len(disp.ax_.texts)  # one label per dataset of the highlighted model
     8
     """
 
-    def __init__(self, auc, value, models, datasets, *, model=None, score="accuracy", title=""):
+    def __init__(self, auc, value, models, datasets, *, model=None, score="accuracy", title="", auc_interval=None,
+                 value_interval=None):
         self.auc = np.asarray(auc, dtype=float)
         self.value = np.asarray(value, dtype=float)
         self.models = np.asarray(models, dtype=object)
         self.datasets = np.asarray(datasets, dtype=object)
         self.model, self.score, self.title = model, score, title
+        self.auc_interval = None if auc_interval is None else np.asarray(auc_interval, dtype=float)
+        self.value_interval = None if value_interval is None else np.asarray(value_interval, dtype=float)
+
+    @staticmethod
+    def _err(center, interval):
+        if interval is None:
+            return None
+        return np.nan_to_num(np.abs(np.stack([center - interval[0], interval[1] - center])), nan=0.0)
 
     @_literal_plot
     def plot(self, ax=None, *, annotate=True):
         ax = _axes(ax)
+        self.errorbars_ = None
+        if self.auc_interval is not None or self.value_interval is not None:
+            self.errorbars_ = ax.errorbar(self.auc, self.value, xerr=self._err(self.auc, self.auc_interval),
+                                          yerr=self._err(self.value, self.value_interval), fmt="none",
+                                          ecolor="silver", elinewidth=0.8, zorder=1)
         if self.model is None:
             for m in dict.fromkeys(self.models):
                 sel = self.models == m
@@ -819,8 +839,11 @@ class AUCAccuracyDisplay:
         title = f"AUC vs expected {score}"
         if {"protocol", "method"} <= set(results.columns) and len(results):
             title += f" ({results['protocol'].iloc[0]}, {results['method'].iloc[0]})"
+        cols = set(results.columns)
+        auc_iv = (results["auc_low"], results["auc_high"]) if {"auc_low", "auc_high"} <= cols else None
+        val_iv = (results[f"{score}_low"], results[f"{score}_high"]) if {f"{score}_low", f"{score}_high"} <= cols else None
         return cls(results["auc"], results[score], results["model"], results["dataset"], model=model,
-                   score=score, title=title).plot(ax, **kwargs)
+                   score=score, title=title, auc_interval=auc_iv, value_interval=val_iv).plot(ax, **kwargs)
 
 
 class RankSlopeDisplay:
@@ -828,7 +851,9 @@ class RankSlopeDisplay:
 
     Green lines climb once the models must commit to a threshold, red lines
     drop (the AUC flattered them), grey ones keep their place.  Models that
-    share a rank share one label.
+    share a rank share one label.  With bootstrap rank intervals, each end
+    carries its interval as a vertical bar, and a change that is not
+    significant (``p_change`` < 0.95) is drawn dashed and grey.
 
     Parameters
     ----------
@@ -839,6 +864,11 @@ class RankSlopeDisplay:
     highlight : str or None
         A model drawn bold, the others faded.
     title : str
+    auc_rank_interval, rank_interval : pair of array-like, optional
+        (low, high) of each model's ranks over bootstrap replicates
+        (:meth:`~beyondauc.GridBootstrap.rank_stability`).
+    significant : array-like of bool, optional
+        Whether each model's change survives the bootstrap.
 
     Examples
     --------
@@ -846,13 +876,20 @@ class RankSlopeDisplay:
     >>> disp = RankSlopeDisplay(["m1", "m2", "m3"], [1, 2, 3], [2, 1, 3]).plot()
     >>> [line.get_color() for line in disp.ax_.lines[:3]]
     ['tab:red', 'tab:green', 'grey']
+    >>> disp = RankSlopeDisplay(["m1", "m2"], [1, 2], [2, 1], significant=[True, False]).plot()
+    >>> [line.get_linestyle() for line in disp.ax_.lines[:2]]
+    ['-', '--']
     """
 
-    def __init__(self, models, auc_ranks, ranks, *, score="accuracy", highlight=None, title=""):
+    def __init__(self, models, auc_ranks, ranks, *, score="accuracy", highlight=None, title="",
+                 auc_rank_interval=None, rank_interval=None, significant=None):
         self.models = [str(m) for m in models]
         self.auc_ranks = np.asarray(auc_ranks, dtype=float)
         self.ranks = np.asarray(ranks, dtype=float)
         self.score, self.highlight, self.title = score, highlight, title
+        self.auc_rank_interval = None if auc_rank_interval is None else np.asarray(auc_rank_interval, dtype=float)
+        self.rank_interval = None if rank_interval is None else np.asarray(rank_interval, dtype=float)
+        self.significant = None if significant is None else np.asarray(significant, dtype=bool)
 
     @_literal_plot
     def plot(self, ax=None):
@@ -860,14 +897,25 @@ class RankSlopeDisplay:
 
         ax = _axes(ax)
         ok = np.isfinite(self.auc_ranks) & np.isfinite(self.ranks)
-        for m, a, r, keep in zip(self.models, self.auc_ranks, self.ranks, ok):
+        sig = np.ones(len(self.models), dtype=bool) if self.significant is None else self.significant
+        n_ok = max(int(ok.sum()), 1)
+        for k, (m, a, r, keep, s) in enumerate(zip(self.models, self.auc_ranks, self.ranks, ok, sig)):
             if not keep:
                 continue
             color = "tab:green" if r < a else "tab:red" if r > a else "grey"
+            if not s and r != a:
+                color = "grey"
             bold = m == self.highlight
             faded = self.highlight is not None and not bold
             ax.plot([0, 1], [a, r], color=color, marker="o", linewidth=3.0 if bold else 1.5,
-                    alpha=0.3 if faded else 0.9, zorder=3 if bold else 2)
+                    linestyle="-" if s or r == a else "--", alpha=0.3 if faded else 0.9, zorder=3 if bold else 2)
+        # rank intervals: a thin bar beside each end, offset per model so bars do not overlap
+        for x, iv, side in ((0, self.auc_rank_interval, -1), (1, self.rank_interval, 1)):
+            if iv is None:
+                continue
+            for k in np.flatnonzero(ok & np.isfinite(iv[0]) & np.isfinite(iv[1])):
+                dx = side * (0.02 + 0.012 * (k % n_ok))
+                ax.plot([x + dx, x + dx], [iv[0][k], iv[1][k]], color="silver", linewidth=1.0, zorder=1)
         for x, ranks, ha in ((0, self.auc_ranks, "right"), (1, self.ranks, "left")):
             names = {}
             for m, r, keep in zip(self.models, ranks, ok):
@@ -883,20 +931,28 @@ class RankSlopeDisplay:
                title=self.title or f"Rank by AUC vs by {self.score}")
         handles = [Line2D([], [], color=c, label=t) for c, t in
                    (("tab:green", "climbs"), ("tab:red", "drops"), ("grey", "same"))]
+        if self.significant is not None:
+            handles.append(Line2D([], [], color="grey", linestyle="--", label="not significant"))
         ax.legend(handles=handles, loc="lower center", ncols=3, fontsize=8, frameon=False)
         self.ax_, self.figure_ = ax, ax.figure
         return self
 
     @classmethod
     def from_evaluation(cls, evaluation, *, score="accuracy", dataset="mean", highlight=None, ax=None):
-        """The stored rank changes of an :class:`~beyondauc.Evaluation` (headline protocol x method)."""
+        """The stored rank changes of an :class:`~beyondauc.Evaluation` (headline protocol x method),
+        with their bootstrap rank intervals when the evaluation has them."""
         ch = evaluation.table("rank_changes")
         return cls._from_changes(ch[ch["score"] == score], score, dataset, highlight, ax)
 
     @classmethod
-    def from_results(cls, results, *, score="accuracy", dataset="mean", highlight=None, ax=None):
-        """Rank the models of :func:`~beyondauc.expected_accuracy` results on ``dataset`` (or their mean)."""
-        return cls._from_changes(rank_changes(results, score=score), score, dataset, highlight, ax)
+    def from_results(cls, results, *, score="accuracy", dataset="mean", highlight=None, ax=None, bootstrap=None):
+        """Rank the models of :func:`~beyondauc.expected_accuracy` results on ``dataset`` (or their mean).
+
+        With ``bootstrap`` (a :class:`~beyondauc.GridBootstrap` of the same
+        benchmark), draw the rank intervals and mark non-significant changes.
+        """
+        return cls._from_changes(rank_changes(results, score=score, bootstrap=bootstrap), score, dataset, highlight,
+                                 ax)
 
     @classmethod
     def _from_changes(cls, ch, score, dataset, highlight, ax):
@@ -904,8 +960,12 @@ class RankSlopeDisplay:
         if not len(ch):
             raise ValueError(f"`dataset` must be 'mean' or a dataset of the results, got {dataset!r}")
         where = "mean over datasets" if dataset == "mean" else str(dataset)
+        iv = {}
+        if "rank_low" in ch.columns:
+            iv = dict(auc_rank_interval=(ch["auc_rank_low"], ch["auc_rank_high"]),
+                      rank_interval=(ch["rank_low"], ch["rank_high"]), significant=ch["significant"].to_numpy(bool))
         return cls(ch["model"], ch["auc_rank"], ch["rank"], score=score, highlight=highlight,
-                   title=f"Rank by AUC vs by {score} ({where})").plot(ax)
+                   title=f"Rank by AUC vs by {score} ({where})", **iv).plot(ax)
 
 
 class ScoreHistogramsDisplay:
