@@ -363,3 +363,28 @@ def wasserstein_rows(x, pos, neg, p):
     with np.errstate(invalid="ignore", divide="ignore"):
         w = np.where(den > 0, num / np.where(den > 0, den, 1.0), np.where(num > 0, np.inf, np.nan))
     return w, mat
+
+
+def roc_band(x, pos, neg, fpr_grid):
+    """TPR of each row's ROC polyline at fixed false positive rates, (R, k).
+
+    ``pos``/``neg`` (R, m): class counts per grid value ``x`` (ascending).
+    The ROC runs over descending thresholds; at an FPR where the curve rises
+    vertically the top of the rise is taken, elsewhere it is interpolated
+    linearly (as the curve is drawn).  NaN where a row lacks a class.
+    """
+    R, m = pos.shape
+    with np.errstate(invalid="ignore", divide="ignore"):
+        tpr = np.concatenate([np.zeros((R, 1)), np.cumsum(pos[:, ::-1], axis=1)], axis=1) / pos.sum(axis=1)[:, None]
+        fpr = np.concatenate([np.zeros((R, 1)), np.cumsum(neg[:, ::-1], axis=1)], axis=1) / neg.sum(axis=1)[:, None]
+    f = np.asarray(fpr_grid, dtype=np.float64)
+    off = 2.0 * np.arange(R)[:, None]
+    j = np.searchsorted((fpr + off).ravel(), (f[None, :] + off).ravel(), side="right").reshape(R, -1)
+    j = j - (np.arange(R) * (m + 1))[:, None]
+    i = np.clip(j - 1, 0, m)
+    jj = np.clip(j, 0, m)
+    r_ = np.arange(R)[:, None]
+    f0, f1, t0, t1 = fpr[r_, i], fpr[r_, jj], tpr[r_, i], tpr[r_, jj]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out = np.where(f1 > f0, t0 + (f[None, :] - f0) * (t1 - t0) / (f1 - f0), t0)
+    return out

@@ -742,6 +742,9 @@ class SelectiveAnswering:
         ``<name>_high``.
     replicates : DataFrame or None
         The bootstrap replicates, one row each (columns: the interval names).
+    accuracy_band : (coverages, low, high) or None
+        Pointwise bootstrap band of the exact curve's accuracy at fixed
+        coverage levels (:func:`accuracy_at_coverage` per replicate).
     """
 
     score: float
@@ -763,6 +766,7 @@ class SelectiveAnswering:
     correct_ood: np.ndarray | None = field(default=None, repr=False)
     intervals: dict = field(default_factory=dict, repr=False)
     replicates: pd.DataFrame | None = field(default=None, repr=False)
+    accuracy_band: tuple | None = field(default=None, repr=False)
 
     def to_dict(self):
         """Headline numbers by name."""
@@ -839,14 +843,15 @@ def selective_answering(bench, model, dataset, *, ood_dataset=None, protocol="in
         if d_ood is not None:
             u, v = _check_weights(nidma_weights, "nidma_weights", 2)
             nd = u * dd + v * d_ood.score
-    intervals, reps = {}, None
+    intervals, reps, band = {}, None, None
     if n_bootstrap:
-        reps = _benchmark_replicates(
+        reps, acc = _benchmark_bootstrap(
             bench, model, dataset, ood_dataset=ood_dataset, protocol=protocol, method=method,
             class_weight=class_weight, tolerance=tolerance, weights=weights, resolution=resolution,
             random_state=random_state, n_bootstrap=n_bootstrap,
         )
         intervals = _intervals_of(reps, confidence_level)
+        band = _band(acc, confidence_level)
     return SelectiveAnswering(
         score=d.score,
         model=model,
@@ -867,6 +872,7 @@ def selective_answering(bench, model, dataset, *, ood_dataset=None, protocol="in
         correct_ood=ok_ood,
         intervals=intervals,
         replicates=reps,
+        accuracy_band=band,
     )
 
 
@@ -932,9 +938,17 @@ def _selective_design(bench, model, dataset, *, ood_dataset, protocol, random_st
     return s, y, role, strata
 
 
-def _benchmark_replicates(bench, model, dataset, *, ood_dataset, protocol, method, class_weight, tolerance,
-                          weights, resolution, random_state, n_bootstrap):
+BAND_COVERAGES = np.linspace(0.02, 1.0, 50)  # coverage levels of the pointwise accuracy band
+
+
+def _benchmark_replicates(bench, model, dataset, **options):
     """Replicates (DataFrame, one row each) of the selective numbers with the calibrator refitted per replicate."""
+    return _benchmark_bootstrap(bench, model, dataset, **options)[0]
+
+
+def _benchmark_bootstrap(bench, model, dataset, *, ood_dataset, protocol, method, class_weight, tolerance,
+                         weights, resolution, random_state, n_bootstrap):
+    """(replicates frame, (B, k) accuracy at :data:`BAND_COVERAGES`), the calibrator refitted per replicate."""
     tolerance = _check_unit(tolerance, "tolerance", low_open=True)
     weights = _check_weights(weights, "weights", 3)
     resolution = _check_resolution(resolution)
@@ -947,19 +961,39 @@ def _benchmark_replicates(bench, model, dataset, *, ood_dataset, protocol, metho
         p0, n0 = grid_weights(np.ones((1, len(y))), inv, y, m, groups=np.where(role == 0, 0, -1))
         init = logistic_params(x, *class_weighted(p0[:, 0], n0[:, 0], class_weight))
     seed = check_random_state(random_state)
-    parts = []
+    parts, band = [], []
     for lo, hi in _replicate_chunks(n_bootstrap, max(len(y), m)):
         counts = bootstrap_counts(strata, n_bootstrap, random_state=seed, start=lo, stop=hi)
         pos, neg = grid_weights(counts, inv, y, m, groups=role, n_groups=3)
         proba, pred = calibrated_rows(method, x, *class_weighted(pos[:, 0], neg[:, 0], class_weight), init=init)
-        out = selective_rows(*_answers(proba, pred, pos[:, 1], neg[:, 1]), resolution=resolution,
-                             tolerance=tolerance, weights=weights)
+        answers = _answers(proba, pred, pos[:, 1], neg[:, 1])
+        out = selective_rows(*answers, resolution=resolution, tolerance=tolerance, weights=weights)
+        band.append(accuracy_at_coverages(*answers, BAND_COVERAGES))
         rows = {k: out[k] for k in INTERVAL_NAMES}
         if ood_dataset is not None:
             rows["disca_ood"] = selective_rows(*_answers(proba, pred, pos[:, 2], neg[:, 2]), resolution=resolution,
                                                tolerance=tolerance, weights=weights)["disca"]
         parts.append(pd.DataFrame(rows))
-    return pd.concat(parts, ignore_index=True)
+    return pd.concat(parts, ignore_index=True), np.concatenate(band)
+
+
+def _band(acc, confidence_level):
+    """(coverages, low, high) of a pointwise percentile band from (B, k) replicates."""
+    low, high = percentile_interval(acc, confidence_level, axis=0)
+    return BAND_COVERAGES.copy(), low, high
+
+
+def _array_band(confidence, correct, *, n_bootstrap, confidence_level, random_state):
+    """Pointwise band (coverages, low, high) of accuracy at fixed coverages, examples resampled."""
+    c, ok = _check_inputs(confidence, correct, probability=False)
+    values, inv, _, _ = _grid_counts(ok, c)
+    acc = []
+    for lo, hi in _replicate_chunks(n_bootstrap, len(c)):
+        counts = bootstrap_counts(np.zeros(len(c), dtype=np.int64), n_bootstrap, random_state=random_state,
+                                  start=lo, stop=hi)
+        n_ok, n_wrong = grid_weights(counts, inv, ok, len(values))
+        acc.append(accuracy_at_coverages(values, n_ok[:, 0], n_wrong[:, 0], BAND_COVERAGES))
+    return _band(np.concatenate(acc), confidence_level)
 
 
 def selective_intervals(confidence, correct, *, n_bootstrap=1000, confidence_level=0.95, random_state=0,
