@@ -101,27 +101,30 @@ def _isotonic_rows(x, pos, neg):
     return val
 
 
-def calibrated_rows(method, x, pos, neg, *, init=None):
-    """Refit a calibrator on each row of grid counts; probability and decision at every grid value.
+def calibrated_rows(method, x, pos, neg, *, init=None, at=None):
+    """Refit a calibrator on each row of grid counts; probability and decision at grid values.
 
     ``pos``/``neg`` (R, m) are the (class-weighted) calibration counts per grid
-    value.  Returns ``proba`` (R, m) float and ``pred`` (R, m) bool, as
-    :class:`~beyondauc.ScoreCalibrator` fitted on each row's examples would
-    give (a row with a single class predicts that class with probability 0/1).
+    value.  Returns ``proba`` (R, k) float and ``pred`` (R, k) bool at the grid
+    indices ``at`` (default: all m), as :class:`~beyondauc.ScoreCalibrator`
+    fitted on each row's examples would give (a row with a single class
+    predicts that class with probability 0/1).
     """
     single = _single_class(pos, neg)
+    at = np.arange(len(x)) if at is None else np.asarray(at)
     if method == "logistic":
         b0, b1 = logistic_params(x, pos, neg, init=init)
-        proba = expit(x[None, :] * b1[:, None] + b0[:, None])
-        pred = logistic_decision(x, b0, b1)
+        xa = x[at]
+        proba = expit(xa[None, :] * b1[:, None] + b0[:, None])
+        pred = logistic_decision(xa, b0, b1)
     elif method == "isotonic":
-        proba = np.zeros(pos.shape)
+        proba = np.zeros((pos.shape[0], len(at)))
         fit = single < 0
         if fit.any():
-            proba[fit] = _isotonic_rows(x, pos[fit], neg[fit])
+            proba[fit] = _isotonic_rows(x, pos[fit], neg[fit])[:, at]
         # decisions from the batched fitter, which reproduces scikit-learn's rounding where a
         # block is fitted at exactly 0.5 (the probabilities above can differ from it by an ulp)
-        pred = fit_predict_isotonic(x, pos, neg)
+        pred = fit_predict_isotonic(x, pos, neg)[:, at]
     else:
         x32, p32, n32, group = _float32_grid(x, pos, neg)
         thr, lc, rc = stump_params(x32, p32, n32)
@@ -131,10 +134,10 @@ def calibrated_rows(method, x, pos, neg, *, init=None):
         with np.errstate(invalid="ignore", divide="ignore"):
             leaf_l = np.where(lp + ln > 0, lp / (lp + ln), 0.0)
             leaf_r = np.where(rp + rn > 0, rp / (rp + rn), 0.0)
+        cols = at if group is None else group[at]
+        left = left[:, cols]
         proba = np.where(left, leaf_l[:, None], leaf_r[:, None])
-        pred = stump_decision(x32, thr, lc, rc)
-        if group is not None:
-            proba, pred = proba[:, group], pred[:, group]
+        pred = stump_decision(x32[cols], thr, lc, rc)
     for cls in (0, 1):
         rows = single == cls
         if rows.any():
@@ -333,15 +336,17 @@ def _wasserstein_pair(x, wa, wb, p):
     R, m = wa.shape
     ka = np.cumsum(wa, axis=1) * nb[:, None]
     kb = np.cumsum(wb, axis=1) * na[:, None]
-    k = np.sort(np.concatenate([ka, kb], axis=1), axis=1)
-    span = np.maximum(ka[:, -1], kb[:, -1]) + 1.0
-    off = np.concatenate([[0.0], np.cumsum(span[:-1])])[:, None]  # rows stacked along one axis
-
-    def first_at_least(cum):
-        j = np.searchsorted((cum + off).ravel(), (k + off).ravel(), side="left").reshape(R, -1)
-        return np.clip(j - (np.arange(R) * m)[:, None], 0, m - 1)
-
-    ia, ib = first_at_least(ka), first_at_least(kb)
+    both = np.concatenate([ka, kb], axis=1)
+    # a stable sort of two sorted runs is a merge; a's breakpoints come before b's equal ones.  At
+    # merged position t an element of a (index j) has t - j elements of b below it, i.e. the first
+    # b breakpoint >= it is t - j (and symmetrically); only the first of equal breakpoints has width
+    order = np.argsort(both, axis=1, kind="stable")
+    k = np.take_along_axis(both, order, axis=1)
+    from_a = order < m
+    j = np.where(from_a, order, order - m)
+    t = np.arange(2 * m)[None, :]
+    ia = np.minimum(np.where(from_a, j, t - j), m - 1)
+    ib = np.minimum(np.where(from_a, t - j, j), m - 1)
     with np.errstate(invalid="ignore", divide="ignore"):  # an empty class: NaN
         width = np.diff(k, axis=1, prepend=0.0) / (na * nb)[:, None]
         gap = np.abs(x[ia] - x[ib])

@@ -961,17 +961,24 @@ def _benchmark_bootstrap(bench, model, dataset, *, ood_dataset, protocol, method
         p0, n0 = grid_weights(np.ones((1, len(y))), inv, y, m, groups=np.where(role == 0, 0, -1))
         init = logistic_params(x, *class_weighted(p0[:, 0], n0[:, 0], class_weight))
     seed = check_random_state(random_state)
+    # the curves only need the grid values the evaluation (and OOD) rows have
+    cols_ev = np.unique(inv[role == 1])
+    cols_ood = np.unique(inv[role == 2])
+    at = np.concatenate([cols_ev, cols_ood])
     parts, band = [], []
     for lo, hi in _replicate_chunks(n_bootstrap, max(len(y), m)):
         counts = bootstrap_counts(strata, n_bootstrap, random_state=seed, start=lo, stop=hi)
         pos, neg = grid_weights(counts, inv, y, m, groups=role, n_groups=3)
-        proba, pred = calibrated_rows(method, x, *class_weighted(pos[:, 0], neg[:, 0], class_weight), init=init)
-        answers = _answers(proba, pred, pos[:, 1], neg[:, 1])
+        proba, pred = calibrated_rows(method, x, *class_weighted(pos[:, 0], neg[:, 0], class_weight), init=init,
+                                      at=at)
+        k = len(cols_ev)
+        answers = _answers(proba[:, :k], pred[:, :k], pos[:, 1, cols_ev], neg[:, 1, cols_ev])
         out = selective_rows(*answers, resolution=resolution, tolerance=tolerance, weights=weights)
         band.append(accuracy_at_coverages(*answers, BAND_COVERAGES))
         rows = {k: out[k] for k in INTERVAL_NAMES}
         if ood_dataset is not None:
-            rows["disca_ood"] = selective_rows(*_answers(proba, pred, pos[:, 2], neg[:, 2]), resolution=resolution,
+            rows["disca_ood"] = selective_rows(*_answers(proba[:, k:], pred[:, k:], pos[:, 2, cols_ood],
+                                                         neg[:, 2, cols_ood]), resolution=resolution,
                                                tolerance=tolerance, weights=weights)["disca"]
         parts.append(pd.DataFrame(rows))
     return pd.concat(parts, ignore_index=True), np.concatenate(band)
