@@ -31,9 +31,37 @@ from ._fitting import (
     stump_decision,
     stump_params,
 )
+from ._bootstrap import percentile_interval
 from ._kernel import _auc_from_counts
+from ._validation import warn_undefined
 
 __all__: list[str] = []
+
+CELLS = 1 << 22  # replicate x example (or grid value) cells held at once
+
+
+def replicate_chunks(n_bootstrap, width):
+    """(start, stop) blocks of replicates so a block's (replicates x width) arrays stay bounded."""
+    size = max(1, min(n_bootstrap, CELLS // max(width, 1)))
+    return [(i, min(i + size, n_bootstrap)) for i in range(0, n_bootstrap, size)]
+
+
+def intervals_of(replicates, confidence_level):
+    """``name -> (low, high)`` percentile intervals from a replicates frame (one column per number).
+
+    NaN replicates (undefined in that resample) are left out; a number whose
+    every replicate is NaN gets (NaN, NaN) and an UndefinedMetricWarning.
+    """
+    out = {}
+    for name in replicates.columns:
+        v = replicates[name].to_numpy(dtype=np.float64)
+        if np.isnan(v).all():
+            warn_undefined(f"every bootstrap replicate of {name!r} is undefined; its interval is NaN")
+            out[name] = (np.nan, np.nan)
+            continue
+        low, high = percentile_interval(v, confidence_level)
+        out[name] = (float(low), float(high))
+    return out
 
 _FLOOR = 0.001  # selective.py's floor of a, b and the fluctuation gap
 _GRID_SLACK = 1e-9  # selective.py's grid slack

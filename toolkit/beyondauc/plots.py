@@ -29,7 +29,7 @@ import numpy as np
 
 from ._bootstrap import bootstrap_counts, check_bootstrap, grid_weights, percentile_interval
 from ._kernel import _merged_values, _rates, _sorted_by_class
-from ._replicates import roc_band
+from ._replicates import replicate_chunks, roc_band
 from ._validation import check_int, check_random_state
 from .diagnostics import (
     _cohort,
@@ -182,17 +182,15 @@ class ThresholdROCDisplay:
 
 
 _BAND_FPR = np.linspace(0.0, 1.0, 101)
-_BAND_CELLS = 1 << 22
 
 
 def _roc_band(y, s, *, n_bootstrap, confidence_level, random_state):
     """(fpr_grid, low, high): pointwise bootstrap band of the TPR, resampling within each class."""
     x, inv = np.unique(s, return_inverse=True)
     inv = inv.ravel()
-    size = max(1, _BAND_CELLS // max(len(s), 1))
     rows = []
-    for lo in range(0, n_bootstrap, size):
-        counts = bootstrap_counts(y, n_bootstrap, random_state=random_state, start=lo, stop=min(lo + size, n_bootstrap))
+    for lo, hi in replicate_chunks(n_bootstrap, len(s)):
+        counts = bootstrap_counts(y, n_bootstrap, random_state=random_state, start=lo, stop=hi)
         pos, neg = grid_weights(counts, inv, y, len(x))
         rows.append(roc_band(x, pos[:, 0], neg[:, 0], _BAND_FPR))
     low, high = percentile_interval(np.concatenate(rows), confidence_level)

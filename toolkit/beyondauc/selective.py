@@ -33,8 +33,8 @@ import pandas as pd
 from ._bootstrap import bootstrap_counts, check_bootstrap, grid_weights, percentile_interval, strata_of
 from ._fitting import class_weighted, logistic_params
 from ._kernel import _grid_counts
-from ._replicates import accuracy_at_coverages, calibrated_rows, selective_rows
-from ._validation import check_number, check_option, check_random_state, check_scores, warn_undefined
+from ._replicates import accuracy_at_coverages, calibrated_rows, intervals_of, replicate_chunks, selective_rows
+from ._validation import check_number, check_option, check_random_state, check_scores
 from .calibration import METHODS, PROTOCOLS, ScoreCalibrator, _protocol_rows
 
 __all__ = [
@@ -850,7 +850,7 @@ def selective_answering(bench, model, dataset, *, ood_dataset=None, protocol="in
             class_weight=class_weight, tolerance=tolerance, weights=weights, resolution=resolution,
             random_state=random_state, n_bootstrap=n_bootstrap,
         )
-        intervals = _intervals_of(reps, confidence_level)
+        intervals = intervals_of(reps, confidence_level)
         band = _band(acc, confidence_level)
     return SelectiveAnswering(
         score=d.score,
@@ -899,28 +899,6 @@ def selective_table(bench, *, models=None, datasets=None, **options):
 # -- bootstrap intervals ------------------------------------------------------------------
 
 INTERVAL_NAMES = ("accuracy", "area", "aurc", "disca", "a", "b")
-_CELLS = 1 << 22  # replicate x example (or grid value) cells held at once
-
-
-def _replicate_chunks(n_bootstrap, width):
-    size = max(1, min(n_bootstrap, _CELLS // max(width, 1)))
-    return [(i, min(i + size, n_bootstrap)) for i in range(0, n_bootstrap, size)]
-
-
-def _intervals_of(reps, confidence_level):
-    """``name -> (low, high)`` from a replicates frame; NaN (with a warning) if every replicate is NaN."""
-    out = {}
-    for name in reps.columns:
-        v = reps[name].to_numpy(dtype=np.float64)
-        if not np.isfinite(v).any():
-            warn_undefined(f"every bootstrap replicate of {name!r} is undefined; its interval is NaN")
-            out[name] = (np.nan, np.nan)
-            continue
-        low, high = percentile_interval(v, confidence_level)
-        out[name] = (float(low), float(high))
-    return out
-
-
 def _answers(proba, pred, pos, neg):
     """Confidence and (weighted) correct / wrong answers per grid value, (R, m) each."""
     conf = np.maximum(proba, 1.0 - proba)
@@ -966,7 +944,7 @@ def _benchmark_bootstrap(bench, model, dataset, *, ood_dataset, protocol, method
     cols_ood = np.unique(inv[role == 2])
     at = np.concatenate([cols_ev, cols_ood])
     parts, band = [], []
-    for lo, hi in _replicate_chunks(n_bootstrap, max(len(y), m)):
+    for lo, hi in replicate_chunks(n_bootstrap, max(len(y), m)):
         counts = bootstrap_counts(strata, n_bootstrap, random_state=seed, start=lo, stop=hi)
         pos, neg = grid_weights(counts, inv, y, m, groups=role, n_groups=3)
         proba, pred = calibrated_rows(method, x, *class_weighted(pos[:, 0], neg[:, 0], class_weight), init=init,
@@ -995,7 +973,7 @@ def _array_band(confidence, correct, *, n_bootstrap, confidence_level, random_st
     c, ok = _check_inputs(confidence, correct, probability=False)
     values, inv, _, _ = _grid_counts(ok, c)
     acc = []
-    for lo, hi in _replicate_chunks(n_bootstrap, len(c)):
+    for lo, hi in replicate_chunks(n_bootstrap, len(c)):
         counts = bootstrap_counts(np.zeros(len(c), dtype=np.int64), n_bootstrap, random_state=random_state,
                                   start=lo, stop=hi)
         n_ok, n_wrong = grid_weights(counts, inv, ok, len(values))
@@ -1053,13 +1031,13 @@ def selective_intervals(confidence, correct, *, n_bootstrap=1000, confidence_lev
     values, inv, _, _ = _grid_counts(ok, c)
     strata = np.zeros(len(c), dtype=np.int64)
     parts = []
-    for lo, hi in _replicate_chunks(n_bootstrap, len(c)):
+    for lo, hi in replicate_chunks(n_bootstrap, len(c)):
         counts = bootstrap_counts(strata, n_bootstrap, random_state=seed, start=lo, stop=hi)
         n_ok, n_wrong = grid_weights(counts, inv, ok, len(values))
         out = selective_rows(values, n_ok[:, 0], n_wrong[:, 0], resolution=d.resolution, tolerance=d.tolerance,
                              weights=d.weights)
         parts.append(pd.DataFrame({k: out[k] for k in INTERVAL_NAMES}))
-    ints = _intervals_of(pd.concat(parts, ignore_index=True), confidence_level)
+    ints = intervals_of(pd.concat(parts, ignore_index=True), confidence_level)
     frame = pd.DataFrame(
         {"estimate": [estimate[k] for k in INTERVAL_NAMES], "low": [ints[k][0] for k in INTERVAL_NAMES],
          "high": [ints[k][1] for k in INTERVAL_NAMES]},
