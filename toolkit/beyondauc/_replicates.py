@@ -69,63 +69,65 @@ _GRID_SLACK = 1e-9  # selective.py's grid slack
 
 # -- calibrators, batched ---------------------------------------------------------------
 
-def _isotonic_rows(x, pos, neg):
-    """Isotonic fits ``IsotonicRegression(out_of_bounds="clip").predict`` at every grid value, (R, m).
+def _isotonic_rows(x, pos, neg, at):
+    """Isotonic fits ``IsotonicRegression(out_of_bounds="clip").predict`` at grid indices ``at``, (R, k).
 
     All rows are solved by one PAVA call on their concatenation, row r's
     ratios shifted by 2r: every ratio of row r + 1 then exceeds every ratio of
     row r, so no block pools across rows and each row's blocks are its own
     solution.  Block means are recomputed unshifted from the counts, knots
-    trimmed as scikit-learn does, and every grid value interpolated with
-    :func:`beyondauc._fitting.isotonic_transform`'s formula.
+    trimmed as scikit-learn does, and the grid values ``at`` interpolated
+    with :func:`beyondauc._fitting.isotonic_transform`'s formula.
     """
     R, m = pos.shape
     n = pos + neg
     present = n > 0
     rows, cols = np.nonzero(present)  # row-major: rows ascending, grid ascending within a row
     w = n[rows, cols]
-    ratio = pos[rows, cols] / w
-    fit = isotonic_regression(ratio + 2.0 * rows, weights=w)
+    p_ = pos[rows, cols]
+    fit = isotonic_regression(p_ / w + 2.0 * rows, weights=w)
     starts = np.asarray(fit.blocks[:-1])
-    sizes = np.diff(fit.blocks)
-    mean = np.add.reduceat(pos[rows, cols], starts) / np.add.reduceat(w, starts)
-    y = np.full((R, m), np.nan)
-    y[rows, cols] = np.repeat(mean, sizes)
+    mean = np.add.reduceat(p_, starts) / np.add.reduceat(w, starts)
+    y = np.full((R, m + 1), np.nan)  # a NaN column at m stands for "no such knot"
+    y[rows, cols] = np.repeat(mean, np.diff(fit.blocks))
+
+    def take(a, idx):
+        return np.take_along_axis(a, idx, axis=1)
+
     # trimming: drop interior points of constant runs (among each row's present values)
     idx = np.arange(m)
-    prev_i = np.maximum.accumulate(np.where(present, idx, -1), axis=1)
-    prev_i = np.concatenate([np.full((R, 1), -1), prev_i[:, :-1]], axis=1)
-    next_i = np.minimum.accumulate(np.where(present, idx, m)[:, ::-1], axis=1)[:, ::-1]
-    next_i = np.concatenate([next_i[:, 1:], np.full((R, 1), m)], axis=1)
-    r_ = np.arange(R)[:, None]
-    y_ext = np.concatenate([y, np.full((R, 1), np.nan)], axis=1)
-    y_prev = y_ext[r_, np.where(prev_i >= 0, prev_i, m)]
-    y_next = y_ext[r_, next_i]
+    last_present = np.maximum.accumulate(np.where(present, idx, -1), axis=1)  # last present <= j
+    next_present = np.minimum.accumulate(np.where(present, idx, m)[:, ::-1], axis=1)[:, ::-1]  # first >= j
+    prev_i = np.concatenate([np.full((R, 1), -1), last_present[:, :-1]], axis=1)
+    next_i = np.concatenate([next_present[:, 1:], np.full((R, 1), m)], axis=1)
+    yv = y[:, :m]
     interior = (prev_i >= 0) & (next_i < m)
-    keep = present & ~(interior & (y == y_prev) & (y == y_next))
-    # knots around each grid value, as isotonic_transform finds them
+    flat_run = (yv == take(y, np.where(prev_i >= 0, prev_i, m))) & (yv == take(y, next_i))
+    keep = present & ~(interior & flat_run)
     first = np.argmax(keep, axis=1)
     last = m - 1 - np.argmax(keep[:, ::-1], axis=1)
-    n_knots = keep.sum(axis=1)
     nxt = np.minimum.accumulate(np.where(keep, idx, m)[:, ::-1], axis=1)[:, ::-1]  # first knot >= j
     prv = np.maximum.accumulate(np.where(keep, idx, -1), axis=1)  # last knot <= j
-    prv_strict = np.concatenate([np.full((R, 1), -1), prv[:, :-1]], axis=1)  # last knot < j
-    hi = np.where(idx[None, :] > last[:, None], last[:, None], nxt)  # clipped to the last knot
-    hi_safe = np.minimum(hi, m - 1)
-    lo = prv_strict[r_, hi_safe]
+    # knots around each wanted grid value, as isotonic_transform's searchsorted finds them
+    at = np.asarray(at)
+    j = np.broadcast_to(at, (R, len(at)))
+    hi = np.where(j > last[:, None], last[:, None], nxt[:, at])  # clipped to the last knot
+    lo = take(prv, np.maximum(hi - 1, 0))  # the last knot before hi
+    lo = np.where(hi > 0, lo, -1)
     # searchsorted gives 0 at the first knot; it is clipped to 1: lo = first, hi = second knot
     at_first = hi == first[:, None]
     second = nxt[np.arange(R), np.minimum(first + 1, m - 1)]
     hi = np.where(at_first, second[:, None], hi)
     lo = np.where(at_first, first[:, None], lo)
-    t = np.clip(x[None, :], x[first][:, None], x[last][:, None])
+    t = np.clip(x[at][None, :], x[first][:, None], x[last][:, None])
     hi_c, lo_c = np.clip(hi, 0, m - 1), np.clip(lo, 0, m - 1)
+    y_hi, y_lo = take(yv, hi_c), take(yv, lo_c)
     with np.errstate(invalid="ignore", divide="ignore"):
-        slope = (y[r_, hi_c] - y[r_, lo_c]) / (x[hi_c] - x[lo_c])
-        val = slope * (t - x[lo_c]) + y[r_, lo_c]
-    one = n_knots == 1
+        slope = (y_hi - y_lo) / (x[hi_c] - x[lo_c])
+        val = slope * (t - x[lo_c]) + y_lo
+    one = keep.sum(axis=1) == 1
     if one.any():
-        val[one] = y[one, first[one]][:, None]
+        val[one] = yv[one, first[one]][:, None]
     return val
 
 
@@ -149,7 +151,7 @@ def calibrated_rows(method, x, pos, neg, *, init=None, at=None):
         proba = np.zeros((pos.shape[0], len(at)))
         fit = single < 0
         if fit.any():
-            proba[fit] = _isotonic_rows(x, pos[fit], neg[fit])[:, at]
+            proba[fit] = _isotonic_rows(x, pos[fit], neg[fit], at)
         # decisions from the batched fitter, which reproduces scikit-learn's rounding where a
         # block is fitted at exactly 0.5 (the probabilities above can differ from it by an ulp)
         pred = fit_predict_isotonic(x, pos, neg)[:, at]
