@@ -1,6 +1,5 @@
 """Bootstrap intervals of the diagnostics: the vectorised replicates against a loop over replicates."""
 
-import warnings
 
 import numpy as np
 import pandas as pd

@@ -139,3 +139,22 @@ def test_selective_intervals_bad_input():
         ba.selective_intervals([0.9, 0.8], [True, False], confidence_level=1.5)
     with pytest.raises(ValueError, match="confidence_level"):
         ba.selective_answering(ba.load_demo(), "svm", "wine", n_bootstrap=5, confidence_level=0)
+
+
+@pytest.mark.parametrize("method", ["logistic", "stump"])
+def test_ood_disca_replicates_equal_a_refit_per_replicate(method):
+    bench = ba.load_demo()
+    B, seed = 3, 2
+    reps = _benchmark_replicates(bench, "logreg", "breast_cancer", ood_dataset="diabetes", protocol="indata",
+                                 method=method, class_weight=None, tolerance=0.9, weights=(1 / 3, 1 / 3, 1 / 3),
+                                 resolution=0.01, random_state=seed, n_bootstrap=B)
+    s, y, role, strata = _selective_design(bench, "logreg", "breast_cancer", ood_dataset="diabetes",
+                                           protocol="indata", random_state=seed)
+    counts = bootstrap_counts(strata, B, random_state=seed)
+    for r in range(B):
+        rows = np.repeat(np.arange(len(y)), counts[r])
+        cal, ood = rows[role[rows] == 0], rows[role[rows] == 2]
+        m = ba.ScoreCalibrator(method).fit(s[cal], y[cal])
+        p = m.predict_proba(s[ood])
+        want = ba.disca(np.maximum(p, 1 - p), m.predict(s[ood]) == y[ood]).score
+        assert reps["disca_ood"][r] == pytest.approx(want, rel=1e-12, abs=1e-12)

@@ -31,9 +31,37 @@ from ._fitting import (
     stump_decision,
     stump_params,
 )
+from ._bootstrap import percentile_interval
 from ._kernel import _auc_from_counts
+from ._validation import warn_undefined
 
 __all__: list[str] = []
+
+CELLS = 1 << 22  # replicate x example (or grid value) cells held at once
+
+
+def replicate_chunks(n_bootstrap, width):
+    """(start, stop) blocks of replicates so a block's (replicates x width) arrays stay bounded."""
+    size = max(1, min(n_bootstrap, CELLS // max(width, 1)))
+    return [(i, min(i + size, n_bootstrap)) for i in range(0, n_bootstrap, size)]
+
+
+def intervals_of(replicates, confidence_level):
+    """``name -> (low, high)`` percentile intervals from a replicates frame (one column per number).
+
+    NaN replicates (undefined in that resample) are left out; a number whose
+    every replicate is NaN gets (NaN, NaN) and an UndefinedMetricWarning.
+    """
+    out = {}
+    for name in replicates.columns:
+        v = replicates[name].to_numpy(dtype=np.float64)
+        if np.isnan(v).all():
+            warn_undefined(f"every bootstrap replicate of {name!r} is undefined; its interval is NaN")
+            out[name] = (np.nan, np.nan)
+            continue
+        low, high = percentile_interval(v, confidence_level)
+        out[name] = (float(low), float(high))
+    return out
 
 _FLOOR = 0.001  # selective.py's floor of a, b and the fluctuation gap
 _GRID_SLACK = 1e-9  # selective.py's grid slack
@@ -41,87 +69,92 @@ _GRID_SLACK = 1e-9  # selective.py's grid slack
 
 # -- calibrators, batched ---------------------------------------------------------------
 
-def _isotonic_rows(x, pos, neg):
-    """Isotonic fits ``IsotonicRegression(out_of_bounds="clip").predict`` at every grid value, (R, m).
+def _isotonic_rows(x, pos, neg, at):
+    """Isotonic fits ``IsotonicRegression(out_of_bounds="clip").predict`` at grid indices ``at``, (R, k).
 
     All rows are solved by one PAVA call on their concatenation, row r's
     ratios shifted by 2r: every ratio of row r + 1 then exceeds every ratio of
     row r, so no block pools across rows and each row's blocks are its own
     solution.  Block means are recomputed unshifted from the counts, knots
-    trimmed as scikit-learn does, and every grid value interpolated with
-    :func:`beyondauc._fitting.isotonic_transform`'s formula.
+    trimmed as scikit-learn does, and the grid values ``at`` interpolated
+    with :func:`beyondauc._fitting.isotonic_transform`'s formula.
     """
     R, m = pos.shape
     n = pos + neg
     present = n > 0
     rows, cols = np.nonzero(present)  # row-major: rows ascending, grid ascending within a row
     w = n[rows, cols]
-    ratio = pos[rows, cols] / w
-    fit = isotonic_regression(ratio + 2.0 * rows, weights=w)
+    p_ = pos[rows, cols]
+    fit = isotonic_regression(p_ / w + 2.0 * rows, weights=w)
     starts = np.asarray(fit.blocks[:-1])
-    sizes = np.diff(fit.blocks)
-    mean = np.add.reduceat(pos[rows, cols], starts) / np.add.reduceat(w, starts)
-    y = np.full((R, m), np.nan)
-    y[rows, cols] = np.repeat(mean, sizes)
+    mean = np.add.reduceat(p_, starts) / np.add.reduceat(w, starts)
+    y = np.full((R, m + 1), np.nan)  # a NaN column at m stands for "no such knot"
+    y[rows, cols] = np.repeat(mean, np.diff(fit.blocks))
+
+    def take(a, idx):
+        return np.take_along_axis(a, idx, axis=1)
+
     # trimming: drop interior points of constant runs (among each row's present values)
     idx = np.arange(m)
-    prev_i = np.maximum.accumulate(np.where(present, idx, -1), axis=1)
-    prev_i = np.concatenate([np.full((R, 1), -1), prev_i[:, :-1]], axis=1)
-    next_i = np.minimum.accumulate(np.where(present, idx, m)[:, ::-1], axis=1)[:, ::-1]
-    next_i = np.concatenate([next_i[:, 1:], np.full((R, 1), m)], axis=1)
-    r_ = np.arange(R)[:, None]
-    y_ext = np.concatenate([y, np.full((R, 1), np.nan)], axis=1)
-    y_prev = y_ext[r_, np.where(prev_i >= 0, prev_i, m)]
-    y_next = y_ext[r_, next_i]
+    last_present = np.maximum.accumulate(np.where(present, idx, -1), axis=1)  # last present <= j
+    next_present = np.minimum.accumulate(np.where(present, idx, m)[:, ::-1], axis=1)[:, ::-1]  # first >= j
+    prev_i = np.concatenate([np.full((R, 1), -1), last_present[:, :-1]], axis=1)
+    next_i = np.concatenate([next_present[:, 1:], np.full((R, 1), m)], axis=1)
+    yv = y[:, :m]
     interior = (prev_i >= 0) & (next_i < m)
-    keep = present & ~(interior & (y == y_prev) & (y == y_next))
-    # knots around each grid value, as isotonic_transform finds them
+    flat_run = (yv == take(y, np.where(prev_i >= 0, prev_i, m))) & (yv == take(y, next_i))
+    keep = present & ~(interior & flat_run)
     first = np.argmax(keep, axis=1)
     last = m - 1 - np.argmax(keep[:, ::-1], axis=1)
-    n_knots = keep.sum(axis=1)
     nxt = np.minimum.accumulate(np.where(keep, idx, m)[:, ::-1], axis=1)[:, ::-1]  # first knot >= j
     prv = np.maximum.accumulate(np.where(keep, idx, -1), axis=1)  # last knot <= j
-    prv_strict = np.concatenate([np.full((R, 1), -1), prv[:, :-1]], axis=1)  # last knot < j
-    hi = np.where(idx[None, :] > last[:, None], last[:, None], nxt)  # clipped to the last knot
-    hi_safe = np.minimum(hi, m - 1)
-    lo = prv_strict[r_, hi_safe]
+    # knots around each wanted grid value, as isotonic_transform's searchsorted finds them
+    at = np.asarray(at)
+    j = np.broadcast_to(at, (R, len(at)))
+    hi = np.where(j > last[:, None], last[:, None], nxt[:, at])  # clipped to the last knot
+    lo = take(prv, np.maximum(hi - 1, 0))  # the last knot before hi
+    lo = np.where(hi > 0, lo, -1)
     # searchsorted gives 0 at the first knot; it is clipped to 1: lo = first, hi = second knot
     at_first = hi == first[:, None]
     second = nxt[np.arange(R), np.minimum(first + 1, m - 1)]
     hi = np.where(at_first, second[:, None], hi)
     lo = np.where(at_first, first[:, None], lo)
-    t = np.clip(x[None, :], x[first][:, None], x[last][:, None])
+    t = np.clip(x[at][None, :], x[first][:, None], x[last][:, None])
     hi_c, lo_c = np.clip(hi, 0, m - 1), np.clip(lo, 0, m - 1)
+    y_hi, y_lo = take(yv, hi_c), take(yv, lo_c)
     with np.errstate(invalid="ignore", divide="ignore"):
-        slope = (y[r_, hi_c] - y[r_, lo_c]) / (x[hi_c] - x[lo_c])
-        val = slope * (t - x[lo_c]) + y[r_, lo_c]
-    one = n_knots == 1
+        slope = (y_hi - y_lo) / (x[hi_c] - x[lo_c])
+        val = slope * (t - x[lo_c]) + y_lo
+    one = keep.sum(axis=1) == 1
     if one.any():
-        val[one] = y[one, first[one]][:, None]
+        val[one] = yv[one, first[one]][:, None]
     return val
 
 
-def calibrated_rows(method, x, pos, neg, *, init=None):
-    """Refit a calibrator on each row of grid counts; probability and decision at every grid value.
+def calibrated_rows(method, x, pos, neg, *, init=None, at=None):
+    """Refit a calibrator on each row of grid counts; probability and decision at grid values.
 
     ``pos``/``neg`` (R, m) are the (class-weighted) calibration counts per grid
-    value.  Returns ``proba`` (R, m) float and ``pred`` (R, m) bool, as
-    :class:`~beyondauc.ScoreCalibrator` fitted on each row's examples would
-    give (a row with a single class predicts that class with probability 0/1).
+    value.  Returns ``proba`` (R, k) float and ``pred`` (R, k) bool at the grid
+    indices ``at`` (default: all m), as :class:`~beyondauc.ScoreCalibrator`
+    fitted on each row's examples would give (a row with a single class
+    predicts that class with probability 0/1).
     """
     single = _single_class(pos, neg)
+    at = np.arange(len(x)) if at is None else np.asarray(at)
     if method == "logistic":
         b0, b1 = logistic_params(x, pos, neg, init=init)
-        proba = expit(x[None, :] * b1[:, None] + b0[:, None])
-        pred = logistic_decision(x, b0, b1)
+        xa = x[at]
+        proba = expit(xa[None, :] * b1[:, None] + b0[:, None])
+        pred = logistic_decision(xa, b0, b1)
     elif method == "isotonic":
-        proba = np.zeros(pos.shape)
+        proba = np.zeros((pos.shape[0], len(at)))
         fit = single < 0
         if fit.any():
-            proba[fit] = _isotonic_rows(x, pos[fit], neg[fit])
+            proba[fit] = _isotonic_rows(x, pos[fit], neg[fit], at)
         # decisions from the batched fitter, which reproduces scikit-learn's rounding where a
         # block is fitted at exactly 0.5 (the probabilities above can differ from it by an ulp)
-        pred = fit_predict_isotonic(x, pos, neg)
+        pred = fit_predict_isotonic(x, pos, neg)[:, at]
     else:
         x32, p32, n32, group = _float32_grid(x, pos, neg)
         thr, lc, rc = stump_params(x32, p32, n32)
@@ -131,10 +164,10 @@ def calibrated_rows(method, x, pos, neg, *, init=None):
         with np.errstate(invalid="ignore", divide="ignore"):
             leaf_l = np.where(lp + ln > 0, lp / (lp + ln), 0.0)
             leaf_r = np.where(rp + rn > 0, rp / (rp + rn), 0.0)
+        cols = at if group is None else group[at]
+        left = left[:, cols]
         proba = np.where(left, leaf_l[:, None], leaf_r[:, None])
-        pred = stump_decision(x32, thr, lc, rc)
-        if group is not None:
-            proba, pred = proba[:, group], pred[:, group]
+        pred = stump_decision(x32[cols], thr, lc, rc)
     for cls in (0, 1):
         rows = single == cls
         if rows.any():
@@ -333,15 +366,17 @@ def _wasserstein_pair(x, wa, wb, p):
     R, m = wa.shape
     ka = np.cumsum(wa, axis=1) * nb[:, None]
     kb = np.cumsum(wb, axis=1) * na[:, None]
-    k = np.sort(np.concatenate([ka, kb], axis=1), axis=1)
-    span = np.maximum(ka[:, -1], kb[:, -1]) + 1.0
-    off = np.concatenate([[0.0], np.cumsum(span[:-1])])[:, None]  # rows stacked along one axis
-
-    def first_at_least(cum):
-        j = np.searchsorted((cum + off).ravel(), (k + off).ravel(), side="left").reshape(R, -1)
-        return np.clip(j - (np.arange(R) * m)[:, None], 0, m - 1)
-
-    ia, ib = first_at_least(ka), first_at_least(kb)
+    both = np.concatenate([ka, kb], axis=1)
+    # a stable sort of two sorted runs is a merge; a's breakpoints come before b's equal ones.  At
+    # merged position t an element of a (index j) has t - j elements of b below it, i.e. the first
+    # b breakpoint >= it is t - j (and symmetrically); only the first of equal breakpoints has width
+    order = np.argsort(both, axis=1, kind="stable")
+    k = np.take_along_axis(both, order, axis=1)
+    from_a = order < m
+    j = np.where(from_a, order, order - m)
+    t = np.arange(2 * m)[None, :]
+    ia = np.minimum(np.where(from_a, j, t - j), m - 1)
+    ib = np.minimum(np.where(from_a, t - j, j), m - 1)
     with np.errstate(invalid="ignore", divide="ignore"):  # an empty class: NaN
         width = np.diff(k, axis=1, prepend=0.0) / (na * nb)[:, None]
         gap = np.abs(x[ia] - x[ib])
@@ -363,3 +398,28 @@ def wasserstein_rows(x, pos, neg, p):
     with np.errstate(invalid="ignore", divide="ignore"):
         w = np.where(den > 0, num / np.where(den > 0, den, 1.0), np.where(num > 0, np.inf, np.nan))
     return w, mat
+
+
+def roc_band(x, pos, neg, fpr_grid):
+    """TPR of each row's ROC polyline at fixed false positive rates, (R, k).
+
+    ``pos``/``neg`` (R, m): class counts per grid value ``x`` (ascending).
+    The ROC runs over descending thresholds; at an FPR where the curve rises
+    vertically the top of the rise is taken, elsewhere it is interpolated
+    linearly (as the curve is drawn).  NaN where a row lacks a class.
+    """
+    R, m = pos.shape
+    with np.errstate(invalid="ignore", divide="ignore"):
+        tpr = np.concatenate([np.zeros((R, 1)), np.cumsum(pos[:, ::-1], axis=1)], axis=1) / pos.sum(axis=1)[:, None]
+        fpr = np.concatenate([np.zeros((R, 1)), np.cumsum(neg[:, ::-1], axis=1)], axis=1) / neg.sum(axis=1)[:, None]
+    f = np.asarray(fpr_grid, dtype=np.float64)
+    off = 2.0 * np.arange(R)[:, None]
+    j = np.searchsorted((fpr + off).ravel(), (f[None, :] + off).ravel(), side="right").reshape(R, -1)
+    j = j - (np.arange(R) * (m + 1))[:, None]
+    i = np.clip(j - 1, 0, m)
+    jj = np.clip(j, 0, m)
+    r_ = np.arange(R)[:, None]
+    f0, f1, t0, t1 = fpr[r_, i], fpr[r_, jj], tpr[r_, i], tpr[r_, jj]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out = np.where(f1 > f0, t0 + (f[None, :] - f0) * (t1 - t0) / (f1 - f0), t0)
+    return out

@@ -20,8 +20,8 @@ from . import __version__
 from ._format import comment, plain_table, score_table
 from .calibration import METHODS, PROTOCOLS, expected_accuracy_grid
 from .data import load_benchmark, load_demo
+from .diagnostics import DIAGNOSTIC_INTERVALS, cohort_diagnostics
 from .grid_bootstrap import bootstrap_grid
-from .diagnostics import cohort_diagnostics
 from .ranking import (
     best_of_methods,
     calibration_modes,
@@ -29,7 +29,7 @@ from .ranking import (
     rank_changes,
     rank_table,
 )
-from .selective import selective_answering
+from .selective import INTERVAL_NAMES, selective_answering
 
 __all__ = ["main"]
 
@@ -99,7 +99,8 @@ def _build_parser():
     diag.add_argument("--points", type=int, default=21, help="sigma grid points of the robustness curves (default: 21)")
     diag.add_argument("--p", type=float, default=2,
                       help="Wasserstein order of 'wasserstein' (default: 2); p = 1 and 2 are reported too")
-    diag.add_argument("--seed", type=int, default=0, help="random seed (noise, indata split; default: 0)")
+    diag.add_argument("--seed", type=int, default=0, help="random seed (noise, indata split, bootstrap; default: 0)")
+    _interval_options(diag, "the AUCs, bias robustness, drift and W (stratified by cohort and class)")
 
     sel = sub.add_parser(
         "selective",
@@ -117,7 +118,8 @@ def _build_parser():
     sel.add_argument("--resolution", type=float, default=0.01, help="confidence grid step (default: 0.01)")
     sel.add_argument("--computation-score", type=float, default=None,
                      help="1/energy or reference_parameters/parameters; enables DiDMA and NiDMA")
-    sel.add_argument("--seed", type=int, default=0, help="indata split seed (default: 0)")
+    sel.add_argument("--seed", type=int, default=0, help="indata split and bootstrap seed (default: 0)")
+    _interval_options(sel, "accuracy, area, AURC, DiSCA, a and b (the calibrator refitted per replicate)")
 
     rep = sub.add_parser(
         "report",
@@ -209,7 +211,7 @@ def _records(grid):
     return out
 
 
-def _interval_table(bs, protocol, method):
+def _grid_interval_table(bs, protocol, method):
     """Model x (AUC, accuracy, kappa) of the mean over datasets, each as 'estimate [low, high]' (x100)."""
     iv = bs.intervals()
     iv = iv[(iv["protocol"] == protocol) & (iv["method"] == method) & (iv["dataset"] == "mean")]
@@ -272,7 +274,7 @@ def _calibrate(args, out):
                 blocks.append(score_table(rank_table(res, score=score), fmt=fmt,
                                           title=f"Expected {score}: protocol={p}, method={m}"))
             if bs is not None:
-                blocks.append(plain_table(_interval_table(bs, p, m), fmt=fmt, title=(
+                blocks.append(plain_table(_grid_interval_table(bs, p, m), fmt=fmt, title=(
                     f"Mean over datasets, {args.confidence_level:.0%} bootstrap intervals "
                     f"({args.bootstrap} replicates, calibrators refitted) ({p}, {m})")))
             ch = rank_changes(res, score="accuracy", bootstrap=bs).query("dataset == 'mean'")
@@ -317,6 +319,35 @@ def _clean(value):
     return value
 
 
+def _interval_options(parser, what):
+    parser.add_argument("--bootstrap", type=int, default=0, metavar="B",
+                        help=f"bootstrap replicates for percentile intervals of {what}; adds <name>_low/_high "
+                        "(default: 0, no intervals)")
+    parser.add_argument("--confidence-level", type=float, default=0.95,
+                        help="interval confidence level in (0, 1) (default: 0.95)")
+
+
+def _check_interval_options(args):
+    if args.bootstrap < 0:
+        raise ValueError(f"--bootstrap must be an int >= 0, got {args.bootstrap}")
+    if not 0 < args.confidence_level < 1:
+        raise ValueError(f"--confidence-level must be in (0, 1), got {args.confidence_level}")
+
+
+def _interval_table(records, names, args):
+    """Per dataset, each number's bootstrap interval as 'low - high' (text formats)."""
+    rows = []
+    for rec in records:
+        row = {"dataset": rec["dataset"]}
+        for name in names:
+            if f"{name}_low" in rec:
+                row[name] = f"{rec[name]:.4f} [{rec[name + '_low']:.4f}, {rec[name + '_high']:.4f}]"
+        rows.append(row)
+    level = f"{100 * args.confidence_level:g}%"
+    return plain_table(pd.DataFrame(rows), fmt=args.format,
+                       title=f"Estimate [{level} bootstrap percentile interval], {args.bootstrap} replicates")
+
+
 def _emit(records, single, args, out, tables):
     """Write records as json/csv, or the text tables ``tables()`` renders."""
     if args.format == "json":
@@ -344,13 +375,15 @@ def _diagnose(args, out):
     for name, value, low in (("--repeats", args.repeats, 1), ("--points", args.points, 2), ("--seed", args.seed, 0)):
         if value < low:
             raise ValueError(f"{name} must be an int >= {low}, got {value}")
+    _check_interval_options(args)
     bench = _load(args)
     bench._check_model(args.model)
     records, results = [], []
     for d in _datasets(bench, args):
         r = cohort_diagnostics(bench, args.model, d, protocol=args.protocol, val_split=args.val_split,
                                test_split=args.test_split, n_points=args.points, n_repeats=args.repeats,
-                               p=args.p, random_state=args.seed)
+                               p=args.p, random_state=args.seed, n_bootstrap=args.bootstrap,
+                               confidence_level=args.confidence_level)
         rec = r.to_dict()
         rec = {"model": rec["model"], "dataset": rec["dataset"], "cohorts": rec["cohorts"],
                "auc": r.auc_test, "bias_robustness": r.bias_test.score, "noise_robustness": r.noise_test.score,
@@ -379,6 +412,7 @@ def _diagnose(args, out):
             f"(0 = none); wasserstein: W at p = {args.p:g} (higher = classes apart, cohorts alike); "
             "wasserstein_p1, _p2: W at p = 1 (the paper's Figure 4) and p = 2 (its text).",
             plain_table(head, fmt=args.format, floatfmt=".4f", title="Diagnostics per dataset"),
+            *([_interval_table(records, DIAGNOSTIC_INTERVALS, args)] if args.bootstrap else []),
             *matrices,
         ]
 
@@ -397,13 +431,15 @@ def _orders(result):
 def _selective(args, out):
     if args.seed < 0:
         raise ValueError(f"--seed must be an int >= 0, got {args.seed}")
+    _check_interval_options(args)
     bench = _load(args)
     bench._check_model(args.model)
     records, b_rows = [], []
     for d in _datasets(bench, args):
         r = selective_answering(bench, args.model, d, ood_dataset=args.ood_dataset, protocol=args.protocol,
                                 method=args.method, tolerance=args.tolerance, resolution=args.resolution,
-                                computation_score=args.computation_score, random_state=args.seed)
+                                computation_score=args.computation_score, random_state=args.seed,
+                                n_bootstrap=args.bootstrap, confidence_level=args.confidence_level)
         records.append(r.to_dict())
         b_rows.append({"dataset": d, **{f"<{t:g}": b for t, b in zip(r.disca.b_table["tolerance"], r.disca.b_table["b"])}})
     cols = ["dataset", "n", "accuracy", "disca", "a", "b", "n_fluctuations", "penalty", "area", "aurc", "e_aurc",
@@ -421,6 +457,7 @@ def _selective(args, out):
             "accuracy first drops below 100% / the tolerance (lower is better); DiSCA higher is better.",
             plain_table(pd.DataFrame(records)[cols], fmt=args.format, floatfmt=".4f",
                         title="Selective answering per dataset"),
+            *([_interval_table(records, INTERVAL_NAMES + ("disca_ood",), args)] if args.bootstrap else []),
             plain_table(pd.DataFrame(b_rows), fmt=args.format, floatfmt=".3f",
                         title="b over tolerance (the paper's Table 2 layout)"),
         ]

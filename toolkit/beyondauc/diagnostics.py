@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from ._bootstrap import bootstrap_counts, check_bootstrap, grid_weights, percentile_interval, strata_of
+from ._bootstrap import bootstrap_counts, check_bootstrap, grid_weights, strata_of
 from ._kernel import (
     _auc_from_counts,
     _auc_rows,
@@ -35,7 +35,7 @@ from ._kernel import (
     _rates,
     _sorted_by_class,
 )
-from ._replicates import bias_rows, drift_rows, wasserstein_rows
+from ._replicates import bias_rows, drift_rows, intervals_of, replicate_chunks, wasserstein_rows
 from ._validation import (
     UndefinedMetricWarning,
     binarize_labels,
@@ -755,7 +755,7 @@ def cohort_diagnostics(
         p_ = _check_p(p)
         reps = _diagnostics_replicates(yv, sv, yt, st, sigma_max=sigma_max, p=p_, n_bootstrap=n_bootstrap,
                                        random_state=check_random_state(random_state))
-        intervals = _intervals_of(reps, confidence_level)
+        intervals = intervals_of(reps, confidence_level)
     return CohortDiagnostics(
         model=model,
         dataset=dataset,
@@ -780,21 +780,6 @@ def cohort_diagnostics(
 # -- bootstrap intervals ------------------------------------------------------------------
 
 DIAGNOSTIC_INTERVALS = ("auc_val", "auc_test", "bias_robustness_val", "bias_robustness_test", "drift", "wasserstein")
-_CELLS = 1 << 22  # replicate x example cells held at once
-
-
-def _intervals_of(reps, confidence_level):
-    """``name -> (low, high)``; NaN with a warning where every replicate is undefined."""
-    out = {}
-    for name in reps.columns:
-        v = reps[name].to_numpy(dtype=np.float64)
-        if np.isnan(v).all():
-            warn_undefined(f"every bootstrap replicate of {name!r} is undefined; its interval is NaN")
-            out[name] = (np.nan, np.nan)
-            continue
-        low, high = percentile_interval(v, confidence_level)
-        out[name] = (float(low), float(high))
-    return out
 
 
 def _diagnostics_replicates(yv, sv, yt, st, *, sigma_max, p, n_bootstrap, random_state):
@@ -813,11 +798,9 @@ def _diagnostics_replicates(yv, sv, yt, st, *, sigma_max, p, n_bootstrap, random
     inv = inv.ravel()
     strata = strata_of(cohort, y)
     m = len(x)
-    size = max(1, _CELLS // max(len(y), m))
     parts = []
-    for lo in range(0, n_bootstrap, size):
-        counts = bootstrap_counts(strata, n_bootstrap, random_state=random_state, start=lo,
-                                  stop=min(lo + size, n_bootstrap))
+    for lo, hi in replicate_chunks(n_bootstrap, max(len(y), m)):
+        counts = bootstrap_counts(strata, n_bootstrap, random_state=random_state, start=lo, stop=hi)
         pos, neg = grid_weights(counts, inv, y, m, groups=cohort, n_groups=2)
         rows = {}
         for k, name in enumerate(("val", "test")):
@@ -894,7 +877,7 @@ def diagnostics_intervals(y_val, s_val, y_test, s_test, *, n_bootstrap=1000, con
                 "wasserstein": wasserstein_matrix(yv, sv, yt, st, p=p).score}
     reps = _diagnostics_replicates(yv, sv, yt, st, sigma_max=sigma_max, p=p, n_bootstrap=n_bootstrap,
                                    random_state=seed)
-    ints = _intervals_of(reps, confidence_level)
+    ints = intervals_of(reps, confidence_level)
     names = list(DIAGNOSTIC_INTERVALS)
     return pd.DataFrame(
         {"estimate": [estimate[k] for k in names], "low": [ints[k][0] for k in names],

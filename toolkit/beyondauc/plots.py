@@ -49,8 +49,10 @@ import re
 
 import numpy as np
 
+from ._bootstrap import bootstrap_counts, check_bootstrap, grid_weights, percentile_interval
 from ._kernel import _merged_values, _rates, _sorted_by_class
-from ._validation import check_int
+from ._replicates import replicate_chunks, roc_band
+from ._validation import check_int, check_random_state
 from .intervals import FriedmanResult, friedman_test
 from .diagnostics import (
     _cohort,
@@ -63,6 +65,7 @@ from .diagnostics import (
 from .ranking import _check_results, rank_changes, score_histograms
 from .selective import (
     TOLERANCES,
+    _array_band,
     _check_inputs,
     _check_resolution,
     _curve,
@@ -243,6 +246,10 @@ class ThresholdROCDisplay:
     curves : list of (fpr, tpr, thresholds, name, auc)
     color_lim : (float, float)
         Threshold range mapped onto the colour map (shared by all curves).
+    bands : list of (fpr_grid, tpr_low, tpr_high) or None, default=None
+        Pointwise bootstrap bands of the TPR at fixed FPRs, one per curve
+        (``from_predictions(..., n_bootstrap=B)`` computes them); drawn
+        shaded behind the curves when given.
 
     Examples
     --------
@@ -251,11 +258,18 @@ class ThresholdROCDisplay:
     ...                                             [0, 1, 0, 1], [0.3, 0.9, 0.5, 0.4])
     >>> disp.color_lim
     (0.1, 0.9)
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> y = rng.integers(0, 2, 100)
+    >>> disp = ThresholdROCDisplay.from_predictions(y, rng.normal(y), y, rng.normal(y), n_bootstrap=100)
+    >>> len(disp.bands), bool((disp.bands[0][1] <= disp.bands[0][2]).all())
+    (2, True)
     """
 
-    def __init__(self, curves, color_lim):
+    def __init__(self, curves, color_lim, *, bands=None):
         self.curves = curves
         self.color_lim = color_lim
+        self.bands = bands
 
     @_literal_plot
     def plot(self, ax=None, *, cmap="viridis", linewidth=5.0, colorbar=True):
@@ -265,6 +279,9 @@ class ThresholdROCDisplay:
         ax = _axes(ax)
         norm = Normalize(*self.color_lim)
         lc = None
+        for band, color in zip(self.bands or (), ("grey", "tab:orange", "tab:green", "tab:red")):
+            grid, low, high = band
+            ax.fill_between(grid, low, high, color=color, alpha=0.2, linewidth=0)
         for (fpr, tpr, thr, name, auc), style in zip(self.curves, (VAL_STYLE, TEST_STYLE, ":", "-.")):
             pts = np.column_stack([fpr, tpr])
             segments = np.stack([pts[:-1], pts[1:]], axis=1)
@@ -283,20 +300,47 @@ class ThresholdROCDisplay:
 
     @classmethod
     def from_predictions(cls, y_val, s_val, y_test, s_test, *, pos_label=None, names=("validation", "test"),
-                         ax=None, **kwargs):
-        """Compute both ROC curves and plot them."""
+                         n_bootstrap=0, confidence_level=0.95, random_state=0, ax=None, **kwargs):
+        """Compute both ROC curves (and, with ``n_bootstrap`` > 0, their bands) and plot them.
+
+        The band of a cohort is the pointwise percentile interval of the TPR
+        at 101 fixed FPRs over ``n_bootstrap`` replicates stratified by class.
+        """
         yv, sv = _cohort(y_val, s_val, pos_label, "y_val", "s_val")
         yt, st = _cohort(y_test, s_test, pos_label, "y_test", "s_test")
-        return cls._from_cohorts(yv, sv, yt, st, names).plot(ax, **kwargs)
+        n_bootstrap, confidence_level = check_bootstrap(n_bootstrap, confidence_level)
+        seed = check_random_state(random_state)
+        return cls._from_cohorts(yv, sv, yt, st, names, n_bootstrap=n_bootstrap, confidence_level=confidence_level,
+                                 random_state=seed).plot(ax, **kwargs)
 
     @classmethod
-    def _from_cohorts(cls, yv, sv, yt, st, names):
+    def _from_cohorts(cls, yv, sv, yt, st, names, *, n_bootstrap=0, confidence_level=0.95, random_state=0):
         curves = []
         for y, s, name in ((yv, sv, names[0]), (yt, st, names[1])):
             fpr, tpr, thr = _roc(y, s)
             curves.append((fpr, tpr, thr, name, float(np.trapezoid(tpr, fpr))))
         lim = (float(min(sv.min(), st.min())), float(max(sv.max(), st.max())))
-        return cls(curves, lim)
+        bands = None
+        if n_bootstrap:
+            bands = [_roc_band(y, s, n_bootstrap=n_bootstrap, confidence_level=confidence_level,
+                               random_state=random_state) for y, s in ((yv, sv), (yt, st))]
+        return cls(curves, lim, bands=bands)
+
+
+_BAND_FPR = np.linspace(0.0, 1.0, 101)
+
+
+def _roc_band(y, s, *, n_bootstrap, confidence_level, random_state):
+    """(fpr_grid, low, high): pointwise bootstrap band of the TPR, resampling within each class."""
+    x, inv = np.unique(s, return_inverse=True)
+    inv = inv.ravel()
+    rows = []
+    for lo, hi in replicate_chunks(n_bootstrap, len(s)):
+        counts = bootstrap_counts(y, n_bootstrap, random_state=random_state, start=lo, stop=hi)
+        pos, neg = grid_weights(counts, inv, y, len(x))
+        rows.append(roc_band(x, pos[:, 0], neg[:, 0], _BAND_FPR))
+    low, high = percentile_interval(np.concatenate(rows), confidence_level)
+    return _BAND_FPR.copy(), low, high
 
 
 class ClassHistogramDisplay:
@@ -610,6 +654,11 @@ class CoverageAccuracyDisplay:
     exact : CoverageAccuracyCurve or None
         Drawn faintly behind the grid curve.
     name : str
+    band : (coverages, low, high) or None, default=None
+        Pointwise bootstrap band of the (exact curve's) accuracy at fixed
+        coverage levels; ``from_predictions`` / ``from_benchmark`` with
+        ``n_bootstrap=B`` compute it (the latter refitting the calibrator on
+        every replicate).  Drawn shaded when given.
 
     Examples
     --------
@@ -617,15 +666,24 @@ class CoverageAccuracyDisplay:
     >>> disp = CoverageAccuracyDisplay.from_predictions([0.95, 0.9, 0.8, 0.7], [True, False, True, True])
     >>> disp.ax_.get_xlabel()
     'coverage (share answered)'
+    >>> disp = CoverageAccuracyDisplay.from_predictions([0.95, 0.9, 0.8, 0.7], [True, False, True, True],
+    ...                                                 n_bootstrap=50)
+    >>> len(disp.band[0]) == len(disp.band[1]) == len(disp.band[2])
+    True
     """
 
-    def __init__(self, curve, *, disca=None, exact=None, name=""):
+    def __init__(self, curve, *, disca=None, exact=None, name="", band=None):
         self.curve, self.disca, self.exact, self.name = curve, disca, exact, name
+        self.band = band
 
     @_literal_plot
     def plot(self, ax=None, *, mark=True):
         ax = _axes(ax)
         c = self.curve
+        if self.band is not None:
+            cov, low, high = self.band
+            ax.fill_between(cov, low, high, step="pre", color="tab:blue", alpha=0.2, linewidth=0,
+                            label="bootstrap band (pointwise)")
         if self.exact is not None:
             ax.plot(self.exact.coverage, self.exact.accuracy, color="lightgrey", linewidth=1,
                     label="exact (every confidence)")
@@ -658,12 +716,17 @@ class CoverageAccuracyDisplay:
 
     @classmethod
     def from_predictions(cls, confidence, correct, *, tolerance=0.9, weights=(1 / 3, 1 / 3, 1 / 3),
-                         resolution=0.01, name="", ax=None):
-        """Compute DiSCA and both curves, then plot."""
+                         resolution=0.01, name="", n_bootstrap=0, confidence_level=0.95, random_state=0, ax=None):
+        """Compute DiSCA and both curves (and the band with ``n_bootstrap`` > 0), then plot."""
         resolution = _check_resolution(resolution)
+        n_bootstrap, confidence_level = check_bootstrap(n_bootstrap, confidence_level)
+        seed = check_random_state(random_state)
         c, ok = _check_inputs(confidence, correct, probability=True)
         d = disca(c, ok, tolerance=tolerance, weights=weights, resolution=resolution)
-        return cls(d.curve, disca=d, exact=_curve(c, ok, None), name=name).plot(ax)
+        band = None
+        if n_bootstrap:
+            band = _array_band(c, ok, n_bootstrap=n_bootstrap, confidence_level=confidence_level, random_state=seed)
+        return cls(d.curve, disca=d, exact=_curve(c, ok, None), name=name, band=band).plot(ax)
 
     @classmethod
     def from_evaluation(cls, evaluation, model, dataset, *, where="in", ax=None, **kwargs):
@@ -674,9 +737,9 @@ class CoverageAccuracyDisplay:
 
     @classmethod
     def from_benchmark(cls, bench, model, dataset, *, ax=None, **options):
-        """Run :func:`~beyondauc.selective_answering` and plot its curve."""
+        """Run :func:`~beyondauc.selective_answering` and plot its curve (with its band if ``n_bootstrap``)."""
         r = selective_answering(bench, model, dataset, **options)
-        return cls(r.disca.curve, disca=r.disca, exact=r.curve, name=model).plot(ax)
+        return cls(r.disca.curve, disca=r.disca, exact=r.curve, name=model, band=r.accuracy_band).plot(ax)
 
 
 class ToleranceDisplay:

@@ -34,8 +34,8 @@ from scipy.special import xlogy
 from ._bootstrap import bootstrap_counts, check_bootstrap, grid_weights, percentile_interval, strata_of
 from ._fitting import class_weighted, logistic_params
 from ._kernel import _grid_counts
-from ._replicates import accuracy_at_coverages, calibrated_rows, selective_rows
-from ._validation import check_number, check_option, check_random_state, check_scores, warn_undefined
+from ._replicates import accuracy_at_coverages, calibrated_rows, intervals_of, replicate_chunks, selective_rows
+from ._validation import check_number, check_option, check_random_state, check_scores
 from .calibration import METHODS, PROTOCOLS, ScoreCalibrator, _protocol_rows
 
 __all__ = [
@@ -984,6 +984,9 @@ class SelectiveAnswering:
         ``<name>_high``.
     replicates : DataFrame or None
         The bootstrap replicates, one row each (columns: the interval names).
+    accuracy_band : (coverages, low, high) or None
+        Pointwise bootstrap band of the exact curve's accuracy at fixed
+        coverage levels (:func:`accuracy_at_coverage` per replicate).
     """
 
     score: float
@@ -1009,6 +1012,7 @@ class SelectiveAnswering:
     augrc_linear: float = np.nan
     intervals: dict = field(default_factory=dict, repr=False)
     replicates: pd.DataFrame | None = field(default=None, repr=False)
+    accuracy_band: tuple | None = field(default=None, repr=False)
 
     def to_dict(self):
         """Headline numbers by name."""
@@ -1091,14 +1095,15 @@ def selective_answering(bench, model, dataset, *, ood_dataset=None, protocol="in
         if d_ood is not None:
             u, v = _check_weights(nidma_weights, "nidma_weights", 2)
             nd = u * dd + v * d_ood.score
-    intervals, reps = {}, None
+    intervals, reps, band = {}, None, None
     if n_bootstrap:
-        reps = _benchmark_replicates(
+        reps, acc = _benchmark_bootstrap(
             bench, model, dataset, ood_dataset=ood_dataset, protocol=protocol, method=method,
             class_weight=class_weight, tolerance=tolerance, weights=weights, resolution=resolution,
             random_state=random_state, n_bootstrap=n_bootstrap,
         )
-        intervals = _intervals_of(reps, confidence_level)
+        intervals = intervals_of(reps, confidence_level)
+        band = _band(acc, confidence_level)
     return SelectiveAnswering(
         score=d.score,
         model=model,
@@ -1123,6 +1128,7 @@ def selective_answering(bench, model, dataset, *, ood_dataset=None, protocol="in
         augrc_linear=_area(exact.coverage, grisk, "linear", 0.0),
         intervals=intervals,
         replicates=reps,
+        accuracy_band=band,
     )
 
 
@@ -1155,28 +1161,6 @@ def selective_table(bench, *, models=None, datasets=None, **options):
 # -- bootstrap intervals ------------------------------------------------------------------
 
 INTERVAL_NAMES = ("accuracy", "area", "aurc", "disca", "a", "b")
-_CELLS = 1 << 22  # replicate x example (or grid value) cells held at once
-
-
-def _replicate_chunks(n_bootstrap, width):
-    size = max(1, min(n_bootstrap, _CELLS // max(width, 1)))
-    return [(i, min(i + size, n_bootstrap)) for i in range(0, n_bootstrap, size)]
-
-
-def _intervals_of(reps, confidence_level):
-    """``name -> (low, high)`` from a replicates frame; NaN (with a warning) if every replicate is NaN."""
-    out = {}
-    for name in reps.columns:
-        v = reps[name].to_numpy(dtype=np.float64)
-        if not np.isfinite(v).any():
-            warn_undefined(f"every bootstrap replicate of {name!r} is undefined; its interval is NaN")
-            out[name] = (np.nan, np.nan)
-            continue
-        low, high = percentile_interval(v, confidence_level)
-        out[name] = (float(low), float(high))
-    return out
-
-
 def _answers(proba, pred, pos, neg):
     """Confidence and (weighted) correct / wrong answers per grid value, (R, m) each."""
     conf = np.maximum(proba, 1.0 - proba)
@@ -1194,9 +1178,17 @@ def _selective_design(bench, model, dataset, *, ood_dataset, protocol, random_st
     return s, y, role, strata
 
 
-def _benchmark_replicates(bench, model, dataset, *, ood_dataset, protocol, method, class_weight, tolerance,
-                          weights, resolution, random_state, n_bootstrap):
+BAND_COVERAGES = np.linspace(0.02, 1.0, 50)  # coverage levels of the pointwise accuracy band
+
+
+def _benchmark_replicates(bench, model, dataset, **options):
     """Replicates (DataFrame, one row each) of the selective numbers with the calibrator refitted per replicate."""
+    return _benchmark_bootstrap(bench, model, dataset, **options)[0]
+
+
+def _benchmark_bootstrap(bench, model, dataset, *, ood_dataset, protocol, method, class_weight, tolerance,
+                         weights, resolution, random_state, n_bootstrap):
+    """(replicates frame, (B, k) accuracy at :data:`BAND_COVERAGES`), the calibrator refitted per replicate."""
     tolerance = _check_unit(tolerance, "tolerance", low_open=True)
     weights = _check_weights(weights, "weights", 3)
     resolution = _check_resolution(resolution)
@@ -1209,19 +1201,46 @@ def _benchmark_replicates(bench, model, dataset, *, ood_dataset, protocol, metho
         p0, n0 = grid_weights(np.ones((1, len(y))), inv, y, m, groups=np.where(role == 0, 0, -1))
         init = logistic_params(x, *class_weighted(p0[:, 0], n0[:, 0], class_weight))
     seed = check_random_state(random_state)
-    parts = []
-    for lo, hi in _replicate_chunks(n_bootstrap, max(len(y), m)):
+    # the curves only need the grid values the evaluation (and OOD) rows have
+    cols_ev = np.unique(inv[role == 1])
+    cols_ood = np.unique(inv[role == 2])
+    at = np.concatenate([cols_ev, cols_ood])
+    parts, band = [], []
+    for lo, hi in replicate_chunks(n_bootstrap, max(len(y), m)):
         counts = bootstrap_counts(strata, n_bootstrap, random_state=seed, start=lo, stop=hi)
         pos, neg = grid_weights(counts, inv, y, m, groups=role, n_groups=3)
-        proba, pred = calibrated_rows(method, x, *class_weighted(pos[:, 0], neg[:, 0], class_weight), init=init)
-        out = selective_rows(*_answers(proba, pred, pos[:, 1], neg[:, 1]), resolution=resolution,
-                             tolerance=tolerance, weights=weights)
+        proba, pred = calibrated_rows(method, x, *class_weighted(pos[:, 0], neg[:, 0], class_weight), init=init,
+                                      at=at)
+        k = len(cols_ev)
+        answers = _answers(proba[:, :k], pred[:, :k], pos[:, 1, cols_ev], neg[:, 1, cols_ev])
+        out = selective_rows(*answers, resolution=resolution, tolerance=tolerance, weights=weights)
+        band.append(accuracy_at_coverages(*answers, BAND_COVERAGES))
         rows = {k: out[k] for k in INTERVAL_NAMES}
         if ood_dataset is not None:
-            rows["disca_ood"] = selective_rows(*_answers(proba, pred, pos[:, 2], neg[:, 2]), resolution=resolution,
+            rows["disca_ood"] = selective_rows(*_answers(proba[:, k:], pred[:, k:], pos[:, 2, cols_ood],
+                                                         neg[:, 2, cols_ood]), resolution=resolution,
                                                tolerance=tolerance, weights=weights)["disca"]
         parts.append(pd.DataFrame(rows))
-    return pd.concat(parts, ignore_index=True)
+    return pd.concat(parts, ignore_index=True), np.concatenate(band)
+
+
+def _band(acc, confidence_level):
+    """(coverages, low, high) of a pointwise percentile band from (B, k) replicates."""
+    low, high = percentile_interval(acc, confidence_level, axis=0)
+    return BAND_COVERAGES.copy(), low, high
+
+
+def _array_band(confidence, correct, *, n_bootstrap, confidence_level, random_state):
+    """Pointwise band (coverages, low, high) of accuracy at fixed coverages, examples resampled."""
+    c, ok = _check_inputs(confidence, correct, probability=False)
+    values, inv, _, _ = _grid_counts(ok, c)
+    acc = []
+    for lo, hi in replicate_chunks(n_bootstrap, len(c)):
+        counts = bootstrap_counts(np.zeros(len(c), dtype=np.int64), n_bootstrap, random_state=random_state,
+                                  start=lo, stop=hi)
+        n_ok, n_wrong = grid_weights(counts, inv, ok, len(values))
+        acc.append(accuracy_at_coverages(values, n_ok[:, 0], n_wrong[:, 0], BAND_COVERAGES))
+    return _band(np.concatenate(acc), confidence_level)
 
 
 def selective_intervals(confidence, correct, *, n_bootstrap=1000, confidence_level=0.95, random_state=0,
@@ -1274,13 +1293,13 @@ def selective_intervals(confidence, correct, *, n_bootstrap=1000, confidence_lev
     values, inv, _, _ = _grid_counts(ok, c)
     strata = np.zeros(len(c), dtype=np.int64)
     parts = []
-    for lo, hi in _replicate_chunks(n_bootstrap, len(c)):
+    for lo, hi in replicate_chunks(n_bootstrap, len(c)):
         counts = bootstrap_counts(strata, n_bootstrap, random_state=seed, start=lo, stop=hi)
         n_ok, n_wrong = grid_weights(counts, inv, ok, len(values))
         out = selective_rows(values, n_ok[:, 0], n_wrong[:, 0], resolution=d.resolution, tolerance=d.tolerance,
                              weights=d.weights)
         parts.append(pd.DataFrame({k: out[k] for k in INTERVAL_NAMES}))
-    ints = _intervals_of(pd.concat(parts, ignore_index=True), confidence_level)
+    ints = intervals_of(pd.concat(parts, ignore_index=True), confidence_level)
     frame = pd.DataFrame(
         {"estimate": [estimate[k] for k in INTERVAL_NAMES], "low": [ints[k][0] for k in INTERVAL_NAMES],
          "high": [ints[k][1] for k in INTERVAL_NAMES]},
