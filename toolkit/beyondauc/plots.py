@@ -37,7 +37,14 @@ from .diagnostics import (
     sens_spec_drift,
     wasserstein_matrix,
 )
-from .ranking import _check_results, rank_changes, score_histograms
+from .ranking import (
+    CLIP_QUANTILES,
+    _check_clip_quantiles,
+    _check_results,
+    _histogram_range,
+    rank_changes,
+    score_histograms,
+)
 from .selective import (
     TOLERANCES,
     _check_inputs,
@@ -156,43 +163,74 @@ class ThresholdROCDisplay:
 class ClassHistogramDisplay:
     """Histogram of the scores of each class in one cohort.
 
+    With ``bins`` an int, the bins span the ``clip_quantiles`` of the pooled
+    scores (padded by 5% of their spread, within [min, max]), so a few extreme
+    scores do not crush the others into one bin; scores beyond the edges are
+    counted in the first or last bin and the x label says how many.
+
     Parameters
     ----------
     neg, pos : ndarray
         Scores of the negatives and of the positives.
     bins : int or ndarray
-        Pass the same edges for several cohorts to compare them.
+        Number of bins, or edges: pass the same edges for several cohorts to
+        compare them (scores beyond them go to the end bins).
     name : str
+    clip_quantiles : (float, float) or None, default=(0.005, 0.995)
+        Quantiles that bound the bins when ``bins`` is an int; None: [min, max].
+
+    Attributes
+    ----------
+    edges_ : ndarray
+    n_clipped_ : int
+        Scores beyond the edges, counted in the end bins.
 
     Examples
     --------
     >>> from beyondauc.plots import ClassHistogramDisplay
     >>> disp = ClassHistogramDisplay.from_predictions([0, 0, 1, 1], [0.1, 0.3, 0.6, 0.9], bins=4)
-    >>> len(disp.ax_.patches) > 0
-    True
+    >>> len(disp.ax_.patches) > 0, disp.n_clipped_
+    (True, 0)
     """
 
-    def __init__(self, neg, pos, *, bins=30, name=""):
+    def __init__(self, neg, pos, *, bins=30, name="", clip_quantiles=CLIP_QUANTILES):
         self.neg, self.pos, self.bins, self.name = neg, pos, bins, name
+        self.clip_quantiles = _check_clip_quantiles(clip_quantiles)
+
+    def _edges(self):
+        if np.ndim(self.bins) == 1:
+            return np.asarray(self.bins, dtype=float)
+        bins = check_int(self.bins, "bins", minimum=1)
+        both = np.concatenate([np.asarray(self.neg, dtype=float), np.asarray(self.pos, dtype=float)])
+        if not len(both):
+            return np.linspace(0.0, 1.0, bins + 1)
+        return np.linspace(*_histogram_range(both, self.clip_quantiles), bins + 1)
 
     def plot(self, ax=None, *, density=False, xlim=None):
         ax = _axes(ax)
-        ax.hist(self.neg, bins=self.bins, alpha=0.65, color=NEG_COLOR, label=f"negative (n={len(self.neg)})",
-                density=density)
-        ax.hist(self.pos, bins=self.bins, alpha=0.65, color=POS_COLOR, label=f"positive (n={len(self.pos)})",
-                density=density)
-        ax.set(xlabel="score", ylabel="density" if density else "examples", title=f"{self.name} scores by class".strip())
+        edges = self._edges()
+        lo, hi = edges[0], edges[-1]
+        clipped = 0
+        for scores, color, text in ((self.neg, NEG_COLOR, "negative"), (self.pos, POS_COLOR, "positive")):
+            scores = np.asarray(scores, dtype=float)
+            clipped += int(((scores < lo) | (scores > hi)).sum())
+            ax.hist(np.clip(scores, lo, hi), bins=edges, alpha=0.65, color=color, label=f"{text} (n={len(scores)})",
+                    density=density)
+        xlabel = "score" if not clipped else f"score ({clipped} beyond [{lo:.3g}, {hi:.3g}] in the end bins)"
+        ax.set(xlabel=xlabel, ylabel="density" if density else "examples", title=f"{self.name} scores by class".strip())
         if xlim is not None:
             ax.set_xlim(xlim)
         ax.legend()
+        self.edges_, self.n_clipped_ = edges, clipped
         self.ax_, self.figure_ = ax, ax.figure
         return self
 
     @classmethod
-    def from_predictions(cls, y_true, y_score, *, pos_label=None, bins=30, name="", ax=None, **kwargs):
+    def from_predictions(cls, y_true, y_score, *, pos_label=None, bins=30, name="", clip_quantiles=CLIP_QUANTILES,
+                         ax=None, **kwargs):
         """Split the scores by class and plot them."""
         y, s = _cohort(y_true, y_score, pos_label, "y_true", "y_score")
-        return cls(s[y == 0], s[y == 1], bins=bins, name=name).plot(ax, **kwargs)
+        return cls(s[y == 0], s[y == 1], bins=bins, name=name, clip_quantiles=clip_quantiles).plot(ax, **kwargs)
 
 
 class RobustnessDisplay:
@@ -347,8 +385,11 @@ class DiagnosticsDashboard:
     def __init__(self, diagnostics):
         self.diagnostics = diagnostics
 
-    def plot(self, figure=None, *, bins=30):
-        """Draw on ``figure`` (its layout is left to the caller), or on a new 20 x 9 inch one."""
+    def plot(self, figure=None, *, bins=30, clip_quantiles=CLIP_QUANTILES):
+        """Draw on ``figure`` (its layout is left to the caller), or on a new 20 x 9 inch one.
+
+        The two histograms share ``bins`` edges over the ``clip_quantiles`` of
+        both cohorts' scores (see :class:`ClassHistogramDisplay`)."""
         if figure is None:
             import matplotlib.pyplot as plt
 
@@ -357,8 +398,8 @@ class DiagnosticsDashboard:
         axes = figure.subplots(2, 4)
         WassersteinDisplay(d.wasserstein).plot(axes[0, 0])
         both = np.concatenate([d.s_val, d.s_test])
-        lo, hi = float(both.min()), float(both.max())
-        edges = np.linspace(lo, hi, bins + 1) if hi > lo else bins
+        edges = np.linspace(*_histogram_range(both, _check_clip_quantiles(clip_quantiles)),
+                            check_int(bins, "bins", minimum=1) + 1)
         for ax, y, s, name in ((axes[0, 1], d.y_val, d.s_val, "validation"), (axes[0, 2], d.y_test, d.s_test, "test")):
             ClassHistogramDisplay(s[y == 0], s[y == 1], bins=edges, name=name).plot(ax)
         ThresholdROCDisplay._from_cohorts(d.y_val, d.s_val, d.y_test, d.s_test, ("validation", "test")).plot(axes[0, 3])
@@ -686,7 +727,10 @@ class ScoreHistogramsDisplay:
     The paper's Figures 3-4 (Opitz, "Schroedinger's Threshold"): the bins are
     shared by every panel (they span the model's scores on the whole
     benchmark), so a class that moves between datasets shows as a shift
-    between panels, and one threshold cannot suit every dataset.
+    between panels, and one threshold cannot suit every dataset.  Far
+    outliers are counted in the end bins (see
+    :func:`~beyondauc.score_histograms`): each panel says how many, and the
+    title gives the total and the range.
 
     Parameters
     ----------
@@ -734,6 +778,10 @@ class ScoreHistogramsDisplay:
                 edges = np.r_[part["left"].to_numpy(), part["right"].to_numpy()[-1]]
                 ax.stairs(np.nan_to_num(part[column].to_numpy(dtype=float)), edges, fill=True, alpha=0.6,
                           color=color, label=text)
+            clipped = int(h.loc[h["dataset"] == name, "clipped"].sum()) if "clipped" in h else 0
+            if clipped:
+                ax.text(0.98, 0.96, f"{clipped} clipped", transform=ax.transAxes, ha="right", va="top", fontsize=8,
+                        color="#555555")
             ax.set_title(str(name))
         for ax in axes.flat[len(names):]:
             ax.axis("off")
@@ -742,11 +790,18 @@ class ScoreHistogramsDisplay:
             ax.set_xlabel("score")
         for ax in axes[:, 0]:
             ax.set_ylabel("share of class" if density else "examples")
-        figure.suptitle(f"{self.model}: scores by class on each dataset (shared bins)")
+        title = f"{self.model}: scores by class on each dataset (shared bins)"
+        pooled = h[h["dataset"] == names[-1]] if "clipped" in h else None
+        if pooled is not None and pooled["clipped"].sum() > 0:
+            lo, hi = pooled["left"].min(), pooled["right"].max()
+            title += (f"\n{int(pooled['clipped'].sum())} of {int(pooled['count'].sum())} scores beyond "
+                      f"[{lo:.3g}, {hi:.3g}] are counted in the end bins")
+        figure.suptitle(title)
         self.figure_, self.axes_ = figure, list(axes.flat[:len(names)])
         return self
 
     @classmethod
-    def from_benchmark(cls, bench, model, *, bins=20, figure=None, **kwargs):
+    def from_benchmark(cls, bench, model, *, bins=20, clip_quantiles=CLIP_QUANTILES, figure=None, **kwargs):
         """Run :func:`~beyondauc.score_histograms` for ``model`` and draw every dataset."""
-        return cls(score_histograms(bench, bins=bins, models=[model]), model=model).plot(figure, **kwargs)
+        table = score_histograms(bench, bins=bins, models=[model], clip_quantiles=clip_quantiles)
+        return cls(table, model=model).plot(figure, **kwargs)
