@@ -13,6 +13,7 @@
   rendered as self-contained HTML (and PDF) reports with a leaderboard.
 """
 
+from ._html import styled
 from ._validation import UndefinedMetricWarning
 from .calibration import (
     METHODS,
@@ -146,6 +147,7 @@ __all__ = [
     "selective_answering",
     "selective_table",
     "sens_spec_drift",
+    "styled",
     "tolerance_table",
     "wasserstein_matrix",
 ]

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from ._html import frame_html, result_html
 from ._kernel import (
     _auc_rows,
     _auc_sorted,
@@ -93,6 +94,10 @@ class BiasRobustness:
         """``auc_curve / auc``: the curve the score averages."""
         return self.auc_curve / self.auc
 
+    def _repr_html_(self):
+        return result_html("BiasRobustness", [("score", self.score), ("auc", self.auc),
+                                              ("sigma_max", self.sigma_max), ("curve points", len(self.sigmas))])
+
 
 @dataclass(frozen=True)
 class NoiseRobustness:
@@ -128,6 +133,12 @@ class NoiseRobustness:
     def relative_curve(self):
         """``auc_curve / auc``: the curve the score integrates."""
         return self.auc_curve / self.auc
+
+    def _repr_html_(self):
+        return result_html("NoiseRobustness", [
+            ("score", self.score), ("auc", self.auc), ("sigma_max", self.sigma_max),
+            ("curve points", len(self.sigmas)), ("n_repeats", self.n_repeats), ("random_state", self.random_state),
+        ])
 
 
 @dataclass(frozen=True)
@@ -168,6 +179,13 @@ class SensSpecDrift:
     def distance(self):
         """Euclidean distance ``||S_V(tau) - S_T(tau)||`` per threshold."""
         return np.hypot(self.sensitivity_drift, self.specificity_drift)
+
+    def _repr_html_(self):
+        d = self.distance
+        return result_html("SensSpecDrift", [
+            ("score", self.score), ("thresholds", len(self.thresholds)),
+            ("largest distance", float(d.max()) if len(d) else np.nan),
+        ])
 
 
 @dataclass(frozen=True)
@@ -223,6 +241,10 @@ class WassersteinMatrix:
     def to_frame(self):
         """The matrix as a labelled DataFrame."""
         return pd.DataFrame(self.matrix, index=list(self.row_labels), columns=list(self.col_labels))
+
+    def _repr_html_(self):
+        return result_html(f"{self.p:g}-WassersteinMatrix", [("score", self.score), ("p", self.p)],
+                           parts=[frame_html(self.to_frame())], note=self.note or None)
 
 
 # -- validation ------------------------------------------------------------------
@@ -582,6 +604,28 @@ class CohortDiagnostics:
             "drift": self.drift.score,
             "wasserstein": self.wasserstein.score,
         }
+
+    def to_frame(self):
+        """Validation and test cohort side by side: n, AUC, bias and noise robustness."""
+        return pd.DataFrame(
+            {
+                "n": [len(self.y_val), len(self.y_test)],
+                "auc": [self.auc_val, self.auc_test],
+                "bias robustness": [self.bias_val.score, self.bias_test.score],
+                "noise robustness": [self.noise_val.score, self.noise_test.score],
+            },
+            index=["validation", "test"],
+        )
+
+    def _repr_html_(self):
+        return result_html(
+            f"CohortDiagnostics: {self.model} on {self.dataset}", [
+                ("drift", self.drift.score), ("wasserstein", self.wasserstein.score),
+            ],
+            subtitle=f"(cohorts: {self.cohorts})",
+            parts=[frame_html(self.to_frame())],
+            note=self.wasserstein.note or None,
+        )
 
 
 def _check_protocol(bench, protocol):

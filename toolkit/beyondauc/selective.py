@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from ._html import frame_html, result_html
 from ._kernel import _grid_counts
 from ._validation import check_number, check_option, check_random_state, check_scores
 from .calibration import METHODS, PROTOCOLS, ScoreCalibrator, _protocol_rows
@@ -170,6 +171,14 @@ class CoverageAccuracyCurve:
                 "n_correct": self.n_correct,
             }
         )
+
+    def _repr_html_(self):
+        n = len(self.coverage)
+        return result_html("CoverageAccuracyCurve", [
+            ("area", self.score), ("points", n),
+            ("accuracy at full coverage", float(self.accuracy[-1]) if n else np.nan),
+            ("resolution", "exact" if self.resolution is None else self.resolution),
+        ])
 
 
 def _exact_points(c, ok):
@@ -435,6 +444,15 @@ class DiSCA:
             "tolerance": self.tolerance,
         }
 
+    def _repr_html_(self):
+        x, y, z = self.weights
+        return result_html(
+            "DiSCA", [("score", self.score), ("a", self.a), (f"b({self.tolerance:g})", self.b),
+                      ("n_fluctuations", self.n_fluctuations), ("penalty", self.penalty),
+                      ("weights (x, y, z)", f"{x:.3g}, {y:.3g}, {z:.3g}")],
+            parts=[frame_html(self.b_table, index=False, caption="b and DiSCA over the tolerance grid")],
+        )
+
 
 def _first_below(cur, level):
     """(confidence at the first point with accuracy < level, or the lowest confidence; whether one exists)."""
@@ -573,6 +591,11 @@ class DiDMA:
     computation_score: float = np.nan
     weights: tuple = (0.5, 0.5)
 
+    def _repr_html_(self):
+        return result_html("DiDMA", [("score", self.score), ("DiSCA", self.disca.score),
+                                     ("computation_score", self.computation_score),
+                                     ("weights (p, q)", ", ".join(f"{w:.3g}" for w in self.weights))])
+
 
 def _check_computation(value):
     return check_number(value, "computation_score", low=0, hint=" (see computation_score())")
@@ -620,6 +643,12 @@ class NiDMA:
     didma: DiDMA = field(repr=False)
     disca_ood: DiSCA = field(repr=False)
     weights: tuple = (0.5, 0.5)
+
+    def _repr_html_(self):
+        return result_html("NiDMA", [("score", self.score), ("DiDMA", self.didma.score),
+                                     ("DiSCA (in distribution)", self.didma.disca.score),
+                                     ("DiSCA (OOD)", self.disca_ood.score),
+                                     ("weights (u, v)", ", ".join(f"{w:.3g}" for w in self.weights))])
 
 
 def nidma(confidence, correct, confidence_ood, correct_ood, *, computation_score, weights=(0.5, 0.5),
@@ -766,6 +795,16 @@ class SelectiveAnswering:
         out["didma"] = self.didma
         out["nidma"] = self.nidma
         return out
+
+    def _repr_html_(self):
+        rec = self.to_dict()
+        keep = ["n", "accuracy", "disca", "a", "b", "n_fluctuations", "penalty", "area", "aurc", "e_aurc",
+                "disca_ood", "didma", "nidma"]
+        rows = [(k, rec[k]) for k in keep if k in rec and rec[k] is not None]
+        title = f"SelectiveAnswering: {self.model} on {self.dataset}"
+        if self.ood_dataset is not None:
+            title += f" (OOD: {self.ood_dataset})"
+        return result_html(title, rows, subtitle=f"calibrated: {self.protocol} / {self.method}")
 
 
 def selective_answering(bench, model, dataset, *, ood_dataset=None, protocol="indata", method="logistic",
