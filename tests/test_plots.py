@@ -327,6 +327,33 @@ def test_histogram_counts_per_class(scale, offset):
     assert labels == [f"negative (n={(YV == 0).sum()})", f"positive (n={(YV == 1).sum()})"]
 
 
+def test_histogram_outlier_is_clipped_into_the_last_bin_and_said():
+    s = SV.astype(float).copy()
+    s[np.argmax(s)] = s.max() + 1000 * np.ptp(SV)
+    _, ax = plt.subplots()
+    disp = ClassHistogramDisplay.from_predictions(YV, s, bins=10, ax=ax)
+    assert disp.n_clipped_ == 1
+    assert disp.edges_[-1] < SV.max() + 0.1 * np.ptp(SV)
+    heights = [p.get_height() for p in ax.patches]
+    assert sum(heights) == len(s)  # nothing dropped
+    assert f"{disp.n_clipped_} beyond" in ax.get_xlabel() and "end bins" in ax.get_xlabel()
+    full = ClassHistogramDisplay.from_predictions(YV, s, bins=10, clip_quantiles=None, ax=plt.subplots()[1])
+    assert full.n_clipped_ == 0 and full.edges_[-1] == s.max() and full.ax_.get_xlabel() == "score"
+
+
+def test_dashboard_histograms_share_robust_edges():
+    rng = np.random.default_rng(1)
+    yv, yt = np.tile([0, 1], 100), np.tile([0, 1], 100)
+    sv, st = yv + rng.normal(0, 0.5, 200), yt + rng.normal(0.2, 0.5, 200)
+    st[3] = 500.0
+    dash = DiagnosticsDashboard.from_predictions(yv, sv, yt, st, n_repeats=2, figure=Figure())
+    hv, ht = dash.axes_[1], dash.axes_[2]
+    edges_v = sorted({round(p.get_x(), 12) for p in hv.patches})
+    edges_t = sorted({round(p.get_x(), 12) for p in ht.patches})
+    assert edges_v == edges_t and max(p.get_x() + p.get_width() for p in ht.patches) < 10
+    assert re.search(r"\b[123] beyond \[", ht.get_xlabel()), ht.get_xlabel()
+
+
 def test_histogram_string_labels_with_pos_label():
     y = np.where(YV == 1, "yes", "no")
     disp = ClassHistogramDisplay.from_predictions(y, SV, pos_label="yes", ax=plt.subplots()[1])
@@ -763,12 +790,21 @@ def test_score_histograms_panels_are_the_table(model, density, no_show):
             values, edges, _ = patch.get_data()
             np.testing.assert_allclose(values, part[column])
             np.testing.assert_allclose(edges[:-1], part["left"])
-    # one set of edges for every panel: the model's range on the whole benchmark
+    # one set of edges for every panel: the model's (robust) range on the whole benchmark
     s = bench.scores(model)
+    lo, hi = table["left"].min(), table["right"].max()
+    assert s.min() <= lo < hi <= s.max()
     for ax in disp.axes_:
         edges = ax.patches[0].get_data()[1]
-        assert edges[0] == s.min() and edges[-1] == pytest.approx(s.max())
-    assert model in disp.figure_._suptitle.get_text()
+        assert edges[0] == lo and edges[-1] == pytest.approx(hi)
+    title = disp.figure_._suptitle.get_text()
+    assert model in title
+    clipped = int(table.loc[table["dataset"] == "all", "clipped"].sum())
+    assert (f"{clipped} of {len(s)} scores beyond" in title) == (clipped > 0)
+    for ax, name in zip(disp.axes_, names):
+        k = int(table.loc[table["dataset"] == name, "clipped"].sum())
+        notes = [t.get_text() for t in ax.texts]
+        assert notes == ([f"{k} clipped"] if k else []), (name, notes)
 
 
 @pytest.mark.parametrize("ncols", [1, 3, 4, 20])

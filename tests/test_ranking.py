@@ -376,9 +376,10 @@ def test_score_variance_groups_agree_with_rank_changes(demo, demo_results, score
 
 def test_score_histograms_counts_density_edges_vs_numpy(demo):
     bins = 7
-    h = score_histograms(demo, bins=bins)
+    h = score_histograms(demo, bins=bins, clip_quantiles=None)
     assert list(h.columns) == ["model", "dataset", "label", "bin", "left", "right", "scaled_left",
-                               "scaled_right", "count", "density"]
+                               "scaled_right", "count", "density", "clipped"]
+    assert (h["clipped"] == 0).all()
     assert set(h["model"]) == set(demo.models)
     assert list(pd.unique(h["dataset"])) == list(demo.datasets) + ["all"]
     y, codes = demo.labels(), demo.dataset_codes()
@@ -423,6 +424,63 @@ def test_score_histograms_one_model_and_constant_scores():
     g = flat[(flat["dataset"] == "all") & (flat["label"] == 1)]
     assert g["count"].sum() == 4 and g["count"].tolist() == [0, 4, 0]
     assert g["left"].iloc[0] < 3.0 < g["right"].iloc[-1]
+
+
+def test_score_histograms_robust_range_vs_numpy(demo):
+    """Default range: [min, max], but a side whose extreme lies further beyond the 0.5% /
+    99.5% quantile than twice the distance between them ends at the quantile + 5% of their
+    distance; scores beyond are counted in the end bins and reported as clipped."""
+    bins = 9
+    h = score_histograms(demo, bins=bins)
+    y, codes = demo.labels(), demo.dataset_codes()
+    total_clipped = 0
+    for m in demo.models:
+        s = demo.scores(m)
+        q_lo, q_hi = np.quantile(s, 0.005, method="higher"), np.quantile(s, 0.995, method="lower")
+        w = q_hi - q_lo
+        lo = q_lo - 0.05 * w if q_lo - s.min() > 2 * w else s.min()
+        hi = q_hi + 0.05 * w if s.max() - q_hi > 2 * w else s.max()
+        hm = h[h["model"] == m]
+        edges = np.append(hm["left"].to_numpy()[:bins], hm["right"].to_numpy()[bins - 1])
+        np.testing.assert_allclose(edges, np.linspace(lo, hi, bins + 1), rtol=0, atol=1e-12 * max(1, abs(s).max()))
+        for (d, label), g in hm.groupby(["dataset", "label"]):
+            sel = y == label if d == "all" else (y == label) & (codes == demo.datasets.index(d))
+            expected, _ = np.histogram(np.clip(s[sel], lo, hi), bins=edges)
+            np.testing.assert_array_equal(g["count"].to_numpy(), expected)
+            below, above = (s[sel] < lo).sum(), (s[sel] > hi).sum()
+            assert g["clipped"].tolist() == [below] + [0] * (bins - 2) + [above], (m, d, label)
+            assert g["count"].sum() == sel.sum()
+        total_clipped += int(hm.loc[hm["dataset"] == "all", "clipped"].sum())
+    assert total_clipped > 0  # the demo's MLP has far outliers
+    clean = h[h["model"].isin(["knn", "random_forest", "naive_bayes"])]  # probabilities: nothing to cut
+    assert (clean["clipped"] == 0).all()
+
+
+def test_score_histograms_outlier_does_not_crush_the_rest():
+    """One score 1000x beyond the others: with the full range every other score sits in
+    one bin; the quantile range spreads them and reports the one clipped score."""
+    rng = np.random.default_rng(0)
+    n = 400
+    y = np.tile([0, 1], n // 2)
+    s = y + rng.normal(0, 0.5, n)
+    s[7] = 1000.0
+    bench = load_benchmark(pd.DataFrame({"dataset": "a", "label": y, "m": s}))
+    full = score_histograms(bench, bins=20, clip_quantiles=None).query("dataset == 'all'")
+    robust = score_histograms(bench, bins=20).query("dataset == 'all'")
+    assert full.groupby("bin")["count"].sum().max() == n - 1  # all but the outlier in bin 0
+    per_bin = robust.groupby("bin")["count"].sum()
+    assert (per_bin > 0).sum() >= 15 and per_bin.max() < n / 4
+    assert 1 <= robust["clipped"].sum() <= 3  # the outlier and at most the tail beyond the 99.5% quantile
+    last = robust[(robust["label"] == y[7]) & (robust["bin"] == 19)]
+    assert last["clipped"].iloc[0] == robust["clipped"].sum()
+    assert robust["left"].min() == s.min()  # the low side has no outlier: not cut
+    assert robust["right"].max() < 5
+
+
+@pytest.mark.parametrize("bad", [(0.5, 0.5), (0.9, 0.1), (-0.1, 0.9), (0.1, 1.5), (0.1,), "ab", 3])
+def test_score_histograms_invalid_clip_quantiles(demo, bad):
+    with pytest.raises(ValueError, match="`clip_quantiles`"):
+        score_histograms(demo, clip_quantiles=bad)
 
 
 @pytest.mark.parametrize("bins", [0, -1, 2.5, True])

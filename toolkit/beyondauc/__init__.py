@@ -15,6 +15,7 @@
   rendered as self-contained HTML (and PDF) reports with a leaderboard.
 """
 
+from ._html import styled
 from ._validation import UndefinedMetricWarning
 from .calibration import (
     METHODS,
@@ -187,6 +188,7 @@ __all__ = [
     "selective_intervals",
     "selective_table",
     "sens_spec_drift",
+    "styled",
     "tolerance_table",
     "wasserstein_matrix",
 ]

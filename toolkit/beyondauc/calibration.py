@@ -39,6 +39,7 @@ from ._fitting import (
     within_range,
 )
 from ._bootstrap import check_bootstrap
+from ._html import result_html
 from ._kernel import _auc_from_counts, _confusion, _grid_counts, _scores_from_confusion, _stacked_counts
 from ._validation import (
     UndefinedMetricWarning,
@@ -204,6 +205,25 @@ class ScoreCalibrator:
         else:
             pred = stump_decision(_as_float32(s), *self._stump)[0]
         return pred.astype(np.int8)
+
+    def __repr__(self):
+        cw = "" if self.class_weight is None else f", class_weight={self.class_weight!r}"
+        fitted = f", threshold_={self.threshold_:.6g}" if hasattr(self, "threshold_") else ""
+        return f"ScoreCalibrator(method={self.method!r}{cw}{fitted})"
+
+    def _repr_html_(self):
+        rows = [("method", self.method), ("class_weight", self.class_weight or "none")]
+        if not hasattr(self, "threshold_"):
+            return result_html("ScoreCalibrator", rows, note="not fitted: call fit(y_score, y_true)")
+        rows.append(("threshold_", self.threshold_))
+        if self.method == "logistic":
+            rows += [("coef_", self.coef_), ("intercept_", self.intercept_)]
+        elif self.method == "isotonic":
+            rows.append(("knots", len(self.knots_x_)))
+        note = None
+        if self.single_class_ >= 0:
+            note = f"calibration data had a single class: always predicts {self.single_class_}"
+        return result_html("ScoreCalibrator", rows, note=note)
 
 
 def _lbfgs_params(samples, class_weight):

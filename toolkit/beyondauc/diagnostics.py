@@ -26,6 +26,7 @@ import numpy as np
 import pandas as pd
 
 from ._bootstrap import bootstrap_counts, check_bootstrap, grid_weights, strata_of
+from ._html import frame_html, result_html
 from ._kernel import (
     _auc_from_counts,
     _auc_rows,
@@ -99,6 +100,10 @@ class BiasRobustness:
         """``auc_curve / auc``: the curve the score averages."""
         return self.auc_curve / self.auc
 
+    def _repr_html_(self):
+        return result_html("BiasRobustness", [("score", self.score), ("auc", self.auc),
+                                              ("sigma_max", self.sigma_max), ("curve points", len(self.sigmas))])
+
 
 @dataclass(frozen=True)
 class NoiseRobustness:
@@ -134,6 +139,12 @@ class NoiseRobustness:
     def relative_curve(self):
         """``auc_curve / auc``: the curve the score integrates."""
         return self.auc_curve / self.auc
+
+    def _repr_html_(self):
+        return result_html("NoiseRobustness", [
+            ("score", self.score), ("auc", self.auc), ("sigma_max", self.sigma_max),
+            ("curve points", len(self.sigmas)), ("n_repeats", self.n_repeats), ("random_state", self.random_state),
+        ])
 
 
 @dataclass(frozen=True)
@@ -174,6 +185,13 @@ class SensSpecDrift:
     def distance(self):
         """Euclidean distance ``||S_V(tau) - S_T(tau)||`` per threshold."""
         return np.hypot(self.sensitivity_drift, self.specificity_drift)
+
+    def _repr_html_(self):
+        d = self.distance
+        return result_html("SensSpecDrift", [
+            ("score", self.score), ("thresholds", len(self.thresholds)),
+            ("largest distance", float(d.max()) if len(d) else np.nan),
+        ])
 
 
 @dataclass(frozen=True)
@@ -229,6 +247,10 @@ class WassersteinMatrix:
     def to_frame(self):
         """The matrix as a labelled DataFrame."""
         return pd.DataFrame(self.matrix, index=list(self.row_labels), columns=list(self.col_labels))
+
+    def _repr_html_(self):
+        return result_html(f"{self.p:g}-WassersteinMatrix", [("score", self.score), ("p", self.p)],
+                           parts=[frame_html(self.to_frame())], note=self.note or None)
 
 
 # -- validation ------------------------------------------------------------------
@@ -628,6 +650,28 @@ class CohortDiagnostics:
             "wasserstein_p2": self.wasserstein_p2.score,
             **{f"{name}_{end}": v for name, lh in self.intervals.items() for end, v in zip(("low", "high"), lh)},
         }
+
+    def to_frame(self):
+        """Validation and test cohort side by side: n, AUC, bias and noise robustness."""
+        return pd.DataFrame(
+            {
+                "n": [len(self.y_val), len(self.y_test)],
+                "auc": [self.auc_val, self.auc_test],
+                "bias robustness": [self.bias_val.score, self.bias_test.score],
+                "noise robustness": [self.noise_val.score, self.noise_test.score],
+            },
+            index=["validation", "test"],
+        )
+
+    def _repr_html_(self):
+        return result_html(
+            f"CohortDiagnostics: {self.model} on {self.dataset}", [
+                ("drift", self.drift.score), ("wasserstein", self.wasserstein.score),
+            ],
+            subtitle=f"(cohorts: {self.cohorts})",
+            parts=[frame_html(self.to_frame())],
+            note=self.wasserstein.note or None,
+        )
 
 
 def _check_protocol(bench, protocol):

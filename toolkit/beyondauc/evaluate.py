@@ -283,17 +283,18 @@ def _diagnostic_curves(d, bins):
     """The tidy rows every figure of one CohortDiagnostics needs."""
     key = dict(model=d.model, dataset=d.dataset)
     roc, hist, rob = [], [], []
+    from .plots import _binned
+    from .ranking import _histogram_range
+
     both = np.concatenate([d.s_val, d.s_test])
-    lo, hi = (float(both.min()), float(both.max())) if len(both) else (0.0, 1.0)
-    edges = np.linspace(lo, hi, bins + 1) if hi > lo else np.linspace(lo - 0.5, hi + 0.5, bins + 1)
+    edges = np.linspace(*_histogram_range(both), bins + 1)  # the dashboard's bins, robust to outliers
     for cohort, y, s, bias, noise in (("val", d.y_val, d.s_val, d.bias_val, d.noise_val),
                                       ("test", d.y_test, d.s_test, d.bias_test, d.noise_test)):
         fpr, tpr, thr = _roc_points(y, s)
         roc.append(pd.DataFrame({**key, "cohort": cohort, "fpr": fpr, "tpr": tpr, "threshold": thr}))
-        neg, _ = np.histogram(s[y == 0], bins=edges)
-        pos, _ = np.histogram(s[y == 1], bins=edges)
+        _, neg, pos, clipped = _binned(y, s, edges)
         hist.append(pd.DataFrame({**key, "cohort": cohort, "bin": np.arange(bins), "left": edges[:-1],
-                                  "right": edges[1:], "negative": neg, "positive": pos}))
+                                  "right": edges[1:], "negative": neg, "positive": pos, "clipped": clipped}))
         for kind, r in (("bias", bias), ("noise", noise)):
             std = getattr(r, "auc_std", np.zeros(len(r.sigmas)))
             rob.append(pd.DataFrame({**key, "cohort": cohort, "kind": kind, "sigma": r.sigmas, "auc": r.auc_curve,
@@ -713,7 +714,8 @@ class Evaluation:
                     roc={c: (r["fpr"].to_numpy(), r["tpr"].to_numpy(), r["threshold"].to_numpy()) for c, r in roc.items()},
                     auc={"val": float(row["auc_val"]), "test": float(row["auc_test"])},
                     histograms={c: (np.r_[r["left"].to_numpy(), r["right"].to_numpy()[-1:]],
-                                    r["negative"].to_numpy(), r["positive"].to_numpy()) for c, r in hist.items()})
+                                    r["negative"].to_numpy(), r["positive"].to_numpy(), int(r["clipped"].iloc[0]))
+                                for c, r in hist.items()})
 
     # -- display ---------------------------------------------------------------------
 

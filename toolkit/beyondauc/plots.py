@@ -62,7 +62,14 @@ from .diagnostics import (
     sens_spec_drift,
     wasserstein_matrix,
 )
-from .ranking import _check_results, rank_changes, score_histograms
+from .ranking import (
+    CLIP_QUANTILES,
+    _check_clip_quantiles,
+    _check_results,
+    _histogram_range,
+    rank_changes,
+    score_histograms,
+)
 from .selective import (
     TOLERANCES,
     _array_band,
@@ -224,6 +231,14 @@ def _axes(ax):
     return ax
 
 
+def _binned(y, s, edges):
+    """(edges, negative counts, positive counts, scores beyond the edges): scores outside go to the end bins."""
+    lo, hi = edges[0], edges[-1]
+    clipped = int(((s < lo) | (s > hi)).sum())
+    s = np.clip(s, lo, hi)
+    return edges, np.histogram(s[y == 0], edges)[0], np.histogram(s[y == 1], edges)[0], clipped
+
+
 def _roc(y, s):
     """ROC of one cohort: fpr, tpr, thresholds (descending; first point (0, 0) at +inf)."""
     pos, neg = _sorted_by_class(y, s)
@@ -346,55 +361,89 @@ def _roc_band(y, s, *, n_bootstrap, confidence_level, random_state):
 class ClassHistogramDisplay:
     """Histogram of the scores of each class in one cohort.
 
+    With ``bins`` an int, the bins span the ``clip_quantiles`` of the pooled
+    scores (padded by 5% of their spread, within [min, max]), so a few extreme
+    scores do not crush the others into one bin; scores beyond the edges are
+    counted in the first or last bin and the x label says how many.
+
     Parameters
     ----------
     neg, pos : ndarray
         Scores of the negatives and of the positives.
     bins : int or ndarray
-        Pass the same edges for several cohorts to compare them.
+        Number of bins, or edges: pass the same edges for several cohorts to
+        compare them (scores beyond them go to the end bins).
     name : str
+    clip_quantiles : (float, float) or None, default=(0.005, 0.995)
+        Quantiles that bound the bins when ``bins`` is an int; None: [min, max].
+
+    Attributes
+    ----------
+    edges_ : ndarray
+    n_clipped_ : int
+        Scores beyond the edges, counted in the end bins.
 
     Examples
     --------
     >>> from beyondauc.plots import ClassHistogramDisplay
     >>> disp = ClassHistogramDisplay.from_predictions([0, 0, 1, 1], [0.1, 0.3, 0.6, 0.9], bins=4)
-    >>> len(disp.ax_.patches) > 0
-    True
+    >>> len(disp.ax_.patches) > 0, disp.n_clipped_
+    (True, 0)
     """
 
-    def __init__(self, neg, pos, *, bins=30, name="", weights=None):
+    def __init__(self, neg, pos, *, bins=30, name="", clip_quantiles=CLIP_QUANTILES, weights=None, clipped=None):
         self.neg, self.pos, self.bins, self.name, self.weights = neg, pos, bins, name, weights
+        self.clip_quantiles = _check_clip_quantiles(clip_quantiles)
+        self.clipped = clipped
+
+    def _edges(self):
+        if np.ndim(self.bins) == 1:
+            return np.asarray(self.bins, dtype=float)
+        bins = check_int(self.bins, "bins", minimum=1)
+        both = np.concatenate([np.asarray(self.neg, dtype=float), np.asarray(self.pos, dtype=float)])
+        if not len(both):
+            return np.linspace(0.0, 1.0, bins + 1)
+        return np.linspace(*_histogram_range(both, self.clip_quantiles), bins + 1)
 
     @classmethod
-    def from_counts(cls, edges, neg_counts, pos_counts, *, name=""):
-        """A display of already binned scores: ``edges`` (n_bins + 1) and the counts per bin of each class."""
+    def from_counts(cls, edges, neg_counts, pos_counts, *, name="", clipped=0):
+        """A display of already binned scores: ``edges`` (n_bins + 1), the counts per bin of each class, and
+        how many scores beyond the edges were counted in the end bins."""
         edges = np.asarray(edges, dtype=float)
         centers = (edges[:-1] + edges[1:]) / 2
-        return cls(centers, centers, bins=edges, name=name,
+        return cls(centers, centers, bins=edges, name=name, clipped=int(clipped),
                    weights=(np.asarray(neg_counts, dtype=float), np.asarray(pos_counts, dtype=float)))
 
     @_literal_plot
     def plot(self, ax=None, *, density=False, xlim=None):
         ax = _axes(ax)
+        edges = self._edges()
+        lo, hi = edges[0], edges[-1]
+        clipped = 0
         wn, wp = self.weights if self.weights is not None else (None, None)
-        n_neg = len(self.neg) if wn is None else int(wn.sum())
-        n_pos = len(self.pos) if wp is None else int(wp.sum())
-        ax.hist(self.neg, bins=self.bins, weights=wn, alpha=0.65, color=NEG_COLOR, label=f"negative (n={n_neg})",
-                density=density)
-        ax.hist(self.pos, bins=self.bins, weights=wp, alpha=0.65, color=POS_COLOR, label=f"positive (n={n_pos})",
-                density=density)
-        ax.set(xlabel="score", ylabel="density" if density else "examples", title=f"{self.name} scores by class".strip())
+        for scores, w, color, text in ((self.neg, wn, NEG_COLOR, "negative"), (self.pos, wp, POS_COLOR, "positive")):
+            scores = np.asarray(scores, dtype=float)
+            clipped += int(((scores < lo) | (scores > hi)).sum())
+            n = len(scores) if w is None else int(w.sum())
+            ax.hist(np.clip(scores, lo, hi), bins=edges, weights=w, alpha=0.65, color=color, label=f"{text} (n={n})",
+                    density=density)
+        if self.clipped is not None:
+            clipped = self.clipped
+        xlabel = "score" if not clipped else f"score ({clipped} beyond [{lo:.3g}, {hi:.3g}] in the end bins)"
+        ax.set(xlabel=xlabel, ylabel="density" if density else "examples", title=f"{self.name} scores by class".strip())
         if xlim is not None:
             ax.set_xlim(xlim)
         _legend(ax)
+        self.edges_, self.n_clipped_ = edges, clipped
         self.ax_, self.figure_ = ax, ax.figure
         return self
 
     @classmethod
-    def from_predictions(cls, y_true, y_score, *, pos_label=None, bins=30, name="", ax=None, **kwargs):
+    def from_predictions(cls, y_true, y_score, *, pos_label=None, bins=30, name="", clip_quantiles=CLIP_QUANTILES,
+                         ax=None, **kwargs):
         """Split the scores by class and plot them."""
         y, s = _cohort(y_true, y_score, pos_label, "y_true", "y_score")
-        return cls(s[y == 0], s[y == 1], bins=bins, name=name).plot(ax, **kwargs)
+        return cls(s[y == 0], s[y == 1], bins=bins, name=name, clip_quantiles=clip_quantiles).plot(ax, **kwargs)
 
 
 class RobustnessDisplay:
@@ -565,33 +614,36 @@ class DiagnosticsDashboard:
         self.panels = panels
 
     @staticmethod
-    def _panels_of(d, bins):
+    def _panels_of(d, bins, clip_quantiles=CLIP_QUANTILES):
         """What the dashboard draws, computed from a CohortDiagnostics's cohorts."""
         both = np.concatenate([d.s_val, d.s_test])
-        lo, hi = float(both.min()), float(both.max())
-        edges = np.linspace(lo, hi, bins + 1) if hi > lo else np.linspace(lo - 0.5, hi + 0.5, bins + 1)
-        hist = {c: (edges, np.histogram(s[y == 0], edges)[0], np.histogram(s[y == 1], edges)[0])
-                for c, y, s in (("val", d.y_val, d.s_val), ("test", d.y_test, d.s_test))}
+        edges = np.linspace(*_histogram_range(both, _check_clip_quantiles(clip_quantiles)),
+                            check_int(bins, "bins", minimum=1) + 1)
+        hist = {c: _binned(y, s, edges) for c, y, s in (("val", d.y_val, d.s_val), ("test", d.y_test, d.s_test))}
         other = d.wasserstein_p1 if d.wasserstein.p != 1 else d.wasserstein_p2
         return dict(model=d.model, dataset=d.dataset, cohorts=d.cohorts, summary=d.to_dict(),
-                    wasserstein=d.wasserstein, wasserstein_other=other, bias=(d.bias_val, d.bias_test), noise=(d.noise_val, d.noise_test),
-                    drift=d.drift, roc={"val": _roc(d.y_val, d.s_val), "test": _roc(d.y_test, d.s_test)},
+                    wasserstein=d.wasserstein, wasserstein_other=other, bias=(d.bias_val, d.bias_test),
+                    noise=(d.noise_val, d.noise_test), drift=d.drift,
+                    roc={"val": _roc(d.y_val, d.s_val), "test": _roc(d.y_test, d.s_test)},
                     auc={"val": d.auc_val, "test": d.auc_test}, histograms=hist)
 
     @_literal_plot
-    def plot(self, figure=None, *, bins=30):
-        """Draw on ``figure`` (its layout is left to the caller), or on a new 20 x 9 inch one."""
+    def plot(self, figure=None, *, bins=30, clip_quantiles=CLIP_QUANTILES):
+        """Draw on ``figure`` (its layout is left to the caller), or on a new 20 x 9 inch one.
+
+        The two histograms share ``bins`` edges over the ``clip_quantiles`` of
+        both cohorts' scores (see :class:`ClassHistogramDisplay`)."""
         if figure is None:
             import matplotlib.pyplot as plt
 
             figure = plt.figure(figsize=(20, 9), layout="constrained")
-        d = self.panels if self.panels is not None else self._panels_of(self.diagnostics, bins)
+        d = self.panels if self.panels is not None else self._panels_of(self.diagnostics, bins, clip_quantiles)
         names = {"val": "validation", "test": "test"}
         axes = figure.subplots(2, 4)
         WassersteinDisplay(d["wasserstein"], other=d.get("wasserstein_other")).plot(axes[0, 0])
         for ax, cohort in ((axes[0, 1], "val"), (axes[0, 2], "test")):
-            edges, neg, pos = d["histograms"][cohort]
-            ClassHistogramDisplay.from_counts(edges, neg, pos, name=names[cohort]).plot(ax)
+            edges, neg, pos, clipped = d["histograms"][cohort]
+            ClassHistogramDisplay.from_counts(edges, neg, pos, name=names[cohort], clipped=clipped).plot(ax)
         curves = [(*d["roc"][c], names[c], d["auc"][c]) for c in ("val", "test")]
         thresholds = np.concatenate([d["roc"][c][2][1:] for c in ("val", "test")])
         finite = thresholds[np.isfinite(thresholds)]
@@ -1037,7 +1089,10 @@ class ScoreHistogramsDisplay:
     The paper's Figures 3-4 (Opitz, "Schroedinger's Threshold"): the bins are
     shared by every panel (they span the model's scores on the whole
     benchmark), so a class that moves between datasets shows as a shift
-    between panels, and one threshold cannot suit every dataset.
+    between panels, and one threshold cannot suit every dataset.  Far
+    outliers are counted in the end bins (see
+    :func:`~beyondauc.score_histograms`): each panel says how many, and the
+    title gives the total and the range.
 
     Parameters
     ----------
@@ -1086,6 +1141,10 @@ class ScoreHistogramsDisplay:
                 edges = np.r_[part["left"].to_numpy(), part["right"].to_numpy()[-1]]
                 ax.stairs(np.nan_to_num(part[column].to_numpy(dtype=float)), edges, fill=True, alpha=0.6,
                           color=color, label=text)
+            clipped = int(h.loc[h["dataset"] == name, "clipped"].sum()) if "clipped" in h else 0
+            if clipped:
+                ax.text(0.98, 0.96, f"{clipped} clipped", transform=ax.transAxes, ha="right", va="top", fontsize=8,
+                        color="#555555")
             ax.set_title(str(name))
         for ax in axes.flat[len(names):]:
             ax.axis("off")
@@ -1094,7 +1153,13 @@ class ScoreHistogramsDisplay:
             ax.set_xlabel("score")
         for ax in axes[:, 0]:
             ax.set_ylabel("share of class" if density else "examples")
-        figure.suptitle(f"{self.model}: scores by class on each dataset (shared bins)")
+        title = f"{self.model}: scores by class on each dataset (shared bins)"
+        pooled = h[h["dataset"] == names[-1]] if "clipped" in h else None
+        if pooled is not None and pooled["clipped"].sum() > 0:
+            lo, hi = pooled["left"].min(), pooled["right"].max()
+            title += (f"\n{int(pooled['clipped'].sum())} of {int(pooled['count'].sum())} scores beyond "
+                      f"[{lo:.3g}, {hi:.3g}] are counted in the end bins")
+        figure.suptitle(title)
         self.figure_, self.axes_ = figure, list(axes.flat[:len(names)])
         return self
 
@@ -1106,9 +1171,10 @@ class ScoreHistogramsDisplay:
         return cls(h[h["model"] == model], model=model).plot(figure, **kwargs)
 
     @classmethod
-    def from_benchmark(cls, bench, model, *, bins=20, figure=None, **kwargs):
+    def from_benchmark(cls, bench, model, *, bins=20, clip_quantiles=CLIP_QUANTILES, figure=None, **kwargs):
         """Run :func:`~beyondauc.score_histograms` for ``model`` and draw every dataset."""
-        return cls(score_histograms(bench, bins=bins, models=[model]), model=model).plot(figure, **kwargs)
+        table = score_histograms(bench, bins=bins, models=[model], clip_quantiles=clip_quantiles)
+        return cls(table, model=model).plot(figure, **kwargs)
 
 
 class CriticalDifferenceDisplay:

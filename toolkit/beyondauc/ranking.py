@@ -327,19 +327,82 @@ def score_variance(bench, results=None, *, score="accuracy"):
     return out
 
 
-def score_histograms(bench, *, bins=20, models=None):
+#: Default quantiles of the pooled scores that bound histogram bins.
+CLIP_QUANTILES = (0.005, 0.995)
+
+
+def _check_clip_quantiles(clip_quantiles):
+    if clip_quantiles is None:
+        return None
+    try:
+        lo, hi = (float(q) for q in clip_quantiles)
+    except (TypeError, ValueError):
+        raise ValueError(f"`clip_quantiles` must be None or two quantiles (low, high), got {clip_quantiles!r}") from None
+    if not 0.0 <= lo < hi <= 1.0:
+        raise ValueError(f"`clip_quantiles` must satisfy 0 <= low < high <= 1, got {clip_quantiles!r}")
+    return lo, hi
+
+
+def _histogram_range(values, clip_quantiles=CLIP_QUANTILES):
+    """(lo, hi) of histogram bins over ``values``, robust to a few extreme values.
+
+    With ``clip_quantiles=(a, b)``, let q_a, q_b be the a- and b-quantiles of
+    the values (order statistics rounded inwards, so a single extreme value is
+    outside them at any sample size) and w = q_b - q_a.  A side is cut only
+    where the extreme value lies more than 2w beyond its quantile -- where the
+    tail would take more than two thirds of the axis and squeeze the other
+    scores into a few bins; the cut side ends at its quantile plus 5% of w.  Data
+    without such outliers keeps its full [min, max].  Values outside belong in
+    the end bins.  ``None``: [min, max].  A constant range is widened to +-0.5
+    around the value.
+    """
+    values = np.asarray(values, dtype=float)
+    lo, hi = float(values.min()), float(values.max())
+    if clip_quantiles is not None and hi > lo:
+        q_lo = float(np.quantile(values, clip_quantiles[0], method="higher"))
+        q_hi = float(np.quantile(values, clip_quantiles[1], method="lower"))
+        width = q_hi - q_lo
+        if width > 0:
+            if q_lo - lo > 2 * width:
+                lo = q_lo - 0.05 * width
+            if hi - q_hi > 2 * width:
+                hi = q_hi + 0.05 * width
+    if hi <= lo:
+        lo, hi = lo - 0.5, hi + 0.5
+    return lo, hi
+
+
+def score_histograms(bench, *, bins=20, models=None, clip_quantiles=CLIP_QUANTILES):
     """Class-conditional histograms of each model's scores, per dataset and pooled.
 
     Bins are equal-width over each model's score range on the whole benchmark
     (so datasets of one model share edges); ``scaled_left``/``scaled_right``
     give the edges mapped to [0, 1], comparable across models (Figures 3-4).
+    The range is the model's [min, max], except that a side whose extreme
+    score lies further beyond the ``clip_quantiles`` quantile of the pooled
+    scores than twice the distance between the two quantiles (a few extreme
+    scores that would crush every other score into a few bins) ends at that quantile plus 5% of
+    their distance; scores beyond are counted in the first or last bin, and
+    ``clipped`` says how many of a bin's ``count`` are such scores.
+
+    Parameters
+    ----------
+    bench : Benchmark
+    bins : int, default=20
+    models : str or list of str, optional
+        Default: every model.
+    clip_quantiles : (float, float) or None, default=(0.005, 0.995)
+        Quantiles of the pooled scores that bound the bins; None spans the
+        full [min, max] (nothing clipped).
 
     Returns
     -------
     DataFrame
         ``model``, ``dataset`` (each dataset, then ``"all"``), ``label``
         (0/1), ``bin``, ``left``, ``right``, ``scaled_left``, ``scaled_right``,
-        ``count``, ``density`` (count / class size, sums to 1 per class).
+        ``count``, ``density`` (count / class size, sums to 1 per class),
+        ``clipped`` (scores beyond the range counted in this end bin; 0 in
+        inner bins).
 
     Examples
     --------
@@ -347,8 +410,11 @@ def score_histograms(bench, *, bins=20, models=None):
     >>> h = score_histograms(load_demo(), bins=10, models=["knn"])
     >>> h.groupby(["dataset", "label"])["density"].sum().round(6).unique().tolist()
     [1.0]
+    >>> int(h.query("dataset == 'all'")["clipped"].sum()) >= 0
+    True
     """
     bins = check_int(bins, "bins", minimum=1)
+    clip_quantiles = _check_clip_quantiles(clip_quantiles)
     models = bench.models if models is None else tuple([models] if isinstance(models, str) else models)
     y = bench.labels()
     codes = bench.dataset_codes()
@@ -356,16 +422,19 @@ def score_histograms(bench, *, bins=20, models=None):
     parts = []
     for m in models:
         s = bench.scores(m)
-        lo, hi = float(s.min()), float(s.max())
-        if hi <= lo:
-            lo, hi = lo - 0.5, hi + 0.5
+        lo, hi = _histogram_range(s, clip_quantiles)
         edges = np.linspace(lo, hi, bins + 1)
         idx = np.clip(np.searchsorted(edges, s, side="right") - 1, 0, bins - 1)
+        outside = (s < lo) | (s > hi)
         for label in (0, 1):
             sel = y == label
             counts = np.zeros((len(names), bins))
             np.add.at(counts, (codes[sel], idx[sel]), 1)
             counts[-1] = counts[:-1].sum(axis=0)
+            clipped = np.zeros((len(names), bins), dtype=np.int64)
+            out = sel & outside
+            np.add.at(clipped, (codes[out], idx[out]), 1)
+            clipped[-1] = clipped[:-1].sum(axis=0)
             sizes = counts.sum(axis=1, keepdims=True)
             with np.errstate(invalid="ignore", divide="ignore"):
                 dens = np.where(sizes > 0, counts / sizes, np.nan)
@@ -374,6 +443,6 @@ def score_histograms(bench, *, bins=20, models=None):
                     "model": m, "dataset": d, "label": label, "bin": np.arange(bins),
                     "left": edges[:-1], "right": edges[1:],
                     "scaled_left": (edges[:-1] - lo) / (hi - lo), "scaled_right": (edges[1:] - lo) / (hi - lo),
-                    "count": counts[i].astype(int), "density": dens[i],
+                    "count": counts[i].astype(int), "density": dens[i], "clipped": clipped[i],
                 }))
     return pd.concat(parts, ignore_index=True)

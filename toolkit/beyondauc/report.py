@@ -281,6 +281,17 @@ class ModelReport:
     notebooks: tuple
     seconds: float
 
+    def _repr_html_(self):
+        from ._html import frame_html, result_html
+
+        rows = [("status", self.status), ("html", self.html), ("pdf", self.pdf), ("seconds", round(self.seconds, 1))]
+        if self.error:
+            rows.insert(1, ("error", self.error))
+        runs = pd.DataFrame([{"notebook": nb.name, "status": nb.status, "seconds": round(nb.seconds, 1),
+                              "error": nb.error or ""} for nb in self.notebooks])
+        title = "ModelReport: overview" if self.model is None else f"ModelReport: {self.model}"
+        return result_html(title, rows, parts=[frame_html(runs, index=False)] if len(runs) else [])
+
 
 @dataclass(frozen=True)
 class ReportResult:
@@ -333,6 +344,24 @@ class ReportResult:
             who = "overview" if r.model is None else f"model {r.model!r}"
             lines.append(f"FAILED {who}: {r.error}")
         return "\n".join(lines)
+
+    def _repr_html_(self):
+        from ._html import frame_html, result_html, styled
+
+        reports = pd.DataFrame([{"model": "(overview)" if r.model is None else r.model, "status": r.status,
+                                 "html": r.html or "", "pdf": r.pdf or "", "seconds": round(r.seconds, 1),
+                                 "error": r.error or ""} for r in (*self.reports, self.overview)])
+        parts = [frame_html(reports, index=False, caption=f"reports (paths relative to {self.out_dir})")]
+        if self.leaderboard is not None:
+            board = styled(self.leaderboard, higher_is_better=["auc", "accuracy", "kappa", "disca"],
+                           lower_is_better=["auc_rank", "accuracy_rank", "drift"]).hide(axis="index")
+            parts.append('<div style="margin-top: 4px; color: #555">leaderboard (best per column in bold)</div>')
+            parts.append(board.to_html())
+        status = "all ok" if self.ok else f"{len(self.failed)} failed"
+        return result_html("ReportResult", [("index", str(self.index)), ("reports", len(self.reports)),
+                                            ("notebooks", len(self.notebook_runs)),
+                                            ("seconds", round(self.seconds, 1)), ("jobs", self.jobs)],
+                           subtitle=status, parts=parts)
 
 
 def _sha256(data):

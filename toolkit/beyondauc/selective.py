@@ -33,6 +33,7 @@ from scipy.special import xlogy
 
 from ._bootstrap import bootstrap_counts, check_bootstrap, grid_weights, percentile_interval, strata_of
 from ._fitting import class_weighted, logistic_params
+from ._html import frame_html, result_html
 from ._kernel import _grid_counts
 from ._replicates import accuracy_at_coverages, calibrated_rows, intervals_of, replicate_chunks, selective_rows
 from ._validation import check_number, check_option, check_random_state, check_scores
@@ -178,6 +179,14 @@ class CoverageAccuracyCurve:
                 "n_correct": self.n_correct,
             }
         )
+
+    def _repr_html_(self):
+        n = len(self.coverage)
+        return result_html("CoverageAccuracyCurve", [
+            ("area", self.score), ("points", n),
+            ("accuracy at full coverage", float(self.accuracy[-1]) if n else np.nan),
+            ("resolution", "exact" if self.resolution is None else self.resolution),
+        ])
 
 
 def _exact_points(c, ok):
@@ -600,6 +609,15 @@ class DiSCA:
             "resolution": self.resolution,
         }
 
+    def _repr_html_(self):
+        x, y, z = self.weights
+        return result_html(
+            "DiSCA", [("score", self.score), ("a", self.a), (f"b({self.tolerance:g})", self.b),
+                      ("n_fluctuations", self.n_fluctuations), ("penalty", self.penalty),
+                      ("weights (x, y, z)", f"{x:.3g}, {y:.3g}, {z:.3g}")],
+            parts=[frame_html(self.b_table, index=False, caption="b and DiSCA over the tolerance grid")],
+        )
+
 
 def _first_below(cur, level):
     """(confidence at the first point with accuracy < level, or the lowest confidence; whether one exists)."""
@@ -811,6 +829,11 @@ class DiDMA:
     computation_score: float = np.nan
     weights: tuple = (0.5, 0.5)
 
+    def _repr_html_(self):
+        return result_html("DiDMA", [("score", self.score), ("DiSCA", self.disca.score),
+                                     ("computation_score", self.computation_score),
+                                     ("weights (p, q)", ", ".join(f"{w:.3g}" for w in self.weights))])
+
 
 def _check_computation(value):
     return check_number(value, "computation_score", low=0, hint=" (see computation_score())")
@@ -858,6 +881,12 @@ class NiDMA:
     didma: DiDMA = field(repr=False)
     disca_ood: DiSCA = field(repr=False)
     weights: tuple = (0.5, 0.5)
+
+    def _repr_html_(self):
+        return result_html("NiDMA", [("score", self.score), ("DiDMA", self.didma.score),
+                                     ("DiSCA (in distribution)", self.didma.disca.score),
+                                     ("DiSCA (OOD)", self.disca_ood.score),
+                                     ("weights (u, v)", ", ".join(f"{w:.3g}" for w in self.weights))])
 
 
 def nidma(confidence, correct, confidence_ood, correct_ood, *, computation_score, weights=(0.5, 0.5),
@@ -1042,6 +1071,16 @@ class SelectiveAnswering:
             out[f"{name}_low"] = low
             out[f"{name}_high"] = high
         return out
+
+    def _repr_html_(self):
+        rec = self.to_dict()
+        keep = ["n", "accuracy", "disca", "a", "b", "n_fluctuations", "penalty", "area", "aurc", "e_aurc",
+                "disca_ood", "didma", "nidma"]
+        rows = [(k, rec[k]) for k in keep if k in rec and rec[k] is not None]
+        title = f"SelectiveAnswering: {self.model} on {self.dataset}"
+        if self.ood_dataset is not None:
+            title += f" (OOD: {self.ood_dataset})"
+        return result_html(title, rows, subtitle=f"calibrated: {self.protocol} / {self.method}")
 
 
 def selective_answering(bench, model, dataset, *, ood_dataset=None, protocol="indata", method="logistic",
