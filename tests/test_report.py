@@ -20,6 +20,7 @@ from __future__ import annotations
 import base64
 import datetime as dt
 import functools
+import json
 import math
 import os
 import re
@@ -37,12 +38,12 @@ import numpy as np
 import pandas as pd
 import pytest
 from beyondauc import report
+from beyondauc._output import MANIFEST, ReportFolder
 from beyondauc.report import (
     ModelReport,
     NotebookRun,
     ReportResult,
     _atomic_write,
-    _replace_dir,
     leaderboard,
     open_benchmark,
     run_report,
@@ -88,8 +89,13 @@ def one_text(root, marker):
 
 
 def dotfiles(folder):
-    """Temp files and staging folders (all named ``.something``) anywhere below ``folder``."""
-    return sorted(str(p.relative_to(folder)) for p in Path(folder).rglob(".*"))
+    """Temp files and staging folders (all named ``.something``) anywhere below ``folder``, but the manifest."""
+    return sorted(str(p.relative_to(folder)) for p in Path(folder).rglob(".*") if p.name != MANIFEST)
+
+
+def leftovers(out):
+    """Staging, old-report and lock entries of ``out``'s runs beside it."""
+    return sorted(p.name for p in Path(out).parent.iterdir() if p.name.startswith(f".{Path(out).name}.beyondauc"))
 
 
 # -- the shared runs -----------------------------------------------------------
@@ -289,20 +295,192 @@ def test_atomic_write_failure_keeps_old_file_and_no_temp(tmp_path, monkeypatch, 
     assert sorted(os.listdir(tmp_path)) == ["index.html"]
 
 
-def test_replace_dir_swaps_whole_folder(tmp_path):
-    target = tmp_path / "models" / "svm"
-    target.mkdir(parents=True)
-    (target / "old.txt").write_text("old")
-    staging = tmp_path / "models" / ".svm.new-1234"
-    staging.mkdir()
-    (staging / "report.html").write_text("new")
-    _replace_dir(staging, target)
-    assert sorted(os.listdir(target)) == ["report.html"]
-    assert sorted(os.listdir(tmp_path / "models")) == ["svm"]
-    fresh = tmp_path / "models" / ".knn.new-1"
-    fresh.mkdir()
-    _replace_dir(fresh, tmp_path / "models" / "knn")
-    assert sorted(os.listdir(tmp_path / "models")) == ["knn", "svm"]
+# -- the output folder: ours only, swapped in whole, locked ---------------------------------
+
+
+def tree(folder):
+    """relative path -> bytes of every file below ``folder``."""
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(Path(folder).rglob("*")) if p.is_file()}
+
+
+def write_report(out, files):
+    """A report run of the output-folder machinery alone: write ``files`` (path -> text) and commit."""
+    with ReportFolder(out) as folder:
+        for rel, text in files.items():
+            (folder.staging / rel).parent.mkdir(parents=True, exist_ok=True)
+            (folder.staging / rel).write_text(text)
+        folder.commit()
+
+
+def manifest_files(out):
+    return json.loads((Path(out) / MANIFEST).read_text())["files"]
+
+
+FIRST = {"index.html": "1", "models/bert/report.html": "bert 1", "models/svm/report.html": "svm 1",
+         "overview/overview.html": "o 1"}
+SECOND = {"index.html": "2", "models/svm/report.html": "svm 2", "overview/overview.html": "o 2"}
+
+
+def test_report_folder_new_then_replaced_whole(tmp_path):
+    out = tmp_path / "reports" / "demo"  # the parent is created too
+    write_report(out, FIRST)
+    assert tree(out) == {**{k: v.encode() for k, v in FIRST.items()}, MANIFEST: (out / MANIFEST).read_bytes()}
+    assert manifest_files(out) == sorted(FIRST)
+    write_report(out, SECOND)
+    assert {k: v for k, v in tree(out).items() if k != MANIFEST} == {k: v.encode() for k, v in SECOND.items()}
+    assert manifest_files(out) == sorted(SECOND)  # bert's report, not in this run, is gone with its folder
+    assert not (out / "models" / "bert").exists()
+    assert leftovers(out) == [] and dotfiles(out) == []
+
+
+def test_report_folder_keeps_the_users_files(tmp_path):
+    out = tmp_path / "out"
+    write_report(out, FIRST)
+    user = {"models/bert/weights.pt": b"\x00weights", "overview/my_slides.pptx": b"slides", "notes.txt": b"n",
+            "mine/deep/a.csv": b"a", "models/svm/comments.md": b"c"}
+    for rel, data in user.items():
+        (out / rel).parent.mkdir(parents=True, exist_ok=True)
+        (out / rel).write_bytes(data)
+    (out / "link").symlink_to(tmp_path / "elsewhere")  # a dangling link of the user's is kept as it is
+    write_report(out, SECOND)
+    got = tree(out)
+    assert {k: got[k] for k in user} == user
+    assert os.readlink(out / "link") == str(tmp_path / "elsewhere")
+    assert got["models/svm/report.html"] == b"svm 2" and "models/bert/report.html" not in got
+    assert MANIFEST in got and not set(user) & set(manifest_files(out))  # never listed as ours
+    write_report(out, FIRST)  # and again: still there
+    assert {k: tree(out)[k] for k in user} == user
+
+
+def test_report_folder_refuses_a_foreign_folder(tmp_path):
+    out = tmp_path / "photos"
+    out.mkdir()
+    (out / "cat.jpg").write_bytes(b"cat")
+    with pytest.raises(FileExistsError, match="`out` .*photos.* not empty"):
+        write_report(out, FIRST)
+    assert tree(out) == {"cat.jpg": b"cat"} and leftovers(out) == []
+
+
+def test_report_folder_takes_an_empty_folder(tmp_path):
+    out = tmp_path / "empty"
+    out.mkdir()
+    write_report(out, SECOND)
+    assert manifest_files(out) == sorted(SECOND)
+
+
+def test_report_folder_refuses_to_replace_a_users_file_of_the_same_name(tmp_path):
+    out = tmp_path / "out"
+    write_report(out, SECOND)
+    (out / "models" / "bert").mkdir()
+    (out / "models" / "bert" / "report.html").write_text("the user's")
+    with pytest.raises(FileExistsError, match="models/bert/report.html"):
+        write_report(out, FIRST)  # this run would write models/bert/report.html
+    assert (out / "models" / "bert" / "report.html").read_text() == "the user's"
+    assert (out / "index.html").read_text() == "2" and leftovers(out) == []
+
+
+def test_report_folder_recognises_a_report_from_before_the_manifest(tmp_path):
+    out = tmp_path / "old"
+    for rel in ("models/svm/report.html", "models/svm/test_auroc.ipynb", "overview/overview.html"):
+        (out / rel).parent.mkdir(parents=True, exist_ok=True)
+        (out / rel).write_text("old")
+    (out / "index.html").write_text('<table data-beyondauc="leaderboard"></table>')
+    (out / "models" / "svm" / "weights.pt").write_text("user")
+    write_report(out, SECOND)
+    assert (out / "models" / "svm" / "weights.pt").read_text() == "user"
+    assert not (out / "models" / "svm" / "test_auroc.ipynb").exists()
+    assert (out / "index.html").read_text() == "2"
+
+
+def test_report_folder_abandoned_run_leaves_the_old_report(tmp_path):
+    out = tmp_path / "out"
+    write_report(out, FIRST)
+    before = tree(out)
+    with pytest.raises(RuntimeError, match="interrupted"):
+        with ReportFolder(out) as folder:
+            (folder.staging / "index.html").write_text("half")
+            raise RuntimeError("interrupted")
+    assert tree(out) == before and leftovers(out) == []
+
+
+def test_report_folder_second_run_fails_while_the_first_holds_it(tmp_path, small_csv, capsys):
+    out = tmp_path / "out"
+    write_report(out, FIRST)
+    with ReportFolder(out) as folder:
+        with pytest.raises(BlockingIOError, match=f"`out` .*in use .*pid {os.getpid()}"):
+            with ReportFolder(out):
+                pass
+        # through the CLI: exit 2 with one line, before any kernel starts
+        check_single_error(capsys, ["report", str(small_csv), "--out", str(out), "--quiet"], "in use")
+        (folder.staging / "index.html").write_text("3")
+        folder.commit()
+    assert (out / "index.html").read_text() == "3"
+    write_report(out, SECOND)  # released
+    assert leftovers(out) == []
+
+
+def _stage(out, files, complete):
+    """A staging folder as a killed run leaves it beside ``out``."""
+    from beyondauc._output import _write_manifest
+
+    stage = Path(out).parent / f".{Path(out).name}.beyondauc-new-killed"
+    for rel, text in files.items():
+        (stage / rel).parent.mkdir(parents=True, exist_ok=True)
+        (stage / rel).write_text(text)
+    _write_manifest(stage, list(files) if complete else None)
+    return stage
+
+
+@pytest.mark.parametrize("complete", [False, True])
+def test_report_folder_cleans_a_killed_runs_staging_folder(tmp_path, complete):
+    out = tmp_path / "out"
+    write_report(out, FIRST)
+    before = tree(out)
+    _stage(out, SECOND, complete)  # killed while building, or after building but before the swap
+    (tmp_path / ".out.beyondauc-new-foreign").mkdir()  # not ours (no manifest): never touched
+    (tmp_path / ".out.beyondauc-new-foreign" / "x").write_text("x")
+    with ReportFolder(out):
+        assert tree(out) == before
+        assert not (tmp_path / ".out.beyondauc-new-killed").exists()
+    assert leftovers(out) == [".out.beyondauc-new-foreign"] and tree(out) == before
+
+
+def test_report_folder_finishes_a_swap_a_kill_interrupted(tmp_path):
+    """Killed after the swap, before the user's files were moved into the new report."""
+    out = tmp_path / "out"
+    write_report(out, FIRST)
+    (out / "overview" / "my_slides.pptx").write_text("slides")
+    old = tmp_path / ".out.beyondauc-old-killed"
+    os.rename(out, old)
+    write_report(out, SECOND)
+    with ReportFolder(out):
+        pass
+    assert (out / "overview" / "my_slides.pptx").read_text() == "slides"
+    assert not old.exists() and leftovers(out) == []
+
+
+def test_report_folder_restores_out_a_kill_left_missing(tmp_path):
+    """Killed between the two renames of the swap without renameat2: the previous report comes back."""
+    out = tmp_path / "out"
+    write_report(out, FIRST)
+    before = tree(out)
+    os.rename(out, tmp_path / ".out.beyondauc-old-killed")
+    _stage(out, SECOND, True)
+    with ReportFolder(out):
+        assert tree(out) == before
+    assert tree(out) == before and leftovers(out) == []
+
+
+def test_report_folder_swap_without_renameat2(tmp_path, monkeypatch):
+    from beyondauc import _output
+
+    monkeypatch.setattr(_output, "_exchange", lambda a, b: False)
+    out = tmp_path / "out"
+    write_report(out, FIRST)
+    (out / "notes.txt").write_text("n")
+    write_report(out, SECOND)
+    assert (out / "notes.txt").read_text() == "n" and manifest_files(out) == sorted(SECOND)
+    assert leftovers(out) == []
 
 
 # -- bad input --------------------------------------------------------------------
