@@ -25,6 +25,8 @@ import math
 import os
 import re
 import shutil
+import subprocess
+import sys
 import tempfile
 import time
 import unicodedata
@@ -55,6 +57,7 @@ from hypothesis import strategies as st
 from report_helpers import (
     BOOM,
     BROKEN,
+    CLI_WITH_NOTEBOOKS,
     DATASETS,
     FAILING_NOTEBOOK,
     HEALTHY,
@@ -67,6 +70,7 @@ from report_helpers import (
     parse_html,
     sha256_file,
     spy_run_report,
+    tiny_notebooks,
 )
 
 REPO_NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
@@ -136,6 +140,9 @@ def rerun(broken, tmp_path_factory):
 
     out = tmp_path_factory.mktemp("rerun") / "out"
     shutil.copytree(broken["out"], out)
+    for rel, data in USER_FILES.items():  # the user's files in our report folder, one in the model not re-run
+        (out / rel).parent.mkdir(parents=True, exist_ok=True)
+        (out / rel).write_bytes(data)
     before = {str(p.relative_to(out)): (p.stat().st_mtime_ns, sha256_file(p))
               for p in out.rglob("*") if p.is_file()}
     time.sleep(0.01)  # coarse file-system clocks
@@ -149,6 +156,10 @@ def rerun(broken, tmp_path_factory):
     kwargs, result = calls[0]
     return {"out": out, "before": before, "code": code, "stdout": stdout, "kwargs": kwargs,
             "result": result, "prefixes": prefixes, "address": address}
+
+
+USER_FILES = {f"models/{BROKEN}/weights.pt": b"\x00weights", "overview/my_slides.pptx": b"slides",
+              f"models/{HEALTHY}/notes.md": b"notes", "mine/data.csv": b"a,b\n"}
 
 
 @pytest.fixture(scope="module")
@@ -507,6 +518,12 @@ def small_csv(tmp_path_factory):
     pytest.param("csv", {"parameters": {"x": {1, 2}}}, ValueError, "`parameters`['x']", id="param-set"),
     pytest.param("csv", {"parameters": {"not a name": 1}}, ValueError, "`parameters`", id="param-key"),
     pytest.param("csv", {"dask": 8786}, TypeError, "`dask`", id="dask-type"),
+    pytest.param("csv", {"parameters": {"tolerence": 0.8}}, ValueError, "did you mean 'tolerance'", id="param-unknown"),
+    pytest.param("csv", {"parameters": {"tolerance": 1.5}}, ValueError, "`tolerance`", id="param-value"),
+    pytest.param("csv", {"parameters": {"ood_dataset": "nope"}}, ValueError, "`ood_dataset`", id="param-ood"),
+    pytest.param("csv", {"parameters": {"val_split": "dev"}}, ValueError, "`val_split`='dev'", id="param-split"),
+    pytest.param("csv", {"parameters": [("tolerance", 0.8)]}, TypeError, "`parameters`", id="param-not-dict"),
+    pytest.param("csv", {"pos_label": [1]}, ValueError, "`pos_label`", id="pos-label"),
     pytest.param("missing", {}, (ValueError, OSError), "`data`", id="data-missing"),
     pytest.param("csv", {"notebooks_dir": "empty"}, FileNotFoundError, "`notebooks_dir`", id="notebooks"),
 ])
@@ -542,6 +559,9 @@ def test_run_report_out_is_a_file(tmp_path, small_csv):
     pytest.param(["-p", "protocol"], "--parameter", id="param-syntax"),
     pytest.param(["-p", "a b=1"], "`parameters`", id="param-key"),
     pytest.param(["--out", "FILE"], "`out`", id="out-file"),
+    pytest.param(["-p", "tolerence=0.8"], "unknown parameter 'tolerence'; did you mean 'tolerance'?", id="param-unknown"),
+    pytest.param(["-p", "tolerance=1.5"], "`tolerance` must be a number in (0, 1], got 1.5", id="param-value"),
+    pytest.param(["-p", "n_points=many"], "`n_points` must be an int", id="param-type"),
     pytest.param(["DATA=missing"], "does not exist", id="data-missing"),
     pytest.param(["NOTEBOOKS=empty"], "`notebooks_dir`", id="notebooks"),
 ])
@@ -565,6 +585,84 @@ def test_cli_report_bad_input_one_line(tmp_path, small_csv, capsys, monkeypatch,
         assert not out.exists()  # nothing written
 
 
+def test_cli_report_refuses_a_foreign_folder(tmp_path, small_csv, capsys):
+    out = tmp_path / "project"
+    out.mkdir()
+    (out / "weights.pt").write_bytes(b"w")
+    check_single_error(capsys, ["report", str(small_csv), "--out", str(out), "--quiet"], "`out`", "not empty")
+    assert sorted(os.listdir(out)) == ["weights.pt"] and leftovers(out) == []
+
+
+@pytest.mark.parametrize(("args", "needle"), [
+    (["-p", "tolerance=1.5"], "beyondauc: error: `tolerance` must be a number in (0, 1], got 1.5"),
+    (["-p", "tolerence=0.8"], "beyondauc: error: unknown parameter 'tolerence'; did you mean 'tolerance'?"),
+])
+def test_cli_strict_parameters_fail_before_any_work(tmp_path, small_csv, args, needle):
+    """The console script exits 2 with one line in seconds (import included), no kernel, nothing written."""
+    out = tmp_path / "out"
+    start = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-m", "beyondauc.cli", "report", str(small_csv), "--out", str(out),
+                           *args], capture_output=True, text=True, timeout=120)
+    seconds = time.perf_counter() - start
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr.strip().splitlines() == [proc.stderr.strip()] and proc.stderr.startswith(needle), proc.stderr
+    assert not out.exists() and leftovers(out) == []
+    assert seconds < 60  # loose: the machine may be loaded; what matters is that no notebook ran
+
+
+# -- kernels: one per worker, reset between notebooks --------------------------------
+
+
+def _tiny_notebook(path, code):
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    params = nbformat.v4.new_code_cell("x = 0")
+    params.metadata["tags"] = ["parameters"]
+    nb.cells = [params, *(nbformat.v4.new_code_cell(c) for c in code)]
+    nbformat.write(nb, str(path))
+    return path
+
+
+def _printed(path):
+    nb = nbformat.read(str(path), as_version=4)
+    return [o.get("text", "").strip() for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])
+            if o.get("output_type") == "stream"]
+
+
+def test_kernel_is_reused_with_a_fresh_namespace_and_replaced_when_it_dies(tmp_path):
+    from beyondauc._execute import _execute, _Kernel
+
+    sets = _tiny_notebook(tmp_path / "sets.ipynb", [
+        "import os, matplotlib.pyplot as plt\ny = x + 1\nfig = plt.figure()\nprint(os.getcwd())"])
+    reads = _tiny_notebook(tmp_path / "reads.ipynb", [
+        "import matplotlib.pyplot as plt\nnames = dir()\n"
+        "print(sorted(k for k in ('x', 'y', 'os', 'fig', 'plt') if k in names), len(plt.get_fignums()), x)"])
+    dies = _tiny_notebook(tmp_path / "dies.ipynb", ["import os\nos._exit(3)"])
+    kernel = _Kernel("python3")
+    runs = []
+    try:
+        for i, nb in enumerate([sets, reads, dies, reads, sets]):
+            out = tmp_path / f"run{i}"
+            out.mkdir()
+            runs.append((out / nb.name, _execute(nb, out / nb.name, {"x": i}, kernel, 60)))
+    finally:
+        kernel.shutdown()
+    status = [r[0] for _, r in runs]
+    assert status == ["ok", "ok", "failed", "ok", "ok"]
+    assert "DeadKernelError" in runs[2][1][1]  # only that notebook failed
+    assert [r[4] for _, r in runs] == [True, False, False, True, False]  # a new kernel after the death only
+    assert kernel.started == 2
+    assert _printed(runs[0][0]) == [str(tmp_path / "run0")]  # runs in the executed notebook's folder
+    # nothing of the notebook before: not its variables, imports or figures; the parameters are its own
+    assert _printed(runs[1][0]) == ["['plt', 'x'] 0 1"]
+    assert _printed(runs[3][0]) == ["['plt', 'x'] 0 3"]
+    assert _printed(runs[4][0]) == [str(tmp_path / "run4")]
+    for path, result in runs:  # numbered from 1 in every notebook, as in a new kernel
+        counts = [c.execution_count for c in nbformat.read(str(path), as_version=4).cells if c.cell_type == "code"]
+        if result[0] == "ok":
+            assert counts == list(range(1, len(counts) + 1)), (path, counts)
+
+
 # -- layout and results -------------------------------------------------------------
 
 
@@ -573,7 +671,10 @@ def test_layout(hostile):
     assert isinstance(result, ReportResult)
     assert result.ok and result.failed == ()
     assert result.out_dir == out and result.index == out / "index.html" and result.index.is_file()
-    assert sorted(os.listdir(out)) == ["index.html", "models", "overview"]
+    assert sorted(os.listdir(out)) == [MANIFEST, "index.html", "models", "overview"]
+    assert manifest_files(out) == sorted(p.relative_to(out).as_posix() for p in out.rglob("*")
+                                         if p.is_file() and p.name != MANIFEST)
+    assert leftovers(out) == []
     assert sorted(os.listdir(out / "models")) == sorted(safe_name(m) for m in HOSTILE)
     for model in HOSTILE:
         folder = out / "models" / safe_name(model)
@@ -610,6 +711,10 @@ def test_notebook_runs(hostile):
         assert isinstance(nb, NotebookRun)
         assert nb.status == "ok" and nb.error is None
         assert 0 < nb.kernel_seconds < nb.seconds, nb
+    # one kernel per worker process, not one per notebook
+    assert 1 <= sum(nb.new_kernel for nb in runs) <= hostile["result"].jobs == 2
+    assert all(r.notebooks[0].new_kernel or not any(nb.new_kernel for nb in r.notebooks[1:])
+               for r in (*hostile["result"].reports, hostile["result"].overview))
 
 
 @pytest.mark.parametrize("notebook", NOTEBOOKS)
@@ -1016,8 +1121,11 @@ def test_rerun_cli_exits_0_and_writes_the_index(rerun):
 
 def test_rerun_replaces_cleanly(rerun):
     out, before = rerun["out"], rerun["before"]
-    assert sorted(os.listdir(out / "models")) == [HEALTHY]  # the model not in this run is gone
-    assert dotfiles(out) == []  # no .new-/.old- staging folder, no temp file
+    assert sorted(os.listdir(out / "models")) == [BROKEN, HEALTHY]
+    assert os.listdir(out / "models" / BROKEN) == ["weights.pt"]  # the model not in this run is gone, not the user's file
+    assert {rel: (out / rel).read_bytes() for rel in USER_FILES} == USER_FILES  # the user's files are all there
+    assert not set(USER_FILES) & set(manifest_files(out))
+    assert dotfiles(out) == [] and leftovers(out) == []  # no staging folder, old report, lock or temp file
     for rel in ("index.html", f"models/{HEALTHY}/report.html", "overview/overview.html",
                 *(f"models/{HEALTHY}/{n}.ipynb" for n in NOTEBOOKS)):
         assert (out / rel).stat().st_mtime_ns > before[rel][0], rel
@@ -1056,3 +1164,70 @@ def test_cli_demo_subset(demo_cli):
     assert nb.metadata.papermill.parameters["data"] == "demo"
     assert sorted(nb.metadata.papermill.parameters["datasets"]) == sorted(DATASETS)
     assert not (out / "data.csv.gz").exists()
+
+
+# -- kill -9 and concurrent runs (notebooks cut to a cell: the runner is what is tested) --------------
+
+
+def _start_cli(nbdir, args):
+    return subprocess.Popen([sys.executable, "-c", CLI_WITH_NOTEBOOKS, str(nbdir), *args], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, start_new_session=True)
+
+
+def check_complete(out):
+    """``out`` holds one complete report: every file its manifest lists, an index whose links resolve."""
+    files = manifest_files(out)
+    assert all((out / f).is_file() for f in files), [f for f in files if not (out / f).is_file()]
+    assert "index.html" in files and "overview/overview.html" in files
+    root = page.__wrapped__(out / "index.html")
+    links = [a.attrs["href"] for a in root.find_all("a") if not a.attrs["href"].startswith(("#", "http"))]
+    assert links and all((out / urllib.parse.unquote(h)).is_file() for h in links)
+    return files
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory):
+    base = tmp_path_factory.mktemp("tiny")
+    data = base / "scores.csv"
+    broken_frame().to_csv(data, index=False)
+    return {"data": data, "nbdir": tiny_notebooks(REPO_NOTEBOOKS, base / "notebooks"),
+            "slow": tiny_notebooks(REPO_NOTEBOOKS, base / "slow", sleep=4.0)}
+
+
+def test_kill_9_at_any_moment_leaves_a_complete_report(tiny, tmp_path):
+    out = tmp_path / "out"
+    args = ["report", str(tiny["data"]), "--out", str(out), "--jobs", "2", "--quiet"]
+    start = time.perf_counter()
+    first = _start_cli(tiny["nbdir"], args)
+    assert first.wait(timeout=600) == 0, first.stderr.read()
+    duration = time.perf_counter() - start
+    check_complete(out)
+    (out / "overview" / "my_slides.pptx").write_text("mine")
+    rng = np.random.default_rng(9)
+    for delay in sorted(rng.uniform(0.2, duration, size=2)):
+        proc = _start_cli(tiny["nbdir"], args)
+        time.sleep(delay)
+        os.killpg(proc.pid, 9)  # the run and its workers, at a random moment
+        proc.wait(timeout=60)
+        check_complete(out)  # the previous report, or the new one if the run got that far
+        assert (out / "overview" / "my_slides.pptx").read_text() == "mine" or leftovers(out)
+    last = _start_cli(tiny["nbdir"], args)  # a re-run works and finishes what the killed runs left
+    assert last.wait(timeout=600) == 0, last.stderr.read()
+    files = check_complete(out)
+    assert (out / "overview" / "my_slides.pptx").read_text() == "mine" and "overview/my_slides.pptx" not in files
+    assert leftovers(out) == [] and dotfiles(out) == []
+
+
+def test_second_run_into_a_folder_in_use_fails_clearly(tiny, tmp_path, capsys):
+    out = tmp_path / "out"
+    args = ["report", str(tiny["data"]), "--out", str(out), "--jobs", "1", "--quiet"]
+    first = _start_cli(tiny["slow"], args)
+    lock = tmp_path / ".out.beyondauc.lock"
+    deadline = time.monotonic() + 300
+    while not (lock.exists() and lock.read_text().strip() == str(first.pid)):
+        assert first.poll() is None and time.monotonic() < deadline, first.stderr.read() if first.poll() else "slow"
+        time.sleep(0.05)
+    check_single_error(capsys, args, "`out`", "in use by another beyondauc report run", f"pid {first.pid}")
+    assert first.wait(timeout=600) == 0, first.stderr.read()  # the first run is undisturbed
+    check_complete(out)
+    assert leftovers(out) == []
