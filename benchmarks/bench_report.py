@@ -192,9 +192,12 @@ def read_report(out_dir):
     """Every executed notebook of a report folder, and the HTML/PDF/index write times."""
     out_dir = Path(out_dir)
     notebooks, renders = [], []
-    # a run killed by --timeout leaves the reports it was working on in hidden staging folders
-    folders = sorted(p for p in (out_dir / "models").iterdir() if p.is_dir()) + [out_dir / "overview"]
-    folders += sorted(p for p in out_dir.glob(".overview.new-*") if p.is_dir())
+    # a run killed by --timeout leaves the report it was building in a staging folder beside out
+    staged = sorted(out_dir.parent.glob(f".{out_dir.name}.beyondauc-new-*"))
+    if staged and not (out_dir / "models").is_dir():
+        out_dir = staged[-1]
+    folders = sorted(p for p in (out_dir / "models").iterdir() if p.is_dir()) if (out_dir / "models").is_dir() else []
+    folders += [out_dir / "overview"]
     for folder in folders:
         runs = [notebook_times(p) for p in sorted(folder.glob("*.ipynb"))]
         notebooks += runs

@@ -65,6 +65,34 @@ def notebooks_with_failure(src_dir, dst_dir):
     return dst_dir
 
 
+def tiny_notebooks(src_dir, dst_dir, *, sleep=0.0):
+    """The four notebooks cut to their title, their parameters and one cell that reads the data (and sleeps).
+
+    For tests of the runner itself: a report of a few seconds, still executed by
+    papermill with the real parameters.
+    """
+    dst_dir = Path(dst_dir)
+    dst_dir.mkdir(parents=True, exist_ok=True)
+    for path in Path(src_dir).glob("*.ipynb"):
+        nb = nbformat.read(str(path), as_version=4)
+        at = next(i for i, c in enumerate(nb.cells) if "parameters" in c.metadata.get("tags", []))
+        code = nbformat.v4.new_code_cell(
+            "import time\nimport beyondauc.report\n"
+            "bench = beyondauc.report.open_benchmark(data, datasets=datasets, pos_label=pos_label)\n"
+            f"print(len(bench.frame), bench.models)\ntime.sleep({sleep!r})")
+        code.id = "tiny-code"
+        nb.cells = [nb.cells[0], nb.cells[at], code]
+        nbformat.write(nb, str(dst_dir / path.name))
+    return dst_dir
+
+
+#: Runs the CLI with ``beyondauc.report``'s notebooks taken from argv[1] (a subprocess of the tests).
+CLI_WITH_NOTEBOOKS = ("import sys\nfrom pathlib import Path\nimport beyondauc.report\n"
+                      "beyondauc.report._notebooks_dir = lambda: Path(sys.argv[1])\n"
+                      "from beyondauc.cli import main\n"
+                      "if __name__ == '__main__':\n    sys.exit(main(sys.argv[2:]))\n")
+
+
 @contextlib.contextmanager
 def spy_run_report(**inject):
     """Patch ``beyondauc.report.run_report`` (what the CLI calls) to record its calls and results.

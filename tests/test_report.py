@@ -20,10 +20,13 @@ from __future__ import annotations
 import base64
 import datetime as dt
 import functools
+import json
 import math
 import os
 import re
 import shutil
+import subprocess
+import sys
 import tempfile
 import time
 import unicodedata
@@ -37,12 +40,12 @@ import numpy as np
 import pandas as pd
 import pytest
 from beyondauc import report
+from beyondauc._output import MANIFEST, ReportFolder
 from beyondauc.report import (
     ModelReport,
     NotebookRun,
     ReportResult,
     _atomic_write,
-    _replace_dir,
     leaderboard,
     open_benchmark,
     run_report,
@@ -54,6 +57,7 @@ from hypothesis import strategies as st
 from report_helpers import (
     BOOM,
     BROKEN,
+    CLI_WITH_NOTEBOOKS,
     DATASETS,
     FAILING_NOTEBOOK,
     HEALTHY,
@@ -66,6 +70,7 @@ from report_helpers import (
     parse_html,
     sha256_file,
     spy_run_report,
+    tiny_notebooks,
 )
 
 REPO_NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
@@ -88,8 +93,13 @@ def one_text(root, marker):
 
 
 def dotfiles(folder):
-    """Temp files and staging folders (all named ``.something``) anywhere below ``folder``."""
-    return sorted(str(p.relative_to(folder)) for p in Path(folder).rglob(".*"))
+    """Temp files and staging folders (all named ``.something``) anywhere below ``folder``, but the manifest."""
+    return sorted(str(p.relative_to(folder)) for p in Path(folder).rglob(".*") if p.name != MANIFEST)
+
+
+def leftovers(out):
+    """Staging, old-report and lock entries of ``out``'s runs beside it."""
+    return sorted(p.name for p in Path(out).parent.iterdir() if p.name.startswith(f".{Path(out).name}.beyondauc"))
 
 
 # -- the shared runs -----------------------------------------------------------
@@ -130,6 +140,9 @@ def rerun(broken, tmp_path_factory):
 
     out = tmp_path_factory.mktemp("rerun") / "out"
     shutil.copytree(broken["out"], out)
+    for rel, data in USER_FILES.items():  # the user's files in our report folder, one in the model not re-run
+        (out / rel).parent.mkdir(parents=True, exist_ok=True)
+        (out / rel).write_bytes(data)
     before = {str(p.relative_to(out)): (p.stat().st_mtime_ns, sha256_file(p))
               for p in out.rglob("*") if p.is_file()}
     time.sleep(0.01)  # coarse file-system clocks
@@ -143,6 +156,10 @@ def rerun(broken, tmp_path_factory):
     kwargs, result = calls[0]
     return {"out": out, "before": before, "code": code, "stdout": stdout, "kwargs": kwargs,
             "result": result, "prefixes": prefixes, "address": address}
+
+
+USER_FILES = {f"models/{BROKEN}/weights.pt": b"\x00weights", "overview/my_slides.pptx": b"slides",
+              f"models/{HEALTHY}/notes.md": b"notes", "mine/data.csv": b"a,b\n"}
 
 
 @pytest.fixture(scope="module")
@@ -289,20 +306,192 @@ def test_atomic_write_failure_keeps_old_file_and_no_temp(tmp_path, monkeypatch, 
     assert sorted(os.listdir(tmp_path)) == ["index.html"]
 
 
-def test_replace_dir_swaps_whole_folder(tmp_path):
-    target = tmp_path / "models" / "svm"
-    target.mkdir(parents=True)
-    (target / "old.txt").write_text("old")
-    staging = tmp_path / "models" / ".svm.new-1234"
-    staging.mkdir()
-    (staging / "report.html").write_text("new")
-    _replace_dir(staging, target)
-    assert sorted(os.listdir(target)) == ["report.html"]
-    assert sorted(os.listdir(tmp_path / "models")) == ["svm"]
-    fresh = tmp_path / "models" / ".knn.new-1"
-    fresh.mkdir()
-    _replace_dir(fresh, tmp_path / "models" / "knn")
-    assert sorted(os.listdir(tmp_path / "models")) == ["knn", "svm"]
+# -- the output folder: ours only, swapped in whole, locked ---------------------------------
+
+
+def tree(folder):
+    """relative path -> bytes of every file below ``folder``."""
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(Path(folder).rglob("*")) if p.is_file()}
+
+
+def write_report(out, files):
+    """A report run of the output-folder machinery alone: write ``files`` (path -> text) and commit."""
+    with ReportFolder(out) as folder:
+        for rel, text in files.items():
+            (folder.staging / rel).parent.mkdir(parents=True, exist_ok=True)
+            (folder.staging / rel).write_text(text)
+        folder.commit()
+
+
+def manifest_files(out):
+    return json.loads((Path(out) / MANIFEST).read_text())["files"]
+
+
+FIRST = {"index.html": "1", "models/bert/report.html": "bert 1", "models/svm/report.html": "svm 1",
+         "overview/overview.html": "o 1"}
+SECOND = {"index.html": "2", "models/svm/report.html": "svm 2", "overview/overview.html": "o 2"}
+
+
+def test_report_folder_new_then_replaced_whole(tmp_path):
+    out = tmp_path / "reports" / "demo"  # the parent is created too
+    write_report(out, FIRST)
+    assert tree(out) == {**{k: v.encode() for k, v in FIRST.items()}, MANIFEST: (out / MANIFEST).read_bytes()}
+    assert manifest_files(out) == sorted(FIRST)
+    write_report(out, SECOND)
+    assert {k: v for k, v in tree(out).items() if k != MANIFEST} == {k: v.encode() for k, v in SECOND.items()}
+    assert manifest_files(out) == sorted(SECOND)  # bert's report, not in this run, is gone with its folder
+    assert not (out / "models" / "bert").exists()
+    assert leftovers(out) == [] and dotfiles(out) == []
+
+
+def test_report_folder_keeps_the_users_files(tmp_path):
+    out = tmp_path / "out"
+    write_report(out, FIRST)
+    user = {"models/bert/weights.pt": b"\x00weights", "overview/my_slides.pptx": b"slides", "notes.txt": b"n",
+            "mine/deep/a.csv": b"a", "models/svm/comments.md": b"c"}
+    for rel, data in user.items():
+        (out / rel).parent.mkdir(parents=True, exist_ok=True)
+        (out / rel).write_bytes(data)
+    (out / "link").symlink_to(tmp_path / "elsewhere")  # a dangling link of the user's is kept as it is
+    write_report(out, SECOND)
+    got = tree(out)
+    assert {k: got[k] for k in user} == user
+    assert os.readlink(out / "link") == str(tmp_path / "elsewhere")
+    assert got["models/svm/report.html"] == b"svm 2" and "models/bert/report.html" not in got
+    assert MANIFEST in got and not set(user) & set(manifest_files(out))  # never listed as ours
+    write_report(out, FIRST)  # and again: still there
+    assert {k: tree(out)[k] for k in user} == user
+
+
+def test_report_folder_refuses_a_foreign_folder(tmp_path):
+    out = tmp_path / "photos"
+    out.mkdir()
+    (out / "cat.jpg").write_bytes(b"cat")
+    with pytest.raises(FileExistsError, match="`out` .*photos.* not empty"):
+        write_report(out, FIRST)
+    assert tree(out) == {"cat.jpg": b"cat"} and leftovers(out) == []
+
+
+def test_report_folder_takes_an_empty_folder(tmp_path):
+    out = tmp_path / "empty"
+    out.mkdir()
+    write_report(out, SECOND)
+    assert manifest_files(out) == sorted(SECOND)
+
+
+def test_report_folder_refuses_to_replace_a_users_file_of_the_same_name(tmp_path):
+    out = tmp_path / "out"
+    write_report(out, SECOND)
+    (out / "models" / "bert").mkdir()
+    (out / "models" / "bert" / "report.html").write_text("the user's")
+    with pytest.raises(FileExistsError, match="models/bert/report.html"):
+        write_report(out, FIRST)  # this run would write models/bert/report.html
+    assert (out / "models" / "bert" / "report.html").read_text() == "the user's"
+    assert (out / "index.html").read_text() == "2" and leftovers(out) == []
+
+
+def test_report_folder_recognises_a_report_from_before_the_manifest(tmp_path):
+    out = tmp_path / "old"
+    for rel in ("models/svm/report.html", "models/svm/test_auroc.ipynb", "overview/overview.html"):
+        (out / rel).parent.mkdir(parents=True, exist_ok=True)
+        (out / rel).write_text("old")
+    (out / "index.html").write_text('<table data-beyondauc="leaderboard"></table>')
+    (out / "models" / "svm" / "weights.pt").write_text("user")
+    write_report(out, SECOND)
+    assert (out / "models" / "svm" / "weights.pt").read_text() == "user"
+    assert not (out / "models" / "svm" / "test_auroc.ipynb").exists()
+    assert (out / "index.html").read_text() == "2"
+
+
+def test_report_folder_abandoned_run_leaves_the_old_report(tmp_path):
+    out = tmp_path / "out"
+    write_report(out, FIRST)
+    before = tree(out)
+    with pytest.raises(RuntimeError, match="interrupted"):
+        with ReportFolder(out) as folder:
+            (folder.staging / "index.html").write_text("half")
+            raise RuntimeError("interrupted")
+    assert tree(out) == before and leftovers(out) == []
+
+
+def test_report_folder_second_run_fails_while_the_first_holds_it(tmp_path, small_csv, capsys):
+    out = tmp_path / "out"
+    write_report(out, FIRST)
+    with ReportFolder(out) as folder:
+        with pytest.raises(BlockingIOError, match=f"`out` .*in use .*pid {os.getpid()}"):
+            with ReportFolder(out):
+                pass
+        # through the CLI: exit 2 with one line, before any kernel starts
+        check_single_error(capsys, ["report", str(small_csv), "--out", str(out), "--quiet"], "in use")
+        (folder.staging / "index.html").write_text("3")
+        folder.commit()
+    assert (out / "index.html").read_text() == "3"
+    write_report(out, SECOND)  # released
+    assert leftovers(out) == []
+
+
+def _stage(out, files, complete):
+    """A staging folder as a killed run leaves it beside ``out``."""
+    from beyondauc._output import _write_manifest
+
+    stage = Path(out).parent / f".{Path(out).name}.beyondauc-new-killed"
+    for rel, text in files.items():
+        (stage / rel).parent.mkdir(parents=True, exist_ok=True)
+        (stage / rel).write_text(text)
+    _write_manifest(stage, list(files) if complete else None)
+    return stage
+
+
+@pytest.mark.parametrize("complete", [False, True])
+def test_report_folder_cleans_a_killed_runs_staging_folder(tmp_path, complete):
+    out = tmp_path / "out"
+    write_report(out, FIRST)
+    before = tree(out)
+    _stage(out, SECOND, complete)  # killed while building, or after building but before the swap
+    (tmp_path / ".out.beyondauc-new-foreign").mkdir()  # not ours (no manifest): never touched
+    (tmp_path / ".out.beyondauc-new-foreign" / "x").write_text("x")
+    with ReportFolder(out):
+        assert tree(out) == before
+        assert not (tmp_path / ".out.beyondauc-new-killed").exists()
+    assert leftovers(out) == [".out.beyondauc-new-foreign"] and tree(out) == before
+
+
+def test_report_folder_finishes_a_swap_a_kill_interrupted(tmp_path):
+    """Killed after the swap, before the user's files were moved into the new report."""
+    out = tmp_path / "out"
+    write_report(out, FIRST)
+    (out / "overview" / "my_slides.pptx").write_text("slides")
+    old = tmp_path / ".out.beyondauc-old-killed"
+    os.rename(out, old)
+    write_report(out, SECOND)
+    with ReportFolder(out):
+        pass
+    assert (out / "overview" / "my_slides.pptx").read_text() == "slides"
+    assert not old.exists() and leftovers(out) == []
+
+
+def test_report_folder_restores_out_a_kill_left_missing(tmp_path):
+    """Killed between the two renames of the swap without renameat2: the previous report comes back."""
+    out = tmp_path / "out"
+    write_report(out, FIRST)
+    before = tree(out)
+    os.rename(out, tmp_path / ".out.beyondauc-old-killed")
+    _stage(out, SECOND, True)
+    with ReportFolder(out):
+        assert tree(out) == before
+    assert tree(out) == before and leftovers(out) == []
+
+
+def test_report_folder_swap_without_renameat2(tmp_path, monkeypatch):
+    from beyondauc import _output
+
+    monkeypatch.setattr(_output, "_exchange", lambda a, b: False)
+    out = tmp_path / "out"
+    write_report(out, FIRST)
+    (out / "notes.txt").write_text("n")
+    write_report(out, SECOND)
+    assert (out / "notes.txt").read_text() == "n" and manifest_files(out) == sorted(SECOND)
+    assert leftovers(out) == []
 
 
 # -- bad input --------------------------------------------------------------------
@@ -329,6 +518,12 @@ def small_csv(tmp_path_factory):
     pytest.param("csv", {"parameters": {"x": {1, 2}}}, ValueError, "`parameters`['x']", id="param-set"),
     pytest.param("csv", {"parameters": {"not a name": 1}}, ValueError, "`parameters`", id="param-key"),
     pytest.param("csv", {"dask": 8786}, TypeError, "`dask`", id="dask-type"),
+    pytest.param("csv", {"parameters": {"tolerence": 0.8}}, ValueError, "did you mean 'tolerance'", id="param-unknown"),
+    pytest.param("csv", {"parameters": {"tolerance": 1.5}}, ValueError, "`tolerance`", id="param-value"),
+    pytest.param("csv", {"parameters": {"ood_dataset": "nope"}}, ValueError, "`ood_dataset`", id="param-ood"),
+    pytest.param("csv", {"parameters": {"val_split": "dev"}}, ValueError, "`val_split`='dev'", id="param-split"),
+    pytest.param("csv", {"parameters": [("tolerance", 0.8)]}, TypeError, "`parameters`", id="param-not-dict"),
+    pytest.param("csv", {"pos_label": [1]}, ValueError, "`pos_label`", id="pos-label"),
     pytest.param("missing", {}, (ValueError, OSError), "`data`", id="data-missing"),
     pytest.param("csv", {"notebooks_dir": "empty"}, FileNotFoundError, "`notebooks_dir`", id="notebooks"),
 ])
@@ -364,6 +559,9 @@ def test_run_report_out_is_a_file(tmp_path, small_csv):
     pytest.param(["-p", "protocol"], "--parameter", id="param-syntax"),
     pytest.param(["-p", "a b=1"], "`parameters`", id="param-key"),
     pytest.param(["--out", "FILE"], "`out`", id="out-file"),
+    pytest.param(["-p", "tolerence=0.8"], "unknown parameter 'tolerence'; did you mean 'tolerance'?", id="param-unknown"),
+    pytest.param(["-p", "tolerance=1.5"], "`tolerance` must be a number in (0, 1], got 1.5", id="param-value"),
+    pytest.param(["-p", "n_points=many"], "`n_points` must be an int", id="param-type"),
     pytest.param(["DATA=missing"], "does not exist", id="data-missing"),
     pytest.param(["NOTEBOOKS=empty"], "`notebooks_dir`", id="notebooks"),
 ])
@@ -387,6 +585,84 @@ def test_cli_report_bad_input_one_line(tmp_path, small_csv, capsys, monkeypatch,
         assert not out.exists()  # nothing written
 
 
+def test_cli_report_refuses_a_foreign_folder(tmp_path, small_csv, capsys):
+    out = tmp_path / "project"
+    out.mkdir()
+    (out / "weights.pt").write_bytes(b"w")
+    check_single_error(capsys, ["report", str(small_csv), "--out", str(out), "--quiet"], "`out`", "not empty")
+    assert sorted(os.listdir(out)) == ["weights.pt"] and leftovers(out) == []
+
+
+@pytest.mark.parametrize(("args", "needle"), [
+    (["-p", "tolerance=1.5"], "beyondauc: error: `tolerance` must be a number in (0, 1], got 1.5"),
+    (["-p", "tolerence=0.8"], "beyondauc: error: unknown parameter 'tolerence'; did you mean 'tolerance'?"),
+])
+def test_cli_strict_parameters_fail_before_any_work(tmp_path, small_csv, args, needle):
+    """The console script exits 2 with one line in seconds (import included), no kernel, nothing written."""
+    out = tmp_path / "out"
+    start = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-m", "beyondauc.cli", "report", str(small_csv), "--out", str(out),
+                           *args], capture_output=True, text=True, timeout=120)
+    seconds = time.perf_counter() - start
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr.strip().splitlines() == [proc.stderr.strip()] and proc.stderr.startswith(needle), proc.stderr
+    assert not out.exists() and leftovers(out) == []
+    assert seconds < 60  # loose: the machine may be loaded; what matters is that no notebook ran
+
+
+# -- kernels: one per worker, reset between notebooks --------------------------------
+
+
+def _tiny_notebook(path, code):
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    params = nbformat.v4.new_code_cell("x = 0")
+    params.metadata["tags"] = ["parameters"]
+    nb.cells = [params, *(nbformat.v4.new_code_cell(c) for c in code)]
+    nbformat.write(nb, str(path))
+    return path
+
+
+def _printed(path):
+    nb = nbformat.read(str(path), as_version=4)
+    return [o.get("text", "").strip() for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])
+            if o.get("output_type") == "stream"]
+
+
+def test_kernel_is_reused_with_a_fresh_namespace_and_replaced_when_it_dies(tmp_path):
+    from beyondauc._execute import _execute, _Kernel
+
+    sets = _tiny_notebook(tmp_path / "sets.ipynb", [
+        "import os, matplotlib.pyplot as plt\ny = x + 1\nfig = plt.figure()\nprint(os.getcwd())"])
+    reads = _tiny_notebook(tmp_path / "reads.ipynb", [
+        "import matplotlib.pyplot as plt\nnames = dir()\n"
+        "print(sorted(k for k in ('x', 'y', 'os', 'fig', 'plt') if k in names), len(plt.get_fignums()), x)"])
+    dies = _tiny_notebook(tmp_path / "dies.ipynb", ["import os\nos._exit(3)"])
+    kernel = _Kernel("python3")
+    runs = []
+    try:
+        for i, nb in enumerate([sets, reads, dies, reads, sets]):
+            out = tmp_path / f"run{i}"
+            out.mkdir()
+            runs.append((out / nb.name, _execute(nb, out / nb.name, {"x": i}, kernel, 60)))
+    finally:
+        kernel.shutdown()
+    status = [r[0] for _, r in runs]
+    assert status == ["ok", "ok", "failed", "ok", "ok"]
+    assert "DeadKernelError" in runs[2][1][1]  # only that notebook failed
+    assert [r[4] for _, r in runs] == [True, False, False, True, False]  # a new kernel after the death only
+    assert kernel.started == 2
+    assert _printed(runs[0][0]) == [str(tmp_path / "run0")]  # runs in the executed notebook's folder
+    # nothing of the notebook before: not its variables, imports or figures; the parameters are its own
+    assert _printed(runs[1][0]) == ["['plt', 'x'] 0 1"]
+    assert _printed(runs[3][0]) == ["['plt', 'x'] 0 3"]
+    assert _printed(runs[4][0]) == [str(tmp_path / "run4")]
+    for path, result in runs:  # numbered from 1 in every notebook, as in a new kernel
+        counts = [c.execution_count for c in nbformat.read(str(path), as_version=4).cells if c.cell_type == "code"]
+        if result[0] == "ok":
+            assert counts == list(range(1, len(counts) + 1)), (path, counts)
+
+
 # -- layout and results -------------------------------------------------------------
 
 
@@ -395,7 +671,10 @@ def test_layout(hostile):
     assert isinstance(result, ReportResult)
     assert result.ok and result.failed == ()
     assert result.out_dir == out and result.index == out / "index.html" and result.index.is_file()
-    assert sorted(os.listdir(out)) == ["index.html", "models", "overview"]
+    assert sorted(os.listdir(out)) == [MANIFEST, "index.html", "models", "overview"]
+    assert manifest_files(out) == sorted(p.relative_to(out).as_posix() for p in out.rglob("*")
+                                         if p.is_file() and p.name != MANIFEST)
+    assert leftovers(out) == []
     assert sorted(os.listdir(out / "models")) == sorted(safe_name(m) for m in HOSTILE)
     for model in HOSTILE:
         folder = out / "models" / safe_name(model)
@@ -432,6 +711,10 @@ def test_notebook_runs(hostile):
         assert isinstance(nb, NotebookRun)
         assert nb.status == "ok" and nb.error is None
         assert 0 < nb.kernel_seconds < nb.seconds, nb
+    # one kernel per worker process, not one per notebook
+    assert 1 <= sum(nb.new_kernel for nb in runs) <= hostile["result"].jobs == 2
+    assert all(r.notebooks[0].new_kernel or not any(nb.new_kernel for nb in r.notebooks[1:])
+               for r in (*hostile["result"].reports, hostile["result"].overview))
 
 
 @pytest.mark.parametrize("notebook", NOTEBOOKS)
@@ -838,8 +1121,11 @@ def test_rerun_cli_exits_0_and_writes_the_index(rerun):
 
 def test_rerun_replaces_cleanly(rerun):
     out, before = rerun["out"], rerun["before"]
-    assert sorted(os.listdir(out / "models")) == [HEALTHY]  # the model not in this run is gone
-    assert dotfiles(out) == []  # no .new-/.old- staging folder, no temp file
+    assert sorted(os.listdir(out / "models")) == [BROKEN, HEALTHY]
+    assert os.listdir(out / "models" / BROKEN) == ["weights.pt"]  # the model not in this run is gone, not the user's file
+    assert {rel: (out / rel).read_bytes() for rel in USER_FILES} == USER_FILES  # the user's files are all there
+    assert not set(USER_FILES) & set(manifest_files(out))
+    assert dotfiles(out) == [] and leftovers(out) == []  # no staging folder, old report, lock or temp file
     for rel in ("index.html", f"models/{HEALTHY}/report.html", "overview/overview.html",
                 *(f"models/{HEALTHY}/{n}.ipynb" for n in NOTEBOOKS)):
         assert (out / rel).stat().st_mtime_ns > before[rel][0], rel
@@ -878,3 +1164,70 @@ def test_cli_demo_subset(demo_cli):
     assert nb.metadata.papermill.parameters["data"] == "demo"
     assert sorted(nb.metadata.papermill.parameters["datasets"]) == sorted(DATASETS)
     assert not (out / "data.csv.gz").exists()
+
+
+# -- kill -9 and concurrent runs (notebooks cut to a cell: the runner is what is tested) --------------
+
+
+def _start_cli(nbdir, args):
+    return subprocess.Popen([sys.executable, "-c", CLI_WITH_NOTEBOOKS, str(nbdir), *args], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, start_new_session=True)
+
+
+def check_complete(out):
+    """``out`` holds one complete report: every file its manifest lists, an index whose links resolve."""
+    files = manifest_files(out)
+    assert all((out / f).is_file() for f in files), [f for f in files if not (out / f).is_file()]
+    assert "index.html" in files and "overview/overview.html" in files
+    root = page.__wrapped__(out / "index.html")
+    links = [a.attrs["href"] for a in root.find_all("a") if not a.attrs["href"].startswith(("#", "http"))]
+    assert links and all((out / urllib.parse.unquote(h)).is_file() for h in links)
+    return files
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory):
+    base = tmp_path_factory.mktemp("tiny")
+    data = base / "scores.csv"
+    broken_frame().to_csv(data, index=False)
+    return {"data": data, "nbdir": tiny_notebooks(REPO_NOTEBOOKS, base / "notebooks"),
+            "slow": tiny_notebooks(REPO_NOTEBOOKS, base / "slow", sleep=4.0)}
+
+
+def test_kill_9_at_any_moment_leaves_a_complete_report(tiny, tmp_path):
+    out = tmp_path / "out"
+    args = ["report", str(tiny["data"]), "--out", str(out), "--jobs", "2", "--quiet"]
+    start = time.perf_counter()
+    first = _start_cli(tiny["nbdir"], args)
+    assert first.wait(timeout=600) == 0, first.stderr.read()
+    duration = time.perf_counter() - start
+    check_complete(out)
+    (out / "overview" / "my_slides.pptx").write_text("mine")
+    rng = np.random.default_rng(9)
+    for delay in sorted(rng.uniform(0.2, duration, size=2)):
+        proc = _start_cli(tiny["nbdir"], args)
+        time.sleep(delay)
+        os.killpg(proc.pid, 9)  # the run and its workers, at a random moment
+        proc.wait(timeout=60)
+        check_complete(out)  # the previous report, or the new one if the run got that far
+        assert (out / "overview" / "my_slides.pptx").read_text() == "mine" or leftovers(out)
+    last = _start_cli(tiny["nbdir"], args)  # a re-run works and finishes what the killed runs left
+    assert last.wait(timeout=600) == 0, last.stderr.read()
+    files = check_complete(out)
+    assert (out / "overview" / "my_slides.pptx").read_text() == "mine" and "overview/my_slides.pptx" not in files
+    assert leftovers(out) == [] and dotfiles(out) == []
+
+
+def test_second_run_into_a_folder_in_use_fails_clearly(tiny, tmp_path, capsys):
+    out = tmp_path / "out"
+    args = ["report", str(tiny["data"]), "--out", str(out), "--jobs", "1", "--quiet"]
+    first = _start_cli(tiny["slow"], args)
+    lock = tmp_path / ".out.beyondauc.lock"
+    deadline = time.monotonic() + 300
+    while not (lock.exists() and lock.read_text().strip() == str(first.pid)):
+        assert first.poll() is None and time.monotonic() < deadline, first.stderr.read() if first.poll() else "slow"
+        time.sleep(0.05)
+    check_single_error(capsys, args, "`out`", "in use by another beyondauc report run", f"pid {first.pid}")
+    assert first.wait(timeout=600) == 0, first.stderr.read()  # the first run is undisturbed
+    check_complete(out)
+    assert leftovers(out) == []

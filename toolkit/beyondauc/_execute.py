@@ -1,14 +1,24 @@
-"""Execution of the report notebooks with papermill.
+"""Execution of the report notebooks with papermill, in kernels that are reused.
 
 Private: :mod:`beyondauc.report` decides what runs where; this module runs one
 notebook and reports how it went.
+
+Starting a kernel and importing the package costs seconds per notebook, so a
+:class:`_Kernel` stays alive and papermill executes notebook after notebook in
+it (``execute_notebook(..., km=...)``: nbclient leaves a kernel manager it does
+not own running). Between notebooks the namespace is reset (``%reset -f``,
+figures closed, execution count back to 1, working directory set), so no
+notebook sees another's variables. A kernel that died, or that ran a notebook
+which failed (it may still be busy after a timeout), is replaced.
 """
 
 from __future__ import annotations
 
 import contextlib
 import datetime as _dt
+import functools
 import math
+import multiprocessing.util
 import shutil
 import time
 from pathlib import Path
@@ -42,26 +52,158 @@ def _timing(nb):
     return (end - start).total_seconds(), (first - start).total_seconds()
 
 
-def _execute(src, dst, parameters, kernel_name, timeout):
-    """Run one notebook with papermill into ``dst``; return (status, error, seconds, kernel_seconds)."""
+# Run silently before each notebook. Figures are closed first (they belong to
+# pyplot, not to the namespace), then the namespace is reset to what a new
+# kernel has; the execution count restarts so the cells are numbered from 1.
+_RESET = """\
+import sys as _beyondauc_sys
+if "matplotlib.pyplot" in _beyondauc_sys.modules:
+    _beyondauc_sys.modules["matplotlib.pyplot"].close("all")
+_beyondauc_sys.modules["os"].chdir({cwd!r})
+del _beyondauc_sys
+get_ipython().run_line_magic("reset", "-f")
+get_ipython().execution_count = 1
+"""
+_START_TIMEOUT = 120  # seconds for a kernel to start on a loaded machine
+
+
+class _Kernel:
+    """A kernel that runs one notebook after another (see the module docstring).
+
+    ``started`` counts the kernels it started (the first and every replacement).
+    """
+
+    def __init__(self, kernel_name):
+        self.kernel_name = kernel_name
+        self.km = self._client = None
+        self.started = 0
+
+    def _alive(self):
+        from jupyter_core.utils import run_sync
+
+        return self.km is not None and run_sync(self.km.is_alive)()
+
+    def _start(self):
+        from jupyter_core.utils import run_sync
+
+        self.km = _kernel_manager_class()(kernel_name=self.kernel_name)
+        run_sync(self.km.start_kernel)(extra_arguments=list(_KERNEL_ARGUMENTS))
+        self.started += 1
+        # a client on the shell channel only: it sends the resets and reads their replies
+        self._client = self.km.blocking_client()
+        self._client.start_channels(shell=True, iopub=False, stdin=False, hb=False, control=False)
+
+    def shutdown(self):
+        """Stop the kernel now (it has nothing to save); a later notebook starts a new one."""
+        from jupyter_core.utils import run_sync
+
+        km, client, self.km, self._client = self.km, self._client, None, None
+        if client is not None:
+            with contextlib.suppress(Exception):
+                client.stop_channels()
+        if km is not None:
+            with contextlib.suppress(Exception):
+                run_sync(km.shutdown_kernel)(now=True)
+
+    def close_clients(self):
+        """Close the channels nbclient opened to the kernel (it leaves them open on a manager it does not own)."""
+        if self.km is not None:
+            self.km.close_clients()
+
+    def _reset(self, cwd, timeout):
+        msg_id = self._client.execute(_RESET.format(cwd=str(cwd)), silent=True, store_history=False)
+        deadline = time.monotonic() + timeout
+        while True:
+            reply = self._client.get_shell_msg(timeout=max(deadline - time.monotonic(), 0.001))
+            if reply["parent_header"].get("msg_id") == msg_id:
+                break
+        content = reply["content"]
+        if content.get("status") != "ok":
+            raise RuntimeError(f"resetting the kernel failed: {content.get('ename')}: {content.get('evalue')}")
+
+    def prepare(self, cwd):
+        """A live kernel with a fresh namespace working in ``cwd``; return the seconds spent starting one."""
+        t0 = time.perf_counter()
+        started = self.started
+        for attempt in range(2):
+            try:
+                if not self._alive():
+                    self.shutdown()
+                    self._start()
+                self._reset(cwd, _START_TIMEOUT)
+                break
+            except Exception:
+                self.shutdown()
+                if attempt:
+                    raise
+        return time.perf_counter() - t0 if self.started > started else 0.0
+
+
+@functools.cache
+def _kernel_manager_class():
+    from jupyter_client.manager import AsyncKernelManager
+
+    class KernelManager(AsyncKernelManager):
+        """Remembers the clients it made, so their channels can be closed after each notebook."""
+
+        def client(self, **kwargs):
+            client = super().client(**kwargs)
+            self.__dict__.setdefault("_beyondauc_clients", []).append(client)
+            return client
+
+        def close_clients(self):
+            clients = self.__dict__.pop("_beyondauc_clients", [])
+            for client in clients:
+                with contextlib.suppress(Exception):
+                    client.stop_channels()
+
+    return KernelManager
+
+
+_WORKER_KERNEL = None
+
+
+def _worker_kernel(kernel_name):
+    """This process's kernel, kept for the next notebook and stopped when the process ends."""
+    global _WORKER_KERNEL
+    if _WORKER_KERNEL is None or _WORKER_KERNEL.kernel_name != kernel_name:
+        if _WORKER_KERNEL is not None:
+            _WORKER_KERNEL.shutdown()
+        _WORKER_KERNEL = _Kernel(kernel_name)
+        # worker processes end through multiprocessing, which runs these finalizers (not atexit)
+        multiprocessing.util.Finalize(_WORKER_KERNEL, _WORKER_KERNEL.shutdown, exitpriority=10)
+    return _WORKER_KERNEL
+
+
+def _execute(src, dst, parameters, kernel, timeout):
+    """Run one notebook with papermill in ``kernel`` into ``dst``.
+
+    Returns ``(status, error, seconds, kernel_seconds, new_kernel)``; the
+    notebook runs in ``dst``'s folder (relative paths in its parameters are
+    relative to where the executed notebook is).
+    """
     import nbformat
     import papermill
 
     t0 = time.perf_counter()
-    status, error = "ok", None
+    status, error, start_seconds, started = "ok", None, math.nan, kernel.started
     try:
+        start_seconds = kernel.prepare(Path(dst).parent.resolve())
         papermill.execute_notebook(
-            str(src), str(dst), parameters=parameters, kernel_name=kernel_name, progress_bar=False,
-            log_output=False, execution_timeout=timeout, extra_arguments=list(_KERNEL_ARGUMENTS),
+            str(src), str(dst), parameters=parameters, kernel_name=kernel.kernel_name, km=kernel.km,
+            progress_bar=False, log_output=False, execution_timeout=timeout,
         )
     except Exception as exc:  # noqa: BLE001 - a failing notebook fails its model's report, not the run
         status, error = "failed", _error_of(exc)
+        kernel.shutdown()  # it may be dead, or still busy after a timeout: the next notebook gets a new one
+    finally:
+        kernel.close_clients()
     seconds = time.perf_counter() - t0
     kernel_seconds = math.nan
     if Path(dst).exists():
         with contextlib.suppress(Exception):
-            _, kernel_seconds = _timing(nbformat.read(str(dst), as_version=4))
+            _, until_first_cell = _timing(nbformat.read(str(dst), as_version=4))
+            kernel_seconds = start_seconds + until_first_cell
     else:  # papermill died before writing: keep the input so the report still links a notebook
         shutil.copyfile(src, dst)
-    return status, error, seconds, kernel_seconds
-
+    return status, error, seconds, kernel_seconds, kernel.started > started

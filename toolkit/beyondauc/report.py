@@ -10,29 +10,28 @@ from __future__ import annotations
 
 import concurrent.futures
 import contextlib
+import dataclasses
 import datetime as _dt
 import gzip
 import hashlib
 import json
-import logging
 import math
 import multiprocessing
 import os
+import posixpath
 import re
-import shutil
 import string
 import sys
-import tempfile
 import time
-from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from ._execute import _INLINE_BACKEND, _error_of, _execute
-from ._output import _atomic_write, _replace_dir, safe_name
+from ._execute import _INLINE_BACKEND, _error_of, _execute, _Kernel, _worker_kernel
+from ._output import _HASHED, ReportFolder, _atomic_write, safe_name
+from ._parameters import check_against_benchmark, check_parameters, declared_parameters
 from ._render import _index_rows, _render_html, _render_index, _write_pdf
 from ._validation import check_int, check_option, check_random_state
 from .calibration import METHODS, PROTOCOLS, expected_accuracy
@@ -236,7 +235,7 @@ def _folder_names(names):
     return slugs
 
 
-@dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True)
 class NotebookRun:
     """One executed notebook of a report.
 
@@ -253,7 +252,11 @@ class NotebookRun:
     seconds : float
         Wall time of the execution, kernel start included.
     kernel_seconds : float
-        Of that, the time until the kernel ran its first cell.
+        Of that, the time until the kernel ran its first cell (starting a
+        kernel included when one was started for it).
+    new_kernel : bool
+        Whether a kernel was started for it; otherwise it ran in the kernel
+        of an earlier notebook, its namespace reset.
     """
 
     name: str
@@ -262,9 +265,10 @@ class NotebookRun:
     error: str | None
     seconds: float
     kernel_seconds: float
+    new_kernel: bool = False
 
 
-@dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True)
 class ModelReport:
     """The report of one model (or of the benchmark overview, ``model=None``).
 
@@ -293,7 +297,7 @@ class ModelReport:
         return result_html(title, rows, parts=[frame_html(runs, index=False)] if len(runs) else [])
 
 
-@dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True)
 class ReportResult:
     """What :func:`run_report` wrote.
 
@@ -379,44 +383,40 @@ def _sha256(data):
 
 
 def _report_job(spec):
-    """Execute one report's notebooks, render it and move it into place (runs in a worker)."""
+    """Execute one report's notebooks and render it into its folder of the staging report (runs in a worker)."""
     import nbformat
 
     t0 = time.perf_counter()
     os.environ["MPLBACKEND"] = _INLINE_BACKEND  # the kernels draw inline images, whatever the caller set
-    logging.getLogger("papermill").setLevel(logging.ERROR)  # "unknown parameter" notes: extras are allowed
     target = Path(spec["target"])
-    target.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.new-", dir=target.parent))
-    os.chmod(staging, 0o755)
+    target.mkdir()  # in the staging folder; fails if the run was abandoned and the folder removed
+    kernel = _worker_kernel(spec["kernel_name"]) if spec["reuse_kernel"] else _Kernel(spec["kernel_name"])
     try:
         runs, executed = [], []
-        for src in spec["notebooks"]:
-            dst = staging / Path(src).name
-            run = NotebookRun(Path(src).stem, dst.name,
-                              *_execute(src, dst, spec["parameters"], spec["kernel_name"], spec["timeout"]))
+        for src, parameters in spec["notebooks"]:
+            dst = target / Path(src).name
+            run = NotebookRun(Path(src).stem, dst.name, *_execute(src, dst, parameters, kernel, spec["timeout"]))
             runs.append(run)
-            executed.append((run, nbformat.read(str(staging / run.path), as_version=4)))
-        failed = [r for r in runs if r.status != "ok"]
-        error = "; ".join(f"{r.name}: {r.error}" for r in failed) or None
-        header = dict(spec["header"], failed=error)
-        html_name = pdf_name = None
-        try:
-            html = _render_html(executed, header, include_code=spec["include_code"])
-            html_name = f"{spec['stem']}.html"
-            _atomic_write(staging / html_name, html)
-            if spec["pdf"]:
-                _write_pdf(html, staging / f"{spec['stem']}.pdf", staging)
-                pdf_name = f"{spec['stem']}.pdf"
-        except Exception as exc:  # noqa: BLE001 - rendering failed: the executed notebooks are still kept
-            error = "; ".join(filter(None, [error, f"rendering: {_error_of(exc)}"]))
-        _replace_dir(staging, target)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
+            executed.append((run, nbformat.read(str(dst), as_version=4)))
+    finally:
+        if not spec["reuse_kernel"]:
+            kernel.shutdown()
+    failed = [r for r in runs if r.status != "ok"]
+    error = "; ".join(f"{r.name}: {r.error}" for r in failed) or None
+    header = dict(spec["header"], failed=error)
+    html_name = pdf_name = None
+    try:
+        html = _render_html(executed, header, include_code=spec["include_code"])
+        html_name = f"{spec['stem']}.html"
+        _atomic_write(target / html_name, html)
+        if spec["pdf"]:
+            _write_pdf(html, target / f"{spec['stem']}.pdf", target)
+            pdf_name = f"{spec['stem']}.pdf"
+    except Exception as exc:  # noqa: BLE001 - rendering failed: the executed notebooks are still kept
+        error = "; ".join(filter(None, [error, f"rendering: {_error_of(exc)}"]))
     rel = spec["rel"]
-    notebooks = tuple(NotebookRun(r.name, f"{rel}/{r.path}", r.status, r.error, r.seconds, r.kernel_seconds)
-                      for r in runs)
+    notebooks = tuple(NotebookRun(r.name, f"{rel}/{r.path}", r.status, r.error, r.seconds, r.kernel_seconds,
+                                  r.new_kernel) for r in runs)
     return ModelReport(spec["model"], target.name, "failed" if error else "ok", error,
                        f"{rel}/{html_name}" if html_name else None, f"{rel}/{pdf_name}" if pdf_name else None,
                        notebooks, time.perf_counter() - t0)
@@ -435,7 +435,11 @@ def _check_notebooks(notebooks_dir):
 
 
 def _data_reference(data, out_dir):
-    """(value of the notebooks' ``data`` parameter, source shown in the header, sha256)."""
+    """(value of the notebooks' ``data`` parameter, source shown in the header, sha256).
+
+    A Benchmark or DataFrame is written to ``out_dir/data.csv.gz`` and the value
+    is None: each notebook gets the path relative to its own folder.
+    """
     if isinstance(data, str) and data == DEMO:
         ref = resources.files("beyondauc") / "datasets" / "demo.csv.gz"
         with resources.as_file(ref) as path:
@@ -446,7 +450,7 @@ def _data_reference(data, out_dir):
         buf = frame.to_csv(index=False).encode("utf-8")
         _atomic_write(path, gzip.compress(buf, mtime=0))
         source = data.source if isinstance(data, Benchmark) else "DataFrame"
-        return str(path.resolve()), f"{source} (copied to data.csv.gz)", _sha256(path)
+        return None, f"{source} (copied to data.csv.gz)", _sha256(path)
     if not isinstance(data, (str, os.PathLike)):
         raise TypeError(f"`data` must be 'demo', a path, a Benchmark or a DataFrame, got {type(data).__name__}")
     path = Path(data).expanduser()
@@ -490,22 +494,31 @@ def run_report(data=DEMO, *, models=None, datasets=None, out=None, pdf=False, jo
     """Execute the notebooks per model in parallel and write the reports.
 
     For every model, papermill runs ``auc_vs_accuracy``, ``test_auroc`` and
-    ``selective_answering`` (one kernel each, the datasets are looped over
-    inside), nbconvert renders the three as one self-contained HTML file
+    ``selective_answering`` (the datasets are looped over inside), nbconvert renders the three as one self-contained HTML file
     (optionally also a PDF through WeasyPrint); ``overview`` runs once for the
     benchmark. ``index.html`` (jinja2, autoescaped) is the leaderboard linking
     every report and executed notebook. A notebook that fails fails only its
     model's report; its executed notebook keeps papermill's error banner.
 
+    Every local worker process keeps one kernel and runs notebook after
+    notebook in it, the namespace reset in between (a kernel that died or ran
+    a failing notebook is replaced); on Dask each report starts its own.
+
+    Everything is validated before the first kernel starts: a parameter no
+    notebook declares, or a value out of range, raises ``ValueError``.
+
     Layout of ``out``::
 
-        index.html
+        index.html, .beyondauc-report.json (the files written), data.csv.gz (a DataFrame's data)
         overview/overview.html, overview/overview.ipynb
         models/<safe model name>/report.html, report.pdf, <notebook>.ipynb
 
-    Every file is written atomically and a model's folder is swapped in whole,
-    so a re-run replaces a report cleanly; model folders of earlier runs that
-    are not in this run are removed.
+    ``out`` must be new, empty or a report of ours (it holds
+    ``.beyondauc-report.json``); another folder raises ``FileExistsError`` and
+    a run into a folder another run is writing raises ``BlockingIOError``. The
+    report is built beside ``out`` and swapped in whole, atomically: ``out``
+    always holds a complete report, and only the files of the old report are
+    replaced or deleted (files the user put into it stay).
 
     Parameters
     ----------
@@ -529,7 +542,8 @@ def run_report(data=DEMO, *, models=None, datasets=None, out=None, pdf=False, jo
         Positive label for the notebooks' :func:`open_benchmark`.
     parameters : dict, optional
         More notebook parameters, e.g. ``{"protocol": "indata", "tolerance": 0.8}``;
-        each notebook gets the ones it declares (the others are ignored).
+        every name must be declared by a notebook, and each notebook gets the
+        ones it declares.
     progress : bool, default=True
         Show a progress bar of reports done / total on stderr.
     notebooks_dir : str or path, optional
@@ -561,6 +575,29 @@ def run_report(data=DEMO, *, models=None, datasets=None, out=None, pdf=False, jo
         raise TypeError(f"`dask` must be a scheduler address such as 'tcp://127.0.0.1:8786', got {dask!r}")
     if timeout is not None:
         timeout = float(timeout)
+    folder = _check_notebooks(notebooks_dir or _notebooks_dir())
+    extra = _check_extra(parameters, folder)
+    if pos_label is not None:
+        check_parameters({"pos_label": pos_label})
+    full = open_benchmark(data, pos_label=pos_label)
+    bench = open_benchmark(full, models=models, datasets=datasets)
+    check_against_benchmark(extra, bench, available=full.datasets)
+    slugs = _folder_names(bench.models)
+    if out is None:
+        name = DEMO if isinstance(data, str) and data == DEMO else Path(str(bench.source)).stem.split(".")[0]
+        out = Path("reports") / safe_name(name or "benchmark")
+    with ReportFolder(out) as output:
+        result = _run(output, data, bench, folder, slugs, extra, datasets=datasets, pdf=pdf, jobs=jobs, dask=dask,
+                      include_code=include_code, pos_label=pos_label, progress=progress, kernel_name=kernel_name,
+                      timeout=timeout)
+        output.commit()
+    return dataclasses.replace(result, seconds=time.perf_counter() - t0)
+
+
+def _check_extra(parameters, folder):
+    """The extra notebook parameters, validated: declared by a notebook, values in range."""
+    if parameters is not None and not isinstance(parameters, dict):
+        raise TypeError(f"`parameters` must be a dict, got {type(parameters).__name__}")
     extra = dict(parameters or {})
     clash = sorted(set(extra) & set(_RUNNER_PARAMETERS))
     if clash:
@@ -574,35 +611,52 @@ def run_report(data=DEMO, *, models=None, datasets=None, out=None, pdf=False, jo
         except (TypeError, ValueError):
             raise ValueError(f"`parameters`[{key!r}] must be a plain value (str, finite number, bool, None, list), "
                              f"got {type(value).__name__}") from None
-    bench = open_benchmark(data, models=models, datasets=datasets, pos_label=pos_label)
-    folder = _check_notebooks(notebooks_dir or _notebooks_dir())
-    slugs = _folder_names(bench.models)
-    if out is None:
-        name = DEMO if isinstance(data, str) and data == DEMO else Path(str(bench.source)).stem.split(".")[0]
-        out = Path("reports") / safe_name(name or "benchmark")
-    out_dir = Path(out)
-    if out_dir.exists() and not out_dir.is_dir():
-        raise NotADirectoryError(f"`out` {str(out_dir)!r} is a file, not a folder")
-    (out_dir / "models").mkdir(parents=True, exist_ok=True)
-    data_value, source, sha256 = _data_reference(data, out_dir)
+    known = set().union(*(_declared(folder, n) for n in (*NOTEBOOKS, OVERVIEW))) - set(_RUNNER_PARAMETERS)
+    return check_parameters(extra, known=sorted(known))
 
-    common = {"data": data_value, "datasets": list(bench.datasets) if datasets else None, "pos_label": pos_label}
-    shown = {k: v for k, v in {**common, **extra}.items() if k != "data" and v is not None}
+
+def _declared(folder, name):
+    """Names of the parameters notebook ``name`` declares."""
+    return set(declared_parameters(Path(folder) / f"{name}.ipynb"))
+
+
+def _run(output, data, bench, folder, slugs, extra, *, datasets, pdf, jobs, dask, include_code, pos_label, progress,
+         kernel_name, timeout):
+    """Write the report into ``output.staging``; return the ReportResult (paths of the final folder)."""
+    t0 = time.perf_counter()
+    stage = output.staging
+    (stage / "models").mkdir()
+    data_value, source, sha256 = _data_reference(data, stage)
+
+    def data_for(rel):  # a copied DataFrame is found relative to the executed notebook's folder
+        if data_value is not None:
+            return data_value
+        return posixpath.relpath("data.csv.gz", rel)
+
+    common = {"datasets": list(bench.datasets) if datasets else None, "pos_label": pos_label}
+    shown = {k: v for k, v in {**common, **extra}.items() if v is not None}
     date = _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat()
     from . import __version__
 
+    def notebooks(names, params):
+        """(path, the parameters it declares) of each notebook."""
+        return [(str(folder / f"{n}.ipynb"), {k: v for k, v in params.items() if k in _declared(folder, n)})
+                for n in names]
+
     base_header = {"source": source, "sha256": sha256, "version": __version__, "date": date}
-    base = {"kernel_name": kernel_name, "timeout": timeout, "include_code": include_code, "pdf": bool(pdf)}
+    base = {"kernel_name": kernel_name, "timeout": timeout, "include_code": include_code, "pdf": bool(pdf),
+            "reuse_kernel": dask is None}
     specs = []
     for model in bench.models:
-        params = {**common, **extra, "model": model}
-        specs.append(dict(base, model=model, target=str(out_dir / "models" / slugs[model]),
-                          rel=f"models/{slugs[model]}", stem="report",
-                          notebooks=[str(folder / f"{n}.ipynb") for n in NOTEBOOKS], parameters=params,
+        rel = f"models/{slugs[model]}"
+        params = {"data": data_for(rel), **common, **extra, "model": model}
+        specs.append(dict(base, model=model, target=str(stage / rel), rel=rel, stem="report",
+                          notebooks=notebooks(NOTEBOOKS, params),
                           header=dict(base_header, title=f"beyondauc report: {model}", model=model,
                                       parameters={"model": model, **shown})))
-    specs.append(dict(base, model=None, target=str(out_dir / "overview"), rel="overview", stem="overview",
-                      notebooks=[str(folder / f"{OVERVIEW}.ipynb")], parameters={**common, **extra},
+    params = {"data": data_for(OVERVIEW), **common, **extra}
+    specs.append(dict(base, model=None, target=str(stage / OVERVIEW), rel=OVERVIEW, stem="overview",
+                      notebooks=notebooks([OVERVIEW], params),
                       header=dict(base_header, title="beyondauc report: benchmark overview", model=None,
                                   parameters=shown)))
 
@@ -635,10 +689,6 @@ def run_report(data=DEMO, *, models=None, datasets=None, out=None, pdf=False, jo
         close()
     reports = tuple(results[s["target"]] for s in specs[:-1])
     overview = results[specs[-1]["target"]]
-    keep = set(slugs.values())
-    for child in (out_dir / "models").iterdir():
-        if child.is_dir() and child.name not in keep:
-            shutil.rmtree(child, ignore_errors=True)
     n_failed = sum(r.status != "ok" for r in (*reports, overview))
     context = {
         "source": source, "sha256": sha256, "version": __version__, "date": date,
@@ -648,6 +698,6 @@ def run_report(data=DEMO, *, models=None, datasets=None, out=None, pdf=False, jo
         "overview": {"html": overview.html, "status": overview.status, "error": overview.error,
                      "notebooks": [{"name": nb.name, "path": nb.path} for nb in overview.notebooks]},
     }
-    index = out_dir / "index.html"
-    _atomic_write(index, _render_index(context))
-    return ReportResult(out_dir, index, reports, overview, board, time.perf_counter() - t0, workers)
+    _atomic_write(stage / "index.html", _render_index(context))  # last: the report is complete
+    out_dir = Path(output.out)
+    return ReportResult(out_dir, out_dir / "index.html", reports, overview, board, time.perf_counter() - t0, workers)

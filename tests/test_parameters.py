@@ -1,0 +1,114 @@
+"""The table of analysis parameters (``beyondauc._parameters``): in step with the notebooks, strict."""
+
+from __future__ import annotations
+
+import ast
+import math
+from pathlib import Path
+
+import beyondauc
+import papermill
+import pytest
+from beyondauc import load_demo
+from beyondauc._parameters import PARAMETERS, check_against_benchmark, check_parameters, unknown_message
+
+NOTEBOOKS = Path(beyondauc.__file__).resolve().parent / "notebooks"
+NAMES = ["auc_vs_accuracy", "test_auroc", "selective_answering", "overview"]
+
+
+def declared():
+    """name -> papermill's description, over the four notebooks (a name declared twice must agree)."""
+    out = {}
+    for name in NAMES:
+        for pname, info in papermill.inspect_notebook(str(NOTEBOOKS / f"{name}.ipynb")).items():
+            if pname in out:
+                assert out[pname] == info, (name, pname)
+            out[pname] = info
+    return out
+
+
+def test_every_declared_parameter_has_a_check_with_the_notebooks_default_and_help():
+    for pname, info in declared().items():
+        assert pname in PARAMETERS, f"{pname} has no entry in _parameters.PARAMETERS"
+        param = PARAMETERS[pname]
+        assert param.default == ast.literal_eval(info["default"]), pname
+        assert param.help == info["help"], pname
+        assert check_parameters({pname: param.default}) == {pname: param.default}  # the default passes
+
+
+@pytest.mark.parametrize(("name", "value", "expected"), [
+    ("tolerance", 1.5, "a number in (0, 1]"),
+    ("tolerance", 0, "a number in (0, 1]"),
+    ("tolerance", "0.8", "a number in (0, 1]"),
+    ("tolerance", math.nan, "a number in (0, 1]"),
+    ("resolution", 2, "a number in (0, 1]"),
+    ("protocol", "nope", "one of 'xdomain'"),
+    ("method", "platt", "one of"),
+    ("selective_protocol", 1, "one of"),
+    ("cohort_protocol", "val", "one of"),
+    ("n_repeats", 0, "an int >= 1"),
+    ("n_repeats", 2.5, "an int"),
+    ("n_repeats", True, "an int"),
+    ("n_points", 1, "an int >= 2"),
+    ("noise_repeats", -1, "an int >= 1"),
+    ("random_state", -1, "an int >= 0"),
+    ("p", 0.5, ">= 1"),
+    ("sigma_max", 0, "> 0"),
+    ("computation_score", -1, ">= 0"),
+    ("model", 3, "a str"),
+    ("val_split", None, "a str"),
+    ("ood_dataset", 1, "a str"),
+    ("datasets", "wine", "a list of str"),
+    ("datasets", [1], "a list of str"),
+    ("pos_label", [1], "a str, int, bool or None"),
+])
+def test_bad_value_one_line_naming_the_parameter(name, value, expected):
+    with pytest.raises(ValueError) as info:
+        check_parameters({name: value})
+    message = str(info.value)
+    assert f"`{name}`" in message and expected in message and "\n" not in message
+
+
+@pytest.mark.parametrize(("name", "value"), [
+    ("tolerance", 1), ("tolerance", 0.5), ("resolution", 0.001), ("cohort_protocol", "split"),
+    ("cohort_protocol", None), ("cohort_protocol", "indata"), ("sigma_max", 0.3), ("p", 1),
+    ("computation_score", 0), ("datasets", ["wine"]), ("pos_label", "yes"), ("pos_label", 1),
+    ("pos_label", True), ("random_state", 7), ("data", "scores.csv"), ("evaluation", None),
+])
+def test_good_value_passes_unchanged(name, value):
+    assert check_parameters({name: value}) == {name: value}
+
+
+def test_unknown_name_names_the_closest():
+    known = ["tolerance", "protocol", "selective_protocol", "method"]
+    with pytest.raises(ValueError) as info:
+        check_parameters({"tolerence": 0.8}, known=known)
+    message = str(info.value)
+    assert message.startswith("unknown parameter 'tolerence'; did you mean 'tolerance'?")
+    assert "valid: method, protocol, selective_protocol, tolerance" in message
+    assert "did you mean 'protocol'?" in unknown_message("protocl", known)
+    assert "did you mean" not in unknown_message("zzz", known)
+    with pytest.raises(ValueError, match="unknown parameter 'model'"):  # known= narrows the table
+        check_parameters({"model": "svm"}, known=known)
+
+
+def test_checks_against_the_data():
+    bench = load_demo()
+    small = bench.subset(datasets=["wine", "diabetes"])
+    check_against_benchmark({}, small)  # the defaults fit the demo (split val/test)
+    check_against_benchmark({"ood_dataset": "iris_virginica"}, small, available=bench.datasets)
+    with pytest.raises(ValueError, match="`ood_dataset` 'nope' is not a dataset"):
+        check_against_benchmark({"ood_dataset": "nope"}, small, available=bench.datasets)
+    with pytest.raises(ValueError, match=r"`val_split`='dev' names no rows of dataset 'wine'; its split values "
+                                         r"are \['test', 'val'\]"):
+        check_against_benchmark({"val_split": "dev"}, small)
+    check_against_benchmark({"val_split": "dev", "cohort_protocol": "xdomain"}, small)  # not used then
+    frame = small.frame.assign(split=small.frame["split"].map({"val": "dev", "test": "test"}))
+    dev = beyondauc.load_benchmark(frame)
+    with pytest.raises(ValueError, match="`val_split`='val'"):
+        check_against_benchmark({}, dev)
+    check_against_benchmark({"val_split": "dev"}, dev)
+    nosplit = beyondauc.load_benchmark(small.frame.drop(columns="split"))
+    check_against_benchmark({"val_split": "dev"}, nosplit)  # no split column: xdomain cohorts
+    with pytest.raises(ValueError, match="`cohort_protocol`='split' needs a benchmark with a 'split' column"):
+        check_against_benchmark({"cohort_protocol": "split"}, nosplit)

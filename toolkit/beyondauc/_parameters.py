@@ -1,0 +1,179 @@
+"""The analysis parameters of the reports: one table of checks, defaults and help.
+
+Private. The report runner validates ``-p NAME=VALUE`` against it before any
+kernel starts, and the notebooks' ``parameters`` cells declare the same names
+with the same defaults (a test keeps them in step). Every check takes the value
+and returns it (normalised) or raises a one-line ``ValueError`` naming the
+parameter, what was expected and what was got.
+"""
+
+from __future__ import annotations
+
+import difflib
+import functools
+import numbers
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from ._validation import check_int, check_number, check_option, check_random_state
+from .calibration import METHODS, PROTOCOLS
+
+__all__: list[str] = []
+
+
+@dataclass(frozen=True)
+class Parameter:
+    """One analysis parameter: ``check(value, name)`` returns the value or raises."""
+
+    check: object
+    default: object
+    help: str
+
+
+def _str(value, name):
+    if not isinstance(value, str):
+        raise ValueError(f"`{name}` must be a str, got {value!r}")
+    return value
+
+
+def _optional(check):
+    def optional(value, name):
+        return None if value is None else check(value, name)
+
+    return optional
+
+
+def _str_list(value, name):
+    if isinstance(value, str) or not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
+        raise ValueError(f"`{name}` must be a list of str or None, got {value!r}")
+    return list(value)
+
+
+def _label(value, name):
+    if isinstance(value, (str, numbers.Real)):  # bool is a Real too
+        return value
+    raise ValueError(f"`{name}` must be a str, int, bool or None, got {value!r}")
+
+
+def _option(options):
+    return lambda value, name: check_option(value, name, options)
+
+
+def _int(minimum):
+    return lambda value, name: check_int(value, name, minimum=minimum)
+
+
+def _number(**bounds):
+    return lambda value, name: check_number(value, name, **bounds)
+
+
+def _cohort_protocol(value, name):
+    return check_option(value, name, (*PROTOCOLS, "split"))
+
+
+def _data(value, name):
+    if not isinstance(value, (str, os.PathLike)):
+        raise ValueError(f"`{name}` must be 'demo' or a path, got {value!r}")
+    return value
+
+
+#: name -> Parameter, in the order of the notebooks' ``parameters`` cells.
+PARAMETERS = {
+    "data": Parameter(_data, "demo", 'benchmark: "demo", a CSV/Parquet file or a TRUE directory'),
+    "datasets": Parameter(_optional(_str_list), None, "datasets to analyse (None: all)"),
+    "pos_label": Parameter(_optional(_label), None, "positive label when labels are not 0/1, -1/1 or booleans"),
+    "protocol": Parameter(_option(PROTOCOLS), "xdomain", "calibration protocol for the headline expected accuracy"),
+    "method": Parameter(_option(METHODS), "logistic", "calibration method for the headline expected accuracy"),
+    "n_repeats": Parameter(_int(1), 20, "repeats of the indata protocol"),
+    "random_state": Parameter(lambda value, name: check_random_state(value, name), 0, "seed for every random choice"),
+    "model": Parameter(_str, "svm", "the model this report is about"),
+    "cohort_protocol": Parameter(_optional(_cohort_protocol), None,
+                                 'cohorts: None for the split column if present, else xdomain; or "split" or a protocol'),
+    "val_split": Parameter(_str, "val", "split value of the validation cohort V"),
+    "test_split": Parameter(_str, "test", "split value of the test cohort T"),
+    "sigma_max": Parameter(_optional(_number(low=0, low_open=True)), None,
+                           "largest bias/noise sigma (None: the score range of V and T together)"),
+    "n_points": Parameter(_int(2), 21, "sigma grid points of the robustness curves"),
+    "noise_repeats": Parameter(_int(1), 20, "Monte Carlo draws per sigma for the noise robustness"),
+    "p": Parameter(_number(low=1), 2, "order of the Wasserstein distance (1 or 2)"),
+    "ood_dataset": Parameter(_optional(_str), None,
+                             "out-of-distribution dataset for NiDMA (None: in-distribution only)"),
+    "tolerance": Parameter(_number(low=0, high=1, low_open=True), 0.9, "worst admissible accuracy t of b(t)"),
+    "computation_score": Parameter(_optional(_number(low=0)), None,
+                                   "DiDMA's computation score, e.g. 1/energy (None: no DiDMA/NiDMA)"),
+    "selective_protocol": Parameter(_option(PROTOCOLS), "indata", "calibration protocol of the confidences"),
+    "selective_method": Parameter(_option(METHODS), "logistic", "calibration method of the confidences"),
+    "resolution": Parameter(_number(low=0, high=1, low_open=True), 0.01, "confidence step of the coverage-accuracy grid"),
+    "evaluation": Parameter(_optional(_data), None, "a saved evaluation to display (None: compute it)"),
+}
+
+
+def check_parameters(values, *, known=None, what="parameter"):
+    """Validate ``values`` (name -> value); return them in a new dict.
+
+    ``known`` are the names allowed (default: every name of the table); an
+    unknown name raises naming the closest valid ones. Names without a check
+    in the table are only checked to be known.
+    """
+    known = tuple(PARAMETERS) if known is None else tuple(known)
+    out = {}
+    for name, value in values.items():
+        if name not in known:
+            raise ValueError(unknown_message(name, known, what=what))
+        param = PARAMETERS.get(name)
+        if param is not None:
+            try:
+                param.check(value, name)
+            except TypeError as exc:  # a check met a value of an unexpected kind
+                raise ValueError(f"`{name}` got {value!r}: {exc}") from None
+        out[name] = value
+    return out
+
+
+def unknown_message(name, known, *, what="parameter"):
+    """``unknown parameter 'x'; did you mean 'y'? (valid: ...)``."""
+    close = difflib.get_close_matches(str(name), list(known), n=3, cutoff=0.6)
+    hint = f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
+    return f"unknown {what} {name!r}{hint} (no notebook declares it; valid: {', '.join(sorted(known))})"
+
+
+def declared_parameters(notebook):
+    """name -> papermill's description of every parameter a notebook declares (cached by file state)."""
+    path = Path(notebook).resolve()
+    stat = path.stat()
+    return dict(_inspect(str(path), stat.st_mtime_ns, stat.st_size))
+
+
+@functools.lru_cache(maxsize=64)
+def _inspect(path, mtime_ns, size):
+    import papermill
+
+    return tuple(papermill.inspect_notebook(path).items())
+
+
+def check_against_benchmark(values, bench, *, available=None):
+    """Checks that need the data, before any work: raise a one-line ``ValueError``.
+
+    ``values`` are the parameters given (defaults fill the rest), ``bench`` the
+    benchmark analysed and ``available`` the datasets of the whole file (an
+    ``ood_dataset`` may lie outside ``bench``).
+    """
+    get = lambda name: values.get(name, PARAMETERS[name].default)  # noqa: E731
+    available = tuple(bench.datasets if available is None else available)
+    ood = get("ood_dataset")
+    if ood is not None and ood not in available:
+        raise ValueError(f"`ood_dataset` {ood!r} is not a dataset of {bench.source}; it has {list(available)}")
+    kind = get("cohort_protocol")
+    if kind == "split" and not bench.has_split:
+        raise ValueError("`cohort_protocol`='split' needs a benchmark with a 'split' column; this one has none")
+    if kind in (None, "split") and bench.has_split:
+        frame = bench.frame
+        values_of = frame.assign(split=frame["split"].astype(str)).groupby("dataset", sort=False)["split"].unique()
+        for name in ("val_split", "test_split"):
+            value = str(get(name))
+            for dataset in bench.datasets:
+                seen = sorted(values_of.get(dataset, ()))
+                if value not in seen:
+                    raise ValueError(f"`{name}`={value!r} names no rows of dataset {dataset!r}; its split values "
+                                     f"are {seen}")
