@@ -78,35 +78,63 @@ def _data(value, name):
     return value
 
 
-#: name -> Parameter, in the order of the notebooks' ``parameters`` cells.
-PARAMETERS = {
-    "data": Parameter(_data, "demo", 'benchmark: "demo", a CSV/Parquet file or a TRUE directory'),
-    "datasets": Parameter(_optional(_str_list), None, "datasets to analyse (None: all)"),
-    "pos_label": Parameter(_optional(_label), None, "positive label when labels are not 0/1, -1/1 or booleans"),
-    "protocol": Parameter(_option(PROTOCOLS), "xdomain", "calibration protocol for the headline expected accuracy"),
-    "method": Parameter(_option(METHODS), "logistic", "calibration method for the headline expected accuracy"),
-    "n_repeats": Parameter(_int(1), 20, "repeats of the indata protocol"),
-    "random_state": Parameter(lambda value, name: check_random_state(value, name), 0, "seed for every random choice"),
-    "model": Parameter(_str, "svm", "the model this report is about"),
-    "cohort_protocol": Parameter(_optional(_cohort_protocol), None,
-                                 'cohorts: None for the split column if present, else xdomain; or "split" or a protocol'),
-    "val_split": Parameter(_str, "val", "split value of the validation cohort V"),
-    "test_split": Parameter(_str, "test", "split value of the test cohort T"),
-    "sigma_max": Parameter(_optional(_number(low=0, low_open=True)), None,
-                           "largest bias/noise sigma (None: the score range of V and T together)"),
-    "n_points": Parameter(_int(2), 21, "sigma grid points of the robustness curves"),
-    "noise_repeats": Parameter(_int(1), 20, "Monte Carlo draws per sigma for the noise robustness"),
-    "p": Parameter(_number(low=1), 2, "order of the Wasserstein distance (1 or 2)"),
-    "ood_dataset": Parameter(_optional(_str), None,
-                             "out-of-distribution dataset for NiDMA (None: in-distribution only)"),
-    "tolerance": Parameter(_number(low=0, high=1, low_open=True), 0.9, "worst admissible accuracy t of b(t)"),
-    "computation_score": Parameter(_optional(_number(low=0)), None,
-                                   "DiDMA's computation score, e.g. 1/energy (None: no DiDMA/NiDMA)"),
-    "selective_protocol": Parameter(_option(PROTOCOLS), "indata", "calibration protocol of the confidences"),
-    "selective_method": Parameter(_option(METHODS), "logistic", "calibration method of the confidences"),
-    "resolution": Parameter(_number(low=0, high=1, low_open=True), 0.01, "confidence step of the coverage-accuracy grid"),
-    "evaluation": Parameter(_optional(_data), None, "a saved evaluation to display (None: compute it)"),
+def _evaluation_check(value, name):
+    """An evaluation parameter is checked where the evaluation checks it (one set of rules)."""
+    from .evaluate import check_parameters as check_evaluation
+
+    return check_evaluation({name: value})[name]
+
+
+def _dashboards(value, name):
+    value = check_int(value, name, minimum=-1)
+    return value
+
+
+_HELP = {
+    "datasets": "datasets to analyse (None: all)",
+    "pos_label": "positive label when labels are not 0/1, -1/1 or booleans",
+    "protocol": "calibration protocol of the headline expected accuracy",
+    "method": "calibration method of the headline expected accuracy",
+    "class_weight": 'None or "balanced" for every calibrator',
+    "n_repeats": "repeats of the indata protocol",
+    "random_state": "seed for every random choice",
+    "ood_dataset": "out-of-distribution dataset for DiSCA(OOD) and NiDMA (None: none)",
+    "tolerance": "worst admissible accuracy t of b(t)",
+    "computation_score": "DiDMA's computation score, e.g. 1/energy (None: no DiDMA/NiDMA)",
+    "selective_protocol": "calibration protocol of the selective-answering confidences",
+    "selective_method": "calibration method of the selective-answering confidences",
+    "resolution": "confidence step of the coverage-accuracy grid",
+    "cohort_protocol": "cohorts: None: the split column if present, else xdomain; or a protocol",
+    "val_split": "split value of the validation cohort V",
+    "test_split": "split value of the test cohort T",
+    "sigma_max": "largest bias/noise sigma (None: the score range of V and T together)",
+    "n_points": "sigma grid points of the robustness curves",
+    "noise_repeats": "Monte Carlo draws per sigma for the noise robustness",
+    "p": "order of the Wasserstein distance (1 or 2)",
+    "bins": "histogram bins",
+    "n_bootstrap": "bootstrap replicates behind every interval (0: none)",
+    "confidence_level": "confidence level of every interval",
 }
+
+
+def _table():
+    from .evaluate import EVALUATION_PARAMETERS
+
+    table = {
+        "evaluation": Parameter(_optional(_data), None, "a saved evaluation to display (None: compute it here)"),
+        "data": Parameter(_data, "demo", 'benchmark: "demo", a CSV/Parquet file or a TRUE directory'),
+    }
+    for name, default in EVALUATION_PARAMETERS.items():
+        if name != "models":
+            table[name] = Parameter(_evaluation_check, default, _HELP[name])
+    table["model"] = Parameter(_str, "svm", "the model this notebook is about")
+    table["n_dashboards"] = Parameter(_dashboards, 2, "full dashboards for the datasets with the largest drift (-1: all)")
+    return table
+
+
+#: name -> Parameter: the evaluation's parameters (checked by :func:`beyondauc.evaluate.check_parameters`)
+#: and the notebooks' own (``evaluation``, ``data``, ``model``, ``n_dashboards``).
+PARAMETERS = _table()
 
 
 def check_parameters(values, *, known=None, what="parameter"):

@@ -9,6 +9,7 @@ from __future__ import annotations
 import copy
 import logging
 import math
+import re
 import urllib.parse
 import uuid
 from pathlib import Path
@@ -31,25 +32,87 @@ def _notebook_title(nb, default):
 
 
 def _combine(executed, title):
-    """One notebook made of the executed ones, each behind a section marker cell."""
+    """One notebook made of the executed ones, each behind a section marker cell.
+
+    The first notebook named ``summary`` becomes the report's summary section
+    (``id="summary"``); every other notebook a collapsible section whose title
+    is the notebook's ``# Title`` (dropped from its first cell); the table of
+    contents goes between them. Cells tagged ``notebook-only`` (parameters and
+    set-up prose for Jupyter users) stay out of the report.
+    """
     import nbformat
 
     combined = nbformat.v4.new_notebook()
+    close = None
     for i, (run, nb) in enumerate(executed):
         if i == 0:
             for key in ("kernelspec", "language_info"):
                 if key in nb.metadata:
                     combined.metadata[key] = copy.deepcopy(nb.metadata[key])
-        section = {"name": run.name, "title": _notebook_title(nb, run.name), "error": run.error}
+        kind = "summary" if run.name == "summary" and i == 0 else "analysis"
+        section = {"name": run.name, "title": _notebook_title(nb, run.name), "error": run.error, "kind": kind,
+                   "close": close, "contents": kind == "analysis" and (i == 1 or (i == 0 and len(executed) > 1)),
+                   "open": len(executed) == 1}
         marker = nbformat.v4.new_markdown_cell("", metadata={"beyondauc_section": section})
         marker.id = f"s{i}-section"
         combined.cells.append(marker)
+        close = "summary" if kind == "summary" else "details"
+        titled = False
         for cell in nb.cells:
             cell = copy.deepcopy(cell)
+            if "notebook-only" in cell.metadata.get("tags", []):
+                continue
+            if cell.cell_type == "markdown" and not titled:
+                titled = True
+                lines = cell.source.splitlines()
+                if lines and lines[0].startswith("# "):
+                    cell.source = "\n".join(lines[1:]).strip()
+                    if not cell.source:
+                        continue
             cell.id = f"s{i}-{cell.get('id', uuid.uuid4().hex[:8])}"[:64]
             combined.cells.append(cell)
+    end = nbformat.v4.new_markdown_cell("", metadata={"beyondauc_section": {
+        "name": "end", "title": "", "error": None, "kind": "end", "close": close, "contents": False, "open": False}})
+    end.id = "end-section"
+    combined.cells.append(end)
     combined.metadata["title"] = title
     return combined
+
+
+_H2 = re.compile(r'<h2 id="([^"]+)">(.*?)<a class="anchor-link"', re.S)
+_ID = re.compile(r'(?<=<h[1-6]) id="([^"]+)"')  # headings only: figures keep their own ids
+
+
+def _unique_ids(body):
+    """Give every repeated heading ``id`` (and its own anchor link) a ``-2``, ``-3``... suffix."""
+    seen = {}
+
+    def rename(m):
+        name = m.group(1)
+        seen[name] = seen.get(name, 0) + 1
+        return m.group(0) if seen[name] == 1 else f' id="{name}-{seen[name]}"'
+
+    out = _ID.sub(rename, body)
+    # links of headings point at their own (renamed) heading
+    return re.sub(r'(<h\d id="([^"]+)">.*?<a class="anchor-link" href=")#[^"]+"',
+                  lambda m: f'{m.group(1)}#{m.group(2)}"', out, flags=re.S)
+
+
+def _contents(body):
+    """The table of contents: every analysis section and its second-level headings, linked."""
+    parts = re.split(r'(<details class="ba-section" id="section-[^"]+")', body)
+    items = []
+    for head, text in zip(parts[1::2], parts[2::2]):
+        sid = re.search(r'id="([^"]+)"', head).group(1)
+        title = re.search(r'<summary class="ba-section-title">(.*?)</summary>', text, re.S)
+        subs = "".join(f'<li><a href="#{hid}">{re.sub(r"<[^>]+>", "", label).strip()}</a></li>'
+                       for hid, label in _H2.findall(text.split("</details>")[0]))
+        items.append(f'<li><a href="#{sid}">{title.group(1) if title else sid}</a>'
+                     + (f"<ol>{subs}</ol>" if subs else "") + "</li>")
+    summary = '<li><a href="#summary">Summary</a></li>' if 'id="summary"' in body else ""
+    return (f'<nav class="ba-contents" id="contents" data-beyondauc="contents"><strong>Contents</strong>'
+            f"<ol>{summary}{''.join(items)}</ol><p><small>Open a section to read it; "
+            f"every number is read from the same evaluation as the index.</small></p></nav>")
 
 
 _MARKDOWN_TAGS = frozenset({"p", "br", "hr", "a", "strong", "em", "b", "i", "code", "pre", "ul", "ol", "li",
@@ -79,8 +142,7 @@ def _render_html(executed, header, *, include_code):
     from nbconvert import HTMLExporter
 
     combined = _combine(executed, header["title"])
-    header = dict(header, include_code=bool(include_code),
-                  sections=[{"name": r.name, "title": _notebook_title(nb, r.name)} for r, nb in executed])
+    header = dict(header, include_code=bool(include_code))
     exporter = HTMLExporter(template_name=_TEMPLATE, extra_template_basedirs=[str(_templates_dir())])
     # Markdown displayed by code carries names from the data: the template cleans its HTML.
     exporter.register_filter("clean_markdown_html", _clean_markdown_html)
@@ -89,7 +151,8 @@ def _render_html(executed, header, *, include_code):
     exporter.exclude_output_prompt = True
     body, _ = exporter.from_notebook_node(
         combined, resources={"beyondauc": header, "metadata": {"name": header["title"]}})
-    return body
+    body = _unique_ids(body)
+    return body.replace("<!--ba-contents-->", _contents(body), 1)
 
 
 def _write_pdf(html, target, base_dir):
@@ -99,6 +162,7 @@ def _write_pdf(html, target, base_dir):
         raise ImportError("`pdf=True` needs WeasyPrint: pip install 'beyondauc[pdf]'") from exc
     for name in ("weasyprint", "fontTools"):
         logging.getLogger(name).setLevel(logging.ERROR)
+    html = html.replace('<details class="ba-section"', '<details open class="ba-section"')  # print every section
     pdf = weasyprint.HTML(string=html, base_url=str(base_dir)).write_pdf()
     _atomic_write(target, pdf)
 
@@ -113,20 +177,46 @@ def _rank(value):
     return "–" if value is None or pd.isna(value) else f"{int(value)}"
 
 
-def _index_rows(bench, reports, board):
-    by_model = {} if board is None else {row["model"]: row for row in board.to_dict("records")}
+def _interval(row, name, digits=3):
+    low, high = row.get(f"{name}_low"), row.get(f"{name}_high")
+    if low is None or high is None or pd.isna(low) or pd.isna(high):
+        return ""
+    return f"{low:.{digits}f}–{high:.{digits}f}"
+
+
+def _index_rows(evaluation, reports):
+    """One row per model for ``index.html``, read from the evaluation (the numbers the reports show)."""
+    board = evaluation.table("leaderboard")
+    verdicts = evaluation.table("verdicts").set_index("model")
+    by_model = {row["model"]: row for row in board.to_dict("records")}
     rows = []
     for rep in reports:
         row = by_model.get(rep.model, {})
         change = row.get("rank_change")
         change = math.nan if change is None or pd.isna(change) else int(change)
+        sig = row.get("significant")
+        p_change = row.get("p_change")
+        if not math.isfinite(change) or change == 0 or sig is None or pd.isna(sig):
+            stability = ""
+        elif sig:
+            stability = f"significant (p = {p_change:.2f})"
+        else:
+            stability = f"not significant (p = {p_change:.2f})"
+        verdict = verdicts.loc[rep.model] if rep.model in verdicts.index else None
         rows.append({
             "model": rep.model, "status": rep.status, "error": rep.error,
-            "auc": _fmt(row.get("auc")), "auc_rank": _rank(row.get("auc_rank", math.nan)),
-            "accuracy": _fmt(row.get("accuracy")), "accuracy_rank": _rank(row.get("accuracy_rank", math.nan)),
-            "rank_change": "–" if not math.isfinite(change) else f"{change:+g}" if change else "0",
-            "change_class": "up" if change > 0 else "down" if change < 0 else "",
-            "kappa": _fmt(row.get("kappa")), "disca": _fmt(row.get("disca")), "drift": _fmt(row.get("drift"), 4),
+            "verdict": None if verdict is None else verdict["verdict"],
+            "verdict_status": None if verdict is None else verdict["status"],
+            "auc": _fmt(row.get("auc")), "auc_ci": _interval(row, "auc"),
+            "auc_rank": _rank(row.get("auc_rank", math.nan)),
+            "accuracy": _fmt(row.get("accuracy")), "accuracy_ci": _interval(row, "accuracy"),
+            "accuracy_rank": _rank(row.get("accuracy_rank", math.nan)),
+            "rank_change": "–" if not math.isfinite(change) else f"{change:+d}" if change else "0",
+            "change_class": ("up" if change > 0 else "down" if change < 0 else "") + (
+                " ns" if stability.startswith("not") else ""),
+            "stability": stability,
+            "kappa": _fmt(row.get("kappa")), "kappa_ci": _interval(row, "kappa"),
+            "disca": _fmt(row.get("disca")), "drift": _fmt(row.get("drift"), 3),
             "html": rep.html, "pdf": rep.pdf,
             "notebooks": [{"name": nb.name, "path": nb.path} for nb in rep.notebooks],
         })

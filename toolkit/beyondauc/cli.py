@@ -137,6 +137,22 @@ def _build_parser():
         "leaderboard in reports/demo/index.html.",
     )
     _report_options(demo, out_default="reports/demo")
+    ev = sub.add_parser(
+        "evaluate",
+        help="compute the evaluation every report reads, and save it (Parquet tables + manifest.json)",
+        description="One pass over the benchmark computing everything the reports and the index show, "
+        "saved as a folder of Parquet tables with a JSON manifest (read it back with "
+        "beyondauc.load_evaluation, pandas or DuckDB). No notebook runs.",
+    )
+    ev.add_argument("data", nargs="?", default="demo", help="TRUE-format directory, CSV or Parquet file, or 'demo'")
+    ev.add_argument("--out", required=True, help="folder to write (new, empty, or an earlier evaluation)")
+    ev.add_argument("--models", default=None, help="comma-separated models (default: all)")
+    ev.add_argument("--datasets", default=None, help="comma-separated datasets (default: all)")
+    ev.add_argument("--pos-label", default=None, help="the positive label, if labels are not 0/1, -1/1 or booleans")
+    ev.add_argument("--jobs", type=int, default=1, help="processes for the calibration grid (default: 1)")
+    ev.add_argument("-p", "--parameter", action="append", default=[], metavar="NAME=VALUE",
+                    help="an evaluation parameter, e.g. -p protocol=indata -p n_bootstrap=1000 (repeatable)")
+    ev.add_argument("--quiet", action="store_true", help="no progress lines")
     parser.commands = sub.choices  # name -> subparser, for messages in the subcommand's words
     return parser
 
@@ -156,6 +172,9 @@ def _report_options(p, *, out_default):
     p.add_argument("-p", "--parameter", action="append", default=[], metavar="NAME=VALUE",
                    help="a notebook parameter, e.g. -p protocol=indata -p tolerance=0.8 (repeatable; "
                    "VALUE is read as JSON when it can be, else as text)")
+    p.add_argument("--recompute", action="store_true",
+                   help="compute the evaluation again even if the output folder holds one of the same data and "
+                   "parameters (default: reuse it)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
 
 
@@ -497,11 +516,27 @@ def _report(args, out):
     result = run_report(
         data, models=args.models, datasets=args.datasets, out=args.out, pdf=args.pdf, jobs=args.jobs,
         dask=args.dask, include_code=args.include_code, pos_label=pos_label,
-        parameters=_parameters(args.parameter), progress=not args.quiet,
+        parameters=_parameters(args.parameter), progress=not args.quiet, recompute=args.recompute,
     )
     print(result.summary(), file=out)
     if not result.ok:
         raise _ReportFailed()
+
+
+def _evaluate(args, out):
+    from .evaluate import evaluate
+
+    if args.jobs < 1 and args.jobs != -1:
+        raise ValueError(f"--jobs must be an int >= 1 or -1 (all cores), got {args.jobs}")
+    params = _parameters(args.parameter)
+    for name, value in (("models", args.models), ("datasets", args.datasets),
+                        ("pos_label", _label_value(args.pos_label))):
+        if value is not None:
+            params[name] = value
+    ev = evaluate(args.data, n_jobs=args.jobs, progress=not args.quiet, **params)
+    path = ev.save(args.out)
+    print(f"{ev!r}: {len(ev.tables)} tables written to {path} in {ev.timing.get('total', float('nan')):.1f} s",
+          file=out)
 
 
 class _ReportFailed(Exception):
@@ -509,7 +544,7 @@ class _ReportFailed(Exception):
 
 
 _COMMANDS = {"calibrate": _calibrate, "diagnose": _diagnose, "selective": _selective,
-             "report": _report, "demo": _report}
+             "report": _report, "demo": _report, "evaluate": _evaluate}
 
 
 # Options that messages from the library name as API arguments, and the flag a

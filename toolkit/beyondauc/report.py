@@ -12,7 +12,6 @@ import concurrent.futures
 import contextlib
 import dataclasses
 import datetime as _dt
-import gzip
 import hashlib
 import json
 import math
@@ -23,22 +22,17 @@ import re
 import string
 import sys
 import time
-from importlib import resources
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
 from ._execute import _INLINE_BACKEND, _error_of, _execute, _Kernel, _worker_kernel
 from ._output import _HASHED, ReportFolder, _atomic_write, safe_name
 from ._parameters import check_against_benchmark, check_parameters, declared_parameters
 from ._render import _index_rows, _render_html, _render_index, _write_pdf
-from ._validation import check_int, check_option, check_random_state
-from .calibration import METHODS, PROTOCOLS, expected_accuracy
+from ._validation import check_int
 from .data import Benchmark, load_benchmark, load_demo
-from .diagnostics import cohorts, sens_spec_drift
-from .ranking import rank_changes
-from .selective import selective_table
+from .evaluate import EVALUATION_PARAMETERS, data_fingerprint, evaluate, load_evaluation
 
 DEMO = "demo"
 
@@ -128,77 +122,31 @@ def markdown_text(value):
     return _MARKDOWN_SPECIAL.sub(r"\\\1", str(value))
 
 
-def leaderboard(bench, *, protocol="xdomain", method="logistic", n_repeats=20, random_state=0):
-    """One row per model: AUC rank vs expected-accuracy rank, DiSCA and drift.
+def leaderboard(bench, **parameters):
+    """One row per model: AUC rank vs expected-accuracy rank with intervals, DiSCA and drift.
 
     The headline table of a report's ``index.html`` and of the overview
-    notebook. Every column is a mean over the benchmark's datasets.
-
-    Parameters
-    ----------
-    bench : Benchmark
-    protocol : str, default="xdomain"
-        Calibration protocol of the expected accuracy (one of ``PROTOCOLS``).
-    method : str, default="logistic"
-        Calibration method (one of ``METHODS``).
-    n_repeats : int, default=20
-        Repeats of the ``indata`` protocol (other protocols ignore it).
-    random_state : int, default=0
+    notebook: the ``leaderboard`` table of :func:`~beyondauc.evaluate` (which
+    computes everything once; ``parameters`` go to it).
 
     Returns
     -------
     pandas.DataFrame
-        Columns ``model, auc, auc_rank, accuracy, accuracy_rank, rank_change,
-        kappa, disca, drift``, sorted by accuracy rank. ``rank_change`` is
-        AUC rank minus accuracy rank (positive: the model gains places once it
-        must commit to a threshold). ``disca`` is the mean DiSCA of its
-        calibrated (``indata``, logistic) confidence on each dataset, ``drift``
-        the mean sensitivity/specificity drift between the validation and test
-        cohorts (the ``split`` column, else the ``xdomain`` calibration pool).
+        ``model, auc, auc_low, auc_high, accuracy, ..., auc_rank,
+        accuracy_rank, rank_change, ..., p_change, significant, disca,
+        drift``, sorted by accuracy rank. ``rank_change`` is AUC rank minus
+        accuracy rank (positive: the model gains places once it must commit to
+        a threshold).
 
     Examples
     --------
     >>> from beyondauc import load_demo
     >>> from beyondauc.report import leaderboard
-    >>> board = leaderboard(load_demo())
-    >>> board.columns.tolist()
-    ['model', 'auc', 'auc_rank', 'accuracy', 'accuracy_rank', 'rank_change', 'kappa', 'disca', 'drift']
-    >>> board.iloc[0]["model"]
-    'svm'
+    >>> board = leaderboard(load_demo(), datasets=["wine", "diabetes"], n_bootstrap=0, noise_repeats=2)
+    >>> board.columns.tolist()[:4]
+    ['model', 'auc', 'accuracy', 'kappa']
     """
-    if not isinstance(bench, Benchmark):
-        raise TypeError(f"`bench` must be a Benchmark, got {type(bench).__name__}")
-    check_option(protocol, "protocol", PROTOCOLS)
-    check_option(method, "method", METHODS)
-    check_int(n_repeats, "n_repeats", minimum=1)
-    check_random_state(random_state)
-    results = expected_accuracy(bench, protocol=protocol, method=method, n_repeats=n_repeats,
-                                random_state=random_state)
-    mean = results.groupby("model", sort=False)[["auc", "accuracy", "kappa"]].mean()
-    changes = rank_changes(results)
-    changes = changes[changes["dataset"] == "mean"].set_index("model")
-    sel = selective_table(bench, random_state=random_state)
-    disca = sel.groupby("model", sort=False)["disca"].mean()
-    drift = {}
-    for model in bench.models:
-        values = []
-        for dataset in bench.datasets:
-            y_v, s_v, y_t, s_t = cohorts(bench, model, dataset, random_state=random_state)
-            values.append(sens_spec_drift(y_v, s_v, y_t, s_t).score)
-        values = np.asarray(values, dtype=float)
-        drift[model] = float(np.nanmean(values)) if np.isfinite(values).any() else math.nan
-    board = pd.DataFrame({
-        "model": list(bench.models),
-        "auc": [mean.loc[m, "auc"] for m in bench.models],
-        "auc_rank": pd.array([changes.loc[m, "auc_rank"] for m in bench.models], dtype="Int64"),
-        "accuracy": [mean.loc[m, "accuracy"] for m in bench.models],
-        "accuracy_rank": pd.array([changes.loc[m, "rank"] for m in bench.models], dtype="Int64"),
-        "rank_change": pd.array([changes.loc[m, "change"] for m in bench.models], dtype="Int64"),
-        "kappa": [mean.loc[m, "kappa"] for m in bench.models],
-        "disca": [disca.get(m, math.nan) for m in bench.models],
-        "drift": [drift[m] for m in bench.models],
-    })
-    return board.sort_values(["accuracy_rank", "auc_rank"], kind="stable").reset_index(drop=True)
+    return evaluate(bench, **parameters).table("leaderboard")
 
 
 def _package_dir(name):
@@ -211,7 +159,7 @@ def _package_dir(name):
 # ---------------------------------------------------------------------------
 
 #: The per-model notebooks, in report order (file stems in ``notebooks/``).
-NOTEBOOKS = ("auc_vs_accuracy", "test_auroc", "selective_answering")
+NOTEBOOKS = ("summary", "auc_vs_accuracy", "test_auroc", "selective_answering")
 #: The benchmark-wide notebook, run once per report.
 OVERVIEW = "overview"
 #: Parameters every notebook takes from the runner (see the notebooks' ``parameters`` cell).
@@ -310,7 +258,7 @@ class ReportResult:
         One per model, in the benchmark's model order.
     overview : ModelReport
     leaderboard : pandas.DataFrame or None
-        :func:`leaderboard` of the benchmark (None when it failed).
+        The evaluation's leaderboard (what ``index.html`` shows).
     seconds : float
         Wall time of the whole run.
     jobs : int
@@ -324,6 +272,7 @@ class ReportResult:
     leaderboard: pd.DataFrame | None
     seconds: float
     jobs: int
+    evaluation: object = None
 
     @property
     def failed(self):
@@ -366,20 +315,6 @@ class ReportResult:
                                             ("notebooks", len(self.notebook_runs)),
                                             ("seconds", round(self.seconds, 1)), ("jobs", self.jobs)],
                            subtitle=status, parts=parts)
-
-
-def _sha256(data):
-    """SHA-256 of a benchmark file, or of a directory's files (names and bytes)."""
-    h = hashlib.sha256()
-    path = Path(data)
-    files = [path] if path.is_file() else sorted(p for p in path.rglob("*") if p.is_file())
-    for f in files:
-        if path.is_dir():
-            h.update(f.relative_to(path).as_posix().encode("utf-8") + b"\0")
-        with open(f, "rb") as fh:
-            for chunk in iter(lambda: fh.read(1 << 20), b""):
-                h.update(chunk)
-    return h.hexdigest()
 
 
 def _report_job(spec):
@@ -434,31 +369,6 @@ def _check_notebooks(notebooks_dir):
     return folder
 
 
-def _data_reference(data, out_dir):
-    """(value of the notebooks' ``data`` parameter, source shown in the header, sha256).
-
-    A Benchmark or DataFrame is written to ``out_dir/data.csv.gz`` and the value
-    is None: each notebook gets the path relative to its own folder.
-    """
-    if isinstance(data, str) and data == DEMO:
-        ref = resources.files("beyondauc") / "datasets" / "demo.csv.gz"
-        with resources.as_file(ref) as path:
-            return DEMO, "beyondauc demo benchmark", _sha256(path)
-    if isinstance(data, (Benchmark, pd.DataFrame)):
-        frame = data.frame if isinstance(data, Benchmark) else data
-        path = Path(out_dir) / "data.csv.gz"
-        buf = frame.to_csv(index=False).encode("utf-8")
-        _atomic_write(path, gzip.compress(buf, mtime=0))
-        source = data.source if isinstance(data, Benchmark) else "DataFrame"
-        return None, f"{source} (copied to data.csv.gz)", _sha256(path)
-    if not isinstance(data, (str, os.PathLike)):
-        raise TypeError(f"`data` must be 'demo', a path, a Benchmark or a DataFrame, got {type(data).__name__}")
-    path = Path(data).expanduser()
-    if not path.exists():
-        raise FileNotFoundError(f"`data` {str(data)!r} does not exist")
-    return str(path.resolve()), str(data), _sha256(path)
-
-
 def _make_executor(jobs, dask):
     """(executor, closer): local processes, or a Dask cluster's executor."""
     if dask is None:
@@ -490,8 +400,8 @@ def _progress(total, enabled):
 
 def run_report(data=DEMO, *, models=None, datasets=None, out=None, pdf=False, jobs=None, dask=None,
                include_code=False, pos_label=None, parameters=None, progress=True, notebooks_dir=None,
-               kernel_name="python3", timeout=None):
-    """Execute the notebooks per model in parallel and write the reports.
+               kernel_name="python3", timeout=None, recompute=False):
+    """Compute the evaluation once, then execute the notebooks per model in parallel and write the reports.
 
     For every model, papermill runs ``auc_vs_accuracy``, ``test_auroc`` and
     ``selective_answering`` (the datasets are looped over inside), nbconvert renders the three as one self-contained HTML file
@@ -551,6 +461,9 @@ def run_report(data=DEMO, *, models=None, datasets=None, out=None, pdf=False, jo
     kernel_name : str, default="python3"
     timeout : float, optional
         Seconds a cell may run before it fails (None: no limit).
+    recompute : bool, default=False
+        Compute the evaluation even when the report folder holds one of the
+        same data (SHA-256) and parameters, which is otherwise reused.
 
     Returns
     -------
@@ -587,9 +500,9 @@ def run_report(data=DEMO, *, models=None, datasets=None, out=None, pdf=False, jo
         name = DEMO if isinstance(data, str) and data == DEMO else Path(str(bench.source)).stem.split(".")[0]
         out = Path("reports") / safe_name(name or "benchmark")
     with ReportFolder(out) as output:
-        result = _run(output, data, bench, folder, slugs, extra, datasets=datasets, pdf=pdf, jobs=jobs, dask=dask,
-                      include_code=include_code, pos_label=pos_label, progress=progress, kernel_name=kernel_name,
-                      timeout=timeout)
+        result = _run(output, data, bench, folder, slugs, extra, datasets=datasets, models=models, pdf=pdf, jobs=jobs,
+                      dask=dask, include_code=include_code, pos_label=pos_label, progress=progress,
+                      kernel_name=kernel_name, timeout=timeout, recompute=recompute)
         output.commit()
     return dataclasses.replace(result, seconds=time.perf_counter() - t0)
 
@@ -620,57 +533,77 @@ def _declared(folder, name):
     return set(declared_parameters(Path(folder) / f"{name}.ipynb"))
 
 
-def _run(output, data, bench, folder, slugs, extra, *, datasets, pdf, jobs, dask, include_code, pos_label, progress,
-         kernel_name, timeout):
+def _evaluation_for(output, data, bench, parameters, *, recompute, progress, jobs):
+    """The evaluation of the report: the previous run's when the data and parameters are the same, else new.
+
+    Returns ``(evaluation, reused)``; the caller saves it into the staging folder.
+    """
+    from .evaluate import check_parameters as check_evaluation
+
+    complete = check_evaluation(parameters)
+    _, sha256 = data_fingerprint(data)
+    previous = Path(output.out) / "evaluation"
+    if not recompute and (previous / "manifest.json").is_file():
+        try:
+            old = load_evaluation(previous)
+        except (OSError, ValueError, KeyError):
+            old = None
+        if old is not None and old.same_inputs(sha256, complete):
+            if progress:
+                print("beyondauc report: reusing the evaluation of the previous run (same data and parameters; "
+                      "--recompute to compute it again)", file=sys.stderr, flush=True)
+            return old, True
+    if progress:
+        print(f"beyondauc report: computing the evaluation of {len(bench.models)} models on {len(bench.datasets)} "
+              f"datasets (once, for every report and the index)", file=sys.stderr, flush=True)
+    return evaluate(data, progress=progress, n_jobs=jobs, **parameters), False
+
+
+def _run(output, data, bench, folder, slugs, extra, *, datasets, models, pdf, jobs, dask, include_code, pos_label,
+         progress, kernel_name, timeout, recompute):
     """Write the report into ``output.staging``; return the ReportResult (paths of the final folder)."""
     t0 = time.perf_counter()
     stage = output.staging
     (stage / "models").mkdir()
-    data_value, source, sha256 = _data_reference(data, stage)
-
-    def data_for(rel):  # a copied DataFrame is found relative to the executed notebook's folder
-        if data_value is not None:
-            return data_value
-        return posixpath.relpath("data.csv.gz", rel)
-
-    common = {"datasets": list(bench.datasets) if datasets else None, "pos_label": pos_label}
-    shown = {k: v for k, v in {**common, **extra}.items() if v is not None}
+    ev_params = {k: v for k, v in extra.items() if k in EVALUATION_PARAMETERS}
+    ev_params.update({k: v for k, v in (("models", models), ("datasets", datasets), ("pos_label", pos_label))
+                      if v is not None})
+    notebook_extra = {k: v for k, v in extra.items() if k not in EVALUATION_PARAMETERS}
+    evaluation, reused = _evaluation_for(output, data, bench, ev_params, recompute=recompute, progress=progress,
+                                         jobs=jobs)
+    evaluation.save(stage / "evaluation")
+    source, sha256 = evaluation.data["source"], evaluation.data["sha256"]
+    shown = {k: v for k, v in evaluation.parameters.items() if v is not None and k != "models"}
     date = _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat()
     from . import __version__
 
-    def notebooks(names, params):
-        """(path, the parameters it declares) of each notebook."""
+    def notebooks(names, rel, params):
+        """(path, the parameters it declares) of each notebook; the evaluation's path is relative to it."""
+        params = {"evaluation": posixpath.relpath("evaluation", rel), **notebook_extra, **params}
         return [(str(folder / f"{n}.ipynb"), {k: v for k, v in params.items() if k in _declared(folder, n)})
                 for n in names]
 
-    base_header = {"source": source, "sha256": sha256, "version": __version__, "date": date}
+    base_header = {"source": source, "sha256": sha256, "version": __version__, "date": date,
+                   "evaluation_created": evaluation.created}
     base = {"kernel_name": kernel_name, "timeout": timeout, "include_code": include_code, "pdf": bool(pdf),
             "reuse_kernel": dask is None}
     specs = []
     for model in bench.models:
         rel = f"models/{slugs[model]}"
-        params = {"data": data_for(rel), **common, **extra, "model": model}
         specs.append(dict(base, model=model, target=str(stage / rel), rel=rel, stem="report",
-                          notebooks=notebooks(NOTEBOOKS, params),
+                          notebooks=notebooks(NOTEBOOKS, rel, {"model": model}),
                           header=dict(base_header, title=f"beyondauc report: {model}", model=model,
-                                      parameters={"model": model, **shown})))
-    params = {"data": data_for(OVERVIEW), **common, **extra}
+                                      index=posixpath.relpath("index.html", rel), parameters=shown)))
     specs.append(dict(base, model=None, target=str(stage / OVERVIEW), rel=OVERVIEW, stem="overview",
-                      notebooks=notebooks([OVERVIEW], params),
+                      notebooks=notebooks([OVERVIEW], OVERVIEW, {}),
                       header=dict(base_header, title="beyondauc report: benchmark overview", model=None,
-                                  parameters=shown)))
+                                  index=posixpath.relpath("index.html", OVERVIEW), parameters=shown)))
 
     workers = min(jobs, len(specs))
     results = {}
     executor, close, workers = _make_executor(workers, dask)
-    board, board_error = None, None
     try:
         futures = {executor.submit(_report_job, spec): spec for spec in specs}
-        try:  # the leaderboard is computed here while the workers run the notebooks
-            lb = {k: extra[k] for k in ("protocol", "method", "n_repeats", "random_state") if k in extra}
-            board = leaderboard(bench, **lb)
-        except Exception as exc:  # noqa: BLE001 - the reports are still worth having
-            board_error = _error_of(exc)
         with _progress(len(specs), progress) as bar:
             for fut in concurrent.futures.as_completed(futures):
                 spec = futures[fut]
@@ -690,14 +623,16 @@ def _run(output, data, bench, folder, slugs, extra, *, datasets, pdf, jobs, dask
     reports = tuple(results[s["target"]] for s in specs[:-1])
     overview = results[specs[-1]["target"]]
     n_failed = sum(r.status != "ok" for r in (*reports, overview))
+    board = evaluation.table("leaderboard")
     context = {
         "source": source, "sha256": sha256, "version": __version__, "date": date,
-        "n_datasets": len(bench.datasets), "n_failed": n_failed, "n_jobs": len(specs),
-        "parameters": {"protocol": extra.get("protocol", "xdomain"), "method": extra.get("method", "logistic")},
-        "leaderboard_error": board_error, "models": _index_rows(bench, reports, board),
+        "n_datasets": len(bench.datasets), "n_models": len(bench.models), "n_failed": n_failed,
+        "n_jobs": len(specs), "parameters": evaluation.parameters, "evaluation_created": evaluation.created,
+        "reused": reused, "models": _index_rows(evaluation, reports),
         "overview": {"html": overview.html, "status": overview.status, "error": overview.error,
                      "notebooks": [{"name": nb.name, "path": nb.path} for nb in overview.notebooks]},
     }
     _atomic_write(stage / "index.html", _render_index(context))  # last: the report is complete
     out_dir = Path(output.out)
-    return ReportResult(out_dir, out_dir / "index.html", reports, overview, board, time.perf_counter() - t0, workers)
+    return ReportResult(out_dir, out_dir / "index.html", reports, overview, board, time.perf_counter() - t0, workers,
+                        evaluation)

@@ -203,6 +203,12 @@ def verdicts_table(findings, leaderboard):
     return pd.DataFrame(rows, columns=["model", "status", "verdict"])
 
 
+_LABELS = {"good": "good", "warn": "warning", "bad": "problem", "info": "note"}
+_COLORS = {"good": "#1a7f37", "warn": "#9a6700", "bad": "#b00020", "info": "#57606a"}
+_BADGE_STYLE = ("display: inline-block; min-width: 4.6em; text-align: center; color: white; border-radius: 3px; "
+                "font-size: 0.8em; font-weight: bold; padding: 0 0.3em;")
+
+
 @dataclass(frozen=True)
 class ModelSummary:
     """The verdict on one model: its findings, each one sentence, and the thresholds behind them."""
@@ -222,17 +228,20 @@ class ModelSummary:
         """The findings as a Markdown list, names escaped, for notebooks."""
         from .report import markdown_text
 
-        marks = {"good": "✅", "warn": "⚠️", "bad": "❌", "info": "ℹ️"}
-        return "\n".join(f"- {marks.get(s, '')} {markdown_text(t)}"
+        return "\n".join(f"- **{_LABELS.get(s, s)}**: {markdown_text(t)}"
                          for s, t in zip(self.findings["status"], self.findings["sentence"]))
 
     def _repr_html_(self):
-        marks = {"good": "&#9989;", "warn": "&#9888;&#65039;", "bad": "&#10060;", "info": "&#8505;&#65039;"}
-        items = "".join(f'<li class="ba-finding ba-{html.escape(s)}">{marks.get(s, "")} {html.escape(t)}</li>'
-                        for s, t in zip(self.findings["status"], self.findings["sentence"]))
-        return (f'<div class="ba-summary"><p class="ba-verdict"><strong>{html.escape(self.model)}</strong>: '
-                f'{html.escape(self.verdict)}</p><ul class="ba-findings">{items}</ul>'
-                f'<p class="ba-thresholds"><small>{html.escape(self.note)}</small></p></div>')
+        items = "".join(
+            f'<li class="ba-finding ba-{html.escape(s)}" style="margin: 0.25em 0">'
+            f'<span style="{_BADGE_STYLE} background: {_COLORS.get(s, "#666")}">{_LABELS.get(s, s)}</span> '
+            f'{html.escape(t)}</li>' for s, t in zip(self.findings["status"], self.findings["sentence"]))
+        return (f'<div class="ba-summary"><p class="ba-verdict" style="font-size: 1.15em; margin: 0.2em 0 0.4em 0">'
+                f'<span style="{_BADGE_STYLE} background: {_COLORS.get(self.status, "#666")}">'
+                f'{_LABELS.get(self.status, self.status)}</span> <strong>{html.escape(self.model)}</strong>: '
+                f'{html.escape(self.verdict)}</p><ul class="ba-findings" style="list-style: none; padding-left: 0">'
+                f'{items}</ul><p class="ba-thresholds" style="color: #555"><small>{html.escape(self.note)}</small></p>'
+                f'</div>')
 
 
 def model_summary(evaluation, model):
