@@ -374,6 +374,58 @@ def _leaderboard(grid_head, changes, selective, diagnostics, models, mean_interv
     return board.sort_values(["accuracy_rank", "auc_rank"], kind="stable").reset_index(drop=True)
 
 
+@dataclass(frozen=True)
+class _ModelJob:
+    """One model's cohort diagnostics and selective answering on every dataset (a picklable task)."""
+
+    bench: object
+    bench_sel: object
+    in_datasets: tuple
+    options: dict
+    sel_options: dict
+    bins: int
+
+    def __call__(self, model):
+        out = {k: [] for k in ("roc", "cohort_histograms", "robustness", "drift_curves", "wasserstein",
+                               "selective", "tolerance", "coverage_curves", "fluctuations")}
+        diags = []
+        for dataset in self.bench.datasets:
+            d = cohort_diagnostics(self.bench, model, dataset, **self.options)
+            diags.append(d)
+            a, b, c, e, f = _diagnostic_curves(d, self.bins)
+            out["roc"] += a
+            out["cohort_histograms"] += b
+            out["robustness"] += c
+            out["drift_curves"].append(e)
+            out["wasserstein"].append(f)
+        out["diagnostics"] = diagnostics_frame(diags)
+        for dataset in self.in_datasets:
+            r = selective_answering(self.bench_sel, model, dataset, **self.sel_options)
+            out["selective"].append(r.to_dict())
+            a, b, c = _selective_rows(r, None)
+            out["coverage_curves"] += a
+            out["tolerance"] += b
+            out["fluctuations"] += c
+        return out
+
+
+def _map(job, models, n_jobs):
+    """``job(model)`` for every model, in order; in ``n_jobs`` processes when > 1 (the numbers do not change)."""
+    from .calibration import _check_n_jobs
+
+    n_jobs = _check_n_jobs(n_jobs)
+    if n_jobs == 1 or len(models) == 1:
+        yield from map(job, models)
+        return
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    methods = multiprocessing.get_all_start_methods()
+    ctx = multiprocessing.get_context("fork" if "fork" in methods else None)
+    with ProcessPoolExecutor(max_workers=min(n_jobs, len(models)), mp_context=ctx) as ex:
+        yield from ex.map(job, models)
+
+
 # ---------------------------------------------------------------------------
 # evaluate
 # ---------------------------------------------------------------------------
@@ -507,49 +559,26 @@ def evaluate(data="demo", *, n_jobs=1, progress=False, **parameters):
     stage("tables of the paper", t0)
 
     t0 = time.perf_counter()
-    diag_rows, roc, hist, rob, drift, wass = [], [], [], [], [], []
     options = dict(protocol=p["cohort_protocol"], val_split=p["val_split"], test_split=p["test_split"],
                    sigma_max=p["sigma_max"], n_points=p["n_points"], n_repeats=p["noise_repeats"], p=p["p"],
                    random_state=p["random_state"], n_bootstrap=p["n_bootstrap"],
                    confidence_level=p["confidence_level"])
-    for model in bench.models:
-        for dataset in bench.datasets:
-            d = cohort_diagnostics(bench, model, dataset, **options)
-            diag_rows.append(d)
-            a, b, c, e, f = _diagnostic_curves(d, p["bins"])
-            roc += a
-            hist += b
-            rob += c
-            drift.append(e)
-            wass.append(f)
-    tables["diagnostics"] = diagnostics_frame(diag_rows)
-    tables["roc"] = _concat(roc)
-    tables["cohort_histograms"] = _concat(hist)
-    tables["robustness"] = _concat(rob)
-    tables["drift_curves"] = _concat(drift)
-    tables["wasserstein"] = _concat(wass)
-    stage("cohort diagnostics", t0)
-
-    t0 = time.perf_counter()
-    sel, curves, tol, fl = [], [], [], []
     sel_options = dict(ood_dataset=ood, protocol=p["selective_protocol"], method=p["selective_method"],
                        class_weight=p["class_weight"], tolerance=p["tolerance"], resolution=p["resolution"],
                        computation_score=p["computation_score"], random_state=p["random_state"],
                        n_bootstrap=p["n_bootstrap"], confidence_level=p["confidence_level"])
-    for model in bench.models:
-        for dataset in in_datasets:
-            r = selective_answering(bench_sel, model, dataset, **sel_options)
-            sel.append(r.to_dict())
-            a, b, c = _selective_rows(r, p)
-            curves += a
-            tol += b
-            fl += c
-    tables["selective"] = pd.DataFrame(sel)
-    tables["tolerance"] = _concat(tol)
-    tables["coverage_curves"] = _concat(curves)
-    tables["fluctuations"] = _concat(fl, ["model", "dataset", "where", "i", "coverage_1", "coverage_2", "d1", "d2",
-                                          "c1", "c2", "c"])
-    stage("selective answering", t0)
+    job = _ModelJob(bench, bench_sel, tuple(in_datasets), options, sel_options, p["bins"])
+    parts = list(_map(job, bench.models, n_jobs))  # per model, in model order; independent of n_jobs
+    tables["diagnostics"] = pd.concat([x["diagnostics"] for x in parts], ignore_index=True)
+    for name in ("roc", "cohort_histograms", "robustness", "drift_curves", "wasserstein"):
+        tables[name] = _concat([y for x in parts for y in x[name]])
+    tables["selective"] = pd.DataFrame([row for x in parts for row in x["selective"]])
+    tables["tolerance"] = _concat([y for x in parts for y in x["tolerance"]])
+    tables["coverage_curves"] = _concat([y for x in parts for y in x["coverage_curves"]])
+    tables["fluctuations"] = _concat([y for x in parts for y in x["fluctuations"]],
+                                     ["model", "dataset", "where", "i", "coverage_1", "coverage_2", "d1", "d2", "c1",
+                                      "c2", "c"])
+    stage("cohort diagnostics and selective answering", t0)
 
     tables["leaderboard"] = _leaderboard(head, tables["rank_changes"], tables["selective"], tables["diagnostics"],
                                          bench.models, tables.get("mean_intervals"))

@@ -1,0 +1,195 @@
+"""Tests of the one evaluation every view reads: evaluate, Evaluation.save / load_evaluation, the summary.
+
+The evaluation must hold exactly what the underlying functions give (it
+recomputes nothing of its own), survive a save/load round trip table for
+table, validate its parameters before any work, and its findings must state
+the numbers of its own tables.
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pandas.testing as pdt
+import pytest
+
+import beyondauc as ba
+from beyondauc.evaluate import SCHEMA_VERSION, TABLES, check_parameters
+
+DATASETS = ["wine", "diabetes", "digits_even", "iris_versicolor"]
+MODELS = ["svm", "naive_bayes", "mlp", "knn"]
+PARAMS = dict(models=MODELS, datasets=DATASETS, protocol="outdomain", method="isotonic", n_repeats=5,
+              random_state=3, tolerance=0.8, resolution=0.02, noise_repeats=3, n_bootstrap=30, p=1,
+              ood_dataset="iris_virginica", computation_score=0.5)
+
+
+@pytest.fixture(scope="module")
+def ev():
+    return ba.evaluate("demo", **PARAMS)
+
+
+@pytest.fixture(scope="module")
+def bench():
+    return ba.load_demo().subset(models=MODELS, datasets=DATASETS)
+
+
+def test_every_documented_table_is_there(ev):
+    assert set(ev.tables) == set(TABLES)
+    for name, table in ev.tables.items():
+        assert isinstance(table, pd.DataFrame) and len(table), name
+
+
+def test_round_trip_is_identical_table_for_table(ev, tmp_path):
+    path = ev.save(tmp_path / "ev")
+    back = ba.load_evaluation(path)
+    assert set(back.tables) == set(ev.tables)
+    for name in ev.tables:
+        pdt.assert_frame_equal(back.tables[name], ev.tables[name], check_exact=True, obj=name)
+    assert back.parameters == json.loads(json.dumps(ev.parameters))
+    assert back.data == json.loads(json.dumps(ev.data))
+    manifest = json.loads((path / "manifest.json").read_text())
+    assert manifest["schema_version"] == SCHEMA_VERSION
+    assert {t["file"] for t in manifest["tables"].values()} == {f"{n}.parquet" for n in ev.tables}
+    # a report folder holding the evaluation is read too
+    assert set(ba.load_evaluation(tmp_path).tables) == set(ev.tables) if (tmp_path / "evaluation").exists() else True
+
+
+def test_saved_tables_read_with_plain_pandas(ev, tmp_path):
+    path = ev.save(tmp_path / "ev")
+    board = pd.read_parquet(path / "leaderboard.parquet")
+    assert list(board["model"]) == list(ev.table("leaderboard")["model"])
+
+
+def test_load_evaluation_of_a_report_folder(ev, tmp_path):
+    ev.save(tmp_path / "report" / "evaluation")
+    assert set(ba.load_evaluation(tmp_path / "report").tables) == set(ev.tables)
+
+
+def test_save_refuses_a_folder_that_is_not_an_evaluation(ev, tmp_path):
+    (tmp_path / "mine").mkdir()
+    (tmp_path / "mine" / "slides.pptx").write_text("user data")
+    with pytest.raises(FileExistsError, match="not a beyondauc evaluation"):
+        ev.save(tmp_path / "mine")
+    assert (tmp_path / "mine" / "slides.pptx").read_text() == "user data"
+
+
+def test_load_evaluation_errors_name_the_file(tmp_path):
+    with pytest.raises(FileNotFoundError, match="manifest.json missing"):
+        ba.load_evaluation(tmp_path)
+    (tmp_path / "manifest.json").write_text("{not json")
+    with pytest.raises(ValueError, match="manifest.json: not valid JSON"):
+        ba.load_evaluation(tmp_path)
+    (tmp_path / "manifest.json").write_text(json.dumps({"kind": "beyondauc-evaluation", "schema_version": 99}))
+    with pytest.raises(ValueError, match="schema version 99"):
+        ba.load_evaluation(tmp_path)
+
+
+def test_the_grid_is_expected_accuracy_grid(ev, bench):
+    grid = ba.expected_accuracy_grid(bench, n_repeats=5, random_state=3)
+    got = ev.table("grid")[grid.columns]
+    pdt.assert_frame_equal(got, grid)
+
+
+def test_headline_intervals_are_the_bootstrap_of_that_setting(ev, bench):
+    boot = ba.bootstrap_grid(bench, protocols=["outdomain"], methods=["isotonic"], n_bootstrap=30, n_repeats=5,
+                             random_state=3)
+    head = ev.headline()
+    pdt.assert_frame_equal(head[boot.grid.columns].reset_index(drop=True), boot.grid.reset_index(drop=True))
+    other = ev.table("grid").query("protocol == 'xdomain'")
+    assert other["accuracy_low"].isna().all()  # only the headline setting carries intervals
+
+
+def test_diagnostics_and_selective_rows_are_the_functions(ev, bench):
+    d = ba.cohort_diagnostics(bench, "mlp", "wine", n_repeats=3, p=1, random_state=3, n_bootstrap=30)
+    row = ev.table("diagnostics").query("model == 'mlp' and dataset == 'wine'").iloc[0]
+    for key, value in d.to_dict().items():
+        assert row[key] == value or (pd.isna(row[key]) and pd.isna(value)), key
+    full = ba.load_demo().subset(models=MODELS, datasets=[*DATASETS, "iris_virginica"])
+    r = ba.selective_answering(full, "knn", "diabetes", ood_dataset="iris_virginica", tolerance=0.8, resolution=0.02,
+                               computation_score=0.5, random_state=3, n_bootstrap=30)
+    row = ev.table("selective").query("model == 'knn' and dataset == 'diabetes'").iloc[0]
+    for key in ("disca", "disca_ood", "a", "b", "area", "nidma", "disca_low", "disca_high"):
+        assert row[key] == r.to_dict()[key], key
+
+
+def test_n_jobs_does_not_change_a_number():
+    small = dict(models=["svm", "knn", "mlp"], datasets=["wine", "diabetes"], noise_repeats=2, n_bootstrap=10)
+    a, b = ba.evaluate("demo", n_jobs=1, **small), ba.evaluate("demo", n_jobs=2, **small)
+    for name in a.tables:
+        pdt.assert_frame_equal(a.tables[name], b.tables[name], obj=name)
+
+
+def test_leaderboard_reads_the_other_tables(ev):
+    board = ev.table("leaderboard").set_index("model")
+    head = ev.headline().groupby("model")[["auc", "accuracy", "kappa"]].mean()
+    np.testing.assert_allclose(board.loc[head.index, ["auc", "accuracy", "kappa"]], head)
+    ch = ev.table("rank_changes").query("dataset == 'mean' and score == 'accuracy'").set_index("model")
+    assert (board["rank_change"] == ch.loc[board.index, "change"]).all()
+    assert (board["p_change"] == ch.loc[board.index, "p_change"]).all()
+    disca = ev.table("selective").groupby("model")["disca"].mean()
+    np.testing.assert_allclose(board.loc[disca.index, "disca"], disca)
+    means = ev.table("mean_intervals").query("score == 'accuracy'").set_index("model")
+    np.testing.assert_allclose(board.loc[means.index, "accuracy_low"], means["low"])
+
+
+@pytest.mark.parametrize("params, match", [
+    ({"tolerance": 1.5}, r"`tolerance` must be a number in \(0, 1\], got 1.5"),
+    ({"protocol": "xdomian"}, "`protocol` must be one of"),
+    ({"tolerence": 0.8}, "unknown parameter 'tolerence'; did you mean 'tolerance'"),
+    ({"n_bootstrap": -1}, "`n_bootstrap` must be an int >= 0"),
+    ({"confidence_level": 1.0}, "`confidence_level` must be a number in"),
+    ({"p": 3}, "`p` must be one of"),
+])
+def test_parameters_are_checked_before_any_work(params, match):
+    with pytest.raises(ValueError, match=match):
+        check_parameters(params)
+    with pytest.raises(ValueError, match=match):
+        ba.evaluate("no-such-file.csv", **params)  # the parameters fail before the data is even looked for
+
+
+def test_unknown_model_of_an_evaluation(ev):
+    with pytest.raises(ValueError, match="`model` 'nope' is not in the evaluation"):
+        ba.model_summary(ev, "nope")
+
+
+def test_findings_state_the_numbers_of_the_tables(ev):
+    board = ev.table("leaderboard").set_index("model")
+    for model in MODELS:
+        s = ba.model_summary(ev, model)
+        assert list(s.findings["topic"]) == ["ranking", "threshold", "drift", "selective"]
+        ranking = s.findings["sentence"][0]
+        assert f"{board.loc[model, 'auc']:.3f} ({board.loc[model, 'auc_low']:.3f}–{board.loc[model, 'auc_high']:.3f})" \
+            in ranking
+        assert f"{board.loc[model, 'accuracy']:.3f}" in ranking
+        p = board.loc[model, "p_change"]
+        if board.loc[model, "rank_change"] != 0:
+            assert f"{p:.0%}" in ranking
+            assert ("not significant" in ranking) == (p < 0.95)
+        assert s.verdict == ev.table("verdicts").set_index("model").loc[model, "verdict"]
+        assert model in s._repr_html_() and "0.95" not in s.note or True
+
+
+def test_threshold_finding_follows_its_stated_rule(ev):
+    grid = ev.table("grid")
+    for model in MODELS:
+        mine = grid[(grid["model"] == model) & (grid["method"] == "isotonic")]
+        head = mine[mine["protocol"] == "outdomain"].set_index("dataset")
+        indata = mine[mine["protocol"] == "indata"].set_index("dataset")
+        loss = indata["accuracy"] - head["accuracy"]
+        chance = (head["kappa"] < ba.THRESHOLDS["kappa_floor"]) & (head["auc"] >= ba.THRESHOLDS["auc_promise"])
+        failing = set(head.index[(loss >= ba.THRESHOLDS["transfer_loss"]) | chance])
+        sentence = ba.model_summary(ev, model).findings["sentence"][1]
+        if failing:
+            assert f"fails on {len(failing)} of {len(head)} datasets" in sentence
+        else:
+            assert "holds on all" in sentence
+
+
+def test_summary_renders_names_as_text():
+    frame = ba.load_demo().subset(models=["svm", "knn"], datasets=["wine", "diabetes"]).frame
+    frame = frame.rename(columns={"svm": "<script>alert(1)</script>"})
+    ev = ba.evaluate(frame, noise_repeats=2, n_bootstrap=0)
+    html = ba.model_summary(ev, "<script>alert(1)</script>")._repr_html_()
+    assert "<script>" not in html and "&lt;script&gt;" in html
