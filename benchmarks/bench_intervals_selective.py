@@ -12,7 +12,8 @@ On a TRUE-sized generated benchmark (``_synthetic.true_like``: 9 datasets,
    ``np.repeat`` the rows by their counts, fit :class:`beyondauc.ScoreCalibrator`,
    ``predict_proba``/``predict``, :func:`beyondauc.disca`, :func:`beyondauc.aurc`),
    timed on a few replicates and compared per replicate;
-2. diagnostics with the ``xdomain`` cohorts (V = 22,258 rows, T = 1,600):
+2. diagnostics with the ``xdomain`` cohorts (V = 22,258 rows, T = 1,600) and
+   the ``indata`` cohorts (V = 1,280, T = 320):
    AUCs, bias robustness of both cohorts, drift and W (p = 2), vectorised
    (:func:`beyondauc.diagnostics_intervals`) against the loop of the point
    functions on repeated rows.
@@ -89,6 +90,7 @@ def main(argv=None):
     ap.add_argument("--bootstrap", type=int, default=1000)
     ap.add_argument("--loop", type=int, default=5, help="replicates timed with the loop (default: 5)")
     ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--only", choices=("selective", "diagnostics"), default=None, help="run one part")
     args = ap.parse_args(argv)
     B, runs = (100, 1) if args.quick else (args.bootstrap, args.runs)
     bench = ba.load_benchmark(true_like(random_state=0))
@@ -96,7 +98,7 @@ def main(argv=None):
     print(f"TRUE-sized benchmark: {len(bench)} rows; model {model}, dataset {dataset}; B = {B}; "
           f"loop timed on {args.loop} replicates; median of {runs} run(s)")
     print(f"{'what':44s} {'vectorised/rep':>15s} {'loop/rep':>10s} {'speed-up':>9s} {'vectorised total':>17s}")
-    for protocol in ("xdomain", "indata"):
+    for protocol in ("xdomain", "indata") if args.only != "diagnostics" else ():
         for method in ("logistic", "isotonic", "stump"):
             t_vec = _median_time(lambda: ba.selective_answering(bench, model, dataset, protocol=protocol, method=method,
                                                                 n_bootstrap=B), runs)
@@ -106,12 +108,14 @@ def main(argv=None):
             per_vec, per_loop = (t_vec - t_point) / B, t_loop / args.loop
             print(f"{'selective ' + protocol + '/' + method:44s} {per_vec * 1e3:13.2f}ms {per_loop * 1e3:8.1f}ms "
                   f"{per_loop / per_vec:8.0f}x {t_vec:16.2f}s")
-    yv, sv, yt, st = ba.cohorts(bench, model, dataset, protocol="xdomain")
-    t_vec = _median_time(lambda: ba.diagnostics_intervals(yv, sv, yt, st, n_bootstrap=B), runs)
-    t_loop = _median_time(lambda: _diagnostics_loop(yv, sv, yt, st, args.loop), runs)
-    per_vec, per_loop = t_vec / B, t_loop / args.loop
-    print(f"{'diagnostics (V ' + str(len(yv)) + ', T ' + str(len(yt)) + ')':44s} {per_vec * 1e3:13.2f}ms "
-          f"{per_loop * 1e3:8.1f}ms {per_loop / per_vec:8.0f}x {t_vec:16.2f}s")
+    for protocol in ("xdomain", "indata") if args.only != "selective" else ():
+        yv, sv, yt, st = ba.cohorts(bench, model, dataset, protocol=protocol)
+        t_vec = _median_time(lambda: ba.diagnostics_intervals(yv, sv, yt, st, n_bootstrap=B), runs)
+        t_loop = _median_time(lambda: _diagnostics_loop(yv, sv, yt, st, args.loop), runs)
+        per_vec, per_loop = t_vec / B, t_loop / args.loop
+        what = f"diagnostics {protocol} (V {len(yv)}, T {len(yt)})"
+        print(f"{what:44s} {per_vec * 1e3:13.2f}ms {per_loop * 1e3:8.1f}ms {per_loop / per_vec:8.0f}x "
+              f"{t_vec:16.2f}s")
 
 
 if __name__ == "__main__":

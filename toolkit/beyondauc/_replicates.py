@@ -355,6 +355,9 @@ def bias_rows(x, pos, neg, sigma_max):
 
 def _wasserstein_pair(x, wa, wb, p):
     """p-Wasserstein distance between the weighted distributions wa and wb (R, m) on grid x, (R,)."""
+    support = np.flatnonzero((wa.sum(axis=0) + wb.sum(axis=0)) > 0)  # values neither has add nothing
+    if 0 < len(support) < len(x):
+        x, wa, wb = x[support], wa[:, support], wb[:, support]
     na, nb = wa.sum(axis=1), wb.sum(axis=1)
     if p == 1:  # integral of |F_a - F_b|
         with np.errstate(invalid="ignore", divide="ignore"):
