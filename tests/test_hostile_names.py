@@ -95,11 +95,11 @@ def _one_line(message):
 # -- load ------------------------------------------------------------------------------------
 
 
-def _wide_frame():
+def _wide_frame(datasets=NAMES):
     """Every accepted name as a model column, as a dataset (6 rows each) and as a domain."""
     rng = np.random.default_rng(0)
     rows = []
-    for d in NAMES:
+    for d in datasets:
         for k in range(6):
             rows.append({"dataset": d, "domain": d, "label": k % 2})
     frame = pd.DataFrame(rows)
@@ -292,7 +292,8 @@ def drawn(monkeypatch):
 
 @pytest.fixture(scope="module")
 def wide():
-    bench = load_benchmark(_wide_frame())
+    """Every accepted name as a model; four of them as datasets (a figure per dataset would be slow)."""
+    bench = load_benchmark(_wide_frame(("_x_", "$x^2$", "None", LONG)))
     return bench, expected_accuracy(bench, protocol="xdomain")
 
 
@@ -314,16 +315,20 @@ def _figures(wide):
         "dashboard": (DiagnosticsDashboard.from_predictions(y, s, y2, s2, model=a, dataset=b, n_repeats=2), (a, b)),
         "coverage": (CoverageAccuracyDisplay.from_predictions(conf, ok, name=a), (a,)),
         "tolerance": (ToleranceDisplay({n: table for n in NAMES}).plot(), NAMES),
-        "auc_accuracy": (AUCAccuracyDisplay.from_results(res, model=a), (a, *NAMES)),
+        "auc_accuracy": (AUCAccuracyDisplay.from_results(res, model=a), (a, *bench.datasets)),
         "auc_accuracy_all": (AUCAccuracyDisplay.from_results(res), NAMES),
         "rank_slope": (RankSlopeDisplay.from_results(res, highlight=b), NAMES),
-        "score_histograms": (ScoreHistogramsDisplay.from_benchmark(bench, a, bins=5), (a, *NAMES)),
+        "score_histograms": (ScoreHistogramsDisplay.from_benchmark(bench, a, bins=5), (a, *bench.datasets)),
     }
 
 
-def test_every_display_is_covered(wide):
-    shown = {type(disp).__name__ for disp, _ in _figures(wide).values()}
-    assert shown == set(plots.__all__)
+DRAWN = (ThresholdROCDisplay, ClassHistogramDisplay, RobustnessDisplay, DriftDisplay, WassersteinDisplay,
+         DiagnosticsDashboard, CoverageAccuracyDisplay, ToleranceDisplay, AUCAccuracyDisplay, RankSlopeDisplay,
+         ScoreHistogramsDisplay)  # what _figures draws
+
+
+def test_every_display_is_covered():
+    assert {cls.__name__ for cls in DRAWN} == set(plots.__all__)
     for name in plots.__all__:
         assert getattr(getattr(plots, name).plot, "_draws_literal_text", False), f"{name}.plot needs @_literal_plot"
 
@@ -331,29 +336,38 @@ def test_every_display_is_covered(wide):
 MATH_NUMBER = re.compile(r"\$\\mathdefault\{[^$]*\}\$")  # a numeric tick label as matplotlib formats it for TeX
 
 
+def _check_drawn(key, drawn, names):
+    texts = [t for t, _ in drawn]
+    assert not [t for t, math in drawn if math and not MATH_NUMBER.fullmatch(t)], key  # mathtext: numbers only
+    for name in names:
+        if len(name) <= 100:
+            assert any(name in t for t, math in drawn if not math), (key, name, texts[:20])
+        else:  # shortened in the middle, in figures only
+            assert any("x" * 59 + "…" in t for t in texts), key
+    assert max(map(len, texts)) <= 120
+
+
 @pytest.mark.parametrize("rc", [{}, {"text.usetex": True}, {"text.parse_math": True, "axes.formatter.use_mathtext": True}],
                          ids=["default", "usetex", "mathtext"])
 def test_every_display_draws_names_literally(wide, drawn, rc):
+    """Every string drawn is the name itself, not mathtext and not TeX (there is no TeX here: usetex would
+    fail to draw), with the user's rcParams in force and unchanged; ticks re-created at draw time included."""
     before = dict(matplotlib.rcParams)
     with matplotlib.rc_context(rc):
-        for key, (disp, names) in _figures(wide).items():
+        figures = _figures(wide)
+        assert {type(disp) for disp, _ in figures.values()} == set(DRAWN)
+        for key, (disp, names) in figures.items():
             fig = disp.figure_
-            for size in (None, (13, 9)):  # a new size re-creates ticks at draw time
-                if size:
-                    fig.set_size_inches(size)
+            drawn.clear()
+            fig.canvas.draw()
+            _check_drawn(key, drawn, names)
+            if not rc:  # a new size re-creates ticks at draw time; the inline backend saves with a tight box
+                fig.set_size_inches(13, 9)
                 drawn.clear()
-                fig.canvas.draw()
-                texts = [t for t, _ in drawn]
-                assert not [t for t, math in drawn if math and not MATH_NUMBER.fullmatch(t)], key
-                for name in names:
-                    if len(name) <= 100:
-                        assert any(name in t for t, math in drawn if not math), (key, name, texts[:20])
-                    else:  # shortened in the middle, in figures only
-                        assert any(t.startswith("x" * 59 + "…") or "x" * 59 + "…" in t for t in texts), key
-                assert max(map(len, texts)) <= 120
-            buffer = io.BytesIO()
-            fig.savefig(buffer, format="png", bbox_inches="tight")  # as the notebooks' inline backend does
-            assert buffer.getvalue()[:4] == b"\x89PNG"
+                buffer = io.BytesIO()
+                fig.savefig(buffer, format="png", bbox_inches="tight")
+                assert buffer.getvalue()[:4] == b"\x89PNG"
+                _check_drawn(key, drawn, names)
             plt.close(fig)
     assert dict(matplotlib.rcParams) == before
 
