@@ -17,7 +17,6 @@ beyond it, and however the work is split into chunks or processes.
 from __future__ import annotations
 
 import numpy as np
-import scipy.sparse as sp
 
 from ._validation import check_int, check_number
 
@@ -108,18 +107,28 @@ def grid_weights(counts, inverse, y, n_values, *, groups=None, n_groups=1):
 
     ``counts`` (R, n) are replicate counts per example, ``inverse`` each
     example's index on the score grid, ``y`` its 0/1 label and ``groups`` its
-    row (e.g. dataset code; -1 leaves it out).  One sparse product per class.
+    row (e.g. dataset code; -1 leaves it out).  Per class: the examples sorted
+    by column once, then one ``reduceat`` over the gathered counts.
     """
     n = len(inverse)
+    counts = np.asarray(counts)
+    R = len(counts)
     groups = np.zeros(n, dtype=np.int64) if groups is None else np.asarray(groups, dtype=np.int64)
     keep = groups >= 0
-    col = groups[keep] * n_values + np.asarray(inverse)[keep]
-    rows = np.flatnonzero(keep)
-    yk = np.asarray(y)[keep].astype(bool)
+    col = np.where(keep, groups * n_values + np.asarray(inverse), -1)
+    yk = np.asarray(y).astype(bool)
     out = []
-    for mask in (yk, ~yk):
-        ind = sp.csr_matrix((np.ones(mask.sum()), (rows[mask], col[mask])), shape=(n, n_groups * n_values))
-        out.append(np.asarray((ind.T @ counts.T).T, dtype=np.float64).reshape(len(counts), n_groups, n_values))
+    for mask in (yk & keep, ~yk & keep):
+        # the examples of this class sorted by column: each column's count is one reduceat
+        # over a gathered (R, n_class) block, written straight into C-ordered output
+        idx = np.flatnonzero(mask)
+        idx = idx[np.argsort(col[idx], kind="stable")]
+        res = np.zeros((R, n_groups * n_values))
+        if len(idx):
+            c = col[idx]
+            starts = np.flatnonzero(np.concatenate([[True], c[1:] != c[:-1]]))
+            res[:, c[starts]] = np.add.reduceat(counts[:, idx], starts, axis=1)
+        out.append(res.reshape(R, n_groups, n_values))
     return out[0], out[1]
 
 
