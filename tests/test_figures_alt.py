@@ -1,0 +1,82 @@
+"""Figures in the reports: beyondauc._notebook.show puts alt text into the output
+metadata, the report template writes it into <img alt>, escaped; setup_figures("retina")
+makes the inline backend emit 2x PNG (half-size width metadata)."""
+from __future__ import annotations
+
+import base64
+import struct
+from pathlib import Path
+
+import nbformat
+import pytest
+from matplotlib.figure import Figure
+from report_helpers import parse_html
+
+from beyondauc import _notebook
+
+TEMPLATES = Path(_notebook.__file__).resolve().parent / "templates"
+ALT = 'ROC of <script>alert(1)</script> & "quotes"'
+
+
+def render(nb):
+    """HTML of ``nb`` through the report template (as the report renders it)."""
+    from nbconvert import HTMLExporter
+
+    exporter = HTMLExporter(template_name="beyondauc", extra_template_basedirs=[str(TEMPLATES)])
+    exporter.register_filter("clean_markdown_html", lambda text: text)
+    header = {"title": "t", "model": "m", "source": "s", "sha256": "0", "parameters": {}, "version": "0",
+              "date": "d", "sections": [], "include_code": False, "failed": None}
+    body, _ = exporter.from_notebook_node(nb, resources={"beyondauc": header})
+    return body
+
+
+@pytest.fixture(scope="module")
+def executed():
+    """A notebook run in a real kernel: one figure through show(alt=...), one left to the
+    inline backend after setup_figures("retina"), one through show(format="svg")."""
+    from nbclient import NotebookClient
+
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [
+        nbformat.v4.new_code_cell("%matplotlib inline\nimport matplotlib.pyplot as plt\n"
+                                  "from beyondauc._notebook import setup_figures, show\nsetup_figures('retina')"),
+        nbformat.v4.new_code_cell("fig, ax = plt.subplots(figsize=(4, 3))\nax.set_title('first')\n"
+                                  f"show(fig, alt={ALT!r});"),
+        nbformat.v4.new_code_cell("fig, ax = plt.subplots(figsize=(4, 3))\nax.plot([0, 1], [1, 0]);"),
+        nbformat.v4.new_code_cell("fig, ax = plt.subplots(figsize=(3, 2))\nfig.suptitle('svm on wine')\n"
+                                  "ax.set_title('drift')\nshow(fig, format='svg');"),
+    ]
+    NotebookClient(nb, timeout=120, kernel_name="python3").execute()
+    return nb
+
+
+def test_show_sets_alt_and_closes_the_figure(executed):
+    outputs = [o for cell in executed.cells for o in cell.get("outputs", []) if o.get("output_type") == "display_data"]
+    assert len(outputs) == 3  # show()'s figures are closed: the inline backend does not draw them again
+    first, inline, svg = outputs
+    assert first.metadata["image/png"]["alt"] == ALT
+    assert "alt" not in inline.metadata.get("image/png", {})
+    assert svg.metadata["image/svg+xml"]["alt"] == "svm on wine. Panel: drift."
+    for out in (first, inline):  # 2x PNG: pixels twice the width metadata
+        png = base64.b64decode(out.data["image/png"])
+        width, _ = struct.unpack(">II", png[16:24])
+        assert width == 2 * out.metadata["image/png"]["width"], (width, out.metadata)
+
+
+def test_template_writes_alt_escaped(executed):
+    root = parse_html(render(executed))
+    assert root.find_all("script") == []
+    imgs = root.find_all("img")
+    assert [i.attrs.get("alt") for i in imgs] == [ALT, "figure", "svm on wine. Panel: drift."]
+    assert imgs[0].attrs["width"] == str(executed.cells[1].outputs[0].metadata["image/png"]["width"])
+    assert imgs[2].attrs["src"].startswith("data:image/svg+xml;base64,")
+
+
+def test_figure_alt_and_bad_format():
+    fig = Figure()
+    assert _notebook.figure_alt(fig) == "Figure."
+    ax = fig.subplots()
+    ax.set(xlabel="coverage", ylabel="accuracy")
+    assert _notebook.figure_alt(fig) == "Figure: accuracy against coverage."
+    with pytest.raises(ValueError, match="`format`"):
+        _notebook.render(fig, format="jpeg")

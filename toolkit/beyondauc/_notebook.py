@@ -1,0 +1,144 @@
+"""Figures in the notebooks: crisp on high-density screens, with alt text.
+
+For the report notebooks (not public API)::
+
+    from beyondauc._notebook import setup_figures, show
+    setup_figures()                       # once, in the set-up cell
+    show(fig, alt="ROC curves of ...")    # instead of leaving the figure to the inline backend
+
+:func:`setup_figures` makes the inline backend draw every figure as 2x PNG
+("retina"); :func:`show` displays one figure as an image whose output
+metadata carries ``alt``, which the report template (``templates/beyondauc``)
+writes into the ``<img alt=...>`` (an image without one gets ``alt="figure"``).
+The default alt is made from the figure's titles (:func:`figure_alt`).
+
+Why 2x PNG and not SVG (``benchmarks/bench_figures.py``, README "Figures"):
+on the demo's small cohorts SVG is about half the bytes of 2x PNG and as
+fast, but an SVG holds every vertex, so a dashboard of 10,000 + 10,000
+examples is 4.1 MB as SVG against 0.55 MB as 2x PNG; 2x PNG's size does not
+grow with the data.
+"""
+
+from __future__ import annotations
+
+import io
+import struct
+
+__all__ = ["FORMATS", "figure_alt", "setup_figures", "show"]
+
+#: Formats :func:`setup_figures` and :func:`show` accept.
+FORMATS = ("retina", "png", "svg")
+
+
+def _check_format(format):
+    if format not in FORMATS:
+        raise ValueError(f"`format` must be one of {list(FORMATS)}, got {format!r}")
+    return format
+
+
+def setup_figures(format="retina"):
+    """Make the inline backend render figures as ``format`` (default: 2x PNG).
+
+    Call once in a notebook's set-up cell; the same as IPython's
+    ``set_matplotlib_formats(format)``.  Changes no matplotlib rcParams.
+
+    Examples
+    --------
+    >>> from beyondauc._notebook import setup_figures
+    >>> setup_figures("retina")  # doctest: +SKIP
+    """
+    from matplotlib_inline.backend_inline import set_matplotlib_formats
+
+    set_matplotlib_formats(_check_format(format))
+
+
+def figure_alt(fig):
+    """A description of ``fig`` from its titles: suptitle, then each panel's title.
+
+    Examples
+    --------
+    >>> from matplotlib.figure import Figure
+    >>> from beyondauc._notebook import figure_alt
+    >>> fig = Figure()
+    >>> axes = fig.subplots(1, 2)
+    >>> _ = fig.suptitle("svm on wine"), axes[0].set_title("ROC"), axes[1].set_title("drift")
+    >>> figure_alt(fig)
+    'svm on wine. Panels: ROC; drift.'
+    """
+    parts = []
+    sup = getattr(fig, "_suptitle", None)
+    if sup is not None and sup.get_text().strip():
+        parts.append(" ".join(sup.get_text().split()) + ".")
+    titles = [" ".join(ax.get_title().split()) for ax in fig.axes if ax.get_title().strip()]
+    if titles:
+        parts.append(("Panels: " if len(titles) > 1 else "Panel: ") + "; ".join(titles) + ".")
+    if not parts:
+        labels = [ax.get_ylabel() + " against " + ax.get_xlabel() for ax in fig.axes
+                  if ax.get_xlabel().strip() and ax.get_ylabel().strip()]
+        parts.append("Figure: " + "; ".join(labels) + "." if labels else "Figure.")
+    return " ".join(parts)
+
+
+def _png_size(data):
+    """(width, height) in pixels from a PNG's IHDR chunk."""
+    return struct.unpack(">II", data[16:24])
+
+
+def render(fig, *, format="retina"):
+    """``fig`` as an IPython display object (Image or SVG) without alt metadata."""
+    from IPython.display import SVG, Image
+
+    _check_format(format)
+    buf = io.BytesIO()
+    if format == "svg":
+        fig.savefig(buf, format="svg", bbox_inches="tight", facecolor="white")
+        return SVG(data=buf.getvalue().decode("utf-8"))
+    scale = 2 if format == "retina" else 1
+    fig.savefig(buf, format="png", dpi=fig.dpi * scale, bbox_inches="tight", facecolor="white")
+    data = buf.getvalue()
+    width, height = _png_size(data)
+    return Image(data=data, format="png", width=width // scale, height=height // scale)
+
+
+def show(fig, *, alt=None, format="retina", close=True):
+    """Display ``fig`` as an image with ``alt`` text in its output metadata.
+
+    The report template puts the metadata's ``alt`` into the image's ``alt``
+    attribute.  The figure is closed afterwards (``close=True``) so the
+    inline backend does not show it a second time.
+
+    Parameters
+    ----------
+    fig : matplotlib.figure.Figure
+    alt : str, optional
+        What the figure shows, for readers who cannot see it; default
+        :func:`figure_alt` (its titles).
+    format : {"retina", "png", "svg"}, default="retina"
+    close : bool, default=True
+
+    Returns
+    -------
+    IPython.display.Image or IPython.display.SVG
+        The object displayed (its ``metadata`` holds ``alt``).
+
+    Examples
+    --------
+    >>> from matplotlib.figure import Figure
+    >>> from beyondauc._notebook import show
+    >>> fig = Figure(figsize=(2, 1))
+    >>> _ = fig.subplots().set_title("ROC")
+    >>> obj = show(fig, alt="ROC of svm")
+    <IPython.core.display.Image object>
+    >>> obj.metadata["alt"], obj._repr_png_()[1]["alt"]
+    ('ROC of svm', 'ROC of svm')
+    """
+    from IPython.display import display
+
+    obj = render(fig, format=format)
+    obj.metadata = {**(obj.metadata or {}), "alt": str(alt) if alt is not None else figure_alt(fig)}
+    display(obj)
+    if close:
+        import matplotlib.pyplot as plt
+
+        plt.close(fig)
+    return obj
