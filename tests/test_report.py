@@ -1105,7 +1105,7 @@ def test_dask_run_is_complete(rerun):
     result = rerun["result"]
     assert result.ok and [r.model for r in result.reports] == [HEALTHY]
     folder = rerun["out"] / "models" / HEALTHY
-    assert sorted(os.listdir(folder)) == sorted(["report.html", *(f"{n}.ipynb" for n in NOTEBOOKS)])
+    assert sorted(os.listdir(folder)) == sorted(["report.html", "notes.md", *(f"{n}.ipynb" for n in NOTEBOOKS)])
     root = page(folder / "report.html")
     assert [s.attrs["id"] for s in root.marked("section")] == [f"section-{n}" for n in NOTEBOOKS]
     assert root.find_all("img") and root.marked("report-failed") == []
