@@ -29,12 +29,13 @@ import pytest
 import beyondauc
 
 NOTEBOOKS = Path(beyondauc.__file__).resolve().parent / "notebooks"
-NAMES = ["auc_vs_accuracy", "test_auroc", "selective_answering", "overview"]
-PER_MODEL = ["auc_vs_accuracy", "test_auroc", "selective_answering"]
+NAMES = ["summary", "auc_vs_accuracy", "test_auroc", "selective_answering", "overview"]
+PER_MODEL = ["summary", "auc_vs_accuracy", "test_auroc", "selective_answering"]
 # every notebook declares every evaluation parameter (same names, same defaults) and `evaluation`
 COMMON = ["evaluation", "data", *beyondauc.EVALUATION_PARAMETERS]
 COMMON.remove("models")  # a per-model notebook has `model`; every one reads every model of the evaluation
 EXTRA = {  # notebook-specific parameters and their defaults
+    "summary": {"model": "svm"},
     "auc_vs_accuracy": {"model": "svm"},
     "test_auroc": {"model": "svm", "n_dashboards": 2},
     "selective_answering": {"model": "svm"},
@@ -180,7 +181,7 @@ def test_no_metric_code_or_paths_in_code_cells(name):
 
 
 def _shows_something(cell):
-    return any(k in cell.source for k in ("display(", "plt.show()", ".plot(", "Display."))
+    return any(k in cell.source for k in ("display(", "show_figure(", ".plot(", "Display."))
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -190,14 +191,14 @@ def test_every_table_and_figure_follows_a_markdown_explanation(name):
     assert len(showing) >= 3
     for i in showing:
         assert cells[i - 1].cell_type == "markdown" and len(cells[i - 1].source.split()) >= 5, cells[i].source[:60]
-    assert any("plt.show()" in cells[i].source for i in showing)
+    assert any("show_figure(" in cells[i].source for i in showing)  # figures with alt text, not plt.show()
 
 
 @pytest.mark.parametrize("name", NAMES)
 def test_markdown_cites_the_paper(name):
     text = " ".join(c.source for c in _read(name).cells if c.cell_type == "markdown")
     papers = {"auc_vs_accuracy": ["Opitz"], "test_auroc": ["Roberts"], "selective_answering": ["Mishra"],
-              "overview": ["Opitz", "Roberts", "Mishra"]}
+              "overview": ["Opitz", "Roberts", "Mishra"], "summary": ["Opitz", "Roberts", "Mishra"]}
     for author in papers[name]:
         assert author in text
 

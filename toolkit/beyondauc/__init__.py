@@ -43,6 +43,7 @@ from .diagnostics import (
     sens_spec_drift,
     wasserstein_matrix,
 )
+from ._notebook import show as show_figure
 from .evaluate import EVALUATION_PARAMETERS, Evaluation, evaluate, load_evaluation, open_evaluation
 from .intervals import (
     AUCComparison,
@@ -188,6 +189,7 @@ __all__ = [
     "selective_intervals",
     "selective_table",
     "sens_spec_drift",
+    "show_figure",
     "styled",
     "tolerance_table",
     "wasserstein_matrix",

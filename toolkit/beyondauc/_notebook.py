@@ -84,6 +84,18 @@ def _png_size(data):
     return struct.unpack(">II", data[16:24])
 
 
+def _palette_png(data):
+    """The PNG with its colours reduced to a 256-colour palette: a plot's flat colours and
+    anti-aliased edges survive, the file is about 4x smaller (measured in the README)."""
+    from PIL import Image
+
+    with Image.open(io.BytesIO(data)) as im:
+        pal = im.convert("RGB").quantize(colors=256, method=Image.Quantize.FASTOCTREE)
+        out = io.BytesIO()
+        pal.save(out, format="PNG")
+    return out.getvalue()
+
+
 def render(fig, *, format="retina"):
     """``fig`` as an IPython display object (Image or SVG) without alt metadata."""
     from IPython.display import SVG, Image
@@ -95,7 +107,8 @@ def render(fig, *, format="retina"):
         return SVG(data=buf.getvalue().decode("utf-8"))
     scale = 2 if format == "retina" else 1
     fig.savefig(buf, format="png", dpi=fig.dpi * scale, bbox_inches="tight", facecolor="white")
-    data = buf.getvalue()
+    data = _palette_png(buf.getvalue())
+
     width, height = _png_size(data)
     return Image(data=data, format="png", width=width // scale, height=height // scale)
 

@@ -471,7 +471,8 @@ def evaluate(data="demo", *, n_jobs=1, progress=False, **parameters):
     Examples
     --------
     >>> import beyondauc as ba
-    >>> ev = ba.evaluate("demo", datasets=["wine", "diabetes"], models=["svm", "knn", "mlp"], noise_repeats=2)
+    >>> ev = ba.evaluate("demo", datasets=["wine", "diabetes"], models=["svm", "knn", "mlp"], noise_repeats=2,
+    ...                  n_bootstrap=20)
     >>> ev.parameters["protocol"], sorted(ev.table("leaderboard")["model"])
     ('xdomain', ['knn', 'mlp', 'svm'])
     """
@@ -852,7 +853,7 @@ def open_evaluation(evaluation=None, *, data="demo", **parameters):
     Examples
     --------
     >>> from beyondauc import open_evaluation
-    >>> ev = open_evaluation(None, data="demo", datasets=["wine", "diabetes"], noise_repeats=2)
+    >>> ev = open_evaluation(None, data="demo", datasets=["wine", "diabetes"], noise_repeats=2, n_bootstrap=0)
     >>> ev.datasets
     ('wine', 'diabetes')
     """
@@ -878,7 +879,7 @@ def load_evaluation(path):
     Examples
     --------
     >>> import tempfile, beyondauc as ba
-    >>> ev = ba.evaluate("demo", datasets=["wine", "diabetes"], models=["svm", "knn"], noise_repeats=2)
+    >>> ev = ba.evaluate("demo", datasets=["wine", "diabetes"], models=["svm", "knn"], noise_repeats=2, n_bootstrap=0)
     >>> with tempfile.TemporaryDirectory() as tmp:
     ...     back = ba.load_evaluation(ev.save(tmp + "/ev"))
     >>> back.table("leaderboard").equals(ev.table("leaderboard"))
