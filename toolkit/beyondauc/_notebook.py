@@ -24,7 +24,7 @@ from __future__ import annotations
 import io
 import struct
 
-__all__ = ["FORMATS", "figure_alt", "setup_figures", "show"]
+__all__ = ["FORMATS", "displayed", "figure_alt", "setup_figures", "show"]
 
 #: Formats :func:`setup_figures` and :func:`show` accept.
 FORMATS = ("retina", "png", "svg")
@@ -131,27 +131,33 @@ def show(fig, *, alt=None, format="retina", close=True):
 
     Returns
     -------
-    IPython.display.Image or IPython.display.SVG
-        The object displayed (its ``metadata`` holds ``alt``).
+    None
+        Nothing, so that a notebook cell ending with ``show(...)`` shows the
+        figure once (use :func:`displayed` for the object itself).
 
     Examples
     --------
     >>> from matplotlib.figure import Figure
-    >>> from beyondauc._notebook import show
+    >>> from beyondauc._notebook import displayed, show
     >>> fig = Figure(figsize=(2, 1))
     >>> _ = fig.subplots().set_title("ROC")
-    >>> obj = show(fig, alt="ROC of svm")
+    >>> show(fig, alt="ROC of svm")
     <IPython.core.display.Image object>
+    >>> obj = displayed(fig, alt="ROC of svm")
     >>> obj.metadata["alt"], obj._repr_png_()[1]["alt"]
     ('ROC of svm', 'ROC of svm')
     """
     from IPython.display import display
 
-    obj = render(fig, format=format)
-    obj.metadata = {**(obj.metadata or {}), "alt": str(alt) if alt is not None else figure_alt(fig)}
-    display(obj)
+    display(displayed(fig, alt=alt, format=format))
     if close:
         import matplotlib.pyplot as plt
 
         plt.close(fig)
+
+
+def displayed(fig, *, alt=None, format="retina"):
+    """The display object :func:`show` shows: ``fig`` rendered, with ``alt`` in its metadata."""
+    obj = render(fig, format=format)
+    obj.metadata = {**(obj.metadata or {}), "alt": str(alt) if alt is not None else figure_alt(fig)}
     return obj
