@@ -100,7 +100,7 @@ def _unique_ids(body):
 
 def _contents(body):
     """The table of contents: every analysis section and its second-level headings, linked."""
-    parts = re.split(r'(<details class="ba-section" id="section-[^"]+")', body)
+    parts = re.split(r'(<details class="ba-section"[^>]*>)', body)
     items = []
     for head, text in zip(parts[1::2], parts[2::2]):
         sid = re.search(r'id="([^"]+)"', head).group(1)

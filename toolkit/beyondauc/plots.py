@@ -189,7 +189,7 @@ def _legend(ax, **kwargs):
         if not isinstance(artist, (Line2D, Patch, Collection)) and artist not in ax.containers:
             continue
         label = artist.get_label()
-        if (not label or label == "_nolegend_" or re.fullmatch(r"_child\d+", label)
+        if (not label or label == "_nolegend_" or re.fullmatch(r"_(child|container)\d+", label)
                 or Legend.get_legend_handler(handler_map, artist) is None):
             continue
         handles.append(artist)
