@@ -2,6 +2,8 @@
 
 * :func:`expected_accuracy` -- the accuracy a model really reaches once its
   raw score is calibrated on other data (Opitz, "Schroedinger's Threshold").
+* :func:`calibration_error_table` -- how calibrated the probabilities of
+  those transferred calibrators are (ECE, reliability diagrams).
 * :func:`bias_robustness`, :func:`noise_robustness`, :func:`sens_spec_drift`,
   :func:`wasserstein_matrix` -- test-set AUROC diagnostics between a
   validation and a test cohort (Roberts et al.).
@@ -48,6 +50,7 @@ from .ranking import (
     score_histograms,
     score_variance,
 )
+from .reliability import CalibrationErrors, calibration_error_table, expected_calibration_error, reliability_bins
 from .report import (
     ModelReport,
     NotebookRun,
@@ -92,6 +95,7 @@ __all__ = [
     "TRUE_DOMAINS",
     "Benchmark",
     "BiasRobustness",
+    "CalibrationErrors",
     "CohortDiagnostics",
     "CoverageAccuracyCurve",
     "DiDMA",
@@ -115,6 +119,7 @@ __all__ = [
     "best_of_methods",
     "bias_robustness",
     "calibrated_confidence",
+    "calibration_error_table",
     "calibration_modes",
     "cohort_diagnostics",
     "cohorts",
@@ -128,6 +133,7 @@ __all__ = [
     "e_aurc",
     "expected_accuracy",
     "expected_accuracy_grid",
+    "expected_calibration_error",
     "kendall_tau",
     "leaderboard",
     "load_benchmark",
@@ -139,6 +145,7 @@ __all__ = [
     "rank_changes",
     "rank_table",
     "read_domains",
+    "reliability_bins",
     "run_report",
     "safe_name",
     "score_histograms",
