@@ -229,6 +229,11 @@ def test_table_frames_are_tidy_and_ordered():
     again = calibration_error_table(bench, protocols=["outdata", "xdomain"], methods=["stump", "logistic"],
                                     n_repeats=2)
     pd.testing.assert_frame_equal(res.ece, again.ece)
+    # models in parallel processes: the same frames
+    par = calibration_error_table(bench, protocols=["outdata", "xdomain"], methods=["stump", "logistic"],
+                                  n_repeats=2, n_jobs=2)
+    pd.testing.assert_frame_equal(res.ece, par.ece)
+    pd.testing.assert_frame_equal(res.reliability, par.reliability)
 
 
 def test_indomain_fallback_is_labelled_indata():

@@ -11,6 +11,7 @@ bins, from the same batched fits as :func:`expected_accuracy_grid`.
 
 from __future__ import annotations
 
+import functools
 import warnings
 from dataclasses import dataclass, field
 
@@ -36,9 +37,11 @@ from .calibration import (
     PROTOCOLS,
     _Context,
     _check_grid_args,
+    _check_n_jobs,
     _chunks,
     _indata_train,
     _lbfgs_params,
+    _map_models,
     _plan,
     _splits,
 )
@@ -200,7 +203,7 @@ def _binned(prob, ev_pos, ev_neg, n_bins):
     return count, positive, psum, np.where(nan, n, 0.0).sum(axis=1)
 
 
-def _model_bins(ctx, s, n_bins):
+def _model_bins(ctx, model, s, *, n_bins):
     """Pooled bin sums of one model: {(protocol, dataset index, method): (count, positive, psum, n_nan)}."""
     y, codes, methods, class_weight = ctx.y, ctx.codes, ctx.methods, ctx.class_weight
     opitz = ctx.reference == "opitz2024"
@@ -299,7 +302,7 @@ class CalibrationErrors:
 
 def calibration_error_table(
     bench, *, protocols=PROTOCOLS, methods=METHODS, n_bins=15, class_weight=None, n_repeats=100, random_state=0,
-    reference=None,
+    reference=None, n_jobs=1,
 ):
     """ECE and reliability bins of the probabilities a calibrator learnt on other data gives.
 
@@ -319,7 +322,7 @@ def calibration_error_table(
     class_weight : {None, "balanced"}
         Note that balanced weights shift the probabilities towards the
         minority class, so they are not meant to be calibrated.
-    n_repeats, random_state, reference
+    n_repeats, random_state, reference, n_jobs
         As in :func:`expected_accuracy`.
 
     Returns
@@ -353,6 +356,7 @@ def calibration_error_table(
     protocols, methods = list(dict.fromkeys(protocols)), list(dict.fromkeys(methods))
     seed = _check_grid_args(bench, protocols, methods, class_weight, n_repeats, random_state, reference)
     n_bins = check_int(n_bins, "n_bins", minimum=1)
+    n_jobs = _check_n_jobs(n_jobs)
     ctx = _Context(
         y=bench.labels(), codes=bench.dataset_codes(), offsets=bench._offsets, datasets=bench.datasets,
         domains=dict(bench.domains), protocols=tuple(protocols), methods=tuple(methods),
@@ -363,8 +367,8 @@ def calibration_error_table(
     ece_rows, rel_keys, rel_bins, rel_vals = [], [], [], []
     with threadpool_limits(limits=1, user_api="blas"), warnings.catch_warnings():
         warnings.simplefilter("ignore", UndefinedMetricWarning)
-        for model in bench.models:
-            bins = _model_bins(ctx, bench.scores(model), n_bins)
+        per_model = _map_models(ctx, bench, n_jobs, functools.partial(_model_bins, n_bins=n_bins))
+        for model, bins in zip(bench.models, per_model):
             for p in protocols:
                 fits, indata = ctx.plans[p]
                 cells = sorted([(f.dataset, p) for f in fits] + [(i, "indata") for i in indata])
