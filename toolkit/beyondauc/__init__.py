@@ -2,6 +2,8 @@
 
 * :func:`expected_accuracy` -- the accuracy a model really reaches once its
   raw score is calibrated on other data (Opitz, "Schroedinger's Threshold").
+* :func:`calibration_error_table` -- how calibrated the probabilities of
+  those transferred calibrators are (ECE, reliability diagrams).
 * :func:`bias_robustness`, :func:`noise_robustness`, :func:`sens_spec_drift`,
   :func:`wasserstein_matrix` -- test-set AUROC diagnostics between a
   validation and a test cohort (Roberts et al.).
@@ -64,6 +66,7 @@ from .ranking import (
     score_histograms,
     score_variance,
 )
+from .reliability import CalibrationErrors, calibration_error_table, expected_calibration_error, reliability_bins
 from .report import (
     ModelReport,
     NotebookRun,
@@ -118,6 +121,7 @@ __all__ = [
     "AUCInterval",
     "Benchmark",
     "BiasRobustness",
+    "CalibrationErrors",
     "CohortDiagnostics",
     "CoverageAccuracyCurve",
     "DiDMA",
@@ -149,6 +153,7 @@ __all__ = [
     "bias_robustness",
     "bootstrap_grid",
     "calibrated_confidence",
+    "calibration_error_table",
     "calibration_modes",
     "cohort_diagnostics",
     "cohorts",
@@ -167,6 +172,7 @@ __all__ = [
     "expected_accuracy",
     "expected_accuracy_grid",
     "friedman_test",
+    "expected_calibration_error",
     "kendall_tau",
     "leaderboard",
     "load_benchmark",
@@ -181,6 +187,7 @@ __all__ = [
     "rank_changes",
     "rank_table",
     "read_domains",
+    "reliability_bins",
     "run_report",
     "safe_name",
     "score_histograms",

@@ -236,13 +236,15 @@ def _lbfgs_params(samples, class_weight):
     single-class pair gets (0, 0); its decisions are overridden.
     """
     b0, b1 = np.zeros(len(samples)), np.zeros(len(samples))
-    for k, (s, y) in enumerate(samples):
-        if len(y) == 0 or y.min() == y.max():
-            continue
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", ConvergenceWarning)
+    # one thread: on a single feature, OpenMP/BLAS threads only cost (15x on a loaded machine);
+    # the per-example loss terms are summed by numpy, so the numbers do not depend on it
+    with threadpool_limits(limits=1), warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        for k, (s, y) in enumerate(samples):
+            if len(y) == 0 or y.min() == y.max():
+                continue
             est = LogisticRegression(class_weight=class_weight).fit(s[:, None], y)
-        b0[k], b1[k] = est.intercept_[0], est.coef_[0, 0]
+            b0[k], b1[k] = est.intercept_[0], est.coef_[0, 0]
     return b0, b1
 
 
@@ -548,21 +550,26 @@ def _init_worker(ctx):
     threadpool_limits(limits=1, user_api="blas")  # one BLAS thread per worker: no oversubscription
 
 
-def _worker_cells(model, s):
-    return _model_cells(_WORKER_CTX, model, s)
+def _worker_cells(model, s, func=None):
+    return (func or _model_cells)(_WORKER_CTX, model, s)
 
 
-def _map_models(ctx, bench, n_jobs):
-    """Yield each model's cells, in model order; in ``n_jobs`` processes if > 1."""
+def _map_models(ctx, bench, n_jobs, func=None):
+    """Yield ``func(ctx, model, scores)`` (default :func:`_model_cells`) per model, in model order.
+
+    In ``n_jobs`` processes if > 1; ``func`` must then be picklable (a
+    module-level function or a ``functools.partial`` of one).
+    """
+    func = func or _model_cells
     if n_jobs == 1 or len(bench.models) == 1:
         for model in bench.models:
-            yield _model_cells(ctx, model, bench.scores(model))
+            yield func(ctx, model, bench.scores(model))
         return
     methods = multiprocessing.get_all_start_methods()
     mp = multiprocessing.get_context("fork" if "fork" in methods else None)
     workers = min(n_jobs, len(bench.models))
     with ProcessPoolExecutor(max_workers=workers, mp_context=mp, initializer=_init_worker, initargs=(ctx,)) as ex:
-        futures = [ex.submit(_worker_cells, m, bench.scores(m)) for m in bench.models]
+        futures = [ex.submit(_worker_cells, m, bench.scores(m), func) for m in bench.models]
         for f in futures:
             yield f.result()
 
