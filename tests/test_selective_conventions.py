@@ -167,7 +167,8 @@ def test_areas_match_brute_force(pairs):
             float(ref_area(conf, ok, kind="risk", interpolation=interpolation)), abs=1e-12)
         assert augrc(conf, ok, interpolation=interpolation) == pytest.approx(
             float(ref_area(conf, ok, kind="generalized", interpolation=interpolation)), abs=1e-12)
-        want = ref_area(conf, ok, kind="risk", interpolation=interpolation) - ref_optimal(len(ok), sum(ok), interpolation)
+        best = ref_optimal(len(ok), sum(ok), interpolation)
+        want = ref_area(conf, ok, kind="risk", interpolation=interpolation) - best
         assert e_aurc(conf, ok, interpolation=interpolation) == pytest.approx(float(want), abs=1e-12)
         r = 1 - sum(ok) / len(ok)
         analytic = r + ((1 - r) * math.log(1 - r) if r < 1 else 0.0)
