@@ -91,7 +91,8 @@ def test_cohort_diagnostics_carries_both_orders(p):
     assert (out["wasserstein_p1"], out["wasserstein_p2"]) == (d.wasserstein_p1.score, d.wasserstein_p2.score)
     assert out["wasserstein_p1"] != out["wasserstein_p2"]
     frame = diagnostics_frame([d])
-    assert frame.loc[0, "wasserstein_p1"] == out["wasserstein_p1"] and frame.loc[0, "wasserstein_p2"] == out["wasserstein_p2"]
+    for key in ("wasserstein_p1", "wasserstein_p2"):
+        assert frame.loc[0, key] == out[key]
 
 
 def test_single_class_warns_once():
@@ -132,7 +133,8 @@ def test_cli_json_names_p(capsys):
     for order, w in ((1, d.wasserstein_p1), (2, d.wasserstein_p2)):
         m = w.to_frame()
         got = rec[f"wasserstein_matrix_p{order}"]
-        assert {(r, c): got[r][c] for r in got for c in got[r]} == {(r, c): m.loc[r, c] for r in m.index for c in m.columns}
+        want = {(r, c): m.loc[r, c] for r in m.index for c in m.columns}
+        assert {(r, c): got[r][c] for r in got for c in got[r]} == want
     code, text = run(["diagnose", "--model", "svm", "--dataset", "wine", "--repeats", "2", "--points", "5", "--p", "1"])
     assert code == 0
     assert text.count("Wasserstein matrix, wine") == 2  # p = 1 (asked for) and p = 2, each once

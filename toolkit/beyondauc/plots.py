@@ -582,7 +582,7 @@ class WassersteinDisplay:
         ax.set_yticks([0, 1], list(r.row_labels))
         title = f"{r.p:g}-Wasserstein matrix: W = {r.score:.3f}"
         if o is not None:
-            title += f" [p={o.p:g}: W = {o.score:.3f}]"
+            title += f"\n[p={o.p:g}: W = {o.score:.3f}]"
         ax.set_title(title + (f"\n{r.note}" if r.note else ""))
         self.ax_, self.figure_ = ax, ax.figure
         return self

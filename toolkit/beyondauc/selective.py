@@ -14,6 +14,14 @@ scores what a safety-critical deployment needs instead:
 
 ``DiSCA = x / a + y / b - z * sum_i (n - i + 1) (d2 - d1) / c / sum_i (n - i + 1)``;
 DiDMA adds a computation score, NiDMA a DiSCA on out-of-distribution data.
+DiSCA depends on the step of the confidence grid it is read from, so every
+DiSCA carries its ``resolution`` (:func:`disca_resolution_sensitivity`
+shows how much it moves).
+
+Beside the paper's numbers: the conventions of the selective-classification
+literature -- :func:`aurc` with step or linear integration, :func:`e_aurc`
+against the exact or the analytic optimum, and :func:`augrc` (Traub et al.
+2024), the area under the generalized risk.
 
 Array functions take ``confidence, correct`` first.  The area, AURC and
 friends accept confidences of any scale (only their order matters); DiSCA and
