@@ -211,7 +211,8 @@ class FriedmanResult:
     def __repr__(self):
         return (f"FriedmanResult(value={self.value!r}, statistic={_fmt(self.statistic)}, pvalue={_fmt(self.pvalue)}, "
                 f"f_statistic={_fmt(self.f_statistic)}, f_pvalue={_fmt(self.f_pvalue)}, n_datasets={self.n_datasets}, "
-                f"n_models={self.n_models}, critical_difference={_fmt(self.critical_difference)}, alpha={self.alpha:g})")
+                f"n_models={self.n_models}, critical_difference={_fmt(self.critical_difference)}, "
+                f"alpha={self.alpha:g})")
 
     def groups(self):
         """Maximal groups of models whose average ranks differ by less than the CD.
