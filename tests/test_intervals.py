@@ -125,6 +125,9 @@ def test_compare_identical_and_one_sided():
     s = rng.normal(size=100) + y
     same = ba.compare_auc(y, s, 2 * s + 1)  # same ranking
     assert (same.difference, same.standard_error, same.statistic, same.pvalue) == (0.0, 0.0, 0.0, 1.0)
+    labels = np.where(y == 1, "yes", "no")
+    other = s + rng.normal(size=100)
+    assert ba.compare_auc(labels, s, other, pos_label="yes") == ba.compare_auc(y, s, other)
     flipped = ba.compare_auc(y, s, -s)
     assert flipped.difference == pytest.approx(2 * roc_auc_score(y, s) - 1)
     assert flipped.pvalue < 1e-6 and flipped.low <= flipped.difference <= flipped.high
@@ -261,8 +264,10 @@ def test_auc_intervals_match_auc_ci_per_cell():
 
 
 def test_auc_intervals_one_class_dataset_warns():
-    bench = ba.load_benchmark(pd.DataFrame({
-        "dataset": ["a"] * 4 + ["b"] * 3, "label": [0, 1, 0, 1, 1, 1, 1], "m": [0.1, 0.9, 0.3, 0.5, 0.2, 0.4, 0.6]}))
+    with pytest.warns(UserWarning, match="single class"):
+        bench = ba.load_benchmark(pd.DataFrame({
+            "dataset": ["a"] * 4 + ["b"] * 3, "label": [0, 1, 0, 1, 1, 1, 1],
+            "m": [0.1, 0.9, 0.3, 0.5, 0.2, 0.4, 0.6]}))
     with pytest.warns(ba.UndefinedMetricWarning, match=r"\['b'\]"):
         t = ba.auc_intervals(bench)
     assert np.isfinite(t.loc[0, "auc_se"]) and t.loc[1, ["auc", "auc_low", "auc_se"]].isna().all()
