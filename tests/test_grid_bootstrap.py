@@ -316,3 +316,12 @@ def test_intervals_of_the_mean_are_percentiles_of_the_replicates_means(small):
         assert got.loc[model, "estimate"] == pytest.approx(means[model])
         assert got.loc[model, "low"] == pytest.approx(np.quantile(rep_means, 0.025))
         assert got.loc[model, "high"] == pytest.approx(np.quantile(rep_means, 0.975))
+
+
+def test_auc_replicates_invariant_to_a_monotone_transform_of_the_scores():
+    df = small_frame(9)
+    moved = df.assign(cont=np.exp(2 * df["cont"]) - 3)
+    kw = dict(protocols=["xdomain"], methods=["stump"], n_bootstrap=25, random_state=5)
+    a = bootstrap_grid(load_benchmark(df, domains=DOMAINS), **kw)
+    b = bootstrap_grid(load_benchmark(moved, domains=DOMAINS), **kw)
+    np.testing.assert_allclose(a.replicates[..., 0], b.replicates[..., 0], atol=1e-12)
