@@ -38,9 +38,10 @@ from .data import Benchmark
 from .diagnostics import cohort_diagnostics, diagnostics_frame
 from .grid_bootstrap import bootstrap_grid
 from .intervals import auc_intervals, friedman_test
+from .reliability import calibration_error_table
 from .ranking import best_of_methods, calibration_modes, kendall_tau, rank_changes, rank_table, score_histograms, \
     score_variance
-from .selective import selective_answering
+from .selective import disca_resolution_sensitivity, selective_answering
 
 __all__ = ["Evaluation", "evaluate", "load_evaluation", "open_evaluation", "EVALUATION_PARAMETERS", "SCHEMA_VERSION"]
 
@@ -102,6 +103,11 @@ TABLES = {
     "fluctuations": "every fluctuation of the grid curve per model x dataset (and on the OOD dataset)",
     "leaderboard": "one row per model: mean AUC and accuracy, their ranks and the change, kappa, DiSCA, drift, "
                    "with intervals and p_change",
+    "calibration_error": "expected calibration error (15 equal-width bins) of the probabilities a calibrator learnt "
+                         "under each protocol x method gives on the evaluation data, per dataset x model",
+    "reliability": "the reliability bins behind each ECE: mean predicted probability, fraction of positives, count",
+    "resolution_sensitivity": "DiSCA and its parts on the same answers over grid steps 0.1 ... 1e-4, per model x "
+                              "dataset (DiSCA depends on the step through the 0.001 floor)",
     "mean_intervals": "the mean over datasets of every score with its bootstrap interval (headline setting)",
     "findings": "the verdict on each model: one sentence per finding (ranking, threshold, drift, selective) "
                 "with its status (good, warn, bad, info), generated from the tables above",
@@ -387,7 +393,8 @@ class _ModelJob:
 
     def __call__(self, model):
         out = {k: [] for k in ("roc", "cohort_histograms", "robustness", "drift_curves", "wasserstein",
-                               "selective", "tolerance", "coverage_curves", "fluctuations")}
+                               "selective", "tolerance", "coverage_curves", "fluctuations",
+                               "resolution_sensitivity")}
         diags = []
         for dataset in self.bench.datasets:
             d = cohort_diagnostics(self.bench, model, dataset, **self.options)
@@ -402,6 +409,9 @@ class _ModelJob:
         for dataset in self.in_datasets:
             r = selective_answering(self.bench_sel, model, dataset, **self.sel_options)
             out["selective"].append(r.to_dict())
+            sens = disca_resolution_sensitivity(r.confidence, r.correct, tolerance=self.sel_options["tolerance"])
+            out["resolution_sensitivity"].append(sens.assign(model=model, dataset=dataset)[
+                ["model", "dataset", *sens.columns]])
             a, b, c = _selective_rows(r, None)
             out["coverage_curves"] += a
             out["tolerance"] += b
@@ -505,7 +515,10 @@ def evaluate(data="demo", *, n_jobs=1, progress=False, **parameters):
     t0 = time.perf_counter()
     grid = expected_accuracy_grid(bench, class_weight=p["class_weight"], n_repeats=p["n_repeats"],
                                   random_state=p["random_state"], n_jobs=n_jobs)
-    stage("calibration grid", t0)
+    ce = calibration_error_table(bench, class_weight=p["class_weight"], n_repeats=p["n_repeats"],
+                                 random_state=p["random_state"], n_jobs=n_jobs)
+    tables["calibration_error"], tables["reliability"] = ce.ece, ce.reliability
+    stage("calibration grid and calibration error", t0)
     t0 = time.perf_counter()
     boot = None
     if p["n_bootstrap"]:  # the headline protocol x method carries intervals, rank stability and pairwise wins
@@ -576,6 +589,7 @@ def evaluate(data="demo", *, n_jobs=1, progress=False, **parameters):
     tables["selective"] = pd.DataFrame([row for x in parts for row in x["selective"]])
     tables["tolerance"] = _concat([y for x in parts for y in x["tolerance"]])
     tables["coverage_curves"] = _concat([y for x in parts for y in x["coverage_curves"]])
+    tables["resolution_sensitivity"] = _concat([y for x in parts for y in x["resolution_sensitivity"]])
     tables["fluctuations"] = _concat([y for x in parts for y in x["fluctuations"]],
                                      ["model", "dataset", "where", "i", "coverage_1", "coverage_2", "d1", "d2", "c1",
                                       "c2", "c"])
