@@ -1,0 +1,103 @@
+"""One evaluation, many views: the index, every report and the saved evaluation show the same numbers.
+
+A real ``run_report`` on a small CSV whose ``split`` column says ``dev``/``test``
+(so ``val_split=dev`` must reach the evaluation) with non-default parameters; the
+index's leaderboard and each report's summary are read back from the HTML and
+compared with the evaluation saved in the report folder.  A second run reuses
+the evaluation, ``recompute=True`` computes it again.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+
+import pytest
+
+import beyondauc as ba
+
+MODELS = ["svm", "naive_bayes", "mlp"]
+DATASETS = ["wine", "diabetes", "digits_3v8"]
+PARAMETERS = {"val_split": "dev", "tolerance": 0.8, "protocol": "indata", "method": "stump", "n_bootstrap": 20,
+              "noise_repeats": 2, "n_repeats": 5, "random_state": 7}
+
+
+def _text(page):
+    """What a reader sees: tags removed, entities decoded, white space folded."""
+    page = re.sub(r"<(style|script)[^>]*>.*?</\1>", " ", page, flags=re.S)
+    page = re.sub(r"<img[^>]*>", " ", page)
+    return " ".join(html.unescape(re.sub(r"<[^>]+>", " ", page)).split())
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("one_evaluation")
+    frame = ba.load_demo().subset(models=MODELS, datasets=DATASETS).frame
+    frame["split"] = frame["split"].replace({"val": "dev"})
+    data = tmp / "scores.csv"
+    frame.to_csv(data, index=False)
+    out = tmp / "report"
+    result = ba.run_report(str(data), out=out, jobs=2, progress=False, parameters=PARAMETERS)
+    return result, out, str(data)
+
+
+def test_the_run_succeeds_and_saves_its_evaluation(run):
+    result, out, _ = run
+    assert result.ok, result.summary()
+    ev = ba.load_evaluation(out)
+    assert ev.parameters["val_split"] == "dev" and ev.parameters["tolerance"] == 0.8
+    assert set(ev.table("diagnostics")["cohorts"]) == {"split"}
+
+
+def test_index_shows_the_evaluations_leaderboard(run):
+    result, out, _ = run
+    board = ba.load_evaluation(out).table("leaderboard").set_index("model")
+    page = (out / "index.html").read_text(encoding="utf-8")
+    rows = re.findall(r'<tr class="[^"]*" data-beyondauc="model-row">(.*?)</tr>', page, re.S)
+    assert len(rows) == len(MODELS)
+    verdicts = ba.load_evaluation(out).table("verdicts").set_index("model")
+    for row in rows:
+        cells = [_text(c) for c in re.findall(r"<td[^>]*>(.*?)</td>", row, re.S)]
+        model = cells[0]
+        b = board.loc[model]
+        assert cells[1] == verdicts.loc[model, "verdict"]
+        assert cells[2].split()[0] == f"{b['auc']:.3f}"
+        assert cells[2].split()[1] == f"{b['auc_low']:.3f}–{b['auc_high']:.3f}"
+        assert cells[3] == str(int(b["auc_rank"]))
+        assert cells[4].split()[0] == f"{b['accuracy']:.3f}"
+        assert cells[5] == str(int(b["accuracy_rank"]))
+        assert cells[7].split()[0] == f"{b['kappa']:.3f}"
+        assert cells[8] == f"{b['disca']:.3f}" and cells[9] == f"{b['drift']:.3f}"
+    # the column guide names the parameters the numbers were computed with
+    guide = _text(page)
+    assert "protocol indata" in guide and "method stump" in guide and "tolerance 0.8" in guide
+
+
+def test_each_report_states_the_evaluations_findings(run):
+    result, out, _ = run
+    ev = ba.load_evaluation(out)
+    findings = ev.table("findings")
+    for rep in result.reports:
+        page = (out / rep.html).read_text(encoding="utf-8")
+        assert page.index('id="summary"') < page.index('id="contents"') < page.index('id="section-auc_vs_accuracy"')
+        text = _text(page)
+        for sentence in findings[findings["model"] == rep.model]["sentence"]:
+            assert sentence in text, sentence
+        assert "tolerance t = 0.8" in text  # the selective section shows the evaluation's own tolerance
+        assert "index" in page and 'href="../../index.html"' in page
+
+
+def test_a_rerun_reuses_the_evaluation_and_recompute_does_not(run):
+    result, out, data = run
+    created = ba.load_evaluation(out).created
+    again = ba.run_report(data, out=out, jobs=2, progress=False, parameters=PARAMETERS, models=["svm"])
+    # other models: other parameters, so a new evaluation
+    assert again.ok and again.evaluation.models == ("svm",)
+    same = ba.run_report(data, out=out, jobs=2, progress=False, parameters=PARAMETERS, models=["svm"])
+    # same data and parameters: the saved evaluation is read back, stamps and stage timings included
+    assert (same.evaluation.created, same.evaluation.timing) == (again.evaluation.created, again.evaluation.timing)
+    forced = ba.run_report(data, out=out, jobs=2, progress=False, parameters=PARAMETERS, models=["svm"],
+                           recompute=True)
+    assert forced.evaluation.timing != same.evaluation.timing  # computed again (its stages timed anew) ...
+    assert forced.evaluation.table("leaderboard").equals(same.evaluation.table("leaderboard"))  # ... same numbers
+    assert created
