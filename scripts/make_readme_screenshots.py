@@ -4,7 +4,9 @@
 Runs ``beyondauc demo`` unless ``reports/demo/index.html`` exists (or
 ``--rerun``), then opens the index and one model's report over ``file://``
 with Playwright driving ``/usr/bin/chromium`` (no browser download) and saves
-``docs/report_index.png`` and ``docs/report_model.png``.
+``docs/report_index.png`` (the leaderboard), ``docs/report_summary.png`` (the
+first screen of a model's report: its verdict) and ``docs/report_model.png``
+(the diagnostics section opened at its first dashboard).
 
 Usage::
 
@@ -27,7 +29,7 @@ ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--d
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rerun", action="store_true", help="run `beyondauc demo` even if the report exists")
-    parser.add_argument("--model", default="svm", help="the model whose report is shown (default: svm)")
+    parser.add_argument("--model", default="mlp", help="the model whose report is shown (default: mlp)")
     parser.add_argument("--out", default=str(ROOT / "docs"), help="folder for the PNG files")
     args = parser.parse_args(argv)
 
@@ -46,16 +48,19 @@ def main(argv=None):
         page.goto(index.as_uri())
         page.screenshot(path=str(out / "report_index.png"))
         page.goto((index.parent / "models" / safe_name(args.model) / "report.html").as_uri())
+        page.set_viewport_size({"width": 1280, "height": 800})
+        page.screenshot(path=str(out / "report_summary.png"))
         page.set_viewport_size({"width": 1280, "height": 1000})
-        page.evaluate("""() => {  // the first dashboard: the first figure below the diagnostics section
-            const top = document.getElementById('section-test_auroc').getBoundingClientRect().top;
-            const img = [...document.images].find(i => i.getBoundingClientRect().top > top);
+        page.evaluate("""() => {  // open the diagnostics section at its first dashboard
+            const section = document.getElementById('section-test_auroc');
+            section.open = true;
+            const img = section.querySelector('img');
             const heading = img.closest('.jp-Cell').previousElementSibling;
             (heading || img).scrollIntoView();
         }""")
         page.screenshot(path=str(out / "report_model.png"))
         browser.close()
-    print(f"wrote {out / 'report_index.png'} and {out / 'report_model.png'}")
+    print(f"wrote {out / 'report_index.png'}, {out / 'report_summary.png'} and {out / 'report_model.png'}")
 
 
 if __name__ == "__main__":

@@ -84,6 +84,11 @@ def _png_size(data):
     return struct.unpack(">II", data[16:24])
 
 
+#: Pixels per inch of a figure on screen: a 12-inch report figure is 960 CSS pixels wide (and 1920
+#: device pixels in 2x PNG), which fits the report's column without being scaled down.
+_BASE_DPI = 80
+
+
 def _palette_png(data):
     """The PNG with its colours reduced to a 256-colour palette: a plot's flat colours and
     anti-aliased edges survive, the file is about 4x smaller (measured in the README)."""
@@ -106,7 +111,7 @@ def render(fig, *, format="retina"):
         fig.savefig(buf, format="svg", bbox_inches="tight", facecolor="white")
         return SVG(data=buf.getvalue().decode("utf-8"))
     scale = 2 if format == "retina" else 1
-    fig.savefig(buf, format="png", dpi=fig.dpi * scale, bbox_inches="tight", facecolor="white")
+    fig.savefig(buf, format="png", dpi=_BASE_DPI * scale, bbox_inches="tight", facecolor="white")
     data = _palette_png(buf.getvalue())
 
     width, height = _png_size(data)

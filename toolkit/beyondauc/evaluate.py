@@ -878,6 +878,9 @@ def open_evaluation(evaluation=None, *, data="demo", **parameters):
     return evaluate(data, **parameters)
 
 
+_CACHE = {}  # (folder, manifest mtime and size) -> Evaluation: a kernel that runs several notebooks reads it once
+
+
 def load_evaluation(path):
     """Read an evaluation saved by :meth:`Evaluation.save` (or a report folder holding one).
 
@@ -905,6 +908,10 @@ def load_evaluation(path):
     manifest_path = path / MANIFEST
     if not manifest_path.is_file():
         raise FileNotFoundError(f"`path` {str(path)!r} holds no beyondauc evaluation ({MANIFEST} missing)")
+    stat = manifest_path.stat()
+    key = (str(path.resolve()), stat.st_mtime_ns, stat.st_size, stat.st_ino)
+    if key in _CACHE:
+        return _CACHE[key]
     try:
         manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as exc:
@@ -921,6 +928,9 @@ def load_evaluation(path):
         if not file.is_file():
             raise FileNotFoundError(f"{file}: table {name!r} of the evaluation is missing")
         tables[name] = pd.read_parquet(file)
-    return Evaluation(tables=tables, parameters=manifest["parameters"], data=manifest["data"],
-                      versions=manifest.get("versions", {}), created=manifest.get("created", ""),
-                      timing=manifest.get("timing", {}))
+    ev = Evaluation(tables=tables, parameters=manifest["parameters"], data=manifest["data"],
+                    versions=manifest.get("versions", {}), created=manifest.get("created", ""),
+                    timing=manifest.get("timing", {}))
+    _CACHE.clear()  # one evaluation at a time: a report's
+    _CACHE[key] = ev
+    return ev
