@@ -236,6 +236,12 @@ def _axes(ax):
     return ax
 
 
+#: The headline numbers the dashboard's text panel lists (intervals are in the tables).
+_DASHBOARD_NUMBERS = ("model", "dataset", "cohorts", "n_val", "n_test", "auc_val", "auc_test", "bias_robustness_val",
+                      "bias_robustness_test", "noise_robustness_val", "noise_robustness_test", "drift",
+                      "wasserstein_p1", "wasserstein_p2")
+
+
 def _binned(y, s, edges):
     """(edges, negative counts, positive counts, scores beyond the edges): scores outside go to the end bins."""
     lo, hi = edges[0], edges[-1]
@@ -657,7 +663,8 @@ class DiagnosticsDashboard:
         RobustnessDisplay(d["bias"], ["validation", "test"], kind="bias").plot(axes[1, 0])
         RobustnessDisplay(d["noise"], ["validation", "test"], kind="noise").plot(axes[1, 1])
         DriftDisplay(d["drift"]).plot(axes[1, 2])
-        lines = [f"{k}: {v:.4f}" if isinstance(v, float) else f"{k}: {v}" for k, v in d["summary"].items()]
+        lines = [f"{k}: {v:.4f}" if isinstance(v, float) else f"{k}: {v}" for k, v in d["summary"].items()
+                 if k in _DASHBOARD_NUMBERS]
         axes[1, 3].axis("off")
         axes[1, 3].text(0.0, 1.0, "\n".join(lines), va="top", ha="left", family="monospace", fontsize=9,
                         transform=axes[1, 3].transAxes)
