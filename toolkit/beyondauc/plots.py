@@ -162,7 +162,7 @@ def _legend(ax, **kwargs):
 
     matplotlib leaves such labels out of a legend; this passes the handles
     and labels explicitly, leaving out only what matplotlib itself named
-    (``_nolegend_``, ``_child0``...) or cannot draw in a legend.
+    (``_nolegend_``, ``_child0``, ``_container0``...) or cannot draw in a legend.
     """
     from matplotlib.collections import Collection
     from matplotlib.legend import Legend
@@ -175,7 +175,7 @@ def _legend(ax, **kwargs):
         if not isinstance(artist, (Line2D, Patch, Collection)) and artist not in ax.containers:
             continue
         label = artist.get_label()
-        if (not label or label == "_nolegend_" or re.fullmatch(r"_child\d+", label)
+        if (not label or label == "_nolegend_" or re.fullmatch(r"_(child|container)\d+", label)
                 or Legend.get_legend_handler(handler_map, artist) is None):
             continue
         handles.append(artist)
