@@ -61,7 +61,6 @@ from beyondauc.plots import (
 )
 from cli_helpers import run
 from hostile_names import (
-    ACCEPTED,
     LONG,
     NAMES,
     NORMALISATION,
@@ -78,7 +77,6 @@ from hostile_names import (
 from matplotlib.backends.backend_agg import RendererAgg
 from report_helpers import parse_html
 
-SHORT = tuple(n for n in NAMES if len(n) <= 100)
 
 
 @pytest.fixture(autouse=True)

@@ -181,7 +181,7 @@ def _legend(ax, **kwargs):
 
     matplotlib leaves such labels out of a legend; this passes the handles
     and labels explicitly, leaving out only what matplotlib itself named
-    (``_nolegend_``, ``_child0``...) or cannot draw in a legend.
+    (``_nolegend_``, ``_child0``, ``_container0``...) or cannot draw in a legend.
     """
     from matplotlib.collections import Collection
     from matplotlib.legend import Legend
