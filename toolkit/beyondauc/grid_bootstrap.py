@@ -107,6 +107,9 @@ def _combine(G, A, total=None):
     R, D, m = A.shape
     if G.shape == (D, D) and (G == np.eye(D)).all():  # each fit one dataset, in order: a view
         return A.reshape(R * D, m), total
+    if G.shape == (D, D) and (G == 1 - np.eye(D)).all():  # each fit all but its dataset (xdomain)
+        total = A.sum(axis=1) if total is None else total
+        return np.subtract(total[:, None, :], A).reshape(R * D, m), total
     out = np.empty((R, len(G), m))
     for k, g in enumerate(G.astype(bool)):
         inc, exc = np.flatnonzero(g), np.flatnonzero(~g)
