@@ -48,6 +48,8 @@ from beyondauc import (
 from beyondauc import plots
 from beyondauc.plots import (
     AUCAccuracyDisplay,
+    CriticalDifferenceDisplay,
+    ReliabilityDisplay,
     ClassHistogramDisplay,
     CoverageAccuracyDisplay,
     DiagnosticsDashboard,
@@ -317,12 +319,14 @@ def _figures(wide):
         "auc_accuracy_all": (AUCAccuracyDisplay.from_results(res), NAMES),
         "rank_slope": (RankSlopeDisplay.from_results(res, highlight=b), NAMES),
         "score_histograms": (ScoreHistogramsDisplay.from_benchmark(bench, a, bins=5), (a, *bench.datasets)),
+        "critical_difference": (CriticalDifferenceDisplay.from_results(res), NAMES),
+        "reliability": (ReliabilityDisplay.from_predictions(y, conf, name=a), (a,)),
     }
 
 
 DRAWN = (ThresholdROCDisplay, ClassHistogramDisplay, RobustnessDisplay, DriftDisplay, WassersteinDisplay,
          DiagnosticsDashboard, CoverageAccuracyDisplay, ToleranceDisplay, AUCAccuracyDisplay, RankSlopeDisplay,
-         ScoreHistogramsDisplay)  # what _figures draws
+         ScoreHistogramsDisplay, CriticalDifferenceDisplay, ReliabilityDisplay)  # what _figures draws
 
 
 def test_every_display_is_covered():

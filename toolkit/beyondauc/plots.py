@@ -1304,7 +1304,30 @@ class CriticalDifferenceDisplay:
         ax.set_axis_off()
         ax.set_title(self.title or f"Average ranks over datasets\nbars join models not significantly different "
                                    f"(Nemenyi, alpha = {self.alpha:g})", fontsize=9)
-        return cls(score_histograms(bench, bins=bins, models=[model]), model=model).plot(figure, **kwargs)
+        self.ax_, self.figure_ = ax, ax.figure
+        return self
+
+    @classmethod
+    def from_friedman(cls, *results, labels=None, ax=None, title=""):
+        """Draw the results of :func:`~beyondauc.friedman_test`, one row each."""
+        if not results or not all(isinstance(r, FriedmanResult) for r in results):
+            raise ValueError("`results` must be one or more FriedmanResult (from friedman_test)")
+        return cls([r.average_ranks for r in results], [r.critical_difference for r in results],
+                   labels=labels or [r.value for r in results], pvalues=[r.pvalue for r in results],
+                   alpha=results[0].alpha, title=title).plot(ax)
+
+    @classmethod
+    def from_results(cls, results, *, value="accuracy", alpha=0.05, ax=None):
+        """Rank the models of :func:`~beyondauc.expected_accuracy` results by AUC and by ``value``; draw both."""
+        _check_results(results, value)
+        by_auc = friedman_test(results, value="auc", alpha=alpha)
+        by_value = friedman_test(results, value=value, alpha=alpha)
+        where = ""
+        if {"protocol", "method"} <= set(results.columns) and len(results):
+            where = f" ({results['protocol'].iloc[0]}, {results['method'].iloc[0]})"
+        title = (f"AUC ranks vs {value} ranks{where} over {by_value.n_datasets} datasets\nbars join models not "
+                 f"significantly different (Nemenyi, alpha = {alpha:g})")
+        return cls.from_friedman(by_auc, by_value, labels=["AUC", value], ax=ax, title=title)
 
 
 # -- calibration quality ------------------------------------------------------------------
@@ -1370,26 +1393,6 @@ class ReliabilityDisplay:
         return self
 
     @classmethod
-    def from_friedman(cls, *results, labels=None, ax=None, title=""):
-        """Draw the results of :func:`~beyondauc.friedman_test`, one row each."""
-        if not results or not all(isinstance(r, FriedmanResult) for r in results):
-            raise ValueError("`results` must be one or more FriedmanResult (from friedman_test)")
-        return cls([r.average_ranks for r in results], [r.critical_difference for r in results],
-                   labels=labels or [r.value for r in results], pvalues=[r.pvalue for r in results],
-                   alpha=results[0].alpha, title=title).plot(ax)
-
-    @classmethod
-    def from_results(cls, results, *, value="accuracy", alpha=0.05, ax=None):
-        """Rank the models of :func:`~beyondauc.expected_accuracy` results by AUC and by ``value``; draw both."""
-        _check_results(results, value)
-        by_auc = friedman_test(results, value="auc", alpha=alpha)
-        by_value = friedman_test(results, value=value, alpha=alpha)
-        where = ""
-        if {"protocol", "method"} <= set(results.columns) and len(results):
-            where = f" ({results['protocol'].iloc[0]}, {results['method'].iloc[0]})"
-        title = (f"AUC ranks vs {value} ranks{where} over {by_value.n_datasets} datasets\nbars join models not "
-                 f"significantly different (Nemenyi, alpha = {alpha:g})")
-        return cls.from_friedman(by_auc, by_value, labels=["AUC", value], ax=ax, title=title)
     def from_predictions(cls, y_true, y_prob, *, n_bins=15, pos_label=None, name="", title="", ax=None, **kwargs):
         """Bin probabilities of the positive class against binary labels, then plot."""
         _, mean_predicted, fraction_positive, count = reliability_bins(y_true, y_prob, n_bins=n_bins,
