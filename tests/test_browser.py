@@ -208,6 +208,10 @@ def test_index_links_to_a_model_report(report, page, tmp_path):
     header = page.locator('[data-beyondauc="report-header"]')
     assert header.is_visible()
     assert HOSTILE in header.locator("h1").inner_text()
+    about = header.locator("details.ba-about")  # the data, parameters and version, folded away
+    assert not about.evaluate("e => e.open") and not header.locator('[data-beyondauc="model"]').is_visible()
+    about.locator("summary").click()
+    assert header.locator('[data-beyondauc="model"]').is_visible()
     assert header.locator('[data-beyondauc="model"]').inner_text().strip() == HOSTILE
     assert _scripts_with_payload(page) == 0, "the model name became a script element of the report"
     loaded = page.evaluate("() => Array.from(document.images)"

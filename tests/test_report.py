@@ -831,6 +831,16 @@ def test_report_sections_in_order_each_with_an_inline_image(hostile, model):
         assert section.find_all("img"), f"no image in section {name}"
 
 
+def test_overview_is_one_open_section(hostile):
+    root = page(report_path(hostile, None))
+    sections = root.marked("section")
+    assert [(s.tag, s.attrs.get("id")) for s in sections] == [("details", "section-overview")]
+    assert "open" in sections[0].attrs  # nothing to choose between: shown open
+    assert sections[0].find("summary").text.strip() == notebook_title("overview")
+    assert root.find_all(id="summary") == [] and root.marked("contents") == []
+    assert sections[0].find_all("img") and root.marked("section-failed") == []
+
+
 @pytest.mark.parametrize("model", [*HOSTILE, None])
 def test_report_is_self_contained(hostile, model):
     path = report_path(hostile, model)
@@ -1008,6 +1018,8 @@ def test_index_leaderboard_values(hostile):
     board = evaluation.table("leaderboard")
     pd.testing.assert_frame_equal(hostile["result"].leaderboard, board)
     pd.testing.assert_frame_equal(hostile["result"].evaluation.table("leaderboard"), board)
+    # and what a user computes afresh from the same data and the default parameters
+    pd.testing.assert_frame_equal(leaderboard(open_benchmark(str(hostile["data"]))), board)
     verdicts = evaluation.table("verdicts").set_index("model")
     root = page(hostile["out"] / "index.html")
     head = [th.text.strip() for th in root.marked("leaderboard")[0].find("thead").find_all("th")]

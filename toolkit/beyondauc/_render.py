@@ -21,9 +21,17 @@ from ._output import _atomic_write
 _TEMPLATE = "beyondauc"
 
 
+#: Tag of the banner papermill puts above a failed notebook's cells (it is not the notebook's first cell).
+_PAPERMILL_BANNER = "papermill-error-cell-tag"
+
+
+def _is_banner(cell):
+    return _PAPERMILL_BANNER in cell.metadata.get("tags", [])
+
+
 def _notebook_title(nb, default):
     for cell in nb.cells:
-        if cell.cell_type == "markdown":
+        if cell.cell_type == "markdown" and not _is_banner(cell):
             for line in cell.source.splitlines():
                 if line.startswith("# "):
                     return line[2:].strip()
@@ -62,7 +70,7 @@ def _combine(executed, title):
             cell = copy.deepcopy(cell)
             if "notebook-only" in cell.metadata.get("tags", []):
                 continue
-            if cell.cell_type == "markdown" and not titled:
+            if cell.cell_type == "markdown" and not titled and not _is_banner(cell):
                 titled = True
                 lines = cell.source.splitlines()
                 if lines and lines[0].startswith("# "):
