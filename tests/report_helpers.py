@@ -21,7 +21,10 @@ from beyondauc import load_demo
 HOSTILE = ("<script>alert(1)</script>", "../x", "a/b", "modèle 1")
 SCRIPT = HOSTILE[0]
 DATASETS = ("wine", "diabetes")
-NOTEBOOKS = ("auc_vs_accuracy", "test_auroc", "selective_answering")
+#: The notebooks executed per model, in report order: the summary, then the analyses.
+NOTEBOOKS = ("summary", "auc_vs_accuracy", "test_auroc", "selective_answering")
+#: The analyses: each a collapsible section of the report, after the summary.
+ANALYSES = NOTEBOOKS[1:]
 BROKEN, HEALTHY = "broken_model", "healthy"
 BOOM = "boom from the test"
 FAILING_NOTEBOOK = "test_auroc"
@@ -48,7 +51,7 @@ def sha256_file(path):
 
 
 def notebooks_with_failure(src_dir, dst_dir):
-    """Copy the four notebooks; ``test_auroc`` raises for model ``broken_model`` right after its parameters."""
+    """Copy the notebooks; ``test_auroc`` raises for model ``broken_model`` right after its parameters."""
     dst_dir = Path(dst_dir)
     dst_dir.mkdir(parents=True, exist_ok=True)
     for nb in Path(src_dir).glob("*.ipynb"):
@@ -66,7 +69,7 @@ def notebooks_with_failure(src_dir, dst_dir):
 
 
 def tiny_notebooks(src_dir, dst_dir, *, sleep=0.0):
-    """The four notebooks cut to their title, their parameters and one cell that reads the data (and sleeps).
+    """The notebooks cut to their title, their parameters and one cell that reads the evaluation (and sleeps).
 
     For tests of the runner itself: a report of a few seconds, still executed by
     papermill with the real parameters.
@@ -77,9 +80,9 @@ def tiny_notebooks(src_dir, dst_dir, *, sleep=0.0):
         nb = nbformat.read(str(path), as_version=4)
         at = next(i for i, c in enumerate(nb.cells) if "parameters" in c.metadata.get("tags", []))
         code = nbformat.v4.new_code_cell(
-            "import time\nimport beyondauc.report\n"
-            "bench = beyondauc.report.open_benchmark(data, datasets=datasets, pos_label=pos_label)\n"
-            f"print(len(bench.frame), bench.models)\ntime.sleep({sleep!r})")
+            "import time\nimport beyondauc\n"
+            "ev = beyondauc.load_evaluation(evaluation)\n"
+            f"print(ev.models, ev.datasets)\ntime.sleep({sleep!r})")
         code.id = "tiny-code"
         nb.cells = [nb.cells[0], nb.cells[at], code]
         nbformat.write(nb, str(dst_dir / path.name))

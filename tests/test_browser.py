@@ -41,6 +41,7 @@ HOSTILE = "<script>alert(1)</script>"
 MODELS = ("svm", "knn")
 DATASETS = ["wine", "diabetes"]
 TIMEOUT_MS = 20_000
+VIEWPORT = {"width": 1280, "height": 800}  # a laptop screen
 MIN_SCREENSHOT_BYTES = 10_000
 
 
@@ -155,7 +156,7 @@ def _check_screenshot(path, *, blank_check=False):
 @pytest.fixture
 def page(browser):
     """A fresh page (own context: no cache or history shared between tests) with a Recorder attached."""
-    context = browser.new_context(viewport={"width": 1280, "height": 900}, service_workers="block")
+    context = browser.new_context(viewport=VIEWPORT, service_workers="block")
     try:
         page = context.new_page()
         page.set_default_timeout(TIMEOUT_MS)
@@ -207,6 +208,10 @@ def test_index_links_to_a_model_report(report, page, tmp_path):
     header = page.locator('[data-beyondauc="report-header"]')
     assert header.is_visible()
     assert HOSTILE in header.locator("h1").inner_text()
+    about = header.locator("details.ba-about")  # the data, parameters and version, folded away
+    assert not about.evaluate("e => e.open") and not header.locator('[data-beyondauc="model"]').is_visible()
+    about.locator("summary").click()
+    assert header.locator('[data-beyondauc="model"]').is_visible()
     assert header.locator('[data-beyondauc="model"]').inner_text().strip() == HOSTILE
     assert _scripts_with_payload(page) == 0, "the model name became a script element of the report"
     loaded = page.evaluate("() => Array.from(document.images)"
@@ -235,4 +240,66 @@ def test_index_links_to_the_overview(report, page):
     assert page.locator('[data-beyondauc="model"]').count() == 0
     assert page.locator('[data-beyondauc="section"]').count() >= 1
     assert _scripts_with_payload(page) == 0, "a model name became a script element of the overview"
+    page.recorder.check(report.out_dir)
+
+
+def _horizontal_overflow(page):
+    """How many CSS pixels the page is wider than the window (0: no horizontal scroll bar)."""
+    return page.evaluate("() => document.documentElement.scrollWidth - window.innerWidth")
+
+
+def test_index_fits_the_window(report, page):
+    _open_index(page, report)
+    assert page.evaluate("() => window.innerWidth") == VIEWPORT["width"]
+    assert _horizontal_overflow(page) <= 0, "the index scrolls sideways at 1280 px"
+    assert page.locator('[data-beyondauc="column-guide"]').is_visible()
+    page.recorder.check(report.out_dir)
+
+
+@pytest.mark.parametrize("model", MODELS)
+def test_report_reads_in_two_minutes(report, page, model):
+    """A model's report at 1280x800: the summary on the first screen, no sideways scrolling (also with every
+    section open), contents links that lead somewhere, and a back link to the index."""
+    model = HOSTILE if model == "knn" else model
+    path = report.out_dir / "models" / safe_name(model) / "report.html"
+    page.goto(path.resolve().as_uri(), wait_until="load")
+    assert _horizontal_overflow(page) <= 0, "the report scrolls sideways at 1280 px"
+    summary = page.locator("#summary")
+    assert summary.is_visible()
+    top = summary.evaluate("e => e.getBoundingClientRect().top + window.scrollY")
+    assert 0 <= top < VIEWPORT["height"], f"the summary starts {top} px down: not on the first screen"
+    assert page.evaluate("() => window.scrollY") == 0
+    # the analyses are collapsed sections; the contents link the summary and each of them
+    sections = page.locator('details[data-beyondauc="section"]')
+    assert sections.count() == 3
+    assert not any(sections.nth(i).evaluate("e => e.open") for i in range(sections.count()))
+    hrefs = page.locator("#contents a").evaluate_all("links => links.map(a => a.getAttribute('href'))")
+    assert hrefs[0] == "#summary" and len(hrefs) >= 1 + sections.count()
+    missing = page.evaluate("hrefs => hrefs.filter(h => !h.startsWith('#') || "
+                            "document.querySelectorAll('[id=\"' + CSS.escape(h.slice(1)) + '\"]').length !== 1)",
+                            hrefs)
+    assert missing == [], f"contents links without a unique target: {missing}"
+    # following a section's link scrolls to it; opening it shows its content, still no sideways scroll
+    first = sections.first
+    section_id = first.get_attribute("id")
+    page.locator(f'#contents a[href="#{section_id}"]').click()
+    page.wait_for_function("id => location.hash === '#' + id", arg=section_id)
+    assert first.evaluate("e => Math.abs(e.getBoundingClientRect().top) < window.innerHeight")
+    first.locator("summary").click()
+    assert first.evaluate("e => e.open")
+    assert first.locator("img").first.is_visible()
+    page.evaluate("() => document.querySelectorAll('details').forEach(d => d.open = true)")
+    assert _horizontal_overflow(page) <= 0, "an open section makes the report scroll sideways at 1280 px"
+    # back to the index of the same run
+    _follow(page, page.locator('a[data-beyondauc="back"]'), report.index)
+    assert page.locator('table[data-beyondauc="leaderboard"]').is_visible()
+    page.recorder.check(report.out_dir)
+
+
+def test_overview_fits_and_links_back(report, page):
+    page.goto((report.out_dir / "overview" / "overview.html").resolve().as_uri(), wait_until="load")
+    assert _horizontal_overflow(page) <= 0, "the overview scrolls sideways at 1280 px"
+    sections = page.locator('details[data-beyondauc="section"]')
+    assert sections.count() == 1 and sections.first.evaluate("e => e.open")  # its single section, open
+    _follow(page, page.locator('a[data-beyondauc="back"]'), report.index)
     page.recorder.check(report.out_dir)

@@ -193,3 +193,14 @@ def test_summary_renders_names_as_text():
     ev = ba.evaluate(frame, noise_repeats=2, n_bootstrap=0)
     html = ba.model_summary(ev, "<script>alert(1)</script>")._repr_html_()
     assert "<script>" not in html and "&lt;script&gt;" in html
+
+
+def test_one_model_is_evaluated_without_the_friedman_test():
+    """A report on one model (``beyondauc demo --models svm``): the Friedman test needs two, its table is empty."""
+    one = ba.evaluate("demo", models=["svm"], datasets=["wine", "diabetes"], n_bootstrap=0, noise_repeats=2)
+    two = ba.evaluate("demo", models=["svm", "knn"], datasets=["wine", "diabetes"], n_bootstrap=0, noise_repeats=2)
+    assert len(one.table("friedman")) == 0 and len(two.table("friedman")) == 4
+    assert one.table("friedman").dtypes.to_dict() == two.table("friedman").dtypes.to_dict()
+    board = one.table("leaderboard")
+    assert board["model"].tolist() == ["svm"] and board[["auc_rank", "accuracy_rank", "rank_change"]].values.tolist() == [[1, 1, 0]]
+    assert one.table("verdicts")["model"].tolist() == ["svm"]

@@ -556,13 +556,20 @@ def evaluate(data="demo", *, n_jobs=1, progress=False, **parameters):
     tables["auc_intervals"] = auc_intervals(bench, confidence_level=p["confidence_level"])
     friedman = []
     for value in ("auc", "accuracy"):
+        wide = head.pivot(index="dataset", columns="model", values=value).to_numpy(dtype=float)
+        if wide.shape[1] < 2 or np.isfinite(wide).all(axis=1).sum() < 2:
+            continue  # the test needs 2 models on 2 datasets: a report on one model has no Friedman test
         f = friedman_test(head, value=value)
         ranks = f.average_ranks
         friedman.append(pd.DataFrame({"value": value, "model": list(ranks.index), "average_rank": ranks.to_numpy(),
                                       "statistic": f.statistic, "pvalue": f.pvalue, "f_statistic": f.f_statistic,
                                       "f_pvalue": f.f_pvalue, "n_datasets": f.n_datasets,
                                       "critical_difference": f.critical_difference, "alpha": f.alpha}))
-    tables["friedman"] = pd.concat(friedman, ignore_index=True)
+    tables["friedman"] = pd.concat(friedman, ignore_index=True) if friedman else pd.DataFrame({
+        "value": pd.Series(dtype="str"), "model": pd.Series(dtype="str"),
+        **{c: pd.Series(dtype=float) for c in ("average_rank", "statistic", "pvalue", "f_statistic", "f_pvalue")},
+        "n_datasets": pd.Series(dtype="int64"), "critical_difference": pd.Series(dtype=float),
+        "alpha": pd.Series(dtype=float)})
     stage("bootstrap of the headline setting", t0)
     t0 = time.perf_counter()
     tables["calibration_modes"] = pd.concat(
