@@ -137,7 +137,7 @@ def _names(values, name):
         return None
     for v in values:
         if not isinstance(v, str):
-            raise ValueError(f"`{name}` must be a list of str, got an element {v!r}")
+            raise TypeError(f"`{name}` must be a list of str, got an element {v!r}")
     return values
 
 

@@ -32,7 +32,7 @@ from ._parameters import check_against_benchmark, check_parameters, declared_par
 from ._render import _index_rows, _render_html, _render_index, _write_pdf
 from ._validation import check_int
 from .data import Benchmark, load_benchmark, load_demo
-from .evaluate import EVALUATION_PARAMETERS, data_fingerprint, evaluate, load_evaluation
+from .evaluate import EVALUATION_PARAMETERS, _names, data_fingerprint, evaluate, load_evaluation
 
 DEMO = "demo"
 
@@ -77,20 +77,6 @@ def open_benchmark(data=DEMO, *, models=None, datasets=None, pos_label=None):
     _check_subset(models, bench.models, "models", bench.source)
     _check_subset(datasets, bench.datasets, "datasets", bench.source)
     return bench.subset(models=models, datasets=datasets)
-
-
-def _names(values, name):
-    if values is None:
-        return None
-    if isinstance(values, str):
-        values = [v.strip() for v in values.split(",") if v.strip()]
-    values = list(values)
-    if not values:
-        return None
-    for v in values:
-        if not isinstance(v, str):
-            raise TypeError(f"`{name}` must be a list of str, got an element {v!r}")
-    return values
 
 
 def _check_subset(values, known, name, source):
