@@ -1349,3 +1349,25 @@ def test_second_run_into_a_folder_in_use_fails_clearly(tiny, tmp_path, capsys):
     assert first.wait(timeout=600) == 0, first.stderr.read()  # the first run is undisturbed
     check_complete(out)
     assert leftovers(out) == []
+
+
+def test_pdf_breaks_a_very_long_name_in_linear_time(tmp_path):
+    """A 10,000-character model name in a table cell (WeasyPrint's ``overflow-wrap: anywhere`` is quadratic in
+    it: the hostile-names report hung for many minutes) prints in seconds, and reads the same."""
+    pytest.importorskip("weasyprint")
+    from beyondauc._render import _breakable_words, _write_pdf
+
+    name = "x" * 10_000
+    png = "data:image/png;base64," + "A" * 200
+    html = (f'<html><head><style>td, th {{ overflow-wrap: anywhere; }} .a{name[:70]} {{ color: red; }}</style></head>'
+            f'<body><table><tr><th>{name}</th><td>{name}</td><td>0.5</td></tr></table><img src="{png}" alt="{name}">'
+            f"<p>short words stay {'y' * 63}</p></body></html>")
+    broken = _breakable_words(html)
+    assert broken.replace("\u200b", "").replace('<span style="overflow-wrap: break-word">', "").replace(
+        "</span>", "") == html
+    assert f'src="{png}" alt="{name}"' in broken and f".a{name[:70]} " in broken  # tags and styles untouched
+    assert "y" * 63 in broken and max(map(len, re.findall("x+", broken.split("<body>")[1].split("<img")[0]))) == 32
+    start = time.perf_counter()
+    _write_pdf(html, tmp_path / "long.pdf", tmp_path)
+    assert time.perf_counter() - start < 30
+    assert (tmp_path / "long.pdf").read_bytes()[:4] == b"%PDF"
