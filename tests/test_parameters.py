@@ -52,15 +52,15 @@ def test_every_declared_parameter_has_a_check_with_the_notebooks_default_and_hel
     ("n_points", 1, "an int >= 2"),
     ("noise_repeats", -1, "an int >= 1"),
     ("random_state", -1, "an int >= 0"),
-    ("p", 0.5, ">= 1"),
+    ("p", 0.5, "one of 1, 2"),
     ("sigma_max", 0, "> 0"),
     ("computation_score", -1, ">= 0"),
     ("model", 3, "a str"),
-    ("val_split", None, "a str"),
-    ("ood_dataset", 1, "a str"),
-    ("datasets", "wine", "a list of str"),
+    ("val_split", None, "a split value (str)"),
+    ("ood_dataset", 1, "a dataset name (str) or None"),
+    ("datasets", ["wine", 2], "a list of str"),  # (a str is a comma-separated list, as on the CLI)
     ("datasets", [1], "a list of str"),
-    ("pos_label", [1], "a str, int, bool or None"),
+    ("pos_label", [1], "a str, int or bool"),
 ])
 def test_bad_value_one_line_naming_the_parameter(name, value, expected):
     with pytest.raises(ValueError) as info:
