@@ -239,7 +239,7 @@ def _axes(ax):
 #: The headline numbers the dashboard's text panel lists (intervals are in the tables).
 _DASHBOARD_NUMBERS = ("model", "dataset", "cohorts", "n_val", "n_test", "auc_val", "auc_test", "bias_robustness_val",
                       "bias_robustness_test", "noise_robustness_val", "noise_robustness_test", "drift",
-                      "wasserstein_p1", "wasserstein_p2")
+                      "wasserstein", "wasserstein_p", "wasserstein_p1", "wasserstein_p2")
 
 
 def _binned(y, s, edges):
