@@ -246,9 +246,11 @@ def data_fingerprint(data):
 
 
 def _open(data, p):
+    """(the benchmark analysed, the same models on every dataset of the data): the data is read once."""
     from .report import open_benchmark
 
-    return open_benchmark(data, models=p["models"], datasets=p["datasets"], pos_label=p["pos_label"])
+    full = open_benchmark(data, models=p["models"], pos_label=p["pos_label"])
+    return open_benchmark(full, datasets=p["datasets"]), full
 
 
 # ---------------------------------------------------------------------------
@@ -318,7 +320,7 @@ def _diagnostic_curves(d, bins):
     return roc, hist, rob, drift, wass
 
 
-def _selective_rows(r, p):
+def _selective_rows(r):
     """Tidy rows of one SelectiveAnswering: curves, tolerance tables, fluctuations."""
     key = dict(model=r.model, dataset=r.dataset)
     curves, tol, fl = [], [], []
@@ -412,7 +414,7 @@ class _ModelJob:
             sens = disca_resolution_sensitivity(r.confidence, r.correct, tolerance=self.sel_options["tolerance"])
             out["resolution_sensitivity"].append(sens.assign(model=model, dataset=dataset)[
                 ["model", "dataset", *sens.columns]])
-            a, b, c = _selective_rows(r, None)
+            a, b, c = _selective_rows(r)
             out["coverage_curves"] += a
             out["tolerance"] += b
             out["fluctuations"] += c
@@ -491,7 +493,7 @@ def evaluate(data="demo", *, n_jobs=1, progress=False, **parameters):
     t_start = time.perf_counter()
     p = check_parameters(parameters)
     source, sha256 = data_fingerprint(data)
-    bench = _open(data, p)
+    bench, full = _open(data, p)
     ood = p["ood_dataset"]
     stages = []
 
@@ -502,9 +504,6 @@ def evaluate(data="demo", *, n_jobs=1, progress=False, **parameters):
 
     bench_sel = bench
     if ood is not None:
-        from .report import open_benchmark
-
-        full = open_benchmark(data, pos_label=p["pos_label"], models=p["models"])
         if ood not in full.datasets:
             raise ValueError(f"`ood_dataset` {ood!r} is not a dataset of {full.source}; it has {list(full.datasets)}")
         if ood not in bench.datasets:
