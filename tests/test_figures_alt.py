@@ -80,3 +80,46 @@ def test_figure_alt_and_bad_format():
     assert _notebook.figure_alt(fig) == "Figure: accuracy against coverage."
     with pytest.raises(ValueError, match="`format`"):
         _notebook.render(fig, format="jpeg")
+
+
+def _savefig_pixels(fig, dpi, **kwargs):
+    import io
+
+    import numpy as np
+    from PIL import Image
+
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=dpi, facecolor="white", **kwargs)
+    buf.seek(0)
+    return np.asarray(Image.open(buf).convert("RGBA"))
+
+
+@pytest.mark.parametrize("layout", ["constrained", "compressed", "tight"])
+def test_one_pass_raster_equals_savefig(layout):
+    """A figure with a layout engine is drawn once at the target dpi, and gives the pixels
+    savefig gives (which draws it twice); the figure's dpi, facecolor and canvas are kept."""
+    import numpy as np
+
+    fig = Figure(figsize=(5.3, 3.1), layout=layout, facecolor=(1, 1, 1, 0))
+    axes = fig.subplots(1, 2)
+    for i, ax in enumerate(axes):
+        ax.plot(np.linspace(0, 1, 50) ** (i + 1), label=f"model {i}")
+        ax.set(title=f"panel {i}", xlabel="coverage", ylabel="a long accuracy label")
+        ax.legend()
+    fig.suptitle("svm on wine")
+    canvas, dpi, face = fig.canvas, fig.dpi, fig.get_facecolor()
+    pixels = np.asarray(_notebook._raster(fig, 160))
+    assert (fig.canvas, fig.dpi, fig.get_facecolor()) == (canvas, dpi, face)
+    np.testing.assert_array_equal(pixels, _savefig_pixels(fig, 160))
+    assert pixels.shape[:2] == (round(3.1 * 160), round(5.3 * 160))
+    assert (pixels[0, 0] == 255).all()  # white, not the transparent facecolor
+
+
+def test_raster_without_layout_engine_is_cropped_tight():
+    import numpy as np
+
+    fig = Figure(figsize=(4, 3))
+    ax = fig.subplots()
+    ax.set(title="t", ylabel="a label drawn outside the axes' default margin " * 2)
+    np.testing.assert_array_equal(np.asarray(_notebook._raster(fig, 100)),
+                                  _savefig_pixels(fig, 100, bbox_inches="tight"))
