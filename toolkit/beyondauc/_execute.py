@@ -178,20 +178,24 @@ def _worker_kernel(kernel_name):
 def _execute(src, dst, parameters, kernel, timeout):
     """Run one notebook with papermill in ``kernel`` into ``dst``.
 
-    Returns ``(status, error, seconds, kernel_seconds, new_kernel)``; the
+    Returns ``(status, error, seconds, kernel_seconds, new_kernel, notebook)``
+    (``notebook``: the executed notebook node as written to ``dst``); the
     notebook runs in ``dst``'s folder (relative paths in its parameters are
-    relative to where the executed notebook is).
+    relative to where the executed notebook is).  papermill writes ``dst``
+    once, at the end (or with its error markers when a cell fails), not before
+    and after every cell: each write serialises and validates the whole
+    notebook, images included, which cost about a second per model.
     """
     import nbformat
     import papermill
 
     t0 = time.perf_counter()
-    status, error, start_seconds, started = "ok", None, math.nan, kernel.started
+    status, error, start_seconds, started, nb = "ok", None, math.nan, kernel.started, None
     try:
         start_seconds = kernel.prepare(Path(dst).parent.resolve())
-        papermill.execute_notebook(
+        nb = papermill.execute_notebook(
             str(src), str(dst), parameters=parameters, kernel_name=kernel.kernel_name, km=kernel.km,
-            progress_bar=False, log_output=False, execution_timeout=timeout,
+            progress_bar=False, log_output=False, execution_timeout=timeout, request_save_on_cell_execute=False,
         )
     except Exception as exc:  # noqa: BLE001 - a failing notebook fails its model's report, not the run
         status, error = "failed", _error_of(exc)
@@ -200,10 +204,13 @@ def _execute(src, dst, parameters, kernel, timeout):
         kernel.close_clients()
     seconds = time.perf_counter() - t0
     kernel_seconds = math.nan
-    if Path(dst).exists():
+    if nb is None and Path(dst).exists():
         with contextlib.suppress(Exception):
-            _, until_first_cell = _timing(nbformat.read(str(dst), as_version=4))
-            kernel_seconds = start_seconds + until_first_cell
-    else:  # papermill died before writing: keep the input so the report still links a notebook
+            nb = nbformat.read(str(dst), as_version=4)
+    elif nb is None:  # papermill died before writing: keep the input so the report still links a notebook
         shutil.copyfile(src, dst)
-    return status, error, seconds, kernel_seconds, kernel.started > started
+        nb = nbformat.read(str(dst), as_version=4)
+    if nb is not None:
+        _, until_first_cell = _timing(nb)
+        kernel_seconds = start_seconds + until_first_cell
+    return status, error, seconds, kernel_seconds, kernel.started > started, nb

@@ -305,8 +305,6 @@ class ReportResult:
 
 def _report_job(spec):
     """Execute one report's notebooks and render it into its folder of the staging report (runs in a worker)."""
-    import nbformat
-
     t0 = time.perf_counter()
     os.environ["MPLBACKEND"] = _INLINE_BACKEND  # the kernels draw inline images, whatever the caller set
     target = Path(spec["target"])
@@ -316,9 +314,10 @@ def _report_job(spec):
         runs, executed = [], []
         for src, parameters in spec["notebooks"]:
             dst = target / Path(src).name
-            run = NotebookRun(Path(src).stem, dst.name, *_execute(src, dst, parameters, kernel, spec["timeout"]))
+            *result, nb = _execute(src, dst, parameters, kernel, spec["timeout"])
+            run = NotebookRun(Path(src).stem, dst.name, *result)
             runs.append(run)
-            executed.append((run, nbformat.read(str(dst), as_version=4)))
+            executed.append((run, nb))
     finally:
         if not spec["reuse_kernel"]:
             kernel.shutdown()
