@@ -328,6 +328,19 @@ def test_overview_shows_every_model(runs):
         assert model in text
 
 
+def _figure_alts(nb):
+    return [o["metadata"]["image/png"].get("alt", "") for o in _outputs(nb) if "image/png" in o.get("data", {})]
+
+
+def test_every_model_figure_is_drawn_once_in_the_overview(runs):
+    """A figure that is the same in every model's report (b over tolerance for every model) is
+    drawn once, in the overview, not once per model."""
+    every = "b over the tolerance grid for every model, one panel per dataset"
+    assert _figure_alts(runs["overview"]).count(every) == 1
+    for name in ("summary", "auc_vs_accuracy", "test_auroc", "selective_answering"):
+        assert every not in _figure_alts(runs[name])
+
+
 def test_selective_with_ood_dataset_computes_nidma(runs):
     nb = runs["selective_ood"]
     assert _errors(nb) == []
@@ -342,8 +355,8 @@ def test_selective_with_ood_dataset_computes_nidma(runs):
             assert any(abs(x - value) < 6e-4 for x in shown), (dataset, value, tables[0])
     # the OOD dataset is not analysed as an in-distribution one
     assert not any(t.startswith("### breast_cancer") for t in _texts(nb))
-    # the coverage curves and b over tolerance of the two datasets, and the OOD curves
-    assert sum("image/png" in o.get("data", {}) for o in _outputs(nb)) == 3
+    # the coverage curves of the two datasets and the OOD curves (b over tolerance is in the overview)
+    assert sum("image/png" in o.get("data", {}) for o in _outputs(nb)) == 2
     summary = [t for t in _texts(nb) if "disca_rank" in t and "<table" not in t]
     assert summary and "breast_cancer" not in summary[0]
 
