@@ -127,11 +127,15 @@ def _literal_text(*targets):
     labels set from strings (a ``FixedFormatter``) too, after creating every
     tick now, since matplotlib does not copy ``parse_math`` to the ticks it
     creates at draw time; numeric tick labels and the offset text only get
-    ``usetex=False`` (their mathtext, if any, is matplotlib's own).  On a
-    Figure: its own texts (``suptitle``, ``fig.text``, figure legends), not
-    those of its Axes.  Returns nothing; rcParams are not touched.
+    ``usetex=False`` (their mathtext, if any, is matplotlib's own), which
+    needs their ticks made now only when ``text.usetex`` is on (otherwise
+    they are left to be made once, at draw time).  On a Figure: its own
+    texts (``suptitle``, ``fig.text``, figure legends), not those of its
+    Axes.  Returns nothing; rcParams are not touched.
     """
+    import matplotlib as mpl
     from matplotlib.axes import Axes
+    from matplotlib.axis import Axis
     from matplotlib.figure import FigureBase
     from matplotlib.text import Text
     from matplotlib.ticker import FixedFormatter
@@ -143,6 +147,7 @@ def _literal_text(*targets):
         if short != text.get_text():
             text.set_text(short)
 
+    usetex = mpl.rcParams["text.usetex"]
     for target in targets:
         if target is None:
             continue
@@ -152,15 +157,15 @@ def _literal_text(*targets):
                     for text in child.findobj(Text):
                         literal(text)
             continue
-        formatted = set()
-        for axis in (target.xaxis, target.yaxis, getattr(target, "zaxis", None)):
-            if axis is None:
-                continue
+        axes = [a for a in (target.xaxis, target.yaxis, getattr(target, "zaxis", None)) if a is not None]
+        for axis in axes:
             for major in (True, False):
                 formatter = axis.get_major_formatter() if major else axis.get_minor_formatter()
+                fixed = isinstance(formatter, FixedFormatter)
+                if not (fixed or usetex):
+                    continue  # numbers as matplotlib formats them, without TeX: nothing to change
                 locs = axis.get_majorticklocs() if major else axis.get_minorticklocs()
                 ticks = axis.get_major_ticks(len(locs)) if major else axis.get_minor_ticks(len(locs))
-                fixed = isinstance(formatter, FixedFormatter)
                 if fixed:
                     formatter.seq = [_shorten(label) for label in formatter.seq]
                 for tick in ticks:
@@ -168,12 +173,13 @@ def _literal_text(*targets):
                         label.set_usetex(False)
                         if fixed:
                             label.set_parse_math(False)
-                        formatted.add(id(label))
             axis.offsetText.set_usetex(False)
-            formatted.add(id(axis.offsetText))
-        for text in target.findobj(Text):
-            if id(text) not in formatted:
-                literal(text)
+            literal(axis.label)
+        # everything else the Axes holds (not its Axis objects: walking them would make every tick now)
+        for child in target.get_children():
+            if not isinstance(child, Axis):
+                for text in child.findobj(Text):
+                    literal(text)
 
 
 def _legend(ax, **kwargs):
