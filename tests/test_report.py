@@ -713,8 +713,9 @@ def test_notebook_runs(hostile):
         assert isinstance(nb, NotebookRun)
         assert nb.status == "ok" and nb.error is None
         assert 0 < nb.kernel_seconds < nb.seconds, nb
-    # one kernel per worker process, not one per notebook
-    assert 1 <= sum(nb.new_kernel for nb in runs) <= hostile["result"].jobs == 2
+    # one kernel per worker process, not one per notebook (usually started while the evaluation is
+    # computed, before any notebook: then no notebook reports a new kernel)
+    assert sum(nb.new_kernel for nb in runs) <= hostile["result"].jobs == 2
     assert all(r.notebooks[0].new_kernel or not any(nb.new_kernel for nb in r.notebooks[1:])
                for r in (*hostile["result"].reports, hostile["result"].overview))
 

@@ -554,9 +554,36 @@ def _run(output, data, bench, folder, slugs, extra, *, datasets, models, pdf, jo
     ev_params.update({k: v for k, v in (("models", models), ("datasets", datasets), ("pos_label", pos_label))
                       if v is not None})
     notebook_extra = {k: v for k, v in extra.items() if k not in EVALUATION_PARAMETERS}
-    evaluation, reused = _evaluation_for(output, data, bench, ev_params, recompute=recompute, progress=progress,
-                                         jobs=jobs)
-    evaluation.save(stage / "evaluation")
+    workers = min(jobs, len(bench.models) + 1)
+    executor, close, workers = _make_executor(workers, dask)
+    try:
+        if dask is None:  # the workers start their kernels and import while the evaluation is computed
+            for _ in range(workers):
+                executor.submit(_warm_worker, kernel_name, str(stage))
+        evaluation, reused = _evaluation_for(output, data, bench, ev_params, recompute=recompute,
+                                             progress=progress, jobs=jobs)
+        evaluation.save(stage / "evaluation")
+        return _render_reports(output, evaluation, reused, bench, folder, slugs, notebook_extra, executor, workers,
+                               pdf=pdf, dask=dask, include_code=include_code, progress=progress,
+                               kernel_name=kernel_name, timeout=timeout, t0=t0)
+    finally:
+        close()
+
+
+def _warm_worker(kernel_name, cwd):
+    """Start this worker's kernel and import what the notebooks need (runs in a worker, during the evaluation).
+
+    A failure is left for the notebooks to meet and report: their kernel is started again if needed.
+    """
+    os.environ["MPLBACKEND"] = _INLINE_BACKEND
+    with contextlib.suppress(Exception):
+        _worker_kernel(kernel_name).warm(cwd)
+
+
+def _render_reports(output, evaluation, reused, bench, folder, slugs, notebook_extra, executor, workers, *, pdf,
+                    dask, include_code, progress, kernel_name, timeout, t0):
+    """Execute and render every model's report and the overview from ``evaluation``, then write the index."""
+    stage = output.staging
     source, sha256 = evaluation.data["source"], evaluation.data["sha256"]
     shown = {k: v for k, v in evaluation.parameters.items() if v is not None and k != "models"}
     date = _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat()
@@ -584,27 +611,22 @@ def _run(output, data, bench, folder, slugs, extra, *, datasets, models, pdf, jo
                       header=dict(base_header, title="beyondauc report: benchmark overview", model=None,
                                   index=posixpath.relpath("index.html", OVERVIEW), parameters=shown)))
 
-    workers = min(jobs, len(specs))
     results = {}
-    executor, close, workers = _make_executor(workers, dask)
-    try:
-        futures = {executor.submit(_report_job, spec): spec for spec in specs}
-        with _progress(len(specs), progress) as bar:
-            for fut in concurrent.futures.as_completed(futures):
-                spec = futures[fut]
-                try:
-                    results[spec["target"]] = fut.result()
-                except Exception as exc:  # noqa: BLE001 - a worker died: only this report fails
-                    error = f"worker: {_error_of(exc)}"
-                    if isinstance(exc, concurrent.futures.process.BrokenProcessPool):
-                        error += (" (workers are new processes that import the calling script: in a script, "
-                                  "call run_report under `if __name__ == '__main__':`)")
-                    results[spec["target"]] = ModelReport(spec["model"], Path(spec["target"]).name, "failed",
-                                                          error, None, None, (), math.nan)
-                if bar is not None:
-                    bar.update(1)
-    finally:
-        close()
+    futures = {executor.submit(_report_job, spec): spec for spec in specs}
+    with _progress(len(specs), progress) as bar:
+        for fut in concurrent.futures.as_completed(futures):
+            spec = futures[fut]
+            try:
+                results[spec["target"]] = fut.result()
+            except Exception as exc:  # noqa: BLE001 - a worker died: only this report fails
+                error = f"worker: {_error_of(exc)}"
+                if isinstance(exc, concurrent.futures.process.BrokenProcessPool):
+                    error += (" (workers are new processes that import the calling script: in a script, "
+                              "call run_report under `if __name__ == '__main__':`)")
+                results[spec["target"]] = ModelReport(spec["model"], Path(spec["target"]).name, "failed",
+                                                      error, None, None, (), math.nan)
+            if bar is not None:
+                bar.update(1)
     reports = tuple(results[s["target"]] for s in specs[:-1])
     overview = results[specs[-1]["target"]]
     n_failed = sum(r.status != "ok" for r in (*reports, overview))
