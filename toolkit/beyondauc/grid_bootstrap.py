@@ -362,6 +362,7 @@ class _XGrid:
             self.u1 = np.minimum(np.searchsorted(x32, thr, side="right"), self.m32) - 1
         self.x_loc = x[g]
         self.x32_loc = xs32[g32]
+        self.logit = None
 
     @staticmethod
     def _summer(g):
@@ -544,27 +545,32 @@ def _xdomain_logistic(xg, Pl, Nl, Tp, Tn, cal_rows, init, std):
     product); the second runs on the dense calibration rows.
     """
     R, D = len(Pl), len(xg.starts)
-    x, code, g = xg.x, xg.code, xg.g
+    x, code = xg.x, xg.code
     mu, sd = float(std[0]), float(std[1]) or 1.0
-    xs = (x - mu) / sd
-    basis = np.stack([np.ones_like(xs), xs, xs * xs], axis=1)  # (m, 3)
     lam = 1.0 / sd**2
     i0, c0 = init
     beta0 = np.stack([i0 + c0 * mu, c0 * sd], axis=1)  # (D, 2)
-    p = expit(beta0[:, :1] + beta0[:, 1:] * xs[None, :])  # (D, m)
-    w = p - p * p
-    Mq = (p[:, :, None] * basis[None]).transpose(1, 0, 2).reshape(len(x), 3 * D)
-    Mh = (w[:, :, None] * basis[None]).transpose(1, 0, 2).reshape(len(x), 3 * D)
+    if getattr(xg, "logit", None) is None:  # the first step's linear maps: once per model
+        xs = (x - mu) / sd
+        basis = np.stack([np.ones_like(xs), xs, xs * xs], axis=1)  # (m, 3)
+        p = expit(beta0[:, :1] + beta0[:, 1:] * xs[None, :])  # (D, m)
+        w = p - p * p
+        Mq = (p[:, :, None] * basis[None]).transpose(1, 0, 2).reshape(len(x), 3 * D)
+        Mh = (w[:, :, None] * basis[None]).transpose(1, 0, 2).reshape(len(x), 3 * D)
+        bl = basis[xg.g]
+        pl, wl = p[code, xg.g][:, None] * bl, w[code, xg.g][:, None] * bl  # each local column, its own fit
+        xg.logit = (np.ascontiguousarray(np.concatenate([Mq, Mh], axis=1)), basis, pl.T.copy(), wl.T.copy(),
+                    bl.T.copy())
+    M2, basis, pl, wl, bl = xg.logit
     n = Tp + Tn
-    gq = (n @ Mq).reshape(R, D, 3)
-    gh = (n @ Mh).reshape(R, D, 3)
+    gqh = (n @ M2).reshape(R, 2, D, 3)
+    gq, gh = gqh[:, 0], gqh[:, 1]
     gp = (Tp @ basis)[:, None, :]
     Ln = Pl + Nl
-    pl, wl, bl = p[code, g], w[code, g], basis[g]  # at each local column, its own fit's p
     for i in range(3):
-        gq[:, :, i] -= xg.seg_sum(Ln * (pl * bl[:, i]))
-        gh[:, :, i] -= xg.seg_sum(Ln * (wl * bl[:, i]))
-    gr = gq - (gp - np.stack([xg.seg_sum(Pl * bl[:, i]) for i in range(3)], axis=2))
+        gq[:, :, i] -= xg.seg_sum(Ln * pl[i])
+        gh[:, :, i] -= xg.seg_sum(Ln * wl[i])
+    gr = gq - (gp - np.stack([xg.seg_sum(Pl * bl[i]) for i in range(3)], axis=2))
     tpos = Tp.sum(axis=1)[:, None] - xg.seg_sum(Pl)
     tneg = Tn.sum(axis=1)[:, None] - xg.seg_sum(Nl)
     tot = tpos + tneg
