@@ -100,9 +100,9 @@ def logistic_params(x, pos, neg, *, C=1.0, init=None, max_iter=100, tol=1e-9, st
     n = pos + neg
     tot = n.sum(axis=1)
     safe_tot = np.where(tot > 0, tot, 1.0)
-    w_all = n.sum(axis=0)
-    W = w_all.sum() if w_all.sum() > 0 else 1.0
     if standardize is None:
+        w_all = n.sum(axis=0)
+        W = w_all.sum() if w_all.sum() > 0 else 1.0
         mu = float(w_all @ x) / W
         sd = float(np.sqrt(w_all @ (x - mu) ** 2 / W)) or 1.0
     else:
