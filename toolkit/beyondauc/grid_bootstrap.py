@@ -13,6 +13,17 @@ sparse product), and the replicates' fits are batched exactly like the point
 grid's fits: replicates are more rows of the (fits x grid values) count
 matrices handed to the vectorised calibrators of :mod:`beyondauc._fitting`.
 
+Fits calibrated on every dataset but the one they evaluate (``xdomain``), without
+class weights, take a faster path with the same decisions: counts are integers,
+so such a fit's counts are exactly the model's total minus one dataset, kept as
+the total plus each dataset's counts on its own values; decisions are taken only
+at the evaluated dataset's values; the stump's best split is found by branch and
+bound over blocks of candidate splits (the Gini gain is convex in the cumulative
+counts, so a block's corners bound it) and evaluated with scikit-learn's
+arithmetic only in the blocks that can hold the maximum; and the logistic fits'
+first Newton step, which starts at the same point in every replicate, is a
+matrix product of the counts.
+
 ``indata`` (repeated 80/20 splits of one dataset): a replicate resamples the
 dataset (stratified by class), then applies the *same* split positions to the
 original rows, so all copies of a drawn example fall on the same side of a
