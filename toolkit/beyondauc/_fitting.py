@@ -100,9 +100,9 @@ def logistic_params(x, pos, neg, *, C=1.0, init=None, max_iter=100, tol=1e-9, st
     n = pos + neg
     tot = n.sum(axis=1)
     safe_tot = np.where(tot > 0, tot, 1.0)
-    w_all = n.sum(axis=0)
-    W = w_all.sum() if w_all.sum() > 0 else 1.0
     if standardize is None:
+        w_all = n.sum(axis=0)
+        W = w_all.sum() if w_all.sum() > 0 else 1.0
         mu = float(w_all @ x) / W
         sd = float(np.sqrt(w_all @ (x - mu) ** 2 / W)) or 1.0
     else:
@@ -279,22 +279,26 @@ def fit_predict_isotonic(x, pos, neg):
     """
     single = _single_class(pos, neg)
     F, m = pos.shape
-    present = (pos + neg) > 0
+    n = pos + neg
+    present = n > 0
     suffix = np.zeros((F, m + 1))
-    suffix[:, :m] = np.cumsum((pos - neg)[:, ::-1], axis=1)[:, ::-1]
-    cand = np.concatenate([present, np.ones((F, 1), dtype=bool)], axis=1)
-    best = np.where(cand, suffix, -np.inf).max(axis=1)
+    np.cumsum((pos - neg)[:, ::-1], axis=1, out=suffix[:, m - 1::-1] if m else suffix[:, :0])
+    # a grid value without weight has the suffix of the next one (it adds 0), so the
+    # maximum and the last value near it over the candidates (weighted values and the
+    # end) are those over every index
+    best = suffix.max(axis=1)
     # near-ties (weighted counts carry rounding) count as ties: such fits take the PAVA path
-    tol = 1e-9 * (pos + neg).sum(axis=1)
-    at_max = cand & (suffix >= (best - tol)[:, None])
-    k_strict = m - np.argmax(at_max[:, ::-1], axis=1)  # first grid index with fit > 0.5 (m: none)
-    k_weak = np.argmax(at_max, axis=1)  # first grid index with fit >= 0.5
+    tol = 1e-9 * n.sum(axis=1)
+    near = suffix >= (best - tol)[:, None]
+    k_strict = m - np.argmax(near[:, ::-1], axis=1)  # first grid index with fit > 0.5 (m: none)
+    near[:, :m] &= present
+    k_weak = np.argmax(near, axis=1)  # first grid index with fit >= 0.5
     first = np.argmax(present, axis=1)
-    last_before = np.maximum.accumulate(np.where(present, np.arange(m), -1), axis=1)
-    prev = np.where(k_strict > 0, last_before[np.arange(F), np.maximum(k_strict - 1, 0)], -1)
+    idx = np.arange(m)[None, :]
+    before = present & (idx < k_strict[:, None])
+    prev = np.where(before.any(axis=1), m - 1 - np.argmax(before[:, ::-1], axis=1), -1)
     crossing_gap = (k_strict < m) & (k_strict != first) & (k_strict - prev > 1)
     exact = (k_weak != k_strict) & (single < 0)
-    idx = np.arange(m)[None, :]
     pred = (idx >= k_strict[:, None]) | (k_strict == first)[:, None]
     gap_rows = np.flatnonzero(crossing_gap & ~exact & (single < 0))
     if gap_rows.size:

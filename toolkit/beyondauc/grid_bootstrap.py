@@ -13,6 +13,17 @@ sparse product), and the replicates' fits are batched exactly like the point
 grid's fits: replicates are more rows of the (fits x grid values) count
 matrices handed to the vectorised calibrators of :mod:`beyondauc._fitting`.
 
+Fits calibrated on every dataset but the one they evaluate (``xdomain``), without
+class weights, take a faster path with the same decisions: counts are integers,
+so such a fit's counts are exactly the model's total minus one dataset, kept as
+the total plus each dataset's counts on its own values; decisions are taken only
+at the evaluated dataset's values; the stump's best split is found by branch and
+bound over blocks of candidate splits (the Gini gain is convex in the cumulative
+counts, so a block's corners bound it) and evaluated with scikit-learn's
+arithmetic only in the blocks that can hold the maximum; and the logistic fits'
+first Newton step, which starts at the same point in every replicate, is a
+matrix product of the counts.
+
 ``indata`` (repeated 80/20 splits of one dataset): a replicate resamples the
 dataset (stratified by class), then applies the *same* split positions to the
 original rows, so all copies of a drawn example fall on the same side of a
@@ -33,10 +44,11 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
+from scipy.special import expit
 from threadpoolctl import threadpool_limits
 
 from ._bootstrap import BLOCK, bootstrap_counts, check_bootstrap, grid_weights, percentile_interval, strata_of
-from ._fitting import class_weighted, logistic_params
+from ._fitting import _EPSILON, class_weighted, fit_predict_isotonic, logistic_params
 from ._kernel import _grid_counts, _scores_from_confusion, _stacked_counts
 from ._validation import check_option
 from .calibration import (
@@ -195,10 +207,18 @@ def _model_replicates(bctx, s):
         G_ev[k, list(f.evl)] = 1.0
     empty = np.array([sizes[list(f.cal)].sum() == 0 or sizes[list(f.evl)].sum() == 0 for f in fits], dtype=bool)
     fit_out = np.empty((M, B, F, S))
+    fast = _xdomain_ok(fits, sizes, D, class_weight) if F else []
+    slow = [k for k in range(F) if k not in set(fast)]
+    xg = _XGrid(x, inv, xs32, inv32, local_col, first_col, n_local, D) if fast else None
+    fast_ds = np.array([fits[k].dataset for k in fast], dtype=np.int64)
     init = None
     if F and "logistic" in methods:  # warm start: each cell's point-estimate fit
         wp, wn = class_weighted(G_cal @ pos_ds, G_cal @ neg_ds, class_weight)
         init = logistic_params(x, wp, wn, standardize=std)
+    init_ds = None
+    if fast and init is not None:  # the fast fits' point-estimate fits, by evaluated dataset
+        init_ds = (np.empty(D), np.empty(D))
+        init_ds[0][fast_ds], init_ds[1][fast_ds] = init[0][fast], init[1][fast]
 
     # indata (and indomain's fallback): per dataset, the split positions and grids
     indata = sorted({i for p in ctx.protocols for i in ctx.plans[p][1]})
@@ -235,19 +255,24 @@ def _model_replicates(bctx, s):
             r = slice(b0 + c0, b0 + c0 + Rc)
             Pl, Nl = grid_weights(Wc, local_col, y, n_local)
             auc_out[r] = _segment_auc(Pl[:, 0], Nl[:, 0], first_col, D)
-            if not F:
+            if fast:
+                for j, sc in _xdomain_scores(xg, Pl[:, 0], Nl[:, 0], methods, init_ds, std):
+                    fit_out[j, r][:, fast] = sc[:, fast_ds]
+            if not slow:
                 continue
-            for xg, invg, meths in grids:
+            Gc, Ge = G_cal[slow], G_ev[slow]
+            Fs = len(slow)
+            for xgr, invg, meths in grids:
                 if not meths:
                     continue
-                P, N = grid_weights(Wc, invg, y, len(xg), groups=codes, n_groups=D)  # (Rc, D, m)
-                (cp, tp), (cn, tn) = _combine(G_cal, P), _combine(G_cal, N)
-                ep, en = _combine(G_ev, P, tp)[0], _combine(G_ev, N, tn)[0]
+                P, N = grid_weights(Wc, invg, y, len(xgr), groups=codes, n_groups=D)  # (Rc, D, m)
+                (cp, tp), (cn, tn) = _combine(Gc, P), _combine(Gc, N)
+                ep, en = _combine(Ge, P, tp)[0], _combine(Ge, N, tn)[0]
                 del P, N
-                rows_init = None if init is None else (np.tile(init[0], Rc), np.tile(init[1], Rc))
-                sc = _fit_rows(xg, cp, cn, ep, en, meths, class_weight, rows_init, std)
+                rows_init = None if init is None else (np.tile(init[0][slow], Rc), np.tile(init[1][slow], Rc))
+                sc = _fit_rows(xgr, cp, cn, ep, en, meths, class_weight, rows_init, std)
                 for j, meth in enumerate(meths):
-                    fit_out[methods.index(meth), r] = sc[j].reshape(Rc, F, S)
+                    fit_out[methods.index(meth), r][:, slow] = sc[j].reshape(Rc, Fs, S)
         for i in indata:
             d = ind[i]
             if d is None:
@@ -285,6 +310,356 @@ def _model_replicates(bctx, s):
                 if ind[i] is not None:
                     v[:, 1:] = ind[i]["out"][j]
                 out[(p, meth, i)] = v
+    return out
+
+
+
+# -- the fast path: fits calibrated on all datasets but the one they evaluate (xdomain) ----------
+#
+# With integer counts (no class weights) a fit on "all but dataset k" is the total
+# minus dataset k, exactly, whatever the order of the sums.  So the per-value counts
+# are kept as the total (R, m) on the model's grid plus each dataset's counts on its
+# own grid (R, n_local), never as (R, D, m); decisions are taken only at the
+# evaluated dataset's values; the logistic fits' first Newton step is a matrix
+# product (it starts at the same point in every replicate); and the stump's best
+# split is found by bounding blocks of candidate splits (the Gini gain is convex in
+# the cumulative counts), then evaluating exactly, with scikit-learn's arithmetic,
+# only the blocks that can hold the maximum.
+
+_STUMP_BLOCK = 32  # candidate splits per block of the stump's branch and bound
+_ISO_CELLS = 262_144  # grid cells per call of the isotonic fitter
+
+
+def _xdomain_ok(fits, sizes, D, class_weight):
+    if class_weight is not None or D < 2 or (sizes == 0).any():
+        return False
+    everything = set(range(D))
+    return [k for k, f in enumerate(fits)
+            if tuple(f.evl) == (f.dataset,) and set(f.cal) == everything - {f.dataset} and len(f.cal) == D - 1]
+
+
+class _XGrid:
+    """Static layout of one model's grids for the fast path."""
+
+    def __init__(self, x, inv, xs32, inv32, local_col, first_col, n_local, D):
+        self.x, self.xs32, self.m, self.m32 = x, xs32, len(x), len(xs32)
+        self.n_local = n_local
+        g = np.empty(n_local, dtype=np.int64)
+        g[local_col] = inv
+        g32 = np.empty(n_local, dtype=np.int64)
+        g32[local_col] = inv32
+        self.g, self.g32 = g, g32
+        starts = np.append(first_col, n_local)
+        self.starts = first_col.astype(np.int64)
+        self.code = np.repeat(np.arange(D), np.diff(starts))  # dataset of each local column
+        # total on a grid = reduceat of the local columns sorted by their grid value
+        self.sum64 = self._summer(g)
+        self.sum32 = self._summer(g32)
+        # stump: padded local cumulative counts (a 0 before each dataset) and, per dataset
+        # and float32 grid value, the padded index of dataset k's cumulative count there
+        self.pad = np.arange(n_local) + self.code + 1
+        self.pad_off = self.starts + np.arange(D)
+        idx = np.empty((D, self.m32), dtype=np.int64)
+        pos = np.arange(self.m32)
+        for k in range(D):
+            gk = g32[starts[k]:starts[k + 1]]
+            idx[k] = self.pad_off[k] + np.searchsorted(gk, pos, side="right")
+        self.idx = idx
+        self.pad_end = self.pad_off + np.diff(starts)
+        x32 = xs32.astype(np.float32)
+        self.close_any = bool((~(x32[1:] > x32[:-1] + np.float32(1e-7))).any()) if self.m32 > 1 else False
+        if self.close_any:
+            thr = x32 + np.float32(1e-7)
+            self.u1 = np.minimum(np.searchsorted(x32, thr, side="right"), self.m32) - 1
+        self.x_loc = x[g]
+        self.x32_loc = xs32[g32]
+        self.logit = None
+
+    @staticmethod
+    def _summer(g):
+        order = np.argsort(g, kind="stable")
+        gs = g[order]
+        st = np.flatnonzero(np.concatenate([[True], gs[1:] != gs[:-1]]))
+        return order, st, gs[st]
+
+    def total(self, L, which):
+        order, st, cols = self.sum64 if which == 64 else self.sum32
+        out = np.zeros((len(L), self.m if which == 64 else self.m32))
+        out[:, cols] = np.add.reduceat(L[:, order], st, axis=1)
+        return out
+
+    def seg_sum(self, A):
+        return np.add.reduceat(A, self.starts, axis=1)  # (R, D)
+
+
+def _confusion_local(pred_loc, Pl, Nl, xg):
+    tp = xg.seg_sum(np.where(pred_loc, Pl, 0.0))
+    fp = xg.seg_sum(np.where(pred_loc, Nl, 0.0))
+    npos, nneg = xg.seg_sum(Pl), xg.seg_sum(Nl)
+    return tp, fp, npos - tp, nneg - fp
+
+
+def _single_rows(tpos, tneg):
+    single = np.full(tpos.shape, -1, dtype=np.int8)
+    single[(tpos > 0) & ~(tneg > 0)] = 1
+    single[~(tpos > 0)] = 0
+    return single
+
+
+def _override_local(pred_loc, single_rd, code):
+    s = single_rd[:, code]  # (R, n_local)
+    return np.where(s >= 0, s == 1, pred_loc)
+
+
+def _stump_gain_ub(a, b, P, N):
+    """Upper bound helper: g(a, b) = (a^2+b^2)/(a+b) + ((P-a)^2+(N-b)^2)/(P+N-a-b), 0/0 = 0."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        nl, nr = a + b, (P - a) + (N - b)
+        t1 = np.where(nl > 0, (a * a + b * b) / nl, 0.0)
+        t2 = np.where(nr > 0, ((P - a) ** 2 + (N - b) ** 2) / nr, 0.0)
+    return t1 + t2
+
+
+def _xdomain_stump(xg, Pl, Nl):
+    """Decisions of the D stumps (fit k: all datasets but k) at the local columns, (R, n_local)."""
+    R, D, m = len(Pl), len(xg.starts), xg.m32
+    Tp, Tn = xg.total(Pl, 32), xg.total(Nl, 32)
+    CTp, CTn = np.cumsum(Tp, axis=1), np.cumsum(Tn, axis=1)
+    cl_p, cl_n = np.cumsum(Pl, axis=1), np.cumsum(Nl, axis=1)
+    LP = np.zeros((R, xg.n_local + D))
+    LN = np.zeros((R, xg.n_local + D))
+    base_p = np.concatenate([np.zeros((R, 1)), cl_p], axis=1)[:, xg.starts]  # before each dataset
+    base_n = np.concatenate([np.zeros((R, 1)), cl_n], axis=1)[:, xg.starts]
+    LP[:, xg.pad] = cl_p - base_p[:, xg.code]
+    LN[:, xg.pad] = cl_n - base_n[:, xg.code]
+    TPk = CTp[:, -1][:, None] - LP[:, xg.pad_end]  # (R, D) calibration totals
+    TNk = CTn[:, -1][:, None] - LN[:, xg.pad_end]
+    total = TPk + TNk
+    rr = np.arange(R)[:, None]
+    kk = np.arange(D)[None, :]
+
+    def cums(j):
+        """Cumulative cal counts (pos, neg) at positions j (R, D, w) for every fit."""
+        jj = np.minimum(j, m - 1)
+        ix = xg.idx[kk[..., None], jj]  # (R?, D, w) padded local index
+        cp = CTp[rr[..., None], jj] - LP[rr[..., None], ix]
+        cn = CTn[rr[..., None], jj] - LN[rr[..., None], ix]
+        return cp, cn
+
+    bs = _STUMP_BLOCK
+    nb = (m + bs - 1) // bs
+    s_pos = np.arange(nb) * bs
+    e_pos = np.minimum(s_pos + bs, m) - 1
+    jb = np.broadcast_to(np.concatenate([s_pos, e_pos])[None, None, :], (R, D, 2 * nb))
+    cp, cn = cums(jb)
+    P3, N3 = TPk[..., None], TNk[..., None]
+    alo, ahi, blo, bhi = cp[..., :nb], cp[..., nb:], cn[..., :nb], cn[..., nb:]
+    ub = np.maximum(np.maximum(_stump_gain_ub(alo, blo, P3, N3), _stump_gain_ub(alo, bhi, P3, N3)),
+                    np.maximum(_stump_gain_ub(ahi, blo, P3, N3), _stump_gain_ub(ahi, bhi, P3, N3)))
+    ub = ub - total[..., None]  # bound on scikit-learn's proxy (gain minus the total)
+    margin = 1e-9 * (total + 1.0)
+
+    def exact(rows, blocks):
+        """scikit-learn's proxy at every candidate of the given (row, block) pairs: (n, bs)."""
+        r, k = np.divmod(rows, D)
+        j = blocks[:, None] * bs + np.arange(bs)[None, :]
+        inside = j < m
+        jj = np.minimum(j, m - 1)
+        ix = xg.idx[k[:, None], jj]
+        cpos = CTp[r[:, None], jj] - LP[r[:, None], ix]
+        cneg = CTn[r[:, None], jj] - LN[r[:, None], ix]
+        tpos, tneg = TPk[r, k][:, None], TNk[r, k][:, None]
+        tot = tpos + tneg
+        n_left = cpos + cneg
+        n_right = tot - n_left
+        rp, rn = tpos - cpos, tneg - cneg
+        with np.errstate(divide="ignore", invalid="ignore"):
+            gini_l = 1.0 - (cneg * cneg + cpos * cpos) / (n_left * n_left)
+            gini_r = 1.0 - (rn * rn + rp * rp) / (n_right * n_right)
+            proxy = -n_right * gini_r - n_left * gini_l
+        valid = inside & (n_left > 0) & (n_right > 0)
+        if xg.close_any:
+            jm = np.maximum(jj - 1, 0)
+            ixm = xg.idx[k[:, None], jm]
+            nl_prev = np.where(jj > 0, (CTp[r[:, None], jm] - LP[r[:, None], ixm])
+                               + (CTn[r[:, None], jm] - LN[r[:, None], ixm]), 0.0)
+            ju = xg.u1[jj]
+            ixu = xg.idx[k[:, None], ju]
+            nl_u = (CTp[r[:, None], ju] - LP[r[:, None], ixu]) + (CTn[r[:, None], ju] - LN[r[:, None], ixu])
+            valid &= (n_left > nl_prev) & (nl_u == n_left)
+        return np.where(valid, proxy, -np.inf), j, cpos, cneg
+
+    RD = R * D
+    ub2 = ub.reshape(RD, nb)
+    top = np.argmax(ub2, axis=1)
+    pr1, _, _, _ = exact(np.arange(RD), top)
+    lb = pr1.max(axis=1)
+    sel = (ub2 + margin.reshape(RD)[:, None] >= lb[:, None]) | (np.arange(nb)[None, :] == top[:, None])
+    rows, blocks = np.nonzero(sel)
+    pr, j, cpos, cneg = exact(rows, blocks)
+    bmax = pr.max(axis=1)
+    barg = np.argmax(pr, axis=1)
+    row_start = np.flatnonzero(np.concatenate([[True], rows[1:] != rows[:-1]]))
+    rmax = np.maximum.reduceat(bmax, row_start)
+    hit = bmax == np.repeat(rmax, np.diff(np.append(row_start, len(rows))))
+    # first hit per row: pairs are sorted by row then block
+    first_hit = np.full(RD, -1, dtype=np.int64)
+    h = np.flatnonzero(hit)
+    hr = rows[h]
+    firsts = h[np.concatenate([[True], hr[1:] != hr[:-1]])]
+    first_hit[rows[firsts]] = firsts
+    has = rmax > -np.inf
+    best = j[first_hit, barg[first_hit]]  # (RD,)
+    cpb, cnb = cpos[first_hit, barg[first_hit]], cneg[first_hit, barg[first_hit]]
+    tpos, tneg = TPk.reshape(RD), TNk.reshape(RD)
+    tot = tpos + tneg
+    root_impurity = 1.0 - (tneg * tneg + tpos * tpos) / np.where(tot > 0, tot * tot, 1.0)
+    splits = has & (root_impurity > _EPSILON)
+    nl_best = cpb + cnb
+    # next grid value with calibration weight after the best split
+    rr1, k1 = np.divmod(np.arange(RD), D)
+    nxt = np.full(RD, m - 1, dtype=np.int64)
+    todo = np.flatnonzero(splits)
+    start = best[todo] + 1
+    while todo.size:
+        jw = start[:, None] + np.arange(bs)[None, :]
+        jc = np.minimum(jw, m - 1)
+        r_, k_ = rr1[todo][:, None], k1[todo][:, None]
+        ix = xg.idx[k_, jc]
+        nl = (CTp[r_, jc] - LP[r_, ix]) + (CTn[r_, jc] - LN[r_, ix])
+        found = (nl > nl_best[todo][:, None]) & (jw < m)
+        got = found.any(axis=1)
+        nxt[todo[got]] = jw[got, np.argmax(found[got], axis=1)]
+        todo, start = todo[~got], start[~got] + bs
+        keep = start < m
+        todo, start = todo[keep], start[keep]
+    xs = xg.xs32
+    xj, xk = xs[best], xs[nxt]
+    thr = xj / 2.0 + xk / 2.0
+    thr = np.where((thr == xk) | np.isinf(thr), xj, thr)
+    rp, rn = tpos - cpb, tneg - cnb
+    left_c = np.where(splits, cpb > cnb, tpos > tneg)
+    right_c = np.where(splits, rp > rn, tpos > tneg)
+    thr = np.where(splits, thr, np.nan).reshape(R, D)
+    left_c, right_c = left_c.reshape(R, D), right_c.reshape(R, D)
+    code = xg.code
+    go_left = ~(xg.x32_loc[None, :] > thr[:, code])
+    pred = np.where(go_left, left_c[:, code], right_c[:, code])
+    return _override_local(pred, _single_rows(TPk, TNk), code)
+
+
+def _xdomain_logistic(xg, Pl, Nl, Tp, Tn, cal_rows, init, std):
+    """Decisions of the D logistic fits at the local columns, (R, n_local).
+
+    Two Newton steps from each cell's point-estimate fit, as :func:`_fit_rows`;
+    the first is the same linear map of the counts in every replicate (a matrix
+    product); the second runs on the dense calibration rows.
+    """
+    R, D = len(Pl), len(xg.starts)
+    x, code = xg.x, xg.code
+    mu, sd = float(std[0]), float(std[1]) or 1.0
+    lam = 1.0 / sd**2
+    i0, c0 = init
+    beta0 = np.stack([i0 + c0 * mu, c0 * sd], axis=1)  # (D, 2)
+    if getattr(xg, "logit", None) is None:  # the first step's linear maps: once per model
+        xs = (x - mu) / sd
+        basis = np.stack([np.ones_like(xs), xs, xs * xs], axis=1)  # (m, 3)
+        p = expit(beta0[:, :1] + beta0[:, 1:] * xs[None, :])  # (D, m)
+        w = p - p * p
+        Mq = (p[:, :, None] * basis[None]).transpose(1, 0, 2).reshape(len(x), 3 * D)
+        Mh = (w[:, :, None] * basis[None]).transpose(1, 0, 2).reshape(len(x), 3 * D)
+        bl = basis[xg.g]
+        pl, wl = p[code, xg.g][:, None] * bl, w[code, xg.g][:, None] * bl  # each local column, its own fit
+        xg.logit = (np.ascontiguousarray(np.concatenate([Mq, Mh], axis=1)), basis, pl.T.copy(), wl.T.copy(),
+                    bl.T.copy())
+    M2, basis, pl, wl, bl = xg.logit
+    n = Tp + Tn
+    gqh = (n @ M2).reshape(R, 2, D, 3)
+    gq, gh = gqh[:, 0], gqh[:, 1]
+    gp = (Tp @ basis)[:, None, :]
+    Ln = Pl + Nl
+    for i in range(3):
+        gq[:, :, i] -= xg.seg_sum(Ln * pl[i])
+        gh[:, :, i] -= xg.seg_sum(Ln * wl[i])
+    gr = gq - (gp - np.stack([xg.seg_sum(Pl * bl[i]) for i in range(3)], axis=2))
+    tpos = Tp.sum(axis=1)[:, None] - xg.seg_sum(Pl)
+    tneg = Tn.sum(axis=1)[:, None] - xg.seg_sum(Nl)
+    tot = tpos + tneg
+    b1 = np.broadcast_to(beta0[None, :, 1], (R, D))
+    g0, g1 = gr[..., 0], gr[..., 1] + lam * b1
+    h00, h01, h11 = gh[..., 0] + 1e-300, gh[..., 1], gh[..., 2] + lam
+    det = h00 * h11 - h01 * h01
+    det = np.where(det > 0, det, 1e-300)
+    d = np.stack([-(h11 * g0 - h01 * g1) / det, -(h00 * g1 - h01 * g0) / det], axis=2)
+    active = tot > 0
+    d[~active] = 0.0
+    dmax = np.abs(d).max(axis=2)
+    check = active & (dmax > 1.0)  # a damped step: the general solver
+    beta = beta0[None] + d
+    beta[check] = np.broadcast_to(beta0[None], beta.shape)[check]
+    second = active & ~check & ~(dmax < 1e-9)
+    intercept = beta[..., 0] - beta[..., 1] * mu / sd
+    coef = beta[..., 1] / sd
+    rows2 = np.flatnonzero(second.ravel())
+    if rows2.size:
+        cp, cn = cal_rows
+        a, b = logistic_params(x, cp[rows2], cn[rows2], init=(intercept.ravel()[rows2], coef.ravel()[rows2]),
+                               standardize=std, max_iter=1)
+        intercept.ravel()[rows2], coef.ravel()[rows2] = a, b
+    rows1 = np.flatnonzero(check.ravel())
+    if rows1.size:
+        cp, cn = cal_rows
+        kq = rows1 % D
+        a, b = logistic_params(x, cp[rows1], cn[rows1], init=(i0[kq], c0[kq]), standardize=std,
+                               max_iter=LOGISTIC_STEPS)
+        intercept.ravel()[rows1], coef.ravel()[rows1] = a, b
+    pred = xg.x_loc[None, :] * coef[:, code] + intercept[:, code] > 0
+    return _override_local(pred, _single_rows(tpos, tneg), code)
+
+
+def _xdomain_scores(xg, Pl, Nl, methods, init_ds, std):
+    """Yield (method index, scores (R, D, len(SCORES))) of the fast fits, by evaluated dataset."""
+    Tp = Tn = cal = None
+    if "logistic" in methods or "isotonic" in methods:
+        Tp, Tn = xg.total(Pl, 64), xg.total(Nl, 64)
+        cal = _xdomain_cal_rows(xg, Pl, Nl, Tp, Tn)
+    for j, meth in enumerate(methods):
+        if meth == "stump":
+            pred = _xdomain_stump(xg, Pl, Nl)
+        elif meth == "isotonic":
+            pred = _xdomain_isotonic(xg, cal)
+        else:
+            pred = _xdomain_logistic(xg, Pl, Nl, Tp, Tn, cal, init_ds, std)
+        yield j, _cell_scores(_confusion_local(pred, Pl, Nl, xg))
+
+
+def _xdomain_cal_rows(xg, Pl, Nl, Tp, Tn):
+    """Dense calibration rows (R * D, m): the total minus each dataset."""
+    R, D, m = len(Pl), len(xg.starts), xg.m
+    flat = xg.code * m + xg.g
+    out = []
+    for T, L in ((Tp, Pl), (Tn, Nl)):
+        c = np.repeat(T[:, None, :], D, axis=1).reshape(R, D * m)
+        c[:, flat] -= L
+        out.append(c.reshape(R * D, m))
+    return out
+
+
+def _xdomain_isotonic(xg, cal_rows):
+    """Decisions of the D isotonic fits at the local columns, (R, n_local)."""
+    cp, cn = cal_rows
+    RD, m = cp.shape
+    D = len(xg.starts)
+    R = RD // D
+    per = max(1, _ISO_CELLS // max(m, 1))
+    flat = xg.code * m + xg.g
+    out = np.empty((R, xg.n_local), dtype=bool)
+    # rows of whole replicates per call, so the gather below is one fancy index
+    per_r = max(1, per // D)
+    for r0 in range(0, R, per_r):
+        r1 = min(R, r0 + per_r)
+        pred = fit_predict_isotonic(xg.x, cp[r0 * D:r1 * D], cn[r0 * D:r1 * D])
+        out[r0:r1] = pred.reshape(r1 - r0, D * m)[:, flat]
     return out
 
 
