@@ -1416,7 +1416,7 @@ class ReliabilityDisplay:
             raise ValueError("`table` must be a CalibrationErrors or its reliability DataFrame with columns "
                              f"{sorted(need)}, got {type(table).__name__}")
         for key, value in (("protocol", protocol), ("method", method), ("dataset", dataset), ("model", model)):
-            if value not in set(table[key]):
+            if not (table[key] == value).any():  # vectorised: a set of the column walks it value by value
                 raise ValueError(f"`{key}` must be one of {list(dict.fromkeys(table[key]))}, got {value!r}")
         cell = table[(table["protocol"] == protocol) & (table["method"] == method) & (table["dataset"] == dataset)
                      & (table["model"] == model)]
