@@ -24,7 +24,7 @@ count how often the bootstrap's 95% percentile interval covers it over
 Usage::
 
     python benchmarks/bench_bootstrap.py speed --n-bootstrap 1000 --jobs 2
-    python benchmarks/bench_bootstrap.py coverage --simulations 400 --n-bootstrap 400
+    python benchmarks/bench_bootstrap.py coverage --simulations 1000 --n-bootstrap 300
 """
 
 from __future__ import annotations
@@ -172,8 +172,8 @@ def main():
     sp.add_argument("--loop-replicates", type=int, default=2)
     sp.add_argument("--runs", type=int, default=3)
     cp = sub.add_parser("coverage")
-    cp.add_argument("--simulations", type=int, default=400)
-    cp.add_argument("--n-bootstrap", type=int, default=400)
+    cp.add_argument("--simulations", type=int, default=1000)
+    cp.add_argument("--n-bootstrap", type=int, default=300)
     cp.add_argument("--methods", nargs="+", default=["logistic", "isotonic"])
     cp.add_argument("--seed", type=int, default=2024)
     args = ap.parse_args()
