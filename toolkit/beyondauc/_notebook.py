@@ -128,7 +128,7 @@ def _raster(fig, dpi):
         fig.set_facecolor("white")
         fig.dpi = dpi
         canvas.draw()
-        return Image.fromarray(np.array(canvas.buffer_rgba()), "RGBA")
+        return Image.fromarray(np.array(canvas.buffer_rgba()))  # (height, width, 4) uint8: RGBA
     finally:
         fig.dpi = old_dpi
         fig.set_facecolor(old_face)
