@@ -39,3 +39,62 @@ def test_percentile_interval_is_the_two_quantiles():
         np.testing.assert_array_equal(low, np.nanquantile(reps, alpha, axis=0))
         np.testing.assert_array_equal(high, np.nanquantile(reps, 1 - alpha, axis=0))
     assert np.isnan(low[0, 0]) and np.isnan(high[0, 0])
+
+
+# -- isotonic on integer counts: PAVA only on the exact level sets around 0.5 ----------
+
+def _integer_counts(rng, F, m, lam, p_zero):
+    pos = rng.poisson(lam * np.linspace(0.2, 1.5, m), size=(F, m)).astype(float)
+    neg = rng.poisson(lam * np.linspace(1.5, 0.2, m), size=(F, m)).astype(float)
+    zero = rng.random((F, m)) < p_zero
+    pos[zero], neg[zero] = 0.0, 0.0
+    return pos, neg
+
+
+def test_isotonic_integer_path_equals_general_path():
+    """Same decisions as the general path on many small integer fits (ties, zero weights, blocks at 0.5)."""
+    import beyondauc._fitting as fitting
+
+    calls = []
+    segment = fitting._isotonic_segment
+
+    def counted(*a):
+        calls.append(1)
+        return segment(*a)
+
+    rng = np.random.default_rng(0)
+    try:
+        fitting._isotonic_segment = counted
+        for trial in range(1500):
+            scale = rng.choice([1.0, 1e-6, 1e3])
+            x = np.unique(rng.normal(size=int(rng.integers(1, 40))) * scale) if trial % 3 else np.arange(30) * 0.1
+            pos, neg = _integer_counts(rng, int(rng.integers(1, 8)), len(x), rng.choice([0.3, 1.0, 3.0]),
+                                       rng.choice([0.0, 0.3, 0.7]))
+            np.testing.assert_array_equal(fitting.fit_predict_isotonic(x, pos, neg, integer=True),
+                                          fitting.fit_predict_isotonic(x, pos, neg))
+    finally:
+        fitting._isotonic_segment = segment
+    assert len(calls) > 200  # the restricted PAVA was exercised
+
+
+def test_restricted_pava_equals_full_pava_on_exact_level_sets():
+    """PAVA on the points between two exact level-set boundaries gives the full run's values to the bit."""
+    from scipy.optimize import isotonic_regression
+
+    rng = np.random.default_rng(1)
+    checked = 0
+    for _ in range(400):
+        m = int(rng.integers(2, 60))
+        n = rng.poisson(rng.choice([0.5, 2.0, 6.0]), size=m).astype(float) + 1.0
+        pos = np.minimum(rng.binomial(n.astype(int), np.linspace(0.1, 0.9, m)), n).astype(float)
+        y, w = pos / n, n
+        full = isotonic_regression(y, weights=w).x
+        # exact level sets: distinct exact block means differ by >= 1 / sum(n)**2, far above 1e-12
+        bounds = [0] + [j for j in range(1, m) if abs(full[j] - full[j - 1]) > 1e-12] + [m]
+        for a in range(len(bounds) - 1):
+            for b in range(a + 1, len(bounds)):
+                s, e = bounds[a], bounds[b]
+                part = isotonic_regression(y[s:e], weights=w[s:e]).x
+                assert np.array_equal(part, full[s:e]), (s, e)
+                checked += 1
+    assert checked > 1000

@@ -265,7 +265,7 @@ def _isotonic_row(x, pos, neg):
     return pred
 
 
-def fit_predict_isotonic(x, pos, neg):
+def fit_predict_isotonic(x, pos, neg, *, integer=False):
     """Isotonic decisions ``predict(x) > 0.5`` for F fits.
 
     The level set {fit > 0.5} of an isotonic regression is the upper set of
@@ -276,7 +276,14 @@ def fit_predict_isotonic(x, pos, neg):
     around it.  A fit is solved with PAVA (:func:`_isotonic_row`), with
     scikit-learn's exact interpolation, where rounding could decide: a block
     fitted (nearly) exactly at 0.5, or an interpolated value within 1e-9 of 0.5.
+
+    ``integer=True`` declares the counts integers (the bootstrap's unweighted
+    fits): the same decisions by :func:`_isotonic_integer`, which runs PAVA only
+    on the exact level sets around 0.5 (falls back here where its precondition
+    on the total weight fails).
     """
+    if integer and _integer_ok(pos + neg, pos.shape[1]):
+        return _isotonic_integer(x, pos, neg)
     single = _single_class(pos, neg)
     F, m = pos.shape
     n = pos + neg
@@ -325,6 +332,151 @@ def fit_predict_isotonic(x, pos, neg):
     for f in np.flatnonzero(exact):
         pred[f] = _isotonic_row(x, pos[f], neg[f])
     return _override_single(pred, single)
+
+
+# -- isotonic on integer counts (the bootstrap's xdomain fits) --------------------------
+#
+# With integer counts every suffix sum of ``pos - neg`` is an exact integer, so the
+# level sets {fit > 0.5} and {fit >= 0.5} are exact, and every exact fitted value is a
+# ratio a / b of integers with b <= W (a fit's total weight): two distinct values are
+# at least 1 / W**2 apart, a value other than 0.5 at least 1 / (2 W) from it.  PAVA in
+# floating point keeps each block mean within about 3 * n * eps of its exact value
+# (one rounding per pooling, at most n poolings), so while 3 * n * eps * W**2 is small
+# it decides every comparison of unequal exact means as exact arithmetic does: its
+# blocks refine the exact level sets, and a boundary between two exact level sets is a
+# block boundary of the floating-point run.  PAVA never pools across a block boundary
+# of its own final result and works left to right, so the run on the points between
+# two such boundaries performs exactly the operations of the full run on them: the
+# same block means, bit for bit (:func:`_isotonic_segment`).
+
+_ISO_EXACT_BOUND = 0.1  # 3 * n * eps * W**2 below this: the argument above holds, 10x to spare
+
+
+def _isotonic_segment(x, pos, neg, s0, e0):
+    """Decisions of one fit on the whole grid from PAVA on the grid slice [s0, e0].
+
+    ``s0`` must start, and ``e0`` end, exact level sets of the fit; the slice must
+    hold the knots from the last one fitted below 0.5 to the first one fitted above
+    it (those the interpolation around 0.5 reads).  Grid values left of the slice
+    are below 0.5 -- or, left of the first knot, clipped to it; right of it above
+    0.5 -- or, right of the last knot, clipped to it.
+    """
+    seg = _isotonic_row(x[s0:e0 + 1], pos[s0:e0 + 1], neg[s0:e0 + 1])
+    present = (pos + neg) > 0
+    out = np.empty(len(x), dtype=bool)
+    out[s0:e0 + 1] = seg
+    out[:s0] = seg[0] if not present[:s0].any() else False
+    out[e0 + 1:] = seg[-1] if not present[e0 + 1:].any() else True
+    return out
+
+
+def _isotonic_integer(x, pos, neg):
+    """:func:`fit_predict_isotonic` for integer counts: the same decisions, fewer passes.
+
+    Maxima of the suffix sums are exact (integers), so the first and last maximiser
+    are two ``argmax``; presence is looked at only where it decides; a fit with a block
+    fitted at exactly 0.5 (or an interpolated value near it) runs PAVA only on the
+    exact level sets around 0.5 (:func:`_isotonic_segment`).
+    """
+    single = _single_class(pos, neg)
+    F, m = pos.shape
+    n = pos + neg
+    present = n > 0
+    suffix = np.zeros((F, m + 1))
+    np.cumsum((pos - neg)[:, ::-1], axis=1, out=suffix[:, m - 1::-1] if m else suffix[:, :0])
+    j0 = np.argmax(suffix, axis=1)  # first maximiser (the maximum is exact)
+    k_strict = m - np.argmax(suffix[:, ::-1], axis=1)  # last: first grid index with fit > 0.5 (m: none)
+    del suffix
+    # the last maximiser is a weighted value or the end; the first weighted value at or after
+    # the first maximiser starts {fit >= 0.5}
+    k_weak = k_strict.copy()
+    idx = np.arange(m)[None, :]
+    cand = np.flatnonzero(j0 < k_strict)
+    if cand.size:
+        pc = present[cand] & (idx >= j0[cand, None]) & (idx < k_strict[cand, None])
+        got = pc.any(axis=1)
+        k_weak[cand[got]] = np.argmax(pc[got], axis=1)
+    first = np.argmax(present, axis=1)
+    rows = np.arange(F)
+    inner = (k_strict < m) & (k_strict != first)
+    crossing_gap = inner.copy()
+    crossing_gap[inner] = ~present[rows[inner], k_strict[inner] - 1]
+    exact = (k_weak != k_strict) & (single < 0)
+    pred = (idx >= k_strict[:, None]) | (k_strict == first)[:, None]
+    gap_rows = np.flatnonzero(crossing_gap & ~exact & (single < 0))
+    if gap_rows.size:
+        G = gap_rows
+        pr, ps, nn = present[G], pos[G], n[G]
+        k = k_strict[G]
+        before = pr & (idx < k[:, None])
+        p_ = m - 1 - np.argmax(before[:, ::-1], axis=1)
+        C, W = np.cumsum(ps, axis=1), np.cumsum(nn, axis=1)
+        r = np.arange(len(G))
+        ck, wk = C[r, k - 1][:, None], W[r, k - 1][:, None]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            y_k = np.where(pr & (idx >= k[:, None]), (C - ck) / (W - wk), np.inf).min(axis=1)
+            cp, wp = C[r, p_][:, None], W[r, p_][:, None]
+            y_p = np.where(pr & (idx <= p_[:, None]), (cp - (C - ps)) / (wp - (W - nn)), -np.inf).max(axis=1)
+            slope = (y_k - y_p) / (x[k] - x[p_])
+            # only the grid values strictly between p and k: a window of columns per row
+            w = int((k - p_).max()) - 1
+            cols = p_[:, None] + 1 + np.arange(max(w, 0))[None, :]
+            inside = cols < k[:, None]
+            cols = np.minimum(cols, m - 1)
+            val = slope[:, None] * (x[cols] - x[p_][:, None]) + y_p[:, None]
+        up = inside & (val > 0.5)
+        rr, cc = np.nonzero(up)
+        pred[G[rr], cols[rr, cc]] = True
+        unsure = (inside & ~(np.abs(val - 0.5) > 1e-9)).any(axis=1) | ~(y_p <= 0.5) | ~(y_k > 0.5)
+        exact[G[unsure]] = True
+    E = np.flatnonzero(exact)
+    if E.size:
+        s0, e0 = _exact_level_sets(pos[E], n[E], present[E], k_weak[E], k_strict[E])
+        for f, a, b in zip(E, s0, e0):
+            pred[f] = _isotonic_segment(x, pos[f], neg[f], a, b)
+    return _override_single(pred, single)
+
+
+def _exact_level_sets(ps, nn, pr, kw, ks):
+    """Start of the exact level set ending before ``kw`` and end of the one starting at ``ks``.
+
+    For a level set ending at p, its value is max_s mean(s..p) and its start the
+    smallest maximiser; for one starting at k, min_t mean(k..t) and the largest
+    minimiser (ties within 1 / (4 W**2): distinct exact means are 1 / W**2 apart,
+    the computed ones within one rounding).  Without a weighted value before ``kw``
+    the start is the first weighted value; with ``ks`` at the end, the last one.
+    """
+    E, m = ps.shape
+    idx = np.arange(m)[None, :]
+    r = np.arange(E)
+    tol = 0.25 / np.maximum(nn.sum(axis=1), 1.0) ** 2
+    C, W = np.cumsum(ps, axis=1), np.cumsum(nn, axis=1)
+    first = np.argmax(pr, axis=1)
+    last = m - 1 - np.argmax(pr[:, ::-1], axis=1)
+    before = pr & (idx < kw[:, None])
+    has_p = before.any(axis=1)
+    p_ = m - 1 - np.argmax(before[:, ::-1], axis=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        cp, wp = C[r, p_][:, None], W[r, p_][:, None]
+        mean_sp = np.where(pr & (idx <= p_[:, None]), (cp - (C - ps)) / (wp - (W - nn)), -np.inf)
+        top = mean_sp.max(axis=1)
+        s0 = np.argmax(mean_sp >= (top - tol)[:, None], axis=1)
+        s0 = np.where(has_p, s0, first)
+        k = np.minimum(ks, m - 1)
+        km1 = k - 1
+        ck = np.where(km1 >= 0, C[r, np.maximum(km1, 0)], 0.0)[:, None]
+        wk = np.where(km1 >= 0, W[r, np.maximum(km1, 0)], 0.0)[:, None]
+        mean_kt = np.where(pr & (idx >= k[:, None]), (C - ck) / (W - wk), np.inf)
+        low = mean_kt.min(axis=1)
+        e0 = m - 1 - np.argmax((mean_kt <= (low + tol)[:, None])[:, ::-1], axis=1)
+        e0 = np.where(ks < m, e0, last)
+    return s0, e0
+
+
+def _integer_ok(n, m):
+    """Whether :func:`_isotonic_integer`'s exactness argument holds for these fits."""
+    W = float(n.sum(axis=1).max()) if n.size else 0.0
+    return W < 2.0**50 and 3.0 * m * _EPSILON * W * W < _ISO_EXACT_BOUND
 
 
 # -- stump ----------------------------------------------------------------------

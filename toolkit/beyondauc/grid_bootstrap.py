@@ -658,7 +658,7 @@ def _xdomain_isotonic(xg, cal_rows):
     per_r = max(1, per // D)
     for r0 in range(0, R, per_r):
         r1 = min(R, r0 + per_r)
-        pred = fit_predict_isotonic(xg.x, cp[r0 * D:r1 * D], cn[r0 * D:r1 * D])
+        pred = fit_predict_isotonic(xg.x, cp[r0 * D:r1 * D], cn[r0 * D:r1 * D], integer=True)
         out[r0:r1] = pred.reshape(r1 - r0, D * m)[:, flat]
     return out
 
