@@ -265,6 +265,28 @@ def _isotonic_row(x, pos, neg):
     return pred
 
 
+def _crossing_means(x, ps, nn, pr, k, p_, idx):
+    """(fit(k), fit(p), slope between them) of rows whose fit crosses 0.5 between knots p < k.
+
+    ``k`` starts a PAVA block and ``p`` ends one, so fit(k) = min_t mean(k..t)
+    and fit(p) = max_s mean(s..p), over weighted grid values (``pr``).
+    """
+    C, W = np.cumsum(ps, axis=1), np.cumsum(nn, axis=1)
+    r = np.arange(len(k))
+    ck, wk = C[r, k - 1][:, None], W[r, k - 1][:, None]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        y_k = np.where(pr & (idx >= k[:, None]), (C - ck) / (W - wk), np.inf).min(axis=1)
+        cp, wp = C[r, p_][:, None], W[r, p_][:, None]
+        y_p = np.where(pr & (idx <= p_[:, None]), (cp - (C - ps)) / (wp - (W - nn)), -np.inf).max(axis=1)
+        slope = (y_k - y_p) / (x[k] - x[p_])
+    return y_k, y_p, slope
+
+
+def _unsure(inside, val, y_p, y_k):
+    """Rows where rounding could decide an interpolated decision, or the fit is odd: solve them exactly."""
+    return (inside & ~(np.abs(val - 0.5) > 1e-9)).any(axis=1) | ~(y_p <= 0.5) | ~(y_k > 0.5)
+
+
 def fit_predict_isotonic(x, pos, neg, *, integer=False):
     """Isotonic decisions ``predict(x) > 0.5`` for F fits.
 
@@ -313,22 +335,13 @@ def fit_predict_isotonic(x, pos, neg, *, integer=False):
         # first fitted > 0.5 (k) are interpolated.  k starts a PAVA block and p
         # ends one, so fit(k) = min_t mean(k..t) and fit(p) = max_s mean(s..p).
         G = gap_rows
-        pr, ps, nn = present[G], pos[G], pos[G] + neg[G]
-        C, W = np.cumsum(ps, axis=1), np.cumsum(nn, axis=1)
         k, p_ = k_strict[G], prev[G]
-        r = np.arange(len(G))
-        ck, wk = C[r, k - 1][:, None], W[r, k - 1][:, None]
-        with np.errstate(divide="ignore", invalid="ignore"):
-            y_k = np.where(pr & (idx >= k[:, None]), (C - ck) / (W - wk), np.inf).min(axis=1)
-            cp, wp = C[r, p_][:, None], W[r, p_][:, None]
-            y_p = np.where(pr & (idx <= p_[:, None]), (cp - (C - ps)) / (wp - (W - nn)), -np.inf).max(axis=1)
-            slope = (y_k - y_p) / (x[k] - x[p_])
+        y_k, y_p, slope = _crossing_means(x, pos[G], pos[G] + neg[G], present[G], k, p_, idx)
+        with np.errstate(invalid="ignore"):
             val = slope[:, None] * (x[None, :] - x[p_][:, None]) + y_p[:, None]
         inside = (idx > p_[:, None]) & (idx < k[:, None])
         pred[G] |= inside & (val > 0.5)
-        # where rounding could matter, or the fit is odd, solve it exactly below
-        unsure = (inside & ~(np.abs(val - 0.5) > 1e-9)).any(axis=1) | ~(y_p <= 0.5) | ~(y_k > 0.5)
-        exact[G[unsure]] = True
+        exact[G[_unsure(inside, val, y_p, y_k)]] = True  # solved exactly below
     for f in np.flatnonzero(exact):
         pred[f] = _isotonic_row(x, pos[f], neg[f])
     return _override_single(pred, single)
@@ -406,29 +419,22 @@ def _isotonic_integer(x, pos, neg):
     gap_rows = np.flatnonzero(crossing_gap & ~exact & (single < 0))
     if gap_rows.size:
         G = gap_rows
-        pr, ps, nn = present[G], pos[G], n[G]
+        pr = present[G]
         k = k_strict[G]
         before = pr & (idx < k[:, None])
         p_ = m - 1 - np.argmax(before[:, ::-1], axis=1)
-        C, W = np.cumsum(ps, axis=1), np.cumsum(nn, axis=1)
-        r = np.arange(len(G))
-        ck, wk = C[r, k - 1][:, None], W[r, k - 1][:, None]
-        with np.errstate(divide="ignore", invalid="ignore"):
-            y_k = np.where(pr & (idx >= k[:, None]), (C - ck) / (W - wk), np.inf).min(axis=1)
-            cp, wp = C[r, p_][:, None], W[r, p_][:, None]
-            y_p = np.where(pr & (idx <= p_[:, None]), (cp - (C - ps)) / (wp - (W - nn)), -np.inf).max(axis=1)
-            slope = (y_k - y_p) / (x[k] - x[p_])
-            # only the grid values strictly between p and k: a window of columns per row
-            w = int((k - p_).max()) - 1
-            cols = p_[:, None] + 1 + np.arange(max(w, 0))[None, :]
-            inside = cols < k[:, None]
-            cols = np.minimum(cols, m - 1)
+        y_k, y_p, slope = _crossing_means(x, pos[G], n[G], pr, k, p_, idx)
+        # only the grid values strictly between p and k: a window of columns per row
+        w = int((k - p_).max()) - 1
+        cols = p_[:, None] + 1 + np.arange(max(w, 0))[None, :]
+        inside = cols < k[:, None]
+        cols = np.minimum(cols, m - 1)
+        with np.errstate(invalid="ignore"):
             val = slope[:, None] * (x[cols] - x[p_][:, None]) + y_p[:, None]
         up = inside & (val > 0.5)
         rr, cc = np.nonzero(up)
         pred[G[rr], cols[rr, cc]] = True
-        unsure = (inside & ~(np.abs(val - 0.5) > 1e-9)).any(axis=1) | ~(y_p <= 0.5) | ~(y_k > 0.5)
-        exact[G[unsure]] = True
+        exact[G[_unsure(inside, val, y_p, y_k)]] = True
     E = np.flatnonzero(exact)
     if E.size:
         s0, e0 = _exact_level_sets(pos[E], n[E], present[E], k_weak[E], k_strict[E])
