@@ -143,14 +143,14 @@ def _nanquantile(a, q, axis=0):
     to the last bit (tested).  An all-NaN slice gives NaN.
     """
     s = np.sort(np.moveaxis(np.asarray(a, dtype=float), axis, -1), axis=-1)
+    if s.shape[-1] == 0:
+        return np.full(s.shape[:-1], np.nan)
     n = np.count_nonzero(~np.isnan(s), axis=-1)
     virtual = q * (n - 1).astype(float)
     lo = np.floor(virtual)
     t = virtual - lo
-    lo = np.clip(lo.astype(np.intp), 0, max(s.shape[-1] - 1, 0))
+    lo = np.clip(lo.astype(np.intp), 0, s.shape[-1] - 1)
     hi = np.minimum(lo + 1, np.maximum(n - 1, 0))
-    if s.shape[-1] == 0:
-        return np.full(s.shape[:-1], np.nan)
     a_lo = np.take_along_axis(s, lo[..., None], axis=-1)[..., 0]
     b_hi = np.take_along_axis(s, hi[..., None], axis=-1)[..., 0]
     diff = b_hi - a_lo

@@ -77,7 +77,6 @@ _WARM = """\
 get_ipython().run_line_magic("matplotlib", "inline")
 import matplotlib.pyplot as _plt
 import beyondauc, beyondauc.plots, beyondauc.report, beyondauc._notebook, pyarrow.parquet
-from IPython.display import Markdown, display
 _fig = _plt.figure(figsize=(1, 1))
 _fig.text(0.5, 0.5, "warm")
 _fig.canvas.draw()
