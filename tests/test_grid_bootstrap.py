@@ -143,6 +143,12 @@ def test_reproducible_and_independent_of_jobs_chunks_and_length(monkeypatch):
     c = bootstrap_grid(bench, n_bootstrap=70, **kw)
     np.testing.assert_array_equal(a.replicates, c.replicates)
     monkeypatch.undo()
+    # tasks of one block each (two per model), counts drawn again for every task
+    monkeypatch.setattr(gb, "_TASK_REPLICATES", gb.BLOCK)
+    monkeypatch.setattr(gb, "_COUNTS_CACHE_BYTES", 0)
+    for jobs in (1, 2):
+        np.testing.assert_array_equal(a.replicates, bootstrap_grid(bench, n_bootstrap=70, n_jobs=jobs, **kw).replicates)
+    monkeypatch.undo()
     d = bootstrap_grid(bench, n_bootstrap=10, **kw)
     np.testing.assert_array_equal(a.replicates[:10], d.replicates)
     e = bootstrap_grid(bench, n_bootstrap=70, **{**kw, "random_state": 4})

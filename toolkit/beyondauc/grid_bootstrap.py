@@ -71,6 +71,8 @@ VALUES = ("auc", *SCORES)  # the replicate array's last axis
 BOOTSTRAP_REPEATS = 10  # indata splits per replicate (at most n_repeats)
 LOGISTIC_STEPS = 2  # Newton steps of a replicate's logistic fit from its cell's point fit
 _CELLS = 4_000_000  # (fits x grid values) cells per batch of replicates: bounds memory
+_TASK_REPLICATES = 2 * BLOCK  # replicates of one model per task (a multiple of BLOCK: each block drawn once)
+_COUNTS_CACHE_BYTES = 512 * 2**20  # keep a process's drawn counts while they fit in this
 
 
 # -- the engine ---------------------------------------------------------------------
@@ -178,91 +180,101 @@ def _indicator(rows, cols, y, n_rows, n_cols):
     return out
 
 
-def _model_replicates(bctx, s):
-    """Replicate values of every cell of one model: {(protocol, method, dataset): (B, len(VALUES))}."""
-    ctx = bctx.base
-    y, codes, methods, class_weight = ctx.y, ctx.codes, ctx.methods, ctx.class_weight
-    D, B = len(ctx.datasets), bctx.n_bootstrap
-    sizes = np.diff(ctx.offsets)
-    x, inv, _, _ = _grid_counts(y, s)
-    m = len(x)
-    pos_ds, neg_ds = _stacked_counts(inv, y, codes, m, D)
-    std = _standardize(x, pos_ds, neg_ds)
-    M, S = len(methods), len(SCORES)
-    auc_out = np.empty((B, D))
-    local_col, first_col, n_local = _local_grids(s, codes, D)
-    # trees see float32 scores: the stump runs on the float32 grid (same decisions, fewer values)
-    x32 = x.astype(np.float32)
-    new32 = np.concatenate([[True], x32[1:] != x32[:-1]])
-    inv32, xs32 = (np.cumsum(new32) - 1)[inv], x32[new32].astype(np.float64)
-    grids = [(x, inv, [mm for mm in methods if mm != "stump"])]
-    if "stump" in methods:
-        grids.append((xs32, inv32, ["stump"]))
+class _ModelBoot:
+    """One model's bootstrap: its grids and point-estimate fits, set up once, then run on blocks of replicates."""
 
-    fits = [f for p in ctx.protocols for f in ctx.plans[p][0]]
-    F = len(fits)
-    G_cal, G_ev = np.zeros((F, D)), np.zeros((F, D))
-    for k, f in enumerate(fits):
-        G_cal[k, list(f.cal)] = 1.0
-        G_ev[k, list(f.evl)] = 1.0
-    empty = np.array([sizes[list(f.cal)].sum() == 0 or sizes[list(f.evl)].sum() == 0 for f in fits], dtype=bool)
-    fit_out = np.empty((M, B, F, S))
-    fast = _xdomain_ok(fits, sizes, D, class_weight) if F else []
-    slow = [k for k in range(F) if k not in set(fast)]
-    xg = _XGrid(x, inv, xs32, inv32, local_col, first_col, n_local, D) if fast else None
-    fast_ds = np.array([fits[k].dataset for k in fast], dtype=np.int64)
-    init = None
-    if F and "logistic" in methods:  # warm start: each cell's point-estimate fit
-        wp, wn = class_weighted(G_cal @ pos_ds, G_cal @ neg_ds, class_weight)
-        init = logistic_params(x, wp, wn, standardize=std)
-    init_ds = None
-    if fast and init is not None:  # the fast fits' point-estimate fits, by evaluated dataset
-        init_ds = (np.empty(D), np.empty(D))
-        init_ds[0][fast_ds], init_ds[1][fast_ds] = init[0][fast], init[1][fast]
+    def __init__(self, bctx, s):
+        ctx = bctx.base
+        self.bctx = bctx
+        y, codes, methods, class_weight = ctx.y, ctx.codes, ctx.methods, ctx.class_weight
+        D = len(ctx.datasets)
+        sizes = np.diff(ctx.offsets)
+        x, inv, _, _ = _grid_counts(y, s)
+        m = len(x)
+        pos_ds, neg_ds = _stacked_counts(inv, y, codes, m, D)
+        std = _standardize(x, pos_ds, neg_ds)
+        local_col, first_col, n_local = _local_grids(s, codes, D)
+        # trees see float32 scores: the stump runs on the float32 grid (same decisions, fewer values)
+        x32 = x.astype(np.float32)
+        new32 = np.concatenate([[True], x32[1:] != x32[:-1]])
+        inv32, xs32 = (np.cumsum(new32) - 1)[inv], x32[new32].astype(np.float64)
+        grids = [(x, inv, [mm for mm in methods if mm != "stump"])]
+        if "stump" in methods:
+            grids.append((xs32, inv32, ["stump"]))
 
-    # indata (and indomain's fallback): per dataset, the split positions and grids
-    indata = sorted({i for p in ctx.protocols for i in ctx.plans[p][1]})
-    ind = {}
-    for i in indata:
-        lo, hi = int(ctx.offsets[i]), int(ctx.offsets[i + 1])
-        tests = _splits(hi - lo, ctx.n_repeats, ctx.seed)
-        if tests is None:
-            ind[i] = None
-            continue
-        tests = tests[:min(ctx.n_repeats, BOOTSTRAP_REPEATS)]
-        R, n_test = tests.shape
-        yd = y[lo:hi]
-        xd, invd, fp, fn = _grid_counts(yd, s[lo:hi])
-        md = len(xd)
-        flat = tests.ravel()
-        ev_ind = _indicator(flat, np.repeat(np.arange(R), n_test) * md + invd[flat], yd[flat], hi - lo, R * md)
-        full_ind = _indicator(np.arange(hi - lo), invd, yd, hi - lo, md)
-        std_d = _standardize(xd, fp, fn)
-        init_d = None
-        if "logistic" in methods:
-            wp, wn = class_weighted(fp[None], fn[None], class_weight)
-            init_d = logistic_params(xd, wp, wn, standardize=std_d)
-        ind[i] = dict(lo=lo, hi=hi, xd=xd, R=R, md=md, ev=ev_ind, full=full_ind, std=std_d, init=init_d,
-                      out=np.empty((M, B, S)), n_test=n_test)
+        fits = [f for p in ctx.protocols for f in ctx.plans[p][0]]
+        F = len(fits)
+        G_cal, G_ev = np.zeros((F, D)), np.zeros((F, D))
+        for k, f in enumerate(fits):
+            G_cal[k, list(f.cal)] = 1.0
+            G_ev[k, list(f.evl)] = 1.0
+        empty = np.array([sizes[list(f.cal)].sum() == 0 or sizes[list(f.evl)].sum() == 0 for f in fits], dtype=bool)
+        fast = _xdomain_ok(fits, sizes, D, class_weight) if F else []
+        slow = [k for k in range(F) if k not in set(fast)]
+        xg = _XGrid(x, inv, xs32, inv32, local_col, first_col, n_local, D) if fast else None
+        fast_ds = np.array([fits[k].dataset for k in fast], dtype=np.int64)
+        init = None
+        if F and "logistic" in methods:  # warm start: each cell's point-estimate fit
+            wp, wn = class_weighted(G_cal @ pos_ds, G_cal @ neg_ds, class_weight)
+            init = logistic_params(x, wp, wn, standardize=std)
+        init_ds = None
+        if fast and init is not None:  # the fast fits' point-estimate fits, by evaluated dataset
+            init_ds = (np.empty(D), np.empty(D))
+            init_ds[0][fast_ds], init_ds[1][fast_ds] = init[0][fast], init[1][fast]
 
-    for b0 in range(0, B, BLOCK):
-        b1 = min(B, b0 + BLOCK)
-        W = bootstrap_counts(bctx.strata, B, random_state=bctx.boot_seed, start=b0, stop=b1)
+        # indata (and indomain's fallback): per dataset, the split positions and grids
+        indata = sorted({i for p in ctx.protocols for i in ctx.plans[p][1]})
+        ind = {}
+        for i in indata:
+            lo, hi = int(ctx.offsets[i]), int(ctx.offsets[i + 1])
+            tests = _splits(hi - lo, ctx.n_repeats, ctx.seed)
+            if tests is None:
+                ind[i] = None
+                continue
+            tests = tests[:min(ctx.n_repeats, BOOTSTRAP_REPEATS)]
+            R, n_test = tests.shape
+            yd = y[lo:hi]
+            xd, invd, fp, fn = _grid_counts(yd, s[lo:hi])
+            md = len(xd)
+            flat = tests.ravel()
+            ev_ind = _indicator(flat, np.repeat(np.arange(R), n_test) * md + invd[flat], yd[flat], hi - lo, R * md)
+            full_ind = _indicator(np.arange(hi - lo), invd, yd, hi - lo, md)
+            std_d = _standardize(xd, fp, fn)
+            init_d = None
+            if "logistic" in methods:
+                wp, wn = class_weighted(fp[None], fn[None], class_weight)
+                init_d = logistic_params(xd, wp, wn, standardize=std_d)
+            ind[i] = dict(lo=lo, hi=hi, xd=xd, R=R, md=md, ev=ev_ind, full=full_ind, std=std_d, init=init_d,
+                          n_test=n_test)
+        self.__dict__.update(
+            y=y, codes=codes, methods=methods, class_weight=class_weight, D=D, m=m, std=std, local_col=local_col,
+            first_col=first_col, n_local=n_local, grids=grids, fits=fits, F=F, G_cal=G_cal, G_ev=G_ev, empty=empty,
+            fast=fast, slow=slow, xg=xg, fast_ds=fast_ds, init=init, init_ds=init_ds, indata=indata, ind=ind)
+
+    def run(self, W):
+        """Replicate values of every cell for the replicates of counts ``W`` (B, n): {(protocol, method, dataset): (B, len(VALUES))}."""
+        y, codes, methods, class_weight = self.y, self.codes, self.methods, self.class_weight
+        D, m, F, std, init = self.D, self.m, self.F, self.std, self.init
+        fast, slow, fast_ds, xg = self.fast, self.slow, self.fast_ds, self.xg
+        B, M, S = len(W), len(methods), len(SCORES)
+        auc_out = np.empty((B, D))
+        fit_out = np.empty((M, B, F, S))
+        ind_out = {i: np.empty((M, B, S)) for i, d in self.ind.items() if d is not None}
         per = max(1, _CELLS // max(1, (F + 1) * m))
-        for c0 in range(0, b1 - b0, per):
+        for c0 in range(0, B, per):
             Wc = W[c0:c0 + per]
             Rc = len(Wc)
-            r = slice(b0 + c0, b0 + c0 + Rc)
-            Pl, Nl = grid_weights(Wc, local_col, y, n_local)
-            auc_out[r] = _segment_auc(Pl[:, 0], Nl[:, 0], first_col, D)
+            r = slice(c0, c0 + Rc)
+            Pl, Nl = grid_weights(Wc, self.local_col, y, self.n_local)
+            auc_out[r] = _segment_auc(Pl[:, 0], Nl[:, 0], self.first_col, D)
             if fast:
-                for j, sc in _xdomain_scores(xg, Pl[:, 0], Nl[:, 0], methods, init_ds, std):
+                for j, sc in _xdomain_scores(xg, Pl[:, 0], Nl[:, 0], methods, self.init_ds, std):
                     fit_out[j, r][:, fast] = sc[:, fast_ds]
             if not slow:
                 continue
-            Gc, Ge = G_cal[slow], G_ev[slow]
+            Gc, Ge = self.G_cal[slow], self.G_ev[slow]
             Fs = len(slow)
-            for xgr, invg, meths in grids:
+            for xgr, invg, meths in self.grids:
                 if not meths:
                     continue
                 P, N = grid_weights(Wc, invg, y, len(xgr), groups=codes, n_groups=D)  # (Rc, D, m)
@@ -273,44 +285,45 @@ def _model_replicates(bctx, s):
                 sc = _fit_rows(xgr, cp, cn, ep, en, meths, class_weight, rows_init, std)
                 for j, meth in enumerate(meths):
                     fit_out[methods.index(meth), r][:, slow] = sc[j].reshape(Rc, Fs, S)
-        for i in indata:
-            d = ind[i]
-            if d is None:
-                continue
+        for i, out in ind_out.items():
+            d = self.ind[i]
             R, md = d["R"], d["md"]
             per_d = max(1, _CELLS // max(1, R * md))
-            for c0 in range(0, b1 - b0, per_d):
+            for c0 in range(0, B, per_d):
                 Wd = W[c0:c0 + per_d, d["lo"]:d["hi"]].astype(np.float64)
                 Rc = len(Wd)
-                r = slice(b0 + c0, b0 + c0 + Rc)
+                r = slice(c0, c0 + Rc)
                 ep = np.asarray((d["ev"][0].T @ Wd.T).T).reshape(Rc, R, md)
                 en = np.asarray((d["ev"][1].T @ Wd.T).T).reshape(Rc, R, md)
                 fpos = np.asarray((d["full"][0].T @ Wd.T).T)[:, None, :]
                 fneg = np.asarray((d["full"][1].T @ Wd.T).T)[:, None, :]
                 cp, cn = (fpos - ep).reshape(Rc * R, md), (fneg - en).reshape(Rc * R, md)
                 ep, en = ep.reshape(Rc * R, md), en.reshape(Rc * R, md)
-                rows_init = None if d["init"] is None else (np.repeat(d["init"][0], Rc * R), np.repeat(d["init"][1], Rc * R))
+                rows_init = None if d["init"] is None else (np.repeat(d["init"][0], Rc * R),
+                                                            np.repeat(d["init"][1], Rc * R))
                 sc = _fit_rows(d["xd"], cp, cn, ep, en, methods, class_weight, rows_init, d["std"])
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore", RuntimeWarning)  # a score undefined in every repeat
-                    d["out"][:, r] = np.nanmean(sc.reshape(M, Rc, R, S), axis=2)
+                    out[:, r] = np.nanmean(sc.reshape(M, Rc, R, S), axis=2)
 
-    out = {}
-    for k, f in enumerate(fits):
-        for j, meth in enumerate(methods):
-            v = np.full((B, len(VALUES)), np.nan) if empty[k] else np.concatenate([auc_out[:, [f.dataset]], fit_out[j, :, k]], axis=1)
-            if empty[k]:
-                v[:, 0] = auc_out[:, f.dataset]
-            out[(f.protocol, meth, f.dataset)] = v
-    for p in ctx.protocols:
-        for i in ctx.plans[p][1]:
+        cells = {}
+        for k, f in enumerate(self.fits):
             for j, meth in enumerate(methods):
-                v = np.full((B, len(VALUES)), np.nan)
-                v[:, 0] = auc_out[:, i]
-                if ind[i] is not None:
-                    v[:, 1:] = ind[i]["out"][j]
-                out[(p, meth, i)] = v
-    return out
+                if self.empty[k]:
+                    v = np.full((B, len(VALUES)), np.nan)
+                    v[:, 0] = auc_out[:, f.dataset]
+                else:
+                    v = np.concatenate([auc_out[:, [f.dataset]], fit_out[j, :, k]], axis=1)
+                cells[(f.protocol, meth, f.dataset)] = v
+        for p in self.bctx.base.protocols:
+            for i in self.bctx.base.plans[p][1]:
+                for j, meth in enumerate(methods):
+                    v = np.full((B, len(VALUES)), np.nan)
+                    v[:, 0] = auc_out[:, i]
+                    if i in ind_out:
+                        v[:, 1:] = ind_out[i][j]
+                    cells[(p, meth, i)] = v
+        return cells
 
 
 
@@ -663,28 +676,69 @@ def _xdomain_isotonic(xg, cal_rows):
     return out
 
 
-def _init_worker(bctx):
-    global _WORKER_BCTX
-    _WORKER_BCTX = bctx
+class _Runner:
+    """Runs tasks (model, first replicate, end) of one bootstrap, in this process or a worker.
+
+    Tasks come model by model, so the last model's set-up is kept; the counts of
+    each range of replicates are drawn once per process and kept while all of
+    them fit in ``_COUNTS_CACHE_BYTES`` (else drawn again per task: the same
+    counts, :func:`~beyondauc._bootstrap.bootstrap_counts` is seeded per block).
+    """
+
+    def __init__(self, bctx, scores):
+        self.bctx, self.scores = bctx, scores
+        self._boot = (None, None)
+        self._counts = {}
+        self._keep = bctx.n_bootstrap * len(bctx.strata) * 4 <= _COUNTS_CACHE_BYTES
+
+    def counts(self, b0, b1):
+        W = self._counts.get((b0, b1))
+        if W is None:
+            W = bootstrap_counts(self.bctx.strata, self.bctx.n_bootstrap, random_state=self.bctx.boot_seed,
+                                 start=b0, stop=b1)
+            if self._keep:
+                self._counts[(b0, b1)] = W
+        return W
+
+    def __call__(self, task):
+        j, b0, b1 = task
+        if self._boot[0] != j:
+            self._boot = (j, None)  # free the previous model's set-up first
+            self._boot = (j, _ModelBoot(self.bctx, self.scores[:, j]))
+        return self._boot[1].run(self.counts(b0, b1))
+
+
+def _init_worker(bctx, scores):
+    global _WORKER
+    _WORKER = _Runner(bctx, scores)
     threadpool_limits(limits=1, user_api="blas")
 
 
-def _worker(s):
-    return _model_replicates(_WORKER_BCTX, s)
+def _worker(task):
+    return _WORKER(task)
 
 
-def _map_models(bctx, bench, n_jobs):
-    if n_jobs == 1 or len(bench.models) == 1:
-        for model in bench.models:
-            yield _model_replicates(bctx, bench.scores(model))
+def _map_tasks(bctx, scores, n_jobs):
+    """Yield ``(model index, b0, b1, cells)`` for every model and range of replicates.
+
+    A task is one model on ``_TASK_REPLICATES`` replicates, so the work spreads
+    evenly over ``n_jobs`` processes whatever the number of models; the values
+    do not depend on the split (replicate b is seeded by its block).
+    """
+    B, n_models = bctx.n_bootstrap, scores.shape[1]
+    tasks = [(j, b0, min(B, b0 + _TASK_REPLICATES)) for j in range(n_models) for b0 in range(0, B, _TASK_REPLICATES)]
+    if n_jobs == 1 or len(tasks) == 1:
+        run = _Runner(bctx, scores)
+        for t in tasks:
+            yield (*t, run(t))
         return
     starts = multiprocessing.get_all_start_methods()
     mp = multiprocessing.get_context("fork" if "fork" in starts else None)
-    with ProcessPoolExecutor(max_workers=min(n_jobs, len(bench.models)), mp_context=mp, initializer=_init_worker,
-                             initargs=(bctx,)) as ex:
-        futures = [ex.submit(_worker, bench.scores(mdl)) for mdl in bench.models]
-        for f in futures:
-            yield f.result()
+    with ProcessPoolExecutor(max_workers=min(n_jobs, len(tasks)), mp_context=mp, initializer=_init_worker,
+                             initargs=(bctx, scores)) as ex:
+        futures = [ex.submit(_worker, t) for t in tasks]
+        for t, f in zip(tasks, futures):
+            yield (*t, f.result())
 
 
 # -- ranks ----------------------------------------------------------------------------
@@ -993,8 +1047,9 @@ def bootstrap_grid(
     reps = np.full((n_bootstrap, len(grid), len(VALUES)), np.nan)
     with threadpool_limits(limits=1, user_api="blas"), warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
-        for model, cells in zip(bench.models, _map_models(bctx, bench, n_jobs)):
+        scores = np.stack([bench.scores(model) for model in bench.models], axis=1)
+        for j, b0, b1, cells in _map_tasks(bctx, scores, n_jobs):
             for (p, meth, i), v in cells.items():
-                reps[:, row_of[(p, meth, i, model)]] = v
+                reps[b0:b1, row_of[(p, meth, i, bench.models[j])]] = v
     return GridBootstrap(grid=_with_intervals(grid, reps, confidence_level), replicates=reps,
                          n_bootstrap=n_bootstrap, confidence_level=confidence_level, random_state=random_state)
