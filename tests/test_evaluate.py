@@ -213,6 +213,9 @@ def test_findings_state_the_numbers_of_the_tables(ev):
         if board.loc[model, "rank_change"] != 0:
             assert f"{p:.0%}" in ranking
             assert ("not significant" in ranking) == (p < 0.95)
+        selective = s.findings["sentence"][3]  # the leaderboard's mean DiSCA, with its interval
+        b = board.loc[model]
+        assert f"mean DiSCA {b['disca']:.3f} ({b['disca_low']:.3f}–{b['disca_high']:.3f})," in selective
         assert s.verdict == ev.table("verdicts").set_index("model").loc[model, "verdict"]
         assert model in s._repr_html_() and "0.95" not in s.note or True
 
