@@ -134,6 +134,52 @@ def test_leaderboard_reads_the_other_tables(ev):
     np.testing.assert_allclose(board.loc[means.index, "accuracy_low"], means["low"])
 
 
+def _per_dataset_replicates(bench, model):
+    """The drift and DiSCA replicates of ``model`` on every dataset, from the functions themselves (as PARAMS)."""
+    full = ba.load_demo().subset(models=MODELS, datasets=[*DATASETS, "iris_virginica"])
+    drift = [ba.cohort_diagnostics(bench, model, d, n_repeats=3, p=1, random_state=3, n_bootstrap=30)
+             .replicates["drift"].to_numpy() for d in DATASETS]
+    disca = [ba.selective_answering(full, model, d, ood_dataset="iris_virginica", tolerance=0.8, resolution=0.02,
+                                    computation_score=0.5, random_state=3, n_bootstrap=30)
+             .replicates["disca"].to_numpy() for d in DATASETS]
+    return {"disca": np.array(disca), "drift": np.array(drift)}
+
+
+def test_mean_disca_and_drift_intervals_come_from_the_per_dataset_replicates(ev, bench):
+    """Replicate b of a mean over datasets is the mean of the datasets' replicates b; its 2.5% and 97.5% quantiles."""
+    board = ev.table("leaderboard").set_index("model")
+    columns = board.columns.tolist()
+    for name in ("disca", "drift"):  # each interval right after its value
+        assert columns[columns.index(name) + 1:columns.index(name) + 3] == [f"{name}_low", f"{name}_high"]
+    for model in MODELS:
+        reps = _per_dataset_replicates(bench, model)
+        for name, r in reps.items():
+            assert r.shape == (len(DATASETS), 30)
+            expected = np.nanquantile(np.nanmean(r, axis=0), [0.025, 0.975])
+            got = board.loc[model, [f"{name}_low", f"{name}_high"]].to_numpy(dtype=float)
+            np.testing.assert_allclose(got, expected, rtol=1e-12, atol=0, err_msg=f"{model} {name}")
+            # the interval brackets the point mean here; drift's replicates sit above its value (a squared
+            # distance gains from resampling noise), so on other data its interval can lie wholly above it
+            assert got[0] <= board.loc[model, name] <= got[1], (model, name)
+        assert reps["drift"].mean() > board.loc[model, "drift"]  # the documented upward shift
+
+
+def test_mean_disca_and_drift_intervals_round_trip(ev, tmp_path):
+    back = ba.load_evaluation(ev.save(tmp_path / "ev")).table("leaderboard")
+    columns = ["model", "disca", "disca_low", "disca_high", "drift", "drift_low", "drift_high"]
+    pdt.assert_frame_equal(back[columns], ev.table("leaderboard")[columns], check_exact=True)
+    assert back[columns[1:]].notna().all().all()
+
+
+def test_no_bootstrap_no_mean_intervals():
+    ev = ba.evaluate("demo", models=["svm", "knn"], datasets=["wine", "diabetes"], noise_repeats=2, n_bootstrap=0)
+    board = ev.table("leaderboard")
+    assert board[["disca", "drift"]].notna().all().all()
+    assert not [c for c in board.columns if c.endswith(("_low", "_high"))]
+    sentence = ev.table("findings").query("model == 'svm' and topic == 'selective'")["sentence"].iloc[0]
+    assert f"mean DiSCA {board.set_index('model').loc['svm', 'disca']:.3f}, " in sentence  # no interval to state
+
+
 @pytest.mark.parametrize("params, match", [
     ({"tolerance": 1.5}, r"`tolerance` must be a number in \(0, 1\], got 1.5"),
     ({"protocol": "xdomian"}, "`protocol` must be one of"),
@@ -167,6 +213,9 @@ def test_findings_state_the_numbers_of_the_tables(ev):
         if board.loc[model, "rank_change"] != 0:
             assert f"{p:.0%}" in ranking
             assert ("not significant" in ranking) == (p < 0.95)
+        selective = s.findings["sentence"][3]  # the leaderboard's mean DiSCA, with its interval
+        b = board.loc[model]
+        assert f"mean DiSCA {b['disca']:.3f} ({b['disca_low']:.3f}–{b['disca_high']:.3f})," in selective
         assert s.verdict == ev.table("verdicts").set_index("model").loc[model, "verdict"]
         assert model in s._repr_html_() and "0.95" not in s.note or True
 

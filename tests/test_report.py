@@ -1040,7 +1040,8 @@ def test_index_leaderboard_values(hostile):
                          (_fmt(r["auc"]), _ci(r, "auc")), (_rank(r["auc_rank"]), ""),
                          (_fmt(r["accuracy"]), _ci(r, "accuracy")), (_rank(r["accuracy_rank"]), ""),
                          ("0" if change == 0 else f"{change:+g}", stability),
-                         (_fmt(r["kappa"]), _ci(r, "kappa")), (_fmt(r["disca"]), ""), (_fmt(r["drift"]), "")])
+                         (_fmt(r["kappa"]), _ci(r, "kappa")), (_fmt(r["disca"]), _ci(r, "disca")),
+                         (_fmt(r["drift"]), _ci(r, "drift"))])
     assert got == expected
     assert any(e[2][1] for e in expected)  # intervals are shown (the default bootstrap)
     assert sorted(board["auc_rank"]) == [1, 2, 3, 4] and sorted(board["accuracy_rank"]) == [1, 2, 3, 4]

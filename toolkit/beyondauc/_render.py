@@ -249,7 +249,8 @@ def _index_rows(evaluation, reports):
                 " ns" if stability.startswith("not") else ""),
             "stability": stability,
             "kappa": _fmt(row.get("kappa")), "kappa_ci": _interval(row, "kappa"),
-            "disca": _fmt(row.get("disca")), "drift": _fmt(row.get("drift"), 3),
+            "disca": _fmt(row.get("disca")), "disca_ci": _interval(row, "disca"),
+            "drift": _fmt(row.get("drift"), 3), "drift_ci": _interval(row, "drift"),
             "html": rep.html, "pdf": rep.pdf,
             "notebooks": [{"name": nb.name, "path": nb.path} for nb in rep.notebooks],
         })

@@ -31,12 +31,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ._bootstrap import check_bootstrap
+from ._bootstrap import check_bootstrap, percentile_interval
 from ._validation import check_int, check_number, check_option, check_random_state
 from .calibration import METHODS, PROTOCOLS, expected_accuracy_grid
 from .data import Benchmark
 from .diagnostics import cohort_diagnostics, diagnostics_frame
-from .grid_bootstrap import bootstrap_grid
+from .grid_bootstrap import _nanmean, bootstrap_grid
 from .intervals import auc_intervals, friedman_test
 from .reliability import calibration_error_table
 from .ranking import best_of_methods, calibration_modes, kendall_tau, rank_changes, rank_table, score_histograms, \
@@ -349,12 +349,98 @@ def _concat(parts, columns=None):
     return pd.concat(parts, ignore_index=True)
 
 
-def _leaderboard(grid_head, changes, selective, diagnostics, models, mean_intervals=None):
+def _replicates_of(results, name):
+    """(n_datasets, n_bootstrap) bootstrap replicates of ``name``, one row per result (None without any).
+
+    ``results`` are one model's :class:`~beyondauc.CohortDiagnostics` or
+    :class:`~beyondauc.SelectiveAnswering`, one per dataset; each carries the
+    replicates its own interval was read from.
+    """
+    reps = [r.replicates[name].to_numpy(dtype=float) for r in results if r.replicates is not None]
+    return np.stack(reps) if reps else None
+
+
+def _mean_interval(replicates, confidence_level):
+    """(low, high): the percentile interval of the mean over datasets, from per-dataset replicates.
+
+    Parameters
+    ----------
+    replicates : ndarray of shape (n_datasets, n_bootstrap) or None
+        Row d holds dataset d's bootstrap replicates (those its own interval
+        comes from).
+    confidence_level : float
+
+    Returns
+    -------
+    low, high : float
+        NaN without replicates, or when every replicate of the mean is NaN.
+
+    Notes
+    -----
+    Replicate b of the mean is the mean over datasets of every dataset's
+    replicate b.  A dataset whose value is undefined (NaN) in replicate b is
+    skipped in that replicate's mean, as the point mean (pandas) skips a
+    dataset whose value is NaN and as the grid bootstrap's mean over
+    datasets does; a replicate with no defined dataset is NaN and, as in
+    every per-dataset interval, left out of the percentiles.  One vectorised
+    mean over the dataset axis and one quantile over the replicates.
+    """
+    if replicates is None or not replicates.size:
+        return np.nan, np.nan
+    low, high = percentile_interval(_nanmean(replicates, 0), confidence_level)
+    return float(low), float(high)
+
+
+def _leaderboard(grid_head, changes, selective, diagnostics, models, mean_intervals=None, replicates=None,
+                 confidence_level=0.95):
     """One row per model from the evaluation's own tables (nothing recomputed).
 
-    Means over datasets; with a bootstrap, the intervals of the mean AUC,
-    accuracy and kappa (the same replicates for every dataset and model),
-    the rank intervals and ``p_change``.
+    Parameters
+    ----------
+    grid_head : DataFrame
+        The grid rows of the headline protocol and method.
+    changes : DataFrame
+        The ``rank_changes`` table.
+    selective, diagnostics : DataFrame
+        The ``selective`` and ``diagnostics`` tables (one row per model x dataset).
+    models : sequence of str
+    mean_intervals : DataFrame or None
+        The ``mean_intervals`` table (None without a bootstrap).
+    replicates : dict or None
+        ``model -> {"disca": R, "drift": R}`` with ``R`` the (n_datasets,
+        n_bootstrap) per-dataset bootstrap replicates (or None); None without
+        a bootstrap.
+    confidence_level : float
+        Level of the DiSCA and drift intervals.
+
+    Returns
+    -------
+    DataFrame
+        Means over datasets; with a bootstrap, the intervals of the mean AUC,
+        accuracy and kappa (the grid bootstrap: the same replicates for every
+        dataset and model), the rank intervals and ``p_change``, and the
+        intervals of the mean DiSCA and drift (``disca_low``/``_high``,
+        ``drift_low``/``_high``, see :func:`_mean_interval`).
+
+    Notes
+    -----
+    The mean DiSCA and drift have no replicates of their own: every
+    dataset's selective answering and cohort diagnostics are bootstrapped on
+    their own rows (stratified by role or cohort, and class), with the
+    same ``n_bootstrap``, so replicate b of the mean is the mean of the
+    datasets' replicates b (:func:`_mean_interval`).  This treats the
+    datasets' resamples as independent: every dataset draws its replicates
+    from the same seed (``random_state``), so when the rows of two datasets'
+    strata are in the same order with respect to the score (e.g. files
+    sorted by score) their replicates can be correlated; and with cohorts or
+    calibration data that span several datasets (``xdomain``-style
+    protocols) a dataset's rows also enter the other datasets' numbers, a
+    dependence the interval does not carry.
+
+    The drift is a squared distance: resampling both cohorts adds noise to
+    both curves and raises it, so its replicates sit above the point value,
+    and the interval of the mean, narrowed by averaging but not re-centred,
+    can lie wholly above the point mean (see the README for the demo).
     """
     mean = grid_head.groupby("model", sort=False)[["auc", "accuracy", "kappa"]].mean()
     ch = changes[(changes["score"] == "accuracy") & (changes["dataset"] == "mean")].set_index("model")
@@ -375,8 +461,12 @@ def _leaderboard(grid_head, changes, selective, diagnostics, models, mean_interv
                      ("p_change", "p_change"), ("significant", "significant")):
         if src in ch.columns:
             board[dst] = [ch[src].get(m, np.nan) for m in models]
-    board["disca"] = [disca.get(m, np.nan) for m in models]
-    board["drift"] = [drift.get(m, np.nan) for m in models]
+    for value, point in (("disca", disca), ("drift", drift)):
+        board[value] = [point.get(m, np.nan) for m in models]
+        if replicates is not None:  # the interval of the mean, from the per-dataset replicates
+            ivs = [_mean_interval(replicates.get(m, {}).get(value), confidence_level) for m in models]
+            board[f"{value}_low"] = [low for low, _ in ivs]
+            board[f"{value}_high"] = [high for _, high in ivs]
     for c in ("auc_rank", "accuracy_rank", "rank_change"):
         board[c] = pd.array(board[c], dtype="Int64")
     return board.sort_values(["accuracy_rank", "auc_rank"], kind="stable").reset_index(drop=True)
@@ -408,8 +498,10 @@ class _ModelJob:
             out["drift_curves"].append(e)
             out["wasserstein"].append(f)
         out["diagnostics"] = diagnostics_frame(diags)
+        sels = []
         for dataset in self.in_datasets:
             r = selective_answering(self.bench_sel, model, dataset, **self.sel_options)
+            sels.append(r)
             out["selective"].append(r.to_dict())
             sens = disca_resolution_sensitivity(r.confidence, r.correct, tolerance=self.sel_options["tolerance"])
             out["resolution_sensitivity"].append(sens.assign(model=model, dataset=dataset)[
@@ -418,6 +510,8 @@ class _ModelJob:
             out["coverage_curves"] += a
             out["tolerance"] += b
             out["fluctuations"] += c
+        # the replicates behind the per-dataset intervals, for the intervals of the means
+        out["replicates"] = {"disca": _replicates_of(sels, "disca"), "drift": _replicates_of(diags, "drift")}
         return out
 
 
@@ -487,6 +581,8 @@ def evaluate(data="demo", *, n_jobs=1, progress=False, **parameters):
     ...                  n_bootstrap=20)
     >>> ev.parameters["protocol"], sorted(ev.table("leaderboard")["model"])
     ('xdomain', ['knn', 'mlp', 'svm'])
+    >>> ev.table("leaderboard").columns.tolist()[-6:]  # each mean with its interval
+    ['disca', 'disca_low', 'disca_high', 'drift', 'drift_low', 'drift_high']
     """
     import sys
 
@@ -601,8 +697,10 @@ def evaluate(data="demo", *, n_jobs=1, progress=False, **parameters):
                                       "c2", "c"])
     stage("cohort diagnostics and selective answering", t0)
 
+    replicates = {m: x["replicates"] for m, x in zip(bench.models, parts)} if p["n_bootstrap"] else None
     tables["leaderboard"] = _leaderboard(head, tables["rank_changes"], tables["selective"], tables["diagnostics"],
-                                         bench.models, tables.get("mean_intervals"))
+                                         bench.models, tables.get("mean_intervals"), replicates,
+                                         p["confidence_level"])
     from .summary import findings_table, verdicts_table
 
     tables["findings"] = findings_table(tables, p, bench.models)

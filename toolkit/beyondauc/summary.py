@@ -144,15 +144,16 @@ def _drift(model, diagnostics):
     return status, "drift", text[0].upper() + text[1:] + "."
 
 
-def _selective(model, p, selective, n_models):
+def _selective(model, p, selective, board, n_models):
     if not len(selective):
         return "info", "selective", "Selective answering was not computed."
     mean = selective.groupby("model", sort=False)["disca"].mean()
     rank = mean.rank(ascending=False, method="min")
     mine = selective[selective["model"] == model]
     worst = mine.loc[mine["disca"].idxmin()]
+    row = board[board["model"] == model].iloc[0].to_dict()  # the leaderboard's mean DiSCA, with its interval
     text = (f"Selective answering (confidences calibrated {p['selective_protocol']}/{p['selective_method']}): "
-            f"mean DiSCA {_num(mean[model])}, {_ordinal(rank[model])} of {n_models}; median first mistake at "
+            f"mean DiSCA {_ci(row, 'disca')}, {_ordinal(rank[model])} of {n_models}; median first mistake at "
             f"confidence a = {_num(mine['a'].median(), 2)}, accuracy below {p['tolerance']:g} from b = "
             f"{_num(mine['b'].median(), 2)}; {int(mine['n_fluctuations'].sum())} fluctuation(s) in all, the lowest "
             f"DiSCA on {worst['dataset']} ({_ci(worst.to_dict(), 'disca', 2)}).")
@@ -170,7 +171,7 @@ def findings_table(tables, parameters, models):
             _ranking(model, parameters, tables["leaderboard"], n),
             _threshold(model, parameters, tables["grid"]),
             _drift(model, tables["diagnostics"]),
-            _selective(model, parameters, tables["selective"], n),
+            _selective(model, parameters, tables["selective"], tables["leaderboard"], n),
         ]
         for i, (status, topic, sentence) in enumerate(items):
             rows.append({"model": model, "order": i, "topic": topic, "status": status, "sentence": sentence})
