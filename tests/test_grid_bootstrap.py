@@ -355,7 +355,8 @@ def test_xdomain_logistic_second_step_is_as_close_to_the_optimum_as_an_exact_new
         Pl, Nl = (a[:, 0] for a in grid_weights(W, mb.local_col, ctx.y, mb.n_local))
         Tp, Tn = xg.total(Pl, 64), xg.total(Nl, 64)
         cal = gb._xdomain_cal_rows(xg, Pl, Nl, Tp, Tn)
-        a_t, c_t, _, _ = gb._xdomain_logistic_params(xg, Pl, Nl, Tp, Tn, cal, mb.init_ds, mb.std)
+        a_t, c_t, _, _ = gb._xdomain_logistic_params(xg, Pl, Nl, Tp, Tn, lambda rows: (cal[0][rows], cal[1][rows]),
+                                                     mb.init_ds, mb.std)
         R, D = a_t.shape
         k = np.tile(np.arange(D), R)
         init = (mb.init_ds[0][k], mb.init_ds[1][k])
@@ -379,3 +380,46 @@ def test_xdomain_logistic_second_step_is_as_close_to_the_optimum_as_an_exact_new
             return xl[None, :] * np.reshape(c, (R, D))[:, code] + np.reshape(a, (R, D))[:, code] > 0
 
         np.testing.assert_array_equal(decide(a_t, c_t), decide(a_c, c_c))
+
+
+def test_xdomain_partial_calibration_rows_float32_totals_and_the_general_solvers_rows():
+    """The fast path's pieces agree with their dense versions: calibration rows built only for
+    some fits, totals summed onto the float32 grid, and fits whose first Newton step is
+    long (here forced by a far-off start) solved by the general solver on their own rows."""
+    from beyondauc._bootstrap import grid_weights
+    from beyondauc._fitting import logistic_params
+    from beyondauc.calibration import _Context, _plan
+
+    bench = load_benchmark(small_frame(4, (60, 80, 50, 70)), domains=DOMAINS)
+    ctx = _Context(y=bench.labels(), codes=bench.dataset_codes(), offsets=bench._offsets, datasets=bench.datasets,
+                   domains=dict(bench.domains), protocols=("xdomain",), methods=("logistic",),
+                   plans={"xdomain": _plan(bench, "xdomain")}, class_weight=None, n_repeats=3, seed=0)
+    bctx = gb._BootContext(base=ctx, strata=strata_of(ctx.codes, ctx.y), n_bootstrap=12, boot_seed=0)
+    W = bootstrap_counts(bctx.strata, 12, random_state=5)
+    for model in bench.models:
+        mb = gb._ModelBoot(bctx, bench.scores(model))
+        xg = mb.xg
+        Pl, Nl = (a[:, 0] for a in grid_weights(W, mb.local_col, ctx.y, mb.n_local))
+        Tp, Tn = xg.total(Pl, 64), xg.total(Nl, 64)
+        np.testing.assert_array_equal(xg.to32(Tp), xg.total(Pl, 32))
+        np.testing.assert_array_equal(xg.to32(Tn), xg.total(Nl, 32))
+        full = gb._xdomain_cal_rows(xg, Pl, Nl, Tp, Tn)
+        rows = np.array([0, 3, 5, 17, 18, 40, len(full[0]) - 1])
+        part = gb._xdomain_cal_rows(xg, Pl, Nl, Tp, Tn, rows=rows)
+        for a, b in zip(part, full):
+            np.testing.assert_array_equal(a, b[rows])
+        far = (mb.init_ds[0] + 40.0, mb.init_ds[1] * 0.0)  # a start ~40 logits off: every first step is long
+        asked = []
+
+        def cal_rows(r):
+            asked.append(r)
+            return full[0][r], full[1][r]
+
+        a_t, c_t, _, _ = gb._xdomain_logistic_params(xg, Pl, Nl, Tp, Tn, cal_rows, far, mb.std)
+        R, D = a_t.shape
+        (r1,) = asked
+        assert len(r1) == R * D
+        a_g, c_g = logistic_params(xg.x, full[0][r1], full[1][r1], init=(far[0][r1 % D], far[1][r1 % D]),
+                                   standardize=mb.std, max_iter=gb.LOGISTIC_STEPS)
+        np.testing.assert_array_equal(a_t.ravel()[r1], a_g)
+        np.testing.assert_array_equal(c_t.ravel()[r1], c_g)

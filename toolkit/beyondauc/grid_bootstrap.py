@@ -391,6 +391,8 @@ class _XGrid:
         self.x_loc = x[g]
         self.x32_loc = xs32[g32]
         self.logit = None
+        x_as32 = x.astype(np.float32)  # the float32 grid merges runs of the float64 grid
+        self.runs32 = np.flatnonzero(np.concatenate([[True], x_as32[1:] != x_as32[:-1]])) if len(x) else None
 
     @staticmethod
     def _summer(g):
@@ -400,10 +402,15 @@ class _XGrid:
         return order, st, gs[st]
 
     def total(self, L, which):
+        """Per-value totals over all datasets of local counts ``L`` (R, n_local), on the float64 or float32 grid."""
         order, st, cols = self.sum64 if which == 64 else self.sum32
         out = np.zeros((len(L), self.m if which == 64 else self.m32))
         out[:, cols] = np.add.reduceat(L[:, order], st, axis=1)
         return out
+
+    def to32(self, T):
+        """Totals on the float64 grid summed onto the float32 grid (integer counts: exactly :meth:`total`)."""
+        return np.add.reduceat(T, self.runs32, axis=1)
 
     def seg_sum(self, A):
         return np.add.reduceat(A, self.starts, axis=1)  # (R, D)
@@ -437,10 +444,13 @@ def _stump_gain_ub(a, b, P, N):
     return t1 + t2
 
 
-def _xdomain_stump(xg, Pl, Nl):
-    """Decisions of the D stumps (fit k: all datasets but k) at the local columns, (R, n_local)."""
+def _xdomain_stump(xg, Pl, Nl, T64=None):
+    """Decisions of the D stumps (fit k: all datasets but k) at the local columns, (R, n_local).
+
+    ``T64``: the totals (positives, negatives) on the float64 grid, if already computed.
+    """
     R, D, m = len(Pl), len(xg.starts), xg.m32
-    Tp, Tn = xg.total(Pl, 32), xg.total(Nl, 32)
+    Tp, Tn = (xg.total(Pl, 32), xg.total(Nl, 32)) if T64 is None else (xg.to32(T64[0]), xg.to32(T64[1]))
     CTp, CTn = np.cumsum(Tp, axis=1), np.cumsum(Tn, axis=1)
     cl_p, cl_n = np.cumsum(Pl, axis=1), np.cumsum(Nl, axis=1)
     LP = np.zeros((R, xg.n_local + D))
@@ -636,6 +646,7 @@ def _xdomain_logistic_params(xg, Pl, Nl, Tp, Tn, cal_rows, init, std):
     dmax = np.maximum(np.abs(d0), np.abs(d1))
     check = active & (dmax > 1.0)  # a damped step: the general solver
     second = active & ~check & ~(dmax < 1e-9)
+    d0, d1 = np.where(check, 0.0, d0), np.where(check, 0.0, d1)  # (their Taylor terms are not used)
     # second step: sum_j n_j x_j^e expit^(c)(z_j + d0 + d1 x_j) expanded in the step:
     # sum_c' (d0 + d1 x)^c' / c'! expit^(c + c')(z), the binomial terms being moments
     pw0, pw1 = [np.ones_like(d0)], [np.ones_like(d1)]
@@ -661,16 +672,19 @@ def _xdomain_logistic_params(xg, Pl, Nl, Tp, Tn, cal_rows, init, std):
     coef = beta_b / sd
     rows1 = np.flatnonzero(check.ravel())
     if rows1.size:
-        cp, cn = cal_rows
+        cp, cn = cal_rows(rows1)
         kq = rows1 % D
-        a, b = logistic_params(xg.x, cp[rows1], cn[rows1], init=(i0[kq], c0[kq]), standardize=std,
+        a, b = logistic_params(xg.x, cp, cn, init=(i0[kq], c0[kq]), standardize=std,
                                max_iter=LOGISTIC_STEPS)
         intercept.ravel()[rows1], coef.ravel()[rows1] = a, b
     return intercept, coef, tpos, tneg
 
 
 def _xdomain_logistic(xg, Pl, Nl, Tp, Tn, cal_rows, init, std):
-    """Decisions of the D logistic fits at the local columns, (R, n_local)."""
+    """Decisions of the D logistic fits at the local columns, (R, n_local).
+
+    ``cal_rows(rows)``: the dense calibration rows (positives, negatives) of the given fits.
+    """
     intercept, coef, tpos, tneg = _xdomain_logistic_params(xg, Pl, Nl, Tp, Tn, cal_rows, init, std)
     code = xg.code
     pred = xg.x_loc[None, :] * coef[:, code] + intercept[:, code] > 0
@@ -679,23 +693,40 @@ def _xdomain_logistic(xg, Pl, Nl, Tp, Tn, cal_rows, init, std):
 
 def _xdomain_scores(xg, Pl, Nl, methods, init_ds, std):
     """Yield (method index, scores (R, D, len(SCORES))) of the fast fits, by evaluated dataset."""
-    Tp = Tn = cal = None
+    T64 = cal = None
     if "logistic" in methods or "isotonic" in methods:
-        Tp, Tn = xg.total(Pl, 64), xg.total(Nl, 64)
-        cal = _xdomain_cal_rows(xg, Pl, Nl, Tp, Tn)
+        T64 = xg.total(Pl, 64), xg.total(Nl, 64)
+    if "isotonic" in methods:
+        cal = _xdomain_cal_rows(xg, Pl, Nl, *T64)
+
+    def cal_rows(rows):  # the logistic fits that need the general solver (rare): only their rows
+        return (cal[0][rows], cal[1][rows]) if cal is not None else _xdomain_cal_rows(xg, Pl, Nl, *T64, rows=rows)
+
     for j, meth in enumerate(methods):
         if meth == "stump":
-            pred = _xdomain_stump(xg, Pl, Nl)
+            pred = _xdomain_stump(xg, Pl, Nl, T64)
         elif meth == "isotonic":
             pred = _xdomain_isotonic(xg, cal)
         else:
-            pred = _xdomain_logistic(xg, Pl, Nl, Tp, Tn, cal, init_ds, std)
+            pred = _xdomain_logistic(xg, Pl, Nl, *T64, cal_rows, init_ds, std)
         yield j, _cell_scores(_confusion_local(pred, Pl, Nl, xg))
 
 
-def _xdomain_cal_rows(xg, Pl, Nl, Tp, Tn):
-    """Dense calibration rows (R * D, m): the total minus each dataset."""
+def _xdomain_cal_rows(xg, Pl, Nl, Tp, Tn, rows=None):
+    """Dense calibration rows (R * D, m): the total minus each dataset; or only ``rows`` (of R * D)."""
     R, D, m = len(Pl), len(xg.starts), xg.m
+    if rows is not None:
+        r, k = np.divmod(rows, D)
+        bounds = np.append(xg.starts, xg.n_local)
+        out = []
+        for T, L in ((Tp, Pl), (Tn, Nl)):
+            c = T[r].copy()
+            for kk in np.unique(k):  # a loop over datasets
+                sel = np.flatnonzero(k == kk)
+                a, b = bounds[kk], bounds[kk + 1]
+                c[sel[:, None], xg.g[a:b][None, :]] -= L[r[sel], a:b]
+            out.append(c)
+        return out
     flat = xg.code * m + xg.g
     out = []
     for T, L in ((Tp, Pl), (Tn, Nl)):
