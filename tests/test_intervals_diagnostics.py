@@ -102,3 +102,33 @@ def test_diagnostics_intervals_estimates_and_level():
     pd.testing.assert_frame_equal(ci, ba.diagnostics_intervals(yv, sv, yt, st, n_bootstrap=400, random_state=1, p=1))
     with pytest.raises(ValueError, match="n_bootstrap"):
         ba.diagnostics_intervals(yv, sv, yt, st, n_bootstrap=-1)
+
+
+def test_each_dataset_draws_its_own_replicates_and_every_model_the_same():
+    """Per-dataset bootstraps are seeded by (random_state, dataset): two datasets with the same rows
+    in the same order get different resamples (so a mean over datasets averages independent ones),
+    while every model reads the same resample of a dataset (paired)."""
+    from beyondauc._bootstrap import dataset_seed
+
+    rng = np.random.default_rng(0)
+    n = 80
+    y = (rng.random(n) < 0.5).astype(int)
+    s = rng.normal(size=n) + y
+    frame = pd.DataFrame({"dataset": np.repeat(["a", "b"], n), "label": np.tile(y, 2),
+                          "split": np.tile(np.where(np.arange(n) < n // 2, "val", "test"), 2),
+                          "m1": np.tile(s, 2), "m2": np.tile(2 * s + 1, 2)})  # m2: a monotone copy of m1
+    bench = ba.load_benchmark(frame)
+    kw = dict(n_bootstrap=25, random_state=4, n_repeats=2)
+    reps = {(m, d): ba.cohort_diagnostics(bench, m, d, **kw).replicates for m in ("m1", "m2") for d in "ab"}
+    # the same rows, different streams
+    assert not np.allclose(reps[("m1", "a")]["auc_test"], reps[("m1", "b")]["auc_test"])
+    # paired: a monotone copy has the same AUCs in every replicate of a dataset
+    for d in "ab":
+        np.testing.assert_allclose(reps[("m1", d)]["auc_test"], reps[("m2", d)]["auc_test"], rtol=0, atol=1e-12)
+    # and the stream is the array-level bootstrap's with the dataset's seed
+    yv, sv, yt, st = ba.cohorts(bench, "m1", "b")
+    direct = _diagnostics_replicates(yv, sv, yt, st, sigma_max=float(np.ptp(np.r_[sv, st])), p=2, n_bootstrap=25,
+                                     random_state=dataset_seed(4, "b"))
+    np.testing.assert_allclose(direct["drift"], reps[("m1", "b")]["drift"], rtol=0, atol=0)
+    sel = {d: ba.selective_answering(bench, "m1", d, n_bootstrap=25, random_state=4).replicates["aurc"] for d in "ab"}
+    assert not np.allclose(sel["a"], sel["b"])

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from ._bootstrap import bootstrap_counts, check_bootstrap, grid_weights, strata_of
+from ._bootstrap import bootstrap_counts, check_bootstrap, dataset_seed, grid_weights, strata_of
 from ._html import frame_html, result_html
 from ._kernel import (
     _auc_from_counts,
@@ -763,7 +763,9 @@ def cohort_diagnostics(
         Wasserstein order of ``.wasserstein``; the matrices at p = 1 and
         p = 2 are computed either way (``.wasserstein_p1``, ``.wasserstein_p2``).
     random_state : int or None, default=0
-        Seeds the noise, the indata split and the bootstrap.
+        Seeds the noise and the indata split; the bootstrap is seeded by it
+        mixed with ``dataset``'s name (every model reads the same replicates
+        of a dataset; two datasets draw independent ones).
     n_bootstrap : int >= 0, default=0
         With B > 0, percentile intervals of the AUCs, bias robustness, drift
         and W from B replicates of a bootstrap stratified by cohort and class
@@ -798,7 +800,7 @@ def cohort_diagnostics(
     if n_bootstrap:
         p_ = _check_p(p)
         reps = _diagnostics_replicates(yv, sv, yt, st, sigma_max=sigma_max, p=p_, n_bootstrap=n_bootstrap,
-                                       random_state=check_random_state(random_state))
+                                       random_state=dataset_seed(check_random_state(random_state), dataset))
         intervals = intervals_of(reps, confidence_level)
     return CohortDiagnostics(
         model=model,

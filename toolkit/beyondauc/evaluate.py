@@ -428,11 +428,9 @@ def _leaderboard(grid_head, changes, selective, diagnostics, models, mean_interv
     dataset's selective answering and cohort diagnostics are bootstrapped on
     their own rows (stratified by role or cohort, and class), with the
     same ``n_bootstrap``, so replicate b of the mean is the mean of the
-    datasets' replicates b (:func:`_mean_interval`).  This treats the
-    datasets' resamples as independent: every dataset draws its replicates
-    from the same seed (``random_state``), so when the rows of two datasets'
-    strata are in the same order with respect to the score (e.g. files
-    sorted by score) their replicates can be correlated; and with cohorts or
+    datasets' replicates b (:func:`_mean_interval`).  Each dataset's
+    bootstrap is seeded by ``random_state`` mixed with the dataset's name, so
+    the datasets' resamples are independent draws; but with cohorts or
     calibration data that span several datasets (``xdomain``-style
     protocols) a dataset's rows also enter the other datasets' numbers, a
     dependence the interval does not carry.

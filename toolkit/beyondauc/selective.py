@@ -39,7 +39,7 @@ import numpy as np
 import pandas as pd
 from scipy.special import xlogy
 
-from ._bootstrap import bootstrap_counts, check_bootstrap, grid_weights, percentile_interval, strata_of
+from ._bootstrap import bootstrap_counts, check_bootstrap, dataset_seed, grid_weights, percentile_interval, strata_of
 from ._fitting import class_weighted, logistic_params
 from ._html import frame_html, result_html
 from ._kernel import _grid_counts
@@ -1108,7 +1108,8 @@ def selective_answering(bench, model, dataset, *, ood_dataset=None, protocol="in
     ``accuracy``, ``area``, ``aurc``, ``disca``, ``a`` and ``b`` (and
     ``disca_ood``) from a bootstrap stratified by role (calibration,
     evaluation, out-of-distribution rows), dataset and class, seeded by
-    ``random_state``.  Each replicate *refits the calibrator* on its
+    ``random_state`` mixed with ``dataset``'s name (every model reads the same
+    replicates of a dataset; two datasets draw independent ones).  Each replicate *refits the calibrator* on its
     resample of the calibration data -- the threshold's own sampling error
     is part of what a deployed model meets -- then answers its resample of the
     evaluation data; all replicates are fitted and scored at once on the
@@ -1147,7 +1148,7 @@ def selective_answering(bench, model, dataset, *, ood_dataset=None, protocol="in
         reps, acc = _benchmark_bootstrap(
             bench, model, dataset, ood_dataset=ood_dataset, protocol=protocol, method=method,
             class_weight=class_weight, tolerance=tolerance, weights=weights, resolution=resolution,
-            random_state=random_state, n_bootstrap=n_bootstrap,
+            random_state=dataset_seed(random_state, dataset), n_bootstrap=n_bootstrap,
         )
         intervals = intervals_of(reps, confidence_level)
         band = _band(acc, confidence_level)
