@@ -7,6 +7,7 @@ them into what a reader opens.
 from __future__ import annotations
 
 import copy
+import functools
 import logging
 import math
 import re
@@ -145,18 +146,29 @@ def _clean_markdown_html(text):
                      url_schemes={"http", "https", "mailto"})
 
 
-def _render_html(executed, header, *, include_code):
-    """HTML of the combined notebooks through the ``templates/beyondauc`` nbconvert template."""
+@functools.cache
+def _exporter(include_code):
+    """The nbconvert exporter of the report template, one per process and setting.
+
+    Kept: building one compiles its Jinja templates (about 0.3 s), and a report
+    worker renders one report after another.
+    """
     from nbconvert import HTMLExporter
 
-    combined = _combine(executed, header["title"])
-    header = dict(header, include_code=bool(include_code))
     exporter = HTMLExporter(template_name=_TEMPLATE, extra_template_basedirs=[str(_templates_dir())])
     # Markdown displayed by code carries names from the data: the template cleans its HTML.
     exporter.register_filter("clean_markdown_html", _clean_markdown_html)
     exporter.exclude_input = not include_code
     exporter.exclude_input_prompt = not include_code
     exporter.exclude_output_prompt = True
+    return exporter
+
+
+def _render_html(executed, header, *, include_code):
+    """HTML of the combined notebooks through the ``templates/beyondauc`` nbconvert template."""
+    combined = _combine(executed, header["title"])
+    header = dict(header, include_code=bool(include_code))
+    exporter = _exporter(bool(include_code))
     body, _ = exporter.from_notebook_node(
         combined, resources={"beyondauc": header, "metadata": {"name": header["title"]}})
     body = _unique_ids(body)
