@@ -168,12 +168,63 @@ class _Kernel:
         return time.perf_counter() - t0 if self.started > started else 0.0
 
 
+_FLUSH_WAIT = 0.01  # seconds a new client waits for more IOPub messages of the handshake
+
+
 @functools.cache
 def _kernel_manager_class():
+    from queue import Empty
+
+    import traitlets
+    from jupyter_client.asynchronous import AsyncKernelClient
     from jupyter_client.manager import AsyncKernelManager
+
+    class KernelClient(AsyncKernelClient):
+        """A client that is ready as soon as the kernel has answered on both channels.
+
+        nbclient opens a new client for every notebook, and jupyter_client's
+        ``wait_for_ready`` ends by waiting 0.2 s for IOPub to stay silent: 0.2 s
+        per notebook, while the kernel is already running and idle. Here the
+        handshake is the same (a ``kernel_info`` reply on the shell channel, then
+        a message on IOPub, which proves the subscription is live); the messages
+        it leaves on IOPub are drained without that wait (nbclient reads only
+        the messages of the requests it sends).
+        """
+
+        async def _async_wait_for_ready(self, timeout=None):
+            deadline = time.monotonic() + (_START_TIMEOUT if timeout is None else timeout)
+            while True:
+                self.kernel_info()
+                try:
+                    msg = await self.shell_channel.get_msg(timeout=1)
+                except Empty:
+                    msg = None
+                if msg is not None and msg["msg_type"] == "kernel_info_reply":
+                    try:
+                        await self.iopub_channel.get_msg(timeout=0.2)
+                    except Empty:
+                        pass
+                    else:
+                        self._handle_kernel_info_reply(msg)
+                        break
+                if not await self._async_is_alive():
+                    raise RuntimeError("Kernel died before replying to kernel_info")
+                if time.monotonic() > deadline:
+                    raise RuntimeError(f"Kernel didn't respond in {timeout} seconds")
+            while True:
+                try:
+                    await self.iopub_channel.get_msg(timeout=_FLUSH_WAIT)
+                except Empty:
+                    break
+
+        wait_for_ready = _async_wait_for_ready
 
     class KernelManager(AsyncKernelManager):
         """Remembers the clients it made, so their channels can be closed after each notebook."""
+
+        @traitlets.default("client_factory")
+        def _client_factory_default(self):
+            return KernelClient
 
         def client(self, **kwargs):
             client = super().client(**kwargs)
