@@ -333,27 +333,34 @@ def test_auc_replicates_invariant_to_a_monotone_transform_of_the_scores():
     np.testing.assert_allclose(a.replicates[..., 0], b.replicates[..., 0], atol=1e-12)
 
 
+def _xdomain_parts(bench, n_bootstrap, seed):
+    """Per model, the fast xdomain path's inputs on ``n_bootstrap`` replicates:
+    (model, its set-up, its grid layout, local counts Pl and Nl, totals Tp and Tn)."""
+    from beyondauc._bootstrap import grid_weights
+    from beyondauc.calibration import _Context, _plan
+
+    ctx = _Context(y=bench.labels(), codes=bench.dataset_codes(), offsets=bench._offsets, datasets=bench.datasets,
+                   domains=dict(bench.domains), protocols=("xdomain",), methods=("logistic",),
+                   plans={"xdomain": _plan(bench, "xdomain")}, class_weight=None, n_repeats=3, seed=0)
+    bctx = gb._BootContext(base=ctx, strata=strata_of(ctx.codes, ctx.y), n_bootstrap=n_bootstrap, boot_seed=0)
+    W = bootstrap_counts(bctx.strata, n_bootstrap, random_state=seed)
+    for model in bench.models:
+        mb = gb._ModelBoot(bctx, bench.scores(model))
+        xg = mb.xg
+        Pl, Nl = (a[:, 0] for a in grid_weights(W, mb.local_col, ctx.y, mb.n_local))
+        yield model, mb, xg, Pl, Nl, xg.total(Pl, 64), xg.total(Nl, 64)
+
+
 @pytest.mark.parametrize("sizes", [(40, 55, 35, 30), (600, 900, 400, 700)])
 def test_xdomain_logistic_second_step_is_as_close_to_the_optimum_as_an_exact_newton_step(sizes):
     """The fast path's second Newton step (a Taylor expansion of the gradient around the
     point fit) lands as close to the converged fit as the exact second step does; with
     calibration sets of a thousand rows, within 1e-5 and with the same decisions at every
     evaluated score."""
-    from beyondauc._bootstrap import grid_weights
     from beyondauc._fitting import logistic_params
-    from beyondauc.calibration import _Context, _plan
 
     bench = load_benchmark(small_frame(3, sizes), domains=DOMAINS)
-    ctx = _Context(y=bench.labels(), codes=bench.dataset_codes(), offsets=bench._offsets, datasets=bench.datasets,
-                   domains=dict(bench.domains), protocols=("xdomain",), methods=("logistic",),
-                   plans={"xdomain": _plan(bench, "xdomain")}, class_weight=None, n_repeats=3, seed=0)
-    bctx = gb._BootContext(base=ctx, strata=strata_of(ctx.codes, ctx.y), n_bootstrap=40, boot_seed=0)
-    W = bootstrap_counts(bctx.strata, 40, random_state=0)
-    for model in bench.models:
-        mb = gb._ModelBoot(bctx, bench.scores(model))
-        xg = mb.xg
-        Pl, Nl = (a[:, 0] for a in grid_weights(W, mb.local_col, ctx.y, mb.n_local))
-        Tp, Tn = xg.total(Pl, 64), xg.total(Nl, 64)
+    for model, mb, xg, Pl, Nl, Tp, Tn in _xdomain_parts(bench, 40, 0):
         cal = gb._xdomain_cal_rows(xg, Pl, Nl, Tp, Tn)
         a_t, c_t, _, _ = gb._xdomain_logistic_params(xg, Pl, Nl, Tp, Tn, lambda rows: (cal[0][rows], cal[1][rows]),
                                                      mb.init_ds, mb.std)
@@ -386,21 +393,10 @@ def test_xdomain_partial_calibration_rows_float32_totals_and_the_general_solvers
     """The fast path's pieces agree with their dense versions: calibration rows built only for
     some fits, totals summed onto the float32 grid, and fits whose first Newton step is
     long (here forced by a far-off start) solved by the general solver on their own rows."""
-    from beyondauc._bootstrap import grid_weights
     from beyondauc._fitting import logistic_params
-    from beyondauc.calibration import _Context, _plan
 
     bench = load_benchmark(small_frame(4, (60, 80, 50, 70)), domains=DOMAINS)
-    ctx = _Context(y=bench.labels(), codes=bench.dataset_codes(), offsets=bench._offsets, datasets=bench.datasets,
-                   domains=dict(bench.domains), protocols=("xdomain",), methods=("logistic",),
-                   plans={"xdomain": _plan(bench, "xdomain")}, class_weight=None, n_repeats=3, seed=0)
-    bctx = gb._BootContext(base=ctx, strata=strata_of(ctx.codes, ctx.y), n_bootstrap=12, boot_seed=0)
-    W = bootstrap_counts(bctx.strata, 12, random_state=5)
-    for model in bench.models:
-        mb = gb._ModelBoot(bctx, bench.scores(model))
-        xg = mb.xg
-        Pl, Nl = (a[:, 0] for a in grid_weights(W, mb.local_col, ctx.y, mb.n_local))
-        Tp, Tn = xg.total(Pl, 64), xg.total(Nl, 64)
+    for _, mb, xg, Pl, Nl, Tp, Tn in _xdomain_parts(bench, 12, 5):
         np.testing.assert_array_equal(xg.to32(Tp), xg.total(Pl, 32))
         np.testing.assert_array_equal(xg.to32(Tn), xg.total(Nl, 32))
         full = gb._xdomain_cal_rows(xg, Pl, Nl, Tp, Tn)
