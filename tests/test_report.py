@@ -994,8 +994,8 @@ def test_clean_markdown_html(html, expected):
 # -- the index ------------------------------------------------------------------------
 
 
-def _fmt(value, digits=3):
-    return "–" if value is None or not math.isfinite(value) else f"{value:.{digits}f}"
+def _fmt(value, digits=3):  # negative numbers with a true minus sign
+    return "–" if value is None or not math.isfinite(value) else f"{value:.{digits}f}".replace("-", "\u2212")
 
 
 def _rank(value):
@@ -1004,7 +1004,7 @@ def _rank(value):
 
 def _ci(r, name):
     low, high = r.get(f"{name}_low"), r.get(f"{name}_high")
-    return "" if low is None or not (math.isfinite(low) and math.isfinite(high)) else f"{low:.3f}–{high:.3f}"
+    return "" if low is None or not (math.isfinite(low) and math.isfinite(high)) else f"{_fmt(low)}–{_fmt(high)}"
 
 
 def _cell(td):
@@ -1039,7 +1039,7 @@ def test_index_leaderboard_values(hostile):
         expected.append([(r["model"], ""), (verdicts.loc[r["model"], "verdict"], ""),
                          (_fmt(r["auc"]), _ci(r, "auc")), (_rank(r["auc_rank"]), ""),
                          (_fmt(r["accuracy"]), _ci(r, "accuracy")), (_rank(r["accuracy_rank"]), ""),
-                         ("0" if change == 0 else f"{change:+g}", stability),
+                         ("0" if change == 0 else f"{change:+g}".replace("-", "\u2212"), stability),
                          (_fmt(r["kappa"]), _ci(r, "kappa")), (_fmt(r["disca"]), _ci(r, "disca")),
                          (_fmt(r["drift"]), _ci(r, "drift"))])
     assert got == expected

@@ -56,20 +56,23 @@ def test_index_shows_the_evaluations_leaderboard(run):
     rows = re.findall(r'<tr class="[^"]*" data-beyondauc="model-row">(.*?)</tr>', page, re.S)
     assert len(rows) == len(MODELS)
     verdicts = ba.load_evaluation(out).table("verdicts").set_index("model")
+    def num(value):  # the index writes negative numbers with a minus sign (U+2212)
+        return f"{value:.3f}".replace("-", "\u2212")
+
     for row in rows:
         cells = [_text(c) for c in re.findall(r"<td[^>]*>(.*?)</td>", row, re.S)]
         model = cells[0]
         b = board.loc[model]
         assert cells[1] == verdicts.loc[model, "verdict"]
-        assert cells[2].split()[0] == f"{b['auc']:.3f}"
-        assert cells[2].split()[1] == f"{b['auc_low']:.3f}–{b['auc_high']:.3f}"
+        assert cells[2].split()[0] == num(b["auc"])
+        assert cells[2].split()[1] == f"{num(b['auc_low'])}–{num(b['auc_high'])}"
         assert cells[3] == str(int(b["auc_rank"]))
-        assert cells[4].split()[0] == f"{b['accuracy']:.3f}"
+        assert cells[4].split()[0] == num(b["accuracy"])
         assert cells[5] == str(int(b["accuracy_rank"]))
-        assert cells[7].split()[0] == f"{b['kappa']:.3f}"
+        assert cells[7].split()[0] == num(b["kappa"])
         # every mean carries its interval under it, DiSCA and drift (means of per-dataset replicates) too
         for cell, name in ((cells[8], "disca"), (cells[9], "drift")):
-            assert cell.split() == [f"{b[name]:.3f}", f"{b[f'{name}_low']:.3f}–{b[f'{name}_high']:.3f}"], name
+            assert cell.split() == [num(b[name]), f"{num(b[f'{name}_low'])}–{num(b[f'{name}_high'])}"], name
     # the column guide names the parameters the numbers were computed with
     guide = _text(page)
     assert "protocol indata" in guide and "method stump" in guide and "tolerance 0.8" in guide

@@ -213,9 +213,10 @@ def _write_pdf(html, target, base_dir):
 
 
 def _fmt(value, digits=3):
+    """A number for the index: fixed digits, a minus sign (U+2212) that no reader takes for a dash."""
     if value is None or (isinstance(value, float) and not math.isfinite(value)):
         return "–"
-    return f"{value:.{digits}f}"
+    return f"{value:.{digits}f}".replace("-", "\u2212")
 
 
 def _rank(value):
@@ -226,7 +227,7 @@ def _interval(row, name, digits=3):
     low, high = row.get(f"{name}_low"), row.get(f"{name}_high")
     if low is None or high is None or pd.isna(low) or pd.isna(high):
         return ""
-    return f"{low:.{digits}f}–{high:.{digits}f}"
+    return f"{_fmt(low, digits)}–{_fmt(high, digits)}"
 
 
 def _index_rows(evaluation, reports):
@@ -256,7 +257,8 @@ def _index_rows(evaluation, reports):
             "auc_rank": _rank(row.get("auc_rank", math.nan)),
             "accuracy": _fmt(row.get("accuracy")), "accuracy_ci": _interval(row, "accuracy"),
             "accuracy_rank": _rank(row.get("accuracy_rank", math.nan)),
-            "rank_change": "–" if not math.isfinite(change) else f"{change:+d}" if change else "0",
+            "rank_change": "–" if not math.isfinite(change) else _fmt(change, 0) if change < 0 else (
+                f"+{change:d}" if change else "0"),
             "change_class": ("up" if change > 0 else "down" if change < 0 else "") + (
                 " ns" if stability.startswith("not") else ""),
             "stability": stability,
