@@ -158,9 +158,10 @@ def test_mean_disca_and_drift_intervals_come_from_the_per_dataset_replicates(ev,
             expected = np.nanquantile(np.nanmean(r, axis=0), [0.025, 0.975])
             got = board.loc[model, [f"{name}_low", f"{name}_high"]].to_numpy(dtype=float)
             np.testing.assert_allclose(got, expected, rtol=1e-12, atol=0, err_msg=f"{model} {name}")
-            # the interval brackets the point mean here; drift's replicates sit above its value (a squared
-            # distance gains from resampling noise), so on other data its interval can lie wholly above it
-            assert got[0] <= board.loc[model, name] <= got[1], (model, name)
+            # percentile intervals of statistics that resampling shifts: they need not bracket the point
+            # mean (drift's replicates sit above its value, a squared distance gaining from resampling
+            # noise; DiSCA's penalty is not smooth in the resampling), as the README and the index say
+            assert got[0] <= got[1], (model, name)
         assert reps["drift"].mean() > board.loc[model, "drift"]  # the documented upward shift
 
 

@@ -105,7 +105,7 @@ def test_diagnostics_intervals_estimates_and_level():
 
 
 def test_each_dataset_draws_its_own_replicates_and_every_model_the_same():
-    """Per-dataset bootstraps are seeded by (random_state, dataset): two datasets with the same rows
+    """Per-dataset bootstraps draw random_state's child stream for the dataset's place: two datasets with the same rows
     in the same order get different resamples (so a mean over datasets averages independent ones),
     while every model reads the same resample of a dataset (paired)."""
     from beyondauc._bootstrap import dataset_seed
@@ -128,7 +128,13 @@ def test_each_dataset_draws_its_own_replicates_and_every_model_the_same():
     # and the stream is the array-level bootstrap's with the dataset's seed
     yv, sv, yt, st = ba.cohorts(bench, "m1", "b")
     direct = _diagnostics_replicates(yv, sv, yt, st, sigma_max=float(np.ptp(np.r_[sv, st])), p=2, n_bootstrap=25,
-                                     random_state=dataset_seed(4, "b"))
+                                     random_state=dataset_seed(4, 1))  # b: the second dataset
     np.testing.assert_allclose(direct["drift"], reps[("m1", "b")]["drift"], rtol=0, atol=0)
     sel = {d: ba.selective_answering(bench, "m1", d, n_bootstrap=25, random_state=4).replicates["aurc"] for d in "ab"}
     assert not np.allclose(sel["a"], sel["b"])
+    # names do not enter: the same datasets renamed give the same replicates
+    renamed = ba.load_benchmark(frame.assign(dataset=frame["dataset"].map({"a": "<z> a", "b": "$b$"})))
+    np.testing.assert_array_equal(ba.cohort_diagnostics(renamed, "m1", "$b$", **kw).replicates["drift"],
+                                  reps[("m1", "b")]["drift"])
+    np.testing.assert_array_equal(
+        ba.selective_answering(renamed, "m1", "$b$", n_bootstrap=25, random_state=4).replicates["aurc"], sel["b"])

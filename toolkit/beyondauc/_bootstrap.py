@@ -16,8 +16,6 @@ beyond it, and however the work is split into chunks or processes.
 
 from __future__ import annotations
 
-import zlib
-
 import numpy as np
 
 from ._validation import check_int, check_number
@@ -50,25 +48,24 @@ def _seed(random_state):
     return int(random_state)
 
 
-def dataset_seed(random_state, dataset):
-    """The bootstrap seed of one dataset's per-dataset analyses: ``random_state`` mixed with its name.
+def dataset_seed(random_state, position):
+    """The bootstrap seed of a benchmark's dataset: ``random_state``'s child stream number ``position``.
 
-    Every model reads the same replicates of a dataset (paired), and two datasets
-    draw from different streams, so replicates of a mean over datasets average
-    independent resamples even when two datasets hold rows in the same order.
-    ``None`` stays ``None`` (fresh entropy).
+    ``position`` is the dataset's place among the benchmark's datasets, so every
+    model reads the same replicates of a dataset (paired), two datasets draw
+    independent ones (even when they hold rows in the same order), and renaming
+    a dataset changes nothing.  ``None`` stays ``None`` (fresh entropy).
 
     Examples
     --------
     >>> from beyondauc._bootstrap import dataset_seed
-    >>> dataset_seed(0, "wine") == dataset_seed(0, "wine") != dataset_seed(0, "diabetes")
+    >>> dataset_seed(0, 1) == dataset_seed(0, 1) != dataset_seed(0, 2)
     True
     """
     seed = _seed(random_state)
     if seed is None:
         return None
-    name = str(dataset).encode("utf-8")
-    return int(np.random.SeedSequence([seed, zlib.crc32(name), len(name)]).generate_state(1)[0])
+    return int(np.random.SeedSequence([seed, int(position)]).generate_state(1)[0])
 
 
 def bootstrap_counts(strata, n_bootstrap, *, random_state=0, start=0, stop=None):

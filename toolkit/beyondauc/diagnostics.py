@@ -763,9 +763,10 @@ def cohort_diagnostics(
         Wasserstein order of ``.wasserstein``; the matrices at p = 1 and
         p = 2 are computed either way (``.wasserstein_p1``, ``.wasserstein_p2``).
     random_state : int or None, default=0
-        Seeds the noise and the indata split; the bootstrap is seeded by it
-        mixed with ``dataset``'s name (every model reads the same replicates
-        of a dataset; two datasets draw independent ones).
+        Seeds the noise and the indata split; the bootstrap draws from its
+        child stream for ``dataset``'s place among the benchmark's datasets
+        (every model reads the same replicates of a dataset; two datasets draw
+        independent ones).
     n_bootstrap : int >= 0, default=0
         With B > 0, percentile intervals of the AUCs, bias robustness, drift
         and W from B replicates of a bootstrap stratified by cohort and class
@@ -800,7 +801,8 @@ def cohort_diagnostics(
     if n_bootstrap:
         p_ = _check_p(p)
         reps = _diagnostics_replicates(yv, sv, yt, st, sigma_max=sigma_max, p=p_, n_bootstrap=n_bootstrap,
-                                       random_state=dataset_seed(check_random_state(random_state), dataset))
+                                       random_state=dataset_seed(check_random_state(random_state),
+                                                                 list(bench.datasets).index(dataset)))
         intervals = intervals_of(reps, confidence_level)
     return CohortDiagnostics(
         model=model,

@@ -429,8 +429,8 @@ def _leaderboard(grid_head, changes, selective, diagnostics, models, mean_interv
     their own rows (stratified by role or cohort, and class), with the
     same ``n_bootstrap``, so replicate b of the mean is the mean of the
     datasets' replicates b (:func:`_mean_interval`).  Each dataset's
-    bootstrap is seeded by ``random_state`` mixed with the dataset's name, so
-    the datasets' resamples are independent draws; but with cohorts or
+    bootstrap draws from ``random_state``'s child stream for its place among
+    the datasets, so the datasets' resamples are independent draws; but with cohorts or
     calibration data that span several datasets (``xdomain``-style
     protocols) a dataset's rows also enter the other datasets' numbers, a
     dependence the interval does not carry.

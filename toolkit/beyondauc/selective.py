@@ -1108,7 +1108,8 @@ def selective_answering(bench, model, dataset, *, ood_dataset=None, protocol="in
     ``accuracy``, ``area``, ``aurc``, ``disca``, ``a`` and ``b`` (and
     ``disca_ood``) from a bootstrap stratified by role (calibration,
     evaluation, out-of-distribution rows), dataset and class, seeded by
-    ``random_state`` mixed with ``dataset``'s name (every model reads the same
+    ``random_state``'s child stream for ``dataset``'s place among the
+    benchmark's datasets other than ``ood_dataset`` (every model reads the same
     replicates of a dataset; two datasets draw independent ones).  Each replicate *refits the calibrator* on its
     resample of the calibration data -- the threshold's own sampling error
     is part of what a deployed model meets -- then answers its resample of the
@@ -1148,7 +1149,8 @@ def selective_answering(bench, model, dataset, *, ood_dataset=None, protocol="in
         reps, acc = _benchmark_bootstrap(
             bench, model, dataset, ood_dataset=ood_dataset, protocol=protocol, method=method,
             class_weight=class_weight, tolerance=tolerance, weights=weights, resolution=resolution,
-            random_state=dataset_seed(random_state, dataset), n_bootstrap=n_bootstrap,
+            random_state=dataset_seed(random_state, [d for d in bench.datasets if d != ood_dataset].index(dataset)),
+            n_bootstrap=n_bootstrap,
         )
         intervals = intervals_of(reps, confidence_level)
         band = _band(acc, confidence_level)
