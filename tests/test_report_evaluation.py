@@ -10,6 +10,7 @@ the evaluation, ``recompute=True`` computes it again.
 from __future__ import annotations
 
 import html
+import json
 import re
 
 import pytest
@@ -107,6 +108,16 @@ def test_a_rerun_reuses_the_evaluation_and_recompute_does_not(run):
     assert forced.evaluation.timing != same.evaluation.timing  # computed again (its stages timed anew) ...
     assert forced.evaluation.table("leaderboard").equals(same.evaluation.table("leaderboard"))  # ... same numbers
     assert created
+    # an evaluation made by other package versions is not reused (an upgrade may change the numbers)
+    manifest = out / "evaluation" / "manifest.json"
+    meta = json.loads(manifest.read_text(encoding="utf-8"))
+    meta["versions"]["beyondauc"] = "0.0.1"
+    manifest.write_text(json.dumps(meta), encoding="utf-8")
+    older = ba.load_evaluation(out)
+    assert not older.same_inputs(older.data["sha256"], older.parameters)
+    upgraded = ba.run_report(data, out=out, jobs=2, progress=False, parameters=PARAMETERS, models=["svm"])
+    assert upgraded.evaluation.created != forced.evaluation.created
+    assert upgraded.evaluation.versions["beyondauc"] == ba.__version__
 
 
 def test_index_without_a_bootstrap_claims_no_intervals():

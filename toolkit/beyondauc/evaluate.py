@@ -776,8 +776,10 @@ class Evaluation:
         return model
 
     def same_inputs(self, sha256, parameters):
-        """Whether this evaluation was computed from data ``sha256`` with ``parameters`` (complete)."""
-        return self.data.get("sha256") == sha256 and _jsonable(self.parameters) == _jsonable(parameters)
+        """Whether this evaluation was computed from data ``sha256`` with ``parameters`` (complete), by the
+        versions of beyondauc and of the libraries its numbers depend on that are installed now."""
+        return (self.data.get("sha256") == sha256 and _jsonable(self.parameters) == _jsonable(parameters)
+                and self.versions == _versions())
 
     def _rows(self, name, **where):
         t = self.table(name)

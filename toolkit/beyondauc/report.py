@@ -535,8 +535,8 @@ def _evaluation_for(output, data, bench, parameters, *, recompute, progress, job
             old = None
         if old is not None and old.same_inputs(sha256, complete):
             if progress:
-                print("beyondauc report: reusing the evaluation of the previous run (same data and parameters; "
-                      "--recompute to compute it again)", file=sys.stderr, flush=True)
+                print("beyondauc report: reusing the evaluation of the previous run (same data, parameters and "
+                      "package versions; --recompute to compute it again)", file=sys.stderr, flush=True)
             return old, True
     if progress:
         print(f"beyondauc report: computing the evaluation of {len(bench.models)} models on {len(bench.datasets)} "
