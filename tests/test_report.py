@@ -1007,6 +1007,13 @@ def _ci(r, name):
     return "" if low is None or not (math.isfinite(low) and math.isfinite(high)) else f"{_fmt(low)}–{_fmt(high)}"
 
 
+def _rank_ci(r, name):
+    low, high = r.get(f"{name}_low"), r.get(f"{name}_high")
+    if low is None or not (math.isfinite(low) and math.isfinite(high)):
+        return ""
+    return f"{int(np.floor(low + 0.5))}–{int(np.floor(high + 0.5))}"  # nearest ranks, halves up
+
+
 def _cell(td):
     """(value, what is under it) of an index cell: its own text, and its ``ci`` line."""
     under = [e for e in td.find_all("span") if "ci" in e.classes]
@@ -1037,8 +1044,9 @@ def test_index_leaderboard_values(hostile):
         else:
             stability = f"{'' if r['significant'] else 'not '}significant (p = {r['p_change']:.2f})"
         expected.append([(r["model"], ""), (verdicts.loc[r["model"], "verdict"], ""),
-                         (_fmt(r["auc"]), _ci(r, "auc")), (_rank(r["auc_rank"]), ""),
-                         (_fmt(r["accuracy"]), _ci(r, "accuracy")), (_rank(r["accuracy_rank"]), ""),
+                         (_fmt(r["auc"]), _ci(r, "auc")), (_rank(r["auc_rank"]), _rank_ci(r, "auc_rank")),
+                         (_fmt(r["accuracy"]), _ci(r, "accuracy")),
+                         (_rank(r["accuracy_rank"]), _rank_ci(r, "accuracy_rank")),
                          ("0" if change == 0 else f"{change:+g}".replace("-", "\u2212"), stability),
                          (_fmt(r["kappa"]), _ci(r, "kappa")), (_fmt(r["disca"]), _ci(r, "disca")),
                          (_fmt(r["drift"]), _ci(r, "drift"))])

@@ -60,6 +60,9 @@ def test_index_shows_the_evaluations_leaderboard(run):
     def num(value):  # the index writes negative numbers with a minus sign (U+2212)
         return f"{value:.3f}".replace("-", "\u2212")
 
+    def rank_ci(b, name):  # percentiles of ranks, each end rounded to the nearest rank (halves up)
+        return f"{int(b[f'{name}_low'] + 0.5)}–{int(b[f'{name}_high'] + 0.5)}"
+
     for row in rows:
         cells = [_text(c) for c in re.findall(r"<td[^>]*>(.*?)</td>", row, re.S)]
         model = cells[0]
@@ -67,9 +70,9 @@ def test_index_shows_the_evaluations_leaderboard(run):
         assert cells[1] == verdicts.loc[model, "verdict"]
         assert cells[2].split()[0] == num(b["auc"])
         assert cells[2].split()[1] == f"{num(b['auc_low'])}–{num(b['auc_high'])}"
-        assert cells[3] == str(int(b["auc_rank"]))
+        assert cells[3].split() == [str(int(b["auc_rank"])), rank_ci(b, "auc_rank")]
         assert cells[4].split()[0] == num(b["accuracy"])
-        assert cells[5] == str(int(b["accuracy_rank"]))
+        assert cells[5].split() == [str(int(b["accuracy_rank"])), rank_ci(b, "accuracy_rank")]
         assert cells[7].split()[0] == num(b["kappa"])
         # every mean carries its interval under it, DiSCA and drift (means of per-dataset replicates) too
         for cell, name in ((cells[8], "disca"), (cells[9], "drift")):
