@@ -158,10 +158,7 @@ def logistic_params(x, pos, neg, *, C=1.0, init=None, max_iter=100, tol=1e-9, st
             break
         gr, hs = newton_sums(beta)
         g0, g1 = gr[:, 0], gr[:, 1] + lam * beta[:, 1]
-        h00, h01, h11 = hs[:, 0] + 1e-300, hs[:, 1], hs[:, 2] + lam
-        det = h00 * h11 - h01 * h01
-        det = np.where(det > 0, det, 1e-300)
-        d = np.stack([-(h11 * g0 - h01 * g1) / det, -(h00 * g1 - h01 * g0) / det], axis=1)
+        d = np.stack(newton_direction(g0, g1, hs[:, 0], hs[:, 1], hs[:, 2] + lam), axis=1)
         d[~active] = 0.0
         step = np.where(active, 1.0, 0.0)
         stalled = np.zeros(F, dtype=bool)
@@ -185,6 +182,18 @@ def logistic_params(x, pos, neg, *, C=1.0, init=None, max_iter=100, tol=1e-9, st
     coef = beta[:, 1] / sd
     intercept = beta[:, 0] - beta[:, 1] * mu / sd
     return intercept, coef
+
+
+def newton_direction(g0, g1, h00, h01, h11):
+    """The Newton step ``-H^-1 g`` of a two-parameter fit, elementwise: (d0, d1).
+
+    ``h00`` gets 1e-300 added and a determinant that is not positive is taken
+    as 1e-300, so a fit with no weight (H = 0, g = 0) gets a zero step.
+    """
+    h00 = h00 + 1e-300
+    det = h00 * h11 - h01 * h01
+    det = np.where(det > 0, det, 1e-300)
+    return -(h11 * g0 - h01 * g1) / det, -(h00 * g1 - h01 * g0) / det
 
 
 def logistic_decision(x, intercept, coef):
@@ -265,19 +274,48 @@ def _isotonic_row(x, pos, neg):
     return pred
 
 
+def _suffix_sums(pos, neg):
+    """What both isotonic paths start from: (single class, weights, presence, suffix sums).
+
+    ``suffix[:, j]`` (F, m + 1) is the sum of ``pos - neg`` over grid values j
+    and above (0 at the end): the level set {fit > 0.5} maximises it.
+    """
+    F, m = pos.shape
+    n = pos + neg
+    suffix = np.zeros((F, m + 1))
+    np.cumsum((pos - neg)[:, ::-1], axis=1, out=suffix[:, m - 1::-1] if m else suffix[:, :0])
+    return _single_class(pos, neg), n, n > 0, suffix
+
+
+def _run_means(ps, nn, pr, p_, k, idx):
+    """Mean weight of positives over grid runs ending at ``p_`` and starting at ``k``, per row.
+
+    (mean(s..p) for s <= p, -inf elsewhere; mean(k..t) for t >= k, inf elsewhere),
+    each over weighted grid values only (``pr``), with ``k`` >= 0 and no
+    weight before index 0.  A PAVA block ending at p has the largest of the
+    first as its value, one starting at k the smallest of the second.
+    """
+    C, W = np.cumsum(ps, axis=1), np.cumsum(nn, axis=1)
+    r = np.arange(len(k))
+    km1 = k - 1
+    ck = np.where(km1 >= 0, C[r, np.maximum(km1, 0)], 0.0)[:, None]
+    wk = np.where(km1 >= 0, W[r, np.maximum(km1, 0)], 0.0)[:, None]
+    cp, wp = C[r, p_][:, None], W[r, p_][:, None]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        mean_sp = np.where(pr & (idx <= p_[:, None]), (cp - (C - ps)) / (wp - (W - nn)), -np.inf)
+        mean_kt = np.where(pr & (idx >= k[:, None]), (C - ck) / (W - wk), np.inf)
+    return mean_sp, mean_kt
+
+
 def _crossing_means(x, ps, nn, pr, k, p_, idx):
     """(fit(k), fit(p), slope between them) of rows whose fit crosses 0.5 between knots p < k.
 
     ``k`` starts a PAVA block and ``p`` ends one, so fit(k) = min_t mean(k..t)
     and fit(p) = max_s mean(s..p), over weighted grid values (``pr``).
     """
-    C, W = np.cumsum(ps, axis=1), np.cumsum(nn, axis=1)
-    r = np.arange(len(k))
-    ck, wk = C[r, k - 1][:, None], W[r, k - 1][:, None]
+    mean_sp, mean_kt = _run_means(ps, nn, pr, p_, k, idx)
     with np.errstate(divide="ignore", invalid="ignore"):
-        y_k = np.where(pr & (idx >= k[:, None]), (C - ck) / (W - wk), np.inf).min(axis=1)
-        cp, wp = C[r, p_][:, None], W[r, p_][:, None]
-        y_p = np.where(pr & (idx <= p_[:, None]), (cp - (C - ps)) / (wp - (W - nn)), -np.inf).max(axis=1)
+        y_k, y_p = mean_kt.min(axis=1), mean_sp.max(axis=1)
         slope = (y_k - y_p) / (x[k] - x[p_])
     return y_k, y_p, slope
 
@@ -306,12 +344,8 @@ def fit_predict_isotonic(x, pos, neg, *, integer=False):
     """
     if integer and _integer_ok(pos + neg, pos.shape[1]):
         return _isotonic_integer(x, pos, neg)
-    single = _single_class(pos, neg)
     F, m = pos.shape
-    n = pos + neg
-    present = n > 0
-    suffix = np.zeros((F, m + 1))
-    np.cumsum((pos - neg)[:, ::-1], axis=1, out=suffix[:, m - 1::-1] if m else suffix[:, :0])
+    single, n, present, suffix = _suffix_sums(pos, neg)
     # a grid value without weight has the suffix of the next one (it adds 0), so the
     # maximum and the last value near it over the candidates (weighted values and the
     # end) are those over every index
@@ -391,12 +425,8 @@ def _isotonic_integer(x, pos, neg):
     fitted at exactly 0.5 (or an interpolated value near it) runs PAVA only on the
     exact level sets around 0.5 (:func:`_isotonic_segment`).
     """
-    single = _single_class(pos, neg)
     F, m = pos.shape
-    n = pos + neg
-    present = n > 0
-    suffix = np.zeros((F, m + 1))
-    np.cumsum((pos - neg)[:, ::-1], axis=1, out=suffix[:, m - 1::-1] if m else suffix[:, :0])
+    single, n, present, suffix = _suffix_sums(pos, neg)
     j0 = np.argmax(suffix, axis=1)  # first maximiser (the maximum is exact)
     k_strict = m - np.argmax(suffix[:, ::-1], axis=1)  # last: first grid index with fit > 0.5 (m: none)
     del suffix
@@ -452,27 +482,19 @@ def _exact_level_sets(ps, nn, pr, kw, ks):
     the computed ones within one rounding).  Without a weighted value before ``kw``
     the start is the first weighted value; with ``ks`` at the end, the last one.
     """
-    E, m = ps.shape
+    m = ps.shape[1]
     idx = np.arange(m)[None, :]
-    r = np.arange(E)
     tol = 0.25 / np.maximum(nn.sum(axis=1), 1.0) ** 2
-    C, W = np.cumsum(ps, axis=1), np.cumsum(nn, axis=1)
     first = np.argmax(pr, axis=1)
     last = m - 1 - np.argmax(pr[:, ::-1], axis=1)
     before = pr & (idx < kw[:, None])
     has_p = before.any(axis=1)
     p_ = m - 1 - np.argmax(before[:, ::-1], axis=1)
+    mean_sp, mean_kt = _run_means(ps, nn, pr, p_, np.minimum(ks, m - 1), idx)
     with np.errstate(divide="ignore", invalid="ignore"):
-        cp, wp = C[r, p_][:, None], W[r, p_][:, None]
-        mean_sp = np.where(pr & (idx <= p_[:, None]), (cp - (C - ps)) / (wp - (W - nn)), -np.inf)
         top = mean_sp.max(axis=1)
         s0 = np.argmax(mean_sp >= (top - tol)[:, None], axis=1)
         s0 = np.where(has_p, s0, first)
-        k = np.minimum(ks, m - 1)
-        km1 = k - 1
-        ck = np.where(km1 >= 0, C[r, np.maximum(km1, 0)], 0.0)[:, None]
-        wk = np.where(km1 >= 0, W[r, np.maximum(km1, 0)], 0.0)[:, None]
-        mean_kt = np.where(pr & (idx >= k[:, None]), (C - ck) / (W - wk), np.inf)
         low = mean_kt.min(axis=1)
         e0 = m - 1 - np.argmax((mean_kt <= (low + tol)[:, None])[:, ::-1], axis=1)
         e0 = np.where(ks < m, e0, last)

@@ -49,7 +49,7 @@ from scipy.special import expit
 from threadpoolctl import threadpool_limits
 
 from ._bootstrap import BLOCK, bootstrap_counts, check_bootstrap, grid_weights, percentile_interval, strata_of
-from ._fitting import _EPSILON, class_weighted, fit_predict_isotonic, logistic_params
+from ._fitting import _EPSILON, class_weighted, fit_predict_isotonic, logistic_params, newton_direction
 from ._kernel import _grid_counts, _scores_from_confusion, _stacked_counts
 from ._validation import check_option
 from .calibration import (
@@ -215,7 +215,7 @@ class _ModelBoot:
         empty = np.array([sizes[list(f.cal)].sum() == 0 or sizes[list(f.evl)].sum() == 0 for f in fits], dtype=bool)
         fast = _xdomain_ok(fits, sizes, D, class_weight) if F else []
         slow = [k for k in range(F) if k not in set(fast)]
-        xg = _XGrid(x, inv, xs32, inv32, local_col, first_col, n_local, D) if fast else None
+        xg = _XGrid(x, inv, xs32, inv32, np.flatnonzero(new32), local_col, first_col, n_local, D) if fast else None
         fast_ds = np.array([fits[k].dataset for k in fast], dtype=np.int64)
         init = None
         if F and "logistic" in methods:  # warm start: each cell's point-estimate fit
@@ -256,7 +256,10 @@ class _ModelBoot:
             fast=fast, slow=slow, xg=xg, fast_ds=fast_ds, init=init, init_ds=init_ds, indata=indata, ind=ind)
 
     def run(self, W):
-        """Replicate values of every cell for the replicates of counts ``W`` (B, n): {(protocol, method, dataset): (B, len(VALUES))}."""
+        """Replicate values of every cell for the replicates of counts ``W`` (B, n).
+
+        Returns ``{(protocol, method, dataset): (B, len(VALUES))}``.
+        """
         y, codes, methods, class_weight = self.y, self.codes, self.methods, self.class_weight
         D, m, F, std, init = self.D, self.m, self.F, self.std, self.init
         fast, slow, fast_ds, xg = self.fast, self.slow, self.fast_ds, self.xg
@@ -358,8 +361,9 @@ def _xdomain_ok(fits, sizes, D, class_weight):
 class _XGrid:
     """Static layout of one model's grids for the fast path."""
 
-    def __init__(self, x, inv, xs32, inv32, local_col, first_col, n_local, D):
+    def __init__(self, x, inv, xs32, inv32, runs32, local_col, first_col, n_local, D):
         self.x, self.xs32, self.m, self.m32 = x, xs32, len(x), len(xs32)
+        self.runs32 = runs32  # where each run of the float64 grid that float32 merges starts
         self.n_local = n_local
         g = np.empty(n_local, dtype=np.int64)
         g[local_col] = inv
@@ -368,6 +372,7 @@ class _XGrid:
         self.g, self.g32 = g, g32
         starts = np.append(first_col, n_local)
         self.starts = first_col.astype(np.int64)
+        self.bounds = starts  # dataset k's local columns: bounds[k]:bounds[k + 1]
         self.code = np.repeat(np.arange(D), np.diff(starts))  # dataset of each local column
         # total on a grid = reduceat of the local columns sorted by their grid value
         self.sum64 = self._summer(g)
@@ -391,8 +396,6 @@ class _XGrid:
         self.x_loc = x[g]
         self.x32_loc = xs32[g32]
         self.logit = None
-        x_as32 = x.astype(np.float32)  # the float32 grid merges runs of the float64 grid
-        self.runs32 = np.flatnonzero(np.concatenate([[True], x_as32[1:] != x_as32[:-1]])) if len(x) else None
 
     @staticmethod
     def _summer(g):
@@ -617,7 +620,7 @@ def _xdomain_logistic_params(xg, Pl, Nl, Tp, Tn, cal_rows, init, std):
     lam = 1.0 / sd**2
     i0, c0 = init
     beta0 = np.stack([i0 + c0 * mu, c0 * sd], axis=1)  # (D, 2)
-    if getattr(xg, "logit", None) is None:  # once per model
+    if xg.logit is None:  # once per model
         xg.logit = _logistic_taylor_maps(xg, beta0, mu, sd)
     m_total, m_local, lin, lin_local = xg.logit
     n = Tp + Tn
@@ -625,23 +628,17 @@ def _xdomain_logistic_params(xg, Pl, Nl, Tp, Tn, cal_rows, init, std):
     mom = (n @ m_total).reshape(R, D, len(_MOMENTS))
     pos = np.broadcast_to((Tp @ lin)[:, None, :], (R, D, 2)).copy()
     for k in range(D):  # a fit's counts are the total minus its own dataset's
-        a, b = xg.starts[k], xg.starts[k + 1] if k + 1 < D else xg.n_local
+        a, b = xg.bounds[k], xg.bounds[k + 1]
         mom[:, k] -= Ln[:, a:b] @ m_local[a:b]
         pos[:, k] -= Pl[:, a:b] @ lin_local[a:b]
     tpos = Tp.sum(axis=1)[:, None] - xg.seg_sum(Pl)
     tneg = Tn.sum(axis=1)[:, None] - xg.seg_sum(Nl)
     M = {ce: mom[..., i] for ce, i in _MOMENT.items()}
 
-    def newton(g0, g1, h00, h01, h11):
-        h00 = h00 + 1e-300
-        det = h00 * h11 - h01 * h01
-        det = np.where(det > 0, det, 1e-300)
-        return -(h11 * g0 - h01 * g1) / det, -(h00 * g1 - h01 * g0) / det
-
     b1 = np.broadcast_to(beta0[None, :, 1], (R, D))
     active = (tpos + tneg) > 0
     # first step: gradient and Hessian at beta0
-    d0, d1 = newton(M[0, 0] - pos[..., 0], M[0, 1] - pos[..., 1] + lam * b1, M[1, 0], M[1, 1], M[1, 2] + lam)
+    d0, d1 = newton_direction(M[0, 0] - pos[..., 0], M[0, 1] - pos[..., 1] + lam * b1, M[1, 0], M[1, 1], M[1, 2] + lam)
     d0, d1 = np.where(active, d0, 0.0), np.where(active, d1, 0.0)
     dmax = np.maximum(np.abs(d0), np.abs(d1))
     check = active & (dmax > 1.0)  # a damped step: the general solver
@@ -664,7 +661,7 @@ def _xdomain_logistic_params(xg, Pl, Nl, Tp, Tn, cal_rows, init, std):
     g0 = at_beta1(0, 0, _TAYLOR) - pos[..., 0]
     g1 = at_beta1(0, 1, _TAYLOR) - pos[..., 1] + lam * (b1 + d1)
     hess = [at_beta1(1, e, _TAYLOR - 2) for e in range(3)]  # Hessian at beta1
-    e0, e1 = newton(g0, g1, hess[0], hess[1], hess[2] + lam)
+    e0, e1 = newton_direction(g0, g1, hess[0], hess[1], hess[2] + lam)
     beta_a = beta0[None, :, 0] + d0 + np.where(second, e0, 0.0)
     beta_b = b1 + d1 + np.where(second, e1, 0.0)
     beta_a, beta_b = np.where(check, beta0[None, :, 0], beta_a), np.where(check, b1, beta_b)
@@ -717,13 +714,12 @@ def _xdomain_cal_rows(xg, Pl, Nl, Tp, Tn, rows=None):
     R, D, m = len(Pl), len(xg.starts), xg.m
     if rows is not None:
         r, k = np.divmod(rows, D)
-        bounds = np.append(xg.starts, xg.n_local)
         out = []
         for T, L in ((Tp, Pl), (Tn, Nl)):
             c = T[r].copy()
             for kk in np.unique(k):  # a loop over datasets
                 sel = np.flatnonzero(k == kk)
-                a, b = bounds[kk], bounds[kk + 1]
+                a, b = xg.bounds[kk], xg.bounds[kk + 1]
                 c[sel[:, None], xg.g[a:b][None, :]] -= L[r[sel], a:b]
             out.append(c)
         return out
