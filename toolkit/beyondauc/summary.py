@@ -147,11 +147,11 @@ def _drift(model, diagnostics):
 def _selective(model, p, selective, board, n_models):
     if not len(selective):
         return "info", "selective", "Selective answering was not computed."
-    mean = selective.groupby("model", sort=False)["disca"].mean()
-    rank = mean.rank(ascending=False, method="min")
+    means = board.set_index("model")["disca"]  # the leaderboard's mean DiSCA over datasets, with its interval
+    rank = means.rank(ascending=False, method="min")
     mine = selective[selective["model"] == model]
     worst = mine.loc[mine["disca"].idxmin()]
-    row = board[board["model"] == model].iloc[0].to_dict()  # the leaderboard's mean DiSCA, with its interval
+    row = board[board["model"] == model].iloc[0].to_dict()
     text = (f"Selective answering (confidences calibrated {p['selective_protocol']}/{p['selective_method']}): "
             f"mean DiSCA {_ci(row, 'disca')}, {_ordinal(rank[model])} of {n_models}; median first mistake at "
             f"confidence a = {_num(mine['a'].median(), 2)}, accuracy below {p['tolerance']:g} from b = "
