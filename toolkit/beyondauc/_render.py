@@ -224,22 +224,19 @@ def _rank(value):
 
 
 def _interval(row, name, digits=3):
-    low, high = row.get(f"{name}_low"), row.get(f"{name}_high")
-    if low is None or high is None or pd.isna(low) or pd.isna(high):
-        return ""
-    return f"{_fmt(low, digits)}–{_fmt(high, digits)}"
+    """``row``'s interval of ``name`` as 'low–high' ('' without one).
 
-
-def _rank_interval(row, name):
-    """The bootstrap interval of a rank, each end rounded to the nearest rank (halves up).
-
-    The percentiles of integer ranks are interpolated (e.g. 1.975: just under 2.5%
-    of the replicates rank it first); a reader looks for ranks.
+    ``digits=None``: a rank's interval, each end rounded to the nearest rank
+    (halves up), since the percentiles of integer ranks are interpolated
+    (1.975: just under 2.5% of the replicates rank the model first) and a
+    reader looks for ranks.
     """
     low, high = row.get(f"{name}_low"), row.get(f"{name}_high")
     if low is None or high is None or pd.isna(low) or pd.isna(high):
         return ""
-    return f"{math.floor(low + 0.5)}–{math.floor(high + 0.5)}"
+    if digits is None:
+        return f"{math.floor(low + 0.5)}–{math.floor(high + 0.5)}"
+    return f"{_fmt(low, digits)}–{_fmt(high, digits)}"
 
 
 def _index_rows(evaluation, reports):
@@ -266,10 +263,10 @@ def _index_rows(evaluation, reports):
             "verdict": None if verdict is None else verdict["verdict"],
             "verdict_status": None if verdict is None else verdict["status"],
             "auc": _fmt(row.get("auc")), "auc_ci": _interval(row, "auc"),
-            "auc_rank": _rank(row.get("auc_rank", math.nan)), "auc_rank_ci": _rank_interval(row, "auc_rank"),
+            "auc_rank": _rank(row.get("auc_rank", math.nan)), "auc_rank_ci": _interval(row, "auc_rank", None),
             "accuracy": _fmt(row.get("accuracy")), "accuracy_ci": _interval(row, "accuracy"),
             "accuracy_rank": _rank(row.get("accuracy_rank", math.nan)),
-            "accuracy_rank_ci": _rank_interval(row, "accuracy_rank"),
+            "accuracy_rank_ci": _interval(row, "accuracy_rank", None),
             "rank_change": "–" if not math.isfinite(change) else _fmt(change, 0) if change < 0 else (
                 f"+{change:d}" if change else "0"),
             "change_class": ("up" if change > 0 else "down" if change < 0 else "") + (

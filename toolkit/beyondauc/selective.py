@@ -1110,8 +1110,8 @@ def selective_answering(bench, model, dataset, *, ood_dataset=None, protocol="in
     evaluation, out-of-distribution rows), dataset and class, seeded by
     ``random_state``'s child stream for ``dataset``'s place among the
     benchmark's datasets other than ``ood_dataset`` (every model reads the same
-    replicates of a dataset; two datasets draw independent ones).  Each replicate *refits the calibrator* on its
-    resample of the calibration data -- the threshold's own sampling error
+    replicates of a dataset; two datasets draw independent ones).  Each
+    replicate *refits the calibrator* on its resample of the calibration data -- the threshold's own sampling error
     is part of what a deployed model meets -- then answers its resample of the
     evaluation data; all replicates are fitted and scored at once on the
     model's score grid.  ``confidence_level`` (default 0.95) sets the
