@@ -368,3 +368,19 @@ def test_test_auroc_without_split_column_falls_back_to_xdomain(runs):
     assert tables and "xdomain" in tables[0] and "split" not in tables[0]
     # full dashboards for the two datasets with the largest drift (n_dashboards=2)
     assert sum("image/png" in o.get("data", {}) for o in _outputs(nb)) == 2
+
+
+def test_a_report_kernel_skips_the_fitting_libraries():
+    """What a report kernel imports to read an evaluation and draw leaves out scikit-learn and
+    scipy.stats/optimize/sparse (about 0.8 s per kernel and report worker); the functions that
+    fit or test import them when they run."""
+    import subprocess
+    import sys
+
+    code = ("import sys, beyondauc, beyondauc.plots, beyondauc.report, beyondauc._notebook; "
+            "print(sorted(m for m in ('sklearn', 'scipy.stats', 'scipy.optimize', 'scipy.sparse') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
+    code = ("import sys, beyondauc as ba; ba.friedman_test; ba.auc_ci([0, 1, 1, 0], [0.1, 0.8, 0.7, 0.3]); "
+            "print('scipy.stats' in sys.modules)")
+    assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip() == "True"

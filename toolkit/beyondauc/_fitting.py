@@ -26,7 +26,6 @@ A fit whose calibration data has a single class predicts that class.
 from __future__ import annotations
 
 import numpy as np
-from scipy.optimize import isotonic_regression
 from scipy.special import expit
 
 __all__: list[str] = []
@@ -219,6 +218,7 @@ def isotonic_knots(x, pos, neg, *, trim=True):
     it never changes an interpolated value, since the slope is 0 inside a run
     and the run ends, which bound the sloped segments, are kept.
     """
+    from scipy.optimize import isotonic_regression
     n = pos + neg
     present = n > 0
     y_fit = np.asarray(isotonic_regression(pos[present] / n[present], weights=n[present]).x, dtype=np.float64)

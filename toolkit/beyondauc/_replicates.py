@@ -19,7 +19,6 @@ give after fitting on that replicate's rows.
 from __future__ import annotations
 
 import numpy as np
-from scipy.optimize import isotonic_regression
 from scipy.special import expit
 
 from ._fitting import (
@@ -79,6 +78,7 @@ def _isotonic_rows(x, pos, neg, at):
     trimmed as scikit-learn does, and the grid values ``at`` interpolated
     with :func:`beyondauc._fitting.isotonic_transform`'s formula.
     """
+    from scipy.optimize import isotonic_regression
     R, m = pos.shape
     n = pos + neg
     present = n > 0

@@ -18,9 +18,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 from scipy.special import expit
-from sklearn.exceptions import ConvergenceWarning
-from sklearn.linear_model import LogisticRegression
-from sklearn.model_selection import ShuffleSplit
+# scikit-learn, scipy.stats and scipy.optimize are imported inside the functions that use them:
+# a report kernel only reads a saved evaluation and draws, and skips their ~0.8 s of imports.
 from threadpoolctl import threadpool_limits
 
 from ._fitting import (
@@ -235,6 +234,8 @@ def _lbfgs_params(samples, class_weight):
     early; its ConvergenceWarning is expected there and silenced).  A
     single-class pair gets (0, 0); its decisions are overridden.
     """
+    from sklearn.exceptions import ConvergenceWarning
+    from sklearn.linear_model import LogisticRegression
     b0, b1 = np.zeros(len(samples)), np.zeros(len(samples))
     # one thread: on a single feature, OpenMP/BLAS threads only cost (15x on a loaded machine);
     # the per-example loss terms are summed by numpy, so the numbers do not depend on it
@@ -303,6 +304,7 @@ def _plan(bench, protocol):
 
 def _indata_splits(n, n_repeats, random_state):
     """Evaluation rows of each repeat's 80/20 split, (R, n_test) ints; None if n < 2."""
+    from sklearn.model_selection import ShuffleSplit
     if n < 2:
         return None
     ss = ShuffleSplit(n_splits=n_repeats, test_size=_INDATA_TEST_SIZE, random_state=random_state)
@@ -413,6 +415,7 @@ def _splits(n, n_repeats, seed):
 
 def _indata_train(n, n_repeats, seed):
     """Calibration rows of each repeat's split, in ShuffleSplit's order, (R, n_train) ints."""
+    from sklearn.model_selection import ShuffleSplit
     ss = ShuffleSplit(n_splits=n_repeats, test_size=_INDATA_TEST_SIZE, random_state=seed)
     return np.stack([train for train, _ in ss.split(np.zeros((n, 1)))])
 

@@ -44,7 +44,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
-import scipy.sparse as sp
 from scipy.special import expit
 from threadpoolctl import threadpool_limits
 
@@ -177,6 +176,7 @@ def _segment_auc(P, N, first_col, D):
 
 def _indicator(rows, cols, y, n_rows, n_cols):
     """Sparse 0/1 matrices (positives, negatives) mapping examples to columns."""
+    import scipy.sparse as sp
     y = np.asarray(y).astype(bool)
     out = []
     for mask in (y, ~y):

@@ -29,9 +29,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 from scipy.special import expit, logit
-from scipy.stats import norm, rankdata, studentized_range
-from scipy.stats import chi2 as chi2_dist
-from scipy.stats import f as f_dist
+# scikit-learn, scipy.stats and scipy.optimize are imported inside the functions that use them:
+# a report kernel only reads a saved evaluation and draws, and skips their ~0.8 s of imports.
 
 from ._bootstrap import BLOCK, bootstrap_counts, check_bootstrap, grid_weights, percentile_interval
 from ._kernel import _auc_from_counts, _grid_counts, _stacked_counts
@@ -286,6 +285,7 @@ def _delong(pos, neg):
 
 def _normal_interval(estimate, se, confidence_level, *, transform=False):
     """estimate -/+ z se clipped to [0, 1], or the same on the logit scale."""
+    from scipy.stats import norm
     z = norm.ppf(0.5 + confidence_level / 2)
     estimate, se = np.asarray(estimate, dtype=float), np.asarray(se, dtype=float)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -351,6 +351,7 @@ def _bca_interval(replicates, estimate, pos, neg, confidence_level):
     influence is V10 - A, and likewise V01 - A for a negative -- all of them
     in O(n log n) from the structural components, no refit.
     """
+    from scipy.stats import norm
     below = np.mean(replicates < estimate) + 0.5 * np.mean(replicates == estimate)
     if not 0 < below < 1:
         return None
@@ -499,6 +500,7 @@ def compare_auc(y_true, score_a, score_b, *, pos_label=None, confidence_level=0.
     >>> round(res.auc_a, 4), round(res.auc_b, 4), round(res.pvalue, 3)
     (0.9375, 0.875, 0.712)
     """
+    from scipy.stats import norm
     confidence_level = check_number(confidence_level, "confidence_level", low=0, high=1, low_open=True,
                                     high_open=True)
     y, a = _check_pair(y_true, score_a, pos_label, score_name="score_a")
@@ -593,6 +595,7 @@ def auc_intervals(bench, *, confidence_level=0.95, method="delong"):
 
 def _nemenyi_q(n_models, alpha=0.05):
     """Critical value q_alpha of the Nemenyi test: the studentized range quantile / sqrt(2)."""
+    from scipy.stats import studentized_range
     return float(studentized_range.ppf(1.0 - alpha, n_models, np.inf) / math.sqrt(2.0))
 
 
@@ -642,6 +645,7 @@ def friedman_test(table, *, value="accuracy", higher_is_better=True, alpha=0.05)
     >>> res.average_ranks.round(2).to_dict(), round(res.pvalue, 4), round(res.critical_difference, 3)
     ({'x': 1.25, 'y': 2.0, 'z': 2.75}, 0.1054, 1.657)
     """
+    from scipy.stats import chi2 as chi2_dist, f as f_dist, rankdata
     if not isinstance(table, pd.DataFrame) or not {"dataset", "model"} <= set(table.columns):
         raise ValueError("`table` must be a DataFrame with columns 'dataset' and 'model' (e.g. expected_accuracy's "
                          f"result), got {type(table).__name__}")

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from scipy.stats import kendalltau, rankdata
 
 from ._validation import check_int, check_option
 from .calibration import SCORES
@@ -39,6 +38,7 @@ def _rank(values):
     """Rank 1 = highest; ties share the minimum rank; NaN has no rank (<NA>).
 
     Returns a pandas ``Int64`` array."""
+    from scipy.stats import rankdata
     values = np.asarray(values, dtype=float)
     out = np.zeros(len(values), dtype=np.int64)
     ok = np.isfinite(values)
@@ -188,6 +188,7 @@ def kendall_tau(results, *, score="accuracy", bootstrap=None):
     >>> round(float(kendall_tau(res)["tau"].iloc[0]), 3)
     0.333
     """
+    from scipy.stats import kendalltau
     _check_results(results, score)
     a = rank_table(results, score="auc")
     s = rank_table(results, score=score)
