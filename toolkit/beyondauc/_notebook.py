@@ -104,7 +104,7 @@ def _palette_png(image):
 def _raster(fig, dpi):
     """``fig`` drawn at ``dpi`` on a white background, as a PIL RGBA image.
 
-    A figure with a layout engine (every report figure is ``constrained``) is
+    A figure with a layout engine (every report figure is ``tight``) is
     drawn once on an Agg canvas at the target dpi, so the layout is computed at
     that dpi within the one draw; ``savefig`` would draw it twice (a layout
     pass, then the pixels) and encode a PNG only for us to decode it again.

@@ -653,7 +653,7 @@ class DiagnosticsDashboard:
         if figure is None:
             import matplotlib.pyplot as plt
 
-            figure = plt.figure(figsize=(20, 9), layout="constrained")
+            figure = plt.figure(figsize=(20, 9), layout="tight")
         d = self.panels if self.panels is not None else self._panels_of(self.diagnostics, bins, clip_quantiles)
         names = {"val": "validation", "test": "test"}
         axes = figure.subplots(2, 4)
@@ -972,7 +972,7 @@ class AUCAccuracyDisplay:
             raise ValueError(f"`model` must be one of {list(dict.fromkeys(results['model']))}, got {model!r}")
         title = f"AUC vs expected {score}"
         if {"protocol", "method"} <= set(results.columns) and len(results):
-            title += f" ({results['protocol'].iloc[0]}, {results['method'].iloc[0]})"
+            title += f"\n({results['protocol'].iloc[0]}, {results['method'].iloc[0]})"
         cols = set(results.columns)
         auc_iv = (results["auc_low"], results["auc_high"]) if {"auc_low", "auc_high"} <= cols else None
         val_iv = (results[f"{score}_low"], results[f"{score}_high"]) if {f"{score}_low", f"{score}_high"} <= cols else None
@@ -1099,7 +1099,7 @@ class RankSlopeDisplay:
             iv = dict(auc_rank_interval=(ch["auc_rank_low"], ch["auc_rank_high"]),
                       rank_interval=(ch["rank_low"], ch["rank_high"]), significant=ch["significant"].to_numpy(bool))
         return cls(ch["model"], ch["auc_rank"], ch["rank"], score=score, highlight=highlight,
-                   title=f"Rank by AUC vs by {score} ({where})", **iv).plot(ax)
+                   title=f"Rank by AUC vs by {score}\n({where})", **iv).plot(ax)
 
 
 class ScoreHistogramsDisplay:
@@ -1149,7 +1149,7 @@ class ScoreHistogramsDisplay:
         if figure is None:
             import matplotlib.pyplot as plt
 
-            figure = plt.figure(figsize=(4 * ncols, 2.4 * nrows + 0.6), layout="constrained")
+            figure = plt.figure(figsize=(4 * ncols, 2.4 * nrows + 0.6), layout="tight")
         axes = figure.subplots(nrows, ncols, squeeze=False)
         column = "density" if density else "count"
         for ax, name in zip(axes.flat, names):
@@ -1259,7 +1259,7 @@ class CriticalDifferenceDisplay:
 
             k = max(len(r) for r in self.average_ranks)
             _, ax = plt.subplots(figsize=(9, 0.9 + len(self.average_ranks) * (1.2 + 0.28 * k)),
-                                 layout="constrained")
+                                 layout="tight")
         k = max(len(r) for r in self.average_ranks)
         models = list(dict.fromkeys(m for r in self.average_ranks for m in r.index))
         colors = {m: f"C{i % 10}" for i, m in enumerate(models)}
