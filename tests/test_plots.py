@@ -837,3 +837,27 @@ def test_score_histograms_bad_input():
     with pytest.raises(ValueError, match="`ncols`"):
         ScoreHistogramsDisplay.from_benchmark(bench, "knn", ncols=0)
     assert plt.get_fignums() == []
+
+
+@pytest.mark.parametrize("kind", ["dashboard", "histograms"])
+def test_report_layout_places_panels_where_two_pass_tight_layout_does(kind):
+    """report_layout() measures once; layout="tight" measures twice: same positions, same pixels."""
+    from matplotlib.layout_engine import TightLayoutEngine
+
+    from beyondauc._notebook import _raster
+    from beyondauc.plots import report_layout
+
+    rng = np.random.default_rng(3)
+    yv, yt = rng.integers(0, 2, 120), rng.integers(0, 2, 90)
+    sv, st = rng.normal(yv * 1.5, 1.0), rng.normal(yt * 1.2, 1.3)
+    drawn = []
+    for layout in ("tight", report_layout()):
+        fig = Figure(figsize=(12, 7.2), layout=layout)
+        if kind == "dashboard":
+            DiagnosticsDashboard.from_predictions(yv, sv, yt, st, n_repeats=2, figure=fig)
+        else:
+            ScoreHistogramsDisplay.from_benchmark(beyondauc.load_demo(), "svm", figure=fig)
+        drawn.append((np.array([ax.get_position().bounds for ax in fig.axes]), np.asarray(_raster(fig, 100))))
+    assert isinstance(report_layout(), TightLayoutEngine)
+    np.testing.assert_array_equal(drawn[0][0], drawn[1][0])
+    np.testing.assert_array_equal(drawn[0][1], drawn[1][1])

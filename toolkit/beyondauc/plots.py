@@ -97,6 +97,7 @@ __all__ = [
     "ScoreHistogramsDisplay",
     "ThresholdROCDisplay",
     "ToleranceDisplay",
+    "report_layout",
     "WassersteinDisplay",
 ]
 
@@ -231,6 +232,29 @@ def _literal_plot(plot):
 
     wrapper._draws_literal_text = True
     return wrapper
+
+
+def report_layout():
+    """The layout engine of every report figure: matplotlib's tight layout, measured once.
+
+    ``layout=report_layout()`` measures every panel's labels twice (its second pass fits
+    the result into ``rect=(0, 0, 1, 1)``, which the first already does); with
+    ``rect=None`` it measures once and places the panels where the two passes
+    would (the same positions on every report figure of the demo), at about 14%
+    less drawing than ``layout="constrained"`` (README "Reports").
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt
+    >>> from beyondauc.plots import report_layout
+    >>> fig, axes = plt.subplots(1, 2, layout=report_layout())
+    >>> type(fig.get_layout_engine()).__name__
+    'TightLayoutEngine'
+    >>> plt.close(fig)
+    """
+    from matplotlib.layout_engine import TightLayoutEngine
+
+    return TightLayoutEngine(rect=None)
 
 
 def _axes(ax):
@@ -653,7 +677,7 @@ class DiagnosticsDashboard:
         if figure is None:
             import matplotlib.pyplot as plt
 
-            figure = plt.figure(figsize=(20, 9), layout="tight")
+            figure = plt.figure(figsize=(20, 9), layout=report_layout())
         d = self.panels if self.panels is not None else self._panels_of(self.diagnostics, bins, clip_quantiles)
         names = {"val": "validation", "test": "test"}
         axes = figure.subplots(2, 4)
@@ -1149,7 +1173,7 @@ class ScoreHistogramsDisplay:
         if figure is None:
             import matplotlib.pyplot as plt
 
-            figure = plt.figure(figsize=(4 * ncols, 2.4 * nrows + 0.6), layout="tight")
+            figure = plt.figure(figsize=(4 * ncols, 2.4 * nrows + 0.6), layout=report_layout())
         axes = figure.subplots(nrows, ncols, squeeze=False)
         column = "density" if density else "count"
         for ax, name in zip(axes.flat, names):
@@ -1259,7 +1283,7 @@ class CriticalDifferenceDisplay:
 
             k = max(len(r) for r in self.average_ranks)
             _, ax = plt.subplots(figsize=(9, 0.9 + len(self.average_ranks) * (1.2 + 0.28 * k)),
-                                 layout="tight")
+                                 layout=report_layout())
         k = max(len(r) for r in self.average_ranks)
         models = list(dict.fromkeys(m for r in self.average_ranks for m in r.index))
         colors = {m: f"C{i % 10}" for i, m in enumerate(models)}
