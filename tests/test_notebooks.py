@@ -384,3 +384,13 @@ def test_a_report_kernel_skips_the_fitting_libraries():
     code = ("import sys, beyondauc as ba; ba.friedman_test; ba.auc_ci([0, 1, 1, 0], [0.1, 0.8, 0.7, 0.3]); "
             "print('scipy.stats' in sys.modules)")
     assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip() == "True"
+
+
+def test_a_computation_pool_forks_with_the_fitting_libraries_imported():
+    """The pools fork after importing what their workers fit with, so no worker imports it again."""
+    import subprocess
+    import sys
+
+    code = ("import sys, beyondauc._pool as p; p.pool_context(); "
+            "print(all(m in sys.modules for m in p.FITTING_MODULES))")
+    assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip() == "True"

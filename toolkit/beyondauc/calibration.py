@@ -9,7 +9,6 @@ accuracy (and kappa, ...) it really reaches on each dataset.
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import warnings
 from concurrent.futures import ProcessPoolExecutor
@@ -39,6 +38,7 @@ from ._fitting import (
 )
 from ._bootstrap import check_bootstrap
 from ._html import result_html
+from ._pool import pool_context
 from ._kernel import _auc_from_counts, _confusion, _grid_counts, _scores_from_confusion, _stacked_counts
 from ._validation import (
     UndefinedMetricWarning,
@@ -568,8 +568,7 @@ def _map_models(ctx, bench, n_jobs, func=None):
         for model in bench.models:
             yield func(ctx, model, bench.scores(model))
         return
-    methods = multiprocessing.get_all_start_methods()
-    mp = multiprocessing.get_context("fork" if "fork" in methods else None)
+    mp = pool_context()
     workers = min(n_jobs, len(bench.models))
     with ProcessPoolExecutor(max_workers=workers, mp_context=mp, initializer=_init_worker, initargs=(ctx,)) as ex:
         futures = [ex.submit(_worker_cells, m, bench.scores(m), func) for m in bench.models]

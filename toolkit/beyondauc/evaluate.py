@@ -32,6 +32,7 @@ import numpy as np
 import pandas as pd
 
 from ._bootstrap import check_bootstrap, percentile_interval
+from ._pool import pool_context
 from ._validation import check_int, check_number, check_option, check_random_state
 from .calibration import METHODS, PROTOCOLS, expected_accuracy_grid
 from .data import Benchmark
@@ -521,11 +522,9 @@ def _map(job, models, n_jobs):
     if n_jobs == 1 or len(models) == 1:
         yield from map(job, models)
         return
-    import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
-    methods = multiprocessing.get_all_start_methods()
-    ctx = multiprocessing.get_context("fork" if "fork" in methods else None)
+    ctx = pool_context()
     with ProcessPoolExecutor(max_workers=min(n_jobs, len(models)), mp_context=ctx) as ex:
         yield from ex.map(job, models)
 

@@ -37,7 +37,6 @@ so these intervals err on the wide side.
 from __future__ import annotations
 
 import math
-import multiprocessing
 import warnings
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
@@ -49,6 +48,7 @@ from threadpoolctl import threadpool_limits
 
 from ._bootstrap import BLOCK, bootstrap_counts, check_bootstrap, grid_weights, percentile_interval, strata_of
 from ._fitting import _EPSILON, class_weighted, fit_predict_isotonic, logistic_params, newton_direction
+from ._pool import pool_context
 from ._kernel import _grid_counts, _scores_from_confusion, _stacked_counts
 from ._validation import check_option
 from .calibration import (
@@ -806,8 +806,7 @@ def _map_tasks(bctx, scores, n_jobs):
         for t in tasks:
             yield (*t, run(t))
         return
-    starts = multiprocessing.get_all_start_methods()
-    mp = multiprocessing.get_context("fork" if "fork" in starts else None)
+    mp = pool_context()
     with ProcessPoolExecutor(max_workers=min(n_jobs, len(tasks)), mp_context=mp, initializer=_init_worker,
                              initargs=(bctx, scores)) as ex:
         futures = [ex.submit(_worker, t) for t in tasks]
