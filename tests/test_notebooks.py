@@ -394,3 +394,11 @@ def test_a_computation_pool_forks_with_the_fitting_libraries_imported():
     code = ("import sys, beyondauc._pool as p; p.pool_context(); "
             "print(all(m in sys.modules for m in p.FITTING_MODULES))")
     assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip() == "True"
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_the_runner_reads_the_parameters_papermill_lists(name):
+    from beyondauc._parameters import declared_parameters
+
+    path = NOTEBOOKS / f"{name}.ipynb"
+    assert list(declared_parameters(path)) == list(papermill.inspect_notebook(str(path)))
