@@ -38,8 +38,8 @@ from ._fitting import (
 )
 from ._bootstrap import check_bootstrap
 from ._html import result_html
-from ._pool import pool_context
 from ._kernel import _auc_from_counts, _confusion, _grid_counts, _scores_from_confusion, _stacked_counts
+from ._pool import pool_context
 from ._validation import (
     UndefinedMetricWarning,
     binarize_labels,

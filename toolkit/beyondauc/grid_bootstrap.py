@@ -48,8 +48,8 @@ from threadpoolctl import threadpool_limits
 
 from ._bootstrap import BLOCK, bootstrap_counts, check_bootstrap, grid_weights, percentile_interval, strata_of
 from ._fitting import _EPSILON, class_weighted, fit_predict_isotonic, logistic_params, newton_direction
-from ._pool import pool_context
 from ._kernel import _grid_counts, _scores_from_confusion, _stacked_counts
+from ._pool import pool_context
 from ._validation import check_option
 from .calibration import (
     METHODS,

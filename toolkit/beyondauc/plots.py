@@ -97,8 +97,8 @@ __all__ = [
     "ScoreHistogramsDisplay",
     "ThresholdROCDisplay",
     "ToleranceDisplay",
-    "report_layout",
     "WassersteinDisplay",
+    "report_layout",
 ]
 
 NEG_COLOR = "#629FCA"
@@ -237,7 +237,7 @@ def _literal_plot(plot):
 def report_layout():
     """The layout engine of every report figure: matplotlib's tight layout, measured once.
 
-    ``layout=report_layout()`` measures every panel's labels twice (its second pass fits
+    ``layout="tight"`` measures every panel's labels twice (its second pass fits
     the result into ``rect=(0, 0, 1, 1)``, which the first already does); with
     ``rect=None`` it measures once and places the panels where the two passes
     would (the same positions on every report figure of the demo), at about 14%
