@@ -91,7 +91,7 @@ def _savefig_pixels(fig, dpi, **kwargs):
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=dpi, facecolor="white", **kwargs)
     buf.seek(0)
-    return np.asarray(Image.open(buf).convert("RGBA"))
+    return np.asarray(Image.open(buf).convert("RGB"))
 
 
 @pytest.mark.parametrize("layout", ["constrained", "compressed", "tight"])
