@@ -27,6 +27,7 @@ import papermill
 import pytest
 
 import beyondauc
+from beyondauc.report import markdown_text
 
 NOTEBOOKS = Path(beyondauc.__file__).resolve().parent / "notebooks"
 NAMES = ["summary", "auc_vs_accuracy", "test_auroc", "selective_answering", "overview"]
@@ -37,7 +38,7 @@ COMMON.remove("models")  # a per-model notebook has `model`; every one reads eve
 EXTRA = {  # notebook-specific parameters and their defaults
     "summary": {"model": "svm"},
     "auc_vs_accuracy": {"model": "svm"},
-    "test_auroc": {"model": "svm", "n_dashboards": 2},
+    "test_auroc": {"model": "svm", "n_dashboards": 1},
     "selective_answering": {"model": "svm"},
     "overview": {},
 }
@@ -262,7 +263,8 @@ def runs(tmp_path_factory):
         common, model=MODEL, datasets=["wine", "iris_versicolor"], ood_dataset="breast_cancer",
         computation_score=0.5))
     jobs["test_auroc_nosplit"] = ("test_auroc", dict(
-        common, data=_small_benchmark(tmp / "nosplit.csv", split=False), model=MODEL, noise_repeats=2))
+        common, data=_small_benchmark(tmp / "nosplit.csv", split=False), model=MODEL, noise_repeats=2,
+        n_dashboards=2))
     # given a saved evaluation, a notebook reads it and computes nothing: its `data` does not even exist
     evaluation = beyondauc.evaluate(data, n_repeats=3, random_state=1, tolerance=0.8).save(tmp / "evaluation")
     for name in NAMES:
@@ -366,8 +368,21 @@ def test_test_auroc_without_split_column_falls_back_to_xdomain(runs):
     assert _errors(nb) == []
     tables = [t for t in _texts(nb) if "wasserstein" in t and "<table" not in t]
     assert tables and "xdomain" in tables[0] and "split" not in tables[0]
-    # full dashboards for the two datasets with the largest drift (n_dashboards=2)
+    # full dashboards for the two datasets with the largest drift (n_dashboards=2), largest first
     assert sum("image/png" in o.get("data", {}) for o in _outputs(nb)) == 2
+    mine = [t for t in _texts(nb) if t.startswith("Dashboards for ")]
+    assert len(mine) == 1 and mine[0].endswith("(largest drift first).")
+
+
+def test_test_auroc_draws_one_dashboard_by_default(runs):
+    """By default the one dashboard is of the dataset where the model drifts most."""
+    nb = runs["test_auroc_evaluation"]
+    assert sum("image/png" in o.get("data", {}) for o in _outputs(nb)) == 1
+    said = [t for t in _texts(nb) if t.startswith("Dashboard")]
+    assert len(said) == 1 and "largest drift first" not in said[0]
+    diag = beyondauc.load_evaluation(nb.metadata.papermill.parameters["evaluation"]).table("diagnostics")
+    worst = diag[diag["model"] == MODEL].sort_values("drift", ascending=False).iloc[0]["dataset"]
+    assert said[0] == f"Dashboard for {markdown_text(worst)}."
 
 
 def test_a_report_kernel_skips_the_fitting_libraries():

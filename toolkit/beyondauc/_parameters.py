@@ -128,7 +128,7 @@ def _table():
         if name != "models":
             table[name] = Parameter(_evaluation_check, default, _HELP[name])
     table["model"] = Parameter(_str, "svm", "the model this notebook is about")
-    table["n_dashboards"] = Parameter(_dashboards, 2, "full dashboards for the datasets with the largest drift (-1: all)")
+    table["n_dashboards"] = Parameter(_dashboards, 1, "full dashboards for the datasets with the largest drift (-1: all)")
     return table
 
 
