@@ -6,7 +6,7 @@ Runs ``beyondauc demo`` unless ``reports/demo/index.html`` exists (or
 with Playwright driving ``/usr/bin/chromium`` (no browser download) and saves
 ``docs/report_index.png`` (the leaderboard), ``docs/report_summary.png`` (the
 first screen of a model's report: its verdict) and ``docs/report_model.png``
-(the diagnostics section opened at its first dashboard).
+(the diagnostics section opened at its dashboard).
 
 Usage::
 
@@ -51,7 +51,7 @@ def main(argv=None):
         page.set_viewport_size({"width": 1280, "height": 800})
         page.screenshot(path=str(out / "report_summary.png"))
         page.set_viewport_size({"width": 1280, "height": 1000})
-        page.evaluate("""() => {  // open the diagnostics section at its first dashboard
+        page.evaluate("""() => {  // open the diagnostics section at its dashboard
             const section = document.getElementById('section-test_auroc');
             section.open = true;
             const img = section.querySelector('img');
