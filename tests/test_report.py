@@ -951,6 +951,27 @@ def render_markdown_output(text):
     return report._render_html([(nb_run, nb)], header, include_code=False)
 
 
+def test_a_report_is_validated_once_and_an_invalid_one_still_fails(monkeypatch):
+    """nbconvert validates the combined notebook after its preprocessors, once, not after each of
+    its dozen preprocessors (each time the whole notebook, every figure of the report)."""
+    from nbconvert.exporters.exporter import Exporter
+
+    calls = []
+    validate = Exporter._validate_preprocessor
+    monkeypatch.setattr(Exporter, "_validate_preprocessor",
+                        lambda self, nb, pre: calls.append(pre) or validate(self, nb, pre))
+    assert "A section" in render_markdown_output("text")
+    assert len(calls) == 1
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell("1")]
+    nb.cells[0].outputs = [nbformat.from_dict({"output_type": "no such output"})]
+    header = {"title": "t", "model": "m", "source": "s", "sha256": "0" * 64, "version": "0", "date": "d",
+              "parameters": {}, "failed": None}
+    with pytest.raises(Exception, match="(?i)valid"):
+        report._render_html([(NotebookRun("summary", "summary.ipynb", "ok", None, 1.0, 0.5), nb)], header,
+                            include_code=False)
+
+
 @pytest.mark.parametrize("name", [
     SCRIPT,
     "<img src=x onerror=alert(1)>",

@@ -161,6 +161,9 @@ def _exporter(include_code):
     exporter.exclude_input = not include_code
     exporter.exclude_input_prompt = not include_code
     exporter.exclude_output_prompt = True
+    # validate the combined notebook once, after its preprocessors, not after each of them (a dozen
+    # validations of a notebook holding every figure of the report)
+    exporter.optimistic_validation = True
     return exporter
 
 
