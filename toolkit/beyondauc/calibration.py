@@ -17,8 +17,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 from scipy.special import expit
-# scikit-learn, scipy.stats and scipy.optimize are imported inside the functions that use them:
-# a report kernel only reads a saved evaluation and draws, and skips their ~0.8 s of imports.
+# scikit-learn is imported inside the functions that fit or split with it: a report kernel only
+# reads a saved evaluation and draws, and skips its import (see _pool.FITTING_MODULES).
 from threadpoolctl import threadpool_limits
 
 from ._fitting import (

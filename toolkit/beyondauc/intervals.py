@@ -29,8 +29,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 from scipy.special import expit, logit
-# scikit-learn, scipy.stats and scipy.optimize are imported inside the functions that use them:
-# a report kernel only reads a saved evaluation and draws, and skips their ~0.8 s of imports.
+# scipy.stats is imported inside the functions that use it: a report kernel only reads a saved
+# evaluation and draws, and skips its import (see _pool.FITTING_MODULES).
 
 from ._bootstrap import BLOCK, bootstrap_counts, check_bootstrap, grid_weights, percentile_interval
 from ._kernel import _auc_from_counts, _grid_counts, _stacked_counts
