@@ -944,10 +944,15 @@ def render_markdown_output(text):
     nb.cells = [nbformat.v4.new_markdown_cell("# A section"),
                 nbformat.v4.new_code_cell("display(Markdown(text))", outputs=[nbformat.v4.new_output(
                     "display_data", data={"text/markdown": text, "text/plain": "<Markdown object>"})])]
+    return render_notebook(nb, text)
+
+
+def render_notebook(nb, model):
+    """The report HTML of one executed notebook ``nb`` of model ``model``, without a kernel."""
     nb_run = NotebookRun("auc_vs_accuracy", "auc_vs_accuracy.ipynb", "ok", None, 1.0, 0.5)
-    header = {"title": f"beyondauc report: {text}", "model": text, "source": "scores.csv", "sha256": "0" * 64,
+    header = {"title": f"beyondauc report: {model}", "model": model, "source": "scores.csv", "sha256": "0" * 64,
               "version": beyondauc.__version__, "date": "2026-01-01T00:00:00+00:00",
-              "parameters": {"model": text}, "failed": None}
+              "parameters": {"model": model}, "failed": None}
     return report._render_html([(nb_run, nb)], header, include_code=False)
 
 
@@ -965,11 +970,8 @@ def test_a_report_is_validated_once_and_an_invalid_one_still_fails(monkeypatch):
     nb = nbformat.v4.new_notebook()
     nb.cells = [nbformat.v4.new_code_cell("1")]
     nb.cells[0].outputs = [nbformat.from_dict({"output_type": "no such output"})]
-    header = {"title": "t", "model": "m", "source": "s", "sha256": "0" * 64, "version": "0", "date": "d",
-              "parameters": {}, "failed": None}
     with pytest.raises(Exception, match="(?i)valid"):
-        report._render_html([(NotebookRun("summary", "summary.ipynb", "ok", None, 1.0, 0.5), nb)], header,
-                            include_code=False)
+        render_notebook(nb, "m")
 
 
 @pytest.mark.parametrize("name", [
