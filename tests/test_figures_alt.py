@@ -123,3 +123,63 @@ def test_raster_without_layout_engine_is_cropped_tight():
     ax.set(title="t", ylabel="a label drawn outside the axes' default margin " * 2)
     np.testing.assert_array_equal(np.asarray(_notebook._raster(fig, 100)),
                                   _savefig_pixels(fig, 100, bbox_inches="tight"))
+
+
+def _one_draw_pixels(fig, dpi):
+    """What matplotlib draws of ``fig`` in one plain draw (layout included) at ``dpi`` on white."""
+    import numpy as np
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    fig.set_facecolor("white")
+    fig.dpi = dpi
+    canvas = FigureCanvasAgg(fig)
+    canvas.draw()
+    return np.asarray(canvas.buffer_rgba())[..., :3].copy()
+
+
+def _tick_figure(kind):
+    """A tight-layout figure whose ticks are hard to fix: see test_fixed_ticks_draw_what_matplotlib_draws."""
+    import numpy as np
+    from matplotlib.layout_engine import TightLayoutEngine
+
+    fig = Figure(figsize=(7, 3.2), layout=TightLayoutEngine(rect=None))
+    if kind == "ticks change in the layout":  # a panel that grows in the layout gets more ticks
+        ax, side = fig.subplots(1, 2, width_ratios=[1, 5])
+        ax.plot([0, 1], [0, 1])
+        side.plot(np.linspace(0, 1, 20))
+        fig.subplots_adjust(left=0.3, right=0.45, bottom=0.4, top=0.6)  # small before the layout
+    elif kind == "offset and log":
+        a, b = fig.subplots(1, 2)
+        a.plot(1e6 + np.linspace(0, 1e-2, 30), 7e5 + np.linspace(0, 0.05, 30))  # offset text on both axes
+        b.loglog(np.logspace(-3, 2, 30), np.logspace(0, 4, 30))  # minor ticks
+    elif kind == "shared, twin and categories":
+        a, b = fig.subplots(1, 2, sharey=True)
+        a.plot(np.linspace(-3, 7, 40))
+        a.twinx().plot(np.linspace(0, 250, 40), color="C1")
+        b.bar(["breast_cancer", "wine", "iris_virginica"], [0.9, 0.7, 0.8])
+        b.set_title("categories")
+    fig.suptitle(kind)
+    return fig
+
+
+@pytest.mark.parametrize("kind", ["ticks change in the layout", "offset and log", "shared, twin and categories"])
+def test_fixed_ticks_draw_what_matplotlib_draws(kind):
+    """_raster computes each axis's ticks once for the tight layout and the drawing: the pixels are those
+    of a plain matplotlib draw, including an axis that gets more ticks once laid out (it gets its own
+    locator back), offset text and log axes; every locator and formatter is given back afterwards."""
+    import numpy as np
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    fig = _tick_figure(kind)
+    tickers = [(t, t.locator, t.formatter) for ax in fig.axes for axis in (ax.xaxis, ax.yaxis)
+               for t in (axis.major, axis.minor)]
+    if kind == "ticks change in the layout":  # the hard case is really there
+        probe = _tick_figure(kind)
+        FigureCanvasAgg(probe)
+        counts = [len(axis.get_majorticklocs()) for ax in probe.axes for axis in (ax.xaxis, ax.yaxis)]
+        probe.canvas.draw()
+        assert counts != [len(axis.get_majorticklocs()) for ax in probe.axes for axis in (ax.xaxis, ax.yaxis)]
+    pixels = np.asarray(_notebook._raster(fig, 120))
+    assert [(t.locator, t.formatter) for t, *_ in tickers] == [(loc, fmt) for _, loc, fmt in tickers]
+    assert fig.get_layout_engine() is not None and fig.get_layout_engine()._params["rect"] is None
+    np.testing.assert_array_equal(pixels, _one_draw_pixels(_tick_figure(kind), 120))

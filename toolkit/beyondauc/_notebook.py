@@ -21,6 +21,7 @@ grow with the data.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import struct
 
@@ -101,6 +102,64 @@ def _palette_png(image):
     return out.getvalue()
 
 
+def _fix_ticks(fig):
+    """Fix every axis's ticks at what its locator and formatter give now; return what to undo.
+
+    matplotlib asks an axis's locator and formatter for its ticks about six
+    times in one tight-layout draw (each panel's extent in the layout, the
+    title's and the labels' positions, the drawing itself); the layout
+    measures them at the panels' sizes before it, the drawing at the sizes
+    after it. Asked once before the layout and fixed (``FixedLocator`` and
+    ``FixedFormatter``), they are what the layout measures; after the layout,
+    :func:`_keep_fixed` gives back its own ticker to every axis whose ticks
+    change with its new size, so the drawing is the one matplotlib makes. An
+    axis whose formatter shows an offset (``1e6``, ``+0.5``) is left alone: a
+    fixed formatter has none.
+
+    Returns a list of ``(ticker, locator, formatter, values, labels)``, one
+    per ticker fixed (axes that share an axis share its ticker).
+    """
+    from matplotlib.ticker import FixedFormatter, FixedLocator, NullLocator
+
+    fixed, seen = [], set()
+    for ax in fig.axes:
+        for axis in (getattr(ax, name) for name in ("xaxis", "yaxis", "zaxis") if hasattr(ax, name)):
+            for ticker in (axis.major, axis.minor):
+                if id(ticker) in seen or isinstance(ticker.locator, NullLocator):
+                    continue
+                seen.add(id(ticker))
+                locator, formatter = ticker.locator, ticker.formatter
+                values = locator()
+                labels = formatter.format_ticks(values)
+                if formatter.get_offset():
+                    continue
+                ticker.locator, ticker.formatter = FixedLocator(values), FixedFormatter(labels)
+                fixed.append((ticker, locator, formatter, values, labels))
+    return fixed
+
+
+def _unfix(fixed):
+    for ticker, locator, formatter, *_ in fixed:
+        ticker.locator, ticker.formatter = locator, formatter
+
+
+def _keep_fixed(fixed):
+    """Of :func:`_fix_ticks`'s tickers, those whose own locator and formatter give the same ticks at the
+    axis's size now (kept fixed); the others get their locator and formatter back."""
+    import numpy as np
+
+    kept = []
+    for item in fixed:
+        _, locator, formatter, values, labels = item
+        now = locator()
+        if (len(now) == len(values) and np.array_equal(now, values)
+                and list(formatter.format_ticks(now)) == list(labels) and not formatter.get_offset()):
+            kept.append(item)
+        else:
+            _unfix([item])
+    return kept
+
+
 def _raster(fig, dpi):
     """``fig`` drawn at ``dpi`` on a white background, as a PIL RGB image (the figure is
     opaque, so no alpha channel is kept).
@@ -111,11 +170,14 @@ def _raster(fig, dpi):
     pass, then the pixels) and encode a PNG only for us to decode it again.
     A figure without one goes through ``savefig(bbox_inches="tight")`` so
     nothing outside its axes is cut off.  The figure's dpi, facecolor and
-    canvas are restored afterwards.  The RGB image is converted straight from
+    canvas are restored afterwards.  Under tight layout each axis's ticks are
+    computed once for the layout and the drawing (:func:`_fix_ticks`), not six
+    times; the pixels are the same.  The RGB image is converted straight from
     the canvas's buffer: a copy of the RGBA buffer first (``np.array``) cost
     about 10 ms per report figure, mostly in touching its fresh memory.
     """
     from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.layout_engine import TightLayoutEngine
     from PIL import Image
 
     if fig.get_layout_engine() is None:
@@ -129,7 +191,22 @@ def _raster(fig, dpi):
     try:
         fig.set_facecolor("white")
         fig.dpi = dpi
-        canvas.draw()
+        engine = fig.get_layout_engine()
+        # tight layout measures the panels once, where they are before it (constrained layout measures
+        # them again where its first pass put them: their ticks are not fixed for it)
+        fixed = _fix_ticks(fig) if fig.axes and isinstance(engine, TightLayoutEngine) else []
+        try:
+            if fixed:  # lay out with the ticks fixed, then draw without laying out again
+                with contextlib.suppress(ValueError):  # as Figure.draw does (a figure too small to lay out)
+                    engine.execute(fig)
+                fixed = _keep_fixed(fixed)
+                fig.set_layout_engine("none")
+            try:
+                canvas.draw()
+            finally:
+                fig.set_layout_engine(engine)
+        finally:
+            _unfix(fixed)
         rgba = canvas.buffer_rgba()  # (height, width, 4) uint8, the renderer's own memory
         return Image.frombuffer("RGBA", (rgba.shape[1], rgba.shape[0]), rgba, "raw", "RGBA", 0, 1).convert("RGB")
     finally:
