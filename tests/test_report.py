@@ -974,6 +974,75 @@ def test_a_report_is_validated_once_and_an_invalid_one_still_fails(monkeypatch):
         render_notebook(nb, "m")
 
 
+def dom(text):
+    """The page's element tree as nested tuples: (tag, sorted attributes, children); text as is. What
+    BeautifulSoup shortens when it writes a page is compared as it shows: whitespace between
+    elements (outside ``<pre>``) as one space, a class list as its classes."""
+    def value(name, v):
+        return " ".join((v or "").split()) if name == "class" else v or ""
+
+    def walk(node, pre=False):
+        pre = pre or node.tag in ("pre", "textarea")
+        return (node.tag, tuple(sorted((k, value(k, v)) for k, v in node.attrs.items())),
+                tuple(walk(c, pre) if not isinstance(c, str) else c if pre or c.strip() else " "
+                      for c in node.children))
+    return walk(parse_html(text))
+
+
+def pages_ours_and_nbconverts(monkeypatch, render):
+    """``render()`` through the report's exporter, then through nbconvert's own HTMLExporter (same
+    template, filters and settings): both pages, and how often each ran BeautifulSoup."""
+    import nbconvert.exporters.html as nbconvert_html
+    from beyondauc import _render
+
+    soups = []
+    soup = nbconvert_html.BeautifulSoup
+    _render._exporter.cache_clear()
+    with monkeypatch.context() as patch:
+        patch.setattr(nbconvert_html, "BeautifulSoup", lambda *a, **k: soups.append(1) or soup(*a, **k))
+        try:
+            ours, ours_soups = render(), len(soups)
+            patch.setattr(_render, "_report_exporter_class", lambda: nbconvert_html.HTMLExporter)
+            _render._exporter.cache_clear()
+            theirs = render()
+        finally:
+            _render._exporter.cache_clear()
+    return ours, theirs, ours_soups, len(soups) - ours_soups
+
+
+def test_report_page_is_the_page_nbconvert_writes_without_its_soup_pass(demo_cli, monkeypatch):
+    """The report's exporter skips nbconvert's BeautifulSoup pass over the finished page (it parses
+    and writes every inlined figure again to add alt and tabindex): on a real report the page has
+    the same elements, attributes (tabindex="0" on every input and output) and text."""
+    folder = demo_cli["out"] / "models" / "svm"
+    executed = [(NotebookRun(n, f"{n}.ipynb", "ok", None, 1.0, 0.5), nbformat.read(folder / f"{n}.ipynb", 4))
+                for n in report.NOTEBOOKS]
+    header = {"title": "beyondauc report: svm", "model": "svm", "source": "demo", "sha256": "0" * 64,
+              "version": beyondauc.__version__, "date": "2026-01-01T00:00:00+00:00", "parameters": {},
+              "failed": None}
+    for include_code in (False, True):
+        ours, theirs, ours_soups, their_soups = pages_ours_and_nbconverts(
+            monkeypatch, lambda: report._render_html(executed, header, include_code=include_code))
+        assert (ours_soups, their_soups) == (0, 1)
+        assert dom(ours) == dom(theirs)
+        root = parse_html(ours)
+        outputs = [e for e in root.iter() if "jp-OutputArea-output" in e.classes]
+        assert len(outputs) > 20 and all(e.attrs.get("tabindex") == "0" for e in outputs)
+        inputs = [e for e in root.iter() if "jp-Cell-inputWrapper" in e.classes]  # Markdown cells, and code
+        assert len(inputs) > 10 and all(e.attrs.get("tabindex") == "0" for e in inputs)
+
+
+def test_an_image_without_alt_text_goes_through_nbconverts_own_pass(monkeypatch):
+    """The template writes alt text on every figure; an image it did not write (raw HTML in a Markdown
+    cell) still gets nbconvert's alt text, through nbconvert's own pass."""
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_markdown_cell("# A section\n\n<img src=\"logo.png\">")]
+    ours, theirs, ours_soups, their_soups = pages_ours_and_nbconverts(monkeypatch, lambda: render_notebook(nb, "m"))
+    assert (ours_soups, their_soups) == (1, 1)
+    assert dom(ours) == dom(theirs)
+    assert parse_html(ours).find("img").attrs["alt"] == "No description has been provided for this image"
+
+
 @pytest.mark.parametrize("name", [
     SCRIPT,
     "<img src=x onerror=alert(1)>",
