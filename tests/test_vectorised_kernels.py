@@ -98,3 +98,31 @@ def test_restricted_pava_equals_full_pava_on_exact_level_sets():
                 assert np.array_equal(part, full[s:e]), (s, e)
                 checked += 1
     assert checked > 1000
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(1, 4), st.integers(1, 12), st.integers(1, 12), st.integers(1, 6), st.data())
+def test_auc_rows_equals_the_pair_count_to_the_bit(rows, n_pos, n_neg, levels, data):
+    """The AUC of every row (noise robustness) is, to the bit, the brute-force count over all pairs
+    (ties one half); few score levels make many ties."""
+    from beyondauc._kernel import _auc_rows
+
+    pos = data.draw(arrays(np.float64, (rows, n_pos), elements=st.integers(0, levels).map(float)))
+    neg = data.draw(arrays(np.float64, (rows, n_neg), elements=st.integers(0, levels).map(float)))
+    got = _auc_rows(pos, neg)
+    for i in range(rows):
+        pairs = (pos[i][:, None] > neg[i][None, :]).sum() + 0.5 * (pos[i][:, None] == neg[i][None, :]).sum()
+        assert got[i] == pairs / (n_pos * n_neg)
+
+
+def test_auc_rows_of_noisy_scores_matches_sklearn():
+    from sklearn.metrics import roc_auc_score
+
+    from beyondauc._kernel import _auc_rows
+
+    rng = np.random.default_rng(0)
+    pos = rng.normal(1.0, 1.0, (7, 40)) + rng.standard_normal((7, 40), dtype=np.float32)
+    neg = rng.normal(0.0, 1.0, (7, 55)).round(1)
+    got = _auc_rows(pos, neg)
+    want = [roc_auc_score(np.r_[np.ones(40), np.zeros(55)], np.r_[p, q]) for p, q in zip(pos, neg)]
+    np.testing.assert_allclose(got, want, rtol=0, atol=1e-15)
