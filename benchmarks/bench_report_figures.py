@@ -71,6 +71,7 @@ def builders(ev, model):
         for ax, dataset in zip(axes.flat, shown):
             ReliabilityDisplay.from_table(rel, model=model, dataset=dataset, protocol=p["protocol"],
                                           method=p["method"], ax=ax)
+            ax.set_title(str(dataset), fontsize=9)
         for ax in axes.flat[len(shown):]:
             ax.axis("off")
         return fig
@@ -89,6 +90,7 @@ def builders(ev, model):
         fig, axes = _grid(len(datasets))
         for ax, dataset in zip(axes.flat, datasets):
             CoverageAccuracyDisplay.from_evaluation(ev, model, dataset, ax=ax)
+            ax.set_title(f"{dataset}\n{ax.get_title()}", fontsize=9)
         for ax in axes.flat[len(datasets):]:
             ax.axis("off")
         return fig
