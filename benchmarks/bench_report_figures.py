@@ -30,7 +30,7 @@ import beyondauc as ba  # noqa: E402
 from beyondauc import _notebook  # noqa: E402
 from beyondauc.plots import (  # noqa: E402
     AUCAccuracyDisplay,
-    CoverageAccuracyDisplay,
+    CoverageAccuracyGridDisplay,
     DiagnosticsDashboard,
     RankSlopeDisplay,
     ReliabilityDisplay,
@@ -86,14 +86,7 @@ def builders(ev, model):
         return ScoreHistogramsDisplay.from_evaluation(ev, model, ncols=3).figure_
 
     def coverage():
-        datasets = list(dict.fromkeys(ev.table("selective")["dataset"]))
-        fig, axes = _grid(len(datasets))
-        for ax, dataset in zip(axes.flat, datasets):
-            CoverageAccuracyDisplay.from_evaluation(ev, model, dataset, ax=ax)
-            ax.set_title(f"{dataset}\n{ax.get_title()}", fontsize=9)
-        for ax in axes.flat[len(datasets):]:
-            ax.axis("off")
-        return fig
+        return CoverageAccuracyGridDisplay.from_evaluation(ev, model).figure_
 
     return {"diagnostics dashboard": dashboard, "AUC vs accuracy (1x2)": auc_accuracy,
             "reliability grid": reliability, "rank slopes (1x2)": rank_slope, "score histograms": histograms,

@@ -45,6 +45,7 @@ from beyondauc import (
     selective_table,
     tolerance_table,
 )
+import beyondauc
 from beyondauc import plots
 from beyondauc.plots import (
     AUCAccuracyDisplay,
@@ -52,6 +53,7 @@ from beyondauc.plots import (
     ReliabilityDisplay,
     ClassHistogramDisplay,
     CoverageAccuracyDisplay,
+    CoverageAccuracyGridDisplay,
     DiagnosticsDashboard,
     DriftDisplay,
     RankSlopeDisplay,
@@ -314,6 +316,9 @@ def _figures(wide):
         "wasserstein": (WassersteinDisplay.from_predictions(y, s, y2, s2), ()),
         "dashboard": (DiagnosticsDashboard.from_predictions(y, s, y2, s2, model=a, dataset=b, n_repeats=2), (a, b)),
         "coverage": (CoverageAccuracyDisplay.from_predictions(conf, ok, name=a), (a,)),
+        "coverage_grid": (CoverageAccuracyGridDisplay(
+            {name: CoverageAccuracyDisplay(d.curve, disca=d, name=a) for name, d in (
+                (b, beyondauc.disca(conf, ok)), ("None", beyondauc.disca(conf, ~ok)))}, model=a).plot(), (a, b)),
         "tolerance": (ToleranceDisplay({n: table for n in NAMES}).plot(), NAMES),
         "auc_accuracy": (AUCAccuracyDisplay.from_results(res, model=a), (a, *bench.datasets)),
         "auc_accuracy_all": (AUCAccuracyDisplay.from_results(res), NAMES),
@@ -325,8 +330,8 @@ def _figures(wide):
 
 
 DRAWN = (ThresholdROCDisplay, ClassHistogramDisplay, RobustnessDisplay, DriftDisplay, WassersteinDisplay,
-         DiagnosticsDashboard, CoverageAccuracyDisplay, ToleranceDisplay, AUCAccuracyDisplay, RankSlopeDisplay,
-         ScoreHistogramsDisplay, CriticalDifferenceDisplay, ReliabilityDisplay)  # what _figures draws
+         DiagnosticsDashboard, CoverageAccuracyDisplay, CoverageAccuracyGridDisplay, ToleranceDisplay,
+         AUCAccuracyDisplay, RankSlopeDisplay, ScoreHistogramsDisplay, CriticalDifferenceDisplay, ReliabilityDisplay)  # what _figures draws
 
 
 def test_every_display_is_covered():

@@ -462,6 +462,48 @@ def test_coverage_marks_a_b_and_every_fluctuation(data, tolerance):
     assert f"{d.score:.3f}" in ax.get_title()
 
 
+def test_coverage_without_legend_draws_the_same_lines():
+    _, (ax, bare) = plt.subplots(1, 2)
+    with_legend = CoverageAccuracyDisplay.from_predictions(CONF, OK, ax=ax)
+    without = CoverageAccuracyDisplay(with_legend.curve, disca=with_legend.disca, exact=with_legend.exact).plot(
+        bare, legend=False)
+    assert ax.get_legend() is not None and bare.get_legend() is None
+    assert [(ln.get_label(), list(ln.get_xdata())) for ln in ax.lines] == [
+        (ln.get_label(), list(ln.get_xdata())) for ln in bare.lines]
+    assert without.line_.get_label() == with_legend.line_.get_label() == f"area {with_legend.curve.score:.3f}"
+    plt.close("all")
+
+
+def test_coverage_grid_titles_each_panel_with_the_evaluations_numbers_and_has_one_legend():
+    """One panel per in-distribution dataset, titled with the saved DiSCA, area, a, b and number of
+    fluctuations; no panel has a legend of its own; one legend, in its own panel, names every mark."""
+    from beyondauc.plots import CoverageAccuracyGridDisplay
+
+    ev = beyondauc.evaluate("demo", models=["svm", "knn"], datasets=["wine", "diabetes", "iris_virginica"],
+                            ood_dataset="iris_virginica", noise_repeats=2, n_bootstrap=0)
+    disp = CoverageAccuracyGridDisplay.from_evaluation(ev, "knn")
+    sel = ev.table("selective").set_index(["model", "dataset"])
+    assert [ax.get_title().split(":")[0] for ax in disp.axes_] == ["wine", "diabetes"]  # not the OOD dataset
+    for ax in disp.axes_:
+        dataset = ax.get_title().split(":")[0]
+        row = sel.loc[("knn", dataset)]
+        n = int(row["n_fluctuations"])
+        assert ax.get_title() == (f"{dataset}: DiSCA = {row['disca']:.3f}\narea {row['area']:.3f} · "
+                                  f"a = {row['a']:.3f} · b = {row['b']:.3f} · {n} fluctuation{'' if n == 1 else 's'}")
+        assert ax.get_legend() is None
+        curve = ev.disca("knn", dataset).curve
+        np.testing.assert_array_equal(disp.displays[dataset].line_.get_xdata(), curve.coverage)
+    legend_ax = disp.legend_.axes
+    assert legend_ax not in disp.axes_ and not legend_ax.axison
+    labels = [t.get_text() for t in disp.legend_.get_texts()]
+    assert labels == ["exact curve (every confidence)", "knn on the resolution grid", "tolerance 0.9",
+                      "b: accuracy falls below 0.9", "a: the first error", "fluctuation: accuracy rises again"]
+    assert len(disp.figure_.axes) == 3  # 2 panels and the legend's, in one row
+    with pytest.raises(ValueError, match="`ncols`"):
+        CoverageAccuracyGridDisplay.from_evaluation(ev, "knn", ncols=0)
+    plt.close("all")
+
+
 def test_coverage_from_benchmark_marks_a_and_b():
     bench = beyondauc.load_demo()
     _, ax = plt.subplots()

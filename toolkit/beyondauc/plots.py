@@ -88,6 +88,7 @@ __all__ = [
     "AUCAccuracyDisplay",
     "ClassHistogramDisplay",
     "CoverageAccuracyDisplay",
+    "CoverageAccuracyGridDisplay",
     "CriticalDifferenceDisplay",
     "DiagnosticsDashboard",
     "DriftDisplay",
@@ -771,7 +772,9 @@ class CoverageAccuracyDisplay:
         self.band = band
 
     @_literal_plot
-    def plot(self, ax=None, *, mark=True):
+    def plot(self, ax=None, *, mark=True, legend=True):
+        """Draw on ``ax``; ``mark``: a, b and the fluctuations; ``legend``: the panel's own legend (a grid
+        of panels has one for all: :class:`CoverageAccuracyGridDisplay`)."""
         ax = _axes(ax)
         c = self.curve
         if self.band is not None:
@@ -782,7 +785,7 @@ class CoverageAccuracyDisplay:
             ax.plot(self.exact.coverage, self.exact.accuracy, color="lightgrey", linewidth=1,
                     label="exact (every confidence)")
         label = f"{self.name} " if self.name else ""
-        ax.plot(c.coverage, c.accuracy, marker=".", label=f"{label}area {c.score:.3f}")
+        (self.line_,) = ax.plot(c.coverage, c.accuracy, marker=".", label=f"{label}area {c.score:.3f}")
         d = self.disca
         if mark and d is not None:
             def at(conf):
@@ -804,7 +807,8 @@ class CoverageAccuracyDisplay:
             ax.set_title("Selective answering")
         ax.set(xlabel="coverage (share answered)", ylabel="accuracy of answered", xlim=(0, 1.02))
         ax.grid(color="lightgrey", linewidth=0.5)
-        _legend(ax, loc="best", fontsize=8)
+        if legend:
+            _legend(ax, loc="best", fontsize=8)
         self.ax_, self.figure_ = ax, ax.figure
         return self
 
@@ -834,6 +838,103 @@ class CoverageAccuracyDisplay:
         """Run :func:`~beyondauc.selective_answering` and plot its curve (with its band if ``n_bootstrap``)."""
         r = selective_answering(bench, model, dataset, **options)
         return cls(r.disca.curve, disca=r.disca, exact=r.curve, name=model, band=r.accuracy_band).plot(ax)
+
+
+class CoverageAccuracyGridDisplay:
+    """One model's coverage-accuracy curves, one panel per dataset, with one legend for all.
+
+    Each panel is a :class:`CoverageAccuracyDisplay` without its own legend:
+    its title gives the dataset, DiSCA, the curve's area, a, b and the number
+    of fluctuations (the numbers a panel's legend would repeat), and one
+    legend, in a panel of its own after the last dataset, says what the
+    lines and marks are. A legend per panel covered part of its curve, and
+    was a third of the figure's drawing time.
+
+    Parameters
+    ----------
+    displays : dict
+        Dataset name -> :class:`CoverageAccuracyDisplay` (with its DiSCA).
+    model : str
+
+    Examples
+    --------
+    >>> import beyondauc as ba
+    >>> from beyondauc.plots import CoverageAccuracyGridDisplay
+    >>> ev = ba.evaluate("demo", models=["svm", "knn"], datasets=["wine", "diabetes"], noise_repeats=2,
+    ...                  n_bootstrap=0)
+    >>> disp = CoverageAccuracyGridDisplay.from_evaluation(ev, "svm")
+    >>> [ax.get_title().split(":")[0] for ax in disp.axes_]
+    ['wine', 'diabetes']
+    >>> disp.legend_.get_texts()[0].get_text()
+    'exact curve (every confidence)'
+    """
+
+    def __init__(self, displays, *, model=""):
+        self.displays, self.model = dict(displays), model
+
+    @_literal_plot
+    def plot(self, figure=None, *, ncols=3):
+        """Draw on ``figure`` (its layout is left to the caller), or on a new one sized to the panels."""
+        from matplotlib.lines import Line2D
+
+        ncols = check_int(ncols, "ncols", minimum=1)
+        names = list(self.displays)
+        slots = len(names) + 1  # the legend's panel
+        ncols = min(ncols, slots)
+        nrows = -(-slots // ncols)
+        if figure is None:
+            import matplotlib.pyplot as plt
+
+            figure = plt.figure(figsize=(3.9 * ncols, 3.3 * nrows), layout=report_layout())
+        axes = figure.subplots(nrows, ncols, squeeze=False).ravel()
+        tolerance, band = None, False
+        for ax, name in zip(axes, names):
+            disp = self.displays[name].plot(ax, legend=False)
+            d = disp.disca
+            if d is None:
+                ax.set_title(f"{name}: area {disp.curve.score:.3f}", fontsize=9)
+                continue
+            tolerance, band = d.tolerance, band or disp.band is not None
+            n = len(d.fluctuations)
+            ax.set_title(f"{name}: DiSCA = {d.score:.3f}\narea {disp.curve.score:.3f} · a = {d.a:.3f} · "
+                         f"b = {d.b:.3f} · {n} fluctuation{'' if n == 1 else 's'}", fontsize=9)
+        for ax in axes[len(names):]:
+            ax.axis("off")
+        color = self.displays[names[0]].line_.get_color() if names else "C0"
+        handles = [Line2D([], [], color="lightgrey", linewidth=1, label="exact curve (every confidence)"),
+                   Line2D([], [], color=color, marker=".", label=f"{self.model} on the resolution grid"
+                                                                 if self.model else "curve on the resolution grid")]
+        if band:
+            from matplotlib.patches import Patch
+
+            handles.append(Patch(color="tab:blue", alpha=0.2, linewidth=0, label="bootstrap band (pointwise)"))
+        if tolerance is not None:
+            handles += [
+                Line2D([], [], color="darkorange", linestyle=":", linewidth=1, label=f"tolerance {tolerance:g}"),
+                Line2D([], [], color="darkorange", marker="s", linestyle="", markersize=8,
+                       label=f"b: accuracy falls below {tolerance:g}"),
+                Line2D([], [], color="crimson", marker="v", linestyle="", markersize=9, label="a: the first error"),
+                Line2D([], [], color="purple", marker="^", linestyle="", markersize=6,
+                       label="fluctuation: accuracy rises again")]
+        self.legend_ = axes[len(names)].legend(handles=handles, loc="center", fontsize=9, frameon=False,
+                                               title="Each panel", title_fontproperties={"size": 9})
+        _literal_text(axes[len(names)])  # the legend names the model; its panel is not one of axes_
+        self.figure_, self.axes_ = figure, list(axes[:len(names)])
+        return self
+
+    @classmethod
+    def from_evaluation(cls, evaluation, model, *, datasets=None, figure=None, **kwargs):
+        """The curves an :class:`~beyondauc.Evaluation` stored for ``model`` on each in-distribution dataset
+        (nothing recomputed)."""
+        evaluation.check_model(model)
+        if datasets is None:
+            datasets = list(dict.fromkeys(evaluation.table("selective")["dataset"]))
+        displays = {}
+        for dataset in datasets:
+            d = evaluation.disca(model, dataset)
+            displays[dataset] = CoverageAccuracyDisplay(
+                d.curve, disca=d, exact=evaluation.coverage_curve(model, dataset, curve="exact"), name=model)
+        return cls(displays, model=model).plot(figure, **kwargs)
 
 
 class ToleranceDisplay:
