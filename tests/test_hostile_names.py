@@ -331,7 +331,8 @@ def _figures(wide):
 
 DRAWN = (ThresholdROCDisplay, ClassHistogramDisplay, RobustnessDisplay, DriftDisplay, WassersteinDisplay,
          DiagnosticsDashboard, CoverageAccuracyDisplay, CoverageAccuracyGridDisplay, ToleranceDisplay,
-         AUCAccuracyDisplay, RankSlopeDisplay, ScoreHistogramsDisplay, CriticalDifferenceDisplay, ReliabilityDisplay)  # what _figures draws
+         AUCAccuracyDisplay, RankSlopeDisplay, ScoreHistogramsDisplay, CriticalDifferenceDisplay,
+         ReliabilityDisplay)  # what _figures draws
 
 
 def test_every_display_is_covered():

@@ -150,8 +150,8 @@ def _clean_markdown_html(text):
 #: ``tabindex="0"`` (so a keyboard reaches them): every ``div`` of class ``jp-Cell-inputWrapper`` or
 #: ``jp-OutputArea-output``. Only the template writes such tags: the text of names and tables is
 #: escaped, and Markdown shown at run time is cleaned (:func:`_clean_markdown_html`).
-_FOCUSABLE = re.compile(r'<div\b(?=[^>]*\bclass="(?:[^"]*\s)?(?:jp-Cell-inputWrapper|jp-OutputArea-output)(?:\s[^"]*)?")'
-                        r'(?![^>]*\btabindex=)([^>]*)>')
+_FOCUSABLE = re.compile(r'<div\b(?=[^>]*\bclass="(?:[^"]*\s)?(?:jp-Cell-inputWrapper|jp-OutputArea-output)'
+                        r'(?:\s[^"]*)?")(?![^>]*\btabindex=)([^>]*)>')
 _IMG_WITHOUT_ALT = re.compile(r"<img\b(?![^>]*\balt=)", re.I)
 
 
