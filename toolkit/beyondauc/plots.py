@@ -351,7 +351,8 @@ class ThresholdROCDisplay:
         ax.plot([0, 1], [0, 1], color="lightgrey", linewidth=0.8)
         ax.set(xlim=(-0.01, 1.01), ylim=(-0.01, 1.01), xlabel="False positive rate (1 - specificity)",
                ylabel="True positive rate (sensitivity)", title="ROC coloured by threshold")
-        _legend(ax, loc="lower right")
+        # small, with short handles: in the dashboard the panel is narrow and the legend stays inside it
+        _legend(ax, loc="lower right", fontsize=8, handlelength=1.2, handletextpad=0.5)
         self.ax_, self.figure_ = ax, ax.figure
         return self
 
