@@ -567,6 +567,23 @@ def test_dashboard_from_benchmark_has_eight_axes(no_show):
     assert f"drift: {d.drift.score:.4f}" in summary and f"wasserstein: {d.wasserstein.score:.4f}" in summary
 
 
+@pytest.mark.parametrize("model, dataset", [("svm", "iris_versicolor"), ("knn", "wine")])
+def test_dashboard_roc_legend_stays_inside_its_narrow_panel(model, dataset):
+    """The ROC panel shares its slot with the colour bar; its legend once reached over the y label."""
+    from beyondauc._notebook import _raster
+    from beyondauc.plots import report_layout
+
+    fig = plt.figure(figsize=(12, 7.2), layout=report_layout())
+    dash = DiagnosticsDashboard.from_benchmark(beyondauc.load_demo(), model, dataset, n_repeats=2, figure=fig)
+    _raster(fig, 100)  # the report's size and layout
+    fig.dpi = 100
+    renderer = fig.canvas.get_renderer()
+    roc = dash.axes_[3]
+    legend, panel = roc.get_legend().get_window_extent(renderer), roc.get_window_extent(renderer)
+    assert panel.x0 <= legend.x0 and legend.x1 <= panel.x1 and panel.y0 <= legend.y0
+    plt.close(fig)
+
+
 SCALES = {
     "prob": lambda s: 1 / (1 + np.exp(-s)),  # probabilities in (0, 1)
     "logit": lambda s: np.clip(12 * s - 5, -50, 50),  # logits in [-50, 50]
