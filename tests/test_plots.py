@@ -752,6 +752,32 @@ def test_auc_accuracy_highlights_the_model_points(score, model):
     assert (len(disp.ax_.lines) == 1) == (score == "accuracy")
 
 
+@pytest.mark.parametrize("model", ["svm", "knn", "logreg"])
+@pytest.mark.parametrize("score", ["accuracy", "kappa"])
+def test_auc_accuracy_labels_do_not_overlap(model, score):
+    """On the demo the model's points crowd the top right; its dataset labels are spread so no two boxes
+    meet (as drawn, after the layout), and a label moved off its point has a line to it."""
+    from matplotlib.text import Text
+
+    from beyondauc._notebook import _raster
+    from beyondauc.plots import report_layout
+
+    results = beyondauc.expected_accuracy(beyondauc.load_demo(), protocol="xdomain")
+    fig, axes = plt.subplots(1, 2, figsize=(12, 4.6), layout=report_layout())
+    disp = AUCAccuracyDisplay.from_results(results, model=model, score=score, ax=axes[0])
+    _raster(fig, 100)
+    fig.dpi = 100
+    renderer = fig.canvas.get_renderer()
+    boxes = [Text.get_window_extent(t, renderer) for t in disp.ax_.texts]  # the text, not its leader line
+    assert [t.get_text() for t in disp.ax_.texts] == results.loc[results["model"] == model, "dataset"].tolist()
+    for i in range(len(boxes)):
+        for j in range(i):
+            assert not boxes[i].overlaps(boxes[j]), (disp.ax_.texts[i].get_text(), disp.ax_.texts[j].get_text())
+    for t in disp.ax_.texts:  # a label left in place is 3 points above its point
+        assert (t.arrow_patch is not None) == (t.get_position()[1] < 2.5)
+    plt.close(fig)
+
+
 def test_auc_accuracy_without_model_one_scatter_per_model():
     disp = AUCAccuracyDisplay.from_results(RESULTS, ax=plt.subplots()[1])
     assert [c.get_label() for c in disp.ax_.collections] == ["m1", "m2", "m3"]

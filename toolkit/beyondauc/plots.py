@@ -210,6 +210,42 @@ def _legend(ax, **kwargs):
     return ax.legend(handles, labels, **kwargs)
 
 
+def _spread_labels(ax, x, y, texts, *, fontsize=8):
+    """Label each point (x, y) on its right; a label that would overlap one above it goes down a line,
+    with a thin line to its point.
+
+    The points are taken in screen space, top first: a label whose box would
+    overlap one already placed (their left-to-right spans meet and they are
+    less than a line apart) moves down below it. The panel's size is the one
+    before the figure's layout, and text widths are estimated, so both are
+    taken with room to spare: 0.7 em per character and 3 points, and a line
+    of 1.25 em.
+    """
+    if not len(texts):
+        return []
+    ax.get_xlim(), ax.get_ylim()  # settle the autoscaled limits the points are placed in
+    to_points = 72.0 / ax.figure.dpi
+    px, py = (ax.transData.transform(np.column_stack([x, y])) * to_points).T
+    line = 1.25 * fontsize
+    dx, dy = 4.0, 3.0
+    placed, tops = [], np.empty(len(texts))
+    for i in np.argsort(-py, kind="stable"):
+        left, right = px[i] + dx, px[i] + dx + 0.7 * fontsize * len(texts[i]) + 3.0
+        top = py[i] + dy
+        moved = True
+        while moved:
+            moved = False
+            for a, b, other in placed:
+                if left < b and a < right and abs(top - other) < line:
+                    top, moved = other - line, True
+        placed.append((left, right, top))
+        tops[i] = top
+    leader = dict(arrowstyle="-", color="grey", linewidth=0.5, shrinkA=0, shrinkB=2)
+    return [ax.annotate(text, (x[i], y[i]), xytext=(dx, tops[i] - py[i]), textcoords="offset points",
+                        fontsize=fontsize, arrowprops=leader if tops[i] < py[i] + dy - 0.5 else None)
+            for i, text in enumerate(texts)]
+
+
 def _drawn_by(display):
     """The Axes (and, for figure-level Displays, the Figure) a Display's last ``plot`` drew on."""
     targets = list(getattr(display, "axes_", None) or [])
@@ -1073,9 +1109,8 @@ class AUCAccuracyDisplay:
                 ax.scatter(self.auc[~sel], self.value[~sel], s=16, color="lightgrey", label="other models")
             ax.scatter(self.auc[sel], self.value[sel], s=40, color="tab:blue", zorder=3, label=str(self.model))
             if annotate:
-                for x, y, d in zip(self.auc[sel], self.value[sel], self.datasets[sel]):
-                    if np.isfinite(x) and np.isfinite(y):
-                        ax.annotate(str(d), (x, y), xytext=(4, 3), textcoords="offset points", fontsize=8)
+                ok = sel & np.isfinite(self.auc) & np.isfinite(self.value)
+                _spread_labels(ax, self.auc[ok], self.value[ok], [str(d) for d in self.datasets[ok]])
         if self.score in ("accuracy", "balanced_accuracy"):
             ax.axline((0.5, 0.5), slope=1.0, color="grey", linestyle=":", linewidth=1, label=f"{self.score} = AUC")
         ax.set(xlabel="AUC", ylabel=f"expected {self.score}",
