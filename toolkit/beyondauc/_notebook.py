@@ -201,11 +201,9 @@ def _raster(fig, dpi):
                     engine.execute(fig)
                 fixed = _keep_fixed(fixed)
                 fig.set_layout_engine("none")
-            try:
-                canvas.draw()
-            finally:
-                fig.set_layout_engine(engine)
+            canvas.draw()
         finally:
+            fig.set_layout_engine(engine)
             _unfix(fixed)
         rgba = canvas.buffer_rgba()  # (height, width, 4) uint8, the renderer's own memory
         return Image.frombuffer("RGBA", (rgba.shape[1], rgba.shape[0]), rgba, "raw", "RGBA", 0, 1).convert("RGB")
