@@ -866,9 +866,14 @@ class CoverageAccuracyDisplay:
     @classmethod
     def from_evaluation(cls, evaluation, model, dataset, *, where="in", ax=None, **kwargs):
         """Plot the curve an :class:`~beyondauc.Evaluation` stored (``where="ood"``: on the OOD dataset)."""
+        return cls._stored(evaluation, model, dataset, where=where, name=kwargs.pop("name", model)).plot(ax, **kwargs)
+
+    @classmethod
+    def _stored(cls, evaluation, model, dataset, *, where="in", name=None):
+        """The display of the curve an Evaluation stored, not drawn yet (the exact curve only in distribution)."""
         d = evaluation.disca(model, dataset, where=where)
         exact = evaluation.coverage_curve(model, dataset, curve="exact") if where == "in" else None
-        return cls(d.curve, disca=d, exact=exact, name=kwargs.pop("name", model)).plot(ax, **kwargs)
+        return cls(d.curve, disca=d, exact=exact, name=model if name is None else name)
 
     @classmethod
     def from_benchmark(cls, bench, model, dataset, *, ax=None, **options):
@@ -966,11 +971,7 @@ class CoverageAccuracyGridDisplay:
         evaluation.check_model(model)
         if datasets is None:
             datasets = list(dict.fromkeys(evaluation.table("selective")["dataset"]))
-        displays = {}
-        for dataset in datasets:
-            d = evaluation.disca(model, dataset)
-            displays[dataset] = CoverageAccuracyDisplay(
-                d.curve, disca=d, exact=evaluation.coverage_curve(model, dataset, curve="exact"), name=model)
+        displays = {dataset: CoverageAccuracyDisplay._stored(evaluation, model, dataset) for dataset in datasets}
         return cls(displays, model=model).plot(figure, **kwargs)
 
 
