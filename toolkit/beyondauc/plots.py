@@ -246,6 +246,23 @@ def _spread_labels(ax, x, y, texts, *, fontsize=8):
             for i, text in enumerate(texts)]
 
 
+def _panel_grid(figure, n, ncols, panel_size, *, extra_height=0.0):
+    """``n`` panels in rows of at most ``ncols`` (already checked) on ``figure``, or on a new report figure
+    of ``panel_size`` inches per panel (plus ``extra_height`` for a suptitle); the slots after the last
+    panel are hidden. Returns the figure, the (rows, columns) axes and the number of columns."""
+    ncols = min(ncols, n)
+    nrows = -(-n // ncols)
+    if figure is None:
+        import matplotlib.pyplot as plt
+
+        width, height = panel_size
+        figure = plt.figure(figsize=(width * ncols, height * nrows + extra_height), layout=report_layout())
+    axes = figure.subplots(nrows, ncols, squeeze=False)
+    for ax in axes.flat[n:]:
+        ax.axis("off")
+    return figure, axes, ncols
+
+
 def _drawn_by(display):
     """The Axes (and, for figure-level Displays, the Figure) a Display's last ``plot`` drew on."""
     targets = list(getattr(display, "axes_", None) or [])
@@ -921,14 +938,8 @@ class CoverageAccuracyGridDisplay:
 
         ncols = check_int(ncols, "ncols", minimum=1)
         names = list(self.displays)
-        slots = len(names) + 1  # the legend's panel
-        ncols = min(ncols, slots)
-        nrows = -(-slots // ncols)
-        if figure is None:
-            import matplotlib.pyplot as plt
-
-            figure = plt.figure(figsize=(3.9 * ncols, 3.3 * nrows), layout=report_layout())
-        axes = figure.subplots(nrows, ncols, squeeze=False).ravel()
+        figure, axes, _ = _panel_grid(figure, len(names) + 1, ncols, (3.9, 3.3))  # + the legend's panel
+        axes = axes.ravel()
         tolerance, band = None, False
         for ax, name in zip(axes, names):
             disp = self.displays[name].plot(ax, legend=False)
@@ -940,8 +951,7 @@ class CoverageAccuracyGridDisplay:
             n = len(d.fluctuations)
             ax.set_title(f"{name}: DiSCA = {d.score:.3f}\narea {disp.curve.score:.3f} · a = {d.a:.3f} · "
                          f"b = {d.b:.3f} · {n} fluctuation{'' if n == 1 else 's'}", fontsize=9)
-        for ax in axes[len(names):]:
-            ax.axis("off")
+        axes[len(names)].axis("off")
         color = self.displays[names[0]].line_.get_color() if names else "C0"
         handles = [Line2D([], [], color="lightgrey", linewidth=1, label="exact curve (every confidence)"),
                    Line2D([], [], color=color, marker=".", label=f"{self.model} on the resolution grid"
@@ -1306,13 +1316,7 @@ class ScoreHistogramsDisplay:
         ncols = check_int(ncols, "ncols", minimum=1)
         h = self.histograms
         names = list(dict.fromkeys(h["dataset"]))
-        ncols = min(ncols, len(names))
-        nrows = -(-len(names) // ncols)
-        if figure is None:
-            import matplotlib.pyplot as plt
-
-            figure = plt.figure(figsize=(4 * ncols, 2.4 * nrows + 0.6), layout=report_layout())
-        axes = figure.subplots(nrows, ncols, squeeze=False)
+        figure, axes, ncols = _panel_grid(figure, len(names), ncols, (4, 2.4), extra_height=0.6)
         column = "density" if density else "count"
         for ax, name in zip(axes.flat, names):
             for label, color, text in ((0, NEG_COLOR, "negative"), (1, POS_COLOR, "positive")):
@@ -1327,8 +1331,6 @@ class ScoreHistogramsDisplay:
                 ax.text(0.98, 0.96, f"{clipped} clipped", transform=ax.transAxes, ha="right", va="top", fontsize=8,
                         color="#555555")
             ax.set_title(str(name))
-        for ax in axes.flat[len(names):]:
-            ax.axis("off")
         _legend(axes.flat[0], fontsize=8)
         for ax in axes.flat[max(len(names) - ncols, 0):len(names)]:  # the lowest panel of each column
             ax.set_xlabel("score")
