@@ -81,3 +81,43 @@ def test_every_page_has_its_number_and_the_running_header(report):
 def test_pages_are_landscape(report):
     _, _, sizes = report
     assert all(w > h for w, h in sizes)
+
+
+def test_a_figure_taller_than_the_page_shrinks_to_it_whole(tmp_path):
+    """A 3 x 3 grid of panels (the reliability and coverage-accuracy grids) is taller than a landscape
+    page at the page's width; it once ran 70 pt past the page's bottom, its last row cut off. It shrinks
+    to the page, keeping its proportions: the image lies inside the page box."""
+    import base64
+    import io
+
+    import nbformat
+    import pypdfium2.raw as raw
+    from PIL import Image
+
+    from beyondauc._render import _render_html, _write_pdf
+    from beyondauc.report import NotebookRun
+
+    buf = io.BytesIO()
+    Image.new("RGB", (1872, 1584), "steelblue").save(buf, format="PNG")  # 11.7 x 9.9 in at 2 x 80 dpi
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_markdown_cell("# Tall"), nbformat.v4.new_code_cell("show(fig)", outputs=[
+        nbformat.v4.new_output("display_data", data={"image/png": base64.b64encode(buf.getvalue()).decode()},
+                               metadata={"image/png": {"width": 936, "height": 792, "alt": "a grid"}})])]
+    header = {"title": "beyondauc report: m", "model": "m", "source": "s", "sha256": "0" * 64,
+              "version": ba.__version__, "date": "d", "parameters": {}, "failed": None}
+    html = _render_html([(NotebookRun("summary", "summary.ipynb", "ok", None, 1.0, 0.5), nb)], header,
+                        include_code=False)
+    _write_pdf(html, tmp_path / "tall.pdf", tmp_path)
+    pdf = pdfium.PdfDocument(str(tmp_path / "tall.pdf"))
+    try:
+        images = []
+        for i in range(len(pdf)):
+            width, height = pdf[i].get_size()
+            for obj in pdf[i].get_objects(filter=[raw.FPDF_PAGEOBJ_IMAGE]):
+                images.append((obj.get_bounds(), width, height))
+    finally:
+        pdf.close()
+    assert len(images) == 1
+    (left, bottom, right, top), width, height = images[0]
+    assert 0 <= left < right <= width and 0 <= bottom < top <= height, (images[0])
+    assert (right - left) / (top - bottom) == pytest.approx(1872 / 1584, rel=0.01)  # not squashed
