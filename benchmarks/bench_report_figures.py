@@ -5,8 +5,8 @@ Builds every figure kind a model report shows, as the notebooks build it
 (the diagnostics dashboard, the AUC-vs-accuracy pair, the reliability grid,
 the rank-slope pair, the score-histogram grid, the coverage-accuracy grid),
 from the demo's evaluation, and draws each the way the report does
-(``beyondauc._notebook._raster`` at 2x), once with the ticks fixed for the
-layout and the drawing (:func:`beyondauc._notebook._fix_ticks`) and once
+(``beyondauc.report.notebook._raster`` at 2x), once with the ticks fixed for the
+layout and the drawing (:func:`beyondauc.report.notebook._fix_ticks`) and once
 without (``_fix_ticks`` returns nothing: matplotlib's plain draw), in
 alternating order. Prints the median CPU seconds of building plus drawing
 each kind, and the ratio; checks that both give the same pixels.
@@ -27,7 +27,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
 import beyondauc as ba  # noqa: E402
-from beyondauc import _notebook  # noqa: E402
+from beyondauc.report import notebook as _notebook  # noqa: E402
 from beyondauc.plots import (  # noqa: E402
     AUCAccuracyDisplay,
     CoverageAccuracyGridDisplay,

@@ -90,8 +90,8 @@ def tiny_notebooks(src_dir, dst_dir, *, sleep=0.0):
 
 
 #: Runs the CLI with ``beyondauc.report``'s notebooks taken from argv[1] (a subprocess of the tests).
-CLI_WITH_NOTEBOOKS = ("import sys\nfrom pathlib import Path\nimport beyondauc.report\n"
-                      "beyondauc.report._notebooks_dir = lambda: Path(sys.argv[1])\n"
+CLI_WITH_NOTEBOOKS = ("import sys\nfrom pathlib import Path\nimport beyondauc.report.runner\n"
+                      "beyondauc.report.runner._notebooks_dir = lambda: Path(sys.argv[1])\n"
                       "from beyondauc.cli import main\n"
                       "if __name__ == '__main__':\n    sys.exit(main(sys.argv[2:]))\n")
 

@@ -259,7 +259,7 @@ def test_index_fits_the_window(report, page):
 def test_index_of_eight_models_with_the_widest_cells_fits_the_window(report, page):
     """The demo's index once scrolled sideways at 1280 px: a rank change's "not significant (p = 0.81)"
     did not wrap. Eight rows whose every cell holds the widest text the demo's index shows still fit."""
-    from beyondauc._render import _index_rows, _render_index
+    from beyondauc.report.render import _index_rows, _render_index
 
     row = _index_rows(report.evaluation, report.reports)[0]
     widest = dict(row, model="random_forest", rank_change="\u22123", change_class="down ns",

@@ -1,4 +1,4 @@
-"""Tests of :mod:`beyondauc.calibration`: expected accuracy and ScoreCalibrator.
+"""Tests of :mod:`beyondauc.metrics.calibration`: expected accuracy and ScoreCalibrator.
 
 The fast implementation (scores sorted once, vectorised fits on the distinct
 scores) is checked against ``tests/reference_impl.py``, which fits one

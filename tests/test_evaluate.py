@@ -16,7 +16,7 @@ import pandas.testing as pdt
 import pytest
 
 import beyondauc as ba
-from beyondauc.evaluate import SCHEMA_VERSION, TABLES, check_parameters
+from beyondauc.evaluation.pipeline import SCHEMA_VERSION, TABLES, check_parameters
 
 DATASETS = ["wine", "diabetes", "digits_even", "iris_versicolor"]
 MODELS = ["svm", "naive_bayes", "mlp", "knn"]

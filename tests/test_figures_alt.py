@@ -1,4 +1,4 @@
-"""Figures in the reports: beyondauc._notebook.show puts alt text into the output
+"""Figures in the reports: beyondauc.report.notebook.show puts alt text into the output
 metadata, the report template writes it into <img alt>, escaped; setup_figures("retina")
 makes the inline backend emit 2x PNG (half-size width metadata)."""
 from __future__ import annotations
@@ -12,7 +12,7 @@ import pytest
 from matplotlib.figure import Figure
 from report_helpers import parse_html
 
-from beyondauc import _notebook
+from beyondauc.report import notebook as _notebook
 
 TEMPLATES = Path(_notebook.__file__).resolve().parent / "templates"
 ALT = 'ROC of <script>alert(1)</script> & "quotes"'
@@ -39,7 +39,7 @@ def executed():
     nb = nbformat.v4.new_notebook()
     nb.cells = [
         nbformat.v4.new_code_cell("%matplotlib inline\nimport matplotlib.pyplot as plt\n"
-                                  "from beyondauc._notebook import setup_figures, show\nsetup_figures('retina')"),
+                                  "from beyondauc.report.notebook import setup_figures, show\nsetup_figures('retina')"),
         nbformat.v4.new_code_cell("fig, ax = plt.subplots(figsize=(4, 3))\nax.set_title('first')\n"
                                   f"show(fig, alt={ALT!r});"),
         nbformat.v4.new_code_cell("fig, ax = plt.subplots(figsize=(4, 3))\nax.plot([0, 1], [1, 0]);"),

@@ -16,7 +16,7 @@ import pytest
 from sklearn.metrics import accuracy_score, cohen_kappa_score, roc_auc_score
 from sklearn.model_selection import ShuffleSplit
 
-import beyondauc.grid_bootstrap as gb
+import beyondauc.metrics.grid_bootstrap as gb
 from beyondauc import (
     GridBootstrap,
     bootstrap_grid,
@@ -25,7 +25,7 @@ from beyondauc import (
     load_benchmark,
     rank_changes,
 )
-from beyondauc._bootstrap import bootstrap_counts, strata_of
+from beyondauc.metrics.bootstrap import bootstrap_counts, strata_of
 
 sys.path.insert(0, str(Path(__file__).parent))
 from reference_impl import fit_predict  # noqa: E402
@@ -227,7 +227,7 @@ def test_rank_stability_dominated_and_exchangeable():
 def test_ranks_and_kendall_match_ranking_module_on_each_replicate():
     from scipy.stats import kendalltau
 
-    from beyondauc.ranking import _rank
+    from beyondauc.metrics.ranking import _rank
 
     rng = np.random.default_rng(1)
     vals = np.round(rng.random((50, 6)), 1)  # ties
@@ -336,8 +336,8 @@ def test_auc_replicates_invariant_to_a_monotone_transform_of_the_scores():
 def _xdomain_parts(bench, n_bootstrap, seed):
     """Per model, the fast xdomain path's inputs on ``n_bootstrap`` replicates:
     (model, its set-up, its grid layout, local counts Pl and Nl, totals Tp and Tn)."""
-    from beyondauc._bootstrap import grid_weights
-    from beyondauc.calibration import _Context, _plan
+    from beyondauc.metrics.bootstrap import grid_weights
+    from beyondauc.metrics.calibration import _Context, _plan
 
     ctx = _Context(y=bench.labels(), codes=bench.dataset_codes(), offsets=bench._offsets, datasets=bench.datasets,
                    domains=dict(bench.domains), protocols=("xdomain",), methods=("logistic",),
@@ -357,7 +357,7 @@ def test_xdomain_logistic_second_step_is_as_close_to_the_optimum_as_an_exact_new
     point fit) lands as close to the converged fit as the exact second step does; with
     calibration sets of a thousand rows, within 1e-5 and with the same decisions at every
     evaluated score."""
-    from beyondauc._fitting import logistic_params
+    from beyondauc.metrics.fitting import logistic_params
 
     bench = load_benchmark(small_frame(3, sizes), domains=DOMAINS)
     for model, mb, xg, Pl, Nl, Tp, Tn in _xdomain_parts(bench, 40, 0):
@@ -393,7 +393,7 @@ def test_xdomain_partial_calibration_rows_float32_totals_and_the_general_solvers
     """The fast path's pieces agree with their dense versions: calibration rows built only for
     some fits, totals summed onto the float32 grid, and fits whose first Newton step is
     long (here forced by a far-off start) solved by the general solver on their own rows."""
-    from beyondauc._fitting import logistic_params
+    from beyondauc.metrics.fitting import logistic_params
 
     bench = load_benchmark(small_frame(4, (60, 80, 50, 70)), domains=DOMAINS)
     for _, mb, xg, Pl, Nl, Tp, Tn in _xdomain_parts(bench, 12, 5):

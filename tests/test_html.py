@@ -10,7 +10,7 @@ import pytest
 from report_helpers import parse_html
 
 import beyondauc as ba
-from beyondauc._html import fmt
+from beyondauc.utils.html import fmt
 from beyondauc.report import ModelReport, NotebookRun, ReportResult
 
 HOSTILE = "<script>alert(1)</script>"

@@ -7,10 +7,10 @@ import pandas as pd
 import pytest
 
 import beyondauc as ba
-from beyondauc._bootstrap import bootstrap_counts, grid_weights
-from beyondauc._kernel import _grid_counts
-from beyondauc._replicates import accuracy_at_coverages, calibrated_rows, selective_rows
-from beyondauc.selective import _benchmark_replicates, _selective_design
+from beyondauc.metrics.bootstrap import bootstrap_counts, grid_weights
+from beyondauc.metrics.kernel import _grid_counts
+from beyondauc.metrics.replicates import accuracy_at_coverages, calibrated_rows, selective_rows
+from beyondauc.metrics.selective_benchmark import _benchmark_replicates, _selective_design
 
 
 def _reference_row(conf, ok, resolution=0.01, tolerance=0.9, weights=(1 / 3, 1 / 3, 1 / 3)):
@@ -68,7 +68,7 @@ def test_calibrated_rows_equal_score_calibrator(method, class_weight):
     x, inv, _, _ = _grid_counts(y, s)
     counts = bootstrap_counts(y, 5, random_state=1)
     pos, neg = grid_weights(counts, inv, y, len(x))
-    from beyondauc._fitting import class_weighted
+    from beyondauc.metrics.fitting import class_weighted
 
     proba, pred = calibrated_rows(method, x, *class_weighted(pos[:, 0], neg[:, 0], class_weight))
     for r in range(5):

@@ -392,7 +392,7 @@ def test_a_report_kernel_skips_the_fitting_libraries():
     import subprocess
     import sys
 
-    code = ("import sys, beyondauc, beyondauc.plots, beyondauc.report, beyondauc._notebook; "
+    code = ("import sys, beyondauc, beyondauc.plots, beyondauc.report, beyondauc.report.notebook; "
             "print(sorted(m for m in ('sklearn', 'scipy.stats', 'scipy.optimize', 'scipy.sparse') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
@@ -406,14 +406,14 @@ def test_a_computation_pool_forks_with_the_fitting_libraries_imported():
     import subprocess
     import sys
 
-    code = ("import sys, beyondauc._pool as p; p.pool_context(); "
+    code = ("import sys, beyondauc.utils.parallel as p; p.pool_context(); "
             "print(all(m in sys.modules for m in p.FITTING_MODULES))")
     assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip() == "True"
 
 
 @pytest.mark.parametrize("name", NAMES)
 def test_the_runner_reads_the_parameters_papermill_lists(name):
-    from beyondauc._parameters import declared_parameters
+    from beyondauc.evaluation.parameters import declared_parameters
 
     path = NOTEBOOKS / f"{name}.ipynb"
     assert list(declared_parameters(path)) == list(papermill.inspect_notebook(str(path)))

@@ -1,4 +1,4 @@
-"""The table of analysis parameters (``beyondauc._parameters``): in step with the notebooks, strict."""
+"""The table of analysis parameters (``beyondauc.evaluation.parameters``): in step with the notebooks, strict."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import beyondauc
 import papermill
 import pytest
 from beyondauc import load_demo
-from beyondauc._parameters import PARAMETERS, check_against_benchmark, check_parameters, unknown_message
+from beyondauc.evaluation.parameters import PARAMETERS, check_against_benchmark, check_parameters, unknown_message
 
 NOTEBOOKS = Path(beyondauc.__file__).resolve().parent / "notebooks"
 NAMES = ["auc_vs_accuracy", "test_auroc", "selective_answering", "overview"]

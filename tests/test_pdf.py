@@ -94,7 +94,7 @@ def test_a_figure_taller_than_the_page_shrinks_to_it_whole(tmp_path):
     import pypdfium2.raw as raw
     from PIL import Image
 
-    from beyondauc._render import _render_html, _write_pdf
+    from beyondauc.report.render import _render_html, _write_pdf
     from beyondauc.report import NotebookRun
 
     buf = io.BytesIO()

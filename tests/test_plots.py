@@ -570,7 +570,7 @@ def test_dashboard_from_benchmark_has_eight_axes(no_show):
 @pytest.mark.parametrize("model, dataset", [("svm", "iris_versicolor"), ("knn", "wine")])
 def test_dashboard_roc_legend_stays_inside_its_narrow_panel(model, dataset):
     """The ROC panel shares its slot with the colour bar; its legend once reached over the y label."""
-    from beyondauc._notebook import _raster
+    from beyondauc.report.notebook import _raster
     from beyondauc.plots import report_layout
 
     fig = plt.figure(figsize=(12, 7.2), layout=report_layout())
@@ -759,7 +759,7 @@ def test_auc_accuracy_labels_do_not_overlap(model, score):
     meet (as drawn, after the layout), and a label moved off its point has a line to it."""
     from matplotlib.text import Text
 
-    from beyondauc._notebook import _raster
+    from beyondauc.report.notebook import _raster
     from beyondauc.plots import report_layout
 
     results = beyondauc.expected_accuracy(beyondauc.load_demo(), protocol="xdomain")
@@ -929,7 +929,7 @@ def test_report_layout_places_panels_where_two_pass_tight_layout_does(kind):
     """report_layout() measures once; layout="tight" measures twice: same positions, same pixels."""
     from matplotlib.layout_engine import TightLayoutEngine
 
-    from beyondauc._notebook import _raster
+    from beyondauc.report.notebook import _raster
     from beyondauc.plots import report_layout
 
     rng = np.random.default_rng(3)

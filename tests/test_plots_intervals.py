@@ -11,8 +11,8 @@ from matplotlib.collections import PolyCollection
 from sklearn.metrics import roc_curve
 
 import beyondauc as ba
-from beyondauc._bootstrap import bootstrap_counts, grid_weights
-from beyondauc._replicates import roc_band
+from beyondauc.metrics.bootstrap import bootstrap_counts, grid_weights
+from beyondauc.metrics.replicates import roc_band
 from beyondauc.plots import CoverageAccuracyDisplay, ThresholdROCDisplay
 
 
@@ -67,7 +67,7 @@ def test_roc_display_draws_bands_only_when_computed():
 
 
 def test_coverage_accuracy_band_from_benchmark_equals_a_refit_loop():
-    from beyondauc.selective import BAND_COVERAGES, _benchmark_bootstrap, _selective_design
+    from beyondauc.metrics.selective_benchmark import BAND_COVERAGES, _benchmark_bootstrap, _selective_design
 
     bench = ba.load_demo()
     opts = dict(ood_dataset=None, protocol="xdomain", method="logistic", class_weight=None, tolerance=0.9,

@@ -39,13 +39,12 @@ import nbformat
 import numpy as np
 import pandas as pd
 import pytest
-from beyondauc import report
-from beyondauc._output import MANIFEST, ReportFolder
+from beyondauc.report import runner as report
+from beyondauc.utils.output import MANIFEST, ReportFolder, _atomic_write
 from beyondauc.report import (
     ModelReport,
     NotebookRun,
     ReportResult,
-    _atomic_write,
     leaderboard,
     open_benchmark,
     run_report,
@@ -433,7 +432,7 @@ def test_report_folder_second_run_fails_while_the_first_holds_it(tmp_path, small
 
 def _stage(out, files, complete):
     """A staging folder as a killed run leaves it beside ``out``."""
-    from beyondauc._output import _write_manifest
+    from beyondauc.utils.output import _write_manifest
 
     stage = Path(out).parent / f".{Path(out).name}.beyondauc-new-killed"
     for rel, text in files.items():
@@ -484,7 +483,7 @@ def test_report_folder_restores_out_a_kill_left_missing(tmp_path):
 
 
 def test_report_folder_swap_without_renameat2(tmp_path, monkeypatch):
-    from beyondauc import _output
+    from beyondauc.utils import output as _output
 
     monkeypatch.setattr(_output, "_exchange", lambda a, b: False)
     out = tmp_path / "out"
@@ -631,7 +630,7 @@ def _printed(path):
 
 
 def test_kernel_is_reused_with_a_fresh_namespace_and_replaced_when_it_dies(tmp_path):
-    from beyondauc._execute import _execute, _Kernel
+    from beyondauc.report.execute import _execute, _Kernel
 
     sets = _tiny_notebook(tmp_path / "sets.ipynb", [
         "import os, matplotlib.pyplot as plt\ny = x + 1\nfig = plt.figure()\nprint(os.getcwd())"])
@@ -993,7 +992,7 @@ def pages_ours_and_nbconverts(monkeypatch, render):
     """``render()`` through the report's exporter, then through nbconvert's own HTMLExporter (same
     template, filters and settings): both pages, and how often each ran BeautifulSoup."""
     import nbconvert.exporters.html as nbconvert_html
-    from beyondauc import _render
+    from beyondauc.report import render as _render
 
     soups = []
     soup = nbconvert_html.BeautifulSoup
@@ -1078,7 +1077,7 @@ def test_displayed_markdown_cannot_inject_markup(name, template, escaped):
     ('<span class="math" id="m">x</span>', '<span class="math" id="m">x</span>'),
 ])
 def test_clean_markdown_html(html, expected):
-    from beyondauc._render import _clean_markdown_html
+    from beyondauc.report.render import _clean_markdown_html
 
     assert _clean_markdown_html(html) == expected
 
@@ -1457,7 +1456,7 @@ def test_pdf_breaks_a_very_long_name_in_linear_time(tmp_path):
     """A 10,000-character model name in a table cell (WeasyPrint's ``overflow-wrap: anywhere`` is quadratic in
     it: the hostile-names report hung for many minutes) prints in seconds, and reads the same."""
     pytest.importorskip("weasyprint")
-    from beyondauc._render import _breakable_words, _write_pdf
+    from beyondauc.report.render import _breakable_words, _write_pdf
 
     name = "x" * 10_000
     png = "data:image/png;base64," + "A" * 200

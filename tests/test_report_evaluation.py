@@ -125,7 +125,7 @@ def test_a_rerun_reuses_the_evaluation_and_recompute_does_not(run):
 
 def test_index_without_a_bootstrap_claims_no_intervals():
     """``n_bootstrap=0``: the index says there are no intervals, instead of '0 replicates'."""
-    from beyondauc._render import _index_rows, _render_index
+    from beyondauc.report.render import _index_rows, _render_index
     from beyondauc.report import ModelReport
 
     ev = ba.evaluate("demo", datasets=["wine", "diabetes"], models=["svm", "knn"], noise_repeats=2, n_bootstrap=0)

@@ -17,9 +17,9 @@
   rendered as self-contained HTML (and PDF) reports with a leaderboard.
 """
 
-from ._html import styled
-from ._validation import UndefinedMetricWarning
-from .calibration import (
+from .utils import styled
+from .utils import UndefinedMetricWarning
+from .metrics import (
     METHODS,
     PROTOCOLS,
     SCORES,
@@ -29,7 +29,7 @@ from .calibration import (
     expected_accuracy_grid,
 )
 from .data import TRUE_DOMAINS, Benchmark, load_benchmark, load_demo, read_domains
-from .diagnostics import (
+from .metrics import (
     BiasRobustness,
     CohortDiagnostics,
     NoiseRobustness,
@@ -45,9 +45,9 @@ from .diagnostics import (
     sens_spec_drift,
     wasserstein_matrix,
 )
-from ._notebook import show as show_figure
-from .evaluate import EVALUATION_PARAMETERS, Evaluation, evaluate, load_evaluation, open_evaluation
-from .intervals import (
+from .report import show as show_figure
+from .evaluation import EVALUATION_PARAMETERS, Evaluation, evaluate, load_evaluation, open_evaluation
+from .metrics import (
     AUCComparison,
     AUCInterval,
     FriedmanResult,
@@ -56,8 +56,8 @@ from .intervals import (
     compare_auc,
     friedman_test,
 )
-from .grid_bootstrap import GridBootstrap, bootstrap_grid
-from .ranking import (
+from .metrics import GridBootstrap, bootstrap_grid
+from .metrics import (
     best_of_methods,
     calibration_modes,
     kendall_tau,
@@ -66,7 +66,7 @@ from .ranking import (
     score_histograms,
     score_variance,
 )
-from .reliability import CalibrationErrors, calibration_error_table, expected_calibration_error, reliability_bins
+from .metrics import CalibrationErrors, calibration_error_table, expected_calibration_error, reliability_bins
 from .report import (
     ModelReport,
     NotebookRun,
@@ -76,8 +76,8 @@ from .report import (
     run_report,
     safe_name,
 )
-from .summary import THRESHOLDS, ModelSummary, model_summary
-from .selective import (
+from .evaluation import THRESHOLDS, ModelSummary, model_summary
+from .metrics import (
     RESOLUTIONS,
     TOLERANCES,
     CoverageAccuracyCurve,
@@ -106,7 +106,7 @@ from .selective import (
     tolerance_table,
 )
 
-__version__ = "0.1.0"
+from ._version import __version__  # noqa: F401
 
 __all__ = [
     "EVALUATION_PARAMETERS",
@@ -201,3 +201,18 @@ __all__ = [
     "tolerance_table",
     "wasserstein_matrix",
 ]
+
+#: The subpackages, one per layer; ``beyondauc.plots`` and the others load on first use.
+_SUBPACKAGES = ("utils", "data", "metrics", "evaluation", "plots", "report", "cli")
+
+
+def __getattr__(name):
+    if name in _SUBPACKAGES:
+        import importlib
+
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_SUBPACKAGES))

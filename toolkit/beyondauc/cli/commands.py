@@ -1,0 +1,606 @@
+"""Command line: ``beyondauc calibrate|diagnose|selective|report|demo ...``.
+
+A thin layer over the package: read the benchmark, compute, print.  Errors
+exit with status 2 and one line on stderr, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import re
+import sys
+import warnings
+
+import numpy as np
+import pandas as pd
+
+from .._version import __version__
+from ..utils.formatting import comment, plain_table, score_table
+from ..metrics import METHODS, PROTOCOLS, expected_accuracy_grid
+from ..data.benchmark import load_benchmark, load_demo
+from ..metrics.diagnostics_benchmark import DIAGNOSTIC_INTERVALS, cohort_diagnostics
+from ..metrics.grid_bootstrap import bootstrap_grid
+from ..metrics.ranking import (
+    best_of_methods,
+    calibration_modes,
+    kendall_tau,
+    rank_changes,
+    rank_table,
+)
+from ..metrics.selective_benchmark import INTERVAL_NAMES, selective_answering
+
+__all__ = ["main"]
+
+FORMATS = ("table", "json", "csv", "markdown", "latex")
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):  # one line, no usage dump
+        raise _CliError(f"{self.prog}: {message}")
+
+
+class _CliError(Exception):
+    pass
+
+
+def _build_parser():
+    parser = _Parser(prog="beyondauc", description="What the ROC AUC hides about scoring models.")
+    parser.add_argument("--version", action="version", version=f"beyondauc {__version__}")
+    sub = parser.add_subparsers(dest="command", parser_class=_Parser)
+    cal = sub.add_parser(
+        "calibrate",
+        help="AUC vs expected accuracy after calibrating on other data (Opitz)",
+        description="Calibrate every model on other datasets and report the accuracy and kappa it "
+        "really reaches, next to its AUC, with ranks.",
+    )
+    cal.add_argument("data", nargs="?", default=None,
+                     help="TRUE-format directory, CSV or Parquet file (default: the embedded demo benchmark)")
+    cal.add_argument("--protocol", action="append", choices=PROTOCOLS,
+                     help="calibration protocol; repeat for several (default: xdomain)")
+    cal.add_argument("--method", action="append", choices=METHODS,
+                     help="calibration method; repeat for several (default: logistic)")
+    cal.add_argument("--domains", help="JSON or CSV file mapping dataset -> domain")
+    cal.add_argument("--class-weight", choices=["balanced"], default=None, help="weight classes by n / (2 n_class)")
+    cal.add_argument("--reference", choices=["opitz2024"], default=None,
+                     help="reproduce the settings of the code behind the Opitz paper's tables instead of its text: "
+                     "scikit-learn's default lbfgs logistic, isotonic negative outside the calibration range, "
+                     "outdata AUC on the pooled other datasets (slower)")
+    cal.add_argument("--repeats", type=int, default=100, help="indata 80/20 repeats (default: 100)")
+    cal.add_argument("--seed", type=int, default=0, help="indata random seed (default: 0)")
+    cal.add_argument("--pos-label", default=None, help="the positive label, if labels are not 0/1, -1/1 or booleans")
+    cal.add_argument("--models", default=None, help="comma-separated model columns (default: all numeric columns)")
+    _nan_policy(cal)
+    cal.add_argument("--jobs", type=int, default=1, help="models computed in parallel processes; -1 = all cores (default: 1)")
+    cal.add_argument("--format", choices=FORMATS, default="table", help="output format (default: table)")
+    cal.add_argument("--bootstrap", type=int, default=0, metavar="B",
+                     help="bootstrap replicates (stratified, paired, refitting the calibrators) for intervals, rank "
+                          "intervals and p_change (default: 0 = none)")
+    cal.add_argument("--confidence-level", type=float, default=0.95, help="of the bootstrap intervals (default: 0.95)")
+
+    diag = sub.add_parser(
+        "diagnose",
+        help="test-set AUROC diagnostics between validation and test cohorts (Roberts)",
+        description="Bias and noise robustness of both cohorts, sensitivity/specificity drift and the "
+        "Wasserstein matrix between them.  Cohorts: the 'split' column (val/test), or with --protocol "
+        "the protocol's calibration data (V) and the dataset (T).  json: one object with --dataset, "
+        "else a list with one object per dataset; 'bias_robustness', 'noise_robustness' and 'auc' "
+        "are the test cohort's, the *_val keys the validation cohort's.  'wasserstein' and "
+        "'wasserstein_matrix' are at --p; 'wasserstein_p1'/'wasserstein_matrix_p1' and "
+        "'wasserstein_p2'/'wasserstein_matrix_p2' at p = 1 (the paper's Figure 4) and p = 2 (its text).",
+    )
+    _common(diag)
+    diag.add_argument("--protocol", choices=("split",) + PROTOCOLS, default=None,
+                      help="how V and T are formed (default: the split column if there is one, else xdomain)")
+    diag.add_argument("--val-split", default="val", help="split value of the validation cohort (default: val)")
+    diag.add_argument("--test-split", default="test", help="split value of the test cohort (default: test)")
+    diag.add_argument("--repeats", type=int, default=20, help="noise robustness Monte Carlo repeats (default: 20)")
+    diag.add_argument("--points", type=int, default=21, help="sigma grid points of the robustness curves (default: 21)")
+    diag.add_argument("--p", type=float, default=2,
+                      help="Wasserstein order of 'wasserstein' (default: 2); p = 1 and 2 are reported too")
+    diag.add_argument("--seed", type=int, default=0, help="random seed (noise, indata split, bootstrap; default: 0)")
+    _interval_options(diag, "the AUCs, bias robustness, drift and W (stratified by cohort and class)")
+
+    sel = sub.add_parser(
+        "selective",
+        help="selective answering: DiSCA, a, b, fluctuations, AURC (Mishra)",
+        description="Calibrate the model's scores into probabilities (protocol x method), answer by "
+        "confidence max(p, 1 - p), and score when it should abstain.  json: one object with "
+        "--dataset, else a list with one object per dataset.",
+    )
+    _common(sel)
+    sel.add_argument("--ood-dataset", default=None, help="out-of-distribution dataset for DiSCA(OOD) and NiDMA")
+    sel.add_argument("--protocol", choices=PROTOCOLS, default="indata",
+                     help="calibration protocol (default: indata, so the dataset is in distribution)")
+    sel.add_argument("--method", choices=METHODS, default="logistic", help="calibration method (default: logistic)")
+    sel.add_argument("--tolerance", type=float, default=0.9, help="worst admissible accuracy for b (default: 0.9)")
+    sel.add_argument("--resolution", type=float, default=0.01, help="confidence grid step (default: 0.01)")
+    sel.add_argument("--computation-score", type=float, default=None,
+                     help="1/energy or reference_parameters/parameters; enables DiDMA and NiDMA")
+    sel.add_argument("--seed", type=int, default=0, help="indata split and bootstrap seed (default: 0)")
+    _interval_options(sel, "accuracy, area, AURC, DiSCA, a and b (the calibrator refitted per replicate)")
+
+    rep = sub.add_parser(
+        "report",
+        help="run the notebooks per model and write HTML reports with an index.html leaderboard",
+        description="Execute the analysis notebooks with papermill for every model, in parallel, and "
+        "render one self-contained HTML report per model (optionally PDF) plus index.html. Exits 1 "
+        "when a report failed (the others are still written).",
+    )
+    rep.add_argument("data", help="TRUE-format directory, CSV or Parquet file, or 'demo'")
+    _report_options(rep, out_default=None)
+    demo = sub.add_parser(
+        "demo",
+        help="`report` on the embedded demo benchmark into reports/demo/",
+        description="The main job on the embedded demo benchmark: every model's report and the "
+        "leaderboard in reports/demo/index.html.",
+    )
+    _report_options(demo, out_default="reports/demo")
+    ev = sub.add_parser(
+        "evaluate",
+        help="compute the evaluation every report reads, and save it (Parquet tables + manifest.json)",
+        description="One pass over the benchmark computing everything the reports and the index show, "
+        "saved as a folder of Parquet tables with a JSON manifest (read it back with "
+        "beyondauc.load_evaluation, pandas or DuckDB). No notebook runs.",
+    )
+    ev.add_argument("data", nargs="?", default="demo", help="TRUE-format directory, CSV or Parquet file, or 'demo'")
+    ev.add_argument("--out", required=True, help="folder to write (new, empty, or an earlier evaluation)")
+    ev.add_argument("--models", default=None, help="comma-separated models (default: all)")
+    ev.add_argument("--datasets", default=None, help="comma-separated datasets (default: all)")
+    ev.add_argument("--pos-label", default=None, help="the positive label, if labels are not 0/1, -1/1 or booleans")
+    ev.add_argument("--jobs", type=int, default=1, help="processes for the calibration grid (default: 1)")
+    ev.add_argument("-p", "--parameter", action="append", default=[], metavar="NAME=VALUE",
+                    help="an evaluation parameter, e.g. -p protocol=indata -p n_bootstrap=1000 (repeatable)")
+    ev.add_argument("--quiet", action="store_true", help="no progress lines")
+    parser.commands = sub.choices  # name -> subparser, for messages in the subcommand's words
+    return parser
+
+
+def _report_options(p, *, out_default):
+    p.add_argument("--models", default=None, help="comma-separated models to report on (default: all)")
+    p.add_argument("--datasets", default=None, help="comma-separated datasets to analyse (default: all)")
+    p.add_argument("--out", default=out_default,
+                   help=f"output folder (default: {out_default or 'reports/<name of DATA>'})")
+    p.add_argument("--pdf", action="store_true", help="also write each report as PDF (WeasyPrint)")
+    p.add_argument("--jobs", type=int, default=None, help="parallel local processes (default: the cores)")
+    p.add_argument("--dask", default=None, metavar="ADDRESS",
+                   help="run on a Dask distributed scheduler, e.g. tcp://127.0.0.1:8786 (extra: dask)")
+    p.add_argument("--include-code", action="store_true", help="show code and parameters in the HTML")
+    p.add_argument("--pos-label", default=None, help="the positive label, if labels are not 0/1, -1/1 or booleans")
+    _nan_policy(p)
+    p.add_argument("-p", "--parameter", action="append", default=[], metavar="NAME=VALUE",
+                   help="a notebook parameter, e.g. -p protocol=indata -p tolerance=0.8 (repeatable; "
+                   "VALUE is read as JSON when it can be, else as text)")
+    p.add_argument("--recompute", action="store_true",
+                   help="compute the evaluation again even if the output folder holds one of the same data and "
+                   "parameters (default: reuse it)")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+
+
+def _common(p):
+    p.add_argument("data", nargs="?", default=None,
+                   help="TRUE-format directory, CSV or Parquet file (default: the embedded demo benchmark)")
+    p.add_argument("--model", required=True, help="the model column to analyse")
+    p.add_argument("--dataset", default=None, help="one dataset (default: every dataset)")
+    p.add_argument("--domains", help="JSON or CSV file mapping dataset -> domain")
+    p.add_argument("--pos-label", default=None, help="the positive label, if labels are not 0/1, -1/1 or booleans")
+    _nan_policy(p)
+    p.add_argument("--format", choices=FORMATS, default="table", help="output format (default: table)")
+
+
+def _nan_policy(p):
+    p.add_argument("--nan-policy", choices=("raise", "drop"), default="raise",
+                   help="NaN/inf scores: stop with an error naming the row (raise), or drop those rows "
+                   "with a warning (drop) (default: raise)")
+
+
+def _label_value(text):
+    """A --pos-label as the file's readers see labels: an int or float if it reads as one, else text."""
+    if text is None:
+        return None
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            pass
+    return text
+
+
+def _load(args):
+    models = getattr(args, "models", None)
+    models = [m.strip() for m in models.split(",") if m.strip()] if models else None
+    if args.data is None:
+        bench = load_demo()
+        if models is not None or args.domains:
+            bench = load_benchmark(bench.frame, models=models, domains=args.domains, nan_policy=args.nan_policy)
+    else:
+        bench = load_benchmark(args.data, domains=args.domains, pos_label=_label_value(args.pos_label), models=models,
+                               nan_policy=args.nan_policy)
+    return bench
+
+
+def _records(grid):
+    keys = ["protocol", "method", "dataset", "domain", "model", "auc", "accuracy", "kappa",
+            "balanced_accuracy", "mcc", "f1", "n_calibration", "n_evaluation", "calibration"]
+    keys = [c for c in grid.columns if c in keys or (c.endswith(("_low", "_high")) and c.rsplit("_", 1)[0] in keys)]
+    out = []
+    for rec in grid[keys].to_dict("records"):
+        out.append({k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in rec.items()})
+    return out
+
+
+def _grid_interval_table(bs, protocol, method):
+    """Model x (AUC, accuracy, kappa) of the mean over datasets, each as 'estimate [low, high]' (x100)."""
+    iv = bs.intervals()
+    iv = iv[(iv["protocol"] == protocol) & (iv["method"] == method) & (iv["dataset"] == "mean")]
+    wide = {}
+    for rec in iv.to_dict("records"):
+        if rec["score"] in ("auc", "accuracy", "kappa"):
+            text = "n/a" if not np.isfinite(rec["estimate"]) else (
+                f"{100 * rec['estimate']:.1f} [{100 * rec['low']:.1f}, {100 * rec['high']:.1f}]")
+            wide.setdefault(rec["model"], {"model": rec["model"]})[rec["score"]] = text
+    return pd.DataFrame(list(wide.values()), columns=["model", "auc", "accuracy", "kappa"])
+
+
+def _calibrate(args, out):
+    if args.repeats < 1:
+        raise ValueError(f"--repeats must be an int >= 1, got {args.repeats}")
+    if args.seed < 0:
+        raise ValueError(f"--seed must be an int >= 0, got {args.seed}")
+    if args.jobs < 1 and args.jobs != -1:
+        raise ValueError(f"--jobs must be an int >= 1 or -1 (all cores), got {args.jobs}")
+    if args.bootstrap < 0:
+        raise ValueError(f"--bootstrap must be an int >= 0, got {args.bootstrap}")
+    if not 0 < args.confidence_level < 1:
+        raise ValueError(f"--confidence-level must be in (0, 1), got {args.confidence_level}")
+    bench = _load(args)
+    protocols = list(dict.fromkeys(args.protocol or ["xdomain"]))
+    methods = list(dict.fromkeys(args.method or ["logistic"]))
+    bs = None
+    if args.bootstrap:
+        if args.reference is not None:
+            raise _CliError("--bootstrap is not available with --reference opitz2024 (a reproduction mode)")
+        bs = bootstrap_grid(bench, protocols=protocols, methods=methods, class_weight=args.class_weight,
+                            n_repeats=args.repeats, random_state=args.seed, n_jobs=args.jobs,
+                            n_bootstrap=args.bootstrap, confidence_level=args.confidence_level)
+        grid = bs.grid
+    else:
+        grid = expected_accuracy_grid(bench, protocols=protocols, methods=methods, class_weight=args.class_weight,
+                                      n_repeats=args.repeats, random_state=args.seed, n_jobs=args.jobs,
+                                      reference=args.reference)
+    if args.format == "json":
+        json.dump(_records(grid), out, indent=1)
+        out.write("\n")
+        return
+    if args.format == "csv":
+        grid.to_csv(out, index=False)
+        return
+    fmt = args.format
+    blocks = [
+        f"beyondauc {__version__} -- {bench.source}: {len(bench.datasets)} datasets, {len(bench.models)} models, "
+        f"{len(bench)} examples. Cells: score x100 (rank among models); best per column marked."
+        + (" Settings of the code behind the paper's tables (--reference opitz2024)." if args.reference else ""),
+    ]
+    if fmt == "latex":  # unescaped text (a path with '_', ...) would break LaTeX; a comment, like the titles
+        blocks[0] = comment(blocks[0])
+    first = grid[(grid["protocol"] == protocols[0]) & (grid["method"] == methods[0])]
+    blocks.append(score_table(rank_table(first, score="auc"), fmt=fmt, title="AUC"))
+    for p in protocols:
+        for m in methods:
+            res = grid[(grid["protocol"] == p) & (grid["method"] == m)]
+            for score in ("accuracy", "kappa"):
+                blocks.append(score_table(rank_table(res, score=score), fmt=fmt,
+                                          title=f"Expected {score}: protocol={p}, method={m}"))
+            if bs is not None:
+                blocks.append(plain_table(_grid_interval_table(bs, p, m), fmt=fmt, title=(
+                    f"Mean over datasets, {args.confidence_level:.0%} bootstrap intervals "
+                    f"({args.bootstrap} replicates, calibrators refitted) ({p}, {m})")))
+            ch = rank_changes(res, score="accuracy", bootstrap=bs).query("dataset == 'mean'")
+            cols = ["model", "auc", "auc_rank", "value", "rank", "change"]
+            ch = ch[cols + (["auc_rank_low", "auc_rank_high", "rank_low", "rank_high", "p_change", "significant"]
+                            if bs is not None else [])].rename(
+                columns={"auc": "mean AUC", "auc_rank": "AUC rank", "value": "mean accuracy",
+                         "rank": "accuracy rank", "change": "rank change"})
+            for c in ("AUC rank", "accuracy rank", "rank change"):
+                ch[c] = ch[c].astype("Int64")
+            if bs is not None:
+                for c in ("AUC rank", "accuracy rank"):
+                    lo, hi = ("auc_rank_low", "auc_rank_high") if c == "AUC rank" else ("rank_low", "rank_high")
+                    ch[f"{c} interval"] = [f"[{a:g}, {b:g}]" for a, b in zip(ch.pop(lo), ch.pop(hi))]
+                ch["significant"] = np.where(ch["significant"], "yes", "no (p_change < 0.95)")
+            blocks.append(plain_table(ch, fmt=fmt, title=f"Rank changes AUC -> accuracy ({p}, {m})"))
+            tau = kendall_tau(res, score="accuracy", bootstrap=bs)
+            blocks.append(plain_table(tau, fmt=fmt, title=f"Kendall's tau, AUC vs accuracy ranking ({p}, {m})"))
+    if len(protocols) * len(methods) > 1:
+        modes = calibration_modes(grid, score="accuracy")
+        modes["mode"] = [p if not m else f"{p}-{m}" for p, m in zip(modes["protocol"], modes["method"])]
+        blocks.append(score_table(modes, fmt=fmt, title="Calibration modes: mean accuracy over datasets (Table 4); "
+                                  "best mode per model marked", row_key="mode", col_key="model", unmarked_rows=("auc",)))
+        best = best_of_methods(grid, score="kappa")
+        blocks.append(score_table(best, fmt=fmt, title="Kappa, best of the calibration methods (Table 5); best protocol per model marked",
+                                  row_key="protocol", col_key="model"))
+    out.write("\n\n".join(blocks) + "\n")
+
+
+def _clean(value):
+    """JSON-safe: NaN -> None, inf stays a string, numpy scalars -> Python."""
+    if isinstance(value, dict):
+        return {k: _clean(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_clean(v) for v in value]
+    if hasattr(value, "item"):
+        value = value.item()
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    if isinstance(value, float) and math.isinf(value):
+        return "inf" if value > 0 else "-inf"
+    return value
+
+
+def _interval_options(parser, what):
+    parser.add_argument("--bootstrap", type=int, default=0, metavar="B",
+                        help=f"bootstrap replicates for percentile intervals of {what}; adds <name>_low/_high "
+                        "(default: 0, no intervals)")
+    parser.add_argument("--confidence-level", type=float, default=0.95,
+                        help="interval confidence level in (0, 1) (default: 0.95)")
+
+
+def _check_interval_options(args):
+    if args.bootstrap < 0:
+        raise ValueError(f"--bootstrap must be an int >= 0, got {args.bootstrap}")
+    if not 0 < args.confidence_level < 1:
+        raise ValueError(f"--confidence-level must be in (0, 1), got {args.confidence_level}")
+
+
+def _interval_table(records, names, args):
+    """Per dataset, each number's bootstrap interval as 'low - high' (text formats)."""
+    rows = []
+    for rec in records:
+        row = {"dataset": rec["dataset"]}
+        for name in names:
+            if f"{name}_low" in rec:
+                row[name] = f"{rec[name]:.4f} [{rec[name + '_low']:.4f}, {rec[name + '_high']:.4f}]"
+        rows.append(row)
+    level = f"{100 * args.confidence_level:g}%"
+    return plain_table(pd.DataFrame(rows), fmt=args.format,
+                       title=f"Estimate [{level} bootstrap percentile interval], {args.bootstrap} replicates")
+
+
+def _emit(records, single, args, out, tables):
+    """Write records as json/csv, or the text tables ``tables()`` renders."""
+    if args.format == "json":
+        json.dump(_clean(records[0] if single else records), out, indent=1)
+        out.write("\n")
+        return
+    if args.format == "csv":  # flat columns only (the Wasserstein matrix is in json and the tables)
+        frame = pd.DataFrame(records)
+        frame[[c for c in frame.columns if not isinstance(frame[c].iloc[0], dict)]].to_csv(out, index=False)
+        return
+    blocks = tables()
+    if args.format == "latex":  # the introduction is prose (names, a path): a comment, like the titles
+        blocks[0] = comment(blocks[0])
+    out.write("\n\n".join(blocks) + "\n")
+
+
+def _datasets(bench, args):
+    if args.dataset is not None:
+        bench._slice(args.dataset)
+        return [args.dataset]
+    return [d for d in bench.datasets if d != getattr(args, "ood_dataset", None)]
+
+
+def _diagnose(args, out):
+    for name, value, low in (("--repeats", args.repeats, 1), ("--points", args.points, 2), ("--seed", args.seed, 0)):
+        if value < low:
+            raise ValueError(f"{name} must be an int >= {low}, got {value}")
+    _check_interval_options(args)
+    bench = _load(args)
+    bench._check_model(args.model)
+    records, results = [], []
+    for d in _datasets(bench, args):
+        r = cohort_diagnostics(bench, args.model, d, protocol=args.protocol, val_split=args.val_split,
+                               test_split=args.test_split, n_points=args.points, n_repeats=args.repeats,
+                               p=args.p, random_state=args.seed, n_bootstrap=args.bootstrap,
+                               confidence_level=args.confidence_level)
+        rec = r.to_dict()
+        rec = {"model": rec["model"], "dataset": rec["dataset"], "cohorts": rec["cohorts"],
+               "auc": r.auc_test, "bias_robustness": r.bias_test.score, "noise_robustness": r.noise_test.score,
+               "drift": r.drift.score, "wasserstein": r.wasserstein.score, **rec}
+        rec["wasserstein_matrix"] = r.wasserstein.to_frame().to_dict(orient="index")
+        rec["wasserstein_note"] = r.wasserstein.note
+        for order, w in ((1, r.wasserstein_p1), (2, r.wasserstein_p2)):
+            rec[f"wasserstein_matrix_p{order}"] = w.to_frame().to_dict(orient="index")
+        records.append(rec)
+        results.append(r)
+
+    def tables():
+        cols = ["dataset", "cohorts", "n_val", "n_test", "auc_val", "auc_test", "bias_robustness_val",
+                "bias_robustness_test", "noise_robustness_val", "noise_robustness_test", "drift", "wasserstein",
+                "wasserstein_p1", "wasserstein_p2"]
+        head = pd.DataFrame(records)[cols].rename(columns=lambda c: c.replace("_robustness", ""))
+        matrices = [
+            plain_table(w.to_frame().reset_index(names=""), fmt=args.format, floatfmt=".4g",
+                        title=f"{w.p:g}-Wasserstein matrix, {r.dataset} (W = {w.score:.3f})")
+            for r in results
+            for w in _orders(r)
+        ]
+        return [
+            f"beyondauc {__version__} -- {bench.source}: test-set AUROC diagnostics of {args.model!r}. "
+            "bias/noise: robustness of the AUC (1 = never drops); drift: sensitivity/specificity drift "
+            f"(0 = none); wasserstein: W at p = {args.p:g} (higher = classes apart, cohorts alike); "
+            "wasserstein_p1, _p2: W at p = 1 (the paper's Figure 4) and p = 2 (its text).",
+            plain_table(head, fmt=args.format, floatfmt=".4f", title="Diagnostics per dataset"),
+            *([_interval_table(records, DIAGNOSTIC_INTERVALS, args)] if args.bootstrap else []),
+            *matrices,
+        ]
+
+    _emit(records, args.dataset is not None, args, out, tables)
+
+
+def _orders(result):
+    """The Wasserstein matrices of a result at --p, then p = 1 and p = 2, each order once."""
+    out = [result.wasserstein]
+    for w in (result.wasserstein_p1, result.wasserstein_p2):
+        if all(w.p != seen.p for seen in out):
+            out.append(w)
+    return out
+
+
+def _selective(args, out):
+    if args.seed < 0:
+        raise ValueError(f"--seed must be an int >= 0, got {args.seed}")
+    _check_interval_options(args)
+    bench = _load(args)
+    bench._check_model(args.model)
+    records, b_rows = [], []
+    for d in _datasets(bench, args):
+        r = selective_answering(bench, args.model, d, ood_dataset=args.ood_dataset, protocol=args.protocol,
+                                method=args.method, tolerance=args.tolerance, resolution=args.resolution,
+                                computation_score=args.computation_score, random_state=args.seed,
+                                n_bootstrap=args.bootstrap, confidence_level=args.confidence_level)
+        records.append(r.to_dict())
+        b_rows.append({"dataset": d, **{f"<{t:g}": b for t, b in zip(r.disca.b_table["tolerance"], r.disca.b_table["b"])}})
+    cols = ["dataset", "n", "accuracy", "disca", "a", "b", "n_fluctuations", "penalty", "area", "aurc", "e_aurc",
+            "augrc"]
+    if args.ood_dataset is not None:
+        cols += ["disca_ood", "n_fluctuations_ood"]
+    if args.computation_score is not None:
+        cols += ["didma"] + (["nidma"] if args.ood_dataset is not None else [])
+
+    def tables():
+        return [
+            f"beyondauc {__version__} -- {bench.source}: selective answering of {args.model!r} "
+            f"(calibrated: {args.protocol}/{args.method}; tolerance {args.tolerance:g}; confidence grid step "
+            f"{args.resolution:g}, which DiSCA depends on). a, b: confidence where "
+            "accuracy first drops below 100% / the tolerance (lower is better); DiSCA higher is better.",
+            plain_table(pd.DataFrame(records)[cols], fmt=args.format, floatfmt=".4f",
+                        title="Selective answering per dataset"),
+            *([_interval_table(records, INTERVAL_NAMES + ("disca_ood",), args)] if args.bootstrap else []),
+            plain_table(pd.DataFrame(b_rows), fmt=args.format, floatfmt=".3f",
+                        title="b over tolerance (the paper's Table 2 layout)"),
+        ]
+
+    _emit(records, args.dataset is not None, args, out, tables)
+
+
+def _parameters(items):
+    params = {}
+    for item in items:
+        name, sep, value = item.partition("=")
+        if not sep or not name.strip():
+            raise _CliError(f"beyondauc: error: --parameter must be NAME=VALUE, got {item!r}")
+        try:
+            params[name.strip()] = json.loads(value)
+        except ValueError:
+            params[name.strip()] = value
+    return params
+
+
+def _report(args, out):
+    from ..report import DEMO, run_report
+
+    if args.jobs is not None and args.jobs < 1:
+        raise ValueError(f"--jobs must be an int >= 1, got {args.jobs}")
+    data = getattr(args, "data", DEMO)
+    pos_label = _label_value(args.pos_label)
+    if args.nan_policy == "drop" and data != DEMO:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            bench = load_benchmark(data, pos_label=pos_label, nan_policy="drop")
+        for w in caught:
+            warnings.warn(w.message, w.category)
+        if any(str(w.message).startswith("dropped ") for w in caught):
+            # the notebooks read the cleaned copy run_report writes for a Benchmark (out/data.csv.gz)
+            data, pos_label = bench, None
+    result = run_report(
+        data, models=args.models, datasets=args.datasets, out=args.out, pdf=args.pdf, jobs=args.jobs,
+        dask=args.dask, include_code=args.include_code, pos_label=pos_label,
+        parameters=_parameters(args.parameter), progress=not args.quiet, recompute=args.recompute,
+    )
+    print(result.summary(), file=out)
+    if not result.ok:
+        raise _ReportFailed()
+
+
+def _evaluate(args, out):
+    from ..evaluation.pipeline import evaluate
+
+    if args.jobs < 1 and args.jobs != -1:
+        raise ValueError(f"--jobs must be an int >= 1 or -1 (all cores), got {args.jobs}")
+    params = _parameters(args.parameter)
+    for name, value in (("models", args.models), ("datasets", args.datasets),
+                        ("pos_label", _label_value(args.pos_label))):
+        if value is not None:
+            params[name] = value
+    ev = evaluate(args.data, n_jobs=args.jobs, progress=not args.quiet, **params)
+    path = ev.save(args.out)
+    print(f"{ev!r}: {len(ev.tables)} tables written to {path} in {ev.timing.get('total', float('nan')):.1f} s",
+          file=out)
+
+
+class _ReportFailed(Exception):
+    """Some reports failed; the summary has been printed."""
+
+
+_COMMANDS = {"calibrate": _calibrate, "diagnose": _diagnose, "selective": _selective,
+             "report": _report, "demo": _report, "evaluate": _evaluate}
+
+
+# Options that messages from the library name as API arguments, and the flag a
+# subcommand offers for each; a suggestion whose flag the subcommand lacks is dropped.
+_API_TO_CLI = (
+    ('nan_policy="drop"', "--nan-policy", "--nan-policy drop"),
+    ("`pos_label`", "--pos-label", "--pos-label"),
+    ("`models=`", "--models", "--models"),
+)
+
+
+def _cli_wording(message, parser):
+    """Say ``message`` in the interface's words: ``--nan-policy drop``, not ``nan_policy="drop"``."""
+    flags = set(parser._option_string_actions) if parser is not None else set()
+    for api, flag, cli in _API_TO_CLI:
+        if api not in message:
+            continue
+        if flag in flags:
+            message = message.replace(api, cli)
+        else:  # drop the clause that suggests it
+            message = re.sub(r"[;,]?\s*[^;,.]*" + re.escape(api) + r"[^;,.]*", "", message)
+    return message
+
+
+def main(argv=None, out=None):
+    """Entry point of the ``beyondauc`` console script; returns the exit status."""
+    out = out or sys.stdout
+    parser = _build_parser()
+    args = None
+    try:
+        args = parser.parse_args(argv)
+        if args.command is None:
+            parser.print_help(out)
+            return 0
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            _COMMANDS[args.command](args, out)
+        for w in caught:
+            print(f"beyondauc: warning: {w.message}", file=sys.stderr)
+        return 0
+    except BrokenPipeError:  # output piped into e.g. `head`
+        return 0
+    except _ReportFailed:
+        return 1
+    except _CliError as exc:
+        print(str(exc), file=sys.stderr)
+        return 2
+    except (ValueError, TypeError, OSError, KeyError, ImportError) as exc:
+        msg = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        command = getattr(args, "command", None)
+        msg = _cli_wording(msg, parser.commands.get(command))
+        print(f"beyondauc: error: {msg}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

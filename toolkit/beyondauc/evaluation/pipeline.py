@@ -1,0 +1,1026 @@
+"""One evaluation of a benchmark, computed once and read by every view.
+
+:func:`evaluate` makes one pass over a benchmark and computes everything the
+reports, the index and the CLI show: the calibration grid with every score,
+ranks, rank changes and Kendall's tau, score variance and histograms, the
+cohort diagnostics of every model x dataset with the curves their figures
+need, selective answering (with an out-of-distribution dataset) and its
+tolerance tables, and the leaderboard.  The result is an :class:`Evaluation`:
+tidy DataFrames, the parameters, the data's SHA-256 and the package versions.
+:meth:`Evaluation.save` writes it as a folder of Parquet tables with a JSON
+manifest; :func:`load_evaluation` reads it back identically.
+
+Views (notebooks, the report index, the CLI) read an Evaluation and never
+recompute what it holds.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import hashlib
+import html
+import json
+import os
+import tempfile
+import time
+import uuid
+from dataclasses import dataclass, field
+from importlib import metadata
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from ..metrics.bootstrap import check_bootstrap, percentile_interval
+from ..utils.parallel import pool_context
+from ..utils.validation import check_int, check_number, check_option, check_random_state
+from ..metrics import METHODS, PROTOCOLS, expected_accuracy_grid
+from ..data.benchmark import Benchmark
+from ..metrics.diagnostics_benchmark import cohort_diagnostics, diagnostics_frame
+from ..metrics.grid_bootstrap import _nanmean, bootstrap_grid
+from ..metrics.intervals import auc_intervals, friedman_test
+from ..metrics.reliability import calibration_error_table
+from ..metrics.ranking import best_of_methods, calibration_modes, kendall_tau, rank_changes, rank_table, score_histograms, \
+    score_variance
+from ..metrics.selective_scores import disca_resolution_sensitivity
+from ..metrics.selective_benchmark import selective_answering
+
+__all__ = ["Evaluation", "evaluate", "load_evaluation", "open_evaluation", "EVALUATION_PARAMETERS", "SCHEMA_VERSION"]
+
+#: Version of the saved layout (manifest + Parquet tables); bumped on any incompatible change.
+SCHEMA_VERSION = 1
+MANIFEST = "manifest.json"
+
+#: Every parameter of an evaluation with its default (the notebooks declare the same names).
+EVALUATION_PARAMETERS = {
+    "models": None,
+    "datasets": None,
+    "pos_label": None,
+    "protocol": "xdomain",
+    "method": "logistic",
+    "class_weight": None,
+    "n_repeats": 20,
+    "random_state": 0,
+    "ood_dataset": None,
+    "tolerance": 0.9,
+    "computation_score": None,
+    "selective_protocol": "indata",
+    "selective_method": "logistic",
+    "resolution": 0.01,
+    "cohort_protocol": None,
+    "val_split": "val",
+    "test_split": "test",
+    "sigma_max": None,
+    "n_points": 21,
+    "noise_repeats": 20,
+    "p": 2,
+    "bins": 20,
+    "n_bootstrap": 200,
+    "confidence_level": 0.95,
+}
+
+#: What each table holds (written into the manifest).
+TABLES = {
+    "datasets": "one row per dataset: domain, examples, positives, positive rate (and the split values)",
+    "grid": "AUC and every score (accuracy, kappa, balanced accuracy, MCC, F1) per protocol x method x dataset x model",
+    "rank_changes": "rank by AUC vs rank by the score per dataset and for the mean (headline protocol and method), "
+                    "for score = accuracy and kappa",
+    "rank_table": "value and rank of every model per dataset and mean, for score = auc, accuracy and kappa",
+    "kendall": "Kendall's tau between the AUC ranking and the score ranking, per dataset and mean",
+    "calibration_modes": "the paper's Table 4: mean score and rank per protocol x method (score = accuracy, kappa)",
+    "best_of_methods": "the paper's Table 5: the best method per protocol and model (score = kappa)",
+    "variance": "the paper's Table 3: score variance per model, raw and min-max scaled",
+    "histograms": "class-conditional score histograms per model and dataset (and 'all'), shared bins per model",
+    "diagnostics": "test-set AUROC diagnostics per model x dataset: AUCs, bias and noise robustness, drift, W",
+    "roc": "ROC curves of the validation and test cohorts per model x dataset (thinned, see README)",
+    "cohort_histograms": "class histograms of the validation and test cohorts on shared bins, per model x dataset",
+    "robustness": "bias and noise robustness curves per model x dataset x cohort",
+    "drift_curves": "sensitivity and specificity of both cohorts per threshold (thinned, see README)",
+    "wasserstein": "the 2x2 Wasserstein matrices (p = 1 and p = 2; `chosen` marks parameter p) per model x dataset",
+    "selective": "selective answering per model x dataset: accuracy, area, AURC, E-AURC, a, b, fluctuations, "
+                 "DiSCA (and on the OOD dataset, DiDMA, NiDMA)",
+    "tolerance": "b and DiSCA over the tolerance grid per model x dataset (and on the OOD dataset)",
+    "coverage_curves": "coverage-accuracy curves per model x dataset: the grid curve DiSCA reads, the exact curve "
+                       "(thinned) and the grid curve on the OOD dataset",
+    "fluctuations": "every fluctuation of the grid curve per model x dataset (and on the OOD dataset)",
+    "leaderboard": "one row per model: mean AUC and accuracy, their ranks and the change, kappa, DiSCA, drift, "
+                   "with intervals and p_change",
+    "calibration_error": "expected calibration error (15 equal-width bins) of the probabilities a calibrator learnt "
+                         "under each protocol x method gives on the evaluation data, per dataset x model",
+    "reliability": "the reliability bins behind each ECE: mean predicted probability, fraction of positives, count",
+    "resolution_sensitivity": "DiSCA and its parts on the same answers over grid steps 0.1 ... 1e-4, per model x "
+                              "dataset (DiSCA depends on the step through the 0.001 floor)",
+    "mean_intervals": "the mean over datasets of every score with its bootstrap interval (headline setting)",
+    "findings": "the verdict on each model: one sentence per finding (ranking, threshold, drift, selective) "
+                "with its status (good, warn, bad, info), generated from the tables above",
+    "verdicts": "one line per model for the index, from its findings",
+    "auc_intervals": "DeLong confidence interval of the AUC per model x dataset",
+    "pairwise": "per dataset and mean, for each ordered pair of models: the accuracy difference, its interval and "
+                "the bootstrap probability that the first beats the second (headline protocol and method)",
+    "friedman": "Friedman test and Nemenyi critical difference over datasets, for the AUC and the deployed "
+                "accuracy: average rank per model, statistic, p-value, critical difference",
+}
+
+_MAX_POINTS = 2000  # curves with more points are thinned to what a figure resolves
+_THIN_STEP = 1e-3  # ... keeping a point whenever a coordinate moves by one step of this size
+
+
+# ---------------------------------------------------------------------------
+# parameters
+# ---------------------------------------------------------------------------
+
+def check_parameters(parameters):
+    """Validate evaluation parameters; return them complete (defaults filled) and normalised.
+
+    Unknown names are errors naming the closest valid ones; each value is
+    checked against what it must be, with a one-line message naming it.
+
+    Examples
+    --------
+    >>> from beyondauc.evaluation.pipeline import check_parameters
+    >>> check_parameters({"tolerance": 0.8})["tolerance"]
+    0.8
+    >>> check_parameters({"tolerance": 1.5})
+    Traceback (most recent call last):
+    ...
+    ValueError: `tolerance` must be a number in (0, 1], got 1.5
+    """
+    import difflib
+
+    unknown = [k for k in parameters if k not in EVALUATION_PARAMETERS]
+    if unknown:
+        k = unknown[0]
+        close = difflib.get_close_matches(str(k), list(EVALUATION_PARAMETERS), n=3)
+        hint = f"; did you mean {', '.join(repr(c) for c in close)}?" if close else \
+            f"; known: {', '.join(EVALUATION_PARAMETERS)}"
+        raise ValueError(f"unknown parameter {k!r}{hint}")
+    p = {**EVALUATION_PARAMETERS, **parameters}
+    p["models"] = check_names(p["models"], "models")
+    p["datasets"] = check_names(p["datasets"], "datasets")
+    if p["pos_label"] is not None and not isinstance(p["pos_label"], (str, int, bool, np.integer)):
+        raise ValueError(f"`pos_label` must be a str, int or bool, got {p['pos_label']!r}")
+    check_option(p["protocol"], "protocol", PROTOCOLS)
+    check_option(p["method"], "method", METHODS)
+    check_option(p["class_weight"], "class_weight", (None, "balanced"))
+    p["n_repeats"] = check_int(p["n_repeats"], "n_repeats", minimum=1)
+    check_random_state(p["random_state"])
+    if p["ood_dataset"] is not None and not isinstance(p["ood_dataset"], str):
+        raise ValueError(f"`ood_dataset` must be a dataset name (str) or None, got {p['ood_dataset']!r}")
+    p["tolerance"] = check_number(p["tolerance"], "tolerance", low=0, high=1, low_open=True)
+    if p["computation_score"] is not None:
+        p["computation_score"] = check_number(p["computation_score"], "computation_score", low=0)
+    check_option(p["selective_protocol"], "selective_protocol", PROTOCOLS)
+    check_option(p["selective_method"], "selective_method", METHODS)
+    p["resolution"] = check_number(p["resolution"], "resolution", low=0, high=1, low_open=True)
+    check_option(p["cohort_protocol"], "cohort_protocol", (None, "split", *PROTOCOLS))
+    for name in ("val_split", "test_split"):
+        if not isinstance(p[name], (str, int)) or isinstance(p[name], bool):
+            raise ValueError(f"`{name}` must be a split value (str), got {p[name]!r}")
+        p[name] = str(p[name])
+    if p["sigma_max"] is not None:
+        p["sigma_max"] = check_number(p["sigma_max"], "sigma_max", low=0, low_open=True)
+    p["n_points"] = check_int(p["n_points"], "n_points", minimum=2)
+    p["noise_repeats"] = check_int(p["noise_repeats"], "noise_repeats", minimum=1)
+    p["p"] = check_option(p["p"], "p", (1, 2))
+    p["bins"] = check_int(p["bins"], "bins", minimum=1)
+    p["n_bootstrap"], p["confidence_level"] = check_bootstrap(p["n_bootstrap"], p["confidence_level"])
+    return p
+
+
+# ---------------------------------------------------------------------------
+# the data
+# ---------------------------------------------------------------------------
+
+def _file_sha256(path):
+    """SHA-256 of a file, or of a directory's files (relative names and bytes, sorted)."""
+    h = hashlib.sha256()
+    path = Path(path)
+    files = [path] if path.is_file() else sorted(p for p in path.rglob("*") if p.is_file())
+    for f in files:
+        if path.is_dir():
+            h.update(f.relative_to(path).as_posix().encode("utf-8") + b"\0")
+        with open(f, "rb") as fh:
+            for chunk in iter(lambda: fh.read(1 << 20), b""):
+                h.update(chunk)
+    return h.hexdigest()
+
+
+def _frame_sha256(frame):
+    return hashlib.sha256(frame.to_csv(index=False).encode("utf-8")).hexdigest()
+
+
+def data_fingerprint(data):
+    """(source shown to readers, SHA-256) of what :func:`evaluate` reads.
+
+    A path (file or TRUE directory) is hashed byte for byte, ``"demo"`` is the
+    embedded demo file, a Benchmark or DataFrame its CSV text.
+    """
+    from importlib import resources
+
+    if isinstance(data, str) and data == "demo":
+        ref = resources.files("beyondauc") / "datasets" / "demo.csv.gz"
+        with resources.as_file(ref) as path:
+            return "beyondauc demo benchmark", _file_sha256(path)
+    if isinstance(data, Benchmark):
+        return str(data.source), _frame_sha256(data.frame)
+    if isinstance(data, pd.DataFrame):
+        return "DataFrame", _frame_sha256(data)
+    if isinstance(data, (str, os.PathLike)):
+        path = Path(data).expanduser()
+        if not path.exists():
+            raise FileNotFoundError(f"`data` {str(data)!r} does not exist (give 'demo', a file or a TRUE directory)")
+        return str(data), _file_sha256(path)
+    raise ValueError(f"`data` must be 'demo', a path, a Benchmark or a DataFrame, got {type(data).__name__}")
+
+
+def _open(data, p):
+    """(the benchmark analysed, the same models on every dataset of the data): the data is read once."""
+    from ..data.open import open_benchmark
+
+    full = open_benchmark(data, models=p["models"], pos_label=p["pos_label"])
+    return open_benchmark(full, datasets=p["datasets"]), full
+
+
+# ---------------------------------------------------------------------------
+# curves
+# ---------------------------------------------------------------------------
+
+def _thin(*columns):
+    """Indices of the points to keep so a curve keeps its shape at figure resolution.
+
+    Curves of at most ``_MAX_POINTS`` points are kept whole.  Longer ones keep
+    the first and last point and every point where one of ``columns``
+    (values in [0, 1], e.g. rates) enters a new step of ``_THIN_STEP``, plus
+    the point before it, so every step of a step function keeps both its
+    corners; no figure can tell the difference at 1000 pixels.
+    """
+    n = len(columns[0])
+    if n <= _MAX_POINTS:
+        return np.arange(n)
+    keep = np.zeros(n, dtype=bool)
+    keep[[0, -1]] = True
+    for c in columns:
+        q = np.floor(np.nan_to_num(np.asarray(c, dtype=float)) / _THIN_STEP)
+        change = np.flatnonzero(q[1:] != q[:-1]) + 1
+        keep[change] = True
+        keep[change - 1] = True
+    return np.flatnonzero(keep)
+
+
+def _roc_points(y, s):
+    from ..metrics.curves import roc_points
+
+    fpr, tpr, thr = roc_points(y, s)
+    k = _thin(fpr, tpr)
+    return fpr[k], tpr[k], thr[k]
+
+
+def _diagnostic_curves(d, bins):
+    """The tidy rows every figure of one CohortDiagnostics needs."""
+    key = dict(model=d.model, dataset=d.dataset)
+    roc, hist, rob = [], [], []
+    from ..metrics.curves import class_histogram
+    from ..metrics.ranking import _histogram_range
+
+    both = np.concatenate([d.s_val, d.s_test])
+    edges = np.linspace(*_histogram_range(both), bins + 1)  # the dashboard's bins, robust to outliers
+    for cohort, y, s, bias, noise in (("val", d.y_val, d.s_val, d.bias_val, d.noise_val),
+                                      ("test", d.y_test, d.s_test, d.bias_test, d.noise_test)):
+        fpr, tpr, thr = _roc_points(y, s)
+        roc.append(pd.DataFrame({**key, "cohort": cohort, "fpr": fpr, "tpr": tpr, "threshold": thr}))
+        _, neg, pos, clipped = class_histogram(y, s, edges)
+        hist.append(pd.DataFrame({**key, "cohort": cohort, "bin": np.arange(bins), "left": edges[:-1],
+                                  "right": edges[1:], "negative": neg, "positive": pos, "clipped": clipped}))
+        for kind, r in (("bias", bias), ("noise", noise)):
+            std = getattr(r, "auc_std", np.zeros(len(r.sigmas)))
+            rob.append(pd.DataFrame({**key, "cohort": cohort, "kind": kind, "sigma": r.sigmas, "auc": r.auc_curve,
+                                     "auc_std": std, "score": r.score, "auc_unperturbed": r.auc,
+                                     "sigma_max": r.sigma_max}))
+    dr = d.drift
+    k = _thin(dr.sensitivity_val, dr.specificity_val, dr.sensitivity_test, dr.specificity_test)
+    drift = pd.DataFrame({**key, "threshold": dr.thresholds[k], "sensitivity_val": dr.sensitivity_val[k],
+                          "specificity_val": dr.specificity_val[k], "sensitivity_test": dr.sensitivity_test[k],
+                          "specificity_test": dr.specificity_test[k], "score": dr.score})
+    wass = pd.DataFrame([{**key, "p": int(w.p), "chosen": w.p == d.wasserstein.p, "row": r, "column": c,
+                          "distance": float(w.matrix[i, j]), "score": w.score, "note": w.note}
+                         for w in (d.wasserstein_p1, d.wasserstein_p2)
+                         for i, r in enumerate(w.row_labels) for j, c in enumerate(w.col_labels)])
+    return roc, hist, rob, drift, wass
+
+
+def _selective_rows(r):
+    """Tidy rows of one SelectiveAnswering: curves, tolerance tables, fluctuations."""
+    key = dict(model=r.model, dataset=r.dataset)
+    curves, tol, fl = [], [], []
+    parts = [("in", r.disca)] + ([("ood", r.disca_ood)] if r.disca_ood is not None else [])
+    for where, d in parts:
+        c = d.curve
+        curves.append(pd.DataFrame({**key, "where": where, "curve": "grid", "confidence": c.confidence,
+                                    "coverage": c.coverage, "accuracy": c.accuracy,
+                                    "n_answered": c.n_answered, "n_correct": c.n_correct}))
+        t = d.b_table.copy()
+        tol.append(t.assign(**key, where=where)[["model", "dataset", "where", *t.columns]])
+        f = d.fluctuations.copy()
+        fl.append(f.assign(**key, where=where)[["model", "dataset", "where", *f.columns]])
+    e = r.curve
+    k = _thin(e.coverage, e.accuracy)
+    curves.append(pd.DataFrame({**key, "where": "in", "curve": "exact", "confidence": e.confidence[k],
+                                "coverage": e.coverage[k], "accuracy": e.accuracy[k],
+                                "n_answered": e.n_answered[k], "n_correct": e.n_correct[k]}))
+    return curves, tol, fl
+
+
+def _concat(parts, columns=None):
+    parts = [x for x in parts if len(x)]
+    if not parts:
+        return pd.DataFrame(columns=columns or [])
+    return pd.concat(parts, ignore_index=True)
+
+
+def _replicates_of(results, name):
+    """(n_datasets, n_bootstrap) bootstrap replicates of ``name``, one row per result (None without any).
+
+    ``results`` are one model's :class:`~beyondauc.CohortDiagnostics` or
+    :class:`~beyondauc.SelectiveAnswering`, one per dataset; each carries the
+    replicates its own interval was read from.
+    """
+    reps = [r.replicates[name].to_numpy(dtype=float) for r in results if r.replicates is not None]
+    return np.stack(reps) if reps else None
+
+
+def _mean_interval(replicates, confidence_level):
+    """(low, high): the percentile interval of the mean over datasets, from per-dataset replicates.
+
+    Parameters
+    ----------
+    replicates : ndarray of shape (n_datasets, n_bootstrap) or None
+        Row d holds dataset d's bootstrap replicates (those its own interval
+        comes from).
+    confidence_level : float
+
+    Returns
+    -------
+    low, high : float
+        NaN without replicates, or when every replicate of the mean is NaN.
+
+    Notes
+    -----
+    Replicate b of the mean is the mean over datasets of every dataset's
+    replicate b.  A dataset whose value is undefined (NaN) in replicate b is
+    skipped in that replicate's mean, as the point mean (pandas) skips a
+    dataset whose value is NaN and as the grid bootstrap's mean over
+    datasets does; a replicate with no defined dataset is NaN and, as in
+    every per-dataset interval, left out of the percentiles.  One vectorised
+    mean over the dataset axis and one quantile over the replicates.
+    """
+    if replicates is None or not replicates.size:
+        return np.nan, np.nan
+    low, high = percentile_interval(_nanmean(replicates, 0), confidence_level)
+    return float(low), float(high)
+
+
+def _leaderboard(grid_head, changes, selective, diagnostics, models, mean_intervals=None, replicates=None,
+                 confidence_level=0.95):
+    """One row per model from the evaluation's own tables (nothing recomputed).
+
+    Parameters
+    ----------
+    grid_head : DataFrame
+        The grid rows of the headline protocol and method.
+    changes : DataFrame
+        The ``rank_changes`` table.
+    selective, diagnostics : DataFrame
+        The ``selective`` and ``diagnostics`` tables (one row per model x dataset).
+    models : sequence of str
+    mean_intervals : DataFrame or None
+        The ``mean_intervals`` table (None without a bootstrap).
+    replicates : dict or None
+        ``model -> {"disca": R, "drift": R}`` with ``R`` the (n_datasets,
+        n_bootstrap) per-dataset bootstrap replicates (or None); None without
+        a bootstrap.
+    confidence_level : float
+        Level of the DiSCA and drift intervals.
+
+    Returns
+    -------
+    DataFrame
+        Means over datasets; with a bootstrap, the intervals of the mean AUC,
+        accuracy and kappa (the grid bootstrap: the same replicates for every
+        dataset and model), the rank intervals and ``p_change``, and the
+        intervals of the mean DiSCA and drift (``disca_low``/``_high``,
+        ``drift_low``/``_high``, see :func:`_mean_interval`).
+
+    Notes
+    -----
+    The mean DiSCA and drift have no replicates of their own: every
+    dataset's selective answering and cohort diagnostics are bootstrapped on
+    their own rows (stratified by role or cohort, and class), with the
+    same ``n_bootstrap``, so replicate b of the mean is the mean of the
+    datasets' replicates b (:func:`_mean_interval`).  Each dataset's
+    bootstrap draws from ``random_state``'s child stream for its place among
+    the datasets, so the datasets' resamples are independent draws; but with cohorts or
+    calibration data that span several datasets (``xdomain``-style
+    protocols) a dataset's rows also enter the other datasets' numbers, a
+    dependence the interval does not carry.
+
+    The drift is a squared distance: resampling both cohorts adds noise to
+    both curves and raises it, so its replicates sit above the point value,
+    and the interval of the mean, narrowed by averaging but not re-centred,
+    can lie wholly above the point mean (see the README for the demo).
+    """
+    mean = grid_head.groupby("model", sort=False)[["auc", "accuracy", "kappa"]].mean()
+    ch = changes[(changes["score"] == "accuracy") & (changes["dataset"] == "mean")].set_index("model")
+    with np.errstate(all="ignore"):
+        disca = selective.groupby("model", sort=False)["disca"].mean() if len(selective) else pd.Series(dtype=float)
+        drift = diagnostics.groupby("model", sort=False)["drift"].mean() if len(diagnostics) else \
+            pd.Series(dtype=float)
+    board = pd.DataFrame({"model": list(models)})
+    for value in ("auc", "accuracy", "kappa"):
+        board[value] = [mean[value].get(m, np.nan) for m in models]
+        if mean_intervals is not None:
+            iv = mean_intervals[mean_intervals["score"] == value].set_index("model")
+            board[f"{value}_low"] = [iv["low"].get(m, np.nan) for m in models]
+            board[f"{value}_high"] = [iv["high"].get(m, np.nan) for m in models]
+    for src, dst in (("auc_rank", "auc_rank"), ("rank", "accuracy_rank"), ("change", "rank_change"),
+                     ("auc_rank_low", "auc_rank_low"), ("auc_rank_high", "auc_rank_high"),
+                     ("rank_low", "accuracy_rank_low"), ("rank_high", "accuracy_rank_high"),
+                     ("p_change", "p_change"), ("significant", "significant")):
+        if src in ch.columns:
+            board[dst] = [ch[src].get(m, np.nan) for m in models]
+    for value, point in (("disca", disca), ("drift", drift)):
+        board[value] = [point.get(m, np.nan) for m in models]
+        if replicates is not None:  # the interval of the mean, from the per-dataset replicates
+            ivs = [_mean_interval(replicates.get(m, {}).get(value), confidence_level) for m in models]
+            board[f"{value}_low"] = [low for low, _ in ivs]
+            board[f"{value}_high"] = [high for _, high in ivs]
+    for c in ("auc_rank", "accuracy_rank", "rank_change"):
+        board[c] = pd.array(board[c], dtype="Int64")
+    return board.sort_values(["accuracy_rank", "auc_rank"], kind="stable").reset_index(drop=True)
+
+
+@dataclass(frozen=True)
+class _ModelJob:
+    """One model's cohort diagnostics and selective answering on every dataset (a picklable task)."""
+
+    bench: object
+    bench_sel: object
+    in_datasets: tuple
+    options: dict
+    sel_options: dict
+    bins: int
+
+    def __call__(self, model):
+        out = {k: [] for k in ("roc", "cohort_histograms", "robustness", "drift_curves", "wasserstein",
+                               "selective", "tolerance", "coverage_curves", "fluctuations",
+                               "resolution_sensitivity")}
+        diags = []
+        for dataset in self.bench.datasets:
+            d = cohort_diagnostics(self.bench, model, dataset, **self.options)
+            diags.append(d)
+            a, b, c, e, f = _diagnostic_curves(d, self.bins)
+            out["roc"] += a
+            out["cohort_histograms"] += b
+            out["robustness"] += c
+            out["drift_curves"].append(e)
+            out["wasserstein"].append(f)
+        out["diagnostics"] = diagnostics_frame(diags)
+        sels = []
+        for dataset in self.in_datasets:
+            r = selective_answering(self.bench_sel, model, dataset, **self.sel_options)
+            sels.append(r)
+            out["selective"].append(r.to_dict())
+            sens = disca_resolution_sensitivity(r.confidence, r.correct, tolerance=self.sel_options["tolerance"])
+            out["resolution_sensitivity"].append(sens.assign(model=model, dataset=dataset)[
+                ["model", "dataset", *sens.columns]])
+            a, b, c = _selective_rows(r)
+            out["coverage_curves"] += a
+            out["tolerance"] += b
+            out["fluctuations"] += c
+        # the replicates behind the per-dataset intervals, for the intervals of the means
+        out["replicates"] = {"disca": _replicates_of(sels, "disca"), "drift": _replicates_of(diags, "drift")}
+        return out
+
+
+def _map(job, models, n_jobs):
+    """``job(model)`` for every model, in order; in ``n_jobs`` processes when > 1 (the numbers do not change)."""
+    from ..metrics.calibration import _check_n_jobs
+
+    n_jobs = _check_n_jobs(n_jobs)
+    if n_jobs == 1 or len(models) == 1:
+        yield from map(job, models)
+        return
+    from concurrent.futures import ProcessPoolExecutor
+
+    ctx = pool_context()
+    with ProcessPoolExecutor(max_workers=min(n_jobs, len(models)), mp_context=ctx) as ex:
+        yield from ex.map(job, models)
+
+
+# ---------------------------------------------------------------------------
+# evaluate
+# ---------------------------------------------------------------------------
+
+def _versions():
+    out = {}
+    for pkg in ("beyondauc", "numpy", "scipy", "pandas", "scikit-learn", "matplotlib", "pyarrow"):
+        try:
+            out[pkg] = metadata.version(pkg)
+        except metadata.PackageNotFoundError:
+            out[pkg] = None
+    return out
+
+
+def evaluate(data="demo", *, n_jobs=1, progress=False, **parameters):
+    """Compute everything the reports show, once: an :class:`Evaluation`.
+
+    Parameters
+    ----------
+    data : str, path, Benchmark or DataFrame, default="demo"
+        ``"demo"`` for the embedded demo benchmark, else anything
+        :func:`~beyondauc.load_benchmark` reads.
+    n_jobs : int, default=1
+        Processes for the calibration grid (-1: all cores); the numbers do
+        not depend on it.
+    progress : bool, default=False
+        Print one line per stage with its time (to stderr).
+    **parameters
+        The analysis parameters, by the names the notebooks use (see
+        ``EVALUATION_PARAMETERS`` for all of them and their defaults):
+        ``models``, ``datasets``, ``pos_label``, ``protocol``, ``method``
+        (the headline expected accuracy), ``class_weight``, ``n_repeats``,
+        ``random_state``, ``ood_dataset``, ``tolerance``,
+        ``computation_score``, ``selective_protocol``, ``selective_method``,
+        ``resolution``, ``cohort_protocol``, ``val_split``, ``test_split``,
+        ``sigma_max``, ``n_points``, ``noise_repeats``, ``p``, ``bins``.
+        Unknown names and bad values are errors before any work.
+
+    Returns
+    -------
+    Evaluation
+
+    Examples
+    --------
+    >>> import beyondauc as ba
+    >>> ev = ba.evaluate("demo", datasets=["wine", "diabetes"], models=["svm", "knn", "mlp"], noise_repeats=2,
+    ...                  n_bootstrap=20)
+    >>> ev.parameters["protocol"], sorted(ev.table("leaderboard")["model"])
+    ('xdomain', ['knn', 'mlp', 'svm'])
+    >>> ev.table("leaderboard").columns.tolist()[-6:]  # each mean with its interval
+    ['disca', 'disca_low', 'disca_high', 'drift', 'drift_low', 'drift_high']
+    """
+    import sys
+
+    t_start = time.perf_counter()
+    p = check_parameters(parameters)
+    source, sha256 = data_fingerprint(data)
+    bench, full = _open(data, p)
+    ood = p["ood_dataset"]
+    stages = []
+
+    def stage(name, t0):
+        stages.append((name, time.perf_counter() - t0))
+        if progress:
+            print(f"beyondauc evaluate: {name} {stages[-1][1]:.1f} s", file=sys.stderr, flush=True)
+
+    bench_sel = bench
+    if ood is not None:
+        if ood not in full.datasets:
+            raise ValueError(f"`ood_dataset` {ood!r} is not a dataset of {full.source}; it has {list(full.datasets)}")
+        if ood not in bench.datasets:
+            bench_sel = full.subset(datasets=[*bench.datasets, ood])
+    in_datasets = [d for d in bench.datasets if d != ood]
+    tables = {"datasets": bench.summary()}
+
+    t0 = time.perf_counter()
+    grid = expected_accuracy_grid(bench, class_weight=p["class_weight"], n_repeats=p["n_repeats"],
+                                  random_state=p["random_state"], n_jobs=n_jobs)
+    ce = calibration_error_table(bench, class_weight=p["class_weight"], n_repeats=p["n_repeats"],
+                                 random_state=p["random_state"], n_jobs=n_jobs)
+    tables["calibration_error"], tables["reliability"] = ce.ece, ce.reliability
+    stage("calibration grid and calibration error", t0)
+    t0 = time.perf_counter()
+    boot = None
+    if p["n_bootstrap"]:  # the headline protocol x method carries intervals, rank stability and pairwise wins
+        boot = bootstrap_grid(bench, protocols=[p["protocol"]], methods=[p["method"]], n_bootstrap=p["n_bootstrap"],
+                              confidence_level=p["confidence_level"], class_weight=p["class_weight"],
+                              n_repeats=p["n_repeats"], random_state=p["random_state"], n_jobs=n_jobs)
+        key = ["protocol", "method", "dataset", "model"]
+        extra = [c for c in boot.grid.columns if c.endswith(("_low", "_high"))]
+        grid = grid.merge(boot.grid[key + extra], on=key, how="left")
+        order = list(grid.columns[:len(grid.columns) - len(extra)])
+        for c in extra:  # each interval right after its value
+            base = c.rsplit("_", 1)[0]
+            order.insert(order.index(base) + 1 + (c.endswith("_high")), c)
+        grid = grid[order]
+    tables["grid"] = grid
+    head = grid[(grid["protocol"] == p["protocol"]) & (grid["method"] == p["method"])].reset_index(drop=True)
+    changes, kendall = [], []
+    for s in ("accuracy", "kappa"):
+        ch = rank_changes(head, score=s)
+        tau = kendall_tau(head, score=s)
+        if boot is not None:
+            st = boot.rank_stability(p["protocol"], p["method"], score=s)
+            ch = ch.merge(st.drop(columns=["auc_rank", "rank", "change"]), on=["dataset", "model"], how="left")
+            kt = boot.kendall(p["protocol"], p["method"], score=s)[["dataset", "tau_low", "tau_high", "p_tau_below_1"]]
+            tau = tau.merge(kt, on="dataset", how="left")
+        changes.append(ch.assign(score=s))
+        kendall.append(tau.assign(score=s))
+    tables["rank_changes"] = pd.concat(changes, ignore_index=True)
+    tables["rank_table"] = pd.concat([rank_table(head, score=s).assign(score=s) for s in ("auc", "accuracy", "kappa")],
+                                     ignore_index=True)
+    tables["kendall"] = pd.concat(kendall, ignore_index=True)
+    if boot is not None:
+        tables["pairwise"] = boot.pairwise(p["protocol"], p["method"], score="accuracy")
+        tables["mean_intervals"] = boot.intervals().query("dataset == 'mean'").reset_index(drop=True)
+    tables["auc_intervals"] = auc_intervals(bench, confidence_level=p["confidence_level"])
+    friedman = []
+    for value in ("auc", "accuracy"):
+        wide = head.pivot(index="dataset", columns="model", values=value).to_numpy(dtype=float)
+        if wide.shape[1] < 2 or np.isfinite(wide).all(axis=1).sum() < 2:
+            continue  # the test needs 2 models on 2 datasets: a report on one model has no Friedman test
+        f = friedman_test(head, value=value)
+        ranks = f.average_ranks
+        friedman.append(pd.DataFrame({"value": value, "model": list(ranks.index), "average_rank": ranks.to_numpy(),
+                                      "statistic": f.statistic, "pvalue": f.pvalue, "f_statistic": f.f_statistic,
+                                      "f_pvalue": f.f_pvalue, "n_datasets": f.n_datasets,
+                                      "critical_difference": f.critical_difference, "alpha": f.alpha}))
+    tables["friedman"] = pd.concat(friedman, ignore_index=True) if friedman else pd.DataFrame({
+        "value": pd.Series(dtype="str"), "model": pd.Series(dtype="str"),
+        **{c: pd.Series(dtype=float) for c in ("average_rank", "statistic", "pvalue", "f_statistic", "f_pvalue")},
+        "n_datasets": pd.Series(dtype="int64"), "critical_difference": pd.Series(dtype=float),
+        "alpha": pd.Series(dtype=float)})
+    stage("bootstrap of the headline setting", t0)
+    t0 = time.perf_counter()
+    tables["calibration_modes"] = pd.concat(
+        [calibration_modes(grid, score=s).assign(score=s) for s in ("accuracy", "kappa")], ignore_index=True)
+    tables["best_of_methods"] = best_of_methods(grid, score="kappa").assign(score="kappa")
+    tables["variance"] = score_variance(bench, head, score="accuracy")
+    tables["histograms"] = score_histograms(bench, bins=p["bins"])
+    stage("tables of the paper", t0)
+
+    t0 = time.perf_counter()
+    options = dict(protocol=p["cohort_protocol"], val_split=p["val_split"], test_split=p["test_split"],
+                   sigma_max=p["sigma_max"], n_points=p["n_points"], n_repeats=p["noise_repeats"], p=p["p"],
+                   random_state=p["random_state"], n_bootstrap=p["n_bootstrap"],
+                   confidence_level=p["confidence_level"])
+    sel_options = dict(ood_dataset=ood, protocol=p["selective_protocol"], method=p["selective_method"],
+                       class_weight=p["class_weight"], tolerance=p["tolerance"], resolution=p["resolution"],
+                       computation_score=p["computation_score"], random_state=p["random_state"],
+                       n_bootstrap=p["n_bootstrap"], confidence_level=p["confidence_level"])
+    job = _ModelJob(bench, bench_sel, tuple(in_datasets), options, sel_options, p["bins"])
+    parts = list(_map(job, bench.models, n_jobs))  # per model, in model order; independent of n_jobs
+    tables["diagnostics"] = pd.concat([x["diagnostics"] for x in parts], ignore_index=True)
+    for name in ("roc", "cohort_histograms", "robustness", "drift_curves", "wasserstein"):
+        tables[name] = _concat([y for x in parts for y in x[name]])
+    tables["selective"] = pd.DataFrame([row for x in parts for row in x["selective"]])
+    tables["tolerance"] = _concat([y for x in parts for y in x["tolerance"]])
+    tables["coverage_curves"] = _concat([y for x in parts for y in x["coverage_curves"]])
+    tables["resolution_sensitivity"] = _concat([y for x in parts for y in x["resolution_sensitivity"]])
+    tables["fluctuations"] = _concat([y for x in parts for y in x["fluctuations"]],
+                                     ["model", "dataset", "where", "i", "coverage_1", "coverage_2", "d1", "d2", "c1",
+                                      "c2", "c"])
+    stage("cohort diagnostics and selective answering", t0)
+
+    replicates = {m: x["replicates"] for m, x in zip(bench.models, parts)} if p["n_bootstrap"] else None
+    tables["leaderboard"] = _leaderboard(head, tables["rank_changes"], tables["selective"], tables["diagnostics"],
+                                         bench.models, tables.get("mean_intervals"), replicates,
+                                         p["confidence_level"])
+    from .summary import findings_table, verdicts_table
+
+    tables["findings"] = findings_table(tables, p, bench.models)
+    tables["verdicts"] = verdicts_table(tables["findings"], tables["leaderboard"])
+    stored = {k: v for k, v in p.items()}
+    info = {"source": source, "sha256": sha256, "n_rows": int(len(bench)), "models": list(bench.models),
+            "datasets": list(bench.datasets), "domains": {d: bench.domains.get(d) for d in bench.datasets}}
+    created = _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat()
+    timing = {name: round(sec, 3) for name, sec in stages}
+    timing["total"] = round(time.perf_counter() - t_start, 3)
+    return Evaluation(tables=tables, parameters=stored, data=info, versions=_versions(), created=created,
+                      timing=timing)
+
+
+# ---------------------------------------------------------------------------
+# the result
+# ---------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Evaluation:
+    """Everything the reports show about one benchmark, computed once.
+
+    Attributes
+    ----------
+    tables : dict of str -> pandas.DataFrame
+        Tidy tables by name (see ``TABLES`` and the README's schema).
+    parameters : dict
+        The analysis parameters, complete (defaults filled in).
+    data : dict
+        ``source``, ``sha256``, ``n_rows``, ``models``, ``datasets``, ``domains``.
+    versions : dict
+        Versions of beyondauc and the libraries that computed it.
+    created : str
+        UTC time of the computation (ISO 8601).
+    timing : dict
+        Seconds per stage.
+    """
+
+    tables: dict = field(repr=False)
+    parameters: dict = field(repr=False)
+    data: dict = field(repr=False)
+    versions: dict = field(repr=False)
+    created: str = ""
+    timing: dict = field(default_factory=dict, repr=False)
+
+    # -- access ---------------------------------------------------------------------
+
+    def table(self, name):
+        """The table ``name`` (a DataFrame); a one-line error lists the names there are."""
+        if name not in self.tables:
+            raise KeyError(f"the evaluation has no table {name!r}; it has {', '.join(self.tables)}")
+        return self.tables[name]
+
+    def __getitem__(self, name):
+        return self.table(name)
+
+    @property
+    def models(self):
+        return tuple(self.data["models"])
+
+    @property
+    def datasets(self):
+        return tuple(self.data["datasets"])
+
+    def headline(self):
+        """The grid rows of the headline protocol and method (what ``expected_accuracy`` returns)."""
+        g = self.table("grid")
+        p = self.parameters
+        return g[(g["protocol"] == p["protocol"]) & (g["method"] == p["method"])].reset_index(drop=True)
+
+    def check_model(self, model):
+        """Raise a one-line error unless ``model`` is one of the evaluation's models."""
+        if model not in self.models:
+            raise ValueError(f"`model` {model!r} is not in the evaluation; it has {list(self.models)}")
+        return model
+
+    def same_inputs(self, sha256, parameters):
+        """Whether this evaluation was computed from data ``sha256`` with ``parameters`` (complete), by the
+        versions of beyondauc and of the libraries its numbers depend on that are installed now."""
+        return (self.data.get("sha256") == sha256 and _jsonable(self.parameters) == _jsonable(parameters)
+                and self.versions == _versions())
+
+    def _rows(self, name, **where):
+        t = self.table(name)
+        mask = np.ones(len(t), dtype=bool)
+        for k, v in where.items():
+            mask &= (t[k] == v).to_numpy()
+        return t[mask]
+
+    def coverage_curve(self, model, dataset, *, curve="exact", where="in"):
+        """A stored coverage-accuracy curve as a :class:`~beyondauc.CoverageAccuracyCurve`.
+
+        ``curve="grid"`` is the curve DiSCA reads (step ``resolution``),
+        ``"exact"`` the per-confidence curve (thinned for large data);
+        ``where="ood"`` the grid curve on the out-of-distribution dataset.
+        """
+        from ..metrics.selective import CoverageAccuracyCurve
+
+        self.check_model(model)
+        c = self._rows("coverage_curves", model=model, dataset=dataset, curve=curve, where=where)
+        if not len(c):
+            raise ValueError(f"the evaluation has no {curve} curve of {model!r} on {dataset!r} ({where})")
+        sel = self._rows("selective", model=model, dataset=dataset).iloc[0]
+        cov, acc = c["coverage"].to_numpy(), c["accuracy"].to_numpy()
+        area = float(sel["area"]) if curve == "exact" and where == "in" else \
+            float(np.dot(np.diff(cov, prepend=0.0), acc))
+        return CoverageAccuracyCurve(area, cov, acc, c["confidence"].to_numpy(), c["n_answered"].to_numpy(),
+                                     c["n_correct"].to_numpy(),
+                                     self.parameters["resolution"] if curve == "grid" else None)
+
+    def disca(self, model, dataset, *, where="in"):
+        """The stored :class:`~beyondauc.DiSCA` of ``model`` on ``dataset`` (``where="ood"``: on the OOD data)."""
+        from ..metrics.selective_scores import DiSCA
+
+        row = self._rows("selective", model=model, dataset=dataset)
+        if not len(row):
+            raise ValueError(f"the evaluation has no selective answering of {model!r} on {dataset!r}")
+        row = row.iloc[0]
+        sfx = "" if where == "in" else "_ood"
+        fl = self._rows("fluctuations", model=model, dataset=dataset, where=where)
+        tab = self._rows("tolerance", model=model, dataset=dataset, where=where)
+        return DiSCA(float(row["disca" + sfx]), float(row["a" + sfx]), float(row["b" + sfx]),
+                     int(row["n_fluctuations" + sfx]), float(row["fluctuation_magnitude" + sfx]),
+                     float(row["penalty" + sfx]), float(self.parameters["tolerance"]), (1 / 3, 1 / 3, 1 / 3),
+                     float(self.parameters["resolution"]),
+                     fl.drop(columns=["model", "dataset", "where"]).reset_index(drop=True),
+                     tab.drop(columns=["model", "dataset", "where"]).reset_index(drop=True),
+                     self.coverage_curve(model, dataset, curve="grid", where=where))
+
+    def cohort_panels(self, model, dataset):
+        """What the diagnostics dashboard of ``model`` on ``dataset`` draws, rebuilt from the stored tables."""
+        from ..metrics.diagnostics import BiasRobustness, NoiseRobustness, SensSpecDrift, WassersteinMatrix
+
+        self.check_model(model)
+        key = dict(model=model, dataset=dataset)
+        row = self._rows("diagnostics", **key)
+        if not len(row):
+            raise ValueError(f"the evaluation has no diagnostics of {model!r} on {dataset!r}")
+        row = row.iloc[0]
+        matrices = {}
+        for order, w in self._rows("wasserstein", **key).groupby("p", sort=True):
+            matrix = w["distance"].to_numpy(dtype=float).reshape(2, 2)
+            matrices[bool(w["chosen"].iloc[0])] = WassersteinMatrix(float(w["score"].iloc[0]), matrix, int(order),
+                                                                    str(w["note"].iloc[0] or ""))
+        robust = {}
+        for (cohort, kind), r in self._rows("robustness", **key).groupby(["cohort", "kind"], sort=False):
+            args = (float(r["score"].iloc[0]), float(r["auc_unperturbed"].iloc[0]), float(r["sigma_max"].iloc[0]),
+                    r["sigma"].to_numpy(), r["auc"].to_numpy())
+            robust[(cohort, kind)] = BiasRobustness(*args) if kind == "bias" else \
+                NoiseRobustness(*args, r["auc_std"].to_numpy(), int(self.parameters["noise_repeats"]),
+                                self.parameters["random_state"])
+        d = self._rows("drift_curves", **key)
+        drift = SensSpecDrift(float(row["drift"]), d["threshold"].to_numpy(), d["sensitivity_val"].to_numpy(),
+                              d["specificity_val"].to_numpy(), d["sensitivity_test"].to_numpy(),
+                              d["specificity_test"].to_numpy())
+        roc = {c: r for c, r in self._rows("roc", **key).groupby("cohort", sort=False)}
+        hist = {c: r for c, r in self._rows("cohort_histograms", **key).groupby("cohort", sort=False)}
+        return dict(model=model, dataset=dataset, cohorts=str(row["cohorts"]), summary=row.to_dict(),
+                    wasserstein=matrices[True], wasserstein_other=matrices.get(False), bias=(robust[("val", "bias")], robust[("test", "bias")]),
+                    noise=(robust[("val", "noise")], robust[("test", "noise")]), drift=drift,
+                    roc={c: (r["fpr"].to_numpy(), r["tpr"].to_numpy(), r["threshold"].to_numpy()) for c, r in roc.items()},
+                    auc={"val": float(row["auc_val"]), "test": float(row["auc_test"])},
+                    histograms={c: (np.r_[r["left"].to_numpy(), r["right"].to_numpy()[-1:]],
+                                    r["negative"].to_numpy(), r["positive"].to_numpy(), int(r["clipped"].iloc[0]))
+                                for c, r in hist.items()})
+
+    # -- display ---------------------------------------------------------------------
+
+    def __repr__(self):
+        return (f"Evaluation({len(self.models)} models, {len(self.datasets)} datasets, {len(self.tables)} tables, "
+                f"source={self.data.get('source')!r}, sha256={str(self.data.get('sha256'))[:12]}...)")
+
+    def _repr_html_(self):
+        esc = html.escape
+        board = self.tables.get("leaderboard")
+        rows = "".join(f"<tr><td>{esc(k)}</td><td>{esc(str(v))}</td></tr>" for k, v in (
+            ("source", self.data.get("source")), ("sha256", self.data.get("sha256")),
+            ("models", len(self.models)), ("datasets", len(self.datasets)), ("created", self.created),
+            ("headline", f"{self.parameters.get('protocol')}, {self.parameters.get('method')}")))
+        tables = ", ".join(f"<code>{esc(k)}</code> ({len(v)})" for k, v in self.tables.items())
+        lb = board.to_html(index=False, float_format=lambda x: f"{x:.3f}", na_rep="–") if board is not None else ""
+        return (f"<div><strong>beyondauc Evaluation</strong><table>{rows}</table>"
+                f"<p>Tables (rows): {tables}</p>{lb}</div>")
+
+    # -- saving -----------------------------------------------------------------------
+
+    def manifest(self):
+        """The JSON manifest written beside the tables."""
+        return {
+            "schema_version": SCHEMA_VERSION,
+            "kind": "beyondauc-evaluation",
+            "created": self.created,
+            "parameters": _jsonable(self.parameters),
+            "data": _jsonable(self.data),
+            "versions": self.versions,
+            "timing": self.timing,
+            "tables": {
+                name: {"file": f"{name}.parquet", "rows": int(len(t)), "description": TABLES.get(name, ""),
+                       "columns": {str(c): str(t[c].dtype) for c in t.columns}}
+                for name, t in self.tables.items()
+            },
+        }
+
+    def save(self, path):
+        """Write the tables as Parquet files and ``manifest.json`` into the folder ``path``.
+
+        The folder is written aside and swapped in with a rename, so a reader
+        (or a crash) never sees half an evaluation.  A folder that exists and
+        is not an evaluation is refused.
+
+        Returns
+        -------
+        pathlib.Path
+        """
+        path = Path(path)
+        if path.exists() and not (path / MANIFEST).is_file():
+            if not path.is_dir() or any(path.iterdir()):
+                raise FileExistsError(f"`path` {str(path)!r} exists and is not a beyondauc evaluation; "
+                                      "choose a new or empty folder")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent))
+        try:
+            for name, t in self.tables.items():
+                _parquet_safe(t).to_parquet(staging / f"{name}.parquet", index=False)
+            (staging / MANIFEST).write_text(json.dumps(self.manifest(), indent=1, allow_nan=True), encoding="utf-8")
+            os.chmod(staging, 0o755)
+            if path.exists():
+                trash = path.with_name(f".{path.name}.old-{uuid.uuid4().hex[:8]}")
+                os.replace(path, trash)
+                os.replace(staging, path)
+                import shutil
+
+                shutil.rmtree(trash, ignore_errors=True)
+            else:
+                os.replace(staging, path)
+        except BaseException:
+            import shutil
+
+            shutil.rmtree(staging, ignore_errors=True)
+            raise
+        return path
+
+
+def _jsonable(value):
+    """Parameters and data info as JSON would give them back (tuples as lists, numpy scalars as Python)."""
+    return json.loads(json.dumps(value, default=lambda o: o.item() if hasattr(o, "item") else str(o)))
+
+
+def _parquet_safe(frame):
+    """Object columns holding numbers and text alike become text columns Parquet can store."""
+    out = frame
+    for c in frame.columns:
+        col = frame[c]
+        if col.dtype == object:
+            kinds = {type(v) for v in col if v is not None and not (isinstance(v, float) and np.isnan(v))}
+            if len(kinds) > 1:
+                out = out.copy() if out is frame else out
+                out[c] = col.map(lambda v: None if v is None else str(v))
+    return out
+
+
+def open_evaluation(evaluation=None, *, data="demo", **parameters):
+    """The evaluation a notebook shows: read ``evaluation`` if given, else compute it.
+
+    The notebooks' one code path: the report runner passes the folder of the
+    evaluation it computed once (``parameters`` are then ignored: the
+    evaluation carries its own); a user exploring in Jupyter leaves it None
+    and the evaluation of ``data`` is computed with ``parameters``.
+
+    Examples
+    --------
+    >>> from beyondauc import open_evaluation
+    >>> ev = open_evaluation(None, data="demo", datasets=["wine", "diabetes"], noise_repeats=2, n_bootstrap=0)
+    >>> ev.datasets
+    ('wine', 'diabetes')
+    """
+    if evaluation is not None:
+        if isinstance(evaluation, Evaluation):
+            return evaluation
+        return load_evaluation(evaluation)
+    return evaluate(data, **parameters)
+
+
+_CACHE = {}  # (folder, manifest mtime and size) -> Evaluation: a kernel that runs several notebooks reads it once
+
+
+def load_evaluation(path):
+    """Read an evaluation saved by :meth:`Evaluation.save` (or a report folder holding one).
+
+    Parameters
+    ----------
+    path : str or path
+        The evaluation folder, or a report folder with ``evaluation/`` in it.
+
+    Returns
+    -------
+    Evaluation
+
+    Examples
+    --------
+    >>> import tempfile, beyondauc as ba
+    >>> ev = ba.evaluate("demo", datasets=["wine", "diabetes"], models=["svm", "knn"], noise_repeats=2, n_bootstrap=0)
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     back = ba.load_evaluation(ev.save(tmp + "/ev"))
+    >>> back.table("leaderboard").equals(ev.table("leaderboard"))
+    True
+    """
+    path = Path(path).expanduser()
+    if not (path / MANIFEST).is_file() and (path / "evaluation" / MANIFEST).is_file():
+        path = path / "evaluation"
+    manifest_path = path / MANIFEST
+    if not manifest_path.is_file():
+        raise FileNotFoundError(f"`path` {str(path)!r} holds no beyondauc evaluation ({MANIFEST} missing)")
+    stat = manifest_path.stat()
+    key = (str(path.resolve()), stat.st_mtime_ns, stat.st_size, stat.st_ino)
+    if key in _CACHE:
+        return _CACHE[key]
+    try:
+        manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{manifest_path}: not valid JSON ({exc.msg}, line {exc.lineno})") from None
+    if manifest.get("kind") != "beyondauc-evaluation":
+        raise ValueError(f"{manifest_path}: not a beyondauc evaluation manifest")
+    version = manifest.get("schema_version")
+    if version != SCHEMA_VERSION:
+        raise ValueError(f"{manifest_path}: schema version {version!r}, this beyondauc reads version {SCHEMA_VERSION}; "
+                         "recompute the evaluation")
+    tables = {}
+    for name, spec in manifest["tables"].items():
+        file = path / spec["file"]
+        if not file.is_file():
+            raise FileNotFoundError(f"{file}: table {name!r} of the evaluation is missing")
+        tables[name] = pd.read_parquet(file)
+    ev = Evaluation(tables=tables, parameters=manifest["parameters"], data=manifest["data"],
+                    versions=manifest.get("versions", {}), created=manifest.get("created", ""),
+                    timing=manifest.get("timing", {}))
+    _CACHE.clear()  # one evaluation at a time: a report's
+    _CACHE[key] = ev
+    return ev

@@ -1,0 +1,187 @@
+"""The shared bootstrap machinery: stratified, paired resampling as count weights.
+
+A bootstrap replicate is a vector of non-negative integer counts, one per
+example (how often the example is drawn), never a re-sorted copy of the data.
+Every model reads the *same* replicates (a paired bootstrap), and each
+stratum (dataset x class) is resampled to its own size, so every replicate
+keeps each dataset's size and class balance.  Per-value counts on a model's
+score grid (:mod:`beyondauc.metrics.kernel`) are then one sparse product,
+:func:`grid_weights`, after which every fit and metric is the same vectorised
+operation on counts that the point estimate uses, with replicates as rows.
+
+Replicates are drawn in fixed blocks of :data:`BLOCK` from child seeds of
+``random_state``, so replicate ``b`` is the same whatever ``n_bootstrap``
+beyond it, and however the work is split into chunks or processes.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..utils.validation import check_int, check_number
+
+__all__: list[str] = []
+
+BLOCK = 64  # replicates per independently seeded block
+
+
+def check_bootstrap(n_bootstrap, confidence_level):
+    """Validate ``n_bootstrap`` (int >= 0; 0 = no intervals) and ``confidence_level`` in (0, 1)."""
+    n_bootstrap = check_int(n_bootstrap, "n_bootstrap", minimum=0)
+    confidence_level = check_number(confidence_level, "confidence_level", low=0, high=1, low_open=True,
+                                    high_open=True)
+    return n_bootstrap, float(confidence_level)
+
+
+def strata_of(*keys):
+    """One integer stratum per example from several key arrays (e.g. dataset code and label)."""
+    stacked = np.stack([np.asarray(k) for k in keys], axis=1)
+    _, codes = np.unique(stacked, axis=0, return_inverse=True)
+    return codes.ravel()
+
+
+def _seed(random_state):
+    if isinstance(random_state, np.random.RandomState):  # a legacy generator: draw a seed from it
+        return int(random_state.randint(0, 2**31 - 1))
+    if random_state is None:
+        return None
+    return int(random_state)
+
+
+def dataset_seed(random_state, position):
+    """The bootstrap seed of a benchmark's dataset: ``random_state``'s child stream number ``position``.
+
+    ``position`` is the dataset's place among the benchmark's datasets, so every
+    model reads the same replicates of a dataset (paired), two datasets draw
+    independent ones (even when they hold rows in the same order), and renaming
+    a dataset changes nothing.  ``None`` stays ``None`` (fresh entropy).
+
+    Examples
+    --------
+    >>> from beyondauc.metrics.bootstrap import dataset_seed
+    >>> dataset_seed(0, 1) == dataset_seed(0, 1) != dataset_seed(0, 2)
+    True
+    """
+    seed = _seed(random_state)
+    if seed is None:
+        return None
+    return int(np.random.SeedSequence([seed, int(position)]).generate_state(1)[0])
+
+
+def bootstrap_counts(strata, n_bootstrap, *, random_state=0, start=0, stop=None):
+    """Replicates ``start:stop`` of a stratified bootstrap, as counts (n_replicates, n_examples).
+
+    Parameters
+    ----------
+    strata : ndarray of int, shape (n,)
+        Stratum of each example; each stratum is resampled with replacement
+        to its own size (a multinomial draw over its examples, drawn as
+        uniform picks and counted with one ``bincount`` per block).
+    n_bootstrap : int
+        Total number of replicates (the seed layout depends only on it
+        through ``stop``).
+    random_state : int or None
+        Seed of replicate block k is ``SeedSequence(random_state).spawn`` child k.
+    start, stop : int
+        The replicates to draw (default: all), so callers can work in chunks
+        and still get the same replicates.
+
+    Returns
+    -------
+    ndarray of int32, shape (stop - start, n)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from beyondauc.metrics.bootstrap import bootstrap_counts
+    >>> w = bootstrap_counts(np.array([0, 0, 0, 1, 1]), 3, random_state=0)
+    >>> w.shape, w[:, :3].sum(axis=1).tolist(), w[:, 3:].sum(axis=1).tolist()
+    ((3, 5), [3, 3, 3], [2, 2, 2])
+    >>> bool((bootstrap_counts(np.array([0, 0, 0, 1, 1]), 3, random_state=0, start=1) == w[1:]).all())
+    True
+    """
+    strata = np.asarray(strata)
+    stop = n_bootstrap if stop is None else stop
+    n = len(strata)
+    order = np.argsort(strata, kind="stable")
+    sorted_strata = strata[order]
+    # each example position j draws one example of its own stratum, uniformly:
+    # first + an integer in [0, size) over the stratum's block of the sorted order
+    first = np.searchsorted(sorted_strata, sorted_strata, side="left")
+    size = np.searchsorted(sorted_strata, sorted_strata, side="right") - first
+    n_blocks = (stop + BLOCK - 1) // BLOCK if stop else 0
+    children = np.random.SeedSequence(_seed(random_state)).spawn(n_blocks) if n_blocks else []
+    out = np.zeros((stop - start, n), dtype=np.int32)
+    rows = np.arange(BLOCK, dtype=np.int64)[:, None] * n
+    for k in range(start // BLOCK, n_blocks):  # a loop over fixed blocks of replicates
+        rng = np.random.default_rng(children[k])
+        pick = first + rng.integers(0, size, size=(BLOCK, n)) if n else np.zeros((BLOCK, 0), dtype=np.int64)
+        block = np.bincount((rows + order[pick]).ravel(), minlength=BLOCK * n).reshape(BLOCK, n)
+        lo, hi = max(start, k * BLOCK), min(stop, (k + 1) * BLOCK)
+        out[lo - start:hi - start] = block[lo - k * BLOCK:hi - k * BLOCK]
+    return out
+
+
+def grid_weights(counts, inverse, y, n_values, *, groups=None, n_groups=1):
+    """Per-value positive and negative counts of each replicate: (R, n_groups, n_values) each.
+
+    ``counts`` (R, n) are replicate counts per example, ``inverse`` each
+    example's index on the score grid, ``y`` its 0/1 label and ``groups`` its
+    row (e.g. dataset code; -1 leaves it out).  Per class: the examples sorted
+    by column once, then one ``reduceat`` over the gathered counts.
+    """
+    n = len(inverse)
+    counts = np.asarray(counts)
+    R = len(counts)
+    groups = np.zeros(n, dtype=np.int64) if groups is None else np.asarray(groups, dtype=np.int64)
+    keep = groups >= 0
+    col = np.where(keep, groups * n_values + np.asarray(inverse), -1)
+    yk = np.asarray(y).astype(bool)
+    out = []
+    for mask in (yk & keep, ~yk & keep):
+        # the examples of this class sorted by column: each column's count is one reduceat
+        # over a gathered (R, n_class) block, written straight into C-ordered output
+        idx = np.flatnonzero(mask)
+        idx = idx[np.argsort(col[idx], kind="stable")]
+        res = np.zeros((R, n_groups * n_values))
+        if len(idx):
+            c = col[idx]
+            starts = np.flatnonzero(np.concatenate([[True], c[1:] != c[:-1]]))
+            res[:, c[starts]] = np.add.reduceat(counts[:, idx], starts, axis=1)
+        out.append(res.reshape(R, n_groups, n_values))
+    return out[0], out[1]
+
+
+def _nanquantile(a, q, axis=0):
+    """``np.nanquantile(a, q, axis=axis)`` (its default "linear" method), for all slices at once.
+
+    numpy computes a quantile that ignores NaN one 1-d slice at a time
+    (``apply_along_axis``), a Python loop over the slices; here every slice
+    is sorted at once (NaN last), and the two order statistics around the
+    virtual index ``q * (n - 1)`` of each slice (``n`` its non-NaN values)
+    are interpolated as numpy's ``_lerp`` does, so the results are the same
+    to the last bit (tested).  An all-NaN slice gives NaN.
+    """
+    s = np.sort(np.moveaxis(np.asarray(a, dtype=float), axis, -1), axis=-1)
+    if s.shape[-1] == 0:
+        return np.full(s.shape[:-1], np.nan)
+    n = np.count_nonzero(~np.isnan(s), axis=-1)
+    virtual = q * (n - 1).astype(float)
+    lo = np.floor(virtual)
+    t = virtual - lo
+    lo = np.clip(lo.astype(np.intp), 0, s.shape[-1] - 1)
+    hi = np.minimum(lo + 1, np.maximum(n - 1, 0))
+    a_lo = np.take_along_axis(s, lo[..., None], axis=-1)[..., 0]
+    b_hi = np.take_along_axis(s, hi[..., None], axis=-1)[..., 0]
+    diff = b_hi - a_lo
+    out = np.asarray(a_lo + diff * t)
+    np.subtract(b_hi, diff * (1 - t), out=out, where=t >= 0.5)
+    out[n == 0] = np.nan
+    return out[()] if out.ndim == 0 else out
+
+
+def percentile_interval(replicates, confidence_level, axis=0):
+    """Percentile interval (low, high) of replicates along ``axis``, ignoring NaN replicates."""
+    alpha = (1.0 - confidence_level) / 2.0
+    with np.errstate(invalid="ignore"):
+        return _nanquantile(replicates, alpha, axis=axis), _nanquantile(replicates, 1.0 - alpha, axis=axis)

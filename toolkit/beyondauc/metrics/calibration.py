@@ -1,0 +1,639 @@
+"""AUC vs expected accuracy (Opitz, "Schroedinger's Threshold").
+
+A benchmark ranks models by AUC, which needs no threshold.  In use, a model's
+raw score must be turned into a decision with a threshold chosen on *other*
+data.  :func:`expected_accuracy` calibrates every model on other datasets
+under one of five protocols and one of three methods, and reports the
+accuracy (and kappa, ...) it really reaches on each dataset.
+"""
+
+from __future__ import annotations
+
+import os
+import warnings
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from scipy.special import expit
+# scikit-learn is imported inside the functions that fit or split with it: a report kernel only
+# reads a saved evaluation and draws, and skips its import (see _pool.FITTING_MODULES).
+from threadpoolctl import threadpool_limits
+
+from .fitting import (
+    FIT_PREDICT,
+    _override_single,
+    fit_predict_isotonic,
+    logistic_decision,
+    _float32_grid,
+    _single_class,
+    class_weighted,
+    isotonic_knots,
+    isotonic_transform,
+    logistic_params,
+    stump_decision,
+    stump_params,
+    within_range,
+)
+from .bootstrap import check_bootstrap
+from ..utils.html import result_html
+from .kernel import _auc_from_counts, _confusion, _grid_counts, _scores_from_confusion, _stacked_counts
+from ..utils.parallel import pool_context
+from ..utils.validation import (
+    UndefinedMetricWarning,
+    binarize_labels,
+    check_int,
+    check_option,
+    check_random_state,
+    check_scores,
+)
+from ..data.benchmark import Benchmark
+
+__all__ = [
+    "PROTOCOLS",
+    "METHODS",
+    "SCORES",
+    "ScoreCalibrator",
+    "auc_table",
+    "point_grid",
+]
+
+PROTOCOLS = ("xdomain", "outdomain", "indomain", "indata", "outdata")
+METHODS = ("logistic", "isotonic", "stump")
+SCORES = ("accuracy", "kappa", "balanced_accuracy", "mcc", "f1")
+REFERENCES = (None, "opitz2024")
+_INDATA_TEST_SIZE = 0.2
+_CHUNK = 131_072  # grid cells per batch of fits (bounds memory, keeps batches cache-sized)
+_ROW_BLOCK = 32_768  # grid cells per block of decisions (keeps temporaries in cache)
+
+
+# -- a calibrator on its own ------------------------------------------------------
+
+class ScoreCalibrator:
+    """Turn a raw score into a decision: Platt scaling, isotonic regression or a stump.
+
+    The three methods of the paper, fitted exactly as scikit-learn's
+    ``LogisticRegression()``, ``IsotonicRegression(out_of_bounds="clip")`` and
+    ``DecisionTreeClassifier(max_depth=1)`` on the single score feature would
+    be.  Decision: positive when the calibrated value is > 0.5 (the stump uses
+    its own split).  Calibration data with a single class predicts that class.
+
+    Parameters
+    ----------
+    method : {"logistic", "isotonic", "stump"}, default="logistic"
+    class_weight : {None, "balanced"}, default=None
+        ``"balanced"`` weights each class by ``n / (2 * n_class)``.
+
+    Attributes
+    ----------
+    threshold_ : float
+        The score above which the decision is positive (for ``logistic`` with a
+        negative slope, below which).  ``inf`` if never positive, ``-inf`` if
+        always.
+    coef_, intercept_ : float
+        Platt parameters (``logistic`` only).
+    knots_x_, knots_y_ : ndarray
+        Interpolation knots (``isotonic`` only).
+
+    Examples
+    --------
+    >>> from beyondauc import ScoreCalibrator
+    >>> cal = ScoreCalibrator("stump").fit([0.1, 0.2, 0.3, 0.7, 0.8, 0.9], [0, 0, 0, 1, 1, 1])
+    >>> cal.threshold_
+    0.5
+    >>> cal.predict([0.45, 0.55]).tolist()
+    [0, 1]
+    >>> iso = ScoreCalibrator("isotonic", reference="opitz2024").fit([0.2, 0.4, 0.6, 0.8], [0, 0, 1, 1])
+    >>> iso.predict([0.1, 0.7, 0.9]).tolist()  # outside [0.2, 0.8]: negative
+    [0, 1, 0]
+    """
+
+    def __init__(self, method="logistic", *, class_weight=None, reference=None):
+        self.method = method
+        self.class_weight = class_weight
+        self.reference = reference
+
+    def fit(self, y_score, y_true, *, pos_label=None):
+        """Fit on raw scores and binary labels; returns self."""
+        check_option(self.method, "method", METHODS)
+        check_option(self.class_weight, "class_weight", (None, "balanced"))
+        check_option(self.reference, "reference", REFERENCES)
+        s = check_scores(y_score, "y_score")
+        y = binarize_labels(y_true, "y_true", pos_label=pos_label)
+        if len(s) != len(y):
+            raise ValueError(f"`y_score` and `y_true` must have the same length, got {len(s)} and {len(y)}")
+        if len(s) == 0:
+            raise ValueError("`y_score` is empty: nothing to calibrate on")
+        x, _, pos, neg = _grid_counts(y, s)
+        pos, neg = class_weighted(pos[None], neg[None], self.class_weight)
+        self.single_class_ = int(_single_class(pos, neg)[0])
+        if self.single_class_ >= 0:
+            warnings.warn(
+                f"calibration data has a single class; the calibrator always predicts {self.single_class_}",
+                UndefinedMetricWarning,
+                stacklevel=2,
+            )
+        if self.method == "logistic":
+            if self.reference == "opitz2024":
+                b0, b1 = _lbfgs_params([(s, y)], self.class_weight)
+            else:
+                b0, b1 = logistic_params(x, pos, neg)
+            self.intercept_, self.coef_ = float(b0[0]), float(b1[0])
+            self.threshold_ = -self.intercept_ / self.coef_ if self.coef_ != 0 else (-np.inf if self.intercept_ > 0 else np.inf)
+        elif self.method == "isotonic":
+            self.knots_x_, self.knots_y_ = isotonic_knots(x, pos[0], neg[0])
+            self._range = (float(x[0]), float(x[-1]))
+            above = self.knots_y_ > 0.5
+            if above.all():
+                self.threshold_ = -np.inf
+            elif not above.any():
+                self.threshold_ = np.inf
+            else:
+                i = int(np.argmax(above))
+                x0, x1, y0, y1 = self.knots_x_[i - 1], self.knots_x_[i], self.knots_y_[i - 1], self.knots_y_[i]
+                self.threshold_ = float(x0 + (0.5 - y0) / (y1 - y0) * (x1 - x0))
+        else:
+            x32, p32, n32, _ = _float32_grid(x, pos, neg)
+            thr, lc, rc = stump_params(x32, p32, n32)
+            self._stump = (thr, lc, rc)
+            t = float(thr[0])
+            if np.isnan(t) or lc[0] == rc[0]:  # no split, or both leaves predict the same class
+                self.threshold_ = -np.inf if lc[0] else np.inf
+            else:
+                self.threshold_ = t
+            left = x32 <= t if not np.isnan(t) else np.ones(len(x32), bool)
+            lp, ln = p32[0][left].sum(), n32[0][left].sum()
+            rp, rn = p32[0][~left].sum(), n32[0][~left].sum()
+            self._leaf_proba = (lp / (lp + ln) if lp + ln else 0.0, rp / (rp + rn) if rp + rn else 0.0)
+        return self
+
+    def _check_fitted(self):
+        if not hasattr(self, "threshold_"):
+            raise ValueError("this ScoreCalibrator is not fitted yet; call fit(y_score, y_true) first")
+
+    def predict_proba(self, y_score):
+        """Calibrated probability of the positive class for raw scores."""
+        self._check_fitted()
+        s = check_scores(y_score, "y_score")
+        if self.single_class_ >= 0:
+            return np.full(len(s), float(self.single_class_))
+        if self.method == "logistic":
+            return expit(s * self.coef_ + self.intercept_)
+        if self.method == "isotonic":
+            p = isotonic_transform(s, self.knots_x_, self.knots_y_)
+            if self.reference == "opitz2024":
+                p[(s < self._range[0]) | (s > self._range[1])] = np.nan
+            return p
+        left = stump_decision(_as_float32(s), self._stump[0], np.ones(1, bool), np.zeros(1, bool))[0]
+        return np.where(left, self._leaf_proba[0], self._leaf_proba[1])
+
+    def predict(self, y_score):
+        """Decisions (0/1) for raw scores."""
+        self._check_fitted()
+        s = check_scores(y_score, "y_score")
+        if self.single_class_ >= 0:
+            return np.full(len(s), self.single_class_, dtype=np.int8)
+        if self.method == "logistic":
+            pred = logistic_decision(s, np.array([self.intercept_]), np.array([self.coef_]))[0]
+        elif self.method == "isotonic":
+            pred = isotonic_transform(s, self.knots_x_, self.knots_y_) > 0.5
+            if self.reference == "opitz2024":
+                pred &= (s >= self._range[0]) & (s <= self._range[1])
+        else:
+            pred = stump_decision(_as_float32(s), *self._stump)[0]
+        return pred.astype(np.int8)
+
+    def __repr__(self):
+        cw = "" if self.class_weight is None else f", class_weight={self.class_weight!r}"
+        fitted = f", threshold_={self.threshold_:.6g}" if hasattr(self, "threshold_") else ""
+        return f"ScoreCalibrator(method={self.method!r}{cw}{fitted})"
+
+    def _repr_html_(self):
+        rows = [("method", self.method), ("class_weight", self.class_weight or "none")]
+        if not hasattr(self, "threshold_"):
+            return result_html("ScoreCalibrator", rows, note="not fitted: call fit(y_score, y_true)")
+        rows.append(("threshold_", self.threshold_))
+        if self.method == "logistic":
+            rows += [("coef_", self.coef_), ("intercept_", self.intercept_)]
+        elif self.method == "isotonic":
+            rows.append(("knots", len(self.knots_x_)))
+        note = None
+        if self.single_class_ >= 0:
+            note = f"calibration data had a single class: always predicts {self.single_class_}"
+        return result_html("ScoreCalibrator", rows, note=note)
+
+
+def _lbfgs_params(samples, class_weight):
+    """(intercept, coef) of scikit-learn's ``LogisticRegression()`` fitted on each (scores, labels) pair.
+
+    The ``reference="opitz2024"`` logistic: one scikit-learn fit per
+    calibration, on the raw rows in their order, so the parameters are
+    bit for bit those of the code behind the paper's tables (lbfgs stops
+    early; its ConvergenceWarning is expected there and silenced).  A
+    single-class pair gets (0, 0); its decisions are overridden.
+    """
+    from sklearn.exceptions import ConvergenceWarning
+    from sklearn.linear_model import LogisticRegression
+    b0, b1 = np.zeros(len(samples)), np.zeros(len(samples))
+    # one thread: on a single feature, OpenMP/BLAS threads only cost (15x on a loaded machine);
+    # the per-example loss terms are summed by numpy, so the numbers do not depend on it
+    with threadpool_limits(limits=1), warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        for k, (s, y) in enumerate(samples):
+            if len(y) == 0 or y.min() == y.max():
+                continue
+            est = LogisticRegression(class_weight=class_weight).fit(s[:, None], y)
+            b0[k], b1[k] = est.intercept_[0], est.coef_[0, 0]
+    return b0, b1
+
+
+def _as_float32(s):
+    """Scores as a tree sees them: rounded to float32, compared in float64."""
+    return s.astype(np.float32).astype(np.float64)
+
+
+# -- protocols --------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class _Fit:
+    """One calibration: calibrate on datasets ``cal``, evaluate on ``evl``."""
+
+    protocol: str
+    dataset: int
+    cal: tuple
+    evl: tuple
+
+
+def _check_domains(bench, protocol):
+    missing = [d for d in bench.datasets if bench.domains.get(d) is None]
+    if missing:
+        raise ValueError(
+            f"protocol {protocol!r} needs a domain for every dataset; none for {missing}. "
+            "Give `domains=` to load_benchmark, a 'domain' column, or use TRUE dataset names"
+        )
+
+
+def _plan(bench, protocol):
+    """Return (fits, indata_datasets) for a protocol."""
+    n = len(bench.datasets)
+    dom = [bench.domains.get(d) for d in bench.datasets]
+    allidx = range(n)
+    fits, indata = [], []
+    if protocol in ("outdomain", "indomain"):
+        _check_domains(bench, protocol)
+    for i in allidx:
+        others = tuple(j for j in allidx if j != i)
+        if protocol == "xdomain":
+            fits.append(_Fit(protocol, i, others, (i,)))
+        elif protocol == "outdomain":
+            fits.append(_Fit(protocol, i, tuple(j for j in others if dom[j] != dom[i]), (i,)))
+        elif protocol == "indomain":
+            same = tuple(j for j in others if dom[j] == dom[i])
+            if same:
+                fits.append(_Fit(protocol, i, same, (i,)))
+            else:
+                indata.append(i)
+        elif protocol == "outdata":
+            fits.append(_Fit(protocol, i, (i,), others))
+        else:  # indata
+            indata.append(i)
+    return fits, indata
+
+
+def _indata_splits(n, n_repeats, random_state):
+    """Evaluation rows of each repeat's 80/20 split, (R, n_test) ints; None if n < 2."""
+    from sklearn.model_selection import ShuffleSplit
+    if n < 2:
+        return None
+    ss = ShuffleSplit(n_splits=n_repeats, test_size=_INDATA_TEST_SIZE, random_state=random_state)
+    return np.stack([test for _, test in ss.split(np.zeros((n, 1)))])
+
+
+def _protocol_rows(bench, dataset, protocol, random_state):
+    """Boolean masks over all rows: a protocol's calibration and evaluation data for ``dataset``.
+
+    For ``indata`` (and ``indomain`` without a same-domain dataset) these
+    are the first seeded 80/20 split of :func:`expected_accuracy`.
+    """
+    sl = bench._slice(dataset)
+    fits, _ = _plan(bench, protocol)
+    i = bench.datasets.index(dataset)
+    fit = next((f for f in fits if f.dataset == i), None)
+    if fit is not None:
+        codes = bench.dataset_codes()
+        cal, ev = np.isin(codes, fit.cal), np.isin(codes, fit.evl)
+        if not cal.any() or not ev.any():
+            raise ValueError(
+                f"`protocol`={protocol!r} leaves dataset {dataset!r} no {'calibration' if not cal.any() else 'evaluation'} "
+                "data (no other dataset qualifies); choose another protocol"
+            )
+        return cal, ev
+    test = _indata_splits(sl.stop - sl.start, 1, random_state)
+    if test is None:
+        raise ValueError(f"dataset {dataset!r} has {sl.stop - sl.start} example(s); the indata protocol needs at least 2")
+    cal = np.zeros(len(bench), dtype=bool)
+    cal[sl] = True
+    ev = np.zeros(len(bench), dtype=bool)
+    ev[sl.start + test[0]] = True
+    return cal & ~ev, ev
+
+
+def _run_fits(x, cal_pos, cal_neg, ev_pos, ev_neg, methods, class_weight, init=None, standardize=None,
+              reference=None, lbfgs=None, max_iter=100):
+    """Fit every method on every row of the calibration counts; return confusions.
+
+    Logistic parameters are solved for all rows at once; decisions and
+    confusion counts (and the stump fits) run over cache-sized row blocks.
+    With ``reference="opitz2024"``, ``lbfgs`` holds the rows' scikit-learn
+    logistic parameters (:func:`_lbfgs_params`) and isotonic decisions are
+    negative outside each fit's calibration range.
+    """
+    out = {}
+    wpos, wneg = class_weighted(cal_pos, cal_neg, class_weight)
+    F, m = wpos.shape
+    per = max(1, _ROW_BLOCK // max(m, 1))
+    blocks = [slice(i, min(i + per, F)) for i in range(0, F, per)]
+    single = _single_class(wpos, wneg)
+    for method in methods:
+        if method == "logistic":
+            b0, b1 = lbfgs if reference == "opitz2024" else logistic_params(
+                x, wpos, wneg, init=init, standardize=standardize, max_iter=max_iter)
+
+            def decide(r):
+                return _override_single(logistic_decision(x, b0[r], b1[r]), single[r])
+        elif method == "isotonic" and reference == "opitz2024":
+
+            def decide(r):
+                inside = within_range(wpos[r], wneg[r]) | (single[r] >= 0)[:, None]
+                return fit_predict_isotonic(x, wpos[r], wneg[r]) & inside
+        else:
+            fit_predict = FIT_PREDICT[method]
+
+            def decide(r):
+                return fit_predict(x, wpos[r], wneg[r])
+        parts = [_confusion(decide(r), ev_pos[r], ev_neg[r]) for r in blocks]
+        out[method] = tuple(np.concatenate([p[k] for p in parts]) for k in range(4))
+    return out
+
+
+def _chunks(n_fits, n_values):
+    size = max(1, _CHUNK // max(n_values, 1))
+    return [slice(i, min(i + size, n_fits)) for i in range(0, n_fits, size)]
+
+
+@dataclass(frozen=True)
+class _Context:
+    """What every model's cells share (sent once to each worker process)."""
+
+    y: np.ndarray
+    codes: np.ndarray
+    offsets: np.ndarray
+    datasets: tuple
+    domains: dict
+    protocols: tuple
+    methods: tuple
+    plans: dict
+    class_weight: object
+    n_repeats: int
+    seed: object
+    reference: object = None
+
+
+_SPLITS = {}  # (n, n_repeats, seed) -> indata evaluation rows; per process
+
+
+def _splits(n, n_repeats, seed):
+    key = (n, n_repeats, seed)
+    if key not in _SPLITS:
+        if len(_SPLITS) > 64:
+            _SPLITS.clear()
+        _SPLITS[key] = _indata_splits(n, n_repeats, seed)
+    return _SPLITS[key]
+
+
+def _indata_train(n, n_repeats, seed):
+    """Calibration rows of each repeat's split, in ShuffleSplit's order, (R, n_train) ints."""
+    from sklearn.model_selection import ShuffleSplit
+    ss = ShuffleSplit(n_splits=n_repeats, test_size=_INDATA_TEST_SIZE, random_state=seed)
+    return np.stack([train for train, _ in ss.split(np.zeros((n, 1)))])
+
+
+def _model_cells(ctx, model, s):
+    """All (protocol, method, dataset) cells of one model, as a list of dicts."""
+    y, codes, protocols, methods = ctx.y, ctx.codes, ctx.protocols, ctx.methods
+    class_weight, n_repeats, plans = ctx.class_weight, ctx.n_repeats, ctx.plans
+    opitz = ctx.reference == "opitz2024"
+    lbfgs_needed = opitz and "logistic" in methods
+    D = len(ctx.datasets)
+    x, inv, _, _ = _grid_counts(y, s)
+    pos_ds, neg_ds = _stacked_counts(inv, y, codes, len(x), D)
+    auc = _auc_from_counts(pos_ds, neg_ds)
+    sizes = np.diff(ctx.offsets)
+    rows = []
+
+    def emit(protocol, used, i, method, conf, n_cal, n_eval, auc_cell):
+        sc = _scores_from_confusion(*conf)
+        rows.append(
+            dict(protocol=protocol, method=method, dataset=ctx.datasets[i], domain=ctx.domains.get(ctx.datasets[i]),
+                 model=model, auc=float(auc_cell), **{k: float(v) for k, v in sc.items()},
+                 n_calibration=n_cal, n_evaluation=n_eval, calibration=used)
+        )
+
+    fits = [f for p in protocols for f in plans[p][0]]
+    if fits:
+        G_cal = np.zeros((len(fits), D))
+        G_ev = np.zeros((len(fits), D))
+        for k, f in enumerate(fits):
+            G_cal[k, list(f.cal)] = 1.0
+            G_ev[k, list(f.evl)] = 1.0
+        results = {m: [[], [], [], []] for m in methods}
+        lbfgs = None
+        if lbfgs_needed:
+            lbfgs = _lbfgs_params([(s[np.isin(codes, f.cal)], y[np.isin(codes, f.cal)]) for f in fits], class_weight)
+        auc_fit = auc[[f.dataset for f in fits]]
+        if opitz:  # the code behind the paper's tables: outdata AUC on the pooled evaluation data
+            auc_fit = np.where([f.protocol == "outdata" for f in fits], _auc_from_counts(G_ev @ pos_ds, G_ev @ neg_ds),
+                               auc_fit)
+        init = None
+        if "logistic" in methods and not opitz:  # warm start from the fit on all data: the pooled fits lie near it
+            tp_, tn_ = class_weighted(pos_ds.sum(axis=0)[None], neg_ds.sum(axis=0)[None], class_weight)
+            init = logistic_params(x, tp_, tn_)
+        for sl in _chunks(len(fits), len(x)):
+            conf = _run_fits(
+                x, G_cal[sl] @ pos_ds, G_cal[sl] @ neg_ds, G_ev[sl] @ pos_ds, G_ev[sl] @ neg_ds, methods, class_weight,
+                init=init, reference=ctx.reference, lbfgs=None if lbfgs is None else (lbfgs[0][sl], lbfgs[1][sl]),
+            )
+            for m in methods:
+                for acc, part in zip(results[m], conf[m]):
+                    acc.append(part)
+        for m in methods:
+            tp, fp, fn, tn = (np.concatenate(a) for a in results[m])
+            for k, f in enumerate(fits):
+                n_cal = int(sizes[list(f.cal)].sum())
+                n_ev = int(sizes[list(f.evl)].sum())
+                conf = (tp[k], fp[k], fn[k], tn[k])
+                if n_cal == 0 or n_ev == 0:
+                    conf = (np.nan,) * 4
+                emit(f.protocol, f.protocol, f.dataset, m, conf, n_cal, n_ev, auc_fit[k])
+
+    indata_needed = sorted({i for p in protocols for i in plans[p][1]})
+    indata_cells = {}
+    for i in indata_needed:
+        sl = slice(int(ctx.offsets[i]), int(ctx.offsets[i + 1]))
+        tests = _splits(int(sizes[i]), n_repeats, ctx.seed)
+        if tests is None:  # fewer than 2 rows: nothing to split
+            for m in methods:
+                indata_cells[(i, m)] = (np.full((1, 4), np.nan), 0, int(sizes[i]))
+            continue
+        yd = y[sl]
+        xd, invd, full_pos, full_neg = _grid_counts(yd, s[sl])
+        init = None
+        if "logistic" in methods and not opitz:
+            fp, fn = class_weighted(full_pos[None], full_neg[None], class_weight)
+            init = logistic_params(xd, fp, fn)  # warm start: the 80% fits lie close to it
+        acc = {m: [] for m in methods}
+        n_test = tests.shape[1]
+        trains = _indata_train(int(sizes[i]), n_repeats, ctx.seed) if lbfgs_needed else None
+        sd = s[sl]
+        for ch in _chunks(n_repeats, len(xd)):
+            R = ch.stop - ch.start
+            rows_ = tests[ch]
+            groups = np.repeat(np.arange(R), n_test)
+            ep, en = _stacked_counts(invd[rows_.ravel()], yd[rows_.ravel()], groups, len(xd), R, presorted=True)
+            lbfgs = _lbfgs_params([(sd[t], yd[t]) for t in trains[ch]], class_weight) if lbfgs_needed else None
+            conf = _run_fits(xd, full_pos - ep, full_neg - en, ep, en, methods, class_weight, init=init,
+                             reference=ctx.reference, lbfgs=lbfgs)
+            for m in methods:
+                acc[m].append(np.stack(conf[m], axis=1))
+        for m in methods:
+            per_repeat = np.concatenate(acc[m])  # (R, 4)
+            indata_cells[(i, m)] = (per_repeat, int(sizes[i]) - n_test, n_test)
+
+    for p in protocols:
+        for i in plans[p][1]:
+            for m in methods:
+                per_repeat, n_cal, n_ev = indata_cells[(i, m)]
+                sc = _scores_from_confusion(*per_repeat.T)
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore", RuntimeWarning)
+                    means = {k: float(np.nanmean(v)) if np.isfinite(v).any() else np.nan for k, v in sc.items()}
+                rows.append(
+                    dict(protocol=p, method=m, dataset=ctx.datasets[i], domain=ctx.domains.get(ctx.datasets[i]),
+                         model=model, auc=float(auc[i]), **means, n_calibration=n_cal, n_evaluation=n_ev,
+                         calibration="indata")
+                )
+    return rows
+
+
+_COLUMNS = ["protocol", "method", "dataset", "domain", "model", "auc", *SCORES, "n_calibration", "n_evaluation", "calibration"]
+
+
+def _check_grid_args(bench, protocols, methods, class_weight, n_repeats, random_state, reference=None):
+    if not isinstance(bench, Benchmark):
+        raise ValueError(f"`bench` must be a Benchmark (see load_benchmark), got {type(bench).__name__}")
+    for p in protocols:
+        check_option(p, "protocol", PROTOCOLS)
+    for m in methods:
+        check_option(m, "method", METHODS)
+    if not protocols:
+        raise ValueError("`protocols` must name at least one protocol, got none")
+    if not methods:
+        raise ValueError("`methods` must name at least one method, got none")
+    check_option(class_weight, "class_weight", (None, "balanced"))
+    check_option(reference, "reference", REFERENCES)
+    check_int(n_repeats, "n_repeats", minimum=1)
+    return check_random_state(random_state)
+
+
+def _init_worker(ctx):
+    global _WORKER_CTX
+    _WORKER_CTX = ctx
+    threadpool_limits(limits=1, user_api="blas")  # one BLAS thread per worker: no oversubscription
+
+
+def _worker_cells(model, s, func=None):
+    return (func or _model_cells)(_WORKER_CTX, model, s)
+
+
+def _map_models(ctx, bench, n_jobs, func=None):
+    """Yield ``func(ctx, model, scores)`` (default :func:`_model_cells`) per model, in model order.
+
+    In ``n_jobs`` processes if > 1; ``func`` must then be picklable (a
+    module-level function or a ``functools.partial`` of one).
+    """
+    func = func or _model_cells
+    if n_jobs == 1 or len(bench.models) == 1:
+        for model in bench.models:
+            yield func(ctx, model, bench.scores(model))
+        return
+    mp = pool_context()
+    workers = min(n_jobs, len(bench.models))
+    with ProcessPoolExecutor(max_workers=workers, mp_context=mp, initializer=_init_worker, initargs=(ctx,)) as ex:
+        futures = [ex.submit(_worker_cells, m, bench.scores(m), func) for m in bench.models]
+        for f in futures:
+            yield f.result()
+
+
+def _check_n_jobs(n_jobs):
+    if n_jobs == -1:
+        return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1)
+    if isinstance(n_jobs, (bool, np.bool_)) or not isinstance(n_jobs, (int, np.integer)) or n_jobs < 1:
+        raise ValueError(f"`n_jobs` must be an int >= 1 or -1 (all cores), got {n_jobs!r}")
+    return int(n_jobs)
+
+
+def point_grid(bench, protocols, methods, *, class_weight, n_repeats, seed, n_jobs, reference=None):
+    """The grid of :func:`~beyondauc.expected_accuracy_grid` without intervals, arguments already checked."""
+    for d in bench.datasets:
+        y = bench.labels(d)
+        if y.min() == y.max():
+            warnings.warn(
+                f"dataset {d!r} has a single class: its AUC is NaN (kappa too where all decisions are that class)",
+                UndefinedMetricWarning,
+                stacklevel=2,
+            )
+    ctx = _Context(
+        y=bench.labels(), codes=bench.dataset_codes(), offsets=bench._offsets, datasets=bench.datasets,
+        domains=dict(bench.domains), protocols=tuple(protocols), methods=tuple(methods),
+        plans={p: _plan(bench, p) for p in protocols}, class_weight=class_weight, n_repeats=n_repeats, seed=seed,
+        reference=reference,
+    )
+    rows = []
+    # the grid's matrix products are small: BLAS threads cost more than they give
+    with threadpool_limits(limits=1, user_api="blas"):
+        for cells in _map_models(ctx, bench, n_jobs):
+            rows.extend(cells)
+    out = pd.DataFrame(rows, columns=_COLUMNS)
+    order = {
+        "protocol": {p: i for i, p in enumerate(protocols)},
+        "method": {m: i for i, m in enumerate(methods)},
+        "dataset": {d: i for i, d in enumerate(bench.datasets)},
+        "model": {m: i for i, m in enumerate(bench.models)},
+    }
+    key = np.lexsort([out[c].map(order[c]).to_numpy() for c in ("model", "dataset", "method", "protocol")])
+    return out.iloc[key].reset_index(drop=True)
+
+
+
+def auc_table(bench):
+    """AUC of every model on every dataset, tidy: ``dataset``, ``domain``, ``model``, ``auc``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from beyondauc import load_benchmark, auc_table
+    >>> b = load_benchmark(pd.DataFrame({"label": [0, 0, 1, 1], "m": [0.1, 0.4, 0.35, 0.8]}))
+    >>> auc_table(b)["auc"].tolist()
+    [0.75]
+    """
+    rows = []
+    y = bench.labels()
+    codes = bench.dataset_codes()
+    D = len(bench.datasets)
+    for model in bench.models:
+        x, inv, _, _ = _grid_counts(y, bench.scores(model))
+        pos, neg = _stacked_counts(inv, y, codes, len(x), D)
+        auc = _auc_from_counts(pos, neg)
+        rows += [dict(dataset=d, domain=bench.domains.get(d), model=model, auc=float(a)) for d, a in zip(bench.datasets, auc)]
+    return pd.DataFrame(rows, columns=["dataset", "domain", "model", "auc"])

@@ -1,0 +1,459 @@
+"""Test-set AUROC diagnostics on a benchmark: the validation and test cohorts of a model on a
+dataset, all four diagnostics at once, their bootstrap intervals and tidy tables.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from .bootstrap import bootstrap_counts, check_bootstrap, dataset_seed, grid_weights, strata_of
+from ..utils.html import frame_html, result_html
+from .kernel import (
+    _auc_from_counts,
+)
+from .replicates import bias_rows, drift_rows, intervals_of, replicate_chunks, wasserstein_rows
+from ..utils.validation import (
+    UndefinedMetricWarning,
+    check_option,
+    check_random_state,
+)
+from .calibration import PROTOCOLS, _protocol_rows
+from .diagnostics import (
+    BiasRobustness,
+    NoiseRobustness,
+    SensSpecDrift,
+    WassersteinMatrix,
+    _check_sigma_max,
+    bias_robustness,
+    noise_robustness,
+    _two_cohorts,
+    sens_spec_drift,
+    _check_p,
+    wasserstein_matrix,
+)
+
+__all__ = ["CohortDiagnostics", "cohort_diagnostics", "cohorts", "diagnostics_intervals", "diagnostics_table", "diagnostics_frame"]
+
+
+# -- benchmark level ------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class CohortDiagnostics:
+    """All four diagnostics of one model on one dataset of a benchmark.
+
+    Attributes
+    ----------
+    model, dataset : str
+    cohorts : str
+        How V and T were formed: ``"split"`` (the benchmark's split column)
+        or a calibration protocol name.
+    y_val, s_val, y_test, s_test : ndarray
+        The cohorts (labels 0/1).
+    auc_val, auc_test : float
+    bias_val, bias_test : BiasRobustness
+    noise_val, noise_test : NoiseRobustness
+    drift : SensSpecDrift
+    wasserstein : WassersteinMatrix
+        At the order ``p`` asked for (default 2, as the paper's text says).
+    wasserstein_p1, wasserstein_p2 : WassersteinMatrix
+        At p = 1 and p = 2, always both: the paper's text says 2-Wasserstein
+        but its Figure 4 was computed with p = 1 (scipy's
+        ``wasserstein_distance``).  Filled from the cohorts when not given.
+    intervals : dict
+        ``name -> (low, high)`` bootstrap percentile intervals of ``auc_val``,
+        ``auc_test``, ``bias_robustness_val``, ``bias_robustness_test``,
+        ``drift`` and ``wasserstein`` (empty without ``n_bootstrap``);
+        :meth:`to_dict` adds them as ``<name>_low`` / ``<name>_high``.
+    replicates : DataFrame or None
+        The bootstrap replicates of those numbers, one row each.
+    """
+
+    model: str
+    dataset: str
+    cohorts: str
+    y_val: np.ndarray = field(repr=False)
+    s_val: np.ndarray = field(repr=False)
+    y_test: np.ndarray = field(repr=False)
+    s_test: np.ndarray = field(repr=False)
+    auc_val: float = np.nan
+    auc_test: float = np.nan
+    bias_val: BiasRobustness = field(default=None, repr=False)
+    bias_test: BiasRobustness = field(default=None, repr=False)
+    noise_val: NoiseRobustness = field(default=None, repr=False)
+    noise_test: NoiseRobustness = field(default=None, repr=False)
+    drift: SensSpecDrift = field(default=None, repr=False)
+    wasserstein: WassersteinMatrix = field(default=None, repr=False)
+    wasserstein_p1: WassersteinMatrix = field(default=None, repr=False)
+    wasserstein_p2: WassersteinMatrix = field(default=None, repr=False)
+
+    def __post_init__(self):
+        for order, name in ((1, "wasserstein_p1"), (2, "wasserstein_p2")):
+            if getattr(self, name) is not None:
+                continue
+            if self.wasserstein is not None and self.wasserstein.p == order:
+                value = self.wasserstein
+            else:  # the chosen order already warned about a missing class, if any
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore", UndefinedMetricWarning)
+                    value = wasserstein_matrix(self.y_val, self.s_val, self.y_test, self.s_test, p=order)
+            object.__setattr__(self, name, value)
+    intervals: dict = field(default_factory=dict, repr=False)
+    replicates: pd.DataFrame | None = field(default=None, repr=False)
+
+    def to_dict(self):
+        """The headline numbers by name.
+
+        ``wasserstein`` is W at the order asked for (``wasserstein_p``);
+        ``wasserstein_p1`` and ``wasserstein_p2`` are W at p = 1 (the
+        paper's Figure 4) and p = 2 (the paper's text).
+        """
+        return {
+            "model": self.model,
+            "dataset": self.dataset,
+            "cohorts": self.cohorts,
+            "n_val": len(self.y_val),
+            "n_test": len(self.y_test),
+            "auc_val": self.auc_val,
+            "auc_test": self.auc_test,
+            "bias_robustness_val": self.bias_val.score,
+            "bias_robustness_test": self.bias_test.score,
+            "noise_robustness_val": self.noise_val.score,
+            "noise_robustness_test": self.noise_test.score,
+            "drift": self.drift.score,
+            "wasserstein": self.wasserstein.score,
+            "wasserstein_p": self.wasserstein.p,
+            "wasserstein_p1": self.wasserstein_p1.score,
+            "wasserstein_p2": self.wasserstein_p2.score,
+            **{f"{name}_{end}": v for name, lh in self.intervals.items() for end, v in zip(("low", "high"), lh)},
+        }
+
+    def to_frame(self):
+        """Validation and test cohort side by side: n, AUC, bias and noise robustness."""
+        return pd.DataFrame(
+            {
+                "n": [len(self.y_val), len(self.y_test)],
+                "auc": [self.auc_val, self.auc_test],
+                "bias robustness": [self.bias_val.score, self.bias_test.score],
+                "noise robustness": [self.noise_val.score, self.noise_test.score],
+            },
+            index=["validation", "test"],
+        )
+
+    def _repr_html_(self):
+        return result_html(
+            f"CohortDiagnostics: {self.model} on {self.dataset}", [
+                ("drift", self.drift.score), ("wasserstein", self.wasserstein.score),
+            ],
+            subtitle=f"(cohorts: {self.cohorts})",
+            parts=[frame_html(self.to_frame())],
+            note=self.wasserstein.note or None,
+        )
+
+
+def _check_protocol(bench, protocol):
+    if protocol is None:
+        return "split" if bench.has_split else "xdomain"
+    if protocol == "split":
+        if not bench.has_split:
+            raise ValueError("`protocol`='split' needs a benchmark with a 'split' column; this one has none")
+        return protocol
+    return check_option(protocol, "protocol", PROTOCOLS + ("split",))
+
+
+def cohorts(bench, model, dataset, *, protocol=None, val_split="val", test_split="test", random_state=0):
+    """The validation and test cohorts (V, T) of one model on one dataset.
+
+    * ``protocol=None`` uses the benchmark's ``split`` column when it has
+      one (V = rows whose split is ``val_split``, T = ``test_split``), else
+      ``"xdomain"``; ``"split"`` asks for the split column explicitly.
+    * a calibration protocol makes V its calibration data for ``dataset``
+      and T its evaluation data: ``xdomain`` / ``outdomain`` / ``indomain``
+      V = the other (out-of-domain / same-domain) datasets pooled, T =
+      ``dataset``; ``indata`` V = a random 80% of ``dataset`` (the first
+      split of :func:`~beyondauc.expected_accuracy`, same seed), T = the
+      other 20%; ``outdata`` V = ``dataset``, T = all other datasets.
+
+    Returns
+    -------
+    y_val, s_val, y_test, s_test : ndarray
+        Labels 0/1 (int8) and scores.
+
+    Examples
+    --------
+    >>> from beyondauc import load_demo, cohorts
+    >>> yv, sv, yt, st = cohorts(load_demo(), "logreg", "wine")
+    >>> len(yv) + len(yt)
+    107
+    """
+    kind = _check_protocol(bench, protocol)
+    sl = bench._slice(dataset)
+    s_all = bench.scores(model)
+    y_all = bench.labels()
+    if kind == "split":
+        split = bench.frame["split"].to_numpy()[sl].astype(str)
+        y, s = y_all[sl], s_all[sl]
+        for name, value in (("val_split", val_split), ("test_split", test_split)):
+            if not (split == str(value)).any():
+                raise ValueError(
+                    f"`{name}`={value!r} names no rows of dataset {dataset!r}; its split values are {sorted(set(split.tolist()))}"
+                )
+        v, t = split == str(val_split), split == str(test_split)
+        return y[v], s[v], y[t], s[t]
+    v, t = _protocol_rows(bench, dataset, kind, check_random_state(random_state))
+    return y_all[v], s_all[v], y_all[t], s_all[t]
+
+
+def cohort_diagnostics(
+    bench,
+    model,
+    dataset,
+    *,
+    protocol=None,
+    val_split="val",
+    test_split="test",
+    sigma_max=None,
+    n_points=21,
+    n_repeats=20,
+    p=2,
+    random_state=0,
+    n_bootstrap=0,
+    confidence_level=0.95,
+):
+    """Bias and noise robustness of both cohorts, drift and the Wasserstein matrix.
+
+    The cohorts come from :func:`cohorts`.  Both cohorts' robustness uses the
+    same ``sigma_max`` -- by default the score range of V and T together -- so
+    their numbers and curves are comparable.
+
+    Parameters
+    ----------
+    bench : Benchmark
+    model, dataset : str
+    protocol : {None, "split", "xdomain", "outdomain", "indomain", "indata", "outdata"}
+    val_split, test_split : str
+        Split values of V and T when the split column is used.
+    sigma_max : float > 0, default=None
+    n_points, n_repeats : int
+        Sigma grid size and Monte Carlo repeats of the robustness curves.
+    p : float >= 1, default=2
+        Wasserstein order of ``.wasserstein``; the matrices at p = 1 and
+        p = 2 are computed either way (``.wasserstein_p1``, ``.wasserstein_p2``).
+    random_state : int or None, default=0
+        Seeds the noise and the indata split; the bootstrap draws from its
+        child stream for ``dataset``'s place among the benchmark's datasets
+        (every model reads the same replicates of a dataset; two datasets draw
+        independent ones).
+    n_bootstrap : int >= 0, default=0
+        With B > 0, percentile intervals of the AUCs, bias robustness, drift
+        and W from B replicates of a bootstrap stratified by cohort and class
+        (see :func:`diagnostics_intervals`); noise robustness, itself a Monte
+        Carlo number, gets none.
+    confidence_level : float in (0, 1), default=0.95
+
+    Returns
+    -------
+    CohortDiagnostics
+
+    Examples
+    --------
+    >>> from beyondauc import load_demo, cohort_diagnostics
+    >>> d = cohort_diagnostics(load_demo(), "logreg", "wine", n_repeats=2)
+    >>> d.cohorts, sorted(d.to_dict())[:3]
+    ('split', ['auc_test', 'auc_val', 'bias_robustness_test'])
+    """
+    n_bootstrap, confidence_level = check_bootstrap(n_bootstrap, confidence_level)
+    kind = _check_protocol(bench, protocol)
+    yv, sv, yt, st = cohorts(bench, model, dataset, protocol=kind, val_split=val_split, test_split=test_split,
+                             random_state=random_state)
+    if sigma_max is None:
+        both = np.concatenate([sv, st])
+        rng = float(both.max() - both.min()) if len(both) else 0.0
+        sigma_max = rng if rng > 0 else None
+    common = dict(sigma_max=sigma_max, n_points=n_points)
+    noise = dict(common, n_repeats=n_repeats, random_state=random_state)
+    bv, bt = bias_robustness(yv, sv, **common), bias_robustness(yt, st, **common)
+    w = wasserstein_matrix(yv, sv, yt, st, p=p)
+    intervals, reps = {}, None
+    if n_bootstrap:
+        p_ = _check_p(p)
+        reps = _diagnostics_replicates(yv, sv, yt, st, sigma_max=sigma_max, p=p_, n_bootstrap=n_bootstrap,
+                                       random_state=dataset_seed(check_random_state(random_state),
+                                                                 list(bench.datasets).index(dataset)))
+        intervals = intervals_of(reps, confidence_level)
+    return CohortDiagnostics(
+        model=model,
+        dataset=dataset,
+        cohorts=kind,
+        y_val=yv,
+        s_val=sv,
+        y_test=yt,
+        s_test=st,
+        auc_val=bv.auc,
+        auc_test=bt.auc,
+        bias_val=bv,
+        bias_test=bt,
+        noise_val=noise_robustness(yv, sv, **noise),
+        noise_test=noise_robustness(yt, st, **noise),
+        drift=sens_spec_drift(yv, sv, yt, st),
+        wasserstein=w,
+        intervals=intervals,
+        replicates=reps,
+    )
+
+
+# -- bootstrap intervals ------------------------------------------------------------------
+
+DIAGNOSTIC_INTERVALS = ("auc_val", "auc_test", "bias_robustness_val", "bias_robustness_test", "drift", "wasserstein")
+
+
+def _diagnostics_replicates(yv, sv, yt, st, *, sigma_max, p, n_bootstrap, random_state):
+    """Replicates (DataFrame) of the AUCs, bias robustness, drift and W; stratified by cohort and class.
+
+    One score grid for V and T together; each replicate is its per-value
+    counts of V-, V+, T-, T+ (:func:`~beyondauc.metrics.bootstrap.grid_weights`), and
+    every number is a vectorised kernel over those rows.  ``sigma_max`` stays
+    at the point estimate's value in every replicate (None: bias robustness
+    is NaN).
+    """
+    y = np.concatenate([yv, yt]).astype(np.int64)
+    s = np.concatenate([sv, st])
+    cohort = np.concatenate([np.zeros(len(yv), np.int64), np.ones(len(yt), np.int64)])
+    x, inv = np.unique(s, return_inverse=True)
+    inv = inv.ravel()
+    strata = strata_of(cohort, y)
+    m = len(x)
+    parts = []
+    for lo, hi in replicate_chunks(n_bootstrap, max(len(y), m)):
+        counts = bootstrap_counts(strata, n_bootstrap, random_state=random_state, start=lo, stop=hi)
+        pos, neg = grid_weights(counts, inv, y, m, groups=cohort, n_groups=2)
+        rows = {}
+        for k, name in enumerate(("val", "test")):
+            if sigma_max is None:
+                rows[f"auc_{name}"] = _auc_from_counts(pos[:, k], neg[:, k])
+                rows[f"bias_robustness_{name}"] = np.full(len(counts), np.nan)
+            else:
+                score, auc = bias_rows(x, pos[:, k], neg[:, k], sigma_max)
+                rows[f"auc_{name}"], rows[f"bias_robustness_{name}"] = auc, score
+        rows["drift"] = drift_rows(x, pos, neg)
+        rows["wasserstein"] = wasserstein_rows(x, pos, neg, p)[0]
+        parts.append(pd.DataFrame({k: rows[k] for k in DIAGNOSTIC_INTERVALS}))
+    return pd.concat(parts, ignore_index=True)
+
+
+def diagnostics_intervals(y_val, s_val, y_test, s_test, *, n_bootstrap=1000, confidence_level=0.95, sigma_max=None,
+                          p=2, random_state=0, pos_label=None):
+    """Bootstrap percentile intervals of the AUCs, bias robustness, drift and W of two cohorts.
+
+    The bootstrap is stratified by cohort and class: each replicate resamples
+    V-, V+, T- and T+ to their own sizes.  A replicate is a reweighting of the
+    per-value counts on one score grid of V and T, so the exact kernels run
+    for all replicates at once (weighted sensitivity/specificity step
+    functions for the drift, sorted cumulative sums for bias robustness,
+    weighted CDFs (p = 1) or quantile functions for W).  Bias robustness
+    keeps ``sigma_max`` at the point estimate's value (default: the score
+    range of V and T together, as :func:`cohort_diagnostics` uses) in every
+    replicate, so the replicates measure the same integral.
+
+    Parameters
+    ----------
+    y_val, s_val, y_test, s_test : array-like
+    n_bootstrap : int >= 1, default=1000
+    confidence_level : float in (0, 1), default=0.95
+    sigma_max : float > 0, default=None
+    p : float >= 1, default=2
+        Wasserstein order.
+    random_state : int or None, default=0
+    pos_label : scalar, default=None
+
+    Returns
+    -------
+    pandas.DataFrame
+        Indexed by ``metric`` (auc_val, auc_test, bias_robustness_val,
+        bias_robustness_test, drift, wasserstein) with columns ``estimate``,
+        ``low`` and ``high``.  An undefined metric (e.g. a cohort with a
+        single class) is NaN with a warning.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from beyondauc import diagnostics_intervals
+    >>> rng = np.random.default_rng(0)
+    >>> yv, yt = rng.integers(0, 2, 150), rng.integers(0, 2, 150)
+    >>> sv, st = rng.normal(yv, 1.0), rng.normal(yt, 1.0) + 0.5
+    >>> ci = diagnostics_intervals(yv, sv, yt, st, n_bootstrap=200)
+    >>> bool((ci["low"] <= ci["estimate"]).all() and (ci["estimate"] <= ci["high"]).all())
+    True
+    """
+    n_bootstrap, confidence_level = check_bootstrap(n_bootstrap, confidence_level)
+    if n_bootstrap < 1:
+        raise ValueError(f"`n_bootstrap` must be an int >= 1, got {n_bootstrap}")
+    p = _check_p(p)
+    seed = check_random_state(random_state)
+    sigma_max = _check_sigma_max(sigma_max)
+    yv, sv, yt, st = _two_cohorts(y_val, s_val, y_test, s_test, pos_label)
+    if sigma_max is None:
+        both = np.concatenate([sv, st])
+        rng = float(both.max() - both.min())
+        sigma_max = rng if rng > 0 else None
+    bv, bt = bias_robustness(yv, sv, sigma_max=sigma_max), bias_robustness(yt, st, sigma_max=sigma_max)
+    estimate = {"auc_val": bv.auc, "auc_test": bt.auc, "bias_robustness_val": bv.score,
+                "bias_robustness_test": bt.score, "drift": sens_spec_drift(yv, sv, yt, st).score,
+                "wasserstein": wasserstein_matrix(yv, sv, yt, st, p=p).score}
+    reps = _diagnostics_replicates(yv, sv, yt, st, sigma_max=sigma_max, p=p, n_bootstrap=n_bootstrap,
+                                   random_state=seed)
+    ints = intervals_of(reps, confidence_level)
+    names = list(DIAGNOSTIC_INTERVALS)
+    return pd.DataFrame(
+        {"estimate": [estimate[k] for k in names], "low": [ints[k][0] for k in names],
+         "high": [ints[k][1] for k in names]},
+        index=pd.Index(names, name="metric"),
+    )
+
+
+def diagnostics_table(bench, *, models=None, datasets=None, protocol=None, **options):
+    """Headline diagnostics of every model on every dataset, tidy.
+
+    One row per (model, dataset) with the keys of
+    :meth:`CohortDiagnostics.to_dict`; ``options`` go to
+    :func:`cohort_diagnostics` (``n_bootstrap=B`` adds ``<name>_low`` /
+    ``<name>_high`` columns).
+
+    Examples
+    --------
+    >>> from beyondauc import load_demo, diagnostics_table
+    >>> t = diagnostics_table(load_demo(), models=["logreg"], datasets=["wine"], n_repeats=2)
+    >>> t[["model", "dataset", "cohorts"]].values.tolist()
+    [['logreg', 'wine', 'split']]
+    """
+    models = bench.models if models is None else list(models)
+    datasets = bench.datasets if datasets is None else list(datasets)
+    return diagnostics_frame(
+        cohort_diagnostics(bench, m, d, protocol=protocol, **options) for m in models for d in datasets
+    )
+
+
+def diagnostics_frame(results):
+    """Tidy table of already computed :class:`CohortDiagnostics`, one row each.
+
+    What :func:`diagnostics_table` returns, for results that are also drawn
+    (e.g. with :class:`~beyondauc.plots.DiagnosticsDashboard`), so nothing is
+    computed twice.
+
+    Examples
+    --------
+    >>> from beyondauc import load_demo, cohort_diagnostics, diagnostics_frame
+    >>> bench = load_demo()
+    >>> results = [cohort_diagnostics(bench, "svm", d, n_repeats=2) for d in ("wine", "diabetes")]
+    >>> diagnostics_frame(results)["dataset"].tolist()
+    ['wine', 'diabetes']
+    """
+    rows = []
+    for r in results:
+        if not isinstance(r, CohortDiagnostics):
+            raise TypeError(f"`results` must hold CohortDiagnostics, got {type(r).__name__}")
+        rows.append(r.to_dict())
+    return pd.DataFrame(rows)

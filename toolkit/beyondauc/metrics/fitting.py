@@ -1,0 +1,614 @@
+"""Batched calibrators on the score grid of :mod:`beyondauc.metrics.kernel`.
+
+Every function takes the ascending distinct scores ``x`` (n_values,) and the
+calibration counts ``pos``/``neg`` of F independent fits, shape
+(F, n_values) -- a fit uses only the grid values where it has weight -- and
+returns, for each fit, the decision (predict positive) at *every* grid value,
+shape (F, n_values).  Evaluating a fit on any examples whose scores lie on the
+grid is then one masked sum (:func:`beyondauc.metrics.kernel._confusion`).
+
+The decisions reproduce scikit-learn's estimators fitted on the same rows:
+
+* ``logistic``: ``LogisticRegression()`` (L2, C=1, unpenalized intercept);
+  solved to full precision by a vectorised damped Newton method on the two
+  parameters, which reaches the optimum lbfgs approximates.
+* ``isotonic``: ``IsotonicRegression(out_of_bounds="clip")`` -- same
+  pooling (:func:`scipy.optimize.isotonic_regression`), same knots and the
+  same linear interpolation formula as its ``predict``.
+* ``stump``: ``DecisionTreeClassifier(max_depth=1)`` with Gini -- float32
+  features, splits only between values ``a < b`` with ``b > a + 1e-7``
+  evaluated in float32 (as scikit-learn's splitter does), mid-point
+  thresholds, first best split, majority leaves with ties to the negative class.
+
+A fit whose calibration data has a single class predicts that class.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.special import expit
+
+__all__: list[str] = []
+
+# sklearn.tree._partitioner.FEATURE_THRESHOLD: a float32 constant, added to
+# float32 feature values in float32 arithmetic (see :func:`_splittable`)
+_FEATURE_THRESHOLD = np.float32(1e-7)
+_EPSILON = np.finfo(np.float64).eps
+
+
+def class_weighted(pos, neg, class_weight):
+    """Apply ``class_weight`` ("balanced" or None) to per-fit counts.
+
+    Balanced weights are scikit-learn's ``n / (2 * n_class)`` computed on each
+    fit's own calibration data.
+    """
+    if class_weight is None:
+        return pos, neg
+    n_pos = pos.sum(axis=1, keepdims=True)
+    n_neg = neg.sum(axis=1, keepdims=True)
+    n = n_pos + n_neg
+    with np.errstate(divide="ignore", invalid="ignore"):
+        w_pos = np.where(n_pos > 0, n / (2.0 * n_pos), 1.0)
+        w_neg = np.where(n_neg > 0, n / (2.0 * n_neg), 1.0)
+    return pos * w_pos, neg * w_neg
+
+
+def _single_class(pos, neg):
+    """(F,) int: 1/0 where a fit saw only positives/negatives, -1 otherwise."""
+    has_pos = pos.sum(axis=1) > 0
+    has_neg = neg.sum(axis=1) > 0
+    out = np.full(pos.shape[0], -1, dtype=np.int8)
+    out[has_pos & ~has_neg] = 1
+    out[~has_pos & has_neg] = 0
+    out[~has_pos & ~has_neg] = 0
+    return out
+
+
+# -- logistic -------------------------------------------------------------------
+
+_BLOCK = 16_384  # grid cells per block: temporaries stay in cache
+
+
+def _column_blocks(F, m):
+    width = max(256, _BLOCK // max(F, 1))
+    return [slice(c, min(c + width, m)) for c in range(0, m, width)]
+
+
+def logistic_params(x, pos, neg, *, C=1.0, init=None, max_iter=100, tol=1e-9, standardize=None):
+    """Fit Platt scaling for F fits at once; return (intercept, coef), each (F,).
+
+    Minimises ``sum_i w_i logloss(y_i, b0 + b1 x_i) + b1**2 / (2 C)``: the
+    objective of scikit-learn's ``LogisticRegression(C=C)``.  The grid is
+    standardised for conditioning (the penalty transformed to match; Newton's
+    method is affine invariant, so the iterates are the same).  Newton steps
+    run until a full step moves the standardised parameters by less than
+    ``tol``; the error after that step is of order ``tol**2`` (quadratic
+    convergence).  Long steps, and every step after 20 iterations, are damped
+    by Armijo backtracking on the objective.  Sums run over cache-sized
+    blocks of the grid with preallocated buffers.
+
+    ``init`` optionally gives starting (intercept, coef) on the raw scale
+    (warm start from a nearby fit).  ``standardize`` optionally fixes the
+    (centre, scale) of the grid instead of taking them from the rows' total
+    weight, so a row's fit does not depend on which other rows share its
+    batch (the bootstrap's chunking).
+    """
+    pos = np.ascontiguousarray(np.atleast_2d(pos), dtype=np.float64)
+    neg = np.ascontiguousarray(np.atleast_2d(neg), dtype=np.float64)
+    F, m = pos.shape
+    n = pos + neg
+    tot = n.sum(axis=1)
+    safe_tot = np.where(tot > 0, tot, 1.0)
+    if standardize is None:
+        w_all = n.sum(axis=0)
+        W = w_all.sum() if w_all.sum() > 0 else 1.0
+        mu = float(w_all @ x) / W
+        sd = float(np.sqrt(w_all @ (x - mu) ** 2 / W)) or 1.0
+    else:
+        mu, sd = float(standardize[0]), float(standardize[1]) or 1.0
+    xs = (x - mu) / sd
+    basis = np.stack([np.ones_like(xs), xs, xs * xs], axis=1)  # (m, 3)
+    lin = np.ascontiguousarray(basis[:, :2].T)  # (2, m)
+    lam = 1.0 / (C * sd**2)
+    if init is None:
+        rate = np.clip(pos.sum(axis=1) / safe_tot, 1e-6, 1 - 1e-6)
+        beta = np.stack([np.log(rate / (1 - rate)), np.zeros(F)], axis=1)
+    else:
+        i0, c0 = np.broadcast_to(init[0], (F,)), np.broadcast_to(init[1], (F,))
+        beta = np.stack([i0 + c0 * mu, c0 * sd], axis=1)
+    blocks = _column_blocks(F, m)
+    width = blocks[0].stop - blocks[0].start if blocks else 0
+    buf_z = np.empty((F, width))
+    buf_q = np.empty((F, width))
+
+    def newton_sums(bt):
+        gr = np.zeros((F, 3))
+        hs = np.zeros((F, 3))
+        for blk in blocks:
+            k = blk.stop - blk.start
+            z, q = buf_z[:, :k], buf_q[:, :k]
+            np.matmul(bt, lin[:, blk], out=z)
+            expit(z, out=z)  # p
+            np.multiply(n[:, blk], z, out=q)  # q = n p
+            np.multiply(q, z, out=z)  # n p^2
+            np.subtract(q, z, out=z)  # h = n p (1 - p)
+            hs += z @ basis[blk]
+            np.subtract(q, pos[:, blk], out=q)  # r = n p - pos
+            gr += q @ basis[blk]
+        return gr, hs
+
+    def objective(bt):
+        # sum pos*softplus(-z) + neg*softplus(z) == sum n*softplus(z) - pos*z
+        total = 0.5 * lam * bt[:, 1] ** 2
+        for blk in blocks:
+            k = blk.stop - blk.start
+            z, q = buf_z[:, :k], buf_q[:, :k]
+            np.matmul(bt, lin[:, blk], out=z)
+            np.multiply(pos[:, blk], z, out=q)
+            np.logaddexp(0.0, z, out=z)
+            np.multiply(n[:, blk], z, out=z)
+            np.subtract(z, q, out=z)
+            total = total + z.sum(axis=1)
+        return total
+
+    active = tot > 0
+    for it in range(max_iter):
+        if not active.any():
+            break
+        gr, hs = newton_sums(beta)
+        g0, g1 = gr[:, 0], gr[:, 1] + lam * beta[:, 1]
+        d = np.stack(newton_direction(g0, g1, hs[:, 0], hs[:, 1], hs[:, 2] + lam), axis=1)
+        d[~active] = 0.0
+        step = np.where(active, 1.0, 0.0)
+        stalled = np.zeros(F, dtype=bool)
+        check = active & ((np.abs(d).max(axis=1) > 1.0) | (it >= 20))
+        if check.any():
+            slope = g0 * d[:, 0] + g1 * d[:, 1]
+            f_cur = objective(beta)
+            slack = 1e-12 * np.abs(f_cur)  # rounding noise of the objective near the optimum
+            t = np.ones(F)
+            ok = ~check | (objective(beta + d) <= f_cur + 1e-4 * slope + slack)
+            for _ in range(60):
+                if ok.all():
+                    break
+                t = np.where(ok, t, 0.5 * t)
+                ok = ~check | ok | (objective(beta + t[:, None] * d) <= f_cur + 1e-4 * t * slope + slack)
+            stalled = check & ~ok
+            step = np.where(check, np.where(ok, t, 0.0), step)
+        beta = beta + step[:, None] * d
+        done = ((step == 1.0) & (np.abs(d).max(axis=1) < tol)) | stalled
+        active &= ~done
+    coef = beta[:, 1] / sd
+    intercept = beta[:, 0] - beta[:, 1] * mu / sd
+    return intercept, coef
+
+
+def newton_direction(g0, g1, h00, h01, h11):
+    """The Newton step ``-H^-1 g`` of a two-parameter fit, elementwise: (d0, d1).
+
+    ``h00`` gets 1e-300 added and a determinant that is not positive is taken
+    as 1e-300, so a fit with no weight (H = 0, g = 0) gets a zero step.
+    """
+    h00 = h00 + 1e-300
+    det = h00 * h11 - h01 * h01
+    det = np.where(det > 0, det, 1e-300)
+    return -(h11 * g0 - h01 * g1) / det, -(h00 * g1 - h01 * g0) / det
+
+
+def logistic_decision(x, intercept, coef):
+    """Decisions ``coef * x + intercept > 0`` (scikit-learn's ``predict``), (F, n)."""
+    return (x[None, :] * coef[:, None] + intercept[:, None]) > 0
+
+
+# -- isotonic -------------------------------------------------------------------
+
+def _trim(xk, yk):
+    """Drop interior points of constant runs (scikit-learn keeps the ends)."""
+    if len(yk) <= 2:
+        return xk, yk
+    keep = np.ones(len(yk), dtype=bool)
+    keep[1:-1] = (yk[1:-1] != yk[:-2]) | (yk[1:-1] != yk[2:])
+    return xk[keep], yk[keep]
+
+
+def isotonic_knots(x, pos, neg, *, trim=True):
+    """Knots (X_thresholds_, y_thresholds_) of one isotonic fit on grid counts.
+
+    Trimming (as scikit-learn does) drops interior points of constant runs;
+    it never changes an interpolated value, since the slope is 0 inside a run
+    and the run ends, which bound the sloped segments, are kept.
+    """
+    from scipy.optimize import isotonic_regression
+    n = pos + neg
+    present = n > 0
+    y_fit = np.asarray(isotonic_regression(pos[present] / n[present], weights=n[present]).x, dtype=np.float64)
+    return _trim(x[present], y_fit) if trim else (x[present], y_fit)
+
+
+def isotonic_transform(x_new, knots_x, knots_y):
+    """Clip then interpolate linearly, exactly as ``IsotonicRegression.predict``."""
+    if len(knots_x) == 1:
+        return np.full(len(x_new), knots_y[0])
+    t = np.clip(x_new, knots_x[0], knots_x[-1])
+    idx = np.clip(np.searchsorted(knots_x, t), 1, len(knots_x) - 1)
+    lo, hi = idx - 1, idx
+    slope = (knots_y[hi] - knots_y[lo]) / (knots_x[hi] - knots_x[lo])
+    return slope * (t - knots_x[lo]) + knots_y[lo]
+
+
+def within_range(pos, neg):
+    """(F, n) bool: grid values inside each fit's calibration range [min, max].
+
+    ``IsotonicRegression(out_of_bounds="nan")`` predicts NaN outside it (so
+    ``predict(x) > 0.5`` is False there).
+    """
+    present = (pos + neg) > 0
+    m = present.shape[1]
+    first = np.argmax(present, axis=1)
+    last = m - 1 - np.argmax(present[:, ::-1], axis=1)
+    idx = np.arange(m)[None, :]
+    return (idx >= first[:, None]) & (idx <= last[:, None])
+
+
+def _isotonic_row(x, pos, neg):
+    """Decisions ``predict(x) > 0.5`` of one isotonic fit on the whole grid.
+
+    The fit is increasing, so grid values left of the knots whose fitted value
+    is near 0.5 are negative and those right of the first knot above 0.5 are
+    positive; only the grid values in between (the crossing) are evaluated
+    with scikit-learn's interpolation formula, so rounding matches it exactly.
+    """
+    kx, ky = isotonic_knots(x, pos, neg, trim=False)
+    pred = np.zeros(len(x), dtype=bool)
+    hi_k = int(np.searchsorted(ky, 0.5 + 1e-9, side="right"))  # first knot clearly above 0.5
+    lo_k = int(np.searchsorted(ky, 0.5 - 1e-9, side="left"))  # first knot near or above 0.5
+    if hi_k < len(kx):
+        pred[np.searchsorted(x, kx[hi_k], side="right"):] = True
+    if lo_k == 0:
+        start = 0
+    else:
+        start = int(np.searchsorted(x, kx[lo_k - 1], side="left"))
+    stop = len(x) if hi_k >= len(kx) else int(np.searchsorted(x, kx[hi_k], side="right"))
+    if stop > start:
+        pred[start:stop] = isotonic_transform(x[start:stop], kx, ky) > 0.5
+    return pred
+
+
+def _suffix_sums(pos, neg):
+    """What both isotonic paths start from: (single class, weights, presence, suffix sums).
+
+    ``suffix[:, j]`` (F, m + 1) is the sum of ``pos - neg`` over grid values j
+    and above (0 at the end): the level set {fit > 0.5} maximises it.
+    """
+    F, m = pos.shape
+    n = pos + neg
+    suffix = np.zeros((F, m + 1))
+    np.cumsum((pos - neg)[:, ::-1], axis=1, out=suffix[:, m - 1::-1] if m else suffix[:, :0])
+    return _single_class(pos, neg), n, n > 0, suffix
+
+
+def _run_means(ps, nn, pr, p_, k, idx):
+    """Mean weight of positives over grid runs ending at ``p_`` and starting at ``k``, per row.
+
+    (mean(s..p) for s <= p, -inf elsewhere; mean(k..t) for t >= k, inf elsewhere),
+    each over weighted grid values only (``pr``), with ``k`` >= 0 and no
+    weight before index 0.  A PAVA block ending at p has the largest of the
+    first as its value, one starting at k the smallest of the second.
+    """
+    C, W = np.cumsum(ps, axis=1), np.cumsum(nn, axis=1)
+    r = np.arange(len(k))
+    km1 = k - 1
+    ck = np.where(km1 >= 0, C[r, np.maximum(km1, 0)], 0.0)[:, None]
+    wk = np.where(km1 >= 0, W[r, np.maximum(km1, 0)], 0.0)[:, None]
+    cp, wp = C[r, p_][:, None], W[r, p_][:, None]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        mean_sp = np.where(pr & (idx <= p_[:, None]), (cp - (C - ps)) / (wp - (W - nn)), -np.inf)
+        mean_kt = np.where(pr & (idx >= k[:, None]), (C - ck) / (W - wk), np.inf)
+    return mean_sp, mean_kt
+
+
+def _crossing_means(x, ps, nn, pr, k, p_, idx):
+    """(fit(k), fit(p), slope between them) of rows whose fit crosses 0.5 between knots p < k.
+
+    ``k`` starts a PAVA block and ``p`` ends one, so fit(k) = min_t mean(k..t)
+    and fit(p) = max_s mean(s..p), over weighted grid values (``pr``).
+    """
+    mean_sp, mean_kt = _run_means(ps, nn, pr, p_, k, idx)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        y_k, y_p = mean_kt.min(axis=1), mean_sp.max(axis=1)
+        slope = (y_k - y_p) / (x[k] - x[p_])
+    return y_k, y_p, slope
+
+
+def _unsure(inside, val, y_p, y_k):
+    """Rows where rounding could decide an interpolated decision, or the fit is odd: solve them exactly."""
+    return (inside & ~(np.abs(val - 0.5) > 1e-9)).any(axis=1) | ~(y_p <= 0.5) | ~(y_k > 0.5)
+
+
+def fit_predict_isotonic(x, pos, neg, *, integer=False):
+    """Isotonic decisions ``predict(x) > 0.5`` for F fits.
+
+    The level set {fit > 0.5} of an isotonic regression is the upper set of
+    grid values that maximises the sum of ``pos - n / 2`` over it (its
+    smallest maximiser; the largest gives {fit >= 0.5}), so most fits need
+    only reversed cumulative sums; grid values strictly inside the segment
+    where the fit crosses 0.5 are interpolated from the two block means
+    around it.  A fit is solved with PAVA (:func:`_isotonic_row`), with
+    scikit-learn's exact interpolation, where rounding could decide: a block
+    fitted (nearly) exactly at 0.5, or an interpolated value within 1e-9 of 0.5.
+
+    ``integer=True`` declares the counts integers (the bootstrap's unweighted
+    fits): the same decisions by :func:`_isotonic_integer`, which runs PAVA only
+    on the exact level sets around 0.5 (falls back here where its precondition
+    on the total weight fails).
+    """
+    if integer and _integer_ok(pos + neg, pos.shape[1]):
+        return _isotonic_integer(x, pos, neg)
+    F, m = pos.shape
+    single, n, present, suffix = _suffix_sums(pos, neg)
+    # a grid value without weight has the suffix of the next one (it adds 0), so the
+    # maximum and the last value near it over the candidates (weighted values and the
+    # end) are those over every index
+    best = suffix.max(axis=1)
+    # near-ties (weighted counts carry rounding) count as ties: such fits take the PAVA path
+    tol = 1e-9 * n.sum(axis=1)
+    near = suffix >= (best - tol)[:, None]
+    k_strict = m - np.argmax(near[:, ::-1], axis=1)  # first grid index with fit > 0.5 (m: none)
+    near[:, :m] &= present
+    k_weak = np.argmax(near, axis=1)  # first grid index with fit >= 0.5
+    first = np.argmax(present, axis=1)
+    idx = np.arange(m)[None, :]
+    before = present & (idx < k_strict[:, None])
+    prev = np.where(before.any(axis=1), m - 1 - np.argmax(before[:, ::-1], axis=1), -1)
+    crossing_gap = (k_strict < m) & (k_strict != first) & (k_strict - prev > 1)
+    exact = (k_weak != k_strict) & (single < 0)
+    pred = (idx >= k_strict[:, None]) | (k_strict == first)[:, None]
+    gap_rows = np.flatnonzero(crossing_gap & ~exact & (single < 0))
+    if gap_rows.size:
+        # grid values strictly between the last knot fitted <= 0.5 (p) and the
+        # first fitted > 0.5 (k) are interpolated.  k starts a PAVA block and p
+        # ends one, so fit(k) = min_t mean(k..t) and fit(p) = max_s mean(s..p).
+        G = gap_rows
+        k, p_ = k_strict[G], prev[G]
+        y_k, y_p, slope = _crossing_means(x, pos[G], pos[G] + neg[G], present[G], k, p_, idx)
+        with np.errstate(invalid="ignore"):
+            val = slope[:, None] * (x[None, :] - x[p_][:, None]) + y_p[:, None]
+        inside = (idx > p_[:, None]) & (idx < k[:, None])
+        pred[G] |= inside & (val > 0.5)
+        exact[G[_unsure(inside, val, y_p, y_k)]] = True  # solved exactly below
+    for f in np.flatnonzero(exact):
+        pred[f] = _isotonic_row(x, pos[f], neg[f])
+    return _override_single(pred, single)
+
+
+# -- isotonic on integer counts (the bootstrap's xdomain fits) --------------------------
+#
+# With integer counts every suffix sum of ``pos - neg`` is an exact integer, so the
+# level sets {fit > 0.5} and {fit >= 0.5} are exact, and every exact fitted value is a
+# ratio a / b of integers with b <= W (a fit's total weight): two distinct values are
+# at least 1 / W**2 apart, a value other than 0.5 at least 1 / (2 W) from it.  PAVA in
+# floating point keeps each block mean within about 3 * n * eps of its exact value
+# (one rounding per pooling, at most n poolings), so while 3 * n * eps * W**2 is small
+# it decides every comparison of unequal exact means as exact arithmetic does: its
+# blocks refine the exact level sets, and a boundary between two exact level sets is a
+# block boundary of the floating-point run.  PAVA never pools across a block boundary
+# of its own final result and works left to right, so the run on the points between
+# two such boundaries performs exactly the operations of the full run on them: the
+# same block means, bit for bit (:func:`_isotonic_segment`).
+
+_ISO_EXACT_BOUND = 0.1  # 3 * n * eps * W**2 below this: the argument above holds, 10x to spare
+
+
+def _isotonic_segment(x, pos, neg, s0, e0):
+    """Decisions of one fit on the whole grid from PAVA on the grid slice [s0, e0].
+
+    ``s0`` must start, and ``e0`` end, exact level sets of the fit; the slice must
+    hold the knots from the last one fitted below 0.5 to the first one fitted above
+    it (those the interpolation around 0.5 reads).  Grid values left of the slice
+    are below 0.5 -- or, left of the first knot, clipped to it; right of it above
+    0.5 -- or, right of the last knot, clipped to it.
+    """
+    seg = _isotonic_row(x[s0:e0 + 1], pos[s0:e0 + 1], neg[s0:e0 + 1])
+    present = (pos + neg) > 0
+    out = np.empty(len(x), dtype=bool)
+    out[s0:e0 + 1] = seg
+    out[:s0] = seg[0] if not present[:s0].any() else False
+    out[e0 + 1:] = seg[-1] if not present[e0 + 1:].any() else True
+    return out
+
+
+def _isotonic_integer(x, pos, neg):
+    """:func:`fit_predict_isotonic` for integer counts: the same decisions, fewer passes.
+
+    Maxima of the suffix sums are exact (integers), so the first and last maximiser
+    are two ``argmax``; presence is looked at only where it decides; a fit with a block
+    fitted at exactly 0.5 (or an interpolated value near it) runs PAVA only on the
+    exact level sets around 0.5 (:func:`_isotonic_segment`).
+    """
+    F, m = pos.shape
+    single, n, present, suffix = _suffix_sums(pos, neg)
+    j0 = np.argmax(suffix, axis=1)  # first maximiser (the maximum is exact)
+    k_strict = m - np.argmax(suffix[:, ::-1], axis=1)  # last: first grid index with fit > 0.5 (m: none)
+    del suffix
+    # the last maximiser is a weighted value or the end; the first weighted value at or after
+    # the first maximiser starts {fit >= 0.5}
+    k_weak = k_strict.copy()
+    idx = np.arange(m)[None, :]
+    cand = np.flatnonzero(j0 < k_strict)
+    if cand.size:
+        pc = present[cand] & (idx >= j0[cand, None]) & (idx < k_strict[cand, None])
+        got = pc.any(axis=1)
+        k_weak[cand[got]] = np.argmax(pc[got], axis=1)
+    first = np.argmax(present, axis=1)
+    rows = np.arange(F)
+    inner = (k_strict < m) & (k_strict != first)
+    crossing_gap = inner.copy()
+    crossing_gap[inner] = ~present[rows[inner], k_strict[inner] - 1]
+    exact = (k_weak != k_strict) & (single < 0)
+    pred = (idx >= k_strict[:, None]) | (k_strict == first)[:, None]
+    gap_rows = np.flatnonzero(crossing_gap & ~exact & (single < 0))
+    if gap_rows.size:
+        G = gap_rows
+        pr = present[G]
+        k = k_strict[G]
+        before = pr & (idx < k[:, None])
+        p_ = m - 1 - np.argmax(before[:, ::-1], axis=1)
+        y_k, y_p, slope = _crossing_means(x, pos[G], n[G], pr, k, p_, idx)
+        # only the grid values strictly between p and k: a window of columns per row
+        w = int((k - p_).max()) - 1
+        cols = p_[:, None] + 1 + np.arange(max(w, 0))[None, :]
+        inside = cols < k[:, None]
+        cols = np.minimum(cols, m - 1)
+        with np.errstate(invalid="ignore"):
+            val = slope[:, None] * (x[cols] - x[p_][:, None]) + y_p[:, None]
+        up = inside & (val > 0.5)
+        rr, cc = np.nonzero(up)
+        pred[G[rr], cols[rr, cc]] = True
+        exact[G[_unsure(inside, val, y_p, y_k)]] = True
+    E = np.flatnonzero(exact)
+    if E.size:
+        s0, e0 = _exact_level_sets(pos[E], n[E], present[E], k_weak[E], k_strict[E])
+        for f, a, b in zip(E, s0, e0):
+            pred[f] = _isotonic_segment(x, pos[f], neg[f], a, b)
+    return _override_single(pred, single)
+
+
+def _exact_level_sets(ps, nn, pr, kw, ks):
+    """Start of the exact level set ending before ``kw`` and end of the one starting at ``ks``.
+
+    For a level set ending at p, its value is max_s mean(s..p) and its start the
+    smallest maximiser; for one starting at k, min_t mean(k..t) and the largest
+    minimiser (ties within 1 / (4 W**2): distinct exact means are 1 / W**2 apart,
+    the computed ones within one rounding).  Without a weighted value before ``kw``
+    the start is the first weighted value; with ``ks`` at the end, the last one.
+    """
+    m = ps.shape[1]
+    idx = np.arange(m)[None, :]
+    tol = 0.25 / np.maximum(nn.sum(axis=1), 1.0) ** 2
+    first = np.argmax(pr, axis=1)
+    last = m - 1 - np.argmax(pr[:, ::-1], axis=1)
+    before = pr & (idx < kw[:, None])
+    has_p = before.any(axis=1)
+    p_ = m - 1 - np.argmax(before[:, ::-1], axis=1)
+    mean_sp, mean_kt = _run_means(ps, nn, pr, p_, np.minimum(ks, m - 1), idx)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        top = mean_sp.max(axis=1)
+        s0 = np.argmax(mean_sp >= (top - tol)[:, None], axis=1)
+        s0 = np.where(has_p, s0, first)
+        low = mean_kt.min(axis=1)
+        e0 = m - 1 - np.argmax((mean_kt <= (low + tol)[:, None])[:, ::-1], axis=1)
+        e0 = np.where(ks < m, e0, last)
+    return s0, e0
+
+
+def _integer_ok(n, m):
+    """Whether :func:`_isotonic_integer`'s exactness argument holds for these fits."""
+    W = float(n.sum(axis=1).max()) if n.size else 0.0
+    return W < 2.0**50 and 3.0 * m * _EPSILON * W * W < _ISO_EXACT_BOUND
+
+
+# -- stump ----------------------------------------------------------------------
+
+def _float32_grid(x, pos, neg):
+    """Merge grid values that collapse in float32 (trees see float32 features)."""
+    x32 = x.astype(np.float32)
+    new = np.concatenate([[True], x32[1:] != x32[:-1]])
+    if new.all():
+        return x32.astype(np.float64), pos, neg, None
+    starts = np.flatnonzero(new)
+    group = np.cumsum(new) - 1
+    return x32[starts].astype(np.float64), np.add.reduceat(pos, starts, axis=1), np.add.reduceat(neg, starts, axis=1), group
+
+
+def _splittable(lo, hi):
+    """Whether a tree may split between float32 values ``lo < hi`` (float64 arrays).
+
+    scikit-learn's splitter skips a position while
+    ``feature_values[p] <= feature_values[p - 1] + FEATURE_THRESHOLD``, all
+    float32: the sum is rounded to float32, so near 1 (float32 spacing
+    ``2**-23`` ~ 1.19e-7) two adjacent float32 values count as tied although
+    they are more than 1e-7 apart.  The same test decides a constant feature.
+    """
+    lo32 = np.asarray(lo).astype(np.float32)
+    hi32 = np.asarray(hi).astype(np.float32)
+    return hi32 > lo32 + _FEATURE_THRESHOLD  # float32 + float32 -> float32, as in C
+
+
+def stump_params(x, pos, neg):
+    """Fit depth-1 Gini trees; return (threshold, left_class, right_class), each (F,).
+
+    ``threshold`` is NaN where the tree does not split (its root predicts
+    ``left_class``).  ``x`` must be float32 values (as float64), ascending.
+    """
+    F, m = pos.shape
+    cpos = np.cumsum(pos, axis=1)
+    cneg = np.cumsum(neg, axis=1)
+    tpos, tneg = cpos[:, -1], cneg[:, -1]
+    total = tpos + tneg
+    n_left = cpos + cneg
+    n_right = total[:, None] - n_left
+    rp = tpos[:, None] - cpos
+    rn = tneg[:, None] - cneg
+    with np.errstate(divide="ignore", invalid="ignore"):
+        # scikit-learn's Gini proxy: -n_r * gini_r - n_l * gini_l, same operation order
+        gini_l = 1.0 - (cneg * cneg + cpos * cpos) / (n_left * n_left)
+        gini_r = 1.0 - (rn * rn + rp * rp) / (n_right * n_right)
+        proxy = -n_right * gini_r - n_left * gini_l
+    valid = (n_left > 0) & (n_right > 0)
+    close = ~_splittable(x[:-1], x[1:])
+    if close.any():
+        # splits only between present values more than FEATURE_THRESHOLD apart
+        present = (pos + neg) > 0
+        idx = np.where(present, np.arange(m)[None, :], m)
+        nxt_incl = np.minimum.accumulate(idx[:, ::-1], axis=1)[:, ::-1]
+        nxt = np.concatenate([nxt_incl[:, 1:], np.full((F, 1), m)], axis=1)
+        x_ext = np.concatenate([x, [np.inf]])
+        valid &= present & _splittable(x[None, :], x_ext[nxt])
+    # an absent grid value repeats the proxy of the present value before it, so
+    # the first maximum is always a present value, as in scikit-learn's scan
+    proxy = np.where(valid, proxy, -np.inf)
+    best = np.argmax(proxy, axis=1)
+    rows = np.arange(F)
+    root_impurity = 1.0 - (tneg * tneg + tpos * tpos) / np.where(total > 0, total * total, 1.0)
+    splits = valid[rows, best] & (root_impurity > _EPSILON)
+    nl_best = n_left[rows, best]
+    k = np.argmax(n_left > nl_best[:, None], axis=1)  # next present grid value
+    xj, xk = x[best], x[k]
+    thr = xj / 2.0 + xk / 2.0
+    thr = np.where((thr == xk) | np.isinf(thr), xj, thr)
+    left_c = np.where(splits, cpos[rows, best] > cneg[rows, best], tpos > tneg).astype(np.int8)
+    right_c = np.where(splits, rp[rows, best] > rn[rows, best], tpos > tneg).astype(np.int8)
+    thr = np.where(splits, thr, np.nan)
+    return thr, left_c, right_c
+
+
+def stump_decision(x32, threshold, left_c, right_c):
+    """Decisions of fitted stumps at float32 scores ``x32`` (as float64), (F, n)."""
+    go_left = ~(x32[None, :] > threshold[:, None])  # NaN threshold: always left
+    return np.where(go_left, left_c[:, None], right_c[:, None]).astype(bool)
+
+
+def fit_predict_stump(x, pos, neg):
+    single = _single_class(pos, neg)
+    x32, p32, n32, group = _float32_grid(x, pos, neg)
+    thr, lc, rc = stump_params(x32, p32, n32)
+    pred = stump_decision(x32, thr, lc, rc)
+    if group is not None:
+        pred = pred[:, group]
+    return _override_single(pred, single)
+
+
+def _override_single(pred, single):
+    for cls in (0, 1):
+        rows = single == cls
+        if rows.any():
+            pred[rows] = bool(cls)
+    return pred
+
+
+# per-row fitters; logistic is solved for all rows at once (logistic_params) and
+# decided with logistic_decision
+FIT_PREDICT = {
+    "isotonic": fit_predict_isotonic,
+    "stump": fit_predict_stump,
+}

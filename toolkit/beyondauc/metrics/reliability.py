@@ -1,0 +1,417 @@
+"""How well calibrated are the probabilities of a calibrator learnt on other data?
+
+:func:`expected_accuracy` asks whether the *decisions* of a transferred
+calibrator are right; this module asks whether its *probabilities* are
+honest.  :func:`expected_calibration_error` is the binned ECE over the
+equal-width bins of :func:`sklearn.calibration.calibration_curve`;
+:func:`calibration_error_table` computes it for every protocol x method x
+dataset x model of a benchmark, together with the reliability diagram's
+bins, from the same batched fits as :func:`expected_accuracy_grid`.
+"""
+
+from __future__ import annotations
+
+import functools
+import warnings
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+from scipy.special import expit
+from threadpoolctl import threadpool_limits
+
+from .fitting import (
+    _float32_grid,
+    _single_class,
+    class_weighted,
+    isotonic_knots,
+    isotonic_transform,
+    logistic_params,
+    stump_params,
+    within_range,
+)
+from .kernel import _grid_counts, _stacked_counts
+from ..utils.validation import UndefinedMetricWarning, binarize_labels, check_int, check_scores
+from .calibration import (
+    METHODS,
+    PROTOCOLS,
+    _Context,
+    _check_grid_args,
+    _check_n_jobs,
+    _chunks,
+    _indata_train,
+    _lbfgs_params,
+    _map_models,
+    _plan,
+    _splits,
+)
+
+__all__ = ["CalibrationErrors", "calibration_error_table", "expected_calibration_error", "reliability_bins"]
+
+_ECE_COLUMNS = ["protocol", "method", "dataset", "domain", "model", "calibration", "ece", "n_evaluation", "n_nan"]
+_RELIABILITY_COLUMNS = ["protocol", "method", "dataset", "model", "bin", "bin_low", "bin_high", "mean_predicted",
+                        "fraction_positive", "count"]
+
+
+def _bin_edges(n_bins):
+    """``calibration_curve``'s uniform edges: ``linspace(0, 1, n_bins + 1)``."""
+    return np.linspace(0.0, 1.0, n_bins + 1)
+
+
+def _bin_ids(prob, n_bins):
+    """Bin of each probability exactly as ``calibration_curve``: ``searchsorted(edges[1:-1], p)``.
+
+    An inner edge belongs to the bin below it; 0 to the first bin, 1 to the last.
+    """
+    return np.searchsorted(_bin_edges(n_bins)[1:-1], prob)
+
+
+def expected_calibration_error(y_true, y_prob, *, n_bins=15, pos_label=None):
+    """Expected calibration error over equal-width probability bins.
+
+    ``ECE = sum_b n_b / n * |mean(y)_b - mean(p)_b|`` over the bins of
+    :func:`sklearn.calibration.calibration_curve` with ``strategy="uniform"``
+    (edges ``linspace(0, 1, n_bins + 1)``; a probability on an inner edge
+    belongs to the bin below it).  Empty bins contribute nothing.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n,)
+        Binary labels ({0, 1}, {-1, 1}, booleans, or two values with ``pos_label``).
+    y_prob : array-like of shape (n,)
+        Predicted probabilities of the positive class, in [0, 1].
+    n_bins : int, default=15
+    pos_label : optional
+        The positive label, when the labels need it.
+
+    Returns
+    -------
+    float
+        In [0, 1]; 0 when, in every bin, the mean prediction equals the
+        fraction of positives.
+
+    Examples
+    --------
+    >>> from beyondauc import expected_calibration_error
+    >>> round(expected_calibration_error([0, 0, 1, 1], [0.1, 0.3, 0.6, 0.9], n_bins=2), 6)
+    0.225
+
+    Bins [0, 0.5] and (0.5, 1]: |0 - 0.2| / 2 + |1 - 0.75| / 2.
+    """
+    bins, mean_predicted, fraction_positive, count = reliability_bins(y_true, y_prob, n_bins=n_bins,
+                                                                     pos_label=pos_label)
+    return _ece(mean_predicted, fraction_positive, count)
+
+
+def _ece(mean_predicted, fraction_positive, count):
+    """``sum_b n_b / n * |fraction_b - mean_b|`` from the bins."""
+    count = np.asarray(count, dtype=float)
+    return float(np.sum(count * np.abs(np.asarray(fraction_positive) - np.asarray(mean_predicted))) / count.sum())
+
+
+def reliability_bins(y_true, y_prob, *, n_bins=15, pos_label=None):
+    """The non-empty bins of a reliability diagram, as ``calibration_curve`` forms them.
+
+    Returns
+    -------
+    bins, mean_predicted, fraction_positive, count : ndarray
+        Index (0-based) of each non-empty bin of ``linspace(0, 1, n_bins + 1)``,
+        the mean probability in it (``calibration_curve``'s ``prob_pred``),
+        the fraction of positives (its ``prob_true``) and the number of examples.
+
+    Examples
+    --------
+    >>> from beyondauc import reliability_bins
+    >>> bins, mean_predicted, fraction_positive, count = reliability_bins(
+    ...     [0, 0, 1, 1], [0.1, 0.3, 0.6, 0.9], n_bins=2)
+    >>> bins.tolist(), mean_predicted.tolist(), fraction_positive.tolist(), count.tolist()
+    ([0, 1], [0.2, 0.75], [0.0, 1.0], [2, 2])
+    """
+    y = binarize_labels(y_true, "y_true", pos_label=pos_label)
+    p = check_scores(y_prob, "y_prob")
+    if len(p) != len(y):
+        raise ValueError(f"`y_true` and `y_prob` must have the same length, got {len(y)} and {len(p)}")
+    if len(p) == 0:
+        raise ValueError("`y_prob` is empty: no examples to bin")
+    if p.min() < 0 or p.max() > 1:
+        bad = int(np.flatnonzero((p < 0) | (p > 1))[0])
+        raise ValueError(f"`y_prob` must be probabilities in [0, 1], got {float(p[bad])!r} at position {bad}")
+    n_bins = check_int(n_bins, "n_bins", minimum=1)
+    b = _bin_ids(p, n_bins)
+    count = np.bincount(b, minlength=n_bins)
+    nz = np.flatnonzero(count)
+    psum = np.bincount(b, weights=p, minlength=n_bins)
+    ysum = np.bincount(b, weights=y, minlength=n_bins)
+    return nz, psum[nz] / count[nz], ysum[nz] / count[nz], count[nz]
+
+
+# -- batched probabilities on the score grid -------------------------------------------
+
+def _grid_probabilities(x, cal_pos, cal_neg, method, class_weight, *, reference=None, lbfgs=None, init=None):
+    """Probability of the positive class of F fits at every grid value, (F, n_values).
+
+    The probabilities of :meth:`ScoreCalibrator.predict_proba` fitted on each
+    row's calibration counts: Platt (all rows at once), isotonic (scipy's PAVA
+    per row, scikit-learn's interpolation), the stump's weighted leaf
+    fractions (all rows at once).  NaN where ``reference="opitz2024"``
+    isotonic leaves the calibration range.  A single-class row is that class.
+    """
+    wpos, wneg = class_weighted(cal_pos, cal_neg, class_weight)
+    F, m = wpos.shape
+    single = _single_class(wpos, wneg)
+    if method == "logistic":
+        b0, b1 = lbfgs if reference == "opitz2024" else logistic_params(x, wpos, wneg, init=init)
+        prob = expit(x[None, :] * b1[:, None] + b0[:, None])
+    elif method == "isotonic":
+        prob = np.zeros((F, m))
+        for f in np.flatnonzero(single < 0):  # PAVA is sequential: one C call per fit
+            kx, ky = isotonic_knots(x, wpos[f], wneg[f])
+            prob[f] = isotonic_transform(x, kx, ky)
+        if reference == "opitz2024":
+            prob[~within_range(wpos, wneg)] = np.nan
+    else:
+        x32, p32, n32, group = _float32_grid(x, wpos, wneg)
+        thr, _, _ = stump_params(x32, p32, n32)
+        left = ~(x32[None, :] > thr[:, None])  # NaN threshold (no split): one leaf
+        lp, ln = (p32 * left).sum(axis=1), (n32 * left).sum(axis=1)
+        rp, rn = (p32 * ~left).sum(axis=1), (n32 * ~left).sum(axis=1)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            lf = np.where(lp + ln > 0, lp / (lp + ln), 0.0)
+            rf = np.where(rp + rn > 0, rp / (rp + rn), 0.0)
+        prob = np.where(left, lf[:, None], rf[:, None])
+        if group is not None:
+            prob = prob[:, group]
+    prob[single >= 0] = single[single >= 0, None]
+    return prob
+
+
+def _binned(prob, ev_pos, ev_neg, n_bins):
+    """Per-fit bin sums of the evaluation data: (count, positives, sum of p), each (F, n_bins), and NaN counts (F,).
+
+    One flat bincount over fit x bin; grid values without evaluation weight add nothing.
+    """
+    F = prob.shape[0]
+    nan = np.isnan(prob)
+    n = ev_pos + ev_neg
+    p = np.where(nan, 0.0, prob)
+    flat = (np.arange(F)[:, None] * n_bins + _bin_ids(p, n_bins)).ravel()
+    keep = np.where(nan, 0.0, n).ravel()
+    size = F * n_bins
+    count = np.bincount(flat, weights=keep, minlength=size).reshape(F, n_bins)
+    positive = np.bincount(flat, weights=np.where(nan, 0.0, ev_pos).ravel(), minlength=size).reshape(F, n_bins)
+    psum = np.bincount(flat, weights=(keep * p.ravel()), minlength=size).reshape(F, n_bins)
+    return count, positive, psum, np.where(nan, n, 0.0).sum(axis=1)
+
+
+def _model_bins(ctx, model, s, *, n_bins):
+    """Pooled bin sums of one model: {(protocol, dataset index, method): (count, positive, psum, n_nan)}."""
+    y, codes, methods, class_weight = ctx.y, ctx.codes, ctx.methods, ctx.class_weight
+    opitz = ctx.reference == "opitz2024"
+    D = len(ctx.datasets)
+    x, inv, _, _ = _grid_counts(y, s)
+    pos_ds, neg_ds = _stacked_counts(inv, y, codes, len(x), D)
+    out = {}
+    fits = [f for p in ctx.protocols for f in ctx.plans[p][0]]
+    if fits:
+        G_cal = np.zeros((len(fits), D))
+        G_ev = np.zeros((len(fits), D))
+        for k, f in enumerate(fits):
+            G_cal[k, list(f.cal)] = 1.0
+            G_ev[k, list(f.evl)] = 1.0
+        cal_pos, cal_neg, ev_pos, ev_neg = G_cal @ pos_ds, G_cal @ neg_ds, G_ev @ pos_ds, G_ev @ neg_ds
+        lbfgs = None
+        if opitz and "logistic" in methods:
+            lbfgs = _lbfgs_params([(s[np.isin(codes, f.cal)], y[np.isin(codes, f.cal)]) for f in fits], class_weight)
+        for m in methods:
+            parts = []
+            for sl in _chunks(len(fits), len(x)):
+                prob = _grid_probabilities(x, cal_pos[sl], cal_neg[sl], m, class_weight, reference=ctx.reference,
+                                           lbfgs=None if lbfgs is None else (lbfgs[0][sl], lbfgs[1][sl]))
+                parts.append(_binned(prob, ev_pos[sl], ev_neg[sl], n_bins))
+            binned = [np.concatenate([p[j] for p in parts]) for j in range(4)]
+            for k, f in enumerate(fits):
+                if cal_pos[k].sum() + cal_neg[k].sum() == 0:  # no calibration data: nothing to bin
+                    out[(f.protocol, f.dataset, m)] = (np.zeros(n_bins),) * 3 + (0.0,)
+                else:
+                    out[(f.protocol, f.dataset, m)] = tuple(b[k] for b in binned)
+    for i in sorted({i for p in ctx.protocols for i in ctx.plans[p][1]}):
+        sl = slice(int(ctx.offsets[i]), int(ctx.offsets[i + 1]))
+        n_i = sl.stop - sl.start
+        tests = _splits(n_i, ctx.n_repeats, ctx.seed)
+        if tests is None:
+            for m in methods:
+                out[("indata", i, m)] = (np.zeros(n_bins),) * 3 + (0.0,)
+            continue
+        yd, sd = y[sl], s[sl]
+        xd, invd, full_pos, full_neg = _grid_counts(yd, sd)
+        trains = _indata_train(n_i, ctx.n_repeats, ctx.seed) if opitz and "logistic" in methods else None
+        sums = {m: [np.zeros(n_bins), np.zeros(n_bins), np.zeros(n_bins), 0.0] for m in methods}
+        n_test = tests.shape[1]
+        for ch in _chunks(ctx.n_repeats, len(xd)):
+            R = ch.stop - ch.start
+            rows = tests[ch]
+            groups = np.repeat(np.arange(R), n_test)
+            ep, en = _stacked_counts(invd[rows.ravel()], yd[rows.ravel()], groups, len(xd), R, presorted=True)
+            lbfgs = _lbfgs_params([(sd[t], yd[t]) for t in trains[ch]], class_weight) if trains is not None else None
+            for m in methods:
+                prob = _grid_probabilities(xd, full_pos - ep, full_neg - en, m, class_weight, reference=ctx.reference,
+                                           lbfgs=lbfgs)
+                binned = _binned(prob, ep, en, n_bins)
+                for j in range(4):  # all repeats pooled
+                    sums[m][j] = sums[m][j] + binned[j].sum(axis=0)
+        for m in methods:
+            out[("indata", i, m)] = tuple(sums[m])
+    return out
+
+
+@dataclass(frozen=True)
+class CalibrationErrors:
+    """Calibration quality of transferred calibrators, as two tidy tables.
+
+    Attributes
+    ----------
+    ece : pandas.DataFrame
+        One row per protocol x method x dataset x model: ``protocol``,
+        ``method``, ``dataset``, ``domain``, ``model``, ``calibration`` (the
+        protocol really used; ``indata`` where ``indomain`` fell back),
+        ``ece``, ``n_evaluation`` (probabilities binned; for ``indata`` summed
+        over the repeats) and ``n_nan`` (evaluation examples without a
+        probability: ``reference="opitz2024"`` isotonic outside the
+        calibration range; left out of the bins).
+    reliability : pandas.DataFrame
+        The reliability diagrams: one row per non-empty bin of each cell,
+        ``protocol``, ``method``, ``dataset``, ``model``, ``bin`` (0-based),
+        ``bin_low``, ``bin_high``, ``mean_predicted``, ``fraction_positive``,
+        ``count``.
+    n_bins : int
+    """
+
+    ece: pd.DataFrame = field(repr=False)
+    reliability: pd.DataFrame = field(repr=False)
+    n_bins: int = 15
+
+    def __repr__(self):
+        return (f"CalibrationErrors(n_bins={self.n_bins}, cells={len(self.ece)}, "
+                f"mean_ece={float(self.ece['ece'].mean()):.4f})")
+
+    def _repr_html_(self):
+        summary = self.ece.pivot_table(index="model", columns=["protocol", "method"], values="ece", aggfunc="mean")
+        return (f"<p>Expected calibration error ({self.n_bins} equal-width bins), mean over datasets</p>"
+                + summary.to_html(float_format=lambda v: f"{v:.3f}"))
+
+
+def calibration_error_table(
+    bench, *, protocols=PROTOCOLS, methods=METHODS, n_bins=15, class_weight=None, n_repeats=100, random_state=0,
+    reference=None, n_jobs=1,
+):
+    """ECE and reliability bins of the probabilities a calibrator learnt on other data gives.
+
+    For every protocol x method x dataset x model, the calibrator is fitted on
+    the protocol's calibration data exactly as in :func:`expected_accuracy`
+    (same fits, same seeded ``indata`` splits) and its probabilities on the
+    evaluation data are binned like :func:`expected_calibration_error`.
+    For ``indata`` the evaluation examples of all ``n_repeats`` splits are
+    pooled (one reliability diagram per cell; an example counts once per
+    split that holds it out).
+
+    Parameters
+    ----------
+    bench : Benchmark
+    protocols, methods : sequence of str, default: all
+    n_bins : int, default=15
+    class_weight : {None, "balanced"}
+        Note that balanced weights shift the probabilities towards the
+        minority class, so they are not meant to be calibrated.
+    n_repeats, random_state, reference, n_jobs
+        As in :func:`expected_accuracy`.
+
+    Returns
+    -------
+    CalibrationErrors
+        ``.ece`` and ``.reliability`` tidy DataFrames.
+
+    Notes
+    -----
+    Each model's scores are sorted once; each fit's probability is computed
+    at every distinct score (Platt and stump for all fits at once, isotonic
+    by one PAVA call per fit) and binned for all fits by one flat bincount
+    of the evaluation counts -- no loop over examples.  A cell without
+    calibration or evaluation data has ECE NaN.
+
+    Examples
+    --------
+    >>> from beyondauc import load_demo, calibration_error_table
+    >>> res = calibration_error_table(load_demo(), protocols=["xdomain"], methods=["logistic"])
+    >>> list(res.ece.columns[:7])
+    ['protocol', 'method', 'dataset', 'domain', 'model', 'calibration', 'ece']
+    >>> bool(res.ece["ece"].between(0, 1).all())
+    True
+    >>> list(res.reliability.columns[4:])
+    ['bin', 'bin_low', 'bin_high', 'mean_predicted', 'fraction_positive', 'count']
+    """
+    if isinstance(protocols, str):
+        protocols = [protocols]
+    if isinstance(methods, str):
+        methods = [methods]
+    protocols, methods = list(dict.fromkeys(protocols)), list(dict.fromkeys(methods))
+    seed = _check_grid_args(bench, protocols, methods, class_weight, n_repeats, random_state, reference)
+    n_bins = check_int(n_bins, "n_bins", minimum=1)
+    n_jobs = _check_n_jobs(n_jobs)
+    ctx = _Context(
+        y=bench.labels(), codes=bench.dataset_codes(), offsets=bench._offsets, datasets=bench.datasets,
+        domains=dict(bench.domains), protocols=tuple(protocols), methods=tuple(methods),
+        plans={p: _plan(bench, p) for p in protocols}, class_weight=class_weight, n_repeats=n_repeats, seed=seed,
+        reference=reference,
+    )
+    edges = _bin_edges(n_bins)
+    ece_rows, rel_keys, rel_bins, rel_vals = [], [], [], []
+    with threadpool_limits(limits=1, user_api="blas"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", UndefinedMetricWarning)
+        per_model = _map_models(ctx, bench, n_jobs, functools.partial(_model_bins, n_bins=n_bins))
+        for model, bins in zip(bench.models, per_model):
+            for p in protocols:
+                fits, indata = ctx.plans[p]
+                cells = sorted([(f.dataset, p) for f in fits] + [(i, "indata") for i in indata])
+                for m in methods:
+                    for i, used in cells:
+                        count, positive, psum, n_nan = bins[(used, i, m)]
+                        total = count.sum()
+                        ece = float(np.abs(positive - psum).sum() / total) if total > 0 else np.nan
+                        d = ctx.datasets[i]
+                        ece_rows.append(dict(protocol=p, method=m, dataset=d, domain=ctx.domains.get(d), model=model,
+                                             calibration=used, ece=ece, n_evaluation=int(round(total)),
+                                             n_nan=int(round(n_nan))))
+                        nz = np.flatnonzero(count > 0)
+                        rel_keys.append((p, m, d, model, len(nz)))
+                        rel_bins.append(nz)
+                        rel_vals.append(np.stack([psum[nz] / count[nz], positive[nz] / count[nz], count[nz]]))
+    rel = _reliability_frame(rel_keys, rel_bins, rel_vals, edges)
+    ece = _ordered(pd.DataFrame(ece_rows, columns=_ECE_COLUMNS), protocols, methods, bench)
+    rel = _ordered(rel, protocols, methods, bench, extra="bin")
+    return CalibrationErrors(ece=ece, reliability=rel, n_bins=n_bins)
+
+
+def _reliability_frame(keys, bins, vals, edges):
+    """One tidy frame from the cells' non-empty bins (built once, not per cell)."""
+    reps = np.array([k[4] for k in keys], dtype=np.int64)
+    b = np.concatenate(bins) if bins else np.zeros(0, dtype=np.int64)
+    v = np.concatenate(vals, axis=1) if vals else np.zeros((3, 0))
+    cols = {name: np.repeat(np.array([k[j] for k in keys], dtype=object), reps)
+            for j, name in enumerate(("protocol", "method", "dataset", "model"))}
+    return pd.DataFrame({
+        **cols, "bin": b.astype(np.int64), "bin_low": edges[b], "bin_high": edges[b + 1], "mean_predicted": v[0],
+        "fraction_positive": v[1], "count": np.rint(v[2]).astype(np.int64),
+    }, columns=_RELIABILITY_COLUMNS)
+
+
+def _ordered(frame, protocols, methods, bench, extra=None):
+    order = {
+        "protocol": {p: i for i, p in enumerate(protocols)},
+        "method": {m: i for i, m in enumerate(methods)},
+        "dataset": {d: i for i, d in enumerate(bench.datasets)},
+        "model": {m: i for i, m in enumerate(bench.models)},
+    }
+    keys = [frame[c].map(order[c]).to_numpy() for c in ("model", "dataset", "method", "protocol")]
+    if extra is not None:
+        keys.insert(0, frame[extra].to_numpy())
+    return frame.iloc[np.lexsort(keys)].reset_index(drop=True)

@@ -1,0 +1,522 @@
+"""Selective answering (Mishra et al.): when should a model abstain?
+
+A model answers the examples it is confident about and abstains on the
+rest.  Ranking examples by confidence (descending, tied confidences together)
+gives the coverage-accuracy curve; its area -- the "AUC" of selective
+answering -- hides where accuracy drops and whether it rises again.  DiSCA
+scores what a safety-critical deployment needs instead:
+
+* **a** -- the confidence at which accuracy first drops below 100%;
+* **b(t)** -- the confidence at which accuracy first drops below the
+  tolerance t (the worst admissible accuracy);
+* **fluctuations** -- every step along the curve where accuracy *rises*
+  with coverage, i.e. confidence and correctness disagree.
+
+``DiSCA = x / a + y / b - z * sum_i (n - i + 1) (d2 - d1) / c / sum_i (n - i + 1)``;
+DiDMA adds a computation score, NiDMA a DiSCA on out-of-distribution data.
+DiSCA depends on the step of the confidence grid it is read from, so every
+DiSCA carries its ``resolution`` (:func:`disca_resolution_sensitivity`
+shows how much it moves).
+
+Beside the paper's numbers: the conventions of the selective-classification
+literature -- :func:`aurc` with step or linear integration, :func:`e_aurc`
+against the exact or the analytic optimum, and :func:`augrc` (Traub et al.
+2024), the area under the generalized risk.
+
+Array functions take ``confidence, correct`` first.  The area, AURC and
+friends accept confidences of any scale (only their order matters); DiSCA and
+the grid curve need probabilities in [0, 1] -- for a binary probability p the
+confidence is max(p, 1 - p).  :func:`selective_answering` and
+:func:`selective_table` run them on a :class:`~beyondauc.Benchmark` with
+calibrated probabilities.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+from scipy.special import xlogy
+
+from ..utils.html import result_html
+from .kernel import _grid_counts
+from ..utils.validation import check_number, check_option, check_scores
+
+
+__all__ = ["TOLERANCES", "CoverageAccuracyCurve", "Plateau", "accuracy_at_coverage", "auc_tail", "augrc", "aurc", "coverage_accuracy_curve", "coverage_at_accuracy", "e_aurc", "plateau"]
+
+
+TOLERANCES = (0.95, 0.9, 0.85, 0.8, 0.75, 0.7, 0.65, 0.6, 0.55)
+_FLOOR = 0.001  # a, b and the fluctuation confidence gap are floored here (the paper's rule)
+_GRID_SLACK = 1e-9  # a confidence within this many grid steps of a threshold reaches it
+
+
+# -- validation -------------------------------------------------------------------
+
+def _check_correct(correct, n, name="correct"):
+    arr = np.asarray(correct)
+    if arr.ndim != 1:
+        raise ValueError(f"`{name}` must be 1-D, got an array of shape {arr.shape}")
+    if len(arr) != n:
+        raise ValueError(f"`{name}` must have one entry per confidence ({n}), got {len(arr)}")
+    if arr.dtype.kind == "b":
+        return arr
+    if arr.dtype.kind in "iuf":
+        bad = ~np.isin(arr, (0, 1))
+        if not bad.any():
+            return arr.astype(bool)
+        i = int(np.flatnonzero(bad)[0])
+        raise ValueError(f"`{name}` must be boolean (True/False or 0/1), got {arr[i]!r} at position {i}")
+    raise ValueError(f"`{name}` must be boolean (True/False or 0/1), got dtype {arr.dtype}")
+
+
+def _check_inputs(confidence, correct, *, probability, names=("confidence", "correct")):
+    c = check_scores(confidence, names[0])
+    if len(c) == 0:
+        raise ValueError(f"`{names[0]}` is empty: nothing was answered")
+    ok = _check_correct(correct, len(c), names[1])
+    if probability:
+        bad = (c < 0) | (c > 1)
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            raise ValueError(
+                f"`{names[0]}` must be a probability in [0, 1] here, got {c[i]!r} at position {i} "
+                "(calibrate raw scores first, e.g. with ScoreCalibrator)"
+            )
+    return c, ok
+
+
+def _check_unit(value, name, *, low_open=False):
+    return check_number(value, name, low=0, high=1, low_open=low_open)
+
+
+def _check_resolution(resolution):
+    return check_number(resolution, "resolution", low=0, high=1, low_open=True)
+
+
+def _check_weights(weights, name, k):
+    try:
+        w = tuple(float(v) for v in weights)
+    except (TypeError, ValueError):
+        raise ValueError(f"`{name}` must be {k} non-negative numbers summing to 1, got {weights!r}") from None
+    if len(w) != k or not all(np.isfinite(v) and v >= 0 for v in w) or abs(sum(w) - 1) > 0.01 + 1e-9:  # the margin lets the paper's 0.33 + 0.33 + 0.33 pass
+        raise ValueError(f"`{name}` must be {k} non-negative numbers summing to 1, got {weights!r}")
+    return w
+
+
+# -- curves ---------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class CoverageAccuracyCurve:
+    """Accuracy of the answered examples as the confidence threshold falls.
+
+    Point k answers every example with confidence >= ``confidence[k]``;
+    points run from the highest confidence to the lowest (the last answers
+    everything).
+
+    Attributes
+    ----------
+    score : float
+        Area under the curve (the paper's "AUC"), with accuracy a step
+        function of coverage: ``sum_k (coverage_k - coverage_{k-1}) * accuracy_k``.
+        Equals ``1 - aurc``.
+    coverage, accuracy : ndarray
+        Share answered and accuracy of the answered, per point.
+    confidence : ndarray
+        The lowest confidence among the examples a point answers.
+    n_answered, n_correct : ndarray
+    resolution : float or None
+        Grid step, or None for the exact per-unique-confidence curve.
+    """
+
+    score: float
+    coverage: np.ndarray = field(repr=False)
+    accuracy: np.ndarray = field(repr=False)
+    confidence: np.ndarray = field(repr=False)
+    n_answered: np.ndarray = field(repr=False)
+    n_correct: np.ndarray = field(repr=False)
+    resolution: float | None = None
+
+    def partial_area(self, low=0.0, high=1.0):
+        """Area under the curve between coverages ``low`` and ``high``."""
+        low, high = _check_unit(low, "low"), _check_unit(high, "high")
+        if high < low:
+            raise ValueError(f"`high` must be >= `low`, got low={low} and high={high}")
+        prev = np.concatenate([[0.0], self.coverage[:-1]])
+        span = np.clip(np.minimum(self.coverage, high) - np.maximum(prev, low), 0.0, None)
+        return float(np.dot(span, self.accuracy))
+
+    def to_frame(self):
+        """The points as a DataFrame."""
+        return pd.DataFrame(
+            {
+                "confidence": self.confidence,
+                "coverage": self.coverage,
+                "accuracy": self.accuracy,
+                "n_answered": self.n_answered,
+                "n_correct": self.n_correct,
+            }
+        )
+
+    def _repr_html_(self):
+        n = len(self.coverage)
+        return result_html("CoverageAccuracyCurve", [
+            ("area", self.score), ("points", n),
+            ("accuracy at full coverage", float(self.accuracy[-1]) if n else np.nan),
+            ("resolution", "exact" if self.resolution is None else self.resolution),
+        ])
+
+
+def _exact_points(c, ok):
+    """Exact curve: one point per distinct confidence, highest first."""
+    values, _, n_ok, n_wrong = _grid_counts(ok, c)
+    n_ok, n_wrong = n_ok[::-1], n_wrong[::-1]
+    answered = np.cumsum(n_ok + n_wrong)
+    right = np.cumsum(n_ok)
+    return values[::-1], answered, right
+
+
+def _curve(c, ok, resolution):
+    conf, answered, right = _exact_points(c, ok)
+    if resolution is not None:
+        # grid threshold j is c_max - j * resolution; each distinct confidence is
+        # first answered at step ceil((c_max - c) / resolution).  Points that
+        # answer the same set merge: keep the last distinct confidence per step.
+        step = np.ceil((conf[0] - conf) / resolution - _GRID_SLACK)
+        last = np.flatnonzero(np.diff(step, append=np.inf) != 0)
+        conf, answered, right = conf[last], answered[last], right[last]
+    n = answered[-1]
+    coverage = answered / n
+    accuracy = right / answered
+    area = float(np.dot(np.diff(coverage, prepend=0.0), accuracy))
+    return CoverageAccuracyCurve(area, coverage, accuracy, conf, answered.astype(np.int64), right.astype(np.int64), resolution)
+
+
+def _exact_curve(confidence, correct):
+    """Validate confidences of any scale and return (exact curve, correct)."""
+    c, ok = _check_inputs(confidence, correct, probability=False)
+    return _curve(c, ok, None), ok
+
+
+def coverage_accuracy_curve(confidence, correct, *, resolution=None):
+    """Coverage and accuracy of the answered examples, threshold by threshold.
+
+    With ``resolution=None`` there is one point per distinct confidence (the
+    exact curve; confidences of any scale).  With a ``resolution`` the
+    thresholds run from the highest confidence down in steps of
+    ``resolution`` (answered: confidence >= threshold); thresholds that
+    answer the same set give one point, and the last point answers
+    everything -- the curve DiSCA reads (confidences must then be
+    probabilities).  A confidence within 1e-9 steps of a threshold counts as
+    reaching it, so 0.7 reaches the threshold 1 - 3 * 0.1.
+
+    Parameters
+    ----------
+    confidence : array-like of shape (n,)
+    correct : array-like of bool, shape (n,)
+    resolution : float in (0, 1], default=None
+
+    Returns
+    -------
+    CoverageAccuracyCurve
+
+    Examples
+    --------
+    >>> from beyondauc import coverage_accuracy_curve
+    >>> cur = coverage_accuracy_curve([0.9, 0.8, 0.8, 0.6], [True, True, False, True])
+    >>> cur.coverage.tolist(), cur.accuracy.tolist(), cur.score
+    ([0.25, 0.75, 1.0], [1.0, 0.6666666666666666, 0.75], 0.7708333333333333)
+    """
+    if resolution is not None:
+        resolution = _check_resolution(resolution)
+    c, ok = _check_inputs(confidence, correct, probability=resolution is not None)
+    return _curve(c, ok, resolution)
+
+
+_INTERPOLATIONS = ("step", "linear")
+_OPTIMA = ("exact", "analytic")
+
+
+def _area(coverage, value, interpolation, start):
+    """Area under ``value`` over ``coverage`` (exact-curve points, ascending coverage).
+
+    ``step``: each point's value holds over the coverage it adds (tied
+    confidences enter together, so a block of ties is charged the value at
+    its end).  ``linear``: the trapezoid rule over the points with the
+    point ``(0, start)`` prepended (what ``sklearn.metrics.auc`` gives on
+    those points).
+    """
+    width = np.diff(coverage, prepend=0.0)
+    if interpolation == "step":
+        return float(np.dot(width, value))
+    before = np.concatenate([[start], value[:-1]])
+    return float(np.dot(width, (before + value) / 2.0))
+
+
+def _risks(cur):
+    """Selective risk (wrong / answered) and generalized risk (wrong / all) per exact-curve point."""
+    wrong = cur.n_answered - cur.n_correct
+    return wrong / cur.n_answered, wrong / cur.n_answered[-1]
+
+
+def _aurc_of(cur, interpolation):
+    if interpolation == "step":
+        return 1.0 - cur.score  # bit-identical to the number reported before the option existed
+    risk = _risks(cur)[0]
+    return _area(cur.coverage, risk, interpolation, risk[0])
+
+
+def aurc(confidence, correct, *, interpolation="step"):
+    """Area under the risk-coverage curve (risk = 1 - accuracy), lower is better.
+
+    The exact curve has one point per distinct confidence (tied confidences
+    enter together); the risk of a point is the share of wrong answers among
+    the answered.
+
+    * ``interpolation="step"`` (default): ``sum_k (coverage_k - coverage_{k-1}) * risk_k``.
+      Without ties it is the mean selective risk over the n prefixes
+      (Geifman et al.; the AURC of CRL, Moon et al. 2020); a block of tied
+      confidences is charged the risk at its end.
+    * ``"linear"``: the trapezoid rule over the same points, starting from
+      ``(0, risk_1)`` -- the AURC of fd-shifts (``RiskCoverageStats.aurc``,
+      divided by its display scale 1000; Traub et al. 2024).
+      torch-uncertainty's ``AURC`` differs again: it breaks ties in sort
+      order, integrates from coverage 1/n and divides by ``1 - 1/n``.
+
+    Parameters
+    ----------
+    confidence : array-like of shape (n,)
+        Any scale; only the order matters.
+    correct : array-like of bool, shape (n,)
+    interpolation : {"step", "linear"}, default="step"
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> from beyondauc import aurc
+    >>> aurc([0.9, 0.8, 0.7], [True, False, True])
+    0.2777777777777778
+    >>> aurc([0.9, 0.8, 0.7], [True, False, True], interpolation="linear")
+    0.2222222222222222
+    """
+    check_option(interpolation, "interpolation", _INTERPOLATIONS)
+    return _aurc_of(_exact_curve(confidence, correct)[0], interpolation)
+
+
+def augrc(confidence, correct, *, interpolation="step"):
+    """Area under the generalized risk-coverage curve (Traub et al. 2024), lower is better.
+
+    The generalized risk of a point of the exact curve (tied confidences
+    enter together) is the share of *all* n examples that are answered and
+    wrong: ``wrong_answered_k / n``, so it grows from 0 at coverage 0 to
+    the overall error rate at full coverage.  AUGRC is the area under it:
+
+    * ``interpolation="step"`` (default, as :func:`aurc`):
+      ``sum_k (coverage_k - coverage_{k-1}) * wrong_answered_k / n``, i.e.
+      ``(1 / n^2) * #{(i, j): i wrong, c_i >= c_j}``;
+    * ``"linear"``: the trapezoid rule over the points from ``(0, 0)`` --
+      the AUGRC of fd-shifts, Traub et al.'s reference implementation
+      (``RiskCoverageStats.augrc`` divided by its display scale 1000).  It
+      equals their closed form ``(1 - AUROC_f) * acc * (1 - acc) + (1 - acc)^2 / 2``,
+      with acc the accuracy and AUROC_f the AUROC of the confidence for
+      telling right from wrong answers (ties count one half).
+
+    AUGRC is the probability that a random wrong answer is given while a
+    random other example is rejected: the average risk of an undetected
+    failure.  The best ranking reaches ``(1 - acc)^2 / 2`` (linear).
+
+    Parameters
+    ----------
+    confidence : array-like of shape (n,)
+        Any scale; only the order matters.
+    correct : array-like of bool, shape (n,)
+    interpolation : {"step", "linear"}, default="step"
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> from beyondauc import augrc
+    >>> augrc([0.9, 0.8, 0.7], [True, False, True])
+    0.2222222222222222
+    >>> augrc([0.9, 0.8, 0.7], [True, False, True], interpolation="linear")
+    0.16666666666666666
+    """
+    check_option(interpolation, "interpolation", _INTERPOLATIONS)
+    cur, _ = _exact_curve(confidence, correct)
+    return _area(cur.coverage, _risks(cur)[1], interpolation, 0.0)
+
+
+def _optimal_aurc(n, n_correct, interpolation="step"):
+    """AURC of the best ranking (every correct answer first, every confidence distinct)."""
+    k = np.arange(1, n + 1, dtype=np.float64)
+    risk = np.maximum(k - n_correct, 0.0) / k
+    if interpolation == "step":  # the sum over k > n_correct only, as before the option existed
+        return float(risk[n_correct:].sum() / n)
+    return _area(k / n, risk, interpolation, risk[0])
+
+
+def _analytic_aurc(n, n_correct):
+    """The large-n optimum ``r + (1 - r) ln(1 - r)``, r the overall risk (Geifman et al. 2019)."""
+    r = 1.0 - n_correct / n
+    return float(r + xlogy(1.0 - r, 1.0 - r))
+
+
+def e_aurc(confidence, correct, *, optimum="exact", interpolation="step"):
+    """Excess AURC: :func:`aurc` minus the AURC of the best possible ranking.
+
+    Parameters
+    ----------
+    confidence : array-like of shape (n,)
+    correct : array-like of bool, shape (n,)
+    optimum : {"exact", "analytic"}, default="exact"
+        ``"exact"``: the AURC (with the same ``interpolation``) of the best
+        ranking of these n answers -- every correct answer first, each at
+        its own confidence; for step integration
+        ``(1/n) * sum_{k > n_correct} (k - n_correct) / k``.
+        ``"analytic"``: ``r + (1 - r) ln(1 - r)`` with r the overall risk,
+        the large-n limit of that optimum used by CRL (Moon et al. 2020,
+        with step integration) and fd-shifts (with linear integration).
+        With step integration the analytic optimum is below the exact one
+        (by about ``r / (2n)``), so it gives the larger E-AURC.
+    interpolation : {"step", "linear"}, default="step"
+        As in :func:`aurc`.
+
+    Returns
+    -------
+    float
+
+    Notes
+    -----
+    With the exact optimum and step integration E-AURC is never negative,
+    and it is 0 only when the confidence ranks every correct answer above
+    every wrong one *and* no two wrong answers share a confidence.  Tied
+    confidences enter together, so a block of tied wrong answers is charged
+    the risk at its end over its whole width, while the optimum ranks them
+    one by one: ``e_aurc([1, 0, 0], [True, False, False])`` is 1/18 = 0.056
+    although the one correct answer is ranked first (the tied pair costs
+    ``(1/3) * (2/3 - 1/2)``).  With the analytic optimum or linear
+    integration E-AURC can be slightly negative.
+
+    Examples
+    --------
+    >>> from beyondauc import e_aurc
+    >>> e_aurc([0.9, 0.8], [True, False]), round(e_aurc([0.9, 0.8], [False, True]), 4)
+    (0.0, 0.5)
+    >>> round(e_aurc([1, 0, 0], [True, False, False]), 4)
+    0.0556
+    >>> round(e_aurc([0.9, 0.8], [True, False], optimum="analytic"), 4)
+    0.0966
+    """
+    check_option(optimum, "optimum", _OPTIMA)
+    check_option(interpolation, "interpolation", _INTERPOLATIONS)
+    cur, ok = _exact_curve(confidence, correct)
+    return _excess(cur, len(ok), int(ok.sum()), optimum, interpolation)
+
+
+def _excess(cur, n, n_correct, optimum, interpolation):
+    best = _optimal_aurc(n, n_correct, interpolation) if optimum == "exact" else _analytic_aurc(n, n_correct)
+    return float(_aurc_of(cur, interpolation) - best)
+
+
+def coverage_at_accuracy(confidence, correct, *, target):
+    """Largest coverage whose answered examples reach accuracy >= ``target``.
+
+    Read from the exact curve; 0.0 when no threshold reaches the target.
+
+    Examples
+    --------
+    >>> from beyondauc import coverage_at_accuracy
+    >>> coverage_at_accuracy([0.9, 0.8, 0.7, 0.6], [True, True, False, True], target=0.75)
+    1.0
+    """
+    target = _check_unit(target, "target")
+    cur, _ = _exact_curve(confidence, correct)
+    reach = cur.accuracy >= target
+    return float(cur.coverage[reach].max()) if reach.any() else 0.0
+
+
+def accuracy_at_coverage(confidence, correct, *, coverage):
+    """Accuracy when answering the most confident share ``coverage`` of examples.
+
+    Tied confidences enter together, so this is the accuracy of the first
+    exact-curve point whose coverage reaches ``coverage``.
+
+    Examples
+    --------
+    >>> from beyondauc import accuracy_at_coverage
+    >>> accuracy_at_coverage([0.9, 0.8, 0.7, 0.6], [True, False, True, True], coverage=0.5)
+    0.5
+    """
+    coverage = _check_unit(coverage, "coverage", low_open=True)
+    cur, _ = _exact_curve(confidence, correct)
+    k = int(np.searchsorted(cur.coverage, coverage - 1e-12))
+    return float(cur.accuracy[min(k, len(cur.accuracy) - 1)])
+
+
+def auc_tail(confidence, correct, *, max_coverage=0.2):
+    """Mean accuracy over the low-coverage end (0, ``max_coverage``] of the curve.
+
+    The paper's "AUC tail": a safety-critical deployment operates where
+    coverage is low and accuracy high, so a model that is better there can
+    be the better model even with the smaller total area.
+
+    Examples
+    --------
+    >>> from beyondauc import auc_tail
+    >>> auc_tail([0.9, 0.8, 0.7, 0.6], [True, False, True, True], max_coverage=0.5)
+    0.75
+    """
+    max_coverage = _check_unit(max_coverage, "max_coverage", low_open=True)
+    return _exact_curve(confidence, correct)[0].partial_area(0.0, max_coverage) / max_coverage
+
+
+@dataclass(frozen=True)
+class Plateau:
+    """The high-coverage stretch over which accuracy stays flat.
+
+    Attributes
+    ----------
+    score : float
+        Share of coverage, ending at full coverage, over which accuracy
+        stays within ``band`` of the accuracy at full coverage.
+    accuracy_low, accuracy_high : float
+        Accuracy range over the plateau.
+    confidence_low, confidence_high : float
+        Confidence range over the plateau; a plateau at high confidence is
+        the undesirable kind (confident wrong answers).
+    band : float
+    """
+
+    score: float
+    accuracy_low: float
+    accuracy_high: float
+    confidence_low: float
+    confidence_high: float
+    band: float
+
+
+def plateau(confidence, correct, *, band=0.02):
+    """The plateau of the coverage-accuracy curve (exact curve).
+
+    Examples
+    --------
+    >>> from beyondauc import plateau
+    >>> p = plateau([0.9, 0.8, 0.7, 0.6], [False, True, True, True], band=0.1)
+    >>> p.score, p.confidence_high
+    (0.5, 0.7)
+    """
+    band = _check_unit(band, "band")
+    cur, _ = _exact_curve(confidence, correct)
+    outside = np.abs(cur.accuracy - cur.accuracy[-1]) > band
+    start = int(np.flatnonzero(outside)[-1]) + 1 if outside.any() else 0
+    before = cur.coverage[start - 1] if start > 0 else 0.0
+    acc = cur.accuracy[start:]
+    return Plateau(float(1.0 - before), float(acc.min()), float(acc.max()), float(cur.confidence[-1]),
+                   float(cur.confidence[start]), band)

@@ -1,0 +1,500 @@
+"""Selective answering on a benchmark: calibrated confidences per model and dataset, the
+benchmark tables, and the bootstrap intervals of every selective number.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from .bootstrap import bootstrap_counts, check_bootstrap, dataset_seed, grid_weights, percentile_interval, strata_of
+from .fitting import class_weighted, logistic_params
+from ..utils.html import result_html
+from .kernel import _grid_counts
+from .replicates import accuracy_at_coverages, calibrated_rows, intervals_of, replicate_chunks, selective_rows
+from ..utils.validation import check_option, check_random_state
+from .calibration import METHODS, PROTOCOLS, ScoreCalibrator, _protocol_rows
+from .selective import (
+    _check_inputs,
+    _check_unit,
+    _check_resolution,
+    _check_weights,
+    CoverageAccuracyCurve,
+    _curve,
+    _area,
+    _risks,
+    _aurc_of,
+    _excess,
+)
+from .selective_scores import (
+    DiSCA,
+    disca,
+    _check_computation,
+)
+
+__all__ = ["SelectiveAnswering", "calibrated_confidence", "selective_intervals", "selective_answering", "selective_table", "tolerance_table"]
+
+
+# -- benchmark level ---------------------------------------------------------------------
+
+def _selective_rows(bench, dataset, protocol, random_state, ood_dataset):
+    """Masks over all rows: calibration, evaluation and out-of-distribution rows."""
+    check_option(protocol, "protocol", PROTOCOLS)
+    seed = check_random_state(random_state)
+    bench._slice(dataset)  # a clear error for an unknown name
+    if ood_dataset is not None:
+        bench._slice(ood_dataset)
+        if ood_dataset == dataset:
+            raise ValueError(f"`ood_dataset` must differ from `dataset`, got {dataset!r} for both")
+    cal, ev = _protocol_rows(bench, dataset, protocol, seed)
+    ood = np.zeros(len(bench), dtype=bool)
+    if ood_dataset is not None:  # out of distribution means unseen: never calibrate (or score) on it
+        ood[bench._slice(ood_dataset)] = True
+        cal, ev = cal & ~ood, ev & ~ood
+        if not cal.any():
+            raise ValueError(f"protocol {protocol!r} has no calibration data for {dataset!r} once "
+                             f"`ood_dataset`={ood_dataset!r} is left out")
+    return cal, ev, ood
+
+
+def calibrated_confidence(bench, model, dataset, *, protocol="indata", method="logistic", class_weight=None,
+                          random_state=0, ood_dataset=None):
+    """Calibrated confidence and correctness of a model's answers on a dataset.
+
+    The raw score is calibrated on the protocol's calibration data for
+    ``dataset`` (as in :func:`~beyondauc.expected_accuracy`; for ``indata``
+    the first seeded 80/20 split, evaluated on its 20%).  Each evaluated
+    example gets p = the calibrated probability of the positive class, the
+    decision of the calibrator (p > 0.5, or the stump's split), confidence
+    max(p, 1 - p) and whether the decision is right.  With ``ood_dataset``
+    the same calibrator also answers every example of that dataset; its rows
+    are left out of the calibration data (and of ``outdata``'s evaluation
+    rows), so it stays unseen under every protocol.
+
+    Returns
+    -------
+    confidence, correct : ndarray
+        On ``dataset``'s evaluation rows (for ``outdata``: all other datasets).
+    confidence_ood, correct_ood : ndarray or None
+
+    Examples
+    --------
+    >>> from beyondauc import load_demo, calibrated_confidence
+    >>> conf, ok, _, _ = calibrated_confidence(load_demo(), "logreg", "wine")
+    >>> len(conf), bool(((conf >= 0.5) & (conf <= 1)).all())
+    (22, True)
+    """
+    check_option(method, "method", METHODS)
+    cal, ev, ood = _selective_rows(bench, dataset, protocol, random_state, ood_dataset)
+    y_all, s_all = bench.labels(), bench.scores(model)
+    cal_model = ScoreCalibrator(method, class_weight=class_weight).fit(s_all[cal], y_all[cal])
+
+    def answer(rows):
+        proba = cal_model.predict_proba(s_all[rows])
+        pred = cal_model.predict(s_all[rows])
+        conf = np.maximum(proba, 1.0 - proba)
+        return conf, pred == y_all[rows]
+
+    conf, ok = answer(ev)
+    if ood_dataset is None:
+        return conf, ok, None, None
+    return (conf, ok, *answer(ood))
+
+
+@dataclass(frozen=True)
+class SelectiveAnswering:
+    """Selective answering of one model on one dataset of a benchmark.
+
+    Attributes
+    ----------
+    score : float
+        DiSCA on ``dataset`` (in distribution).
+    model, dataset : str
+    ood_dataset : str or None
+    protocol, method : str
+    disca : DiSCA
+    curve : CoverageAccuracyCurve
+        The exact curve.
+    aurc, e_aurc : float
+        Step integration, exact optimum (the defaults of :func:`aurc` and
+        :func:`e_aurc`).
+    aurc_linear : float
+        :func:`aurc` with ``interpolation="linear"`` (fd-shifts' AURC).
+    e_aurc_analytic : float
+        Step AURC minus the analytic optimum ``r + (1 - r) ln(1 - r)`` (CRL's E-AURC).
+    augrc, augrc_linear : float
+        :func:`augrc`, step and linear (Traub et al.'s AUGRC is the linear one).
+    disca_ood : DiSCA or None
+    didma, nidma : float or None
+        Only with a ``computation_score`` (and an ``ood_dataset`` for NiDMA).
+    confidence, correct, confidence_ood, correct_ood : ndarray
+    intervals : dict
+        ``name -> (low, high)`` bootstrap percentile intervals (empty without
+        ``n_bootstrap``); :meth:`to_dict` adds them as ``<name>_low`` /
+        ``<name>_high``.
+    replicates : DataFrame or None
+        The bootstrap replicates, one row each (columns: the interval names).
+    accuracy_band : (coverages, low, high) or None
+        Pointwise bootstrap band of the exact curve's accuracy at fixed
+        coverage levels (:func:`accuracy_at_coverage` per replicate).
+    """
+
+    score: float
+    model: str
+    dataset: str
+    ood_dataset: str | None
+    protocol: str
+    method: str
+    disca: DiSCA = field(repr=False)
+    curve: CoverageAccuracyCurve = field(repr=False)
+    aurc: float = np.nan
+    e_aurc: float = np.nan
+    disca_ood: DiSCA | None = field(default=None, repr=False)
+    didma: float | None = None
+    nidma: float | None = None
+    confidence: np.ndarray = field(default=None, repr=False)
+    correct: np.ndarray = field(default=None, repr=False)
+    confidence_ood: np.ndarray | None = field(default=None, repr=False)
+    correct_ood: np.ndarray | None = field(default=None, repr=False)
+    aurc_linear: float = np.nan
+    e_aurc_analytic: float = np.nan
+    augrc: float = np.nan
+    augrc_linear: float = np.nan
+    intervals: dict = field(default_factory=dict, repr=False)
+    replicates: pd.DataFrame | None = field(default=None, repr=False)
+    accuracy_band: tuple | None = field(default=None, repr=False)
+
+    def to_dict(self):
+        """Headline numbers by name."""
+        out = {
+            "model": self.model,
+            "dataset": self.dataset,
+            "ood_dataset": self.ood_dataset,
+            "protocol": self.protocol,
+            "method": self.method,
+            "n": len(self.correct),
+            "accuracy": float(self.curve.accuracy[-1]),
+            **self.disca.to_dict(),
+            "area": self.curve.score,
+            "aurc": self.aurc,
+            "e_aurc": self.e_aurc,
+            "aurc_linear": self.aurc_linear,
+            "e_aurc_analytic": self.e_aurc_analytic,
+            "augrc": self.augrc,
+            "augrc_linear": self.augrc_linear,
+        }
+        if self.disca_ood is not None:
+            out.update({f"{k}_ood": v for k, v in self.disca_ood.to_dict().items()
+                        if k not in ("tolerance", "resolution")})
+        out["didma"] = self.didma
+        out["nidma"] = self.nidma
+        for name, (low, high) in self.intervals.items():
+            out[f"{name}_low"] = low
+            out[f"{name}_high"] = high
+        return out
+
+    def _repr_html_(self):
+        rec = self.to_dict()
+        keep = ["n", "accuracy", "disca", "a", "b", "n_fluctuations", "penalty", "area", "aurc", "e_aurc",
+                "disca_ood", "didma", "nidma"]
+        rows = [(k, rec[k]) for k in keep if k in rec and rec[k] is not None]
+        title = f"SelectiveAnswering: {self.model} on {self.dataset}"
+        if self.ood_dataset is not None:
+            title += f" (OOD: {self.ood_dataset})"
+        return result_html(title, rows, subtitle=f"calibrated: {self.protocol} / {self.method}")
+
+
+def selective_answering(bench, model, dataset, *, ood_dataset=None, protocol="indata", method="logistic",
+                        class_weight=None, tolerance=0.9, weights=(1 / 3, 1 / 3, 1 / 3), resolution=0.01,
+                        computation_score=None, didma_weights=(0.5, 0.5), nidma_weights=(0.5, 0.5),
+                        random_state=0, n_bootstrap=0, confidence_level=0.95):
+    """DiSCA, the curve, AURC (and DiSCA on OOD data, DiDMA, NiDMA) for one model.
+
+    The model's raw scores are calibrated into probabilities with
+    :func:`calibrated_confidence`; ``dataset`` is the in-distribution data
+    and ``ood_dataset`` (optional) the out-of-distribution data answered by
+    the same calibrator, which never sees it (it is left out of every
+    protocol's calibration data).  DiDMA needs a ``computation_score`` and NiDMA
+    both; without them they are None.
+
+    With ``n_bootstrap`` > 0 the result carries percentile intervals of
+    ``accuracy``, ``area``, ``aurc``, ``disca``, ``a`` and ``b`` (and
+    ``disca_ood``) from a bootstrap stratified by role (calibration,
+    evaluation, out-of-distribution rows), dataset and class, seeded by
+    ``random_state``'s child stream for ``dataset``'s place among the
+    benchmark's datasets other than ``ood_dataset`` (every model reads the same
+    replicates of a dataset; two datasets draw independent ones).  Each
+    replicate *refits the calibrator* on its resample of the calibration data -- the threshold's own sampling error
+    is part of what a deployed model meets -- then answers its resample of the
+    evaluation data; all replicates are fitted and scored at once on the
+    model's score grid.  ``confidence_level`` (default 0.95) sets the
+    interval width.
+
+    Examples
+    --------
+    >>> from beyondauc import load_demo, selective_answering
+    >>> r = selective_answering(load_demo(), "logreg", "breast_cancer", ood_dataset="diabetes")
+    >>> sorted(k for k in r.to_dict() if k.startswith("disca"))
+    ['disca', 'disca_ood']
+    >>> r = selective_answering(load_demo(), "logreg", "wine", n_bootstrap=50)
+    >>> bool(r.to_dict()["aurc_low"] <= r.aurc <= r.to_dict()["aurc_high"])
+    True
+    """
+    n_bootstrap, confidence_level = check_bootstrap(n_bootstrap, confidence_level)
+    conf, ok, conf_ood, ok_ood = calibrated_confidence(
+        bench, model, dataset, protocol=protocol, method=method, class_weight=class_weight,
+        random_state=random_state, ood_dataset=ood_dataset,
+    )
+    d = disca(conf, ok, tolerance=tolerance, weights=weights, resolution=resolution)
+    exact = _curve(conf, ok, None)
+    n_ok, grisk = int(ok.sum()), _risks(exact)[1]
+    d_ood = None if conf_ood is None else disca(conf_ood, ok_ood, tolerance=tolerance, weights=weights,
+                                                 resolution=resolution)
+    dd = nd = None
+    if computation_score is not None:
+        p, q = _check_weights(didma_weights, "didma_weights", 2)
+        dd = p * d.score + q * _check_computation(computation_score)
+        if d_ood is not None:
+            u, v = _check_weights(nidma_weights, "nidma_weights", 2)
+            nd = u * dd + v * d_ood.score
+    intervals, reps, band = {}, None, None
+    if n_bootstrap:
+        reps, acc = _benchmark_bootstrap(
+            bench, model, dataset, ood_dataset=ood_dataset, protocol=protocol, method=method,
+            class_weight=class_weight, tolerance=tolerance, weights=weights, resolution=resolution,
+            random_state=dataset_seed(random_state, [d for d in bench.datasets if d != ood_dataset].index(dataset)),
+            n_bootstrap=n_bootstrap,
+        )
+        intervals = intervals_of(reps, confidence_level)
+        band = _band(acc, confidence_level)
+    return SelectiveAnswering(
+        score=d.score,
+        model=model,
+        dataset=dataset,
+        ood_dataset=ood_dataset,
+        protocol=protocol,
+        method=method,
+        disca=d,
+        curve=exact,
+        aurc=_aurc_of(exact, "step"),
+        e_aurc=_excess(exact, len(ok), n_ok, "exact", "step"),
+        disca_ood=d_ood,
+        didma=dd,
+        nidma=nd,
+        confidence=conf,
+        correct=ok,
+        confidence_ood=conf_ood,
+        correct_ood=ok_ood,
+        aurc_linear=_aurc_of(exact, "linear"),
+        e_aurc_analytic=_excess(exact, len(ok), n_ok, "analytic", "step"),
+        augrc=_area(exact.coverage, grisk, "step", 0.0),
+        augrc_linear=_area(exact.coverage, grisk, "linear", 0.0),
+        intervals=intervals,
+        replicates=reps,
+        accuracy_band=band,
+    )
+
+
+def selective_table(bench, *, models=None, datasets=None, **options):
+    """Headline selective-answering numbers of every model on every dataset, tidy.
+
+    One row per (model, dataset) with the keys of
+    :meth:`SelectiveAnswering.to_dict`: DiSCA and its parts with the
+    ``tolerance`` and grid ``resolution`` they were read at, and the
+    conventions of the selective-classification literature beside the
+    paper's (``aurc``/``aurc_linear``, ``e_aurc``/``e_aurc_analytic``,
+    ``augrc``/``augrc_linear``).  ``options`` go to
+    :func:`selective_answering`.
+    :meth:`SelectiveAnswering.to_dict`; ``options`` go to
+    :func:`selective_answering` (``n_bootstrap=B`` adds ``<name>_low`` /
+    ``<name>_high`` columns).
+
+    Examples
+    --------
+    >>> from beyondauc import load_demo, selective_table
+    >>> t = selective_table(load_demo(), models=["logreg", "svm"], datasets=["wine"])
+    >>> t[["model", "dataset"]].values.tolist()
+    [['logreg', 'wine'], ['svm', 'wine']]
+    """
+    models = bench.models if models is None else list(models)
+    datasets = bench.datasets if datasets is None else list(datasets)
+    return pd.DataFrame([selective_answering(bench, m, d, **options).to_dict() for m in models for d in datasets])
+
+
+# -- bootstrap intervals ------------------------------------------------------------------
+
+INTERVAL_NAMES = ("accuracy", "area", "aurc", "disca", "a", "b")
+def _answers(proba, pred, pos, neg):
+    """Confidence and (weighted) correct / wrong answers per grid value, (R, m) each."""
+    conf = np.maximum(proba, 1.0 - proba)
+    return conf, np.where(pred, pos, neg), np.where(pred, neg, pos)
+
+
+def _selective_design(bench, model, dataset, *, ood_dataset, protocol, random_state):
+    """Rows a benchmark-level bootstrap resamples: scores, labels, role (0 cal, 1 eval, 2 ood), strata."""
+    cal, ev, ood = _selective_rows(bench, dataset, protocol, random_state, ood_dataset)
+    used = cal | ev | ood
+    role = np.where(cal, 0, np.where(ev, 1, 2))[used]
+    y = bench.labels()[used]
+    s = bench.scores(model)[used]
+    strata = strata_of(role, bench.dataset_codes()[used], y)
+    return s, y, role, strata
+
+
+BAND_COVERAGES = np.linspace(0.02, 1.0, 50)  # coverage levels of the pointwise accuracy band
+
+
+def _benchmark_replicates(bench, model, dataset, **options):
+    """Replicates (DataFrame, one row each) of the selective numbers with the calibrator refitted per replicate."""
+    return _benchmark_bootstrap(bench, model, dataset, **options)[0]
+
+
+def _benchmark_bootstrap(bench, model, dataset, *, ood_dataset, protocol, method, class_weight, tolerance,
+                         weights, resolution, random_state, n_bootstrap):
+    """(replicates frame, (B, k) accuracy at :data:`BAND_COVERAGES`), the calibrator refitted per replicate."""
+    tolerance = _check_unit(tolerance, "tolerance", low_open=True)
+    weights = _check_weights(weights, "weights", 3)
+    resolution = _check_resolution(resolution)
+    s, y, role, strata = _selective_design(bench, model, dataset, ood_dataset=ood_dataset, protocol=protocol,
+                                           random_state=random_state)
+    x, inv, _, _ = _grid_counts(y, s)
+    m = len(x)
+    init = None
+    if method == "logistic":  # warm start every replicate from the fit on the calibration data itself
+        p0, n0 = grid_weights(np.ones((1, len(y))), inv, y, m, groups=np.where(role == 0, 0, -1))
+        init = logistic_params(x, *class_weighted(p0[:, 0], n0[:, 0], class_weight))
+    seed = check_random_state(random_state)
+    # the curves only need the grid values the evaluation (and OOD) rows have
+    cols_ev = np.unique(inv[role == 1])
+    cols_ood = np.unique(inv[role == 2])
+    at = np.concatenate([cols_ev, cols_ood])
+    parts, band = [], []
+    for lo, hi in replicate_chunks(n_bootstrap, max(len(y), m)):
+        counts = bootstrap_counts(strata, n_bootstrap, random_state=seed, start=lo, stop=hi)
+        pos, neg = grid_weights(counts, inv, y, m, groups=role, n_groups=3)
+        proba, pred = calibrated_rows(method, x, *class_weighted(pos[:, 0], neg[:, 0], class_weight), init=init,
+                                      at=at)
+        k = len(cols_ev)
+        answers = _answers(proba[:, :k], pred[:, :k], pos[:, 1, cols_ev], neg[:, 1, cols_ev])
+        out = selective_rows(*answers, resolution=resolution, tolerance=tolerance, weights=weights)
+        band.append(accuracy_at_coverages(*answers, BAND_COVERAGES))
+        rows = {k: out[k] for k in INTERVAL_NAMES}
+        if ood_dataset is not None:
+            rows["disca_ood"] = selective_rows(*_answers(proba[:, k:], pred[:, k:], pos[:, 2, cols_ood],
+                                                         neg[:, 2, cols_ood]), resolution=resolution,
+                                               tolerance=tolerance, weights=weights)["disca"]
+        parts.append(pd.DataFrame(rows))
+    return pd.concat(parts, ignore_index=True), np.concatenate(band)
+
+
+def _band(acc, confidence_level):
+    """(coverages, low, high) of a pointwise percentile band from (B, k) replicates."""
+    low, high = percentile_interval(acc, confidence_level, axis=0)
+    return BAND_COVERAGES.copy(), low, high
+
+
+def _array_band(confidence, correct, *, n_bootstrap, confidence_level, random_state):
+    """Pointwise band (coverages, low, high) of accuracy at fixed coverages, examples resampled."""
+    c, ok = _check_inputs(confidence, correct, probability=False)
+    values, inv, _, _ = _grid_counts(ok, c)
+    acc = []
+    for lo, hi in replicate_chunks(n_bootstrap, len(c)):
+        counts = bootstrap_counts(np.zeros(len(c), dtype=np.int64), n_bootstrap, random_state=random_state,
+                                  start=lo, stop=hi)
+        n_ok, n_wrong = grid_weights(counts, inv, ok, len(values))
+        acc.append(accuracy_at_coverages(values, n_ok[:, 0], n_wrong[:, 0], BAND_COVERAGES))
+    return _band(np.concatenate(acc), confidence_level)
+
+
+def selective_intervals(confidence, correct, *, n_bootstrap=1000, confidence_level=0.95, random_state=0,
+                        tolerance=0.9, weights=(1 / 3, 1 / 3, 1 / 3), resolution=0.01):
+    """Bootstrap percentile intervals of accuracy, area, AURC, DiSCA, a and b for given answers.
+
+    The examples are resampled with replacement (``n_bootstrap`` seeded
+    replicates); the confidences are taken as given (no calibrator to refit:
+    for that, use :func:`selective_answering` with ``n_bootstrap``).  A
+    replicate is a reweighting of the counts at each distinct confidence, so
+    all replicates' curves come from one pass of cumulative sums.
+
+    Parameters
+    ----------
+    confidence : array-like of shape (n,)
+        Probabilities in [0, 1] (DiSCA reads the grid curve).
+    correct : array-like of bool, shape (n,)
+    n_bootstrap : int >= 1, default=1000
+    confidence_level : float in (0, 1), default=0.95
+    random_state : int or None, default=0
+    tolerance, weights, resolution
+        As in :func:`disca`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Indexed by ``metric`` (accuracy, area, aurc, disca, a, b) with columns
+        ``estimate`` (the point estimate), ``low`` and ``high``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from beyondauc import selective_intervals
+    >>> rng = np.random.default_rng(0)
+    >>> conf = rng.uniform(0.5, 1, 200)
+    >>> ok = rng.uniform(size=200) < conf
+    >>> ci = selective_intervals(conf, ok, n_bootstrap=200, random_state=1)
+    >>> list(ci.columns), bool((ci["low"] <= ci["estimate"]).all() and (ci["estimate"] <= ci["high"]).all())
+    (['estimate', 'low', 'high'], True)
+    """
+    n_bootstrap, confidence_level = check_bootstrap(n_bootstrap, confidence_level)
+    if n_bootstrap < 1:
+        raise ValueError(f"`n_bootstrap` must be an int >= 1, got {n_bootstrap}")
+    seed = check_random_state(random_state)
+    d = disca(confidence, correct, tolerance=tolerance, weights=weights, resolution=resolution)
+    c, ok = _check_inputs(confidence, correct, probability=True)
+    exact = _curve(c, ok, None)
+    estimate = {"accuracy": float(exact.accuracy[-1]), "area": exact.score, "aurc": 1.0 - exact.score,
+                "disca": d.score, "a": d.a, "b": d.b}
+    values, inv, _, _ = _grid_counts(ok, c)
+    strata = np.zeros(len(c), dtype=np.int64)
+    parts = []
+    for lo, hi in replicate_chunks(n_bootstrap, len(c)):
+        counts = bootstrap_counts(strata, n_bootstrap, random_state=seed, start=lo, stop=hi)
+        n_ok, n_wrong = grid_weights(counts, inv, ok, len(values))
+        out = selective_rows(values, n_ok[:, 0], n_wrong[:, 0], resolution=d.resolution, tolerance=d.tolerance,
+                             weights=d.weights)
+        parts.append(pd.DataFrame({k: out[k] for k in INTERVAL_NAMES}))
+    ints = intervals_of(pd.concat(parts, ignore_index=True), confidence_level)
+    frame = pd.DataFrame(
+        {"estimate": [estimate[k] for k in INTERVAL_NAMES], "low": [ints[k][0] for k in INTERVAL_NAMES],
+         "high": [ints[k][1] for k in INTERVAL_NAMES]},
+        index=pd.Index(INTERVAL_NAMES, name="metric"),
+    )
+    return frame
+
+
+def tolerance_table(bench, dataset, *, models=None, value="disca", **options):
+    """Models x tolerance: DiSCA (or b) at each tolerance, the paper's Table 2 layout.
+
+    Columns are ``"<0.95"`` ... ``"<0.55"``, then ``resolution`` (the grid
+    step the numbers were read at: DiSCA depends on it, see
+    :func:`disca_resolution_sensitivity`); rows sorted by the first
+    tolerance, best first.  ``options`` go to :func:`selective_answering`.
+
+    Examples
+    --------
+    >>> from beyondauc import load_demo, tolerance_table
+    >>> t = tolerance_table(load_demo(), "wine", models=["logreg", "svm"])
+    >>> list(t.columns)[:2], t.index.name
+    (['<0.95', '<0.9'], 'model')
+    """
+    check_option(value, "value", ("disca", "b"))
+    models = bench.models if models is None else list(models)
+    rows = {}
+    for m in models:
+        d = selective_answering(bench, m, dataset, **options).disca
+        rows[m] = {f"<{t:g}": v for t, v in zip(d.b_table["tolerance"], d.b_table[value])}
+        rows[m]["resolution"] = d.resolution
+    out = pd.DataFrame.from_dict(rows, orient="index")
+    out.index.name = "model"
+    return out.sort_values(out.columns[0], ascending=value == "b", kind="stable")

@@ -1,0 +1,399 @@
+"""DiSCA, DiDMA and NiDMA (Mishra et al.): one number for how safely a model abstains.
+
+DiSCA rewards a high confidence at which accuracy first drops below 100% (a) and below the
+tolerance (b), and penalises fluctuations of the coverage-accuracy curve; DiDMA adds a
+computation score, NiDMA an out-of-distribution dataset.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from ..utils.html import frame_html, result_html
+from ..utils.validation import check_number
+from .selective import (
+    TOLERANCES,
+    _FLOOR,
+    _check_inputs,
+    _check_unit,
+    _check_resolution,
+    _check_weights,
+    CoverageAccuracyCurve,
+    _curve,
+)
+
+__all__ = ["RESOLUTIONS", "DiDMA", "DiSCA", "NiDMA", "computation_score", "didma", "disca", "disca_resolution_sensitivity", "nidma"]
+
+
+# -- DiSCA ------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class DiSCA:
+    """DiSCA (Deployment in Safety-Critical Applications) and its parts.
+
+    Attributes
+    ----------
+    score : float
+        ``x / a + y / b - penalty``.
+    a : float
+        Confidence at which accuracy first drops below 100% (the lowest
+        confidence if it never does), floored at 0.001.
+    b : float
+        Confidence at which accuracy first drops below ``tolerance`` (the
+        lowest confidence if it never does), floored at 0.001.
+    n_fluctuations : int
+        Steps where accuracy rises with coverage.
+    fluctuation_magnitude : float
+        Total accuracy rise over the fluctuations, ``sum_i (d2 - d1)``.
+    penalty : float
+        ``z * sum_i (n - i + 1) (d2 - d1) / c / sum_i (n - i + 1)`` (0 when n = 0).
+    tolerance : float
+    weights : tuple
+        (x, y, z).
+    resolution : float
+        The grid step the curve was read at.  DiSCA depends on it (a finer
+        grid finds more fluctuations across smaller confidence gaps, down
+        to the 0.001 floor), so it is reported with every DiSCA; see
+        :func:`disca_resolution_sensitivity`.
+    fluctuations : DataFrame
+        One row per fluctuation: ``i, coverage_1, coverage_2, d1, d2, c1, c2, c``.
+    b_table : DataFrame
+        b and DiSCA over the tolerance grid 0.95 ... 0.55 (the paper's
+        Table 2 layout, one row per tolerance), with ``falls_below``: whether
+        accuracy ever drops below the tolerance.
+    curve : CoverageAccuracyCurve
+        The grid curve a, b and the fluctuations are read from.
+    """
+
+    score: float
+    a: float
+    b: float
+    n_fluctuations: int
+    fluctuation_magnitude: float
+    penalty: float
+    tolerance: float
+    weights: tuple
+    resolution: float
+    fluctuations: pd.DataFrame = field(repr=False)
+    b_table: pd.DataFrame = field(repr=False)
+    curve: CoverageAccuracyCurve = field(repr=False)
+
+    def to_dict(self):
+        """Headline numbers by name."""
+        return {
+            "disca": self.score,
+            "a": self.a,
+            "b": self.b,
+            "n_fluctuations": self.n_fluctuations,
+            "fluctuation_magnitude": self.fluctuation_magnitude,
+            "penalty": self.penalty,
+            "tolerance": self.tolerance,
+            "resolution": self.resolution,
+        }
+
+    def _repr_html_(self):
+        x, y, z = self.weights
+        return result_html(
+            "DiSCA", [("score", self.score), ("a", self.a), (f"b({self.tolerance:g})", self.b),
+                      ("n_fluctuations", self.n_fluctuations), ("penalty", self.penalty),
+                      ("weights (x, y, z)", f"{x:.3g}, {y:.3g}, {z:.3g}")],
+            parts=[frame_html(self.b_table, index=False, caption="b and DiSCA over the tolerance grid")],
+        )
+
+
+def _first_below(cur, level):
+    """(confidence at the first point with accuracy < level, or the lowest confidence; whether one exists)."""
+    below = cur.accuracy < level
+    k = int(np.argmax(below)) if below.any() else len(cur.confidence) - 1
+    return float(cur.confidence[k]), bool(below.any())
+
+
+def _fluctuations(cur, z):
+    """Fluctuation table and the weighted penalty of a grid curve."""
+    rise = np.flatnonzero(np.diff(cur.accuracy) > 0)
+    d1, d2 = cur.accuracy[rise], cur.accuracy[rise + 1]
+    c1, c2 = cur.confidence[rise], cur.confidence[rise + 1]
+    c = np.maximum(c1 - c2, _FLOOR)
+    n = len(rise)
+    w = np.arange(n, 0, -1, dtype=np.float64)  # n - i + 1 for i = 1..n
+    penalty = z * float(np.dot(w, (d2 - d1) / c) / w.sum()) if n else 0.0
+    table = pd.DataFrame(
+        {"i": np.arange(1, n + 1), "coverage_1": cur.coverage[rise], "coverage_2": cur.coverage[rise + 1],
+         "d1": d1, "d2": d2, "c1": c1, "c2": c2, "c": c}
+    )
+    return table, penalty
+
+
+def disca(confidence, correct, *, tolerance=0.9, weights=(1 / 3, 1 / 3, 1 / 3), resolution=0.01):
+    """DiSCA score: a, b(tolerance) and the fluctuation penalty.
+
+    Read from the grid coverage-accuracy curve (step ``resolution`` from the
+    highest confidence down, see :func:`coverage_accuracy_curve`):
+
+    * a = confidence of the first point whose accuracy is below 1 (the last
+      point's if none);
+    * b = confidence of the first point whose accuracy is below
+      ``tolerance`` (the last point's if none);
+    * a fluctuation is a step k -> k+1 where accuracy rises (d2 > d1, at
+      confidences c1 >= c2); they are numbered i = 1..n by increasing
+      coverage and weighted n - i + 1, so early (high-confidence) ones
+      weigh most; ``c = max(c1 - c2, 0.001)``.
+
+    ``DiSCA = x / max(a, 0.001) + y / max(b, 0.001) - z * sum_i (n-i+1) (d2-d1)/c / sum_i (n-i+1)``.
+    Lower a and b are better (mistakes only at low confidence), so higher
+    DiSCA is better.
+
+    Parameters
+    ----------
+    confidence : array-like of shape (n,)
+        Probabilities in [0, 1]; for a binary probability p use max(p, 1 - p).
+    correct : array-like of bool, shape (n,)
+    tolerance : float in (0, 1], default=0.9
+        Worst admissible accuracy.
+    weights : (x, y, z), default=(1/3, 1/3, 1/3)
+        Non-negative, summing to 1 (within 0.01, so the paper's 0.33 work).
+    resolution : float in (0, 1], default=0.01
+        Step of the confidence grid.  DiSCA is only comparable at the same
+        resolution: see :func:`disca_resolution_sensitivity`.
+
+    Returns
+    -------
+    DiSCA
+
+    Examples
+    --------
+    >>> from beyondauc import disca
+    >>> d = disca([0.95, 0.9, 0.8, 0.7], [True, False, True, True], tolerance=0.6)
+    >>> d.a, d.b, d.n_fluctuations
+    (0.9, 0.9, 2)
+    """
+    tolerance = _check_unit(tolerance, "tolerance", low_open=True)
+    weights = _check_weights(weights, "weights", 3)
+    resolution = _check_resolution(resolution)
+    c, ok = _check_inputs(confidence, correct, probability=True)
+    return _disca(c, ok, tolerance, weights, resolution)
+
+
+def _disca(c, ok, tolerance, weights, resolution):
+    """DiSCA of validated inputs."""
+    cur = _curve(c, ok, resolution)
+    x, y, z = weights
+    a = max(_first_below(cur, 1.0)[0], _FLOOR)
+    flucts, penalty = _fluctuations(cur, z)
+    rows = []
+    for t in TOLERANCES:  # nine tolerances, each one argmax over the curve
+        b_t, falls = _first_below(cur, t)
+        b_t = max(b_t, _FLOOR)
+        rows.append({"tolerance": t, "b": b_t, "disca": x / a + y / b_t - penalty, "falls_below": falls})
+    b = max(_first_below(cur, tolerance)[0], _FLOOR)
+    return DiSCA(
+        score=x / a + y / b - penalty,
+        a=a,
+        b=b,
+        n_fluctuations=len(flucts),
+        fluctuation_magnitude=float((flucts["d2"] - flucts["d1"]).sum()),
+        penalty=penalty,
+        tolerance=tolerance,
+        weights=weights,
+        resolution=resolution,
+        fluctuations=flucts,
+        b_table=pd.DataFrame(rows),
+        curve=cur,
+    )
+
+
+RESOLUTIONS = (0.1, 0.05, 0.02, 0.01, 0.005, 0.001, 1e-4)
+
+
+def _check_resolutions(resolutions):
+    try:
+        values = [float(r) for r in resolutions]
+    except (TypeError, ValueError):
+        raise ValueError(f"`resolutions` must be numbers in (0, 1], got {resolutions!r}") from None
+    if not values:
+        raise ValueError("`resolutions` must hold at least one number in (0, 1], got none")
+    for r in values:
+        if not (np.isfinite(r) and 0 < r <= 1):
+            raise ValueError(f"`resolutions` must be numbers in (0, 1], got {r!r}")
+    return values
+
+
+def disca_resolution_sensitivity(confidence, correct, *, resolutions=RESOLUTIONS, tolerance=0.9,
+                                 weights=(1 / 3, 1 / 3, 1 / 3)):
+    """DiSCA and its parts on the same answers over several grid resolutions, tidy.
+
+    DiSCA is read from the grid curve (:func:`coverage_accuracy_curve` with
+    a ``resolution``), and its fluctuation term divides each accuracy rise
+    by the confidence gap ``c = max(c1 - c2, 0.001)``.  A finer grid
+    separates more points, so it finds more (and smaller) rises across
+    smaller gaps, many of them at the 0.001 floor: the penalty, and with it
+    DiSCA, changes with the resolution.  This table shows by how much; a
+    DiSCA is only comparable with another at the same resolution.
+
+    Parameters
+    ----------
+    confidence : array-like of shape (n,)
+        Probabilities in [0, 1]; for a binary probability p use max(p, 1 - p).
+    correct : array-like of bool, shape (n,)
+    resolutions : sequence of float in (0, 1], default=(0.1, 0.05, 0.02, 0.01, 0.005, 0.001, 1e-4)
+    tolerance : float in (0, 1], default=0.9
+    weights : (x, y, z), default=(1/3, 1/3, 1/3)
+
+    Returns
+    -------
+    DataFrame
+        One row per resolution, in the order given: ``resolution, disca,
+        a, b, n_fluctuations, fluctuation_magnitude, penalty, n_points``
+        (``n_points``: points of the grid curve).
+
+    Examples
+    --------
+    >>> from beyondauc import disca_resolution_sensitivity
+    >>> conf = [0.99, 0.97, 0.95, 0.9, 0.85, 0.8, 0.75, 0.7]
+    >>> ok = [True, False, True, True, False, True, True, True]
+    >>> t = disca_resolution_sensitivity(conf, ok, resolutions=[0.1, 0.01])
+    >>> t["n_fluctuations"].tolist(), t["disca"].round(3).tolist()
+    ([1, 5], [0.463, -0.534])
+    """
+    tolerance = _check_unit(tolerance, "tolerance", low_open=True)
+    weights = _check_weights(weights, "weights", 3)
+    values = _check_resolutions(resolutions)
+    c, ok = _check_inputs(confidence, correct, probability=True)
+    rows = []
+    for r in values:  # a few resolutions, each one vectorised pass over the sorted answers
+        d = _disca(c, ok, tolerance, weights, r)
+        rows.append({"resolution": r, "disca": d.score, "a": d.a, "b": d.b, "n_fluctuations": d.n_fluctuations,
+                     "fluctuation_magnitude": d.fluctuation_magnitude, "penalty": d.penalty,
+                     "n_points": len(d.curve.coverage)})
+    return pd.DataFrame(rows)
+
+
+def computation_score(*, energy=None, parameters=None, reference_parameters=None):
+    """The computation score of DiDMA: ``1 / energy`` or ``reference_parameters / parameters``.
+
+    Give either ``energy`` (in any unit, e.g. kWh per 1,000 answers) or both
+    ``parameters`` and ``reference_parameters`` (the size the deployment
+    device handles well).
+
+    Examples
+    --------
+    >>> from beyondauc import computation_score
+    >>> computation_score(parameters=2_000_000, reference_parameters=1_000_000)
+    0.5
+    """
+    def positive(v, name):
+        return check_number(v, name, low=0, low_open=True)
+
+    if energy is not None and (parameters is not None or reference_parameters is not None):
+        raise ValueError("give either `energy` or `parameters` with `reference_parameters`, not both")
+    if energy is not None:
+        return 1.0 / positive(energy, "energy")
+    if parameters is None or reference_parameters is None:
+        raise ValueError("give `energy`, or both `parameters` and `reference_parameters`")
+    return positive(reference_parameters, "reference_parameters") / positive(parameters, "parameters")
+
+
+@dataclass(frozen=True)
+class DiDMA:
+    """DiDMA = p * DiSCA + q * computation_score.
+
+    Attributes
+    ----------
+    score : float
+    disca : DiSCA
+    computation_score : float
+    weights : tuple
+        (p, q).
+    """
+
+    score: float
+    disca: DiSCA = field(repr=False)
+    computation_score: float = np.nan
+    weights: tuple = (0.5, 0.5)
+
+    def _repr_html_(self):
+        return result_html("DiDMA", [("score", self.score), ("DiSCA", self.disca.score),
+                                     ("computation_score", self.computation_score),
+                                     ("weights (p, q)", ", ".join(f"{w:.3g}" for w in self.weights))])
+
+
+def _check_computation(value):
+    return check_number(value, "computation_score", low=0, hint=" (see computation_score())")
+
+
+def didma(confidence, correct, *, computation_score, weights=(0.5, 0.5), tolerance=0.9,
+          disca_weights=(1 / 3, 1 / 3, 1 / 3), resolution=0.01):
+    """DiDMA (Deployment in Disaster Management Applications).
+
+    ``DiDMA = p * DiSCA + q * computation_score`` with ``weights=(p, q)``
+    summing to 1.  The computation score depends on the deployment device,
+    so it is given, not measured: see :func:`computation_score`.
+
+    Examples
+    --------
+    >>> from beyondauc import didma, disca
+    >>> conf, ok = [0.95, 0.9, 0.8, 0.7], [True, False, True, True]
+    >>> d = didma(conf, ok, computation_score=2.0, weights=(0.5, 0.5))
+    >>> d.score == 0.5 * disca(conf, ok).score + 0.5 * 2.0
+    True
+    """
+    p, q = _check_weights(weights, "weights", 2)
+    _check_weights(disca_weights, "disca_weights", 3)
+    comp = _check_computation(computation_score)
+    d = disca(confidence, correct, tolerance=tolerance, weights=disca_weights, resolution=resolution)
+    return DiDMA(p * d.score + q * comp, d, comp, (p, q))
+
+
+@dataclass(frozen=True)
+class NiDMA:
+    """NiDMA = u * DiDMA + v * DiSCA(OOD).
+
+    Attributes
+    ----------
+    score : float
+    didma : DiDMA
+        On the in-distribution data.
+    disca_ood : DiSCA
+        On the out-of-distribution data.
+    weights : tuple
+        (u, v).
+    """
+
+    score: float
+    didma: DiDMA = field(repr=False)
+    disca_ood: DiSCA = field(repr=False)
+    weights: tuple = (0.5, 0.5)
+
+    def _repr_html_(self):
+        return result_html("NiDMA", [("score", self.score), ("DiDMA", self.didma.score),
+                                     ("DiSCA (in distribution)", self.didma.disca.score),
+                                     ("DiSCA (OOD)", self.disca_ood.score),
+                                     ("weights (u, v)", ", ".join(f"{w:.3g}" for w in self.weights))])
+
+
+def nidma(confidence, correct, confidence_ood, correct_ood, *, computation_score, weights=(0.5, 0.5),
+          didma_weights=(0.5, 0.5), tolerance=0.9, disca_weights=(1 / 3, 1 / 3, 1 / 3), resolution=0.01):
+    """NiDMA (NLP in Disaster Management Applications).
+
+    ``NiDMA = u * DiDMA(IID) + v * DiSCA(OOD)`` with ``weights=(u, v)``
+    summing to 1: the in-distribution data give DiDMA, an
+    out-of-distribution dataset gives the second DiSCA with the same
+    tolerance, weights and resolution.
+
+    Examples
+    --------
+    >>> from beyondauc import nidma
+    >>> n = nidma([0.9, 0.8], [True, False], [0.9, 0.6], [False, True], computation_score=1.0)
+    >>> round(n.score, 4)
+    0.5509
+    """
+    u, v = _check_weights(weights, "weights", 2)
+    _check_weights(didma_weights, "didma_weights", 2)
+    _check_inputs(confidence_ood, correct_ood, probability=True, names=("confidence_ood", "correct_ood"))
+    iid = didma(confidence, correct, computation_score=computation_score, weights=didma_weights,
+                tolerance=tolerance, disca_weights=disca_weights, resolution=resolution)
+    ood = disca(confidence_ood, correct_ood, tolerance=tolerance, weights=disca_weights, resolution=resolution)
+    return NiDMA(u * iid.score + v * ood.score, iid, ood, (u, v))

@@ -1,0 +1,65 @@
+"""Views: scikit-learn-style Displays, one module per analysis.
+
+``__init__`` stores computed data, ``plot(ax=None)`` draws and returns ``self``
+with ``ax_`` and ``figure_`` set, and the ``from_predictions`` /
+``from_evaluation`` class methods compute (from public metric functions), then
+plot.  Nothing here calls ``plt.show()`` or changes ``rcParams``.
+
+* :mod:`~beyondauc.plots.diagnostics` -- :class:`ThresholdROCDisplay`,
+  :class:`ClassHistogramDisplay`, :class:`RobustnessDisplay`,
+  :class:`DriftDisplay`, :class:`WassersteinDisplay` and the
+  :class:`DiagnosticsDashboard` of all five (Roberts et al.);
+* :mod:`~beyondauc.plots.selective` -- :class:`CoverageAccuracyDisplay`,
+  :class:`CoverageAccuracyGridDisplay`, :class:`ToleranceDisplay` (Mishra et al.);
+* :mod:`~beyondauc.plots.accuracy` -- :class:`AUCAccuracyDisplay`,
+  :class:`RankSlopeDisplay`, :class:`ScoreHistogramsDisplay` (Opitz);
+* :mod:`~beyondauc.plots.comparison` -- :class:`CriticalDifferenceDisplay` (Demšar 2006);
+* :mod:`~beyondauc.plots.reliability` -- :class:`ReliabilityDisplay`;
+* :func:`report_layout` -- the layout every report figure uses.
+"""
+
+from ._base import (  # noqa: F401
+    report_layout,
+)
+from .accuracy import (  # noqa: F401
+    AUCAccuracyDisplay,
+    RankSlopeDisplay,
+    ScoreHistogramsDisplay,
+)
+from .comparison import (  # noqa: F401
+    CriticalDifferenceDisplay,
+)
+from .diagnostics import (  # noqa: F401
+    ThresholdROCDisplay,
+    ClassHistogramDisplay,
+    RobustnessDisplay,
+    DriftDisplay,
+    WassersteinDisplay,
+    DiagnosticsDashboard,
+)
+from .reliability import (  # noqa: F401
+    ReliabilityDisplay,
+)
+from .selective import (  # noqa: F401
+    CoverageAccuracyDisplay,
+    CoverageAccuracyGridDisplay,
+    ToleranceDisplay,
+)
+
+__all__ = [
+    "report_layout",
+    "AUCAccuracyDisplay",
+    "RankSlopeDisplay",
+    "ScoreHistogramsDisplay",
+    "CriticalDifferenceDisplay",
+    "ThresholdROCDisplay",
+    "ClassHistogramDisplay",
+    "RobustnessDisplay",
+    "DriftDisplay",
+    "WassersteinDisplay",
+    "DiagnosticsDashboard",
+    "ReliabilityDisplay",
+    "CoverageAccuracyDisplay",
+    "CoverageAccuracyGridDisplay",
+    "ToleranceDisplay",
+]

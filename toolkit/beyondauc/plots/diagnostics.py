@@ -1,0 +1,494 @@
+"""Displays of the test-set AUROC diagnostics (Roberts et al.): threshold-coloured ROC, class
+histograms, robustness and drift curves, the Wasserstein matrix and the dashboard of all five.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..metrics.bootstrap import (
+    bootstrap_counts,
+    check_bootstrap,
+    grid_weights,
+    percentile_interval,
+)
+from ..metrics.curves import class_histogram, roc_points
+from ..metrics.diagnostics import (
+    _cohort,
+    bias_robustness,
+    noise_robustness,
+    sens_spec_drift,
+    wasserstein_matrix,
+)
+from ..metrics.diagnostics_benchmark import cohort_diagnostics
+from ..metrics.ranking import (
+    CLIP_QUANTILES,
+    _check_clip_quantiles,
+    _histogram_range,
+)
+from ..metrics.replicates import replicate_chunks, roc_band
+from ..utils.validation import check_int, check_random_state
+from ._base import (
+    NEG_COLOR,
+    POS_COLOR,
+    TEST_STYLE,
+    VAL_STYLE,
+    _axes,
+    _legend,
+    _literal_plot,
+    report_layout,
+)
+
+__all__ = ["ThresholdROCDisplay", "ClassHistogramDisplay", "RobustnessDisplay", "DriftDisplay", "WassersteinDisplay", "DiagnosticsDashboard"]
+
+
+_DASHBOARD_NUMBERS = ("model", "dataset", "cohorts", "n_val", "n_test", "auc_val", "auc_test", "bias_robustness_val",
+                      "bias_robustness_test", "noise_robustness_val", "noise_robustness_test", "drift",
+                      "wasserstein", "wasserstein_p", "wasserstein_p1", "wasserstein_p2")
+
+
+# -- cohort diagnostics -------------------------------------------------------------------
+
+class ThresholdROCDisplay:
+    """ROC curves of a validation and a test cohort, coloured by threshold.
+
+    Both curves share one colour scale, so the same colour is the same
+    threshold in both cohorts: where the colours of V and T differ at the
+    same operating point, the threshold chosen on V will not hold on T.
+
+    Parameters
+    ----------
+    curves : list of (fpr, tpr, thresholds, name, auc)
+    color_lim : (float, float)
+        Threshold range mapped onto the colour map (shared by all curves).
+    bands : list of (fpr_grid, tpr_low, tpr_high) or None, default=None
+        Pointwise bootstrap bands of the TPR at fixed FPRs, one per curve
+        (``from_predictions(..., n_bootstrap=B)`` computes them); drawn
+        shaded behind the curves when given.
+
+    Examples
+    --------
+    >>> from beyondauc.plots import ThresholdROCDisplay
+    >>> disp = ThresholdROCDisplay.from_predictions([0, 1, 0, 1], [0.1, 0.8, 0.4, 0.6],
+    ...                                             [0, 1, 0, 1], [0.3, 0.9, 0.5, 0.4])
+    >>> disp.color_lim
+    (0.1, 0.9)
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> y = rng.integers(0, 2, 100)
+    >>> disp = ThresholdROCDisplay.from_predictions(y, rng.normal(y), y, rng.normal(y), n_bootstrap=100)
+    >>> len(disp.bands), bool((disp.bands[0][1] <= disp.bands[0][2]).all())
+    (2, True)
+    """
+
+    def __init__(self, curves, color_lim, *, bands=None):
+        self.curves = curves
+        self.color_lim = color_lim
+        self.bands = bands
+
+    @_literal_plot
+    def plot(self, ax=None, *, cmap="viridis", linewidth=5.0, colorbar=True):
+        from matplotlib.collections import LineCollection
+        from matplotlib.colors import Normalize
+
+        ax = _axes(ax)
+        norm = Normalize(*self.color_lim)
+        lc = None
+        for band, color in zip(self.bands or (), ("grey", "tab:orange", "tab:green", "tab:red")):
+            grid, low, high = band
+            ax.fill_between(grid, low, high, color=color, alpha=0.2, linewidth=0)
+        for (fpr, tpr, thr, name, auc), style in zip(self.curves, (VAL_STYLE, TEST_STYLE, ":", "-.")):
+            pts = np.column_stack([fpr, tpr])
+            segments = np.stack([pts[:-1], pts[1:]], axis=1)
+            lc = LineCollection(segments, cmap=cmap, norm=norm, linewidths=linewidth, alpha=0.8)
+            lc.set_array(thr[1:])  # a segment's colour: the threshold reached at its end
+            ax.add_collection(lc)
+            ax.plot(fpr, tpr, color="black", linewidth=0.8, linestyle=style, label=f"{name} (AUC {auc:.3f})")
+        if colorbar and lc is not None:
+            self.colorbar_ = ax.figure.colorbar(lc, ax=ax, label="threshold (score)")
+        ax.plot([0, 1], [0, 1], color="lightgrey", linewidth=0.8)
+        ax.set(xlim=(-0.01, 1.01), ylim=(-0.01, 1.01), xlabel="False positive rate (1 - specificity)",
+               ylabel="True positive rate (sensitivity)", title="ROC coloured by threshold")
+        # small, with short handles: in the dashboard the panel is narrow and the legend stays inside it
+        _legend(ax, loc="lower right", fontsize=8, handlelength=1.2, handletextpad=0.5)
+        self.ax_, self.figure_ = ax, ax.figure
+        return self
+
+    @classmethod
+    def from_predictions(cls, y_val, s_val, y_test, s_test, *, pos_label=None, names=("validation", "test"),
+                         n_bootstrap=0, confidence_level=0.95, random_state=0, ax=None, **kwargs):
+        """Compute both ROC curves (and, with ``n_bootstrap`` > 0, their bands) and plot them.
+
+        The band of a cohort is the pointwise percentile interval of the TPR
+        at 101 fixed FPRs over ``n_bootstrap`` replicates stratified by class.
+        """
+        yv, sv = _cohort(y_val, s_val, pos_label, "y_val", "s_val")
+        yt, st = _cohort(y_test, s_test, pos_label, "y_test", "s_test")
+        n_bootstrap, confidence_level = check_bootstrap(n_bootstrap, confidence_level)
+        seed = check_random_state(random_state)
+        return cls._from_cohorts(yv, sv, yt, st, names, n_bootstrap=n_bootstrap, confidence_level=confidence_level,
+                                 random_state=seed).plot(ax, **kwargs)
+
+    @classmethod
+    def _from_cohorts(cls, yv, sv, yt, st, names, *, n_bootstrap=0, confidence_level=0.95, random_state=0):
+        curves = []
+        for y, s, name in ((yv, sv, names[0]), (yt, st, names[1])):
+            fpr, tpr, thr = roc_points(y, s)
+            curves.append((fpr, tpr, thr, name, float(np.trapezoid(tpr, fpr))))
+        lim = (float(min(sv.min(), st.min())), float(max(sv.max(), st.max())))
+        bands = None
+        if n_bootstrap:
+            bands = [_roc_band(y, s, n_bootstrap=n_bootstrap, confidence_level=confidence_level,
+                               random_state=random_state) for y, s in ((yv, sv), (yt, st))]
+        return cls(curves, lim, bands=bands)
+
+
+_BAND_FPR = np.linspace(0.0, 1.0, 101)
+
+
+def _roc_band(y, s, *, n_bootstrap, confidence_level, random_state):
+    """(fpr_grid, low, high): pointwise bootstrap band of the TPR, resampling within each class."""
+    x, inv = np.unique(s, return_inverse=True)
+    inv = inv.ravel()
+    rows = []
+    for lo, hi in replicate_chunks(n_bootstrap, len(s)):
+        counts = bootstrap_counts(y, n_bootstrap, random_state=random_state, start=lo, stop=hi)
+        pos, neg = grid_weights(counts, inv, y, len(x))
+        rows.append(roc_band(x, pos[:, 0], neg[:, 0], _BAND_FPR))
+    low, high = percentile_interval(np.concatenate(rows), confidence_level)
+    return _BAND_FPR.copy(), low, high
+
+
+class ClassHistogramDisplay:
+    """Histogram of the scores of each class in one cohort.
+
+    With ``bins`` an int, the bins span the ``clip_quantiles`` of the pooled
+    scores (padded by 5% of their spread, within [min, max]), so a few extreme
+    scores do not crush the others into one bin; scores beyond the edges are
+    counted in the first or last bin and the x label says how many.
+
+    Parameters
+    ----------
+    neg, pos : ndarray
+        Scores of the negatives and of the positives.
+    bins : int or ndarray
+        Number of bins, or edges: pass the same edges for several cohorts to
+        compare them (scores beyond them go to the end bins).
+    name : str
+    clip_quantiles : (float, float) or None, default=(0.005, 0.995)
+        Quantiles that bound the bins when ``bins`` is an int; None: [min, max].
+
+    Attributes
+    ----------
+    edges_ : ndarray
+    n_clipped_ : int
+        Scores beyond the edges, counted in the end bins.
+
+    Examples
+    --------
+    >>> from beyondauc.plots import ClassHistogramDisplay
+    >>> disp = ClassHistogramDisplay.from_predictions([0, 0, 1, 1], [0.1, 0.3, 0.6, 0.9], bins=4)
+    >>> len(disp.ax_.patches) > 0, disp.n_clipped_
+    (True, 0)
+    """
+
+    def __init__(self, neg, pos, *, bins=30, name="", clip_quantiles=CLIP_QUANTILES, weights=None, clipped=None):
+        self.neg, self.pos, self.bins, self.name, self.weights = neg, pos, bins, name, weights
+        self.clip_quantiles = _check_clip_quantiles(clip_quantiles)
+        self.clipped = clipped
+
+    def _edges(self):
+        if np.ndim(self.bins) == 1:
+            return np.asarray(self.bins, dtype=float)
+        bins = check_int(self.bins, "bins", minimum=1)
+        both = np.concatenate([np.asarray(self.neg, dtype=float), np.asarray(self.pos, dtype=float)])
+        if not len(both):
+            return np.linspace(0.0, 1.0, bins + 1)
+        return np.linspace(*_histogram_range(both, self.clip_quantiles), bins + 1)
+
+    @classmethod
+    def from_counts(cls, edges, neg_counts, pos_counts, *, name="", clipped=0):
+        """A display of already binned scores: ``edges`` (n_bins + 1), the counts per bin of each class, and
+        how many scores beyond the edges were counted in the end bins."""
+        edges = np.asarray(edges, dtype=float)
+        centers = (edges[:-1] + edges[1:]) / 2
+        return cls(centers, centers, bins=edges, name=name, clipped=int(clipped),
+                   weights=(np.asarray(neg_counts, dtype=float), np.asarray(pos_counts, dtype=float)))
+
+    @_literal_plot
+    def plot(self, ax=None, *, density=False, xlim=None):
+        ax = _axes(ax)
+        edges = self._edges()
+        lo, hi = edges[0], edges[-1]
+        clipped = 0
+        wn, wp = self.weights if self.weights is not None else (None, None)
+        for scores, w, color, text in ((self.neg, wn, NEG_COLOR, "negative"), (self.pos, wp, POS_COLOR, "positive")):
+            scores = np.asarray(scores, dtype=float)
+            clipped += int(((scores < lo) | (scores > hi)).sum())
+            n = len(scores) if w is None else int(w.sum())
+            ax.hist(np.clip(scores, lo, hi), bins=edges, weights=w, alpha=0.65, color=color, label=f"{text} (n={n})",
+                    density=density)
+        if self.clipped is not None:
+            clipped = self.clipped
+        xlabel = "score" if not clipped else f"score ({clipped} beyond [{lo:.3g}, {hi:.3g}] in the end bins)"
+        ax.set(xlabel=xlabel, ylabel="density" if density else "examples", title=f"{self.name} scores by class".strip())
+        if xlim is not None:
+            ax.set_xlim(xlim)
+        _legend(ax)
+        self.edges_, self.n_clipped_ = edges, clipped
+        self.ax_, self.figure_ = ax, ax.figure
+        return self
+
+    @classmethod
+    def from_predictions(cls, y_true, y_score, *, pos_label=None, bins=30, name="", clip_quantiles=CLIP_QUANTILES,
+                         ax=None, **kwargs):
+        """Split the scores by class and plot them."""
+        y, s = _cohort(y_true, y_score, pos_label, "y_true", "y_score")
+        return cls(s[y == 0], s[y == 1], bins=bins, name=name, clip_quantiles=clip_quantiles).plot(ax, **kwargs)
+
+
+class RobustnessDisplay:
+    """AUC under growing bias or noise, relative to the unperturbed AUC.
+
+    Parameters
+    ----------
+    results : list of BiasRobustness or NoiseRobustness
+    names : list of str
+    kind : {"bias", "noise"}
+
+    Examples
+    --------
+    >>> from beyondauc.plots import RobustnessDisplay
+    >>> disp = RobustnessDisplay.from_predictions([0, 0, 1, 1], [0.1, 0.3, 0.6, 0.9], kind="bias")
+    >>> disp.ax_.get_ylabel()
+    'AUC relative to unperturbed (%)'
+    """
+
+    def __init__(self, results, names, *, kind="bias"):
+        self.results, self.names, self.kind = list(results), list(names), kind
+
+    @_literal_plot
+    def plot(self, ax=None):
+        ax = _axes(ax)
+        for r, name, style in zip(self.results, self.names, (VAL_STYLE, TEST_STYLE, ":", "-.")):
+            if len(r.sigmas):
+                ax.plot(r.sigmas, 100 * r.relative_curve, linestyle=style, marker=".",
+                        label=f"{name}: R = {r.score:.3f}")
+                if self.kind == "noise" and np.any(r.auc_std):
+                    lo = 100 * (r.auc_curve - r.auc_std) / r.auc
+                    hi = 100 * (r.auc_curve + r.auc_std) / r.auc
+                    ax.fill_between(r.sigmas, lo, hi, alpha=0.15)
+        shift = "positives shifted down by σ" if self.kind == "bias" else "Gaussian noise of sd σ"
+        ax.set(xlabel=f"σ ({shift})", ylabel="AUC relative to unperturbed (%)",
+               title=f"Robustness to {self.kind}")
+        ax.grid(color="lightgrey", linewidth=0.5)
+        _legend(ax)
+        self.ax_, self.figure_ = ax, ax.figure
+        return self
+
+    @classmethod
+    def from_predictions(cls, y_true, y_score, *, kind="bias", name="scores", ax=None, **options):
+        """Compute one cohort's robustness curve and plot it; ``options`` go to the metric."""
+        fn = {"bias": bias_robustness, "noise": noise_robustness}
+        if kind not in fn:
+            raise ValueError(f"`kind` must be 'bias' or 'noise', got {kind!r}")
+        return cls([fn[kind](y_true, y_score, **options)], [name], kind=kind).plot(ax)
+
+
+class DriftDisplay:
+    """Sensitivity and specificity drift (test minus validation) per threshold.
+
+    Parameters
+    ----------
+    drift : SensSpecDrift
+
+    Examples
+    --------
+    >>> from beyondauc.plots import DriftDisplay
+    >>> disp = DriftDisplay.from_predictions([0, 1, 0, 1], [0.1, 0.8, 0.4, 0.6], [0, 1, 0, 1], [0.3, 0.9, 0.5, 0.4])
+    >>> len(disp.ax_.lines)
+    4
+    """
+
+    def __init__(self, drift):
+        self.drift = drift
+
+    @_literal_plot
+    def plot(self, ax=None):
+        ax = _axes(ax)
+        d = self.drift
+        kw = dict(drawstyle="steps-pre")  # the value at thresholds[k] holds on (thresholds[k-1], thresholds[k]]
+        ax.plot(d.thresholds, d.sensitivity_drift, color=POS_COLOR, label="sensitivity (T - V)", **kw)
+        ax.plot(d.thresholds, d.specificity_drift, color=NEG_COLOR, label="specificity (T - V)", **kw)
+        ax.plot(d.thresholds, d.distance, color="black", label="distance ‖S_T − S_V‖", **kw)
+        ax.axhline(0, color="lightgrey", linewidth=0.8)
+        ax.set(xlabel="threshold (predict positive when score >= threshold)", ylabel="drift",
+               title=f"Sensitivity/specificity drift: D = {d.score:.4f}")
+        _legend(ax)
+        self.ax_, self.figure_ = ax, ax.figure
+        return self
+
+    @classmethod
+    def from_predictions(cls, y_val, s_val, y_test, s_test, *, pos_label=None, ax=None):
+        """Compute the drift and plot it."""
+        return cls(sens_spec_drift(y_val, s_val, y_test, s_test, pos_label=pos_label)).plot(ax)
+
+
+class WassersteinDisplay:
+    """The Wasserstein matrix: diagonal = between classes (want large), off = across cohorts (want small).
+
+    Parameters
+    ----------
+    result : WassersteinMatrix
+        The matrix drawn (colours and first number of each cell).
+    other : WassersteinMatrix, optional
+        The same matrix at another order p (e.g. p = 1, which the paper's
+        Figure 4 used, beside the p = 2 its text names): its entries are
+        written in brackets under each cell and its W in the title.
+
+    Examples
+    --------
+    >>> from beyondauc.plots import WassersteinDisplay
+    >>> disp = WassersteinDisplay.from_predictions([0, 1, 0, 1], [0.1, 0.8, 0.4, 0.6], [0, 1, 0, 1], [0.3, 0.9, 0.5, 0.4])
+    >>> len(disp.ax_.texts)
+    4
+    """
+
+    def __init__(self, result, *, other=None):
+        self.result = result
+        self.other = other
+
+    @_literal_plot
+    def plot(self, ax=None, *, cmap="Greens"):
+        ax = _axes(ax)
+        r = self.result
+        m = r.matrix
+        finite = np.isfinite(m)
+        vmax = float(m[finite].max()) if finite.any() and m[finite].max() > 0 else 1.0
+        ax.imshow(np.where(finite, m, 0.0), cmap=cmap, vmin=0, vmax=vmax)
+        hints = [["want large", "want small"], ["want small", "want large"]]
+        o = self.other
+        for i in range(2):
+            for j in range(2):
+                dark = finite[i, j] and m[i, j] > 0.6 * vmax
+                extra = f"\n[p={o.p:g}: {o.matrix[i, j]:.4g}]" if o is not None else ""
+                ax.text(j, i, f"{m[i, j]:.4g}{extra}\n({hints[i][j]})", ha="center", va="center", fontsize=9,
+                        color="white" if dark else "black")
+        ax.set_xticks([0, 1], list(r.col_labels))
+        ax.set_yticks([0, 1], list(r.row_labels))
+        title = f"{r.p:g}-Wasserstein matrix: W = {r.score:.3f}"
+        if o is not None:
+            title += f"\n[p={o.p:g}: W = {o.score:.3f}]"
+        ax.set_title(title + (f"\n{r.note}" if r.note else ""))
+        self.ax_, self.figure_ = ax, ax.figure
+        return self
+
+    @classmethod
+    def from_predictions(cls, y_val, s_val, y_test, s_test, *, p=2, pos_label=None, ax=None, **kwargs):
+        """Compute the matrix and plot it."""
+        return cls(wasserstein_matrix(y_val, s_val, y_test, s_test, p=p, pos_label=pos_label)).plot(ax, **kwargs)
+
+
+class DiagnosticsDashboard:
+    """One figure with every cohort diagnostic (what testAUC's ``dashboard`` shows).
+
+    Top row: Wasserstein matrix, score histograms of V and of T (shared bins
+    and x range), threshold-coloured ROC.  Bottom row: bias robustness,
+    noise robustness, sensitivity/specificity drift, the headline numbers.
+    Correct for any score scale and label type.
+
+    Parameters
+    ----------
+    diagnostics : CohortDiagnostics
+
+    Examples
+    --------
+    >>> from beyondauc import load_demo
+    >>> from beyondauc.plots import DiagnosticsDashboard
+    >>> dash = DiagnosticsDashboard.from_benchmark(load_demo(), "logreg", "wine", n_repeats=2)
+    >>> len(dash.axes_)
+    8
+    """
+
+    def __init__(self, diagnostics, *, panels=None):
+        self.diagnostics = diagnostics
+        self.panels = panels
+
+    @staticmethod
+    def _panels_of(d, bins, clip_quantiles=CLIP_QUANTILES):
+        """What the dashboard draws, computed from a CohortDiagnostics's cohorts."""
+        both = np.concatenate([d.s_val, d.s_test])
+        edges = np.linspace(*_histogram_range(both, _check_clip_quantiles(clip_quantiles)),
+                            check_int(bins, "bins", minimum=1) + 1)
+        hist = {c: class_histogram(y, s, edges) for c, y, s in (("val", d.y_val, d.s_val), ("test", d.y_test, d.s_test))}
+        other = d.wasserstein_p1 if d.wasserstein.p != 1 else d.wasserstein_p2
+        return dict(model=d.model, dataset=d.dataset, cohorts=d.cohorts, summary=d.to_dict(),
+                    wasserstein=d.wasserstein, wasserstein_other=other, bias=(d.bias_val, d.bias_test),
+                    noise=(d.noise_val, d.noise_test), drift=d.drift,
+                    roc={"val": roc_points(d.y_val, d.s_val), "test": roc_points(d.y_test, d.s_test)},
+                    auc={"val": d.auc_val, "test": d.auc_test}, histograms=hist)
+
+    @_literal_plot
+    def plot(self, figure=None, *, bins=30, clip_quantiles=CLIP_QUANTILES):
+        """Draw on ``figure`` (its layout is left to the caller), or on a new 20 x 9 inch one.
+
+        The two histograms share ``bins`` edges over the ``clip_quantiles`` of
+        both cohorts' scores (see :class:`ClassHistogramDisplay`)."""
+        if figure is None:
+            import matplotlib.pyplot as plt
+
+            figure = plt.figure(figsize=(20, 9), layout=report_layout())
+        d = self.panels if self.panels is not None else self._panels_of(self.diagnostics, bins, clip_quantiles)
+        names = {"val": "validation", "test": "test"}
+        axes = figure.subplots(2, 4)
+        WassersteinDisplay(d["wasserstein"], other=d.get("wasserstein_other")).plot(axes[0, 0])
+        for ax, cohort in ((axes[0, 1], "val"), (axes[0, 2], "test")):
+            edges, neg, pos, clipped = d["histograms"][cohort]
+            ClassHistogramDisplay.from_counts(edges, neg, pos, name=names[cohort], clipped=clipped).plot(ax)
+        curves = [(*d["roc"][c], names[c], d["auc"][c]) for c in ("val", "test")]
+        thresholds = np.concatenate([d["roc"][c][2][1:] for c in ("val", "test")])
+        finite = thresholds[np.isfinite(thresholds)]
+        lim = (float(finite.min()), float(finite.max())) if len(finite) else (0.0, 1.0)
+        ThresholdROCDisplay(curves, lim).plot(axes[0, 3])
+        RobustnessDisplay(d["bias"], ["validation", "test"], kind="bias").plot(axes[1, 0])
+        RobustnessDisplay(d["noise"], ["validation", "test"], kind="noise").plot(axes[1, 1])
+        DriftDisplay(d["drift"]).plot(axes[1, 2])
+        lines = [f"{k}: {v:.4f}" if isinstance(v, float) else f"{k}: {v}" for k, v in d["summary"].items()
+                 if k in _DASHBOARD_NUMBERS]
+        axes[1, 3].axis("off")
+        axes[1, 3].text(0.0, 1.0, "\n".join(lines), va="top", ha="left", family="monospace", fontsize=9,
+                        transform=axes[1, 3].transAxes)
+        figure.suptitle(f"{d['model']} on {d['dataset']}: validation vs test cohort ({d['cohorts']})")
+        self.figure_, self.axes_ = figure, list(axes.ravel())
+        return self
+
+    @classmethod
+    def from_evaluation(cls, evaluation, model, dataset, *, figure=None, **kwargs):
+        """Draw the dashboard from an :class:`~beyondauc.Evaluation`'s stored curves (nothing recomputed)."""
+        return cls(None, panels=evaluation.cohort_panels(model, dataset)).plot(figure, **kwargs)
+
+    @classmethod
+    def from_predictions(cls, y_val, s_val, y_test, s_test, *, pos_label=None, sigma_max=None, n_points=21,
+                         n_repeats=20, p=2, random_state=0, figure=None, model="model", dataset="data"):
+        """Compute every diagnostic of two cohorts and draw the dashboard."""
+        from ..metrics.diagnostics_benchmark import CohortDiagnostics
+
+        yv, sv = _cohort(y_val, s_val, pos_label, "y_val", "s_val")
+        yt, st = _cohort(y_test, s_test, pos_label, "y_test", "s_test")
+        if sigma_max is None:
+            rng = float(max(sv.max(), st.max()) - min(sv.min(), st.min()))
+            sigma_max = rng if rng > 0 else None
+        common = dict(sigma_max=sigma_max, n_points=n_points)
+        noise = dict(common, n_repeats=n_repeats, random_state=random_state)
+        bv, bt = bias_robustness(yv, sv, **common), bias_robustness(yt, st, **common)
+        diag = CohortDiagnostics(
+            model, dataset, "given", yv, sv, yt, st, bv.auc, bt.auc, bv, bt,
+            noise_robustness(yv, sv, **noise), noise_robustness(yt, st, **noise),
+            sens_spec_drift(yv, sv, yt, st), wasserstein_matrix(yv, sv, yt, st, p=p),
+        )
+        return cls(diag).plot(figure)
+
+    @classmethod
+    def from_benchmark(cls, bench, model, dataset, *, figure=None, **options):
+        """Run :func:`~beyondauc.cohort_diagnostics` and draw the dashboard."""
+        return cls(cohort_diagnostics(bench, model, dataset, **options)).plot(figure)

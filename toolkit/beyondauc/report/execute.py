@@ -1,0 +1,296 @@
+"""Execution of the report notebooks with papermill, in kernels that are reused.
+
+Private: :mod:`beyondauc.report` decides what runs where; this module runs one
+notebook and reports how it went.
+
+Starting a kernel and importing the package costs seconds per notebook, so a
+:class:`_Kernel` stays alive and papermill executes notebook after notebook in
+it (``execute_notebook(..., km=...)``: nbclient leaves a kernel manager it does
+not own running). Between notebooks the namespace is reset (``%reset -f``,
+figures closed, execution count back to 1, working directory set), so no
+notebook sees another's variables. A kernel that died, or that ran a notebook
+which failed (it may still be busy after a timeout), is replaced.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as _dt
+import functools
+import math
+import multiprocessing.util
+import shutil
+import time
+from pathlib import Path
+
+_INLINE_BACKEND = "module://matplotlib_inline.backend_inline"
+
+
+# Quiet kernels without an input history: many run at once and none is interactive.
+_KERNEL_ARGUMENTS = ("--IPKernelApp.log_level=CRITICAL", "--HistoryManager.enabled=False")
+
+
+def _error_of(exc):
+    ename = getattr(exc, "ename", None)
+    if ename:
+        evalue = str(getattr(exc, "evalue", "")).strip().splitlines()
+        return f"{ename}: {evalue[0]}" if evalue else ename
+    text = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__
+
+
+def _timing(nb):
+    """(seconds, kernel_seconds) from papermill's metadata of an executed notebook."""
+    meta = nb.metadata.get("papermill", {})
+    try:
+        start = _dt.datetime.fromisoformat(meta["start_time"])
+        end = _dt.datetime.fromisoformat(meta["end_time"])
+        first = next(_dt.datetime.fromisoformat(c.metadata["papermill"]["start_time"]) for c in nb.cells
+                     if c.metadata.get("papermill", {}).get("start_time"))
+    except (KeyError, TypeError, ValueError, StopIteration):
+        return math.nan, math.nan
+    return (end - start).total_seconds(), (first - start).total_seconds()
+
+
+# Run silently before each notebook. Figures are closed first (they belong to
+# pyplot, not to the namespace), then the namespace is reset to what a new
+# kernel has -- what ``%reset -f`` does (``shell.reset(new_session=False)``),
+# without its two full garbage collections (about 0.3 s per notebook once the
+# package is loaded; the interpreter's own collector frees the cycles later);
+# the execution count restarts so the cells are numbered from 1.
+_RESET = """\
+import sys as _beyondauc_sys
+if "matplotlib.pyplot" in _beyondauc_sys.modules:
+    _beyondauc_sys.modules["matplotlib.pyplot"].close("all")
+_beyondauc_sys.modules["os"].chdir({cwd!r})
+def _beyondauc_reset(shell, gc=__import__("gc")):
+    collect, gc.collect = gc.collect, lambda *args, **kwargs: 0
+    try:
+        shell.reset(new_session=False)
+    finally:
+        gc.collect = collect
+_beyondauc_reset(get_ipython())
+get_ipython().execution_count = 1
+"""
+# Run silently once in a new kernel of a report worker, while the evaluation is being computed.
+_WARM = """\
+get_ipython().run_line_magic("matplotlib", "inline")
+import matplotlib.pyplot as _plt
+import beyondauc, beyondauc.plots, beyondauc.report, beyondauc.report.notebook, pyarrow.parquet
+_fig = _plt.figure(figsize=(1, 1))
+_fig.text(0.5, 0.5, "warm")
+_fig.canvas.draw()
+_plt.close(_fig)
+del _fig, _plt
+__import__("gc").freeze()  # what the imports made lives as long as the kernel: collections skip it
+"""
+_START_TIMEOUT = 120  # seconds for a kernel to start on a loaded machine
+
+
+class _Kernel:
+    """A kernel that runs one notebook after another (see the module docstring).
+
+    ``started`` counts the kernels it started (the first and every replacement).
+    """
+
+    def __init__(self, kernel_name):
+        self.kernel_name = kernel_name
+        self.km = self._client = None
+        self.started = 0
+
+    def _alive(self):
+        from jupyter_core.utils import run_sync
+
+        return self.km is not None and run_sync(self.km.is_alive)()
+
+    def _start(self):
+        from jupyter_core.utils import run_sync
+
+        self.km = _kernel_manager_class()(kernel_name=self.kernel_name)
+        run_sync(self.km.start_kernel)(extra_arguments=list(_KERNEL_ARGUMENTS))
+        self.started += 1
+        # a client on the shell channel only: it sends the resets and reads their replies
+        self._client = self.km.blocking_client()
+        self._client.start_channels(shell=True, iopub=False, stdin=False, hb=False, control=False)
+
+    def shutdown(self):
+        """Stop the kernel now (it has nothing to save); a later notebook starts a new one."""
+        from jupyter_core.utils import run_sync
+
+        km, client, self.km, self._client = self.km, self._client, None, None
+        if client is not None:
+            with contextlib.suppress(Exception):
+                client.stop_channels()
+        if km is not None:
+            with contextlib.suppress(Exception):
+                run_sync(km.shutdown_kernel)(now=True)
+
+    def close_clients(self):
+        """Close the channels nbclient opened to the kernel (it leaves them open on a manager it does not own)."""
+        if self.km is not None:
+            self.km.close_clients()
+
+    def _silent(self, code, timeout, what):
+        msg_id = self._client.execute(code, silent=True, store_history=False)
+        deadline = time.monotonic() + timeout
+        while True:
+            reply = self._client.get_shell_msg(timeout=max(deadline - time.monotonic(), 0.001))
+            if reply["parent_header"].get("msg_id") == msg_id:
+                break
+        content = reply["content"]
+        if content.get("status") != "ok":
+            raise RuntimeError(f"{what} failed: {content.get('ename')}: {content.get('evalue')}")
+
+    def _reset(self, cwd, timeout):
+        self._silent(_RESET.format(cwd=str(cwd)), timeout, "resetting the kernel")
+
+    def warm(self, cwd):
+        """Start the kernel and import what the notebooks import (and draw a text once, which loads the
+        fonts), so that the first notebook does not pay for it; the namespace is reset before a notebook."""
+        self.prepare(cwd)
+        self._silent(_WARM, _START_TIMEOUT, "warming the kernel")
+
+    def prepare(self, cwd):
+        """A live kernel with a fresh namespace working in ``cwd``; return the seconds spent starting one."""
+        t0 = time.perf_counter()
+        started = self.started
+        for attempt in range(2):
+            try:
+                if not self._alive():
+                    self.shutdown()
+                    self._start()
+                self._reset(cwd, _START_TIMEOUT)
+                break
+            except Exception:
+                self.shutdown()
+                if attempt:
+                    raise
+        return time.perf_counter() - t0 if self.started > started else 0.0
+
+
+_FLUSH_WAIT = 0.01  # seconds a new client waits for more IOPub messages of the handshake
+
+
+@functools.cache
+def _kernel_manager_class():
+    from queue import Empty
+
+    import traitlets
+    from jupyter_client.asynchronous import AsyncKernelClient
+    from jupyter_client.manager import AsyncKernelManager
+
+    class KernelClient(AsyncKernelClient):
+        """A client that is ready as soon as the kernel has answered on both channels.
+
+        nbclient opens a new client for every notebook, and jupyter_client's
+        ``wait_for_ready`` ends by waiting 0.2 s for IOPub to stay silent: 0.2 s
+        per notebook, while the kernel is already running and idle. Here the
+        handshake is the same (a ``kernel_info`` reply on the shell channel, then
+        a message on IOPub, which proves the subscription is live); the messages
+        it leaves on IOPub are drained without that wait (nbclient reads only
+        the messages of the requests it sends).
+        """
+
+        async def _async_wait_for_ready(self, timeout=None):
+            deadline = time.monotonic() + (_START_TIMEOUT if timeout is None else timeout)
+            while True:
+                self.kernel_info()
+                try:
+                    msg = await self.shell_channel.get_msg(timeout=1)
+                except Empty:
+                    msg = None
+                if msg is not None and msg["msg_type"] == "kernel_info_reply":
+                    try:
+                        await self.iopub_channel.get_msg(timeout=0.2)
+                    except Empty:
+                        pass
+                    else:
+                        self._handle_kernel_info_reply(msg)
+                        break
+                if not await self._async_is_alive():
+                    raise RuntimeError("Kernel died before replying to kernel_info")
+                if time.monotonic() > deadline:
+                    raise RuntimeError(f"Kernel didn't respond in {timeout} seconds")
+            while True:
+                try:
+                    await self.iopub_channel.get_msg(timeout=_FLUSH_WAIT)
+                except Empty:
+                    break
+
+        wait_for_ready = _async_wait_for_ready
+
+    class KernelManager(AsyncKernelManager):
+        """Remembers the clients it made, so their channels can be closed after each notebook."""
+
+        @traitlets.default("client_factory")
+        def _client_factory_default(self):
+            return KernelClient
+
+        def client(self, **kwargs):
+            client = super().client(**kwargs)
+            self.__dict__.setdefault("_beyondauc_clients", []).append(client)
+            return client
+
+        def close_clients(self):
+            clients = self.__dict__.pop("_beyondauc_clients", [])
+            for client in clients:
+                with contextlib.suppress(Exception):
+                    client.stop_channels()
+
+    return KernelManager
+
+
+_WORKER_KERNEL = None
+
+
+def _worker_kernel(kernel_name):
+    """This process's kernel, kept for the next notebook and stopped when the process ends."""
+    global _WORKER_KERNEL
+    if _WORKER_KERNEL is None or _WORKER_KERNEL.kernel_name != kernel_name:
+        if _WORKER_KERNEL is not None:
+            _WORKER_KERNEL.shutdown()
+        _WORKER_KERNEL = _Kernel(kernel_name)
+        # worker processes end through multiprocessing, which runs these finalizers (not atexit)
+        multiprocessing.util.Finalize(_WORKER_KERNEL, _WORKER_KERNEL.shutdown, exitpriority=10)
+    return _WORKER_KERNEL
+
+
+def _execute(src, dst, parameters, kernel, timeout):
+    """Run one notebook with papermill in ``kernel`` into ``dst``.
+
+    Returns ``(status, error, seconds, kernel_seconds, new_kernel, notebook)``
+    (``notebook``: the executed notebook node as written to ``dst``); the
+    notebook runs in ``dst``'s folder (relative paths in its parameters are
+    relative to where the executed notebook is).  papermill writes ``dst``
+    once, at the end (or with its error markers when a cell fails), not before
+    and after every cell: each write serialises and validates the whole
+    notebook, images included, which cost about a second per model.
+    """
+    import nbformat
+    import papermill
+
+    t0 = time.perf_counter()
+    status, error, start_seconds, started, nb = "ok", None, math.nan, kernel.started, None
+    try:
+        start_seconds = kernel.prepare(Path(dst).parent.resolve())
+        nb = papermill.execute_notebook(
+            str(src), str(dst), parameters=parameters, kernel_name=kernel.kernel_name, km=kernel.km,
+            progress_bar=False, log_output=False, execution_timeout=timeout, request_save_on_cell_execute=False,
+        )
+    except Exception as exc:  # noqa: BLE001 - a failing notebook fails its model's report, not the run
+        status, error = "failed", _error_of(exc)
+        kernel.shutdown()  # it may be dead, or still busy after a timeout: the next notebook gets a new one
+    finally:
+        kernel.close_clients()
+    seconds = time.perf_counter() - t0
+    kernel_seconds = math.nan
+    if nb is None and Path(dst).exists():
+        with contextlib.suppress(Exception):
+            nb = nbformat.read(str(dst), as_version=4)
+    elif nb is None:  # papermill died before writing: keep the input so the report still links a notebook
+        shutil.copyfile(src, dst)
+        nb = nbformat.read(str(dst), as_version=4)
+    if nb is not None:
+        _, until_first_cell = _timing(nb)
+        kernel_seconds = start_seconds + until_first_cell
+    return status, error, seconds, kernel_seconds, kernel.started > started, nb

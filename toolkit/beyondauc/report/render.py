@@ -1,0 +1,343 @@
+"""Rendering of the reports: executed notebooks to one HTML page (nbconvert), PDF, the index.
+
+Private: :mod:`beyondauc.report` runs the notebooks and calls these to turn
+them into what a reader opens.
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+import logging
+import math
+import re
+import urllib.parse
+import uuid
+from pathlib import Path
+
+import pandas as pd
+
+from ..utils.output import _atomic_write
+
+_TEMPLATE = "beyondauc"
+
+
+#: Tag of the banner papermill puts above a failed notebook's cells (it is not the notebook's first cell).
+_PAPERMILL_BANNER = "papermill-error-cell-tag"
+
+
+def _is_banner(cell):
+    return _PAPERMILL_BANNER in cell.metadata.get("tags", [])
+
+
+def _notebook_title(nb, default):
+    for cell in nb.cells:
+        if cell.cell_type == "markdown" and not _is_banner(cell):
+            for line in cell.source.splitlines():
+                if line.startswith("# "):
+                    return line[2:].strip()
+            break
+    return default
+
+
+def _combine(executed, title):
+    """One notebook made of the executed ones, each behind a section marker cell.
+
+    The first notebook named ``summary`` becomes the report's summary section
+    (``id="summary"``); every other notebook a collapsible section whose title
+    is the notebook's ``# Title`` (dropped from its first cell); the table of
+    contents goes between them. Cells tagged ``notebook-only`` (parameters and
+    set-up prose for Jupyter users) stay out of the report.
+    """
+    import nbformat
+
+    combined = nbformat.v4.new_notebook()
+    close = None
+    for i, (run, nb) in enumerate(executed):
+        if i == 0:
+            for key in ("kernelspec", "language_info"):
+                if key in nb.metadata:
+                    combined.metadata[key] = copy.deepcopy(nb.metadata[key])
+        kind = "summary" if run.name == "summary" and i == 0 else "analysis"
+        section = {"name": run.name, "title": _notebook_title(nb, run.name), "error": run.error, "kind": kind,
+                   "close": close, "contents": kind == "analysis" and (i == 1 or (i == 0 and len(executed) > 1)),
+                   "open": len(executed) == 1}
+        marker = nbformat.v4.new_markdown_cell("", metadata={"beyondauc_section": section})
+        marker.id = f"s{i}-section"
+        combined.cells.append(marker)
+        close = "summary" if kind == "summary" else "details"
+        titled = False
+        for cell in nb.cells:
+            cell = copy.deepcopy(cell)
+            if "notebook-only" in cell.metadata.get("tags", []):
+                continue
+            if cell.cell_type == "markdown" and not titled and not _is_banner(cell):
+                titled = True
+                lines = cell.source.splitlines()
+                if lines and lines[0].startswith("# "):
+                    cell.source = "\n".join(lines[1:]).strip()
+                    if not cell.source:
+                        continue
+            cell.id = f"s{i}-{cell.get('id', uuid.uuid4().hex[:8])}"[:64]
+            combined.cells.append(cell)
+    end = nbformat.v4.new_markdown_cell("", metadata={"beyondauc_section": {
+        "name": "end", "title": "", "error": None, "kind": "end", "close": close, "contents": False, "open": False}})
+    end.id = "end-section"
+    combined.cells.append(end)
+    combined.metadata["title"] = title
+    return combined
+
+
+_H2 = re.compile(r'<h2 id="([^"]+)">(.*?)<a class="anchor-link"', re.S)
+_ID = re.compile(r'(?<=<h[1-6]) id="([^"]+)"')  # headings only: figures keep their own ids
+
+
+def _unique_ids(body):
+    """Give every repeated heading ``id`` (and its own anchor link) a ``-2``, ``-3``... suffix."""
+    seen = {}
+
+    def rename(m):
+        name = m.group(1)
+        seen[name] = seen.get(name, 0) + 1
+        return m.group(0) if seen[name] == 1 else f' id="{name}-{seen[name]}"'
+
+    out = _ID.sub(rename, body)
+    # links of headings point at their own (renamed) heading
+    return re.sub(r'(<h\d id="([^"]+)">.*?<a class="anchor-link" href=")#[^"]+"',
+                  lambda m: f'{m.group(1)}#{m.group(2)}"', out, flags=re.S)
+
+
+def _contents(body):
+    """The table of contents: every analysis section and its second-level headings, linked."""
+    parts = re.split(r'(<details class="ba-section"[^>]*>)', body)
+    items = []
+    for head, text in zip(parts[1::2], parts[2::2]):
+        sid = re.search(r'id="([^"]+)"', head).group(1)
+        title = re.search(r'<summary class="ba-section-title">(.*?)</summary>', text, re.S)
+        subs = "".join(f'<li><a href="#{hid}">{re.sub(r"<[^>]+>", "", label).strip()}</a></li>'
+                       for hid, label in _H2.findall(text.split("</details>")[0]))
+        items.append(f'<li><a href="#{sid}">{title.group(1) if title else sid}</a>'
+                     + (f"<ol>{subs}</ol>" if subs else "") + "</li>")
+    summary = '<li><a href="#summary">Summary</a></li>' if 'id="summary"' in body else ""
+    return (f'<nav class="ba-contents" id="contents" data-beyondauc="contents"><strong>Contents</strong>'
+            f"<ol>{summary}{''.join(items)}</ol><p><small>Open a section to read it; "
+            f"every number is read from the same evaluation as the index.</small></p></nav>")
+
+
+_MARKDOWN_TAGS = frozenset({"p", "br", "hr", "a", "strong", "em", "b", "i", "code", "pre", "ul", "ol", "li",
+                            "blockquote", "h1", "h2", "h3", "h4", "h5", "h6", "table", "thead", "tbody", "tr",
+                            "th", "td", "del", "span", "div"})
+_MARKDOWN_ATTRIBUTES = {"a": {"href", "title"}, "*": {"class", "id"}}
+
+
+def _clean_markdown_html(text):
+    """HTML of Markdown displayed at run time, made inert.
+
+    Only the tags Markdown produces survive (a raw ``<script>`` goes with its
+    content, other raw tags are dropped and their text kept), links keep only
+    http(s)/mailto or relative targets (no ``javascript:``) and images are
+    dropped, so the page never runs or loads anything. The notebooks escape
+    names from the data (:func:`~beyondauc.report.markdown_text`), so those
+    show verbatim.
+    """
+    import nh3
+
+    return nh3.clean(str(text), tags=set(_MARKDOWN_TAGS), attributes=_MARKDOWN_ATTRIBUTES,
+                     url_schemes={"http", "https", "mailto"})
+
+
+#: The start tags of the cells' inputs and outputs, to which nbconvert's HTML exporter gives
+#: ``tabindex="0"`` (so a keyboard reaches them): every ``div`` of class ``jp-Cell-inputWrapper`` or
+#: ``jp-OutputArea-output``. Only the template writes such tags: the text of names and tables is
+#: escaped, and Markdown shown at run time is cleaned (:func:`_clean_markdown_html`).
+_FOCUSABLE = re.compile(r'<div\b(?=[^>]*\bclass="(?:[^"]*\s)?(?:jp-Cell-inputWrapper|jp-OutputArea-output)'
+                        r'(?:\s[^"]*)?")(?![^>]*\btabindex=)([^>]*)>')
+_IMG_WITHOUT_ALT = re.compile(r"<img\b(?![^>]*\balt=)", re.I)
+
+
+def _report_exporter_class():
+    """nbconvert's ``HTMLExporter`` without its BeautifulSoup pass over the finished page.
+
+    ``HTMLExporter.from_notebook_node`` parses the whole page (every figure
+    inlined) with BeautifulSoup's pure-Python parser and writes it out again,
+    only to add ``alt`` to images without one and ``tabindex="0"`` to the
+    inputs and outputs: about 0.1 to 0.2 s of a worker's CPU per report. The
+    report template gives every image its alt text, and :data:`_FOCUSABLE`
+    adds the tabindex to the tags the template writes, so the page has the
+    same elements and attributes as nbconvert's (tested). A page with an
+    image without alt text (which the template never writes) still goes
+    through nbconvert's own pass.
+    """
+    from nbconvert import HTMLExporter
+    from nbconvert.exporters.templateexporter import TemplateExporter
+    from nbconvert.filters.highlight import Highlight2HTML
+    from nbconvert.filters.widgetsdatatypefilter import WidgetsDataTypeFilter
+
+    class ReportExporter(HTMLExporter):
+        def from_notebook_node(self, nb, resources=None, **kw):
+            # what HTMLExporter.from_notebook_node does before its BeautifulSoup pass
+            langinfo = nb.metadata.get("language_info", {})
+            lexer = langinfo.get("pygments_lexer", langinfo.get("name", None))
+            self.register_filter("highlight_code", self.filters.get(
+                "highlight_code", Highlight2HTML(pygments_lexer=lexer, parent=self)))
+            resources = self._init_resources(resources)
+            self.register_filter("filter_data_type", WidgetsDataTypeFilter(
+                notebook_metadata=self._nb_metadata, parent=self, resources=resources))
+            html, resources = TemplateExporter.from_notebook_node(self, nb, resources, **kw)
+            if _IMG_WITHOUT_ALT.search(html):
+                return HTMLExporter.from_notebook_node(self, nb, resources, **kw)
+            return _FOCUSABLE.sub(r'<div\1 tabindex="0">', html), resources
+
+    return ReportExporter
+
+
+@functools.cache
+def _exporter(include_code):
+    """The nbconvert exporter of the report template, one per process and setting.
+
+    Kept: building one compiles its Jinja templates (about 0.3 s), and a report
+    worker renders one report after another.
+    """
+    exporter = _report_exporter_class()(template_name=_TEMPLATE, extra_template_basedirs=[str(_templates_dir())])
+    # Markdown displayed by code carries names from the data: the template cleans its HTML.
+    exporter.register_filter("clean_markdown_html", _clean_markdown_html)
+    exporter.exclude_input = not include_code
+    exporter.exclude_input_prompt = not include_code
+    exporter.exclude_output_prompt = True
+    # validate the combined notebook once, after its preprocessors, not after each of them (a dozen
+    # validations of a notebook holding every figure of the report)
+    exporter.optimistic_validation = True
+    return exporter
+
+
+def _render_html(executed, header, *, include_code):
+    """HTML of the combined notebooks through the ``templates/beyondauc`` nbconvert template."""
+    combined = _combine(executed, header["title"])
+    header = dict(header, include_code=bool(include_code))
+    exporter = _exporter(bool(include_code))
+    body, _ = exporter.from_notebook_node(
+        combined, resources={"beyondauc": header, "metadata": {"name": header["title"]}})
+    body = _unique_ids(body)
+    return body.replace("<!--ba-contents-->", _contents(body), 1)
+
+
+_MARKUP = re.compile(r"(<style\b.*?</style>|<script\b.*?</script>|<[^>]*>)", re.S | re.I)
+_LONG_WORD = re.compile(r"[^\s<>&]{64,}")
+
+
+def _breakable_words(html):
+    """``html`` with every word of 64 or more characters of its text breakable every 32 characters.
+
+    For the PDF only: WeasyPrint's ``overflow-wrap: anywhere`` (which keeps wide
+    tables on the page) takes time quadratic in the length of a cell's text, so
+    a 10,000-character model name in a table held a report for many minutes.
+    Such a word gets a zero-width space every 32 characters and
+    ``overflow-wrap: break-word`` instead. Tags, styles and scripts are left
+    alone; the text reads the same.
+    """
+    def split(m):
+        word = m.group(0)
+        pieces = "\u200b".join(word[i:i + 32] for i in range(0, len(word), 32))
+        return f'<span style="overflow-wrap: break-word">{pieces}</span>'
+
+    parts = _MARKUP.split(html)
+    parts[::2] = [_LONG_WORD.sub(split, text) for text in parts[::2]]
+    return "".join(parts)
+
+
+def _write_pdf(html, target, base_dir):
+    try:
+        import weasyprint
+    except ImportError as exc:  # pragma: no cover - depends on the install
+        raise ImportError("`pdf=True` needs WeasyPrint: pip install 'beyondauc[pdf]'") from exc
+    for name in ("weasyprint", "fontTools"):
+        logging.getLogger(name).setLevel(logging.ERROR)
+    html = html.replace('<details class="ba-section"', '<details open class="ba-section"')  # print every section
+    html = _breakable_words(html)
+    pdf = weasyprint.HTML(string=html, base_url=str(base_dir)).write_pdf()
+    _atomic_write(target, pdf)
+
+
+def _fmt(value, digits=3):
+    """A number for the index: fixed digits, a minus sign (U+2212) that no reader takes for a dash."""
+    if value is None or (isinstance(value, float) and not math.isfinite(value)):
+        return "–"
+    return f"{value:.{digits}f}".replace("-", "\u2212")
+
+
+def _rank(value):
+    return "–" if value is None or pd.isna(value) else f"{int(value)}"
+
+
+def _interval(row, name, digits=3):
+    """``row``'s interval of ``name`` as 'low–high' ('' without one).
+
+    ``digits=None``: a rank's interval, each end rounded to the nearest rank
+    (halves up), since the percentiles of integer ranks are interpolated
+    (1.975: just under 2.5% of the replicates rank the model first) and a
+    reader looks for ranks.
+    """
+    low, high = row.get(f"{name}_low"), row.get(f"{name}_high")
+    if low is None or high is None or pd.isna(low) or pd.isna(high):
+        return ""
+    if digits is None:
+        return f"{math.floor(low + 0.5)}–{math.floor(high + 0.5)}"
+    return f"{_fmt(low, digits)}–{_fmt(high, digits)}"
+
+
+def _index_rows(evaluation, reports):
+    """One row per model for ``index.html``, read from the evaluation (the numbers the reports show)."""
+    board = evaluation.table("leaderboard")
+    verdicts = evaluation.table("verdicts").set_index("model")
+    by_model = {row["model"]: row for row in board.to_dict("records")}
+    rows = []
+    for rep in reports:
+        row = by_model.get(rep.model, {})
+        change = row.get("rank_change")
+        change = math.nan if change is None or pd.isna(change) else int(change)
+        sig = row.get("significant")
+        p_change = row.get("p_change")
+        if not math.isfinite(change) or change == 0 or sig is None or pd.isna(sig):
+            stability = ""
+        elif sig:
+            stability = f"significant (p = {p_change:.2f})"
+        else:
+            stability = f"not significant (p = {p_change:.2f})"
+        verdict = verdicts.loc[rep.model] if rep.model in verdicts.index else None
+        rows.append({
+            "model": rep.model, "status": rep.status, "error": rep.error,
+            "verdict": None if verdict is None else verdict["verdict"],
+            "verdict_status": None if verdict is None else verdict["status"],
+            "auc": _fmt(row.get("auc")), "auc_ci": _interval(row, "auc"),
+            "auc_rank": _rank(row.get("auc_rank", math.nan)), "auc_rank_ci": _interval(row, "auc_rank", None),
+            "accuracy": _fmt(row.get("accuracy")), "accuracy_ci": _interval(row, "accuracy"),
+            "accuracy_rank": _rank(row.get("accuracy_rank", math.nan)),
+            "accuracy_rank_ci": _interval(row, "accuracy_rank", None),
+            "rank_change": "–" if not math.isfinite(change) else _fmt(change, 0) if change < 0 else (
+                f"+{change:d}" if change else "0"),
+            "change_class": ("up" if change > 0 else "down" if change < 0 else "") + (
+                " ns" if stability.startswith("not") else ""),
+            "stability": stability,
+            "kappa": _fmt(row.get("kappa")), "kappa_ci": _interval(row, "kappa"),
+            "disca": _fmt(row.get("disca")), "disca_ci": _interval(row, "disca"),
+            "drift": _fmt(row.get("drift"), 3), "drift_ci": _interval(row, "drift"),
+            "html": rep.html, "pdf": rep.pdf,
+            "notebooks": [{"name": nb.name, "path": nb.path} for nb in rep.notebooks],
+        })
+    order = {m: i for i, m in enumerate(by_model)}
+    rows.sort(key=lambda r: order.get(r["model"], len(order)))
+    return rows
+
+
+def _render_index(context):
+    import jinja2
+
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(_templates_dir())),
+                             autoescape=True, undefined=jinja2.StrictUndefined)
+    env.filters["urlpath"] = lambda p: urllib.parse.quote(p)
+    return env.get_template("index.html.j2").render(**context)
+
+
+def _templates_dir():
+    return Path(__file__).resolve().parent.parent / "templates"  # a symlink in a checkout
+

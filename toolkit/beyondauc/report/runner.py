@@ -1,0 +1,573 @@
+"""Parameterized notebooks and shareable per-model reports.
+
+:func:`open_benchmark` and :func:`leaderboard` are what the notebooks and the
+report index call; :func:`run_report` executes the notebooks with papermill per
+model, in parallel, renders each model's report as one self-contained HTML file
+(optionally a PDF) and writes an ``index.html`` leaderboard.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import contextlib
+import dataclasses
+import datetime as _dt
+import hashlib
+import json
+import math
+import multiprocessing
+import os
+import posixpath
+import re
+import string
+import sys
+import time
+from pathlib import Path
+
+import pandas as pd
+
+from .execute import _INLINE_BACKEND, _error_of, _execute, _Kernel, _worker_kernel
+from ..utils.output import _HASHED, ReportFolder, _atomic_write, safe_name
+from ..evaluation.parameters import check_against_benchmark, check_parameters, declared_parameters
+from .render import _index_rows, _render_html, _render_index, _write_pdf
+from ..utils.validation import check_int
+from ..data.benchmark import Benchmark, load_benchmark, load_demo
+from ..data.open import DEMO, open_benchmark
+from ..utils.formatting import markdown_text
+from ..evaluation.pipeline import EVALUATION_PARAMETERS, data_fingerprint, evaluate, load_evaluation
+
+def leaderboard(bench, **parameters):
+    """One row per model: AUC rank vs expected-accuracy rank with intervals, DiSCA and drift.
+
+    The headline table of a report's ``index.html`` and of the overview
+    notebook: the ``leaderboard`` table of :func:`~beyondauc.evaluate` (which
+    computes everything once; ``parameters`` go to it).
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``model, auc, auc_low, auc_high, accuracy, ..., auc_rank,
+        accuracy_rank, rank_change, ..., p_change, significant, disca,
+        drift``, sorted by accuracy rank. ``rank_change`` is AUC rank minus
+        accuracy rank (positive: the model gains places once it must commit to
+        a threshold).
+
+    Examples
+    --------
+    >>> from beyondauc import load_demo
+    >>> from beyondauc.report import leaderboard
+    >>> board = leaderboard(load_demo(), datasets=["wine", "diabetes"], n_bootstrap=0, noise_repeats=2)
+    >>> board.columns.tolist()[:4]
+    ['model', 'auc', 'accuracy', 'kappa']
+    """
+    return evaluate(bench, **parameters).table("leaderboard")
+
+
+def _package_dir(name):
+    """``notebooks`` / ``templates`` shipped with the package (symlinks in a checkout)."""
+    return Path(__file__).resolve().parent.parent / name
+
+
+# ---------------------------------------------------------------------------
+# the runner
+# ---------------------------------------------------------------------------
+
+#: The per-model notebooks, in report order (file stems in ``notebooks/``).
+NOTEBOOKS = ("summary", "auc_vs_accuracy", "test_auroc", "selective_answering")
+#: The benchmark-wide notebook, run once per report.
+OVERVIEW = "overview"
+#: Parameters every notebook takes from the runner (see the notebooks' ``parameters`` cell).
+_RUNNER_PARAMETERS = ("data", "model", "datasets", "pos_label")
+
+
+def _folder_names(names):
+    """:func:`safe_name` of each name, distinct even on a file system that ignores case (macOS, Windows).
+
+    Names whose file names differ only by case (``SVM``, ``svm``) get their hash appended as well.
+    """
+    slugs = {n: safe_name(n) for n in names}
+    folded = {}
+    for slug in slugs.values():
+        folded[slug.casefold()] = folded.get(slug.casefold(), 0) + 1
+    for name, slug in slugs.items():
+        if folded[slug.casefold()] > 1 and not _HASHED.search(slug):
+            slugs[name] = f"{slug}-{hashlib.sha1(name.encode('utf-8')).hexdigest()[:8]}"
+    if len({s.casefold() for s in slugs.values()}) < len(slugs):  # two SHA-1s sharing 8 hex digits
+        raise ValueError("two model names map to the same file name; rename one of them")
+    return slugs
+
+
+@dataclasses.dataclass(frozen=True)
+class NotebookRun:
+    """One executed notebook of a report.
+
+    Attributes
+    ----------
+    name : str
+        Notebook stem (e.g. ``"test_auroc"``).
+    path : str
+        The executed notebook, relative to the report folder (kept also when
+        it failed: papermill's error banner is in it).
+    status : {"ok", "failed"}
+    error : str or None
+        ``"ExceptionName: message"`` of the cell that failed.
+    seconds : float
+        Wall time of the execution, kernel start included.
+    kernel_seconds : float
+        Of that, the time until the kernel ran its first cell (starting a
+        kernel included when one was started for it).
+    new_kernel : bool
+        Whether a kernel was started for it; otherwise it ran in the kernel
+        of an earlier notebook, its namespace reset.
+    """
+
+    name: str
+    path: str
+    status: str
+    error: str | None
+    seconds: float
+    kernel_seconds: float
+    new_kernel: bool = False
+
+
+@dataclasses.dataclass(frozen=True)
+class ModelReport:
+    """The report of one model (or of the benchmark overview, ``model=None``).
+
+    Paths are relative to the report folder; ``html``/``pdf`` are None when
+    they were not written.
+    """
+
+    model: str | None
+    slug: str
+    status: str
+    error: str | None
+    html: str | None
+    pdf: str | None
+    notebooks: tuple
+    seconds: float
+
+    def _repr_html_(self):
+        from ..utils.html import frame_html, result_html
+
+        rows = [("status", self.status), ("html", self.html), ("pdf", self.pdf), ("seconds", round(self.seconds, 1))]
+        if self.error:
+            rows.insert(1, ("error", self.error))
+        runs = pd.DataFrame([{"notebook": nb.name, "status": nb.status, "seconds": round(nb.seconds, 1),
+                              "error": nb.error or ""} for nb in self.notebooks])
+        title = "ModelReport: overview" if self.model is None else f"ModelReport: {self.model}"
+        return result_html(title, rows, parts=[frame_html(runs, index=False)] if len(runs) else [])
+
+
+@dataclasses.dataclass(frozen=True)
+class ReportResult:
+    """What :func:`run_report` wrote.
+
+    Attributes
+    ----------
+    out_dir : pathlib.Path
+    index : pathlib.Path
+        The ``index.html`` leaderboard.
+    reports : tuple of ModelReport
+        One per model, in the benchmark's model order.
+    overview : ModelReport
+    leaderboard : pandas.DataFrame or None
+        The evaluation's leaderboard (what ``index.html`` shows).
+    seconds : float
+        Wall time of the whole run.
+    jobs : int
+        Parallel workers used (local processes or Dask workers asked for).
+    """
+
+    out_dir: Path
+    index: Path
+    reports: tuple
+    overview: ModelReport
+    leaderboard: pd.DataFrame | None
+    seconds: float
+    jobs: int
+    evaluation: object = None
+
+    @property
+    def failed(self):
+        """The reports that failed, the overview included."""
+        return tuple(r for r in (*self.reports, self.overview) if r.status != "ok")
+
+    @property
+    def ok(self):
+        return not self.failed
+
+    @property
+    def notebook_runs(self):
+        """Every executed notebook of the run."""
+        return tuple(nb for r in (*self.reports, self.overview) for nb in r.notebooks)
+
+    def summary(self):
+        """A few lines for a terminal: what was written and what failed."""
+        runs = self.notebook_runs
+        lines = [(f"{len(self.reports)} model reports and the overview, {len(runs)} notebooks in "
+                  f"{self.seconds:.1f} s with {self.jobs} worker(s): {self.index}")]
+        for r in self.failed:
+            who = "overview" if r.model is None else f"model {r.model!r}"
+            lines.append(f"FAILED {who}: {r.error}")
+        return "\n".join(lines)
+
+    def _repr_html_(self):
+        from ..utils.html import frame_html, result_html, styled
+
+        reports = pd.DataFrame([{"model": "(overview)" if r.model is None else r.model, "status": r.status,
+                                 "html": r.html or "", "pdf": r.pdf or "", "seconds": round(r.seconds, 1),
+                                 "error": r.error or ""} for r in (*self.reports, self.overview)])
+        parts = [frame_html(reports, index=False, caption=f"reports (paths relative to {self.out_dir})")]
+        if self.leaderboard is not None:
+            board = styled(self.leaderboard, higher_is_better=["auc", "accuracy", "kappa", "disca"],
+                           lower_is_better=["auc_rank", "accuracy_rank", "drift"]).hide(axis="index")
+            parts.append('<div style="margin-top: 4px; color: #555">leaderboard (best per column in bold)</div>')
+            parts.append(board.to_html())
+        status = "all ok" if self.ok else f"{len(self.failed)} failed"
+        return result_html("ReportResult", [("index", str(self.index)), ("reports", len(self.reports)),
+                                            ("notebooks", len(self.notebook_runs)),
+                                            ("seconds", round(self.seconds, 1)), ("jobs", self.jobs)],
+                           subtitle=status, parts=parts)
+
+
+def _report_job(spec):
+    """Execute one report's notebooks and render it into its folder of the staging report (runs in a worker)."""
+    t0 = time.perf_counter()
+    os.environ["MPLBACKEND"] = _INLINE_BACKEND  # the kernels draw inline images, whatever the caller set
+    target = Path(spec["target"])
+    target.mkdir()  # in the staging folder; fails if the run was abandoned and the folder removed
+    kernel = _worker_kernel(spec["kernel_name"]) if spec["reuse_kernel"] else _Kernel(spec["kernel_name"])
+    try:
+        runs, executed = [], []
+        for src, parameters in spec["notebooks"]:
+            dst = target / Path(src).name
+            *result, nb = _execute(src, dst, parameters, kernel, spec["timeout"])
+            run = NotebookRun(Path(src).stem, dst.name, *result)
+            runs.append(run)
+            executed.append((run, nb))
+    finally:
+        if not spec["reuse_kernel"]:
+            kernel.shutdown()
+    failed = [r for r in runs if r.status != "ok"]
+    error = "; ".join(f"{r.name}: {r.error}" for r in failed) or None
+    header = dict(spec["header"], failed=error)
+    html_name = pdf_name = None
+    try:
+        html = _render_html(executed, header, include_code=spec["include_code"])
+        html_name = f"{spec['stem']}.html"
+        _atomic_write(target / html_name, html)
+        if spec["pdf"]:
+            _write_pdf(html, target / f"{spec['stem']}.pdf", target)
+            pdf_name = f"{spec['stem']}.pdf"
+    except Exception as exc:  # noqa: BLE001 - rendering failed: the executed notebooks are still kept
+        error = "; ".join(filter(None, [error, f"rendering: {_error_of(exc)}"]))
+    rel = spec["rel"]
+    notebooks = tuple(NotebookRun(r.name, f"{rel}/{r.path}", r.status, r.error, r.seconds, r.kernel_seconds,
+                                  r.new_kernel) for r in runs)
+    return ModelReport(spec["model"], target.name, "failed" if error else "ok", error,
+                       f"{rel}/{html_name}" if html_name else None, f"{rel}/{pdf_name}" if pdf_name else None,
+                       notebooks, time.perf_counter() - t0)
+
+
+def _notebooks_dir():
+    return _package_dir("notebooks")
+
+
+def _check_notebooks(notebooks_dir):
+    folder = Path(notebooks_dir)
+    missing = [n for n in (*NOTEBOOKS, OVERVIEW) if not (folder / f"{n}.ipynb").is_file()]
+    if missing:
+        raise FileNotFoundError(f"`notebooks_dir` {str(folder)!r} lacks {', '.join(m + '.ipynb' for m in missing)}")
+    return folder
+
+
+def _make_executor(jobs, dask):
+    """(executor, closer): local processes, or a Dask cluster's executor."""
+    if dask is None:
+        ctx = multiprocessing.get_context("spawn")
+        executor = concurrent.futures.ProcessPoolExecutor(max_workers=jobs, mp_context=ctx)
+        return executor, executor.shutdown, jobs
+    try:
+        from distributed import Client
+    except ImportError as exc:
+        raise ImportError("`dask` needs the optional extra: pip install 'beyondauc[dask]'") from exc
+    client = Client(dask)
+    executor = client.get_executor()
+
+    def close():
+        executor.shutdown(wait=True)
+        client.close()
+
+    workers = sum(w.get("nthreads", 1) for w in client.scheduler_info().get("workers", {}).values())
+    return executor, close, workers or 1
+
+
+def _progress(total, enabled):
+    if not enabled:
+        return contextlib.nullcontext(None)
+    from tqdm.auto import tqdm
+
+    return tqdm(total=total, desc="beyondauc report", unit="report", file=sys.stderr, dynamic_ncols=True)
+
+
+def run_report(data=DEMO, *, models=None, datasets=None, out=None, pdf=False, jobs=None, dask=None,
+               include_code=False, pos_label=None, parameters=None, progress=True, notebooks_dir=None,
+               kernel_name="python3", timeout=None, recompute=False):
+    """Compute the evaluation once, then execute the notebooks per model in parallel and write the reports.
+
+    For every model, papermill runs ``auc_vs_accuracy``, ``test_auroc`` and
+    ``selective_answering`` (the datasets are looped over inside), nbconvert renders the three as one self-contained HTML file
+    (optionally also a PDF through WeasyPrint); ``overview`` runs once for the
+    benchmark. ``index.html`` (jinja2, autoescaped) is the leaderboard linking
+    every report and executed notebook. A notebook that fails fails only its
+    model's report; its executed notebook keeps papermill's error banner.
+
+    Every local worker process keeps one kernel and runs notebook after
+    notebook in it, the namespace reset in between (a kernel that died or ran
+    a failing notebook is replaced); on Dask each report starts its own.
+
+    Everything is validated before the first kernel starts: a parameter no
+    notebook declares, or a value out of range, raises ``ValueError``.
+
+    Layout of ``out``::
+
+        index.html, .beyondauc-report.json (the files written), data.csv.gz (a DataFrame's data)
+        overview/overview.html, overview/overview.ipynb
+        models/<safe model name>/report.html, report.pdf, <notebook>.ipynb
+
+    ``out`` must be new, empty or a report of ours (it holds
+    ``.beyondauc-report.json``); another folder raises ``FileExistsError`` and
+    a run into a folder another run is writing raises ``BlockingIOError``. The
+    report is built beside ``out`` and swapped in whole, atomically: ``out``
+    always holds a complete report, and only the files of the old report are
+    replaced or deleted (files the user put into it stay).
+
+    Parameters
+    ----------
+    data : str, path, Benchmark or DataFrame, default="demo"
+        See :func:`open_benchmark`. A Benchmark or DataFrame is written to
+        ``out/data.csv.gz`` for the notebooks to read.
+    models, datasets : list of str or comma-separated str, optional
+        Models to report on and datasets to analyse (all when None).
+    out : str or path, optional
+        Output folder; default ``reports/<name of the data>``.
+    pdf : bool, default=False
+        Also write each report as PDF (needs WeasyPrint).
+    jobs : int, optional
+        Local worker processes; default: the number of cores.
+    dask : str, optional
+        Address of a Dask distributed scheduler (``tcp://host:8786``) to run
+        the reports on instead of local processes (needs ``distributed``).
+    include_code : bool, default=False
+        Show code cells and the parameters in the HTML.
+    pos_label : str, int or bool, optional
+        Positive label for the notebooks' :func:`open_benchmark`.
+    parameters : dict, optional
+        More notebook parameters, e.g. ``{"protocol": "indata", "tolerance": 0.8}``;
+        every name must be declared by a notebook, and each notebook gets the
+        ones it declares.
+    progress : bool, default=True
+        Show a progress bar of reports done / total on stderr.
+    notebooks_dir : str or path, optional
+        Folder with the four notebooks; default: the package's.
+    kernel_name : str, default="python3"
+    timeout : float, optional
+        Seconds a cell may run before it fails (None: no limit).
+    recompute : bool, default=False
+        Compute the evaluation even when the report folder holds one of the
+        same data (SHA-256) and parameters, which is otherwise reused.
+
+    Returns
+    -------
+    ReportResult
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from beyondauc.report import run_report
+    >>> with tempfile.TemporaryDirectory() as tmp:  # doctest: +SKIP
+    ...     result = run_report("demo", models="svm,knn", out=tmp, progress=False)
+    ...     result.ok
+    True
+    """
+    t0 = time.perf_counter()
+    models = check_names(models, "models")
+    datasets = check_names(datasets, "datasets")
+    if jobs is None:
+        jobs = os.cpu_count() or 1
+    jobs = check_int(jobs, "jobs", minimum=1)
+    if dask is not None and not isinstance(dask, str):
+        raise TypeError(f"`dask` must be a scheduler address such as 'tcp://127.0.0.1:8786', got {dask!r}")
+    if timeout is not None:
+        timeout = float(timeout)
+    folder = _check_notebooks(notebooks_dir or _notebooks_dir())
+    extra = _check_extra(parameters, folder)
+    if pos_label is not None:
+        check_parameters({"pos_label": pos_label})
+    full = open_benchmark(data, pos_label=pos_label)
+    bench = open_benchmark(full, models=models, datasets=datasets)
+    check_against_benchmark(extra, bench, available=full.datasets)
+    slugs = _folder_names(bench.models)
+    if out is None:
+        name = DEMO if isinstance(data, str) and data == DEMO else Path(str(bench.source)).stem.split(".")[0]
+        out = Path("reports") / safe_name(name or "benchmark")
+    with ReportFolder(out) as output:
+        result = _run(output, data, bench, folder, slugs, extra, datasets=datasets, models=models, pdf=pdf, jobs=jobs,
+                      dask=dask, include_code=include_code, pos_label=pos_label, progress=progress,
+                      kernel_name=kernel_name, timeout=timeout, recompute=recompute)
+        output.commit()
+    return dataclasses.replace(result, seconds=time.perf_counter() - t0)
+
+
+def _check_extra(parameters, folder):
+    """The extra notebook parameters, validated: declared by a notebook, values in range."""
+    if parameters is not None and not isinstance(parameters, dict):
+        raise TypeError(f"`parameters` must be a dict, got {type(parameters).__name__}")
+    extra = dict(parameters or {})
+    clash = sorted(set(extra) & set(_RUNNER_PARAMETERS))
+    if clash:
+        raise ValueError(f"`parameters` may not set {clash}; use the arguments of the same name")
+    bad = [k for k in extra if not isinstance(k, str) or not k.isidentifier()]
+    if bad:
+        raise ValueError(f"`parameters` keys must be Python identifiers, got {bad}")
+    for key, value in extra.items():
+        try:
+            json.dumps(value, allow_nan=False)
+        except (TypeError, ValueError):
+            raise ValueError(f"`parameters`[{key!r}] must be a plain value (str, finite number, bool, None, list), "
+                             f"got {type(value).__name__}") from None
+    known = set().union(*(_declared(folder, n) for n in (*NOTEBOOKS, OVERVIEW))) - set(_RUNNER_PARAMETERS)
+    return check_parameters(extra, known=sorted(known))
+
+
+def _declared(folder, name):
+    """Names of the parameters notebook ``name`` declares."""
+    return set(declared_parameters(Path(folder) / f"{name}.ipynb"))
+
+
+def _evaluation_for(output, data, bench, parameters, *, recompute, progress, jobs):
+    """The evaluation of the report: the previous run's when the data and parameters are the same, else new.
+
+    Returns ``(evaluation, reused)``; the caller saves it into the staging folder.
+    """
+    from ..evaluation.pipeline import check_parameters as check_evaluation
+
+    complete = check_evaluation(parameters)
+    _, sha256 = data_fingerprint(data)
+    previous = Path(output.out) / "evaluation"
+    if not recompute and (previous / "manifest.json").is_file():
+        try:
+            old = load_evaluation(previous)
+        except (OSError, ValueError, KeyError):
+            old = None
+        if old is not None and old.same_inputs(sha256, complete):
+            if progress:
+                print("beyondauc report: reusing the evaluation of the previous run (same data, parameters and "
+                      "package versions; --recompute to compute it again)", file=sys.stderr, flush=True)
+            return old, True
+    if progress:
+        print(f"beyondauc report: computing the evaluation of {len(bench.models)} models on {len(bench.datasets)} "
+              f"datasets (once, for every report and the index)", file=sys.stderr, flush=True)
+    return evaluate(data, progress=progress, n_jobs=jobs, **parameters), False
+
+
+def _run(output, data, bench, folder, slugs, extra, *, datasets, models, pdf, jobs, dask, include_code, pos_label,
+         progress, kernel_name, timeout, recompute):
+    """Write the report into ``output.staging``; return the ReportResult (paths of the final folder)."""
+    t0 = time.perf_counter()
+    stage = output.staging
+    (stage / "models").mkdir()
+    ev_params = {k: v for k, v in extra.items() if k in EVALUATION_PARAMETERS}
+    ev_params.update({k: v for k, v in (("models", models), ("datasets", datasets), ("pos_label", pos_label))
+                      if v is not None})
+    notebook_extra = {k: v for k, v in extra.items() if k not in EVALUATION_PARAMETERS}
+    workers = min(jobs, len(bench.models) + 1)
+    executor, close, workers = _make_executor(workers, dask)
+    try:
+        if dask is None:  # the workers start their kernels and import while the evaluation is computed
+            for _ in range(workers):
+                executor.submit(_warm_worker, kernel_name, str(stage))
+        evaluation, reused = _evaluation_for(output, data, bench, ev_params, recompute=recompute,
+                                             progress=progress, jobs=jobs)
+        evaluation.save(stage / "evaluation")
+        return _render_reports(output, evaluation, reused, bench, folder, slugs, notebook_extra, executor, workers,
+                               pdf=pdf, dask=dask, include_code=include_code, progress=progress,
+                               kernel_name=kernel_name, timeout=timeout, t0=t0)
+    finally:
+        close()
+
+
+def _warm_worker(kernel_name, cwd):
+    """Start this worker's kernel and import what the notebooks need (runs in a worker, during the evaluation).
+
+    A failure is left for the notebooks to meet and report: their kernel is started again if needed.
+    """
+    os.environ["MPLBACKEND"] = _INLINE_BACKEND
+    with contextlib.suppress(Exception):
+        _worker_kernel(kernel_name).warm(cwd)
+
+
+def _render_reports(output, evaluation, reused, bench, folder, slugs, notebook_extra, executor, workers, *, pdf,
+                    dask, include_code, progress, kernel_name, timeout, t0):
+    """Execute and render every model's report and the overview from ``evaluation``, then write the index."""
+    stage = output.staging
+    source, sha256 = evaluation.data["source"], evaluation.data["sha256"]
+    shown = {k: v for k, v in evaluation.parameters.items() if v is not None and k != "models"}
+    date = _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat()
+    from .._version import __version__
+
+    def notebooks(names, rel, params):
+        """(path, the parameters it declares) of each notebook; the evaluation's path is relative to it."""
+        params = {"evaluation": posixpath.relpath("evaluation", rel), **notebook_extra, **params}
+        return [(str(folder / f"{n}.ipynb"), {k: v for k, v in params.items() if k in _declared(folder, n)})
+                for n in names]
+
+    base_header = {"source": source, "sha256": sha256, "version": __version__, "date": date,
+                   "evaluation_created": evaluation.created}
+    base = {"kernel_name": kernel_name, "timeout": timeout, "include_code": include_code, "pdf": bool(pdf),
+            "reuse_kernel": dask is None}
+    specs = []
+    for model in bench.models:
+        rel = f"models/{slugs[model]}"
+        specs.append(dict(base, model=model, target=str(stage / rel), rel=rel, stem="report",
+                          notebooks=notebooks(NOTEBOOKS, rel, {"model": model}),
+                          header=dict(base_header, title=f"beyondauc report: {model}", model=model,
+                                      index=posixpath.relpath("index.html", rel), parameters=shown)))
+    specs.append(dict(base, model=None, target=str(stage / OVERVIEW), rel=OVERVIEW, stem="overview",
+                      notebooks=notebooks([OVERVIEW], OVERVIEW, {}),
+                      header=dict(base_header, title="beyondauc report: benchmark overview", model=None,
+                                  index=posixpath.relpath("index.html", OVERVIEW), parameters=shown)))
+
+    results = {}
+    futures = {executor.submit(_report_job, spec): spec for spec in specs}
+    with _progress(len(specs), progress) as bar:
+        for fut in concurrent.futures.as_completed(futures):
+            spec = futures[fut]
+            try:
+                results[spec["target"]] = fut.result()
+            except Exception as exc:  # noqa: BLE001 - a worker died: only this report fails
+                error = f"worker: {_error_of(exc)}"
+                if isinstance(exc, concurrent.futures.process.BrokenProcessPool):
+                    error += (" (workers are new processes that import the calling script: in a script, "
+                              "call run_report under `if __name__ == '__main__':`)")
+                results[spec["target"]] = ModelReport(spec["model"], Path(spec["target"]).name, "failed",
+                                                      error, None, None, (), math.nan)
+            if bar is not None:
+                bar.update(1)
+    reports = tuple(results[s["target"]] for s in specs[:-1])
+    overview = results[specs[-1]["target"]]
+    n_failed = sum(r.status != "ok" for r in (*reports, overview))
+    board = evaluation.table("leaderboard")
+    context = {
+        "source": source, "sha256": sha256, "version": __version__, "date": date,
+        "n_datasets": len(bench.datasets), "n_models": len(bench.models), "n_failed": n_failed,
+        "n_jobs": len(specs), "parameters": evaluation.parameters, "evaluation_created": evaluation.created,
+        "reused": reused, "models": _index_rows(evaluation, reports),
+        "overview": {"html": overview.html, "status": overview.status, "error": overview.error,
+                     "notebooks": [{"name": nb.name, "path": nb.path} for nb in overview.notebooks]},
+    }
+    _atomic_write(stage / "index.html", _render_index(context))  # last: the report is complete
+    out_dir = Path(output.out)
+    return ReportResult(out_dir, out_dir / "index.html", reports, overview, board, time.perf_counter() - t0, workers,
+                        evaluation)

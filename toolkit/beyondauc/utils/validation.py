@@ -1,0 +1,159 @@
+"""Input validation shared by every public entry point.
+
+Validation happens once, at the public boundary; private kernels trust their
+inputs.  Every message names the parameter, what was expected and what was got.
+"""
+
+from __future__ import annotations
+
+import numbers
+import warnings
+
+import numpy as np
+
+__all__ = ["UndefinedMetricWarning", "check_names"]
+
+
+class UndefinedMetricWarning(UserWarning):
+    """A metric is undefined for the given input (for example one class only)."""
+
+
+def check_int(value, name, *, minimum=None):
+    """Return ``value`` as an int, or raise naming ``name``."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
+        raise ValueError(f"`{name}` must be an int" + (f" >= {minimum}" if minimum is not None else "") + f", got {value!r}")
+    value = int(value)
+    if minimum is not None and value < minimum:
+        raise ValueError(f"`{name}` must be an int >= {minimum}, got {value!r}")
+    return value
+
+
+def check_number(value, name, *, low=None, high=None, low_open=False, high_open=False, hint=""):
+    """Return ``value`` as a float, or raise naming ``name`` and the range expected.
+
+    ``low``/``high`` bound the range (open ends with ``low_open``/``high_open``);
+    ``hint`` is appended to the message.
+    """
+    if low is not None and high is not None:
+        expected = f"a number in {'(' if low_open else '['}{low:g}, {high:g}{')' if high_open else ']'}"
+    elif low is not None:
+        expected = f"a finite number {'>' if low_open else '>='} {low:g}"
+    elif high is not None:
+        expected = f"a finite number {'<' if high_open else '<='} {high:g}"
+    else:
+        expected = "a finite number"
+    ok = not isinstance(value, (bool, np.bool_)) and isinstance(value, numbers.Real) and np.isfinite(value)
+    if ok and low is not None:
+        ok = value > low if low_open else value >= low
+    if ok and high is not None:
+        ok = value < high if high_open else value <= high
+    if not ok:
+        raise ValueError(f"`{name}` must be {expected}{hint}, got {value!r}")
+    return float(value)
+
+
+def check_option(value, name, options):
+    """Raise unless ``value`` is one of ``options``."""
+    if value not in options:
+        opts = ", ".join(repr(o) for o in options)
+        raise ValueError(f"`{name}` must be one of {opts}, got {value!r}")
+    return value
+
+
+def check_random_state(random_state, name="random_state"):
+    """Return an int seed (or None) for reproducible randomness."""
+    if random_state is None:
+        return None
+    if isinstance(random_state, (np.random.RandomState, np.random.Generator)):
+        raise ValueError(f"`{name}` must be an int or None so results are reproducible, got {type(random_state).__name__}")
+    return check_int(random_state, name, minimum=0)
+
+
+def check_scores(y_score, name="y_score", *, allow_nonfinite=False):
+    """Return ``y_score`` as a 1-D float64 array of finite values."""
+    try:
+        arr = np.asarray(y_score)
+    except Exception as exc:  # pragma: no cover - exotic inputs
+        raise ValueError(f"`{name}` must be a 1-D array of numbers: {exc}") from None
+    if arr.ndim == 2 and arr.shape[1] == 1:
+        arr = arr[:, 0]
+    if arr.ndim != 1:
+        raise ValueError(f"`{name}` must be 1-D, got an array of shape {arr.shape}")
+    if arr.dtype.kind == "b" or arr.dtype.kind not in "iuf":
+        try:
+            if arr.dtype.kind == "b":
+                raise TypeError
+            arr = arr.astype(np.float64)
+        except (TypeError, ValueError):
+            raise ValueError(f"`{name}` must hold numbers, got dtype {arr.dtype}") from None
+    arr = arr.astype(np.float64, copy=False)
+    if not allow_nonfinite:
+        bad = ~np.isfinite(arr)
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            raise ValueError(
+                f"`{name}` must be finite: {int(bad.sum())} NaN/inf value(s), the first at position {i} ({arr[i]})"
+            )
+    return arr
+
+
+def binarize_labels(y, name="y_true", *, pos_label=None, where=None):
+    """Map binary labels to a 0/1 int8 array.
+
+    Accepts {0, 1}, {-1, 1}, booleans, or any two values with an explicit
+    ``pos_label``.  A single class is allowed here (callers decide whether a
+    metric is then undefined); more than two classes is an error.
+    """
+    where = f" in {where}" if where else ""
+    arr = np.asarray(y)
+    if arr.ndim == 2 and arr.shape[1] == 1:
+        arr = arr[:, 0]
+    if arr.ndim != 1:
+        raise ValueError(f"`{name}`{where} must be 1-D, got an array of shape {arr.shape}")
+    if arr.dtype.kind == "f" and np.isnan(arr).any():
+        i = int(np.flatnonzero(np.isnan(arr))[0])
+        raise ValueError(f"`{name}`{where} has missing labels (NaN), the first at position {i}")
+    if arr.dtype.kind == "O":
+        missing = np.array([v is None or (isinstance(v, float) and np.isnan(v)) for v in arr])
+        if missing.any():
+            i = int(np.flatnonzero(missing)[0])
+            raise ValueError(f"`{name}`{where} has missing labels, the first at position {i}")
+    classes = np.unique(arr)
+    if len(classes) > 2:
+        shown = ", ".join(repr(c.item() if hasattr(c, "item") else c) for c in classes[:5])
+        raise ValueError(f"`{name}`{where} must be binary, got {len(classes)} classes: {shown}{', ...' if len(classes) > 5 else ''}")
+    if pos_label is not None:
+        if pos_label not in set(classes.tolist()) and len(classes) == 2:
+            raise ValueError(f"`pos_label`={pos_label!r} is not one of the labels{where}: {classes.tolist()}")
+        return (arr == pos_label).astype(np.int8)
+    if arr.dtype.kind == "b":
+        return arr.astype(np.int8)
+    values = set(classes.tolist())
+    if arr.dtype.kind in "iuf" and values <= {0, 1}:
+        return (arr == 1).astype(np.int8)
+    if arr.dtype.kind in "iuf" and values <= {-1, 1}:
+        return (arr == 1).astype(np.int8)
+    raise ValueError(
+        f"`{name}`{where} has labels {sorted(values, key=str)}; give `pos_label` to say which one is positive "
+        "(labels {0, 1}, {-1, 1} and booleans need none)"
+    )
+
+
+def warn_undefined(message):
+    """Warn that a metric is undefined and will be NaN."""
+    warnings.warn(message, UndefinedMetricWarning, stacklevel=3)
+
+
+def check_names(values, name):
+    """A comma-separated string or a list of str as a list (None when empty); else a TypeError naming `name`."""
+    if values is None:
+        return None
+    if isinstance(values, str):
+        values = [v.strip() for v in values.split(",") if v.strip()]
+    values = list(values)
+    if not values:
+        return None
+    for v in values:
+        if not isinstance(v, str):
+            raise TypeError(f"`{name}` must be a list of str, got an element {v!r}")
+    return values
