@@ -14,7 +14,7 @@ from report_helpers import parse_html
 
 from beyondauc.report import notebook as _notebook
 
-TEMPLATES = Path(_notebook.__file__).resolve().parent / "templates"
+TEMPLATES = Path(_notebook.__file__).resolve().parent.parent / "templates"
 ALT = 'ROC of <script>alert(1)</script> & "quotes"'
 
 

@@ -17,6 +17,7 @@ from sklearn.metrics import accuracy_score, cohen_kappa_score, roc_auc_score
 from sklearn.model_selection import ShuffleSplit
 
 import beyondauc.metrics.grid_bootstrap as gb
+import beyondauc.metrics.grid_fits as fits
 from beyondauc import (
     GridBootstrap,
     bootstrap_grid,
@@ -361,8 +362,8 @@ def test_xdomain_logistic_second_step_is_as_close_to_the_optimum_as_an_exact_new
 
     bench = load_benchmark(small_frame(3, sizes), domains=DOMAINS)
     for model, mb, xg, Pl, Nl, Tp, Tn in _xdomain_parts(bench, 40, 0):
-        cal = gb._xdomain_cal_rows(xg, Pl, Nl, Tp, Tn)
-        a_t, c_t, _, _ = gb._xdomain_logistic_params(xg, Pl, Nl, Tp, Tn, lambda rows: (cal[0][rows], cal[1][rows]),
+        cal = fits._xdomain_cal_rows(xg, Pl, Nl, Tp, Tn)
+        a_t, c_t, _, _ = fits._xdomain_logistic_params(xg, Pl, Nl, Tp, Tn, lambda rows: (cal[0][rows], cal[1][rows]),
                                                      mb.init_ds, mb.std)
         R, D = a_t.shape
         k = np.tile(np.arange(D), R)
@@ -399,9 +400,9 @@ def test_xdomain_partial_calibration_rows_float32_totals_and_the_general_solvers
     for _, mb, xg, Pl, Nl, Tp, Tn in _xdomain_parts(bench, 12, 5):
         np.testing.assert_array_equal(xg.to32(Tp), xg.total(Pl, 32))
         np.testing.assert_array_equal(xg.to32(Tn), xg.total(Nl, 32))
-        full = gb._xdomain_cal_rows(xg, Pl, Nl, Tp, Tn)
+        full = fits._xdomain_cal_rows(xg, Pl, Nl, Tp, Tn)
         rows = np.array([0, 3, 5, 17, 18, 40, len(full[0]) - 1])
-        part = gb._xdomain_cal_rows(xg, Pl, Nl, Tp, Tn, rows=rows)
+        part = fits._xdomain_cal_rows(xg, Pl, Nl, Tp, Tn, rows=rows)
         for a, b in zip(part, full):
             np.testing.assert_array_equal(a, b[rows])
         far = (mb.init_ds[0] + 40.0, mb.init_ds[1] * 0.0)  # a start ~40 logits off: every first step is long
@@ -411,11 +412,11 @@ def test_xdomain_partial_calibration_rows_float32_totals_and_the_general_solvers
             asked.append(r)
             return full[0][r], full[1][r]
 
-        a_t, c_t, _, _ = gb._xdomain_logistic_params(xg, Pl, Nl, Tp, Tn, cal_rows, far, mb.std)
+        a_t, c_t, _, _ = fits._xdomain_logistic_params(xg, Pl, Nl, Tp, Tn, cal_rows, far, mb.std)
         R, D = a_t.shape
         (r1,) = asked
         assert len(r1) == R * D
         a_g, c_g = logistic_params(xg.x, full[0][r1], full[1][r1], init=(far[0][r1 % D], far[1][r1 % D]),
-                                   standardize=mb.std, max_iter=gb.LOGISTIC_STEPS)
+                                   standardize=mb.std, max_iter=fits.LOGISTIC_STEPS)
         np.testing.assert_array_equal(a_t.ravel()[r1], a_g)
         np.testing.assert_array_equal(c_t.ravel()[r1], c_g)

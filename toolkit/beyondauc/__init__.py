@@ -106,7 +106,7 @@ from .metrics import (
     tolerance_table,
 )
 
-from ._version import __version__  # noqa: F401
+from .utils.version import __version__  # noqa: F401
 
 __all__ = [
     "EVALUATION_PARAMETERS",

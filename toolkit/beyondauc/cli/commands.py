@@ -16,7 +16,7 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from .._version import __version__
+from ..utils.version import __version__
 from ..utils.formatting import comment, plain_table, score_table
 from ..metrics import METHODS, PROTOCOLS, expected_accuracy_grid
 from ..data.benchmark import load_benchmark, load_demo

@@ -38,8 +38,8 @@ def open_benchmark(data=DEMO, *, models=None, datasets=None, pos_label=None):
     >>> bench.datasets
     ('wine', 'diabetes')
     """
-    models = checkcheck_names(models, "models")
-    datasets = checkcheck_names(datasets, "datasets")
+    models = check_names(models, "models")
+    datasets = check_names(datasets, "datasets")
     if isinstance(data, Benchmark):
         bench = data
     elif isinstance(data, str) and data == DEMO:

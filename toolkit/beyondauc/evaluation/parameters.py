@@ -16,8 +16,8 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..utils.validation import check_int, check_number, check_option, check_random_state
-from ..metrics.calibration import METHODS, PROTOCOLS
+from ..utils.validation import check_int, check_number, check_option
+from ..metrics.calibration import PROTOCOLS
 
 __all__: list[str] = []
 

@@ -33,7 +33,7 @@ import pandas as pd
 
 from ..metrics.bootstrap import check_bootstrap, percentile_interval
 from ..utils.parallel import pool_context
-from ..utils.validation import check_int, check_number, check_option, check_random_state
+from ..utils.validation import check_int, check_names, check_number, check_option, check_random_state
 from ..metrics import METHODS, PROTOCOLS, expected_accuracy_grid
 from ..data.benchmark import Benchmark
 from ..metrics.diagnostics_benchmark import cohort_diagnostics, diagnostics_frame

@@ -36,7 +36,6 @@ from .fitting import (
     stump_params,
     within_range,
 )
-from .bootstrap import check_bootstrap
 from ..utils.html import result_html
 from .kernel import _auc_from_counts, _confusion, _grid_counts, _scores_from_confusion, _stacked_counts
 from ..utils.parallel import pool_context

@@ -345,8 +345,8 @@ def augrc(confidence, correct, *, interpolation="step"):
     >>> from beyondauc import augrc
     >>> augrc([0.9, 0.8, 0.7], [True, False, True])
     0.2222222222222222
-    >>> augrc([0.9, 0.8, 0.7], [True, False, True], interpolation="linear")
-    0.16666666666666666
+    >>> round(augrc([0.9, 0.8, 0.7], [True, False, True], interpolation="linear"), 12)
+    0.166666666667
     """
     check_option(interpolation, "interpolation", _INTERPOLATIONS)
     cur, _ = _exact_curve(confidence, correct)

@@ -18,8 +18,6 @@ import math
 import multiprocessing
 import os
 import posixpath
-import re
-import string
 import sys
 import time
 from pathlib import Path
@@ -30,10 +28,8 @@ from .execute import _INLINE_BACKEND, _error_of, _execute, _Kernel, _worker_kern
 from ..utils.output import _HASHED, ReportFolder, _atomic_write, safe_name
 from ..evaluation.parameters import check_against_benchmark, check_parameters, declared_parameters
 from .render import _index_rows, _render_html, _render_index, _write_pdf
-from ..utils.validation import check_int
-from ..data.benchmark import Benchmark, load_benchmark, load_demo
+from ..utils.validation import check_int, check_names
 from ..data.open import DEMO, open_benchmark
-from ..utils.formatting import markdown_text
 from ..evaluation.pipeline import EVALUATION_PARAMETERS, data_fingerprint, evaluate, load_evaluation
 
 def leaderboard(bench, **parameters):
@@ -515,7 +511,7 @@ def _render_reports(output, evaluation, reused, bench, folder, slugs, notebook_e
     source, sha256 = evaluation.data["source"], evaluation.data["sha256"]
     shown = {k: v for k, v in evaluation.parameters.items() if v is not None and k != "models"}
     date = _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat()
-    from .._version import __version__
+    from ..utils.version import __version__
 
     def notebooks(names, rel, params):
         """(path, the parameters it declares) of each notebook; the evaluation's path is relative to it."""

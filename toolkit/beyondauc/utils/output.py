@@ -239,7 +239,7 @@ def _manifest(folder):
 
 
 def _write_manifest(folder, files):
-    from .._version import __version__
+    from ..utils.version import __version__
 
     data = {"format": _FORMAT, "version": 1, "beyondauc": __version__,
             "files": None if files is None else sorted(f for f in files if f != MANIFEST)}
