@@ -1056,7 +1056,7 @@ def test_an_image_without_alt_text_goes_through_nbconverts_own_pass(monkeypatch)
 def test_displayed_markdown_cannot_inject_markup(name, template, escaped):
     """Names go through markdown_text in the notebooks (shown verbatim); unescaped, the
     template's cleaning still keeps them inert (no script, handler, javascript: or remote URL)."""
-    root = parse_html(render_markdown_output(template.format(report.markdown_text(name) if escaped else name)))
+    root = parse_html(render_markdown_output(template.format(beyondauc.report.markdown_text(name) if escaped else name)))
     assert root.find_all("script") == []
     for el in root.iter():
         assert not [a for a in el.attrs if a.startswith("on")], el
