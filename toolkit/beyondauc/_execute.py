@@ -23,6 +23,8 @@ import shutil
 import time
 from pathlib import Path
 
+from ._pool import child_preexec
+
 _INLINE_BACKEND = "module://matplotlib_inline.backend_inline"
 
 
@@ -107,7 +109,10 @@ class _Kernel:
         from jupyter_core.utils import run_sync
 
         self.km = _kernel_manager_class()(kernel_name=self.kernel_name)
-        run_sync(self.km.start_kernel)(extra_arguments=list(_KERNEL_ARGUMENTS))
+        # the kernel dies with this process, even a killed one (its own parent poller checks only every second)
+        preexec = child_preexec()
+        launch = {"preexec_fn": preexec} if preexec is not None else {}
+        run_sync(self.km.start_kernel)(extra_arguments=list(_KERNEL_ARGUMENTS), **launch)
         self.started += 1
         # a client on the shell channel only: it sends the resets and reads their replies
         self._client = self.km.blocking_client()

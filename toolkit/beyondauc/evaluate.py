@@ -32,7 +32,7 @@ import numpy as np
 import pandas as pd
 
 from ._bootstrap import check_bootstrap, percentile_interval
-from ._pool import pool_context
+from ._pool import pool_context, process_pool
 from ._validation import check_int, check_number, check_option, check_random_state
 from .calibration import METHODS, PROTOCOLS, expected_accuracy_grid
 from .data import Benchmark
@@ -522,10 +522,8 @@ def _map(job, models, n_jobs):
     if n_jobs == 1 or len(models) == 1:
         yield from map(job, models)
         return
-    from concurrent.futures import ProcessPoolExecutor
-
     ctx = pool_context()
-    with ProcessPoolExecutor(max_workers=min(n_jobs, len(models)), mp_context=ctx) as ex:
+    with process_pool(min(n_jobs, len(models)), ctx) as ex:
         yield from ex.map(job, models)
 
 

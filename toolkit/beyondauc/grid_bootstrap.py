@@ -38,7 +38,6 @@ from __future__ import annotations
 
 import math
 import warnings
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -49,7 +48,7 @@ from threadpoolctl import threadpool_limits
 from ._bootstrap import BLOCK, bootstrap_counts, check_bootstrap, grid_weights, percentile_interval, strata_of
 from ._fitting import _EPSILON, class_weighted, fit_predict_isotonic, logistic_params, newton_direction
 from ._kernel import _grid_counts, _scores_from_confusion, _stacked_counts
-from ._pool import pool_context
+from ._pool import pool_context, process_pool
 from ._validation import check_option
 from .calibration import (
     METHODS,
@@ -807,8 +806,7 @@ def _map_tasks(bctx, scores, n_jobs):
             yield (*t, run(t))
         return
     mp = pool_context()
-    with ProcessPoolExecutor(max_workers=min(n_jobs, len(tasks)), mp_context=mp, initializer=_init_worker,
-                             initargs=(bctx, scores)) as ex:
+    with process_pool(min(n_jobs, len(tasks)), mp, initializer=_init_worker, initargs=(bctx, scores)) as ex:
         futures = [ex.submit(_worker, t) for t in tasks]
         for t, f in zip(tasks, futures):
             yield (*t, f.result())

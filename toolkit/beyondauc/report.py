@@ -29,6 +29,7 @@ import pandas as pd
 from ._execute import _INLINE_BACKEND, _error_of, _execute, _Kernel, _worker_kernel
 from ._output import _HASHED, ReportFolder, _atomic_write, safe_name
 from ._parameters import check_against_benchmark, check_parameters, declared_parameters
+from ._pool import process_pool
 from ._render import _index_rows, _render_html, _render_index, _write_pdf
 from ._validation import check_int
 from .data import Benchmark, load_benchmark, load_demo
@@ -358,7 +359,7 @@ def _make_executor(jobs, dask):
     """(executor, closer): local processes, or a Dask cluster's executor."""
     if dask is None:
         ctx = multiprocessing.get_context("spawn")
-        executor = concurrent.futures.ProcessPoolExecutor(max_workers=jobs, mp_context=ctx)
+        executor = process_pool(jobs, ctx)  # its workers, and their kernels, end with this process
         return executor, executor.shutdown, jobs
     try:
         from distributed import Client
