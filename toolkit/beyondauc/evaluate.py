@@ -21,9 +21,7 @@ import hashlib
 import html
 import json
 import os
-import tempfile
 import time
-import uuid
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
@@ -32,6 +30,7 @@ import numpy as np
 import pandas as pd
 
 from ._bootstrap import check_bootstrap, percentile_interval
+from ._output import EVALUATION, OutputFolder, outside
 from ._pool import pool_context, process_pool
 from ._validation import check_int, check_number, check_option, check_random_state
 from .calibration import METHODS, PROTOCOLS, expected_accuracy_grid
@@ -902,41 +901,58 @@ class Evaluation:
     def save(self, path):
         """Write the tables as Parquet files and ``manifest.json`` into the folder ``path``.
 
-        The folder is written aside and swapped in with a rename, so a reader
-        (or a crash) never sees half an evaluation.  A folder that exists and
-        is not an evaluation is refused.
+        ``path`` must be new, empty or an evaluation folder (its ``manifest.json``
+        of kind ``beyondauc-evaluation``); anything else is refused. Only the
+        files of the evaluation the manifest lists are replaced or deleted
+        (a ``NOTES.md`` of yours in the folder stays), and the files are
+        written aside inside the folder and moved in with renames, so a crash
+        never leaves half an evaluation (see :mod:`beyondauc._output`).
+        ``path`` may also be the entered :func:`evaluation_folder` a caller
+        opened before computing the evaluation.
 
         Returns
         -------
         pathlib.Path
         """
-        path = Path(path)
-        if path.exists() and not (path / MANIFEST).is_file():
-            if not path.is_dir() or any(path.iterdir()):
-                raise FileExistsError(f"`path` {str(path)!r} exists and is not a beyondauc evaluation; "
-                                      "choose a new or empty folder")
-        path.parent.mkdir(parents=True, exist_ok=True)
-        staging = Path(tempfile.mkdtemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent))
-        try:
-            for name, t in self.tables.items():
-                _parquet_safe(t).to_parquet(staging / f"{name}.parquet", index=False)
-            (staging / MANIFEST).write_text(json.dumps(self.manifest(), indent=1, allow_nan=True), encoding="utf-8")
-            os.chmod(staging, 0o755)
-            if path.exists():
-                trash = path.with_name(f".{path.name}.old-{uuid.uuid4().hex[:8]}")
-                os.replace(path, trash)
-                os.replace(staging, path)
-                import shutil
+        if isinstance(path, OutputFolder):
+            self._write(path.staging)
+            path.commit()
+            return path.out
+        with evaluation_folder(path, label="`path`") as folder:
+            self._write(folder.staging)
+            folder.commit()
+        return Path(path)
 
-                shutil.rmtree(trash, ignore_errors=True)
-            else:
-                os.replace(staging, path)
-        except BaseException:
-            import shutil
+    def _write(self, folder):
+        """The tables and the manifest, into the (staging) folder ``folder``."""
+        folder = Path(folder)
+        for name, t in self.tables.items():
+            _parquet_safe(t).to_parquet(folder / f"{name}.parquet", index=False)
+        (folder / MANIFEST).write_text(json.dumps(self.manifest(), indent=1, allow_nan=True), encoding="utf-8")
 
-            shutil.rmtree(staging, ignore_errors=True)
-            raise
-        return path
+
+def evaluation_folder(path, *, label="`out`"):
+    """The output folder of an evaluation at ``path``, to enter before computing it.
+
+    Entering refuses at once a folder that is not an evaluation (nor new or
+    empty), a file of the user's where a table goes, a folder in use or not
+    writable; :meth:`Evaluation.save` then writes into it.
+
+    Examples
+    --------
+    >>> import tempfile, beyondauc as ba
+    >>> from beyondauc.evaluate import evaluation_folder
+    >>> with tempfile.TemporaryDirectory() as tmp, evaluation_folder(tmp + "/ev") as folder:
+    ...     ev = ba.evaluate("demo", datasets=["wine", "diabetes"], models=["svm"], noise_repeats=2, n_bootstrap=0)
+    ...     ev.save(folder).name
+    'ev'
+    """
+    return OutputFolder(Path(path).expanduser(), EVALUATION, planned=evaluation_files(), label=label)
+
+
+def evaluation_files():
+    """Every file an evaluation folder may hold: ``manifest.json`` and one Parquet file per table."""
+    return [MANIFEST, *(f"{name}.parquet" for name in TABLES)]
 
 
 def _jsonable(value):
@@ -1025,6 +1041,9 @@ def load_evaluation(path):
                          "recompute the evaluation")
     tables = {}
     for name, spec in manifest["tables"].items():
+        reason = outside(os.path.realpath(path), spec["file"])
+        if reason:  # a manifest is untrusted: it may only name files in its folder
+            raise ValueError(f"{manifest_path}: table {name!r} names {spec['file']!r}, which {reason}")
         file = path / spec["file"]
         if not file.is_file():
             raise FileNotFoundError(f"{file}: table {name!r} of the evaluation is missing")
