@@ -342,7 +342,8 @@ def test_a_users_file_where_a_folder_goes_is_refused_before_computing(tmp_path, 
                                                                       blocker):
     out = tmp_path / "out"
     write_report(out, SECOND)
-    shutil.rmtree(out / "models") if blocker == "models" else None
+    if blocker == "models":
+        shutil.rmtree(out / "models")
     (out / blocker).write_text("a file of the user's")
     check_single_error(capsys, ["report", str(small_csv), "--out", str(out), "--quiet"], repr(blocker))
     assert no_computation == [] and (out / blocker).read_text() == "a file of the user's"
