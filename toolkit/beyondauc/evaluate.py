@@ -22,6 +22,7 @@ import html
 import json
 import os
 import time
+import warnings
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
@@ -32,7 +33,8 @@ import pandas as pd
 from ._bootstrap import check_bootstrap, percentile_interval
 from ._output import EVALUATION, OutputFolder, outside
 from ._pool import pool_context, process_pool
-from ._validation import check_int, check_number, check_option, check_random_state
+from ._validation import UndefinedMetricWarning, WarningLog, check_int, check_number, check_option, \
+    check_random_state, warnings_once
 from .calibration import METHODS, PROTOCOLS, expected_accuracy_grid
 from .data import Benchmark
 from .diagnostics import cohort_diagnostics, diagnostics_frame
@@ -486,10 +488,15 @@ class _ModelJob:
                                "selective", "tolerance", "coverage_curves", "fluctuations",
                                "resolution_sensitivity")}
         diags = []
+        log = WarningLog()  # said once per run by evaluate, with the models and datasets they came from
         for dataset in self.bench.datasets:
-            d = cohort_diagnostics(self.bench, model, dataset, **self.options)
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                d = cohort_diagnostics(self.bench, model, dataset, **self.options)
+                curves = _diagnostic_curves(d, self.bins)
+            log.record(caught, model=model, dataset=dataset)
             diags.append(d)
-            a, b, c, e, f = _diagnostic_curves(d, self.bins)
+            a, b, c, e, f = curves
             out["roc"] += a
             out["cohort_histograms"] += b
             out["robustness"] += c
@@ -498,10 +505,13 @@ class _ModelJob:
         out["diagnostics"] = diagnostics_frame(diags)
         sels = []
         for dataset in self.in_datasets:
-            r = selective_answering(self.bench_sel, model, dataset, **self.sel_options)
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                r = selective_answering(self.bench_sel, model, dataset, **self.sel_options)
+                sens = disca_resolution_sensitivity(r.confidence, r.correct, tolerance=self.sel_options["tolerance"])
+            log.record(caught, model=model, dataset=dataset)
             sels.append(r)
             out["selective"].append(r.to_dict())
-            sens = disca_resolution_sensitivity(r.confidence, r.correct, tolerance=self.sel_options["tolerance"])
             out["resolution_sensitivity"].append(sens.assign(model=model, dataset=dataset)[
                 ["model", "dataset", *sens.columns]])
             a, b, c = _selective_rows(r)
@@ -510,6 +520,7 @@ class _ModelJob:
             out["fluctuations"] += c
         # the replicates behind the per-dataset intervals, for the intervals of the means
         out["replicates"] = {"disca": _replicates_of(sels, "disca"), "drift": _replicates_of(diags, "drift")}
+        out["warnings"] = log.records
         return out
 
 
@@ -578,12 +589,24 @@ def evaluate(data="demo", *, n_jobs=1, progress=False, **parameters):
     >>> ev.table("leaderboard").columns.tolist()[-6:]  # each mean with its interval
     ['disca', 'disca_low', 'disca_high', 'drift', 'drift_low', 'drift_high']
     """
-    import sys
-
     t_start = time.perf_counter()
     p = check_parameters(parameters)
     source, sha256 = data_fingerprint(data)
     bench, full = _open(data, p)
+    from ._parameters import check_against_benchmark  # imports this module
+
+    check_against_benchmark(p, bench, available=full)  # what would fail after the grid fails here, before it
+    # each warning once, with the models and datasets it came from; a single class was said when the data was read
+    single = [d for d in bench.datasets if len(np.unique(bench.labels(d))) < 2]
+    with warnings_once(explained=single, models=bench.models,
+                       ignore=[(r"dataset .* has a single class", UndefinedMetricWarning)]) as log:
+        return _compute(data, p, bench, full, source, sha256, t_start, n_jobs=n_jobs, progress=progress, log=log)
+
+
+def _compute(data, p, bench, full, source, sha256, t_start, *, n_jobs, progress, log):
+    """The body of :func:`evaluate`, once everything is validated; ``log`` takes the workers' warnings."""
+    import sys
+
     ood = p["ood_dataset"]
     stages = []
 
@@ -679,6 +702,8 @@ def evaluate(data="demo", *, n_jobs=1, progress=False, **parameters):
                        n_bootstrap=p["n_bootstrap"], confidence_level=p["confidence_level"])
     job = _ModelJob(bench, bench_sel, tuple(in_datasets), options, sel_options, p["bins"])
     parts = list(_map(job, bench.models, n_jobs))  # per model, in model order; independent of n_jobs
+    for x in parts:
+        log.records.extend(x["warnings"])
     tables["diagnostics"] = pd.concat([x["diagnostics"] for x in parts], ignore_index=True)
     for name in ("roc", "cohort_histograms", "robustness", "drift_curves", "wasserstein"):
         tables[name] = _concat([y for x in parts for y in x[name]])
