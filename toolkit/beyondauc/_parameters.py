@@ -340,18 +340,21 @@ def _check_score_ranges(get, bench):
     sigma_max = get("sigma_max")
     frame = bench.frame
     models = list(bench.models)
-    scores = frame[models].to_numpy(dtype=np.float64)
     labels = bench.labels()
     codes = bench.dataset_codes()
+    keep = slice(None)
     if kind == "split":  # each dataset's validation and test rows
         split = frame["split"].astype(str).to_numpy()
         keep = (split == str(get("val_split"))) | (split == str(get("test_split")))
-        scores, labels, codes = scores[keep], labels[keep], codes[keep]
+        labels, codes = labels[keep], codes[keep]
     n = len(bench.datasets)
+    starts = np.flatnonzero(np.r_[True, codes[1:] != codes[:-1]])  # rows of a dataset are contiguous
     lo = np.full((n, len(models)), np.inf)
     hi = np.full((n, len(models)), -np.inf)
-    np.minimum.at(lo, codes, scores)
-    np.maximum.at(hi, codes, scores)
+    for j, m in enumerate(models):  # one column at a time: no copy of the whole score matrix
+        s = bench.scores(m)[keep]
+        lo[codes[starts], j] = np.minimum.reduceat(s, starts)
+        hi[codes[starts], j] = np.maximum.reduceat(s, starts)
     pos = np.bincount(codes, weights=labels, minlength=n)
     neg = np.bincount(codes, minlength=n) - pos
     union = {i: (i,) for i in range(n)}  # the datasets whose rows make up the two cohorts of dataset i
@@ -364,15 +367,19 @@ def _check_score_ranges(get, bench):
             rows = list(rows)
             low, high = lo[rows].min(axis=0), hi[rows].max(axis=0)
             spread = high - low
-            sigma = spread if sigma_max is None else np.full_like(spread, float(sigma_max))
             pairs = max(float(pos[rows].sum() * neg[rows].sum()), 1.0)
-            reach = np.maximum(np.abs(low), np.abs(high)) + _NOISE_SIGMAS * sigma
-            ok = np.isfinite(spread) & (reach < big) & (np.maximum(sigma, spread) < big / (4 * pairs))
+
+            def fits(sigma):  # the noisy scores and the sums over pairs of the bias robustness stay finite
+                reach = np.maximum(np.abs(low), np.abs(high)) + _NOISE_SIGMAS * sigma
+                return np.isfinite(spread) & (reach < big) & (np.maximum(sigma, spread) < big / (4 * pairs))
+
+            own = fits(spread)
+            ok = own if sigma_max is None else fits(np.full_like(spread, float(sigma_max)))
             if ok.all():
                 continue
             j = int(np.flatnonzero(~ok)[0])
             d = bench.datasets[i]
-            if sigma_max is not None and np.isfinite(spread[j]) and spread[j] * _NOISE_SIGMAS < big / (4 * pairs):
+            if own[j]:  # the scores would do; the sigma_max given is what overflows
                 raise ValueError(f"`sigma_max`={sigma_max!r} is too large for the robustness curves of model "
                                  f"{models[j]!r} on dataset {d!r} (its scores range from {low[j]:.3g} to "
                                  f"{high[j]:.3g}): give a smaller one, or None for that range")
