@@ -359,3 +359,13 @@ def test_the_line_of_a_bad_value_still_counts_quoted_lines(tmp_path):
     path = tmp_path / "scores.csv"
     path.write_bytes(gzip.compress(df.to_csv(index=False).encode()))
     assert re.search(r"'oops' at file .*, line 5$", error_of(path, models=["m1"]))
+
+
+def test_cohort_diagnostics_name_the_data_not_sigma_max_when_the_range_overflows():
+    df = frame()
+    df.loc[3, "m1"], df.loc[25, "m1"] = 1e308, -1e308  # datasets 'a' and 'b': their xdomain cohorts meet
+    with pytest.raises(ValueError) as info:
+        ba.cohort_diagnostics(load_benchmark(df), "m1", "a")
+    message = one_line(str(info.value))
+    assert message.startswith("model 'm1' on dataset 'a': the scores of the two cohorts range from -1e+308 to 1e+308")
+    assert "sigma_max" not in message
