@@ -322,6 +322,15 @@ def _check_sizes_and_protocols(get, bench, full):
 _NOISE_SIGMAS = 8.0
 
 
+def _fits(low, high, spread, sigma, pairs):
+    """Whether the noisy scores and the bias robustness's sums over ``pairs`` of examples stay finite."""
+    import numpy as np
+
+    big = np.finfo(np.float64).max
+    reach = np.maximum(np.abs(low), np.abs(high)) + _NOISE_SIGMAS * sigma
+    return np.isfinite(spread) & (reach < big) & (np.maximum(sigma, spread) < big / (4 * pairs))
+
+
 def _check_score_ranges(get, bench):
     """Refuse, before any work, scores whose range the robustness curves cannot compute with.
 
@@ -361,20 +370,14 @@ def _check_score_ranges(get, bench):
     if kind != "split":
         fits, _ = _plan(bench, kind)
         union.update({f.dataset: tuple(sorted({*f.cal, *f.evl})) for f in fits})
-    big = np.finfo(np.float64).max
     with np.errstate(over="ignore", invalid="ignore"):
         for i, rows in union.items():
             rows = list(rows)
             low, high = lo[rows].min(axis=0), hi[rows].max(axis=0)
             spread = high - low
             pairs = max(float(pos[rows].sum() * neg[rows].sum()), 1.0)
-
-            def fits(sigma):  # the noisy scores and the sums over pairs of the bias robustness stay finite
-                reach = np.maximum(np.abs(low), np.abs(high)) + _NOISE_SIGMAS * sigma
-                return np.isfinite(spread) & (reach < big) & (np.maximum(sigma, spread) < big / (4 * pairs))
-
-            own = fits(spread)
-            ok = own if sigma_max is None else fits(np.full_like(spread, float(sigma_max)))
+            own = _fits(low, high, spread, spread, pairs)
+            ok = own if sigma_max is None else _fits(low, high, spread, np.full_like(spread, float(sigma_max)), pairs)
             if ok.all():
                 continue
             j = int(np.flatnonzero(~ok)[0])

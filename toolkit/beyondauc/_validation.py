@@ -188,7 +188,8 @@ class WarningLog:
 
 def _listed(noun, names, limit=6):
     """``dataset 'a'`` or ``datasets 'a', 'b' and 3 more``."""
-    shown = ", ".join(repr(n) for n in names[:limit]) + (f" and {len(names) - limit} more" if len(names) > limit else "")
+    more = f" and {len(names) - limit} more" if len(names) > limit else ""
+    shown = ", ".join(repr(n) for n in names[:limit]) + more
     return f"{noun}{'s' if len(names) > 1 else ''} {shown}"
 
 

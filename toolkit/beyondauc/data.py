@@ -303,7 +303,8 @@ def _sniff(path):
     if b"\x00" in head:
         even, odd = head[0::2], head[1::2]
         if min(even.count(0), odd.count(0)) == 0 and max(even.count(0), odd.count(0)) > len(head) // 4:
-            raise ValueError(f"{where} looks like UTF-16 text{unpacked} (every other byte is zero); re-save it as UTF-8")
+            raise ValueError(f"{where} looks like UTF-16 text{unpacked} (every other byte is zero); "
+                             "re-save it as UTF-8")
     controls = len(head) - len(head.translate(None, _CONTROL_BYTES))
     if controls > len(head) // 20:  # text holds few (a stray one may sit in a quoted name); binary data ~1 in 9
         raise ValueError(f"{where} is not a CSV/Parquet file: it holds binary data{unpacked} ({controls} control "
@@ -400,7 +401,7 @@ def _read_table(path):
         sep = "\t" if name.endswith((".tsv", ".tsv.gz")) else ","
         where = f"file {str(path)!r}"
         compression = _sniff(path)
-        read = dict(sep=sep, compression=compression, encoding="utf-8", low_memory=False)
+        read = {"sep": sep, "compression": compression, "encoding": "utf-8", "low_memory": False}
         try:
             header = _csv_header(path, sep)
             _check_delimiter(header, sep, where)
