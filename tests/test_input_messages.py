@@ -211,6 +211,7 @@ def test_domain_column_without_dataset_column_says_the_dataset_column_is_missing
 
 # -- refused before the computation -------------------------------------------------------------------
 
+@pytest.mark.filterwarnings("ignore:dataset .* has a single class:UserWarning")
 def test_one_row_dataset_is_refused_before_the_grid(no_grid):
     df = pd.concat([frame(), pd.DataFrame({"dataset": ["tiny"], "domain": ["news"], "label": [1],
                                            "m1": [0.3], "m2": [0.1]})], ignore_index=True)
@@ -221,6 +222,7 @@ def test_one_row_dataset_is_refused_before_the_grid(no_grid):
     assert "`selective_protocol`='indata'" in message
 
 
+@pytest.mark.filterwarnings("ignore:dataset .* has a single class:UserWarning")
 def test_one_row_file_is_refused_before_the_grid(no_grid, tmp_path):
     path = tmp_path / "one.csv"
     frame().iloc[:1].to_csv(path, index=False)
@@ -273,6 +275,7 @@ def test_a_too_large_sigma_max_is_named():
         check_against_benchmark({"sigma_max": 1e307}, load_benchmark(frame()))
 
 
+@pytest.mark.filterwarnings("ignore:dataset .* has a single class:UserWarning")
 def test_report_refuses_a_one_row_dataset_before_making_its_folder(tmp_path):
     from beyondauc.report import run_report
 
