@@ -371,3 +371,14 @@ def test_cohort_diagnostics_name_the_data_not_sigma_max_when_the_range_overflows
     message = one_line(str(info.value))
     assert message.startswith("model 'm1' on dataset 'a': the scores of the two cohorts range from -1e+308 to 1e+308")
     assert "sigma_max" not in message
+
+
+@pytest.mark.parametrize("name", ["domains.json", "domains.csv"])
+def test_a_utf16_domains_file_names_the_file(tmp_path, name):
+    path = tmp_path / name
+    text = '{"a": "news"}' if name.endswith(".json") else "dataset,domain\na,news\n"
+    path.write_bytes(text.encode("utf-16"))
+    with pytest.raises(ValueError) as info:
+        ba.read_domains(path)
+    message = one_line(str(info.value))
+    assert repr(str(path)) in message and "UTF-16" in message and "re-save it as UTF-8" in message

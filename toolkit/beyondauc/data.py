@@ -213,13 +213,23 @@ def read_domains(path):
         raise ValueError(f"domains file {str(path)!r} does not exist")
     if path.suffix.lower() == ".json":
         try:
-            mapping = json.loads(path.read_text())
+            mapping = json.loads(path.read_text(encoding="utf-8-sig"))
         except json.JSONDecodeError as exc:
             raise ValueError(f"domains file {str(path)!r} is not valid JSON: {exc}") from None
+        except UnicodeDecodeError:
+            raise _undecodable(path, f"domains file {str(path)!r}") from None
         if not isinstance(mapping, dict) or not all(isinstance(v, str) for v in mapping.values()):
             raise ValueError(f"domains file {str(path)!r} must hold a JSON object of dataset -> domain strings")
         return {str(k): v for k, v in mapping.items()}
-    table = pd.read_csv(path, dtype=str, keep_default_na=False)  # names as written: "None", "NA" are names
+    compression = _sniff(path)
+    try:  # names as written: "None", "NA" are names
+        table = pd.read_csv(path, dtype=str, keep_default_na=False, compression=compression, encoding="utf-8")
+    except pd.errors.EmptyDataError:
+        raise ValueError(f"domains file {str(path)!r} is empty") from None
+    except UnicodeDecodeError:
+        raise _undecodable(path, f"domains file {str(path)!r}") from None
+    except (pd.errors.ParserError, csv.Error) as exc:
+        raise _parser_error(path, ",", exc, f"domains file {str(path)!r}") from None
     missing = {"dataset", "domain"} - set(table.columns)
     if missing:
         raise ValueError(f"domains file {str(path)!r} needs columns 'dataset' and 'domain'; missing {sorted(missing)}")
@@ -315,6 +325,9 @@ def _sniff(path):
 def _undecodable(path, where):
     """The one-line error for a file that is not UTF-8: the line and byte where decoding fails."""
     with (gzip.open if _is_gzip(path) else open)(path, "rb") as fh:
+        if fh.read(2) in (b"\xff\xfe", b"\xfe\xff"):
+            return ValueError(f"{where} is UTF-16 text (it starts with a UTF-16 byte-order mark); re-save it as UTF-8")
+        fh.seek(0)
         for number, line in enumerate(fh, start=1):
             try:
                 line.decode("utf-8")
