@@ -106,6 +106,17 @@ def runs():
         run.clean_up()
 
 
+def flagging_notebooks(folder, flags, sleep):
+    """The tiny notebooks; each says it runs, by creating ``flags/running``, then sleeps ``sleep`` seconds."""
+    tiny_notebooks(REPO_NOTEBOOKS, folder, sleep=sleep)
+    for path in Path(folder).glob("*.ipynb"):
+        nb = nbformat.read(str(path), as_version=4)
+        cell = next(c for c in nb.cells if c.get("id") == "tiny-code")
+        cell.source = f"import pathlib\npathlib.Path({str(flags)!r}, 'running').touch()\n{cell.source}"
+        nbformat.write(nb, str(path))
+    return folder
+
+
 @pytest.fixture(scope="module")
 def bench(tmp_path_factory):
     base = tmp_path_factory.mktemp("no_survivors")
@@ -113,13 +124,7 @@ def bench(tmp_path_factory):
     demo_frame(dict(zip(MODELS, MODELS))).to_csv(data, index=False)
     flags = base / "flags"
     flags.mkdir()
-    slow = tiny_notebooks(REPO_NOTEBOOKS, base / "slow", sleep=1.0)
-    for path in slow.glob("*.ipynb"):  # each notebook says it runs, by a file in ``flags``, then sleeps
-        nb = nbformat.read(str(path), as_version=4)
-        cell = next(c for c in nb.cells if c.get("id") == "tiny-code")
-        cell.source = f"import pathlib\npathlib.Path({str(flags)!r}, 'running').touch()\n{cell.source}"
-        nbformat.write(nb, str(path))
-    return {"data": data, "base": base, "flags": flags, "slow": slow,
+    return {"data": data, "base": base, "flags": flags, "slow": flagging_notebooks(base / "slow", flags, 0.5),
             "tiny": tiny_notebooks(REPO_NOTEBOOKS, base / "tiny")}
 
 
@@ -198,6 +203,54 @@ def test_a_finished_run_leaves_no_process(bench, runs, tmp_path):
     assert kernels_seen
     assert run.survivors() == {}
     check_complete(tmp_path / "out")
+
+
+#: A Dask cluster of two worker processes, until its stdin closes; prints the scheduler's address.
+CLUSTER = """\
+import sys
+from distributed import LocalCluster
+with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+    print(cluster.scheduler_address, flush=True)
+    sys.stdin.read()
+"""
+
+
+def test_kill_9_of_a_run_on_dask_stops_its_kernels_on_the_workers(bench, runs, tmp_path):
+    """Dask cannot stop the running report of a client that is gone; its kernel is killed as the task is
+    cancelled, and the notebooks left start no other (each notebook here sleeps 20 s)."""
+    pytest.importorskip("distributed")
+    flags = tmp_path / "flags"
+    flags.mkdir()
+    notebooks = flagging_notebooks(tmp_path / "notebooks", flags, 20.0)
+    tag = uuid.uuid4().hex  # the cluster's processes, and the kernels its workers start
+    cluster = subprocess.Popen([sys.executable, "-c", CLUSTER], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                               text=True, start_new_session=True, env={**os.environ, MARKER: tag})
+    try:
+        address = cluster.stdout.readline().strip()
+        assert address, "the cluster did not start"
+        run = Run(notebooks, [*report_args(bench, tmp_path / "out"), "--dask", address], tmp_path)
+        runs.append(run)
+
+        def kernels():
+            return {pid: p for pid, p in run_processes(tag).items() if _is_kernel(p[1])}
+
+        while not ((flags / "running").exists() and kernels()):
+            assert run.proc.poll() is None, run.stderr()
+            time.sleep(0.01)
+        started = kernels()
+        run.kill()
+        assert run.survivors() == {}
+        deadline = time.monotonic() + GRACE
+        while (alive := kernels()) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert alive == {}, f"kernels alive {GRACE} s later:\n{_described(alive)}\nat the kill:\n{_described(started)}"
+    finally:
+        cluster.stdin.close()
+        try:
+            cluster.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            os.killpg(cluster.pid, signal.SIGKILL)
+            cluster.wait(timeout=60)
 
 
 def check_complete(out):
