@@ -155,11 +155,11 @@ def _workers_starting(run, procs, bench):
 
 
 def _evaluation_pool(run, procs, bench):
-    """A forked evaluation worker exists (a child with the run's own command line, once the report workers
-    have started: they are spawned, and have run their own command by then)."""
+    """A forked evaluation worker exists: a child with the run's own command line, once both report workers
+    have started (they are spawned: a child of the run that has not run its own command yet may be one)."""
     main = procs.get(run.proc.pid)
-    return (main is not None and "computing the evaluation" in run.stderr()
-            and any(ppid == run.proc.pid and cmd == main[1] for pid, (ppid, cmd) in procs.items()))
+    return (main is not None and _workers_starting(run, procs, bench)
+            and any(ppid == run.proc.pid and cmd == main[1] for ppid, cmd in procs.values()))
 
 
 def _kernel_starting(run, procs, bench):
