@@ -98,8 +98,11 @@ def dotfiles(folder):
 
 
 def leftovers(out):
-    """Staging, old-report and lock entries of ``out``'s runs beside it."""
-    return sorted(p.name for p in Path(out).parent.iterdir() if p.name.startswith(f".{Path(out).name}.beyondauc"))
+    """Lock and staging entries of ``out``'s runs: inside it, or beside it (where the previous version put them)."""
+    inside = [p.name for p in Path(out).iterdir() if p.name.startswith((".beyondauc.lock", ".beyondauc-staging"))] \
+        if Path(out).is_dir() else []
+    beside = [p.name for p in Path(out).parent.iterdir() if p.name.startswith(f".{Path(out).name}.beyondauc")]
+    return sorted(inside + beside)
 
 
 # -- the shared runs -----------------------------------------------------------
@@ -390,17 +393,18 @@ def test_report_folder_refuses_to_replace_a_users_file_of_the_same_name(tmp_path
     assert (out / "index.html").read_text() == "2" and leftovers(out) == []
 
 
-def test_report_folder_recognises_a_report_from_before_the_manifest(tmp_path):
+def test_report_folder_without_a_manifest_is_not_ours_whatever_its_index(tmp_path):
+    """An index.html carrying ``data-beyondauc="`` does not make a folder ours: only the manifest does."""
     out = tmp_path / "old"
     for rel in ("models/svm/report.html", "models/svm/test_auroc.ipynb", "overview/overview.html"):
         (out / rel).parent.mkdir(parents=True, exist_ok=True)
         (out / rel).write_text("old")
     (out / "index.html").write_text('<table data-beyondauc="leaderboard"></table>')
     (out / "models" / "svm" / "weights.pt").write_text("user")
-    write_report(out, SECOND)
-    assert (out / "models" / "svm" / "weights.pt").read_text() == "user"
-    assert not (out / "models" / "svm" / "test_auroc.ipynb").exists()
-    assert (out / "index.html").read_text() == "2"
+    before = tree(out)
+    with pytest.raises(FileExistsError, match="not a beyondauc report"):
+        write_report(out, SECOND)
+    assert tree(out) == before and dotfiles(out) == [] and leftovers(out) == []
 
 
 def test_report_folder_abandoned_run_leaves_the_old_report(tmp_path):
@@ -430,68 +434,8 @@ def test_report_folder_second_run_fails_while_the_first_holds_it(tmp_path, small
     assert leftovers(out) == []
 
 
-def _stage(out, files, complete):
-    """A staging folder as a killed run leaves it beside ``out``."""
-    from beyondauc.utils.output import _write_manifest
-
-    stage = Path(out).parent / f".{Path(out).name}.beyondauc-new-killed"
-    for rel, text in files.items():
-        (stage / rel).parent.mkdir(parents=True, exist_ok=True)
-        (stage / rel).write_text(text)
-    _write_manifest(stage, list(files) if complete else None)
-    return stage
-
-
-@pytest.mark.parametrize("complete", [False, True])
-def test_report_folder_cleans_a_killed_runs_staging_folder(tmp_path, complete):
-    out = tmp_path / "out"
-    write_report(out, FIRST)
-    before = tree(out)
-    _stage(out, SECOND, complete)  # killed while building, or after building but before the swap
-    (tmp_path / ".out.beyondauc-new-foreign").mkdir()  # not ours (no manifest): never touched
-    (tmp_path / ".out.beyondauc-new-foreign" / "x").write_text("x")
-    with ReportFolder(out):
-        assert tree(out) == before
-        assert not (tmp_path / ".out.beyondauc-new-killed").exists()
-    assert leftovers(out) == [".out.beyondauc-new-foreign"] and tree(out) == before
-
-
-def test_report_folder_finishes_a_swap_a_kill_interrupted(tmp_path):
-    """Killed after the swap, before the user's files were moved into the new report."""
-    out = tmp_path / "out"
-    write_report(out, FIRST)
-    (out / "overview" / "my_slides.pptx").write_text("slides")
-    old = tmp_path / ".out.beyondauc-old-killed"
-    os.rename(out, old)
-    write_report(out, SECOND)
-    with ReportFolder(out):
-        pass
-    assert (out / "overview" / "my_slides.pptx").read_text() == "slides"
-    assert not old.exists() and leftovers(out) == []
-
-
-def test_report_folder_restores_out_a_kill_left_missing(tmp_path):
-    """Killed between the two renames of the swap without renameat2: the previous report comes back."""
-    out = tmp_path / "out"
-    write_report(out, FIRST)
-    before = tree(out)
-    os.rename(out, tmp_path / ".out.beyondauc-old-killed")
-    _stage(out, SECOND, True)
-    with ReportFolder(out):
-        assert tree(out) == before
-    assert tree(out) == before and leftovers(out) == []
-
-
-def test_report_folder_swap_without_renameat2(tmp_path, monkeypatch):
-    from beyondauc.utils import output as _output
-
-    monkeypatch.setattr(_output, "_exchange", lambda a, b: False)
-    out = tmp_path / "out"
-    write_report(out, FIRST)
-    (out / "notes.txt").write_text("n")
-    write_report(out, SECOND)
-    assert (out / "notes.txt").read_text() == "n" and manifest_files(out) == sorted(SECOND)
-    assert leftovers(out) == []
+# What a killed run leaves (a staging folder inside `out`, before or after its commit point) and how the next
+# run finishes it: tests/test_output_safety.py.
 
 
 # -- bad input --------------------------------------------------------------------
@@ -1441,7 +1385,7 @@ def test_second_run_into_a_folder_in_use_fails_clearly(tiny, tmp_path, capsys):
     out = tmp_path / "out"
     args = ["report", str(tiny["data"]), "--out", str(out), "--jobs", "1", "--quiet"]
     first = _start_cli(tiny["slow"], args)
-    lock = tmp_path / ".out.beyondauc.lock"
+    lock = out / ".beyondauc.lock"
     deadline = time.monotonic() + 300
     while not (lock.exists() and lock.read_text().strip() == str(first.pid)):
         assert first.poll() is None and time.monotonic() < deadline, first.stderr.read() if first.poll() else "slow"

@@ -524,7 +524,7 @@ def _report(args, out):
 
 
 def _evaluate(args, out):
-    from ..evaluation.pipeline import evaluate
+    from ..evaluation.pipeline import evaluate, evaluation_folder
 
     if args.jobs < 1 and args.jobs != -1:
         raise ValueError(f"--jobs must be an int >= 1 or -1 (all cores), got {args.jobs}")
@@ -533,8 +533,11 @@ def _evaluate(args, out):
                         ("pos_label", _label_value(args.pos_label))):
         if value is not None:
             params[name] = value
-    ev = evaluate(args.data, n_jobs=args.jobs, progress=not args.quiet, **params)
-    path = ev.save(args.out)
+    # refused here, before computing: a folder that is not an evaluation, a file of the user's where a table
+    # goes, a folder in use or not writable
+    with evaluation_folder(args.out) as folder:
+        ev = evaluate(args.data, n_jobs=args.jobs, progress=not args.quiet, **params)
+        path = ev.save(folder)
     print(f"{ev!r}: {len(ev.tables)} tables written to {path} in {ev.timing.get('total', float('nan')):.1f} s",
           file=out)
 
@@ -582,8 +585,8 @@ def main(argv=None, out=None):
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             _COMMANDS[args.command](args, out)
-        for w in caught:
-            print(f"beyondauc: warning: {w.message}", file=sys.stderr)
+        for message in dict.fromkeys(str(w.message) for w in caught):  # each once: a report reads the data twice
+            print(f"beyondauc: warning: {message}", file=sys.stderr)
         return 0
     except BrokenPipeError:  # output piped into e.g. `head`
         return 0

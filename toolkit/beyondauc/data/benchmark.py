@@ -52,6 +52,7 @@ _BIDI_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u20
 _BOOKKEEPING = ("_file", "_line")  # where each row came from, for messages; never a model
 _EXPECTED = "expected columns 'dataset', 'label', one numeric column per model, optionally 'domain', 'split', 'id'"
 _TRUE_SUFFIXES = ("_dev_true_scores", "_true_scores")
+_TRUE_TEXT = ("generated_text", "grounding")  # the TRUE format's own text columns: known, never models
 
 
 @dataclass(frozen=True, eq=False)
@@ -212,13 +213,23 @@ def read_domains(path):
         raise ValueError(f"domains file {str(path)!r} does not exist")
     if path.suffix.lower() == ".json":
         try:
-            mapping = json.loads(path.read_text())
+            mapping = json.loads(path.read_text(encoding="utf-8-sig"))
         except json.JSONDecodeError as exc:
             raise ValueError(f"domains file {str(path)!r} is not valid JSON: {exc}") from None
+        except UnicodeDecodeError:
+            raise _undecodable(path, f"domains file {str(path)!r}") from None
         if not isinstance(mapping, dict) or not all(isinstance(v, str) for v in mapping.values()):
             raise ValueError(f"domains file {str(path)!r} must hold a JSON object of dataset -> domain strings")
         return {str(k): v for k, v in mapping.items()}
-    table = pd.read_csv(path, dtype=str, keep_default_na=False)  # names as written: "None", "NA" are names
+    compression = _sniff(path)
+    try:  # names as written: "None", "NA" are names
+        table = pd.read_csv(path, dtype=str, keep_default_na=False, compression=compression, encoding="utf-8")
+    except pd.errors.EmptyDataError:
+        raise ValueError(f"domains file {str(path)!r} is empty") from None
+    except UnicodeDecodeError:
+        raise _undecodable(path, f"domains file {str(path)!r}") from None
+    except (pd.errors.ParserError, csv.Error) as exc:
+        raise _parser_error(path, ",", exc, f"domains file {str(path)!r}") from None
     missing = {"dataset", "domain"} - set(table.columns)
     if missing:
         raise ValueError(f"domains file {str(path)!r} needs columns 'dataset' and 'domain'; missing {sorted(missing)}")
@@ -257,9 +268,116 @@ def _check_names(names, what, where, locate=None):
                 "normalisation forms (they look identical in every table and figure): rename one")
 
 
+_GZIP_MAGIC = b"\x1f\x8b"
+#: Bytes that text never holds (C0 controls but tab, line feed, carriage return, form feed; DEL).
+_CONTROL_BYTES = bytes(b for b in range(32) if b not in (9, 10, 12, 13)) + b"\x7f"
+_READS = "beyondauc reads CSV (UTF-8, optionally gzip-compressed), TSV and Parquet files"
+
+
+def _is_gzip(path):
+    """True when the file's bytes are gzip-compressed, whatever its name says."""
+    with open(path, "rb") as fh:
+        return fh.read(2) == _GZIP_MAGIC
+
+
+def _open_text(path):
+    """The file as UTF-8 text for the csv module, decompressed when its bytes are gzip."""
+    opener = gzip.open if _is_gzip(path) else open
+    return opener(path, "rt", encoding="utf-8-sig", newline="")
+
+
+def _sniff(path):
+    """Refuse, naming the file, bytes no CSV reader can read; return pandas' ``compression``.
+
+    Compression is read from the bytes (gzip's magic number), never from the
+    name alone; the form (CSV or TSV) stays the name's.  UTF-16 text, binary
+    data and a Parquet file or ZIP archive given a text name are refused with
+    what to do instead.
+    """
+    where = f"file {str(path)!r}"
+    gz = _is_gzip(path)
+    try:
+        with (gzip.open if gz else open)(path, "rb") as fh:
+            head = fh.read(8192)
+    except (OSError, EOFError) as exc:  # a truncated or corrupt gzip stream
+        raise ValueError(f"{where} starts like gzip-compressed data but cannot be decompressed ({exc})") from None
+    unpacked = " (once decompressed)" if gz else ""
+    if head.startswith((b"\xff\xfe", b"\xfe\xff")):
+        raise ValueError(f"{where} is UTF-16 text{unpacked} (it starts with a UTF-16 byte-order mark); "
+                         "re-save it as UTF-8")
+    if head.startswith(b"PAR1"):
+        raise ValueError(f"{where} holds a Parquet file{unpacked} (it starts with 'PAR1'); give it a .parquet name")
+    if head.startswith(b"PK\x03\x04"):
+        raise ValueError(f"{where} is a ZIP archive{unpacked} (an .xlsx workbook is one), not a CSV file; "
+                         f"export the table as CSV. {_READS}")
+    if b"\x00" in head:
+        even, odd = head[0::2], head[1::2]
+        if min(even.count(0), odd.count(0)) == 0 and max(even.count(0), odd.count(0)) > len(head) // 4:
+            raise ValueError(f"{where} looks like UTF-16 text{unpacked} (every other byte is zero); "
+                             "re-save it as UTF-8")
+    controls = len(head) - len(head.translate(None, _CONTROL_BYTES))
+    if controls > len(head) // 20:  # text holds few (a stray one may sit in a quoted name); binary data ~1 in 9
+        raise ValueError(f"{where} is not a CSV/Parquet file: it holds binary data{unpacked} ({controls} control "
+                         f"bytes in its first {len(head)}). {_READS}")
+    return "gzip" if gz else None
+
+
+def _undecodable(path, where):
+    """The one-line error for a file that is not UTF-8: the line and byte where decoding fails."""
+    with (gzip.open if _is_gzip(path) else open)(path, "rb") as fh:
+        if fh.read(2) in (b"\xff\xfe", b"\xfe\xff"):
+            return ValueError(f"{where} is UTF-16 text (it starts with a UTF-16 byte-order mark); re-save it as UTF-8")
+        fh.seek(0)
+        for number, line in enumerate(fh, start=1):
+            try:
+                line.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                byte = line[exc.start]
+                return ValueError(f"{where}, line {number}: byte 0x{byte:02x} is not UTF-8 text (the file may be "
+                                  "Latin-1 or Windows-1252); re-save it as UTF-8")
+    return ValueError(f"{where} is not UTF-8 text; re-save it as UTF-8")
+
+
+def _check_delimiter(header, sep, where):
+    """Refuse a header that is one field holding another delimiter: the file is not delimited by ``sep``."""
+    if len(header) != 1:
+        return
+    others = [d for d in (";", "\t", "|", ",") if d != sep and d in header[0]]
+    if others:
+        shown = {"\t": "tabs"}.get(others[0], repr(others[0]))
+        told = "comma-separated" if sep == "," else "tab-separated"
+        fix = ("give it a .tsv name" if others[0] == "\t" else "re-save it with ',' between values") if sep == "," \
+            else "give it a .csv name" if others[0] == "," else "re-save it with tabs between values"
+        raise ValueError(f"{where} looks delimited by {shown}, not {told} (its header line is one field, "
+                         f"{_shown(header[0])}): {fix}")
+
+
+def _parser_error(path, sep, exc, where):
+    """The one-line error for a CSV the tokenizer refuses: the line of the first row with too many fields."""
+    with _open_text(path) as fh:
+        reader = csv.reader(fh, delimiter=sep, strict=True)
+        header, start = None, 1
+        try:
+            for row in reader:
+                if row and header is None:
+                    header = row
+                elif row and len(row) > len(header):
+                    return ValueError(
+                        f"{where}, line {start}: {len(row)} fields, but the header has {len(header)}; a value that "
+                        f"holds {'a tab' if sep == chr(9) else repr(sep)} must be in double quotes")
+                start = reader.line_num + 1
+        except csv.Error as error:
+            if "end of data" in str(error):
+                return ValueError(f"{where}, line {start}: a quoted value opens here and is never closed "
+                                  "(a '\"' inside a value must be doubled)")
+            return ValueError(f"{where}, line {start}: {error}")
+    text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    text = text.replace("Error tokenizing data. C error: ", "")
+    return ValueError(f"{where} cannot be read as {'TSV' if sep == chr(9) else 'CSV'}: {text}")
+
+
 def _csv_header(path, sep=","):
-    opener = gzip.open if str(path).endswith(".gz") else open
-    with opener(path, "rt", newline="") as fh:
+    with _open_text(path) as fh:
         return next(csv.reader(fh, delimiter=sep), [])
 
 
@@ -277,30 +395,58 @@ def _read_table(path):
     path = Path(path)
     name = path.name.lower()
     if name.endswith((".parquet", ".pq")):
+        with open(path, "rb") as fh:
+            magic = fh.read(4)
+        if magic != b"PAR1":
+            text = " (its bytes are gzip-compressed)" if magic[:2] == _GZIP_MAGIC else ""
+            raise ValueError(f"file {str(path)!r} is not a Parquet file{text}: it does not start with 'PAR1'. "
+                             f"{_READS}")
         try:
             frame = pd.read_parquet(path)
         except ImportError as exc:
             raise ValueError(f"reading {str(path)!r} needs pyarrow: pip install 'beyondauc[parquet]' ({exc})") from None
+        except (OSError, ValueError) as exc:  # pyarrow's ArrowInvalid is a ValueError
+            first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            raise ValueError(f"file {str(path)!r} cannot be read as Parquet: {first}") from None
         _check_duplicate_columns(list(frame.columns), f"file {str(path)!r}")
         return frame, 0
-    if name.endswith((".csv", ".csv.gz", ".tsv", ".txt")):
-        sep = "\t" if name.endswith(".tsv") else ","
-        header = _csv_header(path, sep)
-        if sep == ",":
-            _check_duplicate_columns(header, f"file {str(path)!r}")
+    if name.endswith((".csv", ".csv.gz", ".tsv", ".tsv.gz", ".txt", ".txt.gz")):
+        sep = "\t" if name.endswith((".tsv", ".tsv.gz")) else ","
+        where = f"file {str(path)!r}"
+        compression = _sniff(path)
+        read = {"sep": sep, "compression": compression, "encoding": "utf-8", "low_memory": False}
         try:
-            frame = pd.read_csv(path, sep=sep, low_memory=False)
+            header = _csv_header(path, sep)
+            _check_delimiter(header, sep, where)
+            if sep == ",":
+                _check_duplicate_columns(header, where)
+            frame = pd.read_csv(path, **read)
         except pd.errors.EmptyDataError:
-            raise ValueError(f"file {str(path)!r} is empty") from None
+            raise ValueError(f"{where} is empty") from None
+        except UnicodeDecodeError:
+            raise _undecodable(path, where) from None
+        except (pd.errors.ParserError, csv.Error) as exc:
+            raise _parser_error(path, sep, exc, where) from None
         names = [c for c in _NAME_COLUMNS if c in frame.columns and c in header]
         if names:  # again, as written: pandas' NA markers ("None", "NA", "nan") and numbers ("01") are names here
-            text = pd.read_csv(path, sep=sep, usecols=names, dtype=str, keep_default_na=False, na_values=[""],
-                               low_memory=False)
+            text = pd.read_csv(path, usecols=names, dtype=str, keep_default_na=False, na_values=[""], **read)
             if len(text) == len(frame):
                 for c in names:
                     frame[c] = text[c].to_numpy(dtype=object)
         return frame, 2  # row numbers in messages are file line numbers (header = line 1)
     raise ValueError(f"`source` {str(path)!r}: expected a directory, a .csv(.gz) or a .parquet file")
+
+
+def _annotate(frame, path, offset, dataset=None):
+    """``frame`` with where each row came from (``_file``, ``_line``) and, given, a first ``dataset`` column.
+
+    Added at once: a frame read from a file of many models holds a block per
+    column, and inserting into it column by column fragments it further.
+    """
+    parts = [frame, pd.DataFrame({"_file": str(path), "_line": np.arange(len(frame)) + offset}, index=frame.index)]
+    if dataset is not None:
+        parts.insert(0, pd.DataFrame({"dataset": dataset}, index=frame.index))
+    return pd.concat(parts, axis=1)
 
 
 def _true_dataset_name(path):
@@ -328,9 +474,8 @@ def _csv_line(path, record):
     """Line of ``path`` where data record ``record`` (0-based) starts, header =
     line 1.  Quoted fields may span lines, so this is not always ``record + 2``."""
     name = str(path).lower()
-    opener = gzip.open if name.endswith(".gz") else open
-    with opener(path, "rt", newline="") as fh:
-        reader = csv.reader(fh, delimiter="\t" if name.endswith(".tsv") else ",")
+    with _open_text(path) as fh:
+        reader = csv.reader(fh, delimiter="\t" if name.endswith((".tsv", ".tsv.gz")) else ",")
         index, prev = -1, 0  # the header is record -1; blank lines are skipped
         for row in reader:
             if row:
@@ -341,7 +486,7 @@ def _csv_line(path, record):
     return record + 2
 
 
-def _read_true_dir(path, models):
+def _read_true_dir(path, models, ignored=None):
     files = sorted(p for p in path.iterdir() if p.is_file() and p.name.endswith((".csv", ".csv.gz")))
     if not files:
         raise ValueError(f"directory {str(path)!r} holds no .csv files")
@@ -359,10 +504,9 @@ def _read_true_dir(path, models):
                 f"file {str(f)!r} (dataset {name!r}): missing the 'label' column"
                 f"{_closest('label', frame.columns)}; columns are {list(frame.columns)}"
             )
-        frame.insert(0, "dataset", name)
-        frame["_file"] = str(f)
-        frame["_line"] = np.arange(len(frame)) + offset
-        found = _model_columns(frame, None, str(f)) if models is None else frame.columns
+        frame = _annotate(frame, f, offset, dataset=name)
+        found = _model_columns(frame, None, f"file {str(f)!r}", ignored, _TRUE_TEXT) if models is None \
+            else frame.columns
         model_sets[name] = (f, set(found))
         parts.append(frame)
     names = [p["dataset"].iloc[0] for p in parts]
@@ -380,7 +524,14 @@ def _read_true_dir(path, models):
     return frame, 2, list(wanted)
 
 
-def _model_columns(frame, models, where):
+def _model_columns(frame, models, where, ignored=None, known=()):
+    """The model columns: ``models``, or every numeric column that is not a reserved one.
+
+    Without ``models``, a column of booleans or dates is refused (it looks like
+    a model but holds no scores), and a text column is left out and listed in
+    ``ignored`` (column -> where), unless it is one of ``known`` (the TRUE
+    format's own text columns).
+    """
     if models is not None:
         missing = [m for m in models if m not in frame.columns]
         if missing:
@@ -391,10 +542,46 @@ def _model_columns(frame, models, where):
     for c in frame.columns:
         if c in _RESERVED or c in _BOOKKEEPING:  # a model may be called "_x_"
             continue
-        kind = frame[c].dtype.kind
-        if kind in "iuf" or (kind == "O" and _mostly_numeric(frame[c])):
+        column = frame[c]
+        kind = column.dtype.kind
+        if kind in "iuf":
             cols.append(c)
+            continue
+        what = _not_scores(column)
+        if what is not None:
+            raise ValueError(
+                f"{where}: column {_shown(c)} holds {what}, not scores: convert it to numbers if it is a model, "
+                "or give `models=` to name the model columns")
+        if kind == "O" and _mostly_numeric(column):
+            cols.append(c)
+        elif ignored is not None and c not in known:
+            ignored.setdefault(c, where)
     return cols
+
+
+def _not_scores(column):
+    """'booleans' or 'dates' for a column that looks like a model's but holds no scores, else None."""
+    kind = column.dtype.kind
+    if kind == "b":
+        return "booleans"
+    if kind in "mM":
+        return "dates" if kind == "M" else "time spans"
+    if kind != "O":
+        return None
+    values = column.dropna()
+    if not len(values):
+        return None
+    sample = values.iloc[:1000]
+    if all(isinstance(v, (bool, np.bool_)) for v in sample):
+        return "booleans"
+    if all(isinstance(v, (str, pd.Timestamp, np.datetime64)) for v in sample) \
+            and not pd.to_numeric(sample, errors="coerce").notna().any():
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            dates = pd.to_datetime(sample.astype(str), format="ISO8601", errors="coerce")
+        if dates.notna().all():
+            return "dates"
+    return None
 
 
 def _near(name, column):
@@ -499,6 +686,8 @@ def load_benchmark(source, *, domains=None, pos_label=None, models=None, dataset
     elif domains is not None and not isinstance(domains, Mapping):
         raise ValueError(f"`domains` must be a mapping dataset -> domain or a path, got {type(domains).__name__}")
 
+    ignored = {}  # text columns left out (column -> where): listed in one warning once the data is read
+    one_dataset = False  # no 'dataset' column: the whole file (frame) is one dataset
     if isinstance(source, pd.DataFrame):
         where = "DataFrame"
         _check_duplicate_columns(list(source.columns), "DataFrame")
@@ -506,8 +695,9 @@ def load_benchmark(source, *, domains=None, pos_label=None, models=None, dataset
         frame = source.copy()
         if "dataset" not in frame.columns:
             frame.insert(0, "dataset", "data")
+            one_dataset = True
         line_offset = 0
-        model_cols = _model_columns(frame, models, where)
+        model_cols = _model_columns(frame, models, where, ignored)
         src = "<DataFrame>"
     else:
         path = Path(source)
@@ -515,7 +705,7 @@ def load_benchmark(source, *, domains=None, pos_label=None, models=None, dataset
         if not path.exists():
             raise ValueError(f"`source` {src!r} does not exist")
         if path.is_dir():
-            frame, line_offset, model_cols = _read_true_dir(path, models)
+            frame, line_offset, model_cols = _read_true_dir(path, models, ignored)
             where = f"directory {src!r}"
         else:
             frame, line_offset = _read_table(path)
@@ -523,11 +713,9 @@ def load_benchmark(source, *, domains=None, pos_label=None, models=None, dataset
             if len(frame) == 0:
                 raise ValueError(f"{where} has no rows")
             _check_misspelled_columns(frame.columns, where)
-            if "dataset" not in frame.columns:
-                frame.insert(0, "dataset", _true_dataset_name(path))
-            frame["_file"] = src
-            frame["_line"] = np.arange(len(frame)) + line_offset
-            model_cols = _model_columns(frame, models, where)
+            one_dataset = "dataset" not in frame.columns
+            frame = _annotate(frame, src, line_offset, dataset=_true_dataset_name(path) if one_dataset else None)
+            model_cols = _model_columns(frame, models, where, ignored)
 
     def locate(pos):
         f = frame["_file"].iloc[pos] if "_file" in frame.columns else None
@@ -538,16 +726,20 @@ def load_benchmark(source, *, domains=None, pos_label=None, models=None, dataset
         columns = [c for c in frame.columns if c not in _BOOKKEEPING]
         raise ValueError(f"{where}: missing the 'label' column{_closest('label', columns)}; columns are {columns}")
     if not model_cols:
-        raise ValueError(f"{where}: no numeric model columns found (columns other than {list(_RESERVED)})")
+        text = f"; not numeric: {', '.join(map(_shown, ignored))}" if ignored else ""
+        raise ValueError(f"{where}: no numeric model columns found (columns other than {list(_RESERVED)}){text}")
     _check_names(model_cols, "model column", where)
+    converted = {}
     for m in model_cols:
         if frame[m].dtype.kind not in "iuf" or frame[m].dtype.kind == "b":
-            converted = pd.to_numeric(frame[m], errors="coerce")
-            bad = converted.isna() & frame[m].notna()
+            values = pd.to_numeric(frame[m], errors="coerce")
+            bad = values.isna() & frame[m].notna()
             if bad.any():
                 pos = int(np.flatnonzero(bad.to_numpy())[0])
                 raise ValueError(f"model column {m!r} must be numeric: {frame[m].iloc[pos]!r} at {locate(pos)}")
-            frame[m] = converted
+            converted[m] = values
+    if converted:  # at once (column by column fragments a frame of many models); by position, not index
+        frame[list(converted)] = np.column_stack([v.to_numpy(dtype=np.float64) for v in converted.values()])
 
     missing = pd.isna(frame["dataset"]).to_numpy()
     if missing.any():
@@ -617,7 +809,15 @@ def load_benchmark(source, *, domains=None, pos_label=None, models=None, dataset
         g = frame.groupby("dataset", sort=False)["domain"].agg(lambda s: s.dropna().astype(str).unique().tolist())
         for d, vals in g.items():
             if len(vals) > 1:
-                raise ValueError(f"dataset {d!r} has several values in column 'domain': {vals}")
+                if one_dataset:
+                    raise ValueError(
+                        f"{where} has no 'dataset' column, so all of it is one dataset ({d!r}), but its 'domain' "
+                        f"column has several values {_shown(vals)}; a dataset has one domain: add a 'dataset' "
+                        "column naming each row's dataset")
+                files = frame.loc[frame["dataset"] == d, "_file"].unique() if "_file" in frame.columns else ()
+                at = f"file {str(files[0])!r}" if len(files) == 1 and where.startswith("directory") else where
+                raise ValueError(f"{at}: dataset {d!r} has several values in column 'domain': {_shown(vals)}; "
+                                 "a dataset has one domain")
             column_domains[d] = vals[0] if vals else None
         _check_names(dict.fromkeys(v for v in column_domains.values() if v is not None), "column 'domain' value", where)
     for d in order:
@@ -635,30 +835,46 @@ def load_benchmark(source, *, domains=None, pos_label=None, models=None, dataset
         if extra:
             warnings.warn(f"`domains` names dataset(s) not in the data: {extra}", UserWarning, stacklevel=2)
 
-    # single-class datasets
+    # single-class datasets: one warning for all of them
     pos_counts = pd.Series(frame["label"].to_numpy()).groupby(frame["dataset"].to_numpy()).agg(["sum", "count"])
+    single = []
     for d in order:
         s, n = pos_counts.loc[d, "sum"], pos_counts.loc[d, "count"]
         if s == 0 or s == n:
-            warnings.warn(
-                f"dataset {d!r} has a single class (all labels {'positive' if s else 'negative'}); "
-                "its AUC is NaN (kappa too where all decisions are that class)",
-                UserWarning,
-                stacklevel=2,
-            )
+            single.append((d, "positive" if s else "negative"))
+    if single:
+        warnings.warn(single_class_message(single), UserWarning, stacklevel=2)
+    if ignored:
+        shown = ", ".join(_shown(c) for c in list(ignored)[:10]) + (f" and {len(ignored) - 10} more"
+                                                                   if len(ignored) > 10 else "")
+        warnings.warn(f"{where}: ignored column(s) {shown}: not numeric, so not a model, and not one of "
+                      f"{', '.join(map(repr, _RESERVED))} (give `models=` to name the model columns)", UserWarning,
+                      stacklevel=2)
 
-    out = pd.DataFrame({"dataset": frame["dataset"].to_numpy()})
-    out["domain"] = out["dataset"].map(dom)
-    out["label"] = frame["label"].to_numpy().astype(np.int8)
+    columns = {"dataset": frame["dataset"].to_numpy()}
+    columns["domain"] = pd.Series(columns["dataset"]).map(dom).to_numpy()
+    columns["label"] = frame["label"].to_numpy().astype(np.int8)
     if "split" in frame.columns:
-        out["split"] = frame["split"].astype(str).to_numpy()
+        columns["split"] = frame["split"].astype(str).to_numpy()
     if "id" in frame.columns:
-        out["id"] = frame["id"].to_numpy()
-    for j, m in enumerate(model_cols):
-        out[str(m)] = scores[:, j]
+        columns["id"] = frame["id"].to_numpy()
+    columns.update((str(m), scores[:, j]) for j, m in enumerate(model_cols))
+    out = pd.DataFrame(columns)  # at once: column by column fragments a frame of many models
     code = out["dataset"].map({d: i for i, d in enumerate(order)}).to_numpy()
     out = out.iloc[np.argsort(code, kind="stable")].reset_index(drop=True)
     return Benchmark(out, tuple(str(m) for m in model_cols), tuple(order), dom, src)
+
+
+def single_class_message(datasets):
+    """The one warning about the datasets with a single class, given as (name, "positive" or "negative")."""
+    if len(datasets) == 1:
+        (d, kind), = datasets
+        return (f"dataset {d!r} has a single class (all labels {kind}); its AUC, and every other number that "
+                "needs both classes, is NaN (kappa too where all decisions are that class)")
+    shown = ", ".join(f"{d!r} (all labels {kind})" for d, kind in datasets[:10])
+    more = f" and {len(datasets) - 10} more" if len(datasets) > 10 else ""
+    return (f"{len(datasets)} datasets have a single class: {shown}{more}; their AUC, and every other number that "
+            "needs both classes, is NaN (kappa too where all decisions are that class)")
 
 
 def load_demo():

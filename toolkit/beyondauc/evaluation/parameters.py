@@ -202,11 +202,17 @@ def check_against_benchmark(values, bench, *, available=None):
     """Checks that need the data, before any work: raise a one-line ``ValueError``.
 
     ``values`` are the parameters given (defaults fill the rest), ``bench`` the
-    benchmark analysed and ``available`` the datasets of the whole file (an
-    ``ood_dataset`` may lie outside ``bench``).
+    benchmark analysed and ``available`` the whole data (a Benchmark) or the
+    names of its datasets (an ``ood_dataset`` may lie outside ``bench``).
+
+    Besides the parameters, it refuses what would otherwise fail only after
+    the calibration grid: a dataset too small for a protocol, a protocol that
+    leaves a dataset no calibration or evaluation data, missing domains, and
+    scores whose range the robustness curves cannot compute with.
     """
     get = lambda name: values.get(name, PARAMETERS[name].default)  # noqa: E731
-    available = tuple(bench.datasets if available is None else available)
+    full = available if hasattr(available, "datasets") else None
+    available = tuple(bench.datasets if available is None else full.datasets if full is not None else available)
     ood = get("ood_dataset")
     if ood is not None and ood not in available:
         raise ValueError(f"`ood_dataset` {ood!r} is not a dataset of {bench.source}; it has {list(available)}")
@@ -223,3 +229,164 @@ def check_against_benchmark(values, bench, *, available=None):
                 if value not in seen:
                     raise ValueError(f"`{name}`={value!r} names no rows of dataset {dataset!r}; its split values "
                                      f"are {seen}")
+    _check_sizes_and_protocols(get, bench, full)
+    _check_score_ranges(get, bench)
+
+
+_SOURCES = {  # where a protocol takes a dataset's calibration (validation) data from
+    "xdomain": "the other datasets",
+    "outdomain": "the datasets of other domains",
+    "indomain": "the other datasets of its domain",
+    "outdata": "the dataset itself",
+}
+
+
+def _uses(get, bench, full):
+    """The parts of the evaluation that select a calibration and an evaluation part of the data per dataset:
+    (what, parameter, protocol, note, benchmark, datasets, ood_dataset) each."""
+    from ..metrics.diagnostics_benchmark import _check_protocol
+
+    cohort = get("cohort_protocol")
+    kind = _check_protocol(bench, cohort)
+    ood = get("ood_dataset")
+    uses = []
+    if kind != "split":
+        note = ", the default without a 'split' column" if cohort is None else ""
+        uses.append(("the cohort diagnostics", "cohort_protocol", kind, note, bench, bench.datasets, None))
+    sel = bench  # selective answering reads the out-of-distribution dataset too, as evaluate does
+    if ood is not None and ood not in bench.datasets and full is not None and ood in full.datasets:
+        sel = full.subset(datasets=[*bench.datasets, ood])
+    in_datasets = tuple(d for d in bench.datasets if d != ood)
+    uses.append(("selective answering", "selective_protocol", get("selective_protocol"), "", sel, in_datasets, ood))
+    return uses
+
+
+def _needs(what, verb="need"):
+    """``verb`` agreeing with ``what``: the cohort diagnostics need, selective answering needs."""
+    return verb if what.startswith("the cohort") else verb + "s"
+
+
+def _check_sizes_and_protocols(get, bench, full):
+    """Refuse, before any work, a dataset a protocol of the evaluation leaves without data.
+
+    The calibration grid computes every protocol and needs a domain for each
+    dataset; the cohort diagnostics and selective answering each take a
+    calibration (validation) and an evaluation (test) part of the data per
+    dataset, and would fail on the first dataset where one is empty, after
+    the grid.
+    """
+    from ..metrics.calibration import _plan
+
+    uses = _uses(get, bench, full)
+    for what, name, kind, note, data, datasets, ood in uses:  # sizes first: the plainest cause
+        if kind in ("outdomain", "indomain") and any(data.domains.get(d) is None for d in data.datasets):
+            continue  # refused below
+        sizes = dict(zip(data.datasets, data.dataset_sizes().tolist()))
+        for i in _plan(data, kind)[1]:
+            d = data.datasets[i]
+            if d in datasets and sizes[d] < 2:
+                why = " (no other dataset has its domain)" if kind == "indomain" else ""
+                raise ValueError(
+                    f"dataset {d!r} has {sizes[d]} example, and {what} {_needs(what)} at least 2 there: "
+                    f"`{name}`={kind!r}{note}{why} splits each dataset 80/20; leave the dataset out with "
+                    f"`datasets`, or choose another `{name}`")
+    missing = [d for d in bench.datasets if bench.domains.get(d) is None]
+    if missing:
+        raise ValueError(
+            f"the calibration grid compares every protocol, and 'outdomain' and 'indomain' need the domain of "
+            f"every dataset; none for {missing}: add a 'domain' column, give `domains=` to load_benchmark, or use "
+            "TRUE dataset names")
+    for what, name, kind, note, data, datasets, ood in uses:
+        if kind in ("outdomain", "indomain") and any(data.domains.get(d) is None for d in data.datasets):
+            raise ValueError(f"`{name}`={kind!r} needs the domain of every dataset, and the out-of-distribution "
+                             f"dataset {ood!r} has none")
+        for fit in _plan(data, kind)[0]:
+            d = data.datasets[fit.dataset]
+            cal = [j for j in fit.cal if data.datasets[j] != ood]
+            evl = [j for j in fit.evl if data.datasets[j] != ood]
+            if d not in datasets or (cal and evl):
+                continue
+            cohorts = what.startswith("the cohort")
+            part = ("validation cohort" if cohorts else "calibration data") if not cal else \
+                ("test cohort" if cohorts else "answers to score")
+            source = _SOURCES[kind] if not cal else "the other datasets"
+            left = f" once the out-of-distribution dataset {ood!r} is left out" if ood is not None else ""
+            one = " (the data has one dataset)" if len(data.datasets) == 1 else ""
+            fix = "add a 'split' column with 'val' and 'test' rows, or set `cohort_protocol`='indata'" if cohorts \
+                else f"set `{name}`='indata'"
+            raise ValueError(f"{what} of dataset {d!r} {_needs(what, 'take')} the {part} from {source} "
+                             f"(`{name}`={kind!r}{note}), and there is none{left}{one}: {fix}")
+
+
+#: Headroom the robustness curves need: noise draws reach several sigma, sums run over pairs of examples.
+_NOISE_SIGMAS = 8.0
+
+
+def _fits(low, high, spread, sigma, pairs):
+    """Whether the noisy scores and the bias robustness's sums over ``pairs`` of examples stay finite."""
+    import numpy as np
+
+    big = np.finfo(np.float64).max
+    reach = np.maximum(np.abs(low), np.abs(high)) + _NOISE_SIGMAS * sigma
+    return np.isfinite(spread) & (reach < big) & (np.maximum(sigma, spread) < big / (4 * pairs))
+
+
+def _check_score_ranges(get, bench):
+    """Refuse, before any work, scores whose range the robustness curves cannot compute with.
+
+    The cohort diagnostics perturb the scores of a model on a dataset by up
+    to ``sigma_max`` -- by default the range of the scores of both cohorts --
+    and sum over pairs of examples: with scores near the largest float the
+    perturbed scores and the sums overflow, and the curves would be inf or
+    NaN.  The message names the model and the dataset.
+    """
+    import numpy as np
+
+    from ..metrics.calibration import _plan
+    from ..metrics.diagnostics_benchmark import _check_protocol
+
+    kind = _check_protocol(bench, get("cohort_protocol"))
+    sigma_max = get("sigma_max")
+    frame = bench.frame
+    models = list(bench.models)
+    labels = bench.labels()
+    codes = bench.dataset_codes()
+    keep = slice(None)
+    if kind == "split":  # each dataset's validation and test rows
+        split = frame["split"].astype(str).to_numpy()
+        keep = (split == str(get("val_split"))) | (split == str(get("test_split")))
+        labels, codes = labels[keep], codes[keep]
+    n = len(bench.datasets)
+    starts = np.flatnonzero(np.r_[True, codes[1:] != codes[:-1]])  # rows of a dataset are contiguous
+    lo = np.full((n, len(models)), np.inf)
+    hi = np.full((n, len(models)), -np.inf)
+    for j, m in enumerate(models):  # one column at a time: no copy of the whole score matrix
+        s = bench.scores(m)[keep]
+        lo[codes[starts], j] = np.minimum.reduceat(s, starts)
+        hi[codes[starts], j] = np.maximum.reduceat(s, starts)
+    pos = np.bincount(codes, weights=labels, minlength=n)
+    neg = np.bincount(codes, minlength=n) - pos
+    union = {i: (i,) for i in range(n)}  # the datasets whose rows make up the two cohorts of dataset i
+    if kind != "split":
+        fits, _ = _plan(bench, kind)
+        union.update({f.dataset: tuple(sorted({*f.cal, *f.evl})) for f in fits})
+    with np.errstate(over="ignore", invalid="ignore"):
+        for i, rows in union.items():
+            rows = list(rows)
+            low, high = lo[rows].min(axis=0), hi[rows].max(axis=0)
+            spread = high - low
+            pairs = max(float(pos[rows].sum() * neg[rows].sum()), 1.0)
+            own = _fits(low, high, spread, spread, pairs)
+            ok = own if sigma_max is None else _fits(low, high, spread, np.full_like(spread, float(sigma_max)), pairs)
+            if ok.all():
+                continue
+            j = int(np.flatnonzero(~ok)[0])
+            d = bench.datasets[i]
+            if own[j]:  # the scores would do; the sigma_max given is what overflows
+                raise ValueError(f"`sigma_max`={sigma_max!r} is too large for the robustness curves of model "
+                                 f"{models[j]!r} on dataset {d!r} (its scores range from {low[j]:.3g} to "
+                                 f"{high[j]:.3g}): give a smaller one, or None for that range")
+            wide = "wider than floating point can hold" if not np.isfinite(spread[j]) else "too wide"
+            raise ValueError(f"model {models[j]!r} on dataset {d!r}: the scores range from {low[j]:.3g} to "
+                             f"{high[j]:.3g}, a range {wide} for the robustness curves to compute with (they would "
+                             "overflow); rescale the model's scores, e.g. divide them by a power of 10")

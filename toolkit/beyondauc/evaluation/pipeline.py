@@ -21,9 +21,8 @@ import hashlib
 import html
 import json
 import os
-import tempfile
 import time
-import uuid
+import warnings
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
@@ -32,8 +31,10 @@ import numpy as np
 import pandas as pd
 
 from ..metrics.bootstrap import check_bootstrap, percentile_interval
-from ..utils.parallel import pool_context
-from ..utils.validation import check_int, check_names, check_number, check_option, check_random_state
+from ..utils.output import EVALUATION, EVALUATION_SCHEMA_VERSION, OutputFolder, outside
+from ..utils.parallel import pool_context, process_pool
+from ..utils.validation import UndefinedMetricWarning, WarningLog, check_int, check_names, check_number, check_option, \
+    check_random_state, warnings_once
 from ..metrics import METHODS, PROTOCOLS, expected_accuracy_grid
 from ..data.benchmark import Benchmark
 from ..metrics.diagnostics_benchmark import cohort_diagnostics, diagnostics_frame
@@ -48,7 +49,7 @@ from ..metrics.selective_benchmark import selective_answering
 __all__ = ["Evaluation", "evaluate", "load_evaluation", "open_evaluation", "EVALUATION_PARAMETERS", "SCHEMA_VERSION"]
 
 #: Version of the saved layout (manifest + Parquet tables); bumped on any incompatible change.
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = EVALUATION_SCHEMA_VERSION
 MANIFEST = "manifest.json"
 
 #: Every parameter of an evaluation with its default (the notebooks declare the same names).
@@ -474,10 +475,15 @@ class _ModelJob:
                                "selective", "tolerance", "coverage_curves", "fluctuations",
                                "resolution_sensitivity")}
         diags = []
+        log = WarningLog()  # said once per run by evaluate, with the models and datasets they came from
         for dataset in self.bench.datasets:
-            d = cohort_diagnostics(self.bench, model, dataset, **self.options)
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                d = cohort_diagnostics(self.bench, model, dataset, **self.options)
+                curves = _diagnostic_curves(d, self.bins)
+            log.record(caught, model=model, dataset=dataset)
             diags.append(d)
-            a, b, c, e, f = _diagnostic_curves(d, self.bins)
+            a, b, c, e, f = curves
             out["roc"] += a
             out["cohort_histograms"] += b
             out["robustness"] += c
@@ -486,10 +492,13 @@ class _ModelJob:
         out["diagnostics"] = diagnostics_frame(diags)
         sels = []
         for dataset in self.in_datasets:
-            r = selective_answering(self.bench_sel, model, dataset, **self.sel_options)
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                r = selective_answering(self.bench_sel, model, dataset, **self.sel_options)
+                sens = disca_resolution_sensitivity(r.confidence, r.correct, tolerance=self.sel_options["tolerance"])
+            log.record(caught, model=model, dataset=dataset)
             sels.append(r)
             out["selective"].append(r.to_dict())
-            sens = disca_resolution_sensitivity(r.confidence, r.correct, tolerance=self.sel_options["tolerance"])
             out["resolution_sensitivity"].append(sens.assign(model=model, dataset=dataset)[
                 ["model", "dataset", *sens.columns]])
             a, b, c = _selective_rows(r)
@@ -498,6 +507,7 @@ class _ModelJob:
             out["fluctuations"] += c
         # the replicates behind the per-dataset intervals, for the intervals of the means
         out["replicates"] = {"disca": _replicates_of(sels, "disca"), "drift": _replicates_of(diags, "drift")}
+        out["warnings"] = log.records
         return out
 
 
@@ -509,10 +519,8 @@ def _map(job, models, n_jobs):
     if n_jobs == 1 or len(models) == 1:
         yield from map(job, models)
         return
-    from concurrent.futures import ProcessPoolExecutor
-
     ctx = pool_context()
-    with ProcessPoolExecutor(max_workers=min(n_jobs, len(models)), mp_context=ctx) as ex:
+    with process_pool(min(n_jobs, len(models)), ctx) as ex:
         yield from ex.map(job, models)
 
 
@@ -568,12 +576,24 @@ def evaluate(data="demo", *, n_jobs=1, progress=False, **parameters):
     >>> ev.table("leaderboard").columns.tolist()[-6:]  # each mean with its interval
     ['disca', 'disca_low', 'disca_high', 'drift', 'drift_low', 'drift_high']
     """
-    import sys
-
     t_start = time.perf_counter()
     p = check_parameters(parameters)
     source, sha256 = data_fingerprint(data)
     bench, full = _open(data, p)
+    from .parameters import check_against_benchmark  # imports this module
+
+    check_against_benchmark(p, bench, available=full)  # what would fail after the grid fails here, before it
+    # each warning once, with the models and datasets it came from; a single class was said when the data was read
+    single = [d for d in bench.datasets if len(np.unique(bench.labels(d))) < 2]
+    with warnings_once(explained=single, models=bench.models,
+                       ignore=[(r"dataset .* has a single class", UndefinedMetricWarning)]) as log:
+        return _compute(data, p, bench, full, source, sha256, t_start, n_jobs=n_jobs, progress=progress, log=log)
+
+
+def _compute(data, p, bench, full, source, sha256, t_start, *, n_jobs, progress, log):
+    """The body of :func:`evaluate`, once everything is validated; ``log`` takes the workers' warnings."""
+    import sys
+
     ood = p["ood_dataset"]
     stages = []
 
@@ -669,6 +689,8 @@ def evaluate(data="demo", *, n_jobs=1, progress=False, **parameters):
                        n_bootstrap=p["n_bootstrap"], confidence_level=p["confidence_level"])
     job = _ModelJob(bench, bench_sel, tuple(in_datasets), options, sel_options, p["bins"])
     parts = list(_map(job, bench.models, n_jobs))  # per model, in model order; independent of n_jobs
+    for x in parts:
+        log.records.extend(x["warnings"])
     tables["diagnostics"] = pd.concat([x["diagnostics"] for x in parts], ignore_index=True)
     for name in ("roc", "cohort_histograms", "robustness", "drift_curves", "wasserstein"):
         tables[name] = _concat([y for x in parts for y in x[name]])
@@ -891,41 +913,58 @@ class Evaluation:
     def save(self, path):
         """Write the tables as Parquet files and ``manifest.json`` into the folder ``path``.
 
-        The folder is written aside and swapped in with a rename, so a reader
-        (or a crash) never sees half an evaluation.  A folder that exists and
-        is not an evaluation is refused.
+        ``path`` must be new, empty or an evaluation folder (its ``manifest.json``
+        of kind ``beyondauc-evaluation``); anything else is refused. Only the
+        files of the evaluation the manifest lists are replaced or deleted
+        (a ``NOTES.md`` of yours in the folder stays), and the files are
+        written aside inside the folder and moved in with renames, so a crash
+        never leaves half an evaluation (see :mod:`beyondauc._output`).
+        ``path`` may also be the entered :func:`evaluation_folder` a caller
+        opened before computing the evaluation.
 
         Returns
         -------
         pathlib.Path
         """
-        path = Path(path)
-        if path.exists() and not (path / MANIFEST).is_file():
-            if not path.is_dir() or any(path.iterdir()):
-                raise FileExistsError(f"`path` {str(path)!r} exists and is not a beyondauc evaluation; "
-                                      "choose a new or empty folder")
-        path.parent.mkdir(parents=True, exist_ok=True)
-        staging = Path(tempfile.mkdtemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent))
-        try:
-            for name, t in self.tables.items():
-                _parquet_safe(t).to_parquet(staging / f"{name}.parquet", index=False)
-            (staging / MANIFEST).write_text(json.dumps(self.manifest(), indent=1, allow_nan=True), encoding="utf-8")
-            os.chmod(staging, 0o755)
-            if path.exists():
-                trash = path.with_name(f".{path.name}.old-{uuid.uuid4().hex[:8]}")
-                os.replace(path, trash)
-                os.replace(staging, path)
-                import shutil
+        if isinstance(path, OutputFolder):
+            self._write(path.staging)
+            path.commit()
+            return path.out
+        with evaluation_folder(path, label="`path`") as folder:
+            self._write(folder.staging)
+            folder.commit()
+        return Path(path)
 
-                shutil.rmtree(trash, ignore_errors=True)
-            else:
-                os.replace(staging, path)
-        except BaseException:
-            import shutil
+    def _write(self, folder):
+        """The tables and the manifest, into the (staging) folder ``folder``."""
+        folder = Path(folder)
+        for name, t in self.tables.items():
+            _parquet_safe(t).to_parquet(folder / f"{name}.parquet", index=False)
+        (folder / MANIFEST).write_text(json.dumps(self.manifest(), indent=1, allow_nan=True), encoding="utf-8")
 
-            shutil.rmtree(staging, ignore_errors=True)
-            raise
-        return path
+
+def evaluation_folder(path, *, label="`out`"):
+    """The output folder of an evaluation at ``path``, to enter before computing it.
+
+    Entering refuses at once a folder that is not an evaluation (nor new or
+    empty), a file of the user's where a table goes, a folder in use or not
+    writable; :meth:`Evaluation.save` then writes into it.
+
+    Examples
+    --------
+    >>> import tempfile, beyondauc as ba
+    >>> from beyondauc.evaluate import evaluation_folder
+    >>> with tempfile.TemporaryDirectory() as tmp, evaluation_folder(tmp + "/ev") as folder:
+    ...     ev = ba.evaluate("demo", datasets=["wine", "diabetes"], models=["svm"], noise_repeats=2, n_bootstrap=0)
+    ...     ev.save(folder).name
+    'ev'
+    """
+    return OutputFolder(Path(path).expanduser(), EVALUATION, planned=evaluation_files(), label=label)
+
+
+def evaluation_files():
+    """Every file an evaluation folder may hold: ``manifest.json`` and one Parquet file per table."""
+    return [MANIFEST, *(f"{name}.parquet" for name in TABLES)]
 
 
 def _jsonable(value):
@@ -1014,6 +1053,9 @@ def load_evaluation(path):
                          "recompute the evaluation")
     tables = {}
     for name, spec in manifest["tables"].items():
+        reason = outside(os.path.realpath(path), spec["file"])
+        if reason:  # a manifest is untrusted: it may only name files in its folder
+            raise ValueError(f"{manifest_path}: table {name!r} names {spec['file']!r}, which {reason}")
         file = path / spec["file"]
         if not file.is_file():
             raise FileNotFoundError(f"{file}: table {name!r} of the evaluation is missing")

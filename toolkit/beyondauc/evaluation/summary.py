@@ -132,9 +132,12 @@ def _drift(model, diagnostics):
                  for r in drifted.sort_values("drift", ascending=False).to_dict("records")]
         parts.append(f"validation and test cohorts ({cohorts}) drift apart on {len(drifted)} of {len(mine)} datasets: "
                      f"{_names(items, 2)}")
-    else:
+    elif mine["drift"].notna().any():
         parts.append(f"no dataset shows cohort drift (largest {_num(mine['drift'].max(), 3)} on "
                      f"{mine.loc[mine['drift'].idxmax(), 'dataset']}; cohorts: {cohorts})")
+    else:  # every dataset has a cohort with a single class
+        parts.append(f"its cohort drift is undefined on every dataset (a cohort with a single class; cohorts: "
+                     f"{cohorts})")
     if len(fragile):
         items = [f"{r['dataset']} ({_ci(r, 'bias_robustness_test', 2)})"
                  for r in fragile.sort_values("bias_robustness_test").to_dict("records")]
@@ -150,6 +153,8 @@ def _selective(model, p, selective, board, n_models):
     means = board.set_index("model")["disca"]  # the leaderboard's mean DiSCA over datasets, with its interval
     rank = means.rank(ascending=False, method="min")
     mine = selective[selective["model"] == model]
+    if mine["disca"].isna().all():
+        return "info", "selective", "DiSCA is undefined on every dataset."
     worst = mine.loc[mine["disca"].idxmin()]
     row = board[board["model"] == model].iloc[0].to_dict()
     text = (f"Selective answering (confidences calibrated {p['selective_protocol']}/{p['selective_method']}): "

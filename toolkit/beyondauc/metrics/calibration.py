@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 import warnings
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
@@ -38,7 +37,7 @@ from .fitting import (
 )
 from ..utils.html import result_html
 from .kernel import _auc_from_counts, _confusion, _grid_counts, _scores_from_confusion, _stacked_counts
-from ..utils.parallel import pool_context
+from ..utils.parallel import pool_context, process_pool
 from ..utils.validation import (
     UndefinedMetricWarning,
     binarize_labels,
@@ -568,7 +567,7 @@ def _map_models(ctx, bench, n_jobs, func=None):
         return
     mp = pool_context()
     workers = min(n_jobs, len(bench.models))
-    with ProcessPoolExecutor(max_workers=workers, mp_context=mp, initializer=_init_worker, initargs=(ctx,)) as ex:
+    with process_pool(workers, mp, initializer=_init_worker, initargs=(ctx,)) as ex:
         futures = [ex.submit(_worker_cells, m, bench.scores(m), func) for m in bench.models]
         for f in futures:
             yield f.result()

@@ -27,6 +27,7 @@ from .diagnostics import (
     NoiseRobustness,
     SensSpecDrift,
     WassersteinMatrix,
+    _check_range,
     _check_sigma_max,
     bias_robustness,
     noise_robustness,
@@ -271,6 +272,13 @@ def cohort_diagnostics(
                              random_state=random_state)
     if sigma_max is None:
         both = np.concatenate([sv, st])
+        if len(both):  # the default sigma_max is this range: say so in the data's terms, not the parameter's
+            lo, hi = float(both.min()), float(both.max())
+            with np.errstate(over="ignore"):
+                if not np.isfinite(hi - lo):
+                    raise ValueError(f"model {model!r} on dataset {dataset!r}: the scores of the two cohorts range "
+                                     f"from {lo!r} to {hi!r}, a range wider than floating point can hold; rescale "
+                                     "the scores")
         rng = float(both.max() - both.min()) if len(both) else 0.0
         sigma_max = rng if rng > 0 else None
     common = dict(sigma_max=sigma_max, n_points=n_points)
@@ -397,6 +405,7 @@ def diagnostics_intervals(y_val, s_val, y_test, s_test, *, n_bootstrap=1000, con
     yv, sv, yt, st = _two_cohorts(y_val, s_val, y_test, s_test, pos_label)
     if sigma_max is None:
         both = np.concatenate([sv, st])
+        _check_range(both, "s_val` with `s_test")
         rng = float(both.max() - both.min())
         sigma_max = rng if rng > 0 else None
     bv, bt = bias_robustness(yv, sv, sigma_max=sigma_max), bias_robustness(yt, st, sigma_max=sigma_max)

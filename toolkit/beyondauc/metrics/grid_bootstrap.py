@@ -37,7 +37,6 @@ so these intervals err on the wide side.
 from __future__ import annotations
 
 import warnings
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -47,7 +46,7 @@ from threadpoolctl import threadpool_limits
 from .bootstrap import BLOCK, bootstrap_counts, check_bootstrap, grid_weights, percentile_interval, strata_of
 from .fitting import class_weighted, logistic_params
 from .kernel import _grid_counts, _stacked_counts
-from ..utils.parallel import pool_context
+from ..utils.parallel import pool_context, process_pool
 from ..utils.validation import check_option
 from .calibration import (
     METHODS,
@@ -293,8 +292,7 @@ def _map_tasks(bctx, scores, n_jobs):
             yield (*t, run(t))
         return
     mp = pool_context()
-    with ProcessPoolExecutor(max_workers=min(n_jobs, len(tasks)), mp_context=mp, initializer=_init_worker,
-                             initargs=(bctx, scores)) as ex:
+    with process_pool(min(n_jobs, len(tasks)), mp, initializer=_init_worker, initargs=(bctx, scores)) as ex:
         futures = [ex.submit(_worker, t) for t in tasks]
         for t, f in zip(tasks, futures):
             yield (*t, f.result())

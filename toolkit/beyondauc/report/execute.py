@@ -20,8 +20,12 @@ import functools
 import math
 import multiprocessing.util
 import shutil
+import sys
+import threading
 import time
 from pathlib import Path
+
+from ..utils.parallel import child_preexec
 
 _INLINE_BACKEND = "module://matplotlib_inline.backend_inline"
 
@@ -97,6 +101,16 @@ class _Kernel:
         self.kernel_name = kernel_name
         self.km = self._client = None
         self.started = 0
+        self.abandoned = False
+        _watch_dask_task(self)
+
+    def abandon(self):
+        """The run this kernel works for is gone: kill the kernel now (from any thread) and start no other."""
+        self.abandoned = True
+        process = getattr(getattr(self.km, "provisioner", None), "process", None)
+        if process is not None:
+            with contextlib.suppress(OSError):
+                process.kill()
 
     def _alive(self):
         from jupyter_core.utils import run_sync
@@ -107,7 +121,10 @@ class _Kernel:
         from jupyter_core.utils import run_sync
 
         self.km = _kernel_manager_class()(kernel_name=self.kernel_name)
-        run_sync(self.km.start_kernel)(extra_arguments=list(_KERNEL_ARGUMENTS))
+        # the kernel dies with this process, even a killed one (its own parent poller checks only every second)
+        preexec = child_preexec()
+        launch = {"preexec_fn": preexec} if preexec is not None else {}
+        run_sync(self.km.start_kernel)(extra_arguments=list(_KERNEL_ARGUMENTS), **launch)
         self.started += 1
         # a client on the shell channel only: it sends the resets and reads their replies
         self._client = self.km.blocking_client()
@@ -152,6 +169,8 @@ class _Kernel:
 
     def prepare(self, cwd):
         """A live kernel with a fresh namespace working in ``cwd``; return the seconds spent starting one."""
+        if self.abandoned:
+            raise RuntimeError("the run this report was for is gone (its Dask task was cancelled)")
         t0 = time.perf_counter()
         started = self.started
         for attempt in range(2):
@@ -166,6 +185,42 @@ class _Kernel:
                 if attempt:
                     raise
         return time.perf_counter() - t0 if self.started > started else 0.0
+
+
+_DASK_POLL = 0.25  # seconds between two looks at whether the Dask task that runs a kernel is still wanted
+
+
+def _watch_dask_task(kernel):
+    """On a Dask worker, abandon ``kernel`` (kill it) as soon as the task it works for is cancelled.
+
+    The client of a run that is killed is gone, but Dask cannot stop a running
+    function: the worker would finish the report, notebook after notebook, in
+    the kernel.  The scheduler cancels the task at once, though, and a thread
+    that watches its state kills the kernel; the notebooks left then fail at
+    once, without a new kernel.  Elsewhere (no Dask task runs this thread) nothing.
+    """
+    if "distributed" not in sys.modules:  # a Dask worker has imported it; a local pool worker has no Dask task
+        return
+    try:
+        from distributed import get_worker
+        from distributed.worker import thread_state
+
+        worker, key = get_worker(), thread_state.key
+    except (ImportError, ValueError, AttributeError):  # not in a task on a worker
+        return
+
+    def watch():
+        while True:
+            time.sleep(_DASK_POLL)
+            task = worker.state.tasks.get(key)
+            state = None if task is None else task.state
+            if state in ("executing", "long-running", "resumed"):
+                continue
+            if state in (None, "cancelled", "released", "forgotten"):  # given up (or done and forgotten)
+                kernel.abandon()
+            return
+
+    threading.Thread(target=watch, name="beyondauc-dask-task-watch", daemon=True).start()
 
 
 _FLUSH_WAIT = 0.01  # seconds a new client waits for more IOPub messages of the handshake

@@ -31,6 +31,7 @@ from .render import _index_rows, _render_html, _render_index, _write_pdf
 from ..utils.validation import check_int, check_names
 from ..data.open import DEMO, open_benchmark
 from ..evaluation.pipeline import EVALUATION_PARAMETERS, data_fingerprint, evaluate, load_evaluation
+from ..utils.parallel import process_pool
 
 def leaderboard(bench, **parameters):
     """One row per model: AUC rank vs expected-accuracy rank with intervals, DiSCA and drift.
@@ -282,7 +283,7 @@ def _make_executor(jobs, dask):
     """(executor, closer): local processes, or a Dask cluster's executor."""
     if dask is None:
         ctx = multiprocessing.get_context("spawn")
-        executor = concurrent.futures.ProcessPoolExecutor(max_workers=jobs, mp_context=ctx)
+        executor = process_pool(jobs, ctx)  # its workers, and their kernels, end with this process
         return executor, executor.shutdown, jobs
     try:
         from distributed import Client
@@ -333,11 +334,14 @@ def run_report(data=DEMO, *, models=None, datasets=None, out=None, pdf=False, jo
         models/<safe model name>/report.html, report.pdf, <notebook>.ipynb
 
     ``out`` must be new, empty or a report of ours (it holds
-    ``.beyondauc-report.json``); another folder raises ``FileExistsError`` and
-    a run into a folder another run is writing raises ``BlockingIOError``. The
-    report is built beside ``out`` and swapped in whole, atomically: ``out``
-    always holds a complete report, and only the files of the old report are
-    replaced or deleted (files the user put into it stay).
+    ``.beyondauc-report.json``, whose listed paths must all lie inside it);
+    another folder, or a file of the user's at a path the report writes,
+    raises ``FileExistsError`` before anything is computed, and a run into a
+    folder another run is writing raises ``BlockingIOError``. The report is
+    built inside ``out`` (a hidden staging folder) and moved in file by file
+    from one atomic commit point: ``out`` always holds a complete report, and
+    only the files the old report's manifest lists are replaced or deleted
+    (files the user put into it stay). See :mod:`beyondauc.utils.output`.
 
     Parameters
     ----------
@@ -408,12 +412,26 @@ def run_report(data=DEMO, *, models=None, datasets=None, out=None, pdf=False, jo
     if out is None:
         name = DEMO if isinstance(data, str) and data == DEMO else Path(str(bench.source)).stem.split(".")[0]
         out = Path("reports") / safe_name(name or "benchmark")
-    with ReportFolder(out) as output:
+    # entering refuses, before any computation, a folder not ours and a file of the user's the report would replace
+    with ReportFolder(out, planned=_planned_files(slugs.values(), pdf)) as output:
         result = _run(output, data, bench, folder, slugs, extra, datasets=datasets, models=models, pdf=pdf, jobs=jobs,
                       dask=dask, include_code=include_code, pos_label=pos_label, progress=progress,
                       kernel_name=kernel_name, timeout=timeout, recompute=recompute)
         output.commit()
     return dataclasses.replace(result, seconds=time.perf_counter() - t0)
+
+
+def _planned_files(slugs, pdf):
+    """Every file a report run may write (relative to ``out``), for the check before the computation."""
+    from ..evaluation.pipeline import evaluation_files
+
+    pdfs = ("pdf",) if pdf else ()
+    files = ["index.html", *(f"{OVERVIEW}/{OVERVIEW}.{ext}" for ext in ("html", "ipynb", *pdfs)),
+             *(f"evaluation/{f}" for f in evaluation_files())]
+    for slug in slugs:
+        files += [f"models/{slug}/report.{ext}" for ext in ("html", *pdfs)]
+        files += [f"models/{slug}/{n}.ipynb" for n in NOTEBOOKS]
+    return files
 
 
 def _check_extra(parameters, folder):

@@ -6,6 +6,7 @@ inputs.  Every message names the parameter, what was expected and what was got.
 
 from __future__ import annotations
 
+import contextlib
 import numbers
 import warnings
 
@@ -157,3 +158,71 @@ def check_names(values, name):
         if not isinstance(v, str):
             raise TypeError(f"`{name}` must be a list of str, got an element {v!r}")
     return values
+
+
+class WarningLog:
+    """The warnings of one run, each said once.
+
+    A warning repeated for several models and datasets (the same message from
+    the same computation) becomes one warning that lists them.  Warnings about
+    a dataset in ``explained`` (its datasets with a single class, already
+    reported when the data was read) whose category is
+    :class:`UndefinedMetricWarning` are consequences of that one warning and
+    are not repeated.
+    """
+
+    def __init__(self, *, explained=(), models=()):
+        self.records = []  # (category, message, model or None, dataset or None), in order
+        self.explained = frozenset(explained)
+        self.models = tuple(models)
+
+    def record(self, caught, *, model=None, dataset=None):
+        """Add warnings caught by :func:`warnings.catch_warnings` (``record=True``), from ``model`` on ``dataset``."""
+        self.records.extend((w.category, str(w.message), model, dataset) for w in caught)
+
+    def emit(self):
+        """Re-emit each distinct warning once, with the models and datasets it came from."""
+        groups = {}
+        for category, message, model, dataset in self.records:
+            models, datasets = groups.setdefault((category, message), ([], []))
+            if model is not None and model not in models:
+                models.append(model)
+            if dataset is not None and dataset not in datasets:
+                datasets.append(dataset)
+        for (category, message), (models, datasets) in groups.items():
+            if datasets and issubclass(category, UndefinedMetricWarning) and set(datasets) <= self.explained:
+                continue
+            where = []
+            if datasets:
+                where.append(_listed("dataset", datasets))
+            if models:
+                every = len(self.models) > 1 and set(models) == set(self.models)
+                where.append("every model" if every else _listed("model", models))
+            warnings.warn(message + (f" ({'; '.join(where)})" if where else ""), category, stacklevel=2)
+
+
+def _listed(noun, names, limit=6):
+    """``dataset 'a'`` or ``datasets 'a', 'b' and 3 more``."""
+    more = f" and {len(names) - limit} more" if len(names) > limit else ""
+    shown = ", ".join(repr(n) for n in names[:limit]) + more
+    return f"{noun}{'s' if len(names) > 1 else ''} {shown}"
+
+
+@contextlib.contextmanager
+def warnings_once(*, explained=(), models=(), ignore=()):
+    """Collect the warnings of the block and re-emit each once (see :class:`WarningLog`) when it ends.
+
+    Yields the :class:`WarningLog`, for warnings caught elsewhere (in worker
+    processes) with the model and dataset they came from.  ``ignore`` are
+    ``(message regex, category)`` pairs of warnings already said.
+    """
+    log = WarningLog(explained=explained, models=models)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for message, category in ignore:
+            warnings.filterwarnings("ignore", message, category)
+        try:
+            yield log
+        finally:
+            log.records[:0] = [(w.category, str(w.message), None, None) for w in caught]
+    log.emit()
