@@ -371,7 +371,7 @@ def test_error_invalid_protocol(capsys):
 
 
 def test_error_repeats_zero(capsys):
-    check_single_error(capsys, ["calibrate", "--repeats", "0"], "--repeats")
+    check_single_error(capsys, ["calibrate", "--repeats", "0"], "--n-repeats")  # the old spelling, the API name
 
 
 def test_error_csv_without_label(capsys, tmp_path):

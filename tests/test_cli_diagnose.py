@@ -389,11 +389,11 @@ def test_error_selective_tolerance(capsys, tolerance):
 
 
 @pytest.mark.parametrize("args, needle", [
-    (["--repeats", "0"], "--repeats"),
-    (["--repeats", "-3"], "--repeats"),
-    (["--points", "1"], "--points"),
-    (["--points", "0"], "--points"),
-    (["--seed", "-1"], "--seed"),
+    (["--repeats", "0"], "--noise-repeats"),  # the old spelling still works; messages name the API's
+    (["--noise-repeats", "-3"], "--noise-repeats"),
+    (["--points", "1"], "--n-points"),
+    (["--n-points", "0"], "--n-points"),
+    (["--seed", "-1"], "--random-state"),
     (["--p", "0.5"], "`p`"),
     (["--repeats", "many"], "--repeats"),
 ])
@@ -403,7 +403,7 @@ def test_error_diagnose_bad_numbers(capsys, args, needle):
 
 @pytest.mark.parametrize("args, needle", [
     (["--resolution", "0"], "resolution"),
-    (["--seed", "-1"], "--seed"),
+    (["--seed", "-1"], "--random-state"),
     (["--computation-score", "-1"], "computation_score"),
     (["--dataset", "wine", "--ood-dataset", "wine"], "ood_dataset"),
     (["--ood-dataset", "mnist"], "mnist"),

@@ -44,5 +44,5 @@ def test_text_formats_show_the_intervals(capsys, fmt):
 
 
 def test_bad_interval_options(capsys):
-    check_single_error(capsys, ["diagnose", "--model", "svm", "--bootstrap", "-1"], "--bootstrap")
+    check_single_error(capsys, ["diagnose", "--model", "svm", "--bootstrap", "-1"], "--n-bootstrap")
     check_single_error(capsys, ["selective", "--model", "svm", "--confidence-level", "1"], "--confidence-level")

@@ -16,7 +16,8 @@ import pandas.testing as pdt
 import pytest
 
 import beyondauc as ba
-from beyondauc.evaluation.pipeline import SCHEMA_VERSION, TABLES, check_parameters
+from beyondauc.evaluation.parameters import check_evaluation_parameters as check_parameters
+from beyondauc.evaluation.pipeline import SCHEMA_VERSION, TABLES
 
 DATASETS = ["wine", "diabetes", "digits_even", "iris_versicolor"]
 MODELS = ["svm", "naive_bayes", "mlp", "knn"]

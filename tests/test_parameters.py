@@ -112,3 +112,63 @@ def test_checks_against_the_data():
     check_against_benchmark({"val_split": "dev"}, nosplit)  # no split column: xdomain cohorts
     with pytest.raises(ValueError, match="`cohort_protocol`='split' needs a benchmark with a 'split' column"):
         check_against_benchmark({"cohort_protocol": "split"}, nosplit)
+
+
+# -- one table: everything else derives from it ------------------------------------------
+
+def test_each_notebook_declares_exactly_the_parameters_the_table_gives_it():
+    from beyondauc.evaluation.parameters import ALL_NOTEBOOKS
+
+    for name in ALL_NOTEBOOKS:
+        declared_here = set(papermill.inspect_notebook(str(NOTEBOOKS / f"{name}.ipynb")))
+        expected = {p.name for p in PARAMETERS.values() if name in p.notebooks}
+        assert declared_here == expected, name
+
+
+def test_evaluation_parameters_are_the_keywords_evaluate_checks():
+    from beyondauc.evaluation.parameters import check_evaluation_parameters
+
+    assert beyondauc.EVALUATION_PARAMETERS == {p.name: p.default for p in PARAMETERS.values() if p.evaluation}
+    assert set(check_evaluation_parameters({})) == set(beyondauc.EVALUATION_PARAMETERS)
+    with pytest.raises(ValueError, match="unknown parameter 'model'"):
+        check_evaluation_parameters({"model": "svm"})  # a notebook's own, not the evaluation's
+
+
+def test_notebooks_readme_table_is_the_parameter_table():
+    from beyondauc.evaluation.parameters import parameters_markdown
+
+    readme = (Path(__file__).resolve().parents[1] / "notebooks" / "README.md").read_text(encoding="utf-8")
+    assert parameters_markdown() in readme
+
+
+@pytest.mark.parametrize("command", ["report", "demo", "evaluate"])
+def test_every_parameter_has_its_api_name_as_a_cli_flag(command):
+    from beyondauc.cli.commands import _build_parser
+
+    sub = _build_parser().commands[command]
+    flags = set(sub._option_string_actions)
+    for p in PARAMETERS.values():
+        if p.name in ("data", "evaluation", "model") or (command == "evaluate" and not p.evaluation):
+            continue
+        assert p.flag in flags, (command, p.flag)
+
+
+def test_a_flag_reads_its_value_as_a_parameter_does(monkeypatch):
+    from beyondauc.cli.commands import _build_parser, _parameters
+
+    args = _build_parser().parse_args(["report", "demo", "--n-bootstrap", "50", "--protocol", "indata",
+                                       "--computation-score", "null", "-p", "tolerance=0.8"])
+    assert _parameters(args.parameter, args) == {"tolerance": 0.8, "n_bootstrap": 50, "protocol": "indata",
+                                                  "computation_score": None}
+
+
+def test_old_cli_spellings_stay_as_aliases():
+    from beyondauc.cli.commands import _build_parser
+
+    parser = _build_parser()
+    old = parser.parse_args(["calibrate", "--repeats", "3", "--seed", "2", "--bootstrap", "5"])
+    new = parser.parse_args(["calibrate", "--n-repeats", "3", "--random-state", "2", "--n-bootstrap", "5"])
+    assert (old.repeats, old.seed, old.bootstrap) == (new.repeats, new.seed, new.bootstrap) == (3, 2, 5)
+    old = parser.parse_args(["diagnose", "--model", "m", "--repeats", "4", "--points", "9"])
+    new = parser.parse_args(["diagnose", "--model", "m", "--noise-repeats", "4", "--n-points", "9"])
+    assert (old.repeats, old.points) == (new.repeats, new.points) == (4, 9)

@@ -20,6 +20,7 @@ from ..utils.version import __version__
 from ..utils.formatting import comment, plain_table, score_table
 from ..metrics import METHODS, PROTOCOLS, expected_accuracy_grid
 from ..data.benchmark import load_benchmark, load_demo
+from ..evaluation.parameters import PARAMETERS, cli_flag
 from ..metrics.diagnostics_benchmark import DIAGNOSTIC_INTERVALS, cohort_diagnostics
 from ..metrics.grid_bootstrap import bootstrap_grid
 from ..metrics.ranking import (
@@ -67,14 +68,15 @@ def _build_parser():
                      help="reproduce the settings of the code behind the Opitz paper's tables instead of its text: "
                      "scikit-learn's default lbfgs logistic, isotonic negative outside the calibration range, "
                      "outdata AUC on the pooled other datasets (slower)")
-    cal.add_argument("--repeats", type=int, default=100, help="indata 80/20 repeats (default: 100)")
-    cal.add_argument("--seed", type=int, default=0, help="indata random seed (default: 0)")
+    cal.add_argument("--n-repeats", "--repeats", dest="repeats", type=int, default=100,
+                     help="indata 80/20 repeats (default: 100)")
+    cal.add_argument("--random-state", "--seed", dest="seed", type=int, default=0, help="indata random seed (default: 0)")
     cal.add_argument("--pos-label", default=None, help="the positive label, if labels are not 0/1, -1/1 or booleans")
     cal.add_argument("--models", default=None, help="comma-separated model columns (default: all numeric columns)")
     _nan_policy(cal)
     cal.add_argument("--jobs", type=int, default=1, help="models computed in parallel processes; -1 = all cores (default: 1)")
     cal.add_argument("--format", choices=FORMATS, default="table", help="output format (default: table)")
-    cal.add_argument("--bootstrap", type=int, default=0, metavar="B",
+    cal.add_argument("--n-bootstrap", "--bootstrap", dest="bootstrap", type=int, default=0, metavar="B",
                      help="bootstrap replicates (stratified, paired, refitting the calibrators) for intervals, rank "
                           "intervals and p_change (default: 0 = none)")
     cal.add_argument("--confidence-level", type=float, default=0.95, help="of the bootstrap intervals (default: 0.95)")
@@ -95,11 +97,14 @@ def _build_parser():
                       help="how V and T are formed (default: the split column if there is one, else xdomain)")
     diag.add_argument("--val-split", default="val", help="split value of the validation cohort (default: val)")
     diag.add_argument("--test-split", default="test", help="split value of the test cohort (default: test)")
-    diag.add_argument("--repeats", type=int, default=20, help="noise robustness Monte Carlo repeats (default: 20)")
-    diag.add_argument("--points", type=int, default=21, help="sigma grid points of the robustness curves (default: 21)")
+    diag.add_argument("--noise-repeats", "--repeats", dest="repeats", type=int, default=20,
+                      help="noise robustness Monte Carlo repeats (default: 20)")
+    diag.add_argument("--n-points", "--points", dest="points", type=int, default=21,
+                      help="sigma grid points of the robustness curves (default: 21)")
     diag.add_argument("--p", type=float, default=2,
                       help="Wasserstein order of 'wasserstein' (default: 2); p = 1 and 2 are reported too")
-    diag.add_argument("--seed", type=int, default=0, help="random seed (noise, indata split, bootstrap; default: 0)")
+    diag.add_argument("--random-state", "--seed", dest="seed", type=int, default=0,
+                      help="random seed (noise, indata split, bootstrap; default: 0)")
     _interval_options(diag, "the AUCs, bias robustness, drift and W (stratified by cohort and class)")
 
     sel = sub.add_parser(
@@ -118,7 +123,8 @@ def _build_parser():
     sel.add_argument("--resolution", type=float, default=0.01, help="confidence grid step (default: 0.01)")
     sel.add_argument("--computation-score", type=float, default=None,
                      help="1/energy or reference_parameters/parameters; enables DiDMA and NiDMA")
-    sel.add_argument("--seed", type=int, default=0, help="indata split and bootstrap seed (default: 0)")
+    sel.add_argument("--random-state", "--seed", dest="seed", type=int, default=0,
+                     help="indata split and bootstrap seed (default: 0)")
     _interval_options(sel, "accuracy, area, AURC, DiSCA, a and b (the calibrator refitted per replicate)")
 
     rep = sub.add_parser(
@@ -153,6 +159,7 @@ def _build_parser():
     ev.add_argument("-p", "--parameter", action="append", default=[], metavar="NAME=VALUE",
                     help="an evaluation parameter, e.g. -p protocol=indata -p n_bootstrap=1000 (repeatable)")
     ev.add_argument("--quiet", action="store_true", help="no progress lines")
+    _table_options(ev, notebooks=False)
     parser.commands = sub.choices  # name -> subparser, for messages in the subcommand's words
     return parser
 
@@ -172,10 +179,31 @@ def _report_options(p, *, out_default):
     p.add_argument("-p", "--parameter", action="append", default=[], metavar="NAME=VALUE",
                    help="a notebook parameter, e.g. -p protocol=indata -p tolerance=0.8 (repeatable; "
                    "VALUE is read as JSON when it can be, else as text)")
+    _table_options(p, notebooks=True)
     p.add_argument("--recompute", action="store_true",
                    help="compute the evaluation again even if the output folder holds one of the same data and "
                    "parameters (default: reuse it)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+
+
+#: Table parameters with an option of their own on report, demo and evaluate (not generated from the table).
+_OWN_OPTIONS = ("data", "evaluation", "model", "models", "datasets", "pos_label")
+
+
+def _table_options(parser, *, notebooks):
+    """One option per parameter of the table, spelled as the API name (``--n-bootstrap``), VALUE as with -p."""
+    group = parser.add_argument_group("analysis parameters (the same names as the API; also -p NAME=VALUE)")
+    for param in PARAMETERS.values():
+        if param.name in _OWN_OPTIONS or not (param.evaluation or notebooks):
+            continue
+        group.add_argument(param.flag, dest=f"table_{param.name}", default=None, metavar="VALUE",
+                           help=f"{param.help} (default: {param.default})")
+
+
+def _table_values(args):
+    """name -> value of the table options given on the command line (read as -p reads a VALUE)."""
+    return {name[len("table_"):]: _value(text) for name, text in vars(args).items()
+            if name.startswith("table_") and text is not None}
 
 
 def _common(p):
@@ -245,13 +273,13 @@ def _grid_interval_table(bs, protocol, method):
 
 def _calibrate(args, out):
     if args.repeats < 1:
-        raise ValueError(f"--repeats must be an int >= 1, got {args.repeats}")
+        raise ValueError(f"--n-repeats must be an int >= 1, got {args.repeats}")
     if args.seed < 0:
-        raise ValueError(f"--seed must be an int >= 0, got {args.seed}")
+        raise ValueError(f"--random-state must be an int >= 0, got {args.seed}")
     if args.jobs < 1 and args.jobs != -1:
         raise ValueError(f"--jobs must be an int >= 1 or -1 (all cores), got {args.jobs}")
     if args.bootstrap < 0:
-        raise ValueError(f"--bootstrap must be an int >= 0, got {args.bootstrap}")
+        raise ValueError(f"--n-bootstrap must be an int >= 0, got {args.bootstrap}")
     if not 0 < args.confidence_level < 1:
         raise ValueError(f"--confidence-level must be in (0, 1), got {args.confidence_level}")
     bench = _load(args)
@@ -260,7 +288,7 @@ def _calibrate(args, out):
     bs = None
     if args.bootstrap:
         if args.reference is not None:
-            raise _CliError("--bootstrap is not available with --reference opitz2024 (a reproduction mode)")
+            raise _CliError("--n-bootstrap is not available with --reference opitz2024 (a reproduction mode)")
         bs = bootstrap_grid(bench, protocols=protocols, methods=methods, class_weight=args.class_weight,
                             n_repeats=args.repeats, random_state=args.seed, n_jobs=args.jobs,
                             n_bootstrap=args.bootstrap, confidence_level=args.confidence_level)
@@ -339,7 +367,7 @@ def _clean(value):
 
 
 def _interval_options(parser, what):
-    parser.add_argument("--bootstrap", type=int, default=0, metavar="B",
+    parser.add_argument("--n-bootstrap", "--bootstrap", dest="bootstrap", type=int, default=0, metavar="B",
                         help=f"bootstrap replicates for percentile intervals of {what}; adds <name>_low/_high "
                         "(default: 0, no intervals)")
     parser.add_argument("--confidence-level", type=float, default=0.95,
@@ -348,7 +376,7 @@ def _interval_options(parser, what):
 
 def _check_interval_options(args):
     if args.bootstrap < 0:
-        raise ValueError(f"--bootstrap must be an int >= 0, got {args.bootstrap}")
+        raise ValueError(f"--n-bootstrap must be an int >= 0, got {args.bootstrap}")
     if not 0 < args.confidence_level < 1:
         raise ValueError(f"--confidence-level must be in (0, 1), got {args.confidence_level}")
 
@@ -391,7 +419,7 @@ def _datasets(bench, args):
 
 
 def _diagnose(args, out):
-    for name, value, low in (("--repeats", args.repeats, 1), ("--points", args.points, 2), ("--seed", args.seed, 0)):
+    for name, value, low in (("--noise-repeats", args.repeats, 1), ("--n-points", args.points, 2), ("--random-state", args.seed, 0)):
         if value < low:
             raise ValueError(f"{name} must be an int >= {low}, got {value}")
     _check_interval_options(args)
@@ -449,7 +477,7 @@ def _orders(result):
 
 def _selective(args, out):
     if args.seed < 0:
-        raise ValueError(f"--seed must be an int >= 0, got {args.seed}")
+        raise ValueError(f"--random-state must be an int >= 0, got {args.seed}")
     _check_interval_options(args)
     bench = _load(args)
     bench._check_model(args.model)
@@ -484,16 +512,26 @@ def _selective(args, out):
     _emit(records, args.dataset is not None, args, out, tables)
 
 
-def _parameters(items):
+def _value(text):
+    """A VALUE of -p NAME=VALUE or of a parameter's option: JSON when it reads as JSON, else text."""
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text
+
+
+def _parameters(items, args=None):
+    """-p NAME=VALUE items, then the parameters' own options (an option and a -p of one name must agree)."""
     params = {}
     for item in items:
         name, sep, value = item.partition("=")
         if not sep or not name.strip():
             raise _CliError(f"beyondauc: error: --parameter must be NAME=VALUE, got {item!r}")
-        try:
-            params[name.strip()] = json.loads(value)
-        except ValueError:
-            params[name.strip()] = value
+        params[name.strip()] = _value(value)
+    for name, value in (_table_values(args) if args is not None else {}).items():
+        if name in params and params[name] != value:
+            raise _CliError(f"beyondauc: error: {cli_flag(name)} {value!r} and -p {name}={params[name]!r} disagree")
+        params[name] = value
     return params
 
 
@@ -516,7 +554,7 @@ def _report(args, out):
     result = run_report(
         data, models=args.models, datasets=args.datasets, out=args.out, pdf=args.pdf, jobs=args.jobs,
         dask=args.dask, include_code=args.include_code, pos_label=pos_label,
-        parameters=_parameters(args.parameter), progress=not args.quiet, recompute=args.recompute,
+        parameters=_parameters(args.parameter, args), progress=not args.quiet, recompute=args.recompute,
     )
     print(result.summary(), file=out)
     if not result.ok:
@@ -528,7 +566,7 @@ def _evaluate(args, out):
 
     if args.jobs < 1 and args.jobs != -1:
         raise ValueError(f"--jobs must be an int >= 1 or -1 (all cores), got {args.jobs}")
-    params = _parameters(args.parameter)
+    params = _parameters(args.parameter, args)
     for name, value in (("models", args.models), ("datasets", args.datasets),
                         ("pos_label", _label_value(args.pos_label))):
         if value is not None:

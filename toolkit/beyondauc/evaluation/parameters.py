@@ -1,10 +1,17 @@
-"""The analysis parameters of the reports: one table of checks, defaults and help.
+"""The one parameter table: every evaluation and notebook parameter with its default, check,
+help, CLI flag and the notebooks that declare it.
 
-Private. The report runner validates ``-p NAME=VALUE`` against it before any
-kernel starts, and the notebooks' ``parameters`` cells declare the same names
-with the same defaults (a test keeps them in step). Every check takes the value
-and returns it (normalised) or raises a one-line ``ValueError`` naming the
-parameter, what was expected and what was got.
+Everything else derives from it: :data:`EVALUATION_PARAMETERS` (the keywords of
+:func:`~beyondauc.evaluate`), the evaluation's checks
+(:func:`check_evaluation_parameters`), the runner's check of ``-p NAME=VALUE``
+before any kernel starts (:func:`check_parameters`), the CLI's options and
+``--help`` (:func:`cli_flag`), and the table in ``notebooks/README.md``
+(:func:`parameters_markdown`); a test keeps the notebooks' ``parameters`` cells
+equal to it.  Adding a parameter is one entry here, plus the notebooks that use
+it.
+
+Every check takes ``(value, name)`` and returns the value (normalised) or raises
+a one-line ``ValueError`` naming the parameter, what was expected and what was got.
 """
 
 from __future__ import annotations
@@ -16,19 +23,46 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..utils.validation import check_int, check_number, check_option
-from ..metrics.calibration import PROTOCOLS
+import numpy as np
 
-__all__: list[str] = []
+from ..metrics import METHODS, PROTOCOLS
+from ..metrics.bootstrap import check_bootstrap
+from ..utils.validation import check_int, check_names, check_number, check_option, check_random_state
+
+__all__ = ["EVALUATION_PARAMETERS", "PARAMETERS", "Parameter", "check_evaluation_parameters", "cli_flag",
+           "parameters_markdown"]
+
+#: The notebooks that run per model, and the one about the whole benchmark.
+MODEL_NOTEBOOKS = ("summary", "auc_vs_accuracy", "test_auroc", "selective_answering")
+ALL_NOTEBOOKS = (*MODEL_NOTEBOOKS, "overview")
 
 
 @dataclass(frozen=True)
 class Parameter:
-    """One analysis parameter: ``check(value, name)`` returns the value or raises."""
+    """One parameter: ``check(value, name)`` returns the value (normalised) or raises.
 
-    check: object
+    ``evaluation`` marks a keyword of :func:`~beyondauc.evaluate` (the others are
+    the notebooks' own); ``notebooks`` lists the notebooks whose ``parameters``
+    cell declares it; ``aliases`` are older CLI spellings that still work.
+    """
+
+    name: str
     default: object
+    check: object
     help: str
+    evaluation: bool = True
+    notebooks: tuple = ALL_NOTEBOOKS
+    aliases: tuple = ()
+
+    @property
+    def flag(self):
+        """The CLI option: the name with dashes (``n_bootstrap`` -> ``--n-bootstrap``)."""
+        return cli_flag(self.name)
+
+
+def cli_flag(name):
+    """``--`` and the API name with dashes: the CLI spells every parameter as the API does."""
+    return "--" + name.replace("_", "-")
 
 
 def _str(value, name):
@@ -44,16 +78,19 @@ def _optional(check):
     return optional
 
 
-def _str_list(value, name):
-    if isinstance(value, str) or not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
+def _names(value, name):
+    if isinstance(value, (list, tuple)) and not all(isinstance(v, str) for v in value):
         raise ValueError(f"`{name}` must be a list of str or None, got {value!r}")
-    return list(value)
+    try:
+        return check_names(value, name)
+    except TypeError as exc:
+        raise ValueError(f"`{name}` must be a list of str or None, got {value!r}") from exc
 
 
 def _label(value, name):
-    if isinstance(value, (str, numbers.Real)):  # bool is a Real too
+    if value is None or isinstance(value, (str, numbers.Integral, np.integer)):  # bool is an Integral too
         return value
-    raise ValueError(f"`{name}` must be a str, int, bool or None, got {value!r}")
+    raise ValueError(f"`{name}` must be a str, int or bool, got {value!r}")
 
 
 def _option(options):
@@ -68,8 +105,21 @@ def _number(**bounds):
     return lambda value, name: check_number(value, name, **bounds)
 
 
-def _cohort_protocol(value, name):
-    return check_option(value, name, (*PROTOCOLS, "split"))
+def _seed(value, name):
+    check_random_state(value)
+    return value
+
+
+def _dataset_name(value, name):
+    if value is not None and not isinstance(value, str):
+        raise ValueError(f"`{name}` must be a dataset name (str) or None, got {value!r}")
+    return value
+
+
+def _split(value, name):
+    if not isinstance(value, (str, int)) or isinstance(value, bool):
+        raise ValueError(f"`{name}` must be a split value (str), got {value!r}")
+    return str(value)
 
 
 def _data(value, name):
@@ -78,70 +128,93 @@ def _data(value, name):
     return value
 
 
-def _evaluation_check(value, name):
-    """An evaluation parameter is checked where the evaluation checks it (one set of rules)."""
-    from .pipeline import check_parameters as check_evaluation
+_UNIT = dict(low=0, high=1, low_open=True)
+_P = Parameter
+_TABLE = (
+    _P("evaluation", None, _optional(_data), "a saved evaluation to display (None: compute it here)", False),
+    _P("data", "demo", _data, 'benchmark: "demo", a CSV/Parquet file or a TRUE directory', False),
+    _P("models", None, _names, "models to evaluate (None: all)", notebooks=()),
+    _P("datasets", None, _names, "datasets to analyse (None: all)"),
+    _P("pos_label", None, _label, "positive label when labels are not 0/1, -1/1 or booleans"),
+    _P("protocol", "xdomain", _option(PROTOCOLS), "calibration protocol of the headline expected accuracy"),
+    _P("method", "logistic", _option(METHODS), "calibration method of the headline expected accuracy"),
+    _P("class_weight", None, _option((None, "balanced")), 'None or "balanced" for every calibrator'),
+    _P("n_repeats", 20, _int(1), "repeats of the indata protocol", aliases=("--repeats",)),
+    _P("random_state", 0, _seed, "seed for every random choice", aliases=("--seed",)),
+    _P("ood_dataset", None, _dataset_name, "out-of-distribution dataset for DiSCA(OOD) and NiDMA (None: none)"),
+    _P("tolerance", 0.9, _number(**_UNIT), "worst admissible accuracy t of b(t)"),
+    _P("computation_score", None, _optional(_number(low=0)),
+       "DiDMA's computation score, e.g. 1/energy (None: no DiDMA/NiDMA)"),
+    _P("selective_protocol", "indata", _option(PROTOCOLS), "calibration protocol of the selective-answering confidences"),
+    _P("selective_method", "logistic", _option(METHODS), "calibration method of the selective-answering confidences"),
+    _P("resolution", 0.01, _number(**_UNIT), "confidence step of the coverage-accuracy grid"),
+    _P("cohort_protocol", None, _option((None, "split", *PROTOCOLS)),
+       "cohorts: None: the split column if present, else xdomain; or a protocol"),
+    _P("val_split", "val", _split, "split value of the validation cohort V"),
+    _P("test_split", "test", _split, "split value of the test cohort T"),
+    _P("sigma_max", None, _optional(_number(low=0, low_open=True)),
+       "largest bias/noise sigma (None: the score range of V and T together)"),
+    _P("n_points", 21, _int(2), "sigma grid points of the robustness curves", aliases=("--points",)),
+    _P("noise_repeats", 20, _int(1), "Monte Carlo draws per sigma for the noise robustness"),
+    _P("p", 2, _option((1, 2)), "order of the Wasserstein distance (1 or 2)"),
+    _P("bins", 20, _int(1), "histogram bins"),
+    _P("n_bootstrap", 200, _int(0), "bootstrap replicates behind every interval (0: none)", aliases=("--bootstrap",)),
+    _P("confidence_level", 0.95, _number(low=0, high=1, low_open=True, high_open=True),
+       "confidence level of every interval"),
+    _P("model", "svm", _str, "the model this notebook is about", False, MODEL_NOTEBOOKS),
+    _P("n_dashboards", 1, _int(-1), "full dashboards for the datasets with the largest drift (-1: all)", False,
+       ("test_auroc",)),
+)
 
-    return check_evaluation({name: value})[name]
+#: name -> Parameter: every parameter of an evaluation and of the notebooks.
+PARAMETERS = {p.name: p for p in _TABLE}
 
-
-def _dashboards(value, name):
-    value = check_int(value, name, minimum=-1)
-    return value
-
-
-_HELP = {
-    "datasets": "datasets to analyse (None: all)",
-    "pos_label": "positive label when labels are not 0/1, -1/1 or booleans",
-    "protocol": "calibration protocol of the headline expected accuracy",
-    "method": "calibration method of the headline expected accuracy",
-    "class_weight": 'None or "balanced" for every calibrator',
-    "n_repeats": "repeats of the indata protocol",
-    "random_state": "seed for every random choice",
-    "ood_dataset": "out-of-distribution dataset for DiSCA(OOD) and NiDMA (None: none)",
-    "tolerance": "worst admissible accuracy t of b(t)",
-    "computation_score": "DiDMA's computation score, e.g. 1/energy (None: no DiDMA/NiDMA)",
-    "selective_protocol": "calibration protocol of the selective-answering confidences",
-    "selective_method": "calibration method of the selective-answering confidences",
-    "resolution": "confidence step of the coverage-accuracy grid",
-    "cohort_protocol": "cohorts: None: the split column if present, else xdomain; or a protocol",
-    "val_split": "split value of the validation cohort V",
-    "test_split": "split value of the test cohort T",
-    "sigma_max": "largest bias/noise sigma (None: the score range of V and T together)",
-    "n_points": "sigma grid points of the robustness curves",
-    "noise_repeats": "Monte Carlo draws per sigma for the noise robustness",
-    "p": "order of the Wasserstein distance (1 or 2)",
-    "bins": "histogram bins",
-    "n_bootstrap": "bootstrap replicates behind every interval (0: none)",
-    "confidence_level": "confidence level of every interval",
-}
-
-
-def _table():
-    from .pipeline import EVALUATION_PARAMETERS
-
-    table = {
-        "evaluation": Parameter(_optional(_data), None, "a saved evaluation to display (None: compute it here)"),
-        "data": Parameter(_data, "demo", 'benchmark: "demo", a CSV/Parquet file or a TRUE directory'),
-    }
-    for name, default in EVALUATION_PARAMETERS.items():
-        if name != "models":
-            table[name] = Parameter(_evaluation_check, default, _HELP[name])
-    table["model"] = Parameter(_str, "svm", "the model this notebook is about")
-    table["n_dashboards"] = Parameter(_dashboards, 1, "full dashboards for the datasets with the largest drift (-1: all)")
-    return table
+#: Every parameter of an evaluation with its default (the notebooks declare the same names).
+EVALUATION_PARAMETERS = {p.name: p.default for p in _TABLE if p.evaluation}
 
 
-#: name -> Parameter: the evaluation's parameters (checked by :func:`beyondauc.evaluation.pipeline.check_parameters`)
-#: and the notebooks' own (``evaluation``, ``data``, ``model``, ``n_dashboards``).
-PARAMETERS = _table()
+def _check_one(param, value):
+    try:
+        return param.check(value, param.name)
+    except TypeError as exc:  # a check met a value of an unexpected kind
+        raise ValueError(f"`{param.name}` got {value!r}: {exc}") from None
+
+
+def check_evaluation_parameters(parameters):
+    """Validate evaluation parameters; return them complete (defaults filled) and normalised.
+
+    Unknown names are errors naming the closest valid ones; each value is
+    checked against what it must be, with a one-line message naming it.
+
+    Examples
+    --------
+    >>> from beyondauc.evaluation.parameters import check_evaluation_parameters
+    >>> check_evaluation_parameters({"tolerance": 0.8})["tolerance"]
+    0.8
+    >>> check_evaluation_parameters({"tolerance": 1.5})
+    Traceback (most recent call last):
+    ...
+    ValueError: `tolerance` must be a number in (0, 1], got 1.5
+    """
+    unknown = [k for k in parameters if k not in EVALUATION_PARAMETERS]
+    if unknown:
+        k = unknown[0]
+        close = difflib.get_close_matches(str(k), list(EVALUATION_PARAMETERS), n=3)
+        hint = f"; did you mean {', '.join(repr(c) for c in close)}?" if close else \
+            f"; known: {', '.join(EVALUATION_PARAMETERS)}"
+        raise ValueError(f"unknown parameter {k!r}{hint}")
+    p = {**EVALUATION_PARAMETERS, **parameters}
+    for name in EVALUATION_PARAMETERS:
+        p[name] = _check_one(PARAMETERS[name], p[name])
+    p["n_bootstrap"], p["confidence_level"] = check_bootstrap(p["n_bootstrap"], p["confidence_level"])
+    return p
 
 
 def check_parameters(values, *, known=None, what="parameter"):
-    """Validate ``values`` (name -> value); return them in a new dict.
+    """Validate ``values`` (name -> value) against the table; return them in a new dict.
 
     ``known`` are the names allowed (default: every name of the table); an
-    unknown name raises naming the closest valid ones. Names without a check
+    unknown name raises naming the closest valid ones. Names without an entry
     in the table are only checked to be known.
     """
     known = tuple(PARAMETERS) if known is None else tuple(known)
@@ -149,14 +222,20 @@ def check_parameters(values, *, known=None, what="parameter"):
     for name, value in values.items():
         if name not in known:
             raise ValueError(unknown_message(name, known, what=what))
-        param = PARAMETERS.get(name)
-        if param is not None:
-            try:
-                param.check(value, name)
-            except TypeError as exc:  # a check met a value of an unexpected kind
-                raise ValueError(f"`{name}` got {value!r}: {exc}") from None
+        if name in PARAMETERS:
+            _check_one(PARAMETERS[name], value)
         out[name] = value
     return out
+
+
+def parameters_markdown():
+    """The table of ``notebooks/README.md``: name, default, meaning (a test keeps the file equal to it)."""
+    rows = ["| name | default | meaning |", "|---|---|---|"]
+    for p in _TABLE:
+        if p.notebooks:
+            default = f'"{p.default}"' if isinstance(p.default, str) else repr(p.default)
+            rows.append(f"| `{p.name}` | `{default}` | {p.help} |")
+    return "\n".join(rows)
 
 
 def unknown_message(name, known, *, what="parameter"):

@@ -30,12 +30,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..metrics.bootstrap import check_bootstrap, percentile_interval
+from ..metrics.bootstrap import percentile_interval
+from .parameters import EVALUATION_PARAMETERS, check_evaluation_parameters
 from ..utils.output import EVALUATION, EVALUATION_SCHEMA_VERSION, OutputFolder, outside
 from ..utils.parallel import pool_context, process_pool
-from ..utils.validation import UndefinedMetricWarning, WarningLog, check_int, check_names, check_number, check_option, \
-    check_random_state, warnings_once
-from ..metrics import METHODS, PROTOCOLS, expected_accuracy_grid
+from ..utils.validation import UndefinedMetricWarning, WarningLog, warnings_once
+from ..metrics import expected_accuracy_grid
 from ..data.benchmark import Benchmark
 from ..metrics.diagnostics_benchmark import cohort_diagnostics, diagnostics_frame
 from ..metrics.grid_bootstrap import _nanmean, bootstrap_grid
@@ -46,39 +46,11 @@ from ..metrics.ranking import best_of_methods, calibration_modes, kendall_tau, r
 from ..metrics.selective_scores import disca_resolution_sensitivity
 from ..metrics.selective_benchmark import selective_answering
 
-__all__ = ["Evaluation", "evaluate", "load_evaluation", "open_evaluation", "EVALUATION_PARAMETERS", "SCHEMA_VERSION"]
+__all__ = ["Evaluation", "evaluate", "evaluation_folder", "load_evaluation", "open_evaluation", "SCHEMA_VERSION"]
 
 #: Version of the saved layout (manifest + Parquet tables); bumped on any incompatible change.
 SCHEMA_VERSION = EVALUATION_SCHEMA_VERSION
 MANIFEST = "manifest.json"
-
-#: Every parameter of an evaluation with its default (the notebooks declare the same names).
-EVALUATION_PARAMETERS = {
-    "models": None,
-    "datasets": None,
-    "pos_label": None,
-    "protocol": "xdomain",
-    "method": "logistic",
-    "class_weight": None,
-    "n_repeats": 20,
-    "random_state": 0,
-    "ood_dataset": None,
-    "tolerance": 0.9,
-    "computation_score": None,
-    "selective_protocol": "indata",
-    "selective_method": "logistic",
-    "resolution": 0.01,
-    "cohort_protocol": None,
-    "val_split": "val",
-    "test_split": "test",
-    "sigma_max": None,
-    "n_points": 21,
-    "noise_repeats": 20,
-    "p": 2,
-    "bins": 20,
-    "n_bootstrap": 200,
-    "confidence_level": 0.95,
-}
 
 #: What each table holds (written into the manifest).
 TABLES = {
@@ -129,64 +101,6 @@ _THIN_STEP = 1e-3  # ... keeping a point whenever a coordinate moves by one step
 # ---------------------------------------------------------------------------
 # parameters
 # ---------------------------------------------------------------------------
-
-def check_parameters(parameters):
-    """Validate evaluation parameters; return them complete (defaults filled) and normalised.
-
-    Unknown names are errors naming the closest valid ones; each value is
-    checked against what it must be, with a one-line message naming it.
-
-    Examples
-    --------
-    >>> from beyondauc.evaluation.pipeline import check_parameters
-    >>> check_parameters({"tolerance": 0.8})["tolerance"]
-    0.8
-    >>> check_parameters({"tolerance": 1.5})
-    Traceback (most recent call last):
-    ...
-    ValueError: `tolerance` must be a number in (0, 1], got 1.5
-    """
-    import difflib
-
-    unknown = [k for k in parameters if k not in EVALUATION_PARAMETERS]
-    if unknown:
-        k = unknown[0]
-        close = difflib.get_close_matches(str(k), list(EVALUATION_PARAMETERS), n=3)
-        hint = f"; did you mean {', '.join(repr(c) for c in close)}?" if close else \
-            f"; known: {', '.join(EVALUATION_PARAMETERS)}"
-        raise ValueError(f"unknown parameter {k!r}{hint}")
-    p = {**EVALUATION_PARAMETERS, **parameters}
-    p["models"] = check_names(p["models"], "models")
-    p["datasets"] = check_names(p["datasets"], "datasets")
-    if p["pos_label"] is not None and not isinstance(p["pos_label"], (str, int, bool, np.integer)):
-        raise ValueError(f"`pos_label` must be a str, int or bool, got {p['pos_label']!r}")
-    check_option(p["protocol"], "protocol", PROTOCOLS)
-    check_option(p["method"], "method", METHODS)
-    check_option(p["class_weight"], "class_weight", (None, "balanced"))
-    p["n_repeats"] = check_int(p["n_repeats"], "n_repeats", minimum=1)
-    check_random_state(p["random_state"])
-    if p["ood_dataset"] is not None and not isinstance(p["ood_dataset"], str):
-        raise ValueError(f"`ood_dataset` must be a dataset name (str) or None, got {p['ood_dataset']!r}")
-    p["tolerance"] = check_number(p["tolerance"], "tolerance", low=0, high=1, low_open=True)
-    if p["computation_score"] is not None:
-        p["computation_score"] = check_number(p["computation_score"], "computation_score", low=0)
-    check_option(p["selective_protocol"], "selective_protocol", PROTOCOLS)
-    check_option(p["selective_method"], "selective_method", METHODS)
-    p["resolution"] = check_number(p["resolution"], "resolution", low=0, high=1, low_open=True)
-    check_option(p["cohort_protocol"], "cohort_protocol", (None, "split", *PROTOCOLS))
-    for name in ("val_split", "test_split"):
-        if not isinstance(p[name], (str, int)) or isinstance(p[name], bool):
-            raise ValueError(f"`{name}` must be a split value (str), got {p[name]!r}")
-        p[name] = str(p[name])
-    if p["sigma_max"] is not None:
-        p["sigma_max"] = check_number(p["sigma_max"], "sigma_max", low=0, low_open=True)
-    p["n_points"] = check_int(p["n_points"], "n_points", minimum=2)
-    p["noise_repeats"] = check_int(p["noise_repeats"], "noise_repeats", minimum=1)
-    p["p"] = check_option(p["p"], "p", (1, 2))
-    p["bins"] = check_int(p["bins"], "bins", minimum=1)
-    p["n_bootstrap"], p["confidence_level"] = check_bootstrap(p["n_bootstrap"], p["confidence_level"])
-    return p
-
 
 # ---------------------------------------------------------------------------
 # the data
@@ -577,10 +491,10 @@ def evaluate(data="demo", *, n_jobs=1, progress=False, **parameters):
     ['disca', 'disca_low', 'disca_high', 'drift', 'drift_low', 'drift_high']
     """
     t_start = time.perf_counter()
-    p = check_parameters(parameters)
+    p = check_evaluation_parameters(parameters)
     source, sha256 = data_fingerprint(data)
     bench, full = _open(data, p)
-    from .parameters import check_against_benchmark  # imports this module
+    from .parameters import check_against_benchmark
 
     check_against_benchmark(p, bench, available=full)  # what would fail after the grid fails here, before it
     # each warning once, with the models and datasets it came from; a single class was said when the data was read
@@ -918,7 +832,7 @@ class Evaluation:
         files of the evaluation the manifest lists are replaced or deleted
         (a ``NOTES.md`` of yours in the folder stays), and the files are
         written aside inside the folder and moved in with renames, so a crash
-        never leaves half an evaluation (see :mod:`beyondauc._output`).
+        never leaves half an evaluation (see :mod:`beyondauc.utils.output`).
         ``path`` may also be the entered :func:`evaluation_folder` a caller
         opened before computing the evaluation.
 
@@ -953,7 +867,7 @@ def evaluation_folder(path, *, label="`out`"):
     Examples
     --------
     >>> import tempfile, beyondauc as ba
-    >>> from beyondauc.evaluate import evaluation_folder
+    >>> from beyondauc.evaluation import evaluation_folder
     >>> with tempfile.TemporaryDirectory() as tmp, evaluation_folder(tmp + "/ev") as folder:
     ...     ev = ba.evaluate("demo", datasets=["wine", "diabetes"], models=["svm"], noise_repeats=2, n_bootstrap=0)
     ...     ev.save(folder).name

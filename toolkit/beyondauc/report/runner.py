@@ -30,7 +30,8 @@ from ..evaluation.parameters import check_against_benchmark, check_parameters, d
 from .render import _index_rows, _render_html, _render_index, _write_pdf
 from ..utils.validation import check_int, check_names
 from ..data.open import DEMO, open_benchmark
-from ..evaluation.pipeline import EVALUATION_PARAMETERS, data_fingerprint, evaluate, load_evaluation
+from ..evaluation.parameters import EVALUATION_PARAMETERS
+from ..evaluation.pipeline import data_fingerprint, evaluate, load_evaluation
 from ..utils.parallel import process_pool
 
 def leaderboard(bench, **parameters):
@@ -465,7 +466,7 @@ def _evaluation_for(output, data, bench, parameters, *, recompute, progress, job
 
     Returns ``(evaluation, reused)``; the caller saves it into the staging folder.
     """
-    from ..evaluation.pipeline import check_parameters as check_evaluation
+    from ..evaluation.parameters import check_evaluation_parameters as check_evaluation
 
     complete = check_evaluation(parameters)
     _, sha256 = data_fingerprint(data)
