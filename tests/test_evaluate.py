@@ -17,7 +17,7 @@ import pytest
 
 import beyondauc as ba
 from beyondauc.evaluation.parameters import check_evaluation_parameters as check_parameters
-from beyondauc.evaluation.pipeline import SCHEMA_VERSION, TABLES
+from beyondauc.evaluation.container import SCHEMA_VERSION, TABLES
 
 DATASETS = ["wine", "diabetes", "digits_even", "iris_versicolor"]
 MODELS = ["svm", "naive_bayes", "mlp", "knn"]

@@ -31,7 +31,7 @@ import beyondauc
 import pytest
 from beyondauc.utils import output as _output
 from beyondauc.utils.output import MANIFEST, OutputFolder, ReportFolder, UnsafeManifestError
-from beyondauc.evaluation.pipeline import SCHEMA_VERSION, evaluation_folder
+from beyondauc.evaluation.container import SCHEMA_VERSION, evaluation_folder
 from beyondauc.report import safe_name
 from cli_helpers import check_single_error
 from report_helpers import BROKEN, CLI_WITH_NOTEBOOKS, HEALTHY, broken_frame, tiny_notebooks

@@ -40,7 +40,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from beyondauc.report import runner as report
-from beyondauc.utils.output import MANIFEST, ReportFolder, _atomic_write
+from beyondauc.utils.output import MANIFEST, ReportFolder, atomic_write
 from beyondauc.report import (
     ModelReport,
     NotebookRun,
@@ -281,7 +281,7 @@ def test_safe_name_rejects_non_str(name):
 def test_atomic_write_writes_and_leaves_no_temp(tmp_path, data):
     target = tmp_path / "report.html"
     target.write_text("old")
-    _atomic_write(target, data)
+    atomic_write(target, data)
     expected = data.encode("utf-8") if isinstance(data, str) else data
     assert target.read_bytes() == expected
     assert sorted(os.listdir(tmp_path)) == ["report.html"]
@@ -303,7 +303,7 @@ def test_atomic_write_failure_keeps_old_file_and_no_temp(tmp_path, monkeypatch, 
     if where:
         monkeypatch.setattr(os, where, _raise_oserror)
     with pytest.raises(error):
-        _atomic_write(target, data)
+        atomic_write(target, data)
     monkeypatch.undo()
     assert target.read_text() == "old content"
     assert sorted(os.listdir(tmp_path)) == ["index.html"]

@@ -562,7 +562,8 @@ def _report(args, out):
 
 
 def _evaluate(args, out):
-    from ..evaluation.pipeline import evaluate, evaluation_folder
+    from ..evaluation.pipeline import evaluate
+    from ..evaluation.container import evaluation_folder
 
     if args.jobs < 1 and args.jobs != -1:
         raise ValueError(f"--jobs must be an int >= 1 or -1 (all cores), got {args.jobs}")

@@ -5,20 +5,22 @@ from .benchmark import (  # noqa: F401
     Benchmark,
     load_benchmark,
     load_demo,
-    read_domains,
-    TRUE_DOMAINS,
 )
 from .open import (  # noqa: F401
     DEMO,
     open_benchmark,
+)
+from .readers import (  # noqa: F401
+    read_domains,
+    TRUE_DOMAINS,
 )
 
 __all__ = [
     "Benchmark",
     "load_benchmark",
     "load_demo",
-    "read_domains",
-    "TRUE_DOMAINS",
     "DEMO",
     "open_benchmark",
+    "read_domains",
+    "TRUE_DOMAINS",
 ]

@@ -1,6 +1,13 @@
 """Layer 3: the parameter table, :func:`evaluate` and the :class:`Evaluation` every view reads.
 """
 
+from .container import (  # noqa: F401
+    Evaluation,
+    evaluation_folder,
+    load_evaluation,
+    SCHEMA_VERSION,
+    TABLES,
+)
 from .parameters import (  # noqa: F401
     EVALUATION_PARAMETERS,
     PARAMETERS,
@@ -10,12 +17,8 @@ from .parameters import (  # noqa: F401
     parameters_markdown,
 )
 from .pipeline import (  # noqa: F401
-    Evaluation,
     evaluate,
-    evaluation_folder,
-    load_evaluation,
     open_evaluation,
-    SCHEMA_VERSION,
 )
 from .summary import (  # noqa: F401
     ModelSummary,
@@ -24,18 +27,19 @@ from .summary import (  # noqa: F401
 )
 
 __all__ = [
+    "Evaluation",
+    "evaluation_folder",
+    "load_evaluation",
+    "SCHEMA_VERSION",
+    "TABLES",
     "EVALUATION_PARAMETERS",
     "PARAMETERS",
     "Parameter",
     "check_evaluation_parameters",
     "cli_flag",
     "parameters_markdown",
-    "Evaluation",
     "evaluate",
-    "evaluation_folder",
-    "load_evaluation",
     "open_evaluation",
-    "SCHEMA_VERSION",
     "ModelSummary",
     "model_summary",
     "THRESHOLDS",

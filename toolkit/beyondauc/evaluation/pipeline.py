@@ -18,21 +18,18 @@ from __future__ import annotations
 
 import datetime as _dt
 import hashlib
-import html
-import json
 import os
 import time
 import warnings
-from dataclasses import dataclass, field
-from importlib import metadata
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from ..metrics.bootstrap import percentile_interval
-from .parameters import EVALUATION_PARAMETERS, check_evaluation_parameters
-from ..utils.output import EVALUATION, EVALUATION_SCHEMA_VERSION, OutputFolder, outside
+from .container import Evaluation, load_evaluation, package_versions
+from .parameters import check_evaluation_parameters
 from ..utils.parallel import pool_context, process_pool
 from ..utils.validation import UndefinedMetricWarning, WarningLog, warnings_once
 from ..metrics import expected_accuracy_grid
@@ -46,54 +43,7 @@ from ..metrics.ranking import best_of_methods, calibration_modes, kendall_tau, r
 from ..metrics.selective_scores import disca_resolution_sensitivity
 from ..metrics.selective_benchmark import selective_answering
 
-__all__ = ["Evaluation", "evaluate", "evaluation_folder", "load_evaluation", "open_evaluation", "SCHEMA_VERSION"]
-
-#: Version of the saved layout (manifest + Parquet tables); bumped on any incompatible change.
-SCHEMA_VERSION = EVALUATION_SCHEMA_VERSION
-MANIFEST = "manifest.json"
-
-#: What each table holds (written into the manifest).
-TABLES = {
-    "datasets": "one row per dataset: domain, examples, positives, positive rate (and the split values)",
-    "grid": "AUC and every score (accuracy, kappa, balanced accuracy, MCC, F1) per protocol x method x dataset x model",
-    "rank_changes": "rank by AUC vs rank by the score per dataset and for the mean (headline protocol and method), "
-                    "for score = accuracy and kappa",
-    "rank_table": "value and rank of every model per dataset and mean, for score = auc, accuracy and kappa",
-    "kendall": "Kendall's tau between the AUC ranking and the score ranking, per dataset and mean",
-    "calibration_modes": "the paper's Table 4: mean score and rank per protocol x method (score = accuracy, kappa)",
-    "best_of_methods": "the paper's Table 5: the best method per protocol and model (score = kappa)",
-    "variance": "the paper's Table 3: score variance per model, raw and min-max scaled",
-    "histograms": "class-conditional score histograms per model and dataset (and 'all'), shared bins per model",
-    "diagnostics": "test-set AUROC diagnostics per model x dataset: AUCs, bias and noise robustness, drift, W",
-    "roc": "ROC curves of the validation and test cohorts per model x dataset (thinned, see README)",
-    "cohort_histograms": "class histograms of the validation and test cohorts on shared bins, per model x dataset",
-    "robustness": "bias and noise robustness curves per model x dataset x cohort",
-    "drift_curves": "sensitivity and specificity of both cohorts per threshold (thinned, see README)",
-    "wasserstein": "the 2x2 Wasserstein matrices (p = 1 and p = 2; `chosen` marks parameter p) per model x dataset",
-    "selective": "selective answering per model x dataset: accuracy, area, AURC, E-AURC, a, b, fluctuations, "
-                 "DiSCA (and on the OOD dataset, DiDMA, NiDMA)",
-    "tolerance": "b and DiSCA over the tolerance grid per model x dataset (and on the OOD dataset)",
-    "coverage_curves": "coverage-accuracy curves per model x dataset: the grid curve DiSCA reads, the exact curve "
-                       "(thinned) and the grid curve on the OOD dataset",
-    "fluctuations": "every fluctuation of the grid curve per model x dataset (and on the OOD dataset)",
-    "leaderboard": "one row per model: mean AUC and accuracy, their ranks and the change, kappa, DiSCA, drift, "
-                   "with intervals and p_change",
-    "calibration_error": "expected calibration error (15 equal-width bins) of the probabilities a calibrator learnt "
-                         "under each protocol x method gives on the evaluation data, per dataset x model",
-    "reliability": "the reliability bins behind each ECE: mean predicted probability, fraction of positives, count",
-    "resolution_sensitivity": "DiSCA and its parts on the same answers over grid steps 0.1 ... 1e-4, per model x "
-                              "dataset (DiSCA depends on the step through the 0.001 floor)",
-    "mean_intervals": "the mean over datasets of every score with its bootstrap interval (headline setting)",
-    "findings": "the verdict on each model: one sentence per finding (ranking, threshold, drift, selective) "
-                "with its status (good, warn, bad, info), generated from the tables above",
-    "verdicts": "one line per model for the index, from its findings",
-    "auc_intervals": "DeLong confidence interval of the AUC per model x dataset",
-    "pairwise": "per dataset and mean, for each ordered pair of models: the accuracy difference, its interval and "
-                "the bootstrap probability that the first beats the second (headline protocol and method)",
-    "friedman": "Friedman test and Nemenyi critical difference over datasets, for the AUC and the deployed "
-                "accuracy: average rank per model, statistic, p-value, critical difference",
-}
-
+__all__ = ["evaluate", "open_evaluation"]
 _MAX_POINTS = 2000  # curves with more points are thinned to what a figure resolves
 _THIN_STEP = 1e-3  # ... keeping a point whenever a coordinate moves by one step of this size
 
@@ -427,9 +377,9 @@ class _ModelJob:
 
 def _map(job, models, n_jobs):
     """``job(model)`` for every model, in order; in ``n_jobs`` processes when > 1 (the numbers do not change)."""
-    from ..metrics.calibration import _check_n_jobs
+    from ..metrics.calibration import check_n_jobs
 
-    n_jobs = _check_n_jobs(n_jobs)
+    n_jobs = check_n_jobs(n_jobs)
     if n_jobs == 1 or len(models) == 1:
         yield from map(job, models)
         return
@@ -441,16 +391,6 @@ def _map(job, models, n_jobs):
 # ---------------------------------------------------------------------------
 # evaluate
 # ---------------------------------------------------------------------------
-
-def _versions():
-    out = {}
-    for pkg in ("beyondauc", "numpy", "scipy", "pandas", "scikit-learn", "matplotlib", "pyarrow"):
-        try:
-            out[pkg] = metadata.version(pkg)
-        except metadata.PackageNotFoundError:
-            out[pkg] = None
-    return out
-
 
 def evaluate(data="demo", *, n_jobs=1, progress=False, **parameters):
     """Compute everything the reports show, once: an :class:`Evaluation`.
@@ -631,272 +571,8 @@ def _compute(data, p, bench, full, source, sha256, t_start, *, n_jobs, progress,
     created = _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat()
     timing = {name: round(sec, 3) for name, sec in stages}
     timing["total"] = round(time.perf_counter() - t_start, 3)
-    return Evaluation(tables=tables, parameters=stored, data=info, versions=_versions(), created=created,
+    return Evaluation(tables=tables, parameters=stored, data=info, versions=package_versions(), created=created,
                       timing=timing)
-
-
-# ---------------------------------------------------------------------------
-# the result
-# ---------------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class Evaluation:
-    """Everything the reports show about one benchmark, computed once.
-
-    Attributes
-    ----------
-    tables : dict of str -> pandas.DataFrame
-        Tidy tables by name (see ``TABLES`` and the README's schema).
-    parameters : dict
-        The analysis parameters, complete (defaults filled in).
-    data : dict
-        ``source``, ``sha256``, ``n_rows``, ``models``, ``datasets``, ``domains``.
-    versions : dict
-        Versions of beyondauc and the libraries that computed it.
-    created : str
-        UTC time of the computation (ISO 8601).
-    timing : dict
-        Seconds per stage.
-    """
-
-    tables: dict = field(repr=False)
-    parameters: dict = field(repr=False)
-    data: dict = field(repr=False)
-    versions: dict = field(repr=False)
-    created: str = ""
-    timing: dict = field(default_factory=dict, repr=False)
-
-    # -- access ---------------------------------------------------------------------
-
-    def table(self, name):
-        """The table ``name`` (a DataFrame); a one-line error lists the names there are."""
-        if name not in self.tables:
-            raise KeyError(f"the evaluation has no table {name!r}; it has {', '.join(self.tables)}")
-        return self.tables[name]
-
-    def __getitem__(self, name):
-        return self.table(name)
-
-    @property
-    def models(self):
-        return tuple(self.data["models"])
-
-    @property
-    def datasets(self):
-        return tuple(self.data["datasets"])
-
-    def headline(self):
-        """The grid rows of the headline protocol and method (what ``expected_accuracy`` returns)."""
-        g = self.table("grid")
-        p = self.parameters
-        return g[(g["protocol"] == p["protocol"]) & (g["method"] == p["method"])].reset_index(drop=True)
-
-    def check_model(self, model):
-        """Raise a one-line error unless ``model`` is one of the evaluation's models."""
-        if model not in self.models:
-            raise ValueError(f"`model` {model!r} is not in the evaluation; it has {list(self.models)}")
-        return model
-
-    def same_inputs(self, sha256, parameters):
-        """Whether this evaluation was computed from data ``sha256`` with ``parameters`` (complete), by the
-        versions of beyondauc and of the libraries its numbers depend on that are installed now."""
-        return (self.data.get("sha256") == sha256 and _jsonable(self.parameters) == _jsonable(parameters)
-                and self.versions == _versions())
-
-    def _rows(self, name, **where):
-        t = self.table(name)
-        mask = np.ones(len(t), dtype=bool)
-        for k, v in where.items():
-            mask &= (t[k] == v).to_numpy()
-        return t[mask]
-
-    def coverage_curve(self, model, dataset, *, curve="exact", where="in"):
-        """A stored coverage-accuracy curve as a :class:`~beyondauc.CoverageAccuracyCurve`.
-
-        ``curve="grid"`` is the curve DiSCA reads (step ``resolution``),
-        ``"exact"`` the per-confidence curve (thinned for large data);
-        ``where="ood"`` the grid curve on the out-of-distribution dataset.
-        """
-        from ..metrics.selective import CoverageAccuracyCurve
-
-        self.check_model(model)
-        c = self._rows("coverage_curves", model=model, dataset=dataset, curve=curve, where=where)
-        if not len(c):
-            raise ValueError(f"the evaluation has no {curve} curve of {model!r} on {dataset!r} ({where})")
-        sel = self._rows("selective", model=model, dataset=dataset).iloc[0]
-        cov, acc = c["coverage"].to_numpy(), c["accuracy"].to_numpy()
-        area = float(sel["area"]) if curve == "exact" and where == "in" else \
-            float(np.dot(np.diff(cov, prepend=0.0), acc))
-        return CoverageAccuracyCurve(area, cov, acc, c["confidence"].to_numpy(), c["n_answered"].to_numpy(),
-                                     c["n_correct"].to_numpy(),
-                                     self.parameters["resolution"] if curve == "grid" else None)
-
-    def disca(self, model, dataset, *, where="in"):
-        """The stored :class:`~beyondauc.DiSCA` of ``model`` on ``dataset`` (``where="ood"``: on the OOD data)."""
-        from ..metrics.selective_scores import DiSCA
-
-        row = self._rows("selective", model=model, dataset=dataset)
-        if not len(row):
-            raise ValueError(f"the evaluation has no selective answering of {model!r} on {dataset!r}")
-        row = row.iloc[0]
-        sfx = "" if where == "in" else "_ood"
-        fl = self._rows("fluctuations", model=model, dataset=dataset, where=where)
-        tab = self._rows("tolerance", model=model, dataset=dataset, where=where)
-        return DiSCA(float(row["disca" + sfx]), float(row["a" + sfx]), float(row["b" + sfx]),
-                     int(row["n_fluctuations" + sfx]), float(row["fluctuation_magnitude" + sfx]),
-                     float(row["penalty" + sfx]), float(self.parameters["tolerance"]), (1 / 3, 1 / 3, 1 / 3),
-                     float(self.parameters["resolution"]),
-                     fl.drop(columns=["model", "dataset", "where"]).reset_index(drop=True),
-                     tab.drop(columns=["model", "dataset", "where"]).reset_index(drop=True),
-                     self.coverage_curve(model, dataset, curve="grid", where=where))
-
-    def cohort_panels(self, model, dataset):
-        """What the diagnostics dashboard of ``model`` on ``dataset`` draws, rebuilt from the stored tables."""
-        from ..metrics.diagnostics import BiasRobustness, NoiseRobustness, SensSpecDrift, WassersteinMatrix
-
-        self.check_model(model)
-        key = dict(model=model, dataset=dataset)
-        row = self._rows("diagnostics", **key)
-        if not len(row):
-            raise ValueError(f"the evaluation has no diagnostics of {model!r} on {dataset!r}")
-        row = row.iloc[0]
-        matrices = {}
-        for order, w in self._rows("wasserstein", **key).groupby("p", sort=True):
-            matrix = w["distance"].to_numpy(dtype=float).reshape(2, 2)
-            matrices[bool(w["chosen"].iloc[0])] = WassersteinMatrix(float(w["score"].iloc[0]), matrix, int(order),
-                                                                    str(w["note"].iloc[0] or ""))
-        robust = {}
-        for (cohort, kind), r in self._rows("robustness", **key).groupby(["cohort", "kind"], sort=False):
-            args = (float(r["score"].iloc[0]), float(r["auc_unperturbed"].iloc[0]), float(r["sigma_max"].iloc[0]),
-                    r["sigma"].to_numpy(), r["auc"].to_numpy())
-            robust[(cohort, kind)] = BiasRobustness(*args) if kind == "bias" else \
-                NoiseRobustness(*args, r["auc_std"].to_numpy(), int(self.parameters["noise_repeats"]),
-                                self.parameters["random_state"])
-        d = self._rows("drift_curves", **key)
-        drift = SensSpecDrift(float(row["drift"]), d["threshold"].to_numpy(), d["sensitivity_val"].to_numpy(),
-                              d["specificity_val"].to_numpy(), d["sensitivity_test"].to_numpy(),
-                              d["specificity_test"].to_numpy())
-        roc = {c: r for c, r in self._rows("roc", **key).groupby("cohort", sort=False)}
-        hist = {c: r for c, r in self._rows("cohort_histograms", **key).groupby("cohort", sort=False)}
-        return dict(model=model, dataset=dataset, cohorts=str(row["cohorts"]), summary=row.to_dict(),
-                    wasserstein=matrices[True], wasserstein_other=matrices.get(False), bias=(robust[("val", "bias")], robust[("test", "bias")]),
-                    noise=(robust[("val", "noise")], robust[("test", "noise")]), drift=drift,
-                    roc={c: (r["fpr"].to_numpy(), r["tpr"].to_numpy(), r["threshold"].to_numpy()) for c, r in roc.items()},
-                    auc={"val": float(row["auc_val"]), "test": float(row["auc_test"])},
-                    histograms={c: (np.r_[r["left"].to_numpy(), r["right"].to_numpy()[-1:]],
-                                    r["negative"].to_numpy(), r["positive"].to_numpy(), int(r["clipped"].iloc[0]))
-                                for c, r in hist.items()})
-
-    # -- display ---------------------------------------------------------------------
-
-    def __repr__(self):
-        return (f"Evaluation({len(self.models)} models, {len(self.datasets)} datasets, {len(self.tables)} tables, "
-                f"source={self.data.get('source')!r}, sha256={str(self.data.get('sha256'))[:12]}...)")
-
-    def _repr_html_(self):
-        esc = html.escape
-        board = self.tables.get("leaderboard")
-        rows = "".join(f"<tr><td>{esc(k)}</td><td>{esc(str(v))}</td></tr>" for k, v in (
-            ("source", self.data.get("source")), ("sha256", self.data.get("sha256")),
-            ("models", len(self.models)), ("datasets", len(self.datasets)), ("created", self.created),
-            ("headline", f"{self.parameters.get('protocol')}, {self.parameters.get('method')}")))
-        tables = ", ".join(f"<code>{esc(k)}</code> ({len(v)})" for k, v in self.tables.items())
-        lb = board.to_html(index=False, float_format=lambda x: f"{x:.3f}", na_rep="–") if board is not None else ""
-        return (f"<div><strong>beyondauc Evaluation</strong><table>{rows}</table>"
-                f"<p>Tables (rows): {tables}</p>{lb}</div>")
-
-    # -- saving -----------------------------------------------------------------------
-
-    def manifest(self):
-        """The JSON manifest written beside the tables."""
-        return {
-            "schema_version": SCHEMA_VERSION,
-            "kind": "beyondauc-evaluation",
-            "created": self.created,
-            "parameters": _jsonable(self.parameters),
-            "data": _jsonable(self.data),
-            "versions": self.versions,
-            "timing": self.timing,
-            "tables": {
-                name: {"file": f"{name}.parquet", "rows": int(len(t)), "description": TABLES.get(name, ""),
-                       "columns": {str(c): str(t[c].dtype) for c in t.columns}}
-                for name, t in self.tables.items()
-            },
-        }
-
-    def save(self, path):
-        """Write the tables as Parquet files and ``manifest.json`` into the folder ``path``.
-
-        ``path`` must be new, empty or an evaluation folder (its ``manifest.json``
-        of kind ``beyondauc-evaluation``); anything else is refused. Only the
-        files of the evaluation the manifest lists are replaced or deleted
-        (a ``NOTES.md`` of yours in the folder stays), and the files are
-        written aside inside the folder and moved in with renames, so a crash
-        never leaves half an evaluation (see :mod:`beyondauc.utils.output`).
-        ``path`` may also be the entered :func:`evaluation_folder` a caller
-        opened before computing the evaluation.
-
-        Returns
-        -------
-        pathlib.Path
-        """
-        if isinstance(path, OutputFolder):
-            self._write(path.staging)
-            path.commit()
-            return path.out
-        with evaluation_folder(path, label="`path`") as folder:
-            self._write(folder.staging)
-            folder.commit()
-        return Path(path)
-
-    def _write(self, folder):
-        """The tables and the manifest, into the (staging) folder ``folder``."""
-        folder = Path(folder)
-        for name, t in self.tables.items():
-            _parquet_safe(t).to_parquet(folder / f"{name}.parquet", index=False)
-        (folder / MANIFEST).write_text(json.dumps(self.manifest(), indent=1, allow_nan=True), encoding="utf-8")
-
-
-def evaluation_folder(path, *, label="`out`"):
-    """The output folder of an evaluation at ``path``, to enter before computing it.
-
-    Entering refuses at once a folder that is not an evaluation (nor new or
-    empty), a file of the user's where a table goes, a folder in use or not
-    writable; :meth:`Evaluation.save` then writes into it.
-
-    Examples
-    --------
-    >>> import tempfile, beyondauc as ba
-    >>> from beyondauc.evaluation import evaluation_folder
-    >>> with tempfile.TemporaryDirectory() as tmp, evaluation_folder(tmp + "/ev") as folder:
-    ...     ev = ba.evaluate("demo", datasets=["wine", "diabetes"], models=["svm"], noise_repeats=2, n_bootstrap=0)
-    ...     ev.save(folder).name
-    'ev'
-    """
-    return OutputFolder(Path(path).expanduser(), EVALUATION, planned=evaluation_files(), label=label)
-
-
-def evaluation_files():
-    """Every file an evaluation folder may hold: ``manifest.json`` and one Parquet file per table."""
-    return [MANIFEST, *(f"{name}.parquet" for name in TABLES)]
-
-
-def _jsonable(value):
-    """Parameters and data info as JSON would give them back (tuples as lists, numpy scalars as Python)."""
-    return json.loads(json.dumps(value, default=lambda o: o.item() if hasattr(o, "item") else str(o)))
-
-
-def _parquet_safe(frame):
-    """Object columns holding numbers and text alike become text columns Parquet can store."""
-    out = frame
-    for c in frame.columns:
-        col = frame[c]
-        if col.dtype == object:
-            kinds = {type(v) for v in col if v is not None and not (isinstance(v, float) and np.isnan(v))}
-            if len(kinds) > 1:
-                out = out.copy() if out is frame else out
-                out[c] = col.map(lambda v: None if v is None else str(v))
-    return out
 
 
 def open_evaluation(evaluation=None, *, data="demo", **parameters):
@@ -919,64 +595,3 @@ def open_evaluation(evaluation=None, *, data="demo", **parameters):
             return evaluation
         return load_evaluation(evaluation)
     return evaluate(data, **parameters)
-
-
-_CACHE = {}  # (folder, manifest mtime and size) -> Evaluation: a kernel that runs several notebooks reads it once
-
-
-def load_evaluation(path):
-    """Read an evaluation saved by :meth:`Evaluation.save` (or a report folder holding one).
-
-    Parameters
-    ----------
-    path : str or path
-        The evaluation folder, or a report folder with ``evaluation/`` in it.
-
-    Returns
-    -------
-    Evaluation
-
-    Examples
-    --------
-    >>> import tempfile, beyondauc as ba
-    >>> ev = ba.evaluate("demo", datasets=["wine", "diabetes"], models=["svm", "knn"], noise_repeats=2, n_bootstrap=0)
-    >>> with tempfile.TemporaryDirectory() as tmp:
-    ...     back = ba.load_evaluation(ev.save(tmp + "/ev"))
-    >>> back.table("leaderboard").equals(ev.table("leaderboard"))
-    True
-    """
-    path = Path(path).expanduser()
-    if not (path / MANIFEST).is_file() and (path / "evaluation" / MANIFEST).is_file():
-        path = path / "evaluation"
-    manifest_path = path / MANIFEST
-    if not manifest_path.is_file():
-        raise FileNotFoundError(f"`path` {str(path)!r} holds no beyondauc evaluation ({MANIFEST} missing)")
-    stat = manifest_path.stat()
-    key = (str(path.resolve()), stat.st_mtime_ns, stat.st_size, stat.st_ino)
-    if key in _CACHE:
-        return _CACHE[key]
-    try:
-        manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"{manifest_path}: not valid JSON ({exc.msg}, line {exc.lineno})") from None
-    if manifest.get("kind") != "beyondauc-evaluation":
-        raise ValueError(f"{manifest_path}: not a beyondauc evaluation manifest")
-    version = manifest.get("schema_version")
-    if version != SCHEMA_VERSION:
-        raise ValueError(f"{manifest_path}: schema version {version!r}, this beyondauc reads version {SCHEMA_VERSION}; "
-                         "recompute the evaluation")
-    tables = {}
-    for name, spec in manifest["tables"].items():
-        reason = outside(os.path.realpath(path), spec["file"])
-        if reason:  # a manifest is untrusted: it may only name files in its folder
-            raise ValueError(f"{manifest_path}: table {name!r} names {spec['file']!r}, which {reason}")
-        file = path / spec["file"]
-        if not file.is_file():
-            raise FileNotFoundError(f"{file}: table {name!r} of the evaluation is missing")
-        tables[name] = pd.read_parquet(file)
-    ev = Evaluation(tables=tables, parameters=manifest["parameters"], data=manifest["data"],
-                    versions=manifest.get("versions", {}), created=manifest.get("created", ""),
-                    timing=manifest.get("timing", {}))
-    _CACHE.clear()  # one evaluation at a time: a report's
-    _CACHE[key] = ev
-    return ev

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from ..utils.validation import check_option
 from .bootstrap import check_bootstrap
-from .calibration import METHODS, PROTOCOLS, _check_grid_args, _check_n_jobs, point_grid
+from .calibration import METHODS, PROTOCOLS, _check_grid_args, check_n_jobs, point_grid
 from .grid_bootstrap import bootstrap_grid
 
 __all__ = ["expected_accuracy", "expected_accuracy_grid"]
@@ -54,7 +54,7 @@ def expected_accuracy_grid(
         methods = [methods]
     protocols, methods = list(dict.fromkeys(protocols)), list(dict.fromkeys(methods))
     seed = _check_grid_args(bench, protocols, methods, class_weight, n_repeats, random_state, reference)
-    n_jobs = _check_n_jobs(n_jobs)
+    n_jobs = check_n_jobs(n_jobs)
     n_bootstrap, confidence_level = check_bootstrap(n_bootstrap, confidence_level)
     if n_bootstrap > 0 and reference is not None:
         raise ValueError("`n_bootstrap` > 0 is not available with `reference`='opitz2024' (a reproduction mode that "

@@ -573,7 +573,7 @@ def _map_models(ctx, bench, n_jobs, func=None):
             yield f.result()
 
 
-def _check_n_jobs(n_jobs):
+def check_n_jobs(n_jobs):
     if n_jobs == -1:
         return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1)
     if isinstance(n_jobs, (bool, np.bool_)) or not isinstance(n_jobs, (int, np.integer)) or n_jobs < 1:

@@ -53,7 +53,7 @@ from .calibration import (
     PROTOCOLS,
     SCORES,
     _check_grid_args,
-    _check_n_jobs,
+    check_n_jobs,
     _Context,
     _plan,
     _splits,
@@ -589,7 +589,7 @@ def bootstrap_grid(
     n_bootstrap, confidence_level = check_bootstrap(n_bootstrap, confidence_level)
     if n_bootstrap < 1:
         raise ValueError(f"`n_bootstrap` must be an int >= 1, got {n_bootstrap}")
-    n_jobs = _check_n_jobs(n_jobs)
+    n_jobs = check_n_jobs(n_jobs)
     grid = point_grid(bench, protocols, methods, class_weight=class_weight, n_repeats=n_repeats, seed=seed,
                       n_jobs=n_jobs)
     ctx = _Context(

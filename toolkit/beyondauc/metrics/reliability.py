@@ -37,7 +37,7 @@ from .calibration import (
     PROTOCOLS,
     _Context,
     _check_grid_args,
-    _check_n_jobs,
+    check_n_jobs,
     _chunks,
     _indata_train,
     _lbfgs_params,
@@ -356,7 +356,7 @@ def calibration_error_table(
     protocols, methods = list(dict.fromkeys(protocols)), list(dict.fromkeys(methods))
     seed = _check_grid_args(bench, protocols, methods, class_weight, n_repeats, random_state, reference)
     n_bins = check_int(n_bins, "n_bins", minimum=1)
-    n_jobs = _check_n_jobs(n_jobs)
+    n_jobs = check_n_jobs(n_jobs)
     ctx = _Context(
         y=bench.labels(), codes=bench.dataset_codes(), offsets=bench._offsets, datasets=bench.datasets,
         domains=dict(bench.domains), protocols=tuple(protocols), methods=tuple(methods),

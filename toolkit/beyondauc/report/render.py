@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..utils.output import _atomic_write
+from ..utils.output import atomic_write
 
 _TEMPLATE = "beyondauc"
 
@@ -255,7 +255,7 @@ def _write_pdf(html, target, base_dir):
     html = html.replace('<details class="ba-section"', '<details open class="ba-section"')  # print every section
     html = _breakable_words(html)
     pdf = weasyprint.HTML(string=html, base_url=str(base_dir)).write_pdf()
-    _atomic_write(target, pdf)
+    atomic_write(target, pdf)
 
 
 def _fmt(value, digits=3):

@@ -25,7 +25,7 @@ from pathlib import Path
 import pandas as pd
 
 from .execute import _INLINE_BACKEND, _error_of, _execute, _Kernel, _worker_kernel
-from ..utils.output import _HASHED, ReportFolder, _atomic_write, safe_name
+from ..utils.output import _HASHED, ReportFolder, atomic_write, safe_name
 from ..evaluation.parameters import check_against_benchmark, check_parameters, declared_parameters
 from .render import _index_rows, _render_html, _render_index, _write_pdf
 from ..utils.validation import check_int, check_names
@@ -254,7 +254,7 @@ def _report_job(spec):
     try:
         html = _render_html(executed, header, include_code=spec["include_code"])
         html_name = f"{spec['stem']}.html"
-        _atomic_write(target / html_name, html)
+        atomic_write(target / html_name, html)
         if spec["pdf"]:
             _write_pdf(html, target / f"{spec['stem']}.pdf", target)
             pdf_name = f"{spec['stem']}.pdf"
@@ -424,7 +424,7 @@ def run_report(data=DEMO, *, models=None, datasets=None, out=None, pdf=False, jo
 
 def _planned_files(slugs, pdf):
     """Every file a report run may write (relative to ``out``), for the check before the computation."""
-    from ..evaluation.pipeline import evaluation_files
+    from ..evaluation.container import evaluation_files
 
     pdfs = ("pdf",) if pdf else ()
     files = ["index.html", *(f"{OVERVIEW}/{OVERVIEW}.{ext}" for ext in ("html", "ipynb", *pdfs)),
@@ -582,7 +582,7 @@ def _render_reports(output, evaluation, reused, bench, folder, slugs, notebook_e
         "overview": {"html": overview.html, "status": overview.status, "error": overview.error,
                      "notebooks": [{"name": nb.name, "path": nb.path} for nb in overview.notebooks]},
     }
-    _atomic_write(stage / "index.html", _render_index(context))  # last: the report is complete
+    atomic_write(stage / "index.html", _render_index(context))  # last: the report is complete
     out_dir = Path(output.out)
     return ReportResult(out_dir, out_dir / "index.html", reports, overview, board, time.perf_counter() - t0, workers,
                         evaluation)

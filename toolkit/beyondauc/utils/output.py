@@ -94,7 +94,7 @@ def safe_name(name):
     return f"{slug}-{digest}" if slug else f"model-{digest}"
 
 
-def _atomic_write(path, data):
+def atomic_write(path, data):
     """Write ``data`` (str or bytes) to ``path`` through a temp file and a rename."""
     path = Path(path)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
@@ -388,7 +388,7 @@ class OutputFolder:
             self.check(self.planned)
             self.staging = Path(tempfile.mkdtemp(prefix=_STAGING, dir=self.path))
             os.chmod(self.staging, 0o755)  # mkdtemp makes it private; an output is for sharing
-            _atomic_write(self.staging / _STATE, json.dumps({"kind": _STATE_KIND, "complete": False}) + "\n")
+            atomic_write(self.staging / _STATE, json.dumps({"kind": _STATE_KIND, "complete": False}) + "\n")
         except BaseException:
             self._leave()
             raise
@@ -429,7 +429,7 @@ class OutputFolder:
         self.check(files)
         state = {"kind": _STATE_KIND, "complete": True, "manifest": manifest, "files": files,
                  "remove": sorted(self.owned - set(files))}
-        _atomic_write(staging / _STATE, json.dumps(state, indent=1) + "\n")  # the commit point
+        atomic_write(staging / _STATE, json.dumps(state, indent=1) + "\n")  # the commit point
         self._committed = True
         self._roll_forward(staging, state)
 
@@ -502,7 +502,7 @@ def _write_manifest(folder, files):
 
     data = {"kind": _REPORT_KIND, "schema_version": _REPORT_SCHEMA, "format": _REPORT_KIND, "version": 1,
             "beyondauc": __version__, "files": sorted(f for f in files if f != MANIFEST)}
-    _atomic_write(Path(folder) / MANIFEST, json.dumps(data, indent=1) + "\n")
+    atomic_write(Path(folder) / MANIFEST, json.dumps(data, indent=1) + "\n")
 
 
 def _files(folder):

@@ -1,0 +1,479 @@
+"""Readers of every input form: TRUE directories, CSV (also gzipped), TSV and Parquet files, domain
+mappings.  Every read error names the file (and the line where there is one) and suggests the likely
+delimiter or encoding; every column is accounted for.
+"""
+
+from __future__ import annotations
+
+import csv
+import difflib
+import gzip
+import json
+import unicodedata
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+
+
+__all__ = ["read_domains", "TRUE_DOMAINS"]
+
+
+#: Domains of the TRUE benchmark's datasets, as the paper groups them.  The
+#: paper leaves ``fever`` and ``vitaminc`` out of its tables; they are mapped
+#: to TRUE's own ``fact_verification`` group so they stay usable.
+TRUE_DOMAINS: dict[str, str] = {
+    "mnbm": "summarization",
+    "frank": "summarization",
+    "summeval": "summarization",
+    "qags_xsum": "summarization",
+    "qags_cnndm": "summarization",
+    "begin": "dialogue",
+    "q2": "dialogue",
+    "dialfact": "dialogue",
+    "paws_wiki": "paraphrase",
+    "paws": "paraphrase",
+    "fever": "fact_verification",
+    "vitaminc": "fact_verification",
+}
+
+_RESERVED = ("dataset", "domain", "label", "split", "id")
+#: Columns whose values are names: read as the text in the file ("None", "NA", "01" stay names).
+_NAME_COLUMNS = ("dataset", "domain")
+#: Bidirectional embedding, override and isolate controls: they reorder the text that follows them.
+_BIDI_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+_BOOKKEEPING = ("_file", "_line")  # where each row came from, for messages; never a model
+_EXPECTED = "expected columns 'dataset', 'label', one numeric column per model, optionally 'domain', 'split', 'id'"
+_TRUE_SUFFIXES = ("_dev_true_scores", "_true_scores")
+_TRUE_TEXT = ("generated_text", "grounding")  # the TRUE format's own text columns: known, never models
+
+
+# -- reading ------------------------------------------------------------------
+
+def read_domains(path):
+    """Read a dataset -> domain mapping from a JSON object or a CSV file.
+
+    The CSV needs columns ``dataset`` and ``domain``.
+
+    Examples
+    --------
+    >>> import json, tempfile, os
+    >>> p = os.path.join(tempfile.mkdtemp(), "domains.json")
+    >>> _ = open(p, "w").write(json.dumps({"a": "news", "b": "chat"}))
+    >>> read_domains(p)
+    {'a': 'news', 'b': 'chat'}
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise ValueError(f"domains file {str(path)!r} does not exist")
+    if path.suffix.lower() == ".json":
+        try:
+            mapping = json.loads(path.read_text(encoding="utf-8-sig"))
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"domains file {str(path)!r} is not valid JSON: {exc}") from None
+        except UnicodeDecodeError:
+            raise _undecodable(path, f"domains file {str(path)!r}") from None
+        if not isinstance(mapping, dict) or not all(isinstance(v, str) for v in mapping.values()):
+            raise ValueError(f"domains file {str(path)!r} must hold a JSON object of dataset -> domain strings")
+        return {str(k): v for k, v in mapping.items()}
+    compression = _sniff(path)
+    try:  # names as written: "None", "NA" are names
+        table = pd.read_csv(path, dtype=str, keep_default_na=False, compression=compression, encoding="utf-8")
+    except pd.errors.EmptyDataError:
+        raise ValueError(f"domains file {str(path)!r} is empty") from None
+    except UnicodeDecodeError:
+        raise _undecodable(path, f"domains file {str(path)!r}") from None
+    except (pd.errors.ParserError, csv.Error) as exc:
+        raise _parser_error(path, ",", exc, f"domains file {str(path)!r}") from None
+    missing = {"dataset", "domain"} - set(table.columns)
+    if missing:
+        raise ValueError(f"domains file {str(path)!r} needs columns 'dataset' and 'domain'; missing {sorted(missing)}")
+    return {d: v for d, v in zip(table["dataset"], table["domain"]) if v != ""}
+
+
+def _shown(name, limit=60):
+    """``repr(name)`` for a one-line message, shortened in the middle when long."""
+    text = repr(name)
+    return text if len(text) <= limit else f"{text[:limit - 20]}…{text[-19:]}"
+
+
+def _check_names(names, what, where, locate=None):
+    """Refuse names that cannot be shown as one line of text, or that Unicode calls the same name.
+
+    ``what`` says what the names are (``"model column"``, ``"column 'dataset' value"``);
+    ``locate(name)`` may say where a name first occurs.
+    """
+    seen = {}
+    for name in names:
+        name = str(name)
+        bad = next((ch for ch in name if ch in _BIDI_CONTROLS
+                    or unicodedata.category(ch) in ("Cc", "Cs", "Zl", "Zp")), None)
+        at = f" at {locate(name)}" if locate is not None else ""
+        if bad is not None:
+            kind = unicodedata.name(bad, "control character").lower()
+            raise ValueError(
+                f"{where}: {what} {_shown(name)}{at} holds a {kind} ({ascii(bad)}); names are shown as one line "
+                "of text in tables, figures and reports, so control, line-break and bidirectional-override "
+                "characters are refused: rename it")
+        key = unicodedata.normalize("NFC", name)
+        other = seen.setdefault(key, name)
+        if other != name:
+            raise ValueError(
+                f"{where}: {what}s {ascii(other)} and {ascii(name)}{at} are the same name in two Unicode "
+                "normalisation forms (they look identical in every table and figure): rename one")
+
+
+_GZIP_MAGIC = b"\x1f\x8b"
+#: Bytes that text never holds (C0 controls but tab, line feed, carriage return, form feed; DEL).
+_CONTROL_BYTES = bytes(b for b in range(32) if b not in (9, 10, 12, 13)) + b"\x7f"
+_READS = "beyondauc reads CSV (UTF-8, optionally gzip-compressed), TSV and Parquet files"
+
+
+def _is_gzip(path):
+    """True when the file's bytes are gzip-compressed, whatever its name says."""
+    with open(path, "rb") as fh:
+        return fh.read(2) == _GZIP_MAGIC
+
+
+def _open_text(path):
+    """The file as UTF-8 text for the csv module, decompressed when its bytes are gzip."""
+    opener = gzip.open if _is_gzip(path) else open
+    return opener(path, "rt", encoding="utf-8-sig", newline="")
+
+
+def _sniff(path):
+    """Refuse, naming the file, bytes no CSV reader can read; return pandas' ``compression``.
+
+    Compression is read from the bytes (gzip's magic number), never from the
+    name alone; the form (CSV or TSV) stays the name's.  UTF-16 text, binary
+    data and a Parquet file or ZIP archive given a text name are refused with
+    what to do instead.
+    """
+    where = f"file {str(path)!r}"
+    gz = _is_gzip(path)
+    try:
+        with (gzip.open if gz else open)(path, "rb") as fh:
+            head = fh.read(8192)
+    except (OSError, EOFError) as exc:  # a truncated or corrupt gzip stream
+        raise ValueError(f"{where} starts like gzip-compressed data but cannot be decompressed ({exc})") from None
+    unpacked = " (once decompressed)" if gz else ""
+    if head.startswith((b"\xff\xfe", b"\xfe\xff")):
+        raise ValueError(f"{where} is UTF-16 text{unpacked} (it starts with a UTF-16 byte-order mark); "
+                         "re-save it as UTF-8")
+    if head.startswith(b"PAR1"):
+        raise ValueError(f"{where} holds a Parquet file{unpacked} (it starts with 'PAR1'); give it a .parquet name")
+    if head.startswith(b"PK\x03\x04"):
+        raise ValueError(f"{where} is a ZIP archive{unpacked} (an .xlsx workbook is one), not a CSV file; "
+                         f"export the table as CSV. {_READS}")
+    if b"\x00" in head:
+        even, odd = head[0::2], head[1::2]
+        if min(even.count(0), odd.count(0)) == 0 and max(even.count(0), odd.count(0)) > len(head) // 4:
+            raise ValueError(f"{where} looks like UTF-16 text{unpacked} (every other byte is zero); "
+                             "re-save it as UTF-8")
+    controls = len(head) - len(head.translate(None, _CONTROL_BYTES))
+    if controls > len(head) // 20:  # text holds few (a stray one may sit in a quoted name); binary data ~1 in 9
+        raise ValueError(f"{where} is not a CSV/Parquet file: it holds binary data{unpacked} ({controls} control "
+                         f"bytes in its first {len(head)}). {_READS}")
+    return "gzip" if gz else None
+
+
+def _undecodable(path, where):
+    """The one-line error for a file that is not UTF-8: the line and byte where decoding fails."""
+    with (gzip.open if _is_gzip(path) else open)(path, "rb") as fh:
+        if fh.read(2) in (b"\xff\xfe", b"\xfe\xff"):
+            return ValueError(f"{where} is UTF-16 text (it starts with a UTF-16 byte-order mark); re-save it as UTF-8")
+        fh.seek(0)
+        for number, line in enumerate(fh, start=1):
+            try:
+                line.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                byte = line[exc.start]
+                return ValueError(f"{where}, line {number}: byte 0x{byte:02x} is not UTF-8 text (the file may be "
+                                  "Latin-1 or Windows-1252); re-save it as UTF-8")
+    return ValueError(f"{where} is not UTF-8 text; re-save it as UTF-8")
+
+
+def _check_delimiter(header, sep, where):
+    """Refuse a header that is one field holding another delimiter: the file is not delimited by ``sep``."""
+    if len(header) != 1:
+        return
+    others = [d for d in (";", "\t", "|", ",") if d != sep and d in header[0]]
+    if others:
+        shown = {"\t": "tabs"}.get(others[0], repr(others[0]))
+        told = "comma-separated" if sep == "," else "tab-separated"
+        fix = ("give it a .tsv name" if others[0] == "\t" else "re-save it with ',' between values") if sep == "," \
+            else "give it a .csv name" if others[0] == "," else "re-save it with tabs between values"
+        raise ValueError(f"{where} looks delimited by {shown}, not {told} (its header line is one field, "
+                         f"{_shown(header[0])}): {fix}")
+
+
+def _parser_error(path, sep, exc, where):
+    """The one-line error for a CSV the tokenizer refuses: the line of the first row with too many fields."""
+    with _open_text(path) as fh:
+        reader = csv.reader(fh, delimiter=sep, strict=True)
+        header, start = None, 1
+        try:
+            for row in reader:
+                if row and header is None:
+                    header = row
+                elif row and len(row) > len(header):
+                    return ValueError(
+                        f"{where}, line {start}: {len(row)} fields, but the header has {len(header)}; a value that "
+                        f"holds {'a tab' if sep == chr(9) else repr(sep)} must be in double quotes")
+                start = reader.line_num + 1
+        except csv.Error as error:
+            if "end of data" in str(error):
+                return ValueError(f"{where}, line {start}: a quoted value opens here and is never closed "
+                                  "(a '\"' inside a value must be doubled)")
+            return ValueError(f"{where}, line {start}: {error}")
+    text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    text = text.replace("Error tokenizing data. C error: ", "")
+    return ValueError(f"{where} cannot be read as {'TSV' if sep == chr(9) else 'CSV'}: {text}")
+
+
+def _csv_header(path, sep=","):
+    with _open_text(path) as fh:
+        return next(csv.reader(fh, delimiter=sep), [])
+
+
+def _check_duplicate_columns(columns, where):
+    seen, dups = set(), []
+    for c in columns:
+        if c in seen and c not in dups:
+            dups.append(c)
+        seen.add(c)
+    if dups:
+        raise ValueError(f"{where}: duplicate column(s) {dups}")
+
+
+def _read_table(path):
+    path = Path(path)
+    name = path.name.lower()
+    if name.endswith((".parquet", ".pq")):
+        with open(path, "rb") as fh:
+            magic = fh.read(4)
+        if magic != b"PAR1":
+            text = " (its bytes are gzip-compressed)" if magic[:2] == _GZIP_MAGIC else ""
+            raise ValueError(f"file {str(path)!r} is not a Parquet file{text}: it does not start with 'PAR1'. "
+                             f"{_READS}")
+        try:
+            frame = pd.read_parquet(path)
+        except ImportError as exc:
+            raise ValueError(f"reading {str(path)!r} needs pyarrow: pip install 'beyondauc[parquet]' ({exc})") from None
+        except (OSError, ValueError) as exc:  # pyarrow's ArrowInvalid is a ValueError
+            first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            raise ValueError(f"file {str(path)!r} cannot be read as Parquet: {first}") from None
+        _check_duplicate_columns(list(frame.columns), f"file {str(path)!r}")
+        return frame, 0
+    if name.endswith((".csv", ".csv.gz", ".tsv", ".tsv.gz", ".txt", ".txt.gz")):
+        sep = "\t" if name.endswith((".tsv", ".tsv.gz")) else ","
+        where = f"file {str(path)!r}"
+        compression = _sniff(path)
+        read = {"sep": sep, "compression": compression, "encoding": "utf-8", "low_memory": False}
+        try:
+            header = _csv_header(path, sep)
+            _check_delimiter(header, sep, where)
+            if sep == ",":
+                _check_duplicate_columns(header, where)
+            frame = pd.read_csv(path, **read)
+        except pd.errors.EmptyDataError:
+            raise ValueError(f"{where} is empty") from None
+        except UnicodeDecodeError:
+            raise _undecodable(path, where) from None
+        except (pd.errors.ParserError, csv.Error) as exc:
+            raise _parser_error(path, sep, exc, where) from None
+        names = [c for c in _NAME_COLUMNS if c in frame.columns and c in header]
+        if names:  # again, as written: pandas' NA markers ("None", "NA", "nan") and numbers ("01") are names here
+            text = pd.read_csv(path, usecols=names, dtype=str, keep_default_na=False, na_values=[""], **read)
+            if len(text) == len(frame):
+                for c in names:
+                    frame[c] = text[c].to_numpy(dtype=object)
+        return frame, 2  # row numbers in messages are file line numbers (header = line 1)
+    raise ValueError(f"`source` {str(path)!r}: expected a directory, a .csv(.gz) or a .parquet file")
+
+
+def _annotate(frame, path, offset, dataset=None):
+    """``frame`` with where each row came from (``_file``, ``_line``) and, given, a first ``dataset`` column.
+
+    Added at once: a frame read from a file of many models holds a block per
+    column, and inserting into it column by column fragments it further.
+    """
+    parts = [frame, pd.DataFrame({"_file": str(path), "_line": np.arange(len(frame)) + offset}, index=frame.index)]
+    if dataset is not None:
+        parts.insert(0, pd.DataFrame({"dataset": dataset}, index=frame.index))
+    return pd.concat(parts, axis=1)
+
+
+def _true_dataset_name(path):
+    stem = path.name
+    for ext in (".csv.gz", ".csv", ".parquet", ".pq", ".tsv", ".txt"):
+        if stem.lower().endswith(ext):
+            stem = stem[: -len(ext)]
+            break
+    for suffix in _TRUE_SUFFIXES:
+        if stem.endswith(suffix):
+            return stem[: -len(suffix)]
+    return stem
+
+
+def _row_name(frame, pos, line_offset):
+    """Describe row ``pos`` of ``frame`` for a message."""
+    if line_offset:
+        record = int(frame["_line"].iloc[pos]) - line_offset
+        return f"line {_csv_line(frame['_file'].iloc[pos], record)}"
+    label = frame.index[pos]
+    return f"row {label.item() if isinstance(label, np.generic) else label!r}"
+
+
+def _csv_line(path, record):
+    """Line of ``path`` where data record ``record`` (0-based) starts, header =
+    line 1.  Quoted fields may span lines, so this is not always ``record + 2``."""
+    name = str(path).lower()
+    with _open_text(path) as fh:
+        reader = csv.reader(fh, delimiter="\t" if name.endswith((".tsv", ".tsv.gz")) else ",")
+        index, prev = -1, 0  # the header is record -1; blank lines are skipped
+        for row in reader:
+            if row:
+                if index == record:
+                    return prev + 1
+                index += 1
+            prev = reader.line_num
+    return record + 2
+
+
+def _read_true_dir(path, models, ignored=None):
+    files = sorted(p for p in path.iterdir() if p.is_file() and p.name.endswith((".csv", ".csv.gz")))
+    if not files:
+        raise ValueError(f"directory {str(path)!r} holds no .csv files")
+    parts = []
+    model_sets = {}
+    for f in files:
+        frame, offset = _read_table(f)
+        name = _true_dataset_name(f)
+        if "dataset" in frame.columns:
+            raise ValueError(f"file {str(f)!r}: a TRUE-format file must not have a 'dataset' column (the file name is the dataset)")
+        if len(frame) == 0:
+            raise ValueError(f"file {str(f)!r} (dataset {name!r}) has no rows")
+        if "label" not in frame.columns:
+            raise ValueError(
+                f"file {str(f)!r} (dataset {name!r}): missing the 'label' column"
+                f"{_closest('label', frame.columns)}; columns are {list(frame.columns)}"
+            )
+        frame = _annotate(frame, f, offset, dataset=name)
+        found = _model_columns(frame, None, f"file {str(f)!r}", ignored, _TRUE_TEXT) if models is None \
+            else frame.columns
+        model_sets[name] = (f, set(found))
+        parts.append(frame)
+    names = [p["dataset"].iloc[0] for p in parts]
+    if len(set(names)) != len(names):
+        raise ValueError(f"directory {str(path)!r}: two files give the same dataset name")
+    wanted = models if models is not None else sorted(set().union(*(s for _, s in model_sets.values())))
+    for m in wanted:
+        for name, (f, cols) in model_sets.items():
+            if m not in cols:
+                raise ValueError(
+                    f"model {m!r} is missing from file {str(f)!r} (dataset {name!r})"
+                    + ("" if models is not None else "; give `models=` to choose models every file has")
+                )
+    frame = pd.concat(parts, ignore_index=True, sort=False)
+    return frame, 2, list(wanted)
+
+
+def _model_columns(frame, models, where, ignored=None, known=()):
+    """The model columns: ``models``, or every numeric column that is not a reserved one.
+
+    Without ``models``, a column of booleans or dates is refused (it looks like
+    a model but holds no scores), and a text column is left out and listed in
+    ``ignored`` (column -> where), unless it is one of ``known`` (the TRUE
+    format's own text columns).
+    """
+    if models is not None:
+        missing = [m for m in models if m not in frame.columns]
+        if missing:
+            columns = [c for c in frame.columns if c not in _BOOKKEEPING]  # our bookkeeping, not the file's
+            raise ValueError(f"{where}: `models` names column(s) {missing} not found; columns are {columns}")
+        return list(models)
+    cols = []
+    for c in frame.columns:
+        if c in _RESERVED or c in _BOOKKEEPING:  # a model may be called "_x_"
+            continue
+        column = frame[c]
+        kind = column.dtype.kind
+        if kind in "iuf":
+            cols.append(c)
+            continue
+        what = _not_scores(column)
+        if what is not None:
+            raise ValueError(
+                f"{where}: column {_shown(c)} holds {what}, not scores: convert it to numbers if it is a model, "
+                "or give `models=` to name the model columns")
+        if kind == "O" and _mostly_numeric(column):
+            cols.append(c)
+        elif ignored is not None and c not in known:
+            ignored.setdefault(c, where)
+    return cols
+
+
+def _not_scores(column):
+    """'booleans' or 'dates' for a column that looks like a model's but holds no scores, else None."""
+    kind = column.dtype.kind
+    if kind == "b":
+        return "booleans"
+    if kind in "mM":
+        return "dates" if kind == "M" else "time spans"
+    if kind != "O":
+        return None
+    values = column.dropna()
+    if not len(values):
+        return None
+    sample = values.iloc[:1000]
+    if all(isinstance(v, (bool, np.bool_)) for v in sample):
+        return "booleans"
+    if all(isinstance(v, (str, pd.Timestamp, np.datetime64)) for v in sample) \
+            and not pd.to_numeric(sample, errors="coerce").notna().any():
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            dates = pd.to_datetime(sample.astype(str), format="ISO8601", errors="coerce")
+        if dates.notna().all():
+            return "dates"
+    return None
+
+
+def _near(name, column):
+    """True when ``column`` looks like a misspelling of the reserved ``name``:
+    the same letters in another case, or (for names of 4+ letters) one typo."""
+    text = str(column).strip().lower()
+    if text == name:
+        return True
+    return len(name) >= 4 and difflib.SequenceMatcher(None, name, text).ratio() >= 0.8
+
+
+def _closest(name, columns):
+    """'' or a clause suggesting the column of ``columns`` that looks like ``name``."""
+    near = [c for c in columns if c != name and _near(name, c)]
+    return f" (is {str(near[0])!r} meant to be {name!r}?)" if near else ""
+
+
+def _check_misspelled_columns(columns, where):
+    """Error on a column that looks like a reserved one (``Dataset``, ``datset``,
+    ``Split``, ``ID``) while the reserved one is absent: it would silently be
+    ignored or read as a model, e.g. a whole benchmark as one dataset."""
+    present = set(map(str, columns))
+    for name in _RESERVED:
+        if name in present:
+            continue
+        near = [c for c in columns if str(c) not in _RESERVED and _near(name, c)]
+        if near:
+            raise ValueError(
+                f"{where}: no column {name!r} but a column {str(near[0])!r}: did you mean {name!r}? "
+                f"Rename it; {_EXPECTED}"
+            )
+
+
+def _mostly_numeric(column):
+    """True for a text column whose values are mostly numbers (a model column
+    with a stray non-number, reported later), False for real text columns."""
+    values = column.dropna()
+    return len(values) > 0 and pd.to_numeric(values, errors="coerce").notna().mean() >= 0.5
