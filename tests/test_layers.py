@@ -1,0 +1,150 @@
+"""The package's structure is its architecture: layers that import only downward, no cycles,
+modules and functions of one job each (issue 22; DESIGN.md, Layout).
+
+The layers contract itself lives in pyproject.toml (``[tool.importlinter]``); these tests run
+import-linter on it, and check with grimp (import-linter's graph) what a layers contract
+cannot see: cycles inside a layer, function-level imports included.
+"""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import beyondauc
+import pytest
+
+PACKAGE = Path(beyondauc.__file__).resolve().parent
+REPO = PACKAGE.parents[1]
+SUBPACKAGES = ("utils", "data", "metrics", "evaluation", "plots", "report", "cli")
+
+
+def _modules():
+    return sorted(p for p in PACKAGE.rglob("*.py"))
+
+
+def test_import_linter_contract_is_kept():
+    """`lint-imports` on pyproject.toml's layers contract (cli > plots | report > evaluation > metrics > data > utils)."""
+    pytest.importorskip("importlinter")
+    proc = subprocess.run([sys.executable, "-c", "from importlinter.cli import lint_imports_command; "
+                           "lint_imports_command()"], cwd=REPO, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "1 kept, 0 broken" in proc.stdout
+
+
+def test_the_contract_names_every_subpackage():
+    import tomllib
+
+    conf = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["importlinter"]
+    (contract,) = conf["contracts"]
+    named = {name.strip() for layer in contract["layers"] for name in layer.split("|")}
+    assert named == set(SUBPACKAGES) and contract["type"] == "layers" and contract["exhaustive"] is True
+
+
+def _graph():
+    grimp = pytest.importorskip("grimp")
+    return grimp.build_graph("beyondauc")  # every import statement, function-level ones included
+
+
+def test_no_import_cycles_function_level_imports_included():
+    graph = _graph()
+    modules = sorted(m for m in graph.modules if m.startswith("beyondauc"))
+    edges = {m: sorted(d for d in graph.find_modules_directly_imported_by(m) if d.startswith("beyondauc"))
+             for m in modules}
+    cycles = [(a, b) for a in modules for b in edges[a]
+              if a != b and graph.chain_exists(importer=b, imported=a)]
+    assert cycles == []
+
+
+def test_a_layer_never_imports_one_above_it():
+    """The same rule as the contract, checked on grimp's graph: a failure names the import."""
+    graph = _graph()
+    rank = {"utils": 0, "data": 1, "metrics": 2, "evaluation": 3, "plots": 4, "report": 4, "cli": 5}
+    wrong = []
+    for module in graph.modules:
+        parts = module.split(".")
+        if len(parts) < 2 or parts[1] not in rank:
+            continue
+        for imported in graph.find_modules_directly_imported_by(module):
+            other = imported.split(".")
+            if other[0] == "beyondauc" and len(other) > 1 and other[1] in rank and other[1] != parts[1]:
+                if rank[other[1]] >= rank[parts[1]]:
+                    wrong.append(f"{module} imports {imported}")
+    assert wrong == []
+
+
+def _code_lines(source_lines, node):
+    lines = source_lines[node.lineno - 1:node.end_lineno]
+    body = node.body
+    doc = 0
+    if body and isinstance(body[0], ast.Expr) and isinstance(getattr(body[0], "value", None), ast.Constant) \
+            and isinstance(body[0].value.value, str):
+        doc = body[0].end_lineno - body[0].lineno + 1
+    return sum(1 for line in lines if line.strip() and not line.strip().startswith("#")) - doc
+
+
+def test_no_module_over_800_lines_and_no_function_over_80_lines_of_code():
+    long_modules, long_functions = [], []
+    for path in _modules():
+        text = path.read_text(encoding="utf-8")
+        rel = path.relative_to(PACKAGE)
+        if text.count("\n") > 800:
+            long_modules.append(str(rel))
+        lines = text.split("\n")
+        for node in ast.walk(ast.parse(text)):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and _code_lines(lines, node) > 80:
+                long_functions.append(f"{rel}:{node.lineno} {node.name}")
+    assert long_modules == [] and long_functions == []
+
+
+def _private_imports_across_subpackages():
+    names = set()
+    for path in _modules():
+        rel = path.relative_to(PACKAGE).parts
+        here = rel[0] if len(rel) > 1 else None
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.ImportFrom):
+                continue
+            if node.level == 0:
+                if not (node.module or "").startswith("beyondauc."):
+                    continue
+                there = node.module.split(".")[1]
+            else:
+                base = list(rel[:-1])[:len(rel) - 1 - (node.level - 1)]
+                target = base + (node.module.split(".") if node.module else [])
+                there = target[0] if target else None
+            if there == here or there is None:
+                continue
+            names.update(a.name for a in node.names if a.name.startswith("_") and not a.name.startswith("__"))
+    return names
+
+
+def test_at_most_15_private_names_cross_subpackages():
+    crossing = _private_imports_across_subpackages()
+    assert len(crossing) <= 15, sorted(crossing)
+
+
+def test_every_subpackage_is_an_attribute_of_the_package():
+    """`ba.plots` and the other layers tab-complete in Jupyter and import on first use."""
+    code = ("import beyondauc as ba; names = dir(ba); "
+            "assert all(s in names for s in %r), names; "
+            "assert ba.plots.DriftDisplay.__module__ == 'beyondauc.plots.diagnostics'; print('ok')" % (SUBPACKAGES,))
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert proc.stdout.strip() == "ok", proc.stderr
+
+
+def test_the_public_api_is_the_layers_public_names():
+    """Every name of ``beyondauc.__all__`` is the object its layer exports (one public surface, grouped by layer)."""
+    import importlib
+
+    exported = {}
+    for sub in SUBPACKAGES:
+        module = importlib.import_module(f"beyondauc.{sub}")
+        for name in getattr(module, "__all__", ()):
+            exported[id(getattr(module, name))] = f"{sub}.{name}"
+    constants = (str, int, float, tuple, dict)  # equal values may be distinct objects; check those by name
+    missing = [n for n in beyondauc.__all__ if n != "__version__" and id(getattr(beyondauc, n)) not in exported
+               and not isinstance(getattr(beyondauc, n), constants)]
+    assert missing == []  # e.g. show_figure is beyondauc.report.show under a clearer name
