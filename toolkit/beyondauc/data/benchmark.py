@@ -9,11 +9,13 @@ CSV or Parquet file, or from a :class:`pandas.DataFrame` (the readers are in
 
 from __future__ import annotations
 
+import os
 import warnings
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -76,32 +78,32 @@ class Benchmark:
     """
 
     frame: pd.DataFrame
-    models: tuple
-    datasets: tuple
-    domains: dict
+    models: tuple[str, ...]
+    datasets: tuple[str, ...]
+    domains: dict[str, str | None]
     source: str = "<DataFrame>"
     _offsets: np.ndarray = field(default=None, repr=False)
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         counts = self.frame["dataset"].value_counts().reindex(list(self.datasets)).to_numpy()
         object.__setattr__(self, "_offsets", np.concatenate([[0], np.cumsum(counts)]).astype(np.int64))
 
     # -- access -------------------------------------------------------------
-    def __len__(self):
+    def __len__(self) -> int:
         return len(self.frame)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return (
             f"Benchmark({len(self.datasets)} datasets, {len(self.models)} models, "
             f"{len(self.frame)} rows, source={self.source!r})"
         )
 
     @property
-    def has_split(self):
+    def has_split(self) -> bool:
         """True when the data has a ``split`` (cohort) column."""
         return "split" in self.frame.columns
 
-    def _slice(self, dataset):
+    def _slice(self, dataset: str) -> slice:
         try:
             i = self.datasets.index(dataset)
         except ValueError:
@@ -110,35 +112,35 @@ class Benchmark:
             ) from None
         return slice(int(self._offsets[i]), int(self._offsets[i + 1]))
 
-    def _check_model(self, model):
+    def _check_model(self, model: str) -> None:
         if model not in self.models:
             raise ValueError(f"`model` must be one of {list(self.models)}, got {model!r}")
 
-    def labels(self, dataset=None):
+    def labels(self, dataset: str | None = None) -> np.ndarray:
         """Return the 0/1 labels, of one dataset or of all rows."""
         y = self.frame["label"].to_numpy()
         return y if dataset is None else y[self._slice(dataset)]
 
-    def scores(self, model, dataset=None):
+    def scores(self, model: str, dataset: str | None = None) -> np.ndarray:
         """Return the raw scores of ``model``, of one dataset or of all rows."""
         self._check_model(model)
         s = self.frame[model].to_numpy()
         return s if dataset is None else s[self._slice(dataset)]
 
-    def dataset_codes(self):
+    def dataset_codes(self) -> np.ndarray:
         """Return each row's dataset index into ``datasets`` (int64)."""
         return np.repeat(np.arange(len(self.datasets)), np.diff(self._offsets))
 
-    def dataset_sizes(self):
+    def dataset_sizes(self) -> np.ndarray:
         """Return the number of rows of each dataset, in ``datasets`` order."""
         return np.diff(self._offsets)
 
-    def domain_of(self, dataset):
+    def domain_of(self, dataset: str) -> str | None:
         """Return the domain of ``dataset`` (None where unknown)."""
         self._slice(dataset)
         return self.domains.get(dataset)
 
-    def subset(self, *, models=None, datasets=None):
+    def subset(self, *, models: Sequence[str] | None = None, datasets: Sequence[str] | None = None) -> Benchmark:
         """Return a benchmark restricted to some models and/or datasets."""
         models = self.models if models is None else tuple(models)
         datasets = self.datasets if datasets is None else tuple(datasets)
@@ -158,7 +160,7 @@ class Benchmark:
             self.source,
         )
 
-    def summary(self):
+    def summary(self) -> pd.DataFrame:
         """Return one row per dataset: domain, examples, positives, positive rate."""
         g = self.frame.groupby("dataset", sort=False)["label"]
         out = pd.DataFrame(
@@ -178,7 +180,15 @@ class Benchmark:
         return out
 
 
-def load_benchmark(source, *, domains=None, pos_label=None, models=None, datasets=None, nan_policy="raise"):
+def load_benchmark(
+    source: str | os.PathLike | pd.DataFrame,
+    *,
+    domains: Mapping[str, str] | str | Path | None = None,
+    pos_label: Any = None,
+    models: Sequence[str] | str | None = None,
+    datasets: Sequence[str] | str | None = None,
+    nan_policy: str = "raise",
+) -> Benchmark:
     """Read per-example scores into a validated :class:`Benchmark`.
 
     Parameters
@@ -231,53 +241,99 @@ def load_benchmark(source, *, domains=None, pos_label=None, models=None, dataset
     1       y   news  4           2
     """
     check_option(nan_policy, "nan_policy", ("raise", "drop"))
+    models = _models_argument(models)
+    domains = _domains_argument(domains)
+    ignored = {}  # text columns left out (column -> where): listed in one warning once the data is read
+    frame, model_cols, origin = _read_source(source, models, ignored)
+    _check_columns(frame, model_cols, origin.where, ignored)
+    _convert_model_columns(frame, model_cols, origin)
+    frame, order = _select_datasets(frame, datasets, origin)
+    _binarize_label_column(frame, pos_label, origin)
+    frame, scores = _finite_scores(frame, model_cols, nan_policy, origin)
+    _check_datasets_have_rows(frame, order, nan_policy, origin.where)
+    dom = _dataset_domains(frame, order, domains, origin)
+    _warn_single_class(frame, order)
+    _warn_ignored(ignored, origin.where)
+    return _benchmark_of(frame, scores, model_cols, order, dom, origin.source)
+
+
+# -- the steps of load_benchmark -----------------------------------------------
+# Each step is called by load_benchmark itself: its warnings (stacklevel=3) point at load_benchmark's caller.
+
+@dataclass(frozen=True)
+class _Origin:
+    """Where the rows came from, for messages."""
+
+    where: str  # "DataFrame", "file '...'" or "directory '...'"
+    source: str  # the Benchmark's source: the path as given, or "<DataFrame>"
+    line_offset: int  # line of the first data row in its file (0 for a frame)
+    one_dataset: bool  # no 'dataset' column: the whole file (frame) is one dataset
+
+    def locate(self, frame: pd.DataFrame, pos: int) -> str:
+        """Name row ``pos`` of ``frame``: its file and line, or its DataFrame row."""
+        f = frame["_file"].iloc[pos] if "_file" in frame.columns else None
+        row = _row_name(frame, pos, self.line_offset)
+        return f"file {f!r}, {row}" if f else f"DataFrame {row}"
+
+
+def _models_argument(models):
+    """``models`` as a non-empty list (or None)."""
     if models is not None:
         if isinstance(models, str):
             models = [models]
         models = list(models)
         if not models:
             raise ValueError("`models` must name at least one model column, got an empty list")
+    return models
+
+
+def _domains_argument(domains):
+    """``domains`` as a mapping (a path read with :func:`read_domains`), or None."""
     if isinstance(domains, (str, Path)):
         domains = read_domains(domains)
     elif domains is not None and not isinstance(domains, Mapping):
         raise ValueError(f"`domains` must be a mapping dataset -> domain or a path, got {type(domains).__name__}")
+    return domains
 
-    ignored = {}  # text columns left out (column -> where): listed in one warning once the data is read
-    one_dataset = False  # no 'dataset' column: the whole file (frame) is one dataset
+
+def _read_source(source, models, ignored):
+    """(frame, model columns, origin) of a DataFrame, a file or a TRUE directory."""
     if isinstance(source, pd.DataFrame):
-        where = "DataFrame"
-        _check_duplicate_columns(list(source.columns), "DataFrame")
-        _check_misspelled_columns(source.columns, where)
-        frame = source.copy()
-        if "dataset" not in frame.columns:
-            frame.insert(0, "dataset", "data")
-            one_dataset = True
-        line_offset = 0
-        model_cols = _model_columns(frame, models, where, ignored)
-        src = "<DataFrame>"
-    else:
-        path = Path(source)
-        src = str(source)
-        if not path.exists():
-            raise ValueError(f"`source` {src!r} does not exist")
-        if path.is_dir():
-            frame, line_offset, model_cols = _read_true_dir(path, models, ignored)
-            where = f"directory {src!r}"
-        else:
-            frame, line_offset = _read_table(path)
-            where = f"file {src!r}"
-            if len(frame) == 0:
-                raise ValueError(f"{where} has no rows")
-            _check_misspelled_columns(frame.columns, where)
-            one_dataset = "dataset" not in frame.columns
-            frame = _annotate(frame, src, line_offset, dataset=_true_dataset_name(path) if one_dataset else None)
-            model_cols = _model_columns(frame, models, where, ignored)
+        return _read_frame(source, models, ignored)
+    path = Path(source)
+    src = str(source)
+    if not path.exists():
+        raise ValueError(f"`source` {src!r} does not exist")
+    if path.is_dir():
+        frame, line_offset, model_cols = _read_true_dir(path, models, ignored)
+        return frame, model_cols, _Origin(f"directory {src!r}", src, line_offset, False)
+    frame, line_offset = _read_table(path)
+    where = f"file {src!r}"
+    if len(frame) == 0:
+        raise ValueError(f"{where} has no rows")
+    _check_misspelled_columns(frame.columns, where)
+    one_dataset = "dataset" not in frame.columns
+    frame = _annotate(frame, src, line_offset, dataset=_true_dataset_name(path) if one_dataset else None)
+    model_cols = _model_columns(frame, models, where, ignored)
+    return frame, model_cols, _Origin(where, src, line_offset, one_dataset)
 
-    def locate(pos):
-        f = frame["_file"].iloc[pos] if "_file" in frame.columns else None
-        row = _row_name(frame, pos, line_offset)
-        return f"file {f!r}, {row}" if f else f"DataFrame {row}"
 
+def _read_frame(source, models, ignored):
+    """(a copy of the DataFrame, its model columns, origin); no 'dataset' column: one dataset named "data"."""
+    where = "DataFrame"
+    _check_duplicate_columns(list(source.columns), "DataFrame")
+    _check_misspelled_columns(source.columns, where)
+    frame = source.copy()
+    one_dataset = False
+    if "dataset" not in frame.columns:
+        frame.insert(0, "dataset", "data")
+        one_dataset = True
+    model_cols = _model_columns(frame, models, where, ignored)
+    return frame, model_cols, _Origin(where, "<DataFrame>", 0, one_dataset)
+
+
+def _check_columns(frame, model_cols, where, ignored):
+    """Refuse data without a 'label' column or model columns, and model names that cannot be shown."""
     if "label" not in frame.columns:
         columns = [c for c in frame.columns if c not in _BOOKKEEPING]
         raise ValueError(f"{where}: missing the 'label' column{_closest('label', columns)}; columns are {columns}")
@@ -285,6 +341,10 @@ def load_benchmark(source, *, domains=None, pos_label=None, models=None, dataset
         text = f"; not numeric: {', '.join(map(_shown, ignored))}" if ignored else ""
         raise ValueError(f"{where}: no numeric model columns found (columns other than {list(_RESERVED)}){text}")
     _check_names(model_cols, "model column", where)
+
+
+def _convert_model_columns(frame, model_cols, origin):
+    """Make the model columns that are not numbers numeric, in place; a value that is no number is an error."""
     converted = {}
     for m in model_cols:
         if frame[m].dtype.kind not in "iuf" or frame[m].dtype.kind == "b":
@@ -292,19 +352,24 @@ def load_benchmark(source, *, domains=None, pos_label=None, models=None, dataset
             bad = values.isna() & frame[m].notna()
             if bad.any():
                 pos = int(np.flatnonzero(bad.to_numpy())[0])
-                raise ValueError(f"model column {m!r} must be numeric: {frame[m].iloc[pos]!r} at {locate(pos)}")
+                raise ValueError(f"model column {m!r} must be numeric: {frame[m].iloc[pos]!r} at "
+                                 f"{origin.locate(frame, pos)}")
             converted[m] = values
     if converted:  # at once (column by column fragments a frame of many models); by position, not index
         frame[list(converted)] = np.column_stack([v.to_numpy(dtype=np.float64) for v in converted.values()])
 
+
+def _select_datasets(frame, datasets, origin):
+    """(the rows of the datasets asked for, the datasets' order); dataset names checked and made text."""
+    where = origin.where
     missing = pd.isna(frame["dataset"]).to_numpy()
     if missing.any():
         pos = int(np.flatnonzero(missing)[0])
-        raise ValueError(f"column 'dataset' has a missing value at {locate(pos)}")
+        raise ValueError(f"column 'dataset' has a missing value at {origin.locate(frame, pos)}")
     frame["dataset"] = frame["dataset"].astype(str)
     first = frame["dataset"].drop_duplicates()
     _check_names(first, "column 'dataset' value", where,
-                 lambda d: locate(int(np.flatnonzero((frame["dataset"] == d).to_numpy())[0])))
+                 lambda d: origin.locate(frame, int(np.flatnonzero((frame["dataset"] == d).to_numpy())[0])))
     if datasets is not None:
         datasets = [datasets] if isinstance(datasets, str) else list(datasets)
         present = list(pd.unique(frame["dataset"]))
@@ -312,44 +377,59 @@ def load_benchmark(source, *, domains=None, pos_label=None, models=None, dataset
         if unknown:
             raise ValueError(f"`datasets` names {unknown}, not in {where}; datasets are {present}")
         frame = frame[frame["dataset"].isin(datasets)]
+    order = list(pd.unique(frame["dataset"])) if datasets is None else datasets
+    return frame, order
 
-    # labels
+
+def _binarize_label_column(frame, pos_label, origin):
+    """Make the 'label' column 0/1, in place; a missing or non-binary label is an error."""
     labels = frame["label"].to_numpy()
     missing = pd.isna(frame["label"]).to_numpy()
     if missing.any():
         pos = int(np.flatnonzero(missing)[0])
-        raise ValueError(f"column 'label' has a missing value at {locate(pos)}")
+        raise ValueError(f"column 'label' has a missing value at {origin.locate(frame, pos)}")
     try:
-        y = binarize_labels(labels, "label", pos_label=pos_label, where=where)
+        y = binarize_labels(labels, "label", pos_label=pos_label, where=origin.where)
     except ValueError as exc:
         raise ValueError(str(exc).replace("`label`", "column 'label'")) from None
     frame["label"] = y
 
-    order = list(pd.unique(frame["dataset"])) if datasets is None else datasets
 
-    # scores
+def _finite_scores(frame, model_cols, nan_policy, origin):
+    """(frame, scores as float64) with every score finite: NaN/inf is an error, or its rows dropped with a warning."""
+    where = origin.where
     scores = frame[model_cols].to_numpy(dtype=np.float64)
     bad = ~np.isfinite(scores)
-    if bad.any():
-        dset = frame["dataset"].to_numpy()
-        for j, m in enumerate(model_cols):
-            per_ds = pd.Series(bad[:, j]).groupby(dset).all()
-            all_bad = per_ds[per_ds].index.tolist()
-            if all_bad:
-                raise ValueError(f"model {m!r} is missing from dataset(s) {all_bad} (no scores) in {where}")
-        if nan_policy == "raise":
-            rows, cols = np.nonzero(bad)
-            pos, j = int(rows[0]), int(cols[0])
-            raise ValueError(
-                f"model column {model_cols[j]!r} has a non-finite score ({scores[pos, j]}) at {locate(pos)}; "
-                f"{int(bad.sum())} such value(s) in all. Fix the data or pass nan_policy=\"drop\""
-            )
-        drop = bad.any(axis=1)
-        per_col = {m: int(bad[:, j].sum()) for j, m in enumerate(model_cols) if bad[:, j].any()}
-        warnings.warn(f"dropped {int(drop.sum())} row(s) with NaN/inf scores from {where}: {per_col}", UserWarning, stacklevel=2)
-        frame = frame.loc[~drop]
-        scores = scores[~drop]
+    if not bad.any():
+        return frame, scores
+    _check_models_present(frame, model_cols, bad, where)
+    if nan_policy == "raise":
+        rows, cols = np.nonzero(bad)
+        pos, j = int(rows[0]), int(cols[0])
+        raise ValueError(
+            f"model column {model_cols[j]!r} has a non-finite score ({scores[pos, j]}) at "
+            f"{origin.locate(frame, pos)}; {int(bad.sum())} such value(s) in all. Fix the data or pass "
+            "nan_policy=\"drop\""
+        )
+    drop = bad.any(axis=1)
+    per_col = {m: int(bad[:, j].sum()) for j, m in enumerate(model_cols) if bad[:, j].any()}
+    warnings.warn(f"dropped {int(drop.sum())} row(s) with NaN/inf scores from {where}: {per_col}", UserWarning,
+                  stacklevel=3)
+    return frame.loc[~drop], scores[~drop]
 
+
+def _check_models_present(frame, model_cols, bad, where):
+    """Refuse a model with no finite score on a whole dataset: it is missing from that dataset."""
+    dset = frame["dataset"].to_numpy()
+    for j, m in enumerate(model_cols):
+        per_ds = pd.Series(bad[:, j]).groupby(dset).all()
+        all_bad = per_ds[per_ds].index.tolist()
+        if all_bad:
+            raise ValueError(f"model {m!r} is missing from dataset(s) {all_bad} (no scores) in {where}")
+
+
+def _check_datasets_have_rows(frame, order, nan_policy, where):
+    """Refuse data with no rows, or a dataset with none (left)."""
     if not order:
         raise ValueError(f"{where} has no rows")
     sizes = frame["dataset"].value_counts()
@@ -358,24 +438,12 @@ def load_benchmark(source, *, domains=None, pos_label=None, models=None, dataset
             why = " left after nan_policy=\"drop\" removed rows with NaN/inf scores" if nan_policy == "drop" else ""
             raise ValueError(f"dataset {d!r} in {where} has no rows{why}")
 
-    # domains
+
+def _dataset_domains(frame, order, domains, origin):
+    """Dataset -> domain: from ``domains``, else the 'domain' column, else the TRUE domains (None if unknown)."""
+    where = origin.where
+    column_domains = _column_domains(frame, origin) if "domain" in frame.columns else {}
     dom = {}
-    column_domains = {}
-    if "domain" in frame.columns:
-        g = frame.groupby("dataset", sort=False)["domain"].agg(lambda s: s.dropna().astype(str).unique().tolist())
-        for d, vals in g.items():
-            if len(vals) > 1:
-                if one_dataset:
-                    raise ValueError(
-                        f"{where} has no 'dataset' column, so all of it is one dataset ({d!r}), but its 'domain' "
-                        f"column has several values {_shown(vals)}; a dataset has one domain: add a 'dataset' "
-                        "column naming each row's dataset")
-                files = frame.loc[frame["dataset"] == d, "_file"].unique() if "_file" in frame.columns else ()
-                at = f"file {str(files[0])!r}" if len(files) == 1 and where.startswith("directory") else where
-                raise ValueError(f"{at}: dataset {d!r} has several values in column 'domain': {_shown(vals)}; "
-                                 "a dataset has one domain")
-            column_domains[d] = vals[0] if vals else None
-        _check_names(dict.fromkeys(v for v in column_domains.values() if v is not None), "column 'domain' value", where)
     for d in order:
         if domains is not None and d in domains:
             dom[d] = str(domains[d])
@@ -389,9 +457,34 @@ def load_benchmark(source, *, domains=None, pos_label=None, models=None, dataset
     if domains is not None:
         extra = [k for k in domains if k not in order]
         if extra:
-            warnings.warn(f"`domains` names dataset(s) not in the data: {extra}", UserWarning, stacklevel=2)
+            warnings.warn(f"`domains` names dataset(s) not in the data: {extra}", UserWarning,
+                          stacklevel=3)
+    return dom
 
-    # single-class datasets: one warning for all of them
+
+def _column_domains(frame, origin):
+    """Dataset -> the one value of its 'domain' column (None where empty); several values are an error."""
+    where = origin.where
+    column_domains = {}
+    g = frame.groupby("dataset", sort=False)["domain"].agg(lambda s: s.dropna().astype(str).unique().tolist())
+    for d, vals in g.items():
+        if len(vals) > 1:
+            if origin.one_dataset:
+                raise ValueError(
+                    f"{where} has no 'dataset' column, so all of it is one dataset ({d!r}), but its 'domain' "
+                    f"column has several values {_shown(vals)}; a dataset has one domain: add a 'dataset' "
+                    "column naming each row's dataset")
+            files = frame.loc[frame["dataset"] == d, "_file"].unique() if "_file" in frame.columns else ()
+            at = f"file {str(files[0])!r}" if len(files) == 1 and where.startswith("directory") else where
+            raise ValueError(f"{at}: dataset {d!r} has several values in column 'domain': {_shown(vals)}; "
+                             "a dataset has one domain")
+        column_domains[d] = vals[0] if vals else None
+    _check_names(dict.fromkeys(v for v in column_domains.values() if v is not None), "column 'domain' value", where)
+    return column_domains
+
+
+def _warn_single_class(frame, order):
+    """One warning for all the datasets with a single class."""
     pos_counts = pd.Series(frame["label"].to_numpy()).groupby(frame["dataset"].to_numpy()).agg(["sum", "count"])
     single = []
     for d in order:
@@ -399,14 +492,21 @@ def load_benchmark(source, *, domains=None, pos_label=None, models=None, dataset
         if s == 0 or s == n:
             single.append((d, "positive" if s else "negative"))
     if single:
-        warnings.warn(single_class_message(single), UserWarning, stacklevel=2)
+        warnings.warn(single_class_message(single), UserWarning, stacklevel=3)
+
+
+def _warn_ignored(ignored, where):
+    """One warning listing the text columns left out (neither a model nor a reserved column)."""
     if ignored:
         shown = ", ".join(_shown(c) for c in list(ignored)[:10]) + (f" and {len(ignored) - 10} more"
                                                                    if len(ignored) > 10 else "")
         warnings.warn(f"{where}: ignored column(s) {shown}: not numeric, so not a model, and not one of "
                       f"{', '.join(map(repr, _RESERVED))} (give `models=` to name the model columns)", UserWarning,
-                      stacklevel=2)
+                      stacklevel=3)
 
+
+def _benchmark_of(frame, scores, model_cols, order, dom, src):
+    """The Benchmark of the checked rows: its columns built at once, rows grouped by dataset in ``order``."""
     columns = {"dataset": frame["dataset"].to_numpy()}
     columns["domain"] = pd.Series(columns["dataset"]).map(dom).to_numpy()
     columns["label"] = frame["label"].to_numpy().astype(np.int8)
@@ -421,7 +521,7 @@ def load_benchmark(source, *, domains=None, pos_label=None, models=None, dataset
     return Benchmark(out, tuple(str(m) for m in model_cols), tuple(order), dom, src)
 
 
-def single_class_message(datasets):
+def single_class_message(datasets: Sequence[tuple[str, str]]) -> str:
     """The one warning about the datasets with a single class, given as (name, "positive" or "negative")."""
     if len(datasets) == 1:
         (d, kind), = datasets
@@ -433,7 +533,7 @@ def single_class_message(datasets):
             "needs both classes, is NaN (kappa too where all decisions are that class)")
 
 
-def load_demo():
+def load_demo() -> Benchmark:
     """Load the embedded demo benchmark (real models on scikit-learn's bundled data).
 
     See ``beyondauc/datasets/README.md`` for how it was made; the script

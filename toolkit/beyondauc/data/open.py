@@ -3,17 +3,27 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
+
+import pandas as pd
 
 from ..utils.validation import check_names
 from .benchmark import Benchmark, load_benchmark, load_demo
 
 __all__ = ["DEMO", "open_benchmark"]
 
-DEMO = "demo"
+DEMO: str = "demo"
 
 
-def open_benchmark(data=DEMO, *, models=None, datasets=None, pos_label=None):
+def open_benchmark(
+    data: str | os.PathLike | Benchmark | pd.DataFrame = DEMO,
+    *,
+    models: Sequence[str] | None = None,
+    datasets: Sequence[str] | None = None,
+    pos_label: Any = None,
+) -> Benchmark:
     """Load the benchmark a notebook or report is about.
 
     Parameters

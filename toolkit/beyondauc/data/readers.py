@@ -9,6 +9,7 @@ import csv
 import difflib
 import gzip
 import json
+import os
 import unicodedata
 import warnings
 from pathlib import Path
@@ -52,7 +53,7 @@ _TRUE_TEXT = ("generated_text", "grounding")  # the TRUE format's own text colum
 
 # -- reading ------------------------------------------------------------------
 
-def read_domains(path):
+def read_domains(path: str | os.PathLike) -> dict[str, str]:
     """Read a dataset -> domain mapping from a JSON object or a CSV file.
 
     The CSV needs columns ``dataset`` and ``domain``.
