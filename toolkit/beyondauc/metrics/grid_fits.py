@@ -249,12 +249,32 @@ def _stump_gain_ub(a, b, P, N):
     return t1 + t2
 
 
-def _xdomain_stump(xg, Pl, Nl, T64=None):
-    """Decisions of the D stumps (fit k: all datasets but k) at the local columns, (R, n_local).
+@dataclass(frozen=True)
+class _StumpCounts:
+    """The cumulative calibration counts the D stumps of every replicate read (fit k: all datasets but k).
 
-    ``T64``: the totals (positives, negatives) on the float64 grid, if already computed.
+    ``CTp``/``CTn`` (R, m32): cumulative totals on the float32 grid; ``LP``/``LN``
+    (R, n_local + D): each dataset's own cumulative counts, padded (a 0 before each
+    dataset); ``TPk``/``TNk`` (R, D): each fit's class totals.
     """
-    R, D, m = len(Pl), len(xg.starts), xg.m32
+
+    xg: _XGrid
+    CTp: np.ndarray
+    CTn: np.ndarray
+    LP: np.ndarray
+    LN: np.ndarray
+    TPk: np.ndarray
+    TNk: np.ndarray
+
+    def at(self, r, k, j):
+        """Cumulative calibration counts (positives, negatives) of fits (r, k) at float32 grid positions j < m32."""
+        ix = self.xg.idx[k, j]  # padded local index of dataset k's own cumulative count
+        return self.CTp[r, j] - self.LP[r, ix], self.CTn[r, j] - self.LN[r, ix]
+
+
+def _stump_counts(xg, Pl, Nl, T64):
+    """Cumulative counts of the D stumps from the local counts (and the float64 totals ``T64``, if computed)."""
+    R, D = len(Pl), len(xg.starts)
     Tp, Tn = (xg.total(Pl, 32), xg.total(Nl, 32)) if T64 is None else (xg.to32(T64[0]), xg.to32(T64[1]))
     CTp, CTn = np.cumsum(Tp, axis=1), np.cumsum(Tn, axis=1)
     cl_p, cl_n = np.cumsum(Pl, axis=1), np.cumsum(Nl, axis=1)
@@ -266,69 +286,80 @@ def _xdomain_stump(xg, Pl, Nl, T64=None):
     LN[:, xg.pad] = cl_n - base_n[:, xg.code]
     TPk = CTp[:, -1][:, None] - LP[:, xg.pad_end]  # (R, D) calibration totals
     TNk = CTn[:, -1][:, None] - LN[:, xg.pad_end]
-    total = TPk + TNk
-    rr = np.arange(R)[:, None]
-    kk = np.arange(D)[None, :]
+    return _StumpCounts(xg, CTp, CTn, LP, LN, TPk, TNk)
 
-    def cums(j):
-        """Cumulative cal counts (pos, neg) at positions j (R, D, w) for every fit."""
-        jj = np.minimum(j, m - 1)
-        ix = xg.idx[kk[..., None], jj]  # (R?, D, w) padded local index
-        cp = CTp[rr[..., None], jj] - LP[rr[..., None], ix]
-        cn = CTn[rr[..., None], jj] - LN[rr[..., None], ix]
-        return cp, cn
 
-    bs = _STUMP_BLOCK
+def _stump_block_bounds(c):
+    """Upper bounds (R * D, n_blocks) of scikit-learn's proxy over each block of candidate splits, and margins (R * D,).
+
+    The Gini gain is convex in the cumulative counts, so a block's four corners bound it.
+    """
+    R, D = c.TPk.shape
+    m, bs = c.xg.m32, _STUMP_BLOCK
     nb = (m + bs - 1) // bs
     s_pos = np.arange(nb) * bs
     e_pos = np.minimum(s_pos + bs, m) - 1
     jb = np.broadcast_to(np.concatenate([s_pos, e_pos])[None, None, :], (R, D, 2 * nb))
-    cp, cn = cums(jb)
-    P3, N3 = TPk[..., None], TNk[..., None]
+    cp, cn = c.at(np.arange(R)[:, None, None], np.arange(D)[None, :, None], np.minimum(jb, m - 1))
+    P3, N3 = c.TPk[..., None], c.TNk[..., None]
     alo, ahi, blo, bhi = cp[..., :nb], cp[..., nb:], cn[..., :nb], cn[..., nb:]
     ub = np.maximum(np.maximum(_stump_gain_ub(alo, blo, P3, N3), _stump_gain_ub(alo, bhi, P3, N3)),
                     np.maximum(_stump_gain_ub(ahi, blo, P3, N3), _stump_gain_ub(ahi, bhi, P3, N3)))
+    total = c.TPk + c.TNk
     ub = ub - total[..., None]  # bound on scikit-learn's proxy (gain minus the total)
     margin = 1e-9 * (total + 1.0)
+    return ub.reshape(R * D, nb), margin.reshape(R * D)
 
-    def exact(rows, blocks):
-        """scikit-learn's proxy at every candidate of the given (row, block) pairs: (n, bs)."""
-        r, k = np.divmod(rows, D)
-        j = blocks[:, None] * bs + np.arange(bs)[None, :]
-        inside = j < m
-        jj = np.minimum(j, m - 1)
-        ix = xg.idx[k[:, None], jj]
-        cpos = CTp[r[:, None], jj] - LP[r[:, None], ix]
-        cneg = CTn[r[:, None], jj] - LN[r[:, None], ix]
-        tpos, tneg = TPk[r, k][:, None], TNk[r, k][:, None]
-        tot = tpos + tneg
-        n_left = cpos + cneg
-        n_right = tot - n_left
-        rp, rn = tpos - cpos, tneg - cneg
-        with np.errstate(divide="ignore", invalid="ignore"):
-            gini_l = 1.0 - (cneg * cneg + cpos * cpos) / (n_left * n_left)
-            gini_r = 1.0 - (rn * rn + rp * rp) / (n_right * n_right)
-            proxy = -n_right * gini_r - n_left * gini_l
-        valid = inside & (n_left > 0) & (n_right > 0)
-        if xg.close_any:
-            jm = np.maximum(jj - 1, 0)
-            ixm = xg.idx[k[:, None], jm]
-            nl_prev = np.where(jj > 0, (CTp[r[:, None], jm] - LP[r[:, None], ixm])
-                               + (CTn[r[:, None], jm] - LN[r[:, None], ixm]), 0.0)
-            ju = xg.u1[jj]
-            ixu = xg.idx[k[:, None], ju]
-            nl_u = (CTp[r[:, None], ju] - LP[r[:, None], ixu]) + (CTn[r[:, None], ju] - LN[r[:, None], ixu])
-            valid &= (n_left > nl_prev) & (nl_u == n_left)
-        return np.where(valid, proxy, -np.inf), j, cpos, cneg
 
-    RD = R * D
-    ub2 = ub.reshape(RD, nb)
-    top = np.argmax(ub2, axis=1)
-    pr1, _, _, _ = exact(np.arange(RD), top)
+def _stump_splittable(c, r, k, jj, n_left):
+    """Candidates (n, block) a tree may split at: weight at the value, none within FEATURE_THRESHOLD above it."""
+    jm = np.maximum(jj - 1, 0)
+    cp_prev, cn_prev = c.at(r[:, None], k[:, None], jm)
+    nl_prev = np.where(jj > 0, cp_prev + cn_prev, 0.0)
+    cp_u, cn_u = c.at(r[:, None], k[:, None], c.xg.u1[jj])
+    nl_u = cp_u + cn_u
+    return (n_left > nl_prev) & (nl_u == n_left)
+
+
+def _stump_proxy(c, rows, blocks):
+    """scikit-learn's proxy at every candidate of the given (fit row, block) pairs: (n, block), -inf if invalid.
+
+    Also returns the candidates' grid positions and cumulative counts (positives, negatives).
+    """
+    m, bs = c.xg.m32, _STUMP_BLOCK
+    r, k = np.divmod(rows, c.TPk.shape[1])
+    j = blocks[:, None] * bs + np.arange(bs)[None, :]
+    inside = j < m
+    jj = np.minimum(j, m - 1)
+    cpos, cneg = c.at(r[:, None], k[:, None], jj)
+    tpos, tneg = c.TPk[r, k][:, None], c.TNk[r, k][:, None]
+    tot = tpos + tneg
+    n_left = cpos + cneg
+    n_right = tot - n_left
+    rp, rn = tpos - cpos, tneg - cneg
+    with np.errstate(divide="ignore", invalid="ignore"):
+        gini_l = 1.0 - (cneg * cneg + cpos * cpos) / (n_left * n_left)
+        gini_r = 1.0 - (rn * rn + rp * rp) / (n_right * n_right)
+        proxy = -n_right * gini_r - n_left * gini_l
+    valid = inside & (n_left > 0) & (n_right > 0)
+    if c.xg.close_any:
+        valid &= _stump_splittable(c, r, k, jj, n_left)
+    return np.where(valid, proxy, -np.inf), j, cpos, cneg
+
+
+def _stump_best_split(c, ub, margin):
+    """Each fit's first best split (R * D,): grid position, cumulative counts there, and whether one is valid.
+
+    The exact proxy in each fit's block of highest bound is a lower bound on its maximum;
+    only the blocks whose bound reaches it are then evaluated exactly.
+    """
+    RD, nb = ub.shape
+    top = np.argmax(ub, axis=1)
+    pr1, _, _, _ = _stump_proxy(c, np.arange(RD), top)
     lb = pr1.max(axis=1)
-    sel = (ub2 + margin.reshape(RD)[:, None] >= lb[:, None]) | (np.arange(nb)[None, :] == top[:, None])
+    sel = (ub + margin[:, None] >= lb[:, None]) | (np.arange(nb)[None, :] == top[:, None])
     rows, blocks = np.nonzero(sel)
-    pr, j, cpos, cneg = exact(rows, blocks)
+    pr, j, cpos, cneg = _stump_proxy(c, rows, blocks)
     bmax = pr.max(axis=1)
     barg = np.argmax(pr, axis=1)
     row_start = np.flatnonzero(np.concatenate([[True], rows[1:] != rows[:-1]]))
@@ -340,32 +371,40 @@ def _xdomain_stump(xg, Pl, Nl, T64=None):
     hr = rows[h]
     firsts = h[np.concatenate([[True], hr[1:] != hr[:-1]])]
     first_hit[rows[firsts]] = firsts
-    has = rmax > -np.inf
-    best = j[first_hit, barg[first_hit]]  # (RD,)
-    cpb, cnb = cpos[first_hit, barg[first_hit]], cneg[first_hit, barg[first_hit]]
-    tpos, tneg = TPk.reshape(RD), TNk.reshape(RD)
-    tot = tpos + tneg
-    root_impurity = 1.0 - (tneg * tneg + tpos * tpos) / np.where(tot > 0, tot * tot, 1.0)
-    splits = has & (root_impurity > _EPSILON)
-    nl_best = cpb + cnb
-    # next grid value with calibration weight after the best split
-    rr1, k1 = np.divmod(np.arange(RD), D)
-    nxt = np.full(RD, m - 1, dtype=np.int64)
+    best_at = (first_hit, barg[first_hit])
+    return j[best_at], cpos[best_at], cneg[best_at], rmax > -np.inf
+
+
+def _stump_next_value(c, best, splits, nl_best):
+    """Per fit (R * D,), the next float32 grid position after its best split that has calibration weight."""
+    m, bs = c.xg.m32, _STUMP_BLOCK
+    rr1, k1 = np.divmod(np.arange(len(best)), c.TPk.shape[1])
+    nxt = np.full(len(best), m - 1, dtype=np.int64)
     todo = np.flatnonzero(splits)
     start = best[todo] + 1
-    while todo.size:
+    while todo.size:  # a block of positions at a time, for the fits not yet found
         jw = start[:, None] + np.arange(bs)[None, :]
         jc = np.minimum(jw, m - 1)
-        r_, k_ = rr1[todo][:, None], k1[todo][:, None]
-        ix = xg.idx[k_, jc]
-        nl = (CTp[r_, jc] - LP[r_, ix]) + (CTn[r_, jc] - LN[r_, ix])
+        cp, cn = c.at(rr1[todo][:, None], k1[todo][:, None], jc)
+        nl = cp + cn
         found = (nl > nl_best[todo][:, None]) & (jw < m)
         got = found.any(axis=1)
         nxt[todo[got]] = jw[got, np.argmax(found[got], axis=1)]
         todo, start = todo[~got], start[~got] + bs
         keep = start < m
         todo, start = todo[keep], start[keep]
-    xs = xg.xs32
+    return nxt
+
+
+def _stump_leaves(c, best, cpb, cnb, has):
+    """Thresholds (NaN: no split) and leaf classes (R, D) of the D stumps, as scikit-learn sets them."""
+    R, D = c.TPk.shape
+    tpos, tneg = c.TPk.reshape(R * D), c.TNk.reshape(R * D)
+    tot = tpos + tneg
+    root_impurity = 1.0 - (tneg * tneg + tpos * tpos) / np.where(tot > 0, tot * tot, 1.0)
+    splits = has & (root_impurity > _EPSILON)
+    nxt = _stump_next_value(c, best, splits, cpb + cnb)
+    xs = c.xg.xs32
     xj, xk = xs[best], xs[nxt]
     thr = xj / 2.0 + xk / 2.0
     thr = np.where((thr == xk) | np.isinf(thr), xj, thr)
@@ -373,11 +412,22 @@ def _xdomain_stump(xg, Pl, Nl, T64=None):
     left_c = np.where(splits, cpb > cnb, tpos > tneg)
     right_c = np.where(splits, rp > rn, tpos > tneg)
     thr = np.where(splits, thr, np.nan).reshape(R, D)
-    left_c, right_c = left_c.reshape(R, D), right_c.reshape(R, D)
+    return thr, left_c.reshape(R, D), right_c.reshape(R, D)
+
+
+def _xdomain_stump(xg, Pl, Nl, T64=None):
+    """Decisions of the D stumps (fit k: all datasets but k) at the local columns, (R, n_local).
+
+    ``T64``: the totals (positives, negatives) on the float64 grid, if already computed.
+    """
+    c = _stump_counts(xg, Pl, Nl, T64)
+    ub, margin = _stump_block_bounds(c)
+    best, cpb, cnb, has = _stump_best_split(c, ub, margin)
+    thr, left_c, right_c = _stump_leaves(c, best, cpb, cnb, has)
     code = xg.code
     go_left = ~(xg.x32_loc[None, :] > thr[:, code])
     pred = np.where(go_left, left_c[:, code], right_c[:, code])
-    return _override_local(pred, _single_rows(TPk, TNk), code)
+    return _override_local(pred, _single_rows(c.TPk, c.TNk), code)
 
 
 # Moments of the logistic fits' Taylor expansion: (order c of the derivative of expit, power e
