@@ -419,108 +419,129 @@ def _indata_train(n, n_repeats, seed):
 
 def _model_cells(ctx, model, s):
     """All (protocol, method, dataset) cells of one model, as a list of dicts."""
-    y, codes, protocols, methods = ctx.y, ctx.codes, ctx.protocols, ctx.methods
-    class_weight, n_repeats, plans = ctx.class_weight, ctx.n_repeats, ctx.plans
-    opitz = ctx.reference == "opitz2024"
-    lbfgs_needed = opitz and "logistic" in methods
-    D = len(ctx.datasets)
-    x, inv, _, _ = _grid_counts(y, s)
-    pos_ds, neg_ds = _stacked_counts(inv, y, codes, len(x), D)
+    x, inv, _, _ = _grid_counts(ctx.y, s)
+    pos_ds, neg_ds = _stacked_counts(inv, ctx.y, ctx.codes, len(x), len(ctx.datasets))
     auc = _auc_from_counts(pos_ds, neg_ds)
+    rows = _fit_cells(ctx, model, s, x, pos_ds, neg_ds, auc)
+    indata_cells = {}
+    for i in sorted({i for p in ctx.protocols for i in ctx.plans[p][1]}):
+        indata_cells.update(_indata_cells(ctx, s, i))
+    return rows + _indata_rows(ctx, model, auc, indata_cells)
+
+
+def _cell_row(ctx, model, protocol, method, i, auc, scores, n_cal, n_ev, calibration):
+    """One cell of the grid: dataset ``i``'s row for a protocol and method, ``scores`` a dict of floats."""
+    return dict(protocol=protocol, method=method, dataset=ctx.datasets[i], domain=ctx.domains.get(ctx.datasets[i]),
+                model=model, auc=float(auc), **scores, n_calibration=n_cal, n_evaluation=n_ev,
+                calibration=calibration)
+
+
+def _warm_start(ctx, x, pos, neg):
+    """Start of the logistic fits: the fit on all of ``pos``/``neg`` (None without logistic, or with opitz2024)."""
+    if "logistic" not in ctx.methods or ctx.reference == "opitz2024":
+        return None
+    wp, wn = class_weighted(pos[None], neg[None], ctx.class_weight)
+    return logistic_params(x, wp, wn)
+
+
+def _fit_matrices(fits, D):
+    """0/1 matrices (fits, D) of each fit's calibration and evaluation datasets."""
+    G_cal = np.zeros((len(fits), D))
+    G_ev = np.zeros((len(fits), D))
+    for k, f in enumerate(fits):
+        G_cal[k, list(f.cal)] = 1.0
+        G_ev[k, list(f.evl)] = 1.0
+    return G_cal, G_ev
+
+
+def _fit_confusions(ctx, s, x, fits, G_cal, G_ev, pos_ds, neg_ds):
+    """Confusion counts (tp, fp, fn, tn), each (fits,), of every method on every fit, in chunks of fits."""
+    methods = ctx.methods
+    lbfgs = None
+    if ctx.reference == "opitz2024" and "logistic" in methods:
+        lbfgs = _lbfgs_params([(s[np.isin(ctx.codes, f.cal)], ctx.y[np.isin(ctx.codes, f.cal)]) for f in fits],
+                              ctx.class_weight)
+    # warm start from the fit on all data: the pooled fits lie near it
+    init = _warm_start(ctx, x, pos_ds.sum(axis=0), neg_ds.sum(axis=0))
+    results = {m: [[], [], [], []] for m in methods}
+    for sl in _chunks(len(fits), len(x)):
+        conf = _run_fits(
+            x, G_cal[sl] @ pos_ds, G_cal[sl] @ neg_ds, G_ev[sl] @ pos_ds, G_ev[sl] @ neg_ds, methods,
+            ctx.class_weight, init=init, reference=ctx.reference,
+            lbfgs=None if lbfgs is None else (lbfgs[0][sl], lbfgs[1][sl]),
+        )
+        for m in methods:
+            for acc, part in zip(results[m], conf[m]):
+                acc.append(part)
+    return {m: tuple(np.concatenate(a) for a in results[m]) for m in methods}
+
+
+def _fit_cells(ctx, model, s, x, pos_ds, neg_ds, auc):
+    """Rows of the cells calibrated on whole datasets (every protocol's fits), method by method."""
+    fits = [f for p in ctx.protocols for f in ctx.plans[p][0]]
+    if not fits:
+        return []
+    G_cal, G_ev = _fit_matrices(fits, len(ctx.datasets))
+    auc_fit = auc[[f.dataset for f in fits]]
+    if ctx.reference == "opitz2024":  # the code behind the paper's tables: outdata AUC on the pooled evaluation data
+        auc_fit = np.where([f.protocol == "outdata" for f in fits], _auc_from_counts(G_ev @ pos_ds, G_ev @ neg_ds),
+                           auc_fit)
+    results = _fit_confusions(ctx, s, x, fits, G_cal, G_ev, pos_ds, neg_ds)
     sizes = np.diff(ctx.offsets)
     rows = []
-
-    def emit(protocol, used, i, method, conf, n_cal, n_eval, auc_cell):
-        sc = _scores_from_confusion(*conf)
-        rows.append(
-            dict(protocol=protocol, method=method, dataset=ctx.datasets[i], domain=ctx.domains.get(ctx.datasets[i]),
-                 model=model, auc=float(auc_cell), **{k: float(v) for k, v in sc.items()},
-                 n_calibration=n_cal, n_evaluation=n_eval, calibration=used)
-        )
-
-    fits = [f for p in protocols for f in plans[p][0]]
-    if fits:
-        G_cal = np.zeros((len(fits), D))
-        G_ev = np.zeros((len(fits), D))
+    for m in ctx.methods:
+        tp, fp, fn, tn = results[m]
         for k, f in enumerate(fits):
-            G_cal[k, list(f.cal)] = 1.0
-            G_ev[k, list(f.evl)] = 1.0
-        results = {m: [[], [], [], []] for m in methods}
-        lbfgs = None
-        if lbfgs_needed:
-            lbfgs = _lbfgs_params([(s[np.isin(codes, f.cal)], y[np.isin(codes, f.cal)]) for f in fits], class_weight)
-        auc_fit = auc[[f.dataset for f in fits]]
-        if opitz:  # the code behind the paper's tables: outdata AUC on the pooled evaluation data
-            auc_fit = np.where([f.protocol == "outdata" for f in fits], _auc_from_counts(G_ev @ pos_ds, G_ev @ neg_ds),
-                               auc_fit)
-        init = None
-        if "logistic" in methods and not opitz:  # warm start from the fit on all data: the pooled fits lie near it
-            tp_, tn_ = class_weighted(pos_ds.sum(axis=0)[None], neg_ds.sum(axis=0)[None], class_weight)
-            init = logistic_params(x, tp_, tn_)
-        for sl in _chunks(len(fits), len(x)):
-            conf = _run_fits(
-                x, G_cal[sl] @ pos_ds, G_cal[sl] @ neg_ds, G_ev[sl] @ pos_ds, G_ev[sl] @ neg_ds, methods, class_weight,
-                init=init, reference=ctx.reference, lbfgs=None if lbfgs is None else (lbfgs[0][sl], lbfgs[1][sl]),
-            )
-            for m in methods:
-                for acc, part in zip(results[m], conf[m]):
-                    acc.append(part)
-        for m in methods:
-            tp, fp, fn, tn = (np.concatenate(a) for a in results[m])
-            for k, f in enumerate(fits):
-                n_cal = int(sizes[list(f.cal)].sum())
-                n_ev = int(sizes[list(f.evl)].sum())
-                conf = (tp[k], fp[k], fn[k], tn[k])
-                if n_cal == 0 or n_ev == 0:
-                    conf = (np.nan,) * 4
-                emit(f.protocol, f.protocol, f.dataset, m, conf, n_cal, n_ev, auc_fit[k])
+            n_cal = int(sizes[list(f.cal)].sum())
+            n_ev = int(sizes[list(f.evl)].sum())
+            conf = (tp[k], fp[k], fn[k], tn[k])
+            if n_cal == 0 or n_ev == 0:
+                conf = (np.nan,) * 4
+            scores = {name: float(v) for name, v in _scores_from_confusion(*conf).items()}
+            rows.append(_cell_row(ctx, model, f.protocol, m, f.dataset, auc_fit[k], scores, n_cal, n_ev, f.protocol))
+    return rows
 
-    indata_needed = sorted({i for p in protocols for i in plans[p][1]})
-    indata_cells = {}
-    for i in indata_needed:
-        sl = slice(int(ctx.offsets[i]), int(ctx.offsets[i + 1]))
-        tests = _splits(int(sizes[i]), n_repeats, ctx.seed)
-        if tests is None:  # fewer than 2 rows: nothing to split
-            for m in methods:
-                indata_cells[(i, m)] = (np.full((1, 4), np.nan), 0, int(sizes[i]))
-            continue
-        yd = y[sl]
-        xd, invd, full_pos, full_neg = _grid_counts(yd, s[sl])
-        init = None
-        if "logistic" in methods and not opitz:
-            fp, fn = class_weighted(full_pos[None], full_neg[None], class_weight)
-            init = logistic_params(xd, fp, fn)  # warm start: the 80% fits lie close to it
-        acc = {m: [] for m in methods}
-        n_test = tests.shape[1]
-        trains = _indata_train(int(sizes[i]), n_repeats, ctx.seed) if lbfgs_needed else None
-        sd = s[sl]
-        for ch in _chunks(n_repeats, len(xd)):
-            R = ch.stop - ch.start
-            rows_ = tests[ch]
-            groups = np.repeat(np.arange(R), n_test)
-            ep, en = _stacked_counts(invd[rows_.ravel()], yd[rows_.ravel()], groups, len(xd), R, presorted=True)
-            lbfgs = _lbfgs_params([(sd[t], yd[t]) for t in trains[ch]], class_weight) if lbfgs_needed else None
-            conf = _run_fits(xd, full_pos - ep, full_neg - en, ep, en, methods, class_weight, init=init,
-                             reference=ctx.reference, lbfgs=lbfgs)
-            for m in methods:
-                acc[m].append(np.stack(conf[m], axis=1))
-        for m in methods:
-            per_repeat = np.concatenate(acc[m])  # (R, 4)
-            indata_cells[(i, m)] = (per_repeat, int(sizes[i]) - n_test, n_test)
 
-    for p in protocols:
-        for i in plans[p][1]:
-            for m in methods:
+def _indata_cells(ctx, s, i):
+    """Dataset ``i``'s repeated 80/20 splits: ``{(i, method): (confusions (repeats, 4), n_cal, n_ev)}``."""
+    methods, n_repeats = ctx.methods, ctx.n_repeats
+    n = int(ctx.offsets[i + 1] - ctx.offsets[i])
+    tests = _splits(n, n_repeats, ctx.seed)
+    if tests is None:  # fewer than 2 rows: nothing to split
+        return {(i, m): (np.full((1, 4), np.nan), 0, n) for m in methods}
+    sl = slice(int(ctx.offsets[i]), int(ctx.offsets[i + 1]))
+    yd, sd = ctx.y[sl], s[sl]
+    xd, invd, full_pos, full_neg = _grid_counts(yd, sd)
+    init = _warm_start(ctx, xd, full_pos, full_neg)  # the 80% fits lie close to it
+    lbfgs_needed = ctx.reference == "opitz2024" and "logistic" in methods
+    trains = _indata_train(n, n_repeats, ctx.seed) if lbfgs_needed else None
+    acc = {m: [] for m in methods}
+    n_test = tests.shape[1]
+    for ch in _chunks(n_repeats, len(xd)):
+        R = ch.stop - ch.start
+        rows_ = tests[ch]
+        groups = np.repeat(np.arange(R), n_test)
+        ep, en = _stacked_counts(invd[rows_.ravel()], yd[rows_.ravel()], groups, len(xd), R, presorted=True)
+        lbfgs = _lbfgs_params([(sd[t], yd[t]) for t in trains[ch]], ctx.class_weight) if lbfgs_needed else None
+        conf = _run_fits(xd, full_pos - ep, full_neg - en, ep, en, methods, ctx.class_weight, init=init,
+                         reference=ctx.reference, lbfgs=lbfgs)
+        for m in methods:
+            acc[m].append(np.stack(conf[m], axis=1))
+    return {(i, m): (np.concatenate(acc[m]), n - n_test, n_test) for m in methods}
+
+
+def _indata_rows(ctx, model, auc, indata_cells):
+    """Rows of the indata cells (and indomain's fallback): each score's mean over the repeats."""
+    rows = []
+    for p in ctx.protocols:
+        for i in ctx.plans[p][1]:
+            for m in ctx.methods:
                 per_repeat, n_cal, n_ev = indata_cells[(i, m)]
                 sc = _scores_from_confusion(*per_repeat.T)
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore", RuntimeWarning)
                     means = {k: float(np.nanmean(v)) if np.isfinite(v).any() else np.nan for k, v in sc.items()}
-                rows.append(
-                    dict(protocol=p, method=m, dataset=ctx.datasets[i], domain=ctx.domains.get(ctx.datasets[i]),
-                         model=model, auc=float(auc[i]), **means, n_calibration=n_cal, n_evaluation=n_ev,
-                         calibration="indata")
-                )
+                rows.append(_cell_row(ctx, model, p, m, i, auc[i], means, n_cal, n_ev, "indata"))
     return rows
 
 
