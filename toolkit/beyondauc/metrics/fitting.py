@@ -74,6 +74,113 @@ def _column_blocks(F, m):
     return [slice(c, min(c + width, m)) for c in range(0, m, width)]
 
 
+def _grid_standardization(x, n, standardize):
+    """(centre, scale) of the grid: given, or from the rows' total weight (scale 1 if it is 0)."""
+    if standardize is not None:
+        return float(standardize[0]), float(standardize[1]) or 1.0
+    w_all = n.sum(axis=0)
+    W = w_all.sum() if w_all.sum() > 0 else 1.0
+    mu = float(w_all @ x) / W
+    return mu, float(np.sqrt(w_all @ (x - mu) ** 2 / W)) or 1.0
+
+
+def _initial_params(pos, safe_tot, init, mu, sd):
+    """Starting standardised (intercept, coef) (F, 2): ``init`` on the raw scale, or the log-odds and 0."""
+    F = len(pos)
+    if init is None:
+        rate = np.clip(pos.sum(axis=1) / safe_tot, 1e-6, 1 - 1e-6)
+        return np.stack([np.log(rate / (1 - rate)), np.zeros(F)], axis=1)
+    i0, c0 = np.broadcast_to(init[0], (F,)), np.broadcast_to(init[1], (F,))
+    return np.stack([i0 + c0 * mu, c0 * sd], axis=1)
+
+
+class _LogLoss:
+    """The penalised log-loss of F fits on the standardised grid ``xs``, summed over cache-sized blocks."""
+
+    def __init__(self, xs, pos, n, lam):
+        F, m = pos.shape
+        self.pos, self.n, self.lam = pos, n, lam
+        self.basis = np.stack([np.ones_like(xs), xs, xs * xs], axis=1)  # (m, 3)
+        self.lin = np.ascontiguousarray(self.basis[:, :2].T)  # (2, m)
+        self.blocks = _column_blocks(F, m)
+        width = self.blocks[0].stop - self.blocks[0].start if self.blocks else 0
+        self.buf_z = np.empty((F, width))
+        self.buf_q = np.empty((F, width))
+
+    def newton_sums(self, bt):
+        """Gradient terms (F, 3) and Hessian terms (F, 3) of the unpenalised loss at ``bt``."""
+        F = len(bt)
+        gr = np.zeros((F, 3))
+        hs = np.zeros((F, 3))
+        for blk in self.blocks:
+            k = blk.stop - blk.start
+            z, q = self.buf_z[:, :k], self.buf_q[:, :k]
+            np.matmul(bt, self.lin[:, blk], out=z)
+            expit(z, out=z)  # p
+            np.multiply(self.n[:, blk], z, out=q)  # q = n p
+            np.multiply(q, z, out=z)  # n p^2
+            np.subtract(q, z, out=z)  # h = n p (1 - p)
+            hs += z @ self.basis[blk]
+            np.subtract(q, self.pos[:, blk], out=q)  # r = n p - pos
+            gr += q @ self.basis[blk]
+        return gr, hs
+
+    def __call__(self, bt):
+        """The objective (F,) at ``bt``."""
+        # sum pos*softplus(-z) + neg*softplus(z) == sum n*softplus(z) - pos*z
+        total = 0.5 * self.lam * bt[:, 1] ** 2
+        for blk in self.blocks:
+            k = blk.stop - blk.start
+            z, q = self.buf_z[:, :k], self.buf_q[:, :k]
+            np.matmul(bt, self.lin[:, blk], out=z)
+            np.multiply(self.pos[:, blk], z, out=q)
+            np.logaddexp(0.0, z, out=z)
+            np.multiply(self.n[:, blk], z, out=z)
+            np.subtract(z, q, out=z)
+            total = total + z.sum(axis=1)
+        return total
+
+
+def _damped_steps(objective, beta, d, g0, g1, check, active):
+    """Step lengths (F,) along ``d``: 1 where active, Armijo backtracking where ``check``; and the fits that stall."""
+    F = len(beta)
+    step = np.where(active, 1.0, 0.0)
+    stalled = np.zeros(F, dtype=bool)
+    if not check.any():
+        return step, stalled
+    slope = g0 * d[:, 0] + g1 * d[:, 1]
+    f_cur = objective(beta)
+    slack = 1e-12 * np.abs(f_cur)  # rounding noise of the objective near the optimum
+    t = np.ones(F)
+    ok = ~check | (objective(beta + d) <= f_cur + 1e-4 * slope + slack)
+    for _ in range(60):
+        if ok.all():
+            break
+        t = np.where(ok, t, 0.5 * t)
+        ok = ~check | ok | (objective(beta + t[:, None] * d) <= f_cur + 1e-4 * t * slope + slack)
+    stalled = check & ~ok
+    step = np.where(check, np.where(ok, t, 0.0), step)
+    return step, stalled
+
+
+def _newton(objective, beta, active, *, max_iter, tol):
+    """Newton's method on the active fits from ``beta``; long steps, and every step after 20, damped."""
+    lam = objective.lam
+    for it in range(max_iter):
+        if not active.any():
+            break
+        gr, hs = objective.newton_sums(beta)
+        g0, g1 = gr[:, 0], gr[:, 1] + lam * beta[:, 1]
+        d = np.stack(newton_direction(g0, g1, hs[:, 0], hs[:, 1], hs[:, 2] + lam), axis=1)
+        d[~active] = 0.0
+        check = active & ((np.abs(d).max(axis=1) > 1.0) | (it >= 20))
+        step, stalled = _damped_steps(objective, beta, d, g0, g1, check, active)
+        beta = beta + step[:, None] * d
+        done = ((step == 1.0) & (np.abs(d).max(axis=1) < tol)) | stalled
+        active &= ~done
+    return beta
+
+
 def logistic_params(x, pos, neg, *, C=1.0, init=None, max_iter=100, tol=1e-9, standardize=None):
     """Fit Platt scaling for F fits at once; return (intercept, coef), each (F,).
 
@@ -95,89 +202,13 @@ def logistic_params(x, pos, neg, *, C=1.0, init=None, max_iter=100, tol=1e-9, st
     """
     pos = np.ascontiguousarray(np.atleast_2d(pos), dtype=np.float64)
     neg = np.ascontiguousarray(np.atleast_2d(neg), dtype=np.float64)
-    F, m = pos.shape
     n = pos + neg
     tot = n.sum(axis=1)
     safe_tot = np.where(tot > 0, tot, 1.0)
-    if standardize is None:
-        w_all = n.sum(axis=0)
-        W = w_all.sum() if w_all.sum() > 0 else 1.0
-        mu = float(w_all @ x) / W
-        sd = float(np.sqrt(w_all @ (x - mu) ** 2 / W)) or 1.0
-    else:
-        mu, sd = float(standardize[0]), float(standardize[1]) or 1.0
-    xs = (x - mu) / sd
-    basis = np.stack([np.ones_like(xs), xs, xs * xs], axis=1)  # (m, 3)
-    lin = np.ascontiguousarray(basis[:, :2].T)  # (2, m)
-    lam = 1.0 / (C * sd**2)
-    if init is None:
-        rate = np.clip(pos.sum(axis=1) / safe_tot, 1e-6, 1 - 1e-6)
-        beta = np.stack([np.log(rate / (1 - rate)), np.zeros(F)], axis=1)
-    else:
-        i0, c0 = np.broadcast_to(init[0], (F,)), np.broadcast_to(init[1], (F,))
-        beta = np.stack([i0 + c0 * mu, c0 * sd], axis=1)
-    blocks = _column_blocks(F, m)
-    width = blocks[0].stop - blocks[0].start if blocks else 0
-    buf_z = np.empty((F, width))
-    buf_q = np.empty((F, width))
-
-    def newton_sums(bt):
-        gr = np.zeros((F, 3))
-        hs = np.zeros((F, 3))
-        for blk in blocks:
-            k = blk.stop - blk.start
-            z, q = buf_z[:, :k], buf_q[:, :k]
-            np.matmul(bt, lin[:, blk], out=z)
-            expit(z, out=z)  # p
-            np.multiply(n[:, blk], z, out=q)  # q = n p
-            np.multiply(q, z, out=z)  # n p^2
-            np.subtract(q, z, out=z)  # h = n p (1 - p)
-            hs += z @ basis[blk]
-            np.subtract(q, pos[:, blk], out=q)  # r = n p - pos
-            gr += q @ basis[blk]
-        return gr, hs
-
-    def objective(bt):
-        # sum pos*softplus(-z) + neg*softplus(z) == sum n*softplus(z) - pos*z
-        total = 0.5 * lam * bt[:, 1] ** 2
-        for blk in blocks:
-            k = blk.stop - blk.start
-            z, q = buf_z[:, :k], buf_q[:, :k]
-            np.matmul(bt, lin[:, blk], out=z)
-            np.multiply(pos[:, blk], z, out=q)
-            np.logaddexp(0.0, z, out=z)
-            np.multiply(n[:, blk], z, out=z)
-            np.subtract(z, q, out=z)
-            total = total + z.sum(axis=1)
-        return total
-
-    active = tot > 0
-    for it in range(max_iter):
-        if not active.any():
-            break
-        gr, hs = newton_sums(beta)
-        g0, g1 = gr[:, 0], gr[:, 1] + lam * beta[:, 1]
-        d = np.stack(newton_direction(g0, g1, hs[:, 0], hs[:, 1], hs[:, 2] + lam), axis=1)
-        d[~active] = 0.0
-        step = np.where(active, 1.0, 0.0)
-        stalled = np.zeros(F, dtype=bool)
-        check = active & ((np.abs(d).max(axis=1) > 1.0) | (it >= 20))
-        if check.any():
-            slope = g0 * d[:, 0] + g1 * d[:, 1]
-            f_cur = objective(beta)
-            slack = 1e-12 * np.abs(f_cur)  # rounding noise of the objective near the optimum
-            t = np.ones(F)
-            ok = ~check | (objective(beta + d) <= f_cur + 1e-4 * slope + slack)
-            for _ in range(60):
-                if ok.all():
-                    break
-                t = np.where(ok, t, 0.5 * t)
-                ok = ~check | ok | (objective(beta + t[:, None] * d) <= f_cur + 1e-4 * t * slope + slack)
-            stalled = check & ~ok
-            step = np.where(check, np.where(ok, t, 0.0), step)
-        beta = beta + step[:, None] * d
-        done = ((step == 1.0) & (np.abs(d).max(axis=1) < tol)) | stalled
-        active &= ~done
+    mu, sd = _grid_standardization(x, n, standardize)
+    objective = _LogLoss((x - mu) / sd, pos, n, 1.0 / (C * sd**2))
+    beta = _initial_params(pos, safe_tot, init, mu, sd)
+    beta = _newton(objective, beta, tot > 0, max_iter=max_iter, tol=tol)
     coef = beta[:, 1] / sd
     intercept = beta[:, 0] - beta[:, 1] * mu / sd
     return intercept, coef
