@@ -9,12 +9,14 @@ sampling error is part of what a deployed model meets.
 
 A replicate is a vector of counts per example (:mod:`beyondauc.metrics.bootstrap`);
 on a model's score grid it becomes per-value positive/negative counts (one
-sparse product), and the replicates' fits are batched exactly like the point
-grid's fits: replicates are more rows of the (fits x grid values) count
-matrices handed to the vectorised calibrators of :mod:`beyondauc.metrics.fitting`.
+sparse product), and the replicates' fits (:mod:`beyondauc.metrics.grid_fits`) are
+batched exactly like the point grid's fits: replicates are more rows of the (fits x
+grid values) count matrices handed to the vectorised calibrators of
+:mod:`beyondauc.metrics.fitting`.
 
 Fits calibrated on every dataset but the one they evaluate (``xdomain``), without
-class weights, take a faster path with the same decisions: counts are integers,
+class weights, take a faster path with the same decisions, which lives in
+:mod:`beyondauc.metrics.grid_fits` (its notes on the fast path): counts are integers,
 so such a fit's counts are exactly the model's total minus one dataset, kept as
 the total plus each dataset's counts on its own values; decisions are taken only
 at the evaluated dataset's values; the stump's best split is found by branch and
@@ -539,9 +541,9 @@ def bootstrap_grid(
     :func:`~beyondauc.expected_accuracy_grid` is recomputed on the replicate:
     the AUC on the resampled dataset, and each score after *refitting* the
     calibrator on the replicate of its calibration data and evaluating on the
-    replicate of its evaluation data.  ``indata``: see the module notes
-    (the same split positions applied to the resampled dataset, the first
-    ``min(n_repeats, 10)`` splits per replicate).
+    replicate of its evaluation data.  ``indata``: see the notes of
+    :mod:`beyondauc.metrics.grid_bootstrap` (the same split positions applied to
+    the resampled dataset, the first ``min(n_repeats, 10)`` splits per replicate).
 
     Parameters
     ----------
