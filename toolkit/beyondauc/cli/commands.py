@@ -12,6 +12,8 @@ import math
 import re
 import sys
 import warnings
+from collections.abc import Sequence
+from typing import TextIO
 
 import numpy as np
 import pandas as pd
@@ -46,10 +48,23 @@ class _CliError(Exception):
     pass
 
 
-def _build_parser():
+def _build_parser() -> _Parser:
+    """The ``beyondauc`` parser: one subcommand per job, each added by its own function."""
     parser = _Parser(prog="beyondauc", description="What the ROC AUC hides about scoring models.")
     parser.add_argument("--version", action="version", version=f"beyondauc {__version__}")
     sub = parser.add_subparsers(dest="command", parser_class=_Parser)
+    _add_calibrate(sub)
+    _add_diagnose(sub)
+    _add_selective(sub)
+    _add_report(sub)
+    _add_demo(sub)
+    _add_evaluate(sub)
+    parser.commands = sub.choices  # name -> subparser, for messages in the subcommand's words
+    return parser
+
+
+def _add_calibrate(sub):
+    """``beyondauc calibrate``: AUC vs expected accuracy (Opitz)."""
     cal = sub.add_parser(
         "calibrate",
         help="AUC vs expected accuracy after calibrating on other data (Opitz)",
@@ -81,6 +96,9 @@ def _build_parser():
                           "intervals and p_change (default: 0 = none)")
     cal.add_argument("--confidence-level", type=float, default=0.95, help="of the bootstrap intervals (default: 0.95)")
 
+
+def _add_diagnose(sub):
+    """``beyondauc diagnose``: test-set AUROC diagnostics (Roberts)."""
     diag = sub.add_parser(
         "diagnose",
         help="test-set AUROC diagnostics between validation and test cohorts (Roberts)",
@@ -107,6 +125,9 @@ def _build_parser():
                       help="random seed (noise, indata split, bootstrap; default: 0)")
     _interval_options(diag, "the AUCs, bias robustness, drift and W (stratified by cohort and class)")
 
+
+def _add_selective(sub):
+    """``beyondauc selective``: selective answering (Mishra)."""
     sel = sub.add_parser(
         "selective",
         help="selective answering: DiSCA, a, b, fluctuations, AURC (Mishra)",
@@ -127,6 +148,9 @@ def _build_parser():
                      help="indata split and bootstrap seed (default: 0)")
     _interval_options(sel, "accuracy, area, AURC, DiSCA, a and b (the calibrator refitted per replicate)")
 
+
+def _add_report(sub):
+    """``beyondauc report``: the notebooks per model, rendered as HTML with an index."""
     rep = sub.add_parser(
         "report",
         help="run the notebooks per model and write HTML reports with an index.html leaderboard",
@@ -136,6 +160,10 @@ def _build_parser():
     )
     rep.add_argument("data", help="TRUE-format directory, CSV or Parquet file, or 'demo'")
     _report_options(rep, out_default=None)
+
+
+def _add_demo(sub):
+    """``beyondauc demo``: ``report`` on the embedded demo benchmark."""
     demo = sub.add_parser(
         "demo",
         help="`report` on the embedded demo benchmark into reports/demo/",
@@ -143,6 +171,10 @@ def _build_parser():
         "leaderboard in reports/demo/index.html.",
     )
     _report_options(demo, out_default="reports/demo")
+
+
+def _add_evaluate(sub):
+    """``beyondauc evaluate``: compute the evaluation and save it."""
     ev = sub.add_parser(
         "evaluate",
         help="compute the evaluation every report reads, and save it (Parquet tables + manifest.json)",
@@ -160,8 +192,6 @@ def _build_parser():
                     help="an evaluation parameter, e.g. -p protocol=indata -p n_bootstrap=1000 (repeatable)")
     ev.add_argument("--quiet", action="store_true", help="no progress lines")
     _table_options(ev, notebooks=False)
-    parser.commands = sub.choices  # name -> subparser, for messages in the subcommand's words
-    return parser
 
 
 def _report_options(p, *, out_default):
@@ -611,7 +641,7 @@ def _cli_wording(message, parser):
     return message
 
 
-def main(argv=None, out=None):
+def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     """Entry point of the ``beyondauc`` console script; returns the exit status."""
     out = out or sys.stdout
     parser = _build_parser()
