@@ -16,20 +16,24 @@ recompute what it holds.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as _dt
 import hashlib
 import os
+import sys
 import time
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from ..metrics.bootstrap import percentile_interval
 from .container import Evaluation, load_evaluation, package_versions
-from .parameters import check_evaluation_parameters
+from .parameters import check_against_benchmark, check_evaluation_parameters
+from .summary import findings_table, verdicts_table
 from ..utils.parallel import pool_context, process_pool
 from ..utils.validation import UndefinedMetricWarning, WarningLog, warnings_once
 from ..metrics import expected_accuracy_grid
@@ -74,7 +78,7 @@ def _frame_sha256(frame):
     return hashlib.sha256(frame.to_csv(index=False).encode("utf-8")).hexdigest()
 
 
-def data_fingerprint(data):
+def data_fingerprint(data: str | os.PathLike | Benchmark | pd.DataFrame) -> tuple[str, str]:
     """(source shown to readers, SHA-256) of what :func:`evaluate` reads.
 
     A path (file or TRUE directory) is hashed byte for byte, ``"demo"`` is the
@@ -392,7 +396,13 @@ def _map(job, models, n_jobs):
 # evaluate
 # ---------------------------------------------------------------------------
 
-def evaluate(data="demo", *, n_jobs=1, progress=False, **parameters):
+def evaluate(
+    data: str | os.PathLike | Benchmark | pd.DataFrame = "demo",
+    *,
+    n_jobs: int = 1,
+    progress: bool = False,
+    **parameters: Any,
+) -> Evaluation:
     """Compute everything the reports show, once: an :class:`Evaluation`.
 
     Parameters
@@ -434,60 +444,108 @@ def evaluate(data="demo", *, n_jobs=1, progress=False, **parameters):
     p = check_evaluation_parameters(parameters)
     source, sha256 = data_fingerprint(data)
     bench, full = _open(data, p)
-    from .parameters import check_against_benchmark
-
     check_against_benchmark(p, bench, available=full)  # what would fail after the grid fails here, before it
     # each warning once, with the models and datasets it came from; a single class was said when the data was read
     single = [d for d in bench.datasets if len(np.unique(bench.labels(d))) < 2]
     with warnings_once(explained=single, models=bench.models,
                        ignore=[(r"dataset .* has a single class", UndefinedMetricWarning)]) as log:
-        return _compute(data, p, bench, full, source, sha256, t_start, n_jobs=n_jobs, progress=progress, log=log)
+        return _compute(p, bench, full, source, sha256, t_start, n_jobs=n_jobs, progress=progress, log=log)
 
 
-def _compute(data, p, bench, full, source, sha256, t_start, *, n_jobs, progress, log):
-    """The body of :func:`evaluate`, once everything is validated; ``log`` takes the workers' warnings."""
-    import sys
-
-    ood = p["ood_dataset"]
-    stages = []
-
-    def stage(name, t0):
-        stages.append((name, time.perf_counter() - t0))
-        if progress:
-            print(f"beyondauc evaluate: {name} {stages[-1][1]:.1f} s", file=sys.stderr, flush=True)
-
-    bench_sel = bench
-    if ood is not None:
-        if ood not in full.datasets:
-            raise ValueError(f"`ood_dataset` {ood!r} is not a dataset of {full.source}; it has {list(full.datasets)}")
-        if ood not in bench.datasets:
-            bench_sel = full.subset(datasets=[*bench.datasets, ood])
-    in_datasets = [d for d in bench.datasets if d != ood]
+def _compute(p, bench, full, source, sha256, t_start, *, n_jobs, progress, log):
+    """The body of :func:`evaluate`, once everything is validated, stage by stage; ``log`` takes the workers' warnings."""
+    bench_sel = _selective_benchmark(bench, full, p["ood_dataset"])
+    stages = _Stages(progress)
     tables = {"datasets": bench.summary()}
+    with stages.timed("calibration grid and calibration error"):
+        grid, ce = _calibration_grid(bench, p, n_jobs)
+        tables["calibration_error"], tables["reliability"] = ce.ece, ce.reliability
+    with stages.timed("bootstrap of the headline setting"):
+        boot = _bootstrap(bench, p, n_jobs)
+        tables["grid"] = grid = _with_intervals(grid, boot)
+        head = grid[(grid["protocol"] == p["protocol"]) & (grid["method"] == p["method"])].reset_index(drop=True)
+        tables.update(_ranking_tables(head, boot, p))
+        tables["auc_intervals"] = auc_intervals(bench, confidence_level=p["confidence_level"])
+        tables["friedman"] = _friedman_table(head)
+    with stages.timed("tables of the paper"):
+        tables.update(_paper_tables(bench, grid, head, p))
+    with stages.timed("cohort diagnostics and selective answering"):
+        parts = _per_model(bench, bench_sel, p, n_jobs, log)
+        tables.update(_per_model_tables(parts))
+    replicates = {m: x["replicates"] for m, x in zip(bench.models, parts)} if p["n_bootstrap"] else None
+    tables["leaderboard"] = _leaderboard(head, tables["rank_changes"], tables["selective"], tables["diagnostics"],
+                                         bench.models, tables.get("mean_intervals"), replicates,
+                                         p["confidence_level"])
+    tables["findings"] = findings_table(tables, p, bench.models)
+    tables["verdicts"] = verdicts_table(tables["findings"], tables["leaderboard"])
+    return _evaluation(tables, p, bench, source, sha256, stages.seconds, t_start)
 
-    t0 = time.perf_counter()
+
+class _Stages:
+    """The seconds each stage of an evaluation took, each said on stderr as it ends when ``progress``."""
+
+    def __init__(self, progress):
+        self.progress = progress
+        self.seconds = []  # (name, seconds), in order
+
+    @contextlib.contextmanager
+    def timed(self, name):
+        """Time the block as the stage ``name`` (a block that raises is not recorded)."""
+        t0 = time.perf_counter()
+        yield
+        self.seconds.append((name, time.perf_counter() - t0))
+        if self.progress:
+            print(f"beyondauc evaluate: {name} {self.seconds[-1][1]:.1f} s", file=sys.stderr, flush=True)
+
+
+def _selective_benchmark(bench, full, ood):
+    """The benchmark selective answering reads: ``bench``, with the out-of-distribution dataset if it lacks it."""
+    if ood is None:
+        return bench
+    if ood not in full.datasets:
+        raise ValueError(f"`ood_dataset` {ood!r} is not a dataset of {full.source}; it has {list(full.datasets)}")
+    if ood not in bench.datasets:
+        return full.subset(datasets=[*bench.datasets, ood])
+    return bench
+
+
+def _calibration_grid(bench, p, n_jobs):
+    """(the expected-accuracy grid of every protocol x method, the calibration error tables)."""
     grid = expected_accuracy_grid(bench, class_weight=p["class_weight"], n_repeats=p["n_repeats"],
                                   random_state=p["random_state"], n_jobs=n_jobs)
     ce = calibration_error_table(bench, class_weight=p["class_weight"], n_repeats=p["n_repeats"],
                                  random_state=p["random_state"], n_jobs=n_jobs)
-    tables["calibration_error"], tables["reliability"] = ce.ece, ce.reliability
-    stage("calibration grid and calibration error", t0)
-    t0 = time.perf_counter()
-    boot = None
-    if p["n_bootstrap"]:  # the headline protocol x method carries intervals, rank stability and pairwise wins
-        boot = bootstrap_grid(bench, protocols=[p["protocol"]], methods=[p["method"]], n_bootstrap=p["n_bootstrap"],
-                              confidence_level=p["confidence_level"], class_weight=p["class_weight"],
-                              n_repeats=p["n_repeats"], random_state=p["random_state"], n_jobs=n_jobs)
-        key = ["protocol", "method", "dataset", "model"]
-        extra = [c for c in boot.grid.columns if c.endswith(("_low", "_high"))]
-        grid = grid.merge(boot.grid[key + extra], on=key, how="left")
-        order = list(grid.columns[:len(grid.columns) - len(extra)])
-        for c in extra:  # each interval right after its value
-            base = c.rsplit("_", 1)[0]
-            order.insert(order.index(base) + 1 + (c.endswith("_high")), c)
-        grid = grid[order]
-    tables["grid"] = grid
-    head = grid[(grid["protocol"] == p["protocol"]) & (grid["method"] == p["method"])].reset_index(drop=True)
+    return grid, ce
+
+
+def _bootstrap(bench, p, n_jobs):
+    """The grid bootstrap of the headline protocol x method (None without ``n_bootstrap``).
+
+    It carries the intervals, the rank stability and the pairwise wins.
+    """
+    if not p["n_bootstrap"]:
+        return None
+    return bootstrap_grid(bench, protocols=[p["protocol"]], methods=[p["method"]], n_bootstrap=p["n_bootstrap"],
+                          confidence_level=p["confidence_level"], class_weight=p["class_weight"],
+                          n_repeats=p["n_repeats"], random_state=p["random_state"], n_jobs=n_jobs)
+
+
+def _with_intervals(grid, boot):
+    """The grid with the bootstrap's interval columns, each right after its value (the grid itself without one)."""
+    if boot is None:
+        return grid
+    key = ["protocol", "method", "dataset", "model"]
+    extra = [c for c in boot.grid.columns if c.endswith(("_low", "_high"))]
+    grid = grid.merge(boot.grid[key + extra], on=key, how="left")
+    order = list(grid.columns[:len(grid.columns) - len(extra)])
+    for c in extra:
+        base = c.rsplit("_", 1)[0]
+        order.insert(order.index(base) + 1 + (c.endswith("_high")), c)
+    return grid[order]
+
+
+def _ranking_tables(head, boot, p):
+    """Rank changes, rank table and Kendall's tau of the headline rows (and, bootstrapped, pairwise wins and means)."""
     changes, kendall = [], []
     for s in ("accuracy", "kappa"):
         ch = rank_changes(head, score=s)
@@ -499,14 +557,18 @@ def _compute(data, p, bench, full, source, sha256, t_start, *, n_jobs, progress,
             tau = tau.merge(kt, on="dataset", how="left")
         changes.append(ch.assign(score=s))
         kendall.append(tau.assign(score=s))
-    tables["rank_changes"] = pd.concat(changes, ignore_index=True)
+    tables = {"rank_changes": pd.concat(changes, ignore_index=True)}
     tables["rank_table"] = pd.concat([rank_table(head, score=s).assign(score=s) for s in ("auc", "accuracy", "kappa")],
                                      ignore_index=True)
     tables["kendall"] = pd.concat(kendall, ignore_index=True)
     if boot is not None:
         tables["pairwise"] = boot.pairwise(p["protocol"], p["method"], score="accuracy")
         tables["mean_intervals"] = boot.intervals().query("dataset == 'mean'").reset_index(drop=True)
-    tables["auc_intervals"] = auc_intervals(bench, confidence_level=p["confidence_level"])
+    return tables
+
+
+def _friedman_table(head):
+    """The Friedman test of the AUC and the accuracy over datasets, one row per model (empty under 2 x 2)."""
     friedman = []
     for value in ("auc", "accuracy"):
         wide = head.pivot(index="dataset", columns="model", values=value).to_numpy(dtype=float)
@@ -518,21 +580,27 @@ def _compute(data, p, bench, full, source, sha256, t_start, *, n_jobs, progress,
                                       "statistic": f.statistic, "pvalue": f.pvalue, "f_statistic": f.f_statistic,
                                       "f_pvalue": f.f_pvalue, "n_datasets": f.n_datasets,
                                       "critical_difference": f.critical_difference, "alpha": f.alpha}))
-    tables["friedman"] = pd.concat(friedman, ignore_index=True) if friedman else pd.DataFrame({
+    return pd.concat(friedman, ignore_index=True) if friedman else pd.DataFrame({
         "value": pd.Series(dtype="str"), "model": pd.Series(dtype="str"),
         **{c: pd.Series(dtype=float) for c in ("average_rank", "statistic", "pvalue", "f_statistic", "f_pvalue")},
         "n_datasets": pd.Series(dtype="int64"), "critical_difference": pd.Series(dtype=float),
         "alpha": pd.Series(dtype=float)})
-    stage("bootstrap of the headline setting", t0)
-    t0 = time.perf_counter()
-    tables["calibration_modes"] = pd.concat(
-        [calibration_modes(grid, score=s).assign(score=s) for s in ("accuracy", "kappa")], ignore_index=True)
-    tables["best_of_methods"] = best_of_methods(grid, score="kappa").assign(score="kappa")
-    tables["variance"] = score_variance(bench, head, score="accuracy")
-    tables["histograms"] = score_histograms(bench, bins=p["bins"])
-    stage("tables of the paper", t0)
 
-    t0 = time.perf_counter()
+
+def _paper_tables(bench, grid, head, p):
+    """The Opitz paper's Tables 3 to 5 and its score histograms."""
+    return {
+        "calibration_modes": pd.concat(
+            [calibration_modes(grid, score=s).assign(score=s) for s in ("accuracy", "kappa")], ignore_index=True),
+        "best_of_methods": best_of_methods(grid, score="kappa").assign(score="kappa"),
+        "variance": score_variance(bench, head, score="accuracy"),
+        "histograms": score_histograms(bench, bins=p["bins"]),
+    }
+
+
+def _per_model(bench, bench_sel, p, n_jobs, log):
+    """Each model's cohort diagnostics and selective answering, in model order; their warnings go to ``log``."""
+    ood = p["ood_dataset"]
     options = dict(protocol=p["cohort_protocol"], val_split=p["val_split"], test_split=p["test_split"],
                    sigma_max=p["sigma_max"], n_points=p["n_points"], n_repeats=p["noise_repeats"], p=p["p"],
                    random_state=p["random_state"], n_bootstrap=p["n_bootstrap"],
@@ -541,11 +609,17 @@ def _compute(data, p, bench, full, source, sha256, t_start, *, n_jobs, progress,
                        class_weight=p["class_weight"], tolerance=p["tolerance"], resolution=p["resolution"],
                        computation_score=p["computation_score"], random_state=p["random_state"],
                        n_bootstrap=p["n_bootstrap"], confidence_level=p["confidence_level"])
+    in_datasets = [d for d in bench.datasets if d != ood]
     job = _ModelJob(bench, bench_sel, tuple(in_datasets), options, sel_options, p["bins"])
     parts = list(_map(job, bench.models, n_jobs))  # per model, in model order; independent of n_jobs
     for x in parts:
         log.records.extend(x["warnings"])
-    tables["diagnostics"] = pd.concat([x["diagnostics"] for x in parts], ignore_index=True)
+    return parts
+
+
+def _per_model_tables(parts):
+    """The models' rows, one table each: diagnostics and their curves, selective answering and its tables."""
+    tables = {"diagnostics": pd.concat([x["diagnostics"] for x in parts], ignore_index=True)}
     for name in ("roc", "cohort_histograms", "robustness", "drift_curves", "wasserstein"):
         tables[name] = _concat([y for x in parts for y in x[name]])
     tables["selective"] = pd.DataFrame([row for x in parts for row in x["selective"]])
@@ -555,16 +629,11 @@ def _compute(data, p, bench, full, source, sha256, t_start, *, n_jobs, progress,
     tables["fluctuations"] = _concat([y for x in parts for y in x["fluctuations"]],
                                      ["model", "dataset", "where", "i", "coverage_1", "coverage_2", "d1", "d2", "c1",
                                       "c2", "c"])
-    stage("cohort diagnostics and selective answering", t0)
+    return tables
 
-    replicates = {m: x["replicates"] for m, x in zip(bench.models, parts)} if p["n_bootstrap"] else None
-    tables["leaderboard"] = _leaderboard(head, tables["rank_changes"], tables["selective"], tables["diagnostics"],
-                                         bench.models, tables.get("mean_intervals"), replicates,
-                                         p["confidence_level"])
-    from .summary import findings_table, verdicts_table
 
-    tables["findings"] = findings_table(tables, p, bench.models)
-    tables["verdicts"] = verdicts_table(tables["findings"], tables["leaderboard"])
+def _evaluation(tables, p, bench, source, sha256, stages, t_start):
+    """The Evaluation of the tables: parameters, data info, versions, creation time and seconds per stage."""
     stored = {k: v for k, v in p.items()}
     info = {"source": source, "sha256": sha256, "n_rows": int(len(bench)), "models": list(bench.models),
             "datasets": list(bench.datasets), "domains": {d: bench.domains.get(d) for d in bench.datasets}}
@@ -575,7 +644,12 @@ def _compute(data, p, bench, full, source, sha256, t_start, *, n_jobs, progress,
                       timing=timing)
 
 
-def open_evaluation(evaluation=None, *, data="demo", **parameters):
+def open_evaluation(
+    evaluation: Evaluation | str | os.PathLike | None = None,
+    *,
+    data: str | os.PathLike | Benchmark | pd.DataFrame = "demo",
+    **parameters: Any,
+) -> Evaluation:
     """The evaluation a notebook shows: read ``evaluation`` if given, else compute it.
 
     The notebooks' one code path: the report runner passes the folder of the
