@@ -13,6 +13,7 @@ import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from importlib import metadata
 
@@ -21,15 +22,19 @@ import pandas as pd
 
 from ..utils.output import EVALUATION, EVALUATION_SCHEMA_VERSION, OutputFolder, outside
 
+if TYPE_CHECKING:  # names in annotations only
+    from ..metrics.selective import CoverageAccuracyCurve
+    from ..metrics.selective_scores import DiSCA
+
 
 __all__ = ["Evaluation", "evaluation_folder", "load_evaluation", "SCHEMA_VERSION", "TABLES"]
 
 #: Version of the saved layout (manifest + Parquet tables); bumped on any incompatible change.
-SCHEMA_VERSION = EVALUATION_SCHEMA_VERSION
+SCHEMA_VERSION: int = EVALUATION_SCHEMA_VERSION
 MANIFEST = "manifest.json"
 
 #: What each table holds (written into the manifest).
-TABLES = {
+TABLES: dict[str, str] = {
     "datasets": "one row per dataset: domain, examples, positives, positive rate (and the split values)",
     "grid": "AUC and every score (accuracy, kappa, balanced accuracy, MCC, F1) per protocol x method x dataset x model",
     "rank_changes": "rank by AUC vs rank by the score per dataset and for the mean (headline protocol and method), "
@@ -77,7 +82,7 @@ TABLES = {
 # the result
 # ---------------------------------------------------------------------------
 
-def package_versions():
+def package_versions() -> dict[str, str | None]:
     """The installed versions of beyondauc and of the libraries its numbers depend on (the manifest records them)."""
     out = {}
     for pkg in ("beyondauc", "numpy", "scipy", "pandas", "scikit-learn", "matplotlib", "pyarrow"):
@@ -108,45 +113,47 @@ class Evaluation:
         Seconds per stage.
     """
 
-    tables: dict = field(repr=False)
-    parameters: dict = field(repr=False)
-    data: dict = field(repr=False)
-    versions: dict = field(repr=False)
+    tables: dict[str, pd.DataFrame] = field(repr=False)
+    parameters: dict[str, Any] = field(repr=False)
+    data: dict[str, Any] = field(repr=False)
+    versions: dict[str, str | None] = field(repr=False)
     created: str = ""
-    timing: dict = field(default_factory=dict, repr=False)
+    timing: dict[str, float] = field(default_factory=dict, repr=False)
 
     # -- access ---------------------------------------------------------------------
 
-    def table(self, name):
+    def table(self, name: str) -> pd.DataFrame:
         """The table ``name`` (a DataFrame); a one-line error lists the names there are."""
         if name not in self.tables:
             raise KeyError(f"the evaluation has no table {name!r}; it has {', '.join(self.tables)}")
         return self.tables[name]
 
-    def __getitem__(self, name):
+    def __getitem__(self, name: str) -> pd.DataFrame:
         return self.table(name)
 
     @property
-    def models(self):
+    def models(self) -> tuple[str, ...]:
+        """The models evaluated, in the benchmark's order."""
         return tuple(self.data["models"])
 
     @property
-    def datasets(self):
+    def datasets(self) -> tuple[str, ...]:
+        """The datasets evaluated, in the benchmark's order."""
         return tuple(self.data["datasets"])
 
-    def headline(self):
+    def headline(self) -> pd.DataFrame:
         """The grid rows of the headline protocol and method (what ``expected_accuracy`` returns)."""
         g = self.table("grid")
         p = self.parameters
         return g[(g["protocol"] == p["protocol"]) & (g["method"] == p["method"])].reset_index(drop=True)
 
-    def check_model(self, model):
+    def check_model(self, model: str) -> str:
         """Raise a one-line error unless ``model`` is one of the evaluation's models."""
         if model not in self.models:
             raise ValueError(f"`model` {model!r} is not in the evaluation; it has {list(self.models)}")
         return model
 
-    def same_inputs(self, sha256, parameters):
+    def same_inputs(self, sha256: str, parameters: dict[str, Any]) -> bool:
         """Whether this evaluation was computed from data ``sha256`` with ``parameters`` (complete), by the
         versions of beyondauc and of the libraries its numbers depend on that are installed now."""
         return (self.data.get("sha256") == sha256 and _jsonable(self.parameters) == _jsonable(parameters)
@@ -159,7 +166,8 @@ class Evaluation:
             mask &= (t[k] == v).to_numpy()
         return t[mask]
 
-    def coverage_curve(self, model, dataset, *, curve="exact", where="in"):
+    def coverage_curve(self, model: str, dataset: str, *, curve: str = "exact",
+                       where: str = "in") -> CoverageAccuracyCurve:
         """A stored coverage-accuracy curve as a :class:`~beyondauc.CoverageAccuracyCurve`.
 
         ``curve="grid"`` is the curve DiSCA reads (step ``resolution``),
@@ -180,7 +188,7 @@ class Evaluation:
                                      c["n_correct"].to_numpy(),
                                      self.parameters["resolution"] if curve == "grid" else None)
 
-    def disca(self, model, dataset, *, where="in"):
+    def disca(self, model: str, dataset: str, *, where: str = "in") -> DiSCA:
         """The stored :class:`~beyondauc.DiSCA` of ``model`` on ``dataset`` (``where="ood"``: on the OOD data)."""
         from ..metrics.selective_scores import DiSCA
 
@@ -199,7 +207,7 @@ class Evaluation:
                      tab.drop(columns=["model", "dataset", "where"]).reset_index(drop=True),
                      self.coverage_curve(model, dataset, curve="grid", where=where))
 
-    def cohort_panels(self, model, dataset):
+    def cohort_panels(self, model: str, dataset: str) -> dict[str, Any]:
         """What the diagnostics dashboard of ``model`` on ``dataset`` draws, rebuilt from the stored tables."""
         from ..metrics.diagnostics import BiasRobustness, NoiseRobustness, SensSpecDrift, WassersteinMatrix
 
@@ -238,11 +246,11 @@ class Evaluation:
 
     # -- display ---------------------------------------------------------------------
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return (f"Evaluation({len(self.models)} models, {len(self.datasets)} datasets, {len(self.tables)} tables, "
                 f"source={self.data.get('source')!r}, sha256={str(self.data.get('sha256'))[:12]}...)")
 
-    def _repr_html_(self):
+    def _repr_html_(self) -> str:
         esc = html.escape
         board = self.tables.get("leaderboard")
         rows = "".join(f"<tr><td>{esc(k)}</td><td>{esc(str(v))}</td></tr>" for k, v in (
@@ -256,7 +264,7 @@ class Evaluation:
 
     # -- saving -----------------------------------------------------------------------
 
-    def manifest(self):
+    def manifest(self) -> dict[str, Any]:
         """The JSON manifest written beside the tables."""
         return {
             "schema_version": SCHEMA_VERSION,
@@ -273,7 +281,7 @@ class Evaluation:
             },
         }
 
-    def save(self, path):
+    def save(self, path: str | os.PathLike | OutputFolder) -> Path:
         """Write the tables as Parquet files and ``manifest.json`` into the folder ``path``.
 
         ``path`` must be new, empty or an evaluation folder (its ``manifest.json``
@@ -306,7 +314,7 @@ class Evaluation:
         (folder / MANIFEST).write_text(json.dumps(self.manifest(), indent=1, allow_nan=True), encoding="utf-8")
 
 
-def evaluation_folder(path, *, label="`out`"):
+def evaluation_folder(path: str | os.PathLike, *, label: str = "`out`") -> OutputFolder:
     """The output folder of an evaluation at ``path``, to enter before computing it.
 
     Entering refuses at once a folder that is not an evaluation (nor new or
@@ -325,7 +333,7 @@ def evaluation_folder(path, *, label="`out`"):
     return OutputFolder(Path(path).expanduser(), EVALUATION, planned=evaluation_files(), label=label)
 
 
-def evaluation_files():
+def evaluation_files() -> list[str]:
     """Every file an evaluation folder may hold: ``manifest.json`` and one Parquet file per table."""
     return [MANIFEST, *(f"{name}.parquet" for name in TABLES)]
 
@@ -351,7 +359,7 @@ def _parquet_safe(frame):
 _CACHE = {}  # (folder, manifest mtime and size) -> Evaluation: a kernel that runs several notebooks reads it once
 
 
-def load_evaluation(path):
+def load_evaluation(path: str | os.PathLike) -> Evaluation:
     """Read an evaluation saved by :meth:`Evaluation.save` (or a report folder holding one).
 
     Parameters
