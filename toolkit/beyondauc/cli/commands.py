@@ -302,31 +302,12 @@ def _grid_interval_table(bs, protocol, method):
 
 
 def _calibrate(args, out):
-    if args.repeats < 1:
-        raise ValueError(f"--n-repeats must be an int >= 1, got {args.repeats}")
-    if args.seed < 0:
-        raise ValueError(f"--random-state must be an int >= 0, got {args.seed}")
-    if args.jobs < 1 and args.jobs != -1:
-        raise ValueError(f"--jobs must be an int >= 1 or -1 (all cores), got {args.jobs}")
-    if args.bootstrap < 0:
-        raise ValueError(f"--n-bootstrap must be an int >= 0, got {args.bootstrap}")
-    if not 0 < args.confidence_level < 1:
-        raise ValueError(f"--confidence-level must be in (0, 1), got {args.confidence_level}")
+    """``beyondauc calibrate``: the grid of every protocol x method, as json, csv or the paper's tables."""
+    _check_calibrate_options(args)
     bench = _load(args)
     protocols = list(dict.fromkeys(args.protocol or ["xdomain"]))
     methods = list(dict.fromkeys(args.method or ["logistic"]))
-    bs = None
-    if args.bootstrap:
-        if args.reference is not None:
-            raise _CliError("--n-bootstrap is not available with --reference opitz2024 (a reproduction mode)")
-        bs = bootstrap_grid(bench, protocols=protocols, methods=methods, class_weight=args.class_weight,
-                            n_repeats=args.repeats, random_state=args.seed, n_jobs=args.jobs,
-                            n_bootstrap=args.bootstrap, confidence_level=args.confidence_level)
-        grid = bs.grid
-    else:
-        grid = expected_accuracy_grid(bench, protocols=protocols, methods=methods, class_weight=args.class_weight,
-                                      n_repeats=args.repeats, random_state=args.seed, n_jobs=args.jobs,
-                                      reference=args.reference)
+    grid, bs = _calibrate_grid(bench, protocols, methods, args)
     if args.format == "json":
         json.dump(_records(grid), out, indent=1)
         out.write("\n")
@@ -346,39 +327,82 @@ def _calibrate(args, out):
     blocks.append(score_table(rank_table(first, score="auc"), fmt=fmt, title="AUC"))
     for p in protocols:
         for m in methods:
-            res = grid[(grid["protocol"] == p) & (grid["method"] == m)]
-            for score in ("accuracy", "kappa"):
-                blocks.append(score_table(rank_table(res, score=score), fmt=fmt,
-                                          title=f"Expected {score}: protocol={p}, method={m}"))
-            if bs is not None:
-                blocks.append(plain_table(_grid_interval_table(bs, p, m), fmt=fmt, title=(
-                    f"Mean over datasets, {args.confidence_level:.0%} bootstrap intervals "
-                    f"({args.bootstrap} replicates, calibrators refitted) ({p}, {m})")))
-            ch = rank_changes(res, score="accuracy", bootstrap=bs).query("dataset == 'mean'")
-            cols = ["model", "auc", "auc_rank", "value", "rank", "change"]
-            ch = ch[cols + (["auc_rank_low", "auc_rank_high", "rank_low", "rank_high", "p_change", "significant"]
-                            if bs is not None else [])].rename(
-                columns={"auc": "mean AUC", "auc_rank": "AUC rank", "value": "mean accuracy",
-                         "rank": "accuracy rank", "change": "rank change"})
-            for c in ("AUC rank", "accuracy rank", "rank change"):
-                ch[c] = ch[c].astype("Int64")
-            if bs is not None:
-                for c in ("AUC rank", "accuracy rank"):
-                    lo, hi = ("auc_rank_low", "auc_rank_high") if c == "AUC rank" else ("rank_low", "rank_high")
-                    ch[f"{c} interval"] = [f"[{a:g}, {b:g}]" for a, b in zip(ch.pop(lo), ch.pop(hi))]
-                ch["significant"] = np.where(ch["significant"], "yes", "no (p_change < 0.95)")
-            blocks.append(plain_table(ch, fmt=fmt, title=f"Rank changes AUC -> accuracy ({p}, {m})"))
-            tau = kendall_tau(res, score="accuracy", bootstrap=bs)
-            blocks.append(plain_table(tau, fmt=fmt, title=f"Kendall's tau, AUC vs accuracy ranking ({p}, {m})"))
+            blocks += _setting_blocks(grid, bs, p, m, args)
     if len(protocols) * len(methods) > 1:
-        modes = calibration_modes(grid, score="accuracy")
-        modes["mode"] = [p if not m else f"{p}-{m}" for p, m in zip(modes["protocol"], modes["method"])]
-        blocks.append(score_table(modes, fmt=fmt, title="Calibration modes: mean accuracy over datasets (Table 4); "
-                                  "best mode per model marked", row_key="mode", col_key="model", unmarked_rows=("auc",)))
-        best = best_of_methods(grid, score="kappa")
-        blocks.append(score_table(best, fmt=fmt, title="Kappa, best of the calibration methods (Table 5); best protocol per model marked",
-                                  row_key="protocol", col_key="model"))
+        blocks += _mode_blocks(grid, fmt)
     out.write("\n\n".join(blocks) + "\n")
+
+
+def _check_calibrate_options(args):
+    """Refuse calibrate's numeric options out of range, naming the flag."""
+    if args.repeats < 1:
+        raise ValueError(f"--n-repeats must be an int >= 1, got {args.repeats}")
+    if args.seed < 0:
+        raise ValueError(f"--random-state must be an int >= 0, got {args.seed}")
+    if args.jobs < 1 and args.jobs != -1:
+        raise ValueError(f"--jobs must be an int >= 1 or -1 (all cores), got {args.jobs}")
+    _check_interval_options(args)
+
+
+def _calibrate_grid(bench, protocols, methods, args):
+    """(the grid, its bootstrap or None): with --n-bootstrap the grid carries the intervals."""
+    if not args.bootstrap:
+        grid = expected_accuracy_grid(bench, protocols=protocols, methods=methods, class_weight=args.class_weight,
+                                      n_repeats=args.repeats, random_state=args.seed, n_jobs=args.jobs,
+                                      reference=args.reference)
+        return grid, None
+    if args.reference is not None:
+        raise _CliError("--n-bootstrap is not available with --reference opitz2024 (a reproduction mode)")
+    bs = bootstrap_grid(bench, protocols=protocols, methods=methods, class_weight=args.class_weight,
+                        n_repeats=args.repeats, random_state=args.seed, n_jobs=args.jobs,
+                        n_bootstrap=args.bootstrap, confidence_level=args.confidence_level)
+    return bs.grid, bs
+
+
+def _setting_blocks(grid, bs, p, m, args):
+    """The text tables of one protocol x method: expected scores, intervals, rank changes, Kendall's tau."""
+    fmt = args.format
+    res = grid[(grid["protocol"] == p) & (grid["method"] == m)]
+    blocks = [score_table(rank_table(res, score=score), fmt=fmt, title=f"Expected {score}: protocol={p}, method={m}")
+              for score in ("accuracy", "kappa")]
+    if bs is not None:
+        blocks.append(plain_table(_grid_interval_table(bs, p, m), fmt=fmt, title=(
+            f"Mean over datasets, {args.confidence_level:.0%} bootstrap intervals "
+            f"({args.bootstrap} replicates, calibrators refitted) ({p}, {m})")))
+    blocks.append(plain_table(_rank_change_table(res, bs), fmt=fmt, title=f"Rank changes AUC -> accuracy ({p}, {m})"))
+    tau = kendall_tau(res, score="accuracy", bootstrap=bs)
+    blocks.append(plain_table(tau, fmt=fmt, title=f"Kendall's tau, AUC vs accuracy ranking ({p}, {m})"))
+    return blocks
+
+
+def _rank_change_table(res, bs):
+    """The mean rank changes AUC -> accuracy of one setting, in readers' column names (with rank intervals)."""
+    ch = rank_changes(res, score="accuracy", bootstrap=bs).query("dataset == 'mean'")
+    cols = ["model", "auc", "auc_rank", "value", "rank", "change"]
+    ch = ch[cols + (["auc_rank_low", "auc_rank_high", "rank_low", "rank_high", "p_change", "significant"]
+                    if bs is not None else [])].rename(
+        columns={"auc": "mean AUC", "auc_rank": "AUC rank", "value": "mean accuracy",
+                 "rank": "accuracy rank", "change": "rank change"})
+    for c in ("AUC rank", "accuracy rank", "rank change"):
+        ch[c] = ch[c].astype("Int64")
+    if bs is not None:
+        for c in ("AUC rank", "accuracy rank"):
+            lo, hi = ("auc_rank_low", "auc_rank_high") if c == "AUC rank" else ("rank_low", "rank_high")
+            ch[f"{c} interval"] = [f"[{a:g}, {b:g}]" for a, b in zip(ch.pop(lo), ch.pop(hi))]
+        ch["significant"] = np.where(ch["significant"], "yes", "no (p_change < 0.95)")
+    return ch
+
+
+def _mode_blocks(grid, fmt):
+    """The paper's Tables 4 and 5 over several protocols x methods."""
+    modes = calibration_modes(grid, score="accuracy")
+    modes["mode"] = [p if not m else f"{p}-{m}" for p, m in zip(modes["protocol"], modes["method"])]
+    blocks = [score_table(modes, fmt=fmt, title="Calibration modes: mean accuracy over datasets (Table 4); "
+                          "best mode per model marked", row_key="mode", col_key="model", unmarked_rows=("auc",))]
+    best = best_of_methods(grid, score="kappa")
+    blocks.append(score_table(best, fmt=fmt, title="Kappa, best of the calibration methods (Table 5); best protocol per "
+                              "model marked", row_key="protocol", col_key="model"))
+    return blocks
 
 
 def _clean(value):
