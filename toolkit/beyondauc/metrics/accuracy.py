@@ -8,18 +8,28 @@ dispatch here lets the bootstrap build on the point grid without an import cycle
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ..utils.validation import check_option
 from .bootstrap import check_bootstrap
 from .calibration import METHODS, PROTOCOLS, _check_grid_args, check_n_jobs, point_grid
 from .grid_bootstrap import bootstrap_grid
 
+if TYPE_CHECKING:  # names in annotations only
+    from collections.abc import Sequence
+
+    import pandas as pd
+
+    from ..data.benchmark import Benchmark
+
 __all__ = ["expected_accuracy", "expected_accuracy_grid"]
 
 
 def expected_accuracy_grid(
-    bench, *, protocols=PROTOCOLS, methods=METHODS, class_weight=None, n_repeats=100, random_state=0, n_jobs=1,
-    n_bootstrap=0, confidence_level=0.95, reference=None,
-):
+    bench: Benchmark, *, protocols: str | Sequence[str] = PROTOCOLS, methods: str | Sequence[str] = METHODS,
+    class_weight: str | None = None, n_repeats: int = 100, random_state: int | None = 0, n_jobs: int = 1,
+    n_bootstrap: int = 0, confidence_level: float = 0.95, reference: str | None = None,
+) -> pd.DataFrame:
     """Expected accuracy for several protocols x methods in one pass.
 
     Equivalent to concatenating :func:`expected_accuracy` over the grid, but
@@ -66,10 +76,13 @@ def expected_accuracy_grid(
         ).grid
     return point_grid(bench, protocols, methods, class_weight=class_weight, n_repeats=n_repeats, seed=seed,
                       n_jobs=n_jobs, reference=reference)
+
+
 def expected_accuracy(
-    bench, *, protocol="xdomain", method="logistic", class_weight=None, n_repeats=100, random_state=0, n_jobs=1,
-    n_bootstrap=0, confidence_level=0.95, reference=None,
-):
+    bench: Benchmark, *, protocol: str = "xdomain", method: str = "logistic", class_weight: str | None = None,
+    n_repeats: int = 100, random_state: int | None = 0, n_jobs: int = 1, n_bootstrap: int = 0,
+    confidence_level: float = 0.95, reference: str | None = None,
+) -> pd.DataFrame:
     """AUC and the accuracy a model really reaches once calibrated on other data.
 
     For every dataset d and model m: m's AUC on d, and its accuracy (and

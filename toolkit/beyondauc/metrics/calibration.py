@@ -12,31 +12,15 @@ from __future__ import annotations
 import os
 import warnings
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 from scipy.special import expit
-# scikit-learn is imported inside the functions that fit or split with it: a report kernel only
-# reads a saved evaluation and draws, and skips its import (see _pool.FITTING_MODULES).
 from threadpoolctl import threadpool_limits
 
-from .fitting import (
-    FIT_PREDICT,
-    _override_single,
-    fit_predict_isotonic,
-    logistic_decision,
-    _float32_grid,
-    _single_class,
-    class_weighted,
-    isotonic_knots,
-    isotonic_transform,
-    logistic_params,
-    stump_decision,
-    stump_params,
-    within_range,
-)
+from ..data.benchmark import Benchmark
 from ..utils.html import result_html
-from .kernel import _auc_from_counts, _confusion, _grid_counts, _scores_from_confusion, _stacked_counts
 from ..utils.parallel import pool_context, process_pool
 from ..utils.validation import (
     UndefinedMetricWarning,
@@ -46,7 +30,36 @@ from ..utils.validation import (
     check_random_state,
     check_scores,
 )
-from ..data.benchmark import Benchmark
+from .fitting import (
+    FIT_PREDICT,
+    _float32_grid,
+    _override_single,
+    _single_class,
+    class_weighted,
+    fit_predict_isotonic,
+    isotonic_knots,
+    isotonic_transform,
+    logistic_decision,
+    logistic_params,
+    stump_decision,
+    stump_params,
+    within_range,
+)
+from .kernel import (
+    _auc_from_counts,
+    _confusion,
+    _grid_counts,
+    _scores_from_confusion,
+    _stacked_counts,
+)
+
+if TYPE_CHECKING:  # names in annotations only
+    from collections.abc import Sequence
+
+    from numpy.typing import ArrayLike
+
+# scikit-learn is imported inside the functions that fit or split with it: a report kernel only
+# reads a saved evaluation and draws, and skips its import (see utils.parallel.FITTING_MODULES).
 
 __all__ = [
     "PROTOCOLS",
@@ -107,12 +120,13 @@ class ScoreCalibrator:
     [0, 1, 0]
     """
 
-    def __init__(self, method="logistic", *, class_weight=None, reference=None):
+    def __init__(self, method: str = "logistic", *, class_weight: str | None = None,
+                 reference: str | None = None) -> None:
         self.method = method
         self.class_weight = class_weight
         self.reference = reference
 
-    def fit(self, y_score, y_true, *, pos_label=None):
+    def fit(self, y_score: ArrayLike, y_true: ArrayLike, *, pos_label: object = None) -> ScoreCalibrator:
         """Fit on raw scores and binary labels; returns self."""
         check_option(self.method, "method", METHODS)
         check_option(self.class_weight, "class_weight", (None, "balanced"))
@@ -170,7 +184,7 @@ class ScoreCalibrator:
         if not hasattr(self, "threshold_"):
             raise ValueError("this ScoreCalibrator is not fitted yet; call fit(y_score, y_true) first")
 
-    def predict_proba(self, y_score):
+    def predict_proba(self, y_score: ArrayLike) -> np.ndarray:
         """Calibrated probability of the positive class for raw scores."""
         self._check_fitted()
         s = check_scores(y_score, "y_score")
@@ -186,7 +200,7 @@ class ScoreCalibrator:
         left = stump_decision(_as_float32(s), self._stump[0], np.ones(1, bool), np.zeros(1, bool))[0]
         return np.where(left, self._leaf_proba[0], self._leaf_proba[1])
 
-    def predict(self, y_score):
+    def predict(self, y_score: ArrayLike) -> np.ndarray:
         """Decisions (0/1) for raw scores."""
         self._check_fitted()
         s = check_scores(y_score, "y_score")
@@ -202,12 +216,12 @@ class ScoreCalibrator:
             pred = stump_decision(_as_float32(s), *self._stump)[0]
         return pred.astype(np.int8)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         cw = "" if self.class_weight is None else f", class_weight={self.class_weight!r}"
         fitted = f", threshold_={self.threshold_:.6g}" if hasattr(self, "threshold_") else ""
         return f"ScoreCalibrator(method={self.method!r}{cw}{fitted})"
 
-    def _repr_html_(self):
+    def _repr_html_(self) -> str:
         rows = [("method", self.method), ("class_weight", self.class_weight or "none")]
         if not hasattr(self, "threshold_"):
             return result_html("ScoreCalibrator", rows, note="not fitted: call fit(y_score, y_true)")
@@ -594,7 +608,7 @@ def _map_models(ctx, bench, n_jobs, func=None):
             yield f.result()
 
 
-def check_n_jobs(n_jobs):
+def check_n_jobs(n_jobs: int) -> int:
     if n_jobs == -1:
         return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1)
     if isinstance(n_jobs, (bool, np.bool_)) or not isinstance(n_jobs, (int, np.integer)) or n_jobs < 1:
@@ -602,7 +616,8 @@ def check_n_jobs(n_jobs):
     return int(n_jobs)
 
 
-def point_grid(bench, protocols, methods, *, class_weight, n_repeats, seed, n_jobs, reference=None):
+def point_grid(bench: Benchmark, protocols: Sequence[str], methods: Sequence[str], *, class_weight: str | None,
+               n_repeats: int, seed: int | None, n_jobs: int, reference: str | None = None) -> pd.DataFrame:
     """The grid of :func:`~beyondauc.expected_accuracy_grid` without intervals, arguments already checked."""
     for d in bench.datasets:
         y = bench.labels(d)
@@ -635,7 +650,7 @@ def point_grid(bench, protocols, methods, *, class_weight, n_repeats, seed, n_jo
 
 
 
-def auc_table(bench):
+def auc_table(bench: Benchmark) -> pd.DataFrame:
     """AUC of every model on every dataset, tidy: ``dataset``, ``domain``, ``model``, ``auc``.
 
     Examples

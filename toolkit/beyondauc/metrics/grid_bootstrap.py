@@ -40,40 +40,52 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 from threadpoolctl import threadpool_limits
 
-from .bootstrap import BLOCK, bootstrap_counts, check_bootstrap, grid_weights, percentile_interval, strata_of
-from .fitting import class_weighted, logistic_params
-from .kernel import _grid_counts, _stacked_counts
 from ..utils.parallel import pool_context, process_pool
 from ..utils.validation import check_option
+from .bootstrap import (
+    BLOCK,
+    bootstrap_counts,
+    check_bootstrap,
+    grid_weights,
+    percentile_interval,
+    strata_of,
+)
 from .calibration import (
     METHODS,
     PROTOCOLS,
     SCORES,
     _check_grid_args,
-    check_n_jobs,
     _Context,
     _plan,
     _splits,
+    check_n_jobs,
     point_grid,
 )
-
+from .fitting import class_weighted, logistic_params
 from .grid_fits import (
     _BootContext,
-    _standardize,
-    _fit_rows,
     _combine,
+    _fit_rows,
+    _indicator,
     _local_grids,
     _segment_auc,
-    _indicator,
+    _standardize,
     _xdomain_ok,
-    _XGrid,
     _xdomain_scores,
+    _XGrid,
 )
+from .kernel import _grid_counts, _stacked_counts
+
+if TYPE_CHECKING:  # names in annotations only
+    from collections.abc import Sequence
+
+    from ..data.benchmark import Benchmark
 
 __all__ = ["GridBootstrap", "bootstrap_grid"]
 
@@ -357,13 +369,13 @@ class GridBootstrap:
     random_state: object
     values: tuple = VALUES
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         p = list(pd.unique(self.grid["protocol"]))
         meth = list(pd.unique(self.grid["method"]))
         return (f"GridBootstrap(n_bootstrap={self.n_bootstrap}, confidence_level={self.confidence_level}, "
                 f"protocols={p}, methods={meth}, cells={len(self.grid)})")
 
-    def _repr_html_(self):
+    def _repr_html_(self) -> str:
         import html
 
         return f"<p><code>{html.escape(repr(self))}</code></p>" + self.grid.head(10).to_html(index=False)
@@ -393,7 +405,7 @@ class GridBootstrap:
         reps = np.concatenate([reps, _nanmean(reps, 1)[:, None]], axis=1)
         return datasets + [MEAN], models, point, reps
 
-    def intervals(self, *, confidence_level=None):
+    def intervals(self, *, confidence_level: float | None = None) -> pd.DataFrame:
         """Every value of every cell and of the mean over datasets, with its interval.
 
         Returns
@@ -419,7 +431,7 @@ class GridBootstrap:
                 }))
         return pd.concat(parts, ignore_index=True)
 
-    def rank_stability(self, protocol, method, *, score="accuracy"):
+    def rank_stability(self, protocol: str, method: str, *, score: str = "accuracy") -> pd.DataFrame:
         """Bootstrap distribution of each model's AUC rank and ``score`` rank.
 
         Per dataset and for the mean over datasets: the point ranks (rank 1 =
@@ -462,7 +474,7 @@ class GridBootstrap:
         out["significant"] = out["p_change"] >= 0.95
         return out
 
-    def pairwise(self, protocol, method, *, score="accuracy"):
+    def pairwise(self, protocol: str, method: str, *, score: str = "accuracy") -> pd.DataFrame:
         """For each ordered pair of models, how often the first beats the second by ``score``.
 
         Returns
@@ -493,7 +505,7 @@ class GridBootstrap:
             "high": high.ravel(), "p_better": p_better.ravel(), "p_tie": p_tie.ravel(),
         })
 
-    def kendall(self, protocol, method, *, score="accuracy"):
+    def kendall(self, protocol: str, method: str, *, score: str = "accuracy") -> pd.DataFrame:
         """Kendall's tau-b between the AUC and ``score`` rankings, with a percentile interval.
 
         Returns
@@ -530,9 +542,10 @@ def _with_intervals(grid, replicates, confidence_level):
 
 
 def bootstrap_grid(
-    bench, *, protocols=PROTOCOLS, methods=METHODS, n_bootstrap=1000, confidence_level=0.95, class_weight=None,
-    n_repeats=100, random_state=0, n_jobs=1,
-):
+    bench: Benchmark, *, protocols: str | Sequence[str] = PROTOCOLS, methods: str | Sequence[str] = METHODS,
+    n_bootstrap: int = 1000, confidence_level: float = 0.95, class_weight: str | None = None, n_repeats: int = 100,
+    random_state: int | None = 0, n_jobs: int = 1,
+) -> GridBootstrap:
     """Stratified, paired bootstrap of the expected-accuracy grid, refitting every calibrator.
 
     Each replicate resamples every dataset with replacement, separately for

@@ -13,13 +13,13 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import expit
 
-from .fitting import _EPSILON, fit_predict_isotonic, logistic_params, newton_direction
-from .kernel import _scores_from_confusion
 from .calibration import (
     SCORES,
     _Context,
     _run_fits,
 )
+from .fitting import _EPSILON, fit_predict_isotonic, logistic_params, newton_direction
+from .kernel import _scores_from_confusion
 
 __all__: list[str] = []
 
