@@ -1,11 +1,10 @@
 """Bootstrap intervals of the diagnostics: the vectorised replicates against a loop over replicates."""
 
 
+import beyondauc as ba
 import numpy as np
 import pandas as pd
 import pytest
-
-import beyondauc as ba
 from beyondauc.metrics.bootstrap import bootstrap_counts, strata_of
 from beyondauc.metrics.diagnostics_benchmark import _diagnostics_replicates
 
@@ -48,10 +47,9 @@ def test_replicates_equal_point_functions_on_repeated_rows(seed, ties, p):
 
 
 def test_wasserstein_matrix_rows_equal_scipy_for_p1():
-    from scipy.stats import wasserstein_distance
-
     from beyondauc.metrics.bootstrap import grid_weights
-    from beyondauc.metrics.replicates import wasserstein_rows
+    from beyondauc.metrics.diagnostics import wasserstein_rows
+    from scipy.stats import wasserstein_distance
 
     yv, sv, yt, st = _cohorts(4, ties=True)
     y, s = np.r_[yv, yt], np.r_[sv, st]

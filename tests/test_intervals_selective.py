@@ -2,15 +2,15 @@
 
 import warnings
 
+import beyondauc as ba
 import numpy as np
 import pandas as pd
 import pytest
-
-import beyondauc as ba
-from beyondauc.metrics.bootstrap import bootstrap_counts, grid_weights
-from beyondauc.metrics.kernel import _grid_counts
-from beyondauc.metrics.replicates import accuracy_at_coverages, calibrated_rows, selective_rows
-from beyondauc.metrics.selective_benchmark import _benchmark_replicates, _selective_design
+from beyondauc.metrics.bootstrap import bootstrap_counts
+from beyondauc.metrics.selective_benchmark import (
+    _benchmark_replicates,
+    _selective_design,
+)
 
 
 def _reference_row(conf, ok, resolution=0.01, tolerance=0.9, weights=(1 / 3, 1 / 3, 1 / 3)):
@@ -23,58 +23,6 @@ def _reference_row(conf, ok, resolution=0.01, tolerance=0.9, weights=(1 / 3, 1 /
 def _assert_rows_equal(got, want):
     for k, v in want.items():
         assert got[k] == pytest.approx(v, rel=1e-12, abs=1e-12), k
-
-
-@pytest.mark.parametrize("seed", [0, 1, 2])
-def test_selective_rows_equal_disca_on_repeated_examples(seed):
-    rng = np.random.default_rng(seed)
-    n = 80
-    conf = np.round(rng.uniform(0.5, 1, n), 2 if seed == 1 else 6)  # seed 1: many ties, on grid steps
-    ok = rng.uniform(size=n) < conf
-    values, inv, _, _ = _grid_counts(ok, conf)
-    counts = bootstrap_counts(np.zeros(n, dtype=int), 6, random_state=seed)
-    n_ok, n_wrong = grid_weights(counts, inv, ok, len(values))
-    for resolution, tolerance in ((0.01, 0.9), (0.05, 0.7)):
-        got = selective_rows(values, n_ok[:, 0], n_wrong[:, 0], resolution=resolution, tolerance=tolerance,
-                             weights=(0.2, 0.3, 0.5))
-        for r in range(len(counts)):  # the reference loops over replicates; the kernel does not
-            c, o = np.repeat(conf, counts[r]), np.repeat(ok, counts[r])
-            want = _reference_row(c, o, resolution, tolerance, (0.2, 0.3, 0.5))
-            _assert_rows_equal({k: v[r] for k, v in got.items()}, want)
-
-
-def test_accuracy_at_coverages_matches_accuracy_at_coverage():
-    rng = np.random.default_rng(3)
-    conf = np.round(rng.uniform(0.5, 1, 60), 2)
-    ok = rng.uniform(size=60) < conf
-    values, inv, _, _ = _grid_counts(ok, conf)
-    counts = bootstrap_counts(np.zeros(60, dtype=int), 4, random_state=0)
-    n_ok, n_wrong = grid_weights(counts, inv, ok, len(values))
-    levels = np.linspace(0.05, 1, 20)
-    got = accuracy_at_coverages(values, n_ok[:, 0], n_wrong[:, 0], levels)
-    for r in range(4):
-        c, o = np.repeat(conf, counts[r]), np.repeat(ok, counts[r])
-        want = [ba.accuracy_at_coverage(c, o, coverage=v) for v in levels]
-        np.testing.assert_allclose(got[r], want, rtol=0, atol=1e-12)
-
-
-@pytest.mark.parametrize("method", ["logistic", "isotonic", "stump"])
-@pytest.mark.parametrize("class_weight", [None, "balanced"])
-def test_calibrated_rows_equal_score_calibrator(method, class_weight):
-    rng = np.random.default_rng(4)
-    n = 120
-    y = (rng.uniform(size=n) < 0.4).astype(int)
-    s = np.round(rng.normal(y * 1.2, 1.0), 1)  # ties on purpose
-    x, inv, _, _ = _grid_counts(y, s)
-    counts = bootstrap_counts(y, 5, random_state=1)
-    pos, neg = grid_weights(counts, inv, y, len(x))
-    from beyondauc.metrics.fitting import class_weighted
-
-    proba, pred = calibrated_rows(method, x, *class_weighted(pos[:, 0], neg[:, 0], class_weight))
-    for r in range(5):
-        cal = ba.ScoreCalibrator(method, class_weight=class_weight).fit(np.repeat(s, counts[r]), np.repeat(y, counts[r]))
-        np.testing.assert_allclose(proba[r], cal.predict_proba(x), rtol=0, atol=1e-12)
-        np.testing.assert_array_equal(pred[r], cal.predict(x).astype(bool))
 
 
 @pytest.mark.parametrize("method", ["logistic", "isotonic", "stump"])

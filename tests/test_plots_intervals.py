@@ -4,16 +4,15 @@ import matplotlib
 
 matplotlib.use("Agg")
 
+import beyondauc as ba
 import matplotlib.pyplot as plt
 import numpy as np
 import pytest
+from beyondauc.metrics.bootstrap import bootstrap_counts, grid_weights
+from beyondauc.metrics.curves import roc_tpr_rows
+from beyondauc.plots import CoverageAccuracyDisplay, ThresholdROCDisplay
 from matplotlib.collections import PolyCollection
 from sklearn.metrics import roc_curve
-
-import beyondauc as ba
-from beyondauc.metrics.bootstrap import bootstrap_counts, grid_weights
-from beyondauc.metrics.replicates import roc_band
-from beyondauc.plots import CoverageAccuracyDisplay, ThresholdROCDisplay
 
 
 def _tpr_at(fpr, tpr, f):
@@ -40,7 +39,7 @@ def test_roc_band_rows_equal_sklearn_roc_per_replicate(ties):
     counts = bootstrap_counts(y, 4, random_state=2)
     pos, neg = grid_weights(counts, inv, y, len(x))
     grid = np.linspace(0, 1, 41)
-    got = roc_band(x, pos[:, 0], neg[:, 0], grid)
+    got = roc_tpr_rows(x, pos[:, 0], neg[:, 0], grid)
     for r in range(4):
         fpr, tpr, _ = roc_curve(np.repeat(y, counts[r]), np.repeat(s, counts[r]), drop_intermediate=False)
         np.testing.assert_allclose(got[r], _tpr_at(fpr, tpr, grid), atol=1e-12)
@@ -67,7 +66,11 @@ def test_roc_display_draws_bands_only_when_computed():
 
 
 def test_coverage_accuracy_band_from_benchmark_equals_a_refit_loop():
-    from beyondauc.metrics.selective_benchmark import BAND_COVERAGES, _benchmark_bootstrap, _selective_design
+    from beyondauc.metrics.selective_benchmark import (
+        BAND_COVERAGES,
+        _benchmark_bootstrap,
+        _selective_design,
+    )
 
     bench = ba.load_demo()
     opts = dict(ood_dataset=None, protocol="xdomain", method="logistic", class_weight=None, tolerance=0.9,

@@ -17,6 +17,7 @@ beyond it, and however the work is split into chunks or processes.
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..utils.validation import check_int, check_number
 
@@ -25,7 +26,7 @@ __all__: list[str] = []
 BLOCK = 64  # replicates per independently seeded block
 
 
-def check_bootstrap(n_bootstrap, confidence_level):
+def check_bootstrap(n_bootstrap: int, confidence_level: float) -> tuple[int, float]:
     """Validate ``n_bootstrap`` (int >= 0; 0 = no intervals) and ``confidence_level`` in (0, 1)."""
     n_bootstrap = check_int(n_bootstrap, "n_bootstrap", minimum=0)
     confidence_level = check_number(confidence_level, "confidence_level", low=0, high=1, low_open=True,
@@ -33,14 +34,14 @@ def check_bootstrap(n_bootstrap, confidence_level):
     return n_bootstrap, float(confidence_level)
 
 
-def strata_of(*keys):
+def strata_of(*keys: ArrayLike) -> np.ndarray:
     """One integer stratum per example from several key arrays (e.g. dataset code and label)."""
     stacked = np.stack([np.asarray(k) for k in keys], axis=1)
     _, codes = np.unique(stacked, axis=0, return_inverse=True)
     return codes.ravel()
 
 
-def _seed(random_state):
+def _seed(random_state: int | np.random.RandomState | None) -> int | None:
     if isinstance(random_state, np.random.RandomState):  # a legacy generator: draw a seed from it
         return int(random_state.randint(0, 2**31 - 1))
     if random_state is None:
@@ -48,7 +49,7 @@ def _seed(random_state):
     return int(random_state)
 
 
-def dataset_seed(random_state, position):
+def dataset_seed(random_state: int | None, position: int) -> int | None:
     """The bootstrap seed of a benchmark's dataset: ``random_state``'s child stream number ``position``.
 
     ``position`` is the dataset's place among the benchmark's datasets, so every
@@ -68,7 +69,8 @@ def dataset_seed(random_state, position):
     return int(np.random.SeedSequence([seed, int(position)]).generate_state(1)[0])
 
 
-def bootstrap_counts(strata, n_bootstrap, *, random_state=0, start=0, stop=None):
+def bootstrap_counts(strata: ArrayLike, n_bootstrap: int, *, random_state: int | None = 0, start: int = 0,
+                     stop: int | None = None) -> np.ndarray:
     """Replicates ``start:stop`` of a stratified bootstrap, as counts (n_replicates, n_examples).
 
     Parameters
@@ -122,7 +124,8 @@ def bootstrap_counts(strata, n_bootstrap, *, random_state=0, start=0, stop=None)
     return out
 
 
-def grid_weights(counts, inverse, y, n_values, *, groups=None, n_groups=1):
+def grid_weights(counts: ArrayLike, inverse: ArrayLike, y: ArrayLike, n_values: int, *, groups: ArrayLike | None = None,
+                 n_groups: int = 1) -> tuple[np.ndarray, np.ndarray]:
     """Per-value positive and negative counts of each replicate: (R, n_groups, n_values) each.
 
     ``counts`` (R, n) are replicate counts per example, ``inverse`` each
@@ -180,8 +183,51 @@ def _nanquantile(a, q, axis=0):
     return out[()] if out.ndim == 0 else out
 
 
-def percentile_interval(replicates, confidence_level, axis=0):
-    """Percentile interval (low, high) of replicates along ``axis``, ignoring NaN replicates."""
+def percentile_interval(replicates: ArrayLike, confidence_level: float, axis: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """Percentile interval (low, high) of replicates along ``axis``, ignoring NaN replicates.
+
+    Examples
+    --------
+    >>> from beyondauc.metrics.bootstrap import percentile_interval
+    >>> low, high = percentile_interval([0.6, 0.7, 0.8, float("nan")], 0.5)
+    >>> float(low), float(high)
+    (0.65, 0.75)
+    """
     alpha = (1.0 - confidence_level) / 2.0
     with np.errstate(invalid="ignore"):
         return _nanquantile(replicates, alpha, axis=axis), _nanquantile(replicates, 1.0 - alpha, axis=axis)
+
+
+def bca_interval(replicates: np.ndarray, estimate: float, acceleration: float,
+                 confidence_level: float) -> tuple[float, float] | None:
+    """BCa interval (Efron 1987) from replicates, or None where it is not defined.
+
+    The bias correction z0 counts the replicates below the estimate (ties
+    count one half, for a discrete statistic such as the AUC); the
+    ``acceleration`` comes from the statistic's jackknife (for the AUC:
+    :func:`beyondauc.metrics.intervals.auc_ci`).  None when every replicate
+    lies on one side of the estimate, or the acceleration or the adjusted
+    levels are not finite.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from beyondauc.metrics.bootstrap import bca_interval
+    >>> reps = np.linspace(0.5, 0.9, 101)
+    >>> [round(v, 3) for v in bca_interval(reps, 0.7, 0.0, 0.9)]
+    [0.52, 0.88]
+    >>> bca_interval(reps, 1.0, 0.0, 0.9) is None
+    True
+    """
+    from scipy.stats import norm
+    below = np.mean(replicates < estimate) + 0.5 * np.mean(replicates == estimate)
+    if not 0 < below < 1:
+        return None
+    z0 = norm.ppf(below)
+    if not np.isfinite(acceleration):
+        return None
+    z = norm.ppf([0.5 - confidence_level / 2, 0.5 + confidence_level / 2])
+    levels = norm.cdf(z0 + (z0 + z) / (1 - acceleration * (z0 + z)))
+    if not np.all(np.isfinite(levels)):
+        return None
+    return tuple(float(q) for q in np.quantile(replicates, levels))

@@ -23,16 +23,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
+from numpy.typing import ArrayLike
 
 from ..utils.html import frame_html, result_html
-from .kernel import (
-    _auc_rows,
-    _auc_sorted,
-    _exact_wasserstein,
-    _merged_values,
-    _rates,
-    _sorted_by_class,
-)
 from ..utils.validation import (
     binarize_labels,
     check_int,
@@ -41,7 +34,15 @@ from ..utils.validation import (
     check_scores,
     warn_undefined,
 )
-
+from .kernel import (
+    _auc_from_counts,
+    _auc_rows,
+    _auc_sorted,
+    _exact_wasserstein,
+    _merged_values,
+    _rates,
+    _sorted_by_class,
+)
 
 __all__ = ["BiasRobustness", "NoiseRobustness", "SensSpecDrift", "WassersteinMatrix", "bias_robustness", "noise_robustness", "sens_spec_drift", "wasserstein_matrix"]
 
@@ -236,8 +237,22 @@ class WassersteinMatrix:
 
 # -- validation ------------------------------------------------------------------
 
-def _cohort(y_true, y_score, pos_label, y_name, s_name):
-    """Validate one cohort; return (y 0/1 int8, s float64)."""
+def check_cohort(y_true: ArrayLike, y_score: ArrayLike, *, pos_label: object = None,
+                 names: tuple[str, str] = ("y_true", "y_score")) -> tuple[np.ndarray, np.ndarray]:
+    """Validate one cohort's labels and scores; return ``(y, s)``, labels 0/1 (int8) and scores (float64).
+
+    The labels are binarized (with ``pos_label``); the scores must be finite,
+    as many as the labels, at least one, and their range (max - min) finite.
+    ``names`` are the parameter names the error messages give.
+
+    Examples
+    --------
+    >>> from beyondauc.metrics.diagnostics import check_cohort
+    >>> y, s = check_cohort(["a", "b", "b"], [0.2, 0.9, 0.4], pos_label="b")
+    >>> y.tolist(), s.tolist()
+    ([0, 1, 1], [0.2, 0.9, 0.4])
+    """
+    y_name, s_name = names
     s = check_scores(y_score, s_name)
     y = binarize_labels(y_true, y_name, pos_label=pos_label)
     if len(y) != len(s):
@@ -266,7 +281,7 @@ def _check_sigma_max(sigma_max):
 
 
 def _robustness_setup(y_true, y_score, sigma_max, pos_label, what):
-    y, s = _cohort(y_true, y_score, pos_label, "y_true", "y_score")
+    y, s = check_cohort(y_true, y_score, pos_label=pos_label)
     sigma_max = _check_sigma_max(sigma_max)
     pos, neg = _sorted_by_class(y, s)
     if len(pos) == 0 or len(neg) == 0:
@@ -344,6 +359,29 @@ def bias_robustness(y_true, y_score, *, sigma_max=None, n_points=21, pos_label=N
     return BiasRobustness(float(mean_clip / (auc * sigma_max)), float(auc), sigma_max, sigmas, curve)
 
 
+def bias_rows(x: np.ndarray, pos: np.ndarray, neg: np.ndarray, sigma_max: float) -> tuple[np.ndarray, np.ndarray]:
+    """Bias robustness of each row at a fixed ``sigma_max``, and the AUC: two (R,) arrays; :func:`bias_robustness` batched.
+
+    ``E[clip(s+ - s-, 0, sigma_max)]`` with weights: for positives at grid
+    value j, negatives below ``x_j - sigma_max`` count ``sigma_max`` and those in
+    between count ``x_j - s-``; the boundaries are fixed grid indices, so the
+    sums are cumulative sums along each row.
+    """
+    xc = x - x[0]
+    R, m = pos.shape
+    lo = np.searchsorted(xc, xc - sigma_max, side="right")
+    hi = np.arange(m)
+    cn = np.concatenate([np.zeros((R, 1)), np.cumsum(neg, axis=1)], axis=1)
+    cq = np.concatenate([np.zeros((R, 1)), np.cumsum(neg * xc, axis=1)], axis=1)
+    inner = sigma_max * cn[:, lo] + (cn[:, hi] - cn[:, lo]) * xc - (cq[:, hi] - cq[:, lo])
+    total = (pos * inner).sum(axis=1)
+    n_pos, n_neg = pos.sum(axis=1), neg.sum(axis=1)
+    auc = _auc_from_counts(pos, neg)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        score = total / (n_pos * n_neg) / (auc * sigma_max)
+    return np.where(np.isfinite(score) & (auc > 0), score, np.nan), auc
+
+
 def noise_robustness(
     y_true, y_score, *, sigma_max=None, n_points=21, n_repeats=20, random_state=0, pos_label=None
 ):
@@ -410,8 +448,8 @@ def noise_robustness(
 # -- two cohorts -------------------------------------------------------------------
 
 def _two_cohorts(y_val, s_val, y_test, s_test, pos_label):
-    yv, sv = _cohort(y_val, s_val, pos_label, "y_val", "s_val")
-    yt, st = _cohort(y_test, s_test, pos_label, "y_test", "s_test")
+    yv, sv = check_cohort(y_val, s_val, pos_label=pos_label, names=("y_val", "s_val"))
+    yt, st = check_cohort(y_test, s_test, pos_label=pos_label, names=("y_test", "s_test"))
     _check_range(np.array([sv.min(), sv.max(), st.min(), st.max()]), "s_val` and `s_test")
     return yv, sv, yt, st
 
@@ -469,6 +507,31 @@ def sens_spec_drift(y_val, s_val, y_test, s_test, *, pos_label=None):
         gap = (sens_v - sens_t) ** 2 + (spec_v - spec_t) ** 2
         score = float(np.dot(np.diff(values), gap[1:]) / (values[-1] - values[0]))
     return SensSpecDrift(score, values, sens_v, spec_v, sens_t, spec_t)
+
+
+def drift_rows(x: np.ndarray, pos: np.ndarray, neg: np.ndarray) -> np.ndarray:
+    """Sensitivity/specificity drift of each row, (R,): :func:`sens_spec_drift` batched.
+
+    ``pos``/``neg`` (R, 2, m): positive and negative counts of V (0) and T (1)
+    per grid value ``x``.  The drift integrand is 0 outside each row's own
+    score range, so one sum over the whole grid is exact; only the
+    denominator is the row's range.
+    """
+    n_pos = pos.sum(axis=2, keepdims=True)
+    n_neg = neg.sum(axis=2, keepdims=True)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        # at grid value k: sens = P(s+ >= x_k), spec = P(s- < x_k)
+        sens = (n_pos - (np.cumsum(pos, axis=2) - pos)) / n_pos
+        spec = (np.cumsum(neg, axis=2) - neg) / n_neg
+        gap = (sens[:, 0] - sens[:, 1]) ** 2 + (spec[:, 0] - spec[:, 1]) ** 2
+    present = (pos + neg).sum(axis=1) > 0
+    m = len(x)
+    lo = x[np.argmax(present, axis=1)]
+    hi = x[m - 1 - np.argmax(present[:, ::-1], axis=1)]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out = (gap[:, 1:] * np.diff(x)).sum(axis=1) / (hi - lo)
+    undefined = (n_pos.min(axis=(1, 2)) == 0) | (n_neg.min(axis=(1, 2)) == 0) | (hi == lo)
+    return np.where(undefined, np.nan, out)
 
 
 def _check_p(p):
@@ -538,3 +601,56 @@ def wasserstein_matrix(y_val, s_val, y_test, s_test, *, p=2, pos_label=None):
         note = "all four class distributions are identical: W = 0 / 0"
         warn_undefined("W is undefined when all four class distributions are identical (0 / 0); returning NaN")
     return WassersteinMatrix(score, matrix, p, note)
+
+
+def _wasserstein_pair(x: np.ndarray, wa: np.ndarray, wb: np.ndarray, p: float) -> np.ndarray:
+    """p-Wasserstein distance between the weighted distributions wa and wb (R, m) on grid x, (R,)."""
+    support = np.flatnonzero((wa.sum(axis=0) + wb.sum(axis=0)) > 0)  # values neither has add nothing
+    if 0 < len(support) < len(x):
+        x, wa, wb = x[support], wa[:, support], wb[:, support]
+    na, nb = wa.sum(axis=1), wb.sum(axis=1)
+    if p == 1:  # integral of |F_a - F_b|
+        with np.errstate(invalid="ignore", divide="ignore"):
+            fa = np.cumsum(wa, axis=1) / na[:, None]
+            fb = np.cumsum(wb, axis=1) / nb[:, None]
+        return (np.abs(fa - fb)[:, :-1] * np.diff(x)).sum(axis=1)
+    # quantile functions: breakpoints Ca_j * nb and Cb_j * na over the denominator na * nb (integers
+    # for count weights), merged per row; Q(u) is the value of the first breakpoint >= u
+    m = wa.shape[1]
+    ka = np.cumsum(wa, axis=1) * nb[:, None]
+    kb = np.cumsum(wb, axis=1) * na[:, None]
+    both = np.concatenate([ka, kb], axis=1)
+    # a stable sort of two sorted runs is a merge; a's breakpoints come before b's equal ones.  At
+    # merged position t an element of a (index j) has t - j elements of b below it, i.e. the first
+    # b breakpoint >= it is t - j (and symmetrically); only the first of equal breakpoints has width
+    order = np.argsort(both, axis=1, kind="stable")
+    k = np.take_along_axis(both, order, axis=1)
+    from_a = order < m
+    j = np.where(from_a, order, order - m)
+    t = np.arange(2 * m)[None, :]
+    ia = np.minimum(np.where(from_a, j, t - j), m - 1)
+    ib = np.minimum(np.where(from_a, t - j, j), m - 1)
+    with np.errstate(invalid="ignore", divide="ignore"):  # an empty class: NaN
+        width = np.diff(k, axis=1, prepend=0.0) / (na * nb)[:, None]
+        gap = np.abs(x[ia] - x[ib])
+        return (width * gap**p).sum(axis=1) ** (1.0 / p)
+
+
+def wasserstein_rows(x: np.ndarray, pos: np.ndarray, neg: np.ndarray, p: float) -> tuple[np.ndarray, np.ndarray]:
+    """W = (V-V+ + T-T+) / (V-T- + V+T+) of each row, and the 2x2 matrices: (R,), (R, 2, 2).
+
+    :func:`wasserstein_matrix` batched; ``pos``/``neg`` (R, 2, m) as in :func:`drift_rows`.
+    """
+    vn, vp, tn, tp = neg[:, 0], pos[:, 0], neg[:, 1], pos[:, 1]
+    mat = np.stack(
+        [
+            np.stack([_wasserstein_pair(x, vn, vp, p), _wasserstein_pair(x, vn, tn, p)], axis=1),
+            np.stack([_wasserstein_pair(x, tp, vp, p), _wasserstein_pair(x, tp, tn, p)], axis=1),
+        ],
+        axis=1,
+    )
+    num = mat[:, 0, 0] + mat[:, 1, 1]
+    den = mat[:, 0, 1] + mat[:, 1, 0]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        w = np.where(den > 0, num / np.where(den > 0, den, 1.0), np.where(num > 0, np.inf, np.nan))
+    return w, mat

@@ -10,32 +10,35 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from .bootstrap import bootstrap_counts, check_bootstrap, dataset_seed, grid_weights, strata_of
 from ..utils.html import frame_html, result_html
-from .kernel import (
-    _auc_from_counts,
-)
-from .replicates import bias_rows, drift_rows, intervals_of, replicate_chunks, wasserstein_rows
 from ..utils.validation import (
     UndefinedMetricWarning,
     check_option,
     check_random_state,
 )
+from .bootstrap import check_bootstrap, dataset_seed, strata_of
 from .calibration import PROTOCOLS, _protocol_rows
 from .diagnostics import (
     BiasRobustness,
     NoiseRobustness,
     SensSpecDrift,
     WassersteinMatrix,
+    _check_p,
     _check_range,
     _check_sigma_max,
-    bias_robustness,
-    noise_robustness,
     _two_cohorts,
+    bias_robustness,
+    bias_rows,
+    drift_rows,
+    noise_robustness,
     sens_spec_drift,
-    _check_p,
     wasserstein_matrix,
+    wasserstein_rows,
 )
+from .kernel import (
+    _auc_from_counts,
+)
+from .replicates import bootstrap_replicates, interval_table, intervals_of
 
 __all__ = ["CohortDiagnostics", "cohort_diagnostics", "cohorts", "diagnostics_intervals", "diagnostics_table", "diagnostics_frame"]
 
@@ -323,33 +326,33 @@ def _diagnostics_replicates(yv, sv, yt, st, *, sigma_max, p, n_bootstrap, random
 
     One score grid for V and T together; each replicate is its per-value
     counts of V-, V+, T-, T+ (:func:`~beyondauc.metrics.bootstrap.grid_weights`), and
-    every number is a vectorised kernel over those rows.  ``sigma_max`` stays
-    at the point estimate's value in every replicate (None: bias robustness
-    is NaN).
+    every number is a batched statistic over those rows (:func:`_diagnostics_statistic`).
+    ``sigma_max`` stays at the point estimate's value in every replicate (None:
+    bias robustness is NaN).
     """
     y = np.concatenate([yv, yt]).astype(np.int64)
     s = np.concatenate([sv, st])
     cohort = np.concatenate([np.zeros(len(yv), np.int64), np.ones(len(yt), np.int64)])
     x, inv = np.unique(s, return_inverse=True)
-    inv = inv.ravel()
-    strata = strata_of(cohort, y)
-    m = len(x)
-    parts = []
-    for lo, hi in replicate_chunks(n_bootstrap, max(len(y), m)):
-        counts = bootstrap_counts(strata, n_bootstrap, random_state=random_state, start=lo, stop=hi)
-        pos, neg = grid_weights(counts, inv, y, m, groups=cohort, n_groups=2)
-        rows = {}
-        for k, name in enumerate(("val", "test")):
-            if sigma_max is None:
-                rows[f"auc_{name}"] = _auc_from_counts(pos[:, k], neg[:, k])
-                rows[f"bias_robustness_{name}"] = np.full(len(counts), np.nan)
-            else:
-                score, auc = bias_rows(x, pos[:, k], neg[:, k], sigma_max)
-                rows[f"auc_{name}"], rows[f"bias_robustness_{name}"] = auc, score
-        rows["drift"] = drift_rows(x, pos, neg)
-        rows["wasserstein"] = wasserstein_rows(x, pos, neg, p)[0]
-        parts.append(pd.DataFrame({k: rows[k] for k in DIAGNOSTIC_INTERVALS}))
-    return pd.concat(parts, ignore_index=True)
+    reps = bootstrap_replicates(strata_of(cohort, y), inv.ravel(), y, n_values=len(x), n_bootstrap=n_bootstrap,
+                                random_state=random_state, groups=cohort, n_groups=2,
+                                statistic=lambda pos, neg: _diagnostics_statistic(x, pos, neg, sigma_max, p))
+    return pd.DataFrame(reps)
+
+
+def _diagnostics_statistic(x, pos, neg, sigma_max, p):
+    """The numbers of :data:`DIAGNOSTIC_INTERVALS` of each row of (R, 2, m) counts (V: 0, T: 1)."""
+    rows = {}
+    for k, name in enumerate(("val", "test")):  # the two cohorts
+        if sigma_max is None:
+            rows[f"auc_{name}"] = _auc_from_counts(pos[:, k], neg[:, k])
+            rows[f"bias_robustness_{name}"] = np.full(len(pos), np.nan)
+        else:
+            score, auc = bias_rows(x, pos[:, k], neg[:, k], sigma_max)
+            rows[f"auc_{name}"], rows[f"bias_robustness_{name}"] = auc, score
+    rows["drift"] = drift_rows(x, pos, neg)
+    rows["wasserstein"] = wasserstein_rows(x, pos, neg, p)[0]
+    return {k: rows[k] for k in DIAGNOSTIC_INTERVALS}
 
 
 def diagnostics_intervals(y_val, s_val, y_test, s_test, *, n_bootstrap=1000, confidence_level=0.95, sigma_max=None,
@@ -414,13 +417,7 @@ def diagnostics_intervals(y_val, s_val, y_test, s_test, *, n_bootstrap=1000, con
                 "wasserstein": wasserstein_matrix(yv, sv, yt, st, p=p).score}
     reps = _diagnostics_replicates(yv, sv, yt, st, sigma_max=sigma_max, p=p, n_bootstrap=n_bootstrap,
                                    random_state=seed)
-    ints = intervals_of(reps, confidence_level)
-    names = list(DIAGNOSTIC_INTERVALS)
-    return pd.DataFrame(
-        {"estimate": [estimate[k] for k in names], "low": [ints[k][0] for k in names],
-         "high": [ints[k][1] for k in names]},
-        index=pd.Index(names, name="metric"),
-    )
+    return interval_table(estimate, reps, confidence_level)
 
 
 def diagnostics_table(bench, *, models=None, datasets=None, protocol=None, **options):

@@ -29,11 +29,9 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 from scipy.special import expit, logit
-# scipy.stats is imported inside the functions that use it: a report kernel only reads a saved
-# evaluation and draws, and skips its import (see _pool.FITTING_MODULES).
 
-from .bootstrap import BLOCK, bootstrap_counts, check_bootstrap, grid_weights, percentile_interval
-from .kernel import _auc_from_counts, _grid_counts, _stacked_counts
+from ..data.benchmark import Benchmark
+from ..utils.formatting import format_number
 from ..utils.validation import (
     binarize_labels,
     check_number,
@@ -42,7 +40,12 @@ from ..utils.validation import (
     check_scores,
     warn_undefined,
 )
-from ..data.benchmark import Benchmark
+
+# scipy.stats is imported inside the functions that use it: a report kernel only reads a saved
+# evaluation and draws, and skips its import (see _pool.FITTING_MODULES).
+from .bootstrap import BLOCK, bca_interval, check_bootstrap, percentile_interval
+from .kernel import _auc_from_counts, _grid_counts, _stacked_counts
+from .replicates import bootstrap_replicates
 
 __all__ = [
     "AUCComparison",
@@ -55,7 +58,6 @@ __all__ = [
 ]
 
 AUC_METHODS = ("delong", "logit", "bootstrap", "bca")
-_CELLS = 1 << 22  # replicate x example counts held at once by the bootstrap, bounds memory
 
 
 def _html_table(title, rows):
@@ -68,7 +70,7 @@ def _html_table(title, rows):
 
 
 def _fmt(x, digits=4):
-    return "nan" if x is None or not np.isfinite(x) else f"{x:.{digits}g}"
+    return format_number(x, digits, significant=True, minus="-")  # reprs: missing as '–', the ASCII minus
 
 
 # -- results -------------------------------------------------------------------
@@ -315,23 +317,22 @@ def _check_pair(y_true, y_score, pos_label, *, score_name="y_score"):
 def _bootstrap_aucs(y, inverse, n_values, n_bootstrap, random_state):
     """The AUC of each stratified (by class) bootstrap replicate, shape (n_bootstrap,).
 
-    Replicates are drawn as per-example counts in chunks (bounded memory),
-    mapped onto the score grid by one sparse product, and their AUCs come
-    from the kernel's count formula, all replicates of a chunk at once.
+    The replicate engine draws them in chunks of whole seed blocks; each
+    replicate's AUC is the kernel's count formula, the point estimate's own,
+    on all replicates of a chunk at once.
     """
-    n = len(y)
-    chunk = BLOCK * max(1, _CELLS // (BLOCK * max(n, 1)))
-    out = np.empty(n_bootstrap)
-    for start in range(0, n_bootstrap, chunk):  # a loop over memory-bounded chunks, each vectorised
-        stop = min(start + chunk, n_bootstrap)
-        counts = bootstrap_counts(y, n_bootstrap, random_state=random_state, start=start, stop=stop)
-        pos, neg = grid_weights(counts, inverse, y, n_values)
-        out[start:stop] = _auc_from_counts(pos[:, 0], neg[:, 0])
-    return out
+    return bootstrap_replicates(y, inverse, y, n_values=n_values, n_bootstrap=n_bootstrap,
+                                random_state=random_state, statistic=_auc_from_counts, align=BLOCK)
 
 
 def _acceleration(pos, neg):
-    """BCa acceleration of the AUC from the stratified jackknife, in closed form (NaN: no spread)."""
+    """BCa acceleration of the AUC from the stratified jackknife, in closed form (NaN: no spread).
+
+    Davison & Hinkley 1997, sec. 3.7: leaving out a positive with component
+    V10 gives the AUC (m A - V10) / (m - 1), so its empirical influence is
+    V10 - A, and likewise V01 - A for a negative -- all of them in O(n log n)
+    from the structural components, no refit.
+    """
     auc, v10, v01, m, n = _components(pos, neg)
     l10, l01 = v10 - auc, v01 - auc  # (m - 1)(mean - leave-one-out AUC) = V10 - A, likewise V01 - A
     second = (pos * l10 ** 2).sum() / m ** 2 + (neg * l01 ** 2).sum() / n ** 2
@@ -339,31 +340,6 @@ def _acceleration(pos, neg):
         return float("nan")
     third = (pos * l10 ** 3).sum() / m ** 3 + (neg * l01 ** 3).sum() / n ** 3
     return float(third / (6.0 * second ** 1.5))
-
-
-def _bca_interval(replicates, estimate, pos, neg, confidence_level):
-    """BCa interval (Efron 1987) of the AUC, or None where it is not defined.
-
-    The bias correction z0 counts replicates below the estimate (ties count
-    one half, the AUC being discrete).  The acceleration uses the stratified
-    jackknife (Davison & Hinkley 1997, sec. 3.7): leaving out a positive with
-    component V10 gives the AUC (m A - V10) / (m - 1), so its empirical
-    influence is V10 - A, and likewise V01 - A for a negative -- all of them
-    in O(n log n) from the structural components, no refit.
-    """
-    from scipy.stats import norm
-    below = np.mean(replicates < estimate) + 0.5 * np.mean(replicates == estimate)
-    if not 0 < below < 1:
-        return None
-    z0 = norm.ppf(below)
-    accel = _acceleration(pos, neg)
-    if not np.isfinite(accel):
-        return None
-    z = norm.ppf([0.5 - confidence_level / 2, 0.5 + confidence_level / 2])
-    levels = norm.cdf(z0 + (z0 + z) / (1 - accel * (z0 + z)))
-    if not np.all(np.isfinite(levels)):
-        return None
-    return tuple(float(q) for q in np.quantile(replicates, levels))
 
 
 # -- public functions ----------------------------------------------------------
@@ -458,7 +434,8 @@ def auc_ci(y_true, y_score, *, confidence_level=0.95, method="delong", pos_label
     reps = _bootstrap_aucs(y, inverse, len(values), n_bootstrap, random_state)
     se = float(np.std(reps, ddof=1)) if n_bootstrap > 1 else nan
     if method == "bca":
-        bca = _bca_interval(reps, auc, pos, neg, confidence_level)
+        # the BCa interval (Efron 1987); its acceleration from the stratified jackknife, in closed form
+        bca = bca_interval(reps, auc, _acceleration(pos, neg), confidence_level)
         if bca is not None:
             return result(auc, *bca, se)
         warnings.warn("the BCa interval is not defined for these replicates (all on one side of the estimate, "
@@ -645,7 +622,9 @@ def friedman_test(table, *, value="accuracy", higher_is_better=True, alpha=0.05)
     >>> res.average_ranks.round(2).to_dict(), round(res.pvalue, 4), round(res.critical_difference, 3)
     ({'x': 1.25, 'y': 2.0, 'z': 2.75}, 0.1054, 1.657)
     """
-    from scipy.stats import chi2 as chi2_dist, f as f_dist, rankdata
+    from scipy.stats import chi2 as chi2_dist
+    from scipy.stats import f as f_dist
+    from scipy.stats import rankdata
     if not isinstance(table, pd.DataFrame) or not {"dataset", "model"} <= set(table.columns):
         raise ValueError("`table` must be a DataFrame with columns 'dataset' and 'model' (e.g. expected_accuracy's "
                          f"result), got {type(table).__name__}")

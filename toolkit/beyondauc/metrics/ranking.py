@@ -373,6 +373,12 @@ def _histogram_range(values, clip_quantiles=CLIP_QUANTILES):
     return lo, hi
 
 
+# public names for the Displays (plots import no private name from metrics)
+check_results = _check_results
+check_clip_quantiles = _check_clip_quantiles
+histogram_range = _histogram_range
+
+
 def score_histograms(bench, *, bins=20, models=None, clip_quantiles=CLIP_QUANTILES):
     """Class-conditional histograms of each model's scores, per dataset and pooled.
 

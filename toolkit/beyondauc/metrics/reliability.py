@@ -109,6 +109,10 @@ def _ece(mean_predicted, fraction_positive, count):
     return float(np.sum(count * np.abs(np.asarray(fraction_positive) - np.asarray(mean_predicted))) / count.sum())
 
 
+# the public name for the Displays (plots import no private name from metrics)
+ece_from_bins = _ece
+
+
 def reliability_bins(y_true, y_prob, *, n_bins=15, pos_label=None):
     """The non-empty bins of a reliability diagram, as ``calibration_curve`` forms them.
 

@@ -1,26 +1,49 @@
-"""Bootstrap replicates of the selective-answering and diagnostics numbers, all at once.
+"""The replicate engine: every bootstrap interval of the package is drawn here.
 
-A replicate is a row of per-value counts on a fixed score grid (see
-:mod:`beyondauc.metrics.bootstrap`), so every function here takes count matrices of
-shape (R, n_values) -- one row per replicate -- and returns one number per
-row.  The kernels are the exact point-estimate kernels of
-:mod:`beyondauc.metrics.selective` and :mod:`beyondauc.metrics.diagnostics` rewritten for
-weights: cumulative sums along the rows, ``bincount`` on flat (row, bin)
-indices, ``searchsorted`` on fixed grids or with a row offset.  There is no
-Python loop over replicates, examples or thresholds.
+A bootstrap replicate is a row of per-value class counts on a fixed score grid
+(see :mod:`beyondauc.metrics.bootstrap`).  :func:`bootstrap_replicates` draws
+the replicates in memory-bounded chunks (:func:`replicate_chunks`), turns each
+chunk's per-example counts into per-value positive and negative counts
+(:func:`~beyondauc.metrics.bootstrap.grid_weights`), and hands them to a
+*batched statistic*: a function of count matrices with one row per replicate
+that returns one value (or one row of values) per replicate.  The intervals
+are then percentiles of the replicates (:func:`intervals_of`,
+:func:`interval_table`, :func:`~beyondauc.metrics.bootstrap.percentile_interval`)
+or, for the AUC, BCa (:func:`~beyondauc.metrics.bootstrap.bca_interval`).
 
-The calibrators of :mod:`beyondauc.metrics.fitting` are refitted on every
-replicate's calibration counts in one batch (:func:`calibrated_rows`), which
-returns each replicate's calibrated probability and decision at every grid
-value -- what :meth:`beyondauc.ScoreCalibrator.predict_proba` and ``predict``
-give after fitting on that replicate's rows.
+Each batched statistic sits beside its point-estimate twin, rewritten for
+weights (cumulative sums along the rows, ``bincount`` on flat (row, bin)
+indices, ``searchsorted`` on fixed grids or with a row offset), with a test
+that the two agree on every replicate:
+
+* the AUC: :func:`beyondauc.metrics.kernel._auc_from_counts`, both;
+* the ROC band: :func:`~beyondauc.metrics.curves.roc_tpr_rows` beside
+  :func:`~beyondauc.metrics.curves.roc_points`;
+* selective answering: :func:`~beyondauc.metrics.selective.accuracy_at_coverages`
+  beside :func:`~beyondauc.metrics.selective.accuracy_at_coverage`, and
+  :func:`~beyondauc.metrics.selective_scores.selective_rows` beside
+  :func:`~beyondauc.metrics.selective_scores.disca`;
+* the diagnostics: ``drift_rows``, ``bias_rows`` and ``wasserstein_rows`` beside
+  their twins in :mod:`beyondauc.metrics.diagnostics`;
+* the calibrators: :func:`calibrated_rows` (here) refits
+  :class:`~beyondauc.ScoreCalibrator` on every replicate's calibration counts
+  at once.
+
+There is no Python loop over replicates, examples or thresholds: the only
+loop is over chunks of replicates, which bound memory.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
+import pandas as pd
+from numpy.typing import ArrayLike
 from scipy.special import expit
 
+from ..utils.validation import check_int, warn_undefined
+from .bootstrap import _seed, bootstrap_counts, grid_weights, percentile_interval
 from .fitting import (
     _float32_grid,
     _single_class,
@@ -30,29 +53,136 @@ from .fitting import (
     stump_decision,
     stump_params,
 )
-from .bootstrap import percentile_interval
-from .kernel import _auc_from_counts
-from ..utils.validation import warn_undefined
 
 __all__: list[str] = []
 
 CELLS = 1 << 22  # replicate x example (or grid value) cells held at once
 
+#: What a batched statistic returns for a chunk of R replicates: an array with R rows, or named arrays with R rows.
+Replicates = np.ndarray | dict
 
-def replicate_chunks(n_bootstrap, width):
-    """(start, stop) blocks of replicates so a block's (replicates x width) arrays stay bounded."""
-    size = max(1, min(n_bootstrap, CELLS // max(width, 1)))
+
+def replicate_chunks(n_bootstrap: int, width: int, *, align: int = 1) -> list[tuple[int, int]]:
+    """(start, stop) blocks of replicates so a block's (replicates x width) arrays stay bounded.
+
+    Each block holds a multiple of ``align`` replicates (but at least
+    ``align``).  The replicates themselves do not depend on the blocks
+    (:func:`~beyondauc.metrics.bootstrap.bootstrap_counts` seeds fixed blocks
+    of its own); a statistic that offsets rows by their place in the block
+    (a row-offset ``searchsorted``) can differ in the last bit, so every
+    caller keeps its blocks.
+
+    Examples
+    --------
+    >>> from beyondauc.metrics.replicates import replicate_chunks
+    >>> replicate_chunks(5, 2**21)
+    [(0, 2), (2, 4), (4, 5)]
+    >>> replicate_chunks(100, 2**16, align=64)
+    [(0, 64), (64, 100)]
+    """
+    size = align * max(1, CELLS // (align * max(width, 1)))
     return [(i, min(i + size, n_bootstrap)) for i in range(0, n_bootstrap, size)]
 
 
-def intervals_of(replicates, confidence_level):
+def _fixed_seed(random_state: int | None) -> int:
+    """One seed for every chunk: ``None`` draws fresh entropy once, so the chunks share one stream."""
+    seed = _seed(random_state)
+    return int(np.random.SeedSequence().entropy) if seed is None else seed
+
+
+def _stack(parts: list[Replicates]) -> Replicates:
+    """The chunks' results one after the other: an array, or a dict of arrays."""
+    if isinstance(parts[0], dict):
+        return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
+    return np.concatenate(parts)
+
+
+def bootstrap_replicates(
+    strata: ArrayLike,
+    inverse: ArrayLike,
+    y: ArrayLike,
+    *,
+    n_values: int,
+    statistic: Callable[[np.ndarray, np.ndarray], Replicates],
+    n_bootstrap: int,
+    random_state: int | None,
+    groups: ArrayLike | None = None,
+    n_groups: int = 1,
+    align: int = 1,
+) -> Replicates:
+    """A batched statistic on every replicate of a stratified bootstrap, chunk by chunk.
+
+    Parameters
+    ----------
+    strata : array-like of int, shape (n,)
+        Stratum of each example; each is resampled to its own size
+        (:func:`~beyondauc.metrics.bootstrap.bootstrap_counts`).
+    inverse : array-like of int, shape (n,)
+        Each example's index on the score grid (``np.unique(s, return_inverse=True)``).
+    y : array-like of {0, 1}, shape (n,)
+        The class each example counts in.
+    n_values : int
+        Size of the score grid.
+    statistic : callable
+        ``statistic(pos, neg)`` on the positive and negative counts per grid
+        value of R replicates -- (R, n_values) each, or (R, n_groups,
+        n_values) with ``groups`` -- returning an array with R rows, or a
+        dict of such arrays.
+    n_bootstrap : int >= 1
+    random_state : int or None
+        The seed of the replicates (``None``: fresh entropy, drawn once).
+    groups : array-like of int, shape (n,), optional
+        Each example's group (e.g. cohort or role; -1 leaves it out).
+    n_groups : int, default=1
+    align : int, default=1
+        Replicates per chunk are a multiple of it (see :func:`replicate_chunks`).
+
+    Returns
+    -------
+    ndarray or dict of ndarray
+        The statistic's rows of every replicate, in order (n_bootstrap rows).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from beyondauc.metrics.replicates import bootstrap_replicates
+    >>> y = np.array([0, 0, 1, 1, 1])
+    >>> values, inverse = np.unique([0.1, 0.4, 0.35, 0.8, 0.8], return_inverse=True)
+    >>> n_pos = bootstrap_replicates(y, inverse, y, n_values=len(values), n_bootstrap=4, random_state=0,
+    ...                              statistic=lambda pos, neg: pos.sum(axis=1))
+    >>> n_pos.tolist()  # stratified by class: every replicate keeps three positives
+    [3.0, 3.0, 3.0, 3.0]
+    """
+    n_bootstrap = check_int(n_bootstrap, "n_bootstrap", minimum=1)
+    strata = np.asarray(strata)
+    seed = _fixed_seed(random_state)
+    parts = []
+    for lo, hi in replicate_chunks(n_bootstrap, max(len(strata), n_values), align=align):  # bounded memory
+        counts = bootstrap_counts(strata, n_bootstrap, random_state=seed, start=lo, stop=hi)
+        pos, neg = grid_weights(counts, inverse, y, n_values, groups=groups, n_groups=n_groups)
+        if groups is None:
+            pos, neg = pos[:, 0], neg[:, 0]
+        parts.append(statistic(pos, neg))
+    return _stack(parts)
+
+
+# -- intervals from replicates ----------------------------------------------------------
+
+def intervals_of(replicates: pd.DataFrame, confidence_level: float) -> dict[str, tuple[float, float]]:
     """``name -> (low, high)`` percentile intervals from a replicates frame (one column per number).
 
     NaN replicates (undefined in that resample) are left out; a number whose
     every replicate is NaN gets (NaN, NaN) and an UndefinedMetricWarning.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from beyondauc.metrics.replicates import intervals_of
+    >>> intervals_of(pd.DataFrame({"auc": [0.6, 0.7, 0.8, float("nan")]}), 0.5)
+    {'auc': (0.65, 0.75)}
     """
     out = {}
-    for name in replicates.columns:
+    for name in replicates.columns:  # a loop over the named numbers, each one vectorised
         v = replicates[name].to_numpy(dtype=np.float64)
         if np.isnan(v).all():
             warn_undefined(f"every bootstrap replicate of {name!r} is undefined; its interval is NaN")
@@ -62,13 +192,31 @@ def intervals_of(replicates, confidence_level):
         out[name] = (float(low), float(high))
     return out
 
-_FLOOR = 0.001  # selective.py's floor of a, b and the fluctuation gap
-_GRID_SLACK = 1e-9  # selective.py's grid slack
+
+def interval_table(estimate: dict[str, float], replicates: pd.DataFrame, confidence_level: float) -> pd.DataFrame:
+    """The ``estimate``, ``low``, ``high`` table of named numbers, indexed by ``metric`` in ``estimate``'s order.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from beyondauc.metrics.replicates import interval_table
+    >>> interval_table({"auc": 0.7}, pd.DataFrame({"auc": [0.6, 0.7, 0.8]}), 0.5)
+            estimate   low   high
+    metric
+    auc          0.7  0.65  0.75
+    """
+    ints = intervals_of(replicates[list(estimate)], confidence_level)
+    names = list(estimate)
+    return pd.DataFrame(
+        {"estimate": [estimate[k] for k in names], "low": [ints[k][0] for k in names],
+         "high": [ints[k][1] for k in names]},
+        index=pd.Index(names, name="metric"),
+    )
 
 
 # -- calibrators, batched ---------------------------------------------------------------
 
-def _isotonic_rows(x, pos, neg, at):
+def _isotonic_rows(x: np.ndarray, pos: np.ndarray, neg: np.ndarray, at: np.ndarray) -> np.ndarray:
     """Isotonic fits ``IsotonicRegression(out_of_bounds="clip").predict`` at grid indices ``at``, (R, k).
 
     All rows are solved by one PAVA call on their concatenation, row r's
@@ -131,7 +279,8 @@ def _isotonic_rows(x, pos, neg, at):
     return val
 
 
-def calibrated_rows(method, x, pos, neg, *, init=None, at=None):
+def calibrated_rows(method: str, x: np.ndarray, pos: np.ndarray, neg: np.ndarray, *,
+                    init: tuple | None = None, at: ArrayLike | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Refit a calibrator on each row of grid counts; probability and decision at grid values.
 
     ``pos``/``neg`` (R, m) are the (class-weighted) calibration counts per grid
@@ -174,255 +323,3 @@ def calibrated_rows(method, x, pos, neg, *, init=None, at=None):
             proba[rows] = float(cls)
             pred[rows] = bool(cls)
     return proba, pred
-
-
-# -- selective answering -------------------------------------------------------------
-
-def exact_area_rows(conf, n_ok, n_wrong):
-    """Area under the exact coverage-accuracy curve of each row, (R,).
-
-    ``conf`` (R, m) or (m,): the confidence of each grid value; ``n_ok`` and
-    ``n_wrong`` (R, m) the (weighted) correct and wrong answers there.  Tied
-    confidences enter together: every example's accuracy term is that of the
-    last point of its tie group.
-    """
-    w = n_ok + n_wrong
-    R, m = w.shape
-    conf = np.broadcast_to(conf, (R, m))
-    order = np.argsort(-conf, axis=1, kind="stable")
-    cs = np.take_along_axis(conf, order, axis=1)
-    ws = np.take_along_axis(w, order, axis=1)
-    answered = np.cumsum(ws, axis=1)
-    right = np.cumsum(np.take_along_axis(n_ok, order, axis=1), axis=1)
-    end = np.ones((R, m), dtype=bool)
-    end[:, :-1] = cs[:, :-1] != cs[:, 1:]
-    idx = np.arange(m)
-    end_idx = np.minimum.accumulate(np.where(end, idx, m)[:, ::-1], axis=1)[:, ::-1]
-    r_ = np.arange(R)[:, None]
-    with np.errstate(invalid="ignore", divide="ignore"):
-        acc = right[r_, end_idx] / answered[r_, end_idx]
-    return np.where(ws > 0, ws * acc, 0.0).sum(axis=1) / answered[:, -1]
-
-
-def selective_rows(conf, n_ok, n_wrong, *, resolution, tolerance, weights):
-    """Area, AURC, accuracy, a, b, fluctuations, penalty and DiSCA of each row, as a dict of (R,).
-
-    Exactly :func:`beyondauc.disca` and :func:`beyondauc.aurc` on the
-    examples each row's counts describe.  The grid curve is a (rows x bins)
-    count matrix from one flat ``bincount``; a point is a non-empty bin.
-    """
-    n_ok = np.asarray(n_ok, dtype=np.float64)
-    n_wrong = np.asarray(n_wrong, dtype=np.float64)
-    w = n_ok + n_wrong
-    R, m = w.shape
-    conf = np.broadcast_to(np.asarray(conf, dtype=np.float64), (R, m))
-    area = exact_area_rows(conf, n_ok, n_wrong)
-    present = w > 0
-    cmax = np.where(present, conf, -np.inf).max(axis=1)
-    with np.errstate(invalid="ignore"):
-        step = np.ceil((cmax[:, None] - conf) / resolution - _GRID_SLACK)
-    step = np.where(present, step, 0).astype(np.int64)
-    nb = int(step.max()) + 1 if step.size else 1
-    flat = (np.arange(R)[:, None] * nb + step).ravel()
-    cnt = np.bincount(flat, weights=w.ravel(), minlength=R * nb).reshape(R, nb)
-    ok = np.bincount(flat, weights=n_ok.ravel(), minlength=R * nb).reshape(R, nb)
-    cmin = np.full(R * nb, np.inf)
-    keep = present.ravel()
-    np.minimum.at(cmin, flat[keep], conf.ravel()[keep])
-    cmin = cmin.reshape(R, nb)
-    answered, right = np.cumsum(cnt, axis=1), np.cumsum(ok, axis=1)
-    point = cnt > 0
-    with np.errstate(invalid="ignore", divide="ignore"):
-        acc = right / answered
-    rows = np.arange(R)
-    last = nb - 1 - np.argmax(point[:, ::-1], axis=1)
-
-    def first_below(level):
-        below = point & (acc < level)
-        k = np.where(below.any(axis=1), np.argmax(below, axis=1), last)
-        return np.maximum(cmin[rows, k], _FLOOR)
-
-    a, b = first_below(1.0), first_below(tolerance)
-    bins = np.arange(nb)
-    prev = np.maximum.accumulate(np.where(point, bins, -1), axis=1)
-    prev = np.concatenate([np.full((R, 1), -1), prev[:, :-1]], axis=1)
-    has_prev = point & (prev >= 0)
-    pk = np.maximum(prev, 0)
-    d1, c1 = acc[rows[:, None], pk], cmin[rows[:, None], pk]
-    with np.errstate(invalid="ignore"):
-        rise = has_prev & (acc > d1)
-    n_fl = rise.sum(axis=1)
-    i = np.cumsum(rise, axis=1)
-    x_w, y_w, z_w = weights
-    with np.errstate(invalid="ignore", divide="ignore"):
-        term = np.where(rise, (n_fl[:, None] - i + 1) * (acc - d1) / np.maximum(c1 - cmin, _FLOOR), 0.0)
-        penalty = np.where(n_fl > 0, z_w * term.sum(axis=1) / (n_fl * (n_fl + 1) / 2.0), 0.0)
-    magnitude = np.where(rise, acc - d1, 0.0).sum(axis=1)
-    return {
-        "accuracy": right[:, -1] / answered[:, -1],
-        "area": area,
-        "aurc": 1.0 - area,
-        "disca": x_w / a + y_w / b - penalty,
-        "a": a,
-        "b": b,
-        "n_fluctuations": n_fl.astype(np.float64),
-        "fluctuation_magnitude": magnitude,
-        "penalty": penalty,
-    }
-
-
-def accuracy_at_coverages(conf, n_ok, n_wrong, coverages):
-    """Accuracy of each row's exact curve at fixed coverage levels, (R, k).
-
-    As :func:`beyondauc.accuracy_at_coverage`: the accuracy of the first
-    exact-curve point (tie groups enter together) whose coverage reaches the level.
-    """
-    w = n_ok + n_wrong
-    R, m = w.shape
-    conf = np.broadcast_to(conf, (R, m))
-    order = np.argsort(-conf, axis=1, kind="stable")
-    cs = np.take_along_axis(conf, order, axis=1)
-    answered = np.cumsum(np.take_along_axis(w, order, axis=1), axis=1)
-    right = np.cumsum(np.take_along_axis(n_ok, order, axis=1), axis=1)
-    end = np.ones((R, m), dtype=bool)
-    end[:, :-1] = cs[:, :-1] != cs[:, 1:]
-    total = answered[:, -1:]
-    # coverage at group ends (non-decreasing along the row); elsewhere carry the end's value
-    idx = np.arange(m)
-    end_idx = np.minimum.accumulate(np.where(end, idx, m)[:, ::-1], axis=1)[:, ::-1]
-    r_ = np.arange(R)[:, None]
-    cov = answered[r_, end_idx] / total
-    with np.errstate(invalid="ignore", divide="ignore"):
-        acc = right[r_, end_idx] / answered[r_, end_idx]
-    levels = np.asarray(coverages, dtype=np.float64) - 1e-12
-    # first position whose (group-end) coverage reaches the level: row-offset searchsorted
-    flat = (cov + 2.0 * np.arange(R)[:, None]).ravel()
-    q = (levels[None, :] + 2.0 * np.arange(R)[:, None]).ravel()
-    pos = np.searchsorted(flat, q, side="left").reshape(R, -1) - (np.arange(R) * m)[:, None]
-    pos = np.clip(pos, 0, m - 1)
-    return acc[r_, pos]
-
-
-# -- diagnostics ------------------------------------------------------------------------
-
-def drift_rows(x, pos, neg):
-    """Sensitivity/specificity drift of each row, (R,).
-
-    ``pos``/``neg`` (R, 2, m): positive and negative counts of V (0) and T (1)
-    per grid value ``x``.  The drift integrand is 0 outside each row's own
-    score range, so one sum over the whole grid is exact; only the
-    denominator is the row's range.
-    """
-    n_pos = pos.sum(axis=2, keepdims=True)
-    n_neg = neg.sum(axis=2, keepdims=True)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        # at grid value k: sens = P(s+ >= x_k), spec = P(s- < x_k)
-        sens = (n_pos - (np.cumsum(pos, axis=2) - pos)) / n_pos
-        spec = (np.cumsum(neg, axis=2) - neg) / n_neg
-        gap = (sens[:, 0] - sens[:, 1]) ** 2 + (spec[:, 0] - spec[:, 1]) ** 2
-    present = (pos + neg).sum(axis=1) > 0
-    m = len(x)
-    lo = x[np.argmax(present, axis=1)]
-    hi = x[m - 1 - np.argmax(present[:, ::-1], axis=1)]
-    with np.errstate(invalid="ignore", divide="ignore"):
-        out = (gap[:, 1:] * np.diff(x)).sum(axis=1) / (hi - lo)
-    undefined = (n_pos.min(axis=(1, 2)) == 0) | (n_neg.min(axis=(1, 2)) == 0) | (hi == lo)
-    return np.where(undefined, np.nan, out)
-
-
-def bias_rows(x, pos, neg, sigma_max):
-    """Bias robustness of each row at a fixed ``sigma_max``, and the AUC: two (R,) arrays.
-
-    ``E[clip(s+ - s-, 0, sigma_max)]`` with weights: for positives at grid
-    value j, negatives below ``x_j - sigma_max`` count ``sigma_max`` and those in
-    between count ``x_j - s-``; the boundaries are fixed grid indices, so the
-    sums are cumulative sums along each row.
-    """
-    xc = x - x[0]
-    R, m = pos.shape
-    lo = np.searchsorted(xc, xc - sigma_max, side="right")
-    hi = np.arange(m)
-    cn = np.concatenate([np.zeros((R, 1)), np.cumsum(neg, axis=1)], axis=1)
-    cq = np.concatenate([np.zeros((R, 1)), np.cumsum(neg * xc, axis=1)], axis=1)
-    inner = sigma_max * cn[:, lo] + (cn[:, hi] - cn[:, lo]) * xc - (cq[:, hi] - cq[:, lo])
-    total = (pos * inner).sum(axis=1)
-    n_pos, n_neg = pos.sum(axis=1), neg.sum(axis=1)
-    auc = _auc_from_counts(pos, neg)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        score = total / (n_pos * n_neg) / (auc * sigma_max)
-    return np.where(np.isfinite(score) & (auc > 0), score, np.nan), auc
-
-
-def _wasserstein_pair(x, wa, wb, p):
-    """p-Wasserstein distance between the weighted distributions wa and wb (R, m) on grid x, (R,)."""
-    support = np.flatnonzero((wa.sum(axis=0) + wb.sum(axis=0)) > 0)  # values neither has add nothing
-    if 0 < len(support) < len(x):
-        x, wa, wb = x[support], wa[:, support], wb[:, support]
-    na, nb = wa.sum(axis=1), wb.sum(axis=1)
-    if p == 1:  # integral of |F_a - F_b|
-        with np.errstate(invalid="ignore", divide="ignore"):
-            fa = np.cumsum(wa, axis=1) / na[:, None]
-            fb = np.cumsum(wb, axis=1) / nb[:, None]
-        return (np.abs(fa - fb)[:, :-1] * np.diff(x)).sum(axis=1)
-    # quantile functions: breakpoints Ca_j * nb and Cb_j * na over the denominator na * nb (integers
-    # for count weights), merged per row; Q(u) is the value of the first breakpoint >= u
-    R, m = wa.shape
-    ka = np.cumsum(wa, axis=1) * nb[:, None]
-    kb = np.cumsum(wb, axis=1) * na[:, None]
-    both = np.concatenate([ka, kb], axis=1)
-    # a stable sort of two sorted runs is a merge; a's breakpoints come before b's equal ones.  At
-    # merged position t an element of a (index j) has t - j elements of b below it, i.e. the first
-    # b breakpoint >= it is t - j (and symmetrically); only the first of equal breakpoints has width
-    order = np.argsort(both, axis=1, kind="stable")
-    k = np.take_along_axis(both, order, axis=1)
-    from_a = order < m
-    j = np.where(from_a, order, order - m)
-    t = np.arange(2 * m)[None, :]
-    ia = np.minimum(np.where(from_a, j, t - j), m - 1)
-    ib = np.minimum(np.where(from_a, t - j, j), m - 1)
-    with np.errstate(invalid="ignore", divide="ignore"):  # an empty class: NaN
-        width = np.diff(k, axis=1, prepend=0.0) / (na * nb)[:, None]
-        gap = np.abs(x[ia] - x[ib])
-        return (width * gap**p).sum(axis=1) ** (1.0 / p)
-
-
-def wasserstein_rows(x, pos, neg, p):
-    """W = (V-V+ + T-T+) / (V-T- + V+T+) of each row, and the 2x2 matrices: (R,), (R, 2, 2)."""
-    vn, vp, tn, tp = neg[:, 0], pos[:, 0], neg[:, 1], pos[:, 1]
-    mat = np.stack(
-        [
-            np.stack([_wasserstein_pair(x, vn, vp, p), _wasserstein_pair(x, vn, tn, p)], axis=1),
-            np.stack([_wasserstein_pair(x, tp, vp, p), _wasserstein_pair(x, tp, tn, p)], axis=1),
-        ],
-        axis=1,
-    )
-    num = mat[:, 0, 0] + mat[:, 1, 1]
-    den = mat[:, 0, 1] + mat[:, 1, 0]
-    with np.errstate(invalid="ignore", divide="ignore"):
-        w = np.where(den > 0, num / np.where(den > 0, den, 1.0), np.where(num > 0, np.inf, np.nan))
-    return w, mat
-
-
-def roc_band(x, pos, neg, fpr_grid):
-    """TPR of each row's ROC polyline at fixed false positive rates, (R, k).
-
-    ``pos``/``neg`` (R, m): class counts per grid value ``x`` (ascending).
-    The ROC runs over descending thresholds; at an FPR where the curve rises
-    vertically the top of the rise is taken, elsewhere it is interpolated
-    linearly (as the curve is drawn).  NaN where a row lacks a class.
-    """
-    R, m = pos.shape
-    with np.errstate(invalid="ignore", divide="ignore"):
-        tpr = np.concatenate([np.zeros((R, 1)), np.cumsum(pos[:, ::-1], axis=1)], axis=1) / pos.sum(axis=1)[:, None]
-        fpr = np.concatenate([np.zeros((R, 1)), np.cumsum(neg[:, ::-1], axis=1)], axis=1) / neg.sum(axis=1)[:, None]
-    f = np.asarray(fpr_grid, dtype=np.float64)
-    off = 2.0 * np.arange(R)[:, None]
-    j = np.searchsorted((fpr + off).ravel(), (f[None, :] + off).ravel(), side="right").reshape(R, -1)
-    j = j - (np.arange(R) * (m + 1))[:, None]
-    i = np.clip(j - 1, 0, m)
-    jj = np.clip(j, 0, m)
-    r_ = np.arange(R)[:, None]
-    f0, f1, t0, t1 = fpr[r_, i], fpr[r_, jj], tpr[r_, i], tpr[r_, jj]
-    with np.errstate(invalid="ignore", divide="ignore"):
-        out = np.where(f1 > f0, t0 + (f[None, :] - f0) * (t1 - t0) / (f1 - f0), t0)
-    return out

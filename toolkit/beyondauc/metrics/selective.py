@@ -37,12 +37,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
+from numpy.typing import ArrayLike
 from scipy.special import xlogy
 
 from ..utils.html import result_html
-from .kernel import _grid_counts
 from ..utils.validation import check_number, check_option, check_scores
-
+from .kernel import _grid_counts
 
 __all__ = ["TOLERANCES", "CoverageAccuracyCurve", "Plateau", "accuracy_at_coverage", "auc_tail", "augrc", "aurc", "coverage_accuracy_curve", "coverage_at_accuracy", "e_aurc", "plateau"]
 
@@ -232,6 +232,32 @@ def coverage_accuracy_curve(confidence, correct, *, resolution=None):
         resolution = _check_resolution(resolution)
     c, ok = _check_inputs(confidence, correct, probability=resolution is not None)
     return _curve(c, ok, resolution)
+
+
+def exact_area_rows(conf: np.ndarray, n_ok: np.ndarray, n_wrong: np.ndarray) -> np.ndarray:
+    """Area under the exact coverage-accuracy curve of each row, (R,): :func:`coverage_accuracy_curve`'s ``score`` batched.
+
+    ``conf`` (R, m) or (m,): the confidence of each grid value; ``n_ok`` and
+    ``n_wrong`` (R, m) the (weighted) correct and wrong answers there.  Tied
+    confidences enter together: every example's accuracy term is that of the
+    last point of its tie group.
+    """
+    w = n_ok + n_wrong
+    R, m = w.shape
+    conf = np.broadcast_to(conf, (R, m))
+    order = np.argsort(-conf, axis=1, kind="stable")
+    cs = np.take_along_axis(conf, order, axis=1)
+    ws = np.take_along_axis(w, order, axis=1)
+    answered = np.cumsum(ws, axis=1)
+    right = np.cumsum(np.take_along_axis(n_ok, order, axis=1), axis=1)
+    end = np.ones((R, m), dtype=bool)
+    end[:, :-1] = cs[:, :-1] != cs[:, 1:]
+    idx = np.arange(m)
+    end_idx = np.minimum.accumulate(np.where(end, idx, m)[:, ::-1], axis=1)[:, ::-1]
+    r_ = np.arange(R)[:, None]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        acc = right[r_, end_idx] / answered[r_, end_idx]
+    return np.where(ws > 0, ws * acc, 0.0).sum(axis=1) / answered[:, -1]
 
 
 _INTERPOLATIONS = ("step", "linear")
@@ -458,6 +484,38 @@ def accuracy_at_coverage(confidence, correct, *, coverage):
     cur, _ = _exact_curve(confidence, correct)
     k = int(np.searchsorted(cur.coverage, coverage - 1e-12))
     return float(cur.accuracy[min(k, len(cur.accuracy) - 1)])
+
+
+def accuracy_at_coverages(conf: np.ndarray, n_ok: np.ndarray, n_wrong: np.ndarray, coverages: ArrayLike) -> np.ndarray:
+    """Accuracy of each row's exact curve at fixed coverage levels, (R, k): :func:`accuracy_at_coverage` batched.
+
+    As :func:`beyondauc.accuracy_at_coverage`: the accuracy of the first
+    exact-curve point (tie groups enter together) whose coverage reaches the level.
+    """
+    w = n_ok + n_wrong
+    R, m = w.shape
+    conf = np.broadcast_to(conf, (R, m))
+    order = np.argsort(-conf, axis=1, kind="stable")
+    cs = np.take_along_axis(conf, order, axis=1)
+    answered = np.cumsum(np.take_along_axis(w, order, axis=1), axis=1)
+    right = np.cumsum(np.take_along_axis(n_ok, order, axis=1), axis=1)
+    end = np.ones((R, m), dtype=bool)
+    end[:, :-1] = cs[:, :-1] != cs[:, 1:]
+    total = answered[:, -1:]
+    # coverage at group ends (non-decreasing along the row); elsewhere carry the end's value
+    idx = np.arange(m)
+    end_idx = np.minimum.accumulate(np.where(end, idx, m)[:, ::-1], axis=1)[:, ::-1]
+    r_ = np.arange(R)[:, None]
+    cov = answered[r_, end_idx] / total
+    with np.errstate(invalid="ignore", divide="ignore"):
+        acc = right[r_, end_idx] / answered[r_, end_idx]
+    levels = np.asarray(coverages, dtype=np.float64) - 1e-12
+    # first position whose (group-end) coverage reaches the level: row-offset searchsorted
+    flat = (cov + 2.0 * np.arange(R)[:, None]).ravel()
+    q = (levels[None, :] + 2.0 * np.arange(R)[:, None]).ravel()
+    pos = np.searchsorted(flat, q, side="left").reshape(R, -1) - (np.arange(R) * m)[:, None]
+    pos = np.clip(pos, 0, m - 1)
+    return acc[r_, pos]
 
 
 def auc_tail(confidence, correct, *, max_coverage=0.2):

@@ -8,33 +8,47 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
+from numpy.typing import ArrayLike
 
-from .bootstrap import bootstrap_counts, check_bootstrap, dataset_seed, grid_weights, percentile_interval, strata_of
-from .fitting import class_weighted, logistic_params
 from ..utils.html import result_html
-from .kernel import _grid_counts
-from .replicates import accuracy_at_coverages, calibrated_rows, intervals_of, replicate_chunks, selective_rows
 from ..utils.validation import check_option, check_random_state
+from .bootstrap import (
+    check_bootstrap,
+    dataset_seed,
+    grid_weights,
+    percentile_interval,
+    strata_of,
+)
 from .calibration import METHODS, PROTOCOLS, ScoreCalibrator, _protocol_rows
+from .fitting import class_weighted, logistic_params
+from .kernel import _grid_counts
+from .replicates import (
+    bootstrap_replicates,
+    calibrated_rows,
+    interval_table,
+    intervals_of,
+)
 from .selective import (
-    _check_inputs,
-    _check_unit,
-    _check_resolution,
-    _check_weights,
     CoverageAccuracyCurve,
-    _curve,
     _area,
-    _risks,
     _aurc_of,
+    _check_inputs,
+    _check_resolution,
+    _check_unit,
+    _check_weights,
+    _curve,
     _excess,
+    _risks,
+    accuracy_at_coverages,
 )
 from .selective_scores import (
     DiSCA,
-    disca,
     _check_computation,
+    disca,
+    selective_rows,
 )
 
-__all__ = ["SelectiveAnswering", "calibrated_confidence", "selective_intervals", "selective_answering", "selective_table", "tolerance_table"]
+__all__ = ["BAND_COVERAGES", "SelectiveAnswering", "calibrated_confidence", "coverage_accuracy_band", "selective_intervals", "selective_answering", "selective_table", "tolerance_table"]
 
 
 # -- benchmark level ---------------------------------------------------------------------
@@ -326,6 +340,8 @@ def selective_table(bench, *, models=None, datasets=None, **options):
 # -- bootstrap intervals ------------------------------------------------------------------
 
 INTERVAL_NAMES = ("accuracy", "area", "aurc", "disca", "a", "b")
+
+
 def _answers(proba, pred, pos, neg):
     """Confidence and (weighted) correct / wrong answers per grid value, (R, m) each."""
     conf = np.maximum(proba, 1.0 - proba)
@@ -343,7 +359,14 @@ def _selective_design(bench, model, dataset, *, ood_dataset, protocol, random_st
     return s, y, role, strata
 
 
-BAND_COVERAGES = np.linspace(0.02, 1.0, 50)  # coverage levels of the pointwise accuracy band
+#: Coverage levels of the pointwise accuracy band.
+BAND_COVERAGES = np.linspace(0.02, 1.0, 50)
+
+
+def _band(acc, confidence_level):
+    """(coverages, low, high) of a pointwise percentile band from (B, k) replicates."""
+    low, high = percentile_interval(acc, confidence_level, axis=0)
+    return BAND_COVERAGES.copy(), low, high
 
 
 def _benchmark_replicates(bench, model, dataset, **options):
@@ -365,58 +388,107 @@ def _benchmark_bootstrap(bench, model, dataset, *, ood_dataset, protocol, method
     if method == "logistic":  # warm start every replicate from the fit on the calibration data itself
         p0, n0 = grid_weights(np.ones((1, len(y))), inv, y, m, groups=np.where(role == 0, 0, -1))
         init = logistic_params(x, *class_weighted(p0[:, 0], n0[:, 0], class_weight))
-    seed = check_random_state(random_state)
     # the curves only need the grid values the evaluation (and OOD) rows have
-    cols_ev = np.unique(inv[role == 1])
-    cols_ood = np.unique(inv[role == 2])
-    at = np.concatenate([cols_ev, cols_ood])
-    parts, band = [], []
-    for lo, hi in replicate_chunks(n_bootstrap, max(len(y), m)):
-        counts = bootstrap_counts(strata, n_bootstrap, random_state=seed, start=lo, stop=hi)
-        pos, neg = grid_weights(counts, inv, y, m, groups=role, n_groups=3)
+    cols = (np.unique(inv[role == 1]), np.unique(inv[role == 2]) if ood_dataset is not None else None)
+    statistic = _refit_statistic(x, cols, method=method, class_weight=class_weight, init=init,
+                                 options={"resolution": resolution, "tolerance": tolerance, "weights": weights})
+    reps = bootstrap_replicates(strata, inv, y, n_values=m, statistic=statistic, n_bootstrap=n_bootstrap,
+                                random_state=check_random_state(random_state), groups=role, n_groups=3)
+    band = reps.pop("band")
+    return pd.DataFrame(reps), band
+
+
+def _refit_statistic(x, cols, *, method, class_weight, init, options):
+    """The batched statistic of :func:`_benchmark_bootstrap`: refit, answer, score; on (R, 3, m) counts.
+
+    Roles are 0 calibration, 1 evaluation, 2 out of distribution; ``cols`` the
+    grid values the evaluation and OOD rows have (None: no OOD dataset).
+    """
+    cols_ev, cols_ood = cols
+    at = cols_ev if cols_ood is None else np.concatenate([cols_ev, cols_ood])
+    k = len(cols_ev)
+
+    def statistic(pos, neg):
         proba, pred = calibrated_rows(method, x, *class_weighted(pos[:, 0], neg[:, 0], class_weight), init=init,
                                       at=at)
-        k = len(cols_ev)
         answers = _answers(proba[:, :k], pred[:, :k], pos[:, 1, cols_ev], neg[:, 1, cols_ev])
-        out = selective_rows(*answers, resolution=resolution, tolerance=tolerance, weights=weights)
-        band.append(accuracy_at_coverages(*answers, BAND_COVERAGES))
-        rows = {k: out[k] for k in INTERVAL_NAMES}
-        if ood_dataset is not None:
+        out = selective_rows(*answers, **options)
+        rows = {name: out[name] for name in INTERVAL_NAMES}
+        if cols_ood is not None:
             rows["disca_ood"] = selective_rows(*_answers(proba[:, k:], pred[:, k:], pos[:, 2, cols_ood],
-                                                         neg[:, 2, cols_ood]), resolution=resolution,
-                                               tolerance=tolerance, weights=weights)["disca"]
-        parts.append(pd.DataFrame(rows))
-    return pd.concat(parts, ignore_index=True), np.concatenate(band)
+                                                         neg[:, 2, cols_ood]), **options)["disca"]
+        rows["band"] = accuracy_at_coverages(*answers, BAND_COVERAGES)
+        return rows
+
+    return statistic
 
 
-def _band(acc, confidence_level):
-    """(coverages, low, high) of a pointwise percentile band from (B, k) replicates."""
-    low, high = percentile_interval(acc, confidence_level, axis=0)
-    return BAND_COVERAGES.copy(), low, high
+def coverage_accuracy_band(confidence: ArrayLike, correct: ArrayLike, *, n_bootstrap: int = 1000,
+                           confidence_level: float = 0.95,
+                           random_state: int | None = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Pointwise bootstrap band of the exact coverage-accuracy curve at fixed coverages.
 
+    The examples are resampled with replacement (``n_bootstrap`` seeded
+    replicates); each replicate's accuracy at the coverage levels
+    :data:`BAND_COVERAGES` (0.02, 0.04, ..., 1) is :func:`accuracy_at_coverage`
+    on that replicate, all replicates at once (:func:`accuracy_at_coverages`).
+    The confidences are taken as given; :func:`selective_answering` with
+    ``n_bootstrap`` refits the calibrator on every replicate instead.
 
-def _array_band(confidence, correct, *, n_bootstrap, confidence_level, random_state):
-    """Pointwise band (coverages, low, high) of accuracy at fixed coverages, examples resampled."""
+    Parameters
+    ----------
+    confidence : array-like of shape (n,)
+        Confidences of any scale (only their order matters).
+    correct : array-like of bool, shape (n,)
+    n_bootstrap : int >= 1, default=1000
+    confidence_level : float in (0, 1), default=0.95
+    random_state : int or None, default=0
+
+    Returns
+    -------
+    coverage, accuracy_low, accuracy_high : ndarray of shape (50,)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from beyondauc.metrics.selective_benchmark import coverage_accuracy_band
+    >>> rng = np.random.default_rng(0)
+    >>> conf = rng.uniform(0.5, 1, 200)
+    >>> cov, low, high = coverage_accuracy_band(conf, rng.uniform(size=200) < conf, n_bootstrap=100)
+    >>> len(cov), bool((low <= high).all())
+    (50, True)
+    """
+    n_bootstrap, confidence_level = _check_n_bootstrap(n_bootstrap, confidence_level)
+    seed = check_random_state(random_state)
     c, ok = _check_inputs(confidence, correct, probability=False)
     values, inv, _, _ = _grid_counts(ok, c)
-    acc = []
-    for lo, hi in replicate_chunks(n_bootstrap, len(c)):
-        counts = bootstrap_counts(np.zeros(len(c), dtype=np.int64), n_bootstrap, random_state=random_state,
-                                  start=lo, stop=hi)
-        n_ok, n_wrong = grid_weights(counts, inv, ok, len(values))
-        acc.append(accuracy_at_coverages(values, n_ok[:, 0], n_wrong[:, 0], BAND_COVERAGES))
-    return _band(np.concatenate(acc), confidence_level)
+    acc = bootstrap_replicates(np.zeros(len(c), dtype=np.int64), inv, ok, n_values=len(values),
+                               n_bootstrap=n_bootstrap, random_state=seed,
+                               statistic=lambda n_ok, n_wrong: accuracy_at_coverages(values, n_ok, n_wrong,
+                                                                                     BAND_COVERAGES))
+    return _band(acc, confidence_level)
 
 
-def selective_intervals(confidence, correct, *, n_bootstrap=1000, confidence_level=0.95, random_state=0,
-                        tolerance=0.9, weights=(1 / 3, 1 / 3, 1 / 3), resolution=0.01):
+def _check_n_bootstrap(n_bootstrap, confidence_level):
+    """``check_bootstrap`` for an interval that needs replicates: ``n_bootstrap`` >= 1."""
+    n_bootstrap, confidence_level = check_bootstrap(n_bootstrap, confidence_level)
+    if n_bootstrap < 1:
+        raise ValueError(f"`n_bootstrap` must be an int >= 1, got {n_bootstrap}")
+    return n_bootstrap, confidence_level
+
+
+def selective_intervals(confidence: ArrayLike, correct: ArrayLike, *, n_bootstrap: int = 1000,
+                        confidence_level: float = 0.95, random_state: int | None = 0, tolerance: float = 0.9,
+                        weights: tuple[float, float, float] = (1 / 3, 1 / 3, 1 / 3),
+                        resolution: float = 0.01) -> pd.DataFrame:
     """Bootstrap percentile intervals of accuracy, area, AURC, DiSCA, a and b for given answers.
 
     The examples are resampled with replacement (``n_bootstrap`` seeded
     replicates); the confidences are taken as given (no calibrator to refit:
     for that, use :func:`selective_answering` with ``n_bootstrap``).  A
     replicate is a reweighting of the counts at each distinct confidence, so
-    all replicates' curves come from one pass of cumulative sums.
+    all replicates' curves come from one pass of cumulative sums
+    (:func:`~beyondauc.metrics.selective_scores.selective_rows`).
 
     Parameters
     ----------
@@ -446,9 +518,7 @@ def selective_intervals(confidence, correct, *, n_bootstrap=1000, confidence_lev
     >>> list(ci.columns), bool((ci["low"] <= ci["estimate"]).all() and (ci["estimate"] <= ci["high"]).all())
     (['estimate', 'low', 'high'], True)
     """
-    n_bootstrap, confidence_level = check_bootstrap(n_bootstrap, confidence_level)
-    if n_bootstrap < 1:
-        raise ValueError(f"`n_bootstrap` must be an int >= 1, got {n_bootstrap}")
+    n_bootstrap, confidence_level = _check_n_bootstrap(n_bootstrap, confidence_level)
     seed = check_random_state(random_state)
     d = disca(confidence, correct, tolerance=tolerance, weights=weights, resolution=resolution)
     c, ok = _check_inputs(confidence, correct, probability=True)
@@ -456,21 +526,12 @@ def selective_intervals(confidence, correct, *, n_bootstrap=1000, confidence_lev
     estimate = {"accuracy": float(exact.accuracy[-1]), "area": exact.score, "aurc": 1.0 - exact.score,
                 "disca": d.score, "a": d.a, "b": d.b}
     values, inv, _, _ = _grid_counts(ok, c)
-    strata = np.zeros(len(c), dtype=np.int64)
-    parts = []
-    for lo, hi in replicate_chunks(n_bootstrap, len(c)):
-        counts = bootstrap_counts(strata, n_bootstrap, random_state=seed, start=lo, stop=hi)
-        n_ok, n_wrong = grid_weights(counts, inv, ok, len(values))
-        out = selective_rows(values, n_ok[:, 0], n_wrong[:, 0], resolution=d.resolution, tolerance=d.tolerance,
-                             weights=d.weights)
-        parts.append(pd.DataFrame({k: out[k] for k in INTERVAL_NAMES}))
-    ints = intervals_of(pd.concat(parts, ignore_index=True), confidence_level)
-    frame = pd.DataFrame(
-        {"estimate": [estimate[k] for k in INTERVAL_NAMES], "low": [ints[k][0] for k in INTERVAL_NAMES],
-         "high": [ints[k][1] for k in INTERVAL_NAMES]},
-        index=pd.Index(INTERVAL_NAMES, name="metric"),
+    reps = bootstrap_replicates(
+        np.zeros(len(c), dtype=np.int64), inv, ok, n_values=len(values), n_bootstrap=n_bootstrap, random_state=seed,
+        statistic=lambda n_ok, n_wrong: selective_rows(values, n_ok, n_wrong, resolution=d.resolution,
+                                                       tolerance=d.tolerance, weights=d.weights),
     )
-    return frame
+    return interval_table(estimate, pd.DataFrame(reps), confidence_level)
 
 
 def tolerance_table(bench, dataset, *, models=None, value="disca", **options):

@@ -11,18 +11,21 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
+from numpy.typing import ArrayLike
 
 from ..utils.html import frame_html, result_html
 from ..utils.validation import check_number
 from .selective import (
-    TOLERANCES,
     _FLOOR,
-    _check_inputs,
-    _check_unit,
-    _check_resolution,
-    _check_weights,
+    _GRID_SLACK,
+    TOLERANCES,
     CoverageAccuracyCurve,
+    _check_inputs,
+    _check_resolution,
+    _check_unit,
+    _check_weights,
     _curve,
+    exact_area_rows,
 )
 
 __all__ = ["RESOLUTIONS", "DiDMA", "DiSCA", "NiDMA", "computation_score", "didma", "disca", "disca_resolution_sensitivity", "nidma"]
@@ -203,6 +206,74 @@ def _disca(c, ok, tolerance, weights, resolution):
         b_table=pd.DataFrame(rows),
         curve=cur,
     )
+
+
+def selective_rows(conf: ArrayLike, n_ok: ArrayLike, n_wrong: ArrayLike, *, resolution: float, tolerance: float,
+                   weights: tuple[float, float, float]) -> dict[str, np.ndarray]:
+    """Area, AURC, accuracy, a, b, fluctuations, penalty and DiSCA of each row, as a dict of (R,).
+
+    Exactly :func:`beyondauc.disca` and :func:`beyondauc.aurc` on the
+    examples each row's counts describe.  The grid curve is a (rows x bins)
+    count matrix from one flat ``bincount``; a point is a non-empty bin.
+    """
+    n_ok = np.asarray(n_ok, dtype=np.float64)
+    n_wrong = np.asarray(n_wrong, dtype=np.float64)
+    w = n_ok + n_wrong
+    R, m = w.shape
+    conf = np.broadcast_to(np.asarray(conf, dtype=np.float64), (R, m))
+    area = exact_area_rows(conf, n_ok, n_wrong)
+    present = w > 0
+    cmax = np.where(present, conf, -np.inf).max(axis=1)
+    with np.errstate(invalid="ignore"):
+        step = np.ceil((cmax[:, None] - conf) / resolution - _GRID_SLACK)
+    step = np.where(present, step, 0).astype(np.int64)
+    nb = int(step.max()) + 1 if step.size else 1
+    flat = (np.arange(R)[:, None] * nb + step).ravel()
+    cnt = np.bincount(flat, weights=w.ravel(), minlength=R * nb).reshape(R, nb)
+    ok = np.bincount(flat, weights=n_ok.ravel(), minlength=R * nb).reshape(R, nb)
+    cmin = np.full(R * nb, np.inf)
+    keep = present.ravel()
+    np.minimum.at(cmin, flat[keep], conf.ravel()[keep])
+    cmin = cmin.reshape(R, nb)
+    answered, right = np.cumsum(cnt, axis=1), np.cumsum(ok, axis=1)
+    point = cnt > 0
+    with np.errstate(invalid="ignore", divide="ignore"):
+        acc = right / answered
+    rows = np.arange(R)
+    last = nb - 1 - np.argmax(point[:, ::-1], axis=1)
+
+    def first_below(level):
+        below = point & (acc < level)
+        k = np.where(below.any(axis=1), np.argmax(below, axis=1), last)
+        return np.maximum(cmin[rows, k], _FLOOR)
+
+    a, b = first_below(1.0), first_below(tolerance)
+    bins = np.arange(nb)
+    prev = np.maximum.accumulate(np.where(point, bins, -1), axis=1)
+    prev = np.concatenate([np.full((R, 1), -1), prev[:, :-1]], axis=1)
+    has_prev = point & (prev >= 0)
+    pk = np.maximum(prev, 0)
+    d1, c1 = acc[rows[:, None], pk], cmin[rows[:, None], pk]
+    with np.errstate(invalid="ignore"):
+        rise = has_prev & (acc > d1)
+    n_fl = rise.sum(axis=1)
+    i = np.cumsum(rise, axis=1)
+    x_w, y_w, z_w = weights
+    with np.errstate(invalid="ignore", divide="ignore"):
+        term = np.where(rise, (n_fl[:, None] - i + 1) * (acc - d1) / np.maximum(c1 - cmin, _FLOOR), 0.0)
+        penalty = np.where(n_fl > 0, z_w * term.sum(axis=1) / (n_fl * (n_fl + 1) / 2.0), 0.0)
+    magnitude = np.where(rise, acc - d1, 0.0).sum(axis=1)
+    return {
+        "accuracy": right[:, -1] / answered[:, -1],
+        "area": area,
+        "aurc": 1.0 - area,
+        "disca": x_w / a + y_w / b - penalty,
+        "a": a,
+        "b": b,
+        "n_fluctuations": n_fl.astype(np.float64),
+        "fluctuation_magnitude": magnitude,
+        "penalty": penalty,
+    }
 
 
 RESOLUTIONS = (0.1, 0.05, 0.02, 0.01, 0.005, 0.001, 1e-4)

@@ -6,7 +6,7 @@ import numpy as np
 
 from ..metrics.ranking import (
     CLIP_QUANTILES,
-    _check_results,
+    check_results,
     rank_changes,
     score_histograms,
 )
@@ -118,7 +118,7 @@ class AUCAccuracyDisplay:
     @classmethod
     def from_results(cls, results, *, model=None, score="accuracy", ax=None, **kwargs):
         """Take the points from :func:`~beyondauc.expected_accuracy` results (one protocol x method)."""
-        _check_results(results, score)
+        check_results(results, score)
         if model is not None and model not in set(results["model"]):
             raise ValueError(f"`model` must be one of {list(dict.fromkeys(results['model']))}, got {model!r}")
         title = f"AUC vs expected {score}"

@@ -7,7 +7,7 @@ import pandas as pd
 
 from ..metrics.intervals import FriedmanResult, friedman_test
 from ..metrics.ranking import (
-    _check_results,
+    check_results,
 )
 from ._base import _literal_plot, report_layout
 
@@ -143,7 +143,7 @@ class CriticalDifferenceDisplay:
     @classmethod
     def from_results(cls, results, *, value="accuracy", alpha=0.05, ax=None):
         """Rank the models of :func:`~beyondauc.expected_accuracy` results by AUC and by ``value``; draw both."""
-        _check_results(results, value)
+        check_results(results, value)
         by_auc = friedman_test(results, value="auc", alpha=alpha)
         by_value = friedman_test(results, value=value, alpha=alpha)
         where = ""

@@ -6,27 +6,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..metrics.bootstrap import (
-    bootstrap_counts,
-    check_bootstrap,
-    grid_weights,
-    percentile_interval,
-)
-from ..metrics.curves import class_histogram, roc_points
+from ..metrics.bootstrap import check_bootstrap
+from ..metrics.curves import class_histogram, histogram_edges, roc_band, roc_points
 from ..metrics.diagnostics import (
-    _cohort,
     bias_robustness,
+    check_cohort,
     noise_robustness,
     sens_spec_drift,
     wasserstein_matrix,
 )
 from ..metrics.diagnostics_benchmark import cohort_diagnostics
-from ..metrics.ranking import (
-    CLIP_QUANTILES,
-    _check_clip_quantiles,
-    _histogram_range,
-)
-from ..metrics.replicates import replicate_chunks, roc_band
+from ..metrics.ranking import CLIP_QUANTILES, check_clip_quantiles
 from ..utils.validation import check_int, check_random_state
 from ._base import (
     NEG_COLOR,
@@ -122,8 +112,8 @@ class ThresholdROCDisplay:
         The band of a cohort is the pointwise percentile interval of the TPR
         at 101 fixed FPRs over ``n_bootstrap`` replicates stratified by class.
         """
-        yv, sv = _cohort(y_val, s_val, pos_label, "y_val", "s_val")
-        yt, st = _cohort(y_test, s_test, pos_label, "y_test", "s_test")
+        yv, sv = check_cohort(y_val, s_val, pos_label=pos_label, names=("y_val", "s_val"))
+        yt, st = check_cohort(y_test, s_test, pos_label=pos_label, names=("y_test", "s_test"))
         n_bootstrap, confidence_level = check_bootstrap(n_bootstrap, confidence_level)
         seed = check_random_state(random_state)
         return cls._from_cohorts(yv, sv, yt, st, names, n_bootstrap=n_bootstrap, confidence_level=confidence_level,
@@ -138,25 +128,9 @@ class ThresholdROCDisplay:
         lim = (float(min(sv.min(), st.min())), float(max(sv.max(), st.max())))
         bands = None
         if n_bootstrap:
-            bands = [_roc_band(y, s, n_bootstrap=n_bootstrap, confidence_level=confidence_level,
-                               random_state=random_state) for y, s in ((yv, sv), (yt, st))]
+            bands = [roc_band(y, s, n_bootstrap=n_bootstrap, confidence_level=confidence_level,
+                              random_state=random_state) for y, s in ((yv, sv), (yt, st))]
         return cls(curves, lim, bands=bands)
-
-
-_BAND_FPR = np.linspace(0.0, 1.0, 101)
-
-
-def _roc_band(y, s, *, n_bootstrap, confidence_level, random_state):
-    """(fpr_grid, low, high): pointwise bootstrap band of the TPR, resampling within each class."""
-    x, inv = np.unique(s, return_inverse=True)
-    inv = inv.ravel()
-    rows = []
-    for lo, hi in replicate_chunks(n_bootstrap, len(s)):
-        counts = bootstrap_counts(y, n_bootstrap, random_state=random_state, start=lo, stop=hi)
-        pos, neg = grid_weights(counts, inv, y, len(x))
-        rows.append(roc_band(x, pos[:, 0], neg[:, 0], _BAND_FPR))
-    low, high = percentile_interval(np.concatenate(rows), confidence_level)
-    return _BAND_FPR.copy(), low, high
 
 
 class ClassHistogramDisplay:
@@ -194,17 +168,16 @@ class ClassHistogramDisplay:
 
     def __init__(self, neg, pos, *, bins=30, name="", clip_quantiles=CLIP_QUANTILES, weights=None, clipped=None):
         self.neg, self.pos, self.bins, self.name, self.weights = neg, pos, bins, name, weights
-        self.clip_quantiles = _check_clip_quantiles(clip_quantiles)
+        self.clip_quantiles = check_clip_quantiles(clip_quantiles)
         self.clipped = clipped
 
     def _edges(self):
         if np.ndim(self.bins) == 1:
             return np.asarray(self.bins, dtype=float)
-        bins = check_int(self.bins, "bins", minimum=1)
         both = np.concatenate([np.asarray(self.neg, dtype=float), np.asarray(self.pos, dtype=float)])
         if not len(both):
-            return np.linspace(0.0, 1.0, bins + 1)
-        return np.linspace(*_histogram_range(both, self.clip_quantiles), bins + 1)
+            return np.linspace(0.0, 1.0, check_int(self.bins, "bins", minimum=1) + 1)
+        return histogram_edges(both, bins=self.bins, clip_quantiles=self.clip_quantiles)
 
     @classmethod
     def from_counts(cls, edges, neg_counts, pos_counts, *, name="", clipped=0):
@@ -243,7 +216,7 @@ class ClassHistogramDisplay:
     def from_predictions(cls, y_true, y_score, *, pos_label=None, bins=30, name="", clip_quantiles=CLIP_QUANTILES,
                          ax=None, **kwargs):
         """Split the scores by class and plot them."""
-        y, s = _cohort(y_true, y_score, pos_label, "y_true", "y_score")
+        y, s = check_cohort(y_true, y_score, pos_label=pos_label)
         return cls(s[y == 0], s[y == 1], bins=bins, name=name, clip_quantiles=clip_quantiles).plot(ax, **kwargs)
 
 
@@ -417,9 +390,7 @@ class DiagnosticsDashboard:
     @staticmethod
     def _panels_of(d, bins, clip_quantiles=CLIP_QUANTILES):
         """What the dashboard draws, computed from a CohortDiagnostics's cohorts."""
-        both = np.concatenate([d.s_val, d.s_test])
-        edges = np.linspace(*_histogram_range(both, _check_clip_quantiles(clip_quantiles)),
-                            check_int(bins, "bins", minimum=1) + 1)
+        edges = histogram_edges(np.concatenate([d.s_val, d.s_test]), bins=bins, clip_quantiles=clip_quantiles)
         hist = {c: class_histogram(y, s, edges) for c, y, s in (("val", d.y_val, d.s_val), ("test", d.y_test, d.s_test))}
         other = d.wasserstein_p1 if d.wasserstein.p != 1 else d.wasserstein_p2
         return dict(model=d.model, dataset=d.dataset, cohorts=d.cohorts, summary=d.to_dict(),
@@ -473,8 +444,8 @@ class DiagnosticsDashboard:
         """Compute every diagnostic of two cohorts and draw the dashboard."""
         from ..metrics.diagnostics_benchmark import CohortDiagnostics
 
-        yv, sv = _cohort(y_val, s_val, pos_label, "y_val", "s_val")
-        yt, st = _cohort(y_test, s_test, pos_label, "y_test", "s_test")
+        yv, sv = check_cohort(y_val, s_val, pos_label=pos_label, names=("y_val", "s_val"))
+        yt, st = check_cohort(y_test, s_test, pos_label=pos_label, names=("y_test", "s_test"))
         if sigma_max is None:
             rng = float(max(sv.max(), st.max()) - min(sv.min(), st.min()))
             sigma_max = rng if rng > 0 else None

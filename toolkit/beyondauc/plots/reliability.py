@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..metrics.reliability import CalibrationErrors, _ece, reliability_bins
+from ..metrics.reliability import CalibrationErrors, ece_from_bins, reliability_bins
 from ._base import _axes, _literal_plot
 
 __all__ = ["ReliabilityDisplay"]
@@ -56,7 +56,7 @@ class ReliabilityDisplay:
         self.fraction_positive = np.asarray(fraction_positive, dtype=float)
         self.count = np.asarray(count)
         self.name, self.title = name, title
-        self.ece = _ece(self.mean_predicted, self.fraction_positive, self.count) if len(self.count) else np.nan
+        self.ece = ece_from_bins(self.mean_predicted, self.fraction_positive, self.count) if len(self.count) else np.nan
 
     @_literal_plot
     def plot(self, ax=None, *, ref_line=True, marker="s", **kwargs):

@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..metrics.bootstrap import (
-    check_bootstrap,
-)
-from ..metrics.selective import TOLERANCES, _check_inputs, _check_resolution, _curve
-from ..metrics.selective_benchmark import _array_band, selective_answering
+from ..metrics.bootstrap import check_bootstrap
+from ..metrics.selective import TOLERANCES, coverage_accuracy_curve
+from ..metrics.selective_benchmark import coverage_accuracy_band, selective_answering
 from ..metrics.selective_scores import disca
 from ..utils.validation import check_int, check_random_state
 from ._base import _axes, _legend, _literal_plot, _literal_text, _panel_grid
@@ -96,16 +94,18 @@ class CoverageAccuracyDisplay:
     @classmethod
     def from_predictions(cls, confidence, correct, *, tolerance=0.9, weights=(1 / 3, 1 / 3, 1 / 3),
                          resolution=0.01, name="", n_bootstrap=0, confidence_level=0.95, random_state=0, ax=None):
-        """Compute DiSCA and both curves (and the band with ``n_bootstrap`` > 0), then plot."""
-        resolution = _check_resolution(resolution)
+        """Compute DiSCA and both curves (and the band with ``n_bootstrap`` > 0), then plot.
+
+        The band is :func:`~beyondauc.metrics.selective_benchmark.coverage_accuracy_band`."""
         n_bootstrap, confidence_level = check_bootstrap(n_bootstrap, confidence_level)
         seed = check_random_state(random_state)
-        c, ok = _check_inputs(confidence, correct, probability=True)
-        d = disca(c, ok, tolerance=tolerance, weights=weights, resolution=resolution)
+        d = disca(confidence, correct, tolerance=tolerance, weights=weights, resolution=resolution)
         band = None
         if n_bootstrap:
-            band = _array_band(c, ok, n_bootstrap=n_bootstrap, confidence_level=confidence_level, random_state=seed)
-        return cls(d.curve, disca=d, exact=_curve(c, ok, None), name=name, band=band).plot(ax)
+            band = coverage_accuracy_band(confidence, correct, n_bootstrap=n_bootstrap,
+                                          confidence_level=confidence_level, random_state=seed)
+        exact = coverage_accuracy_curve(confidence, correct)
+        return cls(d.curve, disca=d, exact=exact, name=name, band=band).plot(ax)
 
     @classmethod
     def from_evaluation(cls, evaluation, model, dataset, *, where="in", ax=None, **kwargs):
