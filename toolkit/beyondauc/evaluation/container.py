@@ -20,6 +20,7 @@ from importlib import metadata
 import numpy as np
 import pandas as pd
 
+from ..utils.formatting import MISSING, format_number
 from ..utils.output import EVALUATION, EVALUATION_SCHEMA_VERSION, OutputFolder, outside
 
 if TYPE_CHECKING:  # names in annotations only
@@ -258,7 +259,7 @@ class Evaluation:
             ("models", len(self.models)), ("datasets", len(self.datasets)), ("created", self.created),
             ("headline", f"{self.parameters.get('protocol')}, {self.parameters.get('method')}")))
         tables = ", ".join(f"<code>{esc(k)}</code> ({len(v)})" for k, v in self.tables.items())
-        lb = board.to_html(index=False, float_format=lambda x: f"{x:.3f}", na_rep="–") if board is not None else ""
+        lb = board.to_html(index=False, float_format=format_number, na_rep=MISSING) if board is not None else ""
         return (f"<div><strong>beyondauc Evaluation</strong><table>{rows}</table>"
                 f"<p>Tables (rows): {tables}</p>{lb}</div>")
 
@@ -356,7 +357,7 @@ def _parquet_safe(frame):
     return out
 
 
-_CACHE = {}  # (folder, manifest mtime and size) -> Evaluation: a kernel that runs several notebooks reads it once
+_CACHE = {}  # (folder, manifest mtime and size) -> Evaluation: a Jupyter kernel that runs several notebooks reads it once
 
 
 def load_evaluation(path: str | os.PathLike) -> Evaluation:

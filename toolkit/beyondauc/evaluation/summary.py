@@ -10,10 +10,17 @@ thresholds are the module constants below and are printed in every report.
 from __future__ import annotations
 
 import html
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
+
+from ..utils.formatting import format_interval, format_number, markdown_text
+
+if TYPE_CHECKING:
+    from .container import Evaluation
 
 __all__ = ["ModelSummary", "model_summary", "THRESHOLDS"]
 
@@ -48,16 +55,15 @@ def _ordinal(n):
 
 
 def _num(x, digits=3):
-    return "n/a" if x is None or not np.isfinite(x) else f"{x:.{digits}f}"
+    """A number of a finding: missing as '–', and the hyphen-minus the stored sentences have always had."""
+    return format_number(x, digits, minus="-")
 
 
 def _ci(row, name, digits=3):
     """'0.858 (0.840–0.871)' or '0.858' without an interval."""
-    value = row.get(name, np.nan)
-    low, high = row.get(f"{name}_low", np.nan), row.get(f"{name}_high", np.nan)
-    if low is None or high is None or not (np.isfinite(low) and np.isfinite(high)):
-        return _num(value, digits)
-    return f"{_num(value, digits)} ({_num(low, digits)}–{_num(high, digits)})"
+    interval = format_interval(row.get(f"{name}_low"), row.get(f"{name}_high"), digits, minus="-")
+    value = _num(row.get(name), digits)
+    return f"{value} ({interval})" if interval else value
 
 
 def _names(items, limit=3):
@@ -167,7 +173,8 @@ def _selective(model, p, selective, board, n_models):
     return status, "selective", text
 
 
-def findings_table(tables, parameters, models):
+def findings_table(tables: Mapping[str, pd.DataFrame], parameters: Mapping[str, object],
+                   models: Sequence[str]) -> pd.DataFrame:
     """The ``findings`` table of an evaluation: model, order, topic, status, sentence."""
     rows = []
     n = len(models)
@@ -183,7 +190,7 @@ def findings_table(tables, parameters, models):
     return pd.DataFrame(rows, columns=["model", "order", "topic", "status", "sentence"])
 
 
-def verdicts_table(findings, leaderboard):
+def verdicts_table(findings: pd.DataFrame, leaderboard: pd.DataFrame) -> pd.DataFrame:
     """One line per model for the index, from its findings."""
     rows = []
     board = leaderboard.set_index("model")
@@ -225,19 +232,17 @@ class ModelSummary:
     findings: pd.DataFrame = field(repr=False)
     note: str = field(default="", repr=False)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         lines = [f"ModelSummary({self.model!r}, {self.status}): {self.verdict}"]
         lines += [f"  [{s}] {t}" for s, t in zip(self.findings["status"], self.findings["sentence"])]
         return "\n".join(lines)
 
-    def to_markdown(self):
+    def to_markdown(self) -> str:
         """The findings as a Markdown list, names escaped, for notebooks."""
-        from ..utils.formatting import markdown_text
-
         return "\n".join(f"- **{_LABELS.get(s, s)}**: {markdown_text(t)}"
                          for s, t in zip(self.findings["status"], self.findings["sentence"]))
 
-    def _repr_html_(self):
+    def _repr_html_(self) -> str:
         items = "".join(
             f'<li class="ba-finding ba-{html.escape(s)}" style="margin: 0.25em 0">'
             f'<span style="{_BADGE_STYLE} background: {_COLORS.get(s, "#666")}">{_LABELS.get(s, s)}</span> '
@@ -250,7 +255,7 @@ class ModelSummary:
                 f'</div>')
 
 
-def model_summary(evaluation, model):
+def model_summary(evaluation: Evaluation, model: str) -> ModelSummary:
     """The verdict on ``model`` read from an :class:`~beyondauc.Evaluation` (nothing recomputed).
 
     Examples

@@ -13,10 +13,13 @@ from __future__ import annotations
 
 import functools
 import warnings
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
+from numpy.typing import ArrayLike
 from scipy.special import expit
 from threadpoolctl import threadpool_limits
 
@@ -31,6 +34,7 @@ from .fitting import (
     within_range,
 )
 from .kernel import _grid_counts, _stacked_counts
+from ..utils.formatting import MISSING, format_number
 from ..utils.validation import UndefinedMetricWarning, binarize_labels, check_int, check_scores
 from .calibration import (
     METHODS,
@@ -45,6 +49,9 @@ from .calibration import (
     _plan,
     _splits,
 )
+
+if TYPE_CHECKING:
+    from ..data.benchmark import Benchmark
 
 __all__ = ["CalibrationErrors", "calibration_error_table", "expected_calibration_error", "reliability_bins"]
 
@@ -66,7 +73,8 @@ def _bin_ids(prob, n_bins):
     return np.searchsorted(_bin_edges(n_bins)[1:-1], prob)
 
 
-def expected_calibration_error(y_true, y_prob, *, n_bins=15, pos_label=None):
+def expected_calibration_error(y_true: ArrayLike, y_prob: ArrayLike, *, n_bins: int = 15,
+                               pos_label: object = None) -> float:
     """Expected calibration error over equal-width probability bins.
 
     ``ECE = sum_b n_b / n * |mean(y)_b - mean(p)_b|`` over the bins of
@@ -113,7 +121,8 @@ def _ece(mean_predicted, fraction_positive, count):
 ece_from_bins = _ece
 
 
-def reliability_bins(y_true, y_prob, *, n_bins=15, pos_label=None):
+def reliability_bins(y_true: ArrayLike, y_prob: ArrayLike, *, n_bins: int = 15, pos_label: object = None,
+                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The non-empty bins of a reliability diagram, as ``calibration_curve`` forms them.
 
     Returns
@@ -294,20 +303,21 @@ class CalibrationErrors:
     reliability: pd.DataFrame = field(repr=False)
     n_bins: int = 15
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return (f"CalibrationErrors(n_bins={self.n_bins}, cells={len(self.ece)}, "
-                f"mean_ece={float(self.ece['ece'].mean()):.4f})")
+                f"mean_ece={format_number(float(self.ece['ece'].mean()), 4, minus='-')})")
 
-    def _repr_html_(self):
+    def _repr_html_(self) -> str:
         summary = self.ece.pivot_table(index="model", columns=["protocol", "method"], values="ece", aggfunc="mean")
         return (f"<p>Expected calibration error ({self.n_bins} equal-width bins), mean over datasets</p>"
-                + summary.to_html(float_format=lambda v: f"{v:.3f}"))
+                + summary.to_html(float_format=format_number, na_rep=MISSING))
 
 
 def calibration_error_table(
-    bench, *, protocols=PROTOCOLS, methods=METHODS, n_bins=15, class_weight=None, n_repeats=100, random_state=0,
-    reference=None, n_jobs=1,
-):
+    bench: Benchmark, *, protocols: str | Sequence[str] = PROTOCOLS, methods: str | Sequence[str] = METHODS,
+    n_bins: int = 15, class_weight: str | None = None, n_repeats: int = 100, random_state: int | None = 0,
+    reference: str | None = None, n_jobs: int = 1,
+) -> CalibrationErrors:
     """ECE and reliability bins of the probabilities a calibrator learnt on other data gives.
 
     For every protocol x method x dataset x model, the calibrator is fitted on

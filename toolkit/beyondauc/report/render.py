@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from ..utils.formatting import format_interval, format_number, is_missing
 from ..utils.output import atomic_write
 
 _TEMPLATE = "beyondauc"
@@ -258,17 +259,6 @@ def _write_pdf(html, target, base_dir):
     atomic_write(target, pdf)
 
 
-def _fmt(value, digits=3):
-    """A number for the index: fixed digits, a minus sign (U+2212) that no reader takes for a dash."""
-    if value is None or (isinstance(value, float) and not math.isfinite(value)):
-        return "–"
-    return f"{value:.{digits}f}".replace("-", "\u2212")
-
-
-def _rank(value):
-    return "–" if value is None or pd.isna(value) else f"{int(value)}"
-
-
 def _interval(row, name, digits=3):
     """``row``'s interval of ``name`` as 'low–high' ('' without one).
 
@@ -278,11 +268,9 @@ def _interval(row, name, digits=3):
     reader looks for ranks.
     """
     low, high = row.get(f"{name}_low"), row.get(f"{name}_high")
-    if low is None or high is None or pd.isna(low) or pd.isna(high):
-        return ""
-    if digits is None:
-        return f"{math.floor(low + 0.5)}–{math.floor(high + 0.5)}"
-    return f"{_fmt(low, digits)}–{_fmt(high, digits)}"
+    if digits is None and not (is_missing(low) or is_missing(high)):
+        low, high, digits = math.floor(low + 0.5), math.floor(high + 0.5), 0
+    return format_interval(low, high, digits)
 
 
 def _index_rows(evaluation, reports):
@@ -300,27 +288,26 @@ def _index_rows(evaluation, reports):
         if not math.isfinite(change) or change == 0 or sig is None or pd.isna(sig):
             stability = ""
         elif sig:
-            stability = f"significant (p = {p_change:.2f})"
+            stability = f"significant (p = {format_number(p_change, 2)})"
         else:
-            stability = f"not significant (p = {p_change:.2f})"
+            stability = f"not significant (p = {format_number(p_change, 2)})"
         verdict = verdicts.loc[rep.model] if rep.model in verdicts.index else None
         rows.append({
             "model": rep.model, "status": rep.status, "error": rep.error,
             "verdict": None if verdict is None else verdict["verdict"],
             "verdict_status": None if verdict is None else verdict["status"],
-            "auc": _fmt(row.get("auc")), "auc_ci": _interval(row, "auc"),
-            "auc_rank": _rank(row.get("auc_rank", math.nan)), "auc_rank_ci": _interval(row, "auc_rank", None),
-            "accuracy": _fmt(row.get("accuracy")), "accuracy_ci": _interval(row, "accuracy"),
-            "accuracy_rank": _rank(row.get("accuracy_rank", math.nan)),
+            "auc": format_number(row.get("auc")), "auc_ci": _interval(row, "auc"),
+            "auc_rank": format_number(row.get("auc_rank"), 0), "auc_rank_ci": _interval(row, "auc_rank", None),
+            "accuracy": format_number(row.get("accuracy")), "accuracy_ci": _interval(row, "accuracy"),
+            "accuracy_rank": format_number(row.get("accuracy_rank"), 0),
             "accuracy_rank_ci": _interval(row, "accuracy_rank", None),
-            "rank_change": "–" if not math.isfinite(change) else _fmt(change, 0) if change < 0 else (
-                f"+{change:d}" if change else "0"),
+            "rank_change": format_number(change, 0, signed=True),
             "change_class": ("up" if change > 0 else "down" if change < 0 else "") + (
                 " ns" if stability.startswith("not") else ""),
             "stability": stability,
-            "kappa": _fmt(row.get("kappa")), "kappa_ci": _interval(row, "kappa"),
-            "disca": _fmt(row.get("disca")), "disca_ci": _interval(row, "disca"),
-            "drift": _fmt(row.get("drift"), 3), "drift_ci": _interval(row, "drift"),
+            "kappa": format_number(row.get("kappa")), "kappa_ci": _interval(row, "kappa"),
+            "disca": format_number(row.get("disca")), "disca_ci": _interval(row, "disca"),
+            "drift": format_number(row.get("drift")), "drift_ci": _interval(row, "drift"),
             "html": rep.html, "pdf": rep.pdf,
             "notebooks": [{"name": nb.name, "path": nb.path} for nb in rep.notebooks],
         })

@@ -9,11 +9,17 @@ best value of each column in bold, as the command line marks it.
 from __future__ import annotations
 
 import html
-import math
 import numbers
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
+
+from .formatting import MISSING, format_number, is_missing
+
+if TYPE_CHECKING:  # pandas' Styler imports jinja2: only for the annotation
+    from pandas.io.formats.style import Styler
 
 __all__ = ["styled"]
 
@@ -23,34 +29,23 @@ _TD = "text-align:right;padding:0"
 BEST = "font-weight: bold"
 
 
-def fmt(value, digits=4):
-    """A value as short text: floats to ``digits`` significant digits, NaN as 'NaN'."""
-    if value is None:
-        return "–"
-    if value is pd.NA:
-        return "<NA>"
+def fmt(value: object, digits: int = 4) -> str:
+    """A value as short text: numbers by :func:`~beyondauc.utils.formatting.format_number` to ``digits``
+    significant digits (missing as ``–``, a true minus sign), booleans as ``True``/``False``, anything else
+    as ``str``."""
     if isinstance(value, (bool, np.bool_)):
         return str(bool(value))
-    if isinstance(value, numbers.Integral):
-        return str(int(value))
-    if isinstance(value, numbers.Real):
-        v = float(value)
-        if math.isnan(v):
-            return "NaN"
-        if math.isinf(v):
-            return "∞" if v > 0 else "−∞"
-        if v == int(v) and abs(v) < 1e15:
-            return str(int(v))
-        return f"{v:.{digits}g}"
+    if is_missing(value) or isinstance(value, numbers.Real):
+        return format_number(value, digits, significant=True)
     return str(value)
 
 
-def esc(value, digits=4):
+def esc(value: object, digits: int = 4) -> str:
     """:func:`fmt`, HTML-escaped."""
     return html.escape(fmt(value, digits), quote=True)
 
 
-def kv_table(rows):
+def kv_table(rows: Iterable[tuple[object, object]]) -> str:
     """``<table>`` of (name, value) rows; values formatted and escaped, names escaped."""
     body = "".join(
         f'<tr><th style="{_TH}">{html.escape(str(k))}</th><td style="{_TD}">{esc(v)}</td></tr>'
@@ -59,11 +54,11 @@ def kv_table(rows):
     return f'<table style="border-collapse:collapse">{body}</table>'
 
 
-def frame_html(frame, *, max_rows=30, index=True, caption=None):
-    """A DataFrame as escaped HTML (floats 4 significant digits), at most ``max_rows`` rows."""
+def frame_html(frame: pd.DataFrame, *, max_rows: int = 30, index: bool = True, caption: str | None = None) -> str:
+    """A DataFrame as escaped HTML (numbers as :func:`fmt`, missing as ``–``), at most ``max_rows`` rows."""
     shown = frame.head(max_rows)
-    out = shown.to_html(escape=True, index=index, border=0, na_rep="NaN", max_cols=30,
-                        float_format=lambda v: fmt(v))
+    out = shown.to_html(escape=True, index=index, border=0, na_rep=MISSING, max_cols=30,
+                        float_format=fmt)
     if caption:
         out = f'<div style="margin-top: 4px; color: #555">{html.escape(caption)}</div>' + out
     if len(frame) > max_rows:
@@ -71,7 +66,8 @@ def frame_html(frame, *, max_rows=30, index=True, caption=None):
     return out
 
 
-def result_html(title, rows, *, subtitle=None, parts=(), note=None):
+def result_html(title: object, rows: Sequence[tuple[object, object]], *, subtitle: str | None = None,
+                parts: Iterable[str] = (), note: str | None = None) -> str:
     """The HTML of one result: a bold title, a key/value table, optional parts (HTML)."""
     head = f"<strong>{html.escape(str(title))}</strong>"
     if subtitle:
@@ -85,7 +81,7 @@ def result_html(title, rows, *, subtitle=None, parts=(), note=None):
     return f'<div class="beyondauc-result" style="{_BOX}">{"".join(body)}</div>'
 
 
-def _columns(spec, frame, name):
+def _columns(spec: object, frame: pd.DataFrame, name: str) -> list:
     if spec is None or spec is False:
         return []
     numeric = [c for c in frame.columns if pd.api.types.is_numeric_dtype(frame[c])
@@ -102,7 +98,9 @@ def _columns(spec, frame, name):
     return cols
 
 
-def styled(frame, *, higher_is_better=None, lower_is_better=None, precision=3, na_rep="–"):
+def styled(frame: pd.DataFrame, *, higher_is_better: str | Sequence[str] | bool | None = None,
+           lower_is_better: str | Sequence[str] | bool | None = None, precision: int = 3,
+           na_rep: str = MISSING) -> Styler:
     """A :class:`pandas.io.formats.style.Styler` with the best value of each column in bold.
 
     As the command line marks its tables: in each column of
