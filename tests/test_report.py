@@ -573,8 +573,8 @@ def _printed(path):
             if o.get("output_type") == "stream"]
 
 
-def test_kernel_is_reused_with_a_fresh_namespace_and_replaced_when_it_dies(tmp_path):
-    from beyondauc.report.execute import _execute, _Kernel
+def test_jupyter_kernel_is_reused_with_a_fresh_namespace_and_replaced_when_it_dies(tmp_path):
+    from beyondauc.report.execute import _execute, _JupyterKernel
 
     sets = _tiny_notebook(tmp_path / "sets.ipynb", [
         "import os, matplotlib.pyplot as plt\ny = x + 1\nfig = plt.figure()\nprint(os.getcwd())"])
@@ -582,7 +582,7 @@ def test_kernel_is_reused_with_a_fresh_namespace_and_replaced_when_it_dies(tmp_p
         "import matplotlib.pyplot as plt\nnames = dir()\n"
         "print(sorted(k for k in ('x', 'y', 'os', 'fig', 'plt') if k in names), len(plt.get_fignums()), x)"])
     dies = _tiny_notebook(tmp_path / "dies.ipynb", ["import os\nos._exit(3)"])
-    kernel = _Kernel("python3")
+    kernel = _JupyterKernel("python3")
     runs = []
     try:
         for i, nb in enumerate([sets, reads, dies, reads, sets]):

@@ -4,7 +4,7 @@ help, CLI flag and the notebooks that declare it.
 Everything else derives from it: :data:`EVALUATION_PARAMETERS` (the keywords of
 :func:`~beyondauc.evaluate`), the evaluation's checks
 (:func:`check_evaluation_parameters`), the runner's check of ``-p NAME=VALUE``
-before any kernel starts (:func:`check_parameters`), the CLI's options and
+before any Jupyter kernel starts (:func:`check_parameters`), the CLI's options and
 ``--help`` (:func:`cli_flag`), and the table in ``notebooks/README.md``
 (:func:`parameters_markdown`); a test keeps the notebooks' ``parameters`` cells
 equal to it.  Adding a parameter is one entry here, plus the notebooks that use
@@ -20,14 +20,19 @@ import difflib
 import functools
 import numbers
 import os
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..metrics import METHODS, PROTOCOLS
 from ..metrics.bootstrap import check_bootstrap
 from ..utils.validation import check_int, check_names, check_number, check_option, check_random_state
+
+if TYPE_CHECKING:
+    from ..data.benchmark import Benchmark
 
 __all__ = ["EVALUATION_PARAMETERS", "PARAMETERS", "Parameter", "check_evaluation_parameters", "cli_flag",
            "parameters_markdown"]
@@ -48,19 +53,19 @@ class Parameter:
 
     name: str
     default: object
-    check: object
+    check: Callable[[object, str], object]
     help: str
     evaluation: bool = True
-    notebooks: tuple = ALL_NOTEBOOKS
-    aliases: tuple = ()
+    notebooks: tuple[str, ...] = ALL_NOTEBOOKS
+    aliases: tuple[str, ...] = ()
 
     @property
-    def flag(self):
+    def flag(self) -> str:
         """The CLI option: the name with dashes (``n_bootstrap`` -> ``--n-bootstrap``)."""
         return cli_flag(self.name)
 
 
-def cli_flag(name):
+def cli_flag(name: str) -> str:
     """``--`` and the API name with dashes: the CLI spells every parameter as the API does."""
     return "--" + name.replace("_", "-")
 
@@ -180,7 +185,7 @@ def _check_one(param, value):
         raise ValueError(f"`{param.name}` got {value!r}: {exc}") from None
 
 
-def check_evaluation_parameters(parameters):
+def check_evaluation_parameters(parameters: Mapping[str, object]) -> dict[str, object]:
     """Validate evaluation parameters; return them complete (defaults filled) and normalised.
 
     Unknown names are errors naming the closest valid ones; each value is
@@ -210,7 +215,8 @@ def check_evaluation_parameters(parameters):
     return p
 
 
-def check_parameters(values, *, known=None, what="parameter"):
+def check_parameters(values: Mapping[str, object], *, known: Iterable[str] | None = None,
+                     what: str = "parameter") -> dict[str, object]:
     """Validate ``values`` (name -> value) against the table; return them in a new dict.
 
     ``known`` are the names allowed (default: every name of the table); an
@@ -228,7 +234,7 @@ def check_parameters(values, *, known=None, what="parameter"):
     return out
 
 
-def parameters_markdown():
+def parameters_markdown() -> str:
     """The table of ``notebooks/README.md``: name, default, meaning (a test keeps the file equal to it)."""
     rows = ["| name | default | meaning |", "|---|---|---|"]
     for p in _TABLE:
@@ -238,14 +244,14 @@ def parameters_markdown():
     return "\n".join(rows)
 
 
-def unknown_message(name, known, *, what="parameter"):
+def unknown_message(name: object, known: Iterable[str], *, what: str = "parameter") -> str:
     """``unknown parameter 'x'; did you mean 'y'? (valid: ...)``."""
     close = difflib.get_close_matches(str(name), list(known), n=3, cutoff=0.6)
     hint = f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
     return f"unknown {what} {name!r}{hint} (no notebook declares it; valid: {', '.join(sorted(known))})"
 
 
-def declared_parameters(notebook):
+def declared_parameters(notebook: str | os.PathLike) -> tuple[str, ...]:
     """The names of the parameters a notebook declares, in order (cached by file state).
 
     They are the names its ``parameters`` cell assigns at top level: the cell
@@ -277,7 +283,8 @@ def _inspect(path, mtime_ns, size):
     return tuple(dict.fromkeys(names))
 
 
-def check_against_benchmark(values, bench, *, available=None):
+def check_against_benchmark(values: Mapping[str, object], bench: Benchmark, *,
+                            available: Benchmark | Iterable[str] | None = None) -> None:
     """Checks that need the data, before any work: raise a one-line ``ValueError``.
 
     ``values`` are the parameters given (defaults fill the rest), ``bench`` the

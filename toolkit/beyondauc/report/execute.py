@@ -1,15 +1,22 @@
-"""Execution of the report notebooks with papermill, in kernels that are reused.
+"""Execution of the report notebooks with papermill, in Jupyter kernels that are reused.
 
 Private: :mod:`beyondauc.report` decides what runs where; this module runs one
 notebook and reports how it went.
 
-Starting a kernel and importing the package costs seconds per notebook, so a
-:class:`_Kernel` stays alive and papermill executes notebook after notebook in
-it (``execute_notebook(..., km=...)``: nbclient leaves a kernel manager it does
-not own running). Between notebooks the namespace is reset (``%reset -f``,
-figures closed, execution count back to 1, working directory set), so no
-notebook sees another's variables. A kernel that died, or that ran a notebook
-which failed (it may still be busy after a timeout), is replaced.
+Starting a Jupyter kernel and importing the package costs seconds per
+notebook, so a :class:`_JupyterKernel` stays alive and papermill executes
+notebook after notebook in it (``execute_notebook(..., km=...)``: nbclient
+leaves a kernel manager it does not own running). Between notebooks the
+namespace is reset (``%reset -f``, figures closed, execution count back to 1,
+working directory set), so no notebook sees another's variables. A Jupyter
+kernel that died, or that ran a notebook which failed (it may still be busy
+after a timeout), is replaced.
+
+"Kernel" alone, in this package, is a computational kernel
+(:mod:`beyondauc.metrics.kernel`); the names here say "Jupyter kernel", but
+``kernel_name`` (papermill's and Jupyter's word for the kernelspec) and the
+public fields ``NotebookRun.kernel_seconds`` and ``NotebookRun.new_kernel``,
+whose docstrings say it.
 """
 
 from __future__ import annotations
@@ -30,8 +37,8 @@ from ..utils.parallel import child_preexec
 _INLINE_BACKEND = "module://matplotlib_inline.backend_inline"
 
 
-# Quiet kernels without an input history: many run at once and none is interactive.
-_KERNEL_ARGUMENTS = ("--IPKernelApp.log_level=CRITICAL", "--HistoryManager.enabled=False")
+# Quiet Jupyter kernels without an input history: many run at once and none is interactive.
+_JUPYTER_KERNEL_ARGUMENTS = ("--IPKernelApp.log_level=CRITICAL", "--HistoryManager.enabled=False")
 
 
 def _error_of(exc):
@@ -44,7 +51,7 @@ def _error_of(exc):
 
 
 def _timing(nb):
-    """(seconds, kernel_seconds) from papermill's metadata of an executed notebook."""
+    """(seconds, kernel_seconds) from papermill's metadata of an executed notebook (see :class:`~beyondauc.report.NotebookRun`)."""
     meta = nb.metadata.get("papermill", {})
     try:
         start = _dt.datetime.fromisoformat(meta["start_time"])
@@ -58,7 +65,7 @@ def _timing(nb):
 
 # Run silently before each notebook. Figures are closed first (they belong to
 # pyplot, not to the namespace), then the namespace is reset to what a new
-# kernel has -- what ``%reset -f`` does (``shell.reset(new_session=False)``),
+# Jupyter kernel has -- what ``%reset -f`` does (``shell.reset(new_session=False)``),
 # without its two full garbage collections (about 0.3 s per notebook once the
 # package is loaded; the interpreter's own collector frees the cycles later);
 # the execution count restarts so the cells are numbered from 1.
@@ -76,7 +83,7 @@ def _beyondauc_reset(shell, gc=__import__("gc")):
 _beyondauc_reset(get_ipython())
 get_ipython().execution_count = 1
 """
-# Run silently once in a new kernel of a report worker, while the evaluation is being computed.
+# Run silently once in a new Jupyter kernel of a report worker, while the evaluation is being computed.
 _WARM = """\
 get_ipython().run_line_magic("matplotlib", "inline")
 import matplotlib.pyplot as _plt
@@ -86,26 +93,28 @@ _fig.text(0.5, 0.5, "warm")
 _fig.canvas.draw()
 _plt.close(_fig)
 del _fig, _plt
-__import__("gc").freeze()  # what the imports made lives as long as the kernel: collections skip it
+__import__("gc").freeze()  # what the imports made lives as long as the Jupyter kernel: collections skip it
 """
-_START_TIMEOUT = 120  # seconds for a kernel to start on a loaded machine
+_START_TIMEOUT = 120  # seconds for a Jupyter kernel to start on a loaded machine
 
 
-class _Kernel:
-    """A kernel that runs one notebook after another (see the module docstring).
+class _JupyterKernel:
+    """A Jupyter kernel that runs one notebook after another (see the module docstring).
 
-    ``started`` counts the kernels it started (the first and every replacement).
+    ``kernel_name`` is the Jupyter kernelspec's name (papermill's word);
+    ``started`` counts the Jupyter kernels it started (the first and every
+    replacement).
     """
 
-    def __init__(self, kernel_name):
+    def __init__(self, kernel_name: str) -> None:
         self.kernel_name = kernel_name
         self.km = self._client = None
         self.started = 0
         self.abandoned = False
         _watch_dask_task(self)
 
-    def abandon(self):
-        """The run this kernel works for is gone: kill the kernel now (from any thread) and start no other."""
+    def abandon(self) -> None:
+        """The run this Jupyter kernel works for is gone: kill it now (from any thread) and start no other."""
         self.abandoned = True
         process = getattr(getattr(self.km, "provisioner", None), "process", None)
         if process is not None:
@@ -120,18 +129,18 @@ class _Kernel:
     def _start(self):
         from jupyter_core.utils import run_sync
 
-        self.km = _kernel_manager_class()(kernel_name=self.kernel_name)
-        # the kernel dies with this process, even a killed one (its own parent poller checks only every second)
+        self.km = _jupyter_kernel_manager_class()(kernel_name=self.kernel_name)
+        # the Jupyter kernel dies with this process, even a killed one (its own parent poller checks only every second)
         preexec = child_preexec()
         launch = {"preexec_fn": preexec} if preexec is not None else {}
-        run_sync(self.km.start_kernel)(extra_arguments=list(_KERNEL_ARGUMENTS), **launch)
+        run_sync(self.km.start_kernel)(extra_arguments=list(_JUPYTER_KERNEL_ARGUMENTS), **launch)
         self.started += 1
         # a client on the shell channel only: it sends the resets and reads their replies
         self._client = self.km.blocking_client()
         self._client.start_channels(shell=True, iopub=False, stdin=False, hb=False, control=False)
 
-    def shutdown(self):
-        """Stop the kernel now (it has nothing to save); a later notebook starts a new one."""
+    def shutdown(self) -> None:
+        """Stop the Jupyter kernel now (it has nothing to save); a later notebook starts a new one."""
         from jupyter_core.utils import run_sync
 
         km, client, self.km, self._client = self.km, self._client, None, None
@@ -142,8 +151,9 @@ class _Kernel:
             with contextlib.suppress(Exception):
                 run_sync(km.shutdown_kernel)(now=True)
 
-    def close_clients(self):
-        """Close the channels nbclient opened to the kernel (it leaves them open on a manager it does not own)."""
+    def close_clients(self) -> None:
+        """Close the channels nbclient opened to the Jupyter kernel (it leaves them open on a manager it does not
+        own)."""
         if self.km is not None:
             self.km.close_clients()
 
@@ -159,16 +169,16 @@ class _Kernel:
             raise RuntimeError(f"{what} failed: {content.get('ename')}: {content.get('evalue')}")
 
     def _reset(self, cwd, timeout):
-        self._silent(_RESET.format(cwd=str(cwd)), timeout, "resetting the kernel")
+        self._silent(_RESET.format(cwd=str(cwd)), timeout, "resetting the Jupyter kernel")
 
-    def warm(self, cwd):
-        """Start the kernel and import what the notebooks import (and draw a text once, which loads the
+    def warm(self, cwd: str | Path) -> None:
+        """Start the Jupyter kernel and import what the notebooks import (and draw a text once, which loads the
         fonts), so that the first notebook does not pay for it; the namespace is reset before a notebook."""
         self.prepare(cwd)
-        self._silent(_WARM, _START_TIMEOUT, "warming the kernel")
+        self._silent(_WARM, _START_TIMEOUT, "warming the Jupyter kernel")
 
-    def prepare(self, cwd):
-        """A live kernel with a fresh namespace working in ``cwd``; return the seconds spent starting one."""
+    def prepare(self, cwd: str | Path) -> float:
+        """A live Jupyter kernel with a fresh namespace working in ``cwd``; return the seconds spent starting one."""
         if self.abandoned:
             raise RuntimeError("the run this report was for is gone (its Dask task was cancelled)")
         t0 = time.perf_counter()
@@ -187,17 +197,18 @@ class _Kernel:
         return time.perf_counter() - t0 if self.started > started else 0.0
 
 
-_DASK_POLL = 0.25  # seconds between two looks at whether the Dask task that runs a kernel is still wanted
+_DASK_POLL = 0.25  # seconds between two looks at whether the Dask task that runs a Jupyter kernel is still wanted
 
 
-def _watch_dask_task(kernel):
-    """On a Dask worker, abandon ``kernel`` (kill it) as soon as the task it works for is cancelled.
+def _watch_dask_task(jupyter_kernel):
+    """On a Dask worker, abandon ``jupyter_kernel`` (kill it) as soon as the task it works for is cancelled.
 
     The client of a run that is killed is gone, but Dask cannot stop a running
     function: the worker would finish the report, notebook after notebook, in
-    the kernel.  The scheduler cancels the task at once, though, and a thread
-    that watches its state kills the kernel; the notebooks left then fail at
-    once, without a new kernel.  Elsewhere (no Dask task runs this thread) nothing.
+    the Jupyter kernel.  The scheduler cancels the task at once, though, and a
+    thread that watches its state kills the Jupyter kernel; the notebooks left
+    then fail at once, without a new one.  Elsewhere (no Dask task runs this
+    thread) nothing.
     """
     if "distributed" not in sys.modules:  # a Dask worker has imported it; a local pool worker has no Dask task
         return
@@ -217,7 +228,7 @@ def _watch_dask_task(kernel):
             if state in ("executing", "long-running", "resumed"):
                 continue
             if state in (None, "cancelled", "released", "forgotten"):  # given up (or done and forgotten)
-                kernel.abandon()
+                jupyter_kernel.abandon()
             return
 
     threading.Thread(target=watch, name="beyondauc-dask-task-watch", daemon=True).start()
@@ -227,19 +238,19 @@ _FLUSH_WAIT = 0.01  # seconds a new client waits for more IOPub messages of the 
 
 
 @functools.cache
-def _kernel_manager_class():
+def _jupyter_kernel_manager_class():
     from queue import Empty
 
     import traitlets
     from jupyter_client.asynchronous import AsyncKernelClient
     from jupyter_client.manager import AsyncKernelManager
 
-    class KernelClient(AsyncKernelClient):
-        """A client that is ready as soon as the kernel has answered on both channels.
+    class JupyterKernelClient(AsyncKernelClient):
+        """A client that is ready as soon as the Jupyter kernel has answered on both channels.
 
         nbclient opens a new client for every notebook, and jupyter_client's
         ``wait_for_ready`` ends by waiting 0.2 s for IOPub to stay silent: 0.2 s
-        per notebook, while the kernel is already running and idle. Here the
+        per notebook, while the Jupyter kernel is already running and idle. Here the
         handshake is the same (a ``kernel_info`` reply on the shell channel, then
         a message on IOPub, which proves the subscription is live); the messages
         it leaves on IOPub are drained without that wait (nbclient reads only
@@ -263,9 +274,9 @@ def _kernel_manager_class():
                         self._handle_kernel_info_reply(msg)
                         break
                 if not await self._async_is_alive():
-                    raise RuntimeError("Kernel died before replying to kernel_info")
+                    raise RuntimeError("Jupyter kernel died before replying to kernel_info")
                 if time.monotonic() > deadline:
-                    raise RuntimeError(f"Kernel didn't respond in {timeout} seconds")
+                    raise RuntimeError(f"Jupyter kernel didn't respond in {timeout} seconds")
             while True:
                 try:
                     await self.iopub_channel.get_msg(timeout=_FLUSH_WAIT)
@@ -274,12 +285,12 @@ def _kernel_manager_class():
 
         wait_for_ready = _async_wait_for_ready
 
-    class KernelManager(AsyncKernelManager):
+    class JupyterKernelManager(AsyncKernelManager):
         """Remembers the clients it made, so their channels can be closed after each notebook."""
 
         @traitlets.default("client_factory")
         def _client_factory_default(self):
-            return KernelClient
+            return JupyterKernelClient
 
         def client(self, **kwargs):
             client = super().client(**kwargs)
@@ -292,26 +303,26 @@ def _kernel_manager_class():
                 with contextlib.suppress(Exception):
                     client.stop_channels()
 
-    return KernelManager
+    return JupyterKernelManager
 
 
-_WORKER_KERNEL = None
+_WORKER_JUPYTER_KERNEL = None
 
 
-def _worker_kernel(kernel_name):
-    """This process's kernel, kept for the next notebook and stopped when the process ends."""
-    global _WORKER_KERNEL
-    if _WORKER_KERNEL is None or _WORKER_KERNEL.kernel_name != kernel_name:
-        if _WORKER_KERNEL is not None:
-            _WORKER_KERNEL.shutdown()
-        _WORKER_KERNEL = _Kernel(kernel_name)
+def _worker_jupyter_kernel(kernel_name):
+    """This process's Jupyter kernel, kept for the next notebook and stopped when the process ends."""
+    global _WORKER_JUPYTER_KERNEL
+    if _WORKER_JUPYTER_KERNEL is None or _WORKER_JUPYTER_KERNEL.kernel_name != kernel_name:
+        if _WORKER_JUPYTER_KERNEL is not None:
+            _WORKER_JUPYTER_KERNEL.shutdown()
+        _WORKER_JUPYTER_KERNEL = _JupyterKernel(kernel_name)
         # worker processes end through multiprocessing, which runs these finalizers (not atexit)
-        multiprocessing.util.Finalize(_WORKER_KERNEL, _WORKER_KERNEL.shutdown, exitpriority=10)
-    return _WORKER_KERNEL
+        multiprocessing.util.Finalize(_WORKER_JUPYTER_KERNEL, _WORKER_JUPYTER_KERNEL.shutdown, exitpriority=10)
+    return _WORKER_JUPYTER_KERNEL
 
 
-def _execute(src, dst, parameters, kernel, timeout):
-    """Run one notebook with papermill in ``kernel`` into ``dst``.
+def _execute(src, dst, parameters, jupyter_kernel, timeout):
+    """Run one notebook with papermill in ``jupyter_kernel`` into ``dst``.
 
     Returns ``(status, error, seconds, kernel_seconds, new_kernel, notebook)``
     (``notebook``: the executed notebook node as written to ``dst``); the
@@ -325,18 +336,18 @@ def _execute(src, dst, parameters, kernel, timeout):
     import papermill
 
     t0 = time.perf_counter()
-    status, error, start_seconds, started, nb = "ok", None, math.nan, kernel.started, None
+    status, error, start_seconds, started, nb = "ok", None, math.nan, jupyter_kernel.started, None
     try:
-        start_seconds = kernel.prepare(Path(dst).parent.resolve())
+        start_seconds = jupyter_kernel.prepare(Path(dst).parent.resolve())
         nb = papermill.execute_notebook(
-            str(src), str(dst), parameters=parameters, kernel_name=kernel.kernel_name, km=kernel.km,
+            str(src), str(dst), parameters=parameters, kernel_name=jupyter_kernel.kernel_name, km=jupyter_kernel.km,
             progress_bar=False, log_output=False, execution_timeout=timeout, request_save_on_cell_execute=False,
         )
     except Exception as exc:  # noqa: BLE001 - a failing notebook fails its model's report, not the run
         status, error = "failed", _error_of(exc)
-        kernel.shutdown()  # it may be dead, or still busy after a timeout: the next notebook gets a new one
+        jupyter_kernel.shutdown()  # it may be dead, or still busy after a timeout: the next notebook gets a new one
     finally:
-        kernel.close_clients()
+        jupyter_kernel.close_clients()
     seconds = time.perf_counter() - t0
     kernel_seconds = math.nan
     if nb is None and Path(dst).exists():
@@ -348,4 +359,4 @@ def _execute(src, dst, parameters, kernel, timeout):
     if nb is not None:
         _, until_first_cell = _timing(nb)
         kernel_seconds = start_seconds + until_first_cell
-    return status, error, seconds, kernel_seconds, kernel.started > started, nb
+    return status, error, seconds, kernel_seconds, jupyter_kernel.started > started, nb

@@ -20,11 +20,13 @@ import os
 import posixpath
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pandas as pd
 
-from .execute import _INLINE_BACKEND, _error_of, _execute, _Kernel, _worker_kernel
+from .execute import _INLINE_BACKEND, _error_of, _execute, _JupyterKernel, _worker_jupyter_kernel
 from ..utils.output import _HASHED, ReportFolder, atomic_write, safe_name
 from ..evaluation.parameters import check_against_benchmark, check_parameters, declared_parameters
 from .render import _index_rows, _render_html, _render_index, _write_pdf
@@ -34,7 +36,12 @@ from ..evaluation.parameters import EVALUATION_PARAMETERS
 from ..evaluation.pipeline import data_fingerprint, evaluate, load_evaluation
 from ..utils.parallel import process_pool
 
-def leaderboard(bench, **parameters):
+if TYPE_CHECKING:
+    from ..data.benchmark import Benchmark
+    from ..evaluation.container import Evaluation
+
+
+def leaderboard(bench: Benchmark | str | os.PathLike | pd.DataFrame, **parameters: object) -> pd.DataFrame:
     """One row per model: AUC rank vs expected-accuracy rank with intervals, DiSCA and drift.
 
     The headline table of a report's ``index.html`` and of the overview
@@ -110,13 +117,13 @@ class NotebookRun:
     error : str or None
         ``"ExceptionName: message"`` of the cell that failed.
     seconds : float
-        Wall time of the execution, kernel start included.
+        Wall time of the execution, the Jupyter kernel's start included.
     kernel_seconds : float
-        Of that, the time until the kernel ran its first cell (starting a
-        kernel included when one was started for it).
+        Of that, the time until the Jupyter kernel ran its first cell
+        (starting a Jupyter kernel included when one was started for it).
     new_kernel : bool
-        Whether a kernel was started for it; otherwise it ran in the kernel
-        of an earlier notebook, its namespace reset.
+        Whether a Jupyter kernel was started for it; otherwise it ran in the
+        Jupyter kernel of an earlier notebook, its namespace reset.
     """
 
     name: str
@@ -142,10 +149,10 @@ class ModelReport:
     error: str | None
     html: str | None
     pdf: str | None
-    notebooks: tuple
+    notebooks: tuple[NotebookRun, ...]
     seconds: float
 
-    def _repr_html_(self):
+    def _repr_html_(self) -> str:
         from ..utils.html import frame_html, result_html
 
         rows = [("status", self.status), ("html", self.html), ("pdf", self.pdf), ("seconds", round(self.seconds, 1))]
@@ -179,28 +186,28 @@ class ReportResult:
 
     out_dir: Path
     index: Path
-    reports: tuple
+    reports: tuple[ModelReport, ...]
     overview: ModelReport
     leaderboard: pd.DataFrame | None
     seconds: float
     jobs: int
-    evaluation: object = None
+    evaluation: Evaluation | None = None
 
     @property
-    def failed(self):
+    def failed(self) -> tuple[ModelReport, ...]:
         """The reports that failed, the overview included."""
         return tuple(r for r in (*self.reports, self.overview) if r.status != "ok")
 
     @property
-    def ok(self):
+    def ok(self) -> bool:
         return not self.failed
 
     @property
-    def notebook_runs(self):
+    def notebook_runs(self) -> tuple[NotebookRun, ...]:
         """Every executed notebook of the run."""
         return tuple(nb for r in (*self.reports, self.overview) for nb in r.notebooks)
 
-    def summary(self):
+    def summary(self) -> str:
         """A few lines for a terminal: what was written and what failed."""
         runs = self.notebook_runs
         lines = [(f"{len(self.reports)} model reports and the overview, {len(runs)} notebooks in "
@@ -210,7 +217,7 @@ class ReportResult:
             lines.append(f"FAILED {who}: {r.error}")
         return "\n".join(lines)
 
-    def _repr_html_(self):
+    def _repr_html_(self) -> str:
         from ..utils.html import frame_html, result_html, styled
 
         reports = pd.DataFrame([{"model": "(overview)" if r.model is None else r.model, "status": r.status,
@@ -232,21 +239,22 @@ class ReportResult:
 def _report_job(spec):
     """Execute one report's notebooks and render it into its folder of the staging report (runs in a worker)."""
     t0 = time.perf_counter()
-    os.environ["MPLBACKEND"] = _INLINE_BACKEND  # the kernels draw inline images, whatever the caller set
+    os.environ["MPLBACKEND"] = _INLINE_BACKEND  # the Jupyter kernels draw inline images, whatever the caller set
     target = Path(spec["target"])
     target.mkdir()  # in the staging folder; fails if the run was abandoned and the folder removed
-    kernel = _worker_kernel(spec["kernel_name"]) if spec["reuse_kernel"] else _Kernel(spec["kernel_name"])
+    reuse = spec["reuse_jupyter_kernel"]
+    jupyter_kernel = _worker_jupyter_kernel(spec["kernel_name"]) if reuse else _JupyterKernel(spec["kernel_name"])
     try:
         runs, executed = [], []
         for src, parameters in spec["notebooks"]:
             dst = target / Path(src).name
-            *result, nb = _execute(src, dst, parameters, kernel, spec["timeout"])
+            *result, nb = _execute(src, dst, parameters, jupyter_kernel, spec["timeout"])
             run = NotebookRun(Path(src).stem, dst.name, *result)
             runs.append(run)
             executed.append((run, nb))
     finally:
-        if not spec["reuse_kernel"]:
-            kernel.shutdown()
+        if not reuse:
+            jupyter_kernel.shutdown()
     failed = [r for r in runs if r.status != "ok"]
     error = "; ".join(f"{r.name}: {r.error}" for r in failed) or None
     header = dict(spec["header"], failed=error)
@@ -284,7 +292,7 @@ def _make_executor(jobs, dask):
     """(executor, closer): local processes, or a Dask cluster's executor."""
     if dask is None:
         ctx = multiprocessing.get_context("spawn")
-        executor = process_pool(jobs, ctx)  # its workers, and their kernels, end with this process
+        executor = process_pool(jobs, ctx)  # its workers, and their Jupyter kernels, end with this process
         return executor, executor.shutdown, jobs
     try:
         from distributed import Client
@@ -309,9 +317,13 @@ def _progress(total, enabled):
     return tqdm(total=total, desc="beyondauc report", unit="report", file=sys.stderr, dynamic_ncols=True)
 
 
-def run_report(data=DEMO, *, models=None, datasets=None, out=None, pdf=False, jobs=None, dask=None,
-               include_code=False, pos_label=None, parameters=None, progress=True, notebooks_dir=None,
-               kernel_name="python3", timeout=None, recompute=False):
+def run_report(data: str | os.PathLike | Benchmark | pd.DataFrame = DEMO, *,
+               models: str | Sequence[str] | None = None, datasets: str | Sequence[str] | None = None,
+               out: str | os.PathLike | None = None, pdf: bool = False, jobs: int | None = None,
+               dask: str | None = None, include_code: bool = False, pos_label: str | int | bool | None = None,
+               parameters: dict[str, object] | None = None, progress: bool = True,
+               notebooks_dir: str | os.PathLike | None = None, kernel_name: str = "python3",
+               timeout: float | None = None, recompute: bool = False) -> ReportResult:
     """Compute the evaluation once, then execute the notebooks per model in parallel and write the reports.
 
     For every model, papermill runs ``auc_vs_accuracy``, ``test_auroc`` and
@@ -321,11 +333,12 @@ def run_report(data=DEMO, *, models=None, datasets=None, out=None, pdf=False, jo
     every report and executed notebook. A notebook that fails fails only its
     model's report; its executed notebook keeps papermill's error banner.
 
-    Every local worker process keeps one kernel and runs notebook after
-    notebook in it, the namespace reset in between (a kernel that died or ran
-    a failing notebook is replaced); on Dask each report starts its own.
+    Every local worker process keeps one Jupyter kernel and runs notebook
+    after notebook in it, the namespace reset in between (a Jupyter kernel
+    that died or ran a failing notebook is replaced); on Dask each report
+    starts its own.
 
-    Everything is validated before the first kernel starts: a parameter no
+    Everything is validated before the first Jupyter kernel starts: a parameter no
     notebook declares, or a value out of range, raises ``ValueError``.
 
     Layout of ``out``::
@@ -373,6 +386,7 @@ def run_report(data=DEMO, *, models=None, datasets=None, out=None, pdf=False, jo
     notebooks_dir : str or path, optional
         Folder with the four notebooks; default: the package's.
     kernel_name : str, default="python3"
+        The Jupyter kernel (kernelspec) the notebooks run in.
     timeout : float, optional
         Seconds a cell may run before it fails (None: no limit).
     recompute : bool, default=False
@@ -500,7 +514,7 @@ def _run(output, data, bench, folder, slugs, extra, *, datasets, models, pdf, jo
     workers = min(jobs, len(bench.models) + 1)
     executor, close, workers = _make_executor(workers, dask)
     try:
-        if dask is None:  # the workers start their kernels and import while the evaluation is computed
+        if dask is None:  # the workers start their Jupyter kernels and import while the evaluation is computed
             for _ in range(workers):
                 executor.submit(_warm_worker, kernel_name, str(stage))
         evaluation, reused = _evaluation_for(output, data, bench, ev_params, recompute=recompute,
@@ -514,13 +528,14 @@ def _run(output, data, bench, folder, slugs, extra, *, datasets, models, pdf, jo
 
 
 def _warm_worker(kernel_name, cwd):
-    """Start this worker's kernel and import what the notebooks need (runs in a worker, during the evaluation).
+    """Start this worker's Jupyter kernel and import what the notebooks need (runs in a worker, during the
+    evaluation).
 
-    A failure is left for the notebooks to meet and report: their kernel is started again if needed.
+    A failure is left for the notebooks to meet and report: their Jupyter kernel is started again if needed.
     """
     os.environ["MPLBACKEND"] = _INLINE_BACKEND
     with contextlib.suppress(Exception):
-        _worker_kernel(kernel_name).warm(cwd)
+        _worker_jupyter_kernel(kernel_name).warm(cwd)
 
 
 def _render_reports(output, evaluation, reused, bench, folder, slugs, notebook_extra, executor, workers, *, pdf,
@@ -541,7 +556,7 @@ def _render_reports(output, evaluation, reused, bench, folder, slugs, notebook_e
     base_header = {"source": source, "sha256": sha256, "version": __version__, "date": date,
                    "evaluation_created": evaluation.created}
     base = {"kernel_name": kernel_name, "timeout": timeout, "include_code": include_code, "pdf": bool(pdf),
-            "reuse_kernel": dask is None}
+            "reuse_jupyter_kernel": dask is None}
     specs = []
     for model in bench.models:
         rel = f"models/{slugs[model]}"

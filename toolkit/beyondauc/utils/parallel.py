@@ -3,14 +3,14 @@
 Every pool forks where the platform can (the workers inherit the data and the
 imported package instead of pickling and importing them again).  The
 libraries that the computations import inside their functions (scikit-learn,
-scipy.stats/optimize/sparse: a report kernel, which only draws, skips them)
+scipy.stats/optimize/sparse: a report's Jupyter kernel, which only draws, skips them)
 are imported here first, so that the forked workers inherit them too instead
 of each importing them again (about 1 s of CPU per worker and pool).
 
 No process a run starts outlives it, even when the run is killed (kill -9):
-every pool worker, and every kernel a worker starts, asks the kernel to kill it
-when its parent ends (Linux's parent-death signal; elsewhere a worker watches
-its parent).  The resource tracker that multiprocessing starts then ends by
+every pool worker, and every Jupyter kernel a worker starts, asks the operating
+system to kill it when its parent ends (Linux's parent-death signal; elsewhere a
+worker watches its parent).  The resource tracker that multiprocessing starts then ends by
 itself: it exits when the last process holding its pipe (the run and its
 workers) is gone.
 """
@@ -26,6 +26,7 @@ import signal
 import sys
 import threading
 import time
+from collections.abc import Callable, Iterable
 from concurrent.futures import ProcessPoolExecutor
 
 __all__: list[str] = []
@@ -35,7 +36,7 @@ FITTING_MODULES = ("sklearn.linear_model", "sklearn.model_selection", "scipy.sta
                    "scipy.sparse")
 
 
-def pool_context():
+def pool_context() -> multiprocessing.context.BaseContext:
     """The multiprocessing context of a computation pool: ``fork`` where available, else the default."""
     for name in FITTING_MODULES:
         importlib.import_module(name)
@@ -71,10 +72,10 @@ def _ask_death_signal(parent):
     return True
 
 
-def die_with_parent(parent):
+def die_with_parent(parent: int) -> None:
     """In a worker just started by process ``parent``: end it (SIGKILL) as soon as ``parent`` ends.
 
-    On Linux the kernel sends the signal (``prctl(PR_SET_PDEATHSIG)``; it is sent
+    On Linux the operating system sends the signal (``prctl(PR_SET_PDEATHSIG)``; it is sent
     when the *thread* that started this process ends, which for the pools here is
     the thread that submits to and waits on them).  Elsewhere a daemon thread
     watches the parent's pid and ends the process when it changes.
@@ -90,8 +91,8 @@ def die_with_parent(parent):
     threading.Thread(target=watch, name="beyondauc-parent-watch", daemon=True).start()
 
 
-def child_preexec():
-    """A ``preexec_fn`` for a child process (a kernel) that must die with this process, or None.
+def child_preexec() -> Callable[[], bool] | None:
+    """A ``preexec_fn`` for a child process (a Jupyter kernel) that must die with this process, or None.
 
     Only where the parent-death signal exists (Linux); elsewhere the child must
     watch its parent itself (Jupyter kernels do, through ``JPY_PARENT_PID``).
@@ -107,7 +108,9 @@ def _start_worker(parent, initializer, initargs):
         initializer(*initargs)
 
 
-def process_pool(max_workers, mp_context, initializer=None, initargs=()):
+def process_pool(max_workers: int, mp_context: multiprocessing.context.BaseContext,
+                 initializer: Callable[..., object] | None = None, initargs: Iterable[object] = ()
+                 ) -> ProcessPoolExecutor:
     """A ``ProcessPoolExecutor`` whose workers end when this process ends, however it ends (kill -9 too)."""
     return ProcessPoolExecutor(max_workers=max_workers, mp_context=mp_context, initializer=_start_worker,
                                initargs=(os.getpid(), initializer, tuple(initargs)))
