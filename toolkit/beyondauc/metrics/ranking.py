@@ -10,6 +10,8 @@ print as ``2``, not ``2.0``, and a missing rank is ``<NA>``.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 import pandas as pd
 
@@ -60,7 +62,7 @@ def _check_results(results, score, *, single=True):
             )
 
 
-def rank_table(results, *, score="accuracy"):
+def rank_table(results: pd.DataFrame, *, score: str = "accuracy") -> pd.DataFrame:
     """Score and rank of every model on every dataset, plus the mean over datasets.
 
     Parameters
@@ -117,7 +119,8 @@ def _check_bootstrap_for(results, bootstrap):
     return results["protocol"].iloc[0], results["method"].iloc[0]
 
 
-def rank_changes(results, *, score="accuracy", bootstrap=None):
+def rank_changes(results: pd.DataFrame, *, score: str = "accuracy", bootstrap: GridBootstrap | None = None,
+                 ) -> pd.DataFrame:
     """Rank of each model by AUC vs by ``score``, per dataset and for the mean.
 
     Parameters
@@ -169,7 +172,8 @@ def rank_changes(results, *, score="accuracy", bootstrap=None):
     return out.merge(st[["dataset", "model", *extra]], on=["dataset", "model"], how="left")
 
 
-def kendall_tau(results, *, score="accuracy", bootstrap=None):
+def kendall_tau(results: pd.DataFrame, *, score: str = "accuracy", bootstrap: GridBootstrap | None = None,
+                ) -> pd.DataFrame:
     """Kendall's tau-b between the AUC ranking and the ``score`` ranking of the models.
 
     One row per dataset and one for the mean over datasets: ``dataset``,
@@ -219,7 +223,7 @@ def _means(grid, score):
         return grid.groupby(["protocol", "method", "model"], sort=False)[score].mean().reset_index()
 
 
-def calibration_modes(grid, *, score="accuracy"):
+def calibration_modes(grid: pd.DataFrame, *, score: str = "accuracy") -> pd.DataFrame:
     """Mean ``score`` over datasets for every protocol x method x model (the paper's Table 4).
 
     Returns
@@ -248,7 +252,7 @@ def calibration_modes(grid, *, score="accuracy"):
     return pd.concat(parts, ignore_index=True)
 
 
-def best_of_methods(grid, *, score="kappa"):
+def best_of_methods(grid: pd.DataFrame, *, score: str = "kappa") -> pd.DataFrame:
     """Best mean ``score`` over the calibration methods, per protocol and model (Table 5).
 
     Returns
@@ -282,7 +286,8 @@ def best_of_methods(grid, *, score="kappa"):
     return out
 
 
-def score_variance(bench, results=None, *, score="accuracy"):
+def score_variance(bench: Benchmark, results: pd.DataFrame | None = None, *, score: str = "accuracy",
+                   ) -> pd.DataFrame:
     """Variance of each model's scores (the paper's Table 3).
 
     Raw scores are on different scales, so the variance is also given after
@@ -379,7 +384,8 @@ check_clip_quantiles = _check_clip_quantiles
 histogram_range = _histogram_range
 
 
-def score_histograms(bench, *, bins=20, models=None, clip_quantiles=CLIP_QUANTILES):
+def score_histograms(bench: Benchmark, *, bins: int = 20, models: str | Sequence[str] | None = None,
+                     clip_quantiles: tuple[float, float] | None = CLIP_QUANTILES) -> pd.DataFrame:
     """Class-conditional histograms of each model's scores, per dataset and pooled.
 
     Bins are equal-width over each model's score range on the whole benchmark

@@ -24,6 +24,11 @@ from __future__ import annotations
 import contextlib
 import io
 import struct
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # imported where used: matplotlib and IPython are heavy
+    from IPython.display import SVG, Image
+    from matplotlib.figure import Figure
 
 __all__ = ["FORMATS", "displayed", "figure_alt", "setup_figures", "show"]
 
@@ -37,7 +42,7 @@ def _check_format(format):
     return format
 
 
-def setup_figures(format="retina"):
+def setup_figures(format: str = "retina") -> None:
     """Make the inline backend render figures as ``format`` (default: 2x PNG).
 
     Call once in a notebook's set-up cell; the same as IPython's
@@ -53,7 +58,7 @@ def setup_figures(format="retina"):
     set_matplotlib_formats(_check_format(format))
 
 
-def figure_alt(fig):
+def figure_alt(fig: Figure) -> str:
     """A description of ``fig`` from its titles: suptitle, then each panel's title.
 
     Examples
@@ -214,7 +219,7 @@ def _raster(fig, dpi):
             fig.set_canvas(old_canvas)
 
 
-def render(fig, *, format="retina"):
+def render(fig: Figure, *, format: str = "retina") -> Image | SVG:
     """``fig`` as an IPython display object (Image or SVG) without alt metadata."""
     from IPython.display import SVG, Image
 
@@ -230,7 +235,7 @@ def render(fig, *, format="retina"):
     return Image(data=data, format="png", width=width // scale, height=height // scale)
 
 
-def show(fig, *, alt=None, format="retina", close=True):
+def show(fig: Figure, *, alt: str | None = None, format: str = "retina", close: bool = True) -> None:
     """Display ``fig`` as an image with ``alt`` text in its output metadata.
 
     The report template puts the metadata's ``alt`` into the image's ``alt``
@@ -273,7 +278,7 @@ def show(fig, *, alt=None, format="retina", close=True):
         plt.close(fig)
 
 
-def displayed(fig, *, alt=None, format="retina"):
+def displayed(fig: Figure, *, alt: str | None = None, format: str = "retina") -> Image | SVG:
     """The display object :func:`show` shows: ``fig`` rendered, with ``alt`` in its metadata."""
     obj = render(fig, format=format)
     obj.metadata = {**(obj.metadata or {}), "alt": str(alt) if alt is not None else figure_alt(fig)}

@@ -54,6 +54,7 @@ import re
 import shutil
 import tempfile
 import unicodedata
+from collections.abc import Callable, Iterable
 from pathlib import Path, PureWindowsPath
 
 _MAX_NAME = 80
@@ -62,7 +63,7 @@ _MAX_NAME = 80
 _HASHED = re.compile(r"-[0-9a-f]{8}$")
 
 
-def safe_name(name):
+def safe_name(name: str) -> str:
     """Return a file name for a model or dataset name that cannot leave its folder.
 
     Letters (any script), digits, ``-``, ``_`` and ``.`` are kept; every
@@ -94,7 +95,7 @@ def safe_name(name):
     return f"{slug}-{digest}" if slug else f"model-{digest}"
 
 
-def atomic_write(path, data):
+def atomic_write(path: str | os.PathLike, data: str | bytes) -> None:
     """Write ``data`` (str or bytes) to ``path`` through a temp file and a rename."""
     path = Path(path)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
@@ -164,14 +165,15 @@ class Kind:
     name: str
     tag: str  # the manifest's `kind`
     manifest: str
-    files: object  # parsed manifest (a dict) -> the files it lists (relative paths), None when not this kind's
+    #: parsed manifest -> the files it lists (relative paths), None when it is not this kind's
+    files: Callable[[dict], list[str] | None]
 
 
 REPORT = Kind("report", _REPORT_KIND, MANIFEST, _report_files)
 EVALUATION = Kind("evaluation", _EVALUATION_KIND, EVALUATION_MANIFEST, _evaluation_files)
 
 
-def outside(root, rel):
+def outside(root: str, rel: object) -> str | None:
     """Why the manifest entry ``rel`` does not name a path inside the folder ``root``, or None when it does.
 
     ``root`` is a real path (symlinks resolved). The entry must be relative,
@@ -224,7 +226,8 @@ class OutputFolder:
         How messages name the folder (the argument's name).
     """
 
-    def __init__(self, out, kind, *, planned=(), label="`out`"):
+    def __init__(self, out: str | os.PathLike, kind: Kind, *, planned: Iterable[str] = (),
+                 label: str = "`out`") -> None:
         self.out = Path(out)
         self.path = Path(os.path.realpath(self.out))
         self.kind = kind
@@ -319,7 +322,7 @@ class OutputFolder:
             return rel
         return None
 
-    def check(self, paths):
+    def check(self, paths: Iterable[str]) -> None:
         """Refuse (FileExistsError) when a file the run writes is at a path in ``out`` that is not ours."""
         for rel in sorted(paths):
             clash = self._conflict(rel)
@@ -369,7 +372,7 @@ class OutputFolder:
             self._fd = None
 
     # -- entering and leaving -----------------------------------------------------------
-    def __enter__(self):
+    def __enter__(self) -> OutputFolder:
         if os.path.lexists(self.path) and not self.path.is_dir():
             raise NotADirectoryError(f"{self._name()} is a file, not a folder")
         self.owned = self._read_owned(strict=False)  # a folder not ours is refused before anything is written
@@ -394,7 +397,7 @@ class OutputFolder:
             raise
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> bool:
         self._leave()
         return False
 
@@ -409,7 +412,7 @@ class OutputFolder:
                     self.path.rmdir()  # only when empty: a folder this run made for nothing
 
     # -- committing -------------------------------------------------------------------
-    def commit(self):
+    def commit(self) -> None:
         """Move the finished staging folder's files into ``out`` (see the module docstring).
 
         The staging folder must hold the kind's manifest, listing every other
@@ -488,10 +491,10 @@ class ReportFolder(OutputFolder):
     the staging folder, first.
     """
 
-    def __init__(self, out, *, planned=()):
+    def __init__(self, out: str | os.PathLike, *, planned: Iterable[str] = ()) -> None:
         super().__init__(out, REPORT, planned=planned)
 
-    def commit(self):
+    def commit(self) -> None:
         _write_manifest(self.staging, _files(self.staging))
         super().commit()
 

@@ -9,8 +9,10 @@ from __future__ import annotations
 import contextlib
 import numbers
 import warnings
+from collections.abc import Iterable, Iterator
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 __all__ = ["UndefinedMetricWarning", "check_names"]
 
@@ -19,7 +21,7 @@ class UndefinedMetricWarning(UserWarning):
     """A metric is undefined for the given input (for example one class only)."""
 
 
-def check_int(value, name, *, minimum=None):
+def check_int(value: object, name: str, *, minimum: int | None = None) -> int:
     """Return ``value`` as an int, or raise naming ``name``."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
         raise ValueError(f"`{name}` must be an int" + (f" >= {minimum}" if minimum is not None else "") + f", got {value!r}")
@@ -29,7 +31,8 @@ def check_int(value, name, *, minimum=None):
     return value
 
 
-def check_number(value, name, *, low=None, high=None, low_open=False, high_open=False, hint=""):
+def check_number(value: object, name: str, *, low: float | None = None, high: float | None = None,
+                 low_open: bool = False, high_open: bool = False, hint: str = "") -> float:
     """Return ``value`` as a float, or raise naming ``name`` and the range expected.
 
     ``low``/``high`` bound the range (open ends with ``low_open``/``high_open``);
@@ -53,7 +56,7 @@ def check_number(value, name, *, low=None, high=None, low_open=False, high_open=
     return float(value)
 
 
-def check_option(value, name, options):
+def check_option(value: object, name: str, options: Iterable[object]) -> object:
     """Raise unless ``value`` is one of ``options``."""
     if value not in options:
         opts = ", ".join(repr(o) for o in options)
@@ -61,7 +64,7 @@ def check_option(value, name, options):
     return value
 
 
-def check_random_state(random_state, name="random_state"):
+def check_random_state(random_state: object, name: str = "random_state") -> int | None:
     """Return an int seed (or None) for reproducible randomness."""
     if random_state is None:
         return None
@@ -70,7 +73,7 @@ def check_random_state(random_state, name="random_state"):
     return check_int(random_state, name, minimum=0)
 
 
-def check_scores(y_score, name="y_score", *, allow_nonfinite=False):
+def check_scores(y_score: ArrayLike, name: str = "y_score", *, allow_nonfinite: bool = False) -> np.ndarray:
     """Return ``y_score`` as a 1-D float64 array of finite values."""
     try:
         arr = np.asarray(y_score)
@@ -98,7 +101,8 @@ def check_scores(y_score, name="y_score", *, allow_nonfinite=False):
     return arr
 
 
-def binarize_labels(y, name="y_true", *, pos_label=None, where=None):
+def binarize_labels(y: ArrayLike, name: str = "y_true", *, pos_label: object = None, where: str | None = None,
+                    ) -> np.ndarray:
     """Map binary labels to a 0/1 int8 array.
 
     Accepts {0, 1}, {-1, 1}, booleans, or any two values with an explicit
@@ -140,12 +144,12 @@ def binarize_labels(y, name="y_true", *, pos_label=None, where=None):
     )
 
 
-def warn_undefined(message):
+def warn_undefined(message: str) -> None:
     """Warn that a metric is undefined and will be NaN."""
     warnings.warn(message, UndefinedMetricWarning, stacklevel=3)
 
 
-def check_names(values, name):
+def check_names(values: str | Iterable[str] | None, name: str) -> list[str] | None:
     """A comma-separated string or a list of str as a list (None when empty); else a TypeError naming `name`."""
     if values is None:
         return None
@@ -171,16 +175,17 @@ class WarningLog:
     are not repeated.
     """
 
-    def __init__(self, *, explained=(), models=()):
+    def __init__(self, *, explained: Iterable[str] = (), models: Iterable[str] = ()) -> None:
         self.records = []  # (category, message, model or None, dataset or None), in order
         self.explained = frozenset(explained)
         self.models = tuple(models)
 
-    def record(self, caught, *, model=None, dataset=None):
+    def record(self, caught: Iterable[warnings.WarningMessage], *, model: str | None = None,
+               dataset: str | None = None) -> None:
         """Add warnings caught by :func:`warnings.catch_warnings` (``record=True``), from ``model`` on ``dataset``."""
         self.records.extend((w.category, str(w.message), model, dataset) for w in caught)
 
-    def emit(self):
+    def emit(self) -> None:
         """Re-emit each distinct warning once, with the models and datasets it came from."""
         groups = {}
         for category, message, model, dataset in self.records:
@@ -209,7 +214,8 @@ def _listed(noun, names, limit=6):
 
 
 @contextlib.contextmanager
-def warnings_once(*, explained=(), models=(), ignore=()):
+def warnings_once(*, explained: Iterable[str] = (), models: Iterable[str] = (),
+                  ignore: Iterable[tuple[str, type[Warning]]] = ()) -> Iterator[WarningLog]:
     """Collect the warnings of the block and re-emit each once (see :class:`WarningLog`) when it ends.
 
     Yields the :class:`WarningLog`, for warnings caught elsewhere (in worker
