@@ -148,3 +148,38 @@ def test_the_public_api_is_the_layers_public_names():
     missing = [n for n in beyondauc.__all__ if n != "__version__" and id(getattr(beyondauc, n)) not in exported
                and not isinstance(getattr(beyondauc, n), constants)]
     assert missing == []  # e.g. show_figure is beyondauc.report.show under a clearer name
+
+
+def _unannotated(func, owner):
+    import inspect
+
+    try:
+        sig = inspect.signature(func)
+    except (TypeError, ValueError):
+        return []
+    missing = [f"{owner}({p.name})" for p in sig.parameters.values()
+               if p.name not in ("self", "cls") and p.annotation is inspect.Parameter.empty]
+    if sig.return_annotation is inspect.Signature.empty and getattr(func, "__name__", "") != "__init__":
+        missing.append(f"{owner} -> return")
+    return missing
+
+
+def test_every_public_function_and_method_has_type_hints():
+    """The public API (each layer's ``__all__``) is typed, and ``py.typed`` says so (PEP 561)."""
+    import importlib
+    import inspect
+
+    assert (PACKAGE / "py.typed").is_file()
+    missing = []
+    for sub in SUBPACKAGES:
+        module = importlib.import_module(f"beyondauc.{sub}")
+        for name in getattr(module, "__all__", ()):
+            obj = getattr(module, name)
+            if inspect.isfunction(obj):
+                missing += _unannotated(obj, f"{sub}.{name}")
+            elif inspect.isclass(obj):
+                for attr, member in vars(obj).items():
+                    if inspect.isfunction(member) and (not attr.startswith("_") or attr == "__init__") \
+                            and member.__qualname__.startswith(obj.__qualname__):
+                        missing += _unannotated(member, f"{sub}.{name}.{attr}")
+    assert missing == []
