@@ -78,7 +78,7 @@ class BiasRobustness:
     auc_curve: np.ndarray = field(repr=False)
 
     @property
-    def relative_curve(self):
+    def relative_curve(self) -> np.ndarray:
         """``auc_curve / auc``: the curve the score averages."""
         return self.auc_curve / self.auc
 
@@ -118,7 +118,7 @@ class NoiseRobustness:
     random_state: int | None = 0
 
     @property
-    def relative_curve(self):
+    def relative_curve(self) -> np.ndarray:
         """``auc_curve / auc``: the curve the score integrates."""
         return self.auc_curve / self.auc
 
@@ -154,17 +154,17 @@ class SensSpecDrift:
     specificity_test: np.ndarray = field(repr=False)
 
     @property
-    def sensitivity_drift(self):
+    def sensitivity_drift(self) -> np.ndarray:
         """``sensitivity_test - sensitivity_val`` per threshold."""
         return self.sensitivity_test - self.sensitivity_val
 
     @property
-    def specificity_drift(self):
+    def specificity_drift(self) -> np.ndarray:
         """``specificity_test - specificity_val`` per threshold."""
         return self.specificity_test - self.specificity_val
 
     @property
-    def distance(self):
+    def distance(self) -> np.ndarray:
         """Euclidean distance ``||S_V(tau) - S_T(tau)||`` per threshold."""
         return np.hypot(self.sensitivity_drift, self.specificity_drift)
 
@@ -207,26 +207,26 @@ class WassersteinMatrix:
     col_labels: tuple = ("V+", "T-")
 
     @property
-    def val_separation(self):
+    def val_separation(self) -> float:
         """V- to V+ (between classes in the validation cohort)."""
         return float(self.matrix[0, 0])
 
     @property
-    def test_separation(self):
+    def test_separation(self) -> float:
         """T+ to T- (between classes in the test cohort)."""
         return float(self.matrix[1, 1])
 
     @property
-    def negative_shift(self):
+    def negative_shift(self) -> float:
         """V- to T- (negatives across cohorts)."""
         return float(self.matrix[0, 1])
 
     @property
-    def positive_shift(self):
+    def positive_shift(self) -> float:
         """T+ to V+ (positives across cohorts)."""
         return float(self.matrix[1, 0])
 
-    def to_frame(self):
+    def to_frame(self) -> pd.DataFrame:
         """The matrix as a labelled DataFrame."""
         return pd.DataFrame(self.matrix, index=list(self.row_labels), columns=list(self.col_labels))
 
@@ -301,7 +301,8 @@ def _robustness_setup(y_true, y_score, sigma_max, pos_label, what):
 
 # -- one cohort --------------------------------------------------------------------
 
-def bias_robustness(y_true, y_score, *, sigma_max=None, n_points=21, pos_label=None):
+def bias_robustness(y_true: ArrayLike, y_score: ArrayLike, *, sigma_max: float | None = None, n_points: int = 21,
+                    pos_label: object = None) -> BiasRobustness:
     """Robustness of the AUC to a downward shift of the positive scores.
 
     ``R_bias = (1 / (A * sigma_max)) * integral_0^sigma_max A(s_sigma) dsigma``
@@ -360,7 +361,9 @@ def bias_robustness(y_true, y_score, *, sigma_max=None, n_points=21, pos_label=N
 
 
 def bias_rows(x: np.ndarray, pos: np.ndarray, neg: np.ndarray, sigma_max: float) -> tuple[np.ndarray, np.ndarray]:
-    """Bias robustness of each row at a fixed ``sigma_max``, and the AUC: two (R,) arrays; :func:`bias_robustness` batched.
+    """Bias robustness of each row at a fixed ``sigma_max``, and the AUC: two (R,) arrays.
+
+    The batched twin of :func:`bias_robustness`.
 
     ``E[clip(s+ - s-, 0, sigma_max)]`` with weights: for positives at grid
     value j, negatives below ``x_j - sigma_max`` count ``sigma_max`` and those in
@@ -383,8 +386,9 @@ def bias_rows(x: np.ndarray, pos: np.ndarray, neg: np.ndarray, sigma_max: float)
 
 
 def noise_robustness(
-    y_true, y_score, *, sigma_max=None, n_points=21, n_repeats=20, random_state=0, pos_label=None
-):
+    y_true: ArrayLike, y_score: ArrayLike, *, sigma_max: float | None = None, n_points: int = 21, n_repeats: int = 20,
+    random_state: int | None = 0, pos_label: object = None,
+) -> NoiseRobustness:
     """Robustness of the AUC to Gaussian noise added to every score.
 
     ``R_noise = (1 / (A * sigma_max)) * integral_0^sigma_max E[A(s + sigma * eps)] dsigma``
@@ -454,7 +458,8 @@ def _two_cohorts(y_val, s_val, y_test, s_test, pos_label):
     return yv, sv, yt, st
 
 
-def sens_spec_drift(y_val, s_val, y_test, s_test, *, pos_label=None):
+def sens_spec_drift(y_val: ArrayLike, s_val: ArrayLike, y_test: ArrayLike, s_test: ArrayLike, *,
+                    pos_label: object = None) -> SensSpecDrift:
     """Drift of sensitivity and specificity between a validation and a test cohort.
 
     ``S_X(tau) = (sens_X(tau), spec_X(tau))`` with sens = P(s+ >= tau) and
@@ -539,7 +544,8 @@ def _check_p(p):
     return int(p) if p in (1, 2) else p
 
 
-def wasserstein_matrix(y_val, s_val, y_test, s_test, *, p=2, pos_label=None):
+def wasserstein_matrix(y_val: ArrayLike, s_val: ArrayLike, y_test: ArrayLike, s_test: ArrayLike, *, p: float = 2,
+                       pos_label: object = None) -> WassersteinMatrix:
     """p-Wasserstein matrix between V-, V+, T- and T+, and its summary W.
 
     Each entry is the exact p-Wasserstein distance between two empirical

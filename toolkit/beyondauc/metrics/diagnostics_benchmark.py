@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
+from numpy.typing import ArrayLike
 
 from ..utils.html import frame_html, result_html
 from ..utils.validation import (
@@ -39,6 +41,11 @@ from .kernel import (
     _auc_from_counts,
 )
 from .replicates import bootstrap_replicates, interval_table, intervals_of
+
+if TYPE_CHECKING:  # names in annotations only
+    from collections.abc import Iterable, Sequence
+
+    from ..data.benchmark import Benchmark
 
 __all__ = ["CohortDiagnostics", "cohort_diagnostics", "cohorts", "diagnostics_intervals", "diagnostics_table", "diagnostics_frame"]
 
@@ -108,7 +115,7 @@ class CohortDiagnostics:
     intervals: dict = field(default_factory=dict, repr=False)
     replicates: pd.DataFrame | None = field(default=None, repr=False)
 
-    def to_dict(self):
+    def to_dict(self) -> dict[str, object]:
         """The headline numbers by name.
 
         ``wasserstein`` is W at the order asked for (``wasserstein_p``);
@@ -135,7 +142,7 @@ class CohortDiagnostics:
             **{f"{name}_{end}": v for name, lh in self.intervals.items() for end, v in zip(("low", "high"), lh)},
         }
 
-    def to_frame(self):
+    def to_frame(self) -> pd.DataFrame:
         """Validation and test cohort side by side: n, AUC, bias and noise robustness."""
         return pd.DataFrame(
             {
@@ -168,7 +175,9 @@ def _check_protocol(bench, protocol):
     return check_option(protocol, "protocol", PROTOCOLS + ("split",))
 
 
-def cohorts(bench, model, dataset, *, protocol=None, val_split="val", test_split="test", random_state=0):
+def cohorts(bench: Benchmark, model: str, dataset: str, *, protocol: str | None = None, val_split: str = "val",
+            test_split: str = "test", random_state: int | None = 0,
+            ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The validation and test cohorts (V, T) of one model on one dataset.
 
     * ``protocol=None`` uses the benchmark's ``split`` column when it has
@@ -212,21 +221,21 @@ def cohorts(bench, model, dataset, *, protocol=None, val_split="val", test_split
 
 
 def cohort_diagnostics(
-    bench,
-    model,
-    dataset,
+    bench: Benchmark,
+    model: str,
+    dataset: str,
     *,
-    protocol=None,
-    val_split="val",
-    test_split="test",
-    sigma_max=None,
-    n_points=21,
-    n_repeats=20,
-    p=2,
-    random_state=0,
-    n_bootstrap=0,
-    confidence_level=0.95,
-):
+    protocol: str | None = None,
+    val_split: str = "val",
+    test_split: str = "test",
+    sigma_max: float | None = None,
+    n_points: int = 21,
+    n_repeats: int = 20,
+    p: float = 2,
+    random_state: int | None = 0,
+    n_bootstrap: int = 0,
+    confidence_level: float = 0.95,
+) -> CohortDiagnostics:
     """Bias and noise robustness of both cohorts, drift and the Wasserstein matrix.
 
     The cohorts come from :func:`cohorts`.  Both cohorts' robustness uses the
@@ -355,8 +364,9 @@ def _diagnostics_statistic(x, pos, neg, sigma_max, p):
     return {k: rows[k] for k in DIAGNOSTIC_INTERVALS}
 
 
-def diagnostics_intervals(y_val, s_val, y_test, s_test, *, n_bootstrap=1000, confidence_level=0.95, sigma_max=None,
-                          p=2, random_state=0, pos_label=None):
+def diagnostics_intervals(y_val: ArrayLike, s_val: ArrayLike, y_test: ArrayLike, s_test: ArrayLike, *,
+                          n_bootstrap: int = 1000, confidence_level: float = 0.95, sigma_max: float | None = None,
+                          p: float = 2, random_state: int | None = 0, pos_label: object = None) -> pd.DataFrame:
     """Bootstrap percentile intervals of the AUCs, bias robustness, drift and W of two cohorts.
 
     The bootstrap is stratified by cohort and class: each replicate resamples
@@ -420,7 +430,8 @@ def diagnostics_intervals(y_val, s_val, y_test, s_test, *, n_bootstrap=1000, con
     return interval_table(estimate, reps, confidence_level)
 
 
-def diagnostics_table(bench, *, models=None, datasets=None, protocol=None, **options):
+def diagnostics_table(bench: Benchmark, *, models: Sequence[str] | None = None, datasets: Sequence[str] | None = None,
+                      protocol: str | None = None, **options: object) -> pd.DataFrame:
     """Headline diagnostics of every model on every dataset, tidy.
 
     One row per (model, dataset) with the keys of
@@ -442,7 +453,7 @@ def diagnostics_table(bench, *, models=None, datasets=None, protocol=None, **opt
     )
 
 
-def diagnostics_frame(results):
+def diagnostics_frame(results: Iterable[CohortDiagnostics]) -> pd.DataFrame:
     """Tidy table of already computed :class:`CohortDiagnostics`, one row each.
 
     What :func:`diagnostics_table` returns, for results that are also drawn

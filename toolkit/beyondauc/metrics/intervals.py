@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
+from numpy.typing import ArrayLike
 from scipy.special import expit, logit
 
 from ..data.benchmark import Benchmark
@@ -215,7 +216,7 @@ class FriedmanResult:
                 f"n_models={self.n_models}, critical_difference={_fmt(self.critical_difference)}, "
                 f"alpha={self.alpha:g})")
 
-    def groups(self):
+    def groups(self) -> list[tuple[str, ...]]:
         """Maximal groups of models whose average ranks differ by less than the CD.
 
         The bars of the critical-difference diagram: every pair inside a group
@@ -344,8 +345,8 @@ def _acceleration(pos, neg):
 
 # -- public functions ----------------------------------------------------------
 
-def auc_ci(y_true, y_score, *, confidence_level=0.95, method="delong", pos_label=None, n_bootstrap=2000,
-           random_state=0):
+def auc_ci(y_true: ArrayLike, y_score: ArrayLike, *, confidence_level: float = 0.95, method: str = "delong",
+           pos_label: object = None, n_bootstrap: int = 2000, random_state: int | None = 0) -> AUCInterval:
     """Confidence interval of the ROC AUC.
 
     Parameters
@@ -444,7 +445,8 @@ def auc_ci(y_true, y_score, *, confidence_level=0.95, method="delong", pos_label
     return result(auc, low, high, se, "bootstrap")
 
 
-def compare_auc(y_true, score_a, score_b, *, pos_label=None, confidence_level=0.95):
+def compare_auc(y_true: ArrayLike, score_a: ArrayLike, score_b: ArrayLike, *, pos_label: object = None,
+                confidence_level: float = 0.95) -> AUCComparison:
     """The paired DeLong test: do two scores of the same examples have different AUCs?
 
     DeLong, DeLong & Clarke-Pearson (1988): the covariance of the two AUCs
@@ -514,7 +516,7 @@ def compare_auc(y_true, score_a, score_b, *, pos_label=None, confidence_level=0.
     return AUCComparison(aucs[0], aucs[1], diff, se, stat, pvalue, low, high, confidence_level, n_pos, n_neg)
 
 
-def auc_intervals(bench, *, confidence_level=0.95, method="delong"):
+def auc_intervals(bench: Benchmark, *, confidence_level: float = 0.95, method: str = "delong") -> pd.DataFrame:
     """DeLong intervals of the AUC of every model on every dataset of a benchmark.
 
     Parameters
@@ -576,7 +578,8 @@ def _nemenyi_q(n_models, alpha=0.05):
     return float(studentized_range.ppf(1.0 - alpha, n_models, np.inf) / math.sqrt(2.0))
 
 
-def friedman_test(table, *, value="accuracy", higher_is_better=True, alpha=0.05):
+def friedman_test(table: pd.DataFrame, *, value: str = "accuracy", higher_is_better: bool = True,
+                  alpha: float = 0.05) -> FriedmanResult:
     """Friedman's test of the models' ranks over datasets, and Nemenyi's critical difference.
 
     Demšar (2006): rank the models on each dataset (1 = best, ties share the

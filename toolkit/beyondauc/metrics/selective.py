@@ -138,7 +138,7 @@ class CoverageAccuracyCurve:
     n_correct: np.ndarray = field(repr=False)
     resolution: float | None = None
 
-    def partial_area(self, low=0.0, high=1.0):
+    def partial_area(self, low: float = 0.0, high: float = 1.0) -> float:
         """Area under the curve between coverages ``low`` and ``high``."""
         low, high = _check_unit(low, "low"), _check_unit(high, "high")
         if high < low:
@@ -147,7 +147,7 @@ class CoverageAccuracyCurve:
         span = np.clip(np.minimum(self.coverage, high) - np.maximum(prev, low), 0.0, None)
         return float(np.dot(span, self.accuracy))
 
-    def to_frame(self):
+    def to_frame(self) -> pd.DataFrame:
         """The points as a DataFrame."""
         return pd.DataFrame(
             {
@@ -199,7 +199,8 @@ def _exact_curve(confidence, correct):
     return _curve(c, ok, None), ok
 
 
-def coverage_accuracy_curve(confidence, correct, *, resolution=None):
+def coverage_accuracy_curve(confidence: ArrayLike, correct: ArrayLike, *,
+                            resolution: float | None = None) -> CoverageAccuracyCurve:
     """Coverage and accuracy of the answered examples, threshold by threshold.
 
     With ``resolution=None`` there is one point per distinct confidence (the
@@ -235,7 +236,9 @@ def coverage_accuracy_curve(confidence, correct, *, resolution=None):
 
 
 def exact_area_rows(conf: np.ndarray, n_ok: np.ndarray, n_wrong: np.ndarray) -> np.ndarray:
-    """Area under the exact coverage-accuracy curve of each row, (R,): :func:`coverage_accuracy_curve`'s ``score`` batched.
+    """Area under the exact coverage-accuracy curve of each row, (R,).
+
+    The batched twin of :func:`coverage_accuracy_curve`'s ``score``.
 
     ``conf`` (R, m) or (m,): the confidence of each grid value; ``n_ok`` and
     ``n_wrong`` (R, m) the (weighted) correct and wrong answers there.  Tied
@@ -293,7 +296,7 @@ def _aurc_of(cur, interpolation):
     return _area(cur.coverage, risk, interpolation, risk[0])
 
 
-def aurc(confidence, correct, *, interpolation="step"):
+def aurc(confidence: ArrayLike, correct: ArrayLike, *, interpolation: str = "step") -> float:
     """Area under the risk-coverage curve (risk = 1 - accuracy), lower is better.
 
     The exact curve has one point per distinct confidence (tied confidences
@@ -333,7 +336,7 @@ def aurc(confidence, correct, *, interpolation="step"):
     return _aurc_of(_exact_curve(confidence, correct)[0], interpolation)
 
 
-def augrc(confidence, correct, *, interpolation="step"):
+def augrc(confidence: ArrayLike, correct: ArrayLike, *, interpolation: str = "step") -> float:
     """Area under the generalized risk-coverage curve (Traub et al. 2024), lower is better.
 
     The generalized risk of a point of the exact curve (tied confidences
@@ -394,7 +397,8 @@ def _analytic_aurc(n, n_correct):
     return float(r + xlogy(1.0 - r, 1.0 - r))
 
 
-def e_aurc(confidence, correct, *, optimum="exact", interpolation="step"):
+def e_aurc(confidence: ArrayLike, correct: ArrayLike, *, optimum: str = "exact",
+           interpolation: str = "step") -> float:
     """Excess AURC: :func:`aurc` minus the AURC of the best possible ranking.
 
     Parameters
@@ -451,7 +455,7 @@ def _excess(cur, n, n_correct, optimum, interpolation):
     return float(_aurc_of(cur, interpolation) - best)
 
 
-def coverage_at_accuracy(confidence, correct, *, target):
+def coverage_at_accuracy(confidence: ArrayLike, correct: ArrayLike, *, target: float) -> float:
     """Largest coverage whose answered examples reach accuracy >= ``target``.
 
     Read from the exact curve; 0.0 when no threshold reaches the target.
@@ -468,7 +472,7 @@ def coverage_at_accuracy(confidence, correct, *, target):
     return float(cur.coverage[reach].max()) if reach.any() else 0.0
 
 
-def accuracy_at_coverage(confidence, correct, *, coverage):
+def accuracy_at_coverage(confidence: ArrayLike, correct: ArrayLike, *, coverage: float) -> float:
     """Accuracy when answering the most confident share ``coverage`` of examples.
 
     Tied confidences enter together, so this is the accuracy of the first
@@ -518,7 +522,7 @@ def accuracy_at_coverages(conf: np.ndarray, n_ok: np.ndarray, n_wrong: np.ndarra
     return acc[r_, pos]
 
 
-def auc_tail(confidence, correct, *, max_coverage=0.2):
+def auc_tail(confidence: ArrayLike, correct: ArrayLike, *, max_coverage: float = 0.2) -> float:
     """Mean accuracy over the low-coverage end (0, ``max_coverage``] of the curve.
 
     The paper's "AUC tail": a safety-critical deployment operates where
@@ -560,7 +564,7 @@ class Plateau:
     band: float
 
 
-def plateau(confidence, correct, *, band=0.02):
+def plateau(confidence: ArrayLike, correct: ArrayLike, *, band: float = 0.02) -> Plateau:
     """The plateau of the coverage-accuracy curve (exact curve).
 
     Examples

@@ -5,6 +5,7 @@ benchmark tables, and the bootstrap intervals of every selective number.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -48,6 +49,11 @@ from .selective_scores import (
     selective_rows,
 )
 
+if TYPE_CHECKING:  # names in annotations only
+    from collections.abc import Sequence
+
+    from ..data.benchmark import Benchmark
+
 __all__ = ["BAND_COVERAGES", "SelectiveAnswering", "calibrated_confidence", "coverage_accuracy_band", "selective_intervals", "selective_answering", "selective_table", "tolerance_table"]
 
 
@@ -73,8 +79,10 @@ def _selective_rows(bench, dataset, protocol, random_state, ood_dataset):
     return cal, ev, ood
 
 
-def calibrated_confidence(bench, model, dataset, *, protocol="indata", method="logistic", class_weight=None,
-                          random_state=0, ood_dataset=None):
+def calibrated_confidence(
+    bench: Benchmark, model: str, dataset: str, *, protocol: str = "indata", method: str = "logistic",
+    class_weight: str | None = None, random_state: int | None = 0, ood_dataset: str | None = None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, np.ndarray | None]:
     """Calibrated confidence and correctness of a model's answers on a dataset.
 
     The raw score is calibrated on the protocol's calibration data for
@@ -180,7 +188,7 @@ class SelectiveAnswering:
     replicates: pd.DataFrame | None = field(default=None, repr=False)
     accuracy_band: tuple | None = field(default=None, repr=False)
 
-    def to_dict(self):
+    def to_dict(self) -> dict[str, object]:
         """Headline numbers by name."""
         out = {
             "model": self.model,
@@ -220,10 +228,14 @@ class SelectiveAnswering:
         return result_html(title, rows, subtitle=f"calibrated: {self.protocol} / {self.method}")
 
 
-def selective_answering(bench, model, dataset, *, ood_dataset=None, protocol="indata", method="logistic",
-                        class_weight=None, tolerance=0.9, weights=(1 / 3, 1 / 3, 1 / 3), resolution=0.01,
-                        computation_score=None, didma_weights=(0.5, 0.5), nidma_weights=(0.5, 0.5),
-                        random_state=0, n_bootstrap=0, confidence_level=0.95):
+def selective_answering(
+    bench: Benchmark, model: str, dataset: str, *, ood_dataset: str | None = None, protocol: str = "indata",
+    method: str = "logistic", class_weight: str | None = None, tolerance: float = 0.9,
+    weights: tuple[float, float, float] = (1 / 3, 1 / 3, 1 / 3), resolution: float = 0.01,
+    computation_score: float | None = None, didma_weights: tuple[float, float] = (0.5, 0.5),
+    nidma_weights: tuple[float, float] = (0.5, 0.5), random_state: int | None = 0, n_bootstrap: int = 0,
+    confidence_level: float = 0.95,
+) -> SelectiveAnswering:
     """DiSCA, the curve, AURC (and DiSCA on OOD data, DiDMA, NiDMA) for one model.
 
     The model's raw scores are calibrated into probabilities with
@@ -311,7 +323,8 @@ def selective_answering(bench, model, dataset, *, ood_dataset=None, protocol="in
     )
 
 
-def selective_table(bench, *, models=None, datasets=None, **options):
+def selective_table(bench: Benchmark, *, models: Sequence[str] | None = None, datasets: Sequence[str] | None = None,
+                    **options: object) -> pd.DataFrame:
     """Headline selective-answering numbers of every model on every dataset, tidy.
 
     One row per (model, dataset) with the keys of
@@ -534,7 +547,8 @@ def selective_intervals(confidence: ArrayLike, correct: ArrayLike, *, n_bootstra
     return interval_table(estimate, pd.DataFrame(reps), confidence_level)
 
 
-def tolerance_table(bench, dataset, *, models=None, value="disca", **options):
+def tolerance_table(bench: Benchmark, dataset: str, *, models: Sequence[str] | None = None, value: str = "disca",
+                    **options: object) -> pd.DataFrame:
     """Models x tolerance: DiSCA (or b) at each tolerance, the paper's Table 2 layout.
 
     Columns are ``"<0.95"`` ... ``"<0.55"``, then ``resolution`` (the grid

@@ -8,6 +8,7 @@ computation score, NiDMA an out-of-distribution dataset.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -27,6 +28,9 @@ from .selective import (
     _curve,
     exact_area_rows,
 )
+
+if TYPE_CHECKING:  # names in annotations only
+    from collections.abc import Sequence
 
 __all__ = ["RESOLUTIONS", "DiDMA", "DiSCA", "NiDMA", "computation_score", "didma", "disca", "disca_resolution_sensitivity", "nidma"]
 
@@ -84,7 +88,7 @@ class DiSCA:
     b_table: pd.DataFrame = field(repr=False)
     curve: CoverageAccuracyCurve = field(repr=False)
 
-    def to_dict(self):
+    def to_dict(self) -> dict[str, float]:
         """Headline numbers by name."""
         return {
             "disca": self.score,
@@ -130,7 +134,8 @@ def _fluctuations(cur, z):
     return table, penalty
 
 
-def disca(confidence, correct, *, tolerance=0.9, weights=(1 / 3, 1 / 3, 1 / 3), resolution=0.01):
+def disca(confidence: ArrayLike, correct: ArrayLike, *, tolerance: float = 0.9,
+          weights: tuple[float, float, float] = (1 / 3, 1 / 3, 1 / 3), resolution: float = 0.01) -> DiSCA:
     """DiSCA score: a, b(tolerance) and the fluctuation penalty.
 
     Read from the grid coverage-accuracy curve (step ``resolution`` from the
@@ -292,8 +297,9 @@ def _check_resolutions(resolutions):
     return values
 
 
-def disca_resolution_sensitivity(confidence, correct, *, resolutions=RESOLUTIONS, tolerance=0.9,
-                                 weights=(1 / 3, 1 / 3, 1 / 3)):
+def disca_resolution_sensitivity(confidence: ArrayLike, correct: ArrayLike, *,
+                                 resolutions: Sequence[float] = RESOLUTIONS, tolerance: float = 0.9,
+                                 weights: tuple[float, float, float] = (1 / 3, 1 / 3, 1 / 3)) -> pd.DataFrame:
     """DiSCA and its parts on the same answers over several grid resolutions, tidy.
 
     DiSCA is read from the grid curve (:func:`coverage_accuracy_curve` with
@@ -342,7 +348,8 @@ def disca_resolution_sensitivity(confidence, correct, *, resolutions=RESOLUTIONS
     return pd.DataFrame(rows)
 
 
-def computation_score(*, energy=None, parameters=None, reference_parameters=None):
+def computation_score(*, energy: float | None = None, parameters: float | None = None,
+                      reference_parameters: float | None = None) -> float:
     """The computation score of DiDMA: ``1 / energy`` or ``reference_parameters / parameters``.
 
     Give either ``energy`` (in any unit, e.g. kWh per 1,000 answers) or both
@@ -395,8 +402,9 @@ def _check_computation(value):
     return check_number(value, "computation_score", low=0, hint=" (see computation_score())")
 
 
-def didma(confidence, correct, *, computation_score, weights=(0.5, 0.5), tolerance=0.9,
-          disca_weights=(1 / 3, 1 / 3, 1 / 3), resolution=0.01):
+def didma(confidence: ArrayLike, correct: ArrayLike, *, computation_score: float,
+          weights: tuple[float, float] = (0.5, 0.5), tolerance: float = 0.9,
+          disca_weights: tuple[float, float, float] = (1 / 3, 1 / 3, 1 / 3), resolution: float = 0.01) -> DiDMA:
     """DiDMA (Deployment in Disaster Management Applications).
 
     ``DiDMA = p * DiSCA + q * computation_score`` with ``weights=(p, q)``
@@ -445,8 +453,10 @@ class NiDMA:
                                      ("weights (u, v)", ", ".join(f"{w:.3g}" for w in self.weights))])
 
 
-def nidma(confidence, correct, confidence_ood, correct_ood, *, computation_score, weights=(0.5, 0.5),
-          didma_weights=(0.5, 0.5), tolerance=0.9, disca_weights=(1 / 3, 1 / 3, 1 / 3), resolution=0.01):
+def nidma(confidence: ArrayLike, correct: ArrayLike, confidence_ood: ArrayLike, correct_ood: ArrayLike, *,
+          computation_score: float, weights: tuple[float, float] = (0.5, 0.5),
+          didma_weights: tuple[float, float] = (0.5, 0.5), tolerance: float = 0.9,
+          disca_weights: tuple[float, float, float] = (1 / 3, 1 / 3, 1 / 3), resolution: float = 0.01) -> NiDMA:
     """NiDMA (NLP in Disaster Management Applications).
 
     ``NiDMA = u * DiDMA(IID) + v * DiSCA(OOD)`` with ``weights=(u, v)``

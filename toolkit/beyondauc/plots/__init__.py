@@ -30,12 +30,12 @@ from .comparison import (  # noqa: F401
     CriticalDifferenceDisplay,
 )
 from .diagnostics import (  # noqa: F401
-    ThresholdROCDisplay,
     ClassHistogramDisplay,
-    RobustnessDisplay,
-    DriftDisplay,
-    WassersteinDisplay,
     DiagnosticsDashboard,
+    DriftDisplay,
+    RobustnessDisplay,
+    ThresholdROCDisplay,
+    WassersteinDisplay,
 )
 from .reliability import (  # noqa: F401
     ReliabilityDisplay,

@@ -23,8 +23,12 @@ from __future__ import annotations
 
 import functools
 import re
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+if TYPE_CHECKING:  # names in annotations only
+    from matplotlib.layout_engine import TightLayoutEngine
 
 __all__ = ["report_layout"]
 
@@ -215,7 +219,7 @@ def _literal_plot(plot):
     return wrapper
 
 
-def report_layout():
+def report_layout() -> TightLayoutEngine:
     """The layout engine of every report figure: matplotlib's tight layout, measured once.
 
     ``layout="tight"`` measures every panel's labels twice (its second pass fits

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from ..metrics.ranking import (
@@ -20,6 +22,16 @@ from ._base import (
     _panel_grid,
     _spread_labels,
 )
+
+if TYPE_CHECKING:  # names in annotations only
+    import pandas as pd
+    from matplotlib.axes import Axes
+    from matplotlib.figure import FigureBase
+    from numpy.typing import ArrayLike
+
+    from ..data.benchmark import Benchmark
+    from ..evaluation.container import Evaluation
+    from ..metrics.grid_bootstrap import GridBootstrap
 
 __all__ = ["AUCAccuracyDisplay", "RankSlopeDisplay", "ScoreHistogramsDisplay"]
 
@@ -65,8 +77,10 @@ class AUCAccuracyDisplay:
     8
     """
 
-    def __init__(self, auc, value, models, datasets, *, model=None, score="accuracy", title="", auc_interval=None,
-                 value_interval=None):
+    def __init__(self, auc: ArrayLike, value: ArrayLike, models: ArrayLike, datasets: ArrayLike, *,
+                 model: str | None = None, score: str = "accuracy", title: str = "",
+                 auc_interval: tuple[ArrayLike, ArrayLike] | None = None,
+                 value_interval: tuple[ArrayLike, ArrayLike] | None = None) -> None:
         self.auc = np.asarray(auc, dtype=float)
         self.value = np.asarray(value, dtype=float)
         self.models = np.asarray(models, dtype=object)
@@ -82,7 +96,7 @@ class AUCAccuracyDisplay:
         return np.nan_to_num(np.abs(np.stack([center - interval[0], interval[1] - center])), nan=0.0)
 
     @_literal_plot
-    def plot(self, ax=None, *, annotate=True):
+    def plot(self, ax: Axes | None = None, *, annotate: bool = True) -> AUCAccuracyDisplay:
         ax = _axes(ax)
         self.errorbars_ = None
         if self.auc_interval is not None or self.value_interval is not None:
@@ -111,12 +125,14 @@ class AUCAccuracyDisplay:
         return self
 
     @classmethod
-    def from_evaluation(cls, evaluation, *, model=None, score="accuracy", ax=None, **kwargs):
+    def from_evaluation(cls, evaluation: Evaluation, *, model: str | None = None, score: str = "accuracy",
+                        ax: Axes | None = None, **kwargs: object) -> AUCAccuracyDisplay:
         """The headline protocol x method of an :class:`~beyondauc.Evaluation`."""
         return cls.from_results(evaluation.headline(), model=model, score=score, ax=ax, **kwargs)
 
     @classmethod
-    def from_results(cls, results, *, model=None, score="accuracy", ax=None, **kwargs):
+    def from_results(cls, results: pd.DataFrame, *, model: str | None = None, score: str = "accuracy",
+                     ax: Axes | None = None, **kwargs: object) -> AUCAccuracyDisplay:
         """Take the points from :func:`~beyondauc.expected_accuracy` results (one protocol x method)."""
         check_results(results, score)
         if model is not None and model not in set(results["model"]):
@@ -166,8 +182,11 @@ class RankSlopeDisplay:
     ['-', '--']
     """
 
-    def __init__(self, models, auc_ranks, ranks, *, score="accuracy", highlight=None, title="",
-                 auc_rank_interval=None, rank_interval=None, significant=None):
+    def __init__(self, models: ArrayLike, auc_ranks: ArrayLike, ranks: ArrayLike, *, score: str = "accuracy",
+                 highlight: str | None = None, title: str = "",
+                 auc_rank_interval: tuple[ArrayLike, ArrayLike] | None = None,
+                 rank_interval: tuple[ArrayLike, ArrayLike] | None = None,
+                 significant: ArrayLike | None = None) -> None:
         self.models = [str(m) for m in models]
         self.auc_ranks = np.asarray(auc_ranks, dtype=float)
         self.ranks = np.asarray(ranks, dtype=float)
@@ -177,7 +196,7 @@ class RankSlopeDisplay:
         self.significant = None if significant is None else np.asarray(significant, dtype=bool)
 
     @_literal_plot
-    def plot(self, ax=None):
+    def plot(self, ax: Axes | None = None) -> RankSlopeDisplay:
         from matplotlib.lines import Line2D
 
         ax = _axes(ax)
@@ -223,14 +242,17 @@ class RankSlopeDisplay:
         return self
 
     @classmethod
-    def from_evaluation(cls, evaluation, *, score="accuracy", dataset="mean", highlight=None, ax=None):
+    def from_evaluation(cls, evaluation: Evaluation, *, score: str = "accuracy", dataset: str = "mean",
+                        highlight: str | None = None, ax: Axes | None = None) -> RankSlopeDisplay:
         """The stored rank changes of an :class:`~beyondauc.Evaluation` (headline protocol x method),
         with their bootstrap rank intervals when the evaluation has them."""
         ch = evaluation.table("rank_changes")
         return cls._from_changes(ch[ch["score"] == score], score, dataset, highlight, ax)
 
     @classmethod
-    def from_results(cls, results, *, score="accuracy", dataset="mean", highlight=None, ax=None, bootstrap=None):
+    def from_results(cls, results: pd.DataFrame, *, score: str = "accuracy", dataset: str = "mean",
+                     highlight: str | None = None, ax: Axes | None = None,
+                     bootstrap: GridBootstrap | None = None) -> RankSlopeDisplay:
         """Rank the models of :func:`~beyondauc.expected_accuracy` results on ``dataset`` (or their mean).
 
         With ``bootstrap`` (a :class:`~beyondauc.GridBootstrap` of the same
@@ -280,7 +302,7 @@ class ScoreHistogramsDisplay:
     (9, 'all')
     """
 
-    def __init__(self, histograms, *, model=None):
+    def __init__(self, histograms: pd.DataFrame, *, model: str | None = None) -> None:
         self.histograms = histograms
         if model is None:
             models = list(dict.fromkeys(histograms["model"]))
@@ -290,7 +312,8 @@ class ScoreHistogramsDisplay:
         self.model = model
 
     @_literal_plot
-    def plot(self, figure=None, *, ncols=4, density=True):
+    def plot(self, figure: FigureBase | None = None, *, ncols: int = 4, density: bool = True,
+             ) -> ScoreHistogramsDisplay:
         """Draw on ``figure`` (its layout is left to the caller), or on a new one sized to the panels."""
         ncols = check_int(ncols, "ncols", minimum=1)
         h = self.histograms
@@ -326,14 +349,17 @@ class ScoreHistogramsDisplay:
         return self
 
     @classmethod
-    def from_evaluation(cls, evaluation, model, *, figure=None, **kwargs):
+    def from_evaluation(cls, evaluation: Evaluation, model: str, *, figure: FigureBase | None = None,
+                        **kwargs: object) -> ScoreHistogramsDisplay:
         """One model's stored histograms of an :class:`~beyondauc.Evaluation`."""
         evaluation.check_model(model)
         h = evaluation.table("histograms")
         return cls(h[h["model"] == model], model=model).plot(figure, **kwargs)
 
     @classmethod
-    def from_benchmark(cls, bench, model, *, bins=20, clip_quantiles=CLIP_QUANTILES, figure=None, **kwargs):
+    def from_benchmark(cls, bench: Benchmark, model: str, *, bins: int = 20,
+                       clip_quantiles: tuple[float, float] | None = CLIP_QUANTILES, figure: FigureBase | None = None,
+                       **kwargs: object) -> ScoreHistogramsDisplay:
         """Run :func:`~beyondauc.score_histograms` for ``model`` and draw every dataset."""
         table = score_histograms(bench, bins=bins, models=[model], clip_quantiles=clip_quantiles)
         return cls(table, model=model).plot(figure, **kwargs)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 import pandas as pd
 
@@ -10,6 +12,11 @@ from ..metrics.ranking import (
     check_results,
 )
 from ._base import _literal_plot, report_layout
+
+if TYPE_CHECKING:  # names in annotations only
+    from collections.abc import Sequence
+
+    from matplotlib.axes import Axes
 
 __all__ = ["CriticalDifferenceDisplay"]
 
@@ -51,8 +58,9 @@ class CriticalDifferenceDisplay:
     ['AUC', 'accuracy']
     """
 
-    def __init__(self, average_ranks, critical_difference, *, labels=None, pvalues=None, alpha=0.05, title=""):
-
+    def __init__(self, average_ranks: pd.Series | Sequence[pd.Series], critical_difference: float | Sequence[float],
+                 *, labels: Sequence[str] | None = None, pvalues: Sequence[float] | None = None, alpha: float = 0.05,
+                 title: str = "") -> None:
         single = isinstance(average_ranks, pd.Series)
         self.average_ranks = [average_ranks] if single else list(average_ranks)
         cds = [critical_difference] if np.ndim(critical_difference) == 0 else list(critical_difference)
@@ -69,7 +77,7 @@ class CriticalDifferenceDisplay:
         return FriedmanResult("", np.nan, np.nan, np.nan, np.nan, 0, len(ranks), cd, 0.05, ranks).groups()
 
     @_literal_plot
-    def plot(self, ax=None):
+    def plot(self, ax: Axes | None = None) -> CriticalDifferenceDisplay:
         """Draw every ranking as a CD diagram, stacked top to bottom on ``ax``."""
         if ax is None:
             import matplotlib.pyplot as plt
@@ -132,7 +140,8 @@ class CriticalDifferenceDisplay:
         return self
 
     @classmethod
-    def from_friedman(cls, *results, labels=None, ax=None, title=""):
+    def from_friedman(cls, *results: FriedmanResult, labels: Sequence[str] | None = None, ax: Axes | None = None,
+                      title: str = "") -> CriticalDifferenceDisplay:
         """Draw the results of :func:`~beyondauc.friedman_test`, one row each."""
         if not results or not all(isinstance(r, FriedmanResult) for r in results):
             raise ValueError("`results` must be one or more FriedmanResult (from friedman_test)")
@@ -141,7 +150,8 @@ class CriticalDifferenceDisplay:
                    alpha=results[0].alpha, title=title).plot(ax)
 
     @classmethod
-    def from_results(cls, results, *, value="accuracy", alpha=0.05, ax=None):
+    def from_results(cls, results: pd.DataFrame, *, value: str = "accuracy", alpha: float = 0.05,
+                     ax: Axes | None = None) -> CriticalDifferenceDisplay:
         """Rank the models of :func:`~beyondauc.expected_accuracy` results by AUC and by ``value``; draw both."""
         check_results(results, value)
         by_auc = friedman_test(results, value="auc", alpha=alpha)

@@ -4,6 +4,8 @@ histograms, robustness and drift curves, the Wasserstein matrix and the dashboar
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from ..metrics.bootstrap import check_bootstrap
@@ -28,6 +30,23 @@ from ._base import (
     _literal_plot,
     report_layout,
 )
+
+if TYPE_CHECKING:  # names in annotations only
+    from collections.abc import Sequence
+
+    from matplotlib.axes import Axes
+    from matplotlib.figure import FigureBase
+    from numpy.typing import ArrayLike
+
+    from ..data.benchmark import Benchmark
+    from ..evaluation.container import Evaluation
+    from ..metrics.diagnostics import (
+        BiasRobustness,
+        NoiseRobustness,
+        SensSpecDrift,
+        WassersteinMatrix,
+    )
+    from ..metrics.diagnostics_benchmark import CohortDiagnostics
 
 __all__ = ["ThresholdROCDisplay", "ClassHistogramDisplay", "RobustnessDisplay", "DriftDisplay", "WassersteinDisplay", "DiagnosticsDashboard"]
 
@@ -71,13 +90,15 @@ class ThresholdROCDisplay:
     (2, True)
     """
 
-    def __init__(self, curves, color_lim, *, bands=None):
+    def __init__(self, curves: list[tuple], color_lim: tuple[float, float], *,
+                 bands: list[tuple[np.ndarray, np.ndarray, np.ndarray]] | None = None) -> None:
         self.curves = curves
         self.color_lim = color_lim
         self.bands = bands
 
     @_literal_plot
-    def plot(self, ax=None, *, cmap="viridis", linewidth=5.0, colorbar=True):
+    def plot(self, ax: Axes | None = None, *, cmap: str = "viridis", linewidth: float = 5.0,
+             colorbar: bool = True) -> ThresholdROCDisplay:
         from matplotlib.collections import LineCollection
         from matplotlib.colors import Normalize
 
@@ -105,8 +126,10 @@ class ThresholdROCDisplay:
         return self
 
     @classmethod
-    def from_predictions(cls, y_val, s_val, y_test, s_test, *, pos_label=None, names=("validation", "test"),
-                         n_bootstrap=0, confidence_level=0.95, random_state=0, ax=None, **kwargs):
+    def from_predictions(cls, y_val: ArrayLike, s_val: ArrayLike, y_test: ArrayLike, s_test: ArrayLike, *,
+                         pos_label: object = None, names: tuple[str, str] = ("validation", "test"),
+                         n_bootstrap: int = 0, confidence_level: float = 0.95, random_state: int | None = 0,
+                         ax: Axes | None = None, **kwargs: object) -> ThresholdROCDisplay:
         """Compute both ROC curves (and, with ``n_bootstrap`` > 0, their bands) and plot them.
 
         The band of a cohort is the pointwise percentile interval of the TPR
@@ -166,7 +189,9 @@ class ClassHistogramDisplay:
     (True, 0)
     """
 
-    def __init__(self, neg, pos, *, bins=30, name="", clip_quantiles=CLIP_QUANTILES, weights=None, clipped=None):
+    def __init__(self, neg: ArrayLike, pos: ArrayLike, *, bins: int | ArrayLike = 30, name: str = "",
+                 clip_quantiles: tuple[float, float] | None = CLIP_QUANTILES,
+                 weights: tuple[np.ndarray, np.ndarray] | None = None, clipped: int | None = None) -> None:
         self.neg, self.pos, self.bins, self.name, self.weights = neg, pos, bins, name, weights
         self.clip_quantiles = check_clip_quantiles(clip_quantiles)
         self.clipped = clipped
@@ -180,7 +205,8 @@ class ClassHistogramDisplay:
         return histogram_edges(both, bins=self.bins, clip_quantiles=self.clip_quantiles)
 
     @classmethod
-    def from_counts(cls, edges, neg_counts, pos_counts, *, name="", clipped=0):
+    def from_counts(cls, edges: ArrayLike, neg_counts: ArrayLike, pos_counts: ArrayLike, *, name: str = "",
+                    clipped: int = 0) -> ClassHistogramDisplay:
         """A display of already binned scores: ``edges`` (n_bins + 1), the counts per bin of each class, and
         how many scores beyond the edges were counted in the end bins."""
         edges = np.asarray(edges, dtype=float)
@@ -189,7 +215,8 @@ class ClassHistogramDisplay:
                    weights=(np.asarray(neg_counts, dtype=float), np.asarray(pos_counts, dtype=float)))
 
     @_literal_plot
-    def plot(self, ax=None, *, density=False, xlim=None):
+    def plot(self, ax: Axes | None = None, *, density: bool = False,
+             xlim: tuple[float, float] | None = None) -> ClassHistogramDisplay:
         ax = _axes(ax)
         edges = self._edges()
         lo, hi = edges[0], edges[-1]
@@ -213,8 +240,10 @@ class ClassHistogramDisplay:
         return self
 
     @classmethod
-    def from_predictions(cls, y_true, y_score, *, pos_label=None, bins=30, name="", clip_quantiles=CLIP_QUANTILES,
-                         ax=None, **kwargs):
+    def from_predictions(cls, y_true: ArrayLike, y_score: ArrayLike, *, pos_label: object = None,
+                         bins: int | ArrayLike = 30, name: str = "",
+                         clip_quantiles: tuple[float, float] | None = CLIP_QUANTILES, ax: Axes | None = None,
+                         **kwargs: object) -> ClassHistogramDisplay:
         """Split the scores by class and plot them."""
         y, s = check_cohort(y_true, y_score, pos_label=pos_label)
         return cls(s[y == 0], s[y == 1], bins=bins, name=name, clip_quantiles=clip_quantiles).plot(ax, **kwargs)
@@ -237,11 +266,12 @@ class RobustnessDisplay:
     'AUC relative to unperturbed (%)'
     """
 
-    def __init__(self, results, names, *, kind="bias"):
+    def __init__(self, results: Sequence[BiasRobustness | NoiseRobustness], names: Sequence[str], *,
+                 kind: str = "bias") -> None:
         self.results, self.names, self.kind = list(results), list(names), kind
 
     @_literal_plot
-    def plot(self, ax=None):
+    def plot(self, ax: Axes | None = None) -> RobustnessDisplay:
         ax = _axes(ax)
         for r, name, style in zip(self.results, self.names, (VAL_STYLE, TEST_STYLE, ":", "-.")):
             if len(r.sigmas):
@@ -260,7 +290,8 @@ class RobustnessDisplay:
         return self
 
     @classmethod
-    def from_predictions(cls, y_true, y_score, *, kind="bias", name="scores", ax=None, **options):
+    def from_predictions(cls, y_true: ArrayLike, y_score: ArrayLike, *, kind: str = "bias", name: str = "scores",
+                         ax: Axes | None = None, **options: object) -> RobustnessDisplay:
         """Compute one cohort's robustness curve and plot it; ``options`` go to the metric."""
         fn = {"bias": bias_robustness, "noise": noise_robustness}
         if kind not in fn:
@@ -283,11 +314,11 @@ class DriftDisplay:
     4
     """
 
-    def __init__(self, drift):
+    def __init__(self, drift: SensSpecDrift) -> None:
         self.drift = drift
 
     @_literal_plot
-    def plot(self, ax=None):
+    def plot(self, ax: Axes | None = None) -> DriftDisplay:
         ax = _axes(ax)
         d = self.drift
         kw = dict(drawstyle="steps-pre")  # the value at thresholds[k] holds on (thresholds[k-1], thresholds[k]]
@@ -302,7 +333,8 @@ class DriftDisplay:
         return self
 
     @classmethod
-    def from_predictions(cls, y_val, s_val, y_test, s_test, *, pos_label=None, ax=None):
+    def from_predictions(cls, y_val: ArrayLike, s_val: ArrayLike, y_test: ArrayLike, s_test: ArrayLike, *,
+                         pos_label: object = None, ax: Axes | None = None) -> DriftDisplay:
         """Compute the drift and plot it."""
         return cls(sens_spec_drift(y_val, s_val, y_test, s_test, pos_label=pos_label)).plot(ax)
 
@@ -327,12 +359,12 @@ class WassersteinDisplay:
     4
     """
 
-    def __init__(self, result, *, other=None):
+    def __init__(self, result: WassersteinMatrix, *, other: WassersteinMatrix | None = None) -> None:
         self.result = result
         self.other = other
 
     @_literal_plot
-    def plot(self, ax=None, *, cmap="Greens"):
+    def plot(self, ax: Axes | None = None, *, cmap: str = "Greens") -> WassersteinDisplay:
         ax = _axes(ax)
         r = self.result
         m = r.matrix
@@ -357,7 +389,9 @@ class WassersteinDisplay:
         return self
 
     @classmethod
-    def from_predictions(cls, y_val, s_val, y_test, s_test, *, p=2, pos_label=None, ax=None, **kwargs):
+    def from_predictions(cls, y_val: ArrayLike, s_val: ArrayLike, y_test: ArrayLike, s_test: ArrayLike, *,
+                         p: float = 2, pos_label: object = None, ax: Axes | None = None,
+                         **kwargs: object) -> WassersteinDisplay:
         """Compute the matrix and plot it."""
         return cls(wasserstein_matrix(y_val, s_val, y_test, s_test, p=p, pos_label=pos_label)).plot(ax, **kwargs)
 
@@ -383,7 +417,7 @@ class DiagnosticsDashboard:
     8
     """
 
-    def __init__(self, diagnostics, *, panels=None):
+    def __init__(self, diagnostics: CohortDiagnostics | None, *, panels: dict | None = None) -> None:
         self.diagnostics = diagnostics
         self.panels = panels
 
@@ -400,7 +434,8 @@ class DiagnosticsDashboard:
                     auc={"val": d.auc_val, "test": d.auc_test}, histograms=hist)
 
     @_literal_plot
-    def plot(self, figure=None, *, bins=30, clip_quantiles=CLIP_QUANTILES):
+    def plot(self, figure: FigureBase | None = None, *, bins: int = 30,
+             clip_quantiles: tuple[float, float] | None = CLIP_QUANTILES) -> DiagnosticsDashboard:
         """Draw on ``figure`` (its layout is left to the caller), or on a new 20 x 9 inch one.
 
         The two histograms share ``bins`` edges over the ``clip_quantiles`` of
@@ -434,13 +469,17 @@ class DiagnosticsDashboard:
         return self
 
     @classmethod
-    def from_evaluation(cls, evaluation, model, dataset, *, figure=None, **kwargs):
+    def from_evaluation(cls, evaluation: Evaluation, model: str, dataset: str, *, figure: FigureBase | None = None,
+                        **kwargs: object) -> DiagnosticsDashboard:
         """Draw the dashboard from an :class:`~beyondauc.Evaluation`'s stored curves (nothing recomputed)."""
         return cls(None, panels=evaluation.cohort_panels(model, dataset)).plot(figure, **kwargs)
 
     @classmethod
-    def from_predictions(cls, y_val, s_val, y_test, s_test, *, pos_label=None, sigma_max=None, n_points=21,
-                         n_repeats=20, p=2, random_state=0, figure=None, model="model", dataset="data"):
+    def from_predictions(cls, y_val: ArrayLike, s_val: ArrayLike, y_test: ArrayLike, s_test: ArrayLike, *,
+                         pos_label: object = None, sigma_max: float | None = None, n_points: int = 21,
+                         n_repeats: int = 20, p: float = 2, random_state: int | None = 0,
+                         figure: FigureBase | None = None, model: str = "model",
+                         dataset: str = "data") -> DiagnosticsDashboard:
         """Compute every diagnostic of two cohorts and draw the dashboard."""
         from ..metrics.diagnostics_benchmark import CohortDiagnostics
 
@@ -460,6 +499,7 @@ class DiagnosticsDashboard:
         return cls(diag).plot(figure)
 
     @classmethod
-    def from_benchmark(cls, bench, model, dataset, *, figure=None, **options):
+    def from_benchmark(cls, bench: Benchmark, model: str, dataset: str, *, figure: FigureBase | None = None,
+                       **options: object) -> DiagnosticsDashboard:
         """Run :func:`~beyondauc.cohort_diagnostics` and draw the dashboard."""
         return cls(cohort_diagnostics(bench, model, dataset, **options)).plot(figure)

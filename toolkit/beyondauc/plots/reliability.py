@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 import pandas as pd
 
 from ..metrics.reliability import CalibrationErrors, ece_from_bins, reliability_bins
 from ._base import _axes, _literal_plot
+
+if TYPE_CHECKING:  # names in annotations only
+    from matplotlib.axes import Axes
+    from numpy.typing import ArrayLike
 
 __all__ = ["ReliabilityDisplay"]
 
@@ -51,7 +57,8 @@ class ReliabilityDisplay:
     True
     """
 
-    def __init__(self, mean_predicted, fraction_positive, count, *, name="", title=""):
+    def __init__(self, mean_predicted: ArrayLike, fraction_positive: ArrayLike, count: ArrayLike, *, name: str = "",
+                 title: str = "") -> None:
         self.mean_predicted = np.asarray(mean_predicted, dtype=float)
         self.fraction_positive = np.asarray(fraction_positive, dtype=float)
         self.count = np.asarray(count)
@@ -59,7 +66,8 @@ class ReliabilityDisplay:
         self.ece = ece_from_bins(self.mean_predicted, self.fraction_positive, self.count) if len(self.count) else np.nan
 
     @_literal_plot
-    def plot(self, ax=None, *, ref_line=True, marker="s", **kwargs):
+    def plot(self, ax: Axes | None = None, *, ref_line: bool = True, marker: str = "s",
+             **kwargs: object) -> ReliabilityDisplay:
         """Draw the diagonal and the bins; returns self (``ax_``, ``figure_``, ``line_``)."""
         ax = _axes(ax)
         if ref_line:
@@ -74,14 +82,18 @@ class ReliabilityDisplay:
         return self
 
     @classmethod
-    def from_predictions(cls, y_true, y_prob, *, n_bins=15, pos_label=None, name="", title="", ax=None, **kwargs):
+    def from_predictions(cls, y_true: ArrayLike, y_prob: ArrayLike, *, n_bins: int = 15, pos_label: object = None,
+                         name: str = "", title: str = "", ax: Axes | None = None,
+                         **kwargs: object) -> ReliabilityDisplay:
         """Bin probabilities of the positive class against binary labels, then plot."""
         _, mean_predicted, fraction_positive, count = reliability_bins(y_true, y_prob, n_bins=n_bins,
                                                                        pos_label=pos_label)
         return cls(mean_predicted, fraction_positive, count, name=name, title=title).plot(ax, **kwargs)
 
     @classmethod
-    def from_table(cls, table, *, model, dataset, protocol, method, name=None, ax=None, **kwargs):
+    def from_table(cls, table: CalibrationErrors | pd.DataFrame, *, model: str, dataset: str, protocol: str,
+                   method: str, name: str | None = None, ax: Axes | None = None,
+                   **kwargs: object) -> ReliabilityDisplay:
         """Plot one cell of :func:`~beyondauc.calibration_error_table` (its result or its ``reliability`` frame)."""
         if isinstance(table, CalibrationErrors):
             table = table.reliability

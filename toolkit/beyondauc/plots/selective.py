@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from ..metrics.bootstrap import check_bootstrap
@@ -10,6 +12,19 @@ from ..metrics.selective_benchmark import coverage_accuracy_band, selective_answ
 from ..metrics.selective_scores import disca
 from ..utils.validation import check_int, check_random_state
 from ._base import _axes, _legend, _literal_plot, _literal_text, _panel_grid
+
+if TYPE_CHECKING:  # names in annotations only
+    from collections.abc import Sequence
+
+    import pandas as pd
+    from matplotlib.axes import Axes
+    from matplotlib.figure import FigureBase
+    from numpy.typing import ArrayLike
+
+    from ..data.benchmark import Benchmark
+    from ..evaluation.container import Evaluation
+    from ..metrics.selective import CoverageAccuracyCurve
+    from ..metrics.selective_scores import DiSCA
 
 __all__ = ["CoverageAccuracyDisplay", "CoverageAccuracyGridDisplay", "ToleranceDisplay"]
 
@@ -46,12 +61,14 @@ class CoverageAccuracyDisplay:
     True
     """
 
-    def __init__(self, curve, *, disca=None, exact=None, name="", band=None):
+    def __init__(self, curve: CoverageAccuracyCurve, *, disca: DiSCA | None = None,
+                 exact: CoverageAccuracyCurve | None = None, name: str = "",
+                 band: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None) -> None:
         self.curve, self.disca, self.exact, self.name = curve, disca, exact, name
         self.band = band
 
     @_literal_plot
-    def plot(self, ax=None, *, mark=True, legend=True):
+    def plot(self, ax: Axes | None = None, *, mark: bool = True, legend: bool = True) -> CoverageAccuracyDisplay:
         """Draw on ``ax``; ``mark``: a, b and the fluctuations; ``legend``: the panel's own legend (a grid
         of panels has one for all: :class:`CoverageAccuracyGridDisplay`)."""
         ax = _axes(ax)
@@ -92,8 +109,10 @@ class CoverageAccuracyDisplay:
         return self
 
     @classmethod
-    def from_predictions(cls, confidence, correct, *, tolerance=0.9, weights=(1 / 3, 1 / 3, 1 / 3),
-                         resolution=0.01, name="", n_bootstrap=0, confidence_level=0.95, random_state=0, ax=None):
+    def from_predictions(cls, confidence: ArrayLike, correct: ArrayLike, *, tolerance: float = 0.9,
+                         weights: tuple[float, float, float] = (1 / 3, 1 / 3, 1 / 3), resolution: float = 0.01,
+                         name: str = "", n_bootstrap: int = 0, confidence_level: float = 0.95,
+                         random_state: int | None = 0, ax: Axes | None = None) -> CoverageAccuracyDisplay:
         """Compute DiSCA and both curves (and the band with ``n_bootstrap`` > 0), then plot.
 
         The band is :func:`~beyondauc.metrics.selective_benchmark.coverage_accuracy_band`."""
@@ -108,7 +127,8 @@ class CoverageAccuracyDisplay:
         return cls(d.curve, disca=d, exact=exact, name=name, band=band).plot(ax)
 
     @classmethod
-    def from_evaluation(cls, evaluation, model, dataset, *, where="in", ax=None, **kwargs):
+    def from_evaluation(cls, evaluation: Evaluation, model: str, dataset: str, *, where: str = "in",
+                        ax: Axes | None = None, **kwargs: object) -> CoverageAccuracyDisplay:
         """Plot the curve an :class:`~beyondauc.Evaluation` stored (``where="ood"``: on the OOD dataset)."""
         return cls._stored(evaluation, model, dataset, where=where, name=kwargs.pop("name", model)).plot(ax, **kwargs)
 
@@ -120,7 +140,8 @@ class CoverageAccuracyDisplay:
         return cls(d.curve, disca=d, exact=exact, name=model if name is None else name)
 
     @classmethod
-    def from_benchmark(cls, bench, model, dataset, *, ax=None, **options):
+    def from_benchmark(cls, bench: Benchmark, model: str, dataset: str, *, ax: Axes | None = None,
+                       **options: object) -> CoverageAccuracyDisplay:
         """Run :func:`~beyondauc.selective_answering` and plot its curve (with its band if ``n_bootstrap``)."""
         r = selective_answering(bench, model, dataset, **options)
         return cls(r.disca.curve, disca=r.disca, exact=r.curve, name=model, band=r.accuracy_band).plot(ax)
@@ -155,11 +176,11 @@ class CoverageAccuracyGridDisplay:
     'exact curve (every confidence)'
     """
 
-    def __init__(self, displays, *, model=""):
+    def __init__(self, displays: dict[str, CoverageAccuracyDisplay], *, model: str = "") -> None:
         self.displays, self.model = dict(displays), model
 
     @_literal_plot
-    def plot(self, figure=None, *, ncols=3):
+    def plot(self, figure: FigureBase | None = None, *, ncols: int = 3) -> CoverageAccuracyGridDisplay:
         """Draw on ``figure`` (its layout is left to the caller), or on a new one sized to the panels."""
         from matplotlib.lines import Line2D
 
@@ -202,7 +223,8 @@ class CoverageAccuracyGridDisplay:
         return self
 
     @classmethod
-    def from_evaluation(cls, evaluation, model, *, datasets=None, figure=None, **kwargs):
+    def from_evaluation(cls, evaluation: Evaluation, model: str, *, datasets: Sequence[str] | None = None,
+                        figure: FigureBase | None = None, **kwargs: object) -> CoverageAccuracyGridDisplay:
         """The curves an :class:`~beyondauc.Evaluation` stored for ``model`` on each in-distribution dataset
         (nothing recomputed)."""
         evaluation.check_model(model)
@@ -229,13 +251,13 @@ class ToleranceDisplay:
     1
     """
 
-    def __init__(self, tables, *, value="b"):
+    def __init__(self, tables: dict[str, pd.DataFrame], *, value: str = "b") -> None:
         if value not in ("b", "disca"):
             raise ValueError(f"`value` must be 'b' or 'disca', got {value!r}")
         self.tables, self.value = dict(tables), value
 
     @_literal_plot
-    def plot(self, ax=None):
+    def plot(self, ax: Axes | None = None) -> ToleranceDisplay:
         ax = _axes(ax)
         for name, tab in self.tables.items():
             ax.plot(tab["tolerance"], tab[self.value], marker="o", label=str(name))
@@ -251,12 +273,14 @@ class ToleranceDisplay:
         return self
 
     @classmethod
-    def from_predictions(cls, confidence, correct, *, name="model", value="b", ax=None, **options):
+    def from_predictions(cls, confidence: ArrayLike, correct: ArrayLike, *, name: str = "model", value: str = "b",
+                         ax: Axes | None = None, **options: object) -> ToleranceDisplay:
         """One model's table from its confidences; ``options`` go to :func:`~beyondauc.disca`."""
         return cls({name: disca(confidence, correct, **options).b_table}, value=value).plot(ax)
 
     @classmethod
-    def from_evaluation(cls, evaluation, dataset, *, models=None, value="b", where="in", ax=None):
+    def from_evaluation(cls, evaluation: Evaluation, dataset: str, *, models: Sequence[str] | None = None,
+                        value: str = "b", where: str = "in", ax: Axes | None = None) -> ToleranceDisplay:
         """Every model's stored table on one dataset of an :class:`~beyondauc.Evaluation`."""
         t = evaluation.table("tolerance")
         t = t[(t["dataset"] == dataset) & (t["where"] == where)]
@@ -265,7 +289,8 @@ class ToleranceDisplay:
         return cls(tables, value=value).plot(ax)
 
     @classmethod
-    def from_benchmark(cls, bench, dataset, *, models=None, value="b", ax=None, **options):
+    def from_benchmark(cls, bench: Benchmark, dataset: str, *, models: Sequence[str] | None = None, value: str = "b",
+                       ax: Axes | None = None, **options: object) -> ToleranceDisplay:
         """Every model's table on one dataset; ``options`` go to :func:`~beyondauc.selective_answering`."""
         models = bench.models if models is None else list(models)
         tables = {m: selective_answering(bench, m, dataset, **options).disca.b_table for m in models}
