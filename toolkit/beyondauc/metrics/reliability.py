@@ -104,7 +104,7 @@ def expected_calibration_error(y_true: ArrayLike, y_prob: ArrayLike, *, n_bins: 
     >>> round(expected_calibration_error([0, 0, 1, 1], [0.1, 0.3, 0.6, 0.9], n_bins=2), 6)
     0.225
 
-    Bins [0, 0.5] and (0.5, 1]: |0 - 0.2| / 2 + |1 - 0.75| / 2.
+    Bins [0, 0.5] and (0.5, 1]: ``|0 - 0.2| / 2 + |1 - 0.75| / 2``.
     """
     bins, mean_predicted, fraction_positive, count = reliability_bins(y_true, y_prob, n_bins=n_bins,
                                                                      pos_label=pos_label)
