@@ -946,3 +946,18 @@ def test_report_layout_places_panels_where_two_pass_tight_layout_does(kind):
     assert isinstance(report_layout(), TightLayoutEngine)
     np.testing.assert_array_equal(drawn[0][0], drawn[1][0])
     np.testing.assert_array_equal(drawn[0][1], drawn[1][1])
+
+
+def test_the_displays_import_no_private_name_from_metrics():
+    """Every number a Display draws comes from a public metric function, not a private copy."""
+    import ast
+    from pathlib import Path
+
+    import beyondauc.plots
+
+    private = []
+    for path in Path(beyondauc.plots.__file__).parent.glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and "metrics" in (node.module or ""):
+                private += [f"{path.name}: {a.name}" for a in node.names if a.name.startswith("_")]
+    assert private == []
