@@ -255,3 +255,30 @@ def test_one_model_is_evaluated_without_the_friedman_test():
     board = one.table("leaderboard")
     assert board["model"].tolist() == ["svm"] and board[["auc_rank", "accuracy_rank", "rank_change"]].values.tolist() == [[1, 1, 0]]
     assert one.table("verdicts")["model"].tolist() == ["svm"]
+
+
+def test_result_classes_round_trip_through_their_evaluation_tables():
+    """Each result class writes its own rows and reads them back: what a view rebuilds from a saved
+    evaluation equals what evaluate computed (the DiSCA, its curve, the diagnostics' curves)."""
+    import numpy as np
+    from beyondauc.metrics import (BiasRobustness, CoverageAccuracyCurve, DiSCA, NoiseRobustness, SensSpecDrift,
+                                   WassersteinMatrix, cohort_diagnostics, selective_answering)
+
+    bench = ba.load_demo().subset(models=["svm"], datasets=["wine", "diabetes"])
+    sel = selective_answering(bench, "svm", "wine")
+    d = sel.disca
+    back = DiSCA.from_tables(d.to_dict(), d.to_tables(), tolerance=d.tolerance, resolution=d.resolution)
+    assert back.to_dict() == d.to_dict() and back.weights == d.weights
+    pd.testing.assert_frame_equal(back.fluctuations, d.fluctuations)
+    pd.testing.assert_frame_equal(back.b_table, d.b_table)
+    assert np.array_equal(back.curve.accuracy, d.curve.accuracy) and back.curve.score == d.curve.score
+    exact = CoverageAccuracyCurve.from_frame(sel.curve.to_frame(), score=sel.curve.score)
+    assert np.array_equal(exact.coverage, sel.curve.coverage) and exact.resolution is None
+    diag = cohort_diagnostics(bench, "svm", "wine", n_repeats=2)
+    for r, cls in ((diag.bias_val, BiasRobustness), (diag.noise_test, NoiseRobustness)):
+        again = cls.from_frame(r.to_frame())
+        assert again.score == r.score and np.array_equal(again.auc_curve, r.auc_curve)
+    drift = SensSpecDrift.from_frame(diag.drift.to_frame())
+    assert drift.score == diag.drift.score and np.array_equal(drift.thresholds, diag.drift.thresholds)
+    w = WassersteinMatrix.from_rows(diag.wasserstein.to_rows())
+    assert np.array_equal(w.matrix, diag.wasserstein.matrix) and w.p == diag.wasserstein.p

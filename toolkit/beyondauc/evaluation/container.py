@@ -182,12 +182,9 @@ class Evaluation:
         if not len(c):
             raise ValueError(f"the evaluation has no {curve} curve of {model!r} on {dataset!r} ({where})")
         sel = self._rows("selective", model=model, dataset=dataset).iloc[0]
-        cov, acc = c["coverage"].to_numpy(), c["accuracy"].to_numpy()
-        area = float(sel["area"]) if curve == "exact" and where == "in" else \
-            float(np.dot(np.diff(cov, prepend=0.0), acc))
-        return CoverageAccuracyCurve(area, cov, acc, c["confidence"].to_numpy(), c["n_answered"].to_numpy(),
-                                     c["n_correct"].to_numpy(),
-                                     self.parameters["resolution"] if curve == "grid" else None)
+        area = float(sel["area"]) if curve == "exact" and where == "in" else None  # None: from the points
+        return CoverageAccuracyCurve.from_frame(c, score=area,
+                                                resolution=self.parameters["resolution"] if curve == "grid" else None)
 
     def disca(self, model: str, dataset: str, *, where: str = "in") -> DiSCA:
         """The stored :class:`~beyondauc.DiSCA` of ``model`` on ``dataset`` (``where="ood"``: on the OOD data)."""
@@ -200,13 +197,14 @@ class Evaluation:
         sfx = "" if where == "in" else "_ood"
         fl = self._rows("fluctuations", model=model, dataset=dataset, where=where)
         tab = self._rows("tolerance", model=model, dataset=dataset, where=where)
-        return DiSCA(float(row["disca" + sfx]), float(row["a" + sfx]), float(row["b" + sfx]),
-                     int(row["n_fluctuations" + sfx]), float(row["fluctuation_magnitude" + sfx]),
-                     float(row["penalty" + sfx]), float(self.parameters["tolerance"]), (1 / 3, 1 / 3, 1 / 3),
-                     float(self.parameters["resolution"]),
-                     fl.drop(columns=["model", "dataset", "where"]).reset_index(drop=True),
-                     tab.drop(columns=["model", "dataset", "where"]).reset_index(drop=True),
-                     self.coverage_curve(model, dataset, curve="grid", where=where))
+        numbers = {name: row[name + sfx] for name in ("disca", "a", "b", "n_fluctuations", "fluctuation_magnitude",
+                                                      "penalty")}
+        curve = self._rows("coverage_curves", model=model, dataset=dataset, curve="grid", where=where)
+        tables = {"fluctuations": fl, "tolerance": tab, "curve": curve}
+        tables = {k: v.drop(columns=[c for c in ("model", "dataset", "where", "curve") if c in v.columns])
+                  for k, v in tables.items()}
+        return DiSCA.from_tables(numbers, tables, tolerance=float(self.parameters["tolerance"]),
+                                 resolution=float(self.parameters["resolution"]))
 
     def cohort_panels(self, model: str, dataset: str) -> dict[str, Any]:
         """What the diagnostics dashboard of ``model`` on ``dataset`` draws, rebuilt from the stored tables."""
@@ -218,22 +216,13 @@ class Evaluation:
         if not len(row):
             raise ValueError(f"the evaluation has no diagnostics of {model!r} on {dataset!r}")
         row = row.iloc[0]
-        matrices = {}
-        for order, w in self._rows("wasserstein", **key).groupby("p", sort=True):
-            matrix = w["distance"].to_numpy(dtype=float).reshape(2, 2)
-            matrices[bool(w["chosen"].iloc[0])] = WassersteinMatrix(float(w["score"].iloc[0]), matrix, int(order),
-                                                                    str(w["note"].iloc[0] or ""))
+        matrices = {bool(w["chosen"].iloc[0]): WassersteinMatrix.from_rows(w)
+                    for _, w in self._rows("wasserstein", **key).groupby("p", sort=True)}
         robust = {}
         for (cohort, kind), r in self._rows("robustness", **key).groupby(["cohort", "kind"], sort=False):
-            args = (float(r["score"].iloc[0]), float(r["auc_unperturbed"].iloc[0]), float(r["sigma_max"].iloc[0]),
-                    r["sigma"].to_numpy(), r["auc"].to_numpy())
-            robust[(cohort, kind)] = BiasRobustness(*args) if kind == "bias" else \
-                NoiseRobustness(*args, r["auc_std"].to_numpy(), int(self.parameters["noise_repeats"]),
-                                self.parameters["random_state"])
-        d = self._rows("drift_curves", **key)
-        drift = SensSpecDrift(float(row["drift"]), d["threshold"].to_numpy(), d["sensitivity_val"].to_numpy(),
-                              d["specificity_val"].to_numpy(), d["sensitivity_test"].to_numpy(),
-                              d["specificity_test"].to_numpy())
+            robust[(cohort, kind)] = BiasRobustness.from_frame(r) if kind == "bias" else NoiseRobustness.from_frame(
+                r, n_repeats=int(self.parameters["noise_repeats"]), random_state=self.parameters["random_state"])
+        drift = SensSpecDrift.from_frame(self._rows("drift_curves", **key), score=float(row["drift"]))
         roc = {c: r for c, r in self._rows("roc", **key).groupby("cohort", sort=False)}
         hist = {c: r for c, r in self._rows("cohort_histograms", **key).groupby("cohort", sort=False)}
         return dict(model=model, dataset=dataset, cohorts=str(row["cohorts"]), summary=row.to_dict(),

@@ -149,10 +149,10 @@ def _diagnostic_curves(d, bins):
     key = dict(model=d.model, dataset=d.dataset)
     roc, hist, rob = [], [], []
     from ..metrics.curves import class_histogram
-    from ..metrics.ranking import _histogram_range
+    from ..metrics.ranking import histogram_range
 
     both = np.concatenate([d.s_val, d.s_test])
-    edges = np.linspace(*_histogram_range(both), bins + 1)  # the dashboard's bins, robust to outliers
+    edges = np.linspace(*histogram_range(both), bins + 1)  # the dashboard's bins, robust to outliers
     for cohort, y, s, bias, noise in (("val", d.y_val, d.s_val, d.bias_val, d.noise_val),
                                       ("test", d.y_test, d.s_test, d.bias_test, d.noise_test)):
         fpr, tpr, thr = _roc_points(y, s)
@@ -161,20 +161,20 @@ def _diagnostic_curves(d, bins):
         hist.append(pd.DataFrame({**key, "cohort": cohort, "bin": np.arange(bins), "left": edges[:-1],
                                   "right": edges[1:], "negative": neg, "positive": pos, "clipped": clipped}))
         for kind, r in (("bias", bias), ("noise", noise)):
-            std = getattr(r, "auc_std", np.zeros(len(r.sigmas)))
-            rob.append(pd.DataFrame({**key, "cohort": cohort, "kind": kind, "sigma": r.sigmas, "auc": r.auc_curve,
-                                     "auc_std": std, "score": r.score, "auc_unperturbed": r.auc,
-                                     "sigma_max": r.sigma_max}))
+            rob.append(_keyed(r.to_frame(), **key, cohort=cohort, kind=kind))
     dr = d.drift
     k = _thin(dr.sensitivity_val, dr.specificity_val, dr.sensitivity_test, dr.specificity_test)
-    drift = pd.DataFrame({**key, "threshold": dr.thresholds[k], "sensitivity_val": dr.sensitivity_val[k],
-                          "specificity_val": dr.specificity_val[k], "sensitivity_test": dr.sensitivity_test[k],
-                          "specificity_test": dr.specificity_test[k], "score": dr.score})
-    wass = pd.DataFrame([{**key, "p": int(w.p), "chosen": w.p == d.wasserstein.p, "row": r, "column": c,
-                          "distance": float(w.matrix[i, j]), "score": w.score, "note": w.note}
-                         for w in (d.wasserstein_p1, d.wasserstein_p2)
-                         for i, r in enumerate(w.row_labels) for j, c in enumerate(w.col_labels)])
+    drift = _keyed(dr.to_frame(), rows=k, **key)
+    wass = pd.concat([_keyed(w.to_rows(), **key).assign(chosen=w.p == d.wasserstein.p)
+                      for w in (d.wasserstein_p1, d.wasserstein_p2)], ignore_index=True)
+    wass = wass[["model", "dataset", "p", "chosen", "row", "column", "distance", "score", "note"]]
     return roc, hist, rob, drift, wass
+
+
+def _keyed(frame, rows=None, **key):
+    """``frame``'s columns (its ``rows`` only, when given) after the key columns, as the tables store them."""
+    columns = {c: frame[c].to_numpy() if rows is None else frame[c].to_numpy()[rows] for c in frame.columns}
+    return pd.DataFrame({**key, **columns})
 
 
 def _selective_rows(r):
@@ -183,19 +183,15 @@ def _selective_rows(r):
     curves, tol, fl = [], [], []
     parts = [("in", r.disca)] + ([("ood", r.disca_ood)] if r.disca_ood is not None else [])
     for where, d in parts:
-        c = d.curve
-        curves.append(pd.DataFrame({**key, "where": where, "curve": "grid", "confidence": c.confidence,
-                                    "coverage": c.coverage, "accuracy": c.accuracy,
-                                    "n_answered": c.n_answered, "n_correct": c.n_correct}))
-        t = d.b_table.copy()
+        tables = d.to_tables()
+        curves.append(_keyed(tables["curve"], **key, where=where, curve="grid"))
+        t = tables["tolerance"]
         tol.append(t.assign(**key, where=where)[["model", "dataset", "where", *t.columns]])
-        f = d.fluctuations.copy()
+        f = tables["fluctuations"]
         fl.append(f.assign(**key, where=where)[["model", "dataset", "where", *f.columns]])
     e = r.curve
     k = _thin(e.coverage, e.accuracy)
-    curves.append(pd.DataFrame({**key, "where": "in", "curve": "exact", "confidence": e.confidence[k],
-                                "coverage": e.coverage[k], "accuracy": e.accuracy[k],
-                                "n_answered": e.n_answered[k], "n_correct": e.n_correct[k]}))
+    curves.append(_keyed(e.to_frame(), rows=k, **key, where="in", curve="exact"))
     return curves, tol, fl
 
 

@@ -15,7 +15,10 @@ from .calibration import (  # noqa: F401
     point_grid,
 )
 from .curves import (  # noqa: F401
+    ROC_BAND_FPR,
     class_histogram,
+    histogram_edges,
+    roc_band,
     roc_points,
 )
 from .diagnostics import (  # noqa: F401
@@ -78,8 +81,10 @@ from .selective import (  # noqa: F401
     plateau,
 )
 from .selective_benchmark import (  # noqa: F401
+    BAND_COVERAGES,
     SelectiveAnswering,
     calibrated_confidence,
+    coverage_accuracy_band,
     selective_intervals,
     selective_answering,
     selective_table,
@@ -106,7 +111,10 @@ __all__ = [
     "ScoreCalibrator",
     "auc_table",
     "point_grid",
+    "ROC_BAND_FPR",
     "class_histogram",
+    "histogram_edges",
+    "roc_band",
     "roc_points",
     "BiasRobustness",
     "NoiseRobustness",
@@ -153,8 +161,10 @@ __all__ = [
     "coverage_at_accuracy",
     "e_aurc",
     "plateau",
+    "BAND_COVERAGES",
     "SelectiveAnswering",
     "calibrated_confidence",
+    "coverage_accuracy_band",
     "selective_intervals",
     "selective_answering",
     "selective_table",

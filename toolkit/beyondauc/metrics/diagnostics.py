@@ -52,6 +52,12 @@ _NOISE_BLOCK = 4_000_000  # noisy scores held at once (rows x examples), bounds 
 
 # -- results -------------------------------------------------------------------
 
+def _robustness_args(frame):
+    """(score, auc, sigma_max, sigmas, auc_curve) of a robustness curve's rows."""
+    return (float(frame["score"].iloc[0]), float(frame["auc_unperturbed"].iloc[0]), float(frame["sigma_max"].iloc[0]),
+            frame["sigma"].to_numpy(), frame["auc"].to_numpy())
+
+
 @dataclass(frozen=True)
 class BiasRobustness:
     """Robustness of the AUC to shifting the positives down.
@@ -76,6 +82,27 @@ class BiasRobustness:
     sigma_max: float
     sigmas: np.ndarray = field(repr=False)
     auc_curve: np.ndarray = field(repr=False)
+
+    def to_frame(self) -> pd.DataFrame:
+        """The curve as an evaluation's ``robustness`` rows: sigma, auc, auc_std, score, auc_unperturbed, sigma_max."""
+        std = getattr(self, "auc_std", np.zeros(len(self.sigmas)))
+        return pd.DataFrame({"sigma": self.sigmas, "auc": self.auc_curve, "auc_std": std, "score": self.score,
+                             "auc_unperturbed": self.auc, "sigma_max": self.sigma_max})
+
+    @classmethod
+    def from_frame(cls, frame: pd.DataFrame) -> BiasRobustness:
+        """Back from :meth:`to_frame`'s rows.
+
+        Examples
+        --------
+        >>> from beyondauc import bias_robustness
+        >>> from beyondauc.metrics import BiasRobustness
+        >>> r = bias_robustness([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8], n_points=5)
+        >>> back = BiasRobustness.from_frame(r.to_frame())
+        >>> back.score == r.score, back.auc_curve.tolist() == r.auc_curve.tolist()
+        (True, True)
+        """
+        return cls(*_robustness_args(frame))
 
     @property
     def relative_curve(self) -> np.ndarray:
@@ -117,6 +144,17 @@ class NoiseRobustness:
     n_repeats: int = 20
     random_state: int | None = 0
 
+    def to_frame(self) -> pd.DataFrame:
+        """The curve as an evaluation's ``robustness`` rows: sigma, auc, auc_std, score, auc_unperturbed, sigma_max."""
+        std = getattr(self, "auc_std", np.zeros(len(self.sigmas)))
+        return pd.DataFrame({"sigma": self.sigmas, "auc": self.auc_curve, "auc_std": std, "score": self.score,
+                             "auc_unperturbed": self.auc, "sigma_max": self.sigma_max})
+
+    @classmethod
+    def from_frame(cls, frame: pd.DataFrame, *, n_repeats: int = 20, random_state: int | None = 0) -> NoiseRobustness:
+        """Back from :meth:`to_frame`'s rows (``n_repeats`` and ``random_state`` are the evaluation's parameters)."""
+        return cls(*_robustness_args(frame), frame["auc_std"].to_numpy(), int(n_repeats), random_state)
+
     @property
     def relative_curve(self) -> np.ndarray:
         """``auc_curve / auc``: the curve the score integrates."""
@@ -152,6 +190,20 @@ class SensSpecDrift:
     specificity_val: np.ndarray = field(repr=False)
     sensitivity_test: np.ndarray = field(repr=False)
     specificity_test: np.ndarray = field(repr=False)
+
+    def to_frame(self) -> pd.DataFrame:
+        """The curves as an evaluation's ``drift_curves`` rows: threshold, both cohorts' rates, score."""
+        return pd.DataFrame({"threshold": self.thresholds, "sensitivity_val": self.sensitivity_val,
+                             "specificity_val": self.specificity_val, "sensitivity_test": self.sensitivity_test,
+                             "specificity_test": self.specificity_test, "score": self.score})
+
+    @classmethod
+    def from_frame(cls, frame: pd.DataFrame, *, score: float | None = None) -> SensSpecDrift:
+        """Back from :meth:`to_frame`'s rows (``score``: the exact drift, when the rows were thinned)."""
+        score = float(frame["score"].iloc[0]) if score is None else float(score)
+        return cls(score, frame["threshold"].to_numpy(), frame["sensitivity_val"].to_numpy(),
+                   frame["specificity_val"].to_numpy(), frame["sensitivity_test"].to_numpy(),
+                   frame["specificity_test"].to_numpy())
 
     @property
     def sensitivity_drift(self) -> np.ndarray:
@@ -229,6 +281,28 @@ class WassersteinMatrix:
     def to_frame(self) -> pd.DataFrame:
         """The matrix as a labelled DataFrame."""
         return pd.DataFrame(self.matrix, index=list(self.row_labels), columns=list(self.col_labels))
+
+    def to_rows(self) -> pd.DataFrame:
+        """The matrix as an evaluation's ``wasserstein`` rows: p, row, column, distance, score, note."""
+        return pd.DataFrame([{"p": int(self.p), "row": r, "column": c, "distance": float(self.matrix[i, j]),
+                              "score": self.score, "note": self.note}
+                             for i, r in enumerate(self.row_labels) for j, c in enumerate(self.col_labels)])
+
+    @classmethod
+    def from_rows(cls, frame: pd.DataFrame) -> WassersteinMatrix:
+        """Back from :meth:`to_rows`' rows (one matrix: one p).
+
+        Examples
+        --------
+        >>> from beyondauc import wasserstein_matrix
+        >>> from beyondauc.metrics import WassersteinMatrix
+        >>> w = wasserstein_matrix([0, 1, 0, 1], [0.1, 0.8, 0.3, 0.6], [0, 1, 0, 1], [0.2, 0.7, 0.4, 0.9])
+        >>> back = WassersteinMatrix.from_rows(w.to_rows())
+        >>> bool((back.matrix == w.matrix).all()), back.p == w.p
+        (True, True)
+        """
+        matrix = frame["distance"].to_numpy(dtype=float).reshape(2, 2)
+        return cls(float(frame["score"].iloc[0]), matrix, int(frame["p"].iloc[0]), str(frame["note"].iloc[0] or ""))
 
     def _repr_html_(self):
         return result_html(f"{self.p:g}-WassersteinMatrix", [("score", self.score), ("p", self.p)],

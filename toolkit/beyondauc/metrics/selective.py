@@ -159,6 +159,28 @@ class CoverageAccuracyCurve:
             }
         )
 
+    @classmethod
+    def from_frame(cls, frame: pd.DataFrame, *, score: float | None = None,
+                   resolution: float | None = None) -> CoverageAccuracyCurve:
+        """The curve back from :meth:`to_frame`'s columns (an evaluation's ``coverage_curves`` rows).
+
+        ``score`` is the area; when not given it is recomputed from the points.
+
+        Examples
+        --------
+        >>> from beyondauc import coverage_accuracy_curve
+        >>> from beyondauc.metrics import CoverageAccuracyCurve
+        >>> cur = coverage_accuracy_curve([0.9, 0.8, 0.7, 0.6], [1, 1, 0, 1], resolution=0.1)
+        >>> back = CoverageAccuracyCurve.from_frame(cur.to_frame(), resolution=0.1)
+        >>> back.score == cur.score, back.accuracy.tolist() == cur.accuracy.tolist()
+        (True, True)
+        """
+        coverage, accuracy = frame["coverage"].to_numpy(), frame["accuracy"].to_numpy()
+        if score is None:
+            score = float(np.dot(np.diff(coverage, prepend=0.0), accuracy))
+        return cls(score, coverage, accuracy, frame["confidence"].to_numpy(), frame["n_answered"].to_numpy(),
+                   frame["n_correct"].to_numpy(), resolution)
+
     def _repr_html_(self):
         n = len(self.coverage)
         return result_html("CoverageAccuracyCurve", [

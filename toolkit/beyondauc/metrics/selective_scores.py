@@ -101,6 +101,32 @@ class DiSCA:
             "resolution": self.resolution,
         }
 
+    def to_tables(self) -> dict[str, pd.DataFrame]:
+        """Its tables as an evaluation stores them: ``curve`` (the grid curve's points), ``tolerance``
+        (b and DiSCA over the tolerance grid) and ``fluctuations``; :meth:`to_dict` has the numbers."""
+        return {"curve": self.curve.to_frame(), "tolerance": self.b_table.copy(),
+                "fluctuations": self.fluctuations.copy()}
+
+    @classmethod
+    def from_tables(cls, numbers: dict, tables: dict[str, pd.DataFrame], *, tolerance: float, resolution: float,
+                    weights: tuple = (1 / 3, 1 / 3, 1 / 3)) -> DiSCA:
+        """A DiSCA back from :meth:`to_dict`'s numbers and :meth:`to_tables`' tables (an evaluation's rows).
+
+        Examples
+        --------
+        >>> from beyondauc import disca
+        >>> from beyondauc.metrics import DiSCA
+        >>> d = disca([0.9, 0.8, 0.7, 0.6, 0.5], [1, 0, 1, 1, 0], resolution=0.1)
+        >>> back = DiSCA.from_tables(d.to_dict(), d.to_tables(), tolerance=d.tolerance, resolution=d.resolution)
+        >>> back.score == d.score and back.n_fluctuations == d.n_fluctuations
+        True
+        """
+        curve = CoverageAccuracyCurve.from_frame(tables["curve"], resolution=resolution)
+        return cls(float(numbers["disca"]), float(numbers["a"]), float(numbers["b"]), int(numbers["n_fluctuations"]),
+                   float(numbers["fluctuation_magnitude"]), float(numbers["penalty"]), float(tolerance), weights,
+                   float(resolution), tables["fluctuations"].reset_index(drop=True),
+                   tables["tolerance"].reset_index(drop=True), curve)
+
     def _repr_html_(self):
         x, y, z = self.weights
         return result_html(
