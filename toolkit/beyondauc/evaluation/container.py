@@ -47,10 +47,10 @@ TABLES: dict[str, str] = {
     "variance": "the paper's Table 3: score variance per model, raw and min-max scaled",
     "histograms": "class-conditional score histograms per model and dataset (and 'all'), shared bins per model",
     "diagnostics": "test-set AUROC diagnostics per model x dataset: AUCs, bias and noise robustness, drift, W",
-    "roc": "ROC curves of the validation and test cohorts per model x dataset (thinned, see README)",
+    "roc": "ROC curves of the validation and test cohorts per model x dataset (thinned, see docs/evaluation.md)",
     "cohort_histograms": "class histograms of the validation and test cohorts on shared bins, per model x dataset",
     "robustness": "bias and noise robustness curves per model x dataset x cohort",
-    "drift_curves": "sensitivity and specificity of both cohorts per threshold (thinned, see README)",
+    "drift_curves": "sensitivity and specificity of both cohorts per threshold (thinned, see docs/evaluation.md)",
     "wasserstein": "the 2x2 Wasserstein matrices (p = 1 and p = 2; `chosen` marks parameter p) per model x dataset",
     "selective": "selective answering per model x dataset: accuracy, area, AURC, E-AURC, a, b, fluctuations, "
                  "DiSCA (and on the OOD dataset, DiDMA, NiDMA)",
@@ -101,7 +101,7 @@ class Evaluation:
     Attributes
     ----------
     tables : dict of str -> pandas.DataFrame
-        Tidy tables by name (see ``TABLES`` and the README's schema).
+        Tidy tables by name (see ``TABLES`` and the schema in ``docs/evaluation.md``).
     parameters : dict
         The analysis parameters, complete (defaults filled in).
     data : dict

@@ -291,7 +291,7 @@ def _leaderboard(grid_head, changes, selective, diagnostics, models, mean_interv
     The drift is a squared distance: resampling both cohorts adds noise to
     both curves and raises it, so its replicates sit above the point value,
     and the interval of the mean, narrowed by averaging but not re-centred,
-    can lie wholly above the point mean (see the README for the demo).
+    can lie wholly above the point mean (``docs/user_guide/uncertainty.md``: the demo).
     """
     mean = grid_head.groupby("model", sort=False)[["auc", "accuracy", "kappa"]].mean()
     ch = changes[(changes["score"] == "accuracy") & (changes["dataset"] == "mean")].set_index("model")

@@ -363,7 +363,7 @@ def auc_ci(y_true: ArrayLike, y_score: ArrayLike, *, confidence_level: float = 0
         * ``"logit"``: the same interval on the logit scale, mapped back
           (delta method, SE/(A(1 - A))): it stays inside (0, 1) and is
           asymmetric near 1, where the plain interval under-covers on small
-          samples (see the README's coverage table);
+          samples (the coverage table in ``docs/user_guide/uncertainty.md``);
         * ``"bootstrap"``: percentile interval of ``n_bootstrap`` replicates,
           stratified by class (each replicate keeps the class counts);
         * ``"bca"``: bias-corrected and accelerated interval of the same

@@ -226,7 +226,7 @@ def report_layout() -> TightLayoutEngine:
     the result into ``rect=(0, 0, 1, 1)``, which the first already does); with
     ``rect=None`` it measures once and places the panels where the two passes
     would (the same positions on every report figure of the demo), at about 14%
-    less drawing than ``layout="constrained"`` (README "Reports").
+    less drawing than ``layout="constrained"`` (``docs/performance.md``, "Reports").
 
     Examples
     --------

@@ -12,7 +12,7 @@ metadata carries ``alt``, which the report template (``templates/beyondauc``)
 writes into the ``<img alt=...>`` (an image without one gets ``alt="figure"``).
 The default alt is made from the figure's titles (:func:`figure_alt`).
 
-Why 2x PNG and not SVG (``benchmarks/bench_figures.py``, README "Figures"):
+Why 2x PNG and not SVG (``benchmarks/bench_figures.py``, ``docs/performance.md``):
 on the demo's small cohorts SVG is about half the bytes of 2x PNG and as
 fast, but an SVG holds every vertex, so a dashboard of 10,000 + 10,000
 examples is 4.1 MB as SVG against 0.55 MB as 2x PNG; 2x PNG's size does not
@@ -98,7 +98,7 @@ _BASE_DPI = 80
 def _palette_png(image):
     """``image`` (a PIL RGB image) as a PNG with its colours reduced to a 256-colour palette: a
     plot's flat colours and anti-aliased edges survive, the file is about 4x smaller
-    (measured in the README)."""
+    (measured in ``docs/performance.md``)."""
     from PIL import Image
 
     pal = image.quantize(colors=256, method=Image.Quantize.FASTOCTREE)
