@@ -3,7 +3,7 @@
 ``ACCEPTED`` names must go through every step (load, analyses, figures, CLI
 tables, notebooks, HTML, PDF) and show verbatim; ``REFUSED`` names and the
 ``NORMALISATION`` pair must be refused by ``load_benchmark`` with a one-line
-error naming the column. The README ("Names are text") gives the reasons.
+error naming the column. ``docs/user_guide/data.md`` ("Names are text") gives the reasons.
 """
 
 from __future__ import annotations

@@ -161,7 +161,7 @@ def test_mean_disca_and_drift_intervals_come_from_the_per_dataset_replicates(ev,
             np.testing.assert_allclose(got, expected, rtol=1e-12, atol=0, err_msg=f"{model} {name}")
             # percentile intervals of statistics that resampling shifts: they need not bracket the point
             # mean (drift's replicates sit above its value, a squared distance gaining from resampling
-            # noise; DiSCA's penalty is not smooth in the resampling), as the README and the index say
+            # noise; DiSCA's penalty is not smooth in the resampling), as the docs and the index say
             assert got[0] <= got[1], (model, name)
         assert reps["drift"].mean() > board.loc[model, "drift"]  # the documented upward shift
 

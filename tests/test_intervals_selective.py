@@ -56,7 +56,7 @@ def test_selective_answering_intervals_reproducible_and_contain_estimate():
     for name in ("accuracy", "area", "aurc", "a", "b"):
         assert a[f"{name}_low"] <= a[name] + 1e-12 and a[name] <= a[f"{name}_high"] + 1e-12, name
     # DiSCA is not smooth in the resampling (its fluctuation penalty divides by gaps floored at
-    # 0.001): here its percentile interval lies wholly below the value, as the README and the
+    # 0.001): here its percentile interval lies wholly below the value, as the docs and the
     # index warn a DiSCA interval may
     assert a["disca_low"] <= a["disca_high"] < a["disca"]
     c = ba.selective_answering(bench, "logreg", "breast_cancer", n_bootstrap=200, random_state=6).to_dict()
