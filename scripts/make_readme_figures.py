@@ -1,12 +1,12 @@
 #!/usr/bin/env python
-"""Draw the README's figures from the embedded demo benchmark.
+"""Draw the docs' figures (docs/images) from the embedded demo benchmark.
 
 Every number in them comes from the package (no metric code here), so the
 figures follow the code: re-run after a change to a metric or a Display.
 
 Usage::
 
-    python scripts/make_readme_figures.py            # writes docs/*.png
+    python scripts/make_readme_figures.py            # writes docs/images/*.png
     python scripts/make_readme_figures.py --out DIR
 """
 
@@ -27,8 +27,8 @@ from beyondauc.plots import CoverageAccuracyDisplay, DiagnosticsDashboard, Toler
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", default=str(Path(__file__).resolve().parents[1] / "docs"),
-                        help="output folder (default: docs/ of this repository)")
+    parser.add_argument("--out", default=str(Path(__file__).resolve().parents[1] / "docs" / "images"),
+                        help="output folder (default: docs/images/ of this repository)")
     args = parser.parse_args(argv)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)

@@ -1,16 +1,16 @@
 #!/usr/bin/env python
-"""Screenshot the demo report for the README (headless Debian chromium).
+"""Screenshot the demo report for the README and the docs (headless Debian chromium).
 
 Runs ``beyondauc demo`` unless ``reports/demo/index.html`` exists (or
 ``--rerun``), then opens the index and one model's report over ``file://``
 with Playwright driving ``/usr/bin/chromium`` (no browser download) and saves
-``docs/report_index.png`` (the leaderboard), ``docs/report_summary.png`` (the
-first screen of a model's report: its verdict) and ``docs/report_model.png``
+``docs/images/report_index.png`` (the leaderboard), ``docs/images/report_summary.png`` (the
+first screen of a model's report: its verdict) and ``docs/images/report_model.png``
 (the diagnostics section opened at its dashboard).
 
 Usage::
 
-    python scripts/make_readme_screenshots.py [--rerun] [--model svm] [--out docs]
+    python scripts/make_readme_screenshots.py [--rerun] [--model svm] [--out docs/images]
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rerun", action="store_true", help="run `beyondauc demo` even if the report exists")
     parser.add_argument("--model", default="mlp", help="the model whose report is shown (default: mlp)")
-    parser.add_argument("--out", default=str(ROOT / "docs"), help="folder for the PNG files")
+    parser.add_argument("--out", default=str(ROOT / "docs" / "images"), help="folder for the PNG files")
     args = parser.parse_args(argv)
 
     index = ROOT / "reports" / "demo" / "index.html"
