@@ -15,54 +15,26 @@ downloaded. A machine without it fails this test with that hint; set
 
 from __future__ import annotations
 
-import os
 import urllib.parse
 import urllib.request
 from pathlib import Path
 
 import pytest
+from browser_helpers import CHROMIUM, CHROMIUM_ARGS, TIMEOUT_MS, require_browser
 from beyondauc import load_demo
 from beyondauc.report import run_report, safe_name
 
-CHROMIUM = Path("/usr/bin/chromium")
-SKIP_VARIABLE = "BEYONDAUC_SKIP_BROWSER"
-# Flags that keep Chromium from calling home (updates, sync, field trials, QUIC
-# probes): on a closed network those would show up as requests or console errors.
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-    "--disable-quic",
-]
 HOSTILE = "<script>alert(1)</script>"
 MODELS = ("svm", "knn")
 DATASETS = ["wine", "diabetes"]
-TIMEOUT_MS = 20_000
 VIEWPORT = {"width": 1280, "height": 800}  # a laptop screen
 MIN_SCREENSHOT_BYTES = 10_000
-
-
-def _require_browser():
-    """Skip on request, else fail with a hint when the browser or its driver is missing."""
-    if os.environ.get(SKIP_VARIABLE) == "1":
-        pytest.skip(f"{SKIP_VARIABLE}=1: the real-browser test is skipped on request")
-    if not CHROMIUM.is_file():
-        pytest.fail(f"{CHROMIUM} not found: the browser test needs Debian's chromium, which .ci/run installs "
-                    f"(apt-get install chromium); set {SKIP_VARIABLE}=1 to skip it on purpose", pytrace=False)
-    try:
-        import playwright.sync_api  # noqa: F401
-    except ImportError:
-        pytest.fail("the browser test needs Playwright's Python package (the `dev` extra: "
-                    f"pip install -e '.[dev]'); set {SKIP_VARIABLE}=1 to skip it on purpose", pytrace=False)
 
 
 @pytest.fixture(scope="module")
 def report(tmp_path_factory):
     """A small real report: the demo's svm and knn on two datasets, knn renamed to a script tag."""
-    _require_browser()
+    require_browser()
     bench = load_demo().subset(models=list(MODELS), datasets=DATASETS)
     frame = bench.frame.rename(columns={"knn": HOSTILE})
     out = tmp_path_factory.mktemp("browser_report")

@@ -15,7 +15,6 @@ expects results, and no request leaving the site. ``BEYONDAUC_SKIP_BROWSER=1`` s
 from __future__ import annotations
 
 import importlib
-import os
 import re
 import subprocess
 import sys
@@ -26,24 +25,13 @@ from pathlib import Path
 
 import beyondauc
 import pytest
+from browser_helpers import CHROMIUM, CHROMIUM_ARGS, TIMEOUT_MS, require_browser
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
 LAYERS = ("utils", "data", "metrics", "evaluation", "plots", "report", "cli")
 BUILD_TIMEOUT_S = 900
 
-CHROMIUM = Path("/usr/bin/chromium")
-SKIP_VARIABLE = "BEYONDAUC_SKIP_BROWSER"
-CHROMIUM_ARGS = [  # as tests/test_browser.py: nothing that calls home
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-    "--disable-quic",
-]
-TIMEOUT_MS = 20_000
 # pydata-sphinx-theme logs this on a first visit, when no light/dark choice is stored yet.
 THEME_FIRST_VISIT = "Got invalid theme mode"
 
@@ -133,19 +121,6 @@ def test_search_index_knows_disca(site):
     assert "disca" in index.lower()
 
 
-def _require_browser():
-    if os.environ.get(SKIP_VARIABLE) == "1":
-        pytest.skip(f"{SKIP_VARIABLE}=1: the real-browser test is skipped on request")
-    if not CHROMIUM.is_file():
-        pytest.fail(f"{CHROMIUM} not found: the browser test needs Debian's chromium, which .ci/run installs; "
-                    f"set {SKIP_VARIABLE}=1 to skip it on purpose", pytrace=False)
-    try:
-        import playwright.sync_api  # noqa: F401
-    except ImportError:
-        pytest.fail("the browser test needs Playwright's Python package (the `dev` extra); "
-                    f"set {SKIP_VARIABLE}=1 to skip it on purpose", pytrace=False)
-
-
 def _file_path(url):
     parts = urllib.parse.urlsplit(url)
     if parts.scheme != "file" or parts.netloc not in ("", "localhost"):
@@ -154,7 +129,7 @@ def _file_path(url):
 
 
 def test_search_works_offline_in_chromium(site):
-    _require_browser()
+    require_browser()
     from playwright.sync_api import sync_playwright
 
     requests, problems = [], []
