@@ -338,11 +338,11 @@ def _xdomain_parts(bench, n_bootstrap, seed):
     """Per model, the fast xdomain path's inputs on ``n_bootstrap`` replicates:
     (model, its set-up, its grid layout, local counts Pl and Nl, totals Tp and Tn)."""
     from beyondauc.metrics.bootstrap import grid_weights
-    from beyondauc.metrics.calibration import _Context, _plan
+    from beyondauc.metrics.calibration import _Context, protocol_plan
 
     ctx = _Context(y=bench.labels(), codes=bench.dataset_codes(), offsets=bench._offsets, datasets=bench.datasets,
                    domains=dict(bench.domains), protocols=("xdomain",), methods=("logistic",),
-                   plans={"xdomain": _plan(bench, "xdomain")}, class_weight=None, n_repeats=3, seed=0)
+                   plans={"xdomain": protocol_plan(bench, "xdomain")}, class_weight=None, n_repeats=3, seed=0)
     bctx = gb._BootContext(base=ctx, strata=strata_of(ctx.codes, ctx.y), n_bootstrap=n_bootstrap, boot_seed=0)
     W = bootstrap_counts(bctx.strata, n_bootstrap, random_state=seed)
     for model in bench.models:

@@ -330,10 +330,10 @@ _SOURCES = {  # where a protocol takes a dataset's calibration (validation) data
 def _uses(get, bench, full):
     """The parts of the evaluation that select a calibration and an evaluation part of the data per dataset:
     (what, parameter, protocol, note, benchmark, datasets, ood_dataset) each."""
-    from ..metrics.diagnostics_benchmark import _check_protocol
+    from ..metrics.diagnostics_benchmark import check_cohort_protocol
 
     cohort = get("cohort_protocol")
-    kind = _check_protocol(bench, cohort)
+    kind = check_cohort_protocol(bench, cohort)
     ood = get("ood_dataset")
     uses = []
     if kind != "split":
@@ -361,14 +361,14 @@ def _check_sizes_and_protocols(get, bench, full):
     dataset, and would fail on the first dataset where one is empty, after
     the grid.
     """
-    from ..metrics.calibration import _plan
+    from ..metrics.calibration import protocol_plan
 
     uses = _uses(get, bench, full)
     for what, name, kind, note, data, datasets, ood in uses:  # sizes first: the plainest cause
         if kind in ("outdomain", "indomain") and any(data.domains.get(d) is None for d in data.datasets):
             continue  # refused below
         sizes = dict(zip(data.datasets, data.dataset_sizes().tolist()))
-        for i in _plan(data, kind)[1]:
+        for i in protocol_plan(data, kind)[1]:
             d = data.datasets[i]
             if d in datasets and sizes[d] < 2:
                 why = " (no other dataset has its domain)" if kind == "indomain" else ""
@@ -386,7 +386,7 @@ def _check_sizes_and_protocols(get, bench, full):
         if kind in ("outdomain", "indomain") and any(data.domains.get(d) is None for d in data.datasets):
             raise ValueError(f"`{name}`={kind!r} needs the domain of every dataset, and the out-of-distribution "
                              f"dataset {ood!r} has none")
-        for fit in _plan(data, kind)[0]:
+        for fit in protocol_plan(data, kind)[0]:
             d = data.datasets[fit.dataset]
             cal = [j for j in fit.cal if data.datasets[j] != ood]
             evl = [j for j in fit.evl if data.datasets[j] != ood]
@@ -428,10 +428,10 @@ def _check_score_ranges(get, bench):
     """
     import numpy as np
 
-    from ..metrics.calibration import _plan
-    from ..metrics.diagnostics_benchmark import _check_protocol
+    from ..metrics.calibration import protocol_plan
+    from ..metrics.diagnostics_benchmark import check_cohort_protocol
 
-    kind = _check_protocol(bench, get("cohort_protocol"))
+    kind = check_cohort_protocol(bench, get("cohort_protocol"))
     sigma_max = get("sigma_max")
     frame = bench.frame
     models = list(bench.models)
@@ -454,7 +454,7 @@ def _check_score_ranges(get, bench):
     neg = np.bincount(codes, minlength=n) - pos
     union = {i: (i,) for i in range(n)}  # the datasets whose rows make up the two cohorts of dataset i
     if kind != "split":
-        fits, _ = _plan(bench, kind)
+        fits, _ = protocol_plan(bench, kind)
         union.update({f.dataset: tuple(sorted({*f.cal, *f.evl})) for f in fits})
     with np.errstate(over="ignore", invalid="ignore"):
         for i, rows in union.items():

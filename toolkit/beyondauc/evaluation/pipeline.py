@@ -39,7 +39,7 @@ from ..utils.validation import UndefinedMetricWarning, WarningLog, warnings_once
 from ..metrics import expected_accuracy_grid
 from ..data.benchmark import Benchmark
 from ..metrics.diagnostics_benchmark import cohort_diagnostics, diagnostics_frame
-from ..metrics.grid_bootstrap import _nanmean, bootstrap_grid
+from ..metrics.grid_bootstrap import nanmean_quiet, bootstrap_grid
 from ..metrics.intervals import auc_intervals, friedman_test
 from ..metrics.reliability import calibration_error_table
 from ..metrics.ranking import best_of_methods, calibration_modes, kendall_tau, rank_changes, rank_table, score_histograms, \
@@ -240,7 +240,7 @@ def _mean_interval(replicates, confidence_level):
     """
     if replicates is None or not replicates.size:
         return np.nan, np.nan
-    low, high = percentile_interval(_nanmean(replicates, 0), confidence_level)
+    low, high = percentile_interval(nanmean_quiet(replicates, 0), confidence_level)
     return float(low), float(high)
 
 

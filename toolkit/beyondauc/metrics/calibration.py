@@ -286,7 +286,7 @@ def _check_domains(bench, protocol):
         )
 
 
-def _plan(bench, protocol):
+def protocol_plan(bench, protocol):
     """Return (fits, indata_datasets) for a protocol."""
     n = len(bench.datasets)
     dom = [bench.domains.get(d) for d in bench.datasets]
@@ -329,7 +329,7 @@ def _protocol_rows(bench, dataset, protocol, random_state):
     are the first seeded 80/20 split of :func:`expected_accuracy`.
     """
     sl = bench._slice(dataset)
-    fits, _ = _plan(bench, protocol)
+    fits, _ = protocol_plan(bench, protocol)
     i = bench.datasets.index(dataset)
     fit = next((f for f in fits if f.dataset == i), None)
     if fit is not None:
@@ -630,7 +630,7 @@ def point_grid(bench: Benchmark, protocols: Sequence[str], methods: Sequence[str
     ctx = _Context(
         y=bench.labels(), codes=bench.dataset_codes(), offsets=bench._offsets, datasets=bench.datasets,
         domains=dict(bench.domains), protocols=tuple(protocols), methods=tuple(methods),
-        plans={p: _plan(bench, p) for p in protocols}, class_weight=class_weight, n_repeats=n_repeats, seed=seed,
+        plans={p: protocol_plan(bench, p) for p in protocols}, class_weight=class_weight, n_repeats=n_repeats, seed=seed,
         reference=reference,
     )
     rows = []

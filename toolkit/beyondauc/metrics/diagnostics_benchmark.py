@@ -165,7 +165,7 @@ class CohortDiagnostics:
         )
 
 
-def _check_protocol(bench, protocol):
+def check_cohort_protocol(bench, protocol):
     if protocol is None:
         return "split" if bench.has_split else "xdomain"
     if protocol == "split":
@@ -202,7 +202,7 @@ def cohorts(bench: Benchmark, model: str, dataset: str, *, protocol: str | None 
     >>> len(yv) + len(yt)
     107
     """
-    kind = _check_protocol(bench, protocol)
+    kind = check_cohort_protocol(bench, protocol)
     sl = bench._slice(dataset)
     s_all = bench.scores(model)
     y_all = bench.labels()
@@ -279,7 +279,7 @@ def cohort_diagnostics(
     ('split', ['auc_test', 'auc_val', 'bias_robustness_test'])
     """
     n_bootstrap, confidence_level = check_bootstrap(n_bootstrap, confidence_level)
-    kind = _check_protocol(bench, protocol)
+    kind = check_cohort_protocol(bench, protocol)
     yv, sv, yt, st = cohorts(bench, model, dataset, protocol=kind, val_split=val_split, test_split=test_split,
                              random_state=random_state)
     if sigma_max is None:

@@ -62,7 +62,7 @@ from .calibration import (
     SCORES,
     _check_grid_args,
     _Context,
-    _plan,
+    protocol_plan,
     _splits,
     check_n_jobs,
     point_grid,
@@ -336,7 +336,7 @@ def _kendall_b(a, b):
         return np.where(den > 0, num / den, np.nan)
 
 
-def _nanmean(a, axis):
+def nanmean_quiet(a, axis):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         return np.nanmean(a, axis=axis)
@@ -401,8 +401,8 @@ class GridBootstrap:
         reps = np.full((self.n_bootstrap, len(datasets), len(models)), np.nan)
         reps[:, di, mi] = self.replicates[:, np.flatnonzero(sel), j]
         # the mean over datasets as one more "dataset" (NaN datasets skipped, as rank_table does)
-        point = np.concatenate([point, _nanmean(point, 0)[None]], axis=0)
-        reps = np.concatenate([reps, _nanmean(reps, 1)[:, None]], axis=1)
+        point = np.concatenate([point, nanmean_quiet(point, 0)[None]], axis=0)
+        reps = np.concatenate([reps, nanmean_quiet(reps, 1)[:, None]], axis=1)
         return datasets + [MEAN], models, point, reps
 
     def intervals(self, *, confidence_level: float | None = None) -> pd.DataFrame:
@@ -610,7 +610,7 @@ def bootstrap_grid(
     ctx = _Context(
         y=bench.labels(), codes=bench.dataset_codes(), offsets=bench._offsets, datasets=bench.datasets,
         domains=dict(bench.domains), protocols=tuple(protocols), methods=tuple(methods),
-        plans={p: _plan(bench, p) for p in protocols}, class_weight=class_weight, n_repeats=n_repeats, seed=seed,
+        plans={p: protocol_plan(bench, p) for p in protocols}, class_weight=class_weight, n_repeats=n_repeats, seed=seed,
     )
     bctx = _BootContext(base=ctx, strata=strata_of(ctx.codes, ctx.y), n_bootstrap=n_bootstrap, boot_seed=seed)
     row_of = {key: i for i, key in enumerate(zip(

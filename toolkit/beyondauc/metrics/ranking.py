@@ -49,7 +49,7 @@ def _rank(values):
     return pd.arrays.IntegerArray(out, ~ok)
 
 
-def _check_results(results, score, *, single=True):
+def check_results(results, score, *, single=True):
     if not isinstance(results, pd.DataFrame) or not {"dataset", "model", "auc"} <= set(results.columns):
         raise ValueError("`results` must be the DataFrame returned by expected_accuracy / expected_accuracy_grid")
     check_option(score, "score", ("auc", *SCORES))
@@ -92,7 +92,7 @@ def rank_table(results: pd.DataFrame, *, score: str = "accuracy") -> pd.DataFram
     4    mean    m1    0.7     1
     5    mean    m2    0.65    2
     """
-    _check_results(results, score)
+    check_results(results, score)
     datasets = list(pd.unique(results["dataset"]))
     models = list(pd.unique(results["model"]))
     wide = results.pivot_table(index="dataset", columns="model", values=score, aggfunc="first", dropna=False)
@@ -157,7 +157,7 @@ def rank_changes(results: pd.DataFrame, *, score: str = "accuracy", bootstrap: G
     2    m1         1     2      -1
     3    m2         2     1       1
     """
-    _check_results(results, score)
+    check_results(results, score)
     a = rank_table(results, score="auc").rename(columns={"value": "auc", "rank": "auc_rank"})
     s = rank_table(results, score=score)
     out = a.merge(s, on=["dataset", "model"], how="left")
@@ -193,7 +193,7 @@ def kendall_tau(results: pd.DataFrame, *, score: str = "accuracy", bootstrap: Gr
     0.333
     """
     from scipy.stats import kendalltau
-    _check_results(results, score)
+    check_results(results, score)
     a = rank_table(results, score="auc")
     s = rank_table(results, score=score)
     rows = []
@@ -218,7 +218,7 @@ def kendall_tau(results: pd.DataFrame, *, score: str = "accuracy", bootstrap: Gr
 def _means(grid, score):
     if not {"protocol", "method"} <= set(grid.columns):
         raise ValueError("`grid` must be the DataFrame returned by expected_accuracy_grid")
-    _check_results(grid, score, single=False)
+    check_results(grid, score, single=False)
     with np.errstate(all="ignore"):
         return grid.groupby(["protocol", "method", "model"], sort=False)[score].mean().reset_index()
 
@@ -337,7 +337,7 @@ def score_variance(bench: Benchmark, results: pd.DataFrame | None = None, *, sco
 CLIP_QUANTILES = (0.005, 0.995)
 
 
-def _check_clip_quantiles(clip_quantiles):
+def check_clip_quantiles(clip_quantiles):
     if clip_quantiles is None:
         return None
     try:
@@ -349,7 +349,7 @@ def _check_clip_quantiles(clip_quantiles):
     return lo, hi
 
 
-def _histogram_range(values, clip_quantiles=CLIP_QUANTILES):
+def histogram_range(values, clip_quantiles=CLIP_QUANTILES):
     """(lo, hi) of histogram bins over ``values``, robust to a few extreme values.
 
     With ``clip_quantiles=(a, b)``, let q_a, q_b be the a- and b-quantiles of
@@ -377,11 +377,6 @@ def _histogram_range(values, clip_quantiles=CLIP_QUANTILES):
         lo, hi = lo - 0.5, hi + 0.5
     return lo, hi
 
-
-# public names for the Displays (plots import no private name from metrics)
-check_results = _check_results
-check_clip_quantiles = _check_clip_quantiles
-histogram_range = _histogram_range
 
 
 def score_histograms(bench: Benchmark, *, bins: int = 20, models: str | Sequence[str] | None = None,
@@ -427,7 +422,7 @@ def score_histograms(bench: Benchmark, *, bins: int = 20, models: str | Sequence
     True
     """
     bins = check_int(bins, "bins", minimum=1)
-    clip_quantiles = _check_clip_quantiles(clip_quantiles)
+    clip_quantiles = check_clip_quantiles(clip_quantiles)
     models = bench.models if models is None else tuple([models] if isinstance(models, str) else models)
     y = bench.labels()
     codes = bench.dataset_codes()
@@ -435,7 +430,7 @@ def score_histograms(bench: Benchmark, *, bins: int = 20, models: str | Sequence
     parts = []
     for m in models:
         s = bench.scores(m)
-        lo, hi = _histogram_range(s, clip_quantiles)
+        lo, hi = histogram_range(s, clip_quantiles)
         edges = np.linspace(lo, hi, bins + 1)
         idx = np.clip(np.searchsorted(edges, s, side="right") - 1, 0, bins - 1)
         outside = (s < lo) | (s > hi)

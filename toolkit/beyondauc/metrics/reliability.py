@@ -46,7 +46,7 @@ from .calibration import (
     _indata_train,
     _lbfgs_params,
     _map_models,
-    _plan,
+    protocol_plan,
     _splits,
 )
 
@@ -108,17 +108,13 @@ def expected_calibration_error(y_true: ArrayLike, y_prob: ArrayLike, *, n_bins: 
     """
     bins, mean_predicted, fraction_positive, count = reliability_bins(y_true, y_prob, n_bins=n_bins,
                                                                      pos_label=pos_label)
-    return _ece(mean_predicted, fraction_positive, count)
+    return ece_from_bins(mean_predicted, fraction_positive, count)
 
 
-def _ece(mean_predicted, fraction_positive, count):
+def ece_from_bins(mean_predicted, fraction_positive, count):
     """``sum_b n_b / n * |fraction_b - mean_b|`` from the bins."""
     count = np.asarray(count, dtype=float)
     return float(np.sum(count * np.abs(np.asarray(fraction_positive) - np.asarray(mean_predicted))) / count.sum())
-
-
-# the public name for the Displays (plots import no private name from metrics)
-ece_from_bins = _ece
 
 
 def reliability_bins(y_true: ArrayLike, y_prob: ArrayLike, *, n_bins: int = 15, pos_label: object = None,
@@ -374,7 +370,7 @@ def calibration_error_table(
     ctx = _Context(
         y=bench.labels(), codes=bench.dataset_codes(), offsets=bench._offsets, datasets=bench.datasets,
         domains=dict(bench.domains), protocols=tuple(protocols), methods=tuple(methods),
-        plans={p: _plan(bench, p) for p in protocols}, class_weight=class_weight, n_repeats=n_repeats, seed=seed,
+        plans={p: protocol_plan(bench, p) for p in protocols}, class_weight=class_weight, n_repeats=n_repeats, seed=seed,
         reference=reference,
     )
     edges = _bin_edges(n_bins)

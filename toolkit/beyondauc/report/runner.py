@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 import pandas as pd
 
 from .execute import _INLINE_BACKEND, _error_of, _execute, _JupyterKernel, _worker_jupyter_kernel
-from ..utils.output import _HASHED, ReportFolder, atomic_write, safe_name
+from ..utils.output import HASHED, ReportFolder, atomic_write, safe_name
 from ..evaluation.parameters import check_against_benchmark, check_parameters, declared_parameters
 from .render import _index_rows, _render_html, _render_index, _write_pdf
 from ..utils.validation import check_int, check_names
@@ -95,7 +95,7 @@ def _folder_names(names):
     for slug in slugs.values():
         folded[slug.casefold()] = folded.get(slug.casefold(), 0) + 1
     for name, slug in slugs.items():
-        if folded[slug.casefold()] > 1 and not _HASHED.search(slug):
+        if folded[slug.casefold()] > 1 and not HASHED.search(slug):
             slugs[name] = f"{slug}-{hashlib.sha1(name.encode('utf-8')).hexdigest()[:8]}"
     if len({s.casefold() for s in slugs.values()}) < len(slugs):  # two SHA-1s sharing 8 hex digits
         raise ValueError("two model names map to the same file name; rename one of them")

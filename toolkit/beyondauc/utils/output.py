@@ -60,7 +60,7 @@ from pathlib import Path, PureWindowsPath
 _MAX_NAME = 80
 
 
-_HASHED = re.compile(r"-[0-9a-f]{8}$")
+HASHED = re.compile(r"-[0-9a-f]{8}$")
 
 
 def safe_name(name: str) -> str:
@@ -89,7 +89,7 @@ def safe_name(name: str) -> str:
     while len(slug.encode("utf-8")) > 2 * _MAX_NAME:  # file names are limited in bytes, not letters
         slug = slug[:-1]
     slug = slug.rstrip(".")
-    if slug == name and slug and not _HASHED.search(slug):  # a name shaped like our output is hashed too
+    if slug == name and slug and not HASHED.search(slug):  # a name shaped like our output is hashed too
         return slug
     digest = hashlib.sha1(name.encode("utf-8")).hexdigest()[:8]
     return f"{slug}-{digest}" if slug else f"model-{digest}"
