@@ -38,10 +38,14 @@ from ..utils.parallel import pool_context, process_pool
 from ..utils.validation import UndefinedMetricWarning, WarningLog, warnings_once
 from ..metrics import expected_accuracy_grid
 from ..data.benchmark import Benchmark
+from ..data.open import open_benchmark
+from ..metrics.calibration import check_n_jobs
+from ..metrics.curves import class_histogram, roc_points
 from ..metrics.diagnostics_benchmark import cohort_diagnostics, diagnostics_frame
 from ..metrics.grid_bootstrap import nanmean_quiet, bootstrap_grid
 from ..metrics.intervals import auc_intervals, friedman_test
 from ..metrics.reliability import calibration_error_table
+from ..metrics.ranking import histogram_range
 from ..metrics.ranking import best_of_methods, calibration_modes, kendall_tau, rank_changes, rank_table, score_histograms, \
     score_variance
 from ..metrics.selective_scores import disca_resolution_sensitivity
@@ -104,8 +108,6 @@ def data_fingerprint(data: str | os.PathLike | Benchmark | pd.DataFrame) -> tupl
 
 def _open(data, p):
     """(the benchmark analysed, the same models on every dataset of the data): the data is read once."""
-    from ..data.open import open_benchmark
-
     full = open_benchmark(data, models=p["models"], pos_label=p["pos_label"])
     return open_benchmark(full, datasets=p["datasets"]), full
 
@@ -137,8 +139,7 @@ def _thin(*columns):
 
 
 def _roc_points(y, s):
-    from ..metrics.curves import roc_points
-
+    """ROC points of one cohort, thinned to what a figure resolves."""
     fpr, tpr, thr = roc_points(y, s)
     k = _thin(fpr, tpr)
     return fpr[k], tpr[k], thr[k]
@@ -148,9 +149,6 @@ def _diagnostic_curves(d, bins):
     """The tidy rows every figure of one CohortDiagnostics needs."""
     key = dict(model=d.model, dataset=d.dataset)
     roc, hist, rob = [], [], []
-    from ..metrics.curves import class_histogram
-    from ..metrics.ranking import histogram_range
-
     both = np.concatenate([d.s_val, d.s_test])
     edges = np.linspace(*histogram_range(both), bins + 1)  # the dashboard's bins, robust to outliers
     for cohort, y, s, bias, noise in (("val", d.y_val, d.s_val, d.bias_val, d.noise_val),
@@ -377,8 +375,6 @@ class _ModelJob:
 
 def _map(job, models, n_jobs):
     """``job(model)`` for every model, in order; in ``n_jobs`` processes when > 1 (the numbers do not change)."""
-    from ..metrics.calibration import check_n_jobs
-
     n_jobs = check_n_jobs(n_jobs)
     if n_jobs == 1 or len(models) == 1:
         yield from map(job, models)
