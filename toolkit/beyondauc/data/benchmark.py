@@ -41,6 +41,9 @@ from .readers import (
 
 __all__ = ["Benchmark", "load_benchmark", "load_demo"]
 
+#: The kinds of benchmark (DESIGN.md, Input data).
+KINDS = ("scores", "answers")
+
 
 @dataclass(frozen=True, eq=False)
 class Benchmark:
@@ -63,6 +66,14 @@ class Benchmark:
         Dataset name -> domain name (``None`` where unknown).
     source : str
         Where the data came from (a path or ``"<DataFrame>"``).
+    kind : {"scores", "answers"}
+        ``"scores"``: a shared binary ``label`` and one score per model.
+        ``"answers"``: per model and example a ``confidence`` (the model
+        columns) and whether the answer is correct (:meth:`labels` with
+        ``model=``); the AUROC is then that of confidence for telling right
+        from wrong, and selective answering uses the confidence as given.
+    correct : ndarray of int8, shape (n_rows, n_models), or None
+        For ``"answers"``: 1 where the model's answer is right.
 
     Examples
     --------
@@ -82,9 +93,14 @@ class Benchmark:
     datasets: tuple[str, ...]
     domains: dict[str, str | None]
     source: str = "<DataFrame>"
+    kind: str = "scores"
+    correct: np.ndarray | None = field(default=None, repr=False)
     _offsets: np.ndarray = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
+        check_option(self.kind, "kind", KINDS)
+        if (self.kind == "answers") != (self.correct is not None):
+            raise ValueError("`correct` must be given for kind='answers' and only then")
         counts = self.frame["dataset"].value_counts().reindex(list(self.datasets)).to_numpy()
         object.__setattr__(self, "_offsets", np.concatenate([[0], np.cumsum(counts)]).astype(np.int64))
 
@@ -93,9 +109,10 @@ class Benchmark:
         return len(self.frame)
 
     def __repr__(self) -> str:
+        kind = ", kind='answers'" if self.kind == "answers" else ""
         return (
             f"Benchmark({len(self.datasets)} datasets, {len(self.models)} models, "
-            f"{len(self.frame)} rows, source={self.source!r})"
+            f"{len(self.frame)} rows{kind}, source={self.source!r})"
         )
 
     @property
@@ -116,10 +133,53 @@ class Benchmark:
         if model not in self.models:
             raise ValueError(f"`model` must be one of {list(self.models)}, got {model!r}")
 
-    def labels(self, dataset: str | None = None) -> np.ndarray:
-        """Return the 0/1 labels, of one dataset or of all rows."""
-        y = self.frame["label"].to_numpy()
+    def labels(self, dataset: str | None = None, *, model: str | None = None) -> np.ndarray:
+        """Return the 0/1 labels, of one dataset or of all rows.
+
+        For ``kind="answers"`` the label is whether ``model``'s answer is
+        correct, so ``model`` is needed unless the benchmark has one model;
+        for ``"scores"`` every model shares the labels and ``model`` only
+        has to be one of them.
+        """
+        if model is not None:
+            self._check_model(model)
+        if self.kind == "answers":
+            if model is None:
+                if len(self.models) != 1:
+                    raise ValueError("an answers benchmark has a label per model (whether its answer is correct): "
+                                     f"give `model`, one of {list(self.models)}")
+                model = self.models[0]
+            y = self.correct[:, self.models.index(model)]
+        else:
+            y = self.frame["label"].to_numpy()
         return y if dataset is None else y[self._slice(dataset)]
+
+    def model_view(self, model: str) -> Benchmark:
+        """Return the benchmark of one model, its labels in the ``label`` column.
+
+        For ``"scores"`` this is :meth:`subset`; for ``"answers"`` an
+        answers benchmark of that model alone whose ``label`` column is
+        whether its answer is correct, so every analysis of one model reads
+        it as it reads scores.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from beyondauc import load_benchmark
+        >>> long = pd.DataFrame({"dataset": "qa", "id": [1, 2, 1, 2], "model": ["a", "a", "b", "b"],
+        ...                      "confidence": [0.9, 0.6, 0.8, 0.7], "correct": [1, 0, 0, 1]})
+        >>> view = load_benchmark(long).model_view("b")
+        >>> view.models, view.labels().tolist()
+        (('b',), [0, 1])
+        """
+        if self.kind == "scores":
+            return self.subset(models=[model])
+        self._check_model(model)
+        j = self.models.index(model)
+        keep = [c for c in self.frame.columns if c not in self.models]
+        frame = self.frame[keep].assign(**{"label": self.correct[:, j], model: self.frame[model].to_numpy()})
+        return Benchmark(frame, (model,), self.datasets, dict(self.domains), self.source, "answers",
+                         self.correct[:, [j]].copy())
 
     def scores(self, model: str, dataset: str | None = None) -> np.ndarray:
         """Return the raw scores of ``model``, of one dataset or of all rows."""
@@ -149,29 +209,45 @@ class Benchmark:
         for d in datasets:
             self._slice(d)
         keep = [c for c in self.frame.columns if c not in self.models] + list(models)
-        frame = self.frame.loc[self.frame["dataset"].isin(datasets), keep]
+        rows = np.flatnonzero(self.frame["dataset"].isin(datasets).to_numpy())
         order = {d: i for i, d in enumerate(datasets)}
-        frame = frame.iloc[np.argsort(frame["dataset"].map(order).to_numpy(), kind="stable")]
+        rows = rows[np.argsort(self.frame["dataset"].iloc[rows].map(order).to_numpy(), kind="stable")]
+        correct = None
+        if self.kind == "answers":
+            correct = self.correct[np.ix_(rows, [self.models.index(m) for m in models])]
         return Benchmark(
-            frame.reset_index(drop=True),
+            self.frame[keep].iloc[rows].reset_index(drop=True),
             models,
             datasets,
             {d: self.domains.get(d) for d in datasets},
             self.source,
+            self.kind,
+            correct,
         )
 
     def summary(self) -> pd.DataFrame:
-        """Return one row per dataset: domain, examples, positives, positive rate."""
-        g = self.frame.groupby("dataset", sort=False)["label"]
+        """Return one row per dataset: domain, examples, positives, positive rate.
+
+        For ``kind="answers"`` a positive is a correct answer: ``n_positive``
+        is the mean over models of the correct answers (rounded) and
+        ``positive_rate`` the mean accuracy.
+        """
+        codes = self.dataset_codes()
+        if self.kind == "answers":
+            per_model = np.stack([np.bincount(codes, weights=self.correct[:, j], minlength=len(self.datasets))
+                                  for j in range(len(self.models))])
+            positives = per_model.mean(axis=0)
+        else:
+            positives = np.bincount(codes, weights=self.labels(), minlength=len(self.datasets))
         out = pd.DataFrame(
             {
                 "dataset": list(self.datasets),
                 "domain": [self.domains.get(d) for d in self.datasets],
                 "n": self.dataset_sizes(),
-                "n_positive": g.sum().reindex(list(self.datasets)).to_numpy().astype(int),
+                "n_positive": np.rint(positives).astype(int),
             }
         )
-        out["positive_rate"] = out["n_positive"] / out["n"]
+        out["positive_rate"] = positives / out["n"]
         if self.has_split:
             splits = self.frame.groupby("dataset", sort=False)["split"].agg(
                 lambda s: ",".join(sorted(map(str, s.unique())))
