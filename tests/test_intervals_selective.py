@@ -55,10 +55,9 @@ def test_selective_answering_intervals_reproducible_and_contain_estimate():
     assert a == b
     for name in ("accuracy", "area", "aurc", "a", "b"):
         assert a[f"{name}_low"] <= a[name] + 1e-12 and a[name] <= a[f"{name}_high"] + 1e-12, name
-    # DiSCA is not smooth in the resampling (its fluctuation penalty divides by gaps floored at
-    # 0.001): here its percentile interval lies wholly below the value, as the docs and the
-    # index warn a DiSCA interval may
-    assert a["disca_low"] <= a["disca_high"] < a["disca"]
+    # the replicates resample the very split the value is read on (they used to draw their own
+    # 80/20 split from the dataset's seed, and this interval then lay wholly below the value)
+    assert a["disca_low"] <= a["disca"] <= a["disca_high"]
     c = ba.selective_answering(bench, "logreg", "breast_cancer", n_bootstrap=200, random_state=6).to_dict()
     assert a["aurc_low"] != c["aurc_low"] or a["disca_high"] != c["disca_high"]
     assert "aurc_low" not in ba.selective_answering(bench, "logreg", "breast_cancer").to_dict()
@@ -110,3 +109,26 @@ def test_ood_disca_replicates_equal_a_refit_per_replicate(method):
         p = m.predict_proba(s[ood])
         want = ba.disca(np.maximum(p, 1 - p), m.predict(s[ood]) == y[ood]).score
         assert reps["disca_ood"][r] == pytest.approx(want, rel=1e-12, abs=1e-12)
+
+
+@pytest.mark.parametrize("random_state", [0, 5, 123])
+def test_the_bootstrap_resamples_the_split_the_value_is_read_on(random_state, monkeypatch):
+    """indata: the bootstrap's evaluation rows are the point estimate's 20%, whatever the dataset's place."""
+    from beyondauc.metrics import selective_benchmark as sb
+
+    bench = ba.load_demo()
+    seen = []
+    design = sb._selective_design
+
+    def spy(*args, **kwargs):
+        out = design(*args, **kwargs)
+        seen.append(out)
+        return out
+
+    monkeypatch.setattr(sb, "_selective_design", spy)
+    for dataset in ("wine", "diabetes"):  # not the first dataset: its child seed differs from random_state
+        r = ba.selective_answering(bench, "logreg", dataset, random_state=random_state, n_bootstrap=5)
+        _, ev, _ = sb._selective_rows(bench, dataset, "indata", random_state, None)
+        _, y, role, _ = seen[-1]
+        assert (role == 1).sum() == ev.sum() == len(r.confidence)
+        assert np.array_equal(y[role == 1], bench.labels()[ev])

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..metrics import METHODS, PROTOCOLS
+from ..metrics.selective_benchmark import SELECTIVE_PROTOCOLS
 from ..metrics.bootstrap import check_bootstrap
 from ..utils.validation import check_int, check_names, check_number, check_option, check_random_state
 
@@ -150,7 +151,9 @@ _TABLE = (
     _P("tolerance", 0.9, _number(**_UNIT), "worst admissible accuracy t of b(t)"),
     _P("computation_score", None, _optional(_number(low=0)),
        "DiDMA's computation score, e.g. 1/energy (None: no DiDMA/NiDMA)"),
-    _P("selective_protocol", "indata", _option(PROTOCOLS), "calibration protocol of the selective-answering confidences"),
+    _P("selective_protocol", "auto", _option(("auto", *SELECTIVE_PROTOCOLS)),
+       "where the selective-answering confidences come from: a calibration protocol, 'none' (as given) or 'auto' "
+       "('none' for answers, 'indata' for scores)"),
     _P("selective_method", "logistic", _option(METHODS), "calibration method of the selective-answering confidences"),
     _P("resolution", 0.01, _number(**_UNIT), "confidence step of the coverage-accuracy grid"),
     _P("cohort_protocol", None, _option((None, "split", *PROTOCOLS)),
@@ -343,7 +346,11 @@ def _uses(get, bench, full):
     if ood is not None and ood not in bench.datasets and full is not None and ood in full.datasets:
         sel = full.subset(datasets=[*bench.datasets, ood])
     in_datasets = tuple(d for d in bench.datasets if d != ood)
-    uses.append(("selective answering", "selective_protocol", get("selective_protocol"), "", sel, in_datasets, ood))
+    protocol = get("selective_protocol")
+    if protocol == "auto":
+        protocol = "none" if bench.kind == "answers" else "indata"
+    if protocol != "none":  # confidences as given: no calibration data to take
+        uses.append(("selective answering", "selective_protocol", protocol, "", sel, in_datasets, ood))
     return uses
 
 
@@ -435,7 +442,8 @@ def _check_score_ranges(get, bench):
     sigma_max = get("sigma_max")
     frame = bench.frame
     models = list(bench.models)
-    labels = bench.labels()
+    # answers: the classes differ by model; half of each dataset per class bounds every model's pairs
+    labels = bench.labels() if bench.kind == "scores" else np.full(len(bench), 0.5)
     codes = bench.dataset_codes()
     keep = slice(None)
     if kind == "split":  # each dataset's validation and test rows

@@ -42,7 +42,7 @@ from ..data.open import open_benchmark
 from ..metrics.calibration import check_n_jobs
 from ..metrics.curves import class_histogram, roc_points
 from ..metrics.diagnostics_benchmark import cohort_diagnostics, diagnostics_frame
-from ..metrics.grid_bootstrap import nanmean_quiet, bootstrap_grid
+from ..metrics.grid_bootstrap import GridBootstrap, nanmean_quiet, bootstrap_grid
 from ..metrics.intervals import auc_intervals, friedman_test
 from ..metrics.reliability import calibration_error_table
 from ..metrics.ranking import histogram_range
@@ -333,6 +333,7 @@ class _ModelJob:
     bins: int
 
     def __call__(self, model):
+        bench, bench_sel = self.bench.model_view(model), self.bench_sel.model_view(model)
         out = {k: [] for k in ("roc", "cohort_histograms", "robustness", "drift_curves", "wasserstein",
                                "selective", "tolerance", "coverage_curves", "fluctuations",
                                "resolution_sensitivity")}
@@ -341,7 +342,7 @@ class _ModelJob:
         for dataset in self.bench.datasets:
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always")
-                d = cohort_diagnostics(self.bench, model, dataset, **self.options)
+                d = cohort_diagnostics(bench, model, dataset, **self.options)
                 curves = _diagnostic_curves(d, self.bins)
             log.record(caught, model=model, dataset=dataset)
             diags.append(d)
@@ -356,7 +357,7 @@ class _ModelJob:
         for dataset in self.in_datasets:
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always")
-                r = selective_answering(self.bench_sel, model, dataset, **self.sel_options)
+                r = selective_answering(bench_sel, model, dataset, **self.sel_options)
                 sens = disca_resolution_sensitivity(r.confidence, r.correct, tolerance=self.sel_options["tolerance"])
             log.record(caught, model=model, dataset=dataset)
             sels.append(r)
@@ -436,12 +437,63 @@ def evaluate(
     p = check_evaluation_parameters(parameters)
     source, sha256 = data_fingerprint(data)
     bench, full = _open(data, p)
+    p = _resolve_auto(p, bench)
     check_against_benchmark(p, bench, available=full)  # what would fail after the grid fails here, before it
     # each warning once, with the models and datasets it came from; a single class was said when the data was read
-    single = [d for d in bench.datasets if len(np.unique(bench.labels(d))) < 2]
+    single = [] if bench.kind == "answers" else [d for d in bench.datasets if len(np.unique(bench.labels(d))) < 2]
     with warnings_once(explained=single, models=bench.models,
                        ignore=[(r"dataset .* has a single class", UndefinedMetricWarning)]) as log:
         return _compute(p, bench, full, source, sha256, t_start, n_jobs=n_jobs, progress=progress, log=log)
+
+
+def _resolve_auto(p, bench):
+    """The parameters with ``"auto"`` resolved for this benchmark's kind.
+
+    ``selective_protocol="auto"``: ``"none"`` for answers (the model's own
+    confidence, as Mishra et al. use it), ``"indata"`` for scores.
+    """
+    if p["selective_protocol"] != "auto":
+        return p
+    return {**p, "selective_protocol": "none" if bench.kind == "answers" else "indata"}
+
+
+def _views(bench):
+    """The benchmarks each stage reads: the benchmark itself, or for answers one per model (its own labels)."""
+    return [bench] if bench.kind == "scores" else [bench.model_view(m) for m in bench.models]
+
+
+def _sorted(frame, bench, keys=("protocol", "method", "dataset", "model")):
+    """``frame`` in the order one pass over the benchmark gives: by ``keys``, datasets and models in their order."""
+    order = {"dataset": {d: i for i, d in enumerate(bench.datasets)}, "model": {m: i for i, m in enumerate(bench.models)}}
+    cols = [k for k in keys if k in frame.columns]
+    rank = [frame[k].map(order[k]) if k in order else frame[k].map({v: i for i, v in enumerate(pd.unique(frame[k]))})
+            for k in cols]
+    return frame.iloc[np.lexsort([r.to_numpy() for r in reversed(rank)])].reset_index(drop=True)
+
+
+def _concat_views(parts, bench, keys=("protocol", "method", "dataset", "model")):
+    """The per-view tables of one stage as one table (one view: its table as it is)."""
+    if len(parts) == 1:
+        return parts[0]
+    return _sorted(pd.concat(parts, ignore_index=True), bench, keys)
+
+
+def _merge_boots(boots, bench):
+    """One :class:`GridBootstrap` of the per-model bootstraps of an answers benchmark.
+
+    Their replicates are paired: each resamples the same examples (the
+    strata of an answers benchmark are its datasets, the same for every
+    model), so ranks and pairwise wins read them together.
+    """
+    if len(boots) == 1:
+        return boots[0]
+    grid = pd.concat([b.grid for b in boots], ignore_index=True)
+    grid = _sorted(grid.assign(_row=np.arange(len(grid))), bench)
+    order = grid.pop("_row").to_numpy()
+    reps = np.concatenate([b.replicates for b in boots], axis=1)[:, order]
+    b = boots[0]
+    return GridBootstrap(grid=grid, replicates=reps, n_bootstrap=b.n_bootstrap,
+                         confidence_level=b.confidence_level, random_state=b.random_state)
 
 
 def _compute(p, bench, full, source, sha256, t_start, *, n_jobs, progress, log):
@@ -449,18 +501,23 @@ def _compute(p, bench, full, source, sha256, t_start, *, n_jobs, progress, log):
     bench_sel = _selective_benchmark(bench, full, p["ood_dataset"])
     stages = _Stages(progress)
     tables = {"datasets": bench.summary()}
+    views = _views(bench)
     with stages.timed("calibration grid and calibration error"):
-        grid, ce = _calibration_grid(bench, p, n_jobs)
-        tables["calibration_error"], tables["reliability"] = ce.ece, ce.reliability
+        grids, ces = zip(*(_calibration_grid(v, p, n_jobs) for v in views))
+        grid = _concat_views(grids, bench)
+        tables["calibration_error"] = _concat_views([c.ece for c in ces], bench)
+        tables["reliability"] = _concat_views([c.reliability for c in ces], bench)
     with stages.timed("bootstrap of the headline setting"):
-        boot = _bootstrap(bench, p, n_jobs)
+        boots = [_bootstrap(v, p, n_jobs) for v in views]
+        boot = None if boots[0] is None else _merge_boots(boots, bench)
         tables["grid"] = grid = _with_intervals(grid, boot)
         head = grid[(grid["protocol"] == p["protocol"]) & (grid["method"] == p["method"])].reset_index(drop=True)
         tables.update(_ranking_tables(head, boot, p))
-        tables["auc_intervals"] = auc_intervals(bench, confidence_level=p["confidence_level"])
+        tables["auc_intervals"] = _concat_views(
+            [auc_intervals(v, confidence_level=p["confidence_level"]) for v in views], bench)
         tables["friedman"] = _friedman_table(head)
     with stages.timed("tables of the paper"):
-        tables.update(_paper_tables(bench, grid, head, p))
+        tables.update(_paper_tables(views, bench, grid, head, p))
     with stages.timed("cohort diagnostics and selective answering"):
         parts = _per_model(bench, bench_sel, p, n_jobs, log)
         tables.update(_per_model_tables(parts))
@@ -579,14 +636,15 @@ def _friedman_table(head):
         "alpha": pd.Series(dtype=float)})
 
 
-def _paper_tables(bench, grid, head, p):
+def _paper_tables(views, bench, grid, head, p):
     """The Opitz paper's Tables 3 to 5 and its score histograms."""
     return {
         "calibration_modes": pd.concat(
             [calibration_modes(grid, score=s).assign(score=s) for s in ("accuracy", "kappa")], ignore_index=True),
         "best_of_methods": best_of_methods(grid, score="kappa").assign(score="kappa"),
-        "variance": score_variance(bench, head, score="accuracy"),
-        "histograms": score_histograms(bench, bins=p["bins"]),
+        "variance": _concat_views([score_variance(v, head, score="accuracy") for v in views], bench, ("model",)),
+        "histograms": _concat_views([score_histograms(v, bins=p["bins"]) for v in views], bench,
+                                    ("model", "dataset")),
     }
 
 
@@ -627,7 +685,7 @@ def _per_model_tables(parts):
 def _evaluation(tables, p, bench, source, sha256, stages, t_start):
     """The Evaluation of the tables: parameters, data info, versions, creation time and seconds per stage."""
     stored = {k: v for k, v in p.items()}
-    info = {"source": source, "sha256": sha256, "n_rows": int(len(bench)), "models": list(bench.models),
+    info = {"source": source, "sha256": sha256, "kind": bench.kind, "n_rows": int(len(bench)), "models": list(bench.models),
             "datasets": list(bench.datasets), "domains": {d: bench.domains.get(d) for d in bench.datasets}}
     created = _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat()
     timing = {name: round(sec, 3) for name, sec in stages}

@@ -612,7 +612,9 @@ def bootstrap_grid(
         domains=dict(bench.domains), protocols=tuple(protocols), methods=tuple(methods),
         plans={p: protocol_plan(bench, p) for p in protocols}, class_weight=class_weight, n_repeats=n_repeats, seed=seed,
     )
-    bctx = _BootContext(base=ctx, strata=strata_of(ctx.codes, ctx.y), n_bootstrap=n_bootstrap, boot_seed=seed)
+    # answers: the class is per model, so every model resamples the same examples within datasets (paired)
+    strata = strata_of(ctx.codes) if bench.kind == "answers" else strata_of(ctx.codes, ctx.y)
+    bctx = _BootContext(base=ctx, strata=strata, n_bootstrap=n_bootstrap, boot_seed=seed)
     row_of = {key: i for i, key in enumerate(zip(
         grid["protocol"], grid["method"], grid["dataset"].map({d: i for i, d in enumerate(bench.datasets)}),
         grid["model"]))}

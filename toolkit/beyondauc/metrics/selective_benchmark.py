@@ -54,26 +54,35 @@ if TYPE_CHECKING:  # names in annotations only
 
     from ..data.benchmark import Benchmark
 
-__all__ = ["BAND_COVERAGES", "SelectiveAnswering", "calibrated_confidence", "coverage_accuracy_band", "selective_intervals", "selective_answering", "selective_table", "tolerance_table"]
+__all__ = ["BAND_COVERAGES", "SELECTIVE_PROTOCOLS", "SelectiveAnswering", "calibrated_confidence", "coverage_accuracy_band", "selective_intervals", "selective_answering", "selective_table", "tolerance_table"]
 
 
 # -- benchmark level ---------------------------------------------------------------------
 
+#: Where selective answering's confidences come from: a calibration protocol, or ``"none"``, the
+#: confidences as given (an answers benchmark's own confidence; for scores, probabilities p read as max(p, 1 - p)).
+SELECTIVE_PROTOCOLS = (*PROTOCOLS, "none")
+
+
 def _selective_rows(bench, dataset, protocol, random_state, ood_dataset):
-    """Masks over all rows: calibration, evaluation and out-of-distribution rows."""
-    check_option(protocol, "protocol", PROTOCOLS)
+    """Masks over all rows: calibration, evaluation and out-of-distribution rows (no calibration rows for "none")."""
+    check_option(protocol, "protocol", SELECTIVE_PROTOCOLS)
     seed = check_random_state(random_state)
-    bench._slice(dataset)  # a clear error for an unknown name
+    sl = bench._slice(dataset)  # a clear error for an unknown name
     if ood_dataset is not None:
         bench._slice(ood_dataset)
         if ood_dataset == dataset:
             raise ValueError(f"`ood_dataset` must differ from `dataset`, got {dataset!r} for both")
-    cal, ev = _protocol_rows(bench, dataset, protocol, seed)
+    if protocol == "none":
+        cal, ev = np.zeros(len(bench), dtype=bool), np.zeros(len(bench), dtype=bool)
+        ev[sl] = True
+    else:
+        cal, ev = _protocol_rows(bench, dataset, protocol, seed)
     ood = np.zeros(len(bench), dtype=bool)
     if ood_dataset is not None:  # out of distribution means unseen: never calibrate (or score) on it
         ood[bench._slice(ood_dataset)] = True
         cal, ev = cal & ~ood, ev & ~ood
-        if not cal.any():
+        if not cal.any() and protocol != "none":
             raise ValueError(f"protocol {protocol!r} has no calibration data for {dataset!r} once "
                              f"`ood_dataset`={ood_dataset!r} is left out")
     return cal, ev, ood
@@ -110,19 +119,37 @@ def calibrated_confidence(
     """
     check_option(method, "method", METHODS)
     cal, ev, ood = _selective_rows(bench, dataset, protocol, random_state, ood_dataset)
-    y_all, s_all = bench.labels(), bench.scores(model)
-    cal_model = ScoreCalibrator(method, class_weight=class_weight).fit(s_all[cal], y_all[cal])
+    y_all, s_all = bench.labels(model=model), bench.scores(model)
+    if protocol == "none":
+        def answer(rows):
+            return _given_answers(bench, model, s_all[rows], y_all[rows])
+    else:
+        cal_model = ScoreCalibrator(method, class_weight=class_weight).fit(s_all[cal], y_all[cal])
 
-    def answer(rows):
-        proba = cal_model.predict_proba(s_all[rows])
-        pred = cal_model.predict(s_all[rows])
-        conf = np.maximum(proba, 1.0 - proba)
-        return conf, pred == y_all[rows]
+        def answer(rows):
+            proba = cal_model.predict_proba(s_all[rows])
+            if bench.kind == "answers":  # recalibrated: the probability that the model's own answer is right
+                return proba, y_all[rows] == 1
+            pred = cal_model.predict(s_all[rows])
+            return np.maximum(proba, 1.0 - proba), pred == y_all[rows]
 
     conf, ok = answer(ev)
     if ood_dataset is None:
         return conf, ok, None, None
     return (conf, ok, *answer(ood))
+
+
+def _given_answers(bench, model, s, y):
+    """(confidence, correct) as given (protocol "none"): an answers benchmark's own confidence and correctness;
+    for scores, probabilities p answered as p > 0.5 with confidence max(p, 1 - p)."""
+    if len(s) and (s.min() < 0 or s.max() > 1):
+        what = "confidences" if bench.kind == "answers" else "scores"
+        raise ValueError(f"selective protocol 'none' reads model {model!r}'s {what} as probabilities, but they "
+                         f"span [{s.min():.4g}, {s.max():.4g}], outside [0, 1]; choose a calibration protocol "
+                         f"(e.g. 'indata') to recalibrate them")
+    if bench.kind == "answers":
+        return s.astype(np.float64), y == 1
+    return np.maximum(s, 1.0 - s), (s > 0.5) == (y == 1)
 
 
 @dataclass(frozen=True)
@@ -290,8 +317,8 @@ def selective_answering(
         reps, acc = _benchmark_bootstrap(
             bench, model, dataset, ood_dataset=ood_dataset, protocol=protocol, method=method,
             class_weight=class_weight, tolerance=tolerance, weights=weights, resolution=resolution,
-            random_state=dataset_seed(random_state, [d for d in bench.datasets if d != ood_dataset].index(dataset)),
-            n_bootstrap=n_bootstrap,
+            random_state=random_state, n_bootstrap=n_bootstrap,
+            resample_state=dataset_seed(random_state, [d for d in bench.datasets if d != ood_dataset].index(dataset)),
         )
         intervals = intervals_of(reps, confidence_level)
         band = _band(acc, confidence_level)
@@ -355,8 +382,15 @@ def selective_table(bench: Benchmark, *, models: Sequence[str] | None = None, da
 INTERVAL_NAMES = ("accuracy", "area", "aurc", "disca", "a", "b")
 
 
-def _answers(proba, pred, pos, neg):
-    """Confidence and (weighted) correct / wrong answers per grid value, (R, m) each."""
+def _answers(proba, pred, pos, neg, kind="scores"):
+    """Confidence and (weighted) correct / wrong answers per grid value, (R, m) each.
+
+    For scores the decision is ``pred`` and its confidence max(p, 1 - p); for
+    answers ``proba`` is the recalibrated probability that the model's own
+    answer is right (``pos``: right answers), so it is the confidence.
+    """
+    if kind == "answers":
+        return proba, pos, neg
     conf = np.maximum(proba, 1.0 - proba)
     return conf, np.where(pred, pos, neg), np.where(pred, neg, pos)
 
@@ -366,7 +400,7 @@ def _selective_design(bench, model, dataset, *, ood_dataset, protocol, random_st
     cal, ev, ood = _selective_rows(bench, dataset, protocol, random_state, ood_dataset)
     used = cal | ev | ood
     role = np.where(cal, 0, np.where(ev, 1, 2))[used]
-    y = bench.labels()[used]
+    y = bench.labels(model=model)[used]
     s = bench.scores(model)[used]
     strata = strata_of(role, bench.dataset_codes()[used], y)
     return s, y, role, strata
@@ -388,11 +422,20 @@ def _benchmark_replicates(bench, model, dataset, **options):
 
 
 def _benchmark_bootstrap(bench, model, dataset, *, ood_dataset, protocol, method, class_weight, tolerance,
-                         weights, resolution, random_state, n_bootstrap):
-    """(replicates frame, (B, k) accuracy at :data:`BAND_COVERAGES`), the calibrator refitted per replicate."""
+                         weights, resolution, random_state, n_bootstrap, resample_state=None):
+    """(replicates frame, (B, k) accuracy at :data:`BAND_COVERAGES`), the calibrator refitted per replicate.
+
+    ``random_state`` picks the protocol's rows (the ``indata`` split) as the
+    point estimate does; ``resample_state`` (default: ``random_state``) seeds
+    the resampling.
+    """
     tolerance = _check_unit(tolerance, "tolerance", low_open=True)
     weights = _check_weights(weights, "weights", 3)
     resolution = _check_resolution(resolution)
+    options = {"resolution": resolution, "tolerance": tolerance, "weights": weights}
+    resample_state = check_random_state(random_state if resample_state is None else resample_state)
+    if protocol == "none":
+        return _given_bootstrap(bench, model, dataset, ood_dataset, options, resample_state, n_bootstrap)
     s, y, role, strata = _selective_design(bench, model, dataset, ood_dataset=ood_dataset, protocol=protocol,
                                            random_state=random_state)
     x, inv, _, _ = _grid_counts(y, s)
@@ -403,15 +446,45 @@ def _benchmark_bootstrap(bench, model, dataset, *, ood_dataset, protocol, method
         init = logistic_params(x, *class_weighted(p0[:, 0], n0[:, 0], class_weight))
     # the curves only need the grid values the evaluation (and OOD) rows have
     cols = (np.unique(inv[role == 1]), np.unique(inv[role == 2]) if ood_dataset is not None else None)
-    statistic = _refit_statistic(x, cols, method=method, class_weight=class_weight, init=init,
-                                 options={"resolution": resolution, "tolerance": tolerance, "weights": weights})
+    statistic = _refit_statistic(x, cols, method=method, class_weight=class_weight, init=init, options=options,
+                                 kind=bench.kind)
     reps = bootstrap_replicates(strata, inv, y, n_values=m, statistic=statistic, n_bootstrap=n_bootstrap,
-                                random_state=check_random_state(random_state), groups=role, n_groups=3)
+                                random_state=resample_state, groups=role, n_groups=3)
     band = reps.pop("band")
     return pd.DataFrame(reps), band
 
 
-def _refit_statistic(x, cols, *, method, class_weight, init, options):
+def _given_bootstrap(bench, model, dataset, ood_dataset, options, random_state, n_bootstrap):
+    """:func:`_benchmark_bootstrap` for confidences as given (protocol "none"): nothing to refit.
+
+    The evaluation rows (role 1) and the OOD rows (role 2) are resampled
+    within role and correctness; each replicate reweights the counts of
+    right and wrong answers at each distinct confidence.
+    """
+    s, y = bench.scores(model), bench.labels(model=model)
+    parts = [(dataset, 1)] + ([(ood_dataset, 2)] if ood_dataset is not None else [])
+    answers = [_given_answers(bench, model, s[bench._slice(d)], y[bench._slice(d)]) for d, _ in parts]
+    conf = np.concatenate([c for c, _ in answers])
+    ok = np.concatenate([o for _, o in answers]).astype(np.int8)
+    role = np.concatenate([np.full(len(c), r) for (c, _), (_, r) in zip(answers, parts)])
+    x, inv, _, _ = _grid_counts(ok, conf)
+    cols = [np.unique(inv[role == r]) for _, r in parts]
+
+    def statistic(pos, neg):
+        rows = selective_rows(x[cols[0]], pos[:, 1, cols[0]], neg[:, 1, cols[0]], **options)
+        out = {name: rows[name] for name in INTERVAL_NAMES}
+        if ood_dataset is not None:
+            out["disca_ood"] = selective_rows(x[cols[1]], pos[:, 2, cols[1]], neg[:, 2, cols[1]], **options)["disca"]
+        out["band"] = accuracy_at_coverages(x[cols[0]], pos[:, 1, cols[0]], neg[:, 1, cols[0]], BAND_COVERAGES)
+        return out
+
+    reps = bootstrap_replicates(strata_of(role, ok), inv, ok, n_values=len(x), statistic=statistic,
+                                n_bootstrap=n_bootstrap, random_state=random_state, groups=role, n_groups=3)
+    band = reps.pop("band")
+    return pd.DataFrame(reps), band
+
+
+def _refit_statistic(x, cols, *, method, class_weight, init, options, kind="scores"):
     """The batched statistic of :func:`_benchmark_bootstrap`: refit, answer, score; on (R, 3, m) counts.
 
     Roles are 0 calibration, 1 evaluation, 2 out of distribution; ``cols`` the
@@ -424,12 +497,12 @@ def _refit_statistic(x, cols, *, method, class_weight, init, options):
     def statistic(pos, neg):
         proba, pred = calibrated_rows(method, x, *class_weighted(pos[:, 0], neg[:, 0], class_weight), init=init,
                                       at=at)
-        answers = _answers(proba[:, :k], pred[:, :k], pos[:, 1, cols_ev], neg[:, 1, cols_ev])
+        answers = _answers(proba[:, :k], pred[:, :k], pos[:, 1, cols_ev], neg[:, 1, cols_ev], kind)
         out = selective_rows(*answers, **options)
         rows = {name: out[name] for name in INTERVAL_NAMES}
         if cols_ood is not None:
             rows["disca_ood"] = selective_rows(*_answers(proba[:, k:], pred[:, k:], pos[:, 2, cols_ood],
-                                                         neg[:, 2, cols_ood]), **options)["disca"]
+                                                         neg[:, 2, cols_ood], kind), **options)["disca"]
         rows["band"] = accuracy_at_coverages(*answers, BAND_COVERAGES)
         return rows
 
