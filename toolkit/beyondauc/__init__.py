@@ -76,7 +76,7 @@ from .report import (
     run_report,
     safe_name,
 )
-from .evaluation import THRESHOLDS, ModelSummary, model_summary
+from .evaluation import THRESHOLDS, ModelSummary, analyses_table, kind_text, model_summary, scope_markdown
 from .metrics import (
     RESOLUTIONS,
     TOLERANCES,
@@ -178,7 +178,10 @@ __all__ = [
     "load_benchmark",
     "load_demo",
     "load_evaluation",
+    "analyses_table",
+    "kind_text",
     "model_summary",
+    "scope_markdown",
     "nidma",
     "noise_robustness",
     "open_benchmark",

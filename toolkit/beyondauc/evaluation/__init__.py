@@ -20,6 +20,11 @@ from .pipeline import (  # noqa: F401
     evaluate,
     open_evaluation,
 )
+from .scope import (  # noqa: F401
+    analyses_table,
+    kind_text,
+    scope_markdown,
+)
 from .summary import (  # noqa: F401
     ModelSummary,
     model_summary,
@@ -27,6 +32,9 @@ from .summary import (  # noqa: F401
 )
 
 __all__ = [
+    "analyses_table",
+    "kind_text",
+    "scope_markdown",
     "Evaluation",
     "evaluation_folder",
     "load_evaluation",

@@ -1,0 +1,138 @@
+"""Which analyses an evaluation holds, and why the others are left out.
+
+A report says, in words, what each analysis means for the benchmark's kind
+(scores or answers, DESIGN.md "Input data") and which analyses its inputs do
+not allow: domain protocols without domains, cohort diagnostics without
+cohorts, DiSCA out of distribution without an OOD dataset, DiDMA without a
+computation score.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from .container import Evaluation
+
+__all__ = ["analyses_table", "kind_text", "scope_markdown"]
+
+_COLUMNS = ["analysis", "status", "why"]
+
+
+def kind_text(evaluation: Evaluation) -> str:
+    """One paragraph on what the benchmark's numbers mean for its kind (scores or answers).
+
+    Examples
+    --------
+    >>> import beyondauc as ba
+    >>> ev = ba.evaluate("demo", models=["svm", "knn"], datasets=["wine", "diabetes"], n_bootstrap=0,
+    ...                  noise_repeats=2)
+    >>> kind_text(ev).split(":")[0]
+    'Scores'
+    """
+    if evaluation.data.get("kind", "scores") == "answers":
+        return ("Answers: each model gave an answer per example with its own confidence, and whether the answer is "
+                "right is known. Here \"label\" means *the answer is right* and \"score\" means *the model's "
+                "confidence*: the AUC is the AUROC of confidence for telling right answers from wrong ones, "
+                "\"accuracy\" is how often a confidence threshold learnt on other data tells them apart, and "
+                "selective answering ranks the answers by the confidence "
+                f"{_selective_source(evaluation)}.")
+    return ("Scores: a binary label per example and one score per model; the AUC ranks the scores, the accuracy "
+            "is that of a threshold learnt on other data, and selective answering ranks the answers by the "
+            f"confidence {_selective_source(evaluation)}.")
+
+
+def _selective_source(evaluation):
+    protocol = evaluation.parameters.get("selective_protocol")
+    if protocol == "none":
+        return "as the model gave it (no recalibration)"
+    return f"recalibrated with the {protocol!r} protocol"
+
+
+def analyses_table(evaluation: Evaluation) -> pd.DataFrame:
+    """One row per analysis: shown or left out, and why, in words.
+
+    Parameters
+    ----------
+    evaluation : Evaluation
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``analysis``, ``status`` ("shown" or "left out") and ``why``.
+
+    Examples
+    --------
+    >>> import beyondauc as ba
+    >>> ev = ba.evaluate("demo", models=["svm", "knn"], datasets=["wine", "diabetes"], n_bootstrap=0,
+    ...                  noise_repeats=2)
+    >>> analyses_table(ev).set_index("analysis").loc["DiDMA", "status"]
+    'left out'
+    """
+    p, data = evaluation.parameters, evaluation.data
+    rows = [_threshold_row(evaluation), _domain_row(evaluation), _cohort_row(evaluation),
+            ("Selective answering (DiSCA, AURC)", "shown", "confidences " + _selective_source(evaluation))]
+    ood = p.get("ood_dataset")
+    rows.append(("DiSCA out of distribution, NiDMA", "shown" if ood else "left out",
+                 f"on the out-of-distribution dataset {ood!r}" if ood else
+                 "needs an out-of-distribution dataset: give --ood-dataset (ood_dataset=)"))
+    cs = p.get("computation_score")
+    rows.append(("DiDMA", "shown" if cs is not None else "left out",
+                 f"with the computation score {cs}" if cs is not None else
+                 "needs the model's computation score (1/energy or reference/parameters): give "
+                 "--computation-score (computation_score=)"))
+    if data.get("kind") == "answers":
+        rows.append(("Paired DeLong test between models", "left out",
+                     "the models' answers are right on different examples, so their AUROCs rest on different "
+                     "labels; models are compared by the paired bootstrap instead"))
+    return pd.DataFrame(rows, columns=_COLUMNS)
+
+
+def _threshold_row(evaluation):
+    if evaluation.data.get("kind") == "answers":
+        why = "AUROC of confidence for right vs wrong answers, against the accuracy of a transferred threshold"
+    else:
+        why = "AUC against the accuracy of a threshold learnt on other data"
+    return ("AUC vs expected accuracy", "shown", why)
+
+
+def _domain_row(evaluation):
+    domains = evaluation.data.get("domains", {})
+    missing = [d for d, v in domains.items() if v is None]
+    grid = evaluation.table("grid")
+    shown = sorted(set(grid["protocol"]) & {"outdomain", "indomain"}) if len(grid) else []
+    if not missing:
+        return ("Domain protocols (outdomain, indomain)", "shown", "every dataset has a domain")
+    names = ", ".join(map(repr, missing[:5])) + (f" and {len(missing) - 5} more" if len(missing) > 5 else "")
+    status = "shown" if shown else "left out"
+    return ("Domain protocols (outdomain, indomain)", status,
+            f"need a domain per dataset; none for {names}: give --domains (domains=) or a 'domain' column")
+
+
+def _cohort_row(evaluation):
+    diag = evaluation.table("diagnostics")
+    protocol = evaluation.parameters.get("cohort_protocol")
+    if not len(diag):
+        return ("Cohort diagnostics (test-set AUROC)", "left out", "no model had two cohorts to compare")
+    if protocol is None:
+        return ("Cohort diagnostics (test-set AUROC)", "shown",
+                "validation and test cohorts from the 'split' column, or the indata split without one")
+    return ("Cohort diagnostics (test-set AUROC)", "shown", f"cohorts from the {protocol!r} protocol")
+
+
+def scope_markdown(evaluation: Evaluation) -> str:
+    """:func:`kind_text` then :func:`analyses_table` as a Markdown list, for a report.
+
+    Examples
+    --------
+    >>> import beyondauc as ba
+    >>> ev = ba.evaluate("demo", models=["svm", "knn"], datasets=["wine", "diabetes"], n_bootstrap=0,
+    ...                  noise_repeats=2)
+    >>> scope_markdown(ev).splitlines()[-1].startswith("- **DiDMA**: left out")
+    True
+    """
+    from ..utils.formatting import markdown_text
+
+    lines = [kind_text(evaluation), ""]
+    for row in analyses_table(evaluation).itertuples(index=False):
+        lines.append(f"- **{markdown_text(row.analysis)}**: {row.status}; {markdown_text(row.why)}")
+    return "\n".join(lines)
