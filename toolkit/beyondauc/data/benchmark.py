@@ -609,11 +609,25 @@ def single_class_message(datasets: Sequence[tuple[str, str]]) -> str:
             "needs both classes, is NaN (kappa too where all decisions are that class)")
 
 
-def load_demo() -> Benchmark:
-    """Load the embedded demo benchmark (real models on scikit-learn's bundled data).
+def load_demo(*, kind: str = "scores") -> Benchmark:
+    """Load an embedded demo benchmark (real models on scikit-learn's bundled data).
 
-    See ``beyondauc/datasets/README.md`` for how it was made; the script
-    ``scripts/make_demo_data.py`` regenerates it.
+    See ``beyondauc/datasets/README.md`` for how each was made; the scripts
+    ``scripts/make_demo_data.py`` and ``scripts/make_answers_demo.py``
+    regenerate them.
+
+    Parameters
+    ----------
+    kind : {"scores", "answers"}, default="scores"
+        ``"scores"``: raw scores of 8 models on 8 binary datasets
+        (``demo.csv.gz``).  ``"answers"``: the answers (confidence, correct)
+        of 6 multi-class classifiers on 4 datasets and one
+        out-of-distribution dataset, ``digits_noisy`` (``answers.csv.gz``).
+
+    Returns
+    -------
+    Benchmark
+        Of kind ``kind``.
 
     Examples
     --------
@@ -621,8 +635,39 @@ def load_demo() -> Benchmark:
     >>> bench = load_demo()
     >>> len(bench.datasets) >= 6 and len(bench.models) >= 6
     True
+    >>> answers = load_demo(kind="answers")
+    >>> answers.kind, answers.datasets[-1]
+    ('answers', 'digits_noisy')
     """
-    ref = resources.files("beyondauc") / "datasets" / "demo.csv.gz"
+    check_option(kind, "kind", KINDS)
+    ref = resources.files("beyondauc") / "datasets" / ("demo.csv.gz" if kind == "scores" else "answers.csv.gz")
     with resources.as_file(ref) as path:
+        if kind == "answers":
+            return _answers_demo(path, "beyondauc answers demo benchmark")
         bench = load_benchmark(path)
     return Benchmark(bench.frame, bench.models, bench.datasets, bench.domains, "beyondauc demo benchmark")
+
+
+def _answers_demo(path: Path, source: str) -> Benchmark:
+    """The answers demo's long rows (one per example and model) as a ``kind="answers"`` Benchmark.
+
+    Stands in for ``load_benchmark(path)`` until that reads the long answers
+    form: examples in file order, grouped by dataset; the confidences pivoted
+    to one float64 column per model and ``correct`` to an int8 (rows, models)
+    array, aligned on (dataset, id).
+    """
+    long = pd.read_csv(path, dtype={c: str for c in ("dataset", "domain", "split", "id", "model")})
+    models = tuple(pd.unique(long["model"]))
+    keys = long.drop_duplicates(["dataset", "id"])[["dataset", "domain", "split", "id"]]
+    datasets = tuple(pd.unique(keys["dataset"]))
+    order = keys["dataset"].map({d: i for i, d in enumerate(datasets)}).to_numpy()
+    keys = keys.iloc[np.argsort(order, kind="stable")].reset_index(drop=True)
+    wide = long.pivot(index=["dataset", "id"], columns="model", values=["confidence", "correct"])
+    wide = wide.reindex(pd.MultiIndex.from_frame(keys[["dataset", "id"]]))
+    confidence = wide["confidence"][list(models)].to_numpy(dtype=np.float64)
+    correct = wide["correct"][list(models)].to_numpy(dtype=np.float64)
+    if np.isnan(confidence).any() or np.isnan(correct).any():
+        raise ValueError(f"file {str(path)!r}: a model does not answer every example")
+    frame = pd.concat([keys, pd.DataFrame(confidence, columns=list(models))], axis=1)
+    domains = keys.groupby("dataset", sort=False)["domain"].first().to_dict()
+    return Benchmark(frame, models, datasets, domains, source, "answers", correct.astype(np.int8))

@@ -12,9 +12,11 @@ import pandas as pd
 from ..utils.validation import check_names
 from .benchmark import Benchmark, load_benchmark, load_demo
 
-__all__ = ["DEMO", "open_benchmark"]
+__all__ = ["DEMO", "DEMO_ANSWERS", "open_benchmark"]
 
 DEMO: str = "demo"
+#: The name of the embedded answers demo (``load_demo(kind="answers")``) wherever a data argument is expected.
+DEMO_ANSWERS: str = "demo:answers"
 
 
 def open_benchmark(
@@ -29,7 +31,8 @@ def open_benchmark(
     Parameters
     ----------
     data : str, path, Benchmark or pandas.DataFrame, default="demo"
-        ``"demo"`` for the embedded demo benchmark, else anything
+        ``"demo"`` for the embedded demo benchmark, ``"demo:answers"`` for
+        the embedded answers demo, else anything
         :func:`~beyondauc.load_benchmark` reads (a TRUE directory, a CSV or
         Parquet file, a DataFrame).
     models, datasets : list of str, optional
@@ -54,11 +57,14 @@ def open_benchmark(
         bench = data
     elif isinstance(data, str) and data == DEMO:
         bench = load_demo()
+    elif isinstance(data, str) and data == DEMO_ANSWERS:
+        bench = load_demo(kind="answers")
     else:
         bench = None
     if bench is None:
         if isinstance(data, (str, os.PathLike)) and not Path(data).expanduser().exists():
-            raise FileNotFoundError(f"`data` {str(data)!r} does not exist (give 'demo', a file or a TRUE directory)")
+            raise FileNotFoundError(f"`data` {str(data)!r} does not exist (give 'demo', 'demo:answers', a file or a "
+                                    "TRUE directory)")
         bench = load_benchmark(data, pos_label=pos_label)
     _check_subset(models, bench.models, "models", bench.source)
     _check_subset(datasets, bench.datasets, "datasets", bench.source)

@@ -94,6 +94,9 @@ def data_fingerprint(data: str | os.PathLike | Benchmark | pd.DataFrame) -> tupl
         ref = resources.files("beyondauc") / "datasets" / "demo.csv.gz"
         with resources.as_file(ref) as path:
             return "beyondauc demo benchmark", _file_sha256(path)
+    if isinstance(data, str) and data == "demo:answers":  # the embedded answers demo (data.open.DEMO_ANSWERS)
+        with resources.as_file(resources.files("beyondauc") / "datasets" / "answers.csv.gz") as path:
+            return "beyondauc answers demo benchmark", _file_sha256(path)
     if isinstance(data, Benchmark):
         return str(data.source), _frame_sha256(data.frame)
     if isinstance(data, pd.DataFrame):
