@@ -24,7 +24,6 @@ dataset and model.  ``split`` and ``label`` belong to the example: the models mu
 from __future__ import annotations
 
 import itertools
-import json
 import warnings
 from dataclasses import dataclass
 
@@ -330,22 +329,16 @@ def _probability_lists(table, column, origin):
     """A list column of class probabilities as an (n, k) array, NaN beyond a row's list."""
     col = _present(table, column, origin)
     cells = list(col)
-    if pd.api.types.infer_dtype(col, skipna=False) == "string":  # lists written as text, e.g. in a CSV file
-        try:
-            parsed = json.loads("[" + ",".join(cells) + "]")
-        except json.JSONDecodeError:
-            parsed = None
-        if parsed is None or len(parsed) != len(cells):  # "0.2, 0.8" unbracketed parses as two cells
-            pos = next(i for i, c in enumerate(cells) if not isinstance(_json_or_none(c), list))
-            raise ValueError(f"column {column!r} must hold lists of class probabilities, got {_shown(cells[pos])} "
-                             f"at {origin.locate(table, pos)}")
-        cells = parsed
+    if pd.api.types.infer_dtype(col, skipna=False) == "string":  # lists written as text, e.g. in a CSV file:
+        inner = col.str.strip().str.removeprefix("[").str.removesuffix("]").str.strip()  # "[0.1, 0.9]", "[0.1 0.9]"
+        cells = list(inner.str.split(r"[\s,]+", regex=True).where(inner != "", pd.Series([[]] * len(inner),
+                                                                                           index=inner.index)))
     try:
         lengths = np.fromiter(map(len, cells), dtype=np.int64, count=len(cells))
         flat = np.array(list(itertools.chain.from_iterable(cells)), dtype=np.float64)
     except (TypeError, ValueError):
         pos = next(i for i, c in enumerate(cells) if not _is_numbers(c))
-        raise ValueError(f"column {column!r} must hold lists of class probabilities, got {_shown(cells[pos])} at "
+        raise ValueError(f"column {column!r} must hold lists of class probabilities, got {_shown(col.iloc[pos])} at "
                          f"{origin.locate(table, pos)}") from None
     codes = pd.factorize(table["dataset"])[0]
     _, firsts = np.unique(codes, return_index=True)
@@ -360,13 +353,6 @@ def _probability_lists(table, column, origin):
     starts = np.cumsum(lengths) - lengths
     p[np.repeat(np.arange(len(cells)), lengths), np.arange(len(flat)) - np.repeat(starts, lengths)] = flat
     return p
-
-
-def _json_or_none(text):
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError:
-        return None
 
 
 def _is_numbers(cell):
