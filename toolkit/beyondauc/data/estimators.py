@@ -212,7 +212,7 @@ def _check_y(y, X, classes, name):
         raise ValueError(f"y for {name} has {len(y)} values for {n} rows of X")
     unknown = ~np.isin(y, classes)
     if unknown.any():
-        raise ValueError(f"y for {name} holds {y[np.flatnonzero(unknown)[0]]!r}, not one of the estimator's classes "
+        raise ValueError(f"y for {name} holds {y[np.flatnonzero(unknown)[0]].item()!r}, not one of the estimator's classes "
                          f"{list(classes)}")
     return y
 

@@ -134,6 +134,11 @@ def _described(probabilities, classes):
     return f"class probabilities ({', '.join(map(repr, probabilities[:3]))}{' ...' if len(classes) > 3 else ''})"
 
 
+def _plain(value):
+    """``value`` as Python writes it: ``7``, not ``np.int64(7)``."""
+    return value.item() if isinstance(value, np.generic) else value
+
+
 def long_ignored(columns, form):
     """The columns of a long table that none of its form's columns is: listed in one warning."""
     used = {*_EXAMPLE, *_VALUES, *form.probabilities, *_BOOKKEEPING}
@@ -238,7 +243,7 @@ def _numeric(table, column, origin):
     bad = (values.isna() & col.notna()).to_numpy()
     if bad.any():
         pos = int(np.flatnonzero(bad)[0])
-        raise ValueError(f"column {column!r} must be numeric: {col.iloc[pos]!r} at {origin.locate(table, pos)}")
+        raise ValueError(f"column {column!r} must be numeric: {_plain(col.iloc[pos])!r} at {origin.locate(table, pos)}")
     return values.to_numpy(dtype=np.float64)
 
 
@@ -259,7 +264,7 @@ def _correct_column(table, origin):
     if bad.any():
         pos = int(np.flatnonzero(bad)[0])
         raise ValueError(f"column 'correct' must say whether the answer is right (1/0, true/false), got "
-                         f"{col.iloc[pos]!r} at {origin.locate(table, pos)}")
+                         f"{_plain(col.iloc[pos])!r} at {origin.locate(table, pos)}")
     return v.astype(np.int8)
 
 
@@ -290,7 +295,7 @@ def _from_probabilities(table, form, origin):
     outside = finite & ((p < 0) | (p > 1))
     if outside.any():
         r, k = (int(i) for i in np.argwhere(outside)[0])
-        raise ValueError(f"column {names[k]!r} must hold probabilities in [0, 1], got {p[r, k]!r} at "
+        raise ValueError(f"column {names[k]!r} must hold probabilities in [0, 1], got {_plain(p[r, k])!r} at "
                          f"{origin.locate(table, r)}")
     gold = _gold_classes(table, classes, names, available, origin, list_column=not form.classes)
     ranked = np.where(available & finite, p, -np.inf)
@@ -315,11 +320,11 @@ def _gold_classes(table, classes, names, available, origin, *, list_column):
         pos = int(np.flatnonzero(unknown)[0])
         what = (f"a position in the {names[0][:-3]!r} lists (0 to {len(classes) - 1})" if list_column
                 else f"one of the classes of the probability columns {classes}")
-        raise ValueError(f"column 'label' value {labels.iloc[pos]!r} at {origin.locate(table, pos)} is not {what}")
+        raise ValueError(f"column 'label' value {_plain(labels.iloc[pos])!r} at {origin.locate(table, pos)} is not {what}")
     absent = ~available[np.arange(len(gold)), gold]
     if absent.any():
         pos = int(np.flatnonzero(absent)[0])
-        raise ValueError(f"column 'label' value {labels.iloc[pos]!r} at {origin.locate(table, pos)}: column "
+        raise ValueError(f"column 'label' value {_plain(labels.iloc[pos])!r} at {origin.locate(table, pos)}: column "
                          f"{names[gold[pos]]!r} is empty on dataset {table['dataset'].iloc[pos]!r}, so that class is "
                          "not one of its classes")
     return gold
@@ -418,7 +423,7 @@ def _no_duplicates(table, origin):
                 & (table["model"] == table["model"].iloc[pos])).to_numpy()
         earlier = int(np.flatnonzero(same)[0])
         raise ValueError(f"{origin.where}: two rows for model {table['model'].iloc[pos]!r} on dataset "
-                         f"{table['dataset'].iloc[pos]!r}, id {table['id'].iloc[pos]!r}: at "
+                         f"{table['dataset'].iloc[pos]!r}, id {_plain(table['id'].iloc[pos])!r}: at "
                          f"{origin.locate(table, earlier)} and at {origin.locate(table, pos)}; each "
                          "(dataset, id, model) has one row")
 
@@ -426,7 +431,7 @@ def _no_duplicates(table, origin):
 def _example_name(table, pos):
     """'id 7', or the example's place in its dataset when there is no ``id`` column."""
     if "id" in table.columns:
-        return f"id {table['id'].iloc[pos]!r}"
+        return f"id {_plain(table['id'].iloc[pos])!r}"
     same = (table["dataset"].to_numpy()[:pos] == table["dataset"].iloc[pos]) \
         & (table["model"].to_numpy()[:pos] == table["model"].iloc[pos])
     return f"example {int(same.sum()) + 1} (matched by order: no 'id' column)"
@@ -442,6 +447,6 @@ def _check_agree(table, example, first, origin, column):
         pos = int(np.flatnonzero(bad)[0])
         p0 = int(ref[pos])
         raise ValueError(f"{origin.where}: the models disagree on the {column} of dataset {table['dataset'].iloc[pos]!r}"
-                         f", {_example_name(table, p0)}: {col.iloc[p0]!r} for model {table['model'].iloc[p0]!r} at "
-                         f"{origin.locate(table, p0)}, {col.iloc[pos]!r} for model {table['model'].iloc[pos]!r} at "
+                         f", {_example_name(table, p0)}: {_plain(col.iloc[p0])!r} for model {table['model'].iloc[p0]!r} at "
+                         f"{origin.locate(table, p0)}, {_plain(col.iloc[pos])!r} for model {table['model'].iloc[pos]!r} at "
                          f"{origin.locate(table, pos)}; an example has one {column}")
