@@ -301,6 +301,13 @@ def test_datasets_with_different_classes():
     np.testing.assert_array_equal(bench.labels("mnli", model="roberta"), (p[1].argmax(axis=1) == gold).astype(int))
 
 
+def test_long_dataframe_is_not_modified():
+    long = qa_long().assign(model=lambda d: d["model"].astype("category"))
+    before = long.copy()
+    load_benchmark(long, models=["llama"], datasets=["qa2"])
+    pd.testing.assert_frame_equal(long, before)
+
+
 def test_answers_split_domain_and_view():
     long = qa_long()
     long["domain"] = long["dataset"].map({"qa1": "trivia", "qa2": "science"})
@@ -470,7 +477,8 @@ def test_from_estimators_bad_input(cancer):
         from_estimators({"new": LogisticRegression()}, {"a": (X, y)})
     with pytest.raises(ValueError, match=r"is not a classifier: it has no classes_"):
         from_estimators({"ols": LinearRegression().fit(Xf, yf)}, {"a": (X, y)})
-    with pytest.raises(ValueError, match=r"y for estimator 'lr' on dataset 'a' holds 7, not one of the estimator's classes \[np.int64\(0\), np.int64\(1\)\]"):
+    with pytest.raises(ValueError, match=r"y for estimator 'lr' on dataset 'a' holds 7, not one of the estimator's "
+                                         r"classes \[0, 1\]"):
         from_estimators({"lr": lr}, {"a": (X, np.where(y == 1, 7, 0))})
     with pytest.raises(ValueError, match=r"datasets \['b'\] have splits and \['a'\] none"):
         from_estimators({"lr": lr}, {"a": (X, y), "b": (X, y, X, y)})
@@ -524,7 +532,8 @@ def test_display_from_estimator_equals_from_predictions(cancer):
     ({"dataset": ["a"], "model": ["x"], "confidence": [0.5], "correct": [1], "p_a": [0.5], "p_b": [0.5]},
      r"'confidence', 'correct' and class probabilities \('p_a', 'p_b'\) are two forms at once"),
     ({"dataset": ["a"], "model": ["x"], "label": [1]}, r"a 'model' column, but no 'score', 'confidence'"),
-    ({"dataset": ["a"], "model": ["x"], "confidence": [0.5]}, r"the long form with 'confidence' needs column\(s\) 'correct'"),
+    ({"dataset": ["a"], "model": ["x"], "confidence": [0.5]},
+     r"the long form with 'confidence' needs column\(s\) 'correct'"),
     ({"dataset": ["a"], "model": ["x"], "score": [0.5]}, r"the long form with 'score' needs column\(s\) 'label'"),
     ({"dataset": ["a"], "model": ["x"], "prediction": ["y"], "label": ["y"]},
      r"the long form with 'prediction' needs column\(s\) 'confidence'"),
@@ -546,7 +555,18 @@ def test_pooled_long_table_is_not_read_as_one_model_named_score(tmp_path):
 
 def test_three_class_wide_table_still_names_its_label():
     df = pd.DataFrame({"dataset": "nli", "label": ["entailment", "neutral", "contradiction"], "m": [0.1, 0.5, 0.9]})
-    assert "must be binary, got 3 classes" in error_of(df)
+    message = error_of(df)
+    assert "must be binary, got 3 classes" in message and "class probabilities" not in message
+
+
+def test_one_model_probabilities_without_model_column_get_a_hint():
+    long, _, _ = nli_probabilities()
+    one = long[long["model"] == "bert"].drop(columns="model")
+    message = error_of(one)
+    assert message.endswith("must be binary, got 3 classes: 'contradiction', 'entailment', 'neutral'; columns "
+                            "'p_entailment', 'p_neutral', 'p_contradiction' look like class probabilities: add a "
+                            "'model' column (the long form, one row per example and model) to read them as that "
+                            "model's answers"), message
 
 
 # -- bad long input ------------------------------------------------------------------------------------

@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from ..utils.validation import binarize_labels, check_option
-from .forms import FORMS, WIDE, long_ignored, long_models, long_to_wide, recognise_form
+from .forms import FORMS, WIDE, long_ignored, long_models, long_to_wide, probabilities_hint, recognise_form
 from .readers import (
     TRUE_DOMAINS,
     _RESERVED,
@@ -271,16 +271,26 @@ def load_benchmark(
     datasets: Sequence[str] | str | None = None,
     nan_policy: str = "raise",
 ) -> Benchmark:
-    """Read per-example scores into a validated :class:`Benchmark`.
+    """Read what models said per example into a validated :class:`Benchmark`.
+
+    The columns say the form and the kind (:mod:`beyondauc.data.forms`):
+    wide (``dataset``, ``label``, one numeric column per model) gives
+    scores; long (one row per example and model: ``dataset``, ``model``, then
+    ``score`` + ``label``, or ``confidence`` + ``correct``, or ``prediction``
+    + ``label`` + ``confidence``, or class probabilities + ``label``) gives
+    scores or answers.  A table that fits no form, or two, is refused.
 
     Parameters
     ----------
     source : str, path or pandas.DataFrame
-        A directory in the TRUE format (one CSV per dataset; the dataset name
-        is the file stem without ``_dev_true_scores`` / ``_true_scores``), one
-        CSV (optionally gzipped) or Parquet file in the long-wide form, or a
-        DataFrame.  A file or frame without a ``dataset`` column is one
-        dataset named after the file stem (``"data"`` for a frame).
+        A directory in the TRUE format (CSV files without ``dataset`` or
+        ``model`` columns, one per dataset; the dataset name is the file stem
+        without ``_dev_true_scores`` / ``_true_scores``), another directory
+        (its CSV, TSV, Parquet and JSON Lines files read as one table), one
+        such file (CSV gzipped or not, told by its bytes; JSON Lines as
+        ``.jsonl``, ``.ndjson``, also gzipped), or a DataFrame.  A file or
+        frame without a ``dataset`` column is one dataset named after the
+        file stem (``"data"`` for a frame).
     domains : mapping or path, optional
         Dataset -> domain.  Takes precedence over a ``domain`` column, which
         takes precedence over the built-in TRUE domains (:data:`TRUE_DOMAINS`).
@@ -288,13 +298,16 @@ def load_benchmark(
     pos_label : scalar, optional
         The positive label.  Needed unless labels are {0, 1}, {-1, 1} or booleans.
     models : sequence of str, optional
-        Model columns to use.  Default: every numeric column other than
-        ``label``, ``id``, ``split``, ``dataset`` and ``domain``.
+        Models to use: columns of the wide form (default: every numeric
+        column other than ``label``, ``id``, ``split``, ``dataset`` and
+        ``domain``), values of the long form's ``model`` column (default: all,
+        in order of appearance).
     datasets : sequence of str, optional
         Keep only these datasets, in this order.
     nan_policy : {"raise", "drop"}, default="raise"
-        What to do with NaN/inf scores: raise an error naming the file, column
-        and row, or drop those rows with a warning.
+        What to do with NaN/inf scores (confidences, class probabilities):
+        raise an error naming the file, column and row, or drop those
+        examples, for every model, with a warning.
 
     Returns
     -------
@@ -303,10 +316,13 @@ def load_benchmark(
     Raises
     ------
     ValueError
-        On a missing ``label`` column, non-binary labels, NaN/inf scores,
-        duplicate columns, an empty dataset, a model missing from a dataset or
-        an unknown model/dataset name.  A dataset with a single class only
-        warns: metrics that need both classes are NaN there.
+        On a table of no form, a missing ``label`` column, non-binary labels
+        (kind "scores"), NaN/inf scores, duplicate columns or (dataset, id,
+        model) rows, an empty dataset, a model missing from a dataset or an
+        example, models disagreeing on an example's label or split, a class
+        probability outside [0, 1], or an unknown model/dataset name.  A
+        dataset with a single class (for answers: a model all right or all
+        wrong on it) only warns: metrics that need both classes are NaN there.
 
     Examples
     --------
@@ -321,6 +337,14 @@ def load_benchmark(
       dataset domain  n  n_positive
     0       x   news  4           2
     1       y   news  4           2
+
+    The long form of answers, one row per example and model:
+
+    >>> long = pd.DataFrame({"dataset": "qa", "id": [1, 2, 1, 2], "model": ["a", "a", "b", "b"],
+    ...                      "confidence": [0.9, 0.6, 0.8, 0.7], "correct": [True, False, False, True]})
+    >>> answers = load_benchmark(long)
+    >>> answers.kind, answers.models, answers.labels(model="a").tolist()
+    ('answers', ('a', 'b'), [1, 0])
     """
     check_option(nan_policy, "nan_policy", ("raise", "drop"))
     models = _models_argument(models)
@@ -499,7 +523,7 @@ def _binarize_label_column(frame, pos_label, origin):
     try:
         y = binarize_labels(labels, "label", pos_label=pos_label, where=origin.where)
     except ValueError as exc:
-        raise ValueError(str(exc).replace("`label`", "column 'label'")) from None
+        raise ValueError(str(exc).replace("`label`", "column 'label'") + probabilities_hint(frame.columns)) from None
     frame["label"] = y
 
 

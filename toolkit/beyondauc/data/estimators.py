@@ -58,12 +58,12 @@ def estimator_scores(estimator: Any, X: Any, y: Any, *, response_method: str = "
     check_option(response_method, "response_method", RESPONSE_METHODS)
     classes = _classes(estimator, name)
     if len(classes) != 2:
-        raise ValueError(f"{name} has {len(classes)} classes {list(classes)}: scores need a binary classifier "
+        raise ValueError(f"{name} has {len(classes)} classes {classes.tolist()}: scores need a binary classifier "
                          "(the answers of any classifier: estimator_answers, or kind=\"answers\")")
     pos = classes[1] if pos_label is None else pos_label
     idx = np.flatnonzero(classes == pos)
     if not len(idx):
-        raise ValueError(f"`pos_label` must be one of the classes of {name} {list(classes)}, got {pos_label!r}")
+        raise ValueError(f"`pos_label` must be one of the classes of {name} {classes.tolist()}, got {pos_label!r}")
     y = _check_y(y, X, classes, name)
     method = response_method
     if method == "auto":
@@ -163,7 +163,8 @@ def from_estimators(estimators: Mapping[str, Any], data: Mapping[str, Any], *, k
     cohorts = _cohorts(data)
     per_dataset = _estimators_per_dataset(estimators, list(cohorts))
     if kind is None:
-        binary = all(len(_classes(e, f"estimator {m!r}")) == 2 for m, ests in per_dataset.items() for e in ests.values())
+        binary = all(len(_classes(e, f"estimator {m!r}")) == 2
+                     for m, ests in per_dataset.items() for e in ests.values())
         kind = "scores" if binary else "answers"
     parts = []
     for dataset, splits in cohorts.items():
@@ -212,8 +213,8 @@ def _check_y(y, X, classes, name):
         raise ValueError(f"y for {name} has {len(y)} values for {n} rows of X")
     unknown = ~np.isin(y, classes)
     if unknown.any():
-        raise ValueError(f"y for {name} holds {y[np.flatnonzero(unknown)[0]].item()!r}, not one of the estimator's classes "
-                         f"{list(classes)}")
+        raise ValueError(f"y for {name} holds {y[np.flatnonzero(unknown)[0]].item()!r}, not one of the estimator's "
+                         f"classes {classes.tolist()}")
     return y
 
 

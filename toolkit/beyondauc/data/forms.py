@@ -128,6 +128,21 @@ def _probability_columns(cols, where):
     return (), ()
 
 
+def probabilities_hint(columns):
+    """For a wide table whose labels are not binary: '' or a clause saying the long form reads class
+    probabilities (columns that look like them, and no 'model' column)."""
+    if "model" in columns:
+        return ""
+    try:
+        probabilities, classes = _probability_columns([c for c in columns if c not in _BOOKKEEPING], "")
+    except ValueError:
+        return ""
+    if not classes:
+        return ""
+    return (f"; columns {', '.join(map(repr, probabilities))} look like class probabilities: add a 'model' column "
+            "(the long form, one row per example and model) to read them as that model's answers")
+
+
 def _described(probabilities, classes):
     if not classes:
         return f"the list column {probabilities[0]!r}"
@@ -320,7 +335,8 @@ def _gold_classes(table, classes, names, available, origin, *, list_column):
         pos = int(np.flatnonzero(unknown)[0])
         what = (f"a position in the {names[0][:-3]!r} lists (0 to {len(classes) - 1})" if list_column
                 else f"one of the classes of the probability columns {classes}")
-        raise ValueError(f"column 'label' value {_plain(labels.iloc[pos])!r} at {origin.locate(table, pos)} is not {what}")
+        raise ValueError(f"column 'label' value {_plain(labels.iloc[pos])!r} at {origin.locate(table, pos)} is not "
+                         f"{what}")
     absent = ~available[np.arange(len(gold)), gold]
     if absent.any():
         pos = int(np.flatnonzero(absent)[0])
@@ -446,7 +462,8 @@ def _check_agree(table, example, first, origin, column):
     if bad.any():
         pos = int(np.flatnonzero(bad)[0])
         p0 = int(ref[pos])
-        raise ValueError(f"{origin.where}: the models disagree on the {column} of dataset {table['dataset'].iloc[pos]!r}"
-                         f", {_example_name(table, p0)}: {_plain(col.iloc[p0])!r} for model {table['model'].iloc[p0]!r} at "
-                         f"{origin.locate(table, p0)}, {_plain(col.iloc[pos])!r} for model {table['model'].iloc[pos]!r} at "
-                         f"{origin.locate(table, pos)}; an example has one {column}")
+        model = table["model"]
+        raise ValueError(f"{origin.where}: the models disagree on the {column} of dataset "
+                         f"{table['dataset'].iloc[pos]!r}, {_example_name(table, p0)}: {_plain(col.iloc[p0])!r} for "
+                         f"model {model.iloc[p0]!r} at {origin.locate(table, p0)}, {_plain(col.iloc[pos])!r} for model "
+                         f"{model.iloc[pos]!r} at {origin.locate(table, pos)}; an example has one {column}")
