@@ -177,7 +177,7 @@ def long_models(table, models, origin):
     unknown = [m for m in models if m not in present]
     if unknown:
         raise ValueError(f"`models` names {unknown}, not in column 'model' of {origin.where}; models are {present}")
-    return table[table["model"].isin(models).to_numpy()], list(models)
+    return table[table["model"].isin(models).to_numpy()], list(dict.fromkeys(models))
 
 
 def long_to_wide(table, form, models, origin, nan_policy):
