@@ -9,8 +9,9 @@
   validation and a test cohort (Roberts et al.).
 * :func:`coverage_accuracy_curve`, :func:`disca`, :func:`didma`,
   :func:`nidma` -- selective answering (Mishra et al.).
-* :func:`load_benchmark` / :func:`load_demo` -- per-example scores of several
-  models on several datasets, validated.
+* :func:`load_benchmark` / :func:`load_demo` / :func:`from_estimators` -- what
+  several models said per example (scores, or answers with their confidence) on
+  several datasets, validated.
 * :func:`auc_ci`, :func:`compare_auc`, :func:`auc_intervals`, :func:`friedman_test` --
   intervals of the AUC, the paired DeLong test, and Friedman + Nemenyi over datasets.
 * :func:`run_report` -- the parameterized notebooks executed per model and
@@ -28,7 +29,7 @@ from .metrics import (
     expected_accuracy,
     expected_accuracy_grid,
 )
-from .data import TRUE_DOMAINS, Benchmark, load_benchmark, load_demo, read_domains
+from .data import TRUE_DOMAINS, Benchmark, from_estimators, load_benchmark, load_demo, read_domains
 from .metrics import (
     BiasRobustness,
     CohortDiagnostics,
@@ -172,6 +173,7 @@ __all__ = [
     "expected_accuracy",
     "expected_accuracy_grid",
     "friedman_test",
+    "from_estimators",
     "expected_calibration_error",
     "kendall_tau",
     "leaderboard",

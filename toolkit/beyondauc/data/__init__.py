@@ -6,6 +6,11 @@ from .benchmark import (  # noqa: F401
     load_benchmark,
     load_demo,
 )
+from .estimators import (  # noqa: F401
+    estimator_answers,
+    estimator_scores,
+    from_estimators,
+)
 from .open import (  # noqa: F401
     DEMO,
     open_benchmark,
@@ -19,6 +24,9 @@ __all__ = [
     "Benchmark",
     "load_benchmark",
     "load_demo",
+    "from_estimators",
+    "estimator_scores",
+    "estimator_answers",
     "DEMO",
     "open_benchmark",
     "read_domains",

@@ -1,10 +1,12 @@
-"""Read per-example scores into a validated :class:`Benchmark`.
+"""Read what models said per example into a validated :class:`Benchmark`.
 
-A benchmark is a table with one row per example: ``dataset``, ``label``, one
-numeric column per model and optionally ``domain``, ``split`` and ``id``.  It
-is read from a directory in the TRUE format (one CSV per dataset), from one
-CSV or Parquet file, or from a :class:`pandas.DataFrame` (the readers are in
-:mod:`beyondauc.data.readers`).
+A benchmark holds, per model and example, a score (kind ``"scores"``: a
+shared binary ``label``) or an answer's confidence and whether it is correct
+(kind ``"answers"``).  It is read in the wide form (one row per example, one
+column per model) or the long form (one row per example and model; the forms
+are in :mod:`beyondauc.data.forms`), from a directory in the TRUE format or of
+tables, one CSV, TSV, Parquet or JSON Lines file, or a
+:class:`pandas.DataFrame` (the readers are in :mod:`beyondauc.data.readers`).
 """
 
 from __future__ import annotations
@@ -21,19 +23,23 @@ import numpy as np
 import pandas as pd
 
 from ..utils.validation import binarize_labels, check_option
+from .forms import FORMS, WIDE, long_ignored, long_models, long_to_wide, probabilities_hint, recognise_form
 from .readers import (
     TRUE_DOMAINS,
     _RESERVED,
     _BOOKKEEPING,
+    _Origin,
     read_domains,
     _shown,
     _check_names,
     _check_duplicate_columns,
     _read_table,
+    _read_tables_dir,
     _annotate,
     _true_dataset_name,
-    _row_name,
     _read_true_dir,
+    _is_true_dir,
+    _table_files,
     _model_columns,
     _closest,
     _check_misspelled_columns,
@@ -265,16 +271,26 @@ def load_benchmark(
     datasets: Sequence[str] | str | None = None,
     nan_policy: str = "raise",
 ) -> Benchmark:
-    """Read per-example scores into a validated :class:`Benchmark`.
+    """Read what models said per example into a validated :class:`Benchmark`.
+
+    The columns say the form and the kind (:mod:`beyondauc.data.forms`):
+    wide (``dataset``, ``label``, one numeric column per model) gives
+    scores; long (one row per example and model: ``dataset``, ``model``, then
+    ``score`` + ``label``, or ``confidence`` + ``correct``, or ``prediction``
+    + ``label`` + ``confidence``, or class probabilities + ``label``) gives
+    scores or answers.  A table that fits no form, or two, is refused.
 
     Parameters
     ----------
     source : str, path or pandas.DataFrame
-        A directory in the TRUE format (one CSV per dataset; the dataset name
-        is the file stem without ``_dev_true_scores`` / ``_true_scores``), one
-        CSV (optionally gzipped) or Parquet file in the long-wide form, or a
-        DataFrame.  A file or frame without a ``dataset`` column is one
-        dataset named after the file stem (``"data"`` for a frame).
+        A directory in the TRUE format (CSV files without ``dataset`` or
+        ``model`` columns, one per dataset; the dataset name is the file stem
+        without ``_dev_true_scores`` / ``_true_scores``), another directory
+        (its CSV, TSV, Parquet and JSON Lines files read as one table), one
+        such file (CSV gzipped or not, told by its bytes; JSON Lines as
+        ``.jsonl``, ``.ndjson``, also gzipped), or a DataFrame.  A file or
+        frame without a ``dataset`` column is one dataset named after the
+        file stem (``"data"`` for a frame).
     domains : mapping or path, optional
         Dataset -> domain.  Takes precedence over a ``domain`` column, which
         takes precedence over the built-in TRUE domains (:data:`TRUE_DOMAINS`).
@@ -282,13 +298,16 @@ def load_benchmark(
     pos_label : scalar, optional
         The positive label.  Needed unless labels are {0, 1}, {-1, 1} or booleans.
     models : sequence of str, optional
-        Model columns to use.  Default: every numeric column other than
-        ``label``, ``id``, ``split``, ``dataset`` and ``domain``.
+        Models to use: columns of the wide form (default: every numeric
+        column other than ``label``, ``id``, ``split``, ``dataset`` and
+        ``domain``), values of the long form's ``model`` column (default: all,
+        in order of appearance).
     datasets : sequence of str, optional
         Keep only these datasets, in this order.
     nan_policy : {"raise", "drop"}, default="raise"
-        What to do with NaN/inf scores: raise an error naming the file, column
-        and row, or drop those rows with a warning.
+        What to do with NaN/inf scores (confidences, class probabilities):
+        raise an error naming the file, column and row, or drop those
+        examples, for every model, with a warning.
 
     Returns
     -------
@@ -297,10 +316,13 @@ def load_benchmark(
     Raises
     ------
     ValueError
-        On a missing ``label`` column, non-binary labels, NaN/inf scores,
-        duplicate columns, an empty dataset, a model missing from a dataset or
-        an unknown model/dataset name.  A dataset with a single class only
-        warns: metrics that need both classes are NaN there.
+        On a table of no form, a missing ``label`` column, non-binary labels
+        (kind "scores"), NaN/inf scores, duplicate columns or (dataset, id,
+        model) rows, an empty dataset, a model missing from a dataset or an
+        example, models disagreeing on an example's label or split, a class
+        probability outside [0, 1], or an unknown model/dataset name.  A
+        dataset with a single class (for answers: a model all right or all
+        wrong on it) only warns: metrics that need both classes are NaN there.
 
     Examples
     --------
@@ -315,42 +337,46 @@ def load_benchmark(
       dataset domain  n  n_positive
     0       x   news  4           2
     1       y   news  4           2
+
+    The long form of answers, one row per example and model:
+
+    >>> long = pd.DataFrame({"dataset": "qa", "id": [1, 2, 1, 2], "model": ["a", "a", "b", "b"],
+    ...                      "confidence": [0.9, 0.6, 0.8, 0.7], "correct": [True, False, False, True]})
+    >>> answers = load_benchmark(long)
+    >>> answers.kind, answers.models, answers.labels(model="a").tolist()
+    ('answers', ('a', 'b'), [1, 0])
     """
     check_option(nan_policy, "nan_policy", ("raise", "drop"))
     models = _models_argument(models)
     domains = _domains_argument(domains)
-    ignored = {}  # text columns left out (column -> where): listed in one warning once the data is read
-    frame, model_cols, origin = _read_source(source, models, ignored)
-    _check_columns(frame, model_cols, origin.where, ignored)
-    _convert_model_columns(frame, model_cols, origin)
+    ignored = {}  # columns left out (column -> where): listed in one warning once the data is read
+    frame, model_cols, origin, form = _read_source(source, models, ignored)
+    if form.long:
+        frame, model_cols = long_models(frame, models, origin)
+    else:
+        _check_columns(frame, model_cols, origin.where, ignored)
+        _convert_model_columns(frame, model_cols, origin)
     frame, order = _select_datasets(frame, datasets, origin)
-    _binarize_label_column(frame, pos_label, origin)
-    frame, scores = _finite_scores(frame, model_cols, nan_policy, origin)
-    _check_datasets_have_rows(frame, order, nan_policy, origin.where)
-    dom = _dataset_domains(frame, order, domains, origin)
-    _warn_single_class(frame, order)
-    _warn_ignored(ignored, origin.where)
-    return _benchmark_of(frame, scores, model_cols, order, dom, origin.source)
+    if form.kind == "scores":
+        _binarize_label_column(frame, pos_label, origin)
+    correct = None
+    if form.long:  # one row per example and model, matched into one row per example
+        rows, scores, correct = long_to_wide(frame, form, model_cols, origin, nan_policy)
+    else:
+        rows, scores = _finite_scores(frame, model_cols, nan_policy, origin)
+    _check_datasets_have_rows(rows, order, nan_policy, origin.where)
+    dom = _dataset_domains(frame if form.long else rows, order, domains, origin)
+    bench = _benchmark_of(rows, scores, model_cols, order, dom, origin.source, correct)
+    if correct is None:
+        _warn_single_class(rows, order)
+    else:
+        _warn_single_answer_class(bench)
+    _warn_ignored(ignored, origin.where, form)
+    return bench
 
 
 # -- the steps of load_benchmark -----------------------------------------------
 # Each step is called by load_benchmark itself: its warnings (stacklevel=3) point at load_benchmark's caller.
-
-@dataclass(frozen=True)
-class _Origin:
-    """Where the rows came from, for messages."""
-
-    where: str  # "DataFrame", "file '...'" or "directory '...'"
-    source: str  # the Benchmark's source: the path as given, or "<DataFrame>"
-    line_offset: int  # line of the first data row in its file (0 for a frame)
-    one_dataset: bool  # no 'dataset' column: the whole file (frame) is one dataset
-
-    def locate(self, frame: pd.DataFrame, pos: int) -> str:
-        """Name row ``pos`` of ``frame``: its file and line, or its DataFrame row."""
-        f = frame["_file"].iloc[pos] if "_file" in frame.columns else None
-        row = _row_name(frame, pos, self.line_offset)
-        return f"file {f!r}, {row}" if f else f"DataFrame {row}"
-
 
 def _models_argument(models):
     """``models`` as a non-empty list (or None)."""
@@ -373,29 +399,60 @@ def _domains_argument(domains):
 
 
 def _read_source(source, models, ignored):
-    """(frame, model columns, origin) of a DataFrame, a file or a TRUE directory."""
+    """(rows, model columns (None in the long form), origin, form) of a DataFrame, a file or a directory.
+
+    The columns say the form (:func:`~beyondauc.data.forms.recognise_form`);
+    the wide form's model columns are its numeric ones (or ``models``).
+    """
     if isinstance(source, pd.DataFrame):
-        return _read_frame(source, models, ignored)
-    path = Path(source)
-    src = str(source)
-    if not path.exists():
-        raise ValueError(f"`source` {src!r} does not exist")
-    if path.is_dir():
-        frame, line_offset, model_cols = _read_true_dir(path, models, ignored)
-        return frame, model_cols, _Origin(f"directory {src!r}", src, line_offset, False)
-    frame, line_offset = _read_table(path)
+        frame, origin = _read_frame(source)
+    else:
+        path, src = Path(source), str(source)
+        if not path.exists():
+            raise ValueError(f"`source` {src!r} does not exist")
+        if path.is_dir():
+            origin = _Origin(f"directory {src!r}", src, False)
+            if _is_true_dir(_table_files(path)):
+                frame, _, model_cols = _read_true_dir(path, models, ignored)
+                return frame, model_cols, origin, WIDE
+            frame = _read_dir(path, origin)
+        else:
+            frame, origin = _read_file(path, src)
+    form = recognise_form(frame.columns, origin.where)
+    if form.long:
+        ignored.update(dict.fromkeys(long_ignored(frame.columns, form), origin.where))
+        return frame, None, origin, form
+    return frame, _model_columns(frame, models, origin.where, ignored), origin, form
+
+
+def _read_file(path, src):
+    """(the rows of one file, each annotated with its line, origin); no 'dataset' column: one dataset named
+    after the file's stem."""
     where = f"file {src!r}"
+    frame, line_offset = _read_table(path)
     if len(frame) == 0:
         raise ValueError(f"{where} has no rows")
     _check_misspelled_columns(frame.columns, where)
     one_dataset = "dataset" not in frame.columns
     frame = _annotate(frame, src, line_offset, dataset=_true_dataset_name(path) if one_dataset else None)
-    model_cols = _model_columns(frame, models, where, ignored)
-    return frame, model_cols, _Origin(where, src, line_offset, one_dataset)
+    return frame, _Origin(where, src, one_dataset)
 
 
-def _read_frame(source, models, ignored):
-    """(a copy of the DataFrame, its model columns, origin); no 'dataset' column: one dataset named "data"."""
+def _read_dir(path, origin):
+    """The rows of every table file of a directory (not in the TRUE format), concatenated; the files must share
+    a form (a file without a ``dataset`` column is the dataset of its stem)."""
+    parts = _read_tables_dir(path)
+    forms = [(recognise_form(p.columns, f"file {p['_file'].iloc[0]!r}"), p["_file"].iloc[0]) for p in parts]
+    other = next(((f, name) for f, name in forms if f.name != forms[0][0].name), None)
+    if other is not None:
+        raise ValueError(f"{origin.where}: file {forms[0][1]!r} is in the {forms[0][0].name} form and file "
+                         f"{other[1]!r} in the {other[0].name} form; a directory's files are read as one table, so "
+                         f"they share one form ({FORMS})")
+    return pd.concat(parts, ignore_index=True, sort=False)
+
+
+def _read_frame(source):
+    """(a copy of the DataFrame, origin); no 'dataset' column: one dataset named "data"."""
     where = "DataFrame"
     _check_duplicate_columns(list(source.columns), "DataFrame")
     _check_misspelled_columns(source.columns, where)
@@ -404,8 +461,7 @@ def _read_frame(source, models, ignored):
     if "dataset" not in frame.columns:
         frame.insert(0, "dataset", "data")
         one_dataset = True
-    model_cols = _model_columns(frame, models, where, ignored)
-    return frame, model_cols, _Origin(where, "<DataFrame>", 0, one_dataset)
+    return frame, _Origin(where, "<DataFrame>", one_dataset)
 
 
 def _check_columns(frame, model_cols, where, ignored):
@@ -467,7 +523,7 @@ def _binarize_label_column(frame, pos_label, origin):
     try:
         y = binarize_labels(labels, "label", pos_label=pos_label, where=origin.where)
     except ValueError as exc:
-        raise ValueError(str(exc).replace("`label`", "column 'label'")) from None
+        raise ValueError(str(exc).replace("`label`", "column 'label'") + probabilities_hint(frame.columns)) from None
     frame["label"] = y
 
 
@@ -571,21 +627,45 @@ def _warn_single_class(frame, order):
         warnings.warn(single_class_message(single), UserWarning, stacklevel=3)
 
 
-def _warn_ignored(ignored, where):
-    """One warning listing the text columns left out (neither a model nor a reserved column)."""
+def _warn_single_answer_class(bench):
+    """One warning for the (model, dataset) pairs whose answers are all right, or all wrong."""
+    starts = bench._offsets[:-1]
+    right = np.add.reduceat(bench.correct.astype(np.int64), starts, axis=0)  # (n_datasets, n_models)
+    sizes = bench.dataset_sizes()[:, None]
+    pairs = [(bench.models[j], bench.datasets[i], "right" if right[i, j] else "wrong")
+             for i, j in np.argwhere((right == 0) | (right == sizes))]
+    if pairs:
+        shown = "; ".join(f"model {m!r} on {d!r} (all {what})" for m, d, what in pairs[:10])
+        more = f" and {len(pairs) - 10} more" if len(pairs) > 10 else ""
+        warnings.warn(f"{len(pairs)} model(s) answer a dataset all right or all wrong: {shown}{more}; the AUROC of "
+                      "their confidence there, and every other number that needs right and wrong answers, is NaN",
+                      UserWarning, stacklevel=3)
+
+
+def _warn_ignored(ignored, where, form):
+    """One warning listing the columns left out (the wide form: text columns, neither a model nor reserved)."""
     if ignored:
         shown = ", ".join(_shown(c) for c in list(ignored)[:10]) + (f" and {len(ignored) - 10} more"
                                                                    if len(ignored) > 10 else "")
+        if form.long:
+            warnings.warn(f"{where}: ignored column(s) {shown}: not a column of the {form.name} form ({FORMS})",
+                          UserWarning, stacklevel=3)
+            return
         warnings.warn(f"{where}: ignored column(s) {shown}: not numeric, so not a model, and not one of "
                       f"{', '.join(map(repr, _RESERVED))} (give `models=` to name the model columns)", UserWarning,
                       stacklevel=3)
 
 
-def _benchmark_of(frame, scores, model_cols, order, dom, src):
-    """The Benchmark of the checked rows: its columns built at once, rows grouped by dataset in ``order``."""
+def _benchmark_of(frame, scores, model_cols, order, dom, src, correct=None):
+    """The Benchmark of the checked rows: its columns built at once, rows grouped by dataset in ``order``.
+
+    With ``correct`` (one 0/1 column per model) an answers benchmark: no ``label`` column, the scores are the
+    confidences.
+    """
     columns = {"dataset": frame["dataset"].to_numpy()}
     columns["domain"] = pd.Series(columns["dataset"]).map(dom).to_numpy()
-    columns["label"] = frame["label"].to_numpy().astype(np.int8)
+    if correct is None:
+        columns["label"] = frame["label"].to_numpy().astype(np.int8)
     if "split" in frame.columns:
         columns["split"] = frame["split"].astype(str).to_numpy()
     if "id" in frame.columns:
@@ -593,8 +673,12 @@ def _benchmark_of(frame, scores, model_cols, order, dom, src):
     columns.update((str(m), scores[:, j]) for j, m in enumerate(model_cols))
     out = pd.DataFrame(columns)  # at once: column by column fragments a frame of many models
     code = out["dataset"].map({d: i for i, d in enumerate(order)}).to_numpy()
-    out = out.iloc[np.argsort(code, kind="stable")].reset_index(drop=True)
-    return Benchmark(out, tuple(str(m) for m in model_cols), tuple(order), dom, src)
+    perm = np.argsort(code, kind="stable")
+    out = out.iloc[perm].reset_index(drop=True)
+    models = tuple(str(m) for m in model_cols)
+    if correct is None:
+        return Benchmark(out, models, tuple(order), dom, src)
+    return Benchmark(out, models, tuple(order), dom, src, "answers", correct[perm])
 
 
 def single_class_message(datasets: Sequence[tuple[str, str]]) -> str:
@@ -642,32 +726,6 @@ def load_demo(*, kind: str = "scores") -> Benchmark:
     check_option(kind, "kind", KINDS)
     ref = resources.files("beyondauc") / "datasets" / ("demo.csv.gz" if kind == "scores" else "answers.csv.gz")
     with resources.as_file(ref) as path:
-        if kind == "answers":
-            return _answers_demo(path, "beyondauc answers demo benchmark")
-        bench = load_benchmark(path)
-    return Benchmark(bench.frame, bench.models, bench.datasets, bench.domains, "beyondauc demo benchmark")
-
-
-def _answers_demo(path: Path, source: str) -> Benchmark:
-    """The answers demo's long rows (one per example and model) as a ``kind="answers"`` Benchmark.
-
-    Stands in for ``load_benchmark(path)`` until that reads the long answers
-    form: examples in file order, grouped by dataset; the confidences pivoted
-    to one float64 column per model and ``correct`` to an int8 (rows, models)
-    array, aligned on (dataset, id).
-    """
-    long = pd.read_csv(path, dtype={c: str for c in ("dataset", "domain", "split", "id", "model")})
-    models = tuple(pd.unique(long["model"]))
-    keys = long.drop_duplicates(["dataset", "id"])[["dataset", "domain", "split", "id"]]
-    datasets = tuple(pd.unique(keys["dataset"]))
-    order = keys["dataset"].map({d: i for i, d in enumerate(datasets)}).to_numpy()
-    keys = keys.iloc[np.argsort(order, kind="stable")].reset_index(drop=True)
-    wide = long.pivot(index=["dataset", "id"], columns="model", values=["confidence", "correct"])
-    wide = wide.reindex(pd.MultiIndex.from_frame(keys[["dataset", "id"]]))
-    confidence = wide["confidence"][list(models)].to_numpy(dtype=np.float64)
-    correct = wide["correct"][list(models)].to_numpy(dtype=np.float64)
-    if np.isnan(confidence).any() or np.isnan(correct).any():
-        raise ValueError(f"file {str(path)!r}: a model does not answer every example")
-    frame = pd.concat([keys, pd.DataFrame(confidence, columns=list(models))], axis=1)
-    domains = keys.groupby("dataset", sort=False)["domain"].first().to_dict()
-    return Benchmark(frame, models, datasets, domains, source, "answers", correct.astype(np.int8))
+        bench = load_benchmark(path)  # the answers demo is in the long form
+    source = "beyondauc demo benchmark" if kind == "scores" else "beyondauc answers demo benchmark"
+    return Benchmark(bench.frame, bench.models, bench.datasets, bench.domains, source, bench.kind, bench.correct)

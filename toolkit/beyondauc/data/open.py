@@ -33,8 +33,10 @@ def open_benchmark(
     data : str, path, Benchmark or pandas.DataFrame, default="demo"
         ``"demo"`` for the embedded demo benchmark, ``"demo:answers"`` for
         the embedded answers demo, else anything
-        :func:`~beyondauc.load_benchmark` reads (a TRUE directory, a CSV or
-        Parquet file, a DataFrame).
+        :func:`~beyondauc.load_benchmark` reads, in the wide or the long form
+        (a TRUE directory or a directory of tables, a CSV, TSV, Parquet or
+        JSON Lines file, a DataFrame), or a Benchmark (e.g. of
+        :func:`~beyondauc.from_estimators`).
     models, datasets : list of str, optional
         Keep only these models / datasets (all when None).
     pos_label : str, int or bool, optional
@@ -64,7 +66,7 @@ def open_benchmark(
     if bench is None:
         if isinstance(data, (str, os.PathLike)) and not Path(data).expanduser().exists():
             raise FileNotFoundError(f"`data` {str(data)!r} does not exist (give 'demo', 'demo:answers', a file or a "
-                                    "TRUE directory)")
+                                    "directory)")
         bench = load_benchmark(data, pos_label=pos_label)
     _check_subset(models, bench.models, "models", bench.source)
     _check_subset(datasets, bench.datasets, "datasets", bench.source)

@@ -1,6 +1,6 @@
-"""Readers of every input form: TRUE directories, CSV (also gzipped), TSV and Parquet files, domain
-mappings.  Every read error names the file (and the line where there is one) and suggests the likely
-delimiter or encoding; every column is accounted for.
+"""Readers of every input form: TRUE directories, directories of tables, CSV (also gzipped), TSV,
+Parquet and JSON Lines files, domain mappings.  Every read error names the file (and the line where
+there is one) and suggests the likely delimiter or encoding; every column is accounted for.
 """
 
 from __future__ import annotations
@@ -12,12 +12,11 @@ import json
 import os
 import unicodedata
 import warnings
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
-
-
 
 __all__ = ["read_domains", "TRUE_DOMAINS"]
 
@@ -46,9 +45,29 @@ _NAME_COLUMNS = ("dataset", "domain")
 #: Bidirectional embedding, override and isolate controls: they reorder the text that follows them.
 _BIDI_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
 _BOOKKEEPING = ("_file", "_line")  # where each row came from, for messages; never a model
-_EXPECTED = "expected columns 'dataset', 'label', one numeric column per model, optionally 'domain', 'split', 'id'"
+_EXPECTED = ("expected columns 'dataset', 'label', one numeric column per model, optionally 'domain', 'split', 'id' "
+             "(or the long form: 'dataset', 'model', then 'score' + 'label', or the model's answers)")
 _TRUE_SUFFIXES = ("_dev_true_scores", "_true_scores")
 _TRUE_TEXT = ("generated_text", "grounding")  # the TRUE format's own text columns: known, never models
+_JSONL = (".jsonl", ".jsonl.gz", ".ndjson", ".ndjson.gz")
+_PARQUET = (".parquet", ".pq")
+#: The tables a directory's files are read from (not .txt: a directory's notes are no data).
+_DIR_TABLES = (".csv", ".csv.gz", ".tsv", ".tsv.gz", *_PARQUET, *_JSONL)
+
+
+@dataclass(frozen=True)
+class _Origin:
+    """Where the rows came from, for messages."""
+
+    where: str  # "DataFrame", "file '...'" or "directory '...'"
+    source: str  # the Benchmark's source: the path as given, or "<DataFrame>"
+    one_dataset: bool  # no 'dataset' column: the whole file (frame) is one dataset
+
+    def locate(self, frame: pd.DataFrame, pos: int) -> str:
+        """Name row ``pos`` of ``frame``: its file and line, or its DataFrame row."""
+        f = frame["_file"].iloc[pos] if "_file" in frame.columns else None
+        row = _row_name(frame, pos)
+        return f"file {f!r}, {row}" if f else f"DataFrame {row}"
 
 
 # -- reading ------------------------------------------------------------------
@@ -129,7 +148,7 @@ def _check_names(names, what, where, locate=None):
 _GZIP_MAGIC = b"\x1f\x8b"
 #: Bytes that text never holds (C0 controls but tab, line feed, carriage return, form feed; DEL).
 _CONTROL_BYTES = bytes(b for b in range(32) if b not in (9, 10, 12, 13)) + b"\x7f"
-_READS = "beyondauc reads CSV (UTF-8, optionally gzip-compressed), TSV and Parquet files"
+_READS = "beyondauc reads CSV (UTF-8, optionally gzip-compressed), TSV, Parquet and JSON Lines files"
 
 
 def _is_gzip(path):
@@ -292,38 +311,96 @@ def _read_table(path):
                 for c in names:
                     frame[c] = text[c].to_numpy(dtype=object)
         return frame, 2  # row numbers in messages are file line numbers (header = line 1)
-    raise ValueError(f"`source` {str(path)!r}: expected a directory, a .csv(.gz) or a .parquet file")
+    if name.endswith(_JSONL):
+        return _read_jsonl(path)
+    hint = ("; a .json file is read as JSON Lines when named .jsonl (one object per line)"
+            if name.endswith((".json", ".json.gz")) else "")
+    raise ValueError(f"`source` {str(path)!r}: expected a directory, a .csv(.gz) or a .parquet file, or JSON Lines "
+                     f"(.jsonl, .jsonl.gz, .ndjson){hint}")
+
+
+def _read_jsonl(path):
+    """(frame, each row's line) of a JSON Lines file: one JSON object per line, blank lines skipped."""
+    where = f"file {str(path)!r}"
+    gz = _sniff(path) == "gzip"
+    with (gzip.open if gz else open)(path, "rb") as fh:
+        data = fh.read()
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise _undecodable(path, where) from None
+    lines = text.split("\n")  # not splitlines(): a JSON string may hold U+2028, which it would split on
+    numbers = np.flatnonzero([bool(line.strip()) for line in lines]) + 1
+    if not len(numbers):
+        raise ValueError(f"{where} is empty")
+    try:  # one parse of all lines: the values in order, each line one
+        records = json.loads("[" + ",".join(lines[i - 1] for i in numbers) + "]")
+    except json.JSONDecodeError:
+        records = None
+    if records is None or len(records) != len(numbers) or not all(isinstance(r, dict) for r in records):
+        raise _jsonl_error(lines, numbers, where)
+    frame = pd.DataFrame.from_records(records)
+    return frame, numbers.astype(np.int64)
+
+
+def _jsonl_error(lines, numbers, where):
+    """The one-line error of the first line of a JSON Lines file that is not one JSON object."""
+    for n in numbers:
+        try:
+            value = json.loads(lines[n - 1])
+        except json.JSONDecodeError as exc:
+            text = lines[n - 1].strip()
+            several = " (one JSON object per line)" if exc.msg == "Extra data" else ""
+            return ValueError(f"{where}, line {n}: not valid JSON{several}: {exc.msg} at column {exc.colno}: "
+                              f"{_shown(text)}")
+        if not isinstance(value, dict):
+            return ValueError(f"{where}, line {n}: a JSON Lines row must be an object "
+                              f"{{\"column\": value, ...}}, got {type(value).__name__} {_shown(lines[n - 1].strip())}")
+    return ValueError(f"{where} cannot be read as JSON Lines")
 
 
 def _annotate(frame, path, offset, dataset=None):
     """``frame`` with where each row came from (``_file``, ``_line``) and, given, a first ``dataset`` column.
 
+    ``offset`` is the line of the first row (rows follow one a line), or each row's line.
     Added at once: a frame read from a file of many models holds a block per
     column, and inserting into it column by column fragments it further.
     """
-    parts = [frame, pd.DataFrame({"_file": str(path), "_line": np.arange(len(frame)) + offset}, index=frame.index)]
+    lines = offset if isinstance(offset, np.ndarray) else np.arange(len(frame)) + offset
+    parts = [frame, pd.DataFrame({"_file": str(path), "_line": lines}, index=frame.index)]
     if dataset is not None:
         parts.insert(0, pd.DataFrame({"dataset": dataset}, index=frame.index))
     return pd.concat(parts, axis=1)
 
 
-def _true_dataset_name(path):
+def _file_stem(path):
+    """The file name without its table extension (``.csv.gz``, ``.jsonl`` ...)."""
     stem = path.name
-    for ext in (".csv.gz", ".csv", ".parquet", ".pq", ".tsv", ".txt"):
+    for ext in (".csv.gz", ".csv", ".parquet", ".pq", ".tsv.gz", ".tsv", ".txt.gz", ".txt", *_JSONL):
         if stem.lower().endswith(ext):
-            stem = stem[: -len(ext)]
-            break
+            return stem[: -len(ext)]
+    return stem
+
+
+def _true_dataset_name(path):
+    """The dataset a file without a ``dataset`` column holds: its stem without TRUE's suffixes."""
+    stem = _file_stem(path)
     for suffix in _TRUE_SUFFIXES:
         if stem.endswith(suffix):
             return stem[: -len(suffix)]
     return stem
 
 
-def _row_name(frame, pos, line_offset):
-    """Describe row ``pos`` of ``frame`` for a message."""
-    if line_offset:
-        record = int(frame["_line"].iloc[pos]) - line_offset
-        return f"line {_csv_line(frame['_file'].iloc[pos], record)}"
+def _row_name(frame, pos):
+    """Describe row ``pos`` of ``frame`` for a message: the line of its file (the row of a Parquet file),
+    or its DataFrame row."""
+    if "_file" in frame.columns:
+        path, line = str(frame["_file"].iloc[pos]), int(frame["_line"].iloc[pos])
+        if path.lower().endswith(_JSONL):
+            return f"line {line}"
+        if path.lower().endswith(_PARQUET):
+            return f"row {line}"
+        return f"line {_csv_line(path, line - 2)}"
     label = frame.index[pos]
     return f"row {label.item() if isinstance(label, np.generic) else label!r}"
 
@@ -344,10 +421,46 @@ def _csv_line(path, record):
     return record + 2
 
 
-def _read_true_dir(path, models, ignored=None):
-    files = sorted(p for p in path.iterdir() if p.is_file() and p.name.endswith((".csv", ".csv.gz")))
+def _table_files(path):
+    """The files of directory ``path`` that hold tables, sorted by name (hidden files left out)."""
+    files = sorted(p for p in path.iterdir()
+                   if p.is_file() and not p.name.startswith(".") and p.name.lower().endswith(_DIR_TABLES))
     if not files:
-        raise ValueError(f"directory {str(path)!r} holds no .csv files")
+        raise ValueError(f"directory {str(path)!r} holds no .csv files (nor .tsv, .parquet, .jsonl or .ndjson ones)")
+    return files
+
+
+def _is_true_dir(files):
+    """True when a directory's table files are in the TRUE format: one is named like TRUE's
+    (``*_true_scores.csv``), or all are CSV without a ``dataset`` or ``model`` column."""
+    csvs = [f for f in files if f.name.lower().endswith((".csv", ".csv.gz"))]
+    if any(_file_stem(f).endswith(_TRUE_SUFFIXES) for f in csvs):
+        return True
+    if len(csvs) < len(files):
+        return False
+    try:
+        return all({"dataset", "model"}.isdisjoint(_csv_header(f)) for f in files)
+    except (OSError, EOFError, UnicodeDecodeError, csv.Error):  # the TRUE reader says what is wrong with it
+        return True
+
+
+def _read_tables_dir(path):
+    """Each table file of directory ``path``, read and annotated; a file without a ``dataset`` column is
+    the dataset of its stem (as a single file is)."""
+    parts = []
+    for f in _table_files(path):
+        frame, offset = _read_table(f)
+        where = f"file {str(f)!r}"
+        if len(frame) == 0:
+            raise ValueError(f"{where} has no rows")
+        _check_misspelled_columns(frame.columns, where)
+        one_dataset = "dataset" not in frame.columns
+        parts.append(_annotate(frame, f, offset, dataset=_true_dataset_name(f) if one_dataset else None))
+    return parts
+
+
+def _read_true_dir(path, models, ignored=None):
+    files = [f for f in _table_files(path) if f.name.lower().endswith((".csv", ".csv.gz"))]
     parts = []
     model_sets = {}
     for f in files:

@@ -2,8 +2,9 @@
 
 ``__init__`` stores computed data, ``plot(ax=None)`` draws and returns ``self``
 with ``ax_`` and ``figure_`` set, and the ``from_predictions`` /
-``from_evaluation`` class methods compute (from public metric functions), then
-plot.  Nothing here calls ``plt.show()`` or changes ``rcParams``.
+``from_estimator`` / ``from_evaluation`` class methods compute (from public
+metric functions; ``from_estimator`` scores a fitted scikit-learn classifier
+first), then plot.  Nothing here calls ``plt.show()`` or changes ``rcParams``.
 
 * :mod:`~beyondauc.plots.diagnostics` -- :class:`ThresholdROCDisplay`,
   :class:`ClassHistogramDisplay`, :class:`RobustnessDisplay`,

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ..data.estimators import estimator_scores
 from ..metrics.bootstrap import check_bootstrap
 from ..metrics.curves import class_histogram, histogram_edges, roc_band, roc_points
 from ..metrics.diagnostics import (
@@ -143,6 +144,15 @@ class ThresholdROCDisplay:
                                  random_state=seed).plot(ax, **kwargs)
 
     @classmethod
+    def from_estimator(cls, estimator: object, X_val: ArrayLike, y_val: ArrayLike, X_test: ArrayLike,
+                       y_test: ArrayLike, *, response_method: str = "auto", pos_label: object = None,
+                       **kwargs: object) -> ThresholdROCDisplay:
+        """Score both cohorts with a fitted binary classifier (:func:`~beyondauc.data.estimator_scores`), then
+        :meth:`from_predictions`."""
+        return cls.from_predictions(*_cohort_scores(estimator, X_val, y_val, X_test, y_test, response_method,
+                                                    pos_label), **kwargs)
+
+    @classmethod
     def _from_cohorts(cls, yv, sv, yt, st, names, *, n_bootstrap=0, confidence_level=0.95, random_state=0):
         curves = []
         for y, s, name in ((yv, sv, names[0]), (yt, st, names[1])):
@@ -248,6 +258,14 @@ class ClassHistogramDisplay:
         y, s = check_cohort(y_true, y_score, pos_label=pos_label)
         return cls(s[y == 0], s[y == 1], bins=bins, name=name, clip_quantiles=clip_quantiles).plot(ax, **kwargs)
 
+    @classmethod
+    def from_estimator(cls, estimator: object, X: ArrayLike, y: ArrayLike, *, response_method: str = "auto",
+                       pos_label: object = None, **kwargs: object) -> ClassHistogramDisplay:
+        """Score ``X`` with a fitted binary classifier (:func:`~beyondauc.data.estimator_scores`), then
+        :meth:`from_predictions` (named after the estimator's class)."""
+        labels, scores = estimator_scores(estimator, X, y, response_method=response_method, pos_label=pos_label)
+        return cls.from_predictions(labels, scores, **{"name": type(estimator).__name__, **kwargs})
+
 
 class RobustnessDisplay:
     """AUC under growing bias or noise, relative to the unperturbed AUC.
@@ -298,6 +316,14 @@ class RobustnessDisplay:
             raise ValueError(f"`kind` must be 'bias' or 'noise', got {kind!r}")
         return cls([fn[kind](y_true, y_score, **options)], [name], kind=kind).plot(ax)
 
+    @classmethod
+    def from_estimator(cls, estimator: object, X: ArrayLike, y: ArrayLike, *, response_method: str = "auto",
+                       pos_label: object = None, **kwargs: object) -> RobustnessDisplay:
+        """Score ``X`` with a fitted binary classifier (:func:`~beyondauc.data.estimator_scores`), then
+        :meth:`from_predictions` (named after the estimator's class)."""
+        labels, scores = estimator_scores(estimator, X, y, response_method=response_method, pos_label=pos_label)
+        return cls.from_predictions(labels, scores, **{"name": type(estimator).__name__, **kwargs})
+
 
 class DriftDisplay:
     """Sensitivity and specificity drift (test minus validation) per threshold.
@@ -337,6 +363,14 @@ class DriftDisplay:
                          pos_label: object = None, ax: Axes | None = None) -> DriftDisplay:
         """Compute the drift and plot it."""
         return cls(sens_spec_drift(y_val, s_val, y_test, s_test, pos_label=pos_label)).plot(ax)
+
+    @classmethod
+    def from_estimator(cls, estimator: object, X_val: ArrayLike, y_val: ArrayLike, X_test: ArrayLike,
+                       y_test: ArrayLike, *, response_method: str = "auto", pos_label: object = None,
+                       ax: Axes | None = None) -> DriftDisplay:
+        """Score both cohorts with a fitted binary classifier, then :meth:`from_predictions`."""
+        return cls.from_predictions(*_cohort_scores(estimator, X_val, y_val, X_test, y_test, response_method,
+                                                    pos_label), ax=ax)
 
 
 class WassersteinDisplay:
@@ -394,6 +428,14 @@ class WassersteinDisplay:
                          **kwargs: object) -> WassersteinDisplay:
         """Compute the matrix and plot it."""
         return cls(wasserstein_matrix(y_val, s_val, y_test, s_test, p=p, pos_label=pos_label)).plot(ax, **kwargs)
+
+    @classmethod
+    def from_estimator(cls, estimator: object, X_val: ArrayLike, y_val: ArrayLike, X_test: ArrayLike,
+                       y_test: ArrayLike, *, response_method: str = "auto", pos_label: object = None,
+                       **kwargs: object) -> WassersteinDisplay:
+        """Score both cohorts with a fitted binary classifier, then :meth:`from_predictions`."""
+        return cls.from_predictions(*_cohort_scores(estimator, X_val, y_val, X_test, y_test, response_method,
+                                                    pos_label), **kwargs)
 
 
 class DiagnosticsDashboard:
@@ -499,7 +541,25 @@ class DiagnosticsDashboard:
         return cls(diag).plot(figure)
 
     @classmethod
+    def from_estimator(cls, estimator: object, X_val: ArrayLike, y_val: ArrayLike, X_test: ArrayLike,
+                       y_test: ArrayLike, *, response_method: str = "auto", pos_label: object = None,
+                       **kwargs: object) -> DiagnosticsDashboard:
+        """Score both cohorts with a fitted binary classifier, then :meth:`from_predictions` (the model named
+        after the estimator's class)."""
+        return cls.from_predictions(*_cohort_scores(estimator, X_val, y_val, X_test, y_test, response_method,
+                                                    pos_label), **{"model": type(estimator).__name__, **kwargs})
+
+    @classmethod
     def from_benchmark(cls, bench: Benchmark, model: str, dataset: str, *, figure: FigureBase | None = None,
                        **options: object) -> DiagnosticsDashboard:
         """Run :func:`~beyondauc.cohort_diagnostics` and draw the dashboard."""
         return cls(cohort_diagnostics(bench, model, dataset, **options)).plot(figure)
+
+
+def _cohort_scores(estimator, X_val, y_val, X_test, y_test, response_method, pos_label):
+    """(y_val, s_val, y_test, s_test) of a fitted binary classifier on two cohorts, labels 0/1."""
+    yv, sv = estimator_scores(estimator, X_val, y_val, response_method=response_method, pos_label=pos_label,
+                              name="estimator (validation cohort)")
+    yt, st = estimator_scores(estimator, X_test, y_test, response_method=response_method, pos_label=pos_label,
+                              name="estimator (test cohort)")
+    return yv, sv, yt, st

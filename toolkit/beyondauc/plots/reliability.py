@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
+from ..data.estimators import estimator_scores
 from ..metrics.reliability import CalibrationErrors, ece_from_bins, reliability_bins
 from ._base import _axes, _literal_plot
 
@@ -89,6 +90,14 @@ class ReliabilityDisplay:
         _, mean_predicted, fraction_positive, count = reliability_bins(y_true, y_prob, n_bins=n_bins,
                                                                        pos_label=pos_label)
         return cls(mean_predicted, fraction_positive, count, name=name, title=title).plot(ax, **kwargs)
+
+    @classmethod
+    def from_estimator(cls, estimator: object, X: ArrayLike, y: ArrayLike, *, pos_label: object = None,
+                       **kwargs: object) -> ReliabilityDisplay:
+        """The positive class's ``predict_proba`` of a fitted binary classifier on ``X`` (as scikit-learn's
+        ``CalibrationDisplay``), then :meth:`from_predictions` (named after the estimator's class)."""
+        labels, proba = estimator_scores(estimator, X, y, response_method="predict_proba", pos_label=pos_label)
+        return cls.from_predictions(labels, proba, **{"name": type(estimator).__name__, **kwargs})
 
     @classmethod
     def from_table(cls, table: CalibrationErrors | pd.DataFrame, *, model: str, dataset: str, protocol: str,

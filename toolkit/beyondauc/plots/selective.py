@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ..data.estimators import estimator_answers
 from ..metrics.bootstrap import check_bootstrap
 from ..metrics.selective import TOLERANCES, coverage_accuracy_curve
 from ..metrics.selective_benchmark import coverage_accuracy_band, selective_answering
@@ -125,6 +126,15 @@ class CoverageAccuracyDisplay:
                                           confidence_level=confidence_level, random_state=seed)
         exact = coverage_accuracy_curve(confidence, correct)
         return cls(d.curve, disca=d, exact=exact, name=name, band=band).plot(ax)
+
+    @classmethod
+    def from_estimator(cls, estimator: object, X: ArrayLike, y: ArrayLike,
+                       **kwargs: object) -> CoverageAccuracyDisplay:
+        """The answers of a fitted classifier of any number of classes on ``(X, y)``
+        (:func:`~beyondauc.data.estimator_answers`: confidence = largest ``predict_proba``), then
+        :meth:`from_predictions` (named after the estimator's class)."""
+        confidence, correct = estimator_answers(estimator, X, y)
+        return cls.from_predictions(confidence, correct, **{"name": type(estimator).__name__, **kwargs})
 
     @classmethod
     def from_evaluation(cls, evaluation: Evaluation, model: str, dataset: str, *, where: str = "in",
@@ -277,6 +287,13 @@ class ToleranceDisplay:
                          ax: Axes | None = None, **options: object) -> ToleranceDisplay:
         """One model's table from its confidences; ``options`` go to :func:`~beyondauc.disca`."""
         return cls({name: disca(confidence, correct, **options).b_table}, value=value).plot(ax)
+
+    @classmethod
+    def from_estimator(cls, estimator: object, X: ArrayLike, y: ArrayLike, **kwargs: object) -> ToleranceDisplay:
+        """The answers of a fitted classifier on ``(X, y)`` (:func:`~beyondauc.data.estimator_answers`), then
+        :meth:`from_predictions` (named after the estimator's class)."""
+        confidence, correct = estimator_answers(estimator, X, y)
+        return cls.from_predictions(confidence, correct, **{"name": type(estimator).__name__, **kwargs})
 
     @classmethod
     def from_evaluation(cls, evaluation: Evaluation, dataset: str, *, models: Sequence[str] | None = None,
