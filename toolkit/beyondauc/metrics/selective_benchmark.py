@@ -291,7 +291,7 @@ def selective_answering(
             bench, model, dataset, ood_dataset=ood_dataset, protocol=protocol, method=method,
             class_weight=class_weight, tolerance=tolerance, weights=weights, resolution=resolution,
             random_state=dataset_seed(random_state, [d for d in bench.datasets if d != ood_dataset].index(dataset)),
-            n_bootstrap=n_bootstrap,
+            n_bootstrap=n_bootstrap, split_state=random_state,  # the point estimate's split, resampled
         )
         intervals = intervals_of(reps, confidence_level)
         band = _band(acc, confidence_level)
@@ -388,13 +388,17 @@ def _benchmark_replicates(bench, model, dataset, **options):
 
 
 def _benchmark_bootstrap(bench, model, dataset, *, ood_dataset, protocol, method, class_weight, tolerance,
-                         weights, resolution, random_state, n_bootstrap):
-    """(replicates frame, (B, k) accuracy at :data:`BAND_COVERAGES`), the calibrator refitted per replicate."""
+                         weights, resolution, random_state, n_bootstrap, split_state=None):
+    """(replicates frame, (B, k) accuracy at :data:`BAND_COVERAGES`), the calibrator refitted per replicate.
+
+    ``random_state`` seeds the resampling; ``split_state`` (default: ``random_state``) the protocol's split
+    of the rows (``indata``'s 80/20), which must be the point estimate's for its interval to be about it.
+    """
     tolerance = _check_unit(tolerance, "tolerance", low_open=True)
     weights = _check_weights(weights, "weights", 3)
     resolution = _check_resolution(resolution)
     s, y, role, strata = _selective_design(bench, model, dataset, ood_dataset=ood_dataset, protocol=protocol,
-                                           random_state=random_state)
+                                           random_state=random_state if split_state is None else split_state)
     x, inv, _, _ = _grid_counts(y, s)
     m = len(x)
     init = None
