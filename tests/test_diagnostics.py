@@ -943,7 +943,7 @@ def test_cohorts_on_demo():
 
 KEYS = ["model", "dataset", "cohorts", "n_val", "n_test", "auc_val", "auc_test", "bias_robustness_val",
         "bias_robustness_test", "noise_robustness_val", "noise_robustness_test", "drift", "wasserstein",
-        "wasserstein_p", "wasserstein_p1", "wasserstein_p2"]
+        "wasserstein_p", "wasserstein_p1", "wasserstein_p2", "note"]
 
 
 @pytest.mark.parametrize("protocol", [None, "xdomain", "indata"])
@@ -975,7 +975,7 @@ def test_cohort_diagnostics_on_demo():
     out = d.to_dict()
     assert sorted(out) == sorted(KEYS) and out["cohorts"] == "split"
     assert (out["n_val"], out["n_test"]) == (59, 48)
-    assert all(np.isfinite(out[k]) for k in KEYS[5:])
+    assert all(np.isfinite(out[k]) for k in KEYS[5:-1]) and out["note"] == ""
     assert 0 <= out["drift"] <= 2 and out["wasserstein"] > 0
 
 

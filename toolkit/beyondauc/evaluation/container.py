@@ -46,28 +46,31 @@ TABLES: dict[str, str] = {
     "best_of_methods": "the paper's Table 5: the best method per protocol and model (score = kappa)",
     "variance": "the paper's Table 3: score variance per model, raw and min-max scaled",
     "histograms": "class-conditional score histograms per model and dataset (and 'all'), shared bins per model",
-    "diagnostics": "test-set AUROC diagnostics per model x dataset: AUCs, bias and noise robustness, drift, W",
+    "diagnostics": "test-set AUROC diagnostics per model x dataset: AUCs, bias and noise robustness, drift, W "
+                   "(and a note saying why any of them is undefined)",
     "roc": "ROC curves of the validation and test cohorts per model x dataset (thinned, see docs/evaluation.md)",
     "cohort_histograms": "class histograms of the validation and test cohorts on shared bins, per model x dataset",
     "robustness": "bias and noise robustness curves per model x dataset x cohort",
     "drift_curves": "sensitivity and specificity of both cohorts per threshold (thinned, see docs/evaluation.md)",
     "wasserstein": "the 2x2 Wasserstein matrices (p = 1 and p = 2; `chosen` marks parameter p) per model x dataset",
     "selective": "selective answering per model x dataset: accuracy, area, AURC, E-AURC, a, b, fluctuations, "
-                 "DiSCA (and on the OOD dataset, DiDMA, NiDMA)",
+                 "DiSCA (and on the OOD dataset, DiDMA, NiDMA); n_confidences, top_share and rankable: whether the "
+                 "answers have enough distinct confidences for DiSCA to rank them",
     "tolerance": "b and DiSCA over the tolerance grid per model x dataset (and on the OOD dataset)",
     "coverage_curves": "coverage-accuracy curves per model x dataset: the grid curve DiSCA reads, the exact curve "
                        "(thinned) and the grid curve on the OOD dataset",
     "fluctuations": "every fluctuation of the grid curve per model x dataset (and on the OOD dataset)",
-    "leaderboard": "one row per model: mean AUC and accuracy, their ranks and the change, kappa, DiSCA, drift, "
-                   "with intervals and p_change",
+    "leaderboard": "one row per model: mean AUC and accuracy, their ranks and the change, kappa, DiSCA (over the "
+                   "datasets where its answers are rankable), drift, with intervals and p_change",
     "calibration_error": "expected calibration error (15 equal-width bins) of the probabilities a calibrator learnt "
                          "under each protocol x method gives on the evaluation data, per dataset x model",
     "reliability": "the reliability bins behind each ECE: mean predicted probability, fraction of positives, count",
     "resolution_sensitivity": "DiSCA and its parts on the same answers over grid steps 0.1 ... 1e-4, per model x "
                               "dataset (DiSCA depends on the step through the 0.001 floor)",
     "mean_intervals": "the mean over datasets of every score with its bootstrap interval (headline setting)",
-    "findings": "the verdict on each model: one sentence per finding (ranking, threshold, drift, selective) "
-                "with its status (good, warn, bad, info), generated from the tables above",
+    "findings": "the verdict on each model: one sentence per finding (ranking, threshold, drift, selective, and "
+                "first, where part of it is undefined, analysis) with its status (good, warn, bad, info), generated "
+                "from the tables above",
     "verdicts": "one line per model for the index, from its findings",
     "auc_intervals": "DeLong confidence interval of the AUC per model x dataset",
     "pairwise": "per dataset and mean, for each ordered pair of models: the accuracy difference, its interval and "
@@ -218,10 +221,16 @@ class Evaluation:
         row = row.iloc[0]
         matrices = {bool(w["chosen"].iloc[0]): WassersteinMatrix.from_rows(w)
                     for _, w in self._rows("wasserstein", **key).groupby("p", sort=True)}
+        n_repeats, seed = int(self.parameters["noise_repeats"]), self.parameters["random_state"]
         robust = {}
+        for cohort in ("val", "test"):  # an undefined curve (constant scores, one class) has no rows: NaN
+            empty = np.array([])
+            auc = float(row[f"auc_{cohort}"])
+            robust[(cohort, "bias")] = BiasRobustness(np.nan, auc, np.nan, empty, empty)
+            robust[(cohort, "noise")] = NoiseRobustness(np.nan, auc, np.nan, empty, empty, empty, n_repeats, seed)
         for (cohort, kind), r in self._rows("robustness", **key).groupby(["cohort", "kind"], sort=False):
             robust[(cohort, kind)] = BiasRobustness.from_frame(r) if kind == "bias" else NoiseRobustness.from_frame(
-                r, n_repeats=int(self.parameters["noise_repeats"]), random_state=self.parameters["random_state"])
+                r, n_repeats=n_repeats, random_state=seed)
         drift = SensSpecDrift.from_frame(self._rows("drift_curves", **key), score=float(row["drift"]))
         roc = {c: r for c, r in self._rows("roc", **key).groupby("cohort", sort=False)}
         hist = {c: r for c, r in self._rows("cohort_histograms", **key).groupby("cohort", sort=False)}

@@ -297,7 +297,8 @@ def _leaderboard(grid_head, changes, selective, diagnostics, models, mean_interv
     mean = grid_head.groupby("model", sort=False)[["auc", "accuracy", "kappa"]].mean()
     ch = changes[(changes["score"] == "accuracy") & (changes["dataset"] == "mean")].set_index("model")
     with np.errstate(all="ignore"):
-        disca = selective.groupby("model", sort=False)["disca"].mean() if len(selective) else pd.Series(dtype=float)
+        ranked = selective[selective["rankable"].astype(bool)] if "rankable" in selective else selective
+        disca = ranked.groupby("model", sort=False)["disca"].mean() if len(ranked) else pd.Series(dtype=float)
         drift = diagnostics.groupby("model", sort=False)["drift"].mean() if len(diagnostics) else \
             pd.Series(dtype=float)
     board = pd.DataFrame({"model": list(models)})
@@ -372,7 +373,8 @@ class _ModelJob:
             out["tolerance"] += b
             out["fluctuations"] += c
         # the replicates behind the per-dataset intervals, for the intervals of the means
-        out["replicates"] = {"disca": _replicates_of(sels, "disca"), "drift": _replicates_of(diags, "drift")}
+        out["replicates"] = {"disca": _replicates_of([r for r in sels if r.rankable], "disca"),  # as the mean
+                             "drift": _replicates_of(diags, "drift")}
         out["warnings"] = log.records
         return out
 

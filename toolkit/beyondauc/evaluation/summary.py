@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
+from ..metrics.selective_benchmark import MAX_TIE_SHARE, MIN_CONFIDENCES
 from ..utils.formatting import format_interval, format_number, markdown_text
 
 if TYPE_CHECKING:
@@ -46,6 +47,10 @@ THRESHOLD_TEXT = (
     "{level:.0%} bootstrap percentile intervals ({n_bootstrap} replicates; DeLong for single AUCs)."
 )
 
+#: Why DiSCA leaves some answers out of its ranking (:func:`~beyondauc.metrics.selective_benchmark.confidence_ties`).
+RANK_RULE = (f"DiSCA needs at least {MIN_CONFIDENCES} distinct confidences, none shared by more than "
+             f"{MAX_TIE_SHARE:.0%} of the answers")
+
 _ORDINAL = {1: "st", 2: "nd", 3: "rd"}
 
 
@@ -70,6 +75,22 @@ def _names(items, limit=3):
     items = list(items)
     shown = ", ".join(items[:limit])
     return shown + (f" and {len(items) - limit} more" if len(items) > limit else "")
+
+
+def _and(items, limit=6):
+    """'a', 'a and b', 'a, b and c'; past ``limit`` names, 'a, b, ... and 2 more'."""
+    items = list(items)
+    if len(items) > limit:
+        return f"{', '.join(items[:limit])} and {len(items) - limit} more"
+    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"
+
+
+def _grouped(datasets, values):
+    """'a and b (x); c (y)': datasets with the same value named together, in order of appearance."""
+    groups = {}
+    for d, v in zip(datasets, values):
+        groups.setdefault(v, []).append(str(d))
+    return "; ".join(f"{_and(ds)} ({v})" for v, ds in groups.items())
 
 
 def _ranking(model, p, board, n_models):
@@ -132,18 +153,23 @@ def _drift(model, diagnostics):
     drifted = mine[(mine["drift"] >= THRESHOLDS["drift"]) | (mine["wasserstein"] < THRESHOLDS["wasserstein"])]
     fragile = mine[mine["bias_robustness_test"] < THRESHOLDS["bias_robustness"]]
     cohorts = ", ".join(sorted(set(map(str, mine["cohorts"]))))
+    undefined = mine[mine["drift"].isna()]
+    why = _notes(undefined)
+    if len(undefined) == len(mine):  # nothing to judge: say why instead
+        reasons = "; ".join(why) or "a cohort with a single class"
+        return "info", "drift", (f"Its cohort drift is undefined on every dataset ({reasons}; cohorts: {cohorts}).")
     parts = []
     if len(drifted):
         items = [f"{r['dataset']} (drift {_ci(r, 'drift', 3)}, W {_num(r['wasserstein'], 2)})"
                  for r in drifted.sort_values("drift", ascending=False).to_dict("records")]
         parts.append(f"validation and test cohorts ({cohorts}) drift apart on {len(drifted)} of {len(mine)} datasets: "
                      f"{_names(items, 2)}")
-    elif mine["drift"].notna().any():
+    else:
         parts.append(f"no dataset shows cohort drift (largest {_num(mine['drift'].max(), 3)} on "
                      f"{mine.loc[mine['drift'].idxmax(), 'dataset']}; cohorts: {cohorts})")
-    else:  # every dataset has a cohort with a single class
-        parts.append(f"its cohort drift is undefined on every dataset (a cohort with a single class; cohorts: "
-                     f"{cohorts})")
+    if len(undefined):
+        parts.append("its drift is undefined on " + "; ".join(f"{_and(d, 2)} ({note})" for note, d in why.items())
+                     if why else f"its drift is undefined on {_and(map(str, undefined['dataset']), 2)}")
     if len(fragile):
         items = [f"{r['dataset']} ({_ci(r, 'bias_robustness_test', 2)})"
                  for r in fragile.sort_values("bias_robustness_test").to_dict("records")]
@@ -153,24 +179,103 @@ def _drift(model, diagnostics):
     return status, "drift", text[0].upper() + text[1:] + "."
 
 
-def _selective(model, p, selective, board, n_models):
+def _rankable(selective):
+    """Whether DiSCA can rank each row's answers (every row of an evaluation without the column)."""
+    if "rankable" not in selective:
+        return pd.Series(True, index=selective.index)
+    return selective["rankable"].astype(bool)
+
+
+def _selective(model, p, selective, board):
     if not len(selective):
         return "info", "selective", "Selective answering was not computed."
-    means = board.set_index("model")["disca"]  # the leaderboard's mean DiSCA over datasets, with its interval
+    means = board.set_index("model")["disca"].dropna()  # the leaderboard's mean DiSCA over the rankable datasets
     rank = means.rank(ascending=False, method="min")
+    n_ranked = len(rank)
     mine = selective[selective["model"] == model]
     if mine["disca"].isna().all():
         return "info", "selective", "DiSCA is undefined on every dataset."
-    worst = mine.loc[mine["disca"].idxmin()]
+    setting = f"Selective answering (confidences calibrated {p['selective_protocol']}/{p['selective_method']})"
+    ranked = mine[_rankable(mine)]
+    if model not in rank.index and len(ranked):
+        return "info", "selective", "DiSCA is undefined on every dataset where its answers can be ranked."
+    if model not in rank.index:
+        return "warn", "selective", (
+            f"{setting}: not ranked by DiSCA, since on every dataset its answers have too few distinct confidences "
+            f"to rank ({RANK_RULE}); the DiSCA they get ({_num(mine['disca'].min(), 2)} to "
+            f"{_num(mine['disca'].max(), 2)}) says nothing about when to abstain.")
+    worst = ranked.loc[ranked["disca"].idxmin()]
     row = board[board["model"] == model].iloc[0].to_dict()
-    text = (f"Selective answering (confidences calibrated {p['selective_protocol']}/{p['selective_method']}): "
-            f"mean DiSCA {_ci(row, 'disca')}, {_ordinal(rank[model])} of {n_models}; median first mistake at "
-            f"confidence a = {_num(mine['a'].median(), 2)}, accuracy below {p['tolerance']:g} from b = "
-            f"{_num(mine['b'].median(), 2)}; {int(mine['n_fluctuations'].sum())} fluctuation(s) in all, the lowest "
-            f"DiSCA on {worst['dataset']} ({_ci(worst.to_dict(), 'disca', 2)}).")
-    status = "good" if rank[model] <= max(1, n_models // 3) else "bad" if rank[model] > n_models - max(1, n_models // 3) \
-        else "info"
+    text = (f"{setting}: mean DiSCA {_ci(row, 'disca')}, {_ordinal(rank[model])} of {n_ranked}; median first mistake "
+            f"at confidence a = {_num(ranked['a'].median(), 2)}, accuracy below {p['tolerance']:g} from b = "
+            f"{_num(ranked['b'].median(), 2)}; {int(ranked['n_fluctuations'].sum())} fluctuation(s) in all, the "
+            f"lowest DiSCA on {worst['dataset']} ({_ci(worst.to_dict(), 'disca', 2)}).")
+    if len(ranked) < len(mine):
+        left = mine[~_rankable(mine)]
+        where = _grouped(left["dataset"], map(_confidences, left["n_confidences"], left["top_share"]))
+        text += f" DiSCA leaves out {where}, where its answers have too few distinct confidences to rank ({RANK_RULE})."
+    k = max(1, n_ranked // 3)
+    status = "good" if rank[model] <= k else "bad" if rank[model] > n_ranked - k else "info"
     return status, "selective", text
+
+
+def _notes(diagnostics):
+    """``{reason: [datasets]}``: why a model's cohort diagnostics are undefined, from the rows' ``note``."""
+    out = {}
+    if "note" not in diagnostics:
+        return out
+    for dataset, note in zip(diagnostics["dataset"], diagnostics["note"]):
+        if isinstance(note, str) and note:
+            out.setdefault(note, []).append(str(dataset))
+    return out
+
+
+def _confidences(n, share):
+    """'1 distinct confidence' or '5 distinct confidences, 80% at one'."""
+    n = int(n)
+    text = f"{n} distinct confidence{'s' if n != 1 else ''}"
+    return text + (f", {share:.0%} at one" if n > 1 and share > MAX_TIE_SHARE else "")
+
+
+def _single_class(datasets):
+    """The names of the datasets with a single class, from the ``datasets`` table."""
+    if not {"dataset", "n", "n_positive"} <= set(datasets.columns):
+        return set()
+    single = (datasets["n_positive"] == 0) | (datasets["n_positive"] == datasets["n"])
+    return set(map(str, datasets.loc[single, "dataset"]))
+
+
+def _analysis(model, diagnostics, selective, single=frozenset()):
+    """Where part of the analysis of ``model`` is undefined, and why (None where everything is defined).
+
+    ``single`` are the datasets with a single class: what is undefined there is the data's doing, a note;
+    constant or tied scores are the model's, a warning.  The sentence opens with a clause naming no dataset,
+    up to the first colon: the index's verdict quotes it.
+    """
+    diag = diagnostics[diagnostics["model"] == model]
+    notes = _notes(diag)
+    sel = selective[selective["model"] == model] if len(selective) else selective
+    left = sel[~_rankable(sel)] if len(sel) else sel
+    if not notes and not len(left):
+        return None
+    short, details = [], []
+    if notes:
+        n = sum(len(d) for d in notes.values())
+        constant = all(note.startswith("constant scores") for note in notes)
+        short.append(f"{'constant scores' if constant else 'cohort diagnostics undefined'} on {n} of "
+                     f"{len(diag)} datasets")
+        details.append("; ".join(f"{note} on {_and(d)}" for note, d in notes.items())
+                       + ", so its cohort diagnostics are undefined there (NaN)")
+    if len(left):
+        short.append(f"too few distinct confidences to rank on {len(left)} of {len(sel)} datasets")
+        why = [("a single class" if str(d) in single else _confidences(n, t))
+               for d, n, t in zip(left["dataset"], left["n_confidences"], left["top_share"])]
+        details.append(f"DiSCA cannot rank its answers on {_grouped(left['dataset'], why)} and leaves them out of "
+                       f"its ranking ({RANK_RULE})")
+    own = any(str(d) not in single for d in left["dataset"]) if len(left) else False
+    own = own or any("single class" not in part for note in notes for part in note.split("; "))
+    text = " and ".join(short)
+    return "warn" if own else "info", "analysis", f"{text[0].upper()}{text[1:]}: {'; '.join(details)}."
 
 
 def findings_table(tables: Mapping[str, pd.DataFrame], parameters: Mapping[str, object],
@@ -178,12 +283,15 @@ def findings_table(tables: Mapping[str, pd.DataFrame], parameters: Mapping[str, 
     """The ``findings`` table of an evaluation: model, order, topic, status, sentence."""
     rows = []
     n = len(models)
+    single = _single_class(tables["datasets"]) if "datasets" in tables else set()
     for model in models:
-        items = [
+        analysis = _analysis(model, tables["diagnostics"], tables["selective"], single)
+        items = [analysis] if analysis else []
+        items += [
             _ranking(model, parameters, tables["leaderboard"], n),
             _threshold(model, parameters, tables["grid"]),
             _drift(model, tables["diagnostics"]),
-            _selective(model, parameters, tables["selective"], tables["leaderboard"], n),
+            _selective(model, parameters, tables["selective"], tables["leaderboard"]),
         ]
         for i, (status, topic, sentence) in enumerate(items):
             rows.append({"model": model, "order": i, "topic": topic, "status": status, "sentence": sentence})
@@ -197,20 +305,23 @@ def verdicts_table(findings: pd.DataFrame, leaderboard: pd.DataFrame) -> pd.Data
     for model, f in findings.groupby("model", sort=False):
         r = board.loc[model]
         by = dict(zip(f["topic"], f["status"]))
+        text = dict(zip(f["topic"], f["sentence"]))
         parts = []
         if not pd.isna(r["auc_rank"]) and not pd.isna(r["accuracy_rank"]):
             rank = f"{_ordinal(r['auc_rank'])} by AUC, {_ordinal(r['accuracy_rank'])} by accuracy"
             if r["rank_change"] and "significant" in r and not pd.isna(r["significant"]):
                 rank += " (significant)" if r["significant"] else " (not significant)"
             parts.append(rank)
-        text = f["sentence"].tolist()
+        if "analysis" in text:  # why part of it is undefined: the sentence's opening clause
+            why = text["analysis"].split(":", 1)[0]
+            parts.append(why[0].lower() + why[1:])
         if by.get("threshold") in ("warn", "bad"):
-            parts.append(text[1].split(":")[0].replace("A threshold learnt on other data", "threshold")
+            parts.append(text["threshold"].split(":")[0].replace("A threshold learnt on other data", "threshold")
                          .replace(" datasets", ""))
         if by.get("drift") in ("warn", "bad"):
-            parts.append("cohort drift" if "drift apart" in text[2] else "fragile AUC")
-        parts.append({"good": "answers selectively well", "bad": "answers selectively poorly"}
-                     .get(by.get("selective"), "selective answering average"))
+            parts.append("cohort drift" if "drift apart" in text["drift"] else "fragile AUC")
+        parts.append({"good": "answers selectively well", "bad": "answers selectively poorly",
+                      "warn": "not ranked by DiSCA"}.get(by.get("selective"), "selective answering average"))
         worst = "bad" if "bad" in by.values() else "warn" if "warn" in by.values() else "good"
         rows.append({"model": model, "status": worst, "verdict": "; ".join(parts) + "."})
     return pd.DataFrame(rows, columns=["model", "status", "verdict"])

@@ -47,7 +47,8 @@ if TYPE_CHECKING:  # names in annotations only
 
     from ..data.benchmark import Benchmark
 
-__all__ = ["CohortDiagnostics", "cohort_diagnostics", "cohorts", "diagnostics_intervals", "diagnostics_table", "diagnostics_frame"]
+__all__ = ["CohortDiagnostics", "cohort_diagnostics", "cohorts", "diagnostics_intervals", "diagnostics_table",
+           "diagnostics_frame", "undefined_reasons"]
 
 
 # -- benchmark level ------------------------------------------------------------------
@@ -81,6 +82,10 @@ class CohortDiagnostics:
         :meth:`to_dict` adds them as ``<name>_low`` / ``<name>_high``.
     replicates : DataFrame or None
         The bootstrap replicates of those numbers, one row each.
+    note : str
+        Why some diagnostics are undefined (NaN), in words ('' when all are
+        defined): constant scores, a cohort with a single class, an AUC of 0
+        (:func:`undefined_reasons`).
     """
 
     model: str
@@ -139,8 +144,18 @@ class CohortDiagnostics:
             "wasserstein_p": self.wasserstein.p,
             "wasserstein_p1": self.wasserstein_p1.score,
             "wasserstein_p2": self.wasserstein_p2.score,
+            "note": self.note,
             **{f"{name}_{end}": v for name, lh in self.intervals.items() for end, v in zip(("low", "high"), lh)},
         }
+
+    @property
+    def note(self) -> str:
+        """Why some of the headline diagnostics are NaN, in words ('' when none is)."""
+        values = (self.auc_val, self.auc_test, self.bias_val.score, self.bias_test.score, self.noise_val.score,
+                  self.noise_test.score, self.drift.score, self.wasserstein.score)
+        if not np.isnan(np.asarray(values, dtype=float)).any():
+            return ""
+        return undefined_reasons(self.y_val, self.s_val, self.y_test, self.s_test)
 
     def to_frame(self) -> pd.DataFrame:
         """Validation and test cohort side by side: n, AUC, bias and noise robustness."""
@@ -163,6 +178,49 @@ class CohortDiagnostics:
             parts=[frame_html(self.to_frame())],
             note=self.wasserstein.note or None,
         )
+
+
+def undefined_reasons(y_val: ArrayLike, s_val: ArrayLike, y_test: ArrayLike, s_test: ArrayLike) -> str:
+    """Why diagnostics of two cohorts can be undefined, in words ('' when no reason applies).
+
+    The reasons, in this order: a cohort without both classes (no AUC, no
+    drift, no W), constant scores over both cohorts (no score range: no
+    robustness, no drift, and W is 0 / 0) or within one, and a cohort whose
+    AUC is 0 (robustness is relative to the AUC).
+
+    Examples
+    --------
+    >>> from beyondauc.metrics.diagnostics_benchmark import undefined_reasons
+    >>> undefined_reasons([0, 1, 0], [5, 5, 5], [1, 0], [5, 5])
+    'constant scores (every score is 5)'
+    >>> undefined_reasons([1, 1], [0.2, 0.4], [0, 1], [0.1, 0.9])
+    'the validation cohort has a single class'
+    >>> undefined_reasons([0, 1], [0.2, 0.4], [0, 1], [0.1, 0.9])
+    ''
+    """
+    cohorts = [("validation", np.asarray(y_val), np.asarray(s_val, dtype=float)),
+               ("test", np.asarray(y_test), np.asarray(s_test, dtype=float))]
+    reasons = []
+    single = [name for name, y, _ in cohorts if len(np.unique(y)) < 2]
+    if single:
+        reasons.append("both cohorts have a single class" if len(single) == 2
+                       else f"the {single[0]} cohort has a single class")
+    both = np.concatenate([s for _, _, s in cohorts])
+    if len(both) and both.min() == both.max():
+        reasons.append(f"constant scores (every score is {both[0]:g})")
+    else:
+        reasons += [f"the {name} cohort's scores are constant" for name, _, s in cohorts
+                    if len(s) > 1 and s.min() == s.max()]
+    for name, y, s in cohorts:
+        if name not in single and len(s) and _auc_is_zero(y, s):
+            reasons.append(f"an AUC of 0 in the {name} cohort")
+    return "; ".join(reasons)
+
+
+def _auc_is_zero(y, s):
+    """Whether every positive scores below every negative (both classes present)."""
+    y = np.asarray(y).astype(bool)
+    return bool(y.any() and (~y).any() and s[y].max() < s[~y].min())
 
 
 def check_cohort_protocol(bench, protocol):

@@ -4,6 +4,7 @@ benchmark tables, and the bootstrap intervals of every selective number.
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -12,7 +13,7 @@ import pandas as pd
 from numpy.typing import ArrayLike
 
 from ..utils.html import result_html
-from ..utils.validation import check_option, check_random_state
+from ..utils.validation import UndefinedMetricWarning, check_option, check_random_state
 from .bootstrap import (
     check_bootstrap,
     dataset_seed,
@@ -54,7 +55,58 @@ if TYPE_CHECKING:  # names in annotations only
 
     from ..data.benchmark import Benchmark
 
-__all__ = ["BAND_COVERAGES", "SELECTIVE_PROTOCOLS", "SelectiveAnswering", "calibrated_confidence", "coverage_accuracy_band", "selective_intervals", "selective_answering", "selective_table", "tolerance_table"]
+__all__ = ["BAND_COVERAGES", "MAX_TIE_SHARE", "MIN_CONFIDENCES", "SELECTIVE_PROTOCOLS", "SelectiveAnswering", "calibrated_confidence",
+           "confidence_ties", "coverage_accuracy_band", "selective_intervals", "selective_answering",
+           "selective_table", "tolerance_table"]
+
+#: Fewest distinct confidences a model's answers on a dataset need to be ranked by DiSCA.
+MIN_CONFIDENCES: int = 5
+#: Largest share of those answers that may tie at one confidence for them to be ranked by DiSCA.
+MAX_TIE_SHARE: float = 0.75
+
+
+def confidence_ties(confidence: ArrayLike) -> tuple[int, float, bool]:
+    """(distinct confidences, largest share of answers tied at one of them, whether DiSCA can rank them).
+
+    DiSCA ranks answers by confidence, and answers of one confidence enter
+    the coverage-accuracy curve together: answers with few distinct
+    confidences make a curve of few points, with no room for the
+    fluctuations DiSCA penalises and with a and b at the few confidences
+    there are.  A judge that always says 5 gets one point, a = b = its one
+    confidence, and a high DiSCA for ranking nothing.  Such answers are
+    *not rankable*: fewer than :data:`MIN_CONFIDENCES` distinct confidences,
+    or more than :data:`MAX_TIE_SHARE` of the answers at a single one (a
+    judge that says 5 nearly always).  Their DiSCA is still computed, but
+    left out of DiSCA rankings and means (:func:`~beyondauc.evaluate`).
+
+    Parameters
+    ----------
+    confidence : array-like of shape (n,)
+        The confidences of the answers (any scale; only ties matter).
+
+    Returns
+    -------
+    n_confidences : int
+    top_share : float
+        NaN without answers.
+    rankable : bool
+
+    Examples
+    --------
+    >>> from beyondauc.metrics.selective_benchmark import confidence_ties
+    >>> confidence_ties([0.7, 0.7, 0.7, 0.7])  # a constant judge
+    (1, 1.0, False)
+    >>> confidence_ties([0.6, 0.7, 0.8, 0.9, 0.95, 0.99])
+    (6, 0.16666666666666666, True)
+    >>> confidence_ties([0.6, 0.7, 0.8, 0.9, 0.95] + [0.99] * 20)[2]  # 80% at one confidence
+    False
+    """
+    c = np.asarray(confidence, dtype=float).ravel()
+    if not len(c):
+        return 0, np.nan, False
+    _, counts = np.unique(c, return_counts=True)
+    top = float(counts.max() / len(c))
+    return len(counts), top, bool(len(counts) >= MIN_CONFIDENCES and top <= MAX_TIE_SHARE)
 
 
 # -- benchmark level ---------------------------------------------------------------------
@@ -188,6 +240,10 @@ class SelectiveAnswering:
     accuracy_band : (coverages, low, high) or None
         Pointwise bootstrap band of the exact curve's accuracy at fixed
         coverage levels (:func:`accuracy_at_coverage` per replicate).
+    n_confidences, top_share, rankable : int, float, bool
+        The distinct confidences of the answers on ``dataset``, the largest
+        share tied at one of them, and whether DiSCA can rank them
+        (:func:`confidence_ties`).
     """
 
     score: float
@@ -214,6 +270,9 @@ class SelectiveAnswering:
     intervals: dict = field(default_factory=dict, repr=False)
     replicates: pd.DataFrame | None = field(default=None, repr=False)
     accuracy_band: tuple | None = field(default=None, repr=False)
+    n_confidences: int = 0
+    top_share: float = np.nan
+    rankable: bool = True
 
     def to_dict(self) -> dict[str, object]:
         """Headline numbers by name."""
@@ -224,6 +283,9 @@ class SelectiveAnswering:
             "protocol": self.protocol,
             "method": self.method,
             "n": len(self.correct),
+            "n_confidences": self.n_confidences,
+            "top_share": self.top_share,
+            "rankable": self.rankable,
             "accuracy": float(self.curve.accuracy[-1]),
             **self.disca.to_dict(),
             "area": self.curve.score,
@@ -246,7 +308,7 @@ class SelectiveAnswering:
 
     def _repr_html_(self):
         rec = self.to_dict()
-        keep = ["n", "accuracy", "disca", "a", "b", "n_fluctuations", "penalty", "area", "aurc", "e_aurc",
+        keep = ["n", "n_confidences", "rankable", "accuracy", "disca", "a", "b", "n_fluctuations", "penalty", "area", "aurc", "e_aurc",
                 "disca_ood", "didma", "nidma"]
         rows = [(k, rec[k]) for k in keep if k in rec and rec[k] is not None]
         title = f"SelectiveAnswering: {self.model} on {self.dataset}"
@@ -271,6 +333,12 @@ def selective_answering(
     the same calibrator, which never sees it (it is left out of every
     protocol's calibration data).  DiDMA needs a ``computation_score`` and NiDMA
     both; without them they are None.
+
+    Answers with too few distinct confidences to rank (fewer than
+    :data:`MIN_CONFIDENCES`, or more than :data:`MAX_TIE_SHARE` of them at
+    one confidence: :func:`confidence_ties`) are flagged ``rankable=False``,
+    with an :class:`~beyondauc.UndefinedMetricWarning`: their DiSCA is
+    computed but ranks nothing.
 
     With ``n_bootstrap`` > 0 the result carries percentile intervals of
     ``accuracy``, ``area``, ``aurc``, ``disca``, ``a`` and ``b`` (and
@@ -301,6 +369,11 @@ def selective_answering(
         random_state=random_state, ood_dataset=ood_dataset,
     )
     d = disca(conf, ok, tolerance=tolerance, weights=weights, resolution=resolution)
+    n_conf, top_share, rankable = confidence_ties(conf)
+    if not rankable:
+        warnings.warn(f"too few distinct confidences to rank the answers (DiSCA needs at least {MIN_CONFIDENCES}, "
+                      f"none shared by more than {MAX_TIE_SHARE:.0%} of the answers): DiSCA is flagged "
+                      "`rankable` = False and left out of DiSCA rankings", UndefinedMetricWarning, stacklevel=2)
     exact = _curve(conf, ok, None)
     n_ok, grisk = int(ok.sum()), _risks(exact)[1]
     d_ood = None if conf_ood is None else disca(conf_ood, ok_ood, tolerance=tolerance, weights=weights,
@@ -347,6 +420,9 @@ def selective_answering(
         intervals=intervals,
         replicates=reps,
         accuracy_band=band,
+        n_confidences=n_conf,
+        top_share=top_share,
+        rankable=rankable,
     )
 
 
