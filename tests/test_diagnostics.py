@@ -259,10 +259,23 @@ def test_bias_curve_is_the_auc_of_shifted_scores(kind, sigma_max, n_points):
     assert r.sigma_max == expected_max
     np.testing.assert_array_equal(r.sigmas, np.linspace(0.0, expected_max, n_points))
     assert len(r.auc_curve) == n_points and r.auc_curve[0] == r.auc
-    for sig, a in zip(r.sigmas, r.auc_curve):
-        shifted = s - sig * y
-        assert a == exact_auc(y, shifted), sig  # bit for bit
-        assert np.isclose(a, roc_auc_score(y, shifted), rtol=1e-14, atol=1e-300), sig
+    # against exact rational arithmetic: point k shifts the positives by k / (n_points - 1) * sigma_max
+    # (by default the exact score range, of which sigma_max is the float)
+    d = [Fraction(a) - Fraction(b) for a in s[y == 1] for b in s[y == 0]]
+    n_pairs = len(d)
+    span = Fraction(s.max()) - Fraction(s.min()) if sigma_max is None else Fraction(sigma_max)
+    for k, a in enumerate(r.auc_curve):
+        sig = Fraction(k, n_points - 1) * span
+        gt, eq = sum(v > sig for v in d), sum(v == sig for v in d)
+        exact = float(Fraction(2 * gt + eq, 2 * n_pairs))
+        # a pair whose difference is (within rounding of) the shift may be decided by rounding: at most
+        # those move the AUC; a shift of the whole score range ties the top positive with the bottom
+        # negative exactly, and is decided exactly (so at any scale)
+        near = sum(abs(v - sig) <= Fraction(1, 10**12) * Fraction(expected_max) for v in d)
+        if near == 0 or (sigma_max is None and k == n_points - 1):
+            assert a == exact, k
+        else:
+            assert abs(a - exact) <= near / n_pairs + 1e-15, k
     np.testing.assert_array_equal(r.relative_curve, r.auc_curve / r.auc)
     # shifting the positives down never raises the AUC
     assert np.all(np.diff(r.auc_curve) <= 0)

@@ -247,10 +247,9 @@ def test_missing_domains_are_refused_before_the_grid(no_grid):
         ba.evaluate(frame().drop(columns="domain"), n_bootstrap=0)
 
 
-@pytest.mark.parametrize("value", [1e308, -1e308])
-def test_huge_score_is_refused_up_front_naming_model_and_dataset(no_grid, value):
+def test_a_range_that_overflows_is_refused_up_front_naming_model_and_dataset(no_grid):
     df = frame()
-    df.loc[3, "m2"] = value  # dataset 'a'
+    df.loc[3, "m2"], df.loc[4, "m2"] = 1e308, -1e308  # dataset 'a': max - min is not a float
     with pytest.raises(ValueError) as info:
         ba.evaluate(df, n_bootstrap=0)
     message = one_line(str(info.value))
@@ -259,20 +258,39 @@ def test_huge_score_is_refused_up_front_naming_model_and_dataset(no_grid, value)
     assert "sigma_max" not in message
 
 
-def test_scores_at_a_large_but_safe_scale_are_accepted():
+@pytest.mark.parametrize("value", [1e308, -1e308])
+def test_one_huge_score_among_ordinary_ones_just_works(value):
+    """The fits standardise and the robustness curves work in units of the range: nothing overflows."""
+    df = frame()
+    df.loc[3, "m2"] = value  # dataset 'a'
+    ev = ba.evaluate(df, n_bootstrap=0, noise_repeats=2)
+    grid = ev.tables["grid"].query("model == 'm2'")
+    assert grid[["auc", "accuracy", "kappa"]].notna().all().all()
+    diag = ev.tables["diagnostics"].query("model == 'm2'")
+    unitless = ["auc_val", "auc_test", "bias_robustness_val", "bias_robustness_test", "noise_robustness_val",
+                "noise_robustness_test", "drift"]
+    assert np.isfinite(diag[unitless].to_numpy(dtype=float)).all()
+    curves = ev.tables["robustness"].query("model == 'm2'")
+    assert np.isfinite(curves[["auc", "score"]].to_numpy(dtype=float)).all()
+    assert np.isfinite(ev.tables["selective"].query("model == 'm2'")["accuracy"].to_numpy(dtype=float)).all()
+
+
+@pytest.mark.parametrize("scale", [1e250, 1e300])
+def test_scores_at_a_large_but_safe_scale_are_accepted(scale):
     from beyondauc.evaluation.parameters import check_against_benchmark
 
     df = frame()
-    df[["m1", "m2"]] *= 1e250
+    df[["m1", "m2"]] *= scale
     check_against_benchmark({}, load_benchmark(df))
 
 
-def test_a_too_large_sigma_max_is_named():
+def test_a_too_small_sigma_max_is_named():
     from beyondauc.evaluation.parameters import check_against_benchmark
 
-    with pytest.raises(ValueError, match=r"^`sigma_max`=1e\+307 is too large for the robustness curves of model "
+    with pytest.raises(ValueError, match=r"^`sigma_max`=1e-306 is too small for the robustness curves of model "
                                          r"'m1' on dataset 'a'"):
-        check_against_benchmark({"sigma_max": 1e307}, load_benchmark(frame()))
+        check_against_benchmark({"sigma_max": 1e-306}, load_benchmark(frame()))
+    check_against_benchmark({"sigma_max": 1e307}, load_benchmark(frame()))  # curves in its units: a large one is fine
 
 
 @pytest.mark.filterwarnings("ignore:dataset .* has a single class:UserWarning")

@@ -411,17 +411,19 @@ def _check_sizes_and_protocols(get, bench, full):
                              f"(`{name}`={kind!r}{note}), and there is none{left}{one}: {fix}")
 
 
-#: Headroom the robustness curves need: noise draws reach several sigma, sums run over pairs of examples.
-_NOISE_SIGMAS = 8.0
-
-
 def _fits(low, high, spread, sigma, pairs):
-    """Whether the noisy scores and the bias robustness's sums over ``pairs`` of examples stay finite."""
+    """Whether the robustness curves can compute with a range ``spread`` and a largest shift ``sigma``.
+
+    They work in units of ``sigma`` (overflow-free at any scale), so the range
+    must be a float (``max - min`` finite) and, in those units, its sums over
+    ``pairs`` of examples must stay finite.
+    """
     import numpy as np
 
     big = np.finfo(np.float64).max
-    reach = np.maximum(np.abs(low), np.abs(high)) + _NOISE_SIGMAS * sigma
-    return np.isfinite(spread) & (reach < big) & (np.maximum(sigma, spread) < big / (4 * pairs))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = np.where(spread > 0, spread / sigma, 0.0)
+    return np.isfinite(spread) & np.isfinite(sigma) & (ratio < big / (4 * pairs))
 
 
 def _check_score_ranges(get, bench):
@@ -429,9 +431,11 @@ def _check_score_ranges(get, bench):
 
     The cohort diagnostics perturb the scores of a model on a dataset by up
     to ``sigma_max`` -- by default the range of the scores of both cohorts --
-    and sum over pairs of examples: with scores near the largest float the
-    perturbed scores and the sums overflow, and the curves would be inf or
-    NaN.  The message names the model and the dataset.
+    and sum over pairs of examples, in units of ``sigma_max``: any scale works
+    (1e300, 1e-300), but the range itself must be a float (scores from -1e308
+    to 1e308 are not: max - min overflows), and a ``sigma_max`` given must not
+    be so small that the range in its units overflows the sums.  The message
+    names the model and the dataset.
     """
     import numpy as np
 
@@ -477,9 +481,9 @@ def _check_score_ranges(get, bench):
             j = int(np.flatnonzero(~ok)[0])
             d = bench.datasets[i]
             if own[j]:  # the scores would do; the sigma_max given is what overflows
-                raise ValueError(f"`sigma_max`={sigma_max!r} is too large for the robustness curves of model "
+                raise ValueError(f"`sigma_max`={sigma_max!r} is too small for the robustness curves of model "
                                  f"{models[j]!r} on dataset {d!r} (its scores range from {low[j]:.3g} to "
-                                 f"{high[j]:.3g}): give a smaller one, or None for that range")
+                                 f"{high[j]:.3g}): give a larger one, or None for that range")
             wide = "wider than floating point can hold" if not np.isfinite(spread[j]) else "too wide"
             raise ValueError(f"model {models[j]!r} on dataset {d!r}: the scores range from {low[j]:.3g} to "
                              f"{high[j]:.3g}, a range {wide} for the robustness curves to compute with (they would "

@@ -124,12 +124,16 @@ def expected_accuracy(
     confidence_level : float, default=0.95
         Of those intervals.
     reference : {None, "opitz2024"}, default=None
-        ``None``: the paper's text.  ``"opitz2024"``: the settings of the code
-        behind the paper's tables (see :class:`ScoreCalibrator`): logistic
-        fitted by scikit-learn's default lbfgs, one fit per cell and repeat
-        (slower: a reproduction mode), isotonic predicting negative outside
-        the calibration range, and for ``outdata`` the ``auc`` column is the
-        AUC on the pooled other datasets (the evaluation data) instead of on d.
+        ``None``: the paper's text, with scale-free calibrators (the numbers
+        do not change when a model's scores are multiplied by 1e300 or
+        1e-300).  ``"opitz2024"``: the settings of the code behind the paper's
+        tables (see :class:`ScoreCalibrator`): logistic fitted on the raw
+        scores by scikit-learn's default lbfgs, one fit per cell and repeat
+        (slower: a reproduction mode; its penalty on the raw coefficient
+        makes it depend on the scores' scale), the stump on float32 raw
+        scores, isotonic predicting negative outside the calibration range,
+        and for ``outdata`` the ``auc`` column is the AUC on the pooled other
+        datasets (the evaluation data) instead of on d.
 
     Returns
     -------

@@ -32,16 +32,17 @@ from ..utils.validation import (
 )
 from .fitting import (
     FIT_PREDICT,
-    _float32_grid,
     _override_single,
     _single_class,
     class_weighted,
     fit_predict_isotonic,
+    fit_predict_stump,
     isotonic_knots,
     isotonic_transform,
     logistic_decision,
     logistic_params,
     stump_decision,
+    stump_grid,
     stump_params,
     within_range,
 )
@@ -85,16 +86,34 @@ class ScoreCalibrator:
     """Turn a raw score into a decision: Platt scaling, isotonic regression or a stump.
 
     The three methods of the paper, fitted exactly as scikit-learn's
-    ``LogisticRegression()``, ``IsotonicRegression(out_of_bounds="clip")`` and
-    ``DecisionTreeClassifier(max_depth=1)`` on the single score feature would
-    be.  Decision: positive when the calibrated value is > 0.5 (the stump uses
-    its own split).  Calibration data with a single class predicts that class.
+    ``make_pipeline(StandardScaler(), LogisticRegression())``,
+    ``IsotonicRegression(out_of_bounds="clip")`` and a depth-1 Gini tree
+    (``DecisionTreeClassifier(max_depth=1)``'s split search on the float64
+    scores, mid-point threshold) on the single score feature would be.
+    Decision: positive when the calibrated value is > 0.5 (the stump uses its
+    own split).  Calibration data with a single class predicts that class.
+
+    The calibrators are scale-free: multiplying the scores by any positive
+    number (1e300, 1e-300) or adding a constant changes no decision and no
+    probability; ``threshold_``, ``coef_`` and ``intercept_`` move with the
+    scores' units.  Only ``reference="opitz2024"`` depends on the scale.
 
     Parameters
     ----------
     method : {"logistic", "isotonic", "stump"}, default="logistic"
     class_weight : {None, "balanced"}, default=None
-        ``"balanced"`` weights each class by ``n / (2 * n_class)``.
+        ``"balanced"`` weights each class by ``n / (2 * n_class)`` (in the
+        fit; the logistic's standardisation sees every row once, as
+        ``StandardScaler`` in a pipeline does).
+    reference : {None, "opitz2024"}, default=None
+        ``"opitz2024"``: the settings of the code behind Opitz's tables,
+        scikit-learn's ``LogisticRegression()`` on the *raw* score (lbfgs,
+        stopped at its defaults; penalty on the raw coefficient, so the fit
+        depends on the scores' scale), ``IsotonicRegression()`` with
+        ``out_of_bounds="nan"`` (negative outside the calibration range) and
+        ``DecisionTreeClassifier(max_depth=1)`` on the raw score (float32
+        features: scores that round to one float32, or lie within 1e-7 of
+        each other in float32, are one value to it).
 
     Attributes
     ----------
@@ -103,7 +122,8 @@ class ScoreCalibrator:
         negative slope, below which).  ``inf`` if never positive, ``-inf`` if
         always.
     coef_, intercept_ : float
-        Platt parameters (``logistic`` only).
+        Platt parameters on the raw scale, ``coef_ * s + intercept_ > 0``
+        (``logistic`` only).
     knots_x_, knots_y_ : ndarray
         Interpolation knots (``isotonic`` only).
 
@@ -138,6 +158,7 @@ class ScoreCalibrator:
         if len(s) == 0:
             raise ValueError("`y_score` is empty: nothing to calibrate on")
         x, _, pos, neg = _grid_counts(y, s)
+        counts = (pos + neg)[None]  # what the logistic's StandardScaler sees: every row once
         pos, neg = class_weighted(pos[None], neg[None], self.class_weight)
         self.single_class_ = int(_single_class(pos, neg)[0])
         if self.single_class_ >= 0:
@@ -150,7 +171,7 @@ class ScoreCalibrator:
             if self.reference == "opitz2024":
                 b0, b1 = _lbfgs_params([(s, y)], self.class_weight)
             else:
-                b0, b1 = logistic_params(x, pos, neg)
+                b0, b1 = logistic_params(x, pos, neg, counts=counts)
             self.intercept_, self.coef_ = float(b0[0]), float(b1[0])
             self.threshold_ = -self.intercept_ / self.coef_ if self.coef_ != 0 else (-np.inf if self.intercept_ > 0 else np.inf)
         elif self.method == "isotonic":
@@ -166,8 +187,8 @@ class ScoreCalibrator:
                 x0, x1, y0, y1 = self.knots_x_[i - 1], self.knots_x_[i], self.knots_y_[i - 1], self.knots_y_[i]
                 self.threshold_ = float(x0 + (0.5 - y0) / (y1 - y0) * (x1 - x0))
         else:
-            x32, p32, n32, _ = _float32_grid(x, pos, neg)
-            thr, lc, rc = stump_params(x32, p32, n32)
+            x32, p32, n32, _ = stump_grid(x, pos, neg, reference=self.reference)
+            thr, lc, rc = stump_params(x32, p32, n32, reference=self.reference)
             self._stump = (thr, lc, rc)
             t = float(thr[0])
             if np.isnan(t) or lc[0] == rc[0]:  # no split, or both leaves predict the same class
@@ -197,7 +218,7 @@ class ScoreCalibrator:
             if self.reference == "opitz2024":
                 p[(s < self._range[0]) | (s > self._range[1])] = np.nan
             return p
-        left = stump_decision(_as_float32(s), self._stump[0], np.ones(1, bool), np.zeros(1, bool))[0]
+        left = stump_decision(self._tree_scores(s), self._stump[0], np.ones(1, bool), np.zeros(1, bool))[0]
         return np.where(left, self._leaf_proba[0], self._leaf_proba[1])
 
     def predict(self, y_score: ArrayLike) -> np.ndarray:
@@ -213,8 +234,12 @@ class ScoreCalibrator:
             if self.reference == "opitz2024":
                 pred &= (s >= self._range[0]) & (s <= self._range[1])
         else:
-            pred = stump_decision(_as_float32(s), *self._stump)[0]
+            pred = stump_decision(self._tree_scores(s), *self._stump)[0]
         return pred.astype(np.int8)
+
+    def _tree_scores(self, s):
+        """Scores as the stump compares them: as given; rounded to float32 under opitz2024."""
+        return _as_float32(s) if self.reference == "opitz2024" else s
 
     def __repr__(self) -> str:
         cw = "" if self.class_weight is None else f", class_weight={self.class_weight!r}"
@@ -261,8 +286,9 @@ def _lbfgs_params(samples, class_weight):
 
 
 def _as_float32(s):
-    """Scores as a tree sees them: rounded to float32, compared in float64."""
-    return s.astype(np.float32).astype(np.float64)
+    """Scores as a tree sees them: rounded to float32 (+-inf beyond its range), compared in float64."""
+    with np.errstate(over="ignore"):
+        return s.astype(np.float32).astype(np.float64)
 
 
 # -- protocols --------------------------------------------------------------------
@@ -355,11 +381,12 @@ def _run_fits(x, cal_pos, cal_neg, ev_pos, ev_neg, methods, class_weight, init=N
               reference=None, lbfgs=None, max_iter=100):
     """Fit every method on every row of the calibration counts; return confusions.
 
-    Logistic parameters are solved for all rows at once; decisions and
-    confusion counts (and the stump fits) run over cache-sized row blocks.
-    With ``reference="opitz2024"``, ``lbfgs`` holds the rows' scikit-learn
-    logistic parameters (:func:`_lbfgs_params`) and isotonic decisions are
-    negative outside each fit's calibration range.
+    Logistic parameters are solved for all rows at once (each row standardised
+    on its own unweighted calibration counts); decisions and confusion counts
+    (and the stump fits) run over cache-sized row blocks.  With
+    ``reference="opitz2024"``, ``lbfgs`` holds the rows' scikit-learn logistic
+    parameters (:func:`_lbfgs_params`), isotonic decisions are negative
+    outside each fit's calibration range and the stump sees float32 scores.
     """
     out = {}
     wpos, wneg = class_weighted(cal_pos, cal_neg, class_weight)
@@ -370,7 +397,7 @@ def _run_fits(x, cal_pos, cal_neg, ev_pos, ev_neg, methods, class_weight, init=N
     for method in methods:
         if method == "logistic":
             b0, b1 = lbfgs if reference == "opitz2024" else logistic_params(
-                x, wpos, wneg, init=init, standardize=standardize, max_iter=max_iter)
+                x, wpos, wneg, init=init, standardize=standardize, max_iter=max_iter, counts=cal_pos + cal_neg)
 
             def decide(r):
                 return _override_single(logistic_decision(x, b0[r], b1[r]), single[r])
@@ -379,6 +406,10 @@ def _run_fits(x, cal_pos, cal_neg, ev_pos, ev_neg, methods, class_weight, init=N
             def decide(r):
                 inside = within_range(wpos[r], wneg[r]) | (single[r] >= 0)[:, None]
                 return fit_predict_isotonic(x, wpos[r], wneg[r]) & inside
+        elif method == "stump":
+
+            def decide(r):
+                return fit_predict_stump(x, wpos[r], wneg[r], reference=reference)
         else:
             fit_predict = FIT_PREDICT[method]
 
@@ -455,7 +486,7 @@ def _warm_start(ctx, x, pos, neg):
     if "logistic" not in ctx.methods or ctx.reference == "opitz2024":
         return None
     wp, wn = class_weighted(pos[None], neg[None], ctx.class_weight)
-    return logistic_params(x, wp, wn)
+    return logistic_params(x, wp, wn, counts=(pos + neg)[None])
 
 
 def _fit_matrices(fits, D):

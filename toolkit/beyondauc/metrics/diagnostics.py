@@ -34,6 +34,7 @@ from ..utils.validation import (
     check_scores,
     warn_undefined,
 )
+from .fitting import unit_scale
 from .kernel import (
     _auc_from_counts,
     _auc_rows,
@@ -373,6 +374,22 @@ def _robustness_setup(y_true, y_score, sigma_max, pos_label, what):
     return pos, neg, auc, sigma_max
 
 
+def _sigma_units(sigma_max, lo, *scores):
+    """``(s - lo) / sigma_max`` of each array: the scores in units of the largest shift or noise.
+
+    Computed on the scores divided by a power of two near their largest
+    magnitude (exact), so nothing overflows whatever their scale (1e300 or
+    1e-300), and a shift of a whole ``sigma_max`` is exactly 1: a positive at
+    the top of the range moved by ``sigma_max`` ties with a negative at the
+    bottom at any scale, so the curves and scores do not change when the
+    scores are multiplied by a positive number or shifted.
+    """
+    ends = np.array([lo, *(v for s in scores if len(s) for v in (s[0], s[-1]))], dtype=np.float64)
+    _, e = unit_scale(ends)
+    lo_n, sig_n = np.ldexp(lo, -e), np.ldexp(sigma_max, -e)
+    return [(np.ldexp(s, -e) - lo_n) / sig_n for s in scores]
+
+
 # -- one cohort --------------------------------------------------------------------
 
 def bias_robustness(y_true: ArrayLike, y_score: ArrayLike, *, sigma_max: float | None = None, n_points: int = 21,
@@ -416,22 +433,20 @@ def bias_robustness(y_true: ArrayLike, y_score: ArrayLike, *, sigma_max: float |
     pos, neg, auc, sigma_max = _robustness_setup(y_true, y_score, sigma_max, pos_label, "bias robustness")
     if np.isnan(sigma_max):
         return BiasRobustness(np.nan, auc, sigma_max, np.array([]), np.array([]))
-    # E[clip(D, 0, sigma_max)]: negatives below s+ - sigma_max count sigma_max,
-    # negatives in (s+ - sigma_max, s+) count s+ - s-.  Centre for precision.
-    centre = neg[0]
-    q = neg - centre
-    x = pos - centre
+    # In units of sigma_max (scores measured from the lowest negative):
+    # E[clip(D, 0, 1)]: negatives below s+ - 1 count 1, negatives in (s+ - 1, s+) count s+ - s-.
+    x, q = _sigma_units(sigma_max, float(neg[0]), pos, neg)
     csum = np.concatenate([[0.0], np.cumsum(q)])
     hi = np.searchsorted(q, x, side="left")
-    lo = np.searchsorted(q, x - sigma_max, side="right")
-    total = sigma_max * lo.sum() + np.dot(hi - lo, x) - (csum[hi] - csum[lo]).sum()
+    lo = np.searchsorted(q, x - 1.0, side="right")
+    total = lo.sum() + np.dot(hi - lo, x) - (csum[hi] - csum[lo]).sum()
     mean_clip = total / (len(pos) * len(neg))
-    sigmas = np.linspace(0.0, sigma_max, n_points)
+    shifts = np.linspace(0.0, 1.0, n_points)
     curve = np.empty(n_points)
     curve[0] = auc
     for k in range(1, n_points):  # one searchsorted per plotted sigma, not per example
-        curve[k] = _auc_sorted(pos, neg, pos - sigmas[k])
-    return BiasRobustness(float(mean_clip / (auc * sigma_max)), float(auc), sigma_max, sigmas, curve)
+        curve[k] = _auc_sorted(x, q, x - shifts[k])
+    return BiasRobustness(float(mean_clip / auc), float(auc), sigma_max, np.linspace(0.0, sigma_max, n_points), curve)
 
 
 def bias_rows(x: np.ndarray, pos: np.ndarray, neg: np.ndarray, sigma_max: float) -> tuple[np.ndarray, np.ndarray]:
@@ -442,20 +457,21 @@ def bias_rows(x: np.ndarray, pos: np.ndarray, neg: np.ndarray, sigma_max: float)
     ``E[clip(s+ - s-, 0, sigma_max)]`` with weights: for positives at grid
     value j, negatives below ``x_j - sigma_max`` count ``sigma_max`` and those in
     between count ``x_j - s-``; the boundaries are fixed grid indices, so the
-    sums are cumulative sums along each row.
+    sums are cumulative sums along each row.  In units of ``sigma_max``, as
+    :func:`bias_robustness` (scale-free, overflow-free).
     """
-    xc = x - x[0]
+    (xc,) = _sigma_units(sigma_max, float(x[0]), x)
     R, m = pos.shape
-    lo = np.searchsorted(xc, xc - sigma_max, side="right")
+    lo = np.searchsorted(xc, xc - 1.0, side="right")
     hi = np.arange(m)
     cn = np.concatenate([np.zeros((R, 1)), np.cumsum(neg, axis=1)], axis=1)
     cq = np.concatenate([np.zeros((R, 1)), np.cumsum(neg * xc, axis=1)], axis=1)
-    inner = sigma_max * cn[:, lo] + (cn[:, hi] - cn[:, lo]) * xc - (cq[:, hi] - cq[:, lo])
+    inner = cn[:, lo] + (cn[:, hi] - cn[:, lo]) * xc - (cq[:, hi] - cq[:, lo])
     total = (pos * inner).sum(axis=1)
     n_pos, n_neg = pos.sum(axis=1), neg.sum(axis=1)
     auc = _auc_from_counts(pos, neg)
     with np.errstate(invalid="ignore", divide="ignore"):
-        score = total / (n_pos * n_neg) / (auc * sigma_max)
+        score = total / (n_pos * n_neg) / auc
     return np.where(np.isfinite(score) & (auc > 0), score, np.nan), auc
 
 
@@ -504,9 +520,12 @@ def noise_robustness(
     if np.isnan(sigma_max):
         return NoiseRobustness(np.nan, auc, sigma_max, np.array([]), np.array([]), np.array([]), n_repeats, seed)
     # Noise is drawn for the examples in a canonical order (positives, then
-    # negatives, each by score), so reordering the input changes nothing.
+    # negatives, each by score), so reordering the input changes nothing; in units of
+    # sigma_max (exact at any scale, see _sigma_units).
     rng = np.random.default_rng(seed)
     sigmas = np.linspace(0.0, sigma_max, n_points)
+    shifts = np.linspace(0.0, 1.0, n_points)
+    pos, neg = _sigma_units(sigma_max, float(min(pos[0], neg[0])), pos, neg)
     mean = np.empty(n_points)
     std = np.zeros(n_points)
     mean[0] = auc
@@ -516,10 +535,10 @@ def noise_robustness(
         aucs = []
         for start in range(0, n_repeats, rows):
             eps = rng.standard_normal((min(rows, n_repeats - start), n), dtype=np.float32)
-            aucs.append(_auc_rows(pos + sigmas[k] * eps[:, :n_pos], neg + sigmas[k] * eps[:, n_pos:]))
+            aucs.append(_auc_rows(pos + shifts[k] * eps[:, :n_pos], neg + shifts[k] * eps[:, n_pos:]))
         aucs = np.concatenate(aucs)
         mean[k], std[k] = aucs.mean(), aucs.std()
-    score = np.trapezoid(mean, sigmas) / (auc * sigma_max)
+    score = np.trapezoid(mean, shifts) / auc
     return NoiseRobustness(float(score), float(auc), sigma_max, sigmas, mean, std, n_repeats, seed)
 
 
@@ -662,12 +681,16 @@ def wasserstein_matrix(y_val: ArrayLike, s_val: ArrayLike, y_test: ArrayLike, s_
     if min(len(vpos), len(vneg), len(tpos), len(tneg)) == 0:
         warn_undefined("the Wasserstein matrix is undefined when a cohort has a single class; returning NaN")
         return WassersteinMatrix(np.nan, np.full((2, 2), np.nan), p, "a cohort has a single class")
-    matrix = np.array(
+    # on the scores over a power of two near their largest magnitude (exact), then scaled back:
+    # gap**p neither overflows at 1e300 nor underflows at 1e-300
+    _, e = unit_scale(np.array([vpos[[0, -1]], vneg[[0, -1]], tpos[[0, -1]], tneg[[0, -1]]]))
+    vp, vn, tp, tn = (np.ldexp(s, -e) for s in (vpos, vneg, tpos, tneg))
+    matrix = np.ldexp(np.array(
         [
-            [_exact_wasserstein(vneg, vpos, p), _exact_wasserstein(vneg, tneg, p)],
-            [_exact_wasserstein(tpos, vpos, p), _exact_wasserstein(tpos, tneg, p)],
+            [_exact_wasserstein(vn, vp, p), _exact_wasserstein(vn, tn, p)],
+            [_exact_wasserstein(tp, vp, p), _exact_wasserstein(tp, tn, p)],
         ]
-    )
+    ), e)
     num = matrix[0, 0] + matrix[1, 1]
     den = matrix[0, 1] + matrix[1, 0]
     note = ""
@@ -720,7 +743,10 @@ def wasserstein_rows(x: np.ndarray, pos: np.ndarray, neg: np.ndarray, p: float) 
     """W = (V-V+ + T-T+) / (V-T- + V+T+) of each row, and the 2x2 matrices: (R,), (R, 2, 2).
 
     :func:`wasserstein_matrix` batched; ``pos``/``neg`` (R, 2, m) as in :func:`drift_rows`.
+    The grid is divided by a power of two near its largest magnitude (exact) and the
+    distances scaled back, as the point estimate's.
     """
+    x, e = unit_scale(x)
     vn, vp, tn, tp = neg[:, 0], pos[:, 0], neg[:, 1], pos[:, 1]
     mat = np.stack(
         [
@@ -733,4 +759,4 @@ def wasserstein_rows(x: np.ndarray, pos: np.ndarray, neg: np.ndarray, p: float) 
     den = mat[:, 0, 1] + mat[:, 1, 0]
     with np.errstate(invalid="ignore", divide="ignore"):
         w = np.where(den > 0, num / np.where(den > 0, den, 1.0), np.where(num > 0, np.inf, np.nan))
-    return w, mat
+    return w, np.ldexp(mat, e)

@@ -7,18 +7,30 @@ returns, for each fit, the decision (predict positive) at *every* grid value,
 shape (F, n_values).  Evaluating a fit on any examples whose scores lie on the
 grid is then one masked sum (:func:`beyondauc.metrics.kernel._confusion`).
 
-The decisions reproduce scikit-learn's estimators fitted on the same rows:
+The fits are scale-free: a positive affine map ``a * s + b`` of the scores
+changes no decision (up to rounding at the threshold itself).  They reproduce
+scikit-learn's estimators fitted on the same rows:
 
-* ``logistic``: ``LogisticRegression()`` (L2, C=1, unpenalized intercept);
-  solved to full precision by a vectorised damped Newton method on the two
-  parameters, which reaches the optimum lbfgs approximates.
+* ``logistic``: ``make_pipeline(StandardScaler(), LogisticRegression())``
+  (the score standardised on each fit's own calibration rows, then L2 with
+  C=1 on the standardised coefficient, unpenalized intercept); solved to full
+  precision by a vectorised damped Newton method on the two parameters, which
+  reaches the optimum lbfgs approximates.  The scores are first divided by a
+  power of two near their largest magnitude (exact), so nothing overflows at
+  1e300 or underflows at 1e-300.
 * ``isotonic``: ``IsotonicRegression(out_of_bounds="clip")`` -- same
   pooling (:func:`scipy.optimize.isotonic_regression`), same knots and the
-  same linear interpolation formula as its ``predict``.
-* ``stump``: ``DecisionTreeClassifier(max_depth=1)`` with Gini -- float32
-  features, splits only between values ``a < b`` with ``b > a + 1e-7``
-  evaluated in float32 (as scikit-learn's splitter does), mid-point
-  thresholds, first best split, majority leaves with ties to the negative class.
+  same linear interpolation formula as its ``predict``.  Rank-based.
+* ``stump``: a depth-1 Gini tree, ``DecisionTreeClassifier(max_depth=1)``'s
+  search (first best split, majority leaves with ties to the negative class)
+  on the float64 scores: a split between any two distinct calibration values,
+  mid-point thresholds.  Only the order of the scores matters, so it is
+  scikit-learn's tree on the standardised score wherever that has no two
+  values within float32 rounding.  With ``reference="opitz2024"`` it is
+  scikit-learn's tree on the raw scores (float32 features, splits only between
+  values ``a < b`` with ``b > a + 1e-7`` evaluated in float32, as its splitter
+  does), which depends on the scale: shifted by 1e9, or multiplied by 1e50
+  (beyond float32's range), every score is one value to it.
 
 A fit whose calibration data has a single class predicts that class.
 """
@@ -74,24 +86,118 @@ def _column_blocks(F, m):
     return [slice(c, min(c + width, m)) for c in range(0, m, width)]
 
 
-def _grid_standardization(x, n, standardize):
-    """(centre, scale) of the grid: given, or from the rows' total weight (scale 1 if it is 0)."""
+def unit_scale(x):
+    """``(x / 2**e, e)``: the scores over the power of two just above their largest magnitude.
+
+    Only the exponents change, so the division is exact (for normal numbers)
+    and the result lies in (-1, 1): sums and squares of it cannot overflow at
+    scores near 1e300, nor underflow at 1e-300.  ``e`` is 0 for an empty,
+    all-zero or non-finite grid.
+    """
+    x = np.asarray(x, dtype=np.float64)
+    big = float(np.max(np.abs(x))) if x.size else 0.0
+    if big == 0.0 or not np.isfinite(big):
+        return x, 0
+    e = int(np.frexp(big)[1])
+    return np.ldexp(x, -e), e
+
+
+def _weighted_moments(xn, w):
+    """(mean, standard deviation) of the unit-scaled grid ``xn`` under weights ``w`` (m,); sd 1 where 0."""
+    W = float(w.sum())
+    if W <= 0:
+        return 0.0, 1.0
+    mu = float(w @ xn) / W
+    return mu, float(np.sqrt(w @ (xn - mu) ** 2 / W)) or 1.0
+
+
+def grid_standardization(x, pos, neg):
+    """(centre, scale) of the grid under the total weight of every row, in the scores' units.
+
+    Computed on the unit-scaled grid (:func:`unit_scale`), so it neither
+    overflows nor underflows; the ``standardize`` that
+    :func:`logistic_params` can be given to make a row's fit independent of
+    the rows that share its batch.
+    """
+    w = np.asarray(pos + neg, dtype=np.float64)
+    w = w.sum(axis=0) if w.ndim > 1 else w
+    xn, e = unit_scale(x)
+    mu, sd = _weighted_moments(xn, w)
+    return float(np.ldexp(mu, e)), float(np.ldexp(sd, e))
+
+
+def _grid_standardization(xn, e, n, standardize):
+    """(centre, scale) of the unit-scaled grid: given (in the scores' units), or from the rows' total weight."""
     if standardize is not None:
-        return float(standardize[0]), float(standardize[1]) or 1.0
-    w_all = n.sum(axis=0)
-    W = w_all.sum() if w_all.sum() > 0 else 1.0
-    mu = float(w_all @ x) / W
-    return mu, float(np.sqrt(w_all @ (x - mu) ** 2 / W)) or 1.0
+        sd = float(np.ldexp(float(standardize[1]), -e))
+        return float(np.ldexp(float(standardize[0]), -e)), sd if sd > 0 and np.isfinite(sd) else 1.0
+    return _weighted_moments(xn, n.sum(axis=0))
 
 
-def _initial_params(pos, safe_tot, init, mu, sd):
-    """Starting standardised (intercept, coef) (F, 2): ``init`` on the raw scale, or the log-odds and 0."""
+def scaler_penalty(xs, counts, C=1.0):
+    """The L2 penalty (F,) on the coefficient of the conditioned grid ``xs`` that is ``coef**2 / (2 C)`` on each fit's own standardised score.
+
+    ``StandardScaler`` fitted on a fit's calibration rows (``counts`` (F, m),
+    unweighted: the scaler sees every row once) divides by their standard
+    deviation r (in units of ``xs``), so a coefficient c on ``xs`` is ``c * r``
+    on the standardised score and its penalty ``(c * r)**2 / (2 C)``: ``lam =
+    r**2 / C``.  A fit whose scores scikit-learn deems constant
+    (``_is_constant_feature``: variance within rounding of 0) has no slope to
+    penalise (its scores all sit at one point, so the loss does not depend on
+    it): ``lam = 1 / C`` keeps its Hessian regular.
+
+    The moments are one matrix product; the rows where that one-pass variance
+    could lose more than about 1e-12 to cancellation (a spread small beside
+    the mean, constant rows among them) are recomputed in two passes.
+    """
+    counts = np.atleast_2d(np.asarray(counts, dtype=np.float64))
+    N = counts.sum(axis=1)
+    safe = np.where(N > 0, N, 1.0)
+    moments = counts @ np.stack([xs, xs * xs], axis=1) / safe[:, None]
+    mean = moments[:, 0]
+    var = moments[:, 1] - mean * mean
+    doubtful = np.flatnonzero(~(var > 1e-3 * (mean * mean + np.abs(var))))
+    if doubtful.size:
+        c = counts[doubtful]
+        dev = xs[None, :] - mean[doubtful, None]
+        var[doubtful] = np.einsum("fm,fm->f", c, dev * dev) / safe[doubtful]
+    constant = var <= N * _EPSILON * var + (N * mean * _EPSILON) ** 2
+    if doubtful.size:
+        constant[doubtful] |= (counts[doubtful] > 0).sum(axis=1) <= 1  # one value: constant whatever the rounding
+    return np.where(constant, 1.0, var) / C
+
+
+def conditioned_grid(x, n, standardize=None):
+    """The grid :func:`logistic_params` works on: ``(xs, mu, sd, e)`` with ``xs = (x / 2**e - mu) / sd``.
+
+    ``mu``/``sd`` are in units of the unit-scaled grid (:func:`unit_scale`):
+    from ``standardize`` (centre, scale in the scores' units) or the total
+    weight of the rows ``n`` (F, m).
+    """
+    xn, e = unit_scale(x)
+    mu, sd = _grid_standardization(xn, e, n, standardize)
+    return (xn - mu) / sd, mu, sd, e
+
+
+def raw_params(b0, b1, mu, sd, e):
+    """(intercept, coef) on the raw scale of conditioned parameters ``b0 + b1 * xs``."""
+    slope = b1 / sd  # on the unit grid
+    return b0 - slope * mu, np.ldexp(slope, -e)
+
+
+def conditioned_params(intercept, coef, mu, sd, e):
+    """(F, 2) conditioned parameters of raw (intercept, coef): the inverse of :func:`raw_params`."""
+    slope = np.ldexp(np.asarray(coef, dtype=np.float64), e)  # on the unit grid
+    return np.stack(np.broadcast_arrays(intercept + slope * mu, slope * sd), axis=1)
+
+
+def _initial_params(pos, safe_tot, init, mu, sd, e):
+    """Starting conditioned (intercept, coef) (F, 2): ``init`` on the raw scale, or the log-odds and 0."""
     F = len(pos)
     if init is None:
         rate = np.clip(pos.sum(axis=1) / safe_tot, 1e-6, 1 - 1e-6)
         return np.stack([np.log(rate / (1 - rate)), np.zeros(F)], axis=1)
-    i0, c0 = np.broadcast_to(init[0], (F,)), np.broadcast_to(init[1], (F,))
-    return np.stack([i0 + c0 * mu, c0 * sd], axis=1)
+    return conditioned_params(np.broadcast_to(init[0], (F,)), np.broadcast_to(init[1], (F,)), mu, sd, e)
 
 
 class _LogLoss:
@@ -181,37 +287,46 @@ def _newton(objective, beta, active, *, max_iter, tol):
     return beta
 
 
-def logistic_params(x, pos, neg, *, C=1.0, init=None, max_iter=100, tol=1e-9, standardize=None):
-    """Fit Platt scaling for F fits at once; return (intercept, coef), each (F,).
+def logistic_params(x, pos, neg, *, C=1.0, init=None, max_iter=100, tol=1e-9, standardize=None, counts=None):
+    """Fit Platt scaling on the standardised score for F fits at once; return (intercept, coef), each (F,).
 
-    Minimises ``sum_i w_i logloss(y_i, b0 + b1 x_i) + b1**2 / (2 C)``: the
-    objective of scikit-learn's ``LogisticRegression(C=C)``.  The grid is
-    standardised for conditioning (the penalty transformed to match; Newton's
-    method is affine invariant, so the iterates are the same).  Newton steps
-    run until a full step moves the standardised parameters by less than
-    ``tol``; the error after that step is of order ``tol**2`` (quadratic
-    convergence).  Long steps, and every step after 20 iterations, are damped
-    by Armijo backtracking on the objective.  Sums run over cache-sized
-    blocks of the grid with preallocated buffers.
+    The fit of ``make_pipeline(StandardScaler(), LogisticRegression(C=C))``
+    on each row's calibration data, returned on the raw scale: decide
+    positive where ``coef * x + intercept > 0``.  It minimises ``sum_i w_i
+    logloss(y_i, b0 + b1 z_i) + b1**2 / (2 C)`` with ``z`` the score
+    standardised by the row's own mean and standard deviation (of
+    ``counts``: the unweighted calibration counts, default ``pos + neg``;
+    give them when ``pos``/``neg`` carry class weights, since the scaler sees
+    every row once).  So the fit does not depend on the scores' scale:
+    a positive affine map of the scores maps (intercept, coef) along with it.
+
+    The grid is first divided by a power of two near its largest magnitude
+    (exact) and conditioned by a centre and scale shared by the rows (the
+    rows' total weight, or ``standardize``: (centre, scale) in the scores'
+    units, fixed so a row's fit does not depend on which other rows share its
+    batch -- the bootstrap's chunking); each row's penalty is transformed to
+    its own standardisation (:func:`scaler_penalty`).  Newton's method is
+    affine invariant, so the iterates do not depend on that conditioning.
+    Newton steps run until a full step moves the conditioned parameters by
+    less than ``tol``; the error after that step is of order ``tol**2``
+    (quadratic convergence).  Long steps, and every step after 20
+    iterations, are damped by Armijo backtracking on the objective.  Sums run
+    over cache-sized blocks of the grid with preallocated buffers.
 
     ``init`` optionally gives starting (intercept, coef) on the raw scale
-    (warm start from a nearby fit).  ``standardize`` optionally fixes the
-    (centre, scale) of the grid instead of taking them from the rows' total
-    weight, so a row's fit does not depend on which other rows share its
-    batch (the bootstrap's chunking).
+    (warm start from a nearby fit).
     """
     pos = np.ascontiguousarray(np.atleast_2d(pos), dtype=np.float64)
     neg = np.ascontiguousarray(np.atleast_2d(neg), dtype=np.float64)
     n = pos + neg
     tot = n.sum(axis=1)
     safe_tot = np.where(tot > 0, tot, 1.0)
-    mu, sd = _grid_standardization(x, n, standardize)
-    objective = _LogLoss((x - mu) / sd, pos, n, 1.0 / (C * sd**2))
-    beta = _initial_params(pos, safe_tot, init, mu, sd)
+    xs, mu, sd, e = conditioned_grid(x, n, standardize)
+    lam = scaler_penalty(xs, n if counts is None else counts, C)
+    objective = _LogLoss(xs, pos, n, lam)
+    beta = _initial_params(pos, safe_tot, init, mu, sd, e)
     beta = _newton(objective, beta, tot > 0, max_iter=max_iter, tol=tol)
-    coef = beta[:, 1] / sd
-    intercept = beta[:, 0] - beta[:, 1] * mu / sd
-    return intercept, coef
+    return raw_params(beta[:, 0], beta[:, 1], mu, sd, e)
 
 
 def newton_direction(g0, g1, h00, h01, h11):
@@ -541,14 +656,31 @@ def _integer_ok(n, m):
 # -- stump ----------------------------------------------------------------------
 
 def _float32_grid(x, pos, neg):
-    """Merge grid values that collapse in float32 (trees see float32 features)."""
-    x32 = x.astype(np.float32)
+    """Merge grid values that collapse in float32 (scikit-learn's trees see float32 features).
+
+    Beyond float32's range (|s| > 3.4e38) a score is +-inf to the tree, all one value
+    (scikit-learn itself refuses such input).
+    """
+    with np.errstate(over="ignore"):
+        x32 = x.astype(np.float32)
     new = np.concatenate([[True], x32[1:] != x32[:-1]])
     if new.all():
         return x32.astype(np.float64), pos, neg, None
     starts = np.flatnonzero(new)
     group = np.cumsum(new) - 1
     return x32[starts].astype(np.float64), np.add.reduceat(pos, starts, axis=1), np.add.reduceat(neg, starts, axis=1), group
+
+
+def stump_grid(x, pos, neg, *, reference=None):
+    """The grid a stump splits, its counts, and each grid value's place on it (None: the grid itself).
+
+    The scores themselves (scale-free: only their order matters); under
+    ``reference="opitz2024"`` rounded to float32 as scikit-learn's trees
+    round them (:func:`_float32_grid`).
+    """
+    if reference == "opitz2024":
+        return _float32_grid(x, pos, neg)
+    return np.asarray(x, dtype=np.float64), pos, neg, None
 
 
 def _splittable(lo, hi):
@@ -565,13 +697,26 @@ def _splittable(lo, hi):
     return hi32 > lo32 + _FEATURE_THRESHOLD  # float32 + float32 -> float32, as in C
 
 
-def stump_params(x, pos, neg):
+def _close_splits(x, pos, neg):
+    """(F, m) bool: present grid values a float32 tree may split after (next present value > 1e-7 above, in float32)."""
+    F, m = pos.shape
+    present = (pos + neg) > 0
+    idx = np.where(present, np.arange(m)[None, :], m)
+    nxt_incl = np.minimum.accumulate(idx[:, ::-1], axis=1)[:, ::-1]
+    nxt = np.concatenate([nxt_incl[:, 1:], np.full((F, 1), m)], axis=1)
+    x_ext = np.concatenate([x, [np.inf]])
+    return present & _splittable(x[None, :], x_ext[nxt])
+
+
+def stump_params(x, pos, neg, *, reference=None):
     """Fit depth-1 Gini trees; return (threshold, left_class, right_class), each (F,).
 
     ``threshold`` is NaN where the tree does not split (its root predicts
-    ``left_class``).  ``x`` must be float32 values (as float64), ascending.
+    ``left_class``).  ``x`` ascending: the grid of :func:`stump_grid` (float32
+    values, as float64, under ``reference="opitz2024"``, where splits need
+    values more than 1e-7 apart in float32 as scikit-learn's splitter does).
     """
-    F, m = pos.shape
+    F = pos.shape[0]
     cpos = np.cumsum(pos, axis=1)
     cneg = np.cumsum(neg, axis=1)
     tpos, tneg = cpos[:, -1], cneg[:, -1]
@@ -586,15 +731,8 @@ def stump_params(x, pos, neg):
         gini_r = 1.0 - (rn * rn + rp * rp) / (n_right * n_right)
         proxy = -n_right * gini_r - n_left * gini_l
     valid = (n_left > 0) & (n_right > 0)
-    close = ~_splittable(x[:-1], x[1:])
-    if close.any():
-        # splits only between present values more than FEATURE_THRESHOLD apart
-        present = (pos + neg) > 0
-        idx = np.where(present, np.arange(m)[None, :], m)
-        nxt_incl = np.minimum.accumulate(idx[:, ::-1], axis=1)[:, ::-1]
-        nxt = np.concatenate([nxt_incl[:, 1:], np.full((F, 1), m)], axis=1)
-        x_ext = np.concatenate([x, [np.inf]])
-        valid &= present & _splittable(x[None, :], x_ext[nxt])
+    if reference == "opitz2024" and (~_splittable(x[:-1], x[1:])).any():
+        valid &= _close_splits(x, pos, neg)  # splits only between present values more than 1e-7 apart
     # an absent grid value repeats the proxy of the present value before it, so
     # the first maximum is always a present value, as in scikit-learn's scan
     proxy = np.where(valid, proxy, -np.inf)
@@ -605,7 +743,8 @@ def stump_params(x, pos, neg):
     nl_best = n_left[rows, best]
     k = np.argmax(n_left > nl_best[:, None], axis=1)  # next present grid value
     xj, xk = x[best], x[k]
-    thr = xj / 2.0 + xk / 2.0
+    with np.errstate(invalid="ignore"):  # -inf / 2 + inf / 2 where a row does not split (masked below)
+        thr = xj / 2.0 + xk / 2.0
     thr = np.where((thr == xk) | np.isinf(thr), xj, thr)
     left_c = np.where(splits, cpos[rows, best] > cneg[rows, best], tpos > tneg).astype(np.int8)
     right_c = np.where(splits, rp[rows, best] > rn[rows, best], tpos > tneg).astype(np.int8)
@@ -613,17 +752,18 @@ def stump_params(x, pos, neg):
     return thr, left_c, right_c
 
 
-def stump_decision(x32, threshold, left_c, right_c):
-    """Decisions of fitted stumps at float32 scores ``x32`` (as float64), (F, n)."""
-    go_left = ~(x32[None, :] > threshold[:, None])  # NaN threshold: always left
+def stump_decision(x, threshold, left_c, right_c):
+    """Decisions of fitted stumps at scores ``x`` (float32 values under opitz2024), (F, n)."""
+    go_left = ~(x[None, :] > threshold[:, None])  # NaN threshold: always left
     return np.where(go_left, left_c[:, None], right_c[:, None]).astype(bool)
 
 
-def fit_predict_stump(x, pos, neg):
+def fit_predict_stump(x, pos, neg, *, reference=None):
+    """Stump decisions at every grid value for F fits (scikit-learn's float32 tree under ``reference``)."""
     single = _single_class(pos, neg)
-    x32, p32, n32, group = _float32_grid(x, pos, neg)
-    thr, lc, rc = stump_params(x32, p32, n32)
-    pred = stump_decision(x32, thr, lc, rc)
+    xg, pg, ng, group = stump_grid(x, pos, neg, reference=reference)
+    thr, lc, rc = stump_params(xg, pg, ng, reference=reference)
+    pred = stump_decision(xg, thr, lc, rc)
     if group is not None:
         pred = pred[:, group]
     return _override_single(pred, single)

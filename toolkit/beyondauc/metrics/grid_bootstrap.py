@@ -113,13 +113,7 @@ class _ModelBoot:
         pos_ds, neg_ds = _stacked_counts(inv, y, codes, m, D)
         std = _standardize(x, pos_ds, neg_ds)
         local_col, first_col, n_local = _local_grids(s, codes, D)
-        # trees see float32 scores: the stump runs on the float32 grid (same decisions, fewer values)
-        x32 = x.astype(np.float32)
-        new32 = np.concatenate([[True], x32[1:] != x32[:-1]])
-        inv32, xs32 = (np.cumsum(new32) - 1)[inv], x32[new32].astype(np.float64)
-        grids = [(x, inv, [mm for mm in methods if mm != "stump"])]
-        if "stump" in methods:
-            grids.append((xs32, inv32, ["stump"]))
+        grids = [(x, inv, list(methods))]  # every method splits or fits the scores themselves (scale-free)
 
         fits = [f for p in ctx.protocols for f in ctx.plans[p][0]]
         F = len(fits)
@@ -130,12 +124,12 @@ class _ModelBoot:
         empty = np.array([sizes[list(f.cal)].sum() == 0 or sizes[list(f.evl)].sum() == 0 for f in fits], dtype=bool)
         fast = _xdomain_ok(fits, sizes, D, class_weight) if F else []
         slow = [k for k in range(F) if k not in set(fast)]
-        xg = _XGrid(x, inv, xs32, inv32, np.flatnonzero(new32), local_col, first_col, n_local, D) if fast else None
+        xg = _XGrid(x, inv, local_col, first_col, n_local, D) if fast else None
         fast_ds = np.array([fits[k].dataset for k in fast], dtype=np.int64)
         init = None
         if F and "logistic" in methods:  # warm start: each cell's point-estimate fit
             wp, wn = class_weighted(G_cal @ pos_ds, G_cal @ neg_ds, class_weight)
-            init = logistic_params(x, wp, wn, standardize=std)
+            init = logistic_params(x, wp, wn, standardize=std, counts=G_cal @ (pos_ds + neg_ds))
         init_ds = None
         if fast and init is not None:  # the fast fits' point-estimate fits, by evaluated dataset
             init_ds = (np.empty(D), np.empty(D))
@@ -162,7 +156,7 @@ class _ModelBoot:
             init_d = None
             if "logistic" in methods:
                 wp, wn = class_weighted(fp[None], fn[None], class_weight)
-                init_d = logistic_params(xd, wp, wn, standardize=std_d)
+                init_d = logistic_params(xd, wp, wn, standardize=std_d, counts=(fp + fn)[None])
             ind[i] = dict(lo=lo, hi=hi, xd=xd, R=R, md=md, ev=ev_ind, full=full_ind, std=std_d, init=init_d,
                           n_test=n_test)
         self.__dict__.update(

@@ -18,7 +18,16 @@ from .calibration import (
     _Context,
     _run_fits,
 )
-from .fitting import _EPSILON, fit_predict_isotonic, logistic_params, newton_direction
+from .fitting import (
+    _EPSILON,
+    conditioned_grid,
+    conditioned_params,
+    fit_predict_isotonic,
+    grid_standardization,
+    logistic_params,
+    newton_direction,
+    raw_params,
+)
 from .kernel import _scores_from_confusion
 
 __all__: list[str] = []
@@ -38,10 +47,8 @@ class _BootContext:
 
 
 def _standardize(x, pos, neg):
-    w = pos.sum(axis=0) + neg.sum(axis=0) if pos.ndim > 1 else pos + neg
-    W = w.sum() or 1.0
-    mu = float(w @ x) / W
-    return mu, float(np.sqrt(w @ (x - mu) ** 2 / W)) or 1.0
+    """The logistic fits' fixed conditioning (centre, scale) of a grid, from all rows' weight (overflow-free)."""
+    return grid_standardization(x, pos, neg)
 
 
 def _cell_scores(conf):
@@ -56,11 +63,12 @@ def _fit_rows(x, cp, cn, ep, en, methods, class_weight, init, standardize):
     Logistic fits take two Newton steps from their cell's point-estimate fit
     (``init``): a replicate moves the optimum by O(n^-1/2), so the first step
     leaves an error of O(1/n) and the second of O(1/n^2).  Measured against
-    fits run to convergence: up to 1e-4 on the standardised parameters with a
-    thousand calibration rows per dataset, 2e-5 on the TRUE-sized benchmark
-    (where no decision of 14 million differed), about 1e-2 with a hundred
-    rows -- so on small data a replicate's threshold carries a little
-    optimisation error besides its sampling error.
+    fits run to convergence: up to 2.5e-4 on the conditioned parameters with a
+    thousand calibration rows per dataset (no decision differing), about 1e-2
+    with a hundred rows -- so on small data a replicate's threshold carries a
+    little optimisation error besides its sampling error.  (With the earlier
+    raw-score fit: 2e-5 on the TRUE-sized benchmark, where no decision of 14
+    million differed.)
     """
     conf = _run_fits(x, cp, cn, ep, en, methods, class_weight, init=init, standardize=standardize,
                      max_iter=LOGISTIC_STEPS)
@@ -146,7 +154,8 @@ def _indicator(rows, cols, y, n_rows, n_cols):
 # product (it starts at the same point in every replicate); and the stump's best
 # split is found by bounding blocks of candidate splits (the Gini gain is convex in
 # the cumulative counts), then evaluating exactly, with scikit-learn's arithmetic,
-# only the blocks that can hold the maximum.
+# only the blocks that can hold the maximum.  The stump splits the float64 grid
+# itself (the scale-free stump of :mod:`beyondauc.metrics.fitting`).
 
 _STUMP_BLOCK = 32  # candidate splits per block of the stump's branch and bound
 _ISO_CELLS = 262_144  # grid cells per call of the isotonic fitter
@@ -163,59 +172,41 @@ def _xdomain_ok(fits, sizes, D, class_weight):
 class _XGrid:
     """Static layout of one model's grids for the fast path."""
 
-    def __init__(self, x, inv, xs32, inv32, runs32, local_col, first_col, n_local, D):
-        self.x, self.xs32, self.m, self.m32 = x, xs32, len(x), len(xs32)
-        self.runs32 = runs32  # where each run of the float64 grid that float32 merges starts
+    def __init__(self, x, inv, local_col, first_col, n_local, D):
+        self.x, self.m = x, len(x)
         self.n_local = n_local
         g = np.empty(n_local, dtype=np.int64)
         g[local_col] = inv
-        g32 = np.empty(n_local, dtype=np.int64)
-        g32[local_col] = inv32
-        self.g, self.g32 = g, g32
+        self.g = g
         starts = np.append(first_col, n_local)
         self.starts = first_col.astype(np.int64)
         self.bounds = starts  # dataset k's local columns: bounds[k]:bounds[k + 1]
         self.code = np.repeat(np.arange(D), np.diff(starts))  # dataset of each local column
-        # total on a grid = reduceat of the local columns sorted by their grid value
-        self.sum64 = self._summer(g)
-        self.sum32 = self._summer(g32)
-        # stump: padded local cumulative counts (a 0 before each dataset) and, per dataset
-        # and float32 grid value, the padded index of dataset k's cumulative count there
-        self.pad = np.arange(n_local) + self.code + 1
-        self.pad_off = self.starts + np.arange(D)
-        idx = np.empty((D, self.m32), dtype=np.int64)
-        pos = np.arange(self.m32)
-        for k in range(D):
-            gk = g32[starts[k]:starts[k + 1]]
-            idx[k] = self.pad_off[k] + np.searchsorted(gk, pos, side="right")
-        self.idx = idx
-        self.pad_end = self.pad_off + np.diff(starts)
-        x32 = xs32.astype(np.float32)
-        self.close_any = bool((~(x32[1:] > x32[:-1] + np.float32(1e-7))).any()) if self.m32 > 1 else False
-        if self.close_any:
-            thr = x32 + np.float32(1e-7)
-            self.u1 = np.minimum(np.searchsorted(x32, thr, side="right"), self.m32) - 1
-        self.x_loc = x[g]
-        self.x32_loc = xs32[g32]
-        self.logit = None
-
-    @staticmethod
-    def _summer(g):
+        # total on the grid = reduceat of the local columns sorted by their grid value
         order = np.argsort(g, kind="stable")
         gs = g[order]
         st = np.flatnonzero(np.concatenate([[True], gs[1:] != gs[:-1]]))
-        return order, st, gs[st]
+        self.summer = order, st, gs[st]
+        # stump: padded local cumulative counts (a 0 before each dataset) and, per dataset
+        # and grid value, the padded index of dataset k's cumulative count there
+        self.pad = np.arange(n_local) + self.code + 1
+        self.pad_off = self.starts + np.arange(D)
+        idx = np.empty((D, self.m), dtype=np.int64)
+        pos = np.arange(self.m)
+        for k in range(D):
+            gk = g[starts[k]:starts[k + 1]]
+            idx[k] = self.pad_off[k] + np.searchsorted(gk, pos, side="right")
+        self.idx = idx
+        self.pad_end = self.pad_off + np.diff(starts)
+        self.x_loc = x[g]
+        self.logit = None
 
-    def total(self, L, which):
-        """Per-value totals over all datasets of local counts ``L`` (R, n_local), on the float64 or float32 grid."""
-        order, st, cols = self.sum64 if which == 64 else self.sum32
-        out = np.zeros((len(L), self.m if which == 64 else self.m32))
+    def total(self, L):
+        """Per-value totals over all datasets of local counts ``L`` (R, n_local) on the grid, (R, m)."""
+        order, st, cols = self.summer
+        out = np.zeros((len(L), self.m))
         out[:, cols] = np.add.reduceat(L[:, order], st, axis=1)
         return out
-
-    def to32(self, T):
-        """Totals on the float64 grid summed onto the float32 grid (integer counts: exactly :meth:`total`)."""
-        return np.add.reduceat(T, self.runs32, axis=1)
 
     def seg_sum(self, A):
         return np.add.reduceat(A, self.starts, axis=1)  # (R, D)
@@ -253,7 +244,7 @@ def _stump_gain_ub(a, b, P, N):
 class _StumpCounts:
     """The cumulative calibration counts the D stumps of every replicate read (fit k: all datasets but k).
 
-    ``CTp``/``CTn`` (R, m32): cumulative totals on the float32 grid; ``LP``/``LN``
+    ``CTp``/``CTn`` (R, m): cumulative totals on the grid; ``LP``/``LN``
     (R, n_local + D): each dataset's own cumulative counts, padded (a 0 before each
     dataset); ``TPk``/``TNk`` (R, D): each fit's class totals.
     """
@@ -267,15 +258,15 @@ class _StumpCounts:
     TNk: np.ndarray
 
     def at(self, r, k, j):
-        """Cumulative calibration counts (positives, negatives) of fits (r, k) at float32 grid positions j < m32."""
+        """Cumulative calibration counts (positives, negatives) of fits (r, k) at grid positions j < m."""
         ix = self.xg.idx[k, j]  # padded local index of dataset k's own cumulative count
         return self.CTp[r, j] - self.LP[r, ix], self.CTn[r, j] - self.LN[r, ix]
 
 
-def _stump_counts(xg, Pl, Nl, T64):
-    """Cumulative counts of the D stumps from the local counts (and the float64 totals ``T64``, if computed)."""
+def _stump_counts(xg, Pl, Nl, totals):
+    """Cumulative counts of the D stumps from the local counts (and the totals ``totals`` on the grid, if computed)."""
     R, D = len(Pl), len(xg.starts)
-    Tp, Tn = (xg.total(Pl, 32), xg.total(Nl, 32)) if T64 is None else (xg.to32(T64[0]), xg.to32(T64[1]))
+    Tp, Tn = (xg.total(Pl), xg.total(Nl)) if totals is None else totals
     CTp, CTn = np.cumsum(Tp, axis=1), np.cumsum(Tn, axis=1)
     cl_p, cl_n = np.cumsum(Pl, axis=1), np.cumsum(Nl, axis=1)
     LP = np.zeros((R, xg.n_local + D))
@@ -295,7 +286,7 @@ def _stump_block_bounds(c):
     The Gini gain is convex in the cumulative counts, so a block's four corners bound it.
     """
     R, D = c.TPk.shape
-    m, bs = c.xg.m32, _STUMP_BLOCK
+    m, bs = c.xg.m, _STUMP_BLOCK
     nb = (m + bs - 1) // bs
     s_pos = np.arange(nb) * bs
     e_pos = np.minimum(s_pos + bs, m) - 1
@@ -311,22 +302,12 @@ def _stump_block_bounds(c):
     return ub.reshape(R * D, nb), margin.reshape(R * D)
 
 
-def _stump_splittable(c, r, k, jj, n_left):
-    """Candidates (n, block) a tree may split at: weight at the value, none within FEATURE_THRESHOLD above it."""
-    jm = np.maximum(jj - 1, 0)
-    cp_prev, cn_prev = c.at(r[:, None], k[:, None], jm)
-    nl_prev = np.where(jj > 0, cp_prev + cn_prev, 0.0)
-    cp_u, cn_u = c.at(r[:, None], k[:, None], c.xg.u1[jj])
-    nl_u = cp_u + cn_u
-    return (n_left > nl_prev) & (nl_u == n_left)
-
-
 def _stump_proxy(c, rows, blocks):
     """scikit-learn's proxy at every candidate of the given (fit row, block) pairs: (n, block), -inf if invalid.
 
     Also returns the candidates' grid positions and cumulative counts (positives, negatives).
     """
-    m, bs = c.xg.m32, _STUMP_BLOCK
+    m, bs = c.xg.m, _STUMP_BLOCK
     r, k = np.divmod(rows, c.TPk.shape[1])
     j = blocks[:, None] * bs + np.arange(bs)[None, :]
     inside = j < m
@@ -342,8 +323,6 @@ def _stump_proxy(c, rows, blocks):
         gini_r = 1.0 - (rn * rn + rp * rp) / (n_right * n_right)
         proxy = -n_right * gini_r - n_left * gini_l
     valid = inside & (n_left > 0) & (n_right > 0)
-    if c.xg.close_any:
-        valid &= _stump_splittable(c, r, k, jj, n_left)
     return np.where(valid, proxy, -np.inf), j, cpos, cneg
 
 
@@ -376,8 +355,8 @@ def _stump_best_split(c, ub, margin):
 
 
 def _stump_next_value(c, best, splits, nl_best):
-    """Per fit (R * D,), the next float32 grid position after its best split that has calibration weight."""
-    m, bs = c.xg.m32, _STUMP_BLOCK
+    """Per fit (R * D,), the next grid position after its best split that has calibration weight."""
+    m, bs = c.xg.m, _STUMP_BLOCK
     rr1, k1 = np.divmod(np.arange(len(best)), c.TPk.shape[1])
     nxt = np.full(len(best), m - 1, dtype=np.int64)
     todo = np.flatnonzero(splits)
@@ -404,7 +383,7 @@ def _stump_leaves(c, best, cpb, cnb, has):
     root_impurity = 1.0 - (tneg * tneg + tpos * tpos) / np.where(tot > 0, tot * tot, 1.0)
     splits = has & (root_impurity > _EPSILON)
     nxt = _stump_next_value(c, best, splits, cpb + cnb)
-    xs = c.xg.xs32
+    xs = c.xg.x
     xj, xk = xs[best], xs[nxt]
     thr = xj / 2.0 + xk / 2.0
     thr = np.where((thr == xk) | np.isinf(thr), xj, thr)
@@ -415,17 +394,17 @@ def _stump_leaves(c, best, cpb, cnb, has):
     return thr, left_c.reshape(R, D), right_c.reshape(R, D)
 
 
-def _xdomain_stump(xg, Pl, Nl, T64=None):
+def _xdomain_stump(xg, Pl, Nl, totals=None):
     """Decisions of the D stumps (fit k: all datasets but k) at the local columns, (R, n_local).
 
-    ``T64``: the totals (positives, negatives) on the float64 grid, if already computed.
+    ``totals``: the totals (positives, negatives) on the grid, if already computed.
     """
-    c = _stump_counts(xg, Pl, Nl, T64)
+    c = _stump_counts(xg, Pl, Nl, totals)
     ub, margin = _stump_block_bounds(c)
     best, cpb, cnb, has = _stump_best_split(c, ub, margin)
     thr, left_c, right_c = _stump_leaves(c, best, cpb, cnb, has)
     code = xg.code
-    go_left = ~(xg.x32_loc[None, :] > thr[:, code])
+    go_left = ~(xg.x_loc[None, :] > thr[:, code])
     pred = np.where(go_left, left_c[:, code], right_c[:, code])
     return _override_local(pred, _single_rows(c.TPk, c.TNk), code)
 
@@ -438,9 +417,12 @@ _MOMENTS = [(c, e) for c in range(_TAYLOR + 1) for e in range(c + 2)]
 _MOMENT = {ce: i for i, ce in enumerate(_MOMENTS)}
 
 
-def _logistic_taylor_maps(xg, beta0, mu, sd):
-    """Per fit k, the grid's expit derivatives at its point fit times score powers: (m, D * 20), (n_local, 20)."""
-    xs = (xg.x - mu) / sd
+def _logistic_taylor_maps(xg, beta0, xs):
+    """Per fit k, the grid's expit derivatives at its point fit times powers of the conditioned grid ``xs``.
+
+    Returns (m, D * 20) and (n_local, 20) moment maps, and the plain powers 1, xs,
+    xs**2 on the grid (m, 3) and at the local columns (n_local, 3).
+    """
     z = beta0[:, :1] + beta0[:, 1:] * xs[None, :]  # (D, m)
     p = expit(z)
     w = p - p * p
@@ -450,8 +432,43 @@ def _logistic_taylor_maps(xg, beta0, mu, sd):
     Mt = np.stack([deriv[c] * powers[e] for c, e in _MOMENTS], axis=-1)  # (D, m, 20)
     m_total = np.ascontiguousarray(Mt.transpose(1, 0, 2).reshape(len(xs), -1))
     m_local = np.ascontiguousarray(Mt[xg.code, xg.g])  # each local column at its own dataset's fit
-    lin_local = np.ascontiguousarray(powers[:2, xg.g].T)  # (n_local, 2)
-    return m_total, m_local, np.ascontiguousarray(powers[:2].T), lin_local
+    lin_local = np.ascontiguousarray(powers[:3, xg.g].T)  # (n_local, 3)
+    return m_total, m_local, np.ascontiguousarray(powers[:3].T), lin_local
+
+
+def _xdomain_moments(xg, Pl, Nl, Tp, Tn):
+    """The sums every fit's first two Newton steps read, from its counts (the total minus its own dataset's).
+
+    Returns the moments ``{(c, e): (R, D)}`` of :func:`_logistic_taylor_maps`, the
+    positives' sums of 1 and xs (R, D, 2), the plain sums of 1, xs and xs**2 (R, D, 3)
+    (the fit's standardisation) and the class totals (R, D) each.
+    """
+    R, D = len(Pl), len(xg.starts)
+    m_total, m_local, lin, lin_local = xg.logit
+    n = Tp + Tn
+    Ln = Pl + Nl
+    mom = (n @ m_total).reshape(R, D, len(_MOMENTS))
+    pos = np.broadcast_to((Tp @ lin[:, :2])[:, None, :], (R, D, 2)).copy()
+    plain = np.broadcast_to((n @ lin)[:, None, :], (R, D, 3)).copy()
+    for k in range(D):  # a fit's counts are the total minus its own dataset's
+        a, b = xg.bounds[k], xg.bounds[k + 1]
+        mom[:, k] -= Ln[:, a:b] @ m_local[a:b]
+        pos[:, k] -= Pl[:, a:b] @ lin_local[a:b, :2]
+        plain[:, k] -= Ln[:, a:b] @ lin_local[a:b]
+    tpos = Tp.sum(axis=1)[:, None] - xg.seg_sum(Pl)
+    tneg = Tn.sum(axis=1)[:, None] - xg.seg_sum(Nl)
+    return {ce: mom[..., i] for ce, i in _MOMENT.items()}, pos, plain, tpos, tneg
+
+
+def _xdomain_penalty(plain, active):
+    """Each fit's penalty (R, D) on its own standardised score (:func:`~beyondauc.metrics.fitting.scaler_penalty`)
+    from its plain sums, and the fits whose variance is too small to trust a one-pass sum (the general solver's)."""
+    N = plain[..., 0]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = plain[..., 1] / N
+        var = plain[..., 2] / N - mean * mean
+    doubtful = active & ~(var > 1e-3 * (mean * mean + np.abs(var)))
+    return np.where(active & ~doubtful, var, 1.0), doubtful
 
 
 def _xdomain_logistic_params(xg, Pl, Nl, Tp, Tn, cal_rows, init, std):
@@ -464,36 +481,25 @@ def _xdomain_logistic_params(xg, Pl, Nl, Tp, Tn, cal_rows, init, std):
     Taylor expansion around beta0 to fourth order and the Hessian to second order in
     the first step d.  It differs from the exact second step by O(|d|^5), below that
     step's own distance from the optimum, O(|d|^4) (Newton converges quadratically).
-    A fit whose first step is long (|d| > 1, damped) runs the general solver on its
-    dense calibration row.
+    A fit whose first step is long (|d| > 1, damped), or whose calibration scores are
+    (nearly) constant, runs the general solver on its dense calibration row.
     """
     R, D = len(Pl), len(xg.starts)
-    mu, sd = float(std[0]), float(std[1]) or 1.0
-    lam = 1.0 / sd**2
     i0, c0 = init
-    beta0 = np.stack([i0 + c0 * mu, c0 * sd], axis=1)  # (D, 2)
+    xs, mu, sd, e = conditioned_grid(xg.x, None, std)
+    beta0 = conditioned_params(i0, c0, mu, sd, e)  # (D, 2)
     if xg.logit is None:  # once per model
-        xg.logit = _logistic_taylor_maps(xg, beta0, mu, sd)
-    m_total, m_local, lin, lin_local = xg.logit
-    n = Tp + Tn
-    Ln = Pl + Nl
-    mom = (n @ m_total).reshape(R, D, len(_MOMENTS))
-    pos = np.broadcast_to((Tp @ lin)[:, None, :], (R, D, 2)).copy()
-    for k in range(D):  # a fit's counts are the total minus its own dataset's
-        a, b = xg.bounds[k], xg.bounds[k + 1]
-        mom[:, k] -= Ln[:, a:b] @ m_local[a:b]
-        pos[:, k] -= Pl[:, a:b] @ lin_local[a:b]
-    tpos = Tp.sum(axis=1)[:, None] - xg.seg_sum(Pl)
-    tneg = Tn.sum(axis=1)[:, None] - xg.seg_sum(Nl)
-    M = {ce: mom[..., i] for ce, i in _MOMENT.items()}
+        xg.logit = _logistic_taylor_maps(xg, beta0, xs)
+    M, pos, plain, tpos, tneg = _xdomain_moments(xg, Pl, Nl, Tp, Tn)
+    active = (tpos + tneg) > 0
+    lam, doubtful = _xdomain_penalty(plain, active)
 
     b1 = np.broadcast_to(beta0[None, :, 1], (R, D))
-    active = (tpos + tneg) > 0
     # first step: gradient and Hessian at beta0
     d0, d1 = newton_direction(M[0, 0] - pos[..., 0], M[0, 1] - pos[..., 1] + lam * b1, M[1, 0], M[1, 1], M[1, 2] + lam)
     d0, d1 = np.where(active, d0, 0.0), np.where(active, d1, 0.0)
     dmax = np.maximum(np.abs(d0), np.abs(d1))
-    check = active & (dmax > 1.0)  # a damped step: the general solver
+    check = active & ((dmax > 1.0) | doubtful)  # a damped step: the general solver
     second = active & ~check & ~(dmax < 1e-9)
     d0, d1 = np.where(check, 0.0, d0), np.where(check, 0.0, d1)  # (their Taylor terms are not used)
     # second step: sum_j n_j x_j^e expit^(c)(z_j + d0 + d1 x_j) expanded in the step:
@@ -517,8 +523,7 @@ def _xdomain_logistic_params(xg, Pl, Nl, Tp, Tn, cal_rows, init, std):
     beta_a = beta0[None, :, 0] + d0 + np.where(second, e0, 0.0)
     beta_b = b1 + d1 + np.where(second, e1, 0.0)
     beta_a, beta_b = np.where(check, beta0[None, :, 0], beta_a), np.where(check, b1, beta_b)
-    intercept = beta_a - beta_b * mu / sd
-    coef = beta_b / sd
+    intercept, coef = raw_params(beta_a, beta_b, mu, sd, e)
     rows1 = np.flatnonzero(check.ravel())
     if rows1.size:
         cp, cn = cal_rows(rows1)
@@ -542,22 +547,22 @@ def _xdomain_logistic(xg, Pl, Nl, Tp, Tn, cal_rows, init, std):
 
 def _xdomain_scores(xg, Pl, Nl, methods, init_ds, std):
     """Yield (method index, scores (R, D, len(SCORES))) of the fast fits, by evaluated dataset."""
-    T64 = cal = None
+    totals = cal = None
     if "logistic" in methods or "isotonic" in methods:
-        T64 = xg.total(Pl, 64), xg.total(Nl, 64)
+        totals = xg.total(Pl), xg.total(Nl)
     if "isotonic" in methods:
-        cal = _xdomain_cal_rows(xg, Pl, Nl, *T64)
+        cal = _xdomain_cal_rows(xg, Pl, Nl, *totals)
 
     def cal_rows(rows):  # the logistic fits that need the general solver (rare): only their rows
-        return (cal[0][rows], cal[1][rows]) if cal is not None else _xdomain_cal_rows(xg, Pl, Nl, *T64, rows=rows)
+        return (cal[0][rows], cal[1][rows]) if cal is not None else _xdomain_cal_rows(xg, Pl, Nl, *totals, rows=rows)
 
     for j, meth in enumerate(methods):
         if meth == "stump":
-            pred = _xdomain_stump(xg, Pl, Nl, T64)
+            pred = _xdomain_stump(xg, Pl, Nl, totals)
         elif meth == "isotonic":
             pred = _xdomain_isotonic(xg, cal)
         else:
-            pred = _xdomain_logistic(xg, Pl, Nl, *T64, cal_rows, init_ds, std)
+            pred = _xdomain_logistic(xg, Pl, Nl, *totals, cal_rows, init_ds, std)
         yield j, _cell_scores(_confusion_local(pred, Pl, Nl, xg))
 
 

@@ -24,12 +24,12 @@ from scipy.special import expit
 from threadpoolctl import threadpool_limits
 
 from .fitting import (
-    _float32_grid,
     _single_class,
     class_weighted,
     isotonic_knots,
     isotonic_transform,
     logistic_params,
+    stump_grid,
     stump_params,
     within_range,
 )
@@ -169,7 +169,8 @@ def _grid_probabilities(x, cal_pos, cal_neg, method, class_weight, *, reference=
     F, m = wpos.shape
     single = _single_class(wpos, wneg)
     if method == "logistic":
-        b0, b1 = lbfgs if reference == "opitz2024" else logistic_params(x, wpos, wneg, init=init)
+        b0, b1 = lbfgs if reference == "opitz2024" else logistic_params(x, wpos, wneg, init=init,
+                                                                         counts=cal_pos + cal_neg)
         prob = expit(x[None, :] * b1[:, None] + b0[:, None])
     elif method == "isotonic":
         prob = np.zeros((F, m))
@@ -179,8 +180,8 @@ def _grid_probabilities(x, cal_pos, cal_neg, method, class_weight, *, reference=
         if reference == "opitz2024":
             prob[~within_range(wpos, wneg)] = np.nan
     else:
-        x32, p32, n32, group = _float32_grid(x, wpos, wneg)
-        thr, _, _ = stump_params(x32, p32, n32)
+        x32, p32, n32, group = stump_grid(x, wpos, wneg, reference=reference)
+        thr, _, _ = stump_params(x32, p32, n32, reference=reference)
         left = ~(x32[None, :] > thr[:, None])  # NaN threshold (no split): one leaf
         lp, ln = (p32 * left).sum(axis=1), (n32 * left).sum(axis=1)
         rp, rn = (p32 * ~left).sum(axis=1), (n32 * ~left).sum(axis=1)

@@ -45,12 +45,12 @@ from scipy.special import expit
 from ..utils.validation import check_int, warn_undefined
 from .bootstrap import _seed, bootstrap_counts, grid_weights, percentile_interval
 from .fitting import (
-    _float32_grid,
     _single_class,
     fit_predict_isotonic,
     logistic_decision,
     logistic_params,
     stump_decision,
+    stump_grid,
     stump_params,
 )
 
@@ -280,19 +280,22 @@ def _isotonic_rows(x: np.ndarray, pos: np.ndarray, neg: np.ndarray, at: np.ndarr
 
 
 def calibrated_rows(method: str, x: np.ndarray, pos: np.ndarray, neg: np.ndarray, *,
-                    init: tuple | None = None, at: ArrayLike | None = None) -> tuple[np.ndarray, np.ndarray]:
+                    init: tuple | None = None, at: ArrayLike | None = None,
+                    counts: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Refit a calibrator on each row of grid counts; probability and decision at grid values.
 
     ``pos``/``neg`` (R, m) are the (class-weighted) calibration counts per grid
-    value.  Returns ``proba`` (R, k) float and ``pred`` (R, k) bool at the grid
-    indices ``at`` (default: all m), as :class:`~beyondauc.ScoreCalibrator`
-    fitted on each row's examples would give (a row with a single class
-    predicts that class with probability 0/1).
+    value; ``counts`` (R, m) the unweighted ones the logistic's standardisation
+    sees (default ``pos + neg``: give them with class weights).  Returns
+    ``proba`` (R, k) float and ``pred`` (R, k) bool at the grid indices ``at``
+    (default: all m), as :class:`~beyondauc.ScoreCalibrator` fitted on each
+    row's examples would give (a row with a single class predicts that class
+    with probability 0/1): scale-free fits, as the point estimate's.
     """
     single = _single_class(pos, neg)
     at = np.arange(len(x)) if at is None else np.asarray(at)
     if method == "logistic":
-        b0, b1 = logistic_params(x, pos, neg, init=init)
+        b0, b1 = logistic_params(x, pos, neg, init=init, counts=counts)
         xa = x[at]
         proba = expit(xa[None, :] * b1[:, None] + b0[:, None])
         pred = logistic_decision(xa, b0, b1)
@@ -305,18 +308,18 @@ def calibrated_rows(method: str, x: np.ndarray, pos: np.ndarray, neg: np.ndarray
         # block is fitted at exactly 0.5 (the probabilities above can differ from it by an ulp)
         pred = fit_predict_isotonic(x, pos, neg)[:, at]
     else:
-        x32, p32, n32, group = _float32_grid(x, pos, neg)
-        thr, lc, rc = stump_params(x32, p32, n32)
-        left = stump_decision(x32, thr, np.ones(len(thr), np.int8), np.zeros(len(thr), np.int8))
-        lp, ln = np.where(left, p32, 0.0).sum(axis=1), np.where(left, n32, 0.0).sum(axis=1)
-        rp, rn = p32.sum(axis=1) - lp, n32.sum(axis=1) - ln
+        xt, pt, nt, group = stump_grid(x, pos, neg)
+        thr, lc, rc = stump_params(xt, pt, nt)
+        left = stump_decision(xt, thr, np.ones(len(thr), np.int8), np.zeros(len(thr), np.int8))
+        lp, ln = np.where(left, pt, 0.0).sum(axis=1), np.where(left, nt, 0.0).sum(axis=1)
+        rp, rn = pt.sum(axis=1) - lp, nt.sum(axis=1) - ln
         with np.errstate(invalid="ignore", divide="ignore"):
             leaf_l = np.where(lp + ln > 0, lp / (lp + ln), 0.0)
             leaf_r = np.where(rp + rn > 0, rp / (rp + rn), 0.0)
         cols = at if group is None else group[at]
         left = left[:, cols]
         proba = np.where(left, leaf_l[:, None], leaf_r[:, None])
-        pred = stump_decision(x32[cols], thr, lc, rc)
+        pred = stump_decision(xt[cols], thr, lc, rc)
     for cls in (0, 1):
         rows = single == cls
         if rows.any():

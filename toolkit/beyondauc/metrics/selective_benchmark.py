@@ -519,7 +519,7 @@ def _benchmark_bootstrap(bench, model, dataset, *, ood_dataset, protocol, method
     init = None
     if method == "logistic":  # warm start every replicate from the fit on the calibration data itself
         p0, n0 = grid_weights(np.ones((1, len(y))), inv, y, m, groups=np.where(role == 0, 0, -1))
-        init = logistic_params(x, *class_weighted(p0[:, 0], n0[:, 0], class_weight))
+        init = logistic_params(x, *class_weighted(p0[:, 0], n0[:, 0], class_weight), counts=p0[:, 0] + n0[:, 0])
     # the curves only need the grid values the evaluation (and OOD) rows have
     cols = (np.unique(inv[role == 1]), np.unique(inv[role == 2]) if ood_dataset is not None else None)
     statistic = _refit_statistic(x, cols, method=method, class_weight=class_weight, init=init, options=options,
@@ -572,7 +572,7 @@ def _refit_statistic(x, cols, *, method, class_weight, init, options, kind="scor
 
     def statistic(pos, neg):
         proba, pred = calibrated_rows(method, x, *class_weighted(pos[:, 0], neg[:, 0], class_weight), init=init,
-                                      at=at)
+                                      at=at, counts=pos[:, 0] + neg[:, 0])
         answers = _answers(proba[:, :k], pred[:, :k], pos[:, 1, cols_ev], neg[:, 1, cols_ev], kind)
         out = selective_rows(*answers, **options)
         rows = {name: out[name] for name in INTERVAL_NAMES}
