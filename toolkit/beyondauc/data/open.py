@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +23,8 @@ def open_benchmark(
     models: Sequence[str] | None = None,
     datasets: Sequence[str] | None = None,
     pos_label: Any = None,
+    domains: Mapping[str, str] | str | os.PathLike | None = None,
+    nan_policy: str = "raise",
 ) -> Benchmark:
     """Load the benchmark a notebook or report is about.
 
@@ -36,6 +38,11 @@ def open_benchmark(
         Keep only these models / datasets (all when None).
     pos_label : str, int or bool, optional
         The positive label, when the labels are not {0, 1}, {-1, 1} or booleans.
+    domains : mapping or path, optional
+        Dataset -> domain, over the data's own (see
+        :func:`~beyondauc.load_benchmark`); also for the demo or a Benchmark.
+    nan_policy : {"raise", "drop"}, default="raise"
+        What a file or DataFrame with NaN/inf scores gets (a Benchmark has none).
 
     Returns
     -------
@@ -59,7 +66,10 @@ def open_benchmark(
     if bench is None:
         if isinstance(data, (str, os.PathLike)) and not Path(data).expanduser().exists():
             raise FileNotFoundError(f"`data` {str(data)!r} does not exist (give 'demo', a file or a TRUE directory)")
-        bench = load_benchmark(data, pos_label=pos_label)
+        bench = load_benchmark(data, pos_label=pos_label, domains=domains, nan_policy=nan_policy)
+    elif domains is not None:  # the demo or a Benchmark, with domains of the caller's
+        named = load_benchmark(bench.frame, domains=domains, models=list(bench.models))
+        bench = Benchmark(named.frame, named.models, named.datasets, named.domains, bench.source)
     _check_subset(models, bench.models, "models", bench.source)
     _check_subset(datasets, bench.datasets, "datasets", bench.source)
     return bench.subset(models=models, datasets=datasets)
