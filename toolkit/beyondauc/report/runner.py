@@ -339,6 +339,8 @@ def run_report(data: str | os.PathLike | Benchmark | pd.DataFrame = DEMO, *,
     after notebook in it, the namespace reset in between (a Jupyter kernel
     that died or ran a failing notebook is replaced); on Dask each report
     starts its own.
+    The workers never import the calling script, so a script needs no
+    ``if __name__ == "__main__":`` guard around ``run_report``.
 
     Everything is validated before the first Jupyter kernel starts: a parameter no
     notebook declares, or a value out of range, raises ``ValueError``.
@@ -565,6 +567,14 @@ def _warm_worker(kernel_name, cwd):
         _worker_jupyter_kernel(kernel_name).warm(cwd)
 
 
+def _worker_failed(spec, exc):
+    """The failed ModelReport of ``spec`` whose worker raised ``exc`` or ended."""
+    error = f"worker: {_error_of(exc)}"
+    if isinstance(exc, concurrent.futures.process.BrokenProcessPool):
+        error += " (a worker process ended abruptly: killed, or out of memory)"
+    return ModelReport(spec["model"], Path(spec["target"]).name, "failed", error, None, None, (), math.nan)
+
+
 def _render_reports(output, evaluation, reused, bench, folder, slugs, notebook_extra, executor, workers, *, pdf,
                     dask, include_code, progress, kernel_name, timeout, t0):
     """Execute and render every model's report and the overview from ``evaluation``, then write the index."""
@@ -596,20 +606,19 @@ def _render_reports(output, evaluation, reused, bench, folder, slugs, notebook_e
                       header=dict(base_header, title="beyondauc report: benchmark overview", model=None,
                                   index=posixpath.relpath("index.html", OVERVIEW), parameters=shown)))
 
-    results = {}
-    futures = {executor.submit(_report_job, spec): spec for spec in specs}
+    results, futures = {}, {}
+    for spec in specs:
+        try:
+            futures[executor.submit(_report_job, spec)] = spec
+        except concurrent.futures.process.BrokenProcessPool as exc:  # a worker died before: no report can run
+            results[spec["target"]] = _worker_failed(spec, exc)
     with _progress(len(specs), progress) as bar:
         for fut in concurrent.futures.as_completed(futures):
             spec = futures[fut]
             try:
                 results[spec["target"]] = fut.result()
             except Exception as exc:  # noqa: BLE001 - a worker died: only this report fails
-                error = f"worker: {_error_of(exc)}"
-                if isinstance(exc, concurrent.futures.process.BrokenProcessPool):
-                    error += (" (workers are new processes that import the calling script: in a script, "
-                              "call run_report under `if __name__ == '__main__':`)")
-                results[spec["target"]] = ModelReport(spec["model"], Path(spec["target"]).name, "failed",
-                                                      error, None, None, (), math.nan)
+                results[spec["target"]] = _worker_failed(spec, exc)
             if bar is not None:
                 bar.update(1)
     reports = tuple(results[s["target"]] for s in specs[:-1])
