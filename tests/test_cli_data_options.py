@@ -8,11 +8,10 @@ from __future__ import annotations
 
 import json
 
+import beyondauc as ba
 import numpy as np
 import pandas as pd
 import pytest
-
-import beyondauc as ba
 from beyondauc.cli import commands as cli
 from beyondauc.evaluation.parameters import PARAMETERS
 from cli_helpers import check_single_error, run
@@ -117,7 +116,7 @@ def test_evaluate_records_the_domains_and_computes_every_protocol(csv, tmp_path)
 
 def test_report_hands_the_domains_and_the_policy_to_the_evaluation(csv, tmp_path, monkeypatch):
     """run_report(domains=, nan_policy=) reach the evaluation's parameters (stopped there: no notebook runs)."""
-    import beyondauc.report.runner as runner
+    from beyondauc.report import runner
 
     seen = {}
 
@@ -187,3 +186,15 @@ def test_evaluate_nan_policy_may_come_by_p(capsys, nan_csv, tmp_path):
                    *FAST])
     assert code == 0, capsys.readouterr().err
     assert ba.load_evaluation(tmp_path / "ev").parameters["nan_policy"] == "drop"
+
+
+def test_domains_given_for_the_demo_or_a_benchmark_override_its_own():
+    """What `demo --domains` and run_report(Benchmark, domains=) read: the given domains over the data's own."""
+    from beyondauc.data.open import open_benchmark
+
+    demo = ba.load_demo()
+    for data in ("demo", demo):
+        got = open_benchmark(data, domains={"wine": "drinks"})
+        assert got.source == demo.source and len(got) == len(demo)
+        assert got.domains == {**demo.domains, "wine": "drinks"}
+        assert dict(zip(got.frame["dataset"], got.frame["domain"])) == got.domains  # the column follows

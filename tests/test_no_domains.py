@@ -11,15 +11,14 @@ from __future__ import annotations
 import json
 import warnings
 
+import beyondauc as ba
 import numpy as np
 import pandas as pd
 import pytest
-
-import beyondauc as ba
 from beyondauc.metrics.protocols import DOMAIN_PROTOCOLS, left_out_protocols
 from cli_helpers import check_single_error, run
 
-FAST = dict(n_bootstrap=0, n_repeats=2, noise_repeats=2, n_points=5)
+FAST = {"n_bootstrap": 0, "n_repeats": 2, "noise_repeats": 2, "n_points": 5}
 DOMAINS = {"a": "news", "b": "news", "c": "chat"}
 KEY = ["protocol", "method", "dataset", "model"]
 
@@ -171,15 +170,13 @@ def test_report_on_a_csv_without_domains_exits_0_and_says_what_it_left_out(csv, 
 
 
 def test_a_report_with_every_domain_has_no_note():
+    from types import SimpleNamespace
+
     from beyondauc.report.runner import _notes
 
-    class Named:
-        data = {"protocols_left_out": {}}
-
-    class Old:  # an evaluation saved before the record existed
-        data = {}
-
-    assert _notes(Named()) == [] and _notes(Old()) == []
+    named = SimpleNamespace(data={"protocols_left_out": {}})
+    old = SimpleNamespace(data={})  # an evaluation saved before the record existed
+    assert _notes(named) == [] and _notes(old) == []
 
 
 @pytest.mark.parametrize("argv", [

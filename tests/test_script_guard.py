@@ -16,10 +16,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+import beyondauc as ba
 import pandas as pd
 import pytest
-
-import beyondauc as ba
 
 PACKAGE_ROOT = Path(ba.__file__).resolve().parents[1]
 

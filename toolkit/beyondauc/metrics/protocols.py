@@ -21,8 +21,14 @@ from .calibration import PROTOCOLS
 if TYPE_CHECKING:
     from ..data.benchmark import Benchmark
 
-__all__ = ["DOMAIN_PROTOCOLS", "DOMAIN_HINT", "datasets_without_domain", "grid_protocols", "left_out_message",
-           "left_out_protocols"]
+__all__ = [
+    "DOMAIN_HINT",
+    "DOMAIN_PROTOCOLS",
+    "datasets_without_domain",
+    "grid_protocols",
+    "left_out_message",
+    "left_out_protocols",
+]
 
 #: The protocols that need the domain of every dataset.
 DOMAIN_PROTOCOLS: tuple[str, ...] = ("outdomain", "indomain")
