@@ -56,7 +56,6 @@ from sklearn.utils.class_weight import compute_sample_weight
 from threadpoolctl import threadpool_limits
 
 import beyondauc
-import reference_impl
 from beyondauc import (
     METHODS,
     PROTOCOLS,

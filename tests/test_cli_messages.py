@@ -83,9 +83,9 @@ def test_calibrate_nan_policy_drop(capsys, nan_csv):
     assert {r["model"] for r in json.loads(text)} == {"good", "other"}
 
 
-def test_report_nan_policy_drop_passes_the_cleaned_benchmark(monkeypatch, capsys, nan_csv):
-    """`report --nan-policy drop` hands run_report the cleaned Benchmark, which it copies
-    for the notebooks; without NaN it passes the path itself (the header shows the file)."""
+def test_report_passes_nan_policy_and_domains_to_run_report(monkeypatch, capsys, nan_csv):
+    """`report --nan-policy drop --domains ...` hands run_report the path with nan_policy and the domains (the
+    evaluation reads the data with them and records them); the header shows the file."""
     seen = {}
 
     class Result:
@@ -99,14 +99,14 @@ def test_report_nan_policy_drop_passes_the_cleaned_benchmark(monkeypatch, capsys
         return Result()
 
     monkeypatch.setattr("beyondauc.report.run_report", fake_run_report)
-    code, _ = run(["report", str(nan_csv), "--nan-policy", "drop", "--quiet", "--pos-label", "1"])
+    code, _ = run(["report", str(nan_csv), "--nan-policy", "drop", "--quiet", "--pos-label", "1",
+                   "--domains", "x=news"])
     assert code == 0, capsys.readouterr().err
-    bench = seen["data"]
-    assert len(bench) == 39 and seen["kwargs"]["pos_label"] is None
-    clean = nan_csv.with_name("clean.csv")
-    frame_with_nan().dropna().to_csv(clean, index=False)
-    code, _ = run(["report", str(clean), "--nan-policy", "drop", "--quiet"])
-    assert code == 0 and seen["data"] == str(clean)
+    assert seen["data"] == str(nan_csv)
+    assert seen["kwargs"]["nan_policy"] == "drop" and seen["kwargs"]["pos_label"] == 1
+    assert seen["kwargs"]["domains"] == {"x": "news"}
+    code, _ = run(["report", str(nan_csv), "--quiet"])  # the defaults: raise, the data's own domains
+    assert seen["kwargs"]["nan_policy"] == "raise" and seen["kwargs"]["domains"] is None
 
 
 def test_models_hint_only_where_the_flag_exists(capsys, tmp_path):

@@ -241,10 +241,14 @@ def test_single_dataset_needs_a_split_for_the_cohorts(no_grid):
     assert "(the data has one dataset)" in message
 
 
-def test_missing_domains_are_refused_before_the_grid(no_grid):
-    with pytest.raises(ValueError, match=r"'outdomain' and 'indomain' need the domain of every dataset; "
-                                         r"none for \['a', 'b', 'c'\]"):
-        ba.evaluate(frame().drop(columns="domain"), n_bootstrap=0)
+@pytest.mark.parametrize("name", ["protocol", "selective_protocol", "cohort_protocol"])
+def test_a_domain_protocol_asked_for_without_domains_is_refused_before_the_grid(no_grid, name):
+    """Without domains the grid leaves outdomain and indomain out (tests/test_no_domains.py); asked for by name,
+    one is an error naming the parameter and the datasets without a domain."""
+    with pytest.raises(ValueError, match=rf"^`{name}`='indomain' needs the domain of every dataset, and "
+                                         r"\['a', 'c'\] have none: add a 'domain' column"):
+        ba.evaluate(frame().assign(domain=lambda f: f["domain"].where(f["dataset"] == "b")), n_bootstrap=0,
+                    **{name: "indomain"})
 
 
 def test_a_range_that_overflows_is_refused_up_front_naming_model_and_dataset(no_grid):

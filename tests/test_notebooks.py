@@ -33,8 +33,10 @@ NOTEBOOKS = Path(beyondauc.__file__).resolve().parent / "notebooks"
 NAMES = ["summary", "auc_vs_accuracy", "test_auroc", "selective_answering", "overview"]
 PER_MODEL = ["summary", "auc_vs_accuracy", "test_auroc", "selective_answering"]
 # every notebook declares every evaluation parameter (same names, same defaults) and `evaluation`
-COMMON = ["evaluation", "data", *beyondauc.EVALUATION_PARAMETERS]
-COMMON.remove("models")  # a per-model notebook has `model`; every one reads every model of the evaluation
+# not `models` (a per-model notebook has `model`; every one reads every model of the evaluation), nor how the
+# data is read (`domains`, `nan_policy`): the notebooks read the evaluation, which records them
+NOT_DECLARED = ("models", "domains", "nan_policy")
+COMMON = ["evaluation", "data", *(p for p in beyondauc.EVALUATION_PARAMETERS if p not in NOT_DECLARED)]
 EXTRA = {  # notebook-specific parameters and their defaults
     "summary": {"model": "svm"},
     "auc_vs_accuracy": {"model": "svm"},
@@ -149,7 +151,8 @@ def test_parameter_names_the_runner_injects(name):
     assert not missing
     assert ("model" in params) == (name in PER_MODEL)
     defaults = {"evaluation": None, "data": "demo", **beyondauc.EVALUATION_PARAMETERS, **EXTRA[name]}
-    defaults.pop("models")
+    for p in NOT_DECLARED:
+        defaults.pop(p)
     assert {p: params[p][1] for p in defaults} == defaults
     if "model" in params:  # the defaults run on the demo benchmark
         assert params["model"][1] in beyondauc.load_demo().models

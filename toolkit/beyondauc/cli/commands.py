@@ -13,6 +13,7 @@ import re
 import sys
 import warnings
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TextIO
 
 import numpy as np
@@ -22,7 +23,8 @@ from ..utils.version import __version__
 from ..utils.formatting import comment, plain_table, score_table
 from ..metrics import METHODS, PROTOCOLS, expected_accuracy_grid
 from ..data.benchmark import load_benchmark, load_demo
-from ..evaluation.parameters import PARAMETERS, cli_flag
+from ..data.readers import domain_pairs, read_domains
+from ..evaluation.parameters import NAN_POLICIES, PARAMETERS, cli_flag
 from ..metrics.diagnostics_benchmark import DIAGNOSTIC_INTERVALS, cohort_diagnostics
 from ..metrics.grid_bootstrap import bootstrap_grid
 from ..metrics.ranking import (
@@ -77,7 +79,7 @@ def _add_calibrate(sub):
                      help="calibration protocol; repeat for several (default: xdomain)")
     cal.add_argument("--method", action="append", choices=METHODS,
                      help="calibration method; repeat for several (default: logistic)")
-    cal.add_argument("--domains", help="JSON or CSV file mapping dataset -> domain")
+    _domains_option(cal)
     cal.add_argument("--class-weight", choices=["balanced"], default=None, help="weight classes by n / (2 n_class)")
     cal.add_argument("--reference", choices=["opitz2024"], default=None,
                      help="reproduce the settings of the code behind the Opitz paper's tables instead of its text: "
@@ -187,6 +189,8 @@ def _add_evaluate(sub):
     ev.add_argument("--models", default=None, help="comma-separated models (default: all)")
     ev.add_argument("--datasets", default=None, help="comma-separated datasets (default: all)")
     ev.add_argument("--pos-label", default=None, help="the positive label, if labels are not 0/1, -1/1 or booleans")
+    _domains_option(ev)
+    _nan_policy(ev)
     ev.add_argument("--jobs", type=int, default=1, help="processes for the calibration grid (default: 1)")
     ev.add_argument("-p", "--parameter", action="append", default=[], metavar="NAME=VALUE",
                     help="an evaluation parameter, e.g. -p protocol=indata -p n_bootstrap=1000 (repeatable)")
@@ -205,6 +209,7 @@ def _report_options(p, *, out_default):
                    help="run on a Dask distributed scheduler, e.g. tcp://127.0.0.1:8786 (extra: dask)")
     p.add_argument("--include-code", action="store_true", help="show code and parameters in the HTML")
     p.add_argument("--pos-label", default=None, help="the positive label, if labels are not 0/1, -1/1 or booleans")
+    _domains_option(p)
     _nan_policy(p)
     p.add_argument("-p", "--parameter", action="append", default=[], metavar="NAME=VALUE",
                    help="a notebook parameter, e.g. -p protocol=indata -p tolerance=0.8 (repeatable; "
@@ -217,7 +222,7 @@ def _report_options(p, *, out_default):
 
 
 #: Table parameters with an option of their own on report, demo and evaluate (not generated from the table).
-_OWN_OPTIONS = ("data", "evaluation", "model", "models", "datasets", "pos_label")
+_OWN_OPTIONS = ("data", "evaluation", "model", "models", "datasets", "pos_label", "domains", "nan_policy")
 
 
 def _table_options(parser, *, notebooks):
@@ -241,16 +246,48 @@ def _common(p):
                    help="TRUE-format directory, CSV or Parquet file (default: the embedded demo benchmark)")
     p.add_argument("--model", required=True, help="the model column to analyse")
     p.add_argument("--dataset", default=None, help="one dataset (default: every dataset)")
-    p.add_argument("--domains", help="JSON or CSV file mapping dataset -> domain")
+    _domains_option(p)
     p.add_argument("--pos-label", default=None, help="the positive label, if labels are not 0/1, -1/1 or booleans")
     _nan_policy(p)
     p.add_argument("--format", choices=FORMATS, default="table", help="output format (default: table)")
 
 
 def _nan_policy(p):
-    p.add_argument("--nan-policy", choices=("raise", "drop"), default="raise",
-                   help="NaN/inf scores: stop with an error naming the row (raise), or drop those rows "
-                   "with a warning (drop) (default: raise)")
+    """``--nan-policy``, from the parameter table."""
+    param = PARAMETERS["nan_policy"]
+    p.add_argument(param.flag, choices=NAN_POLICIES, default=param.default,
+                   help=f"{param.help} (default: {param.default})")
+
+
+def _domains_option(p):
+    """``--domains FILE`` or ``--domains NAME=DOMAIN[,NAME=DOMAIN...]`` (repeatable), from the parameter table."""
+    param = PARAMETERS["domains"]
+    p.add_argument(param.flag, action="append", default=None, metavar="FILE|NAME=DOMAIN,...",
+                   help=f"{param.help}. Here: a JSON or CSV file (columns dataset, domain), or NAME=DOMAIN pairs "
+                   "separated by commas, e.g. --domains begin=dialogue,q2=dialogue; repeatable, later values "
+                   "adding to earlier ones")
+
+
+def _domains(args):
+    """The ``--domains`` values as one dataset -> domain mapping (None without any): files read, pairs parsed."""
+    values = getattr(args, "domains", None)
+    if not values:
+        return None
+    flag = PARAMETERS["domains"].flag
+    out = {}
+    for value in values:
+        if Path(value).expanduser().is_file():
+            mapping = read_domains(Path(value).expanduser())
+        elif "=" in value:
+            mapping = domain_pairs(value, name=flag)
+        else:
+            raise ValueError(f"{flag} {value!r} is neither a file nor NAME=DOMAIN pairs (e.g. "
+                             f"{flag} begin=dialogue,q2=dialogue)")
+        for dataset, domain in mapping.items():
+            if out.get(dataset, domain) != domain:
+                raise ValueError(f"{flag} gives dataset {dataset!r} two domains: {out[dataset]!r} and {domain!r}")
+            out[dataset] = domain
+    return out
 
 
 def _label_value(text):
@@ -268,12 +305,13 @@ def _label_value(text):
 def _load(args):
     models = getattr(args, "models", None)
     models = [m.strip() for m in models.split(",") if m.strip()] if models else None
+    domains = _domains(args)
     if args.data is None:
         bench = load_demo()
-        if models is not None or args.domains:
-            bench = load_benchmark(bench.frame, models=models, domains=args.domains, nan_policy=args.nan_policy)
+        if models is not None or domains:
+            bench = load_benchmark(bench.frame, models=models, domains=domains, nan_policy=args.nan_policy)
     else:
-        bench = load_benchmark(args.data, domains=args.domains, pos_label=_label_value(args.pos_label), models=models,
+        bench = load_benchmark(args.data, domains=domains, pos_label=_label_value(args.pos_label), models=models,
                                nan_policy=args.nan_policy)
     return bench
 
@@ -595,20 +633,11 @@ def _report(args, out):
     if args.jobs is not None and args.jobs < 1:
         raise ValueError(f"--jobs must be an int >= 1, got {args.jobs}")
     data = getattr(args, "data", DEMO)
-    pos_label = _label_value(args.pos_label)
-    if args.nan_policy == "drop" and data != DEMO:
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            bench = load_benchmark(data, pos_label=pos_label, nan_policy="drop")
-        for w in caught:
-            warnings.warn(w.message, w.category)
-        if any(str(w.message).startswith("dropped ") for w in caught):
-            # the notebooks read the cleaned copy run_report writes for a Benchmark (out/data.csv.gz)
-            data, pos_label = bench, None
     result = run_report(
         data, models=args.models, datasets=args.datasets, out=args.out, pdf=args.pdf, jobs=args.jobs,
-        dask=args.dask, include_code=args.include_code, pos_label=pos_label,
-        parameters=_parameters(args.parameter, args), progress=not args.quiet, recompute=args.recompute,
+        dask=args.dask, include_code=args.include_code, pos_label=_label_value(args.pos_label),
+        domains=_domains(args), nan_policy=args.nan_policy, parameters=_parameters(args.parameter, args),
+        progress=not args.quiet, recompute=args.recompute,
     )
     print(result.summary(), file=out)
     if not result.ok:
@@ -623,9 +652,10 @@ def _evaluate(args, out):
         raise ValueError(f"--jobs must be an int >= 1 or -1 (all cores), got {args.jobs}")
     params = _parameters(args.parameter, args)
     for name, value in (("models", args.models), ("datasets", args.datasets),
-                        ("pos_label", _label_value(args.pos_label))):
+                        ("pos_label", _label_value(args.pos_label)), ("domains", _domains(args))):
         if value is not None:
             params[name] = value
+    params.setdefault("nan_policy", args.nan_policy)  # -p nan_policy=... or the flag (default: raise)
     # refused here, before computing: a folder that is not an evaluation, a file of the user's where a table
     # goes, a folder in use or not writable
     with evaluation_folder(args.out) as folder:
@@ -647,6 +677,8 @@ _COMMANDS = {"calibrate": _calibrate, "diagnose": _diagnose, "selective": _selec
 # subcommand offers for each; a suggestion whose flag the subcommand lacks is dropped.
 _API_TO_CLI = (
     ('nan_policy="drop"', "--nan-policy", "--nan-policy drop"),
+    ("`domains=` to load_benchmark", "--domains", "--domains"),
+    ("`domains=`", "--domains", "--domains"),
     ("`pos_label`", "--pos-label", "--pos-label"),
     ("`models=`", "--models", "--models"),
 )
@@ -678,8 +710,9 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             _COMMANDS[args.command](args, out)
+        parser_of = parser.commands.get(args.command)
         for message in dict.fromkeys(str(w.message) for w in caught):  # each once: a report reads the data twice
-            print(f"beyondauc: warning: {message}", file=sys.stderr)
+            print(f"beyondauc: warning: {_cli_wording(message, parser_of)}", file=sys.stderr)
         return 0
     except BrokenPipeError:  # output piped into e.g. `head`
         return 0

@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+import warnings
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
 from ..utils.validation import check_names
-from .benchmark import Benchmark, load_benchmark, load_demo
+from .benchmark import Benchmark, _domains_argument, load_benchmark, load_demo
 
 __all__ = ["DEMO", "DEMO_ANSWERS", "open_benchmark"]
 
@@ -25,6 +26,8 @@ def open_benchmark(
     models: Sequence[str] | None = None,
     datasets: Sequence[str] | None = None,
     pos_label: Any = None,
+    domains: Mapping[str, str] | str | os.PathLike | None = None,
+    nan_policy: str = "raise",
 ) -> Benchmark:
     """Load the benchmark a notebook or report is about.
 
@@ -41,6 +44,11 @@ def open_benchmark(
         Keep only these models / datasets (all when None).
     pos_label : str, int or bool, optional
         The positive label, when the labels are not {0, 1}, {-1, 1} or booleans.
+    domains : mapping or path, optional
+        Dataset -> domain, over the data's own (see
+        :func:`~beyondauc.load_benchmark`); also for the demo or a Benchmark.
+    nan_policy : {"raise", "drop"}, default="raise"
+        What a file or DataFrame with NaN/inf scores gets (a Benchmark has none).
 
     Returns
     -------
@@ -67,7 +75,9 @@ def open_benchmark(
         if isinstance(data, (str, os.PathLike)) and not Path(data).expanduser().exists():
             raise FileNotFoundError(f"`data` {str(data)!r} does not exist (give 'demo', 'demo:answers', a file or a "
                                     "directory)")
-        bench = load_benchmark(data, pos_label=pos_label)
+        bench = load_benchmark(data, pos_label=pos_label, domains=domains, nan_policy=nan_policy)
+    elif domains is not None:  # the demo or a Benchmark, with domains of the caller's
+        bench = _with_domains(bench, domains)
     _check_subset(models, bench.models, "models", bench.source)
     _check_subset(datasets, bench.datasets, "datasets", bench.source)
     return bench.subset(models=models, datasets=datasets)
@@ -79,3 +89,17 @@ def _check_subset(values, known, name, source):
     missing = [v for v in values if v not in known]
     if missing:
         raise ValueError(f"`{name}` names {missing} not in {source}; it has {list(known)}")
+
+
+def _with_domains(bench, domains):
+    """``bench`` with the caller's domains (a mapping or a file), checked as :func:`load_benchmark` checks them."""
+    if bench.kind == "scores":
+        named = load_benchmark(bench.frame, domains=domains, models=list(bench.models))
+        return Benchmark(named.frame, named.models, named.datasets, named.domains, bench.source)
+    given = _domains_argument(domains)
+    unknown = [d for d in given if d not in bench.datasets]
+    if unknown:
+        warnings.warn(f"`domains` names dataset(s) not in the data: {unknown}", UserWarning, stacklevel=3)
+    dom = {**bench.domains, **{d: str(v) for d, v in given.items() if d in bench.datasets}}
+    frame = bench.frame.assign(domain=bench.frame["dataset"].map(dom).to_numpy())
+    return Benchmark(frame, bench.models, bench.datasets, dom, bench.source, bench.kind, bench.correct)

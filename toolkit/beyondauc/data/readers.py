@@ -18,7 +18,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-__all__ = ["read_domains", "TRUE_DOMAINS"]
+
+
+__all__ = ["domain_pairs", "read_domains", "TRUE_DOMAINS"]
 
 
 #: Domains of the TRUE benchmark's datasets, as the paper groups them.  The
@@ -111,6 +113,34 @@ def read_domains(path: str | os.PathLike) -> dict[str, str]:
     if missing:
         raise ValueError(f"domains file {str(path)!r} needs columns 'dataset' and 'domain'; missing {sorted(missing)}")
     return {d: v for d, v in zip(table["dataset"], table["domain"]) if v != ""}
+
+
+def domain_pairs(text: str, *, name: str = "`domains`") -> dict[str, str]:
+    """Read a dataset -> domain mapping from ``NAME=DOMAIN`` pairs separated by commas.
+
+    The command line's short form of a domains file: ``begin=dialogue,q2=dialogue``.
+    Spaces around names are dropped; a name holding ``=`` or ``,`` needs a
+    file (:func:`read_domains`).  ``name`` is how messages call the text.
+
+    Examples
+    --------
+    >>> domain_pairs("begin=dialogue, q2=dialogue,mnbm=summarization")
+    {'begin': 'dialogue', 'q2': 'dialogue', 'mnbm': 'summarization'}
+    >>> domain_pairs("begin")
+    Traceback (most recent call last):
+    ...
+    ValueError: `domains` 'begin' must be NAME=DOMAIN pairs separated by commas, e.g. begin=dialogue,q2=dialogue; got 'begin'
+    """
+    out: dict[str, str] = {}
+    for item in text.split(","):
+        dataset, sep, domain = (part.strip() for part in item.partition("="))
+        if not sep or not dataset or not domain or "=" in domain:
+            raise ValueError(f"{name} {text!r} must be NAME=DOMAIN pairs separated by commas, e.g. "
+                             f"begin=dialogue,q2=dialogue; got {item.strip()!r}")
+        if out.get(dataset, domain) != domain:
+            raise ValueError(f"{name} {text!r} gives dataset {dataset!r} two domains: {out[dataset]!r} and {domain!r}")
+        out[dataset] = domain
+    return out
 
 
 def _shown(name, limit=60):

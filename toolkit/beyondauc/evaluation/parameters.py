@@ -27,9 +27,11 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ..data.readers import read_domains
 from ..metrics import METHODS, PROTOCOLS
 from ..metrics.selective_benchmark import SELECTIVE_PROTOCOLS
 from ..metrics.bootstrap import check_bootstrap
+from ..metrics.protocols import DOMAIN_HINT, DOMAIN_PROTOCOLS, datasets_without_domain
 from ..utils.validation import check_int, check_names, check_number, check_option, check_random_state
 
 if TYPE_CHECKING:
@@ -37,6 +39,9 @@ if TYPE_CHECKING:
 
 __all__ = ["EVALUATION_PARAMETERS", "PARAMETERS", "Parameter", "check_evaluation_parameters", "cli_flag",
            "parameters_markdown"]
+
+#: What ``nan_policy`` may be: stop at a NaN/inf score, or drop its row.
+NAN_POLICIES = ("raise", "drop")
 
 #: The notebooks that run per model, and the one about the whole benchmark.
 MODEL_NOTEBOOKS = ("summary", "auc_vs_accuracy", "test_auroc", "selective_answering")
@@ -128,6 +133,19 @@ def _split(value, name):
     return str(value)
 
 
+def _domain_map(value, name):
+    """None, or dataset -> domain (str -> str); a path is read with :func:`~beyondauc.data.readers.read_domains`."""
+    if value is None:
+        return None
+    if isinstance(value, (str, os.PathLike)):
+        return read_domains(value)
+    if not isinstance(value, Mapping) or not all(isinstance(k, str) and isinstance(v, str)
+                                                 for k, v in value.items()):
+        raise ValueError(f"`{name}` must be a mapping dataset -> domain (str -> str), a JSON or CSV file of one, "
+                         f"or None, got {value!r}")
+    return dict(value)
+
+
 def _data(value, name):
     if not isinstance(value, (str, os.PathLike)):
         raise ValueError(f"`{name}` must be 'demo' or a path, got {value!r}")
@@ -142,6 +160,10 @@ _TABLE = (
     _P("models", None, _names, "models to evaluate (None: all)", notebooks=()),
     _P("datasets", None, _names, "datasets to analyse (None: all)"),
     _P("pos_label", None, _label, "positive label when labels are not 0/1, -1/1 or booleans"),
+    _P("domains", None, _domain_map, "dataset -> domain, as a mapping or a JSON/CSV file (None: the 'domain' column "
+       "or the TRUE names; without a domain per dataset, outdomain and indomain are left out)", notebooks=()),
+    _P("nan_policy", "raise", _option(NAN_POLICIES), "NaN/inf scores: 'raise' an error naming the row, or 'drop' "
+       "those rows with a warning", notebooks=()),
     _P("protocol", "xdomain", _option(PROTOCOLS), "calibration protocol of the headline expected accuracy"),
     _P("method", "logistic", _option(METHODS), "calibration method of the headline expected accuracy"),
     _P("class_weight", None, _option((None, "balanced")), 'None or "balanced" for every calibrator'),
@@ -296,8 +318,9 @@ def check_against_benchmark(values: Mapping[str, object], bench: Benchmark, *,
 
     Besides the parameters, it refuses what would otherwise fail only after
     the calibration grid: a dataset too small for a protocol, a protocol that
-    leaves a dataset no calibration or evaluation data, missing domains, and
-    scores whose range the robustness curves cannot compute with.
+    leaves a dataset no calibration or evaluation data, a domain protocol
+    asked for on data without a domain for every dataset, and scores whose
+    range the robustness curves cannot compute with.
     """
     get = lambda name: values.get(name, PARAMETERS[name].default)  # noqa: E731
     full = available if hasattr(available, "datasets") else None
@@ -362,8 +385,8 @@ def _needs(what, verb="need"):
 def _check_sizes_and_protocols(get, bench, full):
     """Refuse, before any work, a dataset a protocol of the evaluation leaves without data.
 
-    The calibration grid computes every protocol and needs a domain for each
-    dataset; the cohort diagnostics and selective answering each take a
+    A domain protocol asked for by name needs a domain for each dataset;
+    the cohort diagnostics and selective answering each take a
     calibration (validation) and an evaluation (test) part of the data per
     dataset, and would fail on the first dataset where one is empty, after
     the grid.
@@ -371,9 +394,8 @@ def _check_sizes_and_protocols(get, bench, full):
     from ..metrics.calibration import protocol_plan
 
     uses = _uses(get, bench, full)
+    _check_domain_protocols(get, bench, uses)
     for what, name, kind, note, data, datasets, ood in uses:  # sizes first: the plainest cause
-        if kind in ("outdomain", "indomain") and any(data.domains.get(d) is None for d in data.datasets):
-            continue  # refused below
         sizes = dict(zip(data.datasets, data.dataset_sizes().tolist()))
         for i in protocol_plan(data, kind)[1]:
             d = data.datasets[i]
@@ -383,16 +405,7 @@ def _check_sizes_and_protocols(get, bench, full):
                     f"dataset {d!r} has {sizes[d]} example, and {what} {_needs(what)} at least 2 there: "
                     f"`{name}`={kind!r}{note}{why} splits each dataset 80/20; leave the dataset out with "
                     f"`datasets`, or choose another `{name}`")
-    missing = [d for d in bench.datasets if bench.domains.get(d) is None]
-    if missing:
-        raise ValueError(
-            f"the calibration grid compares every protocol, and 'outdomain' and 'indomain' need the domain of "
-            f"every dataset; none for {missing}: add a 'domain' column, give `domains=` to load_benchmark, or use "
-            "TRUE dataset names")
     for what, name, kind, note, data, datasets, ood in uses:
-        if kind in ("outdomain", "indomain") and any(data.domains.get(d) is None for d in data.datasets):
-            raise ValueError(f"`{name}`={kind!r} needs the domain of every dataset, and the out-of-distribution "
-                             f"dataset {ood!r} has none")
         for fit in protocol_plan(data, kind)[0]:
             d = data.datasets[fit.dataset]
             cal = [j for j in fit.cal if data.datasets[j] != ood]
@@ -409,6 +422,27 @@ def _check_sizes_and_protocols(get, bench, full):
                 else f"set `{name}`='indata'"
             raise ValueError(f"{what} of dataset {d!r} {_needs(what, 'take')} the {part} from {source} "
                              f"(`{name}`={kind!r}{note}), and there is none{left}{one}: {fix}")
+
+
+def _check_domain_protocols(get, bench, uses):
+    """Refuse a domain protocol asked for by name on data without a domain for every dataset it reads.
+
+    The parameters never default to one (the calibration grid, which
+    computes every protocol, leaves them out by itself, with a warning), so
+    ``protocol``, ``cohort_protocol`` or ``selective_protocol`` set to
+    ``outdomain`` or ``indomain`` is an explicit request that cannot be met.
+    """
+    asked = [("protocol", get("protocol"), bench)] + [(name, kind, data) for _, name, kind, _, data, _, _ in uses]
+    for name, kind, data in asked:
+        missing = datasets_without_domain(data)
+        if kind in DOMAIN_PROTOCOLS and missing:
+            have = "has" if len(missing) == 1 else "have"
+            raise ValueError(f"`{name}`={kind!r} needs the domain of every dataset, and {missing} {have} none: "
+                             f"{DOMAIN_HINT}, or choose another `{name}`")
+
+
+#: Headroom the robustness curves need: noise draws reach several sigma, sums run over pairs of examples.
+_NOISE_SIGMAS = 8.0
 
 
 def _fits(low, high, spread, sigma, pairs):

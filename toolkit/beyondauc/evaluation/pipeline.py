@@ -39,7 +39,8 @@ from ..utils.validation import UndefinedMetricWarning, WarningLog, warnings_once
 from ..metrics import expected_accuracy_grid
 from ..data.benchmark import Benchmark
 from ..data.open import open_benchmark
-from ..metrics.calibration import check_n_jobs
+from ..metrics.calibration import PROTOCOLS, check_n_jobs
+from ..metrics.protocols import left_out_message, left_out_protocols
 from ..metrics.curves import class_histogram, roc_points
 from ..metrics.diagnostics_benchmark import cohort_diagnostics, diagnostics_frame
 from ..metrics.grid_bootstrap import GridBootstrap, nanmean_quiet, bootstrap_grid
@@ -111,7 +112,8 @@ def data_fingerprint(data: str | os.PathLike | Benchmark | pd.DataFrame) -> tupl
 
 def _open(data, p):
     """(the benchmark analysed, the same models on every dataset of the data): the data is read once."""
-    full = open_benchmark(data, models=p["models"], pos_label=p["pos_label"])
+    full = open_benchmark(data, models=p["models"], pos_label=p["pos_label"], domains=p["domains"],
+                          nan_policy=p["nan_policy"])
     return open_benchmark(full, datasets=p["datasets"]), full
 
 
@@ -416,7 +418,7 @@ def evaluate(
     **parameters
         The analysis parameters, by the names the notebooks use (see
         ``EVALUATION_PARAMETERS`` for all of them and their defaults):
-        ``models``, ``datasets``, ``pos_label``, ``protocol``, ``method``
+        ``models``, ``datasets``, ``pos_label``, ``domains``, ``nan_policy``, ``protocol``, ``method``
         (the headline expected accuracy), ``class_weight``, ``n_repeats``,
         ``random_state``, ``ood_dataset``, ``tolerance``,
         ``computation_score``, ``selective_protocol``, ``selective_method``,
@@ -427,6 +429,15 @@ def evaluate(
     Returns
     -------
     Evaluation
+
+    Notes
+    -----
+    ``outdomain`` and ``indomain`` need the domain of every dataset.  Data
+    without one for some dataset is evaluated all the same: the calibration
+    grid leaves those two protocols out, with one warning, and
+    ``Evaluation.data["protocols_left_out"]`` says why (the reports show it).
+    Asked for by name (``protocol``, ``cohort_protocol`` or
+    ``selective_protocol``), a domain protocol on such data is an error.
 
     Examples
     --------
@@ -444,11 +455,15 @@ def evaluate(
     bench, full = _open(data, p)
     p = _resolve_auto(p, bench)
     check_against_benchmark(p, bench, available=full)  # what would fail after the grid fails here, before it
+    left_out = left_out_protocols(bench)  # the protocols the data cannot give (outdomain, indomain without domains)
+    if left_out:
+        warnings.warn(left_out_message(left_out), UserWarning, stacklevel=2)
     # each warning once, with the models and datasets it came from; a single class was said when the data was read
     single = [] if bench.kind == "answers" else [d for d in bench.datasets if len(np.unique(bench.labels(d))) < 2]
     with warnings_once(explained=single, models=bench.models,
                        ignore=[(r"dataset .* has a single class", UndefinedMetricWarning)]) as log:
-        return _compute(p, bench, full, source, sha256, t_start, n_jobs=n_jobs, progress=progress, log=log)
+        return _compute(p, bench, full, source, sha256, t_start, n_jobs=n_jobs, progress=progress, log=log,
+                        left_out=left_out)
 
 
 def _resolve_auto(p, bench):
@@ -501,14 +516,14 @@ def _merge_boots(boots, bench):
                          confidence_level=b.confidence_level, random_state=b.random_state)
 
 
-def _compute(p, bench, full, source, sha256, t_start, *, n_jobs, progress, log):
+def _compute(p, bench, full, source, sha256, t_start, *, n_jobs, progress, log, left_out):
     """The body of :func:`evaluate`, once everything is validated, stage by stage; ``log`` takes the workers' warnings."""
     bench_sel = _selective_benchmark(bench, full, p["ood_dataset"])
     stages = _Stages(progress)
     tables = {"datasets": bench.summary()}
     views = _views(bench)
     with stages.timed("calibration grid and calibration error"):
-        grids, ces = zip(*(_calibration_grid(v, p, n_jobs) for v in views))
+        grids, ces = zip(*(_calibration_grid(v, p, n_jobs, [x for x in PROTOCOLS if x not in left_out]) for v in views))
         grid = _concat_views(grids, bench)
         tables["calibration_error"] = _concat_views([c.ece for c in ces], bench)
         tables["reliability"] = _concat_views([c.reliability for c in ces], bench)
@@ -532,7 +547,7 @@ def _compute(p, bench, full, source, sha256, t_start, *, n_jobs, progress, log):
                                          p["confidence_level"])
     tables["findings"] = findings_table(tables, p, bench.models)
     tables["verdicts"] = verdicts_table(tables["findings"], tables["leaderboard"])
-    return _evaluation(tables, p, bench, source, sha256, stages.seconds, t_start)
+    return _evaluation(tables, p, bench, source, sha256, stages.seconds, t_start, left_out)
 
 
 class _Stages:
@@ -563,12 +578,12 @@ def _selective_benchmark(bench, full, ood):
     return bench
 
 
-def _calibration_grid(bench, p, n_jobs):
-    """(the expected-accuracy grid of every protocol x method, the calibration error tables)."""
-    grid = expected_accuracy_grid(bench, class_weight=p["class_weight"], n_repeats=p["n_repeats"],
-                                  random_state=p["random_state"], n_jobs=n_jobs)
-    ce = calibration_error_table(bench, class_weight=p["class_weight"], n_repeats=p["n_repeats"],
-                                 random_state=p["random_state"], n_jobs=n_jobs)
+def _calibration_grid(bench, p, n_jobs, protocols):
+    """(the expected-accuracy grid of every protocol x method, the calibration error tables), of ``protocols``."""
+    grid = expected_accuracy_grid(bench, protocols=protocols, class_weight=p["class_weight"],
+                                  n_repeats=p["n_repeats"], random_state=p["random_state"], n_jobs=n_jobs)
+    ce = calibration_error_table(bench, protocols=protocols, class_weight=p["class_weight"],
+                                 n_repeats=p["n_repeats"], random_state=p["random_state"], n_jobs=n_jobs)
     return grid, ce
 
 
@@ -687,11 +702,15 @@ def _per_model_tables(parts):
     return tables
 
 
-def _evaluation(tables, p, bench, source, sha256, stages, t_start):
-    """The Evaluation of the tables: parameters, data info, versions, creation time and seconds per stage."""
+def _evaluation(tables, p, bench, source, sha256, stages, t_start, left_out):
+    """The Evaluation of the tables: parameters, data info, versions, creation time and seconds per stage.
+
+    ``data["protocols_left_out"]`` maps each protocol the grid leaves out to why (empty: none).
+    """
     stored = {k: v for k, v in p.items()}
     info = {"source": source, "sha256": sha256, "kind": bench.kind, "n_rows": int(len(bench)), "models": list(bench.models),
-            "datasets": list(bench.datasets), "domains": {d: bench.domains.get(d) for d in bench.datasets}}
+            "datasets": list(bench.datasets), "domains": {d: bench.domains.get(d) for d in bench.datasets},
+            "protocols_left_out": dict(left_out)}
     created = _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat()
     timing = {name: round(sec, 3) for name, sec in stages}
     timing["total"] = round(time.perf_counter() - t_start, 3)

@@ -14,6 +14,7 @@ from ..utils.validation import check_option
 from .bootstrap import check_bootstrap
 from .calibration import METHODS, PROTOCOLS, _check_grid_args, check_n_jobs, point_grid
 from .grid_bootstrap import bootstrap_grid
+from .protocols import grid_protocols
 
 if TYPE_CHECKING:  # names in annotations only
     from collections.abc import Sequence
@@ -26,7 +27,7 @@ __all__ = ["expected_accuracy", "expected_accuracy_grid"]
 
 
 def expected_accuracy_grid(
-    bench: Benchmark, *, protocols: str | Sequence[str] = PROTOCOLS, methods: str | Sequence[str] = METHODS,
+    bench: Benchmark, *, protocols: str | Sequence[str] | None = None, methods: str | Sequence[str] = METHODS,
     class_weight: str | None = None, n_repeats: int = 100, random_state: int | None = 0, n_jobs: int = 1,
     n_bootstrap: int = 0, confidence_level: float = 0.95, reference: str | None = None,
 ) -> pd.DataFrame:
@@ -38,7 +39,10 @@ def expected_accuracy_grid(
     Parameters
     ----------
     bench : Benchmark
-    protocols : sequence of str, default: all five
+    protocols : sequence of str, optional
+        Default: all five; without a domain for every dataset all but
+        ``outdomain`` and ``indomain``, with one warning (asked for by name,
+        they are an error).
     methods : sequence of str, default: all three
     class_weight, n_repeats, random_state, n_jobs, n_bootstrap, confidence_level, reference
         As in :func:`expected_accuracy`.
@@ -58,6 +62,7 @@ def expected_accuracy_grid(
     >>> sorted(grid["protocol"].unique()), sorted(grid["method"].unique())
     (['outdata', 'xdomain'], ['logistic', 'stump'])
     """
+    protocols = grid_protocols(bench, protocols)  # None: every protocol the data allows
     if isinstance(protocols, str):
         protocols = [protocols]
     if isinstance(methods, str):

@@ -58,7 +58,6 @@ from .bootstrap import (
 )
 from .calibration import (
     METHODS,
-    PROTOCOLS,
     SCORES,
     _check_grid_args,
     _Context,
@@ -81,6 +80,7 @@ from .grid_fits import (
     _XGrid,
 )
 from .kernel import _grid_counts, _stacked_counts
+from .protocols import grid_protocols
 
 if TYPE_CHECKING:  # names in annotations only
     from collections.abc import Sequence
@@ -536,7 +536,7 @@ def _with_intervals(grid, replicates, confidence_level):
 
 
 def bootstrap_grid(
-    bench: Benchmark, *, protocols: str | Sequence[str] = PROTOCOLS, methods: str | Sequence[str] = METHODS,
+    bench: Benchmark, *, protocols: str | Sequence[str] | None = None, methods: str | Sequence[str] = METHODS,
     n_bootstrap: int = 1000, confidence_level: float = 0.95, class_weight: str | None = None, n_repeats: int = 100,
     random_state: int | None = 0, n_jobs: int = 1,
 ) -> GridBootstrap:
@@ -589,6 +589,7 @@ def bootstrap_grid(
     >>> list(bs.rank_stability("xdomain", "logistic").columns[-2:])
     ['p_change', 'significant']
     """
+    protocols = grid_protocols(bench, protocols)  # None: every protocol the data allows
     if isinstance(protocols, str):
         protocols = [protocols]
     if isinstance(methods, str):

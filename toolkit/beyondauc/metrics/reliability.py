@@ -34,11 +34,11 @@ from .fitting import (
     within_range,
 )
 from .kernel import _grid_counts, _stacked_counts
+from .protocols import grid_protocols
 from ..utils.formatting import MISSING, format_number
 from ..utils.validation import UndefinedMetricWarning, binarize_labels, check_int, check_scores
 from .calibration import (
     METHODS,
-    PROTOCOLS,
     _Context,
     _check_grid_args,
     check_n_jobs,
@@ -311,7 +311,7 @@ class CalibrationErrors:
 
 
 def calibration_error_table(
-    bench: Benchmark, *, protocols: str | Sequence[str] = PROTOCOLS, methods: str | Sequence[str] = METHODS,
+    bench: Benchmark, *, protocols: str | Sequence[str] | None = None, methods: str | Sequence[str] = METHODS,
     n_bins: int = 15, class_weight: str | None = None, n_repeats: int = 100, random_state: int | None = 0,
     reference: str | None = None, n_jobs: int = 1,
 ) -> CalibrationErrors:
@@ -329,6 +329,8 @@ def calibration_error_table(
     ----------
     bench : Benchmark
     protocols, methods : sequence of str, default: all
+        The default protocols are those the data allows, as in
+        :func:`expected_accuracy_grid`.
     n_bins : int, default=15
     class_weight : {None, "balanced"}
         Note that balanced weights shift the probabilities towards the
@@ -360,6 +362,7 @@ def calibration_error_table(
     >>> list(res.reliability.columns[4:])
     ['bin', 'bin_low', 'bin_high', 'mean_predicted', 'fraction_positive', 'count']
     """
+    protocols = grid_protocols(bench, protocols)  # None: every protocol the data allows
     if isinstance(protocols, str):
         protocols = [protocols]
     if isinstance(methods, str):

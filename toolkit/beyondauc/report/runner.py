@@ -34,6 +34,7 @@ from ..utils.validation import check_int, check_names
 from ..data.open import DEMO, open_benchmark
 from ..evaluation.parameters import EVALUATION_PARAMETERS
 from ..evaluation.pipeline import data_fingerprint, evaluate, load_evaluation
+from ..metrics.protocols import left_out_message
 from ..utils.parallel import process_pool
 
 if TYPE_CHECKING:
@@ -321,6 +322,7 @@ def run_report(data: str | os.PathLike | Benchmark | pd.DataFrame = DEMO, *,
                models: str | Sequence[str] | None = None, datasets: str | Sequence[str] | None = None,
                out: str | os.PathLike | None = None, pdf: bool = False, jobs: int | None = None,
                dask: str | None = None, include_code: bool = False, pos_label: str | int | bool | None = None,
+               domains: dict[str, str] | str | os.PathLike | None = None, nan_policy: str = "raise",
                parameters: dict[str, object] | None = None, progress: bool = True,
                notebooks_dir: str | os.PathLike | None = None, kernel_name: str = "python3",
                timeout: float | None = None, recompute: bool = False) -> ReportResult:
@@ -337,6 +339,8 @@ def run_report(data: str | os.PathLike | Benchmark | pd.DataFrame = DEMO, *,
     after notebook in it, the namespace reset in between (a Jupyter kernel
     that died or ran a failing notebook is replaced); on Dask each report
     starts its own.
+    The workers never import the calling script, so a script needs no
+    ``if __name__ == "__main__":`` guard around ``run_report``.
 
     Everything is validated before the first Jupyter kernel starts: a parameter no
     notebook declares, or a value out of range, raises ``ValueError``.
@@ -377,6 +381,13 @@ def run_report(data: str | os.PathLike | Benchmark | pd.DataFrame = DEMO, *,
         Show code cells and the parameters in the HTML.
     pos_label : str, int or bool, optional
         Positive label for the notebooks' :func:`open_benchmark`.
+    domains : mapping or path, optional
+        Dataset -> domain over the data's own (a mapping, or a JSON or CSV
+        file of one). Without a domain for every dataset the reports leave
+        the ``outdomain`` and ``indomain`` protocols out and say so.
+    nan_policy : {"raise", "drop"}, default="raise"
+        NaN/inf scores: an error naming the row, or their rows dropped with a
+        warning.
     parameters : dict, optional
         More notebook parameters, e.g. ``{"protocol": "indata", "tolerance": 0.8}``;
         every name must be declared by a notebook, and each notebook gets the
@@ -418,9 +429,8 @@ def run_report(data: str | os.PathLike | Benchmark | pd.DataFrame = DEMO, *,
         timeout = float(timeout)
     folder = _check_notebooks(notebooks_dir or _notebooks_dir())
     extra = _check_extra(parameters, folder)
-    if pos_label is not None:
-        check_parameters({"pos_label": pos_label})
-    full = open_benchmark(data, pos_label=pos_label)
+    check_parameters({"pos_label": pos_label, "domains": domains, "nan_policy": nan_policy})
+    full = open_benchmark(data, pos_label=pos_label, domains=domains, nan_policy=nan_policy)
     bench = open_benchmark(full, models=models, datasets=datasets)
     check_against_benchmark(extra, bench, available=full.datasets)
     slugs = _folder_names(bench.models)
@@ -429,8 +439,10 @@ def run_report(data: str | os.PathLike | Benchmark | pd.DataFrame = DEMO, *,
         out = Path("reports") / safe_name(name or "benchmark")
     # entering refuses, before any computation, a folder not ours and a file of the user's the report would replace
     with ReportFolder(out, planned=_planned_files(slugs.values(), pdf)) as output:
-        result = _run(output, data, bench, folder, slugs, extra, datasets=datasets, models=models, pdf=pdf, jobs=jobs,
-                      dask=dask, include_code=include_code, pos_label=pos_label, progress=progress,
+        data_options = {"models": models, "datasets": datasets, "pos_label": pos_label, "domains": domains,
+                        "nan_policy": nan_policy}
+        result = _run(output, data, bench, folder, slugs, extra, data_options, pdf=pdf, jobs=jobs,
+                      dask=dask, include_code=include_code, progress=progress,
                       kernel_name=kernel_name, timeout=timeout, recompute=recompute)
         output.commit()
     return dataclasses.replace(result, seconds=time.perf_counter() - t0)
@@ -454,7 +466,7 @@ def _check_extra(parameters, folder):
     if parameters is not None and not isinstance(parameters, dict):
         raise TypeError(f"`parameters` must be a dict, got {type(parameters).__name__}")
     extra = dict(parameters or {})
-    clash = sorted(set(extra) & set(_RUNNER_PARAMETERS))
+    clash = sorted(set(extra) & {*_RUNNER_PARAMETERS, "domains", "nan_policy"})
     if clash:
         raise ValueError(f"`parameters` may not set {clash}; use the arguments of the same name")
     bad = [k for k in extra if not isinstance(k, str) or not k.isidentifier()]
@@ -501,15 +513,18 @@ def _evaluation_for(output, data, bench, parameters, *, recompute, progress, job
     return evaluate(data, progress=progress, n_jobs=jobs, **parameters), False
 
 
-def _run(output, data, bench, folder, slugs, extra, *, datasets, models, pdf, jobs, dask, include_code, pos_label,
-         progress, kernel_name, timeout, recompute):
-    """Write the report into ``output.staging``; return the ReportResult (paths of the final folder)."""
+def _run(output, data, bench, folder, slugs, extra, data_options, *, pdf, jobs, dask, include_code, progress,
+         kernel_name, timeout, recompute):
+    """Write the report into ``output.staging``; return the ReportResult (paths of the final folder).
+
+    ``data_options`` are the evaluation parameters that say how to read the data (models, datasets, pos_label,
+    domains, nan_policy).
+    """
     t0 = time.perf_counter()
     stage = output.staging
     (stage / "models").mkdir()
     ev_params = {k: v for k, v in extra.items() if k in EVALUATION_PARAMETERS}
-    ev_params.update({k: v for k, v in (("models", models), ("datasets", datasets), ("pos_label", pos_label))
-                      if v is not None})
+    ev_params.update({k: v for k, v in data_options.items() if v is not None})
     notebook_extra = {k: v for k, v in extra.items() if k not in EVALUATION_PARAMETERS}
     workers = min(jobs, len(bench.models) + 1)
     executor, close, workers = _make_executor(workers, dask)
@@ -527,6 +542,20 @@ def _run(output, data, bench, folder, slugs, extra, *, datasets, models, pdf, jo
         close()
 
 
+#: How a report tells its readers to give the domains (the reader may use either interface).
+_REPORT_DOMAIN_HINT = ("to include them, add a 'domain' column to the data, or give the domains (--domains on the "
+                       "command line, domains= in Python)")
+
+
+def _notes(evaluation):
+    """Sentences every report and the index show above the numbers: what the evaluation left out, and why."""
+    left = evaluation.data.get("protocols_left_out") or {}
+    if not left:
+        return []
+    text = left_out_message(left, hint=_REPORT_DOMAIN_HINT)
+    return [text[0].upper() + text[1:] + "."]
+
+
 def _warm_worker(kernel_name, cwd):
     """Start this worker's Jupyter kernel and import what the notebooks need (runs in a worker, during the
     evaluation).
@@ -536,6 +565,14 @@ def _warm_worker(kernel_name, cwd):
     os.environ["MPLBACKEND"] = _INLINE_BACKEND
     with contextlib.suppress(Exception):
         _worker_jupyter_kernel(kernel_name).warm(cwd)
+
+
+def _worker_failed(spec, exc):
+    """The failed ModelReport of ``spec`` whose worker raised ``exc`` or ended."""
+    error = f"worker: {_error_of(exc)}"
+    if isinstance(exc, concurrent.futures.process.BrokenProcessPool):
+        error += " (a worker process ended abruptly: killed, or out of memory)"
+    return ModelReport(spec["model"], Path(spec["target"]).name, "failed", error, None, None, (), math.nan)
 
 
 def _render_reports(output, evaluation, reused, bench, folder, slugs, notebook_extra, executor, workers, *, pdf,
@@ -554,7 +591,7 @@ def _render_reports(output, evaluation, reused, bench, folder, slugs, notebook_e
                 for n in names]
 
     base_header = {"source": source, "sha256": sha256, "version": __version__, "date": date,
-                   "evaluation_created": evaluation.created}
+                   "evaluation_created": evaluation.created, "notes": _notes(evaluation)}
     base = {"kernel_name": kernel_name, "timeout": timeout, "include_code": include_code, "pdf": bool(pdf),
             "reuse_jupyter_kernel": dask is None}
     specs = []
@@ -569,20 +606,19 @@ def _render_reports(output, evaluation, reused, bench, folder, slugs, notebook_e
                       header=dict(base_header, title="beyondauc report: benchmark overview", model=None,
                                   index=posixpath.relpath("index.html", OVERVIEW), parameters=shown)))
 
-    results = {}
-    futures = {executor.submit(_report_job, spec): spec for spec in specs}
+    results, futures = {}, {}
+    for spec in specs:
+        try:
+            futures[executor.submit(_report_job, spec)] = spec
+        except concurrent.futures.process.BrokenProcessPool as exc:  # a worker died before: no report can run
+            results[spec["target"]] = _worker_failed(spec, exc)
     with _progress(len(specs), progress) as bar:
         for fut in concurrent.futures.as_completed(futures):
             spec = futures[fut]
             try:
                 results[spec["target"]] = fut.result()
             except Exception as exc:  # noqa: BLE001 - a worker died: only this report fails
-                error = f"worker: {_error_of(exc)}"
-                if isinstance(exc, concurrent.futures.process.BrokenProcessPool):
-                    error += (" (workers are new processes that import the calling script: in a script, "
-                              "call run_report under `if __name__ == '__main__':`)")
-                results[spec["target"]] = ModelReport(spec["model"], Path(spec["target"]).name, "failed",
-                                                      error, None, None, (), math.nan)
+                results[spec["target"]] = _worker_failed(spec, exc)
             if bar is not None:
                 bar.update(1)
     reports = tuple(results[s["target"]] for s in specs[:-1])
@@ -593,7 +629,7 @@ def _render_reports(output, evaluation, reused, bench, folder, slugs, notebook_e
         "source": source, "sha256": sha256, "version": __version__, "date": date,
         "n_datasets": len(bench.datasets), "n_models": len(bench.models), "n_failed": n_failed,
         "n_jobs": len(specs), "parameters": evaluation.parameters, "evaluation_created": evaluation.created,
-        "reused": reused, "models": _index_rows(evaluation, reports),
+        "reused": reused, "models": _index_rows(evaluation, reports), "notes": base_header["notes"],
         "overview": {"html": overview.html, "status": overview.status, "error": overview.error,
                      "notebooks": [{"name": nb.name, "path": nb.path} for nb in overview.notebooks]},
     }

@@ -7,6 +7,15 @@ scipy.stats/optimize/sparse: a report's Jupyter kernel, which only draws, skips 
 are imported here first, so that the forked workers inherit them too instead
 of each importing them again (about 1 s of CPU per worker and pool).
 
+A script needs no ``if __name__ == "__main__":`` guard: a worker started by
+``spawn`` (the report's workers; every pool where ``fork`` does not exist)
+would import the calling script again, run its top level -- and so start the
+run again -- before its first task; the pools here start their workers while
+``__main__`` is a stand-in module without a file, so the workers never import
+the script (they need nothing from it: every task is a function of the
+package).  Where ``__main__`` has no file anyway (Jupyter, ``python -c``,
+an interactive session) nothing is changed.
+
 No process a run starts outlives it, even when the run is killed (kill -9):
 every pool worker, and every Jupyter kernel a worker starts, asks the operating
 system to kill it when its parent ends (Linux's parent-death signal; elsewhere a
@@ -17,6 +26,7 @@ workers) is gone.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import functools
 import importlib
@@ -26,8 +36,9 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterable
-from concurrent.futures import ProcessPoolExecutor
+import types
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Future, ProcessPoolExecutor
 
 __all__: list[str] = []
 
@@ -108,9 +119,53 @@ def _start_worker(parent, initializer, initargs):
         initializer(*initargs)
 
 
+#: Held while ``__main__`` is the stand-in, so two pools starting workers at once restore the real one.
+_MAIN_LOCK = threading.Lock()
+
+
+@contextlib.contextmanager
+def script_hidden(start_method: str | None) -> Iterator[None]:
+    """While workers start: ``__main__`` a stand-in without a file, so a spawned worker does not import the script.
+
+    ``multiprocessing`` tells a worker started by ``spawn`` or ``forkserver``
+    to import the parent's main module (by its file or module name) before
+    it unpickles its task, which in a script without a ``__main__`` guard
+    runs the whole script again in the worker.  Forked workers copy the
+    parent instead, and a ``__main__`` without a file is never imported:
+    both are left alone.
+    """
+    main = sys.modules.get("__main__")
+    unnamed = main is None or (getattr(main, "__spec__", None) is None and getattr(main, "__file__", None) is None)
+    if start_method == "fork" or unnamed:
+        yield
+        return
+    with _MAIN_LOCK:
+        sys.modules["__main__"] = types.ModuleType("__main__", "stand-in: the pool's workers need no script")
+        try:
+            yield
+        finally:
+            sys.modules["__main__"] = main
+
+
+class _Pool(ProcessPoolExecutor):
+    """A ``ProcessPoolExecutor`` that starts its workers (all started by ``submit``) with the script hidden."""
+
+    def __init__(self, max_workers: int, mp_context: multiprocessing.context.BaseContext, **kwargs: object) -> None:
+        super().__init__(max_workers=max_workers, mp_context=mp_context, **kwargs)
+        self._start_method = mp_context.get_start_method()
+
+    def submit(self, fn: Callable[..., object], /, *args: object, **kwargs: object) -> Future:
+        with script_hidden(self._start_method):
+            return super().submit(fn, *args, **kwargs)
+
+
 def process_pool(max_workers: int, mp_context: multiprocessing.context.BaseContext,
                  initializer: Callable[..., object] | None = None, initargs: Iterable[object] = ()
                  ) -> ProcessPoolExecutor:
-    """A ``ProcessPoolExecutor`` whose workers end when this process ends, however it ends (kill -9 too)."""
-    return ProcessPoolExecutor(max_workers=max_workers, mp_context=mp_context, initializer=_start_worker,
-                               initargs=(os.getpid(), initializer, tuple(initargs)))
+    """A ``ProcessPoolExecutor`` whose workers end when this process ends, however it ends (kill -9 too).
+
+    Its workers never import the calling script (:func:`script_hidden`): a
+    script needs no ``if __name__ == "__main__":`` guard, whatever the start method.
+    """
+    return _Pool(max_workers, mp_context, initializer=_start_worker,
+                 initargs=(os.getpid(), initializer, tuple(initargs)))
