@@ -125,7 +125,7 @@ def bench_constant(seed=2):
     parts = []
     for d, n, rate in [("a", 60, 0.5), ("b", 90, 0.3), ("c", 50, 0.7)]:
         y = _labels(rng, n, rate)
-        parts.append(pd.DataFrame({"dataset": d, "label": y, "const": 0.7, "score": _signal(rng, y, 1.0)}))
+        parts.append(pd.DataFrame({"dataset": d, "label": y, "const": 0.7, "signal": _signal(rng, y, 1.0)}))
     return pd.concat(parts, ignore_index=True), {"a": "x", "b": "y", "c": "y"}
 
 

@@ -173,6 +173,10 @@ def _add_demo(sub):
         "leaderboard in reports/demo/index.html.",
     )
     _report_options(demo, out_default="reports/demo")
+    demo.add_argument("--kind", choices=("scores", "answers"), default="scores",
+                      help="which embedded demo: 'scores' (8 models' scores on 8 binary datasets) or 'answers' "
+                      "(6 classifiers' answers with confidence on 4 multi-class datasets, the out-of-distribution "
+                      "digits_noisy as --ood-dataset, into reports/demo-answers unless --out)")
 
 
 def _add_evaluate(sub):
@@ -632,11 +636,15 @@ def _report(args, out):
 
     if args.jobs is not None and args.jobs < 1:
         raise ValueError(f"--jobs must be an int >= 1, got {args.jobs}")
-    data = getattr(args, "data", DEMO)
+    data, out_dir, parameters = getattr(args, "data", DEMO), args.out, _parameters(args.parameter, args)
+    if getattr(args, "kind", "scores") == "answers":  # beyondauc demo --kind answers
+        data = "demo:answers"
+        out_dir = "reports/demo-answers" if out_dir == "reports/demo" else out_dir
+        parameters.setdefault("ood_dataset", "digits_noisy")
     result = run_report(
-        data, models=args.models, datasets=args.datasets, out=args.out, pdf=args.pdf, jobs=args.jobs,
+        data, models=args.models, datasets=args.datasets, out=out_dir, pdf=args.pdf, jobs=args.jobs,
         dask=args.dask, include_code=args.include_code, pos_label=_label_value(args.pos_label),
-        domains=_domains(args), nan_policy=args.nan_policy, parameters=_parameters(args.parameter, args),
+        domains=_domains(args), nan_policy=args.nan_policy, parameters=parameters,
         progress=not args.quiet, recompute=args.recompute,
     )
     print(result.summary(), file=out)

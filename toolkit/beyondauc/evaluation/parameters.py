@@ -353,6 +353,18 @@ _SOURCES = {  # where a protocol takes a dataset's calibration (validation) data
 }
 
 
+def resolve_auto(p: dict, bench: Benchmark) -> dict:
+    """The checked parameters with ``"auto"`` resolved for the benchmark's kind.
+
+    ``selective_protocol="auto"``: ``"none"`` for answers (the model's own
+    confidence, as Mishra et al. use it), ``"indata"`` for scores.  The
+    evaluation stores the resolved value.
+    """
+    if p.get("selective_protocol") != "auto":
+        return p
+    return {**p, "selective_protocol": "none" if bench.kind == "answers" else "indata"}
+
+
 def _uses(get, bench, full):
     """The parts of the evaluation that select a calibration and an evaluation part of the data per dataset:
     (what, parameter, protocol, note, benchmark, datasets, ood_dataset) each."""

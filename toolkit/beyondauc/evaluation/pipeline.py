@@ -32,7 +32,7 @@ import pandas as pd
 
 from ..metrics.bootstrap import percentile_interval
 from .container import Evaluation, load_evaluation, package_versions
-from .parameters import check_against_benchmark, check_evaluation_parameters
+from .parameters import check_against_benchmark, check_evaluation_parameters, resolve_auto
 from .summary import findings_table, verdicts_table
 from ..utils.parallel import pool_context, process_pool
 from ..utils.validation import UndefinedMetricWarning, WarningLog, warnings_once
@@ -453,7 +453,7 @@ def evaluate(
     p = check_evaluation_parameters(parameters)
     source, sha256 = data_fingerprint(data)
     bench, full = _open(data, p)
-    p = _resolve_auto(p, bench)
+    p = resolve_auto(p, bench)
     check_against_benchmark(p, bench, available=full)  # what would fail after the grid fails here, before it
     left_out = left_out_protocols(bench)  # the protocols the data cannot give (outdomain, indomain without domains)
     if left_out:
@@ -464,17 +464,6 @@ def evaluate(
                        ignore=[(r"dataset .* has a single class", UndefinedMetricWarning)]) as log:
         return _compute(p, bench, full, source, sha256, t_start, n_jobs=n_jobs, progress=progress, log=log,
                         left_out=left_out)
-
-
-def _resolve_auto(p, bench):
-    """The parameters with ``"auto"`` resolved for this benchmark's kind.
-
-    ``selective_protocol="auto"``: ``"none"`` for answers (the model's own
-    confidence, as Mishra et al. use it), ``"indata"`` for scores.
-    """
-    if p["selective_protocol"] != "auto":
-        return p
-    return {**p, "selective_protocol": "none" if bench.kind == "answers" else "indata"}
 
 
 def _views(bench):

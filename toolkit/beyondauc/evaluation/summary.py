@@ -195,7 +195,8 @@ def _selective(model, p, selective, board):
     mine = selective[selective["model"] == model]
     if mine["disca"].isna().all():
         return "info", "selective", "DiSCA is undefined on every dataset."
-    setting = f"Selective answering (confidences calibrated {p['selective_protocol']}/{p['selective_method']})"
+    setting = ("Selective answering (confidences as given)" if p["selective_protocol"] == "none" else
+               f"Selective answering (confidences calibrated {p['selective_protocol']}/{p['selective_method']})")
     ranked = mine[_rankable(mine)]
     if model not in rank.index and len(ranked):
         return "info", "selective", "DiSCA is undefined on every dataset where its answers can be ranked."

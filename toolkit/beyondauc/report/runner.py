@@ -492,9 +492,9 @@ def _evaluation_for(output, data, bench, parameters, *, recompute, progress, job
 
     Returns ``(evaluation, reused)``; the caller saves it into the staging folder.
     """
-    from ..evaluation.parameters import check_evaluation_parameters as check_evaluation
+    from ..evaluation.parameters import check_evaluation_parameters as check_evaluation, resolve_auto
 
-    complete = check_evaluation(parameters)
+    complete = resolve_auto(check_evaluation(parameters), bench)
     _, sha256 = data_fingerprint(data)
     previous = Path(output.out) / "evaluation"
     if not recompute and (previous / "manifest.json").is_file():
