@@ -151,3 +151,22 @@ def test_the_report_says_what_answers_mean(evaluation):
     table = ba.analyses_table(ev).set_index("analysis")
     assert table.loc["DiSCA out of distribution, NiDMA", "status"] == "shown"
     assert table.loc["DiDMA", "status"] == "left out"
+
+
+def test_benchmark_functions_read_each_models_view():
+    """The benchmark-level functions take an answers benchmark: each model on its own labels."""
+    bench = answers_benchmark(models=("sharp", "coin"))
+    views = [bench.model_view(m) for m in bench.models]
+    both = ba.auc_table(bench)
+    alone = pd.concat([ba.auc_table(v) for v in views], ignore_index=True)
+    pd.testing.assert_frame_equal(both.sort_values(["model", "dataset"]).reset_index(drop=True),
+                                  alone.sort_values(["model", "dataset"]).reset_index(drop=True))
+    for m in bench.models:
+        for d in bench.datasets:
+            row = both.query("model == @m and dataset == @d")
+            assert row["auc"].item() == pytest.approx(roc_auc_score(bench.labels(d, model=m), bench.scores(m, d)))
+    grid = ba.expected_accuracy_grid(bench, protocols=["indata"], methods=["stump"], n_repeats=3)
+    assert list(grid["model"]) == ["sharp", "coin"] * 3  # the order one pass over a scores benchmark gives
+    d = ba.cohort_diagnostics(bench, "coin", "d2", n_repeats=2)
+    ref = ba.cohort_diagnostics(bench.model_view("coin"), "coin", "d2", n_repeats=2)
+    assert d.drift.score == ref.drift.score

@@ -51,6 +51,7 @@ from ..metrics.ranking import best_of_methods, calibration_modes, kendall_tau, r
     score_variance
 from ..metrics.selective_scores import disca_resolution_sensitivity
 from ..metrics.selective_benchmark import selective_answering
+from ..metrics.views import sort_like
 
 __all__ = ["evaluate", "open_evaluation"]
 _MAX_POINTS = 2000  # curves with more points are thinned to what a figure resolves
@@ -471,20 +472,11 @@ def _views(bench):
     return [bench] if bench.kind == "scores" else [bench.model_view(m) for m in bench.models]
 
 
-def _sorted(frame, bench, keys=("protocol", "method", "dataset", "model")):
-    """``frame`` in the order one pass over the benchmark gives: by ``keys``, datasets and models in their order."""
-    order = {"dataset": {d: i for i, d in enumerate(bench.datasets)}, "model": {m: i for i, m in enumerate(bench.models)}}
-    cols = [k for k in keys if k in frame.columns]
-    rank = [frame[k].map(order[k]) if k in order else frame[k].map({v: i for i, v in enumerate(pd.unique(frame[k]))})
-            for k in cols]
-    return frame.iloc[np.lexsort([r.to_numpy() for r in reversed(rank)])].reset_index(drop=True)
-
-
 def _concat_views(parts, bench, keys=("protocol", "method", "dataset", "model")):
     """The per-view tables of one stage as one table (one view: its table as it is)."""
     if len(parts) == 1:
         return parts[0]
-    return _sorted(pd.concat(parts, ignore_index=True), bench, keys)
+    return sort_like(pd.concat(parts, ignore_index=True), bench, keys)
 
 
 def _merge_boots(boots, bench):
@@ -497,7 +489,7 @@ def _merge_boots(boots, bench):
     if len(boots) == 1:
         return boots[0]
     grid = pd.concat([b.grid for b in boots], ignore_index=True)
-    grid = _sorted(grid.assign(_row=np.arange(len(grid))), bench)
+    grid = sort_like(grid.assign(_row=np.arange(len(grid))), bench)
     order = grid.pop("_row").to_numpy()
     reps = np.concatenate([b.replicates for b in boots], axis=1)[:, order]
     b = boots[0]

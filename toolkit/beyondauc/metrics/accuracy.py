@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..utils.validation import check_option
+from .views import each_model_view
 from .bootstrap import check_bootstrap
 from .calibration import METHODS, PROTOCOLS, _check_grid_args, check_n_jobs, point_grid
 from .grid_bootstrap import bootstrap_grid
@@ -26,6 +27,7 @@ if TYPE_CHECKING:  # names in annotations only
 __all__ = ["expected_accuracy", "expected_accuracy_grid"]
 
 
+@each_model_view()
 def expected_accuracy_grid(
     bench: Benchmark, *, protocols: str | Sequence[str] | None = None, methods: str | Sequence[str] = METHODS,
     class_weight: str | None = None, n_repeats: int = 100, random_state: int | None = 0, n_jobs: int = 1,
@@ -83,6 +85,7 @@ def expected_accuracy_grid(
                       n_jobs=n_jobs, reference=reference)
 
 
+@each_model_view()
 def expected_accuracy(
     bench: Benchmark, *, protocol: str = "xdomain", method: str = "logistic", class_weight: str | None = None,
     n_repeats: int = 100, random_state: int | None = 0, n_jobs: int = 1, n_bootstrap: int = 0,

@@ -30,6 +30,7 @@ from ..utils.validation import (
     check_random_state,
     check_scores,
 )
+from .views import each_model_view
 from .fitting import (
     FIT_PREDICT,
     _override_single,
@@ -681,6 +682,7 @@ def point_grid(bench: Benchmark, protocols: Sequence[str], methods: Sequence[str
 
 
 
+@each_model_view()
 def auc_table(bench: Benchmark) -> pd.DataFrame:
     """AUC of every model on every dataset, tidy: ``dataset``, ``domain``, ``model``, ``auc``.
 

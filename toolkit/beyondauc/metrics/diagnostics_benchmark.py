@@ -18,6 +18,7 @@ from ..utils.validation import (
     check_option,
     check_random_state,
 )
+from .views import each_model_view, model_view_of
 from .bootstrap import check_bootstrap, dataset_seed, strata_of
 from .calibration import PROTOCOLS, _protocol_rows
 from .diagnostics import (
@@ -278,6 +279,7 @@ def cohorts(bench: Benchmark, model: str, dataset: str, *, protocol: str | None 
     return y_all[v], s_all[v], y_all[t], s_all[t]
 
 
+@model_view_of
 def cohort_diagnostics(
     bench: Benchmark,
     model: str,
@@ -488,6 +490,7 @@ def diagnostics_intervals(y_val: ArrayLike, s_val: ArrayLike, y_test: ArrayLike,
     return interval_table(estimate, reps, confidence_level)
 
 
+@each_model_view(("model", "dataset"))
 def diagnostics_table(bench: Benchmark, *, models: Sequence[str] | None = None, datasets: Sequence[str] | None = None,
                       protocol: str | None = None, **options: object) -> pd.DataFrame:
     """Headline diagnostics of every model on every dataset, tidy.

@@ -44,6 +44,7 @@ from ..utils.validation import (
 
 # scipy.stats is imported inside the functions that use it: a report kernel only reads a saved
 # evaluation and draws, and skips its import (see _pool.FITTING_MODULES).
+from .views import each_model_view
 from .bootstrap import BLOCK, bca_interval, check_bootstrap, percentile_interval
 from .kernel import _auc_from_counts, _grid_counts, _stacked_counts
 from .replicates import bootstrap_replicates
@@ -516,6 +517,7 @@ def compare_auc(y_true: ArrayLike, score_a: ArrayLike, score_b: ArrayLike, *, po
     return AUCComparison(aucs[0], aucs[1], diff, se, stat, pvalue, low, high, confidence_level, n_pos, n_neg)
 
 
+@each_model_view()
 def auc_intervals(bench: Benchmark, *, confidence_level: float = 0.95, method: str = "delong") -> pd.DataFrame:
     """DeLong intervals of the AUC of every model on every dataset of a benchmark.
 

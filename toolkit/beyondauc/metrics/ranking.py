@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from ..utils.validation import check_int, check_option
+from .views import each_model_view
 from .calibration import SCORES
 from ..data.benchmark import Benchmark
 from .grid_bootstrap import GridBootstrap
@@ -286,6 +287,7 @@ def best_of_methods(grid: pd.DataFrame, *, score: str = "kappa") -> pd.DataFrame
     return out
 
 
+@each_model_view(("model",))
 def score_variance(bench: Benchmark, results: pd.DataFrame | None = None, *, score: str = "accuracy",
                    ) -> pd.DataFrame:
     """Variance of each model's scores (the paper's Table 3).
@@ -379,6 +381,7 @@ def histogram_range(values, clip_quantiles=CLIP_QUANTILES):
 
 
 
+@each_model_view(("model", "dataset"))
 def score_histograms(bench: Benchmark, *, bins: int = 20, models: str | Sequence[str] | None = None,
                      clip_quantiles: tuple[float, float] | None = CLIP_QUANTILES) -> pd.DataFrame:
     """Class-conditional histograms of each model's scores, per dataset and pooled.

@@ -14,6 +14,7 @@ from numpy.typing import ArrayLike
 
 from ..utils.html import result_html
 from ..utils.validation import UndefinedMetricWarning, check_option, check_random_state
+from .views import model_view_of
 from .bootstrap import (
     check_bootstrap,
     dataset_seed,
@@ -140,6 +141,7 @@ def _selective_rows(bench, dataset, protocol, random_state, ood_dataset):
     return cal, ev, ood
 
 
+@model_view_of
 def calibrated_confidence(
     bench: Benchmark, model: str, dataset: str, *, protocol: str = "indata", method: str = "logistic",
     class_weight: str | None = None, random_state: int | None = 0, ood_dataset: str | None = None,
