@@ -170,3 +170,15 @@ def test_benchmark_functions_read_each_models_view():
     d = ba.cohort_diagnostics(bench, "coin", "d2", n_repeats=2)
     ref = ba.cohort_diagnostics(bench.model_view("coin"), "coin", "d2", n_repeats=2)
     assert d.drift.score == ref.drift.score
+
+
+def test_calibration_errors_and_grid_bootstrap_read_each_models_view():
+    bench = answers_benchmark(models=("sharp", "coin"))
+    ce = ba.calibration_error_table(bench, protocols=["indata"], n_repeats=3)
+    for m in bench.models:
+        alone = ba.calibration_error_table(bench.model_view(m), protocols=["indata"], n_repeats=3)
+        pd.testing.assert_frame_equal(ce.ece.query("model == @m").reset_index(drop=True), alone.ece)
+    bs = ba.bootstrap_grid(bench, protocols=["xdomain"], methods=["logistic"], n_bootstrap=8)
+    alone = ba.bootstrap_grid(bench.model_view("coin"), protocols=["xdomain"], methods=["logistic"], n_bootstrap=8)
+    rows = np.flatnonzero((bs.grid["model"] == "coin").to_numpy())
+    assert np.array_equal(bs.replicates[:, rows], alone.replicates, equal_nan=True)

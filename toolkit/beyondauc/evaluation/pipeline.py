@@ -43,7 +43,7 @@ from ..metrics.calibration import PROTOCOLS, check_n_jobs
 from ..metrics.protocols import left_out_message, left_out_protocols
 from ..metrics.curves import class_histogram, roc_points
 from ..metrics.diagnostics_benchmark import cohort_diagnostics, diagnostics_frame
-from ..metrics.grid_bootstrap import GridBootstrap, nanmean_quiet, bootstrap_grid
+from ..metrics.grid_bootstrap import nanmean_quiet, bootstrap_grid
 from ..metrics.intervals import auc_intervals, friedman_test
 from ..metrics.reliability import calibration_error_table
 from ..metrics.ranking import histogram_range
@@ -51,7 +51,6 @@ from ..metrics.ranking import best_of_methods, calibration_modes, kendall_tau, r
     score_variance
 from ..metrics.selective_scores import disca_resolution_sensitivity
 from ..metrics.selective_benchmark import selective_answering
-from ..metrics.views import sort_like
 
 __all__ = ["evaluate", "open_evaluation"]
 _MAX_POINTS = 2000  # curves with more points are thinned to what a figure resolves
@@ -467,58 +466,23 @@ def evaluate(
                         left_out=left_out)
 
 
-def _views(bench):
-    """The benchmarks each stage reads: the benchmark itself, or for answers one per model (its own labels)."""
-    return [bench] if bench.kind == "scores" else [bench.model_view(m) for m in bench.models]
-
-
-def _concat_views(parts, bench, keys=("protocol", "method", "dataset", "model")):
-    """The per-view tables of one stage as one table (one view: its table as it is)."""
-    if len(parts) == 1:
-        return parts[0]
-    return sort_like(pd.concat(parts, ignore_index=True), bench, keys)
-
-
-def _merge_boots(boots, bench):
-    """One :class:`GridBootstrap` of the per-model bootstraps of an answers benchmark.
-
-    Their replicates are paired: each resamples the same examples (the
-    strata of an answers benchmark are its datasets, the same for every
-    model), so ranks and pairwise wins read them together.
-    """
-    if len(boots) == 1:
-        return boots[0]
-    grid = pd.concat([b.grid for b in boots], ignore_index=True)
-    grid = sort_like(grid.assign(_row=np.arange(len(grid))), bench)
-    order = grid.pop("_row").to_numpy()
-    reps = np.concatenate([b.replicates for b in boots], axis=1)[:, order]
-    b = boots[0]
-    return GridBootstrap(grid=grid, replicates=reps, n_bootstrap=b.n_bootstrap,
-                         confidence_level=b.confidence_level, random_state=b.random_state)
-
-
 def _compute(p, bench, full, source, sha256, t_start, *, n_jobs, progress, log, left_out):
     """The body of :func:`evaluate`, once everything is validated, stage by stage; ``log`` takes the workers' warnings."""
     bench_sel = _selective_benchmark(bench, full, p["ood_dataset"])
     stages = _Stages(progress)
     tables = {"datasets": bench.summary()}
-    views = _views(bench)
     with stages.timed("calibration grid and calibration error"):
-        grids, ces = zip(*(_calibration_grid(v, p, n_jobs, [x for x in PROTOCOLS if x not in left_out]) for v in views))
-        grid = _concat_views(grids, bench)
-        tables["calibration_error"] = _concat_views([c.ece for c in ces], bench)
-        tables["reliability"] = _concat_views([c.reliability for c in ces], bench)
+        grid, ce = _calibration_grid(bench, p, n_jobs, [x for x in PROTOCOLS if x not in left_out])
+        tables["calibration_error"], tables["reliability"] = ce.ece, ce.reliability
     with stages.timed("bootstrap of the headline setting"):
-        boots = [_bootstrap(v, p, n_jobs) for v in views]
-        boot = None if boots[0] is None else _merge_boots(boots, bench)
+        boot = _bootstrap(bench, p, n_jobs)
         tables["grid"] = grid = _with_intervals(grid, boot)
         head = grid[(grid["protocol"] == p["protocol"]) & (grid["method"] == p["method"])].reset_index(drop=True)
         tables.update(_ranking_tables(head, boot, p))
-        tables["auc_intervals"] = _concat_views(
-            [auc_intervals(v, confidence_level=p["confidence_level"]) for v in views], bench)
+        tables["auc_intervals"] = auc_intervals(bench, confidence_level=p["confidence_level"])
         tables["friedman"] = _friedman_table(head)
     with stages.timed("tables of the paper"):
-        tables.update(_paper_tables(views, bench, grid, head, p))
+        tables.update(_paper_tables(bench, grid, head, p))
     with stages.timed("cohort diagnostics and selective answering"):
         parts = _per_model(bench, bench_sel, p, n_jobs, log)
         tables.update(_per_model_tables(parts))
@@ -637,15 +601,14 @@ def _friedman_table(head):
         "alpha": pd.Series(dtype=float)})
 
 
-def _paper_tables(views, bench, grid, head, p):
+def _paper_tables(bench, grid, head, p):
     """The Opitz paper's Tables 3 to 5 and its score histograms."""
     return {
         "calibration_modes": pd.concat(
             [calibration_modes(grid, score=s).assign(score=s) for s in ("accuracy", "kappa")], ignore_index=True),
         "best_of_methods": best_of_methods(grid, score="kappa").assign(score="kappa"),
-        "variance": _concat_views([score_variance(v, head, score="accuracy") for v in views], bench, ("model",)),
-        "histograms": _concat_views([score_histograms(v, bins=p["bins"]) for v in views], bench,
-                                    ("model", "dataset")),
+        "variance": score_variance(bench, head, score="accuracy"),
+        "histograms": score_histograms(bench, bins=p["bins"]),
     }
 
 

@@ -48,6 +48,7 @@ from threadpoolctl import threadpool_limits
 
 from ..utils.parallel import pool_context, process_pool
 from ..utils.validation import check_option
+from .views import each_model_view, sort_like
 from .bootstrap import (
     BLOCK,
     bootstrap_counts,
@@ -535,6 +536,23 @@ def _with_intervals(grid, replicates, confidence_level):
     return out[cols]
 
 
+def _bootstrap_of_views(boots, bench):
+    """One :class:`GridBootstrap` of the per-model views of an answers benchmark.
+
+    Their replicates are paired: each resamples the same examples (the
+    strata of an answers benchmark are its datasets, the same for every
+    model), so ranks and pairwise wins read them together.
+    """
+    grid = pd.concat([b.grid for b in boots], ignore_index=True)
+    grid = sort_like(grid.assign(_row=np.arange(len(grid))), bench)
+    order = grid.pop("_row").to_numpy()
+    reps = np.concatenate([b.replicates for b in boots], axis=1)[:, order]
+    b = boots[0]
+    return GridBootstrap(grid=grid, replicates=reps, n_bootstrap=b.n_bootstrap,
+                         confidence_level=b.confidence_level, random_state=b.random_state)
+
+
+@each_model_view(combine=_bootstrap_of_views)
 def bootstrap_grid(
     bench: Benchmark, *, protocols: str | Sequence[str] | None = None, methods: str | Sequence[str] = METHODS,
     n_bootstrap: int = 1000, confidence_level: float = 0.95, class_weight: str | None = None, n_repeats: int = 100,

@@ -23,6 +23,7 @@ from numpy.typing import ArrayLike
 from scipy.special import expit
 from threadpoolctl import threadpool_limits
 
+from .views import each_model_view, sort_like
 from .fitting import (
     _single_class,
     class_weighted,
@@ -310,6 +311,14 @@ class CalibrationErrors:
                 + summary.to_html(float_format=format_number, na_rep=MISSING))
 
 
+def _errors_of_views(parts, bench):
+    """One :class:`CalibrationErrors` of the per-model views of an answers benchmark."""
+    return CalibrationErrors(ece=sort_like(pd.concat([e.ece for e in parts], ignore_index=True), bench),
+                             reliability=sort_like(pd.concat([e.reliability for e in parts], ignore_index=True), bench),
+                             n_bins=parts[0].n_bins)
+
+
+@each_model_view(combine=_errors_of_views)
 def calibration_error_table(
     bench: Benchmark, *, protocols: str | Sequence[str] | None = None, methods: str | Sequence[str] = METHODS,
     n_bins: int = 15, class_weight: str | None = None, n_repeats: int = 100, random_state: int | None = 0,

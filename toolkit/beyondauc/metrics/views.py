@@ -37,11 +37,13 @@ def sort_like(frame: pd.DataFrame, bench: Any, keys: tuple[str, ...] = _KEYS) ->
     return frame.iloc[np.lexsort([r.to_numpy() for r in reversed(rank)])].reset_index(drop=True)
 
 
-def each_model_view(keys: tuple[str, ...] = _KEYS) -> Callable:
-    """Decorate ``func(bench, ...) -> DataFrame`` to run on each model's view of an answers benchmark.
+def each_model_view(keys: tuple[str, ...] = _KEYS, combine: Callable | None = None) -> Callable:
+    """Decorate ``func(bench, ...)`` to run on each model's view of an answers benchmark.
 
-    A ``models`` keyword, where the function takes one, first narrows the
-    benchmark.
+    The views' results are combined by ``combine(results, bench)``; by
+    default they are DataFrames, concatenated and sorted by ``keys``
+    (:func:`sort_like`).  A ``models`` keyword, where the function takes
+    one, first narrows the benchmark.
     """
     def decorate(func):
         @functools.wraps(func)
@@ -54,6 +56,8 @@ def each_model_view(keys: tuple[str, ...] = _KEYS) -> Callable:
             if len(bench.models) == 1:
                 return func(bench.model_view(bench.models[0]), *args, **kwargs)
             parts = [func(bench.model_view(m), *args, **kwargs) for m in bench.models]
+            if combine is not None:
+                return combine(parts, bench)
             return sort_like(pd.concat(parts, ignore_index=True), bench, keys)
         return wrapper
     return decorate
