@@ -139,7 +139,7 @@ def format_range(low: float, high: float, digits: int = 3, *, minus: str = MINUS
     --------
     >>> from beyondauc.utils.formatting import format_range
     >>> format_range(-10.7, -5.98e-11), format_range(0.0123, 0.9871), format_range(3, 3)
-    ('[−10.7, 0.0]', '[0.01, 0.99]', '[3.000, 3.000]')
+    ('[−10.7, 0.0]', '[0.012, 0.987]', '[3.000, 3.000]')
     """
     span = abs(float(high) - float(low))
     decimals = digits

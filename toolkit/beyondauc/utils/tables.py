@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 from tabulate import tabulate
 
-from .formatting import MISSING, format_interval, format_number, is_missing
+from .formatting import MINUS, MISSING, format_number, is_missing
 
 __all__ = ["TITLES", "ReadableTable", "column_title", "readable_table"]
 
@@ -50,11 +50,13 @@ TITLES = {
     "resolution": "grid step", "coverage_1": "coverage 1", "coverage_2": "coverage 2", "i": "fluctuation",
     "d1": "d1", "d2": "d2", "c1": "c1", "c2": "c2", "c": "gap",
 }
-_PX_PER_CHAR, _PX_PADDING = 7.6, 16  # 13 px text (JupyterLab's tables), 0.5 em padding each side
+_PX_PER_CHAR, _PX_PADDING = 7.2, 16  # 13 px text (JupyterLab's tables), 0.5 em padding each side
 # inline, so a table reads the same in Jupyter, the HTML report and its PDF: numbers never break
 _TD = "white-space: nowrap"
 _CI = "display: block; font-size: 0.8em; color: #666"
 _CAPTION = "caption-side: top; text-align: left; font-size: 0.85em; color: #555"
+_ROW_LABEL = "text-align: left"
+_SPANNING = "text-align: center"
 
 
 def column_title(name: object) -> str:
@@ -85,7 +87,7 @@ def _is_rank(name: object) -> bool:
 
 
 def _is_change(name: object) -> bool:
-    return isinstance(name, str) and (name == "change" or name.endswith("_change"))
+    return isinstance(name, str) and name in ("change", "rank_change")
 
 
 def _integer(value: float, low: float, high: float) -> str:
@@ -136,6 +138,13 @@ def _format_cells(series: pd.Series, name: object, *, digits: int, bounds: tuple
     return out
 
 
+def _interval(low: str, high: str) -> str:
+    """``low–high``, or ``low to high`` when an end is negative (``−3 to 2``, not ``−3–2``); none without both ends."""
+    if MISSING in (low, high):
+        return ""
+    return f"{low} to {high}" if low.startswith(MINUS) or high.startswith(MINUS) else f"{low}\u2013{high}"
+
+
 def _bounds(name: object, n_models: int | None) -> tuple[float, float] | None:
     """Where a rank (``1..n_models``) or a rank change (``±(n_models - 1)``) column's integers may lie."""
     top = math.inf if n_models is None else n_models
@@ -164,10 +173,10 @@ def _columns(frame: pd.DataFrame, *, titles: Mapping[object, str], digits: int |
         if isinstance(name, str) and f"{name}_low" in names and f"{name}_high" in names:
             lows, highs = frame[f"{name}_low"].tolist(), frame[f"{name}_high"].tolist()
             if bounds is not None:
-                intervals = [format_interval(lo, hi, 0) if is_missing(lo) or is_missing(hi) else
-                             f"{_integer(lo, *bounds)}\u2013{_integer(hi, *bounds)}" for lo, hi in zip(lows, highs)]
+                intervals = [_interval(_integer(lo, *bounds), _integer(hi, *bounds)) for lo, hi in zip(lows, highs)]
             else:
-                intervals = [format_interval(lo, hi, places) for lo, hi in zip(lows, highs)]
+                intervals = [_interval(format_number(lo, places), format_number(hi, places))
+                             for lo, hi in zip(lows, highs)]
         levels = name if isinstance(name, tuple) else (name,)
         if name in titles:
             header = (titles[name],)
@@ -229,13 +238,15 @@ class ReadableTable:
             for level in range(depth):
                 cells = []
                 if level == 0:
-                    cells += [f'<th scope="col" rowspan="{depth}" class="ba-row-label">{e(h)}</th>'
+                    cells += [f'<th scope="col" rowspan="{depth}" style="{_ROW_LABEL}">{e(h)}</th>'
                               for h in self.row_header]
                 cells += _header_cells(part, level, depth)
                 out.append(f"<tr>{''.join(cells)}</tr>")
             out.append("</thead><tbody>")
             for r, labels in enumerate(self.rows):
-                cells = [f'<th scope="row" class="ba-row-label">{e(lab)}</th>' for lab in labels]
+                # the first of several row labels is written once for its consecutive rows
+                shown = ("",) + labels[1:] if len(labels) > 1 and r and self.rows[r - 1][0] == labels[0] else labels
+                cells = [f'<th scope="row" style="{_ROW_LABEL}">{e(lab)}</th>' for lab in shown]
                 for col in part:
                     ci = col.intervals[r]
                     cells.append(f'<td style="{_TD}">{e(col.cells[r])}'
@@ -271,7 +282,7 @@ def _header_cells(part: list[_Column], level: int, depth: int) -> list[str]:
         if level < depth - 1:
             while j < len(part) and part[j].header[:level + 1] == header[:level + 1]:
                 j += 1
-        span = f' colspan="{j - i}"' if j - i > 1 else ""
+        span = f' colspan="{j - i}" style="{_SPANNING}"' if j - i > 1 else ""
         cells.append(f'<th scope="col"{span}>{html.escape(header[level])}</th>')
         i = j
     return cells
