@@ -169,6 +169,24 @@ def test_a_table_without_row_labels_and_bad_input():
         readable_table([[1, 2]])
 
 
+@pytest.mark.parametrize("kwargs, needle", [
+    ({"n_models": 0}, "`n_models` must be an int >= 1"),
+    ({"n_models": 2.5}, "`n_models` must be an int"),
+    ({"digits": -1}, "`digits` must be an int >= 0"),
+    ({"digits": {"auc": "3"}}, "`digits` must be an int"),
+    ({"words": {"auc": ("yes",)}}, "`words` must map a column to (word for true, word for false)"),
+    ({"width": 0}, "`width`"),
+])
+def test_bad_parameters_are_named(kwargs, needle):
+    with pytest.raises(ValueError, match=re.escape(needle)):
+        readable_table(pd.DataFrame({"auc": [0.9]}), **kwargs)
+
+
+def test_a_rank_column_of_text_is_shown_as_text():
+    rows = _body(_parts(readable_table(pd.DataFrame({"rank": ["first", None]}, index=["a", "b"])))[0])
+    assert [cells for _, cells in rows] == [["first"], [MISSING]]
+
+
 @pytest.mark.parametrize("low, high, expected", [
     (-10.7, -5.98e-11, f"[{MINUS}10.7, 0.0]"),  # the histogram title of issue 24
     (0.0123, 0.9871, "[0.012, 0.987]"),  # three significant digits of the width, 0.975

@@ -23,6 +23,7 @@ import pandas as pd
 from tabulate import tabulate
 
 from .formatting import MINUS, MISSING, format_number, is_missing
+from .validation import check_int, check_number
 
 __all__ = ["TITLES", "ReadableTable", "column_title", "readable_table"]
 
@@ -111,17 +112,18 @@ class _Column:
         return chars * _PX_PER_CHAR + _PX_PADDING
 
 
-def _format_cells(series: pd.Series, name: object, *, digits: int, bounds: tuple[float, float] | None,
+def _format_cells(series: pd.Series, *, digits: int, bounds: tuple[float, float] | None,
                   words: tuple[str, str]) -> list[str]:
+    """A column's cells as text: booleans as ``words``, ranks within ``bounds``, integers, numbers to ``digits``."""
     values = series.tolist()
     if pd.api.types.is_bool_dtype(series) or (
             series.dtype == object and all(isinstance(v, (bool, np.bool_)) or is_missing(v) for v in values)
             and any(isinstance(v, (bool, np.bool_)) for v in values)):
         return [MISSING if is_missing(v) else words[0] if v else words[1] for v in values]
-    if bounds is not None:
+    numeric = pd.api.types.is_numeric_dtype(series)
+    if bounds is not None and numeric:
         return [_integer(v, *bounds) for v in values]
-    kind = series.dtype.kind if isinstance(series.dtype, np.dtype) else getattr(series.dtype, "kind", "O")
-    if kind in "iu" or (pd.api.types.is_integer_dtype(series)):
+    if numeric and pd.api.types.is_integer_dtype(series):
         return [format_number(v, 0) for v in values]
     out = []
     for v in values:
@@ -167,10 +169,10 @@ def _columns(frame: pd.DataFrame, *, titles: Mapping[object, str], digits: int |
                 continue  # shown as the interval of its estimate
         bounds = _bounds(name, n_models)
         places = digits.get(name, 3) if isinstance(digits, Mapping) else digits
-        cells = _format_cells(frame[name], name, digits=places, bounds=bounds,
-                              words=words.get(name, ("yes", "no")))
+        cells = _format_cells(frame[name], digits=places, bounds=bounds, words=words.get(name, ("yes", "no")))
         intervals = [""] * len(cells)
         if isinstance(name, str) and f"{name}_low" in names and f"{name}_high" in names:
+            bounds = bounds if pd.api.types.is_numeric_dtype(frame[name]) else None
             lows, highs = frame[f"{name}_low"].tolist(), frame[f"{name}_high"].tolist()
             if bounds is not None:
                 intervals = [_interval(_integer(lo, *bounds), _integer(hi, *bounds)) for lo, hi in zip(lows, highs)]
@@ -191,7 +193,7 @@ def _columns(frame: pd.DataFrame, *, titles: Mapping[object, str], digits: int |
 def _split(columns: list[_Column], budget: float) -> list[list[_Column]]:
     """Consecutive groups of columns each within ``budget`` pixels, cut between top-level header groups if any."""
     parts, current, used = [], [], 0.0
-    for i, col in enumerate(columns):
+    for col in columns:
         w = col.width()
         if current and used + w > budget:
             # prefer a cut where the top header level changes, if it leaves the part at least half full
@@ -288,6 +290,20 @@ def _header_cells(part: list[_Column], level: int, depth: int) -> list[str]:
     return cells
 
 
+def _check(frame: object, *, digits: object, n_models: object, words: object, width: object) -> None:
+    """One line naming the parameter for bad input, before any formatting."""
+    if not isinstance(frame, pd.DataFrame):
+        raise ValueError(f"`frame` must be a pandas DataFrame, got {type(frame).__name__}")
+    for value in (digits.values() if isinstance(digits, Mapping) else [digits]):
+        check_int(value, "digits", minimum=0)
+    if n_models is not None:
+        check_int(n_models, "n_models", minimum=1)
+    for name, pair in dict(words or {}).items():
+        if not (isinstance(pair, tuple) and len(pair) == 2 and all(isinstance(w, str) for w in pair)):
+            raise ValueError(f"`words` must map a column to (word for true, word for false), got {pair!r} for {name!r}")
+    check_number(width, "width", low=0, low_open=True)
+
+
 def readable_table(frame: pd.DataFrame, *, titles: Mapping[object, str] | None = None,
                    digits: int | Mapping[object, int] = 3, n_models: int | None = None,
                    words: Mapping[object, tuple[str, str]] | None = None, caption: str | None = None,
@@ -337,8 +353,7 @@ def readable_table(frame: pd.DataFrame, *, titles: Mapping[object, str] | None =
     wine       1 (1–2)     yes
     iris       2 (1–3)     no
     """
-    if not isinstance(frame, pd.DataFrame):
-        raise ValueError(f"`frame` must be a pandas DataFrame, got {type(frame).__name__}")
+    _check(frame, digits=digits, n_models=n_models, words=words, width=width)
     data_labels = isinstance(frame.columns, pd.MultiIndex) or frame.columns.name is not None  # a pivot
     if isinstance(frame.index, pd.RangeIndex) and frame.index.name is None:
         row_header, rows = (), [()] * len(frame)  # no row labels
