@@ -388,7 +388,7 @@ def _widest_index(report, name, *, extra_column=False):
         cell = ('<td data-label="vs baseline">better than logreg: AUC +0.012 (\u22120.004 to 0.029), '
                 'p = 0.03</td>')
         text = text.replace('<th class="verdict">verdict</th>', '<th class="verdict">verdict</th><th>vs baseline</th>')
-        text = re.sub(r'(<td class="verdict[^>]*>.*?</td>)', lambda m: m.group(1) + cell, text, flags=re.S)
+        text = re.sub(r'(<td class="verdict[^>]*>.*?</td>)', lambda m: m.group(1) + cell, text, flags=re.DOTALL)
         assert text.count('data-label="vs baseline"') == 8
     path = report.out_dir / name
     path.write_text(text, encoding="utf-8")
