@@ -305,7 +305,7 @@ def test_every_notebook_of_the_constant_model_runs_and_says_why(report):
         assert errors == [], name
     text = " ".join(parse_html((folder / "report.html").read_text(encoding="utf-8")).text.split())
     assert "Traceback" not in text
-    assert "Undefined (NaN) on diabetes, wine: constant scores (every score is 5)." in text
+    assert "Undefined (\u2013) on diabetes, wine: constant scores (every score is 5)." in text
     assert "No dashboard for diabetes, wine: none of the diagnostics of judge is defined there" in text
     assert "Not ranked by DiSCA on diabetes, wine" in text
     assert "Constant scores on 2 of 2 datasets" in text

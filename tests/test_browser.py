@@ -15,6 +15,7 @@ downloaded. A machine without it fails this test with that hint; set
 
 from __future__ import annotations
 
+import re
 import urllib.parse
 import urllib.request
 from pathlib import Path
@@ -228,28 +229,6 @@ def test_index_fits_the_window(report, page):
     page.recorder.check(report.out_dir)
 
 
-def test_index_of_eight_models_with_the_widest_cells_fits_the_window(report, page):
-    """The demo's index once scrolled sideways at 1280 px: a rank change's "not significant (p = 0.81)"
-    did not wrap. Eight rows whose every cell holds the widest text the demo's index shows still fit."""
-    from beyondauc.report.render import _index_rows, _render_index
-
-    row = _index_rows(report.evaluation, report.reports)[0]
-    widest = dict(row, model="random_forest", rank_change="\u22123", change_class="down ns",
-                  stability="not significant (p = 0.81)", auc_rank_ci="2\u20135", accuracy_rank_ci="1\u20135",
-                  verdict="2nd by AUC, 5th by accuracy (not significant); fragile AUC; selective answering "
-                          "average.", verdict_status="warn", disca="\u22120.248", disca_ci="\u22121.696\u20131.021",
-                  kappa_ci="0.702\u20130.772", drift_ci="0.019\u20130.054")
-    context = {"source": "beyondauc demo benchmark", "sha256": "0" * 64, "version": "0.1.0",
-               "date": "2026-11-24T00:00:00+00:00", "n_datasets": 8, "n_models": 8, "n_failed": 0, "n_jobs": 9,
-               "parameters": report.evaluation.parameters, "evaluation_created": "2026-11-24T00:00:00+00:00",
-               "reused": False, "models": [widest] * 8,
-               "overview": {"html": report.overview.html, "status": "ok", "error": None, "notebooks": []}}
-    path = report.out_dir / "index_widest.html"
-    path.write_text(_render_index(context), encoding="utf-8")
-    page.goto(path.resolve().as_uri(), wait_until="load")
-    assert _horizontal_overflow(page) <= 0, "an index of eight models scrolls sideways at 1280 px"
-
-
 @pytest.mark.parametrize("model", MODELS)
 def test_report_reads_in_two_minutes(report, page, model):
     """A model's report at 1280x800: the summary on the first screen, no sideways scrolling (also with every
@@ -297,3 +276,136 @@ def test_overview_fits_and_links_back(report, page):
     assert sections.count() == 1 and sections.first.evaluate("e => e.open")  # its single section, open
     _follow(page, page.locator('a[data-beyondauc="back"]'), report.index)
     page.recorder.check(report.out_dir)
+
+
+# -- a window of 800 and of 1280 px: the index and the reports fit, read as text for people ----------------
+
+WIDTHS = (800, 1280)  # half a laptop screen (or a tablet), and a laptop screen
+
+#: What does not fit the window: the page's sideways scroll, tables reaching past its right edge, and
+#: elements that scroll sideways inside the page (the inner scrollbar of a wide table's output area).
+_LAYOUT = """() => {
+  const vw = window.innerWidth, describe = e => (e.innerText || '').trim().slice(0, 60).replace(/\\s+/g, ' ');
+  return {
+    overflow: document.documentElement.scrollWidth - vw,
+    tables: Array.from(document.querySelectorAll('table'))
+      .filter(t => t.getClientRects().length && (t.getBoundingClientRect().right > vw + 0.5 || t.getBoundingClientRect().left < -0.5))
+      .map(t => `${Math.round(t.getBoundingClientRect().width)} px: ${describe(t)}`),
+    scrollers: Array.from(document.querySelectorAll('body *'))
+      .filter(e => ['auto', 'scroll'].includes(getComputedStyle(e).overflowX) && e.scrollWidth > e.clientWidth + 1)
+      .map(e => `${e.scrollWidth} in ${e.clientWidth} px: ${describe(e)}`),
+  };
+}"""
+
+
+@pytest.fixture
+def sized_page(browser, request):
+    """A fresh page whose window is ``request.param`` px wide (as ``page``, with a Recorder)."""
+    context = browser.new_context(viewport={"width": request.param, "height": 900}, service_workers="block")
+    try:
+        page = context.new_page()
+        page.set_default_timeout(TIMEOUT_MS)
+        page.recorder = Recorder(page)
+        yield page
+    finally:
+        context.close()
+
+
+def _check_fits(page, what):
+    width = page.evaluate("() => window.innerWidth")
+    found = page.evaluate(_LAYOUT)
+    assert found["overflow"] <= 0, f"{what} scrolls sideways at {width} px (by {found['overflow']} px)"
+    assert found["tables"] == [], f"{what} at {width} px: tables wider than the window: {found['tables']}"
+    assert found["scrollers"] == [], f"{what} at {width} px: content that scrolls sideways: {found['scrollers']}"
+
+
+def _visible_text_problems(page):
+    """``...`` (a pandas dump cut short) and Python's ``True``/``False`` in the text a reader sees."""
+    text = page.evaluate("() => document.body.innerText")
+    cut = re.findall(r".{0,40}(?:\.\.\.|\u2026).{0,40}", text)
+    python = re.findall(r".{0,40}\b(?:True|False)\b.{0,40}", text)
+    return cut, python
+
+
+@pytest.mark.parametrize("sized_page", WIDTHS, indirect=True)
+def test_index_fits_and_each_model_name_links_its_report(report, sized_page):
+    page = sized_page
+    _open_index(page, report)
+    _check_fits(page, "the index")
+    rows = page.locator('tr[data-beyondauc="model-row"]')
+    assert rows.count() == len(MODELS)
+    width = page.evaluate("() => window.innerWidth")
+    for i in range(rows.count()):
+        link = rows.nth(i).locator("td.name a")
+        assert link.count() == 1 and link.is_visible()
+        name = link.inner_text().strip()
+        assert link.get_attribute("data-beyondauc") == "report-link"
+        box = link.bounding_box()
+        assert 0 <= box["x"] and box["x"] + box["width"] <= width, f"the link of {name} is off screen: {box}"
+        target = urllib.parse.urljoin(page.url, link.get_attribute("href"))
+        assert _file_path(target) == (report.out_dir / "models" / safe_name(name) / "report.html").resolve()
+    assert not any(_visible_text_problems(page))
+    row = rows.filter(has=page.locator("td.name", has_text="svm"))
+    _follow(page, row.locator("td.name a"), report.out_dir / "models" / "svm" / "report.html")
+    page.recorder.check(report.out_dir)
+
+
+@pytest.mark.parametrize("sized_page", WIDTHS, indirect=True)
+@pytest.mark.parametrize("model", MODELS)
+def test_report_fits_with_every_section_open_and_reads_as_text(report, sized_page, model):
+    """Every table of a model's report within the window (split, not scrolled), every number shown
+    (no ``...``), booleans as words."""
+    page = sized_page
+    model = HOSTILE if model == "knn" else model
+    page.goto((report.out_dir / "models" / safe_name(model) / "report.html").resolve().as_uri(), wait_until="load")
+    page.evaluate("() => document.querySelectorAll('details').forEach(d => d.open = true)")
+    assert page.locator('[data-beyondauc="table"]').count() >= 10, "the report's tables are not readable_table's"
+    _check_fits(page, f"the report of {model}")
+    cut, python = _visible_text_problems(page)
+    assert cut == [], f"text cut short by '...': {cut}"
+    assert python == [], f"Python booleans shown: {python}"
+    page.recorder.check(report.out_dir)
+
+
+def _widest_index(report, name, *, extra_column=False):
+    """The index of eight models whose every cell holds the widest text the demo's index shows; with
+    ``extra_column``, one more column (as a comparison with a baseline will add) of wrapping text."""
+    from beyondauc.report.render import _index_rows, _render_index
+
+    row = _index_rows(report.evaluation, report.reports)[0]
+    widest = dict(row, model="random_forest", rank_change="\u22123", change_class="down ns",
+                  stability="not significant (p = 0.81)", auc_rank_ci="2\u20135", accuracy_rank_ci="1\u20135",
+                  verdict="2nd by AUC, 5th by accuracy (not significant); fragile AUC; selective answering "
+                          "average.", verdict_status="warn", disca="\u22120.248", disca_ci="\u22121.696\u20131.021",
+                  kappa_ci="0.702\u20130.772", drift_ci="0.019\u20130.054")
+    context = {"source": "beyondauc demo benchmark", "sha256": "0" * 64, "version": "0.1.0",
+               "date": "2026-11-24T00:00:00+00:00", "n_datasets": 8, "n_models": 8, "n_failed": 0, "n_jobs": 9,
+               "parameters": report.evaluation.parameters, "evaluation_created": "2026-11-24T00:00:00+00:00",
+               "reused": False, "models": [widest] * 8,
+               "overview": {"html": report.overview.html, "status": "ok", "error": None, "notebooks": []}}
+    text = _render_index(context)
+    if extra_column:
+        cell = ('<td data-label="vs baseline">better than logreg: AUC +0.012 (\u22120.004 to 0.029), '
+                'p = 0.03</td>')
+        text = text.replace('<th class="verdict">verdict</th>', '<th class="verdict">verdict</th><th>vs baseline</th>')
+        text = re.sub(r'(<td class="verdict[^>]*>.*?</td>)', lambda m: m.group(1) + cell, text, flags=re.DOTALL)
+        assert text.count('data-label="vs baseline"') == 8
+    path = report.out_dir / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("sized_page", WIDTHS, indirect=True)
+@pytest.mark.parametrize("extra_column", [False, True], ids=["as-is", "one-more-column"])
+def test_index_of_eight_models_with_the_widest_cells_fits_any_window(report, sized_page, extra_column):
+    """The demo's index once scrolled sideways at 1280 px: a rank change's "not significant (p = 0.81)" did not
+    wrap; at 800 px it scrolled, and the only link to a report was off screen. Eight rows whose every cell holds
+    the widest text the demo's index shows fit at 800 and 1280 px, and still with one column more."""
+    page = sized_page
+    path = _widest_index(report, f"index_widest_{extra_column}.html", extra_column=extra_column)
+    page.goto(path.resolve().as_uri(), wait_until="load")
+    _check_fits(page, "an index of eight models")
+    labels = page.locator('tr[data-beyondauc="model-row"] td[data-label="vs baseline"]')
+    assert labels.count() == (8 if extra_column else 0)
+    if extra_column:
+        assert all(labels.nth(i).is_visible() for i in range(8))

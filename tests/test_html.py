@@ -192,4 +192,4 @@ def test_styled_bad_input(kwargs, needle):
 def test_fmt():
     """One spelling of missing (None, NA and NaN alike) and a true minus sign, as the report index."""
     assert [fmt(v) for v in (None, pd.NA, True, 3, 2.0, 0.123456, np.nan, np.inf, -np.inf, -0.5, "x")] == [
-        "–", "–", "True", "3", "2", "0.1235", "–", "∞", "−∞", "−0.5", "x"]
+        "–", "–", "yes", "3", "2", "0.1235", "–", "∞", "−∞", "−0.5", "x"]

@@ -350,9 +350,9 @@ def test_selective_with_ood_dataset_computes_nidma(runs):
     nb = runs["selective_ood"]
     assert _errors(nb) == []
     bench = beyondauc.load_benchmark(_small_benchmark_frame())
-    tables = [t for t in _texts(nb) if "nidma" in t and "<table" not in t]  # the plain-text repr of the table
+    tables = [t for t in _texts(nb) if "NiDMA" in t and "<table" not in t]  # the plain-text repr of the table
     assert len(tables) == 1 and "None" not in tables[0] and "NaN" not in tables[0]
-    shown = [float(x) for x in re.findall(r"-?\d+\.\d+", tables[0])]
+    shown = [float(x.replace("\u2212", "-")) for x in re.findall(r"[-\u2212]?\d+\.\d+", tables[0])]
     for dataset in ("wine", "iris_versicolor"):
         r = beyondauc.selective_answering(bench, MODEL, dataset, ood_dataset="breast_cancer", computation_score=0.5,
                                           random_state=1)
@@ -362,14 +362,14 @@ def test_selective_with_ood_dataset_computes_nidma(runs):
     assert not any(t.startswith("### breast_cancer") for t in _texts(nb))
     # the coverage curves of the two datasets and the OOD curves (b over tolerance is in the overview)
     assert sum("image/png" in o.get("data", {}) for o in _outputs(nb)) == 2
-    summary = [t for t in _texts(nb) if "disca_rank" in t and "<table" not in t]
+    summary = [t for t in _texts(nb) if "DiSCA rank" in t and "<table" not in t]
     assert summary and "breast_cancer" not in summary[0]
 
 
 def test_test_auroc_without_split_column_falls_back_to_xdomain(runs):
     nb = runs["test_auroc_nosplit"]
     assert _errors(nb) == []
-    tables = [t for t in _texts(nb) if "wasserstein" in t and "<table" not in t]
+    tables = [t for t in _texts(nb) if "Wasserstein W" in t and "<table" not in t]
     assert tables and "xdomain" in tables[0] and "split" not in tables[0]
     # full dashboards for the two datasets with the largest drift (n_dashboards=2), largest first
     assert sum("image/png" in o.get("data", {}) for o in _outputs(nb)) == 2

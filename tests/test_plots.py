@@ -34,6 +34,7 @@ from beyondauc.plots import (
     ToleranceDisplay,
     WassersteinDisplay,
 )
+from beyondauc.utils.formatting import format_range
 
 # -- data -------------------------------------------------------------------------------
 
@@ -336,7 +337,7 @@ def test_histogram_outlier_is_clipped_into_the_last_bin_and_said():
     assert disp.edges_[-1] < SV.max() + 0.1 * np.ptp(SV)
     heights = [p.get_height() for p in ax.patches]
     assert sum(heights) == len(s)  # nothing dropped
-    assert f"{disp.n_clipped_} beyond" in ax.get_xlabel() and "end bins" in ax.get_xlabel()
+    assert f"{disp.n_clipped_} outside [" in ax.get_xlabel() and "end bins" in ax.get_xlabel()
     full = ClassHistogramDisplay.from_predictions(YV, s, bins=10, clip_quantiles=None, ax=plt.subplots()[1])
     assert full.n_clipped_ == 0 and full.edges_[-1] == s.max() and full.ax_.get_xlabel() == "score"
 
@@ -351,7 +352,7 @@ def test_dashboard_histograms_share_robust_edges():
     edges_v = sorted({round(p.get_x(), 12) for p in hv.patches})
     edges_t = sorted({round(p.get_x(), 12) for p in ht.patches})
     assert edges_v == edges_t and max(p.get_x() + p.get_width() for p in ht.patches) < 10
-    assert re.search(r"\b[123] beyond \[", ht.get_xlabel()), ht.get_xlabel()
+    assert re.search(r"\b[123] outside \[", ht.get_xlabel()), ht.get_xlabel()
 
 
 def test_histogram_string_labels_with_pos_label():
@@ -885,7 +886,9 @@ def test_score_histograms_panels_are_the_table(model, density, no_show):
     title = disp.figure_._suptitle.get_text()
     assert model in title
     clipped = int(table.loc[table["dataset"] == "all", "clipped"].sum())
-    assert (f"{clipped} of {len(s)} scores beyond" in title) == (clipped > 0)
+    assert (f"{clipped} of {len(s)} scores outside" in title) == (clipped > 0)
+    if clipped:  # the range as a reader reads it: both ends to the decimals of its width, no 5.98e-11
+        assert format_range(lo, hi) in title and "e-" not in title
     for ax, name in zip(disp.axes_, names):
         k = int(table.loc[table["dataset"] == name, "clipped"].sum())
         notes = [t.get_text() for t in ax.texts]

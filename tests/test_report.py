@@ -1067,7 +1067,7 @@ def test_index_leaderboard_values(hostile):
     root = page(hostile["out"] / "index.html")
     head = [th.text.strip() for th in root.marked("leaderboard")[0].find("thead").find_all("th")]
     assert head == ["model", "verdict", "mean AUC", "AUC rank", "mean accuracy", "accuracy rank", "change",
-                    "kappa", "DiSCA", "drift", "report"]
+                    "kappa", "DiSCA", "drift", "files"]
     rows = root.marked("model-row")
     assert len(rows) == len(HOSTILE)
     got = [[_cell(td) for td in row.find_all("td")][:10] for row in rows]

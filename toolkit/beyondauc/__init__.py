@@ -47,6 +47,7 @@ from .metrics import (
     wasserstein_matrix,
 )
 from .report import show as show_figure
+from .report import readable_table
 from .evaluation import EVALUATION_PARAMETERS, Evaluation, evaluate, load_evaluation, open_evaluation
 from .metrics import (
     AUCComparison,
@@ -202,6 +203,7 @@ __all__ = [
     "selective_table",
     "sens_spec_drift",
     "show_figure",
+    "readable_table",
     "styled",
     "tolerance_table",
     "wasserstein_matrix",

@@ -12,6 +12,7 @@ from ..metrics.ranking import (
     rank_changes,
     score_histograms,
 )
+from ..utils.formatting import format_range
 from ..utils.validation import check_int
 from ._base import (
     NEG_COLOR,
@@ -342,8 +343,8 @@ class ScoreHistogramsDisplay:
         pooled = h[h["dataset"] == names[-1]] if "clipped" in h else None
         if pooled is not None and pooled["clipped"].sum() > 0:
             lo, hi = pooled["left"].min(), pooled["right"].max()
-            title += (f"\n{int(pooled['clipped'].sum())} of {int(pooled['count'].sum())} scores beyond "
-                      f"[{lo:.3g}, {hi:.3g}] are counted in the end bins")
+            title += (f"\n{int(pooled['clipped'].sum())} of {int(pooled['count'].sum())} scores outside "
+                      f"{format_range(lo, hi)} are counted in the end bins")
         figure.suptitle(title)
         self.figure_, self.axes_ = figure, list(axes.flat[:len(names)])
         return self

@@ -20,6 +20,7 @@ from ..metrics.diagnostics import (
 )
 from ..metrics.diagnostics_benchmark import cohort_diagnostics
 from ..metrics.ranking import CLIP_QUANTILES, check_clip_quantiles
+from ..utils.formatting import format_range
 from ..utils.validation import check_int, check_random_state
 from ._base import (
     NEG_COLOR,
@@ -240,7 +241,7 @@ class ClassHistogramDisplay:
                     density=density)
         if self.clipped is not None:
             clipped = self.clipped
-        xlabel = "score" if not clipped else f"score ({clipped} beyond [{lo:.3g}, {hi:.3g}] in the end bins)"
+        xlabel = "score" if not clipped else f"score ({clipped} outside {format_range(lo, hi)} in the end bins)"
         ax.set(xlabel=xlabel, ylabel="density" if density else "examples", title=f"{self.name} scores by class".strip())
         if xlim is not None:
             ax.set_xlim(xlim)

@@ -7,6 +7,7 @@ the notebooks call to show figures.
 from ..data.open import DEMO, open_benchmark  # noqa: F401  (the notebooks' entry point, re-exported)
 from ..utils.formatting import markdown_text  # noqa: F401
 from ..utils.output import safe_name  # noqa: F401
+from ..utils.tables import readable_table  # noqa: F401
 from .notebook import FORMATS, displayed, figure_alt, setup_figures, show  # noqa: F401
 from .runner import ModelReport, NotebookRun, ReportResult, leaderboard, run_report  # noqa: F401
 
@@ -21,6 +22,7 @@ __all__ = [
     "leaderboard",
     "markdown_text",
     "open_benchmark",
+    "readable_table",
     "run_report",
     "safe_name",
     "setup_figures",

@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 from tabulate import tabulate
 
-__all__ = ["MINUS", "MISSING", "format_interval", "format_number", "is_missing", "markdown_text"]
+__all__ = ["MINUS", "MISSING", "format_interval", "format_number", "format_range", "is_missing", "markdown_text"]
 
 #: How a missing value (None, NaN, pandas' NA) is spelled: an en dash, as the report index shows it.
 MISSING = "\u2013"
@@ -126,6 +126,27 @@ def format_interval(low: float | None, high: float | None, digits: int = 3, *, m
     if is_missing(low) or is_missing(high):
         return ""
     return f"{format_number(low, digits, minus=minus)}\u2013{format_number(high, digits, minus=minus)}"
+
+
+def format_range(low: float, high: float, digits: int = 3, *, minus: str = MINUS) -> str:
+    """``[low, high]`` to the decimals that give the range's width ``digits`` significant digits.
+
+    Both ends get the same decimals, so an end that is zero but for rounding
+    noise reads as zero (``-5.98e-11`` beside ``-10.7`` is ``0.0``), never in
+    scientific notation.
+
+    Examples
+    --------
+    >>> from beyondauc.utils.formatting import format_range
+    >>> format_range(-10.7, -5.98e-11), format_range(0.0123, 0.9871), format_range(3, 3)
+    ('[−10.7, 0.0]', '[0.012, 0.987]', '[3.000, 3.000]')
+    """
+    span = abs(float(high) - float(low))
+    decimals = digits
+    if math.isfinite(span) and span > 0:
+        decimals = max(0, digits - 1 - math.floor(math.log10(span)))
+    ends = [format_number(round(float(v), decimals) + 0.0, decimals, minus=minus) for v in (low, high)]
+    return f"[{ends[0]}, {ends[1]}]"
 
 
 def _cell(value: float | None, rank: float | None, scale: float) -> str:

@@ -31,10 +31,10 @@ BEST = "font-weight: bold"
 
 def fmt(value: object, digits: int = 4) -> str:
     """A value as short text: numbers by :func:`~beyondauc.utils.formatting.format_number` to ``digits``
-    significant digits (missing as ``–``, a true minus sign), booleans as ``True``/``False``, anything else
+    significant digits (missing as ``–``, a true minus sign), booleans as ``yes``/``no``, anything else
     as ``str``."""
     if isinstance(value, (bool, np.bool_)):
-        return str(bool(value))
+        return "yes" if value else "no"
     if is_missing(value) or isinstance(value, numbers.Real):
         return format_number(value, digits, significant=True)
     return str(value)
