@@ -371,7 +371,7 @@ def _selective(model, p, selective, board):
 
 
 def _abstains_worse(model, board, means):
-    """``(best other model, why)`` when ``model``'s mean DiSCA interval lies wholly below the best other's, else None."""
+    """``(best other model, why)`` when the mean DiSCA interval of ``model`` lies wholly below the best other's."""
     if "disca_low" not in board or len(means) < 2:
         return None
     iv = board.set_index("model")[["disca", "disca_low", "disca_high"]]
