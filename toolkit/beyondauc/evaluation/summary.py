@@ -138,7 +138,7 @@ def _judge(value, low, high, threshold, *, below=False):
     return "flag" if (high < threshold if below else low >= threshold) else "inconclusive"
 
 
-_LT, _GE, _LE = "<", "\u2265", "\u2264"
+_LT, _GE = "<", "\u2265"
 _SEVERITY = {"flag": 3, "inconclusive": 2, "unchecked": 1, "clear": 0}
 
 
@@ -186,7 +186,7 @@ def _ranking(model, p, board, n_models):
                  f"{'significant' if sig else 'not significant'} at {alpha:g}).")
         judged = "clear" if change > 0 else "flag" if sig else "inconclusive"
         reason = (f"rank drop{'' if sig else ' inconclusive'}: {places} once a threshold is learnt elsewhere, "
-                  f"{ptext} {_LE if sig else '>'} {alpha:g}")
+                  + (f"{ptext} (significant at {alpha:g})" if sig else f"{ptext} > {alpha:g}"))
     if judged == "clear":
         return "good", "ranking", text, "", ""
     return ("warn" if judged == "flag" else "info"), "ranking", text, "rank drop", reason
