@@ -235,9 +235,13 @@ def test_index_of_eight_models_with_the_widest_cells_fits_the_window(report, pag
 
     row = _index_rows(report.evaluation, report.reports)[0]
     widest = dict(row, model="random_forest", rank_change="\u22123", change_class="down ns",
-                  stability="not significant (p = 0.81)", auc_rank_ci="2\u20135", accuracy_rank_ci="1\u20135",
-                  verdict="2nd by AUC, 5th by accuracy (not significant); fragile AUC; selective answering "
-                          "average.", verdict_status="warn", disca="\u22120.248", disca_ci="\u22121.696\u20131.021",
+                  stability="stable in 53% of replicates (p = 0.94, not significant)", auc_rank_ci="2\u20135",
+                  accuracy_rank_ci="1\u20135",
+                  verdict="2nd by AUC, 5th by accuracy (change not significant); fragile AUC; DiSCA 0.853.",
+                  verdict_reason="fragile AUC: bias robustness 0.04 < 0.1 on digits_3v8, interval 0.03\u20130.05; "
+                                 "cohort drift: drift 0.081 \u2265 0.05 on iris_versicolor, interval "
+                                 "0.062\u20130.100 (and 1 more)",
+                  verdict_status="warn", disca="\u22120.248", disca_ci="\u22121.696\u20131.021",
                   kappa_ci="0.702\u20130.772", drift_ci="0.019\u20130.054")
     context = {"source": "beyondauc demo benchmark", "sha256": "0" * 64, "version": "0.1.0",
                "date": "2026-11-24T00:00:00+00:00", "n_datasets": 8, "n_models": 8, "n_failed": 0, "n_jobs": 9,
