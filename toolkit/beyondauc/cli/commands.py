@@ -434,7 +434,7 @@ def _rank_change_table(res, bs):
         alpha = 1 - bs.confidence_level
         ch["significant"] = np.where(ch["significant"], f"yes (p <= {alpha:g})",
                                      np.where(ch["rank change"] == 0, "no change", f"no (p > {alpha:g})"))
-        ch = ch.rename(columns={"sign_share": "sign kept in (share of replicates)", "p_value": "p-value"})
+        ch = ch.rename(columns={"sign_share": "sign kept in (share)", "p_value": "p-value"})
     return ch
 
 
