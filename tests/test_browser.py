@@ -235,7 +235,7 @@ def test_index_of_eight_models_with_the_widest_cells_fits_the_window(report, pag
 
     row = _index_rows(report.evaluation, report.reports)[0]
     widest = dict(row, model="random_forest", rank_change="\u22123", change_class="down ns",
-                  stability="stable in 53% of replicates (p = 0.94, not significant)", auc_rank_ci="2\u20135",
+                  stability="stable in 53% of replicates, not significant (p = 0.94)", auc_rank_ci="2\u20135",
                   accuracy_rank_ci="1\u20135",
                   verdict="2nd by AUC, 5th by accuracy (change not significant); fragile AUC; DiSCA 0.853.",
                   verdict_reason="fragile AUC: bias robustness 0.04 < 0.1 on digits_3v8, interval 0.03\u20130.05; "

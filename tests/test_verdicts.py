@@ -184,3 +184,16 @@ def test_the_summary_shows_each_badge_with_its_reason(demo):
         for reason in s.findings.loc[s.findings["reason"] != "", "reason"]:
             assert html.escape(reason) in page
         assert "p_change" not in page and "(significant)" not in page
+
+
+def test_the_user_guide_lists_every_rule():
+    from pathlib import Path
+
+    page = (Path(__file__).resolve().parents[1] / "docs" / "reports.md").read_text(encoding="utf-8")
+    rows = {line.split("|")[1].strip(): line for line in page.splitlines() if line.startswith("| ")}
+    for rule, topic, *_ in summary.RULES:
+        assert rule in rows and f"| {topic} |" in rows[rule], rule
+    assert set(THRESHOLDS) == {"transfer_loss", "kappa_floor", "auc_promise", "drift", "wasserstein",
+                               "bias_robustness"}
+    for value in (THRESHOLDS["transfer_loss"], THRESHOLDS["drift"], THRESHOLDS["bias_robustness"]):
+        assert f"{value:g}" in page

@@ -5,6 +5,12 @@ one-line verdict; both read the ``findings`` and ``verdicts`` tables that
 :func:`~beyondauc.evaluate` stores, so they always agree.  Each finding states
 its number with its interval and the threshold that decided it; the
 thresholds are the module constants below and are printed in every report.
+
+A rule (:data:`RULES`) flags a model only with evidence from the interval:
+the number's whole interval must lie past the threshold.  A number past it
+whose interval straddles it gives a note, "inconclusive"; without a bootstrap
+(no interval) a note, "unchecked".  Every finding names the rule that set its
+status and the number behind it (the ``rule`` and ``reason`` columns).
 """
 
 from __future__ import annotations
@@ -229,8 +235,8 @@ def _threshold(model, p, grid):
             found.sort(key=lambda t: -_SEVERITY[t[0]])
             worst = found[0][0]
             loss = indata.get(row["dataset"], np.nan) - row["accuracy"] if p["protocol"] != "indata" else 1.0
-            what = [f"accuracy {_ci(row, 'accuracy')} at AUC {_num(row['auc'])}"] + [d for j, _, _, d in found
-                                                                                       if j == worst]
+            what = [f"accuracy {_ci(row, 'accuracy')} at AUC {_num(row['auc'])}"]
+            what += [description for j, _, _, description in found if j == worst]
             judged.append((worst, loss if np.isfinite(loss) else 1.0, f"{row['dataset']} ({'; '.join(what)})",
                            found[0][1], found[0][2]))
     failed = sorted([j for j in judged if j[0] == "flag"], key=lambda t: -t[1])

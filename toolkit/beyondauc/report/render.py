@@ -274,7 +274,7 @@ def _interval(row, name, digits=3):
 
 
 def _stability(row, change, parameters):
-    """'stable in 99% of replicates (p = 0.02)': the share of bootstrap replicates that keep the sign of
+    """'stable in 99% of replicates, significant (p = 0.02)': the share of bootstrap replicates that keep the sign of
     the rank change (a stability, not a p-value) and the change's bootstrap p-value, which alone decides
     significance ('' without a change or a bootstrap)."""
     share = row.get("sign_share", row.get("p_change"))
@@ -287,7 +287,7 @@ def _stability(row, change, parameters):
     n_bootstrap = parameters.get("n_bootstrap") or 0
     p_text = f"p < {1 / n_bootstrap:.2g}" if p_value == 0 and n_bootstrap else f"p = {format_number(p_value, 2)}"
     significant = bool(row.get("significant")) and not is_missing(row.get("significant"))
-    return f"{text} ({p_text}{'' if significant else ', not significant'})"
+    return f"{text}, {'significant' if significant else 'not significant'} ({p_text})"
 
 
 def _index_rows(evaluation, reports):
@@ -314,7 +314,7 @@ def _index_rows(evaluation, reports):
             "accuracy_rank_ci": _interval(row, "accuracy_rank", None),
             "rank_change": format_number(change, 0, signed=True),
             "change_class": ("up" if change > 0 else "down" if change < 0 else "") + (
-                " ns" if stability.endswith("not significant)") else ""),
+                " ns" if "not significant" in stability else ""),
             "stability": stability,
             "kappa": format_number(row.get("kappa")), "kappa_ci": _interval(row, "kappa"),
             "disca": format_number(row.get("disca")), "disca_ci": _interval(row, "disca"),
