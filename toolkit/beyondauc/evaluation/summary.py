@@ -148,9 +148,9 @@ _LT, _GE = "<", "\u2265"
 _SEVERITY = {"flag": 3, "inconclusive": 2, "unchecked": 1, "clear": 0}
 
 
-def _reason(rule, judged, what, where, threshold, *, below=False, interval=""):
+def _reason(rule, judged, what, where, threshold, *, below=False, interval="", context=""):
     """The reason a rule gives: 'cohort drift: 0.081 ≥ 0.05 on wine, interval 0.032–0.221'."""
-    past = f"{what} {_LT if below else _GE} {threshold:g} on {where}"
+    past = f"{what} {_LT if below else _GE} {threshold:g}{context} on {where}"
     if judged == "flag":
         return f"{rule}: {past}" + (f", interval {interval}" if interval else "")
     if judged == "inconclusive":
@@ -203,8 +203,8 @@ def _transfer(row, indata):
     out, name = [], str(row["dataset"])
     if not _missing(indata):
         loss = indata - row["accuracy"]
-        low = indata - row.get("accuracy_high", np.nan)
-        high = indata - row.get("accuracy_low", np.nan)
+        ends = [row.get(f"accuracy_{end}") for end in ("high", "low")]
+        low, high = (np.nan if _missing(x) else indata - x for x in ends)
         judged = _judge(loss, low, high, THRESHOLDS["transfer_loss"])
         if judged != "clear":
             iv = format_interval(low, high, 2, minus="-")
@@ -219,8 +219,8 @@ def _transfer(row, indata):
         if judged != "clear":
             iv = format_interval(row.get("kappa_low"), row.get("kappa_high"), 2, minus="-")
             out.append((judged, "decisions near chance", _reason(
-                "decisions near chance", judged, f"kappa {_num(row['kappa'], 2)} at AUC {_num(row['auc'])}", name,
-                THRESHOLDS["kappa_floor"], below=True, interval=iv), f"kappa {_ci(row, 'kappa', 2)}"))
+                "decisions near chance", judged, f"kappa {_num(row['kappa'], 2)}", name, THRESHOLDS["kappa_floor"],
+                below=True, interval=iv, context=f" at AUC {_num(row['auc'])}"), f"kappa {_ci(row, 'kappa', 2)}"))
     return out
 
 
