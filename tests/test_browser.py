@@ -229,6 +229,32 @@ def test_index_fits_the_window(report, page):
     page.recorder.check(report.out_dir)
 
 
+def test_index_of_eight_models_with_the_widest_cells_fits_the_window(report, page):
+    """The demo's index once scrolled sideways at 1280 px: a rank change's "not significant (p = 0.81)"
+    did not wrap. Eight rows whose every cell holds the widest text the demo's index shows still fit."""
+    from beyondauc.report.render import _index_rows, _render_index
+
+    row = _index_rows(report.evaluation, report.reports)[0]
+    widest = dict(row, model="random_forest", rank_change="\u22123", change_class="down ns",
+                  stability="stable in 53% of replicates, not significant (p = 0.94)", auc_rank_ci="2\u20135",
+                  accuracy_rank_ci="1\u20135",
+                  verdict="2nd by AUC, 5th by accuracy (change not significant); fragile AUC; DiSCA 0.853.",
+                  verdict_reason="fragile AUC: bias robustness 0.04 < 0.1 on digits_3v8, interval 0.03\u20130.05; "
+                                 "cohort drift: drift 0.081 \u2265 0.05 on iris_versicolor, interval "
+                                 "0.062\u20130.100 (and 1 more)",
+                  verdict_status="warn", disca="\u22120.248", disca_ci="\u22121.696\u20131.021",
+                  kappa_ci="0.702\u20130.772", drift_ci="0.019\u20130.054")
+    context = {"source": "beyondauc demo benchmark", "sha256": "0" * 64, "version": "0.1.0",
+               "date": "2026-11-24T00:00:00+00:00", "n_datasets": 8, "n_models": 8, "n_failed": 0, "n_jobs": 9,
+               "parameters": report.evaluation.parameters, "evaluation_created": "2026-11-24T00:00:00+00:00",
+               "reused": False, "models": [widest] * 8,
+               "overview": {"html": report.overview.html, "status": "ok", "error": None, "notebooks": []}}
+    path = report.out_dir / "index_widest.html"
+    path.write_text(_render_index(context), encoding="utf-8")
+    page.goto(path.resolve().as_uri(), wait_until="load")
+    assert _horizontal_overflow(page) <= 0, "an index of eight models scrolls sideways at 1280 px"
+
+
 @pytest.mark.parametrize("model", MODELS)
 def test_report_reads_in_two_minutes(report, page, model):
     """A model's report at 1280x800: the summary on the first screen, no sideways scrolling (also with every

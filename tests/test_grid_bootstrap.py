@@ -200,6 +200,24 @@ def hand_bootstrap(auc_reps, acc_reps, auc, acc, datasets=("d1",)):
     return GridBootstrap(grid=grid, replicates=reps, n_bootstrap=B, confidence_level=0.95, random_state=0)
 
 
+def test_rank_change_p_value_is_the_bootstrap_tail_by_hand():
+    """Two models whose accuracy ranks swap in a chosen number of 40 replicates; the AUC ranks never move.
+    m0 is first by AUC and second by accuracy as reported (change -1); in k replicates it is first by accuracy
+    too (change 0).  share of replicates keeping the sign = 1 - k/40; p = 2 * min(P(change <= 0), P(change >= 0))
+    = 2 * k/40 (capped at 1); significant at 95% exactly when p <= 0.05."""
+    B = 40
+    auc_reps = np.tile([0.9, 0.8], (B, 1))[:, None]
+    for k, share, p, significant in [(0, 1.0, 0.0, True), (1, 0.975, 0.05, True), (2, 0.95, 0.1, False),
+                                     (30, 0.25, 1.0, False)]:
+        acc = np.tile([0.6, 0.7], (B, 1))
+        acc[:k] = [0.7, 0.6]
+        bs = hand_bootstrap(auc_reps, acc[:, None], [[0.9, 0.8]], [[0.6, 0.7]])
+        rs = bs.rank_stability("xdomain", "logistic").query("dataset == 'd1'").set_index("model")
+        assert rs.loc["m0", "change"] == -1
+        assert rs.loc["m0", "sign_share"] == pytest.approx(share) and rs.loc["m0", "p_value"] == pytest.approx(p)
+        assert bool(rs.loc["m0", "significant"]) is significant, k
+
+
 def test_rank_stability_dominated_and_exchangeable():
     rng = np.random.default_rng(0)
     B = 4000
@@ -210,13 +228,15 @@ def test_rank_stability_dominated_and_exchangeable():
                          0.8 + 0.02 * rng.normal(size=B)], axis=1)[:, None]
     bs = hand_bootstrap(auc_reps, acc_reps, [[0.9, 0.8, 0.7]], [[0.6, 0.81, 0.8]])
     rs = bs.rank_stability("xdomain", "logistic").query("dataset == 'd1'").set_index("model")
-    assert rs.loc["m0", "change"] == -2 and rs.loc["m0", "p_change"] == 1.0 and rs.loc["m0", "significant"]
+    assert rs.loc["m0", "change"] == -2 and rs.loc["m0", "sign_share"] == 1.0 and rs.loc["m0", "significant"]
+    assert rs.loc["m0", "p_value"] == 0.0 and (rs["p_change"] == rs["sign_share"]).all()  # the former name
     assert rs.loc["m0", "rank_low"] == rs.loc["m0", "rank_high"] == 3
     # m1 climbs from 2 to 1 by a hair over its exchangeable twin m2: it does so in about half the replicates
     assert rs.loc["m1", "change"] == 1
-    assert 0.45 < rs.loc["m1", "p_change"] < 0.55 and not rs.loc["m1", "significant"]
+    assert 0.45 < rs.loc["m1", "sign_share"] < 0.55 and not rs.loc["m1", "significant"]
+    assert rs.loc["m1", "p_value"] == pytest.approx(2 * (1 - rs.loc["m1", "sign_share"]))  # no replicate ties
     # m2 climbs from AUC rank 3 (to 2 as reported, to 1 or 2 in replicates): always up
-    assert rs.loc["m2", "change"] == 1 and rs.loc["m2", "p_change"] == 1.0
+    assert rs.loc["m2", "change"] == 1 and rs.loc["m2", "sign_share"] == 1.0 and rs.loc["m2", "significant"]
     pw = bs.pairwise("xdomain", "logistic").query("dataset == 'd1'").set_index(["model", "other"])
     assert pw.loc[("m1", "m0"), "p_better"] == 1.0
     assert 0.45 < pw.loc[("m1", "m2"), "p_better"] < 0.55
@@ -305,7 +325,8 @@ def test_cli_calibrate_bootstrap(tmp_path):
     out = io.StringIO()
     main(["calibrate", str(path), "--bootstrap", "20", "--confidence-level", "0.9"], out=out)
     text = out.getvalue()
-    assert "90% bootstrap intervals" in text and "p_change" in text and "tau_low" in text
+    assert "90% bootstrap intervals" in text and "p-value" in text and "tau_low" in text
+    assert "p_change" not in text and any(w in text for w in ("no (p > 0.1)", "yes (p <= 0.1)", "no change"))
 
 
 def test_intervals_of_the_mean_are_percentiles_of_the_replicates_means(small):

@@ -1076,9 +1076,11 @@ def test_index_leaderboard_values(hostile):
         change = r["rank_change"]
         if change == 0 or pd.isna(r["significant"]):
             stability = ""
-        else:
-            stability = f"{'' if r['significant'] else 'not '}significant (p = {r['p_change']:.2f})"
-        expected.append([(r["model"], ""), (verdicts.loc[r["model"], "verdict"], ""),
+        else:  # the share of replicates is a stability; only the p-value says significant
+            p = f"p < {1 / evaluation.parameters['n_bootstrap']:.2g}" if r["p_value"] == 0 else f"p = {r['p_value']:.2f}"
+            stability = (f"stable in {r['sign_share']:.0%} of replicates, "
+                         f"{'' if r['significant'] else 'not '}significant ({p})")
+        expected.append([(r["model"], ""), (verdicts.loc[r["model"], "verdict"], verdicts.loc[r["model"], "reason"]),
                          (_fmt(r["auc"]), _ci(r, "auc")), (_rank(r["auc_rank"]), _rank_ci(r, "auc_rank")),
                          (_fmt(r["accuracy"]), _ci(r, "accuracy")),
                          (_rank(r["accuracy_rank"]), _rank_ci(r, "accuracy_rank")),

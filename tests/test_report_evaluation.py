@@ -67,7 +67,7 @@ def test_index_shows_the_evaluations_leaderboard(run):
         cells = [_text(c) for c in re.findall(r"<td[^>]*>(.*?)</td>", row, re.S)]
         model = cells[0]
         b = board.loc[model]
-        assert cells[1] == verdicts.loc[model, "verdict"]
+        assert cells[1] == f"{verdicts.loc[model, 'verdict']} {verdicts.loc[model, 'reason']}"  # the reason under it
         assert cells[2].split()[0] == num(b["auc"])
         assert cells[2].split()[1] == f"{num(b['auc_low'])}–{num(b['auc_high'])}"
         assert cells[3].split() == [str(int(b["auc_rank"])), rank_ci(b, "auc_rank")]

@@ -421,7 +421,7 @@ def _rank_change_table(res, bs):
     """The mean rank changes AUC -> accuracy of one setting, in readers' column names (with rank intervals)."""
     ch = rank_changes(res, score="accuracy", bootstrap=bs).query("dataset == 'mean'")
     cols = ["model", "auc", "auc_rank", "value", "rank", "change"]
-    ch = ch[cols + (["auc_rank_low", "auc_rank_high", "rank_low", "rank_high", "p_change", "significant"]
+    ch = ch[cols + (["auc_rank_low", "auc_rank_high", "rank_low", "rank_high", "sign_share", "p_value", "significant"]
                     if bs is not None else [])].rename(
         columns={"auc": "mean AUC", "auc_rank": "AUC rank", "value": "mean accuracy",
                  "rank": "accuracy rank", "change": "rank change"})
@@ -431,7 +431,10 @@ def _rank_change_table(res, bs):
         for c in ("AUC rank", "accuracy rank"):
             lo, hi = ("auc_rank_low", "auc_rank_high") if c == "AUC rank" else ("rank_low", "rank_high")
             ch[f"{c} interval"] = [f"[{a:g}, {b:g}]" for a, b in zip(ch.pop(lo), ch.pop(hi))]
-        ch["significant"] = np.where(ch["significant"], "yes", "no (p_change < 0.95)")
+        alpha = 1 - bs.confidence_level
+        ch["significant"] = np.where(ch["significant"], f"yes (p <= {alpha:g})",
+                                     np.where(ch["rank change"] == 0, "no change", f"no (p > {alpha:g})"))
+        ch = ch.rename(columns={"sign_share": "sign kept in (share)", "p_value": "p-value"})
     return ch
 
 

@@ -61,7 +61,7 @@ TABLES: dict[str, str] = {
                        "(thinned) and the grid curve on the OOD dataset",
     "fluctuations": "every fluctuation of the grid curve per model x dataset (and on the OOD dataset)",
     "leaderboard": "one row per model: mean AUC and accuracy, their ranks and the change, kappa, DiSCA (over the "
-                   "datasets where its answers are rankable), drift, with intervals and p_change",
+                   "datasets where its answers are rankable), drift, with intervals, sign_share and p_value",
     "calibration_error": "expected calibration error (15 equal-width bins) of the probabilities a calibrator learnt "
                          "under each protocol x method gives on the evaluation data, per dataset x model",
     "reliability": "the reliability bins behind each ECE: mean predicted probability, fraction of positives, count",
@@ -69,9 +69,9 @@ TABLES: dict[str, str] = {
                               "dataset (DiSCA depends on the step through the 0.001 floor)",
     "mean_intervals": "the mean over datasets of every score with its bootstrap interval (headline setting)",
     "findings": "the verdict on each model: one sentence per finding (ranking, threshold, drift, selective, and "
-                "first, where part of it is undefined, analysis) with its status (good, warn, bad, info), generated "
-                "from the tables above",
-    "verdicts": "one line per model for the index, from its findings",
+                "first, where part of it is undefined, analysis) with its status (good, warn, bad, info), the rule "
+                "that set it and the number behind it (reason), generated from the tables above",
+    "verdicts": "one line per model for the index, from its findings, with the reason for its status",
     "auc_intervals": "DeLong confidence interval of the AUC per model x dataset",
     "pairwise": "per dataset and mean, for each ordered pair of models: the accuracy difference, its interval and "
                 "the bootstrap probability that the first beats the second (headline protocol and method)",

@@ -274,7 +274,7 @@ def _leaderboard(grid_head, changes, selective, diagnostics, models, mean_interv
     DataFrame
         Means over datasets; with a bootstrap, the intervals of the mean AUC,
         accuracy and kappa (the grid bootstrap: the same replicates for every
-        dataset and model), the rank intervals and ``p_change``, and the
+        dataset and model), the rank intervals, ``sign_share`` and ``p_value``, and the
         intervals of the mean DiSCA and drift (``disca_low``/``_high``,
         ``drift_low``/``_high``, see :func:`_mean_interval`).
 
@@ -313,7 +313,9 @@ def _leaderboard(grid_head, changes, selective, diagnostics, models, mean_interv
     for src, dst in (("auc_rank", "auc_rank"), ("rank", "accuracy_rank"), ("change", "rank_change"),
                      ("auc_rank_low", "auc_rank_low"), ("auc_rank_high", "auc_rank_high"),
                      ("rank_low", "accuracy_rank_low"), ("rank_high", "accuracy_rank_high"),
-                     ("p_change", "p_change"), ("significant", "significant")):
+                     ("change_low", "rank_change_low"), ("change_high", "rank_change_high"),
+                     ("sign_share", "sign_share"), ("p_value", "p_value"), ("p_change", "p_change"),
+                     ("significant", "significant")):
         if src in ch.columns:
             board[dst] = [ch[src].get(m, np.nan) for m in models]
     for value, point in (("disca", disca), ("drift", drift)):

@@ -5,6 +5,12 @@ one-line verdict; both read the ``findings`` and ``verdicts`` tables that
 :func:`~beyondauc.evaluate` stores, so they always agree.  Each finding states
 its number with its interval and the threshold that decided it; the
 thresholds are the module constants below and are printed in every report.
+
+A rule (:data:`RULES`) flags a model only with evidence from the interval:
+the number's whole interval must lie past the threshold.  A number past it
+whose interval straddles it gives a note, "inconclusive"; without a bootstrap
+(no interval) a note, "unchecked".  Every finding names the rule that set its
+status and the number behind it (the ``rule`` and ``reason`` columns).
 """
 
 from __future__ import annotations
@@ -23,7 +29,7 @@ from ..utils.formatting import format_interval, format_number, markdown_text
 if TYPE_CHECKING:
     from .container import Evaluation
 
-__all__ = ["ModelSummary", "model_summary", "THRESHOLDS"]
+__all__ = ["ModelSummary", "model_summary", "THRESHOLDS", "RULES"]
 
 #: The thresholds behind the findings (printed in every report).
 THRESHOLDS = {
@@ -33,18 +39,46 @@ THRESHOLDS = {
     "drift": 0.05,  # sensitivity/specificity drift between cohorts
     "wasserstein": 1.0,  # W below this: the cohorts shift as much as the classes differ
     "bias_robustness": 0.1,  # bias robustness of the test cohort below this: a small shift mixes the classes
-    "p_change": 0.95,  # a rank change whose sign holds in fewer replicates is not significant
 }
 
+#: Every rule a finding applies: (rule, topic, number, threshold, evidence a flag needs).  A rule whose
+#: number crosses its threshold flags the model only when the number's interval lies wholly past the
+#: threshold too; when the interval reaches back across it the finding is a note, "inconclusive", and
+#: without a bootstrap (no interval) a note, "unchecked".  ``docs/reports.md`` prints this table.
+RULES = (
+    ("rank drop", "ranking", "AUC rank - accuracy rank (mean over datasets)", "< 0",
+     "bootstrap p-value of the change <= 1 - confidence level"),
+    ("threshold transfer", "threshold", "accuracy lost against a threshold learnt on the dataset itself (indata)",
+     f">= {THRESHOLDS['transfer_loss']:g}", "the upper end of the accuracy's interval loses it too"),
+    ("decisions near chance", "threshold", "kappa, where the AUC is at least "
+     f"{THRESHOLDS['auc_promise']:g}", f"< {THRESHOLDS['kappa_floor']:g}",
+     "kappa's interval below the floor and the AUC's above the promise"),
+    ("cohort drift", "drift", "sensitivity/specificity drift between validation and test cohorts",
+     f">= {THRESHOLDS['drift']:g}", "the lower end of the drift's interval at or above the threshold"),
+    ("Wasserstein", "drift", "W = distance between the classes / distance between the cohorts",
+     f"< {THRESHOLDS['wasserstein']:g}", "the upper end of W's interval below the threshold"),
+    ("fragile AUC", "drift", "bias robustness of the test cohort", f"< {THRESHOLDS['bias_robustness']:g}",
+     "the upper end of its interval below the threshold"),
+    ("abstains worse", "selective", "mean DiSCA against the best other model's",
+     "below", "its interval wholly below the best other model's interval"),
+    ("unrankable confidences", "selective", "distinct confidences of the answers on every dataset",
+     f"< {MIN_CONFIDENCES} or one shared by > {MAX_TIE_SHARE:.0%}", "a count, no interval needed"),
+    ("undefined analysis", "analysis", "datasets where the model's scores leave a measure undefined "
+     "(constant scores, tied confidences)", ">= 1", "a count, no interval needed"),
+)
+
 THRESHOLD_TEXT = (
-    "How the findings are decided: a rank change is significant when its sign holds in at least "
-    f"{THRESHOLDS['p_change']:.0%} of the bootstrap replicates; a threshold learnt elsewhere *fails* a dataset "
-    f"when it loses at least {THRESHOLDS['transfer_loss']:.2f} accuracy against a threshold learnt on the dataset "
-    f"itself (indata), or when kappa stays below {THRESHOLDS['kappa_floor']:.1f} although the AUC is at least "
+    "How the findings are decided: a rank change is significant when its bootstrap p-value is at most "
+    "{alpha:g}; a threshold learnt elsewhere *fails* a dataset when it loses at least "
+    f"{THRESHOLDS['transfer_loss']:.2f} accuracy against a threshold learnt on the dataset itself (indata), or "
+    f"when kappa stays below {THRESHOLDS['kappa_floor']:.1f} although the AUC is at least "
     f"{THRESHOLDS['auc_promise']:.1f}; cohorts *drift* when the sensitivity/specificity drift is at least "
     f"{THRESHOLDS['drift']:.2f} or W is below {THRESHOLDS['wasserstein']:.0f}; the AUC is *fragile* when the bias "
-    f"robustness of the test cohort is below {THRESHOLDS['bias_robustness']:.1f}. Intervals are "
-    "{level:.0%} bootstrap percentile intervals ({n_bootstrap} replicates; DeLong for single AUCs)."
+    f"robustness of the test cohort is below {THRESHOLDS['bias_robustness']:.1f}; a model *abstains worse* when "
+    "its mean DiSCA's interval lies wholly below the best other model's. A warning needs the whole interval past "
+    "the threshold; a number past it whose interval is not is a note (inconclusive), and without a bootstrap a "
+    "note (unchecked). Intervals are {level:.0%} bootstrap intervals ({n_bootstrap} replicates; DeLong for "
+    "single AUCs)."
 )
 
 #: Why DiSCA leaves some answers out of its ranking (:func:`~beyondauc.metrics.selective_benchmark.confidence_ties`).
@@ -93,90 +127,209 @@ def _grouped(datasets, values):
     return "; ".join(f"{_and(ds)} ({v})" for v, ds in groups.items())
 
 
+def _missing(x):
+    return x is None or (not isinstance(x, str) and pd.isna(x))
+
+
+def _judge(value, low, high, threshold, *, below=False):
+    """How a rule's number stands against its threshold.
+
+    'clear' (not past it), 'flag' (the whole interval is past it), 'inconclusive' (the number is
+    past it, its interval reaches back across) or 'unchecked' (past it, but no interval).
+    """
+    if _missing(value) or not (value < threshold if below else value >= threshold):
+        return "clear"
+    if _missing(low) or _missing(high):
+        return "unchecked"
+    return "flag" if (high < threshold if below else low >= threshold) else "inconclusive"
+
+
+_LT, _GE = "<", "\u2265"
+_SEVERITY = {"flag": 3, "inconclusive": 2, "unchecked": 1, "clear": 0}
+
+
+def _reason(rule, judged, what, where, threshold, *, below=False, interval="", context=""):
+    """The reason a rule gives: 'cohort drift: 0.081 ≥ 0.05 on wine, interval 0.032–0.221'."""
+    past = f"{what} {_LT if below else _GE} {threshold:g}{context} on {where}"
+    if judged == "flag":
+        return f"{rule}: {past}" + (f", interval {interval}" if interval else "")
+    if judged == "inconclusive":
+        return f"{rule} inconclusive: {past}, but its interval {interval} straddles {threshold:g}"
+    return f"{rule} unchecked: {past}, no interval (no bootstrap)"
+
+
+def _p_text(p_value, n_bootstrap):
+    """'p = 0.16', or 'p < 0.005' when no replicate goes against the change."""
+    if p_value == 0 and n_bootstrap:
+        return f"p < {1 / n_bootstrap:.2g}"
+    return f"p = {_num(p_value, 2 if p_value >= 0.01 else 3)}"
+
+
 def _ranking(model, p, board, n_models):
     row = board[board["model"] == model].iloc[0].to_dict()
     auc_rank, rank, change = row.get("auc_rank"), row.get("accuracy_rank"), row.get("rank_change")
     setting = f"{p['protocol']}, {p['method']}"
     if pd.isna(auc_rank) or pd.isna(rank):
-        return "info", "ranking", f"No rank could be given (undefined AUC or accuracy), ({setting})."
+        return "info", "ranking", f"No rank could be given (undefined AUC or accuracy), ({setting}).", "", ""
     text = (f"{_ordinal(auc_rank)} of {n_models} by mean AUC, {_ci(row, 'auc')}, and {_ordinal(rank)} by expected "
             f"accuracy once its threshold is learnt on other data ({setting}), {_ci(row, 'accuracy')}; "
             f"kappa {_ci(row, 'kappa')}.")
-    pch = row.get("p_change", np.nan)
-    sig = bool(row.get("significant")) if "significant" in row and not pd.isna(row.get("significant")) else None
-    if change and not pd.isna(change):
-        move = f"{'climbs' if change > 0 else 'drops'} {abs(int(change))} place{'s' if abs(change) != 1 else ''}"
-        if sig is None:
-            text += f" It {move} (no bootstrap: stability unknown)."
-            status = "warn" if change < 0 else "good"
-        elif sig:
-            text += f" It {move}, a change that holds in {pch:.0%} of bootstrap replicates (significant)."
-            status = "bad" if change < 0 else "good"
-        else:
-            text += (f" It {move}, but the sign of that change holds in only {pch:.0%} of bootstrap replicates "
-                     f"(below {THRESHOLDS['p_change']:.0%}: not significant).")
-            status = "warn" if change < 0 else "info"
+    share = row.get("sign_share", row.get("p_change", np.nan))
+    p_value, alpha = row.get("p_value", np.nan), 1 - p.get("confidence_level", 0.95)
+    if _missing(change) or not change:
+        stable = f" (the same in {share:.0%} of bootstrap replicates)" if not _missing(share) else ""
+        return "good", "ranking", text + f" Its rank does not change{stable}.", "", ""
+    places = f"{abs(int(change))} place{'s' if abs(change) != 1 else ''}"
+    move = f"{'climbs' if change > 0 else 'drops'} {places}"
+    if _missing(share) or _missing(p_value):
+        text += f" It {move} (no bootstrap: whether the change is significant is unchecked)."
+        judged = "unchecked" if change < 0 else "clear"
+        reason = f"rank drop unchecked: {places}, no interval (no bootstrap)"
     else:
-        text += " Its rank does not change" + (f" (in {pch:.0%} of replicates)." if np.isfinite(pch or np.nan) else ".")
-        status = "good" if rank <= max(1, n_models // 3) else "info"
-    return status, "ranking", text
+        sig = p_value <= alpha
+        ptext = _p_text(p_value, p.get("n_bootstrap", 0))
+        text += (f" It {move}; the change keeps its sign in {share:.0%} of bootstrap replicates ({ptext}: "
+                 f"{'significant' if sig else 'not significant'} at {alpha:g}).")
+        judged = "clear" if change > 0 else "flag" if sig else "inconclusive"
+        reason = (f"rank drop{'' if sig else ' inconclusive'}: {places} once a threshold is learnt elsewhere, "
+                  + (f"{ptext} (significant at {alpha:g})" if sig else f"{ptext} > {alpha:g}"))
+    if judged == "clear":
+        return "good", "ranking", text, "", ""
+    return ("warn" if judged == "flag" else "info"), "ranking", text, "rank drop", reason
+
+
+def _transfer(row, indata):
+    """The threshold rules on one dataset: [(judged, rule, reason, description)] of those that apply."""
+    out, name = [], str(row["dataset"])
+    if not _missing(indata):
+        loss = indata - row["accuracy"]
+        ends = [row.get(f"accuracy_{end}") for end in ("high", "low")]
+        low, high = (np.nan if _missing(x) else indata - x for x in ends)
+        judged = _judge(loss, low, high, THRESHOLDS["transfer_loss"])
+        if judged != "clear":
+            iv = format_interval(low, high, 2, minus="-")
+            out.append((judged, "threshold transfer", _reason(
+                "threshold transfer", judged, f"accuracy lost {_num(loss, 2)}", name, THRESHOLDS["transfer_loss"],
+                interval=iv), f"{loss:.2f} below a threshold learnt on the dataset itself ({iv or 'no interval'})"))
+    if not _missing(row["auc"]) and row["auc"] >= THRESHOLDS["auc_promise"]:
+        judged = _judge(row["kappa"], row.get("kappa_low"), row.get("kappa_high"), THRESHOLDS["kappa_floor"],
+                        below=True)
+        if judged == "flag" and not row.get("auc_low", 0) >= THRESHOLDS["auc_promise"]:
+            judged = "inconclusive"  # the AUC's interval reaches below its promise
+        if judged != "clear":
+            iv = format_interval(row.get("kappa_low"), row.get("kappa_high"), 2, minus="-")
+            out.append((judged, "decisions near chance", _reason(
+                "decisions near chance", judged, f"kappa {_num(row['kappa'], 2)}", name, THRESHOLDS["kappa_floor"],
+                below=True, interval=iv, context=f" at AUC {_num(row['auc'])}"), f"kappa {_ci(row, 'kappa', 2)}"))
+    return out
 
 
 def _threshold(model, p, grid):
     mine = grid[(grid["model"] == model) & (grid["method"] == p["method"])]
-    head = mine[mine["protocol"] == p["protocol"]].set_index("dataset")
+    head = mine[mine["protocol"] == p["protocol"]]
     indata = mine[mine["protocol"] == "indata"].set_index("dataset")["accuracy"]
-    failed = []
-    for dataset, row in head.iterrows():
-        loss = indata.get(dataset, np.nan) - row["accuracy"] if p["protocol"] != "indata" else np.nan
-        chance = row["kappa"] < THRESHOLDS["kappa_floor"] and row["auc"] >= THRESHOLDS["auc_promise"]
-        if (np.isfinite(loss) and loss >= THRESHOLDS["transfer_loss"]) or chance:
-            what = [f"accuracy {_ci(row.to_dict(), 'accuracy')} at AUC {_num(row['auc'])}"]
-            if np.isfinite(loss) and loss >= THRESHOLDS["transfer_loss"]:
-                what.append(f"{loss:.2f} below a threshold learnt on the dataset itself")
-            if chance:
-                what.append(f"kappa {_num(row['kappa'], 2)}")
-            failed.append((loss if np.isfinite(loss) else 1.0, f"{dataset} ({'; '.join(what)})"))
-    if not failed:
-        return "good", "threshold", (f"A threshold learnt on other data ({p['protocol']}) holds on all "
-                                     f"{len(head)} datasets.")
-    failed.sort(key=lambda t: -t[0])
-    status = "bad" if len(failed) > 1 or failed[0][0] >= 2 * THRESHOLDS["transfer_loss"] else "warn"
-    return status, "threshold", (f"A threshold learnt on other data ({p['protocol']}) fails on {len(failed)} of "
-                                 f"{len(head)} datasets: {_names([f for _, f in failed], 2)}.")
+    judged = []  # (severity, loss, dataset text, rule, reason) per dataset that a rule reaches
+    for row in head.to_dict("records"):
+        found = _transfer(row, indata.get(row["dataset"]) if p["protocol"] != "indata" else None)
+        if found:
+            found.sort(key=lambda t: -_SEVERITY[t[0]])
+            worst = found[0][0]
+            loss = indata.get(row["dataset"], np.nan) - row["accuracy"] if p["protocol"] != "indata" else 1.0
+            what = [f"accuracy {_ci(row, 'accuracy')} at AUC {_num(row['auc'])}"]
+            what += [description for j, _, _, description in found if j == worst]
+            judged.append((worst, loss if np.isfinite(loss) else 1.0, f"{row['dataset']} ({'; '.join(what)})",
+                           found[0][1], found[0][2]))
+    failed = sorted([j for j in judged if j[0] == "flag"], key=lambda t: -t[1])
+    doubt = sorted([j for j in judged if j[0] != "flag"], key=lambda t: -t[1])
+    where = f"A threshold learnt on other data ({p['protocol']})"
+    if failed:
+        text = f"{where} fails on {len(failed)} of {len(head)} datasets: {_names([f[2] for f in failed], 2)}."
+        status = "bad" if len(failed) > 1 or failed[0][1] >= 2 * THRESHOLDS["transfer_loss"] else "warn"
+        rule, reason = failed[0][3], failed[0][4] + (f" (and {len(failed) - 1} more)" if len(failed) > 1 else "")
+    elif doubt:
+        text = (f"{where} fails on no dataset with evidence from the intervals (it holds on "
+                f"{len(head) - len(doubt)} of {len(head)}).")
+        status, rule, reason = "info", doubt[0][3], doubt[0][4]
+    else:
+        return "good", "threshold", f"{where} holds on all {len(head)} datasets.", "", ""
+    if doubt:
+        text += (f" {'Unchecked' if doubt[0][0] == 'unchecked' else 'Inconclusive'} on "
+                 f"{_names([f[2] for f in doubt], 2)}.")
+    return status, "threshold", text, rule, reason
+
+
+#: The drift topic's rules: (rule, column, threshold, below, label in the sentence, digits).
+_DRIFT_RULES = (("cohort drift", "drift", THRESHOLDS["drift"], False, "drift", 3),
+                ("Wasserstein", "wasserstein", THRESHOLDS["wasserstein"], True, "W", 2),
+                ("fragile AUC", "bias_robustness_test", THRESHOLDS["bias_robustness"], True, "bias robustness", 2))
+
+
+def _drift_judged(mine):
+    """[(judged, rule, dataset, value, reason, description)] of every drift rule past its threshold."""
+    out = []
+    for rule, col, threshold, below, label, digits in _DRIFT_RULES:
+        if col not in mine:
+            continue
+        for r in mine.to_dict("records"):
+            judged = _judge(r[col], r.get(f"{col}_low"), r.get(f"{col}_high"), threshold, below=below)
+            if judged != "clear":
+                iv = format_interval(r.get(f"{col}_low"), r.get(f"{col}_high"), digits, minus="-")
+                reason = _reason(rule, judged, f"{label} {_num(r[col], digits)}", str(r["dataset"]), threshold,
+                                 below=below, interval=iv)
+                desc = f"{label} {_ci(r, col, digits)} {_LT if below else _GE} {threshold:g}"
+                out.append((judged, rule, str(r["dataset"]), r[col] if not below else -r[col], reason, desc))
+    return sorted(out, key=lambda t: (-_SEVERITY[t[0]], -t[3]))
 
 
 def _drift(model, diagnostics):
     mine = diagnostics[diagnostics["model"] == model]
     if not len(mine):
-        return "info", "drift", "No cohort diagnostics were computed."
-    drifted = mine[(mine["drift"] >= THRESHOLDS["drift"]) | (mine["wasserstein"] < THRESHOLDS["wasserstein"])]
-    fragile = mine[mine["bias_robustness_test"] < THRESHOLDS["bias_robustness"]]
+        return "info", "drift", "No cohort diagnostics were computed.", "", ""
     cohorts = ", ".join(sorted(set(map(str, mine["cohorts"]))))
     undefined = mine[mine["drift"].isna()]
     why = _notes(undefined)
     if len(undefined) == len(mine):  # nothing to judge: say why instead
         reasons = "; ".join(why) or "a cohort with a single class"
-        return "info", "drift", (f"Its cohort drift is undefined on every dataset ({reasons}; cohorts: {cohorts}).")
+        return "info", "drift", (f"Its cohort drift is undefined on every dataset ({reasons}; cohorts: {cohorts})."), \
+            "", ""
+    judged = _drift_judged(mine)
+    flags = [j for j in judged if j[0] == "flag"]
+    doubts = [j for j in judged if j[0] != "flag"]
+    drifted = [j for j in flags if j[1] != "fragile AUC"]
+    fragile = [j for j in flags if j[1] == "fragile AUC"]
     parts = []
-    if len(drifted):
-        items = [f"{r['dataset']} (drift {_ci(r, 'drift', 3)}, W {_num(r['wasserstein'], 2)})"
-                 for r in drifted.sort_values("drift", ascending=False).to_dict("records")]
-        parts.append(f"validation and test cohorts ({cohorts}) drift apart on {len(drifted)} of {len(mine)} datasets: "
+    if drifted:
+        items = _merge_items(drifted)
+        parts.append(f"validation and test cohorts ({cohorts}) drift apart on {len(items)} of {len(mine)} datasets: "
                      f"{_names(items, 2)}")
-    else:
-        parts.append(f"no dataset shows cohort drift (largest {_num(mine['drift'].max(), 3)} on "
+    if fragile:
+        parts.append(f"{'its' if drifted else 'Its'} AUC is fragile to a small shift of the positives on "
+                     f"{_names(_merge_items(fragile), 2)}")
+    if not drifted:
+        with_evidence = " with evidence from its interval" if any(j[1] != "fragile AUC" for j in doubts) else ""
+        parts.append(f"no dataset shows cohort drift{with_evidence} (largest {_num(mine['drift'].max(), 3)} on "
                      f"{mine.loc[mine['drift'].idxmax(), 'dataset']}; cohorts: {cohorts})")
+    if doubts:
+        word = "unchecked" if all(j[0] == "unchecked" for j in doubts) else "inconclusive"
+        parts.append(f"{word} on {_names(_merge_items(doubts), 2)}: past the threshold, but "
+                     + ("its interval reaches back across it" if word == "inconclusive" else "without an interval"))
     if len(undefined):
         parts.append("its drift is undefined on " + "; ".join(f"{_and(d, 2)} ({note})" for note, d in why.items())
                      if why else f"its drift is undefined on {_and(map(str, undefined['dataset']), 2)}")
-    if len(fragile):
-        items = [f"{r['dataset']} ({_ci(r, 'bias_robustness_test', 2)})"
-                 for r in fragile.sort_values("bias_robustness_test").to_dict("records")]
-        parts.append(f"its AUC is fragile to a small shift of the positives on {_names(items, 2)}")
-    status = "bad" if len(drifted) and len(fragile) else "warn" if len(drifted) or len(fragile) else "good"
+    status = "bad" if drifted and fragile else "warn" if flags else "info" if doubts else "good"
     text = "; ".join(parts)
-    return status, "drift", text[0].upper() + text[1:] + "."
+    top = flags or doubts
+    rule = ", ".join(dict.fromkeys(j[1] for j in top)) if top else ""
+    reason = top[0][4] + (f" (and {len(top) - 1} more)" if len(top) > 1 else "") if top else ""
+    return status, "drift", text[0].upper() + text[1:] + ".", rule, reason
+
+
+def _merge_items(judged):
+    """'iris (drift 0.081 (0.032–0.221) ≥ 0.05, W 0.77 (0.51–0.93) < 1)': one item per dataset."""
+    by = {}
+    for j in judged:
+        by.setdefault(j[2], []).append(j[5])
+    return [f"{d} ({', '.join(descs)})" for d, descs in by.items()]
 
 
 def _rankable(selective):
@@ -188,23 +341,24 @@ def _rankable(selective):
 
 def _selective(model, p, selective, board):
     if not len(selective):
-        return "info", "selective", "Selective answering was not computed."
+        return "info", "selective", "Selective answering was not computed.", "", ""
     means = board.set_index("model")["disca"].dropna()  # the leaderboard's mean DiSCA over the rankable datasets
     rank = means.rank(ascending=False, method="min")
     n_ranked = len(rank)
     mine = selective[selective["model"] == model]
     if mine["disca"].isna().all():
-        return "info", "selective", "DiSCA is undefined on every dataset."
+        return "info", "selective", "DiSCA is undefined on every dataset.", "", ""
     setting = ("Selective answering (confidences as given)" if p["selective_protocol"] == "none" else
                f"Selective answering (confidences calibrated {p['selective_protocol']}/{p['selective_method']})")
     ranked = mine[_rankable(mine)]
     if model not in rank.index and len(ranked):
-        return "info", "selective", "DiSCA is undefined on every dataset where its answers can be ranked."
+        return "info", "selective", "DiSCA is undefined on every dataset where its answers can be ranked.", "", ""
     if model not in rank.index:
         return "warn", "selective", (
             f"{setting}: not ranked by DiSCA, since on every dataset its answers have too few distinct confidences "
             f"to rank ({RANK_RULE}); the DiSCA they get ({_num(mine['disca'].min(), 2)} to "
-            f"{_num(mine['disca'].max(), 2)}) says nothing about when to abstain.")
+            f"{_num(mine['disca'].max(), 2)}) says nothing about when to abstain."), "unrankable confidences", (
+            f"unrankable confidences: too few distinct confidences on all {len(mine)} datasets ({RANK_RULE})")
     worst = ranked.loc[ranked["disca"].idxmin()]
     row = board[board["model"] == model].iloc[0].to_dict()
     text = (f"{setting}: mean DiSCA {_ci(row, 'disca')}, {_ordinal(rank[model])} of {n_ranked}; median first mistake "
@@ -215,9 +369,26 @@ def _selective(model, p, selective, board):
         left = mine[~_rankable(mine)]
         where = _grouped(left["dataset"], map(_confidences, left["n_confidences"], left["top_share"]))
         text += f" DiSCA leaves out {where}, where its answers have too few distinct confidences to rank ({RANK_RULE})."
-    k = max(1, n_ranked // 3)
-    status = "good" if rank[model] <= k else "bad" if rank[model] > n_ranked - k else "info"
-    return status, "selective", text
+    worse = _abstains_worse(model, board, means)
+    if worse is None:
+        return "good", "selective", text, "", ""
+    text = f"It abstains worse than {worse[0]}: {worse[1]}. " + text
+    return "warn", "selective", text, "abstains worse", f"abstains worse: {worse[1]}"
+
+
+def _abstains_worse(model, board, means):
+    """``(best other model, why)`` when the mean DiSCA interval of ``model`` lies wholly below the best other's."""
+    if "disca_low" not in board or len(means) < 2:
+        return None
+    iv = board.set_index("model")[["disca", "disca_low", "disca_high"]]
+    others = means.drop(model)
+    best = others.idxmax()
+    mine, theirs = iv.loc[model], iv.loc[best]
+    if _missing(mine["disca_high"]) or _missing(theirs["disca_low"]) or not mine["disca_high"] < theirs["disca_low"]:
+        return None
+    own = format_interval(mine["disca_low"], mine["disca_high"], 3, minus="-")
+    other = format_interval(theirs["disca_low"], theirs["disca_high"], 3, minus="-")
+    return str(best), f"mean DiSCA {_num(mine['disca'])}, interval {own}, wholly below {best}'s {other}"
 
 
 def _notes(diagnostics):
@@ -276,12 +447,19 @@ def _analysis(model, diagnostics, selective, single=frozenset()):
     own = any(str(d) not in single for d in left["dataset"]) if len(left) else False
     own = own or any("single class" not in part for note in notes for part in note.split("; "))
     text = " and ".join(short)
-    return "warn" if own else "info", "analysis", f"{text[0].upper()}{text[1:]}: {'; '.join(details)}."
+    sentence = f"{text[0].upper()}{text[1:]}: {'; '.join(details)}."
+    if not own:  # the data's doing (a single class): a note, no rule of the model's
+        return "info", "analysis", sentence, "", ""
+    return "warn", "analysis", sentence, "undefined analysis", f"undefined analysis: {text}"
 
 
 def findings_table(tables: Mapping[str, pd.DataFrame], parameters: Mapping[str, object],
                    models: Sequence[str]) -> pd.DataFrame:
-    """The ``findings`` table of an evaluation: model, order, topic, status, sentence."""
+    """The ``findings`` table of an evaluation: model, order, topic, status, sentence, rule, reason.
+
+    ``rule`` names the rule that set a warning, a problem or a note (see :data:`RULES`; empty when no
+    rule reached its threshold) and ``reason`` states its number, threshold and interval.
+    """
     rows = []
     n = len(models)
     single = _single_class(tables["datasets"]) if "datasets" in tables else set()
@@ -294,77 +472,140 @@ def findings_table(tables: Mapping[str, pd.DataFrame], parameters: Mapping[str, 
             _drift(model, tables["diagnostics"]),
             _selective(model, parameters, tables["selective"], tables["leaderboard"]),
         ]
-        for i, (status, topic, sentence) in enumerate(items):
-            rows.append({"model": model, "order": i, "topic": topic, "status": status, "sentence": sentence})
-    return pd.DataFrame(rows, columns=["model", "order", "topic", "status", "sentence"])
+        for i, (status, topic, sentence, rule, reason) in enumerate(items):
+            rows.append({"model": model, "order": i, "topic": topic, "status": status, "sentence": sentence,
+                         "rule": rule, "reason": reason})
+    return pd.DataFrame(rows, columns=["model", "order", "topic", "status", "sentence", "rule", "reason"])
+
+
+def _overall(findings):
+    """A model's status: its worst warning or problem; else a note when a rule went unchecked (no
+    bootstrap: nothing has evidence); else good: no rule reaches its threshold with evidence (a rule
+    whose interval straddles its threshold is a note in its finding and named in the verdict's reason)."""
+    statuses = set(findings["status"])
+    if "bad" in statuses or "warn" in statuses:
+        return "bad" if "bad" in statuses else "warn"
+    unchecked = findings["reason"].astype(str).str.contains("unchecked:", regex=False)
+    return "info" if unchecked.any() else "good"
+
+
+def _verdict_parts(r, by, text):
+    """The short clauses of a model's one-line verdict (its reason is given apart)."""
+    parts = []
+    if not pd.isna(r["auc_rank"]) and not pd.isna(r["accuracy_rank"]):
+        rank = f"{_ordinal(r['auc_rank'])} by AUC, {_ordinal(r['accuracy_rank'])} by accuracy"
+        if r["rank_change"] and "significant" in r and not pd.isna(r["significant"]):
+            rank += " (change significant)" if r["significant"] else " (change not significant)"
+        parts.append(rank)
+    if "analysis" in text:  # why part of it is undefined: the sentence's opening clause
+        why = text["analysis"].split(":", 1)[0]
+        parts.append(why[0].lower() + why[1:])
+    if by.get("threshold") in ("warn", "bad"):
+        parts.append(text["threshold"].split(":")[0].replace("A threshold learnt on other data", "threshold")
+                     .replace(" datasets", ""))
+    elif by.get("threshold") == "info":
+        parts.append("threshold transfer inconclusive")
+    if by.get("drift") in ("warn", "bad", "info") and by.get("drift_rule"):
+        rules = by["drift_rule"].replace("Wasserstein", "W below 1")
+        parts.append(rules if by["drift"] != "info" else f"{rules} inconclusive")
+    if by.get("selective") == "warn":
+        parts.append("not ranked by DiSCA" if "not ranked" in text["selective"] else
+                     text["selective"].split(":", 1)[0].replace("It abstains", "abstains"))
+    elif "disca" in r and not pd.isna(r["disca"]):
+        parts.append(f"DiSCA {_num(r['disca'])}")
+    return parts
 
 
 def verdicts_table(findings: pd.DataFrame, leaderboard: pd.DataFrame) -> pd.DataFrame:
-    """One line per model for the index, from its findings."""
+    """One line per model for the index, from its findings: model, status, verdict, reason.
+
+    ``status`` is the worst finding's (good only when no rule reached its threshold); ``reason`` names the
+    rule and the number that set it, as the findings state them.
+    """
     rows = []
     board = leaderboard.set_index("model")
+    if "rule" not in findings:
+        findings = findings.assign(rule="", reason="")
     for model, f in findings.groupby("model", sort=False):
-        r = board.loc[model]
         by = dict(zip(f["topic"], f["status"]))
+        by["drift_rule"] = dict(zip(f["topic"], f["rule"])).get("drift", "")
         text = dict(zip(f["topic"], f["sentence"]))
-        parts = []
-        if not pd.isna(r["auc_rank"]) and not pd.isna(r["accuracy_rank"]):
-            rank = f"{_ordinal(r['auc_rank'])} by AUC, {_ordinal(r['accuracy_rank'])} by accuracy"
-            if r["rank_change"] and "significant" in r and not pd.isna(r["significant"]):
-                rank += " (significant)" if r["significant"] else " (not significant)"
-            parts.append(rank)
-        if "analysis" in text:  # why part of it is undefined: the sentence's opening clause
-            why = text["analysis"].split(":", 1)[0]
-            parts.append(why[0].lower() + why[1:])
-        if by.get("threshold") in ("warn", "bad"):
-            parts.append(text["threshold"].split(":")[0].replace("A threshold learnt on other data", "threshold")
-                         .replace(" datasets", ""))
-        if by.get("drift") in ("warn", "bad"):
-            parts.append("cohort drift" if "drift apart" in text["drift"] else "fragile AUC")
-        parts.append({"good": "answers selectively well", "bad": "answers selectively poorly",
-                      "warn": "not ranked by DiSCA"}.get(by.get("selective"), "selective answering average"))
-        worst = "bad" if "bad" in by.values() else "warn" if "warn" in by.values() else "good"
-        rows.append({"model": model, "status": worst, "verdict": "; ".join(parts) + "."})
-    return pd.DataFrame(rows, columns=["model", "status", "verdict"])
+        status = _overall(f)
+        doubts = [str(x) for x in f.loc[f["rule"].astype(str) != "", "reason"]]
+        if status == "good":
+            reason = "no rule fires with evidence from its interval"
+            if doubts:
+                reason += "; " + "; ".join(doubts[:2]) + (f"; and {len(doubts) - 2} more" if len(doubts) > 2 else "")
+        else:
+            ruled = f[f["rule"].astype(str) != ""]
+            if status != "info":  # the problems first, then the warnings; notes are left to the report
+                ruled = ruled[ruled["status"].isin(["bad", "warn"])].sort_values(
+                    "status", key=lambda c: c.map({"bad": 0, "warn": 1}), kind="stable")
+            reasons = [str(x) for x in ruled["reason"]]
+            reason = "; ".join(reasons[:2]) + (f"; and {len(reasons) - 2} more" if len(reasons) > 2 else "")
+        parts = _verdict_parts(board.loc[model], by, text)
+        rows.append({"model": model, "status": status, "verdict": "; ".join(parts) + ".", "reason": reason})
+    return pd.DataFrame(rows, columns=["model", "status", "verdict", "reason"])
 
 
 _LABELS = {"good": "good", "warn": "warning", "bad": "problem", "info": "note"}
 _COLORS = {"good": "#1a7f37", "warn": "#9a6700", "bad": "#b00020", "info": "#57606a"}
 _BADGE_STYLE = ("display: inline-block; min-width: 4.6em; text-align: center; color: white; border-radius: 3px; "
                 "font-size: 0.8em; font-weight: bold; padding: 0 0.3em;")
+_REASON_STYLE = "display: block; color: #555; font-size: 0.85em;"
+
+
+def _label(status, reason=""):
+    """The badge's word: a note whose rule could not decide says 'inconclusive' or 'unchecked'."""
+    if status == "info" and isinstance(reason, str):
+        for word in ("inconclusive", "unchecked"):
+            if f"{word}:" in reason:
+                return word
+    return _LABELS.get(status, status)
 
 
 @dataclass(frozen=True)
 class ModelSummary:
-    """The verdict on one model: its findings, each one sentence, and the thresholds behind them."""
+    """The verdict on one model: its findings, each one sentence, the reason for its status and the thresholds."""
 
     model: str
     verdict: str
     status: str
     findings: pd.DataFrame = field(repr=False)
     note: str = field(default="", repr=False)
+    reason: str = field(default="", repr=False)
+
+    def _reasons(self):
+        return self.findings["reason"] if "reason" in self.findings else [""] * len(self.findings)
 
     def __repr__(self) -> str:
         lines = [f"ModelSummary({self.model!r}, {self.status}): {self.verdict}"]
-        lines += [f"  [{s}] {t}" for s, t in zip(self.findings["status"], self.findings["sentence"])]
+        if self.reason:
+            lines.append(f"  ({_label(self.status, self.reason)}: {self.reason})")
+        lines += [f"  [{s}] {t}" + (f" [{r}]" if r else "")
+                  for s, t, r in zip(self.findings["status"], self.findings["sentence"], self._reasons())]
         return "\n".join(lines)
 
     def to_markdown(self) -> str:
         """The findings as a Markdown list, names escaped, for notebooks."""
-        return "\n".join(f"- **{_LABELS.get(s, s)}**: {markdown_text(t)}"
-                         for s, t in zip(self.findings["status"], self.findings["sentence"]))
+        return "\n".join(f"- **{_label(s, r)}**: {markdown_text(t)}" + (f" *({markdown_text(r)})*" if r else "")
+                         for s, t, r in zip(self.findings["status"], self.findings["sentence"], self._reasons()))
 
     def _repr_html_(self) -> str:
         items = "".join(
             f'<li class="ba-finding ba-{html.escape(s)}" style="margin: 0.25em 0">'
-            f'<span style="{_BADGE_STYLE} background: {_COLORS.get(s, "#666")}">{_LABELS.get(s, s)}</span> '
-            f'{html.escape(t)}</li>' for s, t in zip(self.findings["status"], self.findings["sentence"]))
+            f'<span style="{_BADGE_STYLE} background: {_COLORS.get(s, "#666")}">{_label(s, r)}</span> '
+            f'{html.escape(t)}'
+            + (f'<span class="ba-reason" style="{_REASON_STYLE}">{html.escape(r)}</span>' if r else "")
+            + '</li>' for s, t, r in zip(self.findings["status"], self.findings["sentence"], self._reasons()))
+        reason = (f'<span class="ba-reason" style="{_REASON_STYLE}">{html.escape(self.reason)}</span>'
+                  if self.reason else "")
         return (f'<div class="ba-summary"><p class="ba-verdict" style="font-size: 1.15em; margin: 0.2em 0 0.4em 0">'
                 f'<span style="{_BADGE_STYLE} background: {_COLORS.get(self.status, "#666")}">'
-                f'{_LABELS.get(self.status, self.status)}</span> <strong>{html.escape(self.model)}</strong>: '
-                f'{html.escape(self.verdict)}</p><ul class="ba-findings" style="list-style: none; padding-left: 0">'
-                f'{items}</ul><p class="ba-thresholds" style="color: #555"><small>{html.escape(self.note)}</small></p>'
-                f'</div>')
+                f'{_label(self.status, self.reason)}</span> <strong>{html.escape(self.model)}</strong>: '
+                f'{html.escape(self.verdict)}{reason}</p><ul class="ba-findings" style="list-style: none; '
+                f'padding-left: 0">{items}</ul><p class="ba-thresholds" style="color: #555"><small>'
+                f'{html.escape(self.note)}</small></p></div>')
 
 
 def model_summary(evaluation: Evaluation, model: str) -> ModelSummary:
@@ -378,12 +619,15 @@ def model_summary(evaluation: Evaluation, model: str) -> ModelSummary:
     >>> s = ba.model_summary(ev, "naive_bayes")
     >>> list(s.findings["topic"])
     ['ranking', 'threshold', 'drift', 'selective']
+    >>> s.status in ("good", "info") or bool(s.reason)  # a warning or problem names its rule and number
+    True
     """
     evaluation.check_model(model)
     f = evaluation.table("findings")
     f = f[f["model"] == model].sort_values("order").reset_index(drop=True)
     v = evaluation.table("verdicts").set_index("model").loc[model]
     p = evaluation.parameters
-    note = THRESHOLD_TEXT.replace("*", "").format(level=p.get("confidence_level", 0.95),
+    level = p.get("confidence_level", 0.95)
+    note = THRESHOLD_TEXT.replace("*", "").format(level=level, alpha=round(1 - level, 6),
                                                    n_bootstrap=p.get("n_bootstrap", 0))
-    return ModelSummary(model, str(v["verdict"]), str(v["status"]), f, note)
+    return ModelSummary(model, str(v["verdict"]), str(v["status"]), f, note, str(v.get("reason", "") or ""))

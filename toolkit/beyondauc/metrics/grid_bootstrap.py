@@ -430,18 +430,23 @@ class GridBootstrap:
         """Bootstrap distribution of each model's AUC rank and ``score`` rank.
 
         Per dataset and for the mean over datasets: the point ranks (rank 1 =
-        best, ties share the best rank), their percentile intervals, and
-        ``p_change``: the share of replicates whose rank change ``auc_rank -
+        best, ties share the best rank), their percentile intervals,
+        ``sign_share``: the share of replicates whose rank change ``auc_rank -
         rank`` has the sign reported (for a reported change of 0: the share
-        where it is 0).  ``significant`` is ``p_change >= 0.95``.
+        where it is 0), a stability, not a p-value; ``p_value``: the
+        bootstrap's two-sided p-value of the change, ``2 * min(P*(change <=
+        0), P*(change >= 0))`` capped at 1 (the change's percentile interval
+        at level ``1 - p_value`` just reaches 0).  ``significant``: a nonzero
+        change with ``p_value <= 1 - confidence_level``.  ``p_change`` is
+        ``sign_share`` under its former name, kept for compatibility.
 
         Returns
         -------
         DataFrame
             ``dataset``, ``model``, ``auc_rank``, ``auc_rank_low``,
             ``auc_rank_high``, ``rank``, ``rank_low``, ``rank_high``,
-            ``change``, ``change_low``, ``change_high``, ``p_change``,
-            ``significant``.
+            ``change``, ``change_low``, ``change_high``, ``sign_share``,
+            ``p_value``, ``p_change``, ``significant``.
         """
         check_option(score, "score", SCORES)
         datasets, models, auc_p, auc_r = self._select(protocol, method, "auc")
@@ -456,17 +461,20 @@ class GridBootstrap:
         valid = np.isfinite(ch_r)
         same_sign = np.where(ch_p > 0, ch_r > 0, np.where(ch_p < 0, ch_r < 0, ch_r == 0))
         with np.errstate(invalid="ignore", divide="ignore"):
-            p = (same_sign & valid).sum(axis=0) / valid.sum(axis=0)
+            n_valid = valid.sum(axis=0)
+            p = (same_sign & valid).sum(axis=0) / n_valid
+            tail = np.minimum((valid & (ch_r <= 0)).sum(axis=0), (valid & (ch_r >= 0)).sum(axis=0)) / n_valid
         p = np.where(np.isfinite(ch_p), p, np.nan)
+        p_value = np.where(np.isfinite(ch_p), np.minimum(1.0, 2 * tail), np.nan)
         n = len(models)
         out = pd.DataFrame({
             "dataset": np.repeat(datasets, n), "model": np.tile(models, len(datasets)),
             "auc_rank": ra_p.ravel(), "auc_rank_low": ra_lo.ravel(), "auc_rank_high": ra_hi.ravel(),
             "rank": rs_p.ravel(), "rank_low": rs_lo.ravel(), "rank_high": rs_hi.ravel(),
             "change": ch_p.ravel(), "change_low": ch_lo.ravel(), "change_high": ch_hi.ravel(),
-            "p_change": p.ravel(),
+            "sign_share": p.ravel(), "p_value": p_value.ravel(), "p_change": p.ravel(),
         })
-        out["significant"] = out["p_change"] >= 0.95
+        out["significant"] = (out["change"] != 0) & (out["p_value"] <= 1 - lvl)
         return out
 
     def pairwise(self, protocol: str, method: str, *, score: str = "accuracy") -> pd.DataFrame:
@@ -604,8 +612,8 @@ def bootstrap_grid(
     >>> bs = bootstrap_grid(bench, protocols=["xdomain"], methods=["logistic"], n_bootstrap=20)
     >>> bool((bs.grid["accuracy_low"] <= bs.grid["accuracy_high"]).all())
     True
-    >>> list(bs.rank_stability("xdomain", "logistic").columns[-2:])
-    ['p_change', 'significant']
+    >>> list(bs.rank_stability("xdomain", "logistic").columns[-4:])
+    ['sign_share', 'p_value', 'p_change', 'significant']
     """
     protocols = grid_protocols(bench, protocols)  # None: every protocol the data allows
     if isinstance(protocols, str):

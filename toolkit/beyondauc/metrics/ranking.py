@@ -131,7 +131,7 @@ def rank_changes(results: pd.DataFrame, *, score: str = "accuracy", bootstrap: G
     score : str, default="accuracy"
     bootstrap : GridBootstrap, optional
         From :func:`~beyondauc.bootstrap_grid` on the same benchmark: adds the
-        rank intervals and ``p_change`` / ``significant`` of
+        rank intervals, ``sign_share``, ``p_value`` and ``significant`` of
         :meth:`GridBootstrap.rank_stability`, computed on its replicates.
 
     Returns
@@ -143,9 +143,12 @@ def rank_changes(results: pd.DataFrame, *, score: str = "accuracy", bootstrap: G
         commit to a threshold, negative when the AUC flattered it.  With
         ``bootstrap``: also ``auc_rank_low``, ``auc_rank_high``,
         ``rank_low``, ``rank_high``, ``change_low``, ``change_high``,
-        ``p_change`` (share of replicates whose change has the reported
-        sign, or is 0 where 0 is reported) and ``significant``
-        (``p_change >= 0.95``).
+        ``sign_share`` (share of replicates whose change has the reported
+        sign, or is 0 where 0 is reported: a stability, not a p-value),
+        ``p_value`` (the bootstrap's two-sided p-value of the change),
+        ``p_change`` (``sign_share`` under its former name) and
+        ``significant`` (a nonzero change with ``p_value <= 1 -
+        confidence_level``).
 
     Examples
     --------
@@ -168,8 +171,8 @@ def rank_changes(results: pd.DataFrame, *, score: str = "accuracy", bootstrap: G
         return out
     protocol, method = _check_bootstrap_for(results, bootstrap)
     st = bootstrap.rank_stability(protocol, method, score=score)
-    extra = ["auc_rank_low", "auc_rank_high", "rank_low", "rank_high", "change_low", "change_high", "p_change",
-             "significant"]
+    extra = ["auc_rank_low", "auc_rank_high", "rank_low", "rank_high", "change_low", "change_high", "sign_share",
+             "p_value", "p_change", "significant"]
     return out.merge(st[["dataset", "model", *extra]], on=["dataset", "model"], how="left")
 
 

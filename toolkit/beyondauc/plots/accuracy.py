@@ -155,7 +155,8 @@ class RankSlopeDisplay:
     drop (the AUC flattered them), grey ones keep their place.  Models that
     share a rank share one label.  With bootstrap rank intervals, each end
     carries its interval as a vertical bar, and a change that is not
-    significant (``p_change`` < 0.95) is drawn dashed and grey.
+    significant (its bootstrap ``p_value`` above 1 - confidence level) is
+    drawn dashed and grey.
 
     Parameters
     ----------

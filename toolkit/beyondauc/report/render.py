@@ -273,6 +273,23 @@ def _interval(row, name, digits=3):
     return format_interval(low, high, digits)
 
 
+def _stability(row, change, parameters):
+    """'stable in 99% of replicates, significant (p = 0.02)': the share of bootstrap replicates that keep the sign of
+    the rank change (a stability, not a p-value) and the change's bootstrap p-value, which alone decides
+    significance ('' without a change or a bootstrap)."""
+    share = row.get("sign_share", row.get("p_change"))
+    p_value = row.get("p_value")
+    if not math.isfinite(change) or change == 0 or is_missing(share):
+        return ""
+    text = f"stable in {format_number(100 * share, 0)}% of replicates"
+    if is_missing(p_value):
+        return text
+    n_bootstrap = parameters.get("n_bootstrap") or 0
+    p_text = f"p < {1 / n_bootstrap:.2g}" if p_value == 0 and n_bootstrap else f"p = {format_number(p_value, 2)}"
+    significant = bool(row.get("significant")) and not is_missing(row.get("significant"))
+    return f"{text}, {'significant' if significant else 'not significant'} ({p_text})"
+
+
 def _index_rows(evaluation, reports):
     """One row per model for ``index.html``, read from the evaluation (the numbers the reports show)."""
     board = evaluation.table("leaderboard")
@@ -283,19 +300,13 @@ def _index_rows(evaluation, reports):
         row = by_model.get(rep.model, {})
         change = row.get("rank_change")
         change = math.nan if change is None or pd.isna(change) else int(change)
-        sig = row.get("significant")
-        p_change = row.get("p_change")
-        if not math.isfinite(change) or change == 0 or sig is None or pd.isna(sig):
-            stability = ""
-        elif sig:
-            stability = f"significant (p = {format_number(p_change, 2)})"
-        else:
-            stability = f"not significant (p = {format_number(p_change, 2)})"
+        stability = _stability(row, change, evaluation.parameters)
         verdict = verdicts.loc[rep.model] if rep.model in verdicts.index else None
         rows.append({
             "model": rep.model, "status": rep.status, "error": rep.error,
             "verdict": None if verdict is None else verdict["verdict"],
             "verdict_status": None if verdict is None else verdict["status"],
+            "verdict_reason": "" if verdict is None else str(verdict.get("reason", "") or ""),
             "auc": format_number(row.get("auc")), "auc_ci": _interval(row, "auc"),
             "auc_rank": format_number(row.get("auc_rank"), 0), "auc_rank_ci": _interval(row, "auc_rank", None),
             "accuracy": format_number(row.get("accuracy")), "accuracy_ci": _interval(row, "accuracy"),
@@ -303,7 +314,7 @@ def _index_rows(evaluation, reports):
             "accuracy_rank_ci": _interval(row, "accuracy_rank", None),
             "rank_change": format_number(change, 0, signed=True),
             "change_class": ("up" if change > 0 else "down" if change < 0 else "") + (
-                " ns" if stability.startswith("not") else ""),
+                " ns" if "not significant" in stability else ""),
             "stability": stability,
             "kappa": format_number(row.get("kappa")), "kappa_ci": _interval(row, "kappa"),
             "disca": format_number(row.get("disca")), "disca_ci": _interval(row, "disca"),
