@@ -246,7 +246,80 @@ def _breakable_words(html):
     return "".join(parts)
 
 
-def _write_pdf(html, target, base_dir):
+_TABLE_START = re.compile(r"<table\b", re.I)
+_TABLE_END = re.compile(r"</table\s*>", re.I)
+#: The smallest type (pt) a table too wide for the page is set in, before its cells may break anywhere.
+_PRINT_MIN_FONT_PT = 5.0
+
+
+def _print_tables(html):
+    """``html`` with every table numbered (``data-ba-table``) and its text breakable after each underscore.
+
+    For the PDF only: a snake_case header or name (``auc_rank_low``) then wraps
+    between its parts when its column is narrow, never inside a word or a
+    number (the print style lets cells wrap at spaces only); the number lets
+    :func:`_too_wide_tables` name the tables wider than the page. The text
+    reads the same (``<wbr>`` has none).
+    """
+    parts = _MARKUP.split(html)
+    depth = count = 0
+    for i, part in enumerate(parts):
+        if i % 2 == 0:
+            if depth > 0:
+                parts[i] = part.replace("_", "_<wbr>")
+        elif _TABLE_START.match(part):
+            parts[i] = f'<table data-ba-table="{count}"{part[6:]}'
+            depth, count = depth + 1, count + 1
+        elif _TABLE_END.match(part):
+            depth = max(depth - 1, 0)
+    return "".join(parts)
+
+
+def _too_wide_tables(document):
+    """``{number: (font size in pt, width available / width)}`` of the laid-out tables wider than the page."""
+    from weasyprint.formatting_structure.boxes import TableBox
+
+    found = {}
+    for page in document.pages:
+        box = page._page_box
+        right = box.content_box_x() + box.width
+        for table in box.descendants():
+            number = table.element.get("data-ba-table") if isinstance(table, TableBox) else None
+            if number is None or table.element_tag != "table":
+                continue
+            width = table.margin_width()
+            over = table.position_x + width - right
+            if over > 0.5:
+                ratio = (right - table.position_x) / width
+                found[number] = (table.style["font_size"] * 0.75, min(ratio, found.get(number, (0, 1))[1]))
+    return found
+
+
+def _fitted_tables_css(too_wide):
+    """CSS giving each table of ``too_wide`` (:func:`_too_wide_tables`) the type that fits it on the page.
+
+    The type shrinks with the table (its padding is in em), down to
+    :data:`_PRINT_MIN_FONT_PT`; a table wider than the page even then (many
+    long words side by side) lets its cells break anywhere, as the last resort
+    that still prints every character.
+    """
+    rules = []
+    for number, (size, ratio) in too_wide.items():
+        fitted = size * ratio * 0.97
+        selector = f'table[data-ba-table="{number}"]'
+        rules.append(f"{selector} {{ font-size: {max(fitted, _PRINT_MIN_FONT_PT):.2f}pt !important; }}")
+        if fitted < _PRINT_MIN_FONT_PT:
+            rules.append(f"{selector} th, {selector} td {{ overflow-wrap: anywhere !important; }}")
+    return "\n".join(rules)
+
+
+def _print_document(html, base_dir):
+    """The laid-out PDF (a WeasyPrint document) of a report's ``html``: every section open, every table on the page.
+
+    Laid out once; when a table is wider than the page (a generic fallback:
+    the notebooks keep their tables narrow), laid out again with that table's
+    type made smaller (:func:`_fitted_tables_css`).
+    """
     try:
         import weasyprint
     except ImportError as exc:  # pragma: no cover - depends on the install
@@ -254,9 +327,17 @@ def _write_pdf(html, target, base_dir):
     for name in ("weasyprint", "fontTools"):
         logging.getLogger(name).setLevel(logging.ERROR)
     html = html.replace('<details class="ba-section"', '<details open class="ba-section"')  # print every section
-    html = _breakable_words(html)
-    pdf = weasyprint.HTML(string=html, base_url=str(base_dir)).write_pdf()
-    atomic_write(target, pdf)
+    html = _print_tables(_breakable_words(html))
+    document = weasyprint.HTML(string=html, base_url=str(base_dir)).render()
+    too_wide = _too_wide_tables(document)
+    if too_wide:
+        css = weasyprint.CSS(string=f"@media print {{ {_fitted_tables_css(too_wide)} }}")
+        document = weasyprint.HTML(string=html, base_url=str(base_dir)).render(stylesheets=[css])
+    return document
+
+
+def _write_pdf(html, target, base_dir):
+    atomic_write(target, _print_document(html, base_dir).write_pdf())
 
 
 def _interval(row, name, digits=3):
