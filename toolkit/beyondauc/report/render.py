@@ -229,12 +229,13 @@ _LONG_WORD = re.compile(r"[^\s<>&]{64,}")
 def _breakable_words(html):
     """``html`` with every word of 64 or more characters of its text breakable every 32 characters.
 
-    For the PDF only: WeasyPrint's ``overflow-wrap: anywhere`` (which keeps wide
-    tables on the page) takes time quadratic in the length of a cell's text, so
-    a 10,000-character model name in a table held a report for many minutes.
-    Such a word gets a zero-width space every 32 characters and
-    ``overflow-wrap: break-word`` instead. Tags, styles and scripts are left
-    alone; the text reads the same.
+    For the PDF only: table cells wrap between words only, so such a word (a
+    10,000-character model name) would make its table wider than any page, and
+    WeasyPrint's ``overflow-wrap: anywhere`` (the last resort of
+    :func:`_fitted_tables_css`) takes time quadratic in the length of a cell's
+    text: it held a report for many minutes. Such a word gets a zero-width
+    space every 32 characters and ``overflow-wrap: break-word`` instead. Tags,
+    styles and scripts are left alone; the text reads the same.
     """
     def split(m):
         word = m.group(0)
