@@ -246,15 +246,18 @@ def test_no_page_is_left_near_empty(layout):
     assert min(fills[:-1]) > 0.2, [round(f, 2) for f in fills]
 
 
-def wide_table_notebook(columns, rows=6):
-    """A notebook showing one DataFrame of ``columns`` snake_case columns of 4-decimal numbers."""
+def wide_table_notebook(columns, rows=6, levels=1):
+    """A notebook showing one DataFrame of ``columns`` snake_case columns of 4-decimal numbers (``levels=2``: under
+    a second header level, which pandas writes with ``colspan``)."""
     import nbformat
     import numpy as np
     import pandas as pd
 
     names = [f"bias_robustness_test_{i}" for i in range(columns)]
+    if levels == 2:
+        names = pd.MultiIndex.from_tuples([(f"protocol_{i // 4}", name) for i, name in enumerate(names)])
     frame = pd.DataFrame(np.random.default_rng(0).uniform(size=(rows, columns)).round(4), columns=names,
-                         index=[f"iris_versicolor_{i}" for i in range(rows)])
+                         index=pd.Index([f"iris_versicolor_{i}" for i in range(rows)], name="dataset"))
     nb = nbformat.v4.new_notebook()
     nb.cells = [nbformat.v4.new_markdown_cell("# Wide"), nbformat.v4.new_markdown_cell("The caption."),
                 nbformat.v4.new_code_cell("frame", outputs=[nbformat.v4.new_output(
@@ -282,36 +285,60 @@ def table_boxes(document):
                 yield box.content_box_x() + box.width, table
 
 
-@pytest.mark.parametrize("columns", [8, 16, 40])
-def test_a_table_wider_than_the_page_gets_smaller_type_and_no_broken_word(tmp_path, columns):
-    """Columns of 'bias_robustness_test_i' and 4-decimal numbers. 8 fit the landscape page in the print size
-    (7.5 pt), their headers wrapping at underscores; 16 are wider than the page even so and are set in smaller
-    type, just what fits; 40 do not fit even in the smallest type (5 pt), and their cells, as the last resort,
-    may break anywhere: the table stays on the page, nothing cut. Up to 16, no cell is broken inside a word or
-    number; with the print CSS of before (cells breaking anywhere) they were: the check sees it."""
+@pytest.mark.parametrize(("columns", "levels"), [(8, 1), (16, 1), (40, 1), (40, 2)])
+def test_a_table_wider_than_the_page_shrinks_or_turns_and_no_word_breaks(tmp_path, columns, levels):
+    """Columns of 'bias_robustness_test_i' and 4-decimal numbers, 6 rows. 8 fit the landscape page in the print
+    size (7.5 pt), their headers wrapping at underscores; 16 are wider than the page even so and are set in
+    smaller type, just what fits; 40 do not fit even in the smallest type (5 pt) and are transposed (40 rows of
+    6 numbers, in the print size). Under two header levels (colspan: not transposed) they are set in 5 pt and
+    their cells, as the last resort, may break anywhere: the table stays on the page, nothing cut. Otherwise no
+    cell is broken inside a word or number; with the print CSS of before (cells breaking anywhere) they were:
+    the check sees it."""
     import weasyprint
 
     from beyondauc.report.render import _breakable_words, _print_document, _print_tables
 
-    html = print_html(wide_table_notebook(columns))
+    html = print_html(wide_table_notebook(columns, levels=levels))
     document = _print_document(html, tmp_path)
     tables = list(table_boxes(document))
     assert len(tables) == 1
     right, table = tables[0]
     assert table.position_x + table.margin_width() <= right + 0.5  # on the page
     size = table.style["font_size"] * 0.75
-    assert size == pytest.approx({8: 7.5, 16: size, 40: 5.0}[columns])
-    assert any(len(lines) > 1 for _, _, lines in table_cells(document))  # headers wrap at their underscores
+    shape = (len(table.column_widths), sum(len(group.children) for group in table.children))  # columns, rows
+    # 6 rows under 2 header rows (names, then the index name), 3 with two levels; turned: the index name
+    # row goes into the top-left cell
+    assert shape == ((columns + 1, 8 + (levels == 2)) if (columns, levels) != (40, 1) else (7, columns + 1))
+    assert size == pytest.approx({8: 7.5, 16: size, 40: 7.5 if levels == 1 else 5.0}[columns])
     if columns == 16:
         assert 5 < size < 7.5
         # just what fits: a little more type and the table is wider than the page
         assert table.margin_width() > 0.9 * (right - table.position_x)
-    if columns < 40:
+    if levels == 1:
         assert broken_cells(document) == []
+    if columns == 16:
         before = weasyprint.CSS(string="td, th { overflow-wrap: anywhere !important; word-break: break-all !important }")
         old = weasyprint.HTML(string=_print_tables(_breakable_words(html)), base_url=str(tmp_path)).render(
             stylesheets=[before])
         assert broken_cells(old)
+    if levels == 2:
+        assert broken_cells(document)  # the last resort, said in the docs
+
+
+def test_transposed_table_turns_a_plain_table_and_leaves_the_others():
+    from beyondauc.report.render import _transposed_table
+
+    head = '<p>x</p><table data-ba-table="3" class="dataframe">'
+    plain = (f'{head}<thead><tr><th></th><th>auc_val</th><th>drift</th><th>w</th></tr>'
+             '<tr><th>dataset</th><th></th><th></th><th></th></tr></thead>'
+             '<tbody><tr><th>wine</th><td>0.98</td><td>0.01</td><td>4.2</td></tr></tbody></table><p>y</p>')
+    assert _transposed_table(plain, 3) == (
+        f'{head}<tbody><tr><th>dataset</th><th>wine</th></tr><tr><th>auc_val</th><td>0.98</td></tr>'
+        '<tr><th>drift</th><td>0.01</td></tr><tr><th>w</th><td>4.2</td></tr></tbody></table><p>y</p>')
+    assert _transposed_table(plain, 4) is None  # no such table
+    assert _transposed_table(plain.replace("<th>auc_val</th>", '<th colspan="2">auc_val</th>'), 3) is None
+    tall = plain.replace("</tbody>", "<tr><th>a</th><td>1</td><td>2</td><td>3</td></tr>" * 3 + "</tbody>")
+    assert _transposed_table(tall, 3) is None  # as many rows as columns: turning it would not narrow it
 
 
 def test_print_tables_numbers_tables_and_breaks_after_underscores_only_inside_them():

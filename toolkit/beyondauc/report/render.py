@@ -232,7 +232,7 @@ def _breakable_words(html):
     For the PDF only: table cells wrap between words only, so such a word (a
     10,000-character model name) would make its table wider than any page, and
     WeasyPrint's ``overflow-wrap: anywhere`` (the last resort of
-    :func:`_fitted_tables_css`) takes time quadratic in the length of a cell's
+    :func:`_fit_tables`) takes time quadratic in the length of a cell's
     text: it held a report for many minutes. Such a word gets a zero-width
     space every 32 characters and ``overflow-wrap: break-word`` instead. Tags,
     styles and scripts are left alone; the text reads the same.
@@ -296,30 +296,77 @@ def _too_wide_tables(document):
     return found
 
 
-def _fitted_tables_css(too_wide):
-    """CSS giving each table of ``too_wide`` (:func:`_too_wide_tables`) the type that fits it on the page.
+_ROW = re.compile(r"<tr\b[^>]*>(.*?)</tr\s*>", re.S | re.I)
+_CELL = re.compile(r"<(t[hd])\b([^>]*)>(.*?)</\1\s*>", re.S | re.I)
 
-    The type shrinks with the table (its padding is in em), down to
-    :data:`_PRINT_MIN_FONT_PT`; a table wider than the page even then (many
-    long words side by side) lets its cells break anywhere, as the last resort
-    that still prints every character.
+
+def _transposed_table(html, number):
+    """``html`` with table ``number`` (``data-ba-table``) transposed, or None when that would not narrow it.
+
+    A wide and short table (a few datasets, many statistics) prints as a tall
+    and narrow one: its columns become rows. Only a plain table is transposed
+    (no ``colspan``/``rowspan``, no nested table, every row as long) and only
+    when it has fewer rows than columns. A pandas header row that holds only
+    the index's name ('dataset') goes into the top-left cell.
     """
-    rules = []
+    start = html.find(f'<table data-ba-table="{number}"')
+    end = html.find("</table>", start)
+    if start < 0 or end < 0:
+        return None
+    body = html[html.index(">", start) + 1:end]
+    if re.search(r"<table\b|\b(?:col|row)span=", body, re.I):
+        return None
+    rows = [_CELL.findall(row) for row in _ROW.findall(body)]
+    if not rows or any(len(row) != len(rows[0]) for row in rows):
+        return None
+    blank = [i for i, row in enumerate(rows) if i > 0 and not any(_MARKUP.sub("", c[2]).strip() for c in row[1:])]
+    if len(blank) == 1 and not _MARKUP.sub("", rows[0][0][2]).strip():
+        rows[0][0] = rows.pop(blank[0])[0]
+    if len(rows) >= len(rows[0]):
+        return None
+    flipped = "".join("<tr>" + "".join(f"<{tag}{attrs}>{text}</{tag}>" for tag, attrs, text in column) + "</tr>"
+                      for column in zip(*rows))
+    head = html[start:html.index(">", start) + 1]
+    return f"{html[:start]}{head}<tbody>{flipped}</tbody>{html[end:]}"
+
+
+def _fit_tables(html, too_wide, state):
+    """The next try at fitting the tables of ``too_wide`` (:func:`_too_wide_tables`) on the page.
+
+    Each is set in the type that fits it (its padding is in em), down to
+    :data:`_PRINT_MIN_FONT_PT`; one wider than the page even then is
+    transposed once (:func:`_transposed_table`), and failing that its cells
+    may break anywhere, the last resort that still prints every character.
+    Updates ``state`` (``sizes``: number -> pt; ``transposed`` and
+    ``anywhere``: numbers) and returns the html.
+    """
     for number, (size, ratio) in too_wide.items():
         fitted = size * ratio * 0.97
-        selector = f'table[data-ba-table="{number}"]'
-        rules.append(f"{selector} {{ font-size: {max(fitted, _PRINT_MIN_FONT_PT):.2f}pt !important; }}")
-        if fitted < _PRINT_MIN_FONT_PT:
-            rules.append(f"{selector} th, {selector} td {{ overflow-wrap: anywhere !important; }}")
-    return "\n".join(rules)
+        if fitted >= _PRINT_MIN_FONT_PT:
+            state["sizes"][number] = fitted
+        elif number not in state["transposed"] and (flipped := _transposed_table(html, number)) is not None:
+            html, state["sizes"][number] = flipped, size
+            state["transposed"].add(number)
+        else:
+            state["sizes"][number] = _PRINT_MIN_FONT_PT
+            state["anywhere"].add(number)
+    return html
+
+
+def _tables_css(sizes, anywhere):
+    rules = [f'table[data-ba-table="{n}"] {{ font-size: {size:.2f}pt !important; }}' for n, size in sizes.items()]
+    rules += [f'table[data-ba-table="{n}"] th, table[data-ba-table="{n}"] td {{ overflow-wrap: anywhere !important; }}'
+              for n in anywhere]
+    return "@media print { " + "\n".join(rules) + " }"
 
 
 def _print_document(html, base_dir):
     """The laid-out PDF (a WeasyPrint document) of a report's ``html``: every section open, every table on the page.
 
-    Laid out once; when a table is wider than the page (a generic fallback:
-    the notebooks keep their tables narrow), laid out again with that table's
-    type made smaller (:func:`_fitted_tables_css`).
+    Laid out once; while a table is wider than the page (a generic fallback:
+    the notebooks keep their tables narrow), laid out again with that table
+    in smaller type, transposed or, last, with cells that break anywhere
+    (:func:`_fit_tables`); at most four layouts, one in the usual case.
     """
     try:
         import weasyprint
@@ -329,11 +376,14 @@ def _print_document(html, base_dir):
         logging.getLogger(name).setLevel(logging.ERROR)
     html = html.replace('<details class="ba-section"', '<details open class="ba-section"')  # print every section
     html = _print_tables(_breakable_words(html))
-    document = weasyprint.HTML(string=html, base_url=str(base_dir)).render()
-    too_wide = _too_wide_tables(document)
-    if too_wide:
-        css = weasyprint.CSS(string=f"@media print {{ {_fitted_tables_css(too_wide)} }}")
-        document = weasyprint.HTML(string=html, base_url=str(base_dir)).render(stylesheets=[css])
+    state = {"sizes": {}, "transposed": set(), "anywhere": set()}
+    for _ in range(4):
+        css = [weasyprint.CSS(string=_tables_css(state["sizes"], state["anywhere"]))] if state["sizes"] else []
+        document = weasyprint.HTML(string=html, base_url=str(base_dir)).render(stylesheets=css)
+        too_wide = {n: fit for n, fit in _too_wide_tables(document).items() if n not in state["anywhere"]}
+        if not too_wide:
+            break
+        html = _fit_tables(html, too_wide, state)
     return document
 
 
