@@ -285,8 +285,10 @@ def _too_wide_tables(document):
         box = page._page_box
         right = box.content_box_x() + box.width
         for table in box.descendants():
-            number = table.element.get("data-ba-table") if isinstance(table, TableBox) else None
-            if number is None or table.element_tag != "table":
+            if not (isinstance(table, TableBox) and table.element_tag == "table"):
+                continue
+            number = table.element.get("data-ba-table")
+            if number is None:
                 continue
             width = table.margin_width()
             over = table.position_x + width - right
