@@ -288,9 +288,10 @@ def jackknife_acceleration(jackknife: ArrayLike) -> float:
     0.0962
     """
     jk = np.atleast_2d(np.asarray(jackknife, dtype=float))
-    with np.errstate(invalid="ignore"):
-        u = np.nanmean(jk, axis=1, keepdims=True) - jk if jk.size else jk
-    u = u[np.isfinite(u)]
+    defined = np.isfinite(jk)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = np.where(defined, jk, 0.0).sum(axis=1, keepdims=True) / defined.sum(axis=1, keepdims=True)
+    u = (mean - jk)[defined & np.isfinite(mean)]
     ss = float(np.sum(u ** 2))
     if not ss > 0:
         return np.nan
