@@ -1,0 +1,117 @@
+"""Coverage of the BCa intervals of DiSCA and drift on simulated benchmarks with a known truth.
+
+Both simulations are built so that the truth is analytic and the statistic a
+smooth function of the class counts: scores on a fixed grid of 11 values
+(both ends always observed, so the drift's normalising range is fixed), and
+confidences at five levels (a and b fixed by design, one fluctuation whose
+size carries DiSCA's sampling error).  Over 200 seeds the 95% intervals must
+cover the truth in 93-97% of them (a correct interval lands there with
+probability ~0.95 at this count: the binomial standard error is 1.5 points;
+seeds are fixed, so the test is deterministic), and every interval given must
+contain its estimate.  ``benchmarks/coverage_intervals_diagnostics.py`` runs
+the long version.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+import beyondauc as ba
+from beyondauc.metrics.bootstrap import honest_interval, jackknife_acceleration
+
+SEEDS = range(200)
+GRID = np.linspace(0.0, 1.0, 11)
+
+
+def _pmf(centre, width):
+    w = np.exp(-0.5 * ((GRID - centre) / width) ** 2) + 0.02  # every grid value has mass: the range is fixed
+    return w / w.sum()
+
+
+#: (negatives, positives) score distributions of the validation and test cohorts
+COHORTS = {"val": (_pmf(0.3, 0.2), _pmf(0.7, 0.2)), "test": (_pmf(0.5, 0.25), _pmf(0.8, 0.2))}
+
+
+def true_drift():
+    """The drift of the two populations: sens/spec step functions at the grid values, as sens_spec_drift sums."""
+    (vn, vp), (tn, tp) = COHORTS["val"], COHORTS["test"]
+    sens = [1 - np.concatenate([[0], np.cumsum(p)[:-1]]) for p in (vp, tp)]  # P(s+ >= x_k)
+    spec = [np.concatenate([[0], np.cumsum(n)[:-1]]) for n in (vn, tn)]  # P(s- < x_k)
+    gap = (sens[0] - sens[1]) ** 2 + (spec[0] - spec[1]) ** 2
+    return float(np.dot(np.diff(GRID), gap[1:]) / (GRID[-1] - GRID[0]))
+
+
+def draw_cohorts(rng, n=150):
+    out = []
+    for neg, pos in COHORTS.values():
+        y = np.r_[np.zeros(n, int), np.ones(n, int)]
+        s = np.r_[rng.choice(GRID, n, p=neg), rng.choice(GRID, n, p=pos)]
+        out += [y, s]
+    return out
+
+
+LEVELS = np.array([0.95, 0.85, 0.75, 0.65, 0.55])  # confidence levels, on DiSCA's 0.01 grid
+P_RIGHT = np.array([0.75, 0.98, 0.65, 0.55, 0.5])  # share of right answers at each level
+
+
+def true_disca():
+    """DiSCA of the population: a = b = 0.95 (the first level already falls below 0.9), one fluctuation.
+
+    Going down the levels the accuracy is 0.75, then (0.75 + 0.98) / 2 = 0.865 (a rise of 0.115 across
+    a confidence gap of 0.1), then falls; DiSCA = 1/3 / 0.95 + 1/3 / 0.95 - 1/3 * 0.115 / 0.1.
+    """
+    acc = np.cumsum(P_RIGHT) / np.arange(1, 6)
+    return (2 / 3) / LEVELS[0] - (1 / 3) * (acc[1] - acc[0]) / (LEVELS[0] - LEVELS[1])
+
+
+def draw_answers(rng, n=300):
+    level = rng.integers(0, 5, n)
+    return LEVELS[level], rng.uniform(size=n) < P_RIGHT[level]
+
+
+def _coverage(draw, interval, truth):
+    hits, given = 0, 0
+    for seed in SEEDS:
+        est, low, high = interval(draw(np.random.default_rng(seed)), seed)
+        if np.isfinite(low):
+            given += 1
+            assert low <= est <= high, (seed, est, low, high)  # every interval given contains its estimate
+            hits += low <= truth <= high
+    return hits / len(SEEDS), given
+
+
+def test_truths_are_what_a_very_large_sample_gives():
+    rng = np.random.default_rng(0)
+    yv, sv, yt, st = draw_cohorts(rng, 200_000)
+    assert ba.sens_spec_drift(yv, sv, yt, st).score == pytest.approx(true_drift(), abs=2e-3)
+    conf, ok = draw_answers(rng, 400_000)
+    assert ba.disca(conf, ok).score == pytest.approx(true_disca(), abs=0.01)
+
+
+def test_bca_intervals_of_drift_cover_the_truth():
+    def interval(cohorts, seed):
+        t = ba.diagnostics_intervals(*cohorts, n_bootstrap=200, random_state=seed).loc["drift"]
+        assert t["interval_method"] == "BCa"
+        return t["estimate"], t["low"], t["high"]
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        coverage, given = _coverage(draw_cohorts, interval, true_drift())
+    assert 0.93 <= coverage <= 0.97, coverage
+    assert given >= 195
+
+
+def test_bca_intervals_of_disca_cover_the_truth():
+    def interval(answers, seed):
+        t = ba.selective_intervals(*answers, n_bootstrap=200, random_state=seed).loc["disca"]
+        assert t["interval_method"] == "BCa"
+        return t["estimate"], t["low"], t["high"]
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        coverage, given = _coverage(draw_answers, interval, true_disca())
+    assert 0.93 <= coverage <= 0.97, coverage
+    assert given >= 195
