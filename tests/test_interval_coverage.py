@@ -115,3 +115,29 @@ def test_bca_intervals_of_disca_cover_the_truth():
         coverage, given = _coverage(draw_answers, interval, true_disca())
     assert 0.93 <= coverage <= 0.97, coverage
     assert given >= 195
+
+
+def test_bca_equals_scipy_with_one_group_per_example():
+    """With one example per jackknife group, the interval is scipy's BCa on scipy's own replicates."""
+    from scipy import stats
+
+    from beyondauc.metrics.bootstrap import jackknife_groups
+    x = np.random.default_rng(1).exponential(size=40)
+    res = stats.bootstrap((x,), np.var, method="BCa", n_resamples=999, random_state=2)
+    assert sorted(jackknife_groups(np.zeros(40, int), 40, random_state=0).tolist()) == list(range(40))
+    loo = np.array([np.var(np.delete(x, i)) for i in range(40)])
+    low, high, method, note = honest_interval(res.bootstrap_distribution, np.var(x), 0.95,
+                                              acceleration=jackknife_acceleration(loo))
+    assert (method, note) == ("BCa", "")
+    np.testing.assert_allclose([low, high], [res.confidence_interval.low, res.confidence_interval.high], rtol=1e-10)
+
+
+def test_no_interval_rather_than_one_that_excludes_its_estimate():
+    reps = np.linspace(1.0, 2.0, 200)
+    assert honest_interval(reps, 0.5, 0.95, acceleration=0.0)[3] == "every bootstrap replicate lies above the estimate"
+    low, high, _, note = honest_interval(reps, 1.01, 0.95, acceleration=0.0)  # 1% of replicates below it
+    assert np.isnan(low) and np.isnan(high) and "only 1.0% of the bootstrap replicates lie below" in note
+    low, high, _, note = honest_interval(reps, 1.1, 0.95, acceleration=0.0)  # 10% below: an interval around it
+    assert low <= 1.1 <= high and note == ""
+    low, high, method, note = honest_interval(reps, 1.01, 0.95)  # the percentile interval misses it: NaN too
+    assert method == "percentile" and np.isnan(low) and note
