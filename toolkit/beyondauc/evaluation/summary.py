@@ -44,7 +44,8 @@ THRESHOLD_TEXT = (
     f"{THRESHOLDS['auc_promise']:.1f}; cohorts *drift* when the sensitivity/specificity drift is at least "
     f"{THRESHOLDS['drift']:.2f} or W is below {THRESHOLDS['wasserstein']:.0f}; the AUC is *fragile* when the bias "
     f"robustness of the test cohort is below {THRESHOLDS['bias_robustness']:.1f}. Intervals are "
-    "{level:.0%} bootstrap percentile intervals ({n_bootstrap} replicates; DeLong for single AUCs)."
+    "{level:.0%} bootstrap intervals ({n_bootstrap} replicates): BCa for DiSCA and drift, which resampling biases, "
+    "percentile for the others, DeLong for single AUCs; an interval that cannot contain its value is not shown."
 )
 
 #: Why DiSCA leaves some answers out of its ranking (:func:`~beyondauc.metrics.selective_benchmark.confidence_ties`).
