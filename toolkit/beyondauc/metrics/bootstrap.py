@@ -235,6 +235,8 @@ def bca_interval(replicates: np.ndarray, estimate: float, acceleration: float,
 
 # -- BCa for the statistics the bootstrap biases -------------------------------------------
 
+_ROUNDING = 1e-12  # relative: replicates this close to the estimate are ties with it
+
 #: Groups of the delete-a-group jackknife behind every BCa acceleration but the AUC's (closed form).
 N_JACKKNIFE = 20
 
@@ -341,7 +343,10 @@ def honest_interval(replicates: ArrayLike, estimate: float, confidence_level: fl
         return np.nan, np.nan, method, ""
     if not len(reps):
         return np.nan, np.nan, method, "every bootstrap replicate is undefined"
-    below = np.mean(reps < estimate) + 0.5 * np.mean(reps == estimate)
+    # a replicate within rounding of the estimate is a tie (a refitted replicate of the same data can
+    # differ from the point estimate in the last bits)
+    tie = np.abs(reps - estimate) <= _ROUNDING * max(1.0, abs(estimate))
+    below = np.mean((reps < estimate) & ~tie) + 0.5 * np.mean(tie)
     if acceleration is None:
         low, high = percentile_interval(reps, confidence_level)
     else:
@@ -355,6 +360,9 @@ def honest_interval(replicates: ArrayLike, estimate: float, confidence_level: fl
         if not np.all(denominator > 0):
             return np.nan, np.nan, method, f"BCa is undefined (acceleration {a:.3g} too large)"
         low, high = np.quantile(reps, ndtr(z0 + (z0 + z) / denominator))
+    slack = _ROUNDING * max(1.0, abs(estimate))
+    low = min(low, estimate) if low - slack <= estimate else low  # an end within rounding of the estimate
+    high = max(high, estimate) if estimate <= high + slack else high
     if not low <= estimate <= high:
         few = "below" if below < 0.5 else "above"
         return np.nan, np.nan, method, (f"only {min(below, 1 - below):.1%} of the bootstrap replicates lie {few} "
