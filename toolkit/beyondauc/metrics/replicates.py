@@ -9,7 +9,10 @@ chunk's per-example counts into per-value positive and negative counts
 that returns one value (or one row of values) per replicate.  The intervals
 are then percentiles of the replicates (:func:`intervals_of`,
 :func:`interval_table`, :func:`~beyondauc.metrics.bootstrap.percentile_interval`)
-or, for the AUC, BCa (:func:`~beyondauc.metrics.bootstrap.bca_interval`).
+or BCa: for the AUC with its closed-form jackknife
+(:func:`~beyondauc.metrics.bootstrap.bca_interval`), for the statistics the
+bootstrap biases with a delete-a-group jackknife run through the same engine
+(:func:`jackknife_replicates`, :func:`interval_frame`).
 
 Each batched statistic sits beside its point-estimate twin, rewritten for
 weights (cumulative sums along the rows, ``bincount`` on flat (row, bin)
