@@ -175,3 +175,21 @@ def test_no_interval_rather_than_one_that_excludes_its_estimate():
     assert low <= 1.1 <= high and note == ""
     low, high, method, note = honest_interval(reps, 1.01, 0.95)  # the percentile interval misses it: NaN too
     assert method == "percentile" and np.isnan(low) and note
+
+
+def test_jackknife_rows_are_the_statistic_without_each_group():
+    """Row g of the jackknife is the point function on the data with group g's examples deleted (stratified)."""
+    from beyondauc.metrics.bootstrap import jackknife_groups
+    yv, sv, yt, st = draw_cohorts(np.random.default_rng(3), 40)
+    y, s = np.r_[yv, yt], np.r_[sv, st]
+    cohort = np.r_[np.zeros(len(yv), int), np.ones(len(yt), int)]
+    x, inv = np.unique(s, return_inverse=True)
+    strata = strata_of(cohort, y)
+    jack = jackknife_replicates(strata, inv, y, n_values=len(x), random_state=5, groups=cohort, n_groups=2,
+                                statistic=lambda pos, neg: drift_rows(x, pos, neg))
+    member = jackknife_groups(strata, 20, random_state=5)
+    for g in range(20):
+        keep = member != g
+        v, t = keep & (cohort == 0), keep & (cohort == 1)
+        assert np.bincount(strata[~keep], minlength=4).tolist() == [2, 2, 2, 2]  # 1/20 of each stratum of 40
+        assert jack[g] == pytest.approx(ba.sens_spec_drift(y[v], s[v], y[t], s[t]).score, rel=1e-12)

@@ -248,7 +248,9 @@ def jackknife_groups(strata: ArrayLike, n_groups: int = N_JACKKNIFE, *, random_s
     dealt to the groups in turn, so every group holds about ``1/n_groups`` of
     every stratum (a stratum smaller than ``n_groups`` leaves some groups
     without it).  The order is drawn from a stream of ``random_state`` of its
-    own, independent of the bootstrap's replicates.
+    own, independent of the bootstrap's replicates (``None`` seeds it with 0:
+    the acceleration needs no fresh randomness, and the same data then get
+    the same groups).
 
     Examples
     --------
