@@ -1,4 +1,4 @@
-"""Coverage of the bootstrap percentile intervals of the diagnostics on a binormal simulation.
+"""Coverage of the bootstrap intervals of the diagnostics (binormal) and of drift and DiSCA (BCa, known truth).
 
 Two cohorts with known class-conditional normals (V: negatives N(0, 1),
 positives N(1.5, 1); T: negatives N(0.3, 1.2), positives N(1.6, 1.1)),
@@ -19,10 +19,19 @@ inherits.  (Drift has no sample-size-free truth for
 unbounded scores -- it is normalised by the observed score range -- so it is
 left out.)
 
+``--bca`` runs instead the long version of ``tests/test_interval_coverage.py``
+(its simulations are imported from there, one definition for both): the BCa
+intervals of the drift (scores on a fixed grid of 11 values, so the range is
+fixed and the truth analytic) and of DiSCA (confidences at five levels: a and
+b fixed by design, one fluctuation), the share of simulations whose interval
+covers the truth, the share with no interval (NaN: none contains the
+estimate), and that every interval given contains its estimate.
+
 Usage::
 
     python benchmarks/coverage_intervals_diagnostics.py              # 400 simulations, B = 400
     python benchmarks/coverage_intervals_diagnostics.py --sims 50    # a quick look
+    python benchmarks/coverage_intervals_diagnostics.py --bca --sims 1000 --bootstrap 200
 """
 
 from __future__ import annotations
@@ -63,7 +72,10 @@ def main(argv=None):
     ap.add_argument("--sims", type=int, default=400)
     ap.add_argument("--bootstrap", type=int, default=400)
     ap.add_argument("--n", type=int, default=150, help="examples per class and cohort (default: 150)")
+    ap.add_argument("--bca", action="store_true", help="BCa coverage of drift and DiSCA (known truth)")
     args = ap.parse_args(argv)
+    if args.bca:
+        return bca_coverage(args.sims, args.bootstrap)
     true = truth()
     names = list(true)
     hits = {k: 0 for k in names}
@@ -83,15 +95,52 @@ def main(argv=None):
             lo, hi = ci.loc[k, "low"], ci.loc[k, "high"]
             hits[k] += lo <= true[k] <= hi
             est = ci.loc[k, "estimate"]
-            basic[k] += 2 * est - hi <= true[k] <= 2 * est - lo
+            basic[k] += 2 * est - hi <= true[k] <= 2 * est - lo  # meaningful beside percentile intervals only
             widths[k].append(hi - lo)
     elapsed = time.perf_counter() - t0
     print(f"{args.sims} simulations, {args.n} examples per class and cohort, B = {args.bootstrap}, "
-          f"95% percentile intervals ({elapsed:.0f} s)")
-    print(f"{'metric':22s} {'truth':>8s} {'percentile':>11s} {'basic':>7s} {'mean width':>11s}")
+          f"95% intervals, BCa for W, percentile for the others ({elapsed:.0f} s)")
+    print(f"{'metric':22s} {'truth':>8s} {'coverage':>9s} {'method':>10s} {'basic':>7s} {'mean width':>11s}")
     for k in names:
-        print(f"{k:22s} {true[k]:8.4f} {hits[k] / args.sims:11.3f} {basic[k] / args.sims:7.3f} "
-              f"{np.mean(widths[k]):11.4f}")
+        method = ci.loc[k, "interval_method"]
+        shown = f"{basic[k] / args.sims:7.3f}" if method == "percentile" else f"{'-':>7s}"
+        print(f"{k:22s} {true[k]:8.4f} {hits[k] / args.sims:9.3f} {method:>10s} {shown} "
+              f"{np.nanmean(widths[k]):11.4f}")
+
+
+def bca_coverage(sims, n_bootstrap):
+    """Coverage of the BCa intervals of drift and DiSCA on the simulations of ``tests/test_interval_coverage.py``."""
+    import pathlib
+    import sys
+    sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "tests"))
+    import test_interval_coverage as sim
+
+    cases = {
+        "drift": (sim.draw_cohorts, sim.true_drift(),
+                  lambda data, seed: ba.diagnostics_intervals(*data, n_bootstrap=n_bootstrap, random_state=seed)
+                  .loc["drift"]),
+        "disca": (sim.draw_answers, sim.true_disca(),
+                  lambda data, seed: ba.selective_intervals(*data, n_bootstrap=n_bootstrap, random_state=seed)
+                  .loc["disca"]),
+    }
+    print(f"{sims} simulations, B = {n_bootstrap}, 95% BCa intervals")
+    print(f"{'metric':8s} {'truth':>8s} {'coverage':>9s} {'no interval':>12s} {'mean width':>11s} {'seconds':>8s}")
+    for name, (draw, true, interval) in cases.items():
+        t0 = time.perf_counter()
+        hits, missing, widths = 0, 0, []
+        for seed in range(sims):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                row = interval(draw(np.random.default_rng(seed)), seed)
+            lo, hi, est = row["low"], row["high"], row["estimate"]
+            if np.isnan(lo):
+                missing += 1
+                continue
+            assert lo <= est <= hi, (name, seed)
+            hits += lo <= true <= hi
+            widths.append(hi - lo)
+        print(f"{name:8s} {true:8.4f} {hits / sims:9.3f} {missing / sims:12.3f} {np.mean(widths):11.4f} "
+              f"{time.perf_counter() - t0:8.0f}")
 
 
 if __name__ == "__main__":

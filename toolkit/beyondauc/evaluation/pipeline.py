@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..metrics.bootstrap import percentile_interval
+from ..metrics.bootstrap import honest_interval, jackknife_acceleration
 from .container import Evaluation, load_evaluation, package_versions
 from .parameters import check_against_benchmark, check_evaluation_parameters, resolve_auto
 from .summary import findings_table, verdicts_table
@@ -206,30 +206,38 @@ def _concat(parts, columns=None):
 
 
 def _replicates_of(results, name):
-    """(n_datasets, n_bootstrap) bootstrap replicates of ``name``, one row per result (None without any).
+    """``{"replicates": (D, B), "jackknife": (D, G), "estimate": (D,)}`` of ``name`` over D results (None without any).
 
     ``results`` are one model's :class:`~beyondauc.CohortDiagnostics` or
     :class:`~beyondauc.SelectiveAnswering`, one per dataset; each carries the
-    replicates its own interval was read from.
+    replicates its own interval was read from, and the jackknife of its BCa
+    acceleration.
     """
-    reps = [r.replicates[name].to_numpy(dtype=float) for r in results if r.replicates is not None]
-    return np.stack(reps) if reps else None
+    done = [r for r in results if r.replicates is not None and r.jackknife is not None]
+    if not done:
+        return None
+    return {"replicates": np.stack([r.replicates[name].to_numpy(dtype=float) for r in done]),
+            "jackknife": np.stack([r.jackknife[name].to_numpy(dtype=float) for r in done]),
+            "estimate": np.array([r.to_dict()[name] for r in done], dtype=float)}
 
 
 def _mean_interval(replicates, confidence_level):
-    """(low, high): the percentile interval of the mean over datasets, from per-dataset replicates.
+    """(low, high): the BCa interval of the mean over datasets, from per-dataset replicates and jackknives.
 
     Parameters
     ----------
-    replicates : ndarray of shape (n_datasets, n_bootstrap) or None
-        Row d holds dataset d's bootstrap replicates (those its own interval
-        comes from).
+    replicates : dict or None
+        :func:`_replicates_of`: ``replicates`` (row d: dataset d's bootstrap
+        replicates, those its own interval comes from), ``jackknife`` (row d:
+        dataset d's delete-a-group jackknife) and ``estimate`` (dataset d's
+        value).
     confidence_level : float
 
     Returns
     -------
     low, high : float
-        NaN without replicates, or when every replicate of the mean is NaN.
+        NaN without replicates, when every replicate of the mean is NaN, or
+        when no BCa interval contains the mean (:func:`~beyondauc.metrics.bootstrap.honest_interval`).
 
     Notes
     -----
@@ -240,10 +248,22 @@ def _mean_interval(replicates, confidence_level):
     datasets does; a replicate with no defined dataset is NaN and, as in
     every per-dataset interval, left out of the percentiles.  One vectorised
     mean over the dataset axis and one quantile over the replicates.
+
+    The interval is BCa, as each dataset's: the bias correction compares the
+    replicates of the mean with the mean of the datasets' values (datasets
+    with an undefined value left out, as the point mean leaves them out); the
+    acceleration pools the datasets' jackknives (the datasets are resampled
+    independently, so the mean's influence values are each dataset's, scaled
+    by one common factor that cancels).
     """
-    if replicates is None or not replicates.size:
+    if replicates is None or not replicates["replicates"].size:
         return np.nan, np.nan
-    low, high = percentile_interval(nanmean_quiet(replicates, 0), confidence_level)
+    defined = ~np.isnan(replicates["estimate"])
+    if not defined.any():
+        return np.nan, np.nan
+    low, high, _, _ = honest_interval(
+        nanmean_quiet(replicates["replicates"][defined], 0), float(np.mean(replicates["estimate"][defined])),
+        confidence_level, acceleration=jackknife_acceleration(replicates["jackknife"][defined]))
     return float(low), float(high)
 
 

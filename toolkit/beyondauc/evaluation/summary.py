@@ -77,8 +77,9 @@ THRESHOLD_TEXT = (
     f"robustness of the test cohort is below {THRESHOLDS['bias_robustness']:.1f}; a model *abstains worse* when "
     "its mean DiSCA's interval lies wholly below the best other model's. A warning needs the whole interval past "
     "the threshold; a number past it whose interval is not is a note (inconclusive), and without a bootstrap a "
-    "note (unchecked). Intervals are {level:.0%} bootstrap intervals ({n_bootstrap} replicates; DeLong for "
-    "single AUCs)."
+    "note (unchecked). Intervals are {level:.0%} bootstrap intervals ({n_bootstrap} replicates): BCa for DiSCA "
+    "and drift, which resampling biases, percentile for the others, DeLong for single AUCs; an interval that "
+    "cannot contain its value is not shown."
 )
 
 #: Why DiSCA leaves some answers out of its ranking (:func:`~beyondauc.metrics.selective_benchmark.confidence_ties`).

@@ -41,7 +41,7 @@ from .diagnostics import (
 from .kernel import (
     _auc_from_counts,
 )
-from .replicates import bootstrap_replicates, interval_table, intervals_of
+from .replicates import bootstrap_replicates, interval_frame, interval_summary, jackknife_replicates
 
 if TYPE_CHECKING:  # names in annotations only
     from collections.abc import Iterable, Sequence
@@ -77,12 +77,21 @@ class CohortDiagnostics:
         but its Figure 4 was computed with p = 1 (scipy's
         ``wasserstein_distance``).  Filled from the cohorts when not given.
     intervals : dict
-        ``name -> (low, high)`` bootstrap percentile intervals of ``auc_val``,
-        ``auc_test``, ``bias_robustness_val``, ``bias_robustness_test``,
-        ``drift`` and ``wasserstein`` (empty without ``n_bootstrap``);
-        :meth:`to_dict` adds them as ``<name>_low`` / ``<name>_high``.
+        ``name -> (low, high)`` bootstrap intervals of ``auc_val``,
+        ``auc_test``, ``bias_robustness_val``, ``bias_robustness_test``
+        (percentile), ``drift`` and ``wasserstein`` (BCa: the bootstrap
+        biases them), empty without ``n_bootstrap``; :meth:`to_dict` adds
+        them as ``<name>_low`` / ``<name>_high``.  (NaN, NaN) where no
+        interval contains the estimate (``interval_note`` says why).
     replicates : DataFrame or None
         The bootstrap replicates of those numbers, one row each.
+    jackknife : DataFrame or None
+        The delete-a-group jackknife values of the BCa numbers (drift, W),
+        one row per left-out group: their acceleration.
+    interval_method, interval_note : str
+        Which method gave which interval ("BCa: drift, wasserstein;
+        percentile: auc_val, ...") and why an interval is NaN ('' when none
+        is); in :meth:`to_dict` when there are intervals.
     note : str
         Why some diagnostics are undefined (NaN), in words ('' when all are
         defined): constant scores, a cohort with a single class, an AUC of 0
@@ -120,6 +129,9 @@ class CohortDiagnostics:
             object.__setattr__(self, name, value)
     intervals: dict = field(default_factory=dict, repr=False)
     replicates: pd.DataFrame | None = field(default=None, repr=False)
+    jackknife: pd.DataFrame | None = field(default=None, repr=False)
+    interval_method: str = ""
+    interval_note: str = ""
 
     def to_dict(self) -> dict[str, object]:
         """The headline numbers by name.
@@ -147,6 +159,8 @@ class CohortDiagnostics:
             "wasserstein_p2": self.wasserstein_p2.score,
             "note": self.note,
             **{f"{name}_{end}": v for name, lh in self.intervals.items() for end, v in zip(("low", "high"), lh)},
+            **({"interval_method": self.interval_method, "interval_note": self.interval_note} if self.intervals
+               else {}),
         }
 
     @property
@@ -321,10 +335,10 @@ def cohort_diagnostics(
         (every model reads the same replicates of a dataset; two datasets draw
         independent ones).
     n_bootstrap : int >= 0, default=0
-        With B > 0, percentile intervals of the AUCs, bias robustness, drift
-        and W from B replicates of a bootstrap stratified by cohort and class
-        (see :func:`diagnostics_intervals`); noise robustness, itself a Monte
-        Carlo number, gets none.
+        With B > 0, intervals of the AUCs and bias robustness (percentile),
+        drift and W (BCa) from B replicates of a bootstrap stratified by
+        cohort and class (see :func:`diagnostics_intervals`); noise
+        robustness, itself a Monte Carlo number, gets none.
     confidence_level : float in (0, 1), default=0.95
 
     Returns
@@ -357,13 +371,16 @@ def cohort_diagnostics(
     noise = dict(common, n_repeats=n_repeats, random_state=random_state)
     bv, bt = bias_robustness(yv, sv, **common), bias_robustness(yt, st, **common)
     w = wasserstein_matrix(yv, sv, yt, st, p=p)
-    intervals, reps = {}, None
+    drift = sens_spec_drift(yv, sv, yt, st)
+    intervals, reps, jack, method, note = {}, None, None, "", ""
     if n_bootstrap:
-        p_ = _check_p(p)
-        reps = _diagnostics_replicates(yv, sv, yt, st, sigma_max=sigma_max, p=p_, n_bootstrap=n_bootstrap,
-                                       random_state=dataset_seed(check_random_state(random_state),
-                                                                 list(bench.datasets).index(dataset)))
-        intervals = intervals_of(reps, confidence_level)
+        estimate = {"auc_val": bv.auc, "auc_test": bt.auc, "bias_robustness_val": bv.score,
+                    "bias_robustness_test": bt.score, "drift": drift.score, "wasserstein": w.score}
+        table, reps, jack = _diagnostics_bootstrap(
+            yv, sv, yt, st, estimate, sigma_max=sigma_max, p=_check_p(p), n_bootstrap=n_bootstrap,
+            confidence_level=confidence_level,
+            random_state=dataset_seed(check_random_state(random_state), list(bench.datasets).index(dataset)))
+        intervals, method, note = interval_summary(table)
     return CohortDiagnostics(
         model=model,
         dataset=dataset,
@@ -378,10 +395,13 @@ def cohort_diagnostics(
         bias_test=bt,
         noise_val=noise_robustness(yv, sv, **noise),
         noise_test=noise_robustness(yt, st, **noise),
-        drift=sens_spec_drift(yv, sv, yt, st),
+        drift=drift,
         wasserstein=w,
         intervals=intervals,
         replicates=reps,
+        jackknife=jack,
+        interval_method=method,
+        interval_note=note,
     )
 
 
@@ -389,24 +409,42 @@ def cohort_diagnostics(
 
 DIAGNOSTIC_INTERVALS = ("auc_val", "auc_test", "bias_robustness_val", "bias_robustness_test", "drift", "wasserstein")
 
+#: The numbers whose intervals are BCa: the bootstrap biases them (resampling noise raises the drift, lowers W).
+DIAGNOSTIC_BCA = ("drift", "wasserstein")
 
-def _diagnostics_replicates(yv, sv, yt, st, *, sigma_max, p, n_bootstrap, random_state):
-    """Replicates (DataFrame) of the AUCs, bias robustness, drift and W; stratified by cohort and class.
+
+def _diagnostics_bootstrap(yv, sv, yt, st, estimate, *, sigma_max, p, n_bootstrap, confidence_level, random_state):
+    """(interval frame, replicates, jackknife) of the AUCs, bias robustness, drift and W; stratified by cohort and class.
 
     One score grid for V and T together; each replicate is its per-value
     counts of V-, V+, T-, T+ (:func:`~beyondauc.metrics.bootstrap.grid_weights`), and
     every number is a batched statistic over those rows (:func:`_diagnostics_statistic`).
     ``sigma_max`` stays at the point estimate's value in every replicate (None:
-    bias robustness is NaN).
+    bias robustness is NaN).  The numbers of :data:`DIAGNOSTIC_BCA` get BCa
+    intervals, their acceleration from a delete-a-group jackknife stratified
+    as the bootstrap (the same statistic on 20 more rows of counts).
     """
+    args, design = _diagnostics_design(yv, sv, yt, st, sigma_max, p, random_state)
+    reps = pd.DataFrame(bootstrap_replicates(*args, n_bootstrap=n_bootstrap, **design))
+    jack = pd.DataFrame(jackknife_replicates(*args, **design))[list(DIAGNOSTIC_BCA)]
+    return interval_frame(estimate, reps, confidence_level, jackknife=jack), reps, jack
+
+
+def _diagnostics_design(yv, sv, yt, st, sigma_max, p, random_state):
+    """((strata, inverse, y), options) of the diagnostics' bootstrap and jackknife on one grid of V and T."""
     y = np.concatenate([yv, yt]).astype(np.int64)
     s = np.concatenate([sv, st])
     cohort = np.concatenate([np.zeros(len(yv), np.int64), np.ones(len(yt), np.int64)])
     x, inv = np.unique(s, return_inverse=True)
-    reps = bootstrap_replicates(strata_of(cohort, y), inv.ravel(), y, n_values=len(x), n_bootstrap=n_bootstrap,
-                                random_state=random_state, groups=cohort, n_groups=2,
-                                statistic=lambda pos, neg: _diagnostics_statistic(x, pos, neg, sigma_max, p))
-    return pd.DataFrame(reps)
+    design = dict(n_values=len(x), random_state=random_state, groups=cohort, n_groups=2,
+                  statistic=lambda pos, neg: _diagnostics_statistic(x, pos, neg, sigma_max, p))
+    return (strata_of(cohort, y), inv.ravel(), y), design
+
+
+def _diagnostics_replicates(yv, sv, yt, st, *, sigma_max, p, n_bootstrap, random_state):
+    """Replicates (DataFrame, one row each) of the numbers of :data:`DIAGNOSTIC_INTERVALS`."""
+    args, design = _diagnostics_design(yv, sv, yt, st, sigma_max, p, random_state)
+    return pd.DataFrame(bootstrap_replicates(*args, n_bootstrap=n_bootstrap, **design))
 
 
 def _diagnostics_statistic(x, pos, neg, sigma_max, p):
@@ -427,7 +465,7 @@ def _diagnostics_statistic(x, pos, neg, sigma_max, p):
 def diagnostics_intervals(y_val: ArrayLike, s_val: ArrayLike, y_test: ArrayLike, s_test: ArrayLike, *,
                           n_bootstrap: int = 1000, confidence_level: float = 0.95, sigma_max: float | None = None,
                           p: float = 2, random_state: int | None = 0, pos_label: object = None) -> pd.DataFrame:
-    """Bootstrap percentile intervals of the AUCs, bias robustness, drift and W of two cohorts.
+    """Bootstrap intervals of the AUCs, bias robustness (percentile), drift and W (BCa) of two cohorts.
 
     The bootstrap is stratified by cohort and class: each replicate resamples
     V-, V+, T- and T+ to their own sizes.  A replicate is a reweighting of the
@@ -437,7 +475,11 @@ def diagnostics_intervals(y_val: ArrayLike, s_val: ArrayLike, y_test: ArrayLike,
     weighted CDFs (p = 1) or quantile functions for W).  Bias robustness
     keeps ``sigma_max`` at the point estimate's value (default: the score
     range of V and T together, as :func:`cohort_diagnostics` uses) in every
-    replicate, so the replicates measure the same integral.
+    replicate, so the replicates measure the same integral.  Drift and W,
+    which resampling biases, get BCa intervals (acceleration from a
+    delete-a-group jackknife with 20 groups, stratified as the bootstrap); an
+    interval that cannot contain its estimate is NaN, with the reason in
+    ``interval_note`` (see the user guide, "Uncertainty").
 
     Parameters
     ----------
@@ -455,7 +497,8 @@ def diagnostics_intervals(y_val: ArrayLike, s_val: ArrayLike, y_test: ArrayLike,
     pandas.DataFrame
         Indexed by ``metric`` (auc_val, auc_test, bias_robustness_val,
         bias_robustness_test, drift, wasserstein) with columns ``estimate``,
-        ``low`` and ``high``.  An undefined metric (e.g. a cohort with a
+        ``low``, ``high``, ``interval_method`` ("BCa" or "percentile") and
+        ``interval_note``.  An undefined metric (e.g. a cohort with a
         single class) is NaN with a warning.
 
     Examples
@@ -485,9 +528,8 @@ def diagnostics_intervals(y_val: ArrayLike, s_val: ArrayLike, y_test: ArrayLike,
     estimate = {"auc_val": bv.auc, "auc_test": bt.auc, "bias_robustness_val": bv.score,
                 "bias_robustness_test": bt.score, "drift": sens_spec_drift(yv, sv, yt, st).score,
                 "wasserstein": wasserstein_matrix(yv, sv, yt, st, p=p).score}
-    reps = _diagnostics_replicates(yv, sv, yt, st, sigma_max=sigma_max, p=p, n_bootstrap=n_bootstrap,
-                                   random_state=seed)
-    return interval_table(estimate, reps, confidence_level)
+    return _diagnostics_bootstrap(yv, sv, yt, st, estimate, sigma_max=sigma_max, p=p, n_bootstrap=n_bootstrap,
+                                  confidence_level=confidence_level, random_state=seed)[0]
 
 
 @each_model_view(("model", "dataset"))

@@ -9,7 +9,10 @@ chunk's per-example counts into per-value positive and negative counts
 that returns one value (or one row of values) per replicate.  The intervals
 are then percentiles of the replicates (:func:`intervals_of`,
 :func:`interval_table`, :func:`~beyondauc.metrics.bootstrap.percentile_interval`)
-or, for the AUC, BCa (:func:`~beyondauc.metrics.bootstrap.bca_interval`).
+or BCa: for the AUC with its closed-form jackknife
+(:func:`~beyondauc.metrics.bootstrap.bca_interval`), for the statistics the
+bootstrap biases with a delete-a-group jackknife run through the same engine
+(:func:`jackknife_replicates`, :func:`interval_frame`).
 
 Each batched statistic sits beside its point-estimate twin, rewritten for
 weights (cumulative sums along the rows, ``bincount`` on flat (row, bin)
@@ -43,7 +46,16 @@ from numpy.typing import ArrayLike
 from scipy.special import expit
 
 from ..utils.validation import check_int, warn_undefined
-from .bootstrap import _seed, bootstrap_counts, grid_weights, percentile_interval
+from .bootstrap import (
+    N_JACKKNIFE,
+    _seed,
+    bootstrap_counts,
+    grid_weights,
+    honest_interval,
+    jackknife_acceleration,
+    jackknife_groups,
+    percentile_interval,
+)
 from .fitting import (
     _single_class,
     fit_predict_isotonic,
@@ -166,7 +178,120 @@ def bootstrap_replicates(
     return _stack(parts)
 
 
+def jackknife_replicates(
+    strata: ArrayLike,
+    inverse: ArrayLike,
+    y: ArrayLike,
+    *,
+    n_values: int,
+    statistic: Callable[[np.ndarray, np.ndarray], Replicates],
+    random_state: int | None,
+    groups: ArrayLike | None = None,
+    n_groups: int = 1,
+    n_jackknife: int = N_JACKKNIFE,
+) -> Replicates:
+    """The batched statistic with each group of a stratified delete-a-group jackknife left out.
+
+    The BCa acceleration's jackknife, run through the same machinery as the
+    bootstrap: leaving group g out is one more row of per-example counts (1,
+    and 0 for group g's examples, :func:`~beyondauc.metrics.bootstrap.jackknife_groups`),
+    so ``statistic`` -- refits included -- sees it as one more replicate.
+    ``n_jackknife`` groups cost ``n_jackknife`` rows whatever the number of
+    examples, where a leave-one-out jackknife would cost one row per example.
+    Arguments as :func:`bootstrap_replicates`.
+
+    Returns
+    -------
+    ndarray or dict of ndarray
+        The statistic's rows, ``n_jackknife`` of them.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from beyondauc.metrics.replicates import jackknife_replicates
+    >>> y = np.array([0, 0, 0, 0, 1, 1, 1, 1])
+    >>> n = jackknife_replicates(y, np.arange(8), y, n_values=8, n_jackknife=4, random_state=0,
+    ...                          statistic=lambda pos, neg: pos.sum(axis=1) + neg.sum(axis=1))
+    >>> n.tolist()  # each group leaves out one example of each class
+    [6.0, 6.0, 6.0, 6.0]
+    """
+    n_jackknife = check_int(n_jackknife, "n_jackknife", minimum=2)
+    member = jackknife_groups(strata, n_jackknife, random_state=random_state)
+    parts = []
+    for lo, hi in replicate_chunks(n_jackknife, max(len(member), n_values)):  # bounded memory
+        counts = (member[None, :] != np.arange(lo, hi)[:, None]).astype(np.int32)
+        pos, neg = grid_weights(counts, inverse, y, n_values, groups=groups, n_groups=n_groups)
+        if groups is None:
+            pos, neg = pos[:, 0], neg[:, 0]
+        parts.append(statistic(pos, neg))
+    return _stack(parts)
+
+
 # -- intervals from replicates ----------------------------------------------------------
+
+def interval_frame(estimate: dict[str, float], replicates: pd.DataFrame, confidence_level: float, *,
+                   jackknife: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Intervals that contain their estimates: ``estimate, low, high, interval_method, interval_note`` by metric.
+
+    A number with a column in ``jackknife`` (its delete-a-group jackknife
+    values) gets a BCa interval, the others a percentile interval
+    (:func:`~beyondauc.metrics.bootstrap.honest_interval`).  Where no interval
+    contains the estimate it is NaN and ``interval_note`` says why (warned
+    once per call); a number whose every replicate is NaN gets NaN and an
+    UndefinedMetricWarning.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> from beyondauc.metrics.replicates import interval_frame
+    >>> reps = pd.DataFrame({"auc": np.linspace(0.6, 0.8, 101), "drift": np.linspace(0.05, 0.25, 101)})
+    >>> t = interval_frame({"auc": 0.7, "drift": 0.04}, reps, 0.9, jackknife=pd.DataFrame({"drift": [0.04, 0.05]}))
+    >>> t[["low", "high", "interval_method"]].round(3).values.tolist()
+    [[0.61, 0.79, 'percentile'], [nan, nan, 'BCa']]
+    >>> t.loc["drift", "interval_note"]
+    'every bootstrap replicate lies above the estimate'
+    """
+    names = list(estimate)
+    rows = []
+    for name in names:  # a loop over the named numbers, each one vectorised
+        v = replicates[name].to_numpy(dtype=np.float64)
+        if np.isnan(v).all():
+            warn_undefined(f"every bootstrap replicate of {name!r} is undefined; its interval is NaN")
+        accel = None
+        if jackknife is not None and name in jackknife:
+            accel = jackknife_acceleration(jackknife[name].to_numpy(dtype=np.float64))
+        rows.append((estimate[name], *honest_interval(v, estimate[name], confidence_level, acceleration=accel)))
+    out = pd.DataFrame(rows, columns=["estimate", "low", "high", "interval_method", "interval_note"],
+                       index=pd.Index(names, name="metric"))
+    out.loc[np.isnan(out["estimate"].to_numpy(dtype=float)), "interval_note"] = ""
+    missed = out[out["interval_note"] != ""]
+    if len(missed):
+        warn_undefined("no bootstrap interval contains the estimate of " + "; ".join(
+            f"{k} ({note})" for k, note in missed["interval_note"].items()) + "; those intervals are NaN")
+    return out
+
+
+def interval_summary(frame: pd.DataFrame) -> tuple[dict[str, tuple[float, float]], str, str]:
+    """``name -> (low, high)``, the ``interval_method`` text and the ``interval_note`` text of an :func:`interval_frame`.
+
+    The method text names each method with its numbers ("BCa: drift;
+    percentile: auc_val, auc_test"), the note joins the reasons of the NaN
+    intervals ('' when none).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from beyondauc.metrics.replicates import interval_frame, interval_summary
+    >>> t = interval_frame({"auc": 0.7}, pd.DataFrame({"auc": [0.6, 0.7, 0.8]}), 0.5)
+    >>> interval_summary(t)
+    ({'auc': (0.65, 0.75)}, 'percentile: auc', '')
+    """
+    intervals = {k: (float(r["low"]), float(r["high"])) for k, r in frame.iterrows()}
+    methods = frame.groupby("interval_method", sort=False).groups
+    method = "; ".join(f"{m}: {', '.join(names)}" for m, names in sorted(methods.items()))
+    note = "; ".join(f"{k}: {n}" for k, n in frame["interval_note"].items() if n)
+    return intervals, method, note
+
 
 def intervals_of(replicates: pd.DataFrame, confidence_level: float) -> dict[str, tuple[float, float]]:
     """``name -> (low, high)`` percentile intervals from a replicates frame (one column per number).

@@ -28,8 +28,9 @@ from .kernel import _grid_counts
 from .replicates import (
     bootstrap_replicates,
     calibrated_rows,
-    interval_table,
-    intervals_of,
+    interval_frame,
+    interval_summary,
+    jackknife_replicates,
 )
 from .selective import (
     CoverageAccuracyCurve,
@@ -234,11 +235,18 @@ class SelectiveAnswering:
         Only with a ``computation_score`` (and an ``ood_dataset`` for NiDMA).
     confidence, correct, confidence_ood, correct_ood : ndarray
     intervals : dict
-        ``name -> (low, high)`` bootstrap percentile intervals (empty without
-        ``n_bootstrap``); :meth:`to_dict` adds them as ``<name>_low`` /
-        ``<name>_high``.
+        ``name -> (low, high)`` bootstrap intervals (empty without
+        ``n_bootstrap``): BCa for the numbers the bootstrap biases
+        (:data:`SELECTIVE_BCA`: DiSCA, a, b, DiSCA OOD), percentile for
+        accuracy, area and AURC; (NaN, NaN) where no interval contains the
+        estimate.  :meth:`to_dict` adds them as ``<name>_low`` /
+        ``<name>_high``, with ``interval_method`` and ``interval_note``.
     replicates : DataFrame or None
         The bootstrap replicates, one row each (columns: the interval names).
+    jackknife : DataFrame or None
+        Delete-a-group jackknife values of the BCa numbers (their acceleration).
+    interval_method, interval_note : str
+        Which method gave which interval, and why an interval is NaN ('' when none is).
     accuracy_band : (coverages, low, high) or None
         Pointwise bootstrap band of the exact curve's accuracy at fixed
         coverage levels (:func:`accuracy_at_coverage` per replicate).
@@ -272,6 +280,9 @@ class SelectiveAnswering:
     intervals: dict = field(default_factory=dict, repr=False)
     replicates: pd.DataFrame | None = field(default=None, repr=False)
     accuracy_band: tuple | None = field(default=None, repr=False)
+    jackknife: pd.DataFrame | None = field(default=None, repr=False)
+    interval_method: str = ""
+    interval_note: str = ""
     n_confidences: int = 0
     top_share: float = np.nan
     rankable: bool = True
@@ -306,6 +317,8 @@ class SelectiveAnswering:
         for name, (low, high) in self.intervals.items():
             out[f"{name}_low"] = low
             out[f"{name}_high"] = high
+        if self.intervals:
+            out["interval_method"], out["interval_note"] = self.interval_method, self.interval_note
         return out
 
     def _repr_html_(self):
@@ -387,15 +400,17 @@ def selective_answering(
         if d_ood is not None:
             u, v = _check_weights(nidma_weights, "nidma_weights", 2)
             nd = u * dd + v * d_ood.score
-    intervals, reps, band = {}, None, None
+    intervals, reps, band, jack, how, why = {}, None, None, None, "", ""
     if n_bootstrap:
-        reps, acc = _benchmark_bootstrap(
+        reps, acc, jack = _benchmark_bootstrap(
             bench, model, dataset, ood_dataset=ood_dataset, protocol=protocol, method=method,
             class_weight=class_weight, tolerance=tolerance, weights=weights, resolution=resolution,
             random_state=random_state, n_bootstrap=n_bootstrap,
             resample_state=dataset_seed(random_state, [d for d in bench.datasets if d != ood_dataset].index(dataset)),
         )
-        intervals = intervals_of(reps, confidence_level)
+        estimate = {"accuracy": float(exact.accuracy[-1]), "area": exact.score, "aurc": 1.0 - exact.score,
+                    "disca": d.score, "a": d.a, "b": d.b, **({} if d_ood is None else {"disca_ood": d_ood.score})}
+        intervals, how, why = interval_summary(interval_frame(estimate, reps, confidence_level, jackknife=jack))
         band = _band(acc, confidence_level)
     return SelectiveAnswering(
         score=d.score,
@@ -422,6 +437,9 @@ def selective_answering(
         intervals=intervals,
         replicates=reps,
         accuracy_band=band,
+        jackknife=jack,
+        interval_method=how,
+        interval_note=why,
         n_confidences=n_conf,
         top_share=top_share,
         rankable=rankable,
@@ -458,6 +476,18 @@ def selective_table(bench: Benchmark, *, models: Sequence[str] | None = None, da
 # -- bootstrap intervals ------------------------------------------------------------------
 
 INTERVAL_NAMES = ("accuracy", "area", "aurc", "disca", "a", "b")
+
+#: The numbers whose intervals are BCa: the bootstrap biases them (DiSCA and its thresholds a and b).
+SELECTIVE_BCA = ("disca", "a", "b", "disca_ood")
+
+
+def _replicates_and_jackknife(*args, n_bootstrap, **design):
+    """(replicates, band, jackknife) of a selective statistic: the bootstrap, and the jackknife of :data:`SELECTIVE_BCA`."""
+    reps = bootstrap_replicates(*args, n_bootstrap=n_bootstrap, **design)
+    jack = jackknife_replicates(*args, **design)
+    band = reps.pop("band")
+    jack = pd.DataFrame({k: v for k, v in jack.items() if k in SELECTIVE_BCA})
+    return pd.DataFrame(reps), band, jack
 
 
 def _answers(proba, pred, pos, neg, kind="scores"):
@@ -501,7 +531,7 @@ def _benchmark_replicates(bench, model, dataset, **options):
 
 def _benchmark_bootstrap(bench, model, dataset, *, ood_dataset, protocol, method, class_weight, tolerance,
                          weights, resolution, random_state, n_bootstrap, resample_state=None):
-    """(replicates frame, (B, k) accuracy at :data:`BAND_COVERAGES`), the calibrator refitted per replicate.
+    """(replicates frame, (B, k) accuracy at :data:`BAND_COVERAGES`, jackknife frame), the calibrator refitted per replicate.
 
     ``random_state`` picks the protocol's rows (the ``indata`` split) as the
     point estimate does; ``resample_state`` (default: ``random_state``) seeds
@@ -526,10 +556,8 @@ def _benchmark_bootstrap(bench, model, dataset, *, ood_dataset, protocol, method
     cols = (np.unique(inv[role == 1]), np.unique(inv[role == 2]) if ood_dataset is not None else None)
     statistic = _refit_statistic(x, cols, method=method, class_weight=class_weight, init=init, options=options,
                                  kind=bench.kind)
-    reps = bootstrap_replicates(strata, inv, y, n_values=m, statistic=statistic, n_bootstrap=n_bootstrap,
-                                random_state=resample_state, groups=role, n_groups=3)
-    band = reps.pop("band")
-    return pd.DataFrame(reps), band
+    return _replicates_and_jackknife(strata, inv, y, n_values=m, statistic=statistic, n_bootstrap=n_bootstrap,
+                                     random_state=resample_state, groups=role, n_groups=3)
 
 
 def _given_bootstrap(bench, model, dataset, ood_dataset, options, random_state, n_bootstrap):
@@ -556,10 +584,8 @@ def _given_bootstrap(bench, model, dataset, ood_dataset, options, random_state, 
         out["band"] = accuracy_at_coverages(x[cols[0]], pos[:, 1, cols[0]], neg[:, 1, cols[0]], BAND_COVERAGES)
         return out
 
-    reps = bootstrap_replicates(strata_of(role, ok), inv, ok, n_values=len(x), statistic=statistic,
-                                n_bootstrap=n_bootstrap, random_state=random_state, groups=role, n_groups=3)
-    band = reps.pop("band")
-    return pd.DataFrame(reps), band
+    return _replicates_and_jackknife(strata_of(role, ok), inv, ok, n_values=len(x), statistic=statistic,
+                                     n_bootstrap=n_bootstrap, random_state=random_state, groups=role, n_groups=3)
 
 
 def _refit_statistic(x, cols, *, method, class_weight, init, options, kind="scores"):
@@ -645,7 +671,7 @@ def selective_intervals(confidence: ArrayLike, correct: ArrayLike, *, n_bootstra
                         confidence_level: float = 0.95, random_state: int | None = 0, tolerance: float = 0.9,
                         weights: tuple[float, float, float] = (1 / 3, 1 / 3, 1 / 3),
                         resolution: float = 0.01) -> pd.DataFrame:
-    """Bootstrap percentile intervals of accuracy, area, AURC, DiSCA, a and b for given answers.
+    """Bootstrap intervals of accuracy, area, AURC (percentile), DiSCA, a and b (BCa) for given answers.
 
     The examples are resampled with replacement (``n_bootstrap`` seeded
     replicates); the confidences are taken as given (no calibrator to refit:
@@ -669,7 +695,11 @@ def selective_intervals(confidence: ArrayLike, correct: ArrayLike, *, n_bootstra
     -------
     pandas.DataFrame
         Indexed by ``metric`` (accuracy, area, aurc, disca, a, b) with columns
-        ``estimate`` (the point estimate), ``low`` and ``high``.
+        ``estimate`` (the point estimate), ``low``, ``high``,
+        ``interval_method`` ("BCa" for DiSCA, a and b, whose acceleration
+        comes from a delete-a-group jackknife with 20 groups; "percentile"
+        for the others) and ``interval_note`` (why an interval is NaN: no
+        interval contains its estimate; see the user guide, "Uncertainty").
 
     Examples
     --------
@@ -680,7 +710,7 @@ def selective_intervals(confidence: ArrayLike, correct: ArrayLike, *, n_bootstra
     >>> ok = rng.uniform(size=200) < conf
     >>> ci = selective_intervals(conf, ok, n_bootstrap=200, random_state=1)
     >>> list(ci.columns), bool((ci["low"] <= ci["estimate"]).all() and (ci["estimate"] <= ci["high"]).all())
-    (['estimate', 'low', 'high'], True)
+    (['estimate', 'low', 'high', 'interval_method', 'interval_note'], True)
     """
     n_bootstrap, confidence_level = _check_n_bootstrap(n_bootstrap, confidence_level)
     seed = check_random_state(random_state)
@@ -690,12 +720,14 @@ def selective_intervals(confidence: ArrayLike, correct: ArrayLike, *, n_bootstra
     estimate = {"accuracy": float(exact.accuracy[-1]), "area": exact.score, "aurc": 1.0 - exact.score,
                 "disca": d.score, "a": d.a, "b": d.b}
     values, inv, _, _ = _grid_counts(ok, c)
-    reps = bootstrap_replicates(
-        np.zeros(len(c), dtype=np.int64), inv, ok, n_values=len(values), n_bootstrap=n_bootstrap, random_state=seed,
-        statistic=lambda n_ok, n_wrong: selective_rows(values, n_ok, n_wrong, resolution=d.resolution,
-                                                       tolerance=d.tolerance, weights=d.weights),
-    )
-    return interval_table(estimate, pd.DataFrame(reps), confidence_level)
+    design = dict(n_values=len(values), random_state=seed,
+                  statistic=lambda n_ok, n_wrong: selective_rows(values, n_ok, n_wrong, resolution=d.resolution,
+                                                                 tolerance=d.tolerance, weights=d.weights))
+    strata = np.zeros(len(c), dtype=np.int64)
+    reps = bootstrap_replicates(strata, inv, ok, n_bootstrap=n_bootstrap, **design)
+    jack = jackknife_replicates(strata, inv, ok, **design)
+    return interval_frame(estimate, pd.DataFrame(reps), confidence_level,
+                          jackknife=pd.DataFrame({k: jack[k] for k in SELECTIVE_BCA if k in jack}))
 
 
 def tolerance_table(bench: Benchmark, dataset: str, *, models: Sequence[str] | None = None, value: str = "disca",
