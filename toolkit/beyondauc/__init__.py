@@ -78,6 +78,7 @@ from .report import (
     safe_name,
 )
 from .evaluation import THRESHOLDS, ModelSummary, analyses_table, kind_text, model_summary, scope_markdown
+from .evaluation import ComparisonSummary, comparison_summary
 from .metrics import (
     RESOLUTIONS,
     TOLERANCES,
@@ -159,6 +160,8 @@ __all__ = [
     "cohort_diagnostics",
     "cohorts",
     "compare_auc",
+    "comparison_summary",
+    "ComparisonSummary",
     "computation_score",
     "coverage_accuracy_curve",
     "coverage_at_accuracy",

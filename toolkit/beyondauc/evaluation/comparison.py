@@ -18,14 +18,25 @@ Only numbers the evaluation already holds are read; nothing is refitted.
 
 from __future__ import annotations
 
+import html
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
 import numpy as np
 import pandas as pd
 
 from ..metrics.comparison import DIFFERENCE_COLUMNS, delong_differences, grid_differences, paired_differences, \
     reference_models
 from ..metrics.grid_bootstrap import nanmean_quiet
+from ..utils.formatting import MISSING, format_number
 
-__all__ = ["COMPARISON_COLUMNS", "comparison_table"]
+if TYPE_CHECKING:
+    from ..data.benchmark import Benchmark
+    from ..metrics.grid_bootstrap import GridBootstrap
+    from .container import Evaluation
+
+__all__ = ["COMPARISON_COLUMNS", "ComparisonSummary", "comparison_summary", "comparison_table", "index_cell",
+           "reading"]
 
 #: The columns of the ``comparison`` table.
 COMPARISON_COLUMNS = ("model", "reference", "reference_kind", "dataset", "value", *DIFFERENCE_COLUMNS, "test",
@@ -37,7 +48,7 @@ _ANSWERS_PAIRED = ("no paired interval: an answers benchmark resamples each mode
                    "answers, so the two models' replicates are not the same resample")
 
 
-def comparison_table(bench, head: pd.DataFrame, boot, tables: dict, replicates: dict | None,
+def comparison_table(bench: Benchmark, head: pd.DataFrame, boot: GridBootstrap | None, tables: dict, replicates: dict | None,
                      p: dict) -> pd.DataFrame:
     """Every model minus its reference, per dataset and the mean: AUC, accuracy, kappa, DiSCA, drift.
 
@@ -159,3 +170,179 @@ def _bootstrap_rows(frame, value, refs, replicates, board, level, *, rankable=Fa
                             test="paired bootstrap" if paired else "",
                             note="" if paired else "no interval: n_bootstrap = 0"))
     return pd.concat(out, ignore_index=True) if out else pd.DataFrame()
+
+
+# ---------------------------------------------------------------------------
+# the view: one model against its reference, in words
+# ---------------------------------------------------------------------------
+
+#: How each compared value is named, and whether higher is better.
+VALUE_NAMES = {"auc": ("AUC", True), "accuracy": ("deployed accuracy", True), "kappa": ("kappa", True),
+               "disca": ("DiSCA", True), "drift": ("drift", False)}
+#: The readings of a difference.
+BETTER, WORSE, NO_DIFFERENCE, NOT_TESTED = "better", "worse", "no detectable difference", "not tested"
+MEAN_ROW = "mean over datasets"
+
+
+def reading(difference: float, pvalue: float, *, higher_is_better: bool = True, alpha: float = 0.05) -> str:
+    """The word for a difference model - reference: better, worse, no detectable difference, or not tested.
+
+    Better or worse only when ``pvalue < alpha`` (two-sided); the direction
+    follows ``higher_is_better`` (drift: lower is better).
+
+    Examples
+    --------
+    >>> from beyondauc.evaluation.comparison import reading
+    >>> reading(0.03, 0.01), reading(0.03, 0.01, higher_is_better=False), reading(-0.1, 0.2)
+    ('better', 'worse', 'no detectable difference')
+    >>> reading(0.1, float("nan"))
+    'not tested'
+    """
+    if pvalue is None or not np.isfinite(pvalue) or not np.isfinite(difference):
+        return NOT_TESTED
+    if pvalue >= alpha:
+        return NO_DIFFERENCE
+    return BETTER if (difference > 0) == higher_is_better else WORSE
+
+
+def _p_text(p):
+    if p is None or not np.isfinite(p):
+        return MISSING
+    return "< 0.001" if p < 0.001 else f"{p:.3f}"
+
+
+def _diff_text(row):
+    text = format_number(row["difference"], signed=True)
+    if np.isfinite(row["low"]) and np.isfinite(row["high"]):
+        text += f" ({format_number(row['low'], signed=True)} to {format_number(row['high'], signed=True)})"
+    return text
+
+
+@dataclass(frozen=True)
+class ComparisonSummary:
+    """One model against its reference (the baseline, or the best other model), per dataset and the mean.
+
+    ``table`` holds text, one row per dataset x value (the mean first):
+    the two models' values, the difference with its interval, the p-value
+    and the reading (:func:`reading`); ``sentence`` says what the reference
+    is and what the mean shows.
+    """
+
+    model: str
+    reference: str
+    reference_kind: str
+    sentence: str
+    table: pd.DataFrame = field(repr=False)
+
+    def to_markdown(self) -> str:
+        """The sentence and the table as Markdown, names escaped."""
+        from ..utils.formatting import markdown_text
+
+        head = "| " + " | ".join(self.table.columns) + " |"
+        rule = "|" + "---|" * len(self.table.columns)
+        rows = ["| " + " | ".join(markdown_text(v) for v in r) + " |" for r in self.table.itertuples(index=False)]
+        return "\n".join([markdown_text(self.sentence), "", head, rule, *rows])
+
+    def _repr_html_(self) -> str:
+        head = "".join(f"<th>{html.escape(str(c))}</th>" for c in self.table.columns)
+        body = "".join("<tr>" + "".join(
+            f'<td class="ba-{html.escape(str(v)).replace(" ", "-")}">{html.escape(str(v))}</td>' for v in r) + "</tr>"
+            for r in self.table.itertuples(index=False))
+        return (f'<div class="ba-comparison"><p>{html.escape(self.sentence)}</p><table class="ba-comparison-table">'
+                f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>")
+
+
+def comparison_summary(evaluation: Evaluation, model: str) -> ComparisonSummary:
+    """``model`` against its reference, read from the evaluation's ``comparison`` table (nothing recomputed).
+
+    Parameters
+    ----------
+    evaluation : Evaluation
+    model : str
+
+    Returns
+    -------
+    ComparisonSummary
+
+    Examples
+    --------
+    >>> import beyondauc as ba
+    >>> ev = ba.evaluate("demo", datasets=["wine", "diabetes"], models=["svm", "logreg", "knn"], noise_repeats=2,
+    ...                  n_bootstrap=20, baseline="logreg")
+    >>> s = ba.comparison_summary(ev, "svm")
+    >>> s.reference, s.reference_kind, list(s.table["Dataset"].unique())
+    ('logreg', 'baseline', ['mean over datasets', 'wine', 'diabetes'])
+    """
+    evaluation.check_model(model)
+    level = float(evaluation.parameters.get("confidence_level", 0.95))
+    t = evaluation.table("comparison")
+    t = t[t["model"] == model]
+    if not len(t):
+        return ComparisonSummary(model, "", "", "No other model to compare with.", pd.DataFrame())
+    ref, kind = str(t["reference"].iloc[0]), str(t["reference_kind"].iloc[0])
+    order = {d: i for i, d in enumerate(["mean", *evaluation.datasets])}
+    t = t.sort_values("dataset", key=lambda c: c.map(order), kind="stable")
+    rows = []
+    for _, r in t.iterrows():
+        name, higher = VALUE_NAMES[r["value"]]
+        rows.append({"Dataset": MEAN_ROW if r["dataset"] == "mean" else r["dataset"], "Value": name,
+                     model: format_number(r["estimate"]), ref: format_number(r["reference_estimate"]),
+                     f"Difference ({level:.0%} interval)": _diff_text(r), "p-value": _p_text(r["pvalue"]),
+                     "Test": r["test"] or MISSING,
+                     "Reading": reading(r["difference"], r["pvalue"], higher_is_better=higher, alpha=1 - level)})
+    table = pd.DataFrame(rows)
+    sentence = _sentence(model, ref, kind, table, t, evaluation.parameters.get("baseline"))
+    return ComparisonSummary(model, ref, kind, sentence, table)
+
+
+def _sentence(model, ref, kind, table, t, baseline):
+    """What the reference is, and the readings of the mean."""
+    if kind == "baseline":
+        who = f"{model} against the baseline {ref}"
+    elif baseline == model:
+        who = f"{model} is the baseline; here it is compared with {ref}, the best other model by mean AUC"
+    else:
+        who = f"{model} against {ref}, the best other model by mean AUC (no baseline was given)"
+    mean = table[table["Dataset"] == MEAN_ROW]
+    by = {w: _and([v for v, r in zip(mean["Value"], mean["Reading"]) if r == w]) for w in (BETTER, WORSE)}
+    said = [f"{w} by {by[w]}" for w in (BETTER, WORSE) if by[w]]
+    same = _and([v for v, r in zip(mean["Value"], mean["Reading"]) if r == NO_DIFFERENCE])
+    if same:
+        said.append(f"no detectable difference in {same}")
+    text = f"{who}. Over the mean of the datasets: {'; '.join(said)}." if said else f"{who}."
+    return text + "".join(f" Note: {n}." for n in sorted({n for n in t["note"] if n}))
+
+
+def _and(items):
+    items = list(items)
+    return ", ".join(items[:-1]) + " and " + items[-1] if len(items) > 1 else "".join(items)
+
+
+def index_cell(evaluation: Evaluation, model: str) -> str:
+    """The index's "vs" cell of ``model``: the reference, ΔAUC and Δ accuracy of the mean, each with its reading.
+
+    Empty when the evaluation has no comparison (an older evaluation, one model).
+
+    Examples
+    --------
+    >>> import beyondauc as ba
+    >>> from beyondauc.evaluation.comparison import index_cell
+    >>> ev = ba.evaluate("demo", datasets=["wine", "diabetes"], models=["svm", "logreg"], noise_repeats=2,
+    ...                  n_bootstrap=20, baseline="logreg")
+    >>> index_cell(ev, "svm").startswith("vs logreg: AUC +")
+    True
+    """
+    if "comparison" not in evaluation.tables:
+        return ""
+    t = evaluation.table("comparison")
+    t = t[(t["model"] == model) & (t["dataset"] == "mean") & t["value"].isin(["auc", "accuracy"])]
+    if not len(t):
+        return ""
+    alpha = 1 - float(evaluation.parameters.get("confidence_level", 0.95))
+    parts = []
+    for _, r in t.iterrows():
+        p = _p_text(r["pvalue"])
+        p = "p " + p if p.startswith("<") else "p = " + p
+        parts.append(f"{'AUC' if r['value'] == 'auc' else 'accuracy'} {format_number(r['difference'], signed=True)} "
+                     f"({reading(r['difference'], r['pvalue'], alpha=alpha)}, {p})")
+    return f"vs {t['reference'].iloc[0]}: " + "; ".join(parts)
