@@ -265,7 +265,7 @@ def test_summary_and_index_cell_read_the_table(ev):
     assert len(s.table) == 5 * (len(DATASETS) + 1)
     row = ev.table("comparison").query("model == 'single_feature' and value == 'auc' and dataset == 'mean'").iloc[0]
     cell = index_cell(ev, "single_feature")
-    assert cell.startswith("vs logreg: AUC ") and ("worse" if row["pvalue"] < 0.05 else "no detectable") in cell
+    assert cell.startswith("vs logreg; AUC ") and ("worse" if row["pvalue"] < 0.05 else "no detectable") in cell
     assert "<table" in s._repr_html_() and "| Dataset |" in s.to_markdown()
 
 

@@ -170,7 +170,9 @@ def _add_demo(sub):
         "demo",
         help="`report` on the embedded demo benchmark into reports/demo/",
         description="The main job on the embedded demo benchmark: every model's report and the "
-        "leaderboard in reports/demo/index.html.",
+        "leaderboard in reports/demo/index.html. So that every analysis appears, it sets --ood-dataset wine "
+        "(digits_noisy with --kind answers), --computation-score 1 (the same for every model) and --baseline "
+        "logreg unless given.",
     )
     _report_options(demo, out_default="reports/demo")
     demo.add_argument("--kind", choices=("scores", "answers"), default="scores",

@@ -244,10 +244,11 @@ class ComparisonSummary:
         return "\n".join([markdown_text(self.sentence), "", head, rule, *rows])
 
     def _repr_html_(self) -> str:
-        head = "".join(f"<th>{html.escape(str(c))}</th>" for c in self.table.columns)
-        body = "".join("<tr>" + "".join(
-            f'<td class="ba-{html.escape(str(v)).replace(" ", "-")}">{html.escape(str(v))}</td>' for v in r) + "</tr>"
-            for r in self.table.itertuples(index=False))
+        text = ("Dataset", "Value", "Test", "Reading")  # left-aligned; the numbers stay right-aligned
+        align = [' style="text-align: left"' if c in text else "" for c in self.table.columns]
+        head = "".join(f"<th{a}>{html.escape(str(c))}</th>" for a, c in zip(align, self.table.columns))
+        body = "".join("<tr>" + "".join(f"<td{a}>{html.escape(str(v))}</td>" for a, v in zip(align, r)) + "</tr>"
+                       for r in self.table.itertuples(index=False))
         return (f'<div class="ba-comparison"><p>{html.escape(self.sentence)}</p><table class="ba-comparison-table">'
                 f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>")
 
@@ -321,6 +322,8 @@ def _and(items):
 def index_cell(evaluation: Evaluation, model: str) -> str:
     """The index's "vs" cell of ``model``: the reference, ΔAUC and Δ accuracy of the mean, each with its reading.
 
+    The parts are joined by ``"; "`` (the index shows one a line).
+
     Empty when the evaluation has no comparison (an older evaluation, one model).
 
     Examples
@@ -329,7 +332,7 @@ def index_cell(evaluation: Evaluation, model: str) -> str:
     >>> from beyondauc.evaluation.comparison import index_cell
     >>> ev = ba.evaluate("demo", datasets=["wine", "diabetes"], models=["svm", "logreg"], noise_repeats=2,
     ...                  n_bootstrap=20, baseline="logreg")
-    >>> index_cell(ev, "svm").startswith("vs logreg: AUC +")
+    >>> index_cell(ev, "svm").startswith("vs logreg; AUC +")
     True
     """
     if "comparison" not in evaluation.tables:
@@ -343,6 +346,6 @@ def index_cell(evaluation: Evaluation, model: str) -> str:
     for _, r in t.iterrows():
         p = _p_text(r["pvalue"])
         p = "p " + p if p.startswith("<") else "p = " + p
-        parts.append(f"{'AUC' if r['value'] == 'auc' else 'accuracy'} {format_number(r['difference'], signed=True)} "
-                     f"({reading(r['difference'], r['pvalue'], alpha=alpha)}, {p})")
-    return f"vs {t['reference'].iloc[0]}: " + "; ".join(parts)
+        parts.append(f"{'AUC' if r['value'] == 'auc' else 'accuracy'} {format_number(r['difference'], signed=True)}: "
+                     f"{reading(r['difference'], r['pvalue'], alpha=alpha)} ({p})")
+    return "; ".join([f"vs {t['reference'].iloc[0]}", *parts])
