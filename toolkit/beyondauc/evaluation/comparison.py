@@ -10,8 +10,8 @@ model - reference of:
 * ``accuracy`` and ``kappa`` (headline protocol and method): the grid
   bootstrap, every model on the same replicate;
 * ``disca`` and ``drift``: the replicates each dataset's selective answering
-  and cohort diagnostics carry, drawn from the dataset's own seed and strata,
-  the same for every model of a scores benchmark.
+  and cohort diagnostics carry, drawn from the dataset's own seed and strata
+  (role or cohort, and for scores the class), the same for every model.
 
 Only numbers the evaluation already holds are read; nothing is refitted.
 """
@@ -44,8 +44,6 @@ COMPARISON_COLUMNS = ("model", "reference", "reference_kind", "dataset", "value"
 
 _ANSWERS_AUC = ("the paired DeLong test needs the same labels, and an answers benchmark's label is each model's "
                 "own correctness")
-_ANSWERS_PAIRED = ("no paired interval: an answers benchmark resamples each model within its own right and wrong "
-                   "answers, so the two models' replicates are not the same resample")
 
 
 def comparison_table(bench: Benchmark, head: pd.DataFrame, boot: GridBootstrap | None, tables: dict, replicates: dict | None,
@@ -88,10 +86,6 @@ def comparison_table(bench: Benchmark, head: pd.DataFrame, boot: GridBootstrap |
              _bootstrap_rows(tables["selective"], "disca", refs, replicates, board, level, rankable=True),
              _bootstrap_rows(tables["diagnostics"], "drift", refs, replicates, board, level)]
     out = pd.concat([x for x in parts if len(x)], ignore_index=True)
-    if bench.kind == "answers":
-        unpaired = out["value"].isin(["disca", "drift"])
-        out.loc[unpaired, ["low", "high", "pvalue"]] = np.nan
-        out.loc[unpaired, "note"] = _ANSWERS_PAIRED
     base = p.get("baseline")
     out["reference_kind"] = np.where(out["reference"] == base, "baseline", "best other") if base else "best other"
     order = {m: i for i, m in enumerate(models)}

@@ -362,7 +362,8 @@ def cohort_diagnostics(
         p_ = _check_p(p)
         reps = _diagnostics_replicates(yv, sv, yt, st, sigma_max=sigma_max, p=p_, n_bootstrap=n_bootstrap,
                                        random_state=dataset_seed(check_random_state(random_state),
-                                                                 list(bench.datasets).index(dataset)))
+                                                                 list(bench.datasets).index(dataset)),
+                                       by_class=bench.kind != "answers")
         intervals = intervals_of(reps, confidence_level)
     return CohortDiagnostics(
         model=model,
@@ -390,8 +391,11 @@ def cohort_diagnostics(
 DIAGNOSTIC_INTERVALS = ("auc_val", "auc_test", "bias_robustness_val", "bias_robustness_test", "drift", "wasserstein")
 
 
-def _diagnostics_replicates(yv, sv, yt, st, *, sigma_max, p, n_bootstrap, random_state):
+def _diagnostics_replicates(yv, sv, yt, st, *, sigma_max, p, n_bootstrap, random_state, by_class=True):
     """Replicates (DataFrame) of the AUCs, bias robustness, drift and W; stratified by cohort and class.
+
+    ``by_class=False`` (an answers benchmark, whose class is each model's own correctness) stratifies by
+    cohort alone, so every model resamples the same rows (paired).
 
     One score grid for V and T together; each replicate is its per-value
     counts of V-, V+, T-, T+ (:func:`~beyondauc.metrics.bootstrap.grid_weights`), and
@@ -403,7 +407,7 @@ def _diagnostics_replicates(yv, sv, yt, st, *, sigma_max, p, n_bootstrap, random
     s = np.concatenate([sv, st])
     cohort = np.concatenate([np.zeros(len(yv), np.int64), np.ones(len(yt), np.int64)])
     x, inv = np.unique(s, return_inverse=True)
-    reps = bootstrap_replicates(strata_of(cohort, y), inv.ravel(), y, n_values=len(x), n_bootstrap=n_bootstrap,
+    reps = bootstrap_replicates(strata_of(cohort, y) if by_class else strata_of(cohort), inv.ravel(), y, n_values=len(x), n_bootstrap=n_bootstrap,
                                 random_state=random_state, groups=cohort, n_groups=2,
                                 statistic=lambda pos, neg: _diagnostics_statistic(x, pos, neg, sigma_max, p))
     return pd.DataFrame(reps)
