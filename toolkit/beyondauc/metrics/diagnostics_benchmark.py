@@ -323,7 +323,9 @@ def cohort_diagnostics(
     n_bootstrap : int >= 0, default=0
         With B > 0, percentile intervals of the AUCs, bias robustness, drift
         and W from B replicates of a bootstrap stratified by cohort and class
-        (see :func:`diagnostics_intervals`); noise robustness, itself a Monte
+        (by cohort alone for an answers benchmark, whose class is the model's
+        own correctness: every model resamples the same rows; see
+        :func:`diagnostics_intervals`); noise robustness, itself a Monte
         Carlo number, gets none.
     confidence_level : float in (0, 1), default=0.95
 

@@ -345,7 +345,9 @@ def selective_answering(
     With ``n_bootstrap`` > 0 the result carries percentile intervals of
     ``accuracy``, ``area``, ``aurc``, ``disca``, ``a`` and ``b`` (and
     ``disca_ood``) from a bootstrap stratified by role (calibration,
-    evaluation, out-of-distribution rows), dataset and class, seeded by
+    evaluation, out-of-distribution rows), dataset and, for scores, class
+    (an answers benchmark's class is the model's own correctness, so it is
+    left out: every model resamples the same rows), seeded by
     ``random_state``'s child stream for ``dataset``'s place among the
     benchmark's datasets other than ``ood_dataset`` (every model reads the same
     replicates of a dataset; two datasets draw independent ones).  Each
