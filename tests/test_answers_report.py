@@ -105,6 +105,9 @@ def test_demo_kind_answers_reports_on_the_answers_demo(tmp_path):
     ev = ba.load_evaluation(out / "evaluation")
     assert ev.data["kind"] == "answers" and ev.parameters["ood_dataset"] == "digits_noisy"
     sel = ev.table("selective")
-    assert sel["didma"].isna().all() and sel["disca_ood"].notna().all()  # DiDMA needs a computation score
+    # the demo gives every model the computation score 1, so DiDMA and NiDMA appear; and a baseline
+    assert ev.parameters["computation_score"] == 1 and ev.parameters["baseline"] == "logreg"
+    assert sel["didma"].notna().all() and sel["nidma"].notna().all() and sel["disca_ood"].notna().all()
+    assert set(ev.table("comparison").query("model == 'deep_tree'")["reference"]) == {"logreg"}
     index = (out / "index.html").read_text(encoding="utf-8")
     assert "answers demo" in index and "deep_tree" in index

@@ -79,6 +79,7 @@ from .report import (
     safe_name,
 )
 from .evaluation import THRESHOLDS, ModelSummary, analyses_table, kind_text, model_summary, scope_markdown
+from .evaluation import ComparisonSummary, comparison_summary
 from .metrics import (
     RESOLUTIONS,
     TOLERANCES,
@@ -160,6 +161,8 @@ __all__ = [
     "cohort_diagnostics",
     "cohorts",
     "compare_auc",
+    "comparison_summary",
+    "ComparisonSummary",
     "computation_score",
     "coverage_accuracy_curve",
     "coverage_at_accuracy",

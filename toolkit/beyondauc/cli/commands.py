@@ -170,7 +170,9 @@ def _add_demo(sub):
         "demo",
         help="`report` on the embedded demo benchmark into reports/demo/",
         description="The main job on the embedded demo benchmark: every model's report and the "
-        "leaderboard in reports/demo/index.html.",
+        "leaderboard in reports/demo/index.html. So that every analysis appears, it sets --ood-dataset wine "
+        "(digits_noisy with --kind answers), --computation-score 1 (the same for every model) and --baseline "
+        "logreg unless given.",
     )
     _report_options(demo, out_default="reports/demo")
     demo.add_argument("--kind", choices=("scores", "answers"), default="scores",
@@ -634,6 +636,14 @@ def _parameters(items, args=None):
     return params
 
 
+#: What ``beyondauc demo`` sets unless given, so every analysis appears: an out-of-distribution dataset (DiSCA(OOD),
+#: NiDMA), a computation score (DiDMA; one for every model, so DiDMA ranks as DiSCA does) and a baseline.
+DEMO_PARAMETERS = {
+    "scores": {"ood_dataset": "wine", "computation_score": 1.0, "baseline": "logreg"},
+    "answers": {"ood_dataset": "digits_noisy", "computation_score": 1.0, "baseline": "logreg"},
+}
+
+
 def _report(args, out):
     from ..report import DEMO, run_report
 
@@ -643,11 +653,14 @@ def _report(args, out):
     if getattr(args, "kind", "scores") == "answers":  # beyondauc demo --kind answers
         data = "demo:answers"
         out_dir = "reports/demo-answers" if out_dir == "reports/demo" else out_dir
-        parameters.setdefault("ood_dataset", "digits_noisy")
+    if hasattr(args, "kind"):  # beyondauc demo: every analysis (docs/getting_started.md says why these values)
+        for name, value in DEMO_PARAMETERS[args.kind].items():
+            parameters.setdefault(name, value)
     result = run_report(
         data, models=args.models, datasets=args.datasets, out=out_dir, pdf=args.pdf, jobs=args.jobs,
         dask=args.dask, include_code=args.include_code, pos_label=_label_value(args.pos_label),
-        domains=_domains(args), nan_policy=args.nan_policy, parameters=parameters,
+        domains=_domains(args), nan_policy=args.nan_policy, baseline=parameters.pop("baseline", None),
+        parameters=parameters,
         progress=not args.quiet, recompute=args.recompute,
     )
     print(result.summary(), file=out)

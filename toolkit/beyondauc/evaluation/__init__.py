@@ -1,6 +1,10 @@
 """Layer 3: the parameter table, :func:`evaluate` and the :class:`Evaluation` every view reads.
 """
 
+from .comparison import (  # noqa: F401
+    ComparisonSummary,
+    comparison_summary,
+)
 from .container import (  # noqa: F401
     Evaluation,
     evaluation_folder,
@@ -32,6 +36,8 @@ from .summary import (  # noqa: F401
 )
 
 __all__ = [
+    "ComparisonSummary",
+    "comparison_summary",
     "analyses_table",
     "kind_text",
     "scope_markdown",

@@ -75,6 +75,9 @@ TABLES: dict[str, str] = {
     "auc_intervals": "DeLong confidence interval of the AUC per model x dataset",
     "pairwise": "per dataset and mean, for each ordered pair of models: the accuracy difference, its interval and "
                 "the bootstrap probability that the first beats the second (headline protocol and method)",
+    "comparison": "each model against its reference (the baseline, or the best other model by mean AUC) per "
+                  "dataset and mean: the difference of AUC (paired DeLong test), deployed accuracy and kappa "
+                  "(headline protocol and method), DiSCA and drift (paired bootstrap), with interval and p-value",
     "friedman": "Friedman test and Nemenyi critical difference over datasets, for the AUC and the deployed "
                 "accuracy: average rank per model, statistic, p-value, critical difference",
 }

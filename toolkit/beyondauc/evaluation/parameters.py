@@ -169,6 +169,9 @@ _TABLE = (
     _P("class_weight", None, _option((None, "balanced")), 'None or "balanced" for every calibrator'),
     _P("n_repeats", 20, _int(1), "repeats of the indata protocol", aliases=("--repeats",)),
     _P("random_state", 0, _seed, "seed for every random choice", aliases=("--seed",)),
+    _P("baseline", None, _optional(_str), "model every report compares with: ΔAUC (paired DeLong), Δ accuracy, "
+       "kappa, DiSCA and drift (paired bootstrap) per dataset (None: the best other model by mean AUC)",
+       notebooks=()),
     _P("ood_dataset", None, _dataset_name, "out-of-distribution dataset for DiSCA(OOD) and NiDMA (None: none)"),
     _P("tolerance", 0.9, _number(**_UNIT), "worst admissible accuracy t of b(t)"),
     _P("computation_score", None, _optional(_number(low=0)),
@@ -325,6 +328,9 @@ def check_against_benchmark(values: Mapping[str, object], bench: Benchmark, *,
     get = lambda name: values.get(name, PARAMETERS[name].default)  # noqa: E731
     full = available if hasattr(available, "datasets") else None
     available = tuple(bench.datasets if available is None else full.datasets if full is not None else available)
+    baseline = get("baseline")
+    if baseline is not None and baseline not in bench.models:
+        raise ValueError(f"`baseline` {baseline!r} is not a model of {bench.source}; it has {list(bench.models)}")
     ood = get("ood_dataset")
     if ood is not None and ood not in available:
         raise ValueError(f"`ood_dataset` {ood!r} is not a dataset of {bench.source}; it has {list(available)}")

@@ -31,6 +31,7 @@ import numpy as np
 import pandas as pd
 
 from ..metrics.bootstrap import honest_interval, jackknife_acceleration
+from .comparison import comparison_table
 from .container import Evaluation, load_evaluation, package_versions
 from .parameters import check_against_benchmark, check_evaluation_parameters, resolve_auto
 from .summary import findings_table, verdicts_table
@@ -512,6 +513,7 @@ def _compute(p, bench, full, source, sha256, t_start, *, n_jobs, progress, log, 
     tables["leaderboard"] = _leaderboard(head, tables["rank_changes"], tables["selective"], tables["diagnostics"],
                                          bench.models, tables.get("mean_intervals"), replicates,
                                          p["confidence_level"])
+    tables["comparison"] = comparison_table(bench, head, boot, tables, replicates, p)
     tables["findings"] = findings_table(tables, p, bench.models)
     tables["verdicts"] = verdicts_table(tables["findings"], tables["leaderboard"])
     return _evaluation(tables, p, bench, source, sha256, stages.seconds, t_start, left_out)

@@ -378,7 +378,7 @@ def cohort_diagnostics(
                     "bias_robustness_test": bt.score, "drift": drift.score, "wasserstein": w.score}
         table, reps, jack = _diagnostics_bootstrap(
             yv, sv, yt, st, estimate, sigma_max=sigma_max, p=_check_p(p), n_bootstrap=n_bootstrap,
-            confidence_level=confidence_level,
+            confidence_level=confidence_level, by_class=bench.kind != "answers",
             random_state=dataset_seed(check_random_state(random_state), list(bench.datasets).index(dataset)))
         intervals, method, note = interval_summary(table)
     return CohortDiagnostics(
@@ -413,8 +413,12 @@ DIAGNOSTIC_INTERVALS = ("auc_val", "auc_test", "bias_robustness_val", "bias_robu
 DIAGNOSTIC_BCA = ("drift", "wasserstein")
 
 
-def _diagnostics_bootstrap(yv, sv, yt, st, estimate, *, sigma_max, p, n_bootstrap, confidence_level, random_state):
+def _diagnostics_bootstrap(yv, sv, yt, st, estimate, *, sigma_max, p, n_bootstrap, confidence_level, random_state,
+                           by_class=True):
     """(interval frame, replicates, jackknife) of the AUCs, bias robustness, drift and W; stratified by cohort and class.
+
+    ``by_class=False`` (an answers benchmark, whose class is each model's own correctness) stratifies by
+    cohort alone, so every model resamples the same rows (paired).
 
     One score grid for V and T together; each replicate is its per-value
     counts of V-, V+, T-, T+ (:func:`~beyondauc.metrics.bootstrap.grid_weights`), and
@@ -424,13 +428,13 @@ def _diagnostics_bootstrap(yv, sv, yt, st, estimate, *, sigma_max, p, n_bootstra
     intervals, their acceleration from a delete-a-group jackknife stratified
     as the bootstrap (the same statistic on 20 more rows of counts).
     """
-    args, design = _diagnostics_design(yv, sv, yt, st, sigma_max, p, random_state)
+    args, design = _diagnostics_design(yv, sv, yt, st, sigma_max, p, random_state, by_class)
     reps = pd.DataFrame(bootstrap_replicates(*args, n_bootstrap=n_bootstrap, **design))
     jack = pd.DataFrame(jackknife_replicates(*args, **design))[list(DIAGNOSTIC_BCA)]
     return interval_frame(estimate, reps, confidence_level, jackknife=jack), reps, jack
 
 
-def _diagnostics_design(yv, sv, yt, st, sigma_max, p, random_state):
+def _diagnostics_design(yv, sv, yt, st, sigma_max, p, random_state, by_class=True):
     """((strata, inverse, y), options) of the diagnostics' bootstrap and jackknife on one grid of V and T."""
     y = np.concatenate([yv, yt]).astype(np.int64)
     s = np.concatenate([sv, st])
@@ -438,12 +442,12 @@ def _diagnostics_design(yv, sv, yt, st, sigma_max, p, random_state):
     x, inv = np.unique(s, return_inverse=True)
     design = dict(n_values=len(x), random_state=random_state, groups=cohort, n_groups=2,
                   statistic=lambda pos, neg: _diagnostics_statistic(x, pos, neg, sigma_max, p))
-    return (strata_of(cohort, y), inv.ravel(), y), design
+    return (strata_of(cohort, y) if by_class else strata_of(cohort), inv.ravel(), y), design
 
 
-def _diagnostics_replicates(yv, sv, yt, st, *, sigma_max, p, n_bootstrap, random_state):
+def _diagnostics_replicates(yv, sv, yt, st, *, sigma_max, p, n_bootstrap, random_state, by_class=True):
     """Replicates (DataFrame, one row each) of the numbers of :data:`DIAGNOSTIC_INTERVALS`."""
-    args, design = _diagnostics_design(yv, sv, yt, st, sigma_max, p, random_state)
+    args, design = _diagnostics_design(yv, sv, yt, st, sigma_max, p, random_state, by_class)
     return pd.DataFrame(bootstrap_replicates(*args, n_bootstrap=n_bootstrap, **design))
 
 

@@ -358,7 +358,9 @@ def selective_answering(
     With ``n_bootstrap`` > 0 the result carries percentile intervals of
     ``accuracy``, ``area``, ``aurc``, ``disca``, ``a`` and ``b`` (and
     ``disca_ood``) from a bootstrap stratified by role (calibration,
-    evaluation, out-of-distribution rows), dataset and class, seeded by
+    evaluation, out-of-distribution rows), dataset and, for scores, class
+    (an answers benchmark's class is the model's own correctness, so it is
+    left out: every model resamples the same rows), seeded by
     ``random_state``'s child stream for ``dataset``'s place among the
     benchmark's datasets other than ``ood_dataset`` (every model reads the same
     replicates of a dataset; two datasets draw independent ones).  Each
@@ -510,7 +512,9 @@ def _selective_design(bench, model, dataset, *, ood_dataset, protocol, random_st
     role = np.where(cal, 0, np.where(ev, 1, 2))[used]
     y = bench.labels(model=model)[used]
     s = bench.scores(model)[used]
-    strata = strata_of(role, bench.dataset_codes()[used], y)
+    # paired: strata the same for every model (an answers benchmark's class is the model's own correctness)
+    strata = strata_of(role, bench.dataset_codes()[used]) if bench.kind == "answers" else \
+        strata_of(role, bench.dataset_codes()[used], y)
     return s, y, role, strata
 
 
@@ -564,8 +568,10 @@ def _given_bootstrap(bench, model, dataset, ood_dataset, options, random_state, 
     """:func:`_benchmark_bootstrap` for confidences as given (protocol "none"): nothing to refit.
 
     The evaluation rows (role 1) and the OOD rows (role 2) are resampled
-    within role and correctness; each replicate reweights the counts of
-    right and wrong answers at each distinct confidence.
+    within role (and, for scores, label): the same strata for every model,
+    so every model resamples the same rows (paired); each replicate
+    reweights the counts of right and wrong answers at each distinct
+    confidence.
     """
     s, y = bench.scores(model), bench.labels(model=model)
     parts = [(dataset, 1)] + ([(ood_dataset, 2)] if ood_dataset is not None else [])
@@ -584,7 +590,8 @@ def _given_bootstrap(bench, model, dataset, ood_dataset, options, random_state, 
         out["band"] = accuracy_at_coverages(x[cols[0]], pos[:, 1, cols[0]], neg[:, 1, cols[0]], BAND_COVERAGES)
         return out
 
-    return _replicates_and_jackknife(strata_of(role, ok), inv, ok, n_values=len(x), statistic=statistic,
+    key = [role] if bench.kind == "answers" else [role, np.concatenate([y[bench._slice(d)] for d, _ in parts])]
+    return _replicates_and_jackknife(strata_of(*key), inv, ok, n_values=len(x), statistic=statistic,
                                      n_bootstrap=n_bootstrap, random_state=random_state, groups=role, n_groups=3)
 
 

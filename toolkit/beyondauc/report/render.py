@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from ..evaluation.comparison import index_cell
 from ..utils.formatting import format_interval, format_number, is_missing
 from ..utils.output import atomic_write
 
@@ -453,6 +454,7 @@ def _index_rows(evaluation, reports):
             "kappa": format_number(row.get("kappa")), "kappa_ci": _interval(row, "kappa"),
             "disca": format_number(row.get("disca")), "disca_ci": _interval(row, "disca"),
             "drift": format_number(row.get("drift")), "drift_ci": _interval(row, "drift"),
+            "vs": index_cell(evaluation, rep.model),
             "html": rep.html, "pdf": rep.pdf,
             "notebooks": [{"name": nb.name, "path": nb.path} for nb in rep.notebooks],
         })

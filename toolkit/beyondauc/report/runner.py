@@ -323,7 +323,7 @@ def run_report(data: str | os.PathLike | Benchmark | pd.DataFrame = DEMO, *,
                out: str | os.PathLike | None = None, pdf: bool = False, jobs: int | None = None,
                dask: str | None = None, include_code: bool = False, pos_label: str | int | bool | None = None,
                domains: dict[str, str] | str | os.PathLike | None = None, nan_policy: str = "raise",
-               parameters: dict[str, object] | None = None, progress: bool = True,
+               baseline: str | None = None, parameters: dict[str, object] | None = None, progress: bool = True,
                notebooks_dir: str | os.PathLike | None = None, kernel_name: str = "python3",
                timeout: float | None = None, recompute: bool = False) -> ReportResult:
     """Compute the evaluation once, then execute the notebooks per model in parallel and write the reports.
@@ -367,7 +367,10 @@ def run_report(data: str | os.PathLike | Benchmark | pd.DataFrame = DEMO, *,
         See :func:`open_benchmark`. A Benchmark or DataFrame is written to
         ``out/data.csv.gz`` for the notebooks to read.
     models, datasets : list of str or comma-separated str, optional
-        Models to report on and datasets to analyse (all when None).
+        Models to write reports on and datasets to analyse (all when None).
+        The evaluation always covers every model of the data, so ranks,
+        pairwise comparisons and verdicts are among all of them; the index
+        lists the models whose reports were written.
     out : str or path, optional
         Output folder; default ``reports/<name of the data>``.
     pdf : bool, default=False
@@ -388,6 +391,10 @@ def run_report(data: str | os.PathLike | Benchmark | pd.DataFrame = DEMO, *,
     nan_policy : {"raise", "drop"}, default="raise"
         NaN/inf scores: an error naming the row, or their rows dropped with a
         warning.
+    baseline : str, optional
+        A model every report compares with (ΔAUC by the paired DeLong test,
+        Δ accuracy, kappa, DiSCA and drift by the paired bootstrap); None:
+        each model is compared with the best other model by mean AUC.
     parameters : dict, optional
         More notebook parameters, e.g. ``{"protocol": "indata", "tolerance": 0.8}``;
         every name must be declared by a notebook, and each notebook gets the
@@ -429,19 +436,20 @@ def run_report(data: str | os.PathLike | Benchmark | pd.DataFrame = DEMO, *,
         timeout = float(timeout)
     folder = _check_notebooks(notebooks_dir or _notebooks_dir())
     extra = _check_extra(parameters, folder)
-    check_parameters({"pos_label": pos_label, "domains": domains, "nan_policy": nan_policy})
+    check_parameters({"pos_label": pos_label, "domains": domains, "nan_policy": nan_policy, "baseline": baseline})
     full = open_benchmark(data, pos_label=pos_label, domains=domains, nan_policy=nan_policy)
-    bench = open_benchmark(full, models=models, datasets=datasets)
-    check_against_benchmark(extra, bench, available=full.datasets)
+    evaluated = open_benchmark(full, datasets=datasets)  # every model: ranks and pairs are among all of them
+    bench = open_benchmark(evaluated, models=models)  # the models whose reports are written
+    check_against_benchmark({**extra, "baseline": baseline}, evaluated, available=full.datasets)
     slugs = _folder_names(bench.models)
     if out is None:
         name = DEMO if isinstance(data, str) and data == DEMO else Path(str(bench.source)).stem.split(".")[0]
         out = Path("reports") / safe_name(name or "benchmark")
     # entering refuses, before any computation, a folder not ours and a file of the user's the report would replace
     with ReportFolder(out, planned=_planned_files(slugs.values(), pdf)) as output:
-        data_options = {"models": models, "datasets": datasets, "pos_label": pos_label, "domains": domains,
-                        "nan_policy": nan_policy}
-        result = _run(output, data, bench, folder, slugs, extra, data_options, pdf=pdf, jobs=jobs,
+        data_options = {"datasets": datasets, "pos_label": pos_label, "domains": domains,
+                        "nan_policy": nan_policy, "baseline": baseline}
+        result = _run(output, data, evaluated, bench, folder, slugs, extra, data_options, pdf=pdf, jobs=jobs,
                       dask=dask, include_code=include_code, progress=progress,
                       kernel_name=kernel_name, timeout=timeout, recompute=recompute)
         output.commit()
@@ -466,7 +474,7 @@ def _check_extra(parameters, folder):
     if parameters is not None and not isinstance(parameters, dict):
         raise TypeError(f"`parameters` must be a dict, got {type(parameters).__name__}")
     extra = dict(parameters or {})
-    clash = sorted(set(extra) & {*_RUNNER_PARAMETERS, "domains", "nan_policy"})
+    clash = sorted(set(extra) & {*_RUNNER_PARAMETERS, "domains", "nan_policy", "baseline"})
     if clash:
         raise ValueError(f"`parameters` may not set {clash}; use the arguments of the same name")
     bad = [k for k in extra if not isinstance(k, str) or not k.isidentifier()]
@@ -513,12 +521,13 @@ def _evaluation_for(output, data, bench, parameters, *, recompute, progress, job
     return evaluate(data, progress=progress, n_jobs=jobs, **parameters), False
 
 
-def _run(output, data, bench, folder, slugs, extra, data_options, *, pdf, jobs, dask, include_code, progress,
+def _run(output, data, evaluated, bench, folder, slugs, extra, data_options, *, pdf, jobs, dask, include_code, progress,
          kernel_name, timeout, recompute):
     """Write the report into ``output.staging``; return the ReportResult (paths of the final folder).
 
-    ``data_options`` are the evaluation parameters that say how to read the data (models, datasets, pos_label,
-    domains, nan_policy).
+    ``data_options`` are the evaluation parameters that say how to read the data (datasets, pos_label,
+    domains, nan_policy) and the baseline; ``evaluated`` is the benchmark evaluated (every model), ``bench``
+    the one reported on (the models asked for).
     """
     t0 = time.perf_counter()
     stage = output.staging
@@ -532,7 +541,7 @@ def _run(output, data, bench, folder, slugs, extra, data_options, *, pdf, jobs, 
         if dask is None:  # the workers start their Jupyter kernels and import while the evaluation is computed
             for _ in range(workers):
                 executor.submit(_warm_worker, kernel_name, str(stage))
-        evaluation, reused = _evaluation_for(output, data, bench, ev_params, recompute=recompute,
+        evaluation, reused = _evaluation_for(output, data, evaluated, ev_params, recompute=recompute,
                                              progress=progress, jobs=jobs)
         evaluation.save(stage / "evaluation")
         return _render_reports(output, evaluation, reused, bench, folder, slugs, notebook_extra, executor, workers,
@@ -627,7 +636,7 @@ def _render_reports(output, evaluation, reused, bench, folder, slugs, notebook_e
     board = evaluation.table("leaderboard")
     context = {
         "source": source, "sha256": sha256, "version": __version__, "date": date,
-        "n_datasets": len(bench.datasets), "n_models": len(bench.models), "n_failed": n_failed,
+        "n_datasets": len(bench.datasets), "n_models": len(evaluation.data["models"]), "n_failed": n_failed,
         "n_jobs": len(specs), "parameters": evaluation.parameters, "evaluation_created": evaluation.created,
         "reused": reused, "models": _index_rows(evaluation, reports), "notes": base_header["notes"],
         "overview": {"html": overview.html, "status": overview.status, "error": overview.error,

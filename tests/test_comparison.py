@@ -1,0 +1,318 @@
+"""The comparison of every model with a reference (the baseline, or the best other model by mean AUC).
+
+Checked against independent references: ``compare_auc`` on the raw scores for
+the DeLong rows, brute-force loops over replicates for the bootstrap
+intervals and p-values, the evaluation's own tables for the estimates, and
+invariances (a monotone transform of a model's scores resampled on the same
+rows gives the same rank statistics replicate by replicate: the resample is
+paired).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import beyondauc as ba
+from beyondauc import compare_auc
+from beyondauc.evaluation.comparison import comparison_summary, index_cell, reading
+from beyondauc.metrics import bootstrap_grid, cohort_diagnostics, selective_answering
+from beyondauc.metrics.comparison import (
+    bootstrap_pvalue,
+    delong_differences,
+    paired_differences,
+    reference_models,
+)
+
+DATASETS = ["wine", "diabetes", "iris_versicolor"]
+MODELS = ["logreg", "svm", "knn", "single_feature"]
+B = 30
+
+
+# -- the pure functions ------------------------------------------------------------
+
+def test_bootstrap_pvalue_by_hand_and_by_loop():
+    # 10 replicates, 3 <= 0 and 7 >= 0: p = 2 * (3 + 1) / 11
+    r = np.array([-0.2, -0.1, 0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7])
+    assert bootstrap_pvalue(r) == pytest.approx(2 * 4 / 11)
+    assert bootstrap_pvalue(np.full(9, 0.5)) == pytest.approx(0.2)  # the smallest p of 9 replicates
+    assert bootstrap_pvalue(np.zeros(5)) == 1.0  # capped at 1
+    assert np.isnan(bootstrap_pvalue(np.full(4, np.nan)))
+    rng = np.random.default_rng(3)
+    reps = rng.normal(0.1, 0.2, size=(57, 6))
+    reps[rng.random(reps.shape) < 0.1] = np.nan
+    got = bootstrap_pvalue(reps)
+    for j in range(reps.shape[1]):  # brute force, one column and one replicate at a time
+        le = ge = n = 0
+        for x in reps[:, j]:
+            if np.isnan(x):
+                continue
+            n += 1
+            le += x <= 0
+            ge += x >= 0
+        assert got[j] == pytest.approx(min(1.0, 2 * (min(le, ge) + 1) / (n + 1)))
+
+
+def test_paired_differences_interval_equals_a_loop_over_replicates():
+    rng = np.random.default_rng(0)
+    a = rng.normal(0.8, 0.05, size=(40, 3))
+    b = a - 0.05 + rng.normal(0, 0.02, size=(40, 3))
+    b[5, 1] = np.nan
+    t = paired_differences([0.8, 0.7, 0.6], [0.75, 0.72, 0.6], a, b, confidence_level=0.9)
+    assert t["difference"].tolist() == pytest.approx([0.05, -0.02, 0.0])
+    for j in range(3):
+        diffs = [a[i, j] - b[i, j] for i in range(40) if np.isfinite(a[i, j] - b[i, j])]
+        assert t["low"][j] == pytest.approx(np.percentile(diffs, 5))
+        assert t["high"][j] == pytest.approx(np.percentile(diffs, 95))
+        assert t["n_replicates"][j] == len(diffs)
+    # paired: the difference's spread is far below what unpaired replicates would give
+    unpaired = paired_differences([0.8], [0.75], a[:, :1], b[::-1, :1], confidence_level=0.9)
+    assert (t["high"][0] - t["low"][0]) < 0.5 * (unpaired["high"][0] - unpaired["low"][0])
+    none = paired_differences([0.8], [0.7])
+    assert none["difference"][0] == pytest.approx(0.1) and np.isnan(none["low"][0]) and np.isnan(none["pvalue"][0])
+    with pytest.raises(ValueError, match="paired"):
+        paired_differences([0.8], [0.7], a[:, :1], b[:10, :1])
+
+
+def test_delong_differences_equal_compare_auc_per_group_and_combine_the_mean():
+    rng = np.random.default_rng(1)
+    n = 300
+    y = rng.integers(0, 2, n)
+    a = y + rng.normal(0, 0.8, n)
+    b = y + rng.normal(0, 1.2, n)
+    g = np.repeat(["x", "y", "z"], 100)
+    t = delong_differences(y, a, b, g, confidence_level=0.9)
+    assert t["group"].tolist() == ["x", "y", "z", "mean"]
+    for i, name in enumerate("xyz"):
+        c = compare_auc(y[g == name], a[g == name], b[g == name], confidence_level=0.9)
+        row = t.iloc[i]
+        assert (row["estimate"], row["reference_estimate"], row["difference"], row["low"], row["high"],
+                row["pvalue"]) == pytest.approx((c.auc_a, c.auc_b, c.difference, c.low, c.high, c.pvalue))
+    from scipy.stats import norm
+
+    se = np.sqrt((t["standard_error"][:3] ** 2).sum()) / 3
+    d = t["difference"][:3].mean()
+    mean = t.iloc[3]
+    assert mean["difference"] == pytest.approx(d)
+    assert mean["low"] == pytest.approx(d - norm.ppf(0.95) * se)
+    assert mean["pvalue"] == pytest.approx(2 * norm.sf(abs(d / se)))
+
+
+def test_reference_models():
+    assert reference_models(["a", "b", "c"], [0.7, 0.9, 0.8]) == {"a": "b", "b": "c", "c": "b"}
+    assert reference_models(["a", "b", "c"], [0.9, 0.9, np.nan]) == {"a": "b", "b": "a", "c": "a"}  # ties: first
+    assert reference_models(["a", "b"], [0.7, 0.9], baseline="a") == {"a": "b", "b": "a"}
+    assert reference_models(["a"], [0.7]) == {}
+    with pytest.raises(ValueError, match="`baseline` 'z' is not a model of the data; it has"):
+        reference_models(["a", "b"], [0.7, 0.9], baseline="z")
+
+
+def test_reading():
+    assert reading(0.1, 0.01) == "better" and reading(-0.1, 0.01) == "worse"
+    assert reading(0.1, 0.01, higher_is_better=False) == "worse"
+    assert reading(0.1, 0.06) == "no detectable difference"
+    assert reading(0.1, 0.06, alpha=0.1) == "better"
+    assert reading(np.nan, 0.01) == "not tested"
+
+
+# -- the resample is paired ---------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def twin():
+    """Two datasets of the demo with ``svm_t``, an increasing affine map of ``svm``'s scores.
+
+    Ranks, and the stump thresholds between scores, are the same for both, on
+    every dataset: a difference between them comes only from resampling
+    different rows.
+    """
+    frame = ba.load_demo().subset(datasets=["wine", "diabetes"]).frame.copy()
+    frame["svm_t"] = 4 * frame["svm"] + 1
+    return ba.load_benchmark(frame)
+
+
+def test_cohort_diagnostics_resample_the_same_rows_for_every_model(twin):
+    # the AUCs depend only on the ranking: equal replicate by replicate only if the resampled rows are the same
+    a = cohort_diagnostics(twin, "svm", "wine", n_bootstrap=B, n_repeats=2)
+    b = cohort_diagnostics(twin, "svm_t", "wine", n_bootstrap=B, n_repeats=2)
+    for name in ("auc_val", "auc_test"):
+        assert np.array_equal(a.replicates[name], b.replicates[name])
+        assert a.replicates[name].nunique() > 3  # the replicates do vary
+    other = cohort_diagnostics(twin, "svm", "diabetes", n_bootstrap=B, n_repeats=2)
+    assert not np.array_equal(a.replicates["auc_val"], other.replicates["auc_val"])
+
+
+def test_selective_answering_resamples_the_same_rows_for_every_model(twin):
+    # a stump calibrator depends only on the ranking too: the same replicates from the same resample
+    a = selective_answering(twin, "svm", "diabetes", method="stump", n_bootstrap=B)
+    b = selective_answering(twin, "svm_t", "diabetes", method="stump", n_bootstrap=B)
+    for name in ("accuracy", "aurc", "disca"):
+        assert np.allclose(a.replicates[name], b.replicates[name], equal_nan=True, rtol=0, atol=1e-12)
+    assert a.replicates["accuracy"].nunique() > 3
+
+
+def test_evaluation_of_a_model_against_its_twin_is_an_exact_tie(twin):
+    ev = ba.evaluate(twin, models=["svm", "svm_t", "logreg"], baseline="svm", noise_repeats=2, n_bootstrap=B,
+                     selective_method="stump", method="stump")
+    t = ev.table("comparison")
+    # the stump threshold and the AUC depend only on the ranking (DiSCA of stump confidences is not rankable)
+    t = t[(t["model"] == "svm_t") & t["value"].isin(["auc", "accuracy", "kappa"])]
+    assert len(t) == 3 * 3
+    assert np.allclose(t["difference"], 0, atol=1e-12)
+    boot = t[t["test"] == "paired bootstrap"]
+    assert np.allclose(boot[["low", "high"]].to_numpy(float), 0, atol=1e-12)  # unpaired would be wide
+    assert (boot["pvalue"] == 1).all()
+
+
+# -- the evaluation's comparison table ----------------------------------------------
+
+@pytest.fixture(scope="module")
+def ev():
+    return ba.evaluate("demo", datasets=DATASETS, models=MODELS, baseline="logreg", noise_repeats=2, n_bootstrap=B)
+
+
+def test_delong_rows_equal_compare_auc_on_the_raw_scores(ev):
+    bench = ba.load_demo().subset(datasets=DATASETS)
+    t = ev.table("comparison")
+    t = t[t["value"] == "auc"]
+    assert set(t["reference"][t["model"] != "logreg"]) == {"logreg"}
+    for model in ("svm", "knn", "single_feature"):
+        for d in DATASETS:
+            c = compare_auc(bench.labels(d), bench.scores(model, d), bench.scores("logreg", d),
+                            confidence_level=ev.parameters["confidence_level"])
+            row = t[(t["model"] == model) & (t["dataset"] == d)].iloc[0]
+            assert (row["difference"], row["low"], row["high"], row["pvalue"]) == pytest.approx(
+                (c.difference, c.low, c.high, c.pvalue), abs=1e-12)
+            assert row["test"] == "paired DeLong"
+
+
+def test_differences_are_the_differences_of_the_estimates_shown_elsewhere(ev):
+    t = ev.table("comparison").set_index(["model", "value", "dataset"])
+    p = ev.parameters
+    grid = ev.table("grid")
+    head = grid[(grid["protocol"] == p["protocol"]) & (grid["method"] == p["method"])].set_index(["model", "dataset"])
+    sel = ev.table("selective").set_index(["model", "dataset"])
+    diag = ev.table("diagnostics").set_index(["model", "dataset"])
+    board = ev.table("leaderboard").set_index("model")
+    sources = {"auc": head["auc"], "accuracy": head["accuracy"], "kappa": head["kappa"], "disca": sel["disca"],
+               "drift": diag["drift"]}
+    checked = 0
+    for (model, value, dataset), row in t.iterrows():
+        ref = row["reference"]
+        if dataset == "mean":
+            a, b = board.loc[model, value], board.loc[ref, value]
+        else:
+            a, b = sources[value][(model, dataset)], sources[value][(ref, dataset)]
+        assert row["estimate"] == pytest.approx(a, nan_ok=True)
+        assert row["reference_estimate"] == pytest.approx(b, nan_ok=True)
+        assert row["difference"] == pytest.approx(a - b, nan_ok=True)
+        checked += 1
+    assert checked == len(t) > 4 * 5 * len(DATASETS)
+
+
+def test_grid_differences_equal_a_loop_over_the_grid_bootstrap(ev):
+    bench = ba.load_demo().subset(datasets=DATASETS, models=MODELS)
+    p = ev.parameters
+    boot = bootstrap_grid(bench, protocols=[p["protocol"]], methods=[p["method"]], n_bootstrap=B,
+                          confidence_level=p["confidence_level"], n_repeats=p["n_repeats"],
+                          random_state=p["random_state"])
+    g = boot.grid.reset_index(drop=True)
+    t = ev.table("comparison")
+    for value in ("accuracy", "kappa"):
+        j = list(boot.values).index(value)
+        for d in DATASETS:
+            row_m = g.index[(g["model"] == "svm") & (g["dataset"] == d)][0]
+            row_r = g.index[(g["model"] == "logreg") & (g["dataset"] == d)][0]
+            diffs = [boot.replicates[b, row_m, j] - boot.replicates[b, row_r, j] for b in range(B)]
+            diffs = [x for x in diffs if np.isfinite(x)]
+            row = t[(t["model"] == "svm") & (t["value"] == value) & (t["dataset"] == d)].iloc[0]
+            level = p["confidence_level"]
+            assert row["low"] == pytest.approx(np.percentile(diffs, 50 * (1 - level)))
+            assert row["high"] == pytest.approx(np.percentile(diffs, 100 - 50 * (1 - level)))
+            le, ge = sum(x <= 0 for x in diffs), sum(x >= 0 for x in diffs)
+            assert row["pvalue"] == pytest.approx(min(1, 2 * (min(le, ge) + 1) / (len(diffs) + 1)))
+
+
+def test_the_baseline_is_compared_with_the_best_other_model(ev):
+    t = ev.table("comparison")
+    mine = t[t["model"] == "logreg"]
+    board = ev.table("leaderboard").set_index("model")
+    best = board.drop(index="logreg")["auc"].idxmax()
+    assert set(mine["reference"]) == {best} and set(mine["reference_kind"]) == {"best other"}
+    assert set(t[t["model"] != "logreg"]["reference_kind"]) == {"baseline"}
+    s = comparison_summary(ev, "logreg")
+    assert s.sentence.startswith(f"logreg is the baseline; here it is compared with {best}")
+
+
+def test_without_baseline_each_model_meets_the_best_other():
+    ev = ba.evaluate("demo", datasets=["wine", "diabetes"], models=["logreg", "svm", "knn"], noise_repeats=2,
+                     n_bootstrap=0)
+    t = ev.table("comparison")
+    auc = ev.table("leaderboard").set_index("model")["auc"]
+    for model, ref in t.groupby("model")["reference"].first().items():
+        assert ref == auc.drop(index=model).idxmax()
+    boot = t[t["value"] != "auc"]
+    assert boot["low"].isna().all() and (boot["note"] == "no interval: n_bootstrap = 0").all()
+    assert t[t["value"] == "auc"]["low"].notna().all()  # DeLong needs no bootstrap
+    assert "no baseline was given" in comparison_summary(ev, "svm").sentence
+
+
+def test_summary_and_index_cell_read_the_table(ev):
+    s = comparison_summary(ev, "svm")
+    assert s.reference == "logreg" and s.reference_kind == "baseline"
+    assert s.table["Dataset"].iloc[0] == "mean over datasets"
+    assert set(s.table["Reading"]) <= {"better", "worse", "no detectable difference", "not tested"}
+    assert len(s.table) == 5 * (len(DATASETS) + 1)
+    row = ev.table("comparison").query("model == 'single_feature' and value == 'auc' and dataset == 'mean'").iloc[0]
+    cell = index_cell(ev, "single_feature")
+    assert cell.startswith("vs logreg; AUC ") and ("worse" if row["pvalue"] < 0.05 else "no detectable") in cell
+    assert "<table" in s._repr_html_() and "| Dataset |" in s.to_markdown()
+
+
+def test_bad_baseline_is_one_line_naming_the_parameter_and_the_models():
+    with pytest.raises(ValueError, match=r"^`baseline` 'nope' is not a model of .*; it has \['logreg', 'svm'\]$"):
+        ba.evaluate("demo", datasets=["wine"], models=["logreg", "svm"], baseline="nope")
+    with pytest.raises(ValueError, match="`baseline` must be a str"):
+        ba.evaluate("demo", baseline=3)
+
+
+def test_answers_leave_delong_out_with_the_reason():
+    ev = ba.evaluate("demo:answers", models=["logreg", "knn"], noise_repeats=2, n_bootstrap=10, baseline="logreg")
+    t = ev.table("comparison")
+    auc = t[t["value"] == "auc"]
+    assert auc["pvalue"].isna().all() and auc["note"].str.contains("DeLong test needs the same labels").all()
+    assert auc["difference"].notna().all()
+    for value in ("accuracy", "kappa", "disca", "drift"):  # every resample of an answers benchmark is paired
+        rows = t[(t["value"] == value) & (t["model"] == "knn")]
+        assert rows["low"].notna().all() and (rows["test"] == "paired bootstrap").all(), value
+
+
+@pytest.fixture(scope="module")
+def flipped():
+    """The answers demo's logreg, and ``logreg_flip``: the same answers with the correctness of the first test
+    answer of wine and of digits_noisy flipped."""
+    from importlib import resources
+
+    with resources.as_file(resources.files("beyondauc") / "datasets" / "answers.csv.gz") as path:
+        long = pd.read_csv(path)
+    long = long[long["model"] == "logreg"].drop(columns=["prediction", "label"])
+    twin = long.assign(model="logreg_flip")
+    rows = [twin.index[(twin["dataset"] == d) & (twin["split"] == "test")][0] for d in ("wine", "digits_noisy")]
+    twin.loc[rows, "correct"] = 1 - twin.loc[rows, "correct"]
+    return ba.load_benchmark(pd.concat([long, twin], ignore_index=True)), int(twin.loc[rows[0], "correct"])
+
+
+def test_answers_resample_the_same_rows_for_every_model(flipped):
+    bench, now_correct = flipped
+    a = selective_answering(bench, "logreg", "wine", protocol="none", n_bootstrap=B)
+    b = selective_answering(bench, "logreg_flip", "wine", protocol="none", n_bootstrap=B)
+    n = len(a.correct)
+    # the same resample: the accuracies differ only by the copies of the flipped answer drawn, all of one sign
+    k = (b.replicates["accuracy"] - a.replicates["accuracy"]).to_numpy() * n * (1 if now_correct else -1)
+    assert np.allclose(k, np.round(k), atol=1e-9) and (np.round(k) >= 0).all() and (np.round(k) > 0).any()
+    # one flip among 195 wrong answers barely moves the test cohort's AUC and the drift on the same resample
+    # (resampled within each model's own right and wrong answers, the correlations were 0.49 and 0.76)
+    c = cohort_diagnostics(bench, "logreg", "digits_noisy", n_bootstrap=B, n_repeats=2)
+    d = cohort_diagnostics(bench, "logreg_flip", "digits_noisy", n_bootstrap=B, n_repeats=2)
+    for name in ("auc_test", "drift"):
+        assert np.corrcoef(c.replicates[name], d.replicates[name])[0, 1] > 0.97, name

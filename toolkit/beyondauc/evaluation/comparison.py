@@ -1,0 +1,347 @@
+"""The ``comparison`` table of an evaluation: every model against its reference model.
+
+The reference is the ``baseline`` parameter, or, without one, the best other
+model by mean AUC (:func:`~beyondauc.metrics.comparison.reference_models`).
+Each model gets, per dataset and for the mean over datasets, the difference
+model - reference of:
+
+* ``auc``: the paired DeLong test (scores benchmarks; an answers benchmark
+  has a label per model, so the test does not apply and the row says so);
+* ``accuracy`` and ``kappa`` (headline protocol and method): the grid
+  bootstrap, every model on the same replicate;
+* ``disca`` and ``drift``: the replicates each dataset's selective answering
+  and cohort diagnostics carry, drawn from the dataset's own seed and strata
+  (role or cohort, and for scores the class), the same for every model.
+
+Only numbers the evaluation already holds are read; nothing is refitted.
+"""
+
+from __future__ import annotations
+
+import html
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pandas as pd
+
+from ..metrics.comparison import DIFFERENCE_COLUMNS, delong_differences, grid_differences, paired_differences, \
+    reference_models
+from ..metrics.grid_bootstrap import nanmean_quiet
+from ..utils.formatting import MISSING, format_number
+
+if TYPE_CHECKING:
+    from ..data.benchmark import Benchmark
+    from ..metrics.grid_bootstrap import GridBootstrap
+    from .container import Evaluation
+
+__all__ = ["COMPARISON_COLUMNS", "ComparisonSummary", "comparison_summary", "comparison_table", "index_cell",
+           "reading"]
+
+#: The columns of the ``comparison`` table.
+COMPARISON_COLUMNS = ("model", "reference", "reference_kind", "dataset", "value", *DIFFERENCE_COLUMNS, "test",
+                      "note")
+
+_ANSWERS_AUC = ("the paired DeLong test needs the same labels, and an answers benchmark's label is each model's "
+                "own correctness")
+
+
+def comparison_table(bench: Benchmark, head: pd.DataFrame, boot: GridBootstrap | None, tables: dict, replicates: dict | None,
+                     p: dict) -> pd.DataFrame:
+    """Every model minus its reference, per dataset and the mean: AUC, accuracy, kappa, DiSCA, drift.
+
+    Parameters
+    ----------
+    bench : Benchmark
+        The benchmark evaluated (every model).
+    head : DataFrame
+        The grid rows of the headline protocol and method.
+    boot : GridBootstrap or None
+        The grid bootstrap (None without ``n_bootstrap``: no interval for
+        accuracy and kappa).
+    tables : dict
+        The evaluation's ``selective``, ``diagnostics`` and ``leaderboard``.
+    replicates : dict or None
+        model -> {"disca": (n_rankable, B), "drift": (n_datasets, B)}, as the
+        leaderboard reads them.
+    p : dict
+        The evaluation's parameters (``baseline``, ``protocol``, ``method``,
+        ``confidence_level``).
+
+    Returns
+    -------
+    DataFrame
+        :data:`COMPARISON_COLUMNS`: ``reference_kind`` is ``"baseline"`` or
+        ``"best other"``; ``test`` names where the interval and p-value come
+        from; ``note`` says why they are missing.  Empty with one model.
+    """
+    models = list(bench.models)
+    board = tables["leaderboard"].set_index("model")
+    mean_auc = [board["auc"].get(m, np.nan) for m in models]
+    refs = reference_models(models, mean_auc, baseline=p.get("baseline"))
+    if not refs:
+        return pd.DataFrame(columns=list(COMPARISON_COLUMNS))
+    level = p["confidence_level"]
+    parts = [_auc_rows(bench, head, refs, level), _grid_rows(head, boot, refs, p),
+             _bootstrap_rows(tables["selective"], "disca", refs, replicates, board, level, rankable=True),
+             _bootstrap_rows(tables["diagnostics"], "drift", refs, replicates, board, level)]
+    out = pd.concat([x for x in parts if len(x)], ignore_index=True)
+    base = p.get("baseline")
+    out["reference_kind"] = np.where(out["reference"] == base, "baseline", "best other") if base else "best other"
+    order = {m: i for i, m in enumerate(models)}
+    values = {v: i for i, v in enumerate(("auc", "accuracy", "kappa", "disca", "drift"))}
+    datasets = {d: i for i, d in enumerate([*bench.datasets, "mean"])}
+    keys = {"model": order, "value": values, "dataset": datasets}
+    out = out.sort_values(["model", "value", "dataset"], key=lambda c: c.map(keys[c.name]), kind="stable")
+    return out[list(COMPARISON_COLUMNS)].reset_index(drop=True)
+
+
+def _auc_rows(bench, head, refs, level):
+    """ΔAUC by the paired DeLong test per dataset and for the mean (NaN with the reason on answers)."""
+    if bench.kind == "answers":
+        rows = []
+        for m, ref in refs.items():
+            auc = head.pivot(index="dataset", columns="model", values="auc").reindex(bench.datasets)
+            a, b = auc[m].to_numpy(float), auc[ref].to_numpy(float)
+            t = paired_differences(np.r_[a, nanmean_quiet(a, 0)], np.r_[b, nanmean_quiet(b, 0)])
+            rows.append(t.assign(model=m, reference=ref, dataset=[*bench.datasets, "mean"], value="auc",
+                                 test="", note=_ANSWERS_AUC))
+        return pd.concat(rows, ignore_index=True)
+    y, groups = bench.labels(), np.asarray(bench.datasets, dtype=object)[bench.dataset_codes()]
+    rows = []
+    for m, ref in refs.items():
+        t = delong_differences(y, bench.scores(m), bench.scores(ref), groups, confidence_level=level)
+        rows.append(t.rename(columns={"group": "dataset"}).drop(columns="standard_error")
+                    .assign(model=m, reference=ref, value="auc", test="paired DeLong", note=""))
+    return pd.concat(rows, ignore_index=True)
+
+
+def _grid_rows(head, boot, refs, p):
+    """Δ deployed accuracy and Δkappa of the headline protocol and method, from the grid bootstrap."""
+    if boot is not None:
+        t = grid_differences(boot, p["protocol"], p["method"], refs)
+        return t.assign(test="paired bootstrap", note="")
+    rows = []
+    for value in ("accuracy", "kappa"):
+        wide = head.pivot(index="dataset", columns="model", values=value).reindex(pd.unique(head["dataset"]))
+        for m, ref in refs.items():
+            a, b = wide[m].to_numpy(float), wide[ref].to_numpy(float)
+            t = paired_differences(np.r_[a, nanmean_quiet(a, 0)], np.r_[b, nanmean_quiet(b, 0)])
+            rows.append(t.assign(model=m, reference=ref, dataset=[*wide.index, "mean"], value=value, test="",
+                                 note="no interval: n_bootstrap = 0"))
+    return pd.concat(rows, ignore_index=True)
+
+
+def _bootstrap_rows(frame, value, refs, replicates, board, level, *, rankable=False):
+    """ΔDiSCA or Δdrift per dataset and for the mean, from the per-dataset replicates of each model.
+
+    ``frame`` is the ``selective`` or ``diagnostics`` table; the replicates of
+    a model are stacked over its datasets in the table's order (for DiSCA,
+    its rankable datasets only, as the mean and the leaderboard use them).
+    """
+    if not len(frame) or value not in frame:
+        return pd.DataFrame()
+    datasets = list(pd.unique(frame["dataset"]))
+    est, reps = {}, {}
+    for m, rows in frame.groupby("model", sort=False):
+        rows = rows.set_index("dataset").reindex(datasets)
+        keep = rows["rankable"].fillna(False).astype(bool).to_numpy() if rankable and "rankable" in rows else \
+            np.ones(len(datasets), dtype=bool)
+        est[m] = np.r_[rows[value].to_numpy(float), board[value].get(m, np.nan)]
+        r = None if replicates is None else (replicates.get(m) or {}).get(value)
+        if isinstance(r, dict):  # the replicates, beside the jackknife the BCa intervals of the means read
+            r = r["replicates"]
+        if r is not None and len(r) == keep.sum():
+            full = np.full((r.shape[1], len(datasets)), np.nan)
+            full[:, keep] = r.T
+            reps[m] = np.column_stack([full, nanmean_quiet(full, 1)])
+    out = []
+    for m, ref in refs.items():
+        if m not in est or ref not in est:
+            continue
+        paired = m in reps and ref in reps
+        t = paired_differences(est[m], est[ref], reps.get(m) if paired else None, reps.get(ref) if paired else None,
+                               confidence_level=level)
+        out.append(t.assign(model=m, reference=ref, dataset=[*datasets, "mean"], value=value,
+                            test="paired bootstrap" if paired else "",
+                            note="" if paired else "no interval: n_bootstrap = 0"))
+    return pd.concat(out, ignore_index=True) if out else pd.DataFrame()
+
+
+# ---------------------------------------------------------------------------
+# the view: one model against its reference, in words
+# ---------------------------------------------------------------------------
+
+#: How each compared value is named, and whether higher is better.
+VALUE_NAMES = {"auc": ("AUC", True), "accuracy": ("deployed accuracy", True), "kappa": ("kappa", True),
+               "disca": ("DiSCA", True), "drift": ("drift", False)}
+#: The readings of a difference.
+BETTER, WORSE, NO_DIFFERENCE, NOT_TESTED = "better", "worse", "no detectable difference", "not tested"
+MEAN_ROW = "mean over datasets"
+
+
+def reading(difference: float, pvalue: float, *, higher_is_better: bool = True, alpha: float = 0.05) -> str:
+    """The word for a difference model - reference: better, worse, no detectable difference, or not tested.
+
+    Better or worse only when ``pvalue < alpha`` (two-sided); the direction
+    follows ``higher_is_better`` (drift: lower is better).
+
+    Examples
+    --------
+    >>> from beyondauc.evaluation.comparison import reading
+    >>> reading(0.03, 0.01), reading(0.03, 0.01, higher_is_better=False), reading(-0.1, 0.2)
+    ('better', 'worse', 'no detectable difference')
+    >>> reading(0.1, float("nan"))
+    'not tested'
+    """
+    if pvalue is None or not np.isfinite(pvalue) or not np.isfinite(difference):
+        return NOT_TESTED
+    if pvalue >= alpha:
+        return NO_DIFFERENCE
+    return BETTER if (difference > 0) == higher_is_better else WORSE
+
+
+def _p_text(p):
+    if p is None or not np.isfinite(p):
+        return MISSING
+    return "< 0.001" if p < 0.001 else f"{p:.3f}"
+
+
+def _diff_text(row):
+    text = format_number(row["difference"], signed=True)
+    if np.isfinite(row["low"]) and np.isfinite(row["high"]):
+        text += f" ({format_number(row['low'], signed=True)} to {format_number(row['high'], signed=True)})"
+    return text
+
+
+@dataclass(frozen=True)
+class ComparisonSummary:
+    """One model against its reference (the baseline, or the best other model), per dataset and the mean.
+
+    ``table`` holds text, one row per dataset x value (the mean first):
+    the two models' values, the difference with its interval, the p-value
+    and the reading (:func:`reading`); ``sentence`` says what the reference
+    is and what the mean shows.
+    """
+
+    model: str
+    reference: str
+    reference_kind: str
+    sentence: str
+    table: pd.DataFrame = field(repr=False)
+
+    def to_markdown(self) -> str:
+        """The sentence and the table as Markdown, names escaped."""
+        from ..utils.formatting import markdown_text
+
+        head = "| " + " | ".join(self.table.columns) + " |"
+        rule = "|" + "---|" * len(self.table.columns)
+        rows = ["| " + " | ".join(markdown_text(v) for v in r) + " |" for r in self.table.itertuples(index=False)]
+        return "\n".join([markdown_text(self.sentence), "", head, rule, *rows])
+
+    def _repr_html_(self) -> str:
+        text = ("Dataset", "Value", "Test", "Reading")  # left-aligned; the numbers stay right-aligned
+        align = [' style="text-align: left"' if c in text else "" for c in self.table.columns]
+        head = "".join(f"<th{a}>{html.escape(str(c))}</th>" for a, c in zip(align, self.table.columns))
+        body = "".join("<tr>" + "".join(f"<td{a}>{html.escape(str(v))}</td>" for a, v in zip(align, r)) + "</tr>"
+                       for r in self.table.itertuples(index=False))
+        return (f'<div class="ba-comparison"><p>{html.escape(self.sentence)}</p><table class="ba-comparison-table">'
+                f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>")
+
+
+def comparison_summary(evaluation: Evaluation, model: str) -> ComparisonSummary:
+    """``model`` against its reference, read from the evaluation's ``comparison`` table (nothing recomputed).
+
+    Parameters
+    ----------
+    evaluation : Evaluation
+    model : str
+
+    Returns
+    -------
+    ComparisonSummary
+
+    Examples
+    --------
+    >>> import beyondauc as ba
+    >>> ev = ba.evaluate("demo", datasets=["wine", "diabetes"], models=["svm", "logreg", "knn"], noise_repeats=2,
+    ...                  n_bootstrap=20, baseline="logreg")
+    >>> s = ba.comparison_summary(ev, "svm")
+    >>> s.reference, s.reference_kind, list(s.table["Dataset"].unique())
+    ('logreg', 'baseline', ['mean over datasets', 'wine', 'diabetes'])
+    """
+    evaluation.check_model(model)
+    level = float(evaluation.parameters.get("confidence_level", 0.95))
+    t = evaluation.table("comparison")
+    t = t[t["model"] == model]
+    if not len(t):
+        return ComparisonSummary(model, "", "", "No other model to compare with.", pd.DataFrame())
+    ref, kind = str(t["reference"].iloc[0]), str(t["reference_kind"].iloc[0])
+    order = {d: i for i, d in enumerate(["mean", *evaluation.datasets])}
+    t = t.sort_values("dataset", key=lambda c: c.map(order), kind="stable")
+    rows = []
+    for _, r in t.iterrows():
+        name, higher = VALUE_NAMES[r["value"]]
+        rows.append({"Dataset": MEAN_ROW if r["dataset"] == "mean" else r["dataset"], "Value": name,
+                     model: format_number(r["estimate"]), ref: format_number(r["reference_estimate"]),
+                     f"Difference ({level:.0%} interval)": _diff_text(r), "p-value": _p_text(r["pvalue"]),
+                     "Test": r["test"] or MISSING,
+                     "Reading": reading(r["difference"], r["pvalue"], higher_is_better=higher, alpha=1 - level)})
+    table = pd.DataFrame(rows)
+    sentence = _sentence(model, ref, kind, table, t, evaluation.parameters.get("baseline"))
+    return ComparisonSummary(model, ref, kind, sentence, table)
+
+
+def _sentence(model, ref, kind, table, t, baseline):
+    """What the reference is, and the readings of the mean."""
+    if kind == "baseline":
+        who = f"{model} against the baseline {ref}"
+    elif baseline == model:
+        who = f"{model} is the baseline; here it is compared with {ref}, the best other model by mean AUC"
+    else:
+        who = f"{model} against {ref}, the best other model by mean AUC (no baseline was given)"
+    mean = table[table["Dataset"] == MEAN_ROW]
+    by = {w: _and([v for v, r in zip(mean["Value"], mean["Reading"]) if r == w]) for w in (BETTER, WORSE)}
+    said = [f"{w} by {by[w]}" for w in (BETTER, WORSE) if by[w]]
+    same = _and([v for v, r in zip(mean["Value"], mean["Reading"]) if r == NO_DIFFERENCE])
+    if same:
+        said.append(f"no detectable difference in {same}")
+    text = f"{who}. Over the mean of the datasets: {'; '.join(said)}." if said else f"{who}."
+    return text + "".join(f" Note: {n}." for n in sorted({n for n in t["note"] if n}))
+
+
+def _and(items):
+    items = list(items)
+    return ", ".join(items[:-1]) + " and " + items[-1] if len(items) > 1 else "".join(items)
+
+
+def index_cell(evaluation: Evaluation, model: str) -> str:
+    """The index's "vs" cell of ``model``: the reference, ΔAUC and Δ accuracy of the mean, each with its reading.
+
+    The parts are joined by ``"; "`` (the index shows one a line).
+
+    Empty when the evaluation has no comparison (an older evaluation, one model).
+
+    Examples
+    --------
+    >>> import beyondauc as ba
+    >>> from beyondauc.evaluation.comparison import index_cell
+    >>> ev = ba.evaluate("demo", datasets=["wine", "diabetes"], models=["svm", "logreg"], noise_repeats=2,
+    ...                  n_bootstrap=20, baseline="logreg")
+    >>> index_cell(ev, "svm").startswith("vs logreg; AUC +")
+    True
+    """
+    if "comparison" not in evaluation.tables:
+        return ""
+    t = evaluation.table("comparison")
+    t = t[(t["model"] == model) & (t["dataset"] == "mean") & t["value"].isin(["auc", "accuracy"])]
+    if not len(t):
+        return ""
+    alpha = 1 - float(evaluation.parameters.get("confidence_level", 0.95))
+    parts = []
+    for _, r in t.iterrows():
+        p = _p_text(r["pvalue"])
+        p = "p " + p if p.startswith("<") else "p = " + p
+        parts.append(f"{'AUC' if r['value'] == 'auc' else 'accuracy'} {format_number(r['difference'], signed=True)}: "
+                     f"{reading(r['difference'], r['pvalue'], alpha=alpha)} ({p})")
+    return "; ".join([f"vs {t['reference'].iloc[0]}", *parts])
