@@ -252,7 +252,7 @@ class ReadableTable:
                 for col in part:
                     ci = col.intervals[r]
                     cells.append(f'<td style="{_TD}">{e(col.cells[r])}'
-                                 + (f' <span class="ci" style="{_CI}">{e(ci)}</span>' if ci else "")  # a space: value and interval are two words + "</td>")
+                                 + (f' <span class="ci" style="{_CI}">{e(ci)}</span>' if ci else "") + "</td>")  # value, interval: two words
                 out.append(f"<tr>{''.join(cells)}</tr>")
             out.append("</tbody></table>")
         out.append("</div>")
