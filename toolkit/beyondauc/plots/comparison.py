@@ -256,7 +256,7 @@ class PairwiseDifferenceDisplay:
     >>> disp = PairwiseDifferenceDisplay.from_table(table)
     >>> disp.models
     ['a', 'c', 'b']
-    >>> disp.significant.loc["a", "b"], disp.significant.loc["a", "c"]
+    >>> bool(disp.significant.loc["a", "b"]), bool(disp.significant.loc["a", "c"])
     (True, False)
     """
 
