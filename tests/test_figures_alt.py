@@ -158,11 +158,26 @@ def _tick_figure(kind):
         a.twinx().plot(np.linspace(0, 250, 40), color="C1")
         b.bar(["breast_cancer", "wine", "iris_virginica"], [0.9, 0.7, 0.8])
         b.set_title("categories")
+    elif kind == "titles and views":  # titles matplotlib moves, and a view that changes in the draw
+        a, b, c, d, e = fig.subplots(1, 5)
+        e.plot(np.linspace(0, 1, 20))
+        e.set_title("left where it is")  # the one title matplotlib would not move
+        a.plot(np.linspace(0, 5, 20))
+        a.xaxis.tick_top()  # the title goes above the top tick labels
+        a.set_title("ticks on top")
+        b.plot(np.linspace(0, 3, 20), np.linspace(0, 1, 20))
+        b.set_aspect("equal", adjustable="datalim")  # the view grows at draw time: more ticks are shown
+        b.set_title("equal, datalim")
+        c.plot(np.linspace(0, 1, 20))
+        c.set_title("gy descends", fontsize=30, pad=-4)  # the title's descent reaches into the axes
+        d.plot(7e5 + np.linspace(0, 0.05, 30))  # an offset text under the title
+        d.set_title("offset", loc="left")
     fig.suptitle(kind)
     return fig
 
 
-@pytest.mark.parametrize("kind", ["ticks change in the layout", "offset and log", "shared, twin and categories"])
+@pytest.mark.parametrize("kind", ["ticks change in the layout", "offset and log", "shared, twin and categories",
+                                  "titles and views"])
 def test_fixed_ticks_draw_what_matplotlib_draws(kind):
     """_raster computes each axis's ticks once for the tight layout and the drawing: the pixels are those
     of a plain matplotlib draw, including an axis that gets more ticks once laid out (it gets its own
@@ -179,7 +194,18 @@ def test_fixed_ticks_draw_what_matplotlib_draws(kind):
         counts = [len(axis.get_majorticklocs()) for ax in probe.axes for axis in (ax.xaxis, ax.yaxis)]
         probe.canvas.draw()
         assert counts != [len(axis.get_majorticklocs()) for ax in probe.axes for axis in (ax.xaxis, ax.yaxis)]
-    pixels = np.asarray(_notebook._raster(fig, 120))
+    titled = []
+    fix_titles = _notebook._fix_titles
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(_notebook, "_fix_titles", lambda *a: titled.extend(fix_titles(*a)) or titled)
+        pixels = np.asarray(_notebook._raster(fig, 120))
+    if kind == "titles and views":  # titles above top ticks, an offset text or their own descent are placed
+        assert "left where it is" in [ax.get_title() for ax in titled]
+        assert not {"ticks on top", "gy descends", ""} & {ax.get_title() for ax in titled}
     assert [(t.locator, t.formatter) for t, *_ in tickers] == [(loc, fmt) for _, loc, fmt in tickers]
     assert fig.get_layout_engine() is not None and fig.get_layout_engine()._params["rect"] is None
     np.testing.assert_array_equal(pixels, _one_draw_pixels(_tick_figure(kind), 120))
+    if kind == "titles and views":  # titles placed by matplotlib again: drawn again, the figure is as matplotlib's
+        twice = _tick_figure(kind)
+        _one_draw_pixels(twice, 120)
+        np.testing.assert_array_equal(_one_draw_pixels(fig, 120), _one_draw_pixels(twice, 120))

@@ -50,6 +50,7 @@ from beyondauc import plots
 from beyondauc.plots import (
     AUCAccuracyDisplay,
     CriticalDifferenceDisplay,
+    PairwiseDifferenceDisplay,
     ReliabilityDisplay,
     ClassHistogramDisplay,
     CoverageAccuracyDisplay,
@@ -299,6 +300,14 @@ def wide():
     return bench, expected_accuracy(bench, protocol="xdomain")
 
 
+def _pairwise(res):
+    """A pairwise table (as GridBootstrap.pairwise) of the results' mean accuracies, intervals 0.01 either side."""
+    acc = res.groupby("model", sort=False)["accuracy"].mean()
+    rows = [("mean", m, o, acc[m] - acc[o]) for m in acc.index for o in acc.index if m != o]
+    table = pd.DataFrame(rows, columns=["dataset", "model", "other", "difference"])
+    return table.assign(low=table["difference"] - 0.01, high=table["difference"] + 0.01)
+
+
 def _figures(wide):
     """Every Display, drawn with hostile names where it shows names: name -> (Display, names it shows)."""
     bench, res = wide
@@ -325,6 +334,7 @@ def _figures(wide):
         "rank_slope": (RankSlopeDisplay.from_results(res, highlight=b), NAMES),
         "score_histograms": (ScoreHistogramsDisplay.from_benchmark(bench, a, bins=5), (a, *bench.datasets)),
         "critical_difference": (CriticalDifferenceDisplay.from_results(res), NAMES),
+        "pairwise": (PairwiseDifferenceDisplay.from_table(_pairwise(res)).plot(), NAMES),
         "reliability": (ReliabilityDisplay.from_predictions(y, conf, name=a), (a,)),
     }
 
@@ -332,7 +342,7 @@ def _figures(wide):
 DRAWN = (ThresholdROCDisplay, ClassHistogramDisplay, RobustnessDisplay, DriftDisplay, WassersteinDisplay,
          DiagnosticsDashboard, CoverageAccuracyDisplay, CoverageAccuracyGridDisplay, ToleranceDisplay,
          AUCAccuracyDisplay, RankSlopeDisplay, ScoreHistogramsDisplay, CriticalDifferenceDisplay,
-         ReliabilityDisplay)  # what _figures draws
+         PairwiseDifferenceDisplay, ReliabilityDisplay)  # what _figures draws
 
 
 def test_every_display_is_covered():

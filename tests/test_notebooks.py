@@ -333,6 +333,28 @@ def test_overview_shows_every_model(runs):
         assert model in text
 
 
+def test_overview_shows_the_pairwise_matrix_and_the_friedman_test(runs):
+    """The evaluation's pairwise differences and Friedman tests are shown, with the statistic and p-value its
+    table holds; the model reports give the DeLong interval of the AUC on every dataset."""
+    for key in ("overview", "overview_evaluation"):
+        alts = _figure_alts(runs[key])
+        assert sum(a.startswith("Accuracy difference of every pair of models") for a in alts) == 1
+        assert sum(a.startswith("Critical-difference diagram") for a in alts) == 1
+    injected = next(c for c in runs["overview_evaluation"].cells
+                    if "injected-parameters" in c.metadata.get("tags", []))
+    evaluation = beyondauc.open_evaluation(re.search(r'^evaluation = "(.*)"$', injected.source, re.M).group(1))
+    test = evaluation.table("friedman").drop_duplicates("value").set_index("value")
+    said = next(t for t in _texts(runs["overview_evaluation"]) if t.startswith("Friedman test over"))
+    assert f"by accuracy, chi-square = {test.loc['accuracy', 'statistic']:.2f}, " \
+           f"p = {test.loc['accuracy', 'pvalue']:.2g}" in said
+    assert f"CD = {test.loc['accuracy', 'critical_difference']:.2f}" in said
+    html = "\n".join(_texts(runs["auc_vs_accuracy_evaluation"]))
+    delong = evaluation.table("auc_intervals").query("model == @MODEL")
+    assert "DeLong confidence interval" in html
+    for value in delong["auc_low"].round(3):
+        assert f"{value:.3f}" in html
+
+
 def _figure_alts(nb):
     return [o["metadata"]["image/png"].get("alt", "") for o in _outputs(nb) if "image/png" in o.get("data", {})]
 

@@ -14,7 +14,8 @@ first), then plot.  Nothing here calls ``plt.show()`` or changes ``rcParams``.
   :class:`CoverageAccuracyGridDisplay`, :class:`ToleranceDisplay` (Mishra et al.);
 * :mod:`~beyondauc.plots.accuracy` -- :class:`AUCAccuracyDisplay`,
   :class:`RankSlopeDisplay`, :class:`ScoreHistogramsDisplay` (Opitz);
-* :mod:`~beyondauc.plots.comparison` -- :class:`CriticalDifferenceDisplay` (Demšar 2006);
+* :mod:`~beyondauc.plots.comparison` -- :class:`CriticalDifferenceDisplay` (Demšar 2006),
+  :class:`PairwiseDifferenceDisplay`;
 * :mod:`~beyondauc.plots.reliability` -- :class:`ReliabilityDisplay`;
 * :func:`report_layout` -- the layout every report figure uses.
 """
@@ -29,6 +30,7 @@ from .accuracy import (  # noqa: F401
 )
 from .comparison import (  # noqa: F401
     CriticalDifferenceDisplay,
+    PairwiseDifferenceDisplay,
 )
 from .diagnostics import (  # noqa: F401
     ClassHistogramDisplay,
@@ -53,6 +55,7 @@ __all__ = [
     "RankSlopeDisplay",
     "ScoreHistogramsDisplay",
     "CriticalDifferenceDisplay",
+    "PairwiseDifferenceDisplay",
     "ThresholdROCDisplay",
     "ClassHistogramDisplay",
     "RobustnessDisplay",

@@ -121,9 +121,17 @@ def _fix_ticks(fig):
     axis whose formatter shows an offset (``1e6``, ``+0.5``) is left alone: a
     fixed formatter has none.
 
-    Returns a list of ``(ticker, locator, formatter, values, labels)``, one
-    per ticker fixed (axes that share an axis share its ticker).
+    Only the ticks matplotlib draws are fixed: a locator gives a tick or two
+    beyond each end of the view, which matplotlib makes (a ``Tick`` of two
+    lines, a grid line and two labels each), lays out and then leaves out;
+    fixed, they are not made at all.  The labels are formatted from all of
+    them, as matplotlib does.
+
+    Returns a list of ``(ticker, locator, formatter, values, labels, axis, view)``,
+    one per ticker fixed (axes that share an axis share its ticker), ``view``
+    the axis's view interval when fixed.
     """
+    import numpy as np
     from matplotlib.ticker import FixedFormatter, FixedLocator, NullLocator
 
     fixed, seen = [], set()
@@ -138,9 +146,24 @@ def _fix_ticks(fig):
                 labels = formatter.format_ticks(values)
                 if formatter.get_offset():
                     continue
-                ticker.locator, ticker.formatter = FixedLocator(values), FixedFormatter(labels)
-                fixed.append((ticker, locator, formatter, values, labels))
+                shown = _drawn_ticks(axis, values) if getattr(ax, "name", "") == "rectilinear" else slice(None)
+                ticker.locator = FixedLocator(np.asarray(values)[shown])
+                ticker.formatter = FixedFormatter(list(np.asarray(labels, dtype=object)[shown]))
+                fixed.append((ticker, locator, formatter, values, labels, axis, tuple(axis.get_view_interval())))
     return fixed
+
+
+def _drawn_ticks(axis, values):
+    """Which of ``values`` lie in ``axis``'s view interval: the ticks its draw keeps (as ``Axis._update_ticks``
+    tells them, within its tolerance of a close call)."""
+    import numpy as np
+    from matplotlib.transforms import _interval_contains_close
+
+    low, high = sorted(axis.get_view_interval())
+    transform = axis.get_transform()
+    interval = transform.transform([low, high])
+    locs = transform.transform(np.asarray(values, dtype=float))
+    return np.array([_interval_contains_close(interval, loc) for loc in locs], dtype=bool)
 
 
 def _unfix(fixed):
@@ -150,18 +173,63 @@ def _unfix(fixed):
 
 def _keep_fixed(fixed):
     """Of :func:`_fix_ticks`'s tickers, those whose own locator and formatter give the same ticks at the
-    axis's size now (kept fixed); the others get their locator and formatter back."""
+    axis's size now, on the same view (kept fixed); the others get their locator and formatter back."""
     import numpy as np
 
     kept = []
     for item in fixed:
-        _, locator, formatter, values, labels = item
+        _, locator, formatter, values, labels, axis, view = item
         now = locator()
-        if (len(now) == len(values) and np.array_equal(now, values)
+        if (len(now) == len(values) and np.array_equal(now, values) and tuple(axis.get_view_interval()) == view
                 and list(formatter.format_ticks(now)) == list(labels) and not formatter.get_offset()):
             kept.append(item)
         else:
             _unfix([item])
+    return kept
+
+
+def _fix_titles(fig, fixed):
+    """Turn off, for one draw, matplotlib's placing of the titles of every Axes where it would not move them.
+
+    Before each layout and each draw matplotlib places an Axes' titles above
+    whatever sticks out of its top (x ticks or label on top, the y axis'
+    offset text, twin axes), measuring the whole y axis to learn its offset
+    text.  Where the y axis' ticks are fixed (:func:`_fix_ticks`: no offset
+    text), the x axis' ticks and label are at the bottom, no other Axes sits
+    on the same place and each title starts above the Axes (its pad exceeds
+    its descent), nothing moves them: they are put at y = 1, where that
+    placing puts them, and left there.  Returns the Axes to give it back to
+    (:func:`_unfix_titles`).
+    """
+    fixed_y = {id(item[0]) for item in fixed if item[0] is item[5].major and item[5] is item[5].axes.yaxis}
+    renderer = fig.canvas.get_renderer()
+    places = [ax.get_position().bounds for ax in fig.axes]
+    out = []
+    for ax, place in zip(fig.axes, places):
+        titles = [t for t in (ax.title, getattr(ax, "_left_title", None), getattr(ax, "_right_title", None))
+                  if t is not None]
+        if (getattr(ax, "_autotitlepos", False) is False or ax.child_axes or places.count(place) > 1
+                or id(ax.yaxis.major) not in fixed_y or ax.xaxis.get_ticks_position() in ("top", "unknown")
+                or ax.xaxis.get_label_position() == "top" or not any(t.get_text() for t in titles)):
+            continue
+        for t in titles:
+            t.set_y(1.0)
+        if all(t.get_window_extent(renderer).y0 >= ax.bbox.y1 for t in titles if t.get_text()):
+            ax._autotitlepos = False
+            out.append(ax)
+    return out
+
+
+def _unfix_titles(axes, fixed=None):
+    """Give the Axes back matplotlib's placing of their titles (with ``fixed``: those whose y ticks are no longer
+    fixed); returns the others."""
+    still = {id(item[0]) for item in fixed} if fixed is not None else set()
+    kept = []
+    for ax in axes:
+        if id(ax.yaxis.major) in still:
+            kept.append(ax)
+        else:
+            ax._autotitlepos = True
     return kept
 
 
@@ -200,16 +268,19 @@ def _raster(fig, dpi):
         # tight layout measures the panels once, where they are before it (constrained layout measures
         # them again where its first pass put them: their ticks are not fixed for it)
         fixed = _fix_ticks(fig) if fig.axes and isinstance(engine, TightLayoutEngine) else []
+        titled = _fix_titles(fig, fixed) if fixed else []
         try:
             if fixed:  # lay out with the ticks fixed, then draw without laying out again
                 with contextlib.suppress(ValueError):  # as Figure.draw does (a figure too small to lay out)
                     engine.execute(fig)
                 fixed = _keep_fixed(fixed)
+                titled = _unfix_titles(titled, fixed)
                 fig.set_layout_engine("none")
             canvas.draw()
         finally:
             fig.set_layout_engine(engine)
             _unfix(fixed)
+            _unfix_titles(titled)
         rgba = canvas.buffer_rgba()  # (height, width, 4) uint8, the renderer's own memory
         return Image.frombuffer("RGBA", (rgba.shape[1], rgba.shape[0]), rgba, "raw", "RGBA", 0, 1).convert("RGB")
     finally:
