@@ -67,9 +67,9 @@ def test_ranks_are_integers_and_their_intervals_integers_within_the_models():
     (part,) = _parts(readable_table(frame, n_models=4))
     rows = {labels[0]: cells for labels, cells in _body(part)}
     # rank: value, then its interval (rounded half up, clipped to 1..4); change: clipped to -3..3
-    assert rows["a"] == [f"11{MISSING}3", f"{MINUS}1{MINUS}3 to 0"]
-    assert rows["b"] == [f"22{MISSING}3", f"0{MINUS}1 to 1"]
-    assert rows["c"] == [f"42{MISSING}4", "21\u20133"]
+    assert rows["a"] == [f"1 1{MISSING}3", f"{MINUS}1 {MINUS}3 to 0"]
+    assert rows["b"] == [f"2 2{MISSING}3", f"0 {MINUS}1 to 1"]
+    assert rows["c"] == [f"4 2{MISSING}4", "2 1\u20133"]
     text = repr(readable_table(frame, n_models=4))
     assert "0.975" not in text and "4.025" not in text and "." not in text.split("\n", 2)[2]
 
@@ -111,8 +111,8 @@ def test_intervals_show_under_their_estimate_not_as_columns():
     table = readable_table(frame)
     assert table.columns == [("drift",), ("AUC",)]
     rows = [cells for _, cells in _body(_parts(table)[0])]
-    assert rows == [["0.0210.023\u20130.050", f"{MINUS}0.500{MINUS}0.610 to {MINUS}0.400"],
-                    [f"{MISSING}0.100\u20130.200", "0.900"]]  # an interval without both ends is not shown
+    assert rows == [["0.021 0.023\u20130.050", f"{MINUS}0.500 {MINUS}0.610 to {MINUS}0.400"],
+                    [f"{MISSING} 0.100\u20130.200", "0.900"]]  # an interval without both ends is not shown
     assert "<span class=\"ci\"" in table._repr_html_()
 
 
