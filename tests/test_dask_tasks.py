@@ -14,7 +14,10 @@
 
 from __future__ import annotations
 
+import io
 import os
+import re
+import sys
 import time
 from pathlib import Path
 
@@ -142,3 +145,48 @@ def test_the_evaluation_runs_on_the_workers(cluster, runs):
     stages = sum(v for k, v in timing.items() if k.startswith(("calibration grid", "bootstrap", "cohort")))
     on_workers = sum(sum(v) for v in computed.values())
     assert on_workers > 0.3 * stages, (on_workers, timing)
+
+
+# -- without the cluster: what a task receives, the bars -------------------------------------------
+
+
+def _part_of(part, key, arg):
+    return part.models, len(part), arg
+
+
+def test_a_task_receives_its_models_rows_only_in_task_order():
+    from beyondauc.evaluation.stages import _one_model
+    from beyondauc.utils.tasks import run_tasks
+
+    bench = ba.load_demo().subset(models=["svm", "knn", "mlp"], datasets=["wine", "diabetes"])
+    tasks = [(m, d) for m in bench.models for d in bench.datasets]
+    for n_jobs in (1, 2):
+        got = run_tasks(_part_of, tasks, data=bench, view=_one_model, n_jobs=n_jobs)
+        assert got == [((m,), len(bench), d) for m, d in tasks]
+
+
+class _Terminal(io.StringIO):
+    def isatty(self):
+        return True
+
+
+@pytest.mark.parametrize("terminal", [True, False])
+def test_a_bar_per_stage_counts_its_tasks_with_the_time_left_on_a_terminal(monkeypatch, terminal):
+    err = _Terminal() if terminal else io.StringIO()
+    monkeypatch.setattr(sys, "stderr", err)
+    ba.evaluate("demo", models=["svm", "knn"], datasets=["wine", "diabetes"], n_jobs=1, n_bootstrap=5,
+                noise_repeats=2, n_repeats=2, progress=True)
+    text = err.getvalue()
+    lines = [line for line in text.replace("\r", "\n").splitlines() if line.startswith("beyondauc evaluate:")]
+    assert [line.rsplit(" ", 2)[0] for line in lines] == [
+        "beyondauc evaluate: calibration grid and calibration error", "beyondauc evaluate: bootstrap of the "
+        "headline setting", "beyondauc evaluate: tables of the paper",
+        "beyondauc evaluate: cohort diagnostics and selective answering"]
+    bars = re.findall(r"\rbeyondauc ([a-z ]+): +(\d+)%\|[^|]*\| (\d+)/(\d+) \[\d\d:\d\d<(\d\d:\d\d|\?)", text)
+    if not terminal:
+        assert bars == [] and "\r" not in text  # a log file gets the stage lines only
+        return
+    final = {stage: (done, total) for stage, _, done, total, _ in bars}
+    assert final == {"calibration grid": ("2", "2"), "bootstrap": ("2", "2"),
+                     "cohort diagnostics and selective answering": ("4", "4")}
+    assert any(left != "?" for *_, left in bars)  # the time left, estimated once a task is done

@@ -442,7 +442,11 @@ def run_report(data: str | os.PathLike | Benchmark | pd.DataFrame = DEMO, *,
         Local worker processes; default: the number of cores.
     dask : str, optional
         Address of a Dask distributed scheduler (``tcp://host:8786``) to run
-        the reports on instead of local processes (needs ``distributed``).
+        the evaluation's tasks and the reports on instead of local processes
+        (needs ``distributed``).  The workers need no file system shared with
+        this process: each report runs in a temporary folder of its worker,
+        gets the evaluation and the notebooks as data and sends back its
+        files, which are written here.
     include_code : bool, default=False
         Show code cells and the parameters in the HTML.
     pos_label : str, int or bool, optional

@@ -17,7 +17,8 @@ stage's numbers do not depend on how it is split or where it runs:
 
 Memory per task is bounded by its part: a task never receives the whole
 ``data``.  A :class:`StageProgress` bar (tqdm, on stderr, one line updated in
-place) counts the stage's tasks as they end and estimates the time left.
+place; only on a terminal) counts the stage's tasks as they end and
+estimates the time left.
 """
 
 from __future__ import annotations
@@ -36,6 +37,9 @@ __all__: list[str] = []
 class StageProgress:
     """A bar counting one stage's tasks with the time left (tqdm on stderr), or nothing when not ``enabled``.
 
+    Shown only where a line updated in place can be seen (stderr a terminal,
+    or a Jupyter kernel): a log file gets no bar.
+
     Examples
     --------
     >>> bar = StageProgress("grid", 3, enabled=False)
@@ -46,7 +50,7 @@ class StageProgress:
     def __init__(self, desc: str, total: int, *, enabled: bool) -> None:
         self.done = 0
         self._bar = None
-        if enabled and total > 0:
+        if enabled and total > 0 and _interactive():
             from tqdm.auto import tqdm
 
             self._bar = tqdm(total=total, desc=f"beyondauc {desc}", unit="task", file=sys.stderr,
@@ -62,6 +66,12 @@ class StageProgress:
         """Remove the bar (the stage's line with its time is printed by the caller)."""
         if self._bar is not None:
             self._bar.close()
+
+
+def _interactive():
+    """Whether a bar updated in place can be seen: stderr is a terminal, or this is a Jupyter kernel."""
+    isatty = getattr(sys.stderr, "isatty", None)
+    return bool(isatty and isatty()) or "ipykernel" in sys.modules
 
 
 def dask_client(dask: Any) -> contextlib.AbstractContextManager:
