@@ -161,11 +161,12 @@ def _on_dask(func, tasks, data, view, dask, progress):
             futures += [client.submit(func, part, key, arg, pure=False, key=_task_key(func, key, arg))
                         for arg in group]
             del part  # the tasks hold the scattered part; it is released with them
-        for _ in as_completed(futures):
-            progress.update()
-        out = client.gather(futures)
-        client.cancel(futures)
-        return out
+        try:
+            for _ in as_completed(futures):
+                progress.update()
+            return client.gather(futures)
+        finally:
+            client.cancel(futures)  # done: release them (and their parts); failed: stop the others
 
 
 def _by_key(tasks) -> Iterator[tuple[Any, list]]:
