@@ -74,7 +74,7 @@ def test_evaluate_gives_the_same_tables_in_any_split(cluster):
                  n_repeats=3)
     one = ba.evaluate("demo", n_jobs=1, **small)
     two = ba.evaluate("demo", n_jobs=2, **small)
-    on_dask = ba.evaluate("demo", dask=cluster["client"], **small)
+    on_dask = ba.evaluate("demo", dask=cluster["cluster"].scheduler_address, **small)  # (the report: a Client)
     assert len(one.tables) > 20
     for name, table in one.tables.items():
         assert len(table.columns), name
@@ -190,3 +190,16 @@ def test_a_bar_per_stage_counts_its_tasks_with_the_time_left_on_a_terminal(monke
     assert final == {"calibration grid": ("2", "2"), "bootstrap": ("2", "2"),
                      "cohort diagnostics and selective answering": ("4", "4")}
     assert any(left != "?" for *_, left in bars)  # the time left, estimated once a task is done
+
+
+@pytest.mark.parametrize("bad, error, needle", [
+    ({"dask": 8786}, TypeError, "`dask` must be a scheduler address"),
+    ({"n_jobs": 0}, ValueError, "`n_jobs` must be an int >= 1 or -1"),
+    ({"n_jobs": 1.5}, ValueError, "`n_jobs`"),
+])
+def test_bad_runner_options_are_refused_before_any_work(monkeypatch, bad, error, needle):
+    import beyondauc.evaluation.pipeline as pipeline
+
+    monkeypatch.setattr(pipeline, "_open", lambda *a: pytest.fail("the data was read"))
+    with pytest.raises(error, match=re.escape(needle)):
+        ba.evaluate("demo", **bad)

@@ -51,7 +51,7 @@ class StageProgress:
         self.done = 0
         self._bar = None
         if enabled and total > 0 and _interactive():
-            from tqdm.auto import tqdm
+            from tqdm import tqdm  # text, also in Jupyter (tqdm.auto's widget needs ipywidgets)
 
             self._bar = tqdm(total=total, desc=f"beyondauc {desc}", unit="task", file=sys.stderr,
                              dynamic_ncols=True, leave=False)
