@@ -203,3 +203,20 @@ def test_bad_runner_options_are_refused_before_any_work(monkeypatch, bad, error,
     monkeypatch.setattr(pipeline, "_open", lambda *a: pytest.fail("the data was read"))
     with pytest.raises(error, match=re.escape(needle)):
         ba.evaluate("demo", **bad)
+
+
+def test_warnings_are_said_once_the_same_whatever_the_split():
+    import warnings
+
+    frame = ba.load_demo().subset(models=["svm", "knn"], datasets=["wine", "diabetes"]).frame.copy()
+    frame.loc[frame["dataset"] == "wine", "label"] = 1  # a dataset with a single class, said when read
+    said = []
+    for n_jobs in (1, 2):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            ba.evaluate(frame, n_jobs=n_jobs, n_bootstrap=5, noise_repeats=2, n_repeats=2, n_points=5)
+        said.append([(w.category.__name__, str(w.message)) for w in caught])
+    assert said[0] == said[1]
+    single = [m for _, m in said[0] if "has a single class" in m]
+    assert len(single) == 1, said[0]  # once, when the data was read; not again by each model's task
+    assert len(said[0]) == len(set(said[0]))

@@ -34,7 +34,8 @@ from ..metrics.bootstrap import percentile_interval
 from .container import Evaluation, load_evaluation, package_versions
 from .parameters import check_against_benchmark, check_evaluation_parameters, resolve_auto
 from .summary import findings_table, verdicts_table
-from .stages import _Tasks, _bootstrap_task, _combined_bootstrap, _grid_task, _model_parts, _model_views, _one_model
+from .stages import (_SAID_WHEN_READ, _Tasks, _bootstrap_task, _combined_bootstrap, _grid_task, _model_parts,
+                     _model_views, _one_model)
 from ..utils.validation import UndefinedMetricWarning, WarningLog, warnings_once
 from ..data.benchmark import Benchmark
 from ..data.open import open_benchmark
@@ -459,7 +460,7 @@ def evaluate(
     # each warning once, with the models and datasets it came from; a single class was said when the data was read
     single = [] if bench.kind == "answers" else [d for d in bench.datasets if len(np.unique(bench.labels(d))) < 2]
     with warnings_once(explained=single, models=bench.models,
-                       ignore=[(r"dataset .* has a single class", UndefinedMetricWarning)]) as log:
+                       ignore=[(_SAID_WHEN_READ, UndefinedMetricWarning)]) as log:
         with _Tasks.opened(n_jobs, dask, progress, log) as tasks:
             return _compute(p, bench, full, source, sha256, t_start, tasks=tasks, progress=progress, log=log,
                             left_out=left_out)

@@ -23,9 +23,12 @@ from ..metrics.grid_bootstrap import GridBootstrap, bootstrap_grid
 from ..metrics.reliability import calibration_error_table
 from ..metrics.views import sort_like
 from ..utils.tasks import StageProgress, dask_client, run_tasks
-from ..utils.validation import WarningLog
+from ..utils.validation import UndefinedMetricWarning, WarningLog
 
 __all__: list[str] = []
+
+#: Said once when the data was read (:func:`~beyondauc.evaluate` ignores it in the computations).
+_SAID_WHEN_READ = r"dataset .* has a single class"
 
 
 class _Tasks:
@@ -63,6 +66,7 @@ def _recorded(func, part, key, arg):
     log = WarningLog()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
+        warnings.filterwarnings("ignore", _SAID_WHEN_READ, UndefinedMetricWarning)  # as evaluate ignores it
         result = func(part, key, arg)
     log.record(caught, model=key)
     return result, log.records
