@@ -645,7 +645,7 @@ def _per_model(bench, bench_sel, p, tasks, log):
     done = tasks.run("cohort diagnostics and selective answering", _cohort_task, runs, data=(bench, bench_sel),
                      view=_model_views)
     n = len(bench.datasets)
-    parts = [_model_parts(done[i * n:(i + 1) * n], m) for i, m in enumerate(bench.models)]
+    parts = [_model_parts(done[i * n:(i + 1) * n]) for i in range(len(bench.models))]
     for x in parts:
         log.records.extend(x["warnings"])
     return parts

@@ -72,7 +72,7 @@ def _recorded(func, part, key, arg):
     return result, log.records
 
 
-def _model_parts(parts, model):
+def _model_parts(parts):
     """One model's rows from its datasets' task results, as the model's tables hold them (datasets in order)."""
     out = {k: [y for x in parts for y in x[k]] for k in (
         "roc", "cohort_histograms", "robustness", "drift_curves", "wasserstein", "selective", "tolerance",
