@@ -63,8 +63,9 @@ class StageProgress:
             self._bar.update(n)
 
     def close(self) -> None:
-        """Remove the bar (the stage's line with its time is printed by the caller)."""
+        """Show the final count, then remove the bar (the caller prints the stage's line with its time)."""
         if self._bar is not None:
+            self._bar.refresh()  # updates within tqdm's minimum interval are not drawn
             self._bar.close()
 
 
