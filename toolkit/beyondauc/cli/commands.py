@@ -197,7 +197,10 @@ def _add_evaluate(sub):
     ev.add_argument("--pos-label", default=None, help="the positive label, if labels are not 0/1, -1/1 or booleans")
     _domains_option(ev)
     _nan_policy(ev)
-    ev.add_argument("--jobs", type=int, default=1, help="processes for the calibration grid (default: 1)")
+    ev.add_argument("--jobs", type=int, default=-1, help="local processes that run the evaluation's tasks "
+                    "(default: -1, the cores; 1: none)")
+    ev.add_argument("--dask", default=None, metavar="ADDRESS",
+                    help="run the tasks on a Dask distributed scheduler, e.g. tcp://127.0.0.1:8786 (extra: dask)")
     ev.add_argument("-p", "--parameter", action="append", default=[], metavar="NAME=VALUE",
                     help="an evaluation parameter, e.g. -p protocol=indata -p n_bootstrap=1000 (repeatable)")
     ev.add_argument("--quiet", action="store_true", help="no progress lines")
@@ -212,7 +215,8 @@ def _report_options(p, *, out_default):
     p.add_argument("--pdf", action="store_true", help="also write each report as PDF (WeasyPrint)")
     p.add_argument("--jobs", type=int, default=None, help="parallel local processes (default: the cores)")
     p.add_argument("--dask", default=None, metavar="ADDRESS",
-                   help="run on a Dask distributed scheduler, e.g. tcp://127.0.0.1:8786 (extra: dask)")
+                   help="run the evaluation and the reports on a Dask distributed scheduler, e.g. "
+                   "tcp://127.0.0.1:8786 (extra: dask; no shared file system needed)")
     p.add_argument("--include-code", action="store_true", help="show code and parameters in the HTML")
     p.add_argument("--pos-label", default=None, help="the positive label, if labels are not 0/1, -1/1 or booleans")
     _domains_option(p)
@@ -683,7 +687,7 @@ def _evaluate(args, out):
     # refused here, before computing: a folder that is not an evaluation, a file of the user's where a table
     # goes, a folder in use or not writable
     with evaluation_folder(args.out) as folder:
-        ev = evaluate(args.data, n_jobs=args.jobs, progress=not args.quiet, **params)
+        ev = evaluate(args.data, n_jobs=args.jobs, dask=args.dask, progress=not args.quiet, **params)
         path = ev.save(folder)
     print(f"{ev!r}: {len(ev.tables)} tables written to {path} in {ev.timing.get('total', float('nan')):.1f} s",
           file=out)

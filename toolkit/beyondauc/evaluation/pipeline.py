@@ -35,18 +35,19 @@ from .comparison import comparison_table
 from .container import Evaluation, load_evaluation, package_versions
 from .parameters import check_against_benchmark, check_evaluation_parameters, resolve_auto
 from .summary import findings_table, verdicts_table
-from ..utils.parallel import pool_context, process_pool
+from .stages import (_SAID_WHEN_READ, _Tasks, _bootstrap_task, _combined_bootstrap, _grid_task, _model_parts,
+                     _model_views, _one_model)
 from ..utils.validation import UndefinedMetricWarning, WarningLog, warnings_once
-from ..metrics import expected_accuracy_grid
 from ..data.benchmark import Benchmark
 from ..data.open import open_benchmark
 from ..metrics.calibration import PROTOCOLS, check_n_jobs
 from ..metrics.protocols import left_out_message, left_out_protocols
 from ..metrics.curves import class_histogram, roc_points
-from ..metrics.diagnostics_benchmark import cohort_diagnostics, diagnostics_frame
-from ..metrics.grid_bootstrap import nanmean_quiet, bootstrap_grid
+from ..metrics.diagnostics_benchmark import cohort_diagnostics
+from ..metrics.grid_bootstrap import nanmean_quiet
 from ..metrics.intervals import auc_intervals, friedman_test
-from ..metrics.reliability import calibration_error_table
+from ..metrics.reliability import CalibrationErrors
+from ..metrics.views import sort_like
 from ..metrics.ranking import histogram_range
 from ..metrics.ranking import best_of_methods, calibration_modes, kendall_tau, rank_changes, rank_table, score_histograms, \
     score_variance
@@ -351,68 +352,48 @@ def _leaderboard(grid_head, changes, selective, diagnostics, models, mean_interv
 
 
 @dataclass(frozen=True)
-class _ModelJob:
-    """One model's cohort diagnostics and selective answering on every dataset (a picklable task)."""
+class _DatasetJob:
+    """What one task of the diagnostics stage does with a model's views (picklable: options only, no data)."""
 
-    bench: object
-    bench_sel: object
     in_datasets: tuple
     options: dict
     sel_options: dict
     bins: int
 
-    def __call__(self, model):
-        bench, bench_sel = self.bench.model_view(model), self.bench_sel.model_view(model)
-        out = {k: [] for k in ("roc", "cohort_histograms", "robustness", "drift_curves", "wasserstein",
-                               "selective", "tolerance", "coverage_curves", "fluctuations",
-                               "resolution_sensitivity")}
-        diags = []
-        log = WarningLog()  # said once per run by evaluate, with the models and datasets they came from
-        for dataset in self.bench.datasets:
-            with warnings.catch_warnings(record=True) as caught:
-                warnings.simplefilter("always")
-                d = cohort_diagnostics(bench, model, dataset, **self.options)
-                curves = _diagnostic_curves(d, self.bins)
-            log.record(caught, model=model, dataset=dataset)
-            diags.append(d)
-            a, b, c, e, f = curves
-            out["roc"] += a
-            out["cohort_histograms"] += b
-            out["robustness"] += c
-            out["drift_curves"].append(e)
-            out["wasserstein"].append(f)
-        out["diagnostics"] = diagnostics_frame(diags)
-        sels = []
-        for dataset in self.in_datasets:
-            with warnings.catch_warnings(record=True) as caught:
-                warnings.simplefilter("always")
-                r = selective_answering(bench_sel, model, dataset, **self.sel_options)
-                sens = disca_resolution_sensitivity(r.confidence, r.correct, tolerance=self.sel_options["tolerance"])
-            log.record(caught, model=model, dataset=dataset)
-            sels.append(r)
-            out["selective"].append(r.to_dict())
-            out["resolution_sensitivity"].append(sens.assign(model=model, dataset=dataset)[
-                ["model", "dataset", *sens.columns]])
-            a, b, c = _selective_rows(r)
-            out["coverage_curves"] += a
-            out["tolerance"] += b
-            out["fluctuations"] += c
-        # the replicates behind the per-dataset intervals, for the intervals of the means
-        out["replicates"] = {"disca": _replicates_of([r for r in sels if r.rankable], "disca"),  # as the mean
-                             "drift": _replicates_of(diags, "drift")}
-        out["warnings"] = log.records
-        return out
 
+def _cohort_task(views, model, arg):
+    """One model x dataset: cohort diagnostics and their curves, and selective answering (a task).
 
-def _map(job, models, n_jobs):
-    """``job(model)`` for every model, in order; in ``n_jobs`` processes when > 1 (the numbers do not change)."""
-    n_jobs = check_n_jobs(n_jobs)
-    if n_jobs == 1 or len(models) == 1:
-        yield from map(job, models)
-        return
-    ctx = pool_context()
-    with process_pool(min(n_jobs, len(models)), ctx) as ex:
-        yield from ex.map(job, models)
+    ``views`` is the model's (benchmark view, selective benchmark view): the
+    task's only data.  Returns tidy rows and the replicates behind the
+    per-dataset intervals, never the results themselves (their arrays stay in
+    the worker).
+    """
+    job, dataset = arg
+    bench, bench_sel = views
+    log = WarningLog()  # said once per run by evaluate, with the models and datasets they came from
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        d = cohort_diagnostics(bench, model, dataset, **job.options)
+        roc, hist, rob, drift, wass = _diagnostic_curves(d, job.bins)
+    log.record(caught, model=model, dataset=dataset)
+    out = {"diagnostics": d.to_dict(), "roc": roc, "cohort_histograms": hist, "robustness": rob,
+           "drift_curves": [drift], "wasserstein": [wass], "selective": [], "tolerance": [], "coverage_curves": [],
+           "fluctuations": [], "resolution_sensitivity": [], "disca": None,
+           "drift": _replicates_of([d], "drift")}
+    if dataset in job.in_datasets:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            r = selective_answering(bench_sel, model, dataset, **job.sel_options)
+            sens = disca_resolution_sensitivity(r.confidence, r.correct, tolerance=job.sel_options["tolerance"])
+        log.record(caught, model=model, dataset=dataset)
+        out["selective"].append(r.to_dict())
+        out["resolution_sensitivity"].append(sens.assign(model=model, dataset=dataset)[
+            ["model", "dataset", *sens.columns]])
+        out["coverage_curves"], out["tolerance"], out["fluctuations"] = _selective_rows(r)
+        out["disca"] = _replicates_of([r], "disca") if r.rankable else None  # as the mean: rankable ones only
+    out["warnings"] = log.records
+    return out
 
 
 # ---------------------------------------------------------------------------
@@ -422,7 +403,8 @@ def _map(job, models, n_jobs):
 def evaluate(
     data: str | os.PathLike | Benchmark | pd.DataFrame = "demo",
     *,
-    n_jobs: int = 1,
+    n_jobs: int = -1,
+    dask: Any = None,
     progress: bool = False,
     **parameters: Any,
 ) -> Evaluation:
@@ -433,11 +415,18 @@ def evaluate(
     data : str, path, Benchmark or DataFrame, default="demo"
         ``"demo"`` for the embedded demo benchmark, else anything
         :func:`~beyondauc.load_benchmark` reads.
-    n_jobs : int, default=1
-        Processes for the calibration grid (-1: all cores); the numbers do
-        not depend on it.
+    n_jobs : int, default=-1
+        Local processes that run the evaluation's tasks (-1: all cores; 1:
+        all in this process).  The numbers do not depend on it.
+    dask : str or distributed.Client, optional
+        Run the tasks on this Dask cluster instead (a scheduler's address,
+        ``tcp://host:8786``, or a client; needs ``distributed``).  Each
+        model's data is sent to the cluster once and the results come back
+        as data: the workers need no shared file system.  The numbers are
+        the same as local ones.
     progress : bool, default=False
-        Print one line per stage with its time (to stderr).
+        On stderr: a bar per stage counting its tasks, with the time left,
+        and one line per stage with its time.
     **parameters
         The analysis parameters, by the names the notebooks use (see
         ``EVALUATION_PARAMETERS`` for all of them and their defaults):
@@ -462,6 +451,12 @@ def evaluate(
     Asked for by name (``protocol``, ``cohort_protocol`` or
     ``selective_protocol``), a domain protocol on such data is an error.
 
+    The evaluation runs as independent tasks whose results are concatenated:
+    one per model for the calibration grid and for its bootstrap (a
+    calibration fit reads every dataset of its model), one per model x
+    dataset for the cohort diagnostics and selective answering.  A task
+    receives only its model's rows.
+
     Examples
     --------
     >>> import beyondauc as ba
@@ -474,6 +469,10 @@ def evaluate(
     """
     t_start = time.perf_counter()
     p = check_evaluation_parameters(parameters)
+    n_jobs = check_n_jobs(n_jobs)
+    if dask is not None and not isinstance(dask, str) and not hasattr(dask, "submit"):
+        raise TypeError(f"`dask` must be a scheduler address such as 'tcp://127.0.0.1:8786' or a "
+                        f"distributed.Client, got {type(dask).__name__}")
     source, sha256 = data_fingerprint(data)
     bench, full = _open(data, p)
     p = resolve_auto(p, bench)
@@ -484,21 +483,25 @@ def evaluate(
     # each warning once, with the models and datasets it came from; a single class was said when the data was read
     single = [] if bench.kind == "answers" else [d for d in bench.datasets if len(np.unique(bench.labels(d))) < 2]
     with warnings_once(explained=single, models=bench.models,
-                       ignore=[(r"dataset .* has a single class", UndefinedMetricWarning)]) as log:
-        return _compute(p, bench, full, source, sha256, t_start, n_jobs=n_jobs, progress=progress, log=log,
-                        left_out=left_out)
+                       ignore=[(_SAID_WHEN_READ, UndefinedMetricWarning)]) as log:
+        with _Tasks.opened(n_jobs, dask, progress, log) as tasks:
+            return _compute(p, bench, full, source, sha256, t_start, tasks=tasks, progress=progress, log=log,
+                            left_out=left_out)
 
 
-def _compute(p, bench, full, source, sha256, t_start, *, n_jobs, progress, log, left_out):
-    """The body of :func:`evaluate`, once everything is validated, stage by stage; ``log`` takes the workers' warnings."""
+def _compute(p, bench, full, source, sha256, t_start, *, tasks, progress, log, left_out):
+    """The body of :func:`evaluate`, once everything is validated, stage by stage; ``log`` takes the workers' warnings.
+
+    ``tasks`` (:class:`_Tasks`) runs each stage's tasks here, in local processes or on Dask.
+    """
     bench_sel = _selective_benchmark(bench, full, p["ood_dataset"])
     stages = _Stages(progress)
     tables = {"datasets": bench.summary()}
     with stages.timed("calibration grid and calibration error"):
-        grid, ce = _calibration_grid(bench, p, n_jobs, [x for x in PROTOCOLS if x not in left_out])
+        grid, ce = _calibration_grid(bench, p, tasks, [x for x in PROTOCOLS if x not in left_out])
         tables["calibration_error"], tables["reliability"] = ce.ece, ce.reliability
     with stages.timed("bootstrap of the headline setting"):
-        boot = _bootstrap(bench, p, n_jobs)
+        boot = _bootstrap(bench, p, tasks)
         tables["grid"] = grid = _with_intervals(grid, boot)
         head = grid[(grid["protocol"] == p["protocol"]) & (grid["method"] == p["method"])].reset_index(drop=True)
         tables.update(_ranking_tables(head, boot, p))
@@ -507,7 +510,7 @@ def _compute(p, bench, full, source, sha256, t_start, *, n_jobs, progress, log, 
     with stages.timed("tables of the paper"):
         tables.update(_paper_tables(bench, grid, head, p))
     with stages.timed("cohort diagnostics and selective answering"):
-        parts = _per_model(bench, bench_sel, p, n_jobs, log)
+        parts = _per_model(bench, bench_sel, p, tasks, log)
         tables.update(_per_model_tables(parts))
     replicates = {m: x["replicates"] for m, x in zip(bench.models, parts)} if p["n_bootstrap"] else None
     tables["leaderboard"] = _leaderboard(head, tables["rank_changes"], tables["selective"], tables["diagnostics"],
@@ -547,25 +550,35 @@ def _selective_benchmark(bench, full, ood):
     return bench
 
 
-def _calibration_grid(bench, p, n_jobs, protocols):
-    """(the expected-accuracy grid of every protocol x method, the calibration error tables), of ``protocols``."""
-    grid = expected_accuracy_grid(bench, protocols=protocols, class_weight=p["class_weight"],
-                                  n_repeats=p["n_repeats"], random_state=p["random_state"], n_jobs=n_jobs)
-    ce = calibration_error_table(bench, protocols=protocols, class_weight=p["class_weight"],
-                                 n_repeats=p["n_repeats"], random_state=p["random_state"], n_jobs=n_jobs)
+def _calibration_grid(bench, p, tasks, protocols):
+    """(the expected-accuracy grid of every protocol x method, the calibration error tables), of ``protocols``.
+
+    One task per model (a calibration fit reads every dataset of its model:
+    the grid cannot be split by dataset); the tables are the models' rows
+    concatenated in the order one call over the benchmark gives.
+    """
+    kw = dict(class_weight=p["class_weight"], n_repeats=p["n_repeats"], random_state=p["random_state"])
+    parts = tasks.run("calibration grid", _grid_task, [(m, (tuple(protocols), kw)) for m in bench.models],
+                      data=bench, view=_one_model)
+    grid = sort_like(pd.concat([g for g, _ in parts], ignore_index=True), bench)
+    ce = CalibrationErrors(ece=sort_like(pd.concat([e.ece for _, e in parts], ignore_index=True), bench),
+                           reliability=sort_like(pd.concat([e.reliability for _, e in parts], ignore_index=True),
+                                                 bench), n_bins=parts[0][1].n_bins)
     return grid, ce
 
 
-def _bootstrap(bench, p, n_jobs):
-    """The grid bootstrap of the headline protocol x method (None without ``n_bootstrap``).
+def _bootstrap(bench, p, tasks):
+    """The grid bootstrap of the headline protocol x method (None without ``n_bootstrap``), one task per model.
 
     It carries the intervals, the rank stability and the pairwise wins.
     """
     if not p["n_bootstrap"]:
         return None
-    return bootstrap_grid(bench, protocols=[p["protocol"]], methods=[p["method"]], n_bootstrap=p["n_bootstrap"],
-                          confidence_level=p["confidence_level"], class_weight=p["class_weight"],
-                          n_repeats=p["n_repeats"], random_state=p["random_state"], n_jobs=n_jobs)
+    kw = dict(protocols=[p["protocol"]], methods=[p["method"]], n_bootstrap=p["n_bootstrap"],
+              confidence_level=p["confidence_level"], class_weight=p["class_weight"], n_repeats=p["n_repeats"],
+              random_state=p["random_state"])
+    boots = tasks.run("bootstrap", _bootstrap_task, [(m, kw) for m in bench.models], data=bench, view=_one_model)
+    return _combined_bootstrap(boots, bench)
 
 
 def _with_intervals(grid, boot):
@@ -636,8 +649,12 @@ def _paper_tables(bench, grid, head, p):
     }
 
 
-def _per_model(bench, bench_sel, p, n_jobs, log):
-    """Each model's cohort diagnostics and selective answering, in model order; their warnings go to ``log``."""
+def _per_model(bench, bench_sel, p, tasks, log):
+    """Each model's cohort diagnostics and selective answering, in model order; their warnings go to ``log``.
+
+    One task per model x dataset, reading that model's views only; the
+    results do not depend on how the tasks are run.
+    """
     ood = p["ood_dataset"]
     options = dict(protocol=p["cohort_protocol"], val_split=p["val_split"], test_split=p["test_split"],
                    sigma_max=p["sigma_max"], n_points=p["n_points"], n_repeats=p["noise_repeats"], p=p["p"],
@@ -647,9 +664,12 @@ def _per_model(bench, bench_sel, p, n_jobs, log):
                        class_weight=p["class_weight"], tolerance=p["tolerance"], resolution=p["resolution"],
                        computation_score=p["computation_score"], random_state=p["random_state"],
                        n_bootstrap=p["n_bootstrap"], confidence_level=p["confidence_level"])
-    in_datasets = [d for d in bench.datasets if d != ood]
-    job = _ModelJob(bench, bench_sel, tuple(in_datasets), options, sel_options, p["bins"])
-    parts = list(_map(job, bench.models, n_jobs))  # per model, in model order; independent of n_jobs
+    job = _DatasetJob(tuple(d for d in bench.datasets if d != ood), options, sel_options, p["bins"])
+    runs = [(m, (job, d)) for m in bench.models for d in bench.datasets]
+    done = tasks.run("cohort diagnostics and selective answering", _cohort_task, runs, data=(bench, bench_sel),
+                     view=_model_views)
+    n = len(bench.datasets)
+    parts = [_model_parts(done[i * n:(i + 1) * n]) for i in range(len(bench.models))]
     for x in parts:
         log.records.extend(x["warnings"])
     return parts

@@ -13,13 +13,16 @@ import contextlib
 import dataclasses
 import datetime as _dt
 import hashlib
+import io
 import json
 import math
 import multiprocessing
 import os
 import posixpath
 import sys
+import tempfile
 import time
+import zipfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -237,8 +240,17 @@ class ReportResult:
                            subtitle=status, parts=parts)
 
 
-def _report_job(spec):
-    """Execute one report's notebooks and render it into its folder of the staging report (runs in a worker)."""
+def _report_job(spec, shipped=None):
+    """Execute one report's notebooks and render it (runs in a worker).
+
+    Locally (``shipped`` None) into its folder of the staging report.  On a
+    Dask worker ``shipped`` is :func:`_shipment`'s dict: the report runs in a
+    temporary folder of the worker's own and returns ``(ModelReport, {file
+    name: bytes})`` for the client to write (:func:`_write_shipped`), so the
+    workers need no file system shared with the client.
+    """
+    if shipped is not None:
+        return _report_elsewhere(spec, shipped)
     t0 = time.perf_counter()
     os.environ["MPLBACKEND"] = _INLINE_BACKEND  # the Jupyter kernels draw inline images, whatever the caller set
     target = Path(spec["target"])
@@ -277,6 +289,60 @@ def _report_job(spec):
                        notebooks, time.perf_counter() - t0)
 
 
+def _report_elsewhere(spec, shipped):
+    """:func:`_report_job` in a temporary folder laid out like the report's: ``evaluation/`` and the model's folder."""
+    with tempfile.TemporaryDirectory(prefix="beyondauc-report-", dir=_worker_directory()) as tmp:
+        root = Path(tmp)
+        with zipfile.ZipFile(io.BytesIO(shipped["evaluation"])) as z:
+            z.extractall(root / "evaluation")  # names checked by the client that zipped it (plain table files)
+        sources = root / ".notebooks"
+        sources.mkdir()
+        for name, text in shipped["notebooks"].items():
+            (sources / name).write_bytes(text)
+        target = root / spec["rel"]
+        target.parent.mkdir(parents=True, exist_ok=True)
+        local = dict(spec, target=str(target),
+                     notebooks=[(str(sources / Path(src).name), params) for src, params in spec["notebooks"]])
+        report = _report_job(local)
+        return report, {f.name: f.read_bytes() for f in target.iterdir() if f.is_file()}
+
+
+def _worker_directory():
+    """The Dask worker's own folder (its ``local_directory``), or None (the system's temporary folder)."""
+    with contextlib.suppress(ImportError, ValueError):
+        from distributed import get_worker
+
+        return get_worker().local_directory
+    return None
+
+
+def _shipment(evaluation_dir, specs):
+    """What every report job on Dask needs, as data: the saved evaluation zipped, and the notebooks' bytes."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_STORED) as z:  # Parquet is compressed already
+        for f in sorted(Path(evaluation_dir).rglob("*")):
+            if f.is_file():
+                z.write(f, f.relative_to(evaluation_dir).as_posix())
+    sources = {Path(src).name: Path(src).read_bytes() for spec in specs for src, _ in spec["notebooks"]}
+    return {"evaluation": buffer.getvalue(), "notebooks": sources}
+
+
+def _write_shipped(spec, shipped):
+    """Write a Dask worker's report files into the report's staging folder; return its ModelReport.
+
+    Only the files the report may hold are written (its notebooks, its HTML
+    and PDF), each through :func:`~beyondauc.utils.output.atomic_write`.
+    """
+    report, files = shipped
+    allowed = {Path(src).name for src, _ in spec["notebooks"]} | {f"{spec['stem']}.{e}" for e in ("html", "pdf")}
+    target = Path(spec["target"])
+    target.mkdir()
+    for name, data in files.items():
+        if name in allowed:
+            atomic_write(target / name, data)
+    return report
+
+
 def _notebooks_dir():
     return _package_dir("notebooks")
 
@@ -290,11 +356,11 @@ def _check_notebooks(notebooks_dir):
 
 
 def _make_executor(jobs, dask):
-    """(executor, closer): local processes, or a Dask cluster's executor."""
+    """(executor, closer, workers, Dask client or None): local processes, or a Dask cluster's executor."""
     if dask is None:
         ctx = multiprocessing.get_context("spawn")
         executor = process_pool(jobs, ctx)  # its workers, and their Jupyter kernels, end with this process
-        return executor, executor.shutdown, jobs
+        return executor, executor.shutdown, jobs, None
     try:
         from distributed import Client
     except ImportError as exc:
@@ -307,7 +373,7 @@ def _make_executor(jobs, dask):
         client.close()
 
     workers = sum(w.get("nthreads", 1) for w in client.scheduler_info().get("workers", {}).values())
-    return executor, close, workers or 1
+    return executor, close, workers or 1, client
 
 
 def _progress(total, enabled):
@@ -379,7 +445,11 @@ def run_report(data: str | os.PathLike | Benchmark | pd.DataFrame = DEMO, *,
         Local worker processes; default: the number of cores.
     dask : str, optional
         Address of a Dask distributed scheduler (``tcp://host:8786``) to run
-        the reports on instead of local processes (needs ``distributed``).
+        the evaluation's tasks and the reports on instead of local processes
+        (needs ``distributed``).  The workers need no file system shared with
+        this process: each report runs in a temporary folder of its worker,
+        gets the evaluation and the notebooks as data and sends back its
+        files, which are written here.
     include_code : bool, default=False
         Show code cells and the parameters in the HTML.
     pos_label : str, int or bool, optional
@@ -495,7 +565,7 @@ def _declared(folder, name):
     return set(declared_parameters(Path(folder) / f"{name}.ipynb"))
 
 
-def _evaluation_for(output, data, bench, parameters, *, recompute, progress, jobs):
+def _evaluation_for(output, data, bench, parameters, *, recompute, progress, jobs, client=None):
     """The evaluation of the report: the previous run's when the data and parameters are the same, else new.
 
     Returns ``(evaluation, reused)``; the caller saves it into the staging folder.
@@ -518,7 +588,7 @@ def _evaluation_for(output, data, bench, parameters, *, recompute, progress, job
     if progress:
         print(f"beyondauc report: computing the evaluation of {len(bench.models)} models on {len(bench.datasets)} "
               f"datasets (once, for every report and the index)", file=sys.stderr, flush=True)
-    return evaluate(data, progress=progress, n_jobs=jobs, **parameters), False
+    return evaluate(data, progress=progress, n_jobs=jobs, dask=client, **parameters), False
 
 
 def _run(output, data, evaluated, bench, folder, slugs, extra, data_options, *, pdf, jobs, dask, include_code, progress,
@@ -536,16 +606,16 @@ def _run(output, data, evaluated, bench, folder, slugs, extra, data_options, *, 
     ev_params.update({k: v for k, v in data_options.items() if v is not None})
     notebook_extra = {k: v for k, v in extra.items() if k not in EVALUATION_PARAMETERS}
     workers = min(jobs, len(bench.models) + 1)
-    executor, close, workers = _make_executor(workers, dask)
+    executor, close, workers, client = _make_executor(workers, dask)
     try:
         if dask is None:  # the workers start their Jupyter kernels and import while the evaluation is computed
             for _ in range(workers):
                 executor.submit(_warm_worker, kernel_name, str(stage))
         evaluation, reused = _evaluation_for(output, data, evaluated, ev_params, recompute=recompute,
-                                             progress=progress, jobs=jobs)
+                                             progress=progress, jobs=jobs, client=client)
         evaluation.save(stage / "evaluation")
         return _render_reports(output, evaluation, reused, bench, folder, slugs, notebook_extra, executor, workers,
-                               pdf=pdf, dask=dask, include_code=include_code, progress=progress,
+                               pdf=pdf, dask=client, include_code=include_code, progress=progress,
                                kernel_name=kernel_name, timeout=timeout, t0=t0)
     finally:
         close()
@@ -616,16 +686,19 @@ def _render_reports(output, evaluation, reused, bench, folder, slugs, notebook_e
                                   index=posixpath.relpath("index.html", OVERVIEW), parameters=shown)))
 
     results, futures = {}, {}
+    # on Dask the reports run in the workers' own folders: the evaluation and notebooks go to them as data, once
+    shipped = () if dask is None else (dask.scatter(_shipment(stage / "evaluation", specs), broadcast=True),)
     for spec in specs:
         try:
-            futures[executor.submit(_report_job, spec)] = spec
+            futures[executor.submit(_report_job, spec, *shipped)] = spec
         except concurrent.futures.process.BrokenProcessPool as exc:  # a worker died before: no report can run
             results[spec["target"]] = _worker_failed(spec, exc)
     with _progress(len(specs), progress) as bar:
         for fut in concurrent.futures.as_completed(futures):
             spec = futures[fut]
             try:
-                results[spec["target"]] = fut.result()
+                done = fut.result()
+                results[spec["target"]] = _write_shipped(spec, done) if shipped else done
             except Exception as exc:  # noqa: BLE001 - a worker died: only this report fails
                 results[spec["target"]] = _worker_failed(spec, exc)
             if bar is not None:

@@ -1,0 +1,127 @@
+"""The machinery that runs :func:`~beyondauc.evaluate`'s stages as tasks (private).
+
+A stage is a list of independent tasks (:func:`beyondauc.utils.tasks.run_tasks`):
+one per model for the calibration grid and its bootstrap, one per model x
+dataset for the cohort diagnostics and selective answering.  A task reads
+only its model's part of the benchmark (:func:`_one_model`,
+:func:`_model_views`) and returns tables; the results are concatenated in
+the order one pass over the whole benchmark gives, so the numbers do not
+depend on the split nor on where the tasks run.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import warnings
+
+import numpy as np
+import pandas as pd
+
+from ..metrics import expected_accuracy_grid
+from ..metrics.grid_bootstrap import GridBootstrap, bootstrap_grid
+from ..metrics.reliability import calibration_error_table
+from ..metrics.views import sort_like
+from ..utils.tasks import StageProgress, dask_client, run_tasks
+from ..utils.validation import UndefinedMetricWarning, WarningLog
+
+__all__: list[str] = []
+
+#: Said once when the data was read (:func:`~beyondauc.evaluate` ignores it in the computations).
+_SAID_WHEN_READ = r"dataset .* has a single class"
+
+
+class _Tasks:
+    """Runs the tasks of each stage (:func:`~beyondauc.utils.tasks.run_tasks`) with a bar per stage.
+
+    ``n_jobs`` local processes, or the Dask client ``client``; the warnings
+    the tasks raise, wherever they run, go to ``log`` with their model.
+    """
+
+    def __init__(self, n_jobs, client, progress, log):
+        self.n_jobs, self.client, self.progress, self.log = n_jobs, client, progress, log
+
+    @classmethod
+    @contextlib.contextmanager
+    def opened(cls, n_jobs, dask, progress, log):
+        """The runner of one evaluation (its Dask client connected for it, when given an address)."""
+        with dask_client(dask) as client:
+            yield cls(n_jobs, client, progress, log)
+
+    def run(self, stage, func, tasks, *, data, view):
+        """``func(view(data, key), key, arg)`` for each ``(key, arg)`` of ``tasks``, in order."""
+        bar = StageProgress(stage, len(tasks), enabled=self.progress)
+        try:
+            done = run_tasks(functools.partial(_recorded, func), tasks, data=data, view=view, n_jobs=self.n_jobs,
+                             dask=self.client, progress=bar)
+        finally:
+            bar.close()
+        for _, records in done:
+            self.log.records.extend(records)
+        return [result for result, _ in done]
+
+
+def _recorded(func, part, key, arg):
+    """(``func(part, key, arg)``, the warnings it raised as records of model ``key``): warnings travel as data."""
+    log = WarningLog()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        warnings.filterwarnings("ignore", _SAID_WHEN_READ, UndefinedMetricWarning)  # as evaluate ignores it
+        result = func(part, key, arg)
+    log.record(caught, model=key)
+    return result, log.records
+
+
+def _model_parts(parts):
+    """One model's rows from its datasets' task results, as the model's tables hold them (datasets in order)."""
+    out = {k: [y for x in parts for y in x[k]] for k in (
+        "roc", "cohort_histograms", "robustness", "drift_curves", "wasserstein", "selective", "tolerance",
+        "coverage_curves", "fluctuations", "resolution_sensitivity", "warnings")}
+    out["diagnostics"] = pd.DataFrame([x["diagnostics"] for x in parts])  # as diagnostics_frame makes it
+
+    def stacked(name):
+        rows = [x[name][0] for x in parts if x[name] is not None]
+        return np.stack(rows) if rows else None
+
+    # the replicates behind the per-dataset intervals, for the intervals of the means
+    out["replicates"] = {"disca": stacked("disca"), "drift": stacked("drift")}
+    return out
+
+
+def _model_views(benches, model):
+    """``model``'s view of each benchmark (a benchmark given twice is viewed once)."""
+    bench, bench_sel = benches
+    view = bench.model_view(model)
+    return view, view if bench_sel is bench else bench_sel.model_view(model)
+
+
+def _one_model(bench, model):
+    """The benchmark of ``model`` alone (what a task of the grid stages reads)."""
+    return bench.subset(models=[model])
+
+
+# ---------------------------------------------------------------------------
+# tasks per model: the calibration grid and its bootstrap
+# ---------------------------------------------------------------------------
+
+def _grid_task(bench, model, options):
+    """One model's expected-accuracy grid and calibration errors (a task; ``bench`` holds that model alone)."""
+    protocols, kw = options
+    grid = expected_accuracy_grid(bench, protocols=protocols, **kw)
+    return grid, calibration_error_table(bench, protocols=protocols, **kw)
+
+
+def _bootstrap_task(bench, model, kw):
+    """One model's grid bootstrap (a task; every model resamples the same rows: replicate b is seeded alike)."""
+    return bootstrap_grid(bench, **kw)
+
+
+def _combined_bootstrap(boots, bench):
+    """One :class:`GridBootstrap` of the models' bootstraps: grids concatenated and sorted, replicates alike."""
+    grid = pd.concat([b.grid for b in boots], ignore_index=True)
+    grid = sort_like(grid.assign(_row=np.arange(len(grid))), bench)
+    order = grid.pop("_row").to_numpy()
+    reps = np.concatenate([b.replicates for b in boots], axis=1)[:, order]
+    b = boots[0]
+    return GridBootstrap(grid=grid, replicates=reps, n_bootstrap=b.n_bootstrap,
+                         confidence_level=b.confidence_level, random_state=b.random_state)
