@@ -718,25 +718,54 @@ def _wasserstein_pair(x: np.ndarray, wa: np.ndarray, wb: np.ndarray, p: float) -
             fb = np.cumsum(wb, axis=1) / nb[:, None]
         return (np.abs(fa - fb)[:, :-1] * np.diff(x)).sum(axis=1)
     # quantile functions: breakpoints Ca_j * nb and Cb_j * na over the denominator na * nb (integers
-    # for count weights), merged per row; Q(u) is the value of the first breakpoint >= u
+    # for count weights), merged per row; Q(u) is the value of the first breakpoint >= u.  In the merged
+    # order a's breakpoints come before b's equal ones, and only the first of equal breakpoints has width
     m = wa.shape[1]
     ka = np.cumsum(wa, axis=1) * nb[:, None]
     kb = np.cumsum(wb, axis=1) * na[:, None]
-    both = np.concatenate([ka, kb], axis=1)
-    # a stable sort of two sorted runs is a merge; a's breakpoints come before b's equal ones.  At
-    # merged position t an element of a (index j) has t - j elements of b below it, i.e. the first
-    # b breakpoint >= it is t - j (and symmetrically); only the first of equal breakpoints has width
-    order = np.argsort(both, axis=1, kind="stable")
-    k = np.take_along_axis(both, order, axis=1)
-    from_a = order < m
-    j = np.where(from_a, order, order - m)
-    t = np.arange(2 * m)[None, :]
-    ia = np.minimum(np.where(from_a, j, t - j), m - 1)
-    ib = np.minimum(np.where(from_a, t - j, j), m - 1)
+    below, upto = _merge_ranks(ka, kb)  # per a: the b breakpoints < it; per b: the a breakpoints <= it
+    j = np.arange(m)
     with np.errstate(invalid="ignore", divide="ignore"):  # an empty class: NaN
-        width = np.diff(k, axis=1, prepend=0.0) / (na * nb)[:, None]
-        gap = np.abs(x[ia] - x[ib])
-        return (width * gap**p).sum(axis=1) ** (1.0 / p)
+        den = (na * nb)[:, None]
+        # each breakpoint's width is its value minus the merged one before it: the larger of the
+        # previous breakpoint of its own run and the last of the other run's below it
+        term_a = (ka - np.maximum(_shifted(ka), _before(kb, below))) / den * np.abs(x - x[np.minimum(below, m - 1)]) ** p
+        term_b = (kb - np.maximum(_shifted(kb), _before(ka, upto))) / den * np.abs(x[np.minimum(upto, m - 1)] - x) ** p
+        # the terms in merged order (a at j + below, b at j + upto), summed as the merged sequence
+        terms = np.empty((len(ka), 2 * m))
+        np.put_along_axis(terms, j + below, term_a, axis=1)
+        np.put_along_axis(terms, j + upto, term_b, axis=1)
+        return terms.sum(axis=1) ** (1.0 / p)
+
+
+def _shifted(k):
+    """Each row's previous breakpoint (0 before the first)."""
+    out = np.empty_like(k)
+    out[:, 0] = 0.0
+    out[:, 1:] = k[:, :-1]
+    return out
+
+
+def _before(k, count):
+    """``k[r, count - 1]`` (0 where ``count`` is 0): the last breakpoint of a row below a position."""
+    out = np.take_along_axis(k, np.maximum(count - 1, 0), axis=1)
+    out[count == 0] = 0.0
+    return out
+
+
+def _merge_ranks(ka, kb):
+    """Per row of the sorted (R, m) ``ka`` and ``kb``: #{kb < ka_j} and #{ka <= kb_j}, (R, m) ints each.
+
+    A stable sort of the two sorted runs side by side is one merge per row
+    (a's first among equals); each breakpoint's place in it, less its own
+    index, counts the other run's breakpoints before it.
+    """
+    R, m = ka.shape
+    order = np.argsort(np.concatenate([ka, kb], axis=1), axis=1, kind="stable")
+    place = np.empty_like(order)
+    np.put_along_axis(place, order, np.broadcast_to(np.arange(2 * m), order.shape), axis=1)
+    j = np.arange(m)
+    return place[:, :m] - j, place[:, m:] - j
 
 
 def wasserstein_rows(x: np.ndarray, pos: np.ndarray, neg: np.ndarray, p: float) -> tuple[np.ndarray, np.ndarray]:

@@ -43,7 +43,7 @@ from numpy.typing import ArrayLike
 from scipy.special import expit
 
 from ..utils.validation import check_int, warn_undefined
-from .bootstrap import _seed, bootstrap_counts, grid_weights, percentile_interval
+from .bootstrap import _seed, bootstrap_grid_counts, percentile_interval
 from .fitting import (
     _single_class,
     fit_predict_isotonic,
@@ -158,8 +158,8 @@ def bootstrap_replicates(
     seed = _fixed_seed(random_state)
     parts = []
     for lo, hi in replicate_chunks(n_bootstrap, max(len(strata), n_values), align=align):  # bounded memory
-        counts = bootstrap_counts(strata, n_bootstrap, random_state=seed, start=lo, stop=hi)
-        pos, neg = grid_weights(counts, inverse, y, n_values, groups=groups, n_groups=n_groups)
+        pos, neg = bootstrap_grid_counts(strata, inverse, y, n_values, n_bootstrap, random_state=seed, start=lo,
+                                         stop=hi, groups=groups, n_groups=n_groups)
         if groups is None:
             pos, neg = pos[:, 0], neg[:, 0]
         parts.append(statistic(pos, neg))
