@@ -463,10 +463,12 @@ def bias_rows(x: np.ndarray, pos: np.ndarray, neg: np.ndarray, sigma_max: float)
     (xc,) = _sigma_units(sigma_max, float(x[0]), x)
     R, m = pos.shape
     lo = np.searchsorted(xc, xc - 1.0, side="right")
-    hi = np.arange(m)
-    cn = np.concatenate([np.zeros((R, 1)), np.cumsum(neg, axis=1)], axis=1)
-    cq = np.concatenate([np.zeros((R, 1)), np.cumsum(neg * xc, axis=1)], axis=1)
-    inner = cn[:, lo] + (cn[:, hi] - cn[:, lo]) * xc - (cq[:, hi] - cq[:, lo])
+    cn, cq = np.empty((R, m + 1)), np.empty((R, m + 1))  # cumulative sums after a leading 0, written in place
+    cn[:, 0] = cq[:, 0] = 0.0
+    np.cumsum(neg, axis=1, out=cn[:, 1:])
+    np.cumsum(neg * xc, axis=1, out=cq[:, 1:])
+    cn_lo = np.take(cn, lo, axis=1)
+    inner = cn_lo + (cn[:, :m] - cn_lo) * xc - (cq[:, :m] - np.take(cq, lo, axis=1))
     total = (pos * inner).sum(axis=1)
     n_pos, n_neg = pos.sum(axis=1), neg.sum(axis=1)
     auc = _auc_from_counts(pos, neg)
