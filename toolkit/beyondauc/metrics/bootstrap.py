@@ -160,20 +160,19 @@ def grid_weights(counts: ArrayLike, inverse: ArrayLike, y: ArrayLike, n_values: 
 
     ``counts`` (R, n) are replicate counts per example, ``inverse`` each
     example's index on the score grid, ``y`` its 0/1 label and ``groups`` its
-    row (e.g. dataset code; -1 leaves it out).  One weighted ``bincount`` per
-    block of replicates, each example's count added to its column (integer
-    counts: exact whatever the order of the additions).
+    row (e.g. dataset code; -1 leaves it out).  Each example's count is added
+    to its column in place (``np.add.at``), block of replicates by block
+    (integer counts: exact whatever the order of the additions).
     """
     counts = np.asarray(counts)
     R, n = counts.shape[0], len(inverse)
     col, width = _grid_columns(inverse, y, n_values, groups, n_groups)
-    out = np.empty((R, 2 * width + 1))
+    out = np.zeros((R, 2 * width + 1))
     step = max(1, _DRAW_CELLS // max(n, 1))
     for r0 in range(0, R, step):  # blocks of replicates, to bound the flat index arrays
         r1 = min(R, r0 + step)
-        flat = (np.arange(r1 - r0, dtype=np.int64)[:, None] * (2 * width + 1) + col).ravel()
-        out[r0:r1] = np.bincount(flat, weights=counts[r0:r1].ravel(), minlength=(r1 - r0) * (2 * width + 1)
-                                 ).reshape(r1 - r0, -1)
+        np.add.at(out.reshape(-1), (np.arange(r0, r1, dtype=np.int64)[:, None] * (2 * width + 1) + col).ravel(),
+                  counts[r0:r1].ravel().astype(np.float64))
     return (out[:, :width].reshape(R, n_groups, n_values), out[:, width:2 * width].reshape(R, n_groups, n_values))
 
 
@@ -183,8 +182,8 @@ def bootstrap_grid_counts(strata: ArrayLike, inverse: ArrayLike, y: ArrayLike, n
     """``grid_weights(bootstrap_counts(strata, ...), inverse, y, ...)`` without the (R, n) counts.
 
     The same replicates (the same draws, the same per-value counts, exactly):
-    each draw goes straight to its example's grid column, one ``bincount`` per
-    row block, so the work and memory are O(replicates x (n + grid)) and no
+    each draw adds one to its example's grid column in place (``np.add.at``),
+    so the work and memory are O(replicates x (n + grid)) and no
     replicate x example array is kept.
 
     Examples
@@ -201,11 +200,10 @@ def bootstrap_grid_counts(strata: ArrayLike, inverse: ArrayLike, y: ArrayLike, n
     strata = np.asarray(strata)
     stop = n_bootstrap if stop is None else stop
     col, width = _grid_columns(inverse, y, n_values, groups, n_groups)
-    out = np.empty((stop - start, 2 * width + 1))
-    for lo, picks in _draws(strata, n_bootstrap, random_state, start, stop):
-        r = len(picks)
-        flat = (np.arange(r, dtype=np.int64)[:, None] * (2 * width + 1) + col[picks]).ravel()
-        out[lo:lo + r] = np.bincount(flat, minlength=r * (2 * width + 1)).reshape(r, -1)
+    out = np.zeros((stop - start, 2 * width + 1))
+    for lo, picks in _draws(strata, n_bootstrap, random_state, start, stop):  # each draw adds 1 to its column
+        rows = np.arange(lo, lo + len(picks), dtype=np.int64)[:, None] * (2 * width + 1)
+        np.add.at(out.reshape(-1), (rows + col[picks]).ravel(), 1.0)
     R = stop - start
     return (out[:, :width].reshape(R, n_groups, n_values), out[:, width:2 * width].reshape(R, n_groups, n_values))
 
