@@ -708,23 +708,31 @@ def wasserstein_matrix(y_val: ArrayLike, s_val: ArrayLike, y_test: ArrayLike, s_
     return WassersteinMatrix(score, matrix, p, note)
 
 
-def _wasserstein_pair(x: np.ndarray, wa: np.ndarray, wb: np.ndarray, p: float) -> np.ndarray:
-    """p-Wasserstein distance between the weighted distributions wa and wb (R, m) on grid x, (R,)."""
+def _wasserstein_pair(x: np.ndarray, wa: np.ndarray, wb: np.ndarray, p: float, ca: np.ndarray | None = None,
+                      cb: np.ndarray | None = None) -> np.ndarray:
+    """p-Wasserstein distance between the weighted distributions wa and wb (R, m) on grid x, (R,).
+
+    ``ca``/``cb``: the rows' cumulative sums of ``wa``/``wb`` when the caller has them (a
+    distribution in two pairs sums once); on the support they equal the sums of the support's
+    columns exactly, since the columns left out add zeros.
+    """
+    ca = np.cumsum(wa, axis=1) if ca is None else ca
+    cb = np.cumsum(wb, axis=1) if cb is None else cb
     support = np.flatnonzero((wa.sum(axis=0) + wb.sum(axis=0)) > 0)  # values neither has add nothing
     if 0 < len(support) < len(x):
-        x, wa, wb = x[support], wa[:, support], wb[:, support]
+        x, wa, wb, ca, cb = x[support], wa[:, support], wb[:, support], ca[:, support], cb[:, support]
     na, nb = wa.sum(axis=1), wb.sum(axis=1)
     if p == 1:  # integral of |F_a - F_b|
         with np.errstate(invalid="ignore", divide="ignore"):
-            fa = np.cumsum(wa, axis=1) / na[:, None]
-            fb = np.cumsum(wb, axis=1) / nb[:, None]
+            fa = ca / na[:, None]
+            fb = cb / nb[:, None]
         return (np.abs(fa - fb)[:, :-1] * np.diff(x)).sum(axis=1)
     # quantile functions: breakpoints Ca_j * nb and Cb_j * na over the denominator na * nb (integers
     # for count weights), merged per row; Q(u) is the value of the first breakpoint >= u.  In the merged
     # order a's breakpoints come before b's equal ones, and only the first of equal breakpoints has width
     m = wa.shape[1]
-    ka = np.cumsum(wa, axis=1) * nb[:, None]
-    kb = np.cumsum(wb, axis=1) * na[:, None]
+    ka = ca * nb[:, None]
+    kb = cb * na[:, None]
     below, upto = _merge_ranks(ka, kb)  # per a: the b breakpoints < it; per b: the a breakpoints <= it
     j = np.arange(m)
     with np.errstate(invalid="ignore", divide="ignore"):  # an empty class: NaN
@@ -779,10 +787,16 @@ def wasserstein_rows(x: np.ndarray, pos: np.ndarray, neg: np.ndarray, p: float) 
     """
     x, e = unit_scale(x)
     vn, vp, tn, tp = neg[:, 0], pos[:, 0], neg[:, 1], pos[:, 1]
+    cs = {k: np.cumsum(w, axis=1) for k, w in (("vn", vn), ("vp", vp), ("tn", tn), ("tp", tp))}  # each once
+
+    def pair(a, b):
+        return _wasserstein_pair(x, w[a], w[b], p, cs[a], cs[b])
+
+    w = {"vn": vn, "vp": vp, "tn": tn, "tp": tp}
     mat = np.stack(
         [
-            np.stack([_wasserstein_pair(x, vn, vp, p), _wasserstein_pair(x, vn, tn, p)], axis=1),
-            np.stack([_wasserstein_pair(x, tp, vp, p), _wasserstein_pair(x, tp, tn, p)], axis=1),
+            np.stack([pair("vn", "vp"), pair("vn", "tn")], axis=1),
+            np.stack([pair("tp", "vp"), pair("tp", "tn")], axis=1),
         ],
         axis=1,
     )
