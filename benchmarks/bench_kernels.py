@@ -128,6 +128,7 @@ def table(results, n):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--base", default="HEAD~1", help="git revision of the before code (default HEAD~1)")
+    ap.add_argument("--after", default=None, help="git revision of the after code (default: this working tree)")
     ap.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000], help="examples per dataset")
     ap.add_argument("--datasets", type=int, default=4)
     ap.add_argument("--models", type=int, default=2)
@@ -137,7 +138,8 @@ def main():
     ap.add_argument("--kernels", action="store_true", help="time the replicate kernels alone (CPU seconds)")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        versions = {"before": export(args.base, tmp), "after": ROOT / "toolkit"}
+        after = ROOT / "toolkit" if args.after is None else export(args.after, Path(tmp) / "after")
+        versions = {"before": export(args.base, Path(tmp) / "before"), "after": after}
         if args.kernels:
             return print_kernels(versions, args)
         results = {}
