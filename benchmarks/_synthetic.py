@@ -75,7 +75,7 @@ def scale_like(n_per_dataset, *, n_datasets=8, n_models=8, random_state=0):
     rng = np.random.default_rng(random_state)
     parts = []
     for i in range(n_datasets):
-        n = int(n_per_dataset)
+        n = n_per_dataset
         y = (rng.random(n) < rng.uniform(0.3, 0.7)).astype(np.int8)
         split = np.where(np.arange(n) < n // 2, "val", "test")
         cols = {"dataset": np.full(n, f"d{i}"), "domain": np.full(n, DOMAINS[(i // 2) % len(DOMAINS)]),

@@ -86,7 +86,7 @@ def kernels(toolkit, n, replicates):
     """CPU seconds of the diagnostics' replicate kernels on two cohorts of n / 2 (medians of 5), and floors."""
     env = {"PYTHONPATH": str(toolkit), "PATH": "/usr/bin:/bin", "OMP_NUM_THREADS": "1"}
     res = subprocess.run([sys.executable, "-c", KERNELS.format(n=n, r=replicates)], env=env, capture_output=True,
-                         text=True)
+                         text=True, check=False)
     line = next((x for x in res.stdout.splitlines() if x.startswith("RESULT")), None)
     if line is None:
         raise RuntimeError(f"kernel run failed ({toolkit}, n={n}):\n{res.stderr[-2000:]}")
@@ -106,7 +106,7 @@ def run(toolkit, n, args):
     code = CHILD.format(bench=str(HERE), n=n, d=args.datasets, m=args.models, b=args.bootstrap)
     env = {"PYTHONPATH": str(toolkit), "PATH": "/usr/bin:/bin", "OMP_NUM_THREADS": "1",
            "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
-    res = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    res = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=False)
     line = next((x for x in res.stdout.splitlines() if x.startswith("RESULT")), None)
     if line is None:
         raise RuntimeError(f"run failed ({toolkit}, n={n}):\n{res.stderr[-2000:]}")
@@ -158,11 +158,11 @@ def main():
         for k, b, a, r in rows:
             unit = "M" if k == "peak_mib" else "s"
             print(f"{k:<46}{b:>9.1f}{unit}{a:>9.1f}{unit}{r:>8.2f}")
-        report[str(n)] = [dict(stage=k, before=b, after=a, ratio=r) for k, b, a, r in rows]
+        report[str(n)] = [{"stage": k, "before": b, "after": a, "ratio": r} for k, b, a, r in rows]
     if args.save:
         out = HERE / "results" / "bench_kernels.json"
         out.parent.mkdir(exist_ok=True)
-        out.write_text(json.dumps(dict(args=vars(args), results=report), indent=1))
+        out.write_text(json.dumps({"args": vars(args), "results": report}, indent=1))
 
 
 def print_kernels(versions, args):

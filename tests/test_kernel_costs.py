@@ -11,8 +11,14 @@ quantile functions evaluated at the midpoints of the 1 / (na * nb) grid.
 import numpy as np
 import pytest
 from beyondauc.metrics import bootstrap
-from beyondauc.metrics.bootstrap import BLOCK, bootstrap_counts, bootstrap_grid_counts, grid_weights
-from beyondauc.metrics.diagnostics import _merge_ranks, wasserstein_rows
+from beyondauc.metrics.bootstrap import (
+    BLOCK,
+    bootstrap_counts,
+    bootstrap_grid_counts,
+    grid_weights,
+)
+from beyondauc.metrics.diagnostics import wasserstein_rows
+from beyondauc.metrics.kernel import _merge_ranks
 
 
 def _design(n, n_values, seed):

@@ -194,3 +194,35 @@ def _exact_wasserstein(a_sorted, b_sorted, p):
     if p == 1:
         return float(np.dot(width, gap))
     return float(np.dot(width, gap**p) ** (1.0 / p))
+
+
+# -- merging sorted rows (the replicates' quantile functions) ------------------------------
+
+def _shifted(k):
+    """Each row's previous breakpoint (0 before the first)."""
+    out = np.empty_like(k)
+    out[:, 0] = 0.0
+    out[:, 1:] = k[:, :-1]
+    return out
+
+
+def _before(k, count):
+    """``k[r, count - 1]`` (0 where ``count`` is 0): the last breakpoint of a row below a position."""
+    out = np.take_along_axis(k, np.maximum(count - 1, 0), axis=1)
+    out[count == 0] = 0.0
+    return out
+
+
+def _merge_ranks(ka, kb):
+    """Per row of the sorted (R, m) ``ka`` and ``kb``: #{kb < ka_j} and #{ka <= kb_j}, (R, m) ints each.
+
+    A stable sort of the two sorted runs side by side is one merge per row
+    (a's first among equals); each breakpoint's place in it, less its own
+    index, counts the other run's breakpoints before it.
+    """
+    m = ka.shape[1]
+    order = np.argsort(np.concatenate([ka, kb], axis=1), axis=1, kind="stable")
+    place = np.empty_like(order)
+    np.put_along_axis(place, order, np.broadcast_to(np.arange(2 * m), order.shape), axis=1)
+    j = np.arange(m)
+    return place[:, :m] - j, place[:, m:] - j
