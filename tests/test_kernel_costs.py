@@ -85,7 +85,8 @@ def test_merge_ranks_are_the_per_row_searchsorted():
     rng = np.random.default_rng(0)
     ka = np.cumsum(rng.integers(0, 3, (50, 40)), axis=1).astype(float) * 3  # sorted rows, many ties
     kb = np.cumsum(rng.integers(0, 4, (50, 40)), axis=1).astype(float) * 2
-    below, upto = _merge_ranks(ka, kb)
+    below, upto, from_a = _merge_ranks(ka, kb)
+    assert (from_a.sum(axis=1) == ka.shape[1]).all()
     for r in range(len(ka)):
         assert (below[r] == np.searchsorted(kb[r], ka[r], side="left")).all()
         assert (upto[r] == np.searchsorted(ka[r], kb[r], side="right")).all()

@@ -39,12 +39,12 @@ from .kernel import (
     _auc_from_counts,
     _auc_rows,
     _auc_sorted,
+    _after_zero,
     _before,
     _exact_wasserstein,
     _merge_ranks,
     _merged_values,
     _rates,
-    _shifted,
     _sorted_by_class,
 )
 
@@ -736,18 +736,18 @@ def _wasserstein_pair(x: np.ndarray, wa: np.ndarray, wb: np.ndarray, p: float, c
     m = wa.shape[1]
     ka = ca * nb[:, None]
     kb = cb * na[:, None]
-    below, upto = _merge_ranks(ka, kb)  # per a: the b breakpoints < it; per b: the a breakpoints <= it
-    j = np.arange(m)
+    below, upto, from_a = _merge_ranks(ka, kb)  # per a: the b breakpoints < it; per b: the a breakpoints <= it
+    kaz, kbz = _after_zero(ka), _after_zero(kb)
     with np.errstate(invalid="ignore", divide="ignore"):  # an empty class: NaN
         den = (na * nb)[:, None]
         # each breakpoint's width is its value minus the merged one before it: the larger of the
         # previous breakpoint of its own run and the last of the other run's below it
-        term_a = (ka - np.maximum(_shifted(ka), _before(kb, below))) / den * np.abs(x - x[np.minimum(below, m - 1)]) ** p
-        term_b = (kb - np.maximum(_shifted(kb), _before(ka, upto))) / den * np.abs(x[np.minimum(upto, m - 1)] - x) ** p
-        # the terms in merged order (a at j + below, b at j + upto), summed as the merged sequence
+        term_a = (ka - np.maximum(kaz[:, :m], _before(kbz, below))) / den * np.abs(x - x[np.minimum(below, m - 1)]) ** p
+        term_b = (kb - np.maximum(kbz[:, :m], _before(kaz, upto))) / den * np.abs(x[np.minimum(upto, m - 1)] - x) ** p
+        # the terms in merged order, summed as the merged sequence
         terms = np.empty((len(ka), 2 * m))
-        np.put_along_axis(terms, j + below, term_a, axis=1)
-        np.put_along_axis(terms, j + upto, term_b, axis=1)
+        terms[from_a] = term_a.ravel()
+        terms[~from_a] = term_b.ravel()
         return terms.sum(axis=1) ** (1.0 / p)
 
 
