@@ -36,10 +36,10 @@ from ..utils.validation import (
 )
 from .fitting import unit_scale
 from .kernel import (
+    _after_zero,
     _auc_from_counts,
     _auc_rows,
     _auc_sorted,
-    _after_zero,
     _before,
     _exact_wasserstein,
     _merge_ranks,
