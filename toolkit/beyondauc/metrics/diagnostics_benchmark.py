@@ -387,6 +387,9 @@ def cohort_diagnostics(
 
 # -- bootstrap intervals ------------------------------------------------------------------
 
+# replicate x value cells per chunk: every number is computed row by row (chunks change nothing),
+# and the four Wasserstein merges hold about ten (replicates, 2 x values) arrays each
+_DIAGNOSTICS_CELLS = 1 << 19
 DIAGNOSTIC_INTERVALS = ("auc_val", "auc_test", "bias_robustness_val", "bias_robustness_test", "drift", "wasserstein")
 
 
@@ -404,7 +407,7 @@ def _diagnostics_replicates(yv, sv, yt, st, *, sigma_max, p, n_bootstrap, random
     cohort = np.concatenate([np.zeros(len(yv), np.int64), np.ones(len(yt), np.int64)])
     x, inv = np.unique(s, return_inverse=True)
     reps = bootstrap_replicates(strata_of(cohort, y), inv.ravel(), y, n_values=len(x), n_bootstrap=n_bootstrap,
-                                random_state=random_state, groups=cohort, n_groups=2,
+                                random_state=random_state, groups=cohort, n_groups=2, cells=_DIAGNOSTICS_CELLS,
                                 statistic=lambda pos, neg: _diagnostics_statistic(x, pos, neg, sigma_max, p))
     return pd.DataFrame(reps)
 
