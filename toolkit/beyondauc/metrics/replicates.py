@@ -62,7 +62,7 @@ CELLS = 1 << 22  # replicate x example (or grid value) cells held at once
 Replicates = np.ndarray | dict
 
 
-def replicate_chunks(n_bootstrap: int, width: int, *, align: int = 1, cells: int = CELLS) -> list[tuple[int, int]]:
+def replicate_chunks(n_bootstrap: int, width: int, *, align: int = 1, cells: int | None = None) -> list[tuple[int, int]]:
     """(start, stop) blocks of replicates so a block's (replicates x width) arrays stay bounded.
 
     Each block holds a multiple of ``align`` replicates (but at least
@@ -80,6 +80,7 @@ def replicate_chunks(n_bootstrap: int, width: int, *, align: int = 1, cells: int
     >>> replicate_chunks(100, 2**16, align=64)
     [(0, 64), (64, 100)]
     """
+    cells = CELLS if cells is None else cells  # read when called, so the module's bound can be changed
     size = align * max(1, cells // (align * max(width, 1)))
     return [(i, min(i + size, n_bootstrap)) for i in range(0, n_bootstrap, size)]
 
@@ -109,7 +110,7 @@ def bootstrap_replicates(
     groups: ArrayLike | None = None,
     n_groups: int = 1,
     align: int = 1,
-    cells: int = CELLS,
+    cells: int | None = None,
 ) -> Replicates:
     """A batched statistic on every replicate of a stratified bootstrap, chunk by chunk.
 
@@ -137,8 +138,8 @@ def bootstrap_replicates(
     n_groups : int, default=1
     align : int, default=1
         Replicates per chunk are a multiple of it (see :func:`replicate_chunks`).
-    cells : int, default=CELLS
-        Replicates x max(n, n_values) cells per chunk: less for a statistic
+    cells : int, default=None
+        Replicates x max(n, n_values) cells per chunk (None: :data:`CELLS`): less for a statistic
         whose temporaries are many times its input (the replicates do not
         depend on it; a statistic computed row by row does not either).
 
