@@ -57,3 +57,33 @@ def true_like(*, n_rows=None, n_models=11, random_state=0):
             )
         parts.append(pd.DataFrame(cols))
     return pd.concat(parts, ignore_index=True)
+
+
+SCALE_KINDS = ["prob", "logit", "loglik", "bleu", "discrete", "narrow"]
+DOMAINS = ["news", "dialogue", "summaries", "paraphrase"]
+
+
+def scale_like(n_per_dataset, *, n_datasets=8, n_models=8, random_state=0):
+    """A benchmark of ``n_datasets`` datasets of ``n_per_dataset`` rows each, for scaling runs.
+
+    Each dataset has a domain (two datasets per domain) and val/test cohorts
+    (half each, the test cohort shifted: covariate drift); the models cycle
+    through score kinds with ties (``bleu``, ``discrete``), log-likelihoods,
+    probabilities, margins and a narrow range.  Columns: ``dataset``,
+    ``domain``, ``split``, ``label`` and one column per model (``m00``, ...).
+    """
+    rng = np.random.default_rng(random_state)
+    parts = []
+    for i in range(n_datasets):
+        n = n_per_dataset
+        y = (rng.random(n) < rng.uniform(0.3, 0.7)).astype(np.int8)
+        split = np.where(np.arange(n) < n // 2, "val", "test")
+        cols = {"dataset": np.full(n, f"d{i}"), "domain": np.full(n, DOMAINS[(i // 2) % len(DOMAINS)]),
+                "split": split, "label": y}
+        drift = np.where(split == "test", rng.normal(0, 0.5), 0.0)
+        for j in range(n_models):
+            kind = SCALE_KINDS[j % len(SCALE_KINDS)]
+            cols[f"m{j:02d}"] = _model_score(rng, y, kind, rng.uniform(0.4, 2.0)) + drift * (
+                0.1 if kind in ("prob", "narrow", "bleu") else 1.0)
+        parts.append(pd.DataFrame(cols))
+    return pd.concat(parts, ignore_index=True)

@@ -105,23 +105,53 @@ def bootstrap_counts(strata: ArrayLike, n_bootstrap: int, *, random_state: int |
     strata = np.asarray(strata)
     stop = n_bootstrap if stop is None else stop
     n = len(strata)
+    out = np.zeros((stop - start, n), dtype=np.int32)
+    for lo, picks in _draws(strata, n_bootstrap, random_state, start, stop):
+        rows = np.arange(len(picks), dtype=np.int64)[:, None] * n
+        out[lo:lo + len(picks)] = np.bincount((rows + picks).ravel(), minlength=len(picks) * n).reshape(-1, n)
+    return out
+
+
+_DRAW_CELLS = 1 << 21  # replicate x example picks held at once while drawing
+
+
+def _draws(strata, n_bootstrap, random_state, start, stop):
+    """Yield ``(row, picks)``: the examples drawn by replicates ``start + row ...`` (rows x n), row block by row block.
+
+    Each example position j of a replicate draws one example of its own
+    stratum, uniformly: ``first + an integer in [0, size)`` over the stratum's
+    block of the stable sorted order.  Block k of :data:`BLOCK` replicates
+    reads its own child seed; its draws are taken a few rows at a time from
+    the same generator (the same stream as one call: the integers come in
+    row-major order), so memory stays at about :data:`_DRAW_CELLS` picks.
+    """
+    n = len(strata)
     order = np.argsort(strata, kind="stable")
     sorted_strata = strata[order]
-    # each example position j draws one example of its own stratum, uniformly:
-    # first + an integer in [0, size) over the stratum's block of the sorted order
     first = np.searchsorted(sorted_strata, sorted_strata, side="left")
     size = np.searchsorted(sorted_strata, sorted_strata, side="right") - first
     n_blocks = (stop + BLOCK - 1) // BLOCK if stop else 0
     children = np.random.SeedSequence(_seed(random_state)).spawn(n_blocks) if n_blocks else []
-    out = np.zeros((stop - start, n), dtype=np.int32)
-    rows = np.arange(BLOCK, dtype=np.int64)[:, None] * n
-    for k in range(start // BLOCK, n_blocks):  # a loop over fixed blocks of replicates
+    step = max(1, min(BLOCK, _DRAW_CELLS // max(n, 1)))
+    for k in range(start // BLOCK, n_blocks):  # a loop over fixed blocks of replicates, and row blocks in each
         rng = np.random.default_rng(children[k])
-        pick = first + rng.integers(0, size, size=(BLOCK, n)) if n else np.zeros((BLOCK, 0), dtype=np.int64)
-        block = np.bincount((rows + order[pick]).ravel(), minlength=BLOCK * n).reshape(BLOCK, n)
-        lo, hi = max(start, k * BLOCK), min(stop, (k + 1) * BLOCK)
-        out[lo - start:hi - start] = block[lo - k * BLOCK:hi - k * BLOCK]
-    return out
+        last = min(stop, (k + 1) * BLOCK) - k * BLOCK  # rows of this block past it are never needed
+        for r0 in range(0, last, step):
+            r1 = min(r0 + step, last)
+            pick = first + rng.integers(0, size, size=(r1 - r0, n)) if n else np.zeros((r1 - r0, 0), np.int64)
+            lo = max(start - k * BLOCK, r0)  # rows before ``start`` are drawn (the stream needs them), not kept
+            if lo < r1:
+                yield k * BLOCK + lo - start, order[pick[lo - r0:]]
+
+
+def _grid_columns(inverse, y, n_values, groups, n_groups):
+    """Each example's column of the (positive | negative | left out) per-value counts, and the row width."""
+    n = len(inverse)
+    groups = np.zeros(n, dtype=np.int64) if groups is None else np.asarray(groups, dtype=np.int64)
+    width = n_groups * n_values
+    yk = np.asarray(y).astype(bool)
+    col = np.where(yk, 0, width) + groups * n_values + np.asarray(inverse, dtype=np.int64)
+    return np.where(groups >= 0, col, 2 * width), width
 
 
 def grid_weights(counts: ArrayLike, inverse: ArrayLike, y: ArrayLike, n_values: int, *, groups: ArrayLike | None = None,
@@ -130,29 +160,52 @@ def grid_weights(counts: ArrayLike, inverse: ArrayLike, y: ArrayLike, n_values: 
 
     ``counts`` (R, n) are replicate counts per example, ``inverse`` each
     example's index on the score grid, ``y`` its 0/1 label and ``groups`` its
-    row (e.g. dataset code; -1 leaves it out).  Per class: the examples sorted
-    by column once, then one ``reduceat`` over the gathered counts.
+    row (e.g. dataset code; -1 leaves it out).  Each example's count is added
+    to its column in place (``np.add.at``), block of replicates by block
+    (integer counts: exact whatever the order of the additions).
     """
-    n = len(inverse)
     counts = np.asarray(counts)
-    R = len(counts)
-    groups = np.zeros(n, dtype=np.int64) if groups is None else np.asarray(groups, dtype=np.int64)
-    keep = groups >= 0
-    col = np.where(keep, groups * n_values + np.asarray(inverse), -1)
-    yk = np.asarray(y).astype(bool)
-    out = []
-    for mask in (yk & keep, ~yk & keep):
-        # the examples of this class sorted by column: each column's count is one reduceat
-        # over a gathered (R, n_class) block, written straight into C-ordered output
-        idx = np.flatnonzero(mask)
-        idx = idx[np.argsort(col[idx], kind="stable")]
-        res = np.zeros((R, n_groups * n_values))
-        if len(idx):
-            c = col[idx]
-            starts = np.flatnonzero(np.concatenate([[True], c[1:] != c[:-1]]))
-            res[:, c[starts]] = np.add.reduceat(counts[:, idx], starts, axis=1)
-        out.append(res.reshape(R, n_groups, n_values))
-    return out[0], out[1]
+    R, n = counts.shape[0], len(inverse)
+    col, width = _grid_columns(inverse, y, n_values, groups, n_groups)
+    out = np.zeros((R, 2 * width + 1))
+    step = max(1, _DRAW_CELLS // max(n, 1))
+    for r0 in range(0, R, step):  # blocks of replicates, to bound the flat index arrays
+        r1 = min(R, r0 + step)
+        np.add.at(out.reshape(-1), (np.arange(r0, r1, dtype=np.int64)[:, None] * (2 * width + 1) + col).ravel(),
+                  counts[r0:r1].ravel().astype(np.float64))
+    return (out[:, :width].reshape(R, n_groups, n_values), out[:, width:2 * width].reshape(R, n_groups, n_values))
+
+
+def bootstrap_grid_counts(strata: ArrayLike, inverse: ArrayLike, y: ArrayLike, n_values: int, n_bootstrap: int, *,
+                          random_state: int | None = 0, start: int = 0, stop: int | None = None,
+                          groups: ArrayLike | None = None, n_groups: int = 1) -> tuple[np.ndarray, np.ndarray]:
+    """``grid_weights(bootstrap_counts(strata, ...), inverse, y, ...)`` without the (R, n) counts.
+
+    The same replicates (the same draws, the same per-value counts, exactly):
+    each draw adds one to its example's grid column in place (``np.add.at``),
+    so the work and memory are O(replicates x (n + grid)) and no
+    replicate x example array is kept.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from beyondauc.metrics.bootstrap import bootstrap_counts, bootstrap_grid_counts, grid_weights
+    >>> strata = y = np.array([0, 0, 1, 1, 1])
+    >>> inverse = np.array([0, 1, 1, 2, 2])
+    >>> pos, neg = bootstrap_grid_counts(strata, inverse, y, 3, 4, random_state=0)
+    >>> ref = grid_weights(bootstrap_counts(strata, 4, random_state=0), inverse, y, 3)
+    >>> bool((pos == ref[0]).all() and (neg == ref[1]).all()), pos.shape
+    (True, (4, 1, 3))
+    """
+    strata = np.asarray(strata)
+    stop = n_bootstrap if stop is None else stop
+    col, width = _grid_columns(inverse, y, n_values, groups, n_groups)
+    out = np.zeros((stop - start, 2 * width + 1))
+    for lo, picks in _draws(strata, n_bootstrap, random_state, start, stop):  # each draw adds 1 to its column
+        rows = np.arange(lo, lo + len(picks), dtype=np.int64)[:, None] * (2 * width + 1)
+        np.add.at(out.reshape(-1), (rows + col[picks]).ravel(), 1.0)
+    R = stop - start
+    return (out[:, :width].reshape(R, n_groups, n_values), out[:, width:2 * width].reshape(R, n_groups, n_values))
 
 
 def _nanquantile(a, q, axis=0):

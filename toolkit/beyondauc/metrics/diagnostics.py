@@ -36,10 +36,13 @@ from ..utils.validation import (
 )
 from .fitting import unit_scale
 from .kernel import (
+    _after_zero,
     _auc_from_counts,
     _auc_rows,
     _auc_sorted,
+    _before,
     _exact_wasserstein,
+    _merge_ranks,
     _merged_values,
     _rates,
     _sorted_by_class,
@@ -463,10 +466,12 @@ def bias_rows(x: np.ndarray, pos: np.ndarray, neg: np.ndarray, sigma_max: float)
     (xc,) = _sigma_units(sigma_max, float(x[0]), x)
     R, m = pos.shape
     lo = np.searchsorted(xc, xc - 1.0, side="right")
-    hi = np.arange(m)
-    cn = np.concatenate([np.zeros((R, 1)), np.cumsum(neg, axis=1)], axis=1)
-    cq = np.concatenate([np.zeros((R, 1)), np.cumsum(neg * xc, axis=1)], axis=1)
-    inner = cn[:, lo] + (cn[:, hi] - cn[:, lo]) * xc - (cq[:, hi] - cq[:, lo])
+    cn, cq = np.empty((R, m + 1)), np.empty((R, m + 1))  # cumulative sums after a leading 0, written in place
+    cn[:, 0] = cq[:, 0] = 0.0
+    np.cumsum(neg, axis=1, out=cn[:, 1:])
+    np.cumsum(neg * xc, axis=1, out=cq[:, 1:])
+    cn_lo = np.take(cn, lo, axis=1)
+    inner = cn_lo + (cn[:, :m] - cn_lo) * xc - (cq[:, :m] - np.take(cq, lo, axis=1))
     total = (pos * inner).sum(axis=1)
     n_pos, n_neg = pos.sum(axis=1), neg.sum(axis=1)
     auc = _auc_from_counts(pos, neg)
@@ -706,37 +711,44 @@ def wasserstein_matrix(y_val: ArrayLike, s_val: ArrayLike, y_test: ArrayLike, s_
     return WassersteinMatrix(score, matrix, p, note)
 
 
-def _wasserstein_pair(x: np.ndarray, wa: np.ndarray, wb: np.ndarray, p: float) -> np.ndarray:
-    """p-Wasserstein distance between the weighted distributions wa and wb (R, m) on grid x, (R,)."""
+def _wasserstein_pair(x: np.ndarray, wa: np.ndarray, wb: np.ndarray, p: float, ca: np.ndarray | None = None,
+                      cb: np.ndarray | None = None) -> np.ndarray:
+    """p-Wasserstein distance between the weighted distributions wa and wb (R, m) on grid x, (R,).
+
+    ``ca``/``cb``: the rows' cumulative sums of ``wa``/``wb`` when the caller has them (a
+    distribution in two pairs sums once); on the support they equal the sums of the support's
+    columns exactly, since the columns left out add zeros.
+    """
+    ca = np.cumsum(wa, axis=1) if ca is None else ca
+    cb = np.cumsum(wb, axis=1) if cb is None else cb
     support = np.flatnonzero((wa.sum(axis=0) + wb.sum(axis=0)) > 0)  # values neither has add nothing
     if 0 < len(support) < len(x):
-        x, wa, wb = x[support], wa[:, support], wb[:, support]
+        x, wa, wb, ca, cb = x[support], wa[:, support], wb[:, support], ca[:, support], cb[:, support]
     na, nb = wa.sum(axis=1), wb.sum(axis=1)
     if p == 1:  # integral of |F_a - F_b|
         with np.errstate(invalid="ignore", divide="ignore"):
-            fa = np.cumsum(wa, axis=1) / na[:, None]
-            fb = np.cumsum(wb, axis=1) / nb[:, None]
+            fa = ca / na[:, None]
+            fb = cb / nb[:, None]
         return (np.abs(fa - fb)[:, :-1] * np.diff(x)).sum(axis=1)
     # quantile functions: breakpoints Ca_j * nb and Cb_j * na over the denominator na * nb (integers
-    # for count weights), merged per row; Q(u) is the value of the first breakpoint >= u
+    # for count weights), merged per row; Q(u) is the value of the first breakpoint >= u.  In the merged
+    # order a's breakpoints come before b's equal ones, and only the first of equal breakpoints has width
     m = wa.shape[1]
-    ka = np.cumsum(wa, axis=1) * nb[:, None]
-    kb = np.cumsum(wb, axis=1) * na[:, None]
-    both = np.concatenate([ka, kb], axis=1)
-    # a stable sort of two sorted runs is a merge; a's breakpoints come before b's equal ones.  At
-    # merged position t an element of a (index j) has t - j elements of b below it, i.e. the first
-    # b breakpoint >= it is t - j (and symmetrically); only the first of equal breakpoints has width
-    order = np.argsort(both, axis=1, kind="stable")
-    k = np.take_along_axis(both, order, axis=1)
-    from_a = order < m
-    j = np.where(from_a, order, order - m)
-    t = np.arange(2 * m)[None, :]
-    ia = np.minimum(np.where(from_a, j, t - j), m - 1)
-    ib = np.minimum(np.where(from_a, t - j, j), m - 1)
+    ka = ca * nb[:, None]
+    kb = cb * na[:, None]
+    below, upto, from_a = _merge_ranks(ka, kb)  # per a: the b breakpoints < it; per b: the a breakpoints <= it
+    kaz, kbz = _after_zero(ka), _after_zero(kb)
     with np.errstate(invalid="ignore", divide="ignore"):  # an empty class: NaN
-        width = np.diff(k, axis=1, prepend=0.0) / (na * nb)[:, None]
-        gap = np.abs(x[ia] - x[ib])
-        return (width * gap**p).sum(axis=1) ** (1.0 / p)
+        den = (na * nb)[:, None]
+        # each breakpoint's width is its value minus the merged one before it: the larger of the
+        # previous breakpoint of its own run and the last of the other run's below it
+        term_a = (ka - np.maximum(kaz[:, :m], _before(kbz, below))) / den * np.abs(x - x[np.minimum(below, m - 1)]) ** p
+        term_b = (kb - np.maximum(kbz[:, :m], _before(kaz, upto))) / den * np.abs(x[np.minimum(upto, m - 1)] - x) ** p
+        # the terms in merged order, summed as the merged sequence
+        terms = np.empty((len(ka), 2 * m))
+        terms[from_a] = term_a.ravel()
+        terms[~from_a] = term_b.ravel()
+        return terms.sum(axis=1) ** (1.0 / p)
 
 
 def wasserstein_rows(x: np.ndarray, pos: np.ndarray, neg: np.ndarray, p: float) -> tuple[np.ndarray, np.ndarray]:
@@ -748,10 +760,16 @@ def wasserstein_rows(x: np.ndarray, pos: np.ndarray, neg: np.ndarray, p: float) 
     """
     x, e = unit_scale(x)
     vn, vp, tn, tp = neg[:, 0], pos[:, 0], neg[:, 1], pos[:, 1]
+    cs = {k: np.cumsum(w, axis=1) for k, w in (("vn", vn), ("vp", vp), ("tn", tn), ("tp", tp))}  # each once
+
+    def pair(a, b):
+        return _wasserstein_pair(x, w[a], w[b], p, cs[a], cs[b])
+
+    w = {"vn": vn, "vp": vp, "tn": tn, "tp": tp}
     mat = np.stack(
         [
-            np.stack([_wasserstein_pair(x, vn, vp, p), _wasserstein_pair(x, vn, tn, p)], axis=1),
-            np.stack([_wasserstein_pair(x, tp, vp, p), _wasserstein_pair(x, tp, tn, p)], axis=1),
+            np.stack([pair("vn", "vp"), pair("vn", "tn")], axis=1),
+            np.stack([pair("tp", "vp"), pair("tp", "tn")], axis=1),
         ],
         axis=1,
     )

@@ -407,6 +407,9 @@ def cohort_diagnostics(
 
 # -- bootstrap intervals ------------------------------------------------------------------
 
+# replicate x value cells per chunk: every number is computed row by row (chunks change nothing),
+# and the four Wasserstein merges hold about ten (replicates, 2 x values) arrays each
+_DIAGNOSTICS_CELLS = 1 << 19
 DIAGNOSTIC_INTERVALS = ("auc_val", "auc_test", "bias_robustness_val", "bias_robustness_test", "drift", "wasserstein")
 
 #: The numbers whose intervals are BCa: the bootstrap biases them (resampling noise raises the drift, lowers W).
@@ -429,7 +432,7 @@ def _diagnostics_bootstrap(yv, sv, yt, st, estimate, *, sigma_max, p, n_bootstra
     as the bootstrap (the same statistic on 20 more rows of counts).
     """
     args, design = _diagnostics_design(yv, sv, yt, st, sigma_max, p, random_state, by_class)
-    reps = pd.DataFrame(bootstrap_replicates(*args, n_bootstrap=n_bootstrap, **design))
+    reps = pd.DataFrame(bootstrap_replicates(*args, n_bootstrap=n_bootstrap, cells=_DIAGNOSTICS_CELLS, **design))
     jack = pd.DataFrame(jackknife_replicates(*args, **design))[list(DIAGNOSTIC_BCA)]
     return interval_frame(estimate, reps, confidence_level, jackknife=jack), reps, jack
 
@@ -448,7 +451,7 @@ def _diagnostics_design(yv, sv, yt, st, sigma_max, p, random_state, by_class=Tru
 def _diagnostics_replicates(yv, sv, yt, st, *, sigma_max, p, n_bootstrap, random_state, by_class=True):
     """Replicates (DataFrame, one row each) of the numbers of :data:`DIAGNOSTIC_INTERVALS`."""
     args, design = _diagnostics_design(yv, sv, yt, st, sigma_max, p, random_state, by_class)
-    return pd.DataFrame(bootstrap_replicates(*args, n_bootstrap=n_bootstrap, **design))
+    return pd.DataFrame(bootstrap_replicates(*args, n_bootstrap=n_bootstrap, cells=_DIAGNOSTICS_CELLS, **design))
 
 
 def _diagnostics_statistic(x, pos, neg, sigma_max, p):

@@ -194,3 +194,34 @@ def _exact_wasserstein(a_sorted, b_sorted, p):
     if p == 1:
         return float(np.dot(width, gap))
     return float(np.dot(width, gap**p) ** (1.0 / p))
+
+
+# -- merging sorted rows (the replicates' quantile functions) ------------------------------
+
+def _after_zero(k):
+    """Each row of ``k`` after a leading 0, (R, m + 1): column c is the breakpoint before index c."""
+    out = np.empty((k.shape[0], k.shape[1] + 1))
+    out[:, 0] = 0.0
+    out[:, 1:] = k
+    return out
+
+
+def _before(kz, count):
+    """``kz[r, count[r, j]]`` of each row (one flat gather): with ``kz = _after_zero(k)``, ``k[r, count - 1]`` or 0."""
+    R, w = kz.shape
+    return np.take(kz.reshape(-1), count + (np.arange(R) * w)[:, None])
+
+
+def _merge_ranks(ka, kb):
+    """Per row of the sorted (R, m) ``ka`` and ``kb``: #{kb < ka_j}, #{ka <= kb_j} (R, m) and the merge's a mask (R, 2m).
+
+    A stable sort of the two sorted runs side by side is one merge per row
+    (a's first among equals).  Each run keeps its order in the merge, so the
+    count of the other run's breakpoints before each element, read off in
+    merged order, lists a's (and b's) in their own index order.
+    """
+    R, m = ka.shape
+    from_a = np.argsort(np.concatenate([ka, kb], axis=1), axis=1, kind="stable") < m
+    below = np.cumsum(~from_a, axis=1)[from_a].reshape(R, m)
+    upto = np.cumsum(from_a, axis=1)[~from_a].reshape(R, m)
+    return below, upto, from_a

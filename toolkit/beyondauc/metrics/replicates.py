@@ -50,6 +50,7 @@ from .bootstrap import (
     N_JACKKNIFE,
     _seed,
     bootstrap_counts,
+    bootstrap_grid_counts,
     grid_weights,
     honest_interval,
     jackknife_acceleration,
@@ -74,7 +75,7 @@ CELLS = 1 << 22  # replicate x example (or grid value) cells held at once
 Replicates = np.ndarray | dict
 
 
-def replicate_chunks(n_bootstrap: int, width: int, *, align: int = 1) -> list[tuple[int, int]]:
+def replicate_chunks(n_bootstrap: int, width: int, *, align: int = 1, cells: int | None = None) -> list[tuple[int, int]]:
     """(start, stop) blocks of replicates so a block's (replicates x width) arrays stay bounded.
 
     Each block holds a multiple of ``align`` replicates (but at least
@@ -92,7 +93,8 @@ def replicate_chunks(n_bootstrap: int, width: int, *, align: int = 1) -> list[tu
     >>> replicate_chunks(100, 2**16, align=64)
     [(0, 64), (64, 100)]
     """
-    size = align * max(1, CELLS // (align * max(width, 1)))
+    cells = CELLS if cells is None else cells  # read when called, so the module's bound can be changed
+    size = align * max(1, cells // (align * max(width, 1)))
     return [(i, min(i + size, n_bootstrap)) for i in range(0, n_bootstrap, size)]
 
 
@@ -121,6 +123,7 @@ def bootstrap_replicates(
     groups: ArrayLike | None = None,
     n_groups: int = 1,
     align: int = 1,
+    cells: int | None = None,
 ) -> Replicates:
     """A batched statistic on every replicate of a stratified bootstrap, chunk by chunk.
 
@@ -148,6 +151,10 @@ def bootstrap_replicates(
     n_groups : int, default=1
     align : int, default=1
         Replicates per chunk are a multiple of it (see :func:`replicate_chunks`).
+    cells : int, default=None
+        Replicates x max(n, n_values) cells per chunk (None: :data:`CELLS`): less for a statistic
+        whose temporaries are many times its input (the replicates do not
+        depend on it; a statistic computed row by row does not either).
 
     Returns
     -------
@@ -169,9 +176,9 @@ def bootstrap_replicates(
     strata = np.asarray(strata)
     seed = _fixed_seed(random_state)
     parts = []
-    for lo, hi in replicate_chunks(n_bootstrap, max(len(strata), n_values), align=align):  # bounded memory
-        counts = bootstrap_counts(strata, n_bootstrap, random_state=seed, start=lo, stop=hi)
-        pos, neg = grid_weights(counts, inverse, y, n_values, groups=groups, n_groups=n_groups)
+    for lo, hi in replicate_chunks(n_bootstrap, max(len(strata), n_values), align=align, cells=cells):  # bounded memory
+        pos, neg = bootstrap_grid_counts(strata, inverse, y, n_values, n_bootstrap, random_state=seed, start=lo,
+                                         stop=hi, groups=groups, n_groups=n_groups)
         if groups is None:
             pos, neg = pos[:, 0], neg[:, 0]
         parts.append(statistic(pos, neg))
