@@ -1096,7 +1096,7 @@ def test_index_leaderboard_values(hostile):
         assert f"status-{verdicts.loc[model, 'status']}" in cell.classes
     guide = root.marked("column-guide")
     assert len(guide) == 1 and [dt.text for dt in guide[0].find_all("dt")] == [
-        "verdict", "mean AUC, AUC rank", "mean accuracy, accuracy rank", "change", "kappa", "DiSCA", "drift"]
+        "verdict", "mean AUC, AUC rank", "mean accuracy, accuracy rank", "change", "kappa", "DiSCA", "drift", "vs best other"]
     assert f"protocol {evaluation.parameters['protocol']}" in guide[0].text
     assert all(row.attrs["class"] == "ok" for row in rows)
     assert root.marked("summary-failed") == [] and root.marked("leaderboard-failed") == []
