@@ -81,8 +81,24 @@ def _file_sha256(path):
     return h.hexdigest()
 
 
-def _frame_sha256(frame):
-    return hashlib.sha256(frame.to_csv(index=False).encode("utf-8")).hexdigest()
+def _frame_sha256(frame, correct=None):
+    """SHA-256 of a table's content: per column its name, dtype and values (and ``correct``, an answers benchmark's).
+
+    Numeric columns are hashed as their bytes and text columns as their
+    values joined by a unit separator, so hashing 10^6 rows takes a fraction
+    of a second (writing them as CSV first took 23 s at 4 x 10^5 rows).
+    """
+    h = hashlib.sha256()
+    columns = [(str(c), frame[c].to_numpy()) for c in frame.columns]
+    if correct is not None:
+        columns.append(("\0correct", np.asarray(correct)))
+    for name, values in columns:
+        h.update(f"{name}\0{values.dtype.str}\0{len(values)}\0".encode("utf-8"))
+        if values.dtype.kind in "biufcM":
+            h.update(np.ascontiguousarray(values).tobytes())
+        else:
+            h.update("\x1f".join(map(str, values)).encode("utf-8", "surrogatepass"))
+    return h.hexdigest()
 
 
 def data_fingerprint(data: str | os.PathLike | Benchmark | pd.DataFrame) -> tuple[str, str]:
@@ -101,7 +117,7 @@ def data_fingerprint(data: str | os.PathLike | Benchmark | pd.DataFrame) -> tupl
         with resources.as_file(resources.files("beyondauc") / "datasets" / "answers.csv.gz") as path:
             return "beyondauc answers demo benchmark", _file_sha256(path)
     if isinstance(data, Benchmark):
-        return str(data.source), _frame_sha256(data.frame)
+        return str(data.source), _frame_sha256(data.frame, data.correct)
     if isinstance(data, pd.DataFrame):
         return "DataFrame", _frame_sha256(data)
     if isinstance(data, (str, os.PathLike)):
