@@ -17,6 +17,8 @@ Cases (``--only`` picks some):
   no bootstrap; prints the exponent of time in examples between 10^4 and 10^6.
 * ``models``: 4, 16, 64, 256 models at 10^3 examples per dataset, 200
   replicates; prints the exponent of time in models.
+* ``issue``: 10^4 examples per dataset x 8 models, 200 replicates (the
+  issue's first measurement).
 * ``target``: 10^5 examples per dataset x 16 models with 200 replicates
   (target: <= 120 s and <= 2 GiB) and 10^6 x 8 models without the bootstrap
   (target: finishes within 4 GiB).
@@ -124,7 +126,11 @@ print("SECONDS", time.perf_counter() - t0)
 def _tree_rss(proc):
     """Resident bytes of ``proc`` and all its descendants (processes that end between calls are skipped)."""
     total = 0
-    for p in [proc, *proc.children(recursive=True)]:
+    try:
+        tree = [proc, *proc.children(recursive=True)]
+    except (psutil.NoSuchProcess, psutil.AccessDenied):  # the run ended between two samples
+        return 0
+    for p in tree:
         try:
             total += p.memory_info().rss
         except (psutil.NoSuchProcess, psutil.AccessDenied):
@@ -134,7 +140,11 @@ def _tree_rss(proc):
 
 def _tree_cpu(proc, seen):
     """Update ``seen`` (pid -> CPU seconds) with the CPU time of ``proc``'s tree; return the sum."""
-    for p in [proc, *proc.children(recursive=True)]:
+    try:
+        tree = [proc, *proc.children(recursive=True)]
+    except (psutil.NoSuchProcess, psutil.AccessDenied):
+        return sum(seen.values())
+    for p in tree:
         try:
             t = p.cpu_times()
             seen[p.pid] = t.user + t.system + t.children_user + t.children_system
@@ -193,15 +203,16 @@ def report_command(path, out, n_jobs, dask):
     return [sys.executable, "-c", REPORT, str(path), str(out), str(n_jobs), "1" if dask else "0"]
 
 
-def cases(only, folder):
+def cases(only, folder, examples=(10**3, 10**4, 10**5, 10**6), models=(4, 16, 64, 256)):
     """(name, kind, size axis, n examples, n models, n bootstrap) of the cases asked for."""
     plan = []
+    if "issue" in only:  # the issue's first measurement: 109 s and 616 MiB before this work
+        plan += [("issue: 1e+04 x 8 models, 200 replicates", "evaluate", None, 10**4, 8, 200)]
     if "examples" in only:
-        plan += [(f"evaluate {n:.0e} x 8 models", "evaluate", ("examples", n), n, 8, 0) for n in (10**3, 10**4, 10**5,
-                                                                                                  10**6)]
+        plan += [(f"evaluate {n:.0e} x 8 models", "evaluate", ("examples", n), n, 8, 0) for n in examples]
     if "models" in only:
         plan += [(f"evaluate 1e+03 x {m} models, 200 replicates", "evaluate", ("models", m), 10**3, m, 200)
-                 for m in (4, 16, 64, 256)]
+                 for m in models]
     if "target" in only:
         plan += [("target: 1e+05 x 16 models, 200 replicates", "evaluate", None, 10**5, 16, 200),
                  ("target: 1e+06 x 8 models, no bootstrap", "evaluate", None, 10**6, 8, 0)]
@@ -270,7 +281,10 @@ def summary(plan, variants, results, a):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--only", nargs="+", default=["examples", "models", "target", "report"],
-                    choices=["examples", "models", "target", "report"])
+                    choices=["issue", "examples", "models", "target", "report"])
+    ap.add_argument("--examples", nargs="+", type=int, default=[10**3, 10**4, 10**5, 10**6],
+                    help="examples per dataset of the 'examples' case")
+    ap.add_argument("--models", nargs="+", type=int, default=[4, 16, 64, 256], help="models of the 'models' case")
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="processes (default: the cores)")
     ap.add_argument("--dask", action="store_true", help="run on a 2-worker LocalCluster")
@@ -281,7 +295,7 @@ def main():
         raise SystemExit(f"--baseline: expected a folder holding the beyondauc package, got {a.baseline!r}")
     variants = [("", None)] + ([(" [baseline]", a.baseline)] if a.baseline else [])
     with tempfile.TemporaryDirectory() as tmp:
-        plan = cases(a.only, tmp)
+        plan = cases(a.only, tmp, a.examples, a.models)
         results = run_all(plan, variants, a, tmp)
         rows = summary(plan, variants, results, a)
     (HERE / "results").mkdir(exist_ok=True)
