@@ -79,9 +79,9 @@ def _model_parts(parts):
         "coverage_curves", "fluctuations", "resolution_sensitivity", "warnings")}
     out["diagnostics"] = pd.DataFrame([x["diagnostics"] for x in parts])  # as diagnostics_frame makes it
 
-    def stacked(name):
-        rows = [x[name][0] for x in parts if x[name] is not None]
-        return np.stack(rows) if rows else None
+    def stacked(name):  # each task's {"replicates": (1, B), "jackknife": (1, G), "estimate": (1,)}, over datasets
+        rows = [x[name] for x in parts if x[name] is not None]
+        return {k: np.concatenate([r[k] for r in rows]) for k in rows[0]} if rows else None
 
     # the replicates behind the per-dataset intervals, for the intervals of the means
     out["replicates"] = {"disca": stacked("disca"), "drift": stacked("drift")}
