@@ -59,8 +59,9 @@ def test_paired_differences_interval_equals_a_loop_over_replicates():
     a = rng.normal(0.8, 0.05, size=(40, 3))
     b = a - 0.05 + rng.normal(0, 0.02, size=(40, 3))
     b[5, 1] = np.nan
-    t = paired_differences([0.8, 0.7, 0.6], [0.75, 0.72, 0.6], a, b, confidence_level=0.9)
-    assert t["difference"].tolist() == pytest.approx([0.05, -0.02, 0.0])
+    t = paired_differences([0.8, 0.7, 0.6], [0.75, 0.65, 0.56], a, b, confidence_level=0.9)
+    assert t["difference"].tolist() == pytest.approx([0.05, 0.05, 0.04])
+    assert t["interval_note"].tolist() == ["", "", ""]
     for j in range(3):
         diffs = [a[i, j] - b[i, j] for i in range(40) if np.isfinite(a[i, j] - b[i, j])]
         assert t["low"][j] == pytest.approx(np.percentile(diffs, 5))
@@ -73,6 +74,28 @@ def test_paired_differences_interval_equals_a_loop_over_replicates():
     assert none["difference"][0] == pytest.approx(0.1) and np.isnan(none["low"][0]) and np.isnan(none["pvalue"][0])
     with pytest.raises(ValueError, match="paired"):
         paired_differences([0.8], [0.7], a[:, :1], b[:10, :1])
+
+
+def test_paired_differences_never_show_an_interval_that_excludes_the_difference():
+    """A biased statistic's replicates may sit beside its estimate (DiSCA, drift): where the percentile interval
+    of the replicates of the difference would not contain the difference, interval and p-value are NaN, and the
+    note says why (the rule of every per-dataset interval)."""
+    rng = np.random.default_rng(3)
+    a = rng.normal(0.0, 0.01, size=(200, 3))
+    b = np.zeros((200, 3))
+    # replicates of the difference around 0; differences 0 (inside), 0.05 (above every replicate), and
+    # one with only 1% of its 200 replicates below it: outside the 95% interval's 2.5% tail
+    est = np.array([0.0, 0.05, np.quantile(a[:, 2], 0.99)])
+    t = paired_differences(est, [0.0, 0.0, 0.0], a, b)
+    q = np.percentile(a[:, 0], [2.5, 97.5])
+    assert (t["low"][0], t["high"][0]) == pytest.approx(tuple(q)) and t["interval_note"][0] == ""
+    assert t["pvalue"][0] > 0.05
+    for j in (1, 2):
+        assert np.isnan(t["low"][j]) and np.isnan(t["high"][j]) and np.isnan(t["pvalue"][j])
+        assert "too few for a 95% interval" in t["interval_note"][j]
+    assert t["interval_note"][1].startswith("only 0.0% of the bootstrap replicates lie above")
+    shown = t.dropna(subset=["low"])
+    assert ((shown["low"] <= shown["difference"]) & (shown["difference"] <= shown["high"])).all()
 
 
 def test_delong_differences_equal_compare_auc_per_group_and_combine_the_mean():

@@ -140,6 +140,19 @@ def test_nothing_is_truncated_and_a_wide_table_is_split_into_parts_that_fit():
     assert "..." not in text and "\u2026" not in text
 
 
+def test_a_split_is_as_even_as_its_number_of_parts_allows():
+    """Eight equally wide columns of which seven fit a part are cut 4 + 4, not 7 + 1: the overview's tables of
+    eight models once ended in a part of one column."""
+    frame = pd.DataFrame(np.full((2, 8), 0.123), columns=[f"c{i}" for i in range(8)])
+    width = readable_table(frame).parts[0][0].width()  # one column: 5 characters
+    table = readable_table(frame, width=7 * width + 1)
+    assert [len(part) for part in table.parts] == [4, 4]
+    assert [h[0] for h in table.columns] == list(frame.columns)
+    assert len(readable_table(frame, width=8 * width).parts) == 1  # all fit: one part
+    uneven = readable_table(frame, width=3 * width + 1)  # 3 parts, as greedy would: 3 + 3 + 2
+    assert sorted(len(part) for part in uneven.parts) == [2, 3, 3]
+
+
 def test_a_split_keeps_the_groups_of_a_two_level_header_together():
     columns = pd.MultiIndex.from_product([["xdomain", "outdomain", "indomain", "indata", "outdata"],
                                           ["logistic", "isotonic", "stump"]], names=["protocol", "method"])
