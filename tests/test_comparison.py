@@ -339,3 +339,14 @@ def test_answers_resample_the_same_rows_for_every_model(flipped):
     d = cohort_diagnostics(bench, "logreg_flip", "digits_noisy", n_bootstrap=B, n_repeats=2)
     for name in ("auc_test", "drift"):
         assert np.corrcoef(c.replicates[name], d.replicates[name])[0, 1] > 0.97, name
+
+
+def test_a_p_value_below_alpha_never_reads_as_alpha():
+    """A p-value of 0.0498 shown as "0.050" beside "better" reads as a contradiction (better needs p < 0.05):
+    below 0.1 a p-value keeps three significant digits."""
+    from beyondauc.evaluation.comparison import _p_text, reading
+
+    p = 10 / 201  # the bootstrap p-value of 4 replicates of 200 on the other side of 0
+    assert _p_text(p) == "0.0498" and reading(0.1, p) == "better"
+    assert [_p_text(v) for v in (0.597, 0.052, 2 / 201, 0.0004, float("nan"))] == [
+        "0.597", "0.052", "0.00995", "< 0.001", "\u2013"]

@@ -202,9 +202,10 @@ def reading(difference: float, pvalue: float, *, higher_is_better: bool = True, 
 
 
 def _p_text(p):
+    """Three decimals from 0.1 up, else three significant digits: 0.0498 never reads 0.050 beside "better"."""
     if p is None or not np.isfinite(p):
         return MISSING
-    return "< 0.001" if p < 0.001 else f"{p:.3f}"
+    return "< 0.001" if p < 0.001 else f"{p:.3f}" if p >= 0.1 else f"{p:.3g}"
 
 
 def _diff_text(row):

@@ -114,18 +114,22 @@ def format_number(x: float | None, digits: int = 3, *, significant: bool = False
 def format_interval(low: float | None, high: float | None, digits: int = 3, *, minus: str = MINUS) -> str:
     """``low–high`` (an en dash between the two ends, each as :func:`format_number`), or ``""`` without one.
 
-    An interval with a missing end is no interval: it shows as nothing, its
-    estimate alone.
+    An interval with a negative end reads ``low to high`` (``−0.20 to 0.10``,
+    not ``−0.20–0.10``, which reads as two negative numbers), as the tables'
+    intervals do. An interval with a missing end is no interval: it shows as
+    nothing, its estimate alone.
 
     Examples
     --------
     >>> from beyondauc.utils.formatting import format_interval
     >>> format_interval(0.8404, 0.8712), format_interval(-0.2, 0.1, 2), format_interval(0.8, None)
-    ('0.840–0.871', '−0.20–0.10', '')
+    ('0.840–0.871', '−0.20 to 0.10', '')
     """
     if is_missing(low) or is_missing(high):
         return ""
-    return f"{format_number(low, digits, minus=minus)}\u2013{format_number(high, digits, minus=minus)}"
+    ends = format_number(low, digits, minus=minus), format_number(high, digits, minus=minus)
+    negative = any(e.startswith((minus, MINUS, "-")) for e in ends)
+    return f"{ends[0]} to {ends[1]}" if negative else f"{ends[0]}\u2013{ends[1]}"
 
 
 def format_range(low: float, high: float, digits: int = 3, *, minus: str = MINUS) -> str:
