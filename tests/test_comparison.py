@@ -350,3 +350,22 @@ def test_a_p_value_below_alpha_never_reads_as_alpha():
     assert _p_text(p) == "0.0498" and reading(0.1, p) == "better"
     assert [_p_text(v) for v in (0.597, 0.052, 2 / 201, 0.0004, float("nan"))] == [
         "0.597", "0.052", "0.00995", "< 0.001", "\u2013"]
+
+
+def test_a_missing_interval_is_explained_with_the_rows_it_concerns():
+    """The report's sentence names the rows whose Δ interval is missing and why, each reason once."""
+    import pandas as pd
+    from beyondauc.evaluation.comparison import MEAN_ROW, _sentence
+
+    why = "only 1.5% of the bootstrap replicates lie below the estimate: too few for a 95% interval around it"
+    t = pd.DataFrame({"value": ["auc", "disca", "drift", "drift"], "dataset": ["mean", "wine", "wine", "mean"],
+                      "note": ["", why, why, ""]})
+    table = pd.DataFrame({"Dataset": [MEAN_ROW, "wine", "wine", MEAN_ROW], "Value": ["AUC", "DiSCA", "drift", "drift"],
+                          "Reading": ["better", "not tested", "not tested", "no detectable difference"]})
+    text = _sentence("svm", "logreg", "baseline", table, t, "logreg")
+    assert text.startswith("svm against the baseline logreg. Over the mean of the datasets: better by AUC; "
+                           "no detectable difference in drift.")
+    assert text.endswith(f" Note (DiSCA on wine and drift on wine): {why}.") and text.count(why) == 1
+    everywhere = t.assign(note="no interval: n_bootstrap = 0")
+    assert _sentence("svm", "logreg", "baseline", table, everywhere, "logreg").endswith(
+        " Note: no interval: n_bootstrap = 0.")
