@@ -88,8 +88,8 @@ def format_number(x: float | None, digits: int = 3, *, significant: bool = False
     ('+2', '0', '−1')
     >>> format_number(0.123456, 4, significant=True), format_number(2.0, 4, significant=True)
     ('0.1235', '2')
-    >>> format_number(-0.25, 2, minus="-"), format_number(float("-inf"))
-    ('-0.25', '−∞')
+    >>> format_number(-0.25, 2, minus="-"), format_number(float("-inf")), format_number(-0.0004)
+    ('-0.25', '−∞', '0.000')
     """
     if is_missing(x):
         return missing
@@ -106,6 +106,8 @@ def format_number(x: float | None, digits: int = 3, *, significant: bool = False
         text = f"{value:.{digits}g}"
     else:
         text = f"{x:.{digits}f}"
+    if text.startswith("-") and not text.strip("-0."):
+        text = text[1:]  # a negative number that rounds to zero is zero: 0.000, never −0.000
     if signed and value > 0:
         text = "+" + text
     return text.replace("-", minus)
