@@ -435,3 +435,21 @@ def test_index_of_eight_models_with_the_widest_cells_fits_any_window(report, siz
     assert labels.count() == (8 if extra_column else 0)
     if extra_column:
         assert all(labels.nth(i).is_visible() for i in range(8))
+
+
+@pytest.mark.parametrize("sized_page", WIDTHS, indirect=True)
+def test_overview_fits_and_reads_as_text(report, sized_page):
+    """The overview as the model reports: every table readable_table's, within the window (split, not scrolled),
+    no ``...``, booleans as words. It once showed pandas dumps wider than the page, with ``False`` cells."""
+    page = sized_page
+    page.goto((report.out_dir / "overview" / "overview.html").resolve().as_uri(), wait_until="load")
+    page.evaluate("() => document.querySelectorAll('details').forEach(d => d.open = true)")
+    # the data, the leaderboard, Kendall's tau, the rank changes, AUC and accuracy per dataset, Tables 4 and 5
+    assert page.locator('[data-beyondauc="table"]').count() >= 10, "the overview's tables are not readable_table's"
+    dumps = page.evaluate("() => Array.from(document.querySelectorAll('table.dataframe')).length")
+    assert dumps == 0, f"{dumps} pandas tables in the overview"
+    _check_fits(page, "the overview")
+    cut, python = _visible_text_problems(page)
+    assert cut == [], f"text cut short by '...': {cut}"
+    assert python == [], f"Python booleans shown: {python}"
+    page.recorder.check(report.out_dir)

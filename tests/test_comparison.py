@@ -59,8 +59,9 @@ def test_paired_differences_interval_equals_a_loop_over_replicates():
     a = rng.normal(0.8, 0.05, size=(40, 3))
     b = a - 0.05 + rng.normal(0, 0.02, size=(40, 3))
     b[5, 1] = np.nan
-    t = paired_differences([0.8, 0.7, 0.6], [0.75, 0.72, 0.6], a, b, confidence_level=0.9)
-    assert t["difference"].tolist() == pytest.approx([0.05, -0.02, 0.0])
+    t = paired_differences([0.8, 0.7, 0.6], [0.75, 0.65, 0.56], a, b, confidence_level=0.9)
+    assert t["difference"].tolist() == pytest.approx([0.05, 0.05, 0.04])
+    assert t["interval_note"].tolist() == ["", "", ""]
     for j in range(3):
         diffs = [a[i, j] - b[i, j] for i in range(40) if np.isfinite(a[i, j] - b[i, j])]
         assert t["low"][j] == pytest.approx(np.percentile(diffs, 5))
@@ -73,6 +74,28 @@ def test_paired_differences_interval_equals_a_loop_over_replicates():
     assert none["difference"][0] == pytest.approx(0.1) and np.isnan(none["low"][0]) and np.isnan(none["pvalue"][0])
     with pytest.raises(ValueError, match="paired"):
         paired_differences([0.8], [0.7], a[:, :1], b[:10, :1])
+
+
+def test_paired_differences_never_show_an_interval_that_excludes_the_difference():
+    """A biased statistic's replicates may sit beside its estimate (DiSCA, drift): where the percentile interval
+    of the replicates of the difference would not contain the difference, interval and p-value are NaN, and the
+    note says why (the rule of every per-dataset interval)."""
+    rng = np.random.default_rng(3)
+    a = rng.normal(0.0, 0.01, size=(200, 3))
+    b = np.zeros((200, 3))
+    # replicates of the difference around 0; differences 0 (inside), 0.05 (above every replicate), and
+    # one with only 1% of its 200 replicates below it: outside the 95% interval's 2.5% tail
+    est = np.array([0.0, 0.05, np.quantile(a[:, 2], 0.99)])
+    t = paired_differences(est, [0.0, 0.0, 0.0], a, b)
+    q = np.percentile(a[:, 0], [2.5, 97.5])
+    assert (t["low"][0], t["high"][0]) == pytest.approx(tuple(q)) and t["interval_note"][0] == ""
+    assert t["pvalue"][0] > 0.05
+    for j in (1, 2):
+        assert np.isnan(t["low"][j]) and np.isnan(t["high"][j]) and np.isnan(t["pvalue"][j])
+        assert "too few for a 95% interval" in t["interval_note"][j]
+    assert t["interval_note"][1].startswith("only 0.0% of the bootstrap replicates lie above")
+    shown = t.dropna(subset=["low"])
+    assert ((shown["low"] <= shown["difference"]) & (shown["difference"] <= shown["high"])).all()
 
 
 def test_delong_differences_equal_compare_auc_per_group_and_combine_the_mean():
@@ -316,3 +339,33 @@ def test_answers_resample_the_same_rows_for_every_model(flipped):
     d = cohort_diagnostics(bench, "logreg_flip", "digits_noisy", n_bootstrap=B, n_repeats=2)
     for name in ("auc_test", "drift"):
         assert np.corrcoef(c.replicates[name], d.replicates[name])[0, 1] > 0.97, name
+
+
+def test_a_p_value_below_alpha_never_reads_as_alpha():
+    """A p-value of 0.0498 shown as "0.050" beside "better" reads as a contradiction (better needs p < 0.05):
+    below 0.1 a p-value keeps three significant digits."""
+    from beyondauc.evaluation.comparison import _p_text, reading
+
+    p = 10 / 201  # the bootstrap p-value of 4 replicates of 200 on the other side of 0
+    assert _p_text(p) == "0.0498" and reading(0.1, p) == "better"
+    assert [_p_text(v) for v in (0.597, 0.052, 2 / 201, 0.0004, float("nan"))] == [
+        "0.597", "0.052", "0.00995", "< 0.001", "\u2013"]
+
+
+def test_a_missing_interval_is_explained_with_the_rows_it_concerns():
+    """The report's sentence names the rows whose Δ interval is missing and why, each reason once."""
+    import pandas as pd
+    from beyondauc.evaluation.comparison import MEAN_ROW, _sentence
+
+    why = "only 1.5% of the bootstrap replicates lie below the estimate: too few for a 95% interval around it"
+    t = pd.DataFrame({"value": ["auc", "disca", "drift", "drift"], "dataset": ["mean", "wine", "wine", "mean"],
+                      "note": ["", why, why, ""]})
+    table = pd.DataFrame({"Dataset": [MEAN_ROW, "wine", "wine", MEAN_ROW], "Value": ["AUC", "DiSCA", "drift", "drift"],
+                          "Reading": ["better", "not tested", "not tested", "no detectable difference"]})
+    text = _sentence("svm", "logreg", "baseline", table, t, "logreg")
+    assert text.startswith("svm against the baseline logreg. Over the mean of the datasets: better by AUC; "
+                           "no detectable difference in drift.")
+    assert text.endswith(f" Note (DiSCA on wine and drift on wine): {why}.") and text.count(why) == 1
+    everywhere = t.assign(note="no interval: n_bootstrap = 0")
+    assert _sentence("svm", "logreg", "baseline", table, everywhere, "logreg").endswith(
+        " Note: no interval: n_bootstrap = 0.")

@@ -131,13 +131,26 @@ def test_nothing_is_truncated_and_a_wide_table_is_split_into_parts_that_fit():
         assert [labels[0] for labels, _ in body] == list(frame.index)
         shown.append(pd.DataFrame([cells for _, cells in body]))
     cells = pd.concat(shown, axis=1).to_numpy()
-    expected = np.vectorize(lambda v: f"{v:.3f}".replace("-", MINUS))(frame.to_numpy())
+    expected = np.vectorize(lambda v: f"{v:.3f}".replace("-0.000", "0.000").replace("-", MINUS))(frame.to_numpy())
     assert cells.shape == frame.shape and (cells == expected).all()
     assert [h[0] for h in table.columns] == [f"measure {i}" for i in range(40)]
     for part in table.parts:
         assert sum(c.width() for c in part) <= 720
     text = table._repr_html_() + repr(table)
     assert "..." not in text and "\u2026" not in text
+
+
+def test_a_split_is_as_even_as_its_number_of_parts_allows():
+    """Eight equally wide columns of which seven fit a part are cut 4 + 4, not 7 + 1: the overview's tables of
+    eight models once ended in a part of one column."""
+    frame = pd.DataFrame(np.full((2, 8), 0.123), columns=[f"c{i}" for i in range(8)])
+    width = readable_table(frame).parts[0][0].width()  # one column: 5 characters
+    table = readable_table(frame, width=7 * width + 1)
+    assert [len(part) for part in table.parts] == [4, 4]
+    assert [h[0] for h in table.columns] == list(frame.columns)
+    assert len(readable_table(frame, width=8 * width).parts) == 1  # all fit: one part
+    uneven = readable_table(frame, width=3 * width + 1)  # 3 parts, as greedy would: 3 + 3 + 2
+    assert sorted(len(part) for part in uneven.parts) == [2, 3, 3]
 
 
 def test_a_split_keeps_the_groups_of_a_two_level_header_together():
@@ -195,3 +208,18 @@ def test_a_rank_column_of_text_is_shown_as_text():
 ])
 def test_format_range_gives_both_ends_the_decimals_of_the_width(low, high, expected):
     assert format_range(low, high) == expected
+
+
+def test_a_number_that_rounds_to_zero_has_no_sign_and_a_negative_interval_reads_to():
+    """'+0.013 (−0.000 to +0.026)' and '0.36 (-0.15–0.84)' once stood in the reports: a negative number that
+    rounds to zero is zero, and an interval with a negative end reads 'low to high' (as readable_table's)."""
+    from beyondauc.utils.formatting import format_interval, format_number
+
+    assert [format_number(v) for v in (-0.0004, -0.0005001, 0.0004, -1e-12)] == ["0.000", f"{MINUS}0.001", "0.000",
+                                                                                  "0.000"]
+    assert format_number(-0.0004, signed=True) == "0.000" and format_number(-0.4, 0) == "0"
+    assert format_interval(-0.0004, 0.026) == "0.000\u20130.026"
+    assert format_interval(-0.15, 0.84, 2, minus="-") == "-0.15 to 0.84"
+    assert format_interval(-2.94, -0.5) == f"{MINUS}2.940 to {MINUS}0.500"
+    frame = pd.DataFrame({"d": [-0.0004], "d_low": [-0.2], "d_high": [0.3]})
+    assert repr(readable_table(frame)).splitlines()[-1].strip() == f"0.000 ({MINUS}0.200 to 0.300)"

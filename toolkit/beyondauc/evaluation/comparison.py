@@ -120,7 +120,7 @@ def _grid_rows(head, boot, refs, p):
     """Δ deployed accuracy and Δkappa of the headline protocol and method, from the grid bootstrap."""
     if boot is not None:
         t = grid_differences(boot, p["protocol"], p["method"], refs)
-        return t.assign(test="paired bootstrap", note="")
+        return t.assign(test="paired bootstrap", note=t["interval_note"])
     rows = []
     for value in ("accuracy", "kappa"):
         wide = head.pivot(index="dataset", columns="model", values=value).reindex(pd.unique(head["dataset"]))
@@ -164,7 +164,7 @@ def _bootstrap_rows(frame, value, refs, replicates, board, level, *, rankable=Fa
                                confidence_level=level)
         out.append(t.assign(model=m, reference=ref, dataset=[*datasets, "mean"], value=value,
                             test="paired bootstrap" if paired else "",
-                            note="" if paired else "no interval: n_bootstrap = 0"))
+                            note=t["interval_note"] if paired else "no interval: n_bootstrap = 0"))
     return pd.concat(out, ignore_index=True) if out else pd.DataFrame()
 
 
@@ -202,9 +202,10 @@ def reading(difference: float, pvalue: float, *, higher_is_better: bool = True, 
 
 
 def _p_text(p):
+    """Three decimals from 0.1 up, else three significant digits: 0.0498 never reads 0.050 beside "better"."""
     if p is None or not np.isfinite(p):
         return MISSING
-    return "< 0.001" if p < 0.001 else f"{p:.3f}"
+    return "< 0.001" if p < 0.001 else f"{p:.3f}" if p >= 0.1 else f"{p:.3g}"
 
 
 def _diff_text(row):
@@ -307,7 +308,12 @@ def _sentence(model, ref, kind, table, t, baseline):
     if same:
         said.append(f"no detectable difference in {same}")
     text = f"{who}. Over the mean of the datasets: {'; '.join(said)}." if said else f"{who}."
-    return text + "".join(f" Note: {n}." for n in sorted({n for n in t["note"] if n}))
+    notes = {}  # each note once, with the rows it concerns when they are not all of them
+    for n, value, dataset in zip(t["note"], t["value"], t["dataset"]):
+        if n:
+            notes.setdefault(n, []).append(f"{VALUE_NAMES[value][0]} on {MEAN_ROW if dataset == 'mean' else dataset}")
+    return text + "".join(f" Note: {n}." if len(rows) == len(t) or n.startswith("no interval") else
+                          f" Note ({_and(rows)}): {n}." for n, rows in sorted(notes.items()))
 
 
 def _and(items):

@@ -28,7 +28,7 @@ import pandas as pd
 from numpy.typing import ArrayLike
 
 from ..utils.validation import check_number
-from .bootstrap import percentile_interval
+from .bootstrap import honest_interval
 from .intervals import compare_auc
 
 __all__ = ["bootstrap_pvalue", "delong_differences", "grid_differences", "paired_differences", "reference_models"]
@@ -101,7 +101,12 @@ def paired_differences(estimate: ArrayLike, reference: ArrayLike, replicates: Ar
         One row per value: ``estimate``, ``reference_estimate``,
         ``difference``, ``low``, ``high`` (percentile interval of the
         replicates of the difference, NaN replicates left out), ``pvalue``
-        (:func:`bootstrap_pvalue`), ``n_replicates`` (the finite ones).
+        (:func:`bootstrap_pvalue`), ``n_replicates`` (the finite ones),
+        ``interval_note``: where the percentile interval would not contain
+        the difference (the replicates of a biased statistic such as DiSCA
+        or drift may sit on one side of it), ``low``, ``high`` and
+        ``pvalue`` are NaN and the note says why
+        (:func:`~beyondauc.metrics.bootstrap.honest_interval`); else ''.
 
     Examples
     --------
@@ -123,16 +128,20 @@ def paired_differences(estimate: ArrayLike, reference: ArrayLike, replicates: Ar
                          f"{ref.shape}")
     out = pd.DataFrame({"estimate": est, "reference_estimate": ref, "difference": est - ref})
     if replicates is None or reference_replicates is None:
-        return out.assign(low=np.nan, high=np.nan, pvalue=np.nan, n_replicates=0)
+        return out.assign(low=np.nan, high=np.nan, pvalue=np.nan, n_replicates=0, interval_note="")
     a = np.asarray(replicates, dtype=float).reshape(-1, len(est))
     b = np.asarray(reference_replicates, dtype=float).reshape(-1, len(est))
     if a.shape != b.shape:
         raise ValueError(f"`replicates` and `reference_replicates` must have one shape (paired), got {a.shape} "
                          f"and {b.shape}")
     diff = a - b
-    low, high = percentile_interval(diff, confidence_level)
-    return out.assign(low=np.asarray(low, dtype=float), high=np.asarray(high, dtype=float),
-                      pvalue=bootstrap_pvalue(diff), n_replicates=np.isfinite(diff).sum(axis=0))
+    # the percentile interval, or NaN with the reason where it would not contain the difference (a biased
+    # statistic such as DiSCA or drift): the rule of every per-dataset interval; the p-value goes with it
+    kept = [honest_interval(diff[:, j], d, confidence_level) for j, d in enumerate(out["difference"])]
+    low, high, _, note = (np.array(v) for v in zip(*kept)) if kept else (np.array([]),) * 4
+    pvalue = np.where(note == "", bootstrap_pvalue(diff), np.nan)
+    return out.assign(low=low.astype(float), high=high.astype(float), pvalue=pvalue,
+                      n_replicates=np.isfinite(diff).sum(axis=0), interval_note=note.astype(object))
 
 
 def delong_differences(y_true: ArrayLike, scores: ArrayLike, reference_scores: ArrayLike, groups: ArrayLike, *,
@@ -271,5 +280,5 @@ def grid_differences(boot: object, protocol: str, method: str, references: Mappi
             t = paired_differences(point[:, i], point[:, j], reps[:, :, i], reps[:, :, j],
                                    confidence_level=boot.confidence_level)
             parts.append(t.assign(model=m, reference=ref, dataset=datasets, value=value))
-    cols = ["model", "reference", "dataset", "value", *DIFFERENCE_COLUMNS, "n_replicates"]
+    cols = ["model", "reference", "dataset", "value", *DIFFERENCE_COLUMNS, "n_replicates", "interval_note"]
     return pd.concat(parts, ignore_index=True)[cols] if parts else pd.DataFrame(columns=cols)

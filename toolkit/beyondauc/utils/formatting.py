@@ -88,8 +88,8 @@ def format_number(x: float | None, digits: int = 3, *, significant: bool = False
     ('+2', '0', '−1')
     >>> format_number(0.123456, 4, significant=True), format_number(2.0, 4, significant=True)
     ('0.1235', '2')
-    >>> format_number(-0.25, 2, minus="-"), format_number(float("-inf"))
-    ('-0.25', '−∞')
+    >>> format_number(-0.25, 2, minus="-"), format_number(float("-inf")), format_number(-0.0004)
+    ('-0.25', '−∞', '0.000')
     """
     if is_missing(x):
         return missing
@@ -106,6 +106,8 @@ def format_number(x: float | None, digits: int = 3, *, significant: bool = False
         text = f"{value:.{digits}g}"
     else:
         text = f"{x:.{digits}f}"
+    if text.startswith("-") and not text.strip("-0."):
+        text = text[1:]  # a negative number that rounds to zero is zero: 0.000, never −0.000
     if signed and value > 0:
         text = "+" + text
     return text.replace("-", minus)
@@ -114,18 +116,22 @@ def format_number(x: float | None, digits: int = 3, *, significant: bool = False
 def format_interval(low: float | None, high: float | None, digits: int = 3, *, minus: str = MINUS) -> str:
     """``low–high`` (an en dash between the two ends, each as :func:`format_number`), or ``""`` without one.
 
-    An interval with a missing end is no interval: it shows as nothing, its
-    estimate alone.
+    An interval with a negative end reads ``low to high`` (``−0.20 to 0.10``,
+    not ``−0.20–0.10``, which reads as two negative numbers), as the tables'
+    intervals do. An interval with a missing end is no interval: it shows as
+    nothing, its estimate alone.
 
     Examples
     --------
     >>> from beyondauc.utils.formatting import format_interval
     >>> format_interval(0.8404, 0.8712), format_interval(-0.2, 0.1, 2), format_interval(0.8, None)
-    ('0.840–0.871', '−0.20–0.10', '')
+    ('0.840–0.871', '−0.20 to 0.10', '')
     """
     if is_missing(low) or is_missing(high):
         return ""
-    return f"{format_number(low, digits, minus=minus)}\u2013{format_number(high, digits, minus=minus)}"
+    ends = format_number(low, digits, minus=minus), format_number(high, digits, minus=minus)
+    negative = any(e.startswith((minus, MINUS, "-")) for e in ends)
+    return f"{ends[0]} to {ends[1]}" if negative else f"{ends[0]}\u2013{ends[1]}"
 
 
 def format_range(low: float, high: float, digits: int = 3, *, minus: str = MINUS) -> str:

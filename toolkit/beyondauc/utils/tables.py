@@ -191,6 +191,23 @@ def _columns(frame: pd.DataFrame, *, titles: Mapping[object, str], digits: int |
 
 
 def _split(columns: list[_Column], budget: float) -> list[list[_Column]]:
+    """As few parts as fit ``budget`` pixels, as even as that allows: 8 columns of which 7 fit are cut 4 + 4,
+    not 7 + 1 (a part of one column reads as a stray)."""
+    parts = _greedy_split(columns, budget)
+    if len(parts) < 2:
+        return parts
+    low, high = max(c.width() for c in columns), float(budget)  # the smallest budget that gives as few parts
+    for _ in range(30):
+        middle = (low + high) / 2
+        if len(_greedy_split(columns, middle)) <= len(parts):
+            high = middle
+        else:
+            low = middle
+    even = _greedy_split(columns, high)
+    return even if len(even) <= len(parts) else parts
+
+
+def _greedy_split(columns: list[_Column], budget: float) -> list[list[_Column]]:
     """Consecutive groups of columns each within ``budget`` pixels, cut between top-level header groups if any."""
     parts, current, used = [], [], 0.0
     for col in columns:
