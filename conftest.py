@@ -43,25 +43,29 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
     return None  # xdist's own answer: the cores (or PYTEST_XDIST_AUTO_NUM_WORKERS)
 
 
-#: The test files that run real reports, notebooks or the docs build, the longest first. They are
-#: handed to the workers first, so that no long file starts last and the workers end together.
-#: A new test file that runs a real report belongs here (in order of its time with ``--durations``).
+#: The longest test files (real reports, notebooks, the docs build, property tests), the longest
+#: first, as measured with ``--durations=0``. They go to the workers first, so that no long file
+#: starts last and the workers end together. A new test file that runs a real report belongs here.
 LONG_FILES = (
-    "test_report.py",
-    "test_docs.py",
-    "test_no_survivors.py",
-    "test_notebooks.py",
+    "test_calibration.py",
     "test_hostile_names.py",
-    "test_script_guard.py",
+    "test_no_survivors.py",
+    "test_report.py",
     "test_input_messages.py",
-    "test_dask_tasks.py",
-    "test_pdf.py",
-    "test_browser.py",
-    "test_verdicts.py",
-    "test_comparison_report.py",
-    "test_answers_report.py",
-    "test_bad_models.py",
     "test_output_safety.py",
+    "test_pdf.py",
+    "test_answers_report.py",
+    "test_script_guard.py",
+    "test_docs.py",
+    "test_dask_tasks.py",
+    "test_bad_models.py",
+    "test_readme.py",
+    "test_grid_bootstrap.py",
+    "test_scale_free.py",
+    "test_notebooks.py",
+    "test_evaluate.py",
+    "test_plots.py",
+    "test_browser.py",
 )
 
 
