@@ -2,6 +2,12 @@
 
 Figures are drawn off-screen and closed after every test, so no test sees
 another's figures and memory stays flat.  Hypothesis runs derandomized.
+
+The suite runs in parallel (``-n auto --dist loadfile`` in pyproject.toml's addopts:
+pytest-xdist, one worker per core, every test file whole in one worker so that a
+module's real report is made once).  A run of one test file stays in one process, and
+``-p no:xdist`` (or pytest without pytest-xdist) runs everything serially: the xdist
+options of the addopts are then accepted and ignored.
 """
 
 import os
@@ -16,6 +22,58 @@ from hypothesis import settings  # noqa: E402
 # fail on a draw nobody has seen; no per-example deadline on a shared machine.
 settings.register_profile("beyondauc", derandomize=True, deadline=None)
 settings.load_profile("beyondauc")
+
+
+def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginManager) -> None:
+    """Without pytest-xdist (``-p no:xdist``, or not installed), accept the addopts' ``-n``/``--dist``."""
+    if not pluginmanager.hasplugin("xdist"):
+        group = parser.getgroup("xdist (not loaded: options ignored)")
+        # pytest keeps lowercase short options to itself; xdist adds its -n with the same call
+        group._addoption("-n", "--numprocesses", dest="numprocesses", default=None, help="ignored without xdist")
+        group.addoption("--dist", dest="dist", default="no", help="ignored without xdist")
+        group.addoption("--no-loadscope-reorder", action="store_true", help="ignored without xdist")
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
+    """``-n auto`` on one test file (or one test): no workers, the file runs in this process."""
+    files = {arg.split("::")[0] for arg in config.args}
+    if len(files) == 1 and next(iter(files)).endswith(".py"):
+        return 0
+    return None  # xdist's own answer: the cores (or PYTEST_XDIST_AUTO_NUM_WORKERS)
+
+
+#: The longest test files (real reports, notebooks, the docs build, property tests), the longest
+#: first, as measured with ``--durations=0``. They go to the workers first, so that no long file
+#: starts last and the workers end together. A new test file that runs a real report belongs here.
+LONG_FILES = (
+    "test_calibration.py",
+    "test_hostile_names.py",
+    "test_no_survivors.py",
+    "test_report.py",
+    "test_input_messages.py",
+    "test_output_safety.py",
+    "test_pdf.py",
+    "test_answers_report.py",
+    "test_script_guard.py",
+    "test_docs.py",
+    "test_dask_tasks.py",
+    "test_bad_models.py",
+    "test_readme.py",
+    "test_grid_bootstrap.py",
+    "test_scale_free.py",
+    "test_notebooks.py",
+    "test_evaluate.py",
+    "test_plots.py",
+    "test_browser.py",
+)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The long files first, in ``LONG_FILES`` order; every other file after them, as collected."""
+    rank = {name: i for i, name in enumerate(LONG_FILES)}
+    items.sort(key=lambda item: rank.get(item.path.name, len(rank)) if item.path.parent.name == "tests"
+               else len(rank))
 
 
 @pytest.fixture(autouse=True)
