@@ -101,8 +101,9 @@ def test_a_rerun_reuses_the_evaluation_and_recompute_does_not(run):
     result, out, data = run
     created = ba.load_evaluation(out).created
     again = ba.run_report(data, out=out, jobs=2, progress=False, parameters=PARAMETERS, models=["svm"])
-    # other models: other parameters, so a new evaluation
-    assert again.ok and again.evaluation.models == ("svm",)
+    # --models picks the reports, not what is evaluated: same data and parameters, so the evaluation is reused
+    assert again.ok and again.evaluation.models == result.evaluation.models == ("svm", "naive_bayes", "mlp")
+    assert again.evaluation.created == created and [r.model for r in again.reports] == ["svm"]
     same = ba.run_report(data, out=out, jobs=2, progress=False, parameters=PARAMETERS, models=["svm"])
     # same data and parameters: the saved evaluation is read back, stamps and stage timings included
     assert (same.evaluation.created, same.evaluation.timing) == (again.evaluation.created, again.evaluation.timing)
