@@ -410,7 +410,7 @@ def _run_fits(x, cal_pos, cal_neg, ev_pos, ev_neg, methods, class_weight, init=N
         elif method == "stump":
 
             def decide(r):
-                return fit_predict_stump(x, wpos[r], wneg[r], reference=reference)
+                return _stump_rows(x, wpos[r], wneg[r], reference=reference)
         else:
             fit_predict = FIT_PREDICT[method]
 
@@ -433,6 +433,20 @@ def _logistic_rows(x, wpos, wneg, *, counts, **kw):
         if not own.all():
             return logistic_params(x[own], wpos[:, own], wneg[:, own], counts=counts[:, own], **kw)
     return logistic_params(x, wpos, wneg, counts=counts, **kw)
+
+
+def _stump_rows(x, pos, neg, *, reference=None):
+    """:func:`fit_predict_stump`; a single row split on the grid values it has calibration weight at.
+
+    Its best split and the next value with weight (the threshold) are
+    those of the whole grid (zero counts add nothing to the cumulative
+    counts), so the fit runs over its own calibration values only.
+    """
+    own = (pos + neg)[0] > 0 if len(pos) == 1 and reference is None else None
+    if own is None or own.all():
+        return fit_predict_stump(x, pos, neg, reference=reference)
+    thr, lc, rc = stump_params(x[own], pos[:, own], neg[:, own])
+    return _override_single(stump_decision(x, thr, lc, rc), _single_class(pos, neg))
 
 
 def _dataset_columns(inv, y, codes, m, D):
@@ -512,10 +526,10 @@ def _indata_train(n, n_repeats, seed):
 
 def _model_cells(ctx, model, s):
     """All (protocol, method, dataset) cells of one model, as a list of dicts."""
-    x, inv, _, _ = _grid_counts(ctx.y, s)
-    pos_ds, neg_ds = _stacked_counts(inv, ctx.y, ctx.codes, len(x), len(ctx.datasets))
-    auc = _auc_from_counts(pos_ds, neg_ds)
-    rows = _fit_cells(ctx, model, s, x, pos_ds, neg_ds, auc, inv)
+    x, inv, tot_pos, tot_neg = _grid_counts(ctx.y, s)
+    parts = _dataset_columns(inv, ctx.y, ctx.codes, len(x), len(ctx.datasets))  # never (datasets, grid)
+    auc = np.array([_auc_from_counts(p, q) for _, p, q in parts], dtype=np.float64)
+    rows = _fit_cells(ctx, model, s, x, inv, parts, auc, (tot_pos, tot_neg))
     indata_cells = {}
     for i in sorted({i for p in ctx.protocols for i in ctx.plans[p][1]}):
         indata_cells.update(_indata_cells(ctx, s, i))
@@ -560,11 +574,12 @@ def _own_grid_confusions(ctx, x, fits, parts, init):
     return {m: tuple(out[m]) for m in ctx.methods}
 
 
-def _fit_confusions(ctx, s, x, fits, G_cal, G_ev, pos_ds, neg_ds, parts=None):
+def _fit_confusions(ctx, s, x, fits, G_cal, G_ev, pos_ds, neg_ds, parts, totals):
     """Confusion counts (tp, fp, fn, tn), each (fits,), of every method on every fit.
 
     Each fit on its own grid from ``parts`` (:func:`_dataset_columns`); with
-    ``reference="opitz2024"`` in chunks of fits on the model's grid.
+    ``reference="opitz2024"`` in chunks of fits on the model's grid (``pos_ds``/``neg_ds``).
+    ``totals``: the model's positives and negatives on its grid (the warm start).
     """
     methods = ctx.methods
     lbfgs = None
@@ -572,7 +587,7 @@ def _fit_confusions(ctx, s, x, fits, G_cal, G_ev, pos_ds, neg_ds, parts=None):
         lbfgs = _lbfgs_params([(s[np.isin(ctx.codes, f.cal)], ctx.y[np.isin(ctx.codes, f.cal)]) for f in fits],
                               ctx.class_weight)
     # warm start from the fit on all data: the pooled fits lie near it
-    init = _warm_start(ctx, x, pos_ds.sum(axis=0), neg_ds.sum(axis=0))
+    init = _warm_start(ctx, x, *totals)
     if ctx.reference != "opitz2024":  # each fit on its own rows' grid
         return _own_grid_confusions(ctx, x, fits, parts, init)
     results = {m: [[], [], [], []] for m in methods}
@@ -588,18 +603,19 @@ def _fit_confusions(ctx, s, x, fits, G_cal, G_ev, pos_ds, neg_ds, parts=None):
     return {m: tuple(np.concatenate(a) for a in results[m]) for m in methods}
 
 
-def _fit_cells(ctx, model, s, x, pos_ds, neg_ds, auc, inv):
+def _fit_cells(ctx, model, s, x, inv, parts, auc, totals):
     """Rows of the cells calibrated on whole datasets (every protocol's fits), method by method."""
     fits = [f for p in ctx.protocols for f in ctx.plans[p][0]]
     if not fits:
         return []
     G_cal, G_ev = _fit_matrices(fits, len(ctx.datasets))
     auc_fit = auc[[f.dataset for f in fits]]
+    pos_ds = neg_ds = None
     if ctx.reference == "opitz2024":  # the code behind the paper's tables: outdata AUC on the pooled evaluation data
+        pos_ds, neg_ds = _stacked_counts(inv, ctx.y, ctx.codes, len(x), len(ctx.datasets))
         auc_fit = np.where([f.protocol == "outdata" for f in fits], _auc_from_counts(G_ev @ pos_ds, G_ev @ neg_ds),
                            auc_fit)
-    parts = _dataset_columns(inv, ctx.y, ctx.codes, len(x), len(ctx.datasets))
-    results = _fit_confusions(ctx, s, x, fits, G_cal, G_ev, pos_ds, neg_ds, parts)
+    results = _fit_confusions(ctx, s, x, fits, G_cal, G_ev, pos_ds, neg_ds, parts, totals)
     sizes = np.diff(ctx.offsets)
     rows = []
     for m in ctx.methods:

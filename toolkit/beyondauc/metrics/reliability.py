@@ -185,7 +185,8 @@ def _grid_probabilities(x, cal_pos, cal_neg, method, class_weight, *, reference=
             prob[~within_range(wpos, wneg)] = np.nan
     else:
         x32, p32, n32, group = stump_grid(x, wpos, wneg, reference=reference)
-        thr, _, _ = stump_params(x32, p32, n32, reference=reference)
+        own = (p32 + n32)[0] > 0 if F == 1 and group is None else slice(None)  # a lone fit: its own values
+        thr, _, _ = stump_params(x32[own], p32[:, own], n32[:, own], reference=reference)
         left = ~(x32[None, :] > thr[:, None])  # NaN threshold (no split): one leaf
         lp, ln = (p32 * left).sum(axis=1), (n32 * left).sum(axis=1)
         rp, rn = (p32 * ~left).sum(axis=1), (n32 * ~left).sum(axis=1)
