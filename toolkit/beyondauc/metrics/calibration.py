@@ -468,17 +468,18 @@ def _fit_columns(parts, fit):
 
     The datasets' sorted columns merged (a per-dataset slice each): O(rows of the fit) plus a sort.
     """
-    u = np.sort(np.concatenate([parts[d][0] for d in (*fit.cal, *fit.evl)] + [np.zeros(0, np.int64)]),
-                kind="stable")  # sorted runs: a merge
-    u = u[np.concatenate([[True], u[1:] != u[:-1]])] if len(u) else u
-    out = []
+    ds = (*fit.cal, *fit.evl)
+    cols = np.concatenate([parts[d][0] for d in ds] + [np.zeros(0, np.int64)])
+    if not len(cols):
+        return (cols, *[np.zeros((1, 0))] * 4)
+    order = np.argsort(cols, kind="stable")  # sorted runs: a merge
+    cs = cols[order]
+    start = np.flatnonzero(np.concatenate([[True], cs[1:] != cs[:-1]]))
+    u, out = cs[start], []
     for which in (fit.cal, fit.evl):
-        p, q = np.zeros(len(u)), np.zeros(len(u))
-        for d in which:  # a loop over datasets: integer counts, exact in any order
-            i = np.searchsorted(u, parts[d][0])
-            p[i] += parts[d][1]
-            q[i] += parts[d][2]
-        out += [p[None], q[None]]
+        for j in (1, 2):  # integer counts: their sums are exact in any order
+            v = np.concatenate([parts[d][j] if d in which else np.zeros(len(parts[d][0])) for d in ds])
+            out.append(np.add.reduceat(v[order], start)[None])
     return (u, *out)
 
 
