@@ -397,7 +397,7 @@ def _run_fits(x, cal_pos, cal_neg, ev_pos, ev_neg, methods, class_weight, init=N
     single = _single_class(wpos, wneg)
     for method in methods:
         if method == "logistic":
-            b0, b1 = lbfgs if reference == "opitz2024" else logistic_params(
+            b0, b1 = lbfgs if reference == "opitz2024" else _logistic_rows(
                 x, wpos, wneg, init=init, standardize=standardize, max_iter=max_iter, counts=cal_pos + cal_neg)
 
             def decide(r):
@@ -410,7 +410,7 @@ def _run_fits(x, cal_pos, cal_neg, ev_pos, ev_neg, methods, class_weight, init=N
         elif method == "stump":
 
             def decide(r):
-                return fit_predict_stump(x, wpos[r], wneg[r], reference=reference)
+                return _stump_rows(x, wpos[r], wneg[r], reference=reference)
         else:
             fit_predict = FIT_PREDICT[method]
 
@@ -419,6 +419,68 @@ def _run_fits(x, cal_pos, cal_neg, ev_pos, ev_neg, methods, class_weight, init=N
         parts = [_confusion(decide(r), ev_pos[r], ev_neg[r]) for r in blocks]
         out[method] = tuple(np.concatenate([p[k] for p in parts]) for k in range(4))
     return out
+
+
+def _logistic_rows(x, wpos, wneg, *, counts, **kw):
+    """:func:`logistic_params` of the rows; a single row on the grid values it has calibration weight at.
+
+    Grid values without weight add nothing to the fit's sums (only the
+    rounding of the sums' order can move), so a lone fit's Newton steps
+    run over its own calibration values, not the whole grid.
+    """
+    if len(wpos) == 1:
+        own = counts[0] > 0
+        if not own.all():
+            return logistic_params(x[own], wpos[:, own], wneg[:, own], counts=counts[:, own], **kw)
+    return logistic_params(x, wpos, wneg, counts=counts, **kw)
+
+
+def _stump_rows(x, pos, neg, *, reference=None):
+    """:func:`fit_predict_stump`; a single row split on the grid values it has calibration weight at.
+
+    Its best split and the next value with weight (the threshold) are
+    those of the whole grid (zero counts add nothing to the cumulative
+    counts), so the fit runs over its own calibration values only.
+    """
+    own = (pos + neg)[0] > 0 if len(pos) == 1 and reference is None else None
+    if own is None or own.all():
+        return fit_predict_stump(x, pos, neg, reference=reference)
+    thr, lc, rc = stump_params(x[own], pos[:, own], neg[:, own])
+    return _override_single(stump_decision(x, thr, lc, rc), _single_class(pos, neg))
+
+
+def _dataset_columns(inv, y, codes, m, D):
+    """Each dataset's own part of the model's grid: D tuples (columns ascending, positives, negatives).
+
+    One sort of the examples by (dataset, grid column): O(n log n), never (D, m).
+    """
+    key = codes.astype(np.int64) * m + inv
+    uk, where, n = np.unique(key, return_inverse=True, return_counts=True)
+    pos = np.bincount(where.ravel(), weights=np.asarray(y, dtype=np.float64), minlength=len(uk))
+    ds, cols = np.divmod(uk, m)
+    b = np.searchsorted(ds, np.arange(D + 1))
+    return [(cols[b[d]:b[d + 1]], pos[b[d]:b[d + 1]], n[b[d]:b[d + 1]] - pos[b[d]:b[d + 1]]) for d in range(D)]
+
+
+def _fit_columns(parts, fit):
+    """A fit's own grid: (the model's grid columns its calibration or evaluation rows take, and its
+    calibration positives, negatives and evaluation positives, negatives there, each (1, columns)).
+
+    The datasets' sorted columns merged (a per-dataset slice each): O(rows of the fit) plus a sort.
+    """
+    ds = (*fit.cal, *fit.evl)
+    cols = np.concatenate([parts[d][0] for d in ds] + [np.zeros(0, np.int64)])
+    if not len(cols):
+        return (cols, *[np.zeros((1, 0))] * 4)
+    order = np.argsort(cols, kind="stable")  # sorted runs: a merge
+    cs = cols[order]
+    start = np.flatnonzero(np.concatenate([[True], cs[1:] != cs[:-1]]))
+    u, out = cs[start], []
+    for which in (fit.cal, fit.evl):
+        for j in (1, 2):  # integer counts: their sums are exact in any order
+            v = np.concatenate([parts[d][j] if d in which else np.zeros(len(parts[d][0])) for d in ds])
+            out.append(np.add.reduceat(v[order], start)[None])
+    return (u, *out)
 
 
 def _chunks(n_fits, n_values):
@@ -465,10 +527,10 @@ def _indata_train(n, n_repeats, seed):
 
 def _model_cells(ctx, model, s):
     """All (protocol, method, dataset) cells of one model, as a list of dicts."""
-    x, inv, _, _ = _grid_counts(ctx.y, s)
-    pos_ds, neg_ds = _stacked_counts(inv, ctx.y, ctx.codes, len(x), len(ctx.datasets))
-    auc = _auc_from_counts(pos_ds, neg_ds)
-    rows = _fit_cells(ctx, model, s, x, pos_ds, neg_ds, auc)
+    x, inv, tot_pos, tot_neg = _grid_counts(ctx.y, s)
+    parts = _dataset_columns(inv, ctx.y, ctx.codes, len(x), len(ctx.datasets))  # never (datasets, grid)
+    auc = np.array([_auc_from_counts(p, q) for _, p, q in parts], dtype=np.float64)
+    rows = _fit_cells(ctx, model, s, x, inv, parts, auc, (tot_pos, tot_neg))
     indata_cells = {}
     for i in sorted({i for p in ctx.protocols for i in ctx.plans[p][1]}):
         indata_cells.update(_indata_cells(ctx, s, i))
@@ -500,15 +562,35 @@ def _fit_matrices(fits, D):
     return G_cal, G_ev
 
 
-def _fit_confusions(ctx, s, x, fits, G_cal, G_ev, pos_ds, neg_ds):
-    """Confusion counts (tp, fp, fn, tn), each (fits,), of every method on every fit, in chunks of fits."""
+def _own_grid_confusions(ctx, x, fits, parts, init):
+    """Confusion counts (tp, fp, fn, tn), each (fits,), of every method, each fit on its own rows' grid
+    (:func:`_fit_columns`): its cost follows its calibration and evaluation rows, not the model's."""
+    out = {m: np.zeros((4, len(fits))) for m in ctx.methods}
+    for k, f in enumerate(fits):  # a loop over fits
+        u, cp, cn, ep, en = _fit_columns(parts, f)
+        if len(u) and (cp + cn).sum() > 0:  # (no calibration data: the cell is NaN)
+            conf = _run_fits(x[u], cp, cn, ep, en, ctx.methods, ctx.class_weight, init=init)
+            for m in ctx.methods:
+                out[m][:, k] = [c[0] for c in conf[m]]
+    return {m: tuple(out[m]) for m in ctx.methods}
+
+
+def _fit_confusions(ctx, s, x, fits, G_cal, G_ev, pos_ds, neg_ds, parts, totals):
+    """Confusion counts (tp, fp, fn, tn), each (fits,), of every method on every fit.
+
+    Each fit on its own grid from ``parts`` (:func:`_dataset_columns`); with
+    ``reference="opitz2024"`` in chunks of fits on the model's grid (``pos_ds``/``neg_ds``).
+    ``totals``: the model's positives and negatives on its grid (the warm start).
+    """
     methods = ctx.methods
     lbfgs = None
     if ctx.reference == "opitz2024" and "logistic" in methods:
         lbfgs = _lbfgs_params([(s[np.isin(ctx.codes, f.cal)], ctx.y[np.isin(ctx.codes, f.cal)]) for f in fits],
                               ctx.class_weight)
     # warm start from the fit on all data: the pooled fits lie near it
-    init = _warm_start(ctx, x, pos_ds.sum(axis=0), neg_ds.sum(axis=0))
+    init = _warm_start(ctx, x, *totals)
+    if ctx.reference != "opitz2024":  # each fit on its own rows' grid
+        return _own_grid_confusions(ctx, x, fits, parts, init)
     results = {m: [[], [], [], []] for m in methods}
     for sl in _chunks(len(fits), len(x)):
         conf = _run_fits(
@@ -522,17 +604,19 @@ def _fit_confusions(ctx, s, x, fits, G_cal, G_ev, pos_ds, neg_ds):
     return {m: tuple(np.concatenate(a) for a in results[m]) for m in methods}
 
 
-def _fit_cells(ctx, model, s, x, pos_ds, neg_ds, auc):
+def _fit_cells(ctx, model, s, x, inv, parts, auc, totals):
     """Rows of the cells calibrated on whole datasets (every protocol's fits), method by method."""
     fits = [f for p in ctx.protocols for f in ctx.plans[p][0]]
     if not fits:
         return []
     G_cal, G_ev = _fit_matrices(fits, len(ctx.datasets))
     auc_fit = auc[[f.dataset for f in fits]]
+    pos_ds = neg_ds = None
     if ctx.reference == "opitz2024":  # the code behind the paper's tables: outdata AUC on the pooled evaluation data
+        pos_ds, neg_ds = _stacked_counts(inv, ctx.y, ctx.codes, len(x), len(ctx.datasets))
         auc_fit = np.where([f.protocol == "outdata" for f in fits], _auc_from_counts(G_ev @ pos_ds, G_ev @ neg_ds),
                            auc_fit)
-    results = _fit_confusions(ctx, s, x, fits, G_cal, G_ev, pos_ds, neg_ds)
+    results = _fit_confusions(ctx, s, x, fits, G_cal, G_ev, pos_ds, neg_ds, parts, totals)
     sizes = np.diff(ctx.offsets)
     rows = []
     for m in ctx.methods:

@@ -44,7 +44,10 @@ from .calibration import (
     _check_grid_args,
     check_n_jobs,
     _chunks,
+    _dataset_columns,
+    _fit_columns,
     _indata_train,
+    _logistic_rows,
     _lbfgs_params,
     _map_models,
     protocol_plan,
@@ -170,8 +173,8 @@ def _grid_probabilities(x, cal_pos, cal_neg, method, class_weight, *, reference=
     F, m = wpos.shape
     single = _single_class(wpos, wneg)
     if method == "logistic":
-        b0, b1 = lbfgs if reference == "opitz2024" else logistic_params(x, wpos, wneg, init=init,
-                                                                         counts=cal_pos + cal_neg)
+        b0, b1 = lbfgs if reference == "opitz2024" else _logistic_rows(x, wpos, wneg, init=init,
+                                                                        counts=cal_pos + cal_neg)
         prob = expit(x[None, :] * b1[:, None] + b0[:, None])
     elif method == "isotonic":
         prob = np.zeros((F, m))
@@ -182,7 +185,8 @@ def _grid_probabilities(x, cal_pos, cal_neg, method, class_weight, *, reference=
             prob[~within_range(wpos, wneg)] = np.nan
     else:
         x32, p32, n32, group = stump_grid(x, wpos, wneg, reference=reference)
-        thr, _, _ = stump_params(x32, p32, n32, reference=reference)
+        own = (p32 + n32)[0] > 0 if F == 1 and group is None else slice(None)  # a lone fit: its own values
+        thr, _, _ = stump_params(x32[own], p32[:, own], n32[:, own], reference=reference)
         left = ~(x32[None, :] > thr[:, None])  # NaN threshold (no split): one leaf
         lp, ln = (p32 * left).sum(axis=1), (n32 * left).sum(axis=1)
         rp, rn = (p32 * ~left).sum(axis=1), (n32 * ~left).sum(axis=1)
@@ -214,16 +218,33 @@ def _binned(prob, ev_pos, ev_neg, n_bins):
     return count, positive, psum, np.where(nan, n, 0.0).sum(axis=1)
 
 
+def _own_grid_bins(ctx, x, fits, parts, n_bins):
+    """Bin sums of the fits calibrated on whole datasets, each on its own rows' grid
+    (:func:`~beyondauc.metrics.calibration._fit_columns`): {(protocol, dataset index, method): sums}."""
+    out = {}
+    for f in fits:  # a loop over fits
+        u, cp, cn, ep, en = _fit_columns(parts, f)
+        for m in ctx.methods:
+            if not len(u) or (cp + cn).sum() == 0:  # no calibration data: nothing to bin
+                out[(f.protocol, f.dataset, m)] = (np.zeros(n_bins),) * 3 + (0.0,)
+                continue
+            prob = _grid_probabilities(x[u], cp, cn, m, ctx.class_weight)
+            out[(f.protocol, f.dataset, m)] = tuple(b[0] for b in _binned(prob, ep, en, n_bins))
+    return out
+
+
 def _model_bins(ctx, model, s, *, n_bins):
     """Pooled bin sums of one model: {(protocol, dataset index, method): (count, positive, psum, n_nan)}."""
     y, codes, methods, class_weight = ctx.y, ctx.codes, ctx.methods, ctx.class_weight
     opitz = ctx.reference == "opitz2024"
     D = len(ctx.datasets)
     x, inv, _, _ = _grid_counts(y, s)
-    pos_ds, neg_ds = _stacked_counts(inv, y, codes, len(x), D)
     out = {}
     fits = [f for p in ctx.protocols for f in ctx.plans[p][0]]
-    if fits:
+    if fits and not opitz:  # each fit on its own rows' grid
+        out.update(_own_grid_bins(ctx, x, fits, _dataset_columns(inv, y, codes, len(x), D), n_bins))
+    elif fits:  # the reproduction mode: batched on the model's grid
+        pos_ds, neg_ds = _stacked_counts(inv, y, codes, len(x), D)
         G_cal = np.zeros((len(fits), D))
         G_ev = np.zeros((len(fits), D))
         for k, f in enumerate(fits):
@@ -231,7 +252,7 @@ def _model_bins(ctx, model, s, *, n_bins):
             G_ev[k, list(f.evl)] = 1.0
         cal_pos, cal_neg, ev_pos, ev_neg = G_cal @ pos_ds, G_cal @ neg_ds, G_ev @ pos_ds, G_ev @ neg_ds
         lbfgs = None
-        if opitz and "logistic" in methods:
+        if "logistic" in methods:
             lbfgs = _lbfgs_params([(s[np.isin(codes, f.cal)], y[np.isin(codes, f.cal)]) for f in fits], class_weight)
         for m in methods:
             parts = []
