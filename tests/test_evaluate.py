@@ -247,7 +247,8 @@ def test_findings_state_the_numbers_of_the_tables(ev):
             assert ("not significant" in ranking) == (p > 0.05) == (not board.loc[model, "significant"])
         selective = sentence["selective"]  # the leaderboard's mean DiSCA, with its interval
         b = board.loc[model]
-        assert f"mean DiSCA {b['disca']:.3f} ({b['disca_low']:.3f}–{b['disca_high']:.3f})," in selective
+        dash = " to " if b["disca_low"] < 0 else "–"  # an interval with a negative end reads "-3.668 to 1.011"
+        assert f"mean DiSCA {b['disca']:.3f} ({b['disca_low']:.3f}{dash}{b['disca_high']:.3f})," in selective
         assert s.verdict == ev.table("verdicts").set_index("model").loc[model, "verdict"]
         assert model in s._repr_html_() and "0.95" not in s.note or True
 

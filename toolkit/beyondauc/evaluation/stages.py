@@ -19,9 +19,8 @@ import numpy as np
 import pandas as pd
 
 from ..metrics import expected_accuracy_grid
-from ..metrics.grid_bootstrap import GridBootstrap, bootstrap_grid
+from ..metrics.grid_bootstrap import bootstrap_grid, combine_bootstraps
 from ..metrics.reliability import calibration_error_table
-from ..metrics.views import sort_like
 from ..utils.tasks import StageProgress, dask_client, run_tasks
 from ..utils.validation import UndefinedMetricWarning, WarningLog
 
@@ -118,10 +117,4 @@ def _bootstrap_task(bench, model, kw):
 
 def _combined_bootstrap(boots, bench):
     """One :class:`GridBootstrap` of the models' bootstraps: grids concatenated and sorted, replicates alike."""
-    grid = pd.concat([b.grid for b in boots], ignore_index=True)
-    grid = sort_like(grid.assign(_row=np.arange(len(grid))), bench)
-    order = grid.pop("_row").to_numpy()
-    reps = np.concatenate([b.replicates for b in boots], axis=1)[:, order]
-    b = boots[0]
-    return GridBootstrap(grid=grid, replicates=reps, n_bootstrap=b.n_bootstrap,
-                         confidence_level=b.confidence_level, random_state=b.random_state)
+    return combine_bootstraps(boots, bench)

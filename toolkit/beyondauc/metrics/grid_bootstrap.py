@@ -544,12 +544,35 @@ def _with_intervals(grid, replicates, confidence_level):
     return out[cols]
 
 
-def _bootstrap_of_views(boots, bench):
-    """One :class:`GridBootstrap` of the per-model views of an answers benchmark.
+def combine_bootstraps(boots: Sequence[GridBootstrap], bench: Benchmark) -> GridBootstrap:
+    """One :class:`GridBootstrap` of per-model bootstraps (the per-model views of an answers benchmark, or tasks).
 
     Their replicates are paired: each resamples the same examples (the
     strata of an answers benchmark are its datasets, the same for every
-    model), so ranks and pairwise wins read them together.
+    model; a model's task seeds replicate b alike), so ranks and pairwise
+    wins read them together.
+
+    Parameters
+    ----------
+    boots : sequence of GridBootstrap
+        One per model, with the same ``n_bootstrap``, confidence level and seed.
+    bench : Benchmark
+        The benchmark whose model and dataset order the rows follow.
+
+    Returns
+    -------
+    GridBootstrap
+
+    Examples
+    --------
+    >>> import beyondauc as ba
+    >>> from beyondauc.metrics.grid_bootstrap import bootstrap_grid, combine_bootstraps
+    >>> bench = ba.load_demo().subset(datasets=["wine", "diabetes"], models=["svm", "knn"])
+    >>> boots = [bootstrap_grid(bench.subset(models=[m]), protocols="xdomain", methods="logistic", n_bootstrap=5)
+    ...          for m in bench.models]
+    >>> both = combine_bootstraps(boots, bench)
+    >>> both.replicates.shape[:2], sorted(both.grid["model"].unique())
+    ((5, 4), ['knn', 'svm'])
     """
     grid = pd.concat([b.grid for b in boots], ignore_index=True)
     grid = sort_like(grid.assign(_row=np.arange(len(grid))), bench)
@@ -560,7 +583,7 @@ def _bootstrap_of_views(boots, bench):
                          confidence_level=b.confidence_level, random_state=b.random_state)
 
 
-@each_model_view(combine=_bootstrap_of_views)
+@each_model_view(combine=combine_bootstraps)
 def bootstrap_grid(
     bench: Benchmark, *, protocols: str | Sequence[str] | None = None, methods: str | Sequence[str] = METHODS,
     n_bootstrap: int = 1000, confidence_level: float = 0.95, class_weight: str | None = None, n_repeats: int = 100,
