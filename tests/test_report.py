@@ -1039,7 +1039,10 @@ def _rank(value):
 
 def _ci(r, name):
     low, high = r.get(f"{name}_low"), r.get(f"{name}_high")
-    return "" if low is None or not (math.isfinite(low) and math.isfinite(high)) else f"{_fmt(low)}–{_fmt(high)}"
+    if low is None or not (math.isfinite(low) and math.isfinite(high)):
+        return ""
+    ends = _fmt(low), _fmt(high)  # an interval with a negative end reads "−2.403 to 0.988", not "−2.403–0.988"
+    return " to ".join(ends) if any(e.startswith(("\u2212", "-")) for e in ends) else "–".join(ends)
 
 
 def _rank_ci(r, name):
