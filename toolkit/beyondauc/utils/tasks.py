@@ -72,7 +72,14 @@ class StageProgress:
 def _interactive():
     """Whether a bar updated in place can be seen: stderr is a terminal, or this is a Jupyter kernel."""
     isatty = getattr(sys.stderr, "isatty", None)
-    return bool(isatty and isatty()) or "ipykernel" in sys.modules
+    return bool(isatty and isatty()) or _in_jupyter_kernel()
+
+
+def _in_jupyter_kernel():
+    """Whether this code runs in a Jupyter kernel's shell (ipykernel imported by a test or a tool is not enough)."""
+    ipython = sys.modules.get("IPython")
+    shell = ipython.get_ipython() if ipython is not None and hasattr(ipython, "get_ipython") else None
+    return shell is not None and type(shell).__name__ == "ZMQInteractiveShell"
 
 
 def dask_client(dask: Any) -> contextlib.AbstractContextManager:
