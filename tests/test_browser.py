@@ -126,10 +126,9 @@ def _check_screenshot(path, *, blank_check=False):
             f"{path.name} looks blank: gray levels {lo}..{hi}, {inked:.2%} dark pixels")
 
 
-@pytest.fixture
-def page(browser):
-    """A fresh page (own context: no cache or history shared between tests) with a Recorder attached."""
-    context = browser.new_context(viewport=VIEWPORT, service_workers="block")
+def _fresh_page(browser, viewport):
+    """A page in its own context (no cache or history shared between tests) with a Recorder; closed after."""
+    context = browser.new_context(viewport=viewport, service_workers="block")
     try:
         page = context.new_page()
         page.set_default_timeout(TIMEOUT_MS)
@@ -137,6 +136,12 @@ def page(browser):
         yield page
     finally:
         context.close()
+
+
+@pytest.fixture
+def page(browser):
+    """A fresh page (own context: no cache or history shared between tests) with a Recorder attached."""
+    yield from _fresh_page(browser, VIEWPORT)
 
 
 def _open_index(page, report):
@@ -327,14 +332,7 @@ _LAYOUT = """() => {
 @pytest.fixture
 def sized_page(browser, request):
     """A fresh page whose window is ``request.param`` px wide (as ``page``, with a Recorder)."""
-    context = browser.new_context(viewport={"width": request.param, "height": 900}, service_workers="block")
-    try:
-        page = context.new_page()
-        page.set_default_timeout(TIMEOUT_MS)
-        page.recorder = Recorder(page)
-        yield page
-    finally:
-        context.close()
+    yield from _fresh_page(browser, {"width": request.param, "height": 900})
 
 
 def _check_fits(page, what):

@@ -31,11 +31,12 @@ import numpy as np
 import pandas as pd
 
 from ..metrics.bootstrap import honest_interval, jackknife_acceleration
+from ..metrics.grid_bootstrap import combine_bootstraps
 from .comparison import comparison_table
 from .container import Evaluation, load_evaluation, package_versions
 from .parameters import check_against_benchmark, check_evaluation_parameters, resolve_auto
 from .summary import findings_table, verdicts_table
-from .stages import (_SAID_WHEN_READ, _Tasks, _bootstrap_task, _combined_bootstrap, _grid_task, _model_parts,
+from .stages import (_SAID_WHEN_READ, _Tasks, _bootstrap_task, _grid_task, _model_parts,
                      _model_views, _one_model)
 from ..utils.validation import UndefinedMetricWarning, WarningLog, warnings_once
 from ..data.benchmark import Benchmark
@@ -594,7 +595,7 @@ def _bootstrap(bench, p, tasks):
               confidence_level=p["confidence_level"], class_weight=p["class_weight"], n_repeats=p["n_repeats"],
               random_state=p["random_state"])
     boots = tasks.run("bootstrap", _bootstrap_task, [(m, kw) for m in bench.models], data=bench, view=_one_model)
-    return _combined_bootstrap(boots, bench)
+    return combine_bootstraps(boots, bench)
 
 
 def _with_intervals(grid, boot):

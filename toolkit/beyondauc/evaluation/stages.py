@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from ..metrics import expected_accuracy_grid
-from ..metrics.grid_bootstrap import bootstrap_grid, combine_bootstraps
+from ..metrics.grid_bootstrap import bootstrap_grid
 from ..metrics.reliability import calibration_error_table
 from ..utils.tasks import StageProgress, dask_client, run_tasks
 from ..utils.validation import UndefinedMetricWarning, WarningLog
@@ -115,6 +115,3 @@ def _bootstrap_task(bench, model, kw):
     return bootstrap_grid(bench, **kw)
 
 
-def _combined_bootstrap(boots, bench):
-    """One :class:`GridBootstrap` of the models' bootstraps: grids concatenated and sorted, replicates alike."""
-    return combine_bootstraps(boots, bench)
