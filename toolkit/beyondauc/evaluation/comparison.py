@@ -149,8 +149,7 @@ def _bootstrap_rows(frame, value, refs, replicates, board, level, *, rankable=Fa
             np.ones(len(datasets), dtype=bool)
         est[m] = np.r_[rows[value].to_numpy(float), board[value].get(m, np.nan)]
         r = None if replicates is None else (replicates.get(m) or {}).get(value)
-        if isinstance(r, dict):  # the replicates, beside the jackknife the BCa intervals of the means read
-            r = r["replicates"]
+        r = None if r is None else r["replicates"]  # beside the jackknife the BCa intervals of the means read
         if r is not None and len(r) == keep.sum():
             full = np.full((r.shape[1], len(datasets)), np.nan)
             full[:, keep] = r.T
