@@ -34,15 +34,13 @@ from ..utils.validation import (
     check_scores,
     warn_undefined,
 )
+# the batched twins live beside: re-exported here, where their callers and tests have read them
+from .diagnostics_rows import _sigma_units, bias_rows, drift_rows, wasserstein_rows  # noqa: F401
 from .fitting import unit_scale
 from .kernel import (
-    _after_zero,
-    _auc_from_counts,
     _auc_rows,
     _auc_sorted,
-    _before,
     _exact_wasserstein,
-    _merge_ranks,
     _merged_values,
     _rates,
     _sorted_by_class,
@@ -377,22 +375,6 @@ def _robustness_setup(y_true, y_score, sigma_max, pos_label, what):
     return pos, neg, auc, sigma_max
 
 
-def _sigma_units(sigma_max, lo, *scores):
-    """``(s - lo) / sigma_max`` of each array: the scores in units of the largest shift or noise.
-
-    Computed on the scores divided by a power of two near their largest
-    magnitude (exact), so nothing overflows whatever their scale (1e300 or
-    1e-300), and a shift of a whole ``sigma_max`` is exactly 1: a positive at
-    the top of the range moved by ``sigma_max`` ties with a negative at the
-    bottom at any scale, so the curves and scores do not change when the
-    scores are multiplied by a positive number or shifted.
-    """
-    ends = np.array([lo, *(v for s in scores if len(s) for v in (s[0], s[-1]))], dtype=np.float64)
-    _, e = unit_scale(ends)
-    lo_n, sig_n = np.ldexp(lo, -e), np.ldexp(sigma_max, -e)
-    return [(np.ldexp(s, -e) - lo_n) / sig_n for s in scores]
-
-
 # -- one cohort --------------------------------------------------------------------
 
 def bias_robustness(y_true: ArrayLike, y_score: ArrayLike, *, sigma_max: float | None = None, n_points: int = 21,
@@ -450,34 +432,6 @@ def bias_robustness(y_true: ArrayLike, y_score: ArrayLike, *, sigma_max: float |
     for k in range(1, n_points):  # one searchsorted per plotted sigma, not per example
         curve[k] = _auc_sorted(x, q, x - shifts[k])
     return BiasRobustness(float(mean_clip / auc), float(auc), sigma_max, np.linspace(0.0, sigma_max, n_points), curve)
-
-
-def bias_rows(x: np.ndarray, pos: np.ndarray, neg: np.ndarray, sigma_max: float) -> tuple[np.ndarray, np.ndarray]:
-    """Bias robustness of each row at a fixed ``sigma_max``, and the AUC: two (R,) arrays.
-
-    The batched twin of :func:`bias_robustness`.
-
-    ``E[clip(s+ - s-, 0, sigma_max)]`` with weights: for positives at grid
-    value j, negatives below ``x_j - sigma_max`` count ``sigma_max`` and those in
-    between count ``x_j - s-``; the boundaries are fixed grid indices, so the
-    sums are cumulative sums along each row.  In units of ``sigma_max``, as
-    :func:`bias_robustness` (scale-free, overflow-free).
-    """
-    (xc,) = _sigma_units(sigma_max, float(x[0]), x)
-    R, m = pos.shape
-    lo = np.searchsorted(xc, xc - 1.0, side="right")
-    cn, cq = np.empty((R, m + 1)), np.empty((R, m + 1))  # cumulative sums after a leading 0, written in place
-    cn[:, 0] = cq[:, 0] = 0.0
-    np.cumsum(neg, axis=1, out=cn[:, 1:])
-    np.cumsum(neg * xc, axis=1, out=cq[:, 1:])
-    cn_lo = np.take(cn, lo, axis=1)
-    inner = cn_lo + (cn[:, :m] - cn_lo) * xc - (cq[:, :m] - np.take(cq, lo, axis=1))
-    total = (pos * inner).sum(axis=1)
-    n_pos, n_neg = pos.sum(axis=1), neg.sum(axis=1)
-    auc = _auc_from_counts(pos, neg)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        score = total / (n_pos * n_neg) / auc
-    return np.where(np.isfinite(score) & (auc > 0), score, np.nan), auc
 
 
 def noise_robustness(
@@ -612,31 +566,6 @@ def sens_spec_drift(y_val: ArrayLike, s_val: ArrayLike, y_test: ArrayLike, s_tes
     return SensSpecDrift(score, values, sens_v, spec_v, sens_t, spec_t)
 
 
-def drift_rows(x: np.ndarray, pos: np.ndarray, neg: np.ndarray) -> np.ndarray:
-    """Sensitivity/specificity drift of each row, (R,): :func:`sens_spec_drift` batched.
-
-    ``pos``/``neg`` (R, 2, m): positive and negative counts of V (0) and T (1)
-    per grid value ``x``.  The drift integrand is 0 outside each row's own
-    score range, so one sum over the whole grid is exact; only the
-    denominator is the row's range.
-    """
-    n_pos = pos.sum(axis=2, keepdims=True)
-    n_neg = neg.sum(axis=2, keepdims=True)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        # at grid value k: sens = P(s+ >= x_k), spec = P(s- < x_k)
-        sens = (n_pos - (np.cumsum(pos, axis=2) - pos)) / n_pos
-        spec = (np.cumsum(neg, axis=2) - neg) / n_neg
-        gap = (sens[:, 0] - sens[:, 1]) ** 2 + (spec[:, 0] - spec[:, 1]) ** 2
-    present = (pos + neg).sum(axis=1) > 0
-    m = len(x)
-    lo = x[np.argmax(present, axis=1)]
-    hi = x[m - 1 - np.argmax(present[:, ::-1], axis=1)]
-    with np.errstate(invalid="ignore", divide="ignore"):
-        out = (gap[:, 1:] * np.diff(x)).sum(axis=1) / (hi - lo)
-    undefined = (n_pos.min(axis=(1, 2)) == 0) | (n_neg.min(axis=(1, 2)) == 0) | (hi == lo)
-    return np.where(undefined, np.nan, out)
-
-
 def _check_p(p):
     p = check_number(p, "p", low=1, hint=" (1 or 2 as in the paper)")
     return int(p) if p in (1, 2) else p
@@ -711,70 +640,3 @@ def wasserstein_matrix(y_val: ArrayLike, s_val: ArrayLike, y_test: ArrayLike, s_
     return WassersteinMatrix(score, matrix, p, note)
 
 
-def _wasserstein_pair(x: np.ndarray, wa: np.ndarray, wb: np.ndarray, p: float, ca: np.ndarray | None = None,
-                      cb: np.ndarray | None = None) -> np.ndarray:
-    """p-Wasserstein distance between the weighted distributions wa and wb (R, m) on grid x, (R,).
-
-    ``ca``/``cb``: the rows' cumulative sums of ``wa``/``wb`` when the caller has them (a
-    distribution in two pairs sums once); on the support they equal the sums of the support's
-    columns exactly, since the columns left out add zeros.
-    """
-    ca = np.cumsum(wa, axis=1) if ca is None else ca
-    cb = np.cumsum(wb, axis=1) if cb is None else cb
-    support = np.flatnonzero((wa.sum(axis=0) + wb.sum(axis=0)) > 0)  # values neither has add nothing
-    if 0 < len(support) < len(x):
-        x, wa, wb, ca, cb = x[support], wa[:, support], wb[:, support], ca[:, support], cb[:, support]
-    na, nb = wa.sum(axis=1), wb.sum(axis=1)
-    if p == 1:  # integral of |F_a - F_b|
-        with np.errstate(invalid="ignore", divide="ignore"):
-            fa = ca / na[:, None]
-            fb = cb / nb[:, None]
-        return (np.abs(fa - fb)[:, :-1] * np.diff(x)).sum(axis=1)
-    # quantile functions: breakpoints Ca_j * nb and Cb_j * na over the denominator na * nb (integers
-    # for count weights), merged per row; Q(u) is the value of the first breakpoint >= u.  In the merged
-    # order a's breakpoints come before b's equal ones, and only the first of equal breakpoints has width
-    m = wa.shape[1]
-    ka = ca * nb[:, None]
-    kb = cb * na[:, None]
-    below, upto, from_a = _merge_ranks(ka, kb)  # per a: the b breakpoints < it; per b: the a breakpoints <= it
-    kaz, kbz = _after_zero(ka), _after_zero(kb)
-    with np.errstate(invalid="ignore", divide="ignore"):  # an empty class: NaN
-        den = (na * nb)[:, None]
-        # each breakpoint's width is its value minus the merged one before it: the larger of the
-        # previous breakpoint of its own run and the last of the other run's below it
-        term_a = (ka - np.maximum(kaz[:, :m], _before(kbz, below))) / den * np.abs(x - x[np.minimum(below, m - 1)]) ** p
-        term_b = (kb - np.maximum(kbz[:, :m], _before(kaz, upto))) / den * np.abs(x[np.minimum(upto, m - 1)] - x) ** p
-        # the terms in merged order, summed as the merged sequence
-        terms = np.empty((len(ka), 2 * m))
-        terms[from_a] = term_a.ravel()
-        terms[~from_a] = term_b.ravel()
-        return terms.sum(axis=1) ** (1.0 / p)
-
-
-def wasserstein_rows(x: np.ndarray, pos: np.ndarray, neg: np.ndarray, p: float) -> tuple[np.ndarray, np.ndarray]:
-    """W = (V-V+ + T-T+) / (V-T- + V+T+) of each row, and the 2x2 matrices: (R,), (R, 2, 2).
-
-    :func:`wasserstein_matrix` batched; ``pos``/``neg`` (R, 2, m) as in :func:`drift_rows`.
-    The grid is divided by a power of two near its largest magnitude (exact) and the
-    distances scaled back, as the point estimate's.
-    """
-    x, e = unit_scale(x)
-    vn, vp, tn, tp = neg[:, 0], pos[:, 0], neg[:, 1], pos[:, 1]
-    cs = {k: np.cumsum(w, axis=1) for k, w in (("vn", vn), ("vp", vp), ("tn", tn), ("tp", tp))}  # each once
-
-    def pair(a, b):
-        return _wasserstein_pair(x, w[a], w[b], p, cs[a], cs[b])
-
-    w = {"vn": vn, "vp": vp, "tn": tn, "tp": tp}
-    mat = np.stack(
-        [
-            np.stack([pair("vn", "vp"), pair("vn", "tn")], axis=1),
-            np.stack([pair("tp", "vp"), pair("tp", "tn")], axis=1),
-        ],
-        axis=1,
-    )
-    num = mat[:, 0, 0] + mat[:, 1, 1]
-    den = mat[:, 0, 1] + mat[:, 1, 0]
-    with np.errstate(invalid="ignore", divide="ignore"):
-        w = np.where(den > 0, num / np.where(den > 0, den, 1.0), np.where(num > 0, np.inf, np.nan))
-    return w, np.ldexp(mat, e)

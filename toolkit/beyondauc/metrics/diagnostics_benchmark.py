@@ -31,13 +31,11 @@ from .diagnostics import (
     _check_sigma_max,
     _two_cohorts,
     bias_robustness,
-    bias_rows,
-    drift_rows,
     noise_robustness,
     sens_spec_drift,
     wasserstein_matrix,
-    wasserstein_rows,
 )
+from .diagnostics_rows import _bias_units, _lead_cumsum, _workspace, bias_rows, drift_rows, wasserstein_rows
 from .kernel import (
     _auc_from_counts,
 )
@@ -443,8 +441,9 @@ def _diagnostics_design(yv, sv, yt, st, sigma_max, p, random_state, by_class=Tru
     s = np.concatenate([sv, st])
     cohort = np.concatenate([np.zeros(len(yv), np.int64), np.ones(len(yt), np.int64)])
     x, inv = np.unique(s, return_inverse=True)
+    units = None if sigma_max is None else _bias_units(x, sigma_max)  # the same for every replicate
     design = dict(n_values=len(x), random_state=random_state, groups=cohort, n_groups=2,
-                  statistic=lambda pos, neg: _diagnostics_statistic(x, pos, neg, sigma_max, p))
+                  statistic=lambda pos, neg: _diagnostics_statistic(x, pos, neg, sigma_max, p, units=units))
     return (strata_of(cohort, y) if by_class else strata_of(cohort), inv.ravel(), y), design
 
 
@@ -454,18 +453,24 @@ def _diagnostics_replicates(yv, sv, yt, st, *, sigma_max, p, n_bootstrap, random
     return pd.DataFrame(bootstrap_replicates(*args, n_bootstrap=n_bootstrap, cells=_DIAGNOSTICS_CELLS, **design))
 
 
-def _diagnostics_statistic(x, pos, neg, sigma_max, p):
-    """The numbers of :data:`DIAGNOSTIC_INTERVALS` of each row of (R, 2, m) counts (V: 0, T: 1)."""
+def _diagnostics_statistic(x, pos, neg, sigma_max, p, *, units=None):
+    """The numbers of :data:`DIAGNOSTIC_INTERVALS` of each row of (R, 2, m) counts (V: 0, T: 1).
+
+    Each class's cumulative sums are taken once and read by all four kernels;
+    ``units``: :func:`~beyondauc.metrics.diagnostics._bias_units` of the grid, when the caller has them.
+    """
+    cp, cn = _lead_cumsum(pos), _lead_cumsum(neg)
+    work = _workspace(len(pos), len(x))  # every kernel's temporaries, in turn
     rows = {}
     for k, name in enumerate(("val", "test")):  # the two cohorts
         if sigma_max is None:
             rows[f"auc_{name}"] = _auc_from_counts(pos[:, k], neg[:, k])
             rows[f"bias_robustness_{name}"] = np.full(len(pos), np.nan)
         else:
-            score, auc = bias_rows(x, pos[:, k], neg[:, k], sigma_max)
+            score, auc = bias_rows(x, pos[:, k], neg[:, k], sigma_max, cn=cn[:, k], units=units, work=work)
             rows[f"auc_{name}"], rows[f"bias_robustness_{name}"] = auc, score
-    rows["drift"] = drift_rows(x, pos, neg)
-    rows["wasserstein"] = wasserstein_rows(x, pos, neg, p)[0]
+    rows["drift"] = drift_rows(x, pos, neg, cp=cp, cn=cn, work=work)
+    rows["wasserstein"] = wasserstein_rows(x, pos, neg, p, cp=cp, cn=cn, counts=True, work=work)[0]
     return {k: rows[k] for k in DIAGNOSTIC_INTERVALS}
 
 

@@ -225,3 +225,82 @@ def _merge_ranks(ka, kb):
     below = np.cumsum(~from_a, axis=1)[from_a].reshape(R, m)
     upto = np.cumsum(from_a, axis=1)[~from_a].reshape(R, m)
     return below, upto, from_a
+
+
+def _merge_counts(ka, kb, key, fb, ib):
+    """Merge each row of the sorted non-negative whole-number (R, s) ``ka`` and ``kb``, a's first among equals.
+
+    ``key``, ``fb`` and ``ib`` are int64 (R, 2s) buffers.  Each breakpoint
+    becomes the key ``2 k`` (a) or ``2 k + 1`` (b): sorting a row's keys is
+    the merge, with the tie order built in, and a key's last bit says which
+    run it came from.  On return ``key`` holds the merged values and ``ib``,
+    at each merged place, how many of b's come before it (``fb``: 1 where
+    the place is b's).
+    """
+    s = ka.shape[1]
+    key[:, :s] = ka
+    key[:, s:] = kb
+    key <<= 1
+    key[:, s:] |= 1
+    key.sort(axis=1, kind="stable")  # two sorted runs: one merge per row
+    np.bitwise_and(key, 1, out=fb)
+    key >>= 1
+    np.cumsum(fb, axis=1, out=ib)
+    ib -= fb
+
+
+def _wasserstein_counts(x, ca, cb, p, work):
+    """p-Wasserstein distance (p > 1) of each row pair of count distributions on grid x, from their cumulative sums.
+
+    ``ca``/``cb`` (R, s): the rows' cumulative counts (whole numbers); the
+    quantile functions have breakpoints ``Ca_j * nb`` and ``Cb_j * na`` over
+    ``na * nb``, integers, merged as int64 keys (:func:`_merge_counts`).  Q(u)
+    is the value of the first breakpoint >= u, so at each merged place Q_a's
+    index is the number of a's breakpoints before it (and Q_b's of b's); its
+    width is its breakpoint minus the one before.  The terms are summed in
+    merged order.  ``work``: five flat int64 buffers of at least R * 2s.
+    Returns None when a denominator reaches 2**53 (not exact in float64).
+    """
+    R, s = ca.shape
+    na, nb = ca[:, -1].copy(), cb[:, -1].copy()
+    den = (na * nb)[:, None]
+    if R and not den.max() < 2.0**53:
+        return None
+    key, fb, ib, f, g = (w[: R * 2 * s].reshape(R, 2 * s) for w in work)
+    f, g = f.view(np.float64), g.view(np.float64)
+    ka, kb = np.multiply(ca, nb[:, None], out=f[:, :s]), np.multiply(cb, na[:, None], out=f[:, s:])
+    _merge_counts(ka, kb, key, fb, ib)
+    ia = np.subtract(np.arange(2 * s), ib, out=fb)
+    np.minimum(ia, s - 1, out=ia)
+    np.minimum(ib, s - 1, out=ib)
+    np.take(x, ia, out=f)
+    np.subtract(f, np.take(x, ib, out=g), out=f)
+    np.abs(f, out=f)
+    if p == 2:
+        np.square(f, out=f)
+    else:
+        np.power(f, p, out=f)
+    width = fb  # the merged breakpoint minus the one before
+    width[:, 0] = key[:, 0]
+    np.subtract(key[:, 1:], key[:, :-1], out=width[:, 1:])
+    with np.errstate(invalid="ignore", divide="ignore"):  # an empty class: NaN
+        np.divide(width, den, out=g)
+        g *= f
+        return g.sum(axis=1) ** (1.0 / p)
+
+
+def _wasserstein_merged(x, ka, kb, den, p):
+    """``(sum of width / den * |Q_a - Q_b|**p in merged order) ** (1 / p)`` for any weights: a stable argsort merge."""
+    m = ka.shape[1]
+    below, upto, from_a = _merge_ranks(ka, kb)  # per a: the b breakpoints < it; per b: the a breakpoints <= it
+    kaz, kbz = _after_zero(ka), _after_zero(kb)
+    with np.errstate(invalid="ignore", divide="ignore"):  # an empty class: NaN
+        # each breakpoint's width is its value minus the merged one before it: the larger of the
+        # previous breakpoint of its own run and the last of the other run's below it
+        term_a = (ka - np.maximum(kaz[:, :m], _before(kbz, below))) / den * np.abs(x - x[np.minimum(below, m - 1)]) ** p
+        term_b = (kb - np.maximum(kbz[:, :m], _before(kaz, upto))) / den * np.abs(x[np.minimum(upto, m - 1)] - x) ** p
+        # the terms in merged order, summed as the merged sequence
+        terms = np.empty((len(ka), 2 * m))
+        terms[from_a] = term_a.ravel()
+        terms[~from_a] = term_b.ravel()
+        return terms.sum(axis=1) ** (1.0 / p)
