@@ -442,8 +442,14 @@ def _diagnostics_design(yv, sv, yt, st, sigma_max, p, random_state, by_class=Tru
     cohort = np.concatenate([np.zeros(len(yv), np.int64), np.ones(len(yt), np.int64)])
     x, inv = np.unique(s, return_inverse=True)
     units = None if sigma_max is None else _bias_units(x, sigma_max)  # the same for every replicate
-    design = dict(n_values=len(x), random_state=random_state, groups=cohort, n_groups=2,
-                  statistic=lambda pos, neg: _diagnostics_statistic(x, pos, neg, sigma_max, p, units=units))
+    held = {}  # one workspace for the chunks, grown to the largest
+
+    def statistic(pos, neg):
+        if held.get("rows", 0) < len(pos):
+            held.update(rows=len(pos), work=_workspace(len(pos), len(x)))
+        return _diagnostics_statistic(x, pos, neg, sigma_max, p, units=units, work=held["work"])
+
+    design = dict(n_values=len(x), random_state=random_state, groups=cohort, n_groups=2, statistic=statistic)
     return (strata_of(cohort, y) if by_class else strata_of(cohort), inv.ravel(), y), design
 
 
@@ -453,14 +459,17 @@ def _diagnostics_replicates(yv, sv, yt, st, *, sigma_max, p, n_bootstrap, random
     return pd.DataFrame(bootstrap_replicates(*args, n_bootstrap=n_bootstrap, cells=_DIAGNOSTICS_CELLS, **design))
 
 
-def _diagnostics_statistic(x, pos, neg, sigma_max, p, *, units=None):
+def _diagnostics_statistic(x, pos, neg, sigma_max, p, *, units=None, work=None):
     """The numbers of :data:`DIAGNOSTIC_INTERVALS` of each row of (R, 2, m) counts (V: 0, T: 1).
 
     Each class's cumulative sums are taken once and read by all four kernels;
-    ``units``: :func:`~beyondauc.metrics.diagnostics._bias_units` of the grid, when the caller has them.
+    ``units``: :func:`~beyondauc.metrics.diagnostics_rows._bias_units` of the grid, and ``work``:
+    a :func:`~beyondauc.metrics.diagnostics_rows._workspace` for at least R rows, when the caller has them.
     """
-    cp, cn = _lead_cumsum(pos), _lead_cumsum(neg)
-    work = _workspace(len(pos), len(x))  # every kernel's temporaries, in turn
+    R, _, m = pos.shape
+    work = _workspace(R, m) if work is None else work  # every kernel's temporaries, in turn
+    cp = _lead_cumsum(pos, work[5][: R * 2 * (m + 1)].view(np.float64).reshape(R, 2, m + 1))
+    cn = _lead_cumsum(neg, work[6][: R * 2 * (m + 1)].view(np.float64).reshape(R, 2, m + 1))
     rows = {}
     for k, name in enumerate(("val", "test")):  # the two cohorts
         if sigma_max is None:

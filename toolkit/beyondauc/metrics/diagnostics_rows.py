@@ -45,23 +45,25 @@ def _bias_units(x: np.ndarray, sigma_max: float) -> tuple[np.ndarray, np.ndarray
     return xc, np.searchsorted(xc, xc - 1.0, side="right")
 
 
-def _lead_cumsum(w: np.ndarray) -> np.ndarray:
+def _lead_cumsum(w: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
     """Cumulative sums along the last axis after a leading 0, (..., m + 1): ``[..., j]`` sums the first j."""
-    out = np.empty(w.shape[:-1] + (w.shape[-1] + 1,))
+    out = np.empty(w.shape[:-1] + (w.shape[-1] + 1,)) if out is None else out
     out[..., 0] = 0.0
     np.cumsum(w, axis=-1, out=out[..., 1:])
     return out
 
 
 def _workspace(R: int, m: int) -> list[np.ndarray]:
-    """Five flat 8-byte buffers for the batched kernels of R rows on a grid of m values.
+    """Seven flat 8-byte buffers for the batched kernels of up to R rows on a grid of m values.
 
     Every temporary of :func:`bias_rows`, :func:`drift_rows` and
-    :func:`wasserstein_rows` is a view of one of them (:func:`_view`):
-    a few large allocations shared by the kernels, not dozens of fresh
-    arrays whose pages the system must map on each first touch.
+    :func:`wasserstein_rows` is a view of one of the first five
+    (:func:`_view`), the two counts' cumulative sums of the last two: a few
+    large allocations shared by the kernels (and by the chunks of a
+    bootstrap), not dozens of fresh arrays whose pages the system must map
+    on each first touch.
     """
-    return [np.empty(R * 2 * (m + 1), dtype=np.int64) for _ in range(5)]
+    return [np.empty(R * 2 * (m + 1), dtype=np.int64) for _ in range(7)]
 
 
 def _view(buffer, shape, dtype=np.float64):

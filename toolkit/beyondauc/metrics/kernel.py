@@ -258,7 +258,7 @@ def _wasserstein_counts(x, ca, cb, p, work):
     is the value of the first breakpoint >= u, so at each merged place Q_a's
     index is the number of a's breakpoints before it (and Q_b's of b's); its
     width is its breakpoint minus the one before.  The terms are summed in
-    merged order.  ``work``: five flat int64 buffers of at least R * 2s.
+    merged order.  ``work``: five (or more) flat int64 buffers of at least R * 2s.
     Returns None when a denominator reaches 2**53 (not exact in float64).
     """
     R, s = ca.shape
@@ -266,19 +266,18 @@ def _wasserstein_counts(x, ca, cb, p, work):
     den = (na * nb)[:, None]
     if R and not den.max() < 2.0**53:
         return None
-    key, fb, ib, f, g = (w[: R * 2 * s].reshape(R, 2 * s) for w in work)
+    key, fb, ib, f, g = (w[: R * 2 * s].reshape(R, 2 * s) for w in work[:5])
     f, g = f.view(np.float64), g.view(np.float64)
     ka, kb = np.multiply(ca, nb[:, None], out=f[:, :s]), np.multiply(cb, na[:, None], out=f[:, s:])
     _merge_counts(ka, kb, key, fb, ib)
     ia = np.subtract(np.arange(2 * s), ib, out=fb)
-    np.minimum(ia, s - 1, out=ia)
-    np.minimum(ib, s - 1, out=ib)
+    x = np.append(x, x[-1:])  # an index s (all of a run before the place) reads the last value
     np.take(x, ia, out=f)
     np.subtract(f, np.take(x, ib, out=g), out=f)
-    np.abs(f, out=f)
-    if p == 2:
+    if p == 2:  # |d| ** 2 is d * d, to the bit
         np.square(f, out=f)
     else:
+        np.abs(f, out=f)
         np.power(f, p, out=f)
     width = fb  # the merged breakpoint minus the one before
     width[:, 0] = key[:, 0]

@@ -1,0 +1,143 @@
+"""The diagnostics' batched replicate kernels: shared cumulative sums, shared buffers, an integer-key merge.
+
+Each kernel is checked to the bit against an independent construction on
+small count matrices with many ties and empty rows: the merge against a
+stable argsort, the integer-key Wasserstein merge against the general
+argsort merge, bias robustness and drift against their direct formulas
+(``_auc_from_counts``, cumulative sums minus the counts), and the
+bootstrap statistic with a workspace reused across chunks against fresh
+calls.
+"""
+
+import numpy as np
+import pytest
+from beyondauc.metrics import diagnostics_benchmark as db
+from beyondauc.metrics.diagnostics_rows import (
+    _bias_units,
+    _lead_cumsum,
+    _workspace,
+    bias_rows,
+    drift_rows,
+    wasserstein_rows,
+)
+from beyondauc.metrics.fitting import unit_scale
+from beyondauc.metrics.kernel import (
+    _auc_from_counts,
+    _merge_counts,
+    _wasserstein_counts,
+    _wasserstein_merged,
+)
+
+
+def _counts(seed, R=40, m=15, high=3):
+    rng = np.random.default_rng(seed)
+    x = np.sort(rng.choice(np.arange(-30, 30) * 0.37, m, replace=False))
+    pos = rng.integers(0, high, (R, 2, m)).astype(float)
+    neg = rng.integers(0, high, (R, 2, m)).astype(float)
+    pos[0, 1] = 0.0  # a cohort without positives
+    neg[1, :, : m // 2] = 0.0  # a gap at the low end
+    pos[2] = neg[2] = 0.0
+    pos[2, :, 3] = neg[2, :, 3] = 1.0  # one value only: empty range
+    return x, pos, neg
+
+
+def test_merge_counts_is_the_stable_merge_with_a_first():
+    rng = np.random.default_rng(0)
+    ka = np.cumsum(rng.integers(0, 3, (60, 30)), axis=1) * 3  # sorted rows, many ties within and across
+    kb = np.cumsum(rng.integers(0, 4, (60, 30)), axis=1) * 2
+    key, fb, ib = (np.empty((60, 60), dtype=np.int64) for _ in range(3))
+    _merge_counts(ka, kb, key, fb, ib)
+    both = np.concatenate([ka, kb], axis=1)
+    perm = np.argsort(both, axis=1, kind="stable")  # a's columns first among equals
+    from_b = (perm >= 30).astype(np.int64)
+    assert (key == np.take_along_axis(both, perm, axis=1)).all()
+    assert (fb == from_b).all()
+    assert (ib == np.cumsum(from_b, axis=1) - from_b).all()
+
+
+@pytest.mark.parametrize("p", [2, 3, 1.5])
+def test_integer_key_wasserstein_equals_the_argsort_merge_to_the_bit(p):
+    rng = np.random.default_rng(int(p * 10))
+    R, s = 50, 17
+    x, _ = unit_scale(np.sort(rng.normal(size=s)) * 3)
+    wa = rng.integers(0, 3, (R, s)).astype(float)
+    wb = rng.integers(0, 3, (R, s)).astype(float)
+    wb[0] = 0.0  # an empty class: NaN
+    wa[1, 5:] = 0.0
+    ca, cb = np.cumsum(wa, axis=1), np.cumsum(wb, axis=1)
+    na, nb = ca[:, -1], cb[:, -1]
+    got = _wasserstein_counts(x, ca, cb, p, [np.empty(R * 2 * s, dtype=np.int64) for _ in range(5)])
+    ref = _wasserstein_merged(x, ca * nb[:, None], cb * na[:, None], (na * nb)[:, None], p)
+    assert np.isnan(got[0]) and np.isnan(ref[0])
+    assert np.array_equal(got, ref, equal_nan=True)
+
+
+@pytest.mark.parametrize("p", [1, 2, 3])
+def test_wasserstein_rows_integer_and_general_paths_agree_to_the_bit(p):
+    x, pos, neg = _counts(p)
+    fast = wasserstein_rows(x, pos, neg, p)  # whole numbers: found and merged as integer keys
+    general = wasserstein_rows(x, pos, neg, p, counts=False)
+    assert np.array_equal(fast[0], general[0], equal_nan=True)
+    assert np.array_equal(fast[1], general[1], equal_nan=True)
+    assert np.isnan(fast[1][0, 1, 1])  # T+ is empty in row 0
+
+
+def test_bias_rows_equal_the_direct_formula_to_the_bit():
+    x, pos, neg = _counts(7)
+    sigma_max = 5.0
+    xc, lo = _bias_units(x, sigma_max)
+    for k in (0, 1):
+        p, q = pos[:, k], neg[:, k]
+        cn = np.concatenate([np.zeros((len(q), 1)), np.cumsum(q, axis=1)], axis=1)
+        cq = np.concatenate([np.zeros((len(q), 1)), np.cumsum(q * xc, axis=1)], axis=1)
+        inner = cn[:, lo] + (cn[:, :-1] - cn[:, lo]) * xc - (cq[:, :-1] - cq[:, lo])
+        auc = _auc_from_counts(p, q)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            score = (p * inner).sum(axis=1) / (p.sum(axis=1) * q.sum(axis=1)) / auc
+        score = np.where(np.isfinite(score) & (auc > 0), score, np.nan)
+        got_score, got_auc = bias_rows(x, p, q, sigma_max)
+        assert np.array_equal(got_auc, auc, equal_nan=True)
+        assert np.array_equal(got_score, score, equal_nan=True)
+        shared = bias_rows(x, p, q, sigma_max, cn=_lead_cumsum(q), units=(xc, lo), work=_workspace(len(p), len(x)))
+        assert np.array_equal(shared[0], score, equal_nan=True)
+    assert np.isnan(bias_rows(x, pos[:, 1], neg[:, 1], sigma_max)[1][0])  # no positives: no AUC
+
+
+def test_drift_rows_equal_the_direct_formula_to_the_bit():
+    x, pos, neg = _counts(11)
+    n_pos, n_neg = pos.sum(axis=2, keepdims=True), neg.sum(axis=2, keepdims=True)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        sens = (n_pos - (np.cumsum(pos, axis=2) - pos)) / n_pos
+        spec = (np.cumsum(neg, axis=2) - neg) / n_neg
+    gap = (sens[:, 0] - sens[:, 1]) ** 2 + (spec[:, 0] - spec[:, 1]) ** 2
+    present = (pos + neg).sum(axis=1) > 0
+    ref = np.empty(len(pos))
+    for r in range(len(pos)):  # each row's own score range
+        cols = np.flatnonzero(present[r])
+        lo, hi = x[cols[0]], x[cols[-1]]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            ref[r] = (gap[r, 1:] * np.diff(x)).sum() / (hi - lo)
+        if n_pos[r].min() == 0 or n_neg[r].min() == 0 or hi == lo:
+            ref[r] = np.nan
+    got = drift_rows(x, pos, neg)
+    assert np.array_equal(got, ref, equal_nan=True)
+    assert np.isnan(got[0]) and np.isnan(got[2]) and np.isfinite(got[3:]).all()
+    shared = drift_rows(x, pos, neg, cp=_lead_cumsum(pos), cn=_lead_cumsum(neg), work=_workspace(len(pos), len(x)))
+    assert np.array_equal(shared, ref, equal_nan=True)
+
+
+def test_the_bootstrap_statistic_reuses_its_workspace_without_carrying_anything_over():
+    rng = np.random.default_rng(3)
+    yv, yt = rng.integers(0, 2, 300), rng.integers(0, 2, 200)
+    sv, st = np.round(rng.normal(yv, 1.0), 1), rng.normal(yt, 1.0) + 0.4  # ties in V
+    _, design = db._diagnostics_design(yv, sv, yt, st, 4.0, 2, 0)
+    stat, m = design["statistic"], design["n_values"]
+    pos = rng.integers(1, 3, (9, 2, m)).astype(float)  # every value in every row: W's support is the grid
+    neg = rng.integers(1, 3, (9, 2, m)).astype(float)
+    x = np.unique(np.concatenate([sv, st]))
+    first = stat(pos, neg)  # the workspace is made for 9 rows
+    again = stat(pos[5:], neg[5:])  # 4 rows in the same (larger, used) buffers
+    for k, v in first.items():
+        fresh = db._diagnostics_statistic(x, pos[5:], neg[5:], 4.0, 2, units=_bias_units(x, 4.0))[k]
+        assert np.array_equal(again[k], fresh, equal_nan=True), k
+        assert np.array_equal(v[5:], fresh, equal_nan=True), k  # rows do not depend on their chunk
