@@ -490,11 +490,17 @@ def noise_robustness(
     mean[0] = auc
     n, n_pos = len(pos) + len(neg), len(pos)
     rows = max(1, min(n_repeats, _NOISE_BLOCK // n))
+    # the draws and the noisy scores of a block, written in place: the same buffers for every sigma
+    eps, noisy = np.empty((rows, n), dtype=np.float32), np.empty((rows, n))
     for k in range(1, n_points):  # loop over the sigma grid and repeat blocks, never over examples
         aucs = []
         for start in range(0, n_repeats, rows):
-            eps = rng.standard_normal((min(rows, n_repeats - start), n), dtype=np.float32)
-            aucs.append(_auc_rows(pos + shifts[k] * eps[:, :n_pos], neg + shifts[k] * eps[:, n_pos:]))
+            r = min(rows, n_repeats - start)
+            e, z = rng.standard_normal(dtype=np.float32, out=eps[:r]), noisy[:r]
+            np.multiply(e, shifts[k], out=z)
+            z[:, :n_pos] += pos
+            z[:, n_pos:] += neg
+            aucs.append(_auc_rows(z[:, :n_pos], z[:, n_pos:], in_place=True))
         aucs = np.concatenate(aucs)
         mean[k], std[k] = aucs.mean(), aucs.std()
     score = np.trapezoid(mean, shifts) / auc

@@ -167,14 +167,19 @@ def _auc_sorted(pos_sorted, neg_sorted, queries=None):
     return (lt.sum() + 0.5 * ties) / (len(q) * len(neg_sorted))
 
 
-def _auc_rows(pos, neg):
+def _auc_rows(pos, neg, *, in_place=False):
     """AUC (ties one half) of each row pair of positive (r, n+) and negative (r, n-) scores.
 
-    All rows are sorted at once; the loop runs over rows (noise repeats),
-    never over examples.
+    All rows are sorted at once (``in_place``: in the arrays given, a
+    caller's scratch); the loop runs over rows (noise repeats), never over
+    examples.
     """
-    pos = np.sort(pos, axis=1)
-    neg = np.sort(neg, axis=1)
+    if in_place:
+        pos.sort(axis=1)
+        neg.sort(axis=1)
+    else:
+        pos = np.sort(pos, axis=1)
+        neg = np.sort(neg, axis=1)
     return np.array([_auc_sorted(p, q) for p, q in zip(pos, neg)])
 
 
