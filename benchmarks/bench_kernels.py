@@ -10,7 +10,8 @@ CPU seconds of every stage of ``evaluate`` (its ``timing``, read with the
 process clock: on a shared machine other people's load moves wall time by
 several times, CPU time much less), the total, the wall seconds and the peak
 RSS, and after/before ratios.  ``--kernels`` times the diagnostics'
-replicate kernels alone against their floors.
+replicate kernels alone against their floors, and their whole bootstrap
+statistic (all six numbers of a chunk, as the engine calls it).
 
 Usage::
 
@@ -74,6 +75,11 @@ except ImportError:
 pos, neg = draw()
 out = dict(draws_to_grid=cpu(draw), bias_rows=cpu(lambda: [bias_rows(x, pos[:, k], neg[:, k], 3.0) for k in (0, 1)]),
            drift_rows=cpu(lambda: drift_rows(x, pos, neg)), wasserstein_rows=cpu(lambda: wasserstein_rows(x, pos, neg, 2)))
+# the whole bootstrap statistic as the engine calls it (the kernels sharing their sums and buffers)
+from beyondauc.metrics import diagnostics_benchmark as db
+_, design = db._diagnostics_design(y[cohort == 0], s[cohort == 0], y[cohort == 1], s[cohort == 1], 3.0, 2, 0)
+stat = design["statistic"]
+out["statistic"] = cpu(lambda: stat(pos, neg))
 # floors: the replicates' uniform draws themselves, and one cumulative sum over the counts a statistic reads
 size = np.bincount(strata)[strata]
 out["floor_draws"] = cpu(lambda: np.random.default_rng(0).integers(0, size, size=(R, n)))
@@ -168,11 +174,11 @@ def main():
 def print_kernels(versions, args):
     """The kernel table: CPU seconds before/after per kernel, and after over the floor (draws or one pass)."""
     for n in args.sizes:
-        reps = 200 if n <= 20_000 else 40  # a chunk of replicates as the engine holds them at once
+        reps = max(1, (1 << 19) // n)  # a chunk of replicates as the diagnostics' engine holds them at once
         res = {v: kernels(t, n, reps) for v, t in versions.items()}
         print(f"\ntwo cohorts of {n // 2:,} (distinct scores), {reps} replicates, CPU s (median of 5)")
         print(f"{'kernel':<20}{'before':>9}{'after':>9}{'ratio':>7}{'after/floor':>13}")
-        for k in ("draws_to_grid", "bias_rows", "drift_rows", "wasserstein_rows"):
+        for k in ("draws_to_grid", "bias_rows", "drift_rows", "wasserstein_rows", "statistic"):
             floor = res["after"]["floor_draws" if k == "draws_to_grid" else "floor_pass"]
             b, a = res["before"][k], res["after"][k]
             print(f"{k:<20}{b:>9.3f}{a:>9.3f}{a / b:>7.2f}{a / floor:>13.1f}")

@@ -45,8 +45,8 @@ def test_merge_counts_is_the_stable_merge_with_a_first():
     rng = np.random.default_rng(0)
     ka = np.cumsum(rng.integers(0, 3, (60, 30)), axis=1) * 3  # sorted rows, many ties within and across
     kb = np.cumsum(rng.integers(0, 4, (60, 30)), axis=1) * 2
-    key, fb, ib = (np.empty((60, 60), dtype=np.int64) for _ in range(3))
-    _merge_counts(ka, kb, key, fb, ib)
+    key, fb, ib = np.concatenate([2 * ka, 2 * kb + 1], axis=1), np.empty((60, 60), np.int64), np.empty((60, 60), np.int64)
+    _merge_counts(key, fb, ib)
     both = np.concatenate([ka, kb], axis=1)
     perm = np.argsort(both, axis=1, kind="stable")  # a's columns first among equals
     from_b = (perm >= 30).astype(np.int64)

@@ -232,21 +232,15 @@ def _merge_ranks(ka, kb):
     return below, upto, from_a
 
 
-def _merge_counts(ka, kb, key, fb, ib):
-    """Merge each row of the sorted non-negative whole-number (R, s) ``ka`` and ``kb``, a's first among equals.
+def _merge_counts(key, fb, ib):
+    """Merge each row of two sorted runs of keys, in place: ``key`` (R, 2s) holds ``2 a_j`` then ``2 b_i + 1``.
 
-    ``key``, ``fb`` and ``ib`` are int64 (R, 2s) buffers.  Each breakpoint
-    becomes the key ``2 k`` (a) or ``2 k + 1`` (b): sorting a row's keys is
-    the merge, with the tie order built in, and a key's last bit says which
-    run it came from.  On return ``key`` holds the merged values and ``ib``,
-    at each merged place, how many of b's come before it (``fb``: 1 where
-    the place is b's).
+    With a's and b's non-negative whole numbers, sorting a row's keys is the
+    merge, a's first among equals, and a key's last bit says which run it
+    came from.  On return ``key`` holds the merged values, ``fb`` (int64,
+    (R, 2s)) 1 where a place is b's, and ``ib`` (int64, (R, 2s)), at each
+    merged place, how many of b's come before it.
     """
-    s = ka.shape[1]
-    key[:, :s] = ka
-    key[:, s:] = kb
-    key <<= 1
-    key[:, s:] |= 1
     key.sort(axis=1, kind="stable")  # two sorted runs: one merge per row
     np.bitwise_and(key, 1, out=fb)
     key >>= 1
@@ -264,17 +258,20 @@ def _wasserstein_counts(x, ca, cb, p, work):
     index is the number of a's breakpoints before it (and Q_b's of b's); its
     width is its breakpoint minus the one before.  The terms are summed in
     merged order.  ``work``: five (or more) flat int64 buffers of at least R * 2s.
-    Returns None when a denominator reaches 2**53 (not exact in float64).
+    Returns None when a denominator reaches 2**52 (the keys would not be exact in float64).
     """
     R, s = ca.shape
     na, nb = ca[:, -1].copy(), cb[:, -1].copy()
     den = (na * nb)[:, None]
-    if R and not den.max() < 2.0**53:
+    if R and not den.max() < 2.0**52:
         return None
     key, fb, ib, f, g = (w[: R * 2 * s].reshape(R, 2 * s) for w in work[:5])
     f, g = f.view(np.float64), g.view(np.float64)
-    ka, kb = np.multiply(ca, nb[:, None], out=f[:, :s]), np.multiply(cb, na[:, None], out=f[:, s:])
-    _merge_counts(ka, kb, key, fb, ib)
+    # the keys 2 Ca_j nb and 2 Cb_i na + 1, products of whole numbers below 2**53: exact in float64
+    np.multiply(ca, 2.0 * nb[:, None], out=key[:, :s], casting="unsafe")
+    np.multiply(cb, 2.0 * na[:, None], out=key[:, s:], casting="unsafe")
+    key[:, s:] |= 1
+    _merge_counts(key, fb, ib)
     ia = np.subtract(np.arange(2 * s), ib, out=fb)
     x = np.append(x, x[-1:])  # an index s (all of a run before the place) reads the last value
     np.take(x, ia, out=f)
