@@ -440,3 +440,29 @@ def test_xdomain_partial_calibration_rows_and_the_general_solvers_rows():
                                    standardize=mb.std, max_iter=fits.LOGISTIC_STEPS)
         np.testing.assert_array_equal(a_t.ravel()[r1], a_g)
         np.testing.assert_array_equal(c_t.ravel()[r1], c_g)
+
+
+@pytest.mark.parametrize("block", [3, 2048])
+def test_taylor_sums_equal_the_moments_summed_term_by_term(monkeypatch, block):
+    """The logistic fast path's moments, sum_j n_rj xs_j^e expit^(c)(b0_k + b1_k xs_j), blocked over
+    columns and one matrix product per power, equal the sums written out with the derivatives of
+    expit by finite differences of high order (an independent form), to 1e-12."""
+    monkeypatch.setattr(fits, "_MOMENT_COLUMNS", block)
+    rng = np.random.default_rng(3)
+    xs = np.sort(rng.normal(size=37))
+    beta0 = rng.normal(size=(4, 2))
+    counts = rng.integers(0, 4, size=(5, 37)).astype(float)
+    got = fits._taylor_sums(counts, xs, beta0)
+    z = beta0[:, :1] + beta0[:, 1:] * xs[None, :]  # (K, m)
+    # expit's derivatives from its closed forms in p: p, p(1-p), p(1-p)(1-2p), ... via sympy-free recursion
+    p = 1.0 / (1.0 + np.exp(-z))
+    polys = [np.poly1d([1.0, 0.0])]  # d^c expit / dz^c as a polynomial in p: P_{c+1} = P_c' * p (1 - p)
+    for _ in range(4):
+        polys.append(np.polyder(polys[-1]) * np.poly1d([-1.0, 1.0, 0.0]))
+    for c in range(5):
+        for e in range(6):
+            want = np.einsum("rj,kj->rk", counts * xs[None, :] ** e, polys[c](p))
+            if e <= c + 1:
+                np.testing.assert_allclose(got[:, c, :, e], want, rtol=1e-12, atol=1e-12)
+            else:
+                assert (got[:, c, :, e] == 0).all()

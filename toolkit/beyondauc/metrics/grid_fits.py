@@ -413,51 +413,84 @@ def _xdomain_stump(xg, Pl, Nl, totals=None):
 # of the standardised score), for c = 0..4 and e = 0..c+1 -- what the gradient to fourth
 # order and the Hessian to second order in the step need.
 _TAYLOR = 4
-_MOMENTS = [(c, e) for c in range(_TAYLOR + 1) for e in range(c + 2)]
-_MOMENT = {ce: i for i, ce in enumerate(_MOMENTS)}
+_MOMENT_COLUMNS = 2048  # grid values per block of the moments' matrix products (temporaries in cache)
 
 
-def _logistic_taylor_maps(xg, beta0, xs):
-    """Per fit k, the grid's expit derivatives at its point fit times powers of the conditioned grid ``xs``.
-
-    Returns (m, D * 20) and (n_local, 20) moment maps, and the plain powers 1, xs,
-    xs**2 on the grid (m, 3) and at the local columns (n_local, 3).
-    """
-    z = beta0[:, :1] + beta0[:, 1:] * xs[None, :]  # (D, m)
-    p = expit(z)
+def _expit_derivatives(beta0, xs):
+    """expit and its first four derivatives at ``beta0[:, 0] + beta0[:, 1] * xs``: (5, K, len(xs))."""
+    p = expit(beta0[:, :1] + beta0[:, 1:] * xs[None, :])
     w = p - p * p
-    # expit and its first four derivatives
-    deriv = (p, w, w * (1.0 - 2.0 * p), w * (1.0 - 6.0 * w), w * (1.0 - 2.0 * p) * (1.0 - 12.0 * w))
-    powers = xs[None, :] ** np.arange(_TAYLOR + 2)[:, None]
-    Mt = np.stack([deriv[c] * powers[e] for c, e in _MOMENTS], axis=-1)  # (D, m, 20)
-    m_total = np.ascontiguousarray(Mt.transpose(1, 0, 2).reshape(len(xs), -1))
-    m_local = np.ascontiguousarray(Mt[xg.code, xg.g])  # each local column at its own dataset's fit
-    lin_local = np.ascontiguousarray(powers[:3, xg.g].T)  # (n_local, 3)
-    return m_total, m_local, np.ascontiguousarray(powers[:3].T), lin_local
+    return np.stack((p, w, w * (1.0 - 2.0 * p), w * (1.0 - 6.0 * w), w * (1.0 - 2.0 * p) * (1.0 - 12.0 * w)))
 
 
-def _xdomain_moments(xg, Pl, Nl, Tp, Tn):
+def _taylor_sums(counts, xs, beta0):
+    """``sum_j counts[r, j] * xs_j**e * expit^(c)(beta0[k, 0] + beta0[k, 1] * xs_j)``: (R, 5, K, 6).
+
+    Every (c, e) with e <= c + 1 (the others are 0), for every replicate r and fit k.
+    The derivatives are computed a block of columns at a time (never (K, columns)
+    whole), and each power of ``xs`` multiplies the counts: one matrix product per
+    power and block, O(R K columns) multiply-adds in all.
+    """
+    R, n = counts.shape
+    K = len(beta0)
+    out = np.zeros((R, _TAYLOR + 1, K, _TAYLOR + 2))
+    for j0 in range(0, n, _MOMENT_COLUMNS):  # a loop over blocks of grid columns
+        j1 = min(n, j0 + _MOMENT_COLUMNS)
+        xb = xs[j0:j1]
+        der = _expit_derivatives(beta0, xb)  # (5, K, block)
+        ce = counts[:, j0:j1]
+        for e in range(_TAYLOR + 2):
+            if e:
+                ce = ce * xb
+            c0 = max(0, e - 1)
+            out[:, c0:, :, e] += (ce @ der[c0:].reshape(-1, j1 - j0).T).reshape(R, -1, K)
+    return out
+
+
+@dataclass(frozen=True)
+class _TaylorGrid:
+    """What the logistic fast path reads of a model's grid, set up once per starting point ``beta0`` (D, 2)."""
+
+    key: tuple  # the starting points and the grid's conditioning they are for
+    xs_local: np.ndarray  # the conditioned grid at each local column
+    lin: np.ndarray  # 1, xs, xs**2 on the grid (m, 3)
+    lin_local: np.ndarray  # and at the local columns (n_local, 3)
+
+
+def _taylor_grid(xg, beta0, xs, std):
+    """The model's :class:`_TaylorGrid` (kept on ``xg`` while the point fits ``beta0`` and conditioning ``std`` stay)."""
+    key = (beta0.tobytes(), tuple(std))
+    t = xg.logit
+    if t is None or t.key != key:
+        lin = np.stack([np.ones_like(xs), xs, xs * xs], axis=1)
+        xg.logit = t = _TaylorGrid(key, xs[xg.g], lin, np.ascontiguousarray(lin[xg.g]))
+    return t
+
+
+def _xdomain_moments(xg, Pl, Nl, Tp, Tn, beta0, xs, std):
     """The sums every fit's first two Newton steps read, from its counts (the total minus its own dataset's).
 
-    Returns the moments ``{(c, e): (R, D)}`` of :func:`_logistic_taylor_maps`, the
-    positives' sums of 1 and xs (R, D, 2), the plain sums of 1, xs and xs**2 (R, D, 3)
-    (the fit's standardisation) and the class totals (R, D) each.
+    Returns the moments ``{(c, e): (R, D)}`` of :func:`_taylor_sums` at each fit's
+    ``beta0``, the positives' sums of 1 and xs (R, D, 2), the plain sums of 1, xs
+    and xs**2 (R, D, 3) (the fit's standardisation) and the class totals (R, D) each.
+    The totals' part is O(R D m), each dataset's own part O(R n_local) in all.
     """
     R, D = len(Pl), len(xg.starts)
-    m_total, m_local, lin, lin_local = xg.logit
+    t = _taylor_grid(xg, beta0, xs, std)
     n = Tp + Tn
     Ln = Pl + Nl
-    mom = (n @ m_total).reshape(R, D, len(_MOMENTS))
-    pos = np.broadcast_to((Tp @ lin[:, :2])[:, None, :], (R, D, 2)).copy()
-    plain = np.broadcast_to((n @ lin)[:, None, :], (R, D, 3)).copy()
+    mom = _taylor_sums(n, xs, beta0)
+    pos = np.broadcast_to((Tp @ t.lin[:, :2])[:, None, :], (R, D, 2)).copy()
+    plain = np.broadcast_to((n @ t.lin)[:, None, :], (R, D, 3)).copy()
     for k in range(D):  # a fit's counts are the total minus its own dataset's
         a, b = xg.bounds[k], xg.bounds[k + 1]
-        mom[:, k] -= Ln[:, a:b] @ m_local[a:b]
-        pos[:, k] -= Pl[:, a:b] @ lin_local[a:b, :2]
-        plain[:, k] -= Ln[:, a:b] @ lin_local[a:b]
+        mom[:, :, k] -= _taylor_sums(Ln[:, a:b], t.xs_local[a:b], beta0[k:k + 1])[:, :, 0]
+        pos[:, k] -= Pl[:, a:b] @ t.lin_local[a:b, :2]
+        plain[:, k] -= Ln[:, a:b] @ t.lin_local[a:b]
     tpos = Tp.sum(axis=1)[:, None] - xg.seg_sum(Pl)
     tneg = Tn.sum(axis=1)[:, None] - xg.seg_sum(Nl)
-    return {ce: mom[..., i] for ce, i in _MOMENT.items()}, pos, plain, tpos, tneg
+    M = {(c, e): mom[:, c, :, e] for c in range(_TAYLOR + 1) for e in range(c + 2)}
+    return M, pos, plain, tpos, tneg
 
 
 def _xdomain_penalty(plain, active):
@@ -488,9 +521,7 @@ def _xdomain_logistic_params(xg, Pl, Nl, Tp, Tn, cal_rows, init, std):
     i0, c0 = init
     xs, mu, sd, e = conditioned_grid(xg.x, None, std)
     beta0 = conditioned_params(i0, c0, mu, sd, e)  # (D, 2)
-    if xg.logit is None:  # once per model
-        xg.logit = _logistic_taylor_maps(xg, beta0, xs)
-    M, pos, plain, tpos, tneg = _xdomain_moments(xg, Pl, Nl, Tp, Tn)
+    M, pos, plain, tpos, tneg = _xdomain_moments(xg, Pl, Nl, Tp, Tn, beta0, xs, std)
     active = (tpos + tneg) > 0
     lam, doubtful = _xdomain_penalty(plain, active)
 
