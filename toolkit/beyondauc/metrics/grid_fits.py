@@ -182,11 +182,6 @@ class _XGrid:
         self.starts = first_col.astype(np.int64)
         self.bounds = starts  # dataset k's local columns: bounds[k]:bounds[k + 1]
         self.code = np.repeat(np.arange(D), np.diff(starts))  # dataset of each local column
-        # total on the grid = reduceat of the local columns sorted by their grid value
-        order = np.argsort(g, kind="stable")
-        gs = g[order]
-        st = np.flatnonzero(np.concatenate([[True], gs[1:] != gs[:-1]]))
-        self.summer = order, st, gs[st]
         # stump: padded local cumulative counts (a 0 before each dataset) and, per dataset
         # and grid value, the padded index of dataset k's cumulative count there
         self.pad = np.arange(n_local) + self.code + 1
@@ -202,11 +197,13 @@ class _XGrid:
         self.logit = None
 
     def total(self, L):
-        """Per-value totals over all datasets of local counts ``L`` (R, n_local) on the grid, (R, m)."""
-        order, st, cols = self.summer
-        out = np.zeros((len(L), self.m))
-        out[:, cols] = np.add.reduceat(L[:, order], st, axis=1)
-        return out
+        """Per-value totals over all datasets of local counts ``L`` (R, n_local) on the grid, (R, m).
+
+        One flat ``bincount`` (integer counts: exact whatever the order of the additions).
+        """
+        R = len(L)
+        flat = (np.arange(R, dtype=np.int64)[:, None] * self.m + self.g[None, :]).ravel()
+        return np.bincount(flat, weights=L.ravel(), minlength=R * self.m).reshape(R, self.m)
 
     def seg_sum(self, A):
         return np.add.reduceat(A, self.starts, axis=1)  # (R, D)
