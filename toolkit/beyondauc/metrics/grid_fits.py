@@ -194,7 +194,6 @@ class _XGrid:
         self.idx = idx
         self.pad_end = self.pad_off + np.diff(starts)
         self.x_loc = x[g]
-        self.logit = None
 
     def total(self, L):
         """Per-value totals over all datasets of local counts ``L`` (R, n_local) on the grid, (R, m).
@@ -420,21 +419,24 @@ def _expit_derivatives(beta0, xs):
     return np.stack((p, w, w * (1.0 - 2.0 * p), w * (1.0 - 6.0 * w), w * (1.0 - 2.0 * p) * (1.0 - 12.0 * w)))
 
 
-def _taylor_sums(counts, xs, beta0):
+def _taylor_sums(counts, xs, beta0, code=None):
     """``sum_j counts[r, j] * xs_j**e * expit^(c)(beta0[k, 0] + beta0[k, 1] * xs_j)``: (R, 5, K, 6).
 
-    Every (c, e) with e <= c + 1 (the others are 0), for every replicate r and fit k.
-    The derivatives are computed a block of columns at a time (never (K, columns)
-    whole), and each power of ``xs`` multiplies the counts: one matrix product per
-    power and block, O(R K columns) multiply-adds in all.
+    Every (c, e) with e <= c + 1 (the others are 0), for every replicate r and fit k;
+    with ``code`` (columns,), column j is left out of fit ``code[j]``'s sums (its own
+    dataset).  The derivatives are computed a block of columns at a time (never
+    (K, columns) whole), and each power of ``xs`` multiplies the counts: one matrix
+    product per power and block, O(R K columns) multiply-adds in all.
     """
     R, n = counts.shape
     K = len(beta0)
     out = np.zeros((R, _TAYLOR + 1, K, _TAYLOR + 2))
-    for j0 in range(0, n, _MOMENT_COLUMNS):  # a loop over blocks of grid columns
+    for j0 in range(0, n, _MOMENT_COLUMNS):  # a loop over blocks of columns
         j1 = min(n, j0 + _MOMENT_COLUMNS)
         xb = xs[j0:j1]
         der = _expit_derivatives(beta0, xb)  # (5, K, block)
+        if code is not None:
+            der[:, code[j0:j1], np.arange(j1 - j0)] = 0.0
         ce = counts[:, j0:j1]
         for e in range(_TAYLOR + 2):
             if e:
@@ -444,48 +446,28 @@ def _taylor_sums(counts, xs, beta0):
     return out
 
 
-@dataclass(frozen=True)
-class _TaylorGrid:
-    """What the logistic fast path reads of a model's grid, set up once per starting point ``beta0`` (D, 2)."""
-
-    key: tuple  # the starting points and the grid's conditioning they are for
-    xs_local: np.ndarray  # the conditioned grid at each local column
-    lin: np.ndarray  # 1, xs, xs**2 on the grid (m, 3)
-    lin_local: np.ndarray  # and at the local columns (n_local, 3)
-
-
-def _taylor_grid(xg, beta0, xs, std):
-    """The model's :class:`_TaylorGrid` (kept on ``xg`` while the point fits ``beta0`` and conditioning ``std`` stay)."""
-    key = (beta0.tobytes(), tuple(std))
-    t = xg.logit
-    if t is None or t.key != key:
-        lin = np.stack([np.ones_like(xs), xs, xs * xs], axis=1)
-        xg.logit = t = _TaylorGrid(key, xs[xg.g], lin, np.ascontiguousarray(lin[xg.g]))
-    return t
-
-
-def _xdomain_moments(xg, Pl, Nl, Tp, Tn, beta0, xs, std):
-    """The sums every fit's first two Newton steps read, from its counts (the total minus its own dataset's).
+def _xdomain_moments(xg, Pl, Nl, beta0, xs):
+    """The sums every fit's first two Newton steps read, over its counts (every dataset's but its own).
 
     Returns the moments ``{(c, e): (R, D)}`` of :func:`_taylor_sums` at each fit's
     ``beta0``, the positives' sums of 1 and xs (R, D, 2), the plain sums of 1, xs
     and xs**2 (R, D, 3) (the fit's standardisation) and the class totals (R, D) each.
-    The totals' part is O(R D m), each dataset's own part O(R n_local) in all.
+    All are sums over the local columns (each dataset's own values), each left out of
+    its own dataset's fit: O(R D n_local) multiply-adds, no counts on the model's grid.
     """
     R, D = len(Pl), len(xg.starts)
-    t = _taylor_grid(xg, beta0, xs, std)
-    n = Tp + Tn
+    xs_local = xs[xg.g]
     Ln = Pl + Nl
-    mom = _taylor_sums(n, xs, beta0)
-    pos = np.broadcast_to((Tp @ t.lin[:, :2])[:, None, :], (R, D, 2)).copy()
-    plain = np.broadcast_to((n @ t.lin)[:, None, :], (R, D, 3)).copy()
-    for k in range(D):  # a fit's counts are the total minus its own dataset's
+    mom = _taylor_sums(Ln, xs_local, beta0, xg.code)
+    lin = np.stack([np.ones_like(xs_local), xs_local, xs_local * xs_local], axis=1)  # (n_local, 3)
+    pos = np.broadcast_to((Pl @ lin[:, :2])[:, None, :], (R, D, 2)).copy()
+    plain = np.broadcast_to((Ln @ lin)[:, None, :], (R, D, 3)).copy()
+    for k in range(D):  # a fit's sums are all datasets' minus its own
         a, b = xg.bounds[k], xg.bounds[k + 1]
-        mom[:, :, k] -= _taylor_sums(Ln[:, a:b], t.xs_local[a:b], beta0[k:k + 1])[:, :, 0]
-        pos[:, k] -= Pl[:, a:b] @ t.lin_local[a:b, :2]
-        plain[:, k] -= Ln[:, a:b] @ t.lin_local[a:b]
-    tpos = Tp.sum(axis=1)[:, None] - xg.seg_sum(Pl)
-    tneg = Tn.sum(axis=1)[:, None] - xg.seg_sum(Nl)
+        pos[:, k] -= Pl[:, a:b] @ lin[a:b, :2]
+        plain[:, k] -= Ln[:, a:b] @ lin[a:b]
+    tpos = Pl.sum(axis=1)[:, None] - xg.seg_sum(Pl)  # integer counts: exact
+    tneg = Nl.sum(axis=1)[:, None] - xg.seg_sum(Nl)
     M = {(c, e): mom[:, c, :, e] for c in range(_TAYLOR + 1) for e in range(c + 2)}
     return M, pos, plain, tpos, tneg
 
@@ -501,13 +483,13 @@ def _xdomain_penalty(plain, active):
     return np.where(active & ~doubtful, var, 1.0), doubtful
 
 
-def _xdomain_logistic_params(xg, Pl, Nl, Tp, Tn, cal_rows, init, std):
+def _xdomain_logistic_params(xg, Pl, Nl, cal_rows, init, std):
     """(intercept, coef) of the D logistic fits of every replicate, (R, D) each, and the fits' class totals.
 
     Two Newton steps from each cell's point-estimate fit beta0, as :func:`_fit_rows`.
     Both come from moments of the counts at beta0, which is the same in every
-    replicate, so they are matrix products of the counts (total minus each dataset's
-    own): the first step is exact; the second evaluates the gradient at beta1 by its
+    replicate, so they are matrix products of the counts (each dataset's values left
+    out of its own fit, :func:`_xdomain_moments`): the first step is exact; the second evaluates the gradient at beta1 by its
     Taylor expansion around beta0 to fourth order and the Hessian to second order in
     the first step d.  It differs from the exact second step by O(|d|^5), below that
     step's own distance from the optimum, O(|d|^4) (Newton converges quadratically).
@@ -518,7 +500,7 @@ def _xdomain_logistic_params(xg, Pl, Nl, Tp, Tn, cal_rows, init, std):
     i0, c0 = init
     xs, mu, sd, e = conditioned_grid(xg.x, None, std)
     beta0 = conditioned_params(i0, c0, mu, sd, e)  # (D, 2)
-    M, pos, plain, tpos, tneg = _xdomain_moments(xg, Pl, Nl, Tp, Tn, beta0, xs, std)
+    M, pos, plain, tpos, tneg = _xdomain_moments(xg, Pl, Nl, beta0, xs)
     active = (tpos + tneg) > 0
     lam, doubtful = _xdomain_penalty(plain, active)
 
@@ -562,12 +544,12 @@ def _xdomain_logistic_params(xg, Pl, Nl, Tp, Tn, cal_rows, init, std):
     return intercept, coef, tpos, tneg
 
 
-def _xdomain_logistic(xg, Pl, Nl, Tp, Tn, cal_rows, init, std):
+def _xdomain_logistic(xg, Pl, Nl, cal_rows, init, std):
     """Decisions of the D logistic fits at the local columns, (R, n_local).
 
     ``cal_rows(rows)``: the dense calibration rows (positives, negatives) of the given fits.
     """
-    intercept, coef, tpos, tneg = _xdomain_logistic_params(xg, Pl, Nl, Tp, Tn, cal_rows, init, std)
+    intercept, coef, tpos, tneg = _xdomain_logistic_params(xg, Pl, Nl, cal_rows, init, std)
     code = xg.code
     pred = xg.x_loc[None, :] * coef[:, code] + intercept[:, code] > 0
     return _override_local(pred, _single_rows(tpos, tneg), code)
@@ -576,13 +558,15 @@ def _xdomain_logistic(xg, Pl, Nl, Tp, Tn, cal_rows, init, std):
 def _xdomain_scores(xg, Pl, Nl, methods, init_ds, std):
     """Yield (method index, scores (R, D, len(SCORES))) of the fast fits, by evaluated dataset."""
     totals = cal = None
-    if "logistic" in methods or "isotonic" in methods:
+    if "stump" in methods or "isotonic" in methods:
         totals = xg.total(Pl), xg.total(Nl)
     if "isotonic" in methods:
         cal = _xdomain_cal_rows(xg, Pl, Nl, *totals)
 
     def cal_rows(rows):  # the logistic fits that need the general solver (rare): only their rows
-        return (cal[0][rows], cal[1][rows]) if cal is not None else _xdomain_cal_rows(xg, Pl, Nl, *totals, rows=rows)
+        if cal is not None:
+            return cal[0][rows], cal[1][rows]
+        return _xdomain_cal_rows(xg, Pl, Nl, *(totals or (xg.total(Pl), xg.total(Nl))), rows=rows)
 
     for j, meth in enumerate(methods):
         if meth == "stump":
@@ -590,7 +574,7 @@ def _xdomain_scores(xg, Pl, Nl, methods, init_ds, std):
         elif meth == "isotonic":
             pred = _xdomain_isotonic(xg, cal)
         else:
-            pred = _xdomain_logistic(xg, Pl, Nl, *totals, cal_rows, init_ds, std)
+            pred = _xdomain_logistic(xg, Pl, Nl, cal_rows, init_ds, std)
         yield j, _cell_scores(_confusion_local(pred, Pl, Nl, xg))
 
 
