@@ -125,10 +125,13 @@ def _segment_auc(P, N, first_col, D):
     starts = first_col[ok]
     cneg = np.cumsum(N, axis=1)
     base = np.concatenate([np.zeros((R, 1)), cneg], axis=1)[:, starts]  # negatives before each segment
-    lengths = np.diff(np.concatenate([starts, [P.shape[1]]]))
-    below = cneg - N - np.repeat(base, lengths, axis=1)
-    num = np.add.reduceat(P * (below + 0.5 * N), starts, axis=1)
     n_pos, n_neg = np.add.reduceat(P, starts, axis=1), np.add.reduceat(N, starts, axis=1)
+    # sum P (negatives below in the segment + N / 2) = sum P (cneg - N / 2) - base * n_pos: integer and
+    # half-integer counts, every sum exact while a dataset's positives times all negatives stay below
+    # 2**52 (4.5e15), so the same numbers as summing within each segment
+    cneg -= 0.5 * N
+    cneg *= P
+    num = np.add.reduceat(cneg, starts, axis=1) - base * n_pos
     with np.errstate(invalid="ignore", divide="ignore"):
         out[:, ok] = np.where((n_pos > 0) & (n_neg > 0), num / (n_pos * n_neg), np.nan)
     return out
@@ -550,9 +553,11 @@ def _xdomain_logistic(xg, Pl, Nl, cal_rows, init, std):
     ``cal_rows(rows)``: the dense calibration rows (positives, negatives) of the given fits.
     """
     intercept, coef, tpos, tneg = _xdomain_logistic_params(xg, Pl, Nl, cal_rows, init, std)
-    code = xg.code
-    pred = xg.x_loc[None, :] * coef[:, code] + intercept[:, code] > 0
-    return _override_local(pred, _single_rows(tpos, tneg), code)
+    pred = np.empty(Pl.shape, dtype=bool)
+    for k in range(len(xg.starts)):  # a loop over datasets: each local column at its own dataset's fit
+        a, b = xg.bounds[k], xg.bounds[k + 1]
+        pred[:, a:b] = xg.x_loc[None, a:b] * coef[:, k:k + 1] + intercept[:, k:k + 1] > 0
+    return _override_local(pred, _single_rows(tpos, tneg), xg.code)
 
 
 def _xdomain_scores(xg, Pl, Nl, methods, init_ds, std):
