@@ -1175,9 +1175,10 @@ def test_fit_columns_match_dense_counts_on_the_fits_rows():
         fits, _ = protocol_plan(bench, protocol)
         G_cal, G_ev = _fit_matrices(fits, D)
         for k, f in enumerate(fits):
-            u, cp, cn, ep, en = _fit_columns(parts, f)
             dense = [G_cal[k] @ pos_ds, G_cal[k] @ neg_ds, G_ev[k] @ pos_ds, G_ev[k] @ neg_ds]
             touched = np.flatnonzero(sum(dense) > 0)
-            np.testing.assert_array_equal(u, touched)
-            for got, want in zip((cp, cn, ep, en), dense):
-                np.testing.assert_array_equal(got[0], want[touched])
+            for m in (None, len(x)):  # the grid's size given, or taken from the columns
+                u, cp, cn, ep, en = _fit_columns(parts, f, m)
+                np.testing.assert_array_equal(u, touched)
+                for got, want in zip((cp, cn, ep, en), dense):
+                    np.testing.assert_array_equal(got[0], want[touched])

@@ -385,7 +385,7 @@ def test_xdomain_logistic_second_step_is_as_close_to_the_optimum_as_an_exact_new
     bench = load_benchmark(small_frame(3, sizes), domains=DOMAINS)
     for model, mb, xg, Pl, Nl, Tp, Tn in _xdomain_parts(bench, 40, 0):
         cal = fits._xdomain_cal_rows(xg, Pl, Nl, Tp, Tn)
-        a_t, c_t, _, _ = fits._xdomain_logistic_params(xg, Pl, Nl, Tp, Tn, lambda rows: (cal[0][rows], cal[1][rows]),
+        a_t, c_t, _, _ = fits._xdomain_logistic_params(xg, Pl, Nl, lambda rows: (cal[0][rows], cal[1][rows]),
                                                      mb.init_ds, mb.std)
         R, D = a_t.shape
         k = np.tile(np.arange(D), R)
@@ -432,7 +432,7 @@ def test_xdomain_partial_calibration_rows_and_the_general_solvers_rows():
             asked.append(r)
             return full[0][r], full[1][r]
 
-        a_t, c_t, _, _ = fits._xdomain_logistic_params(xg, Pl, Nl, Tp, Tn, cal_rows, far, mb.std)
+        a_t, c_t, _, _ = fits._xdomain_logistic_params(xg, Pl, Nl, cal_rows, far, mb.std)
         R, D = a_t.shape
         (r1,) = asked
         assert len(r1) == R * D
@@ -440,3 +440,32 @@ def test_xdomain_partial_calibration_rows_and_the_general_solvers_rows():
                                    standardize=mb.std, max_iter=fits.LOGISTIC_STEPS)
         np.testing.assert_array_equal(a_t.ravel()[r1], a_g)
         np.testing.assert_array_equal(c_t.ravel()[r1], c_g)
+
+
+@pytest.mark.parametrize("block", [3, 2048])
+@pytest.mark.parametrize("own", [False, True])
+def test_taylor_sums_equal_the_moments_summed_term_by_term(monkeypatch, block, own):
+    """The logistic fast path's moments, sum_j n_rj xs_j^e expit^(c)(b0_k + b1_k xs_j) (with ``own``:
+    column j left out of fit code_j's sums), blocked over columns and one matrix product per power,
+    equal the sums written out term by term with expit's derivatives as polynomials in p (an
+    independent form), to 1e-12."""
+    monkeypatch.setattr(fits, "_MOMENT_COLUMNS", block)
+    rng = np.random.default_rng(3)
+    xs = np.sort(rng.normal(size=37))
+    beta0 = rng.normal(size=(4, 2))
+    counts = rng.integers(0, 4, size=(5, 37)).astype(float)
+    code = np.sort(rng.integers(0, 4, size=37)) if own else None
+    got = fits._taylor_sums(counts, xs, beta0, code)
+    z = beta0[:, :1] + beta0[:, 1:] * xs[None, :]  # (K, m)
+    p = 1.0 / (1.0 + np.exp(-z))
+    polys = [np.poly1d([1.0, 0.0])]  # d^c expit / dz^c as a polynomial in p: P_{c+1} = P_c' * p (1 - p)
+    for _ in range(4):
+        polys.append(np.polyder(polys[-1]) * np.poly1d([-1.0, 1.0, 0.0]))
+    keep = np.ones((4, 37)) if code is None else (code[None, :] != np.arange(4)[:, None]).astype(float)
+    for c in range(5):
+        for e in range(6):
+            want = np.einsum("rj,kj->rk", counts * xs[None, :] ** e, polys[c](p) * keep)
+            if e <= c + 1:
+                np.testing.assert_allclose(got[:, c, :, e], want, rtol=1e-12, atol=1e-12)
+            else:
+                assert (got[:, c, :, e] == 0).all()

@@ -49,7 +49,6 @@ from .fitting import (
 )
 from .kernel import (
     _auc_from_counts,
-    _confusion,
     _grid_counts,
     _scores_from_confusion,
     _stacked_counts,
@@ -395,30 +394,45 @@ def _run_fits(x, cal_pos, cal_neg, ev_pos, ev_neg, methods, class_weight, init=N
     per = max(1, _ROW_BLOCK // max(m, 1))
     blocks = [slice(i, min(i + per, F)) for i in range(0, F, per)]
     single = _single_class(wpos, wneg)
+    at = [np.nonzero((ev_pos[r] + ev_neg[r]) > 0) for r in blocks]  # the evaluation's entries of each block
     for method in methods:
         if method == "logistic":
             b0, b1 = lbfgs if reference == "opitz2024" else _logistic_rows(
                 x, wpos, wneg, init=init, standardize=standardize, max_iter=max_iter, counts=cal_pos + cal_neg)
 
-            def decide(r):
-                return _override_single(logistic_decision(x, b0[r], b1[r]), single[r])
+            def decide(r, entries):  # only where the evaluation has weight (the same arithmetic)
+                rows, cols = entries
+                pred = x[cols] * b1[r][rows] + b0[r][rows] > 0
+                one = single[r][rows] >= 0
+                pred[one] = single[r][rows][one] == 1
+                return pred
         elif method == "isotonic" and reference == "opitz2024":
 
-            def decide(r):
+            def decide(r, entries):
                 inside = within_range(wpos[r], wneg[r]) | (single[r] >= 0)[:, None]
-                return fit_predict_isotonic(x, wpos[r], wneg[r]) & inside
+                return (fit_predict_isotonic(x, wpos[r], wneg[r]) & inside)[entries]
         elif method == "stump":
 
-            def decide(r):
-                return _stump_rows(x, wpos[r], wneg[r], reference=reference)
+            def decide(r, entries):
+                return _stump_rows(x, wpos[r], wneg[r], reference=reference)[entries]
         else:
             fit_predict = FIT_PREDICT[method]
 
-            def decide(r):
-                return fit_predict(x, wpos[r], wneg[r])
-        parts = [_confusion(decide(r), ev_pos[r], ev_neg[r]) for r in blocks]
+            def decide(r, entries):
+                return fit_predict(x, wpos[r], wneg[r])[entries]
+        parts = [_entry_confusion(decide(r, e), e, ev_pos[r], ev_neg[r]) for r, e in zip(blocks, at)]
         out[method] = tuple(np.concatenate([p[k] for p in parts]) for k in range(4))
     return out
+
+
+def _entry_confusion(pred, entries, ev_pos, ev_neg):
+    """:func:`~beyondauc.metrics.kernel._confusion` from the decisions ``pred`` at the evaluation's
+    ``entries`` (row, column) only; the others have no weight (integer sums: the same counts)."""
+    F, rows = len(ev_pos), entries[0]
+    ep, en = ev_pos[entries], ev_neg[entries]
+    tp = np.bincount(rows, weights=np.where(pred, ep, 0.0), minlength=F)
+    fp = np.bincount(rows, weights=np.where(pred, en, 0.0), minlength=F)
+    return tp, fp, ev_pos.sum(axis=-1) - tp, ev_neg.sum(axis=-1) - fp
 
 
 def _logistic_rows(x, wpos, wneg, *, counts, **kw):
@@ -462,24 +476,26 @@ def _dataset_columns(inv, y, codes, m, D):
     return [(cols[b[d]:b[d + 1]], pos[b[d]:b[d + 1]], n[b[d]:b[d + 1]] - pos[b[d]:b[d + 1]]) for d in range(D)]
 
 
-def _fit_columns(parts, fit):
+def _fit_columns(parts, fit, m=None):
     """A fit's own grid: (the model's grid columns its calibration or evaluation rows take, and its
     calibration positives, negatives and evaluation positives, negatives there, each (1, columns)).
 
-    The datasets' sorted columns merged (a per-dataset slice each): O(rows of the fit) plus a sort.
+    Each dataset's columns scattered onto the model's grid (``m`` values; default: past the
+    largest column): O(rows of the fit + m), no sort.  Integer counts: the sums are exact.
     """
     ds = (*fit.cal, *fit.evl)
-    cols = np.concatenate([parts[d][0] for d in ds] + [np.zeros(0, np.int64)])
-    if not len(cols):
-        return (cols, *[np.zeros((1, 0))] * 4)
-    order = np.argsort(cols, kind="stable")  # sorted runs: a merge
-    cs = cols[order]
-    start = np.flatnonzero(np.concatenate([[True], cs[1:] != cs[:-1]]))
-    u, out = cs[start], []
+    if m is None:
+        m = 1 + max((int(parts[d][0][-1]) for d in ds if len(parts[d][0])), default=-1)
+    present = np.zeros(m, dtype=bool)
+    for d in ds:  # a loop over datasets
+        present[parts[d][0]] = True
+    u, out = np.flatnonzero(present), []
     for which in (fit.cal, fit.evl):
-        for j in (1, 2):  # integer counts: their sums are exact in any order
-            v = np.concatenate([parts[d][j] if d in which else np.zeros(len(parts[d][0])) for d in ds])
-            out.append(np.add.reduceat(v[order], start)[None])
+        for j in (1, 2):
+            acc = np.zeros(m)
+            for d in which:  # a dataset's columns are distinct: one scatter each
+                acc[parts[d][0]] += parts[d][j]
+            out.append(acc[u][None])
     return (u, *out)
 
 
@@ -567,7 +583,7 @@ def _own_grid_confusions(ctx, x, fits, parts, init):
     (:func:`_fit_columns`): its cost follows its calibration and evaluation rows, not the model's."""
     out = {m: np.zeros((4, len(fits))) for m in ctx.methods}
     for k, f in enumerate(fits):  # a loop over fits
-        u, cp, cn, ep, en = _fit_columns(parts, f)
+        u, cp, cn, ep, en = _fit_columns(parts, f, len(x))
         if len(u) and (cp + cn).sum() > 0:  # (no calibration data: the cell is NaN)
             conf = _run_fits(x[u], cp, cn, ep, en, ctx.methods, ctx.class_weight, init=init)
             for m in ctx.methods:

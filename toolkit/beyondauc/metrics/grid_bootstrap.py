@@ -94,6 +94,7 @@ MEAN = "mean"
 VALUES = ("auc", *SCORES)  # the replicate array's last axis
 BOOTSTRAP_REPEATS = 10  # indata splits per replicate (at most n_repeats)
 _CELLS = 4_000_000  # (fits x grid values) cells per batch of replicates: bounds memory
+_FAST_CELLS = 16_000_000  # (grid + local values) per batch of replicates on the fast path alone: bounds memory
 _TASK_REPLICATES = 2 * BLOCK  # replicates of one model per task (a multiple of BLOCK: each block drawn once)
 _COUNTS_CACHE_BYTES = 512 * 2**20  # keep a process's drawn counts while they fit in this
 
@@ -177,7 +178,8 @@ class _ModelBoot:
         auc_out = np.empty((B, D))
         fit_out = np.empty((M, B, F, S))
         ind_out = {i: np.empty((M, B, S)) for i, d in self.ind.items() if d is not None}
-        per = max(1, _CELLS // max(1, (F + 1) * m))
+        # slow fits hold (fits x grid) counts per replicate; the fast path only the grid and local columns
+        per = max(1, _CELLS // max(1, (F + 1) * m) if slow else _FAST_CELLS // max(1, m + self.n_local))
         for c0 in range(0, B, per):
             Wc = W[c0:c0 + per]
             Rc = len(Wc)

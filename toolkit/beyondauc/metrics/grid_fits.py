@@ -125,10 +125,13 @@ def _segment_auc(P, N, first_col, D):
     starts = first_col[ok]
     cneg = np.cumsum(N, axis=1)
     base = np.concatenate([np.zeros((R, 1)), cneg], axis=1)[:, starts]  # negatives before each segment
-    lengths = np.diff(np.concatenate([starts, [P.shape[1]]]))
-    below = cneg - N - np.repeat(base, lengths, axis=1)
-    num = np.add.reduceat(P * (below + 0.5 * N), starts, axis=1)
     n_pos, n_neg = np.add.reduceat(P, starts, axis=1), np.add.reduceat(N, starts, axis=1)
+    # sum P (negatives below in the segment + N / 2) = sum P (cneg - N / 2) - base * n_pos: integer and
+    # half-integer counts, every sum exact while a dataset's positives times all negatives stay below
+    # 2**52 (4.5e15), so the same numbers as summing within each segment
+    cneg -= 0.5 * N
+    cneg *= P
+    num = np.add.reduceat(cneg, starts, axis=1) - base * n_pos
     with np.errstate(invalid="ignore", divide="ignore"):
         out[:, ok] = np.where((n_pos > 0) & (n_neg > 0), num / (n_pos * n_neg), np.nan)
     return out
@@ -182,11 +185,6 @@ class _XGrid:
         self.starts = first_col.astype(np.int64)
         self.bounds = starts  # dataset k's local columns: bounds[k]:bounds[k + 1]
         self.code = np.repeat(np.arange(D), np.diff(starts))  # dataset of each local column
-        # total on the grid = reduceat of the local columns sorted by their grid value
-        order = np.argsort(g, kind="stable")
-        gs = g[order]
-        st = np.flatnonzero(np.concatenate([[True], gs[1:] != gs[:-1]]))
-        self.summer = order, st, gs[st]
         # stump: padded local cumulative counts (a 0 before each dataset) and, per dataset
         # and grid value, the padded index of dataset k's cumulative count there
         self.pad = np.arange(n_local) + self.code + 1
@@ -199,14 +197,15 @@ class _XGrid:
         self.idx = idx
         self.pad_end = self.pad_off + np.diff(starts)
         self.x_loc = x[g]
-        self.logit = None
 
     def total(self, L):
-        """Per-value totals over all datasets of local counts ``L`` (R, n_local) on the grid, (R, m)."""
-        order, st, cols = self.summer
-        out = np.zeros((len(L), self.m))
-        out[:, cols] = np.add.reduceat(L[:, order], st, axis=1)
-        return out
+        """Per-value totals over all datasets of local counts ``L`` (R, n_local) on the grid, (R, m).
+
+        One flat ``bincount`` (integer counts: exact whatever the order of the additions).
+        """
+        R = len(L)
+        flat = (np.arange(R, dtype=np.int64)[:, None] * self.m + self.g[None, :]).ravel()
+        return np.bincount(flat, weights=L.ravel(), minlength=R * self.m).reshape(R, self.m)
 
     def seg_sum(self, A):
         return np.add.reduceat(A, self.starts, axis=1)  # (R, D)
@@ -413,51 +412,67 @@ def _xdomain_stump(xg, Pl, Nl, totals=None):
 # of the standardised score), for c = 0..4 and e = 0..c+1 -- what the gradient to fourth
 # order and the Hessian to second order in the step need.
 _TAYLOR = 4
-_MOMENTS = [(c, e) for c in range(_TAYLOR + 1) for e in range(c + 2)]
-_MOMENT = {ce: i for i, ce in enumerate(_MOMENTS)}
+_MOMENT_COLUMNS = 2048  # grid values per block of the moments' matrix products (temporaries in cache)
 
 
-def _logistic_taylor_maps(xg, beta0, xs):
-    """Per fit k, the grid's expit derivatives at its point fit times powers of the conditioned grid ``xs``.
-
-    Returns (m, D * 20) and (n_local, 20) moment maps, and the plain powers 1, xs,
-    xs**2 on the grid (m, 3) and at the local columns (n_local, 3).
-    """
-    z = beta0[:, :1] + beta0[:, 1:] * xs[None, :]  # (D, m)
-    p = expit(z)
+def _expit_derivatives(beta0, xs):
+    """expit and its first four derivatives at ``beta0[:, 0] + beta0[:, 1] * xs``: (5, K, len(xs))."""
+    p = expit(beta0[:, :1] + beta0[:, 1:] * xs[None, :])
     w = p - p * p
-    # expit and its first four derivatives
-    deriv = (p, w, w * (1.0 - 2.0 * p), w * (1.0 - 6.0 * w), w * (1.0 - 2.0 * p) * (1.0 - 12.0 * w))
-    powers = xs[None, :] ** np.arange(_TAYLOR + 2)[:, None]
-    Mt = np.stack([deriv[c] * powers[e] for c, e in _MOMENTS], axis=-1)  # (D, m, 20)
-    m_total = np.ascontiguousarray(Mt.transpose(1, 0, 2).reshape(len(xs), -1))
-    m_local = np.ascontiguousarray(Mt[xg.code, xg.g])  # each local column at its own dataset's fit
-    lin_local = np.ascontiguousarray(powers[:3, xg.g].T)  # (n_local, 3)
-    return m_total, m_local, np.ascontiguousarray(powers[:3].T), lin_local
+    return np.stack((p, w, w * (1.0 - 2.0 * p), w * (1.0 - 6.0 * w), w * (1.0 - 2.0 * p) * (1.0 - 12.0 * w)))
 
 
-def _xdomain_moments(xg, Pl, Nl, Tp, Tn):
-    """The sums every fit's first two Newton steps read, from its counts (the total minus its own dataset's).
+def _taylor_sums(counts, xs, beta0, code=None):
+    """``sum_j counts[r, j] * xs_j**e * expit^(c)(beta0[k, 0] + beta0[k, 1] * xs_j)``: (R, 5, K, 6).
 
-    Returns the moments ``{(c, e): (R, D)}`` of :func:`_logistic_taylor_maps`, the
-    positives' sums of 1 and xs (R, D, 2), the plain sums of 1, xs and xs**2 (R, D, 3)
-    (the fit's standardisation) and the class totals (R, D) each.
+    Every (c, e) with e <= c + 1 (the others are 0), for every replicate r and fit k;
+    with ``code`` (columns,), column j is left out of fit ``code[j]``'s sums (its own
+    dataset).  The derivatives are computed a block of columns at a time (never
+    (K, columns) whole), and each power of ``xs`` multiplies the counts: one matrix
+    product per power and block, O(R K columns) multiply-adds in all.
+    """
+    R, n = counts.shape
+    K = len(beta0)
+    out = np.zeros((R, _TAYLOR + 1, K, _TAYLOR + 2))
+    for j0 in range(0, n, _MOMENT_COLUMNS):  # a loop over blocks of columns
+        j1 = min(n, j0 + _MOMENT_COLUMNS)
+        xb = xs[j0:j1]
+        der = _expit_derivatives(beta0, xb)  # (5, K, block)
+        if code is not None:
+            der[:, code[j0:j1], np.arange(j1 - j0)] = 0.0
+        ce = counts[:, j0:j1]
+        for e in range(_TAYLOR + 2):
+            if e:
+                ce = ce * xb
+            c0 = max(0, e - 1)
+            out[:, c0:, :, e] += (ce @ der[c0:].reshape(-1, j1 - j0).T).reshape(R, -1, K)
+    return out
+
+
+def _xdomain_moments(xg, Pl, Nl, beta0, xs):
+    """The sums every fit's first two Newton steps read, over its counts (every dataset's but its own).
+
+    Returns the moments ``{(c, e): (R, D)}`` of :func:`_taylor_sums` at each fit's
+    ``beta0``, the positives' sums of 1 and xs (R, D, 2), the plain sums of 1, xs
+    and xs**2 (R, D, 3) (the fit's standardisation) and the class totals (R, D) each.
+    All are sums over the local columns (each dataset's own values), each left out of
+    its own dataset's fit: O(R D n_local) multiply-adds, no counts on the model's grid.
     """
     R, D = len(Pl), len(xg.starts)
-    m_total, m_local, lin, lin_local = xg.logit
-    n = Tp + Tn
+    xs_local = xs[xg.g]
     Ln = Pl + Nl
-    mom = (n @ m_total).reshape(R, D, len(_MOMENTS))
-    pos = np.broadcast_to((Tp @ lin[:, :2])[:, None, :], (R, D, 2)).copy()
-    plain = np.broadcast_to((n @ lin)[:, None, :], (R, D, 3)).copy()
-    for k in range(D):  # a fit's counts are the total minus its own dataset's
+    mom = _taylor_sums(Ln, xs_local, beta0, xg.code)
+    lin = np.stack([np.ones_like(xs_local), xs_local, xs_local * xs_local], axis=1)  # (n_local, 3)
+    pos = np.broadcast_to((Pl @ lin[:, :2])[:, None, :], (R, D, 2)).copy()
+    plain = np.broadcast_to((Ln @ lin)[:, None, :], (R, D, 3)).copy()
+    for k in range(D):  # a fit's sums are all datasets' minus its own
         a, b = xg.bounds[k], xg.bounds[k + 1]
-        mom[:, k] -= Ln[:, a:b] @ m_local[a:b]
-        pos[:, k] -= Pl[:, a:b] @ lin_local[a:b, :2]
-        plain[:, k] -= Ln[:, a:b] @ lin_local[a:b]
-    tpos = Tp.sum(axis=1)[:, None] - xg.seg_sum(Pl)
-    tneg = Tn.sum(axis=1)[:, None] - xg.seg_sum(Nl)
-    return {ce: mom[..., i] for ce, i in _MOMENT.items()}, pos, plain, tpos, tneg
+        pos[:, k] -= Pl[:, a:b] @ lin[a:b, :2]
+        plain[:, k] -= Ln[:, a:b] @ lin[a:b]
+    tpos = Pl.sum(axis=1)[:, None] - xg.seg_sum(Pl)  # integer counts: exact
+    tneg = Nl.sum(axis=1)[:, None] - xg.seg_sum(Nl)
+    M = {(c, e): mom[:, c, :, e] for c in range(_TAYLOR + 1) for e in range(c + 2)}
+    return M, pos, plain, tpos, tneg
 
 
 def _xdomain_penalty(plain, active):
@@ -471,13 +486,13 @@ def _xdomain_penalty(plain, active):
     return np.where(active & ~doubtful, var, 1.0), doubtful
 
 
-def _xdomain_logistic_params(xg, Pl, Nl, Tp, Tn, cal_rows, init, std):
+def _xdomain_logistic_params(xg, Pl, Nl, cal_rows, init, std):
     """(intercept, coef) of the D logistic fits of every replicate, (R, D) each, and the fits' class totals.
 
     Two Newton steps from each cell's point-estimate fit beta0, as :func:`_fit_rows`.
     Both come from moments of the counts at beta0, which is the same in every
-    replicate, so they are matrix products of the counts (total minus each dataset's
-    own): the first step is exact; the second evaluates the gradient at beta1 by its
+    replicate, so they are matrix products of the counts (each dataset's values left
+    out of its own fit, :func:`_xdomain_moments`): the first step is exact; the second evaluates the gradient at beta1 by its
     Taylor expansion around beta0 to fourth order and the Hessian to second order in
     the first step d.  It differs from the exact second step by O(|d|^5), below that
     step's own distance from the optimum, O(|d|^4) (Newton converges quadratically).
@@ -488,9 +503,7 @@ def _xdomain_logistic_params(xg, Pl, Nl, Tp, Tn, cal_rows, init, std):
     i0, c0 = init
     xs, mu, sd, e = conditioned_grid(xg.x, None, std)
     beta0 = conditioned_params(i0, c0, mu, sd, e)  # (D, 2)
-    if xg.logit is None:  # once per model
-        xg.logit = _logistic_taylor_maps(xg, beta0, xs)
-    M, pos, plain, tpos, tneg = _xdomain_moments(xg, Pl, Nl, Tp, Tn)
+    M, pos, plain, tpos, tneg = _xdomain_moments(xg, Pl, Nl, beta0, xs)
     active = (tpos + tneg) > 0
     lam, doubtful = _xdomain_penalty(plain, active)
 
@@ -534,27 +547,31 @@ def _xdomain_logistic_params(xg, Pl, Nl, Tp, Tn, cal_rows, init, std):
     return intercept, coef, tpos, tneg
 
 
-def _xdomain_logistic(xg, Pl, Nl, Tp, Tn, cal_rows, init, std):
+def _xdomain_logistic(xg, Pl, Nl, cal_rows, init, std):
     """Decisions of the D logistic fits at the local columns, (R, n_local).
 
     ``cal_rows(rows)``: the dense calibration rows (positives, negatives) of the given fits.
     """
-    intercept, coef, tpos, tneg = _xdomain_logistic_params(xg, Pl, Nl, Tp, Tn, cal_rows, init, std)
-    code = xg.code
-    pred = xg.x_loc[None, :] * coef[:, code] + intercept[:, code] > 0
-    return _override_local(pred, _single_rows(tpos, tneg), code)
+    intercept, coef, tpos, tneg = _xdomain_logistic_params(xg, Pl, Nl, cal_rows, init, std)
+    pred = np.empty(Pl.shape, dtype=bool)
+    for k in range(len(xg.starts)):  # a loop over datasets: each local column at its own dataset's fit
+        a, b = xg.bounds[k], xg.bounds[k + 1]
+        pred[:, a:b] = xg.x_loc[None, a:b] * coef[:, k:k + 1] + intercept[:, k:k + 1] > 0
+    return _override_local(pred, _single_rows(tpos, tneg), xg.code)
 
 
 def _xdomain_scores(xg, Pl, Nl, methods, init_ds, std):
     """Yield (method index, scores (R, D, len(SCORES))) of the fast fits, by evaluated dataset."""
     totals = cal = None
-    if "logistic" in methods or "isotonic" in methods:
+    if "stump" in methods or "isotonic" in methods:
         totals = xg.total(Pl), xg.total(Nl)
     if "isotonic" in methods:
         cal = _xdomain_cal_rows(xg, Pl, Nl, *totals)
 
     def cal_rows(rows):  # the logistic fits that need the general solver (rare): only their rows
-        return (cal[0][rows], cal[1][rows]) if cal is not None else _xdomain_cal_rows(xg, Pl, Nl, *totals, rows=rows)
+        if cal is not None:
+            return cal[0][rows], cal[1][rows]
+        return _xdomain_cal_rows(xg, Pl, Nl, *(totals or (xg.total(Pl), xg.total(Nl))), rows=rows)
 
     for j, meth in enumerate(methods):
         if meth == "stump":
@@ -562,7 +579,7 @@ def _xdomain_scores(xg, Pl, Nl, methods, init_ds, std):
         elif meth == "isotonic":
             pred = _xdomain_isotonic(xg, cal)
         else:
-            pred = _xdomain_logistic(xg, Pl, Nl, *totals, cal_rows, init_ds, std)
+            pred = _xdomain_logistic(xg, Pl, Nl, cal_rows, init_ds, std)
         yield j, _cell_scores(_confusion_local(pred, Pl, Nl, xg))
 
 

@@ -160,29 +160,34 @@ def reliability_bins(y_true: ArrayLike, y_prob: ArrayLike, *, n_bins: int = 15, 
 
 # -- batched probabilities on the score grid -------------------------------------------
 
-def _grid_probabilities(x, cal_pos, cal_neg, method, class_weight, *, reference=None, lbfgs=None, init=None):
-    """Probability of the positive class of F fits at every grid value, (F, n_values).
+def _grid_probabilities(x, cal_pos, cal_neg, method, class_weight, *, at, reference=None, lbfgs=None, init=None):
+    """Probability of the positive class of F fits at the grid entries ``at``: (rows, columns), row-major.
 
     The probabilities of :meth:`ScoreCalibrator.predict_proba` fitted on each
     row's calibration counts: Platt (all rows at once), isotonic (scipy's PAVA
     per row, scikit-learn's interpolation), the stump's weighted leaf
     fractions (all rows at once).  NaN where ``reference="opitz2024"``
     isotonic leaves the calibration range.  A single-class row is that class.
+    Each probability is the one the whole grid would hold there (the same
+    arithmetic), computed only where it is asked: the evaluation's values.
     """
+    rows, cols = at
     wpos, wneg = class_weighted(cal_pos, cal_neg, class_weight)
     F, m = wpos.shape
     single = _single_class(wpos, wneg)
     if method == "logistic":
         b0, b1 = lbfgs if reference == "opitz2024" else _logistic_rows(x, wpos, wneg, init=init,
                                                                         counts=cal_pos + cal_neg)
-        prob = expit(x[None, :] * b1[:, None] + b0[:, None])
+        prob = expit(x[cols] * b1[rows] + b0[rows])
     elif method == "isotonic":
-        prob = np.zeros((F, m))
+        prob = np.zeros(len(rows))
+        bounds = np.searchsorted(rows, np.arange(F + 1))  # each row's entries
         for f in np.flatnonzero(single < 0):  # PAVA is sequential: one C call per fit
             kx, ky = isotonic_knots(x, wpos[f], wneg[f])
-            prob[f] = isotonic_transform(x, kx, ky)
+            e = slice(bounds[f], bounds[f + 1])
+            prob[e] = isotonic_transform(x[cols[e]], kx, ky)
         if reference == "opitz2024":
-            prob[~within_range(wpos, wneg)] = np.nan
+            prob[~within_range(wpos, wneg)[rows, cols]] = np.nan
     else:
         x32, p32, n32, group = stump_grid(x, wpos, wneg, reference=reference)
         own = (p32 + n32)[0] > 0 if F == 1 and group is None else slice(None)  # a lone fit: its own values
@@ -193,29 +198,43 @@ def _grid_probabilities(x, cal_pos, cal_neg, method, class_weight, *, reference=
         with np.errstate(divide="ignore", invalid="ignore"):
             lf = np.where(lp + ln > 0, lp / (lp + ln), 0.0)
             rf = np.where(rp + rn > 0, rp / (rp + rn), 0.0)
-        prob = np.where(left, lf[:, None], rf[:, None])
-        if group is not None:
-            prob = prob[:, group]
-    prob[single >= 0] = single[single >= 0, None]
+        prob = np.where(left[rows, cols if group is None else group[cols]], lf[rows], rf[rows])
+    one = single[rows] >= 0
+    prob[one] = single[rows][one]
     return prob
 
 
-def _binned(prob, ev_pos, ev_neg, n_bins):
+def _evaluation_entries(ev_pos, ev_neg):
+    """The (row, column) entries of the (F, n_values) evaluation counts with weight, row-major."""
+    return np.nonzero((ev_pos + ev_neg) > 0)
+
+
+def _binned(F, at, prob, ev_pos, ev_neg, n_bins):
     """Per-fit bin sums of the evaluation data: (count, positives, sum of p), each (F, n_bins), and NaN counts (F,).
 
-    One flat bincount over fit x bin; grid values without evaluation weight add nothing.
+    One flat bincount over fit x bin of the entries ``at`` (:func:`_evaluation_entries`,
+    ``prob`` there); the entries left out have no evaluation weight and would add
+    zeros, so the sums are those over the whole grid, bit for bit.
     """
-    F = prob.shape[0]
+    rows, cols = at
     nan = np.isnan(prob)
-    n = ev_pos + ev_neg
+    ep, en = ev_pos[rows, cols], ev_neg[rows, cols]
+    n = ep + en
     p = np.where(nan, 0.0, prob)
-    flat = (np.arange(F)[:, None] * n_bins + _bin_ids(p, n_bins)).ravel()
-    keep = np.where(nan, 0.0, n).ravel()
+    flat = rows * n_bins + _bin_ids(p, n_bins)
+    keep = np.where(nan, 0.0, n)
     size = F * n_bins
     count = np.bincount(flat, weights=keep, minlength=size).reshape(F, n_bins)
-    positive = np.bincount(flat, weights=np.where(nan, 0.0, ev_pos).ravel(), minlength=size).reshape(F, n_bins)
-    psum = np.bincount(flat, weights=(keep * p.ravel()), minlength=size).reshape(F, n_bins)
-    return count, positive, psum, np.where(nan, n, 0.0).sum(axis=1)
+    positive = np.bincount(flat, weights=np.where(nan, 0.0, ep), minlength=size).reshape(F, n_bins)
+    psum = np.bincount(flat, weights=keep * p, minlength=size).reshape(F, n_bins)
+    return count, positive, psum, np.bincount(rows, weights=np.where(nan, n, 0.0), minlength=F)
+
+
+def _probabilities_binned(x, cal_pos, cal_neg, ev_pos, ev_neg, method, class_weight, n_bins, **kw):
+    """:func:`_binned` sums of F fits' probabilities (:func:`_grid_probabilities`) at their evaluation values."""
+    at = _evaluation_entries(ev_pos, ev_neg)
+    prob = _grid_probabilities(x, cal_pos, cal_neg, method, class_weight, at=at, **kw)
+    return _binned(len(ev_pos), at, prob, ev_pos, ev_neg, n_bins)
 
 
 def _own_grid_bins(ctx, x, fits, parts, n_bins):
@@ -223,13 +242,13 @@ def _own_grid_bins(ctx, x, fits, parts, n_bins):
     (:func:`~beyondauc.metrics.calibration._fit_columns`): {(protocol, dataset index, method): sums}."""
     out = {}
     for f in fits:  # a loop over fits
-        u, cp, cn, ep, en = _fit_columns(parts, f)
+        u, cp, cn, ep, en = _fit_columns(parts, f, len(x))
         for m in ctx.methods:
             if not len(u) or (cp + cn).sum() == 0:  # no calibration data: nothing to bin
                 out[(f.protocol, f.dataset, m)] = (np.zeros(n_bins),) * 3 + (0.0,)
                 continue
-            prob = _grid_probabilities(x[u], cp, cn, m, ctx.class_weight)
-            out[(f.protocol, f.dataset, m)] = tuple(b[0] for b in _binned(prob, ep, en, n_bins))
+            binned = _probabilities_binned(x[u], cp, cn, ep, en, m, ctx.class_weight, n_bins)
+            out[(f.protocol, f.dataset, m)] = tuple(b[0] for b in binned)
     return out
 
 
@@ -257,9 +276,9 @@ def _model_bins(ctx, model, s, *, n_bins):
         for m in methods:
             parts = []
             for sl in _chunks(len(fits), len(x)):
-                prob = _grid_probabilities(x, cal_pos[sl], cal_neg[sl], m, class_weight, reference=ctx.reference,
-                                           lbfgs=None if lbfgs is None else (lbfgs[0][sl], lbfgs[1][sl]))
-                parts.append(_binned(prob, ev_pos[sl], ev_neg[sl], n_bins))
+                parts.append(_probabilities_binned(
+                    x, cal_pos[sl], cal_neg[sl], ev_pos[sl], ev_neg[sl], m, class_weight, n_bins,
+                    reference=ctx.reference, lbfgs=None if lbfgs is None else (lbfgs[0][sl], lbfgs[1][sl])))
             binned = [np.concatenate([p[j] for p in parts]) for j in range(4)]
             for k, f in enumerate(fits):
                 if cal_pos[k].sum() + cal_neg[k].sum() == 0:  # no calibration data: nothing to bin
@@ -286,9 +305,8 @@ def _model_bins(ctx, model, s, *, n_bins):
             ep, en = _stacked_counts(invd[rows.ravel()], yd[rows.ravel()], groups, len(xd), R, presorted=True)
             lbfgs = _lbfgs_params([(sd[t], yd[t]) for t in trains[ch]], class_weight) if trains is not None else None
             for m in methods:
-                prob = _grid_probabilities(xd, full_pos - ep, full_neg - en, m, class_weight, reference=ctx.reference,
-                                           lbfgs=lbfgs)
-                binned = _binned(prob, ep, en, n_bins)
+                binned = _probabilities_binned(xd, full_pos - ep, full_neg - en, ep, en, m, class_weight, n_bins,
+                                               reference=ctx.reference, lbfgs=lbfgs)
                 for j in range(4):  # all repeats pooled
                     sums[m][j] = sums[m][j] + binned[j].sum(axis=0)
         for m in methods:
