@@ -115,21 +115,27 @@ def bootstrap_counts(strata: ArrayLike, n_bootstrap: int, *, random_state: int |
 _DRAW_CELLS = 1 << 21  # replicate x example picks held at once while drawing
 
 
-def _draws(strata, n_bootstrap, random_state, start, stop):
+def _draws(strata, n_bootstrap, random_state, start, stop, *, order=None, sorted_positions=False):
     """Yield ``(row, picks)``: the examples drawn by replicates ``start + row ...`` (rows x n), row block by row block.
 
     Each example position j of a replicate draws one example of its own
     stratum, uniformly: ``first + an integer in [0, size)`` over the stratum's
-    block of the stable sorted order.  Block k of :data:`BLOCK` replicates
-    reads its own child seed; its draws are taken a few rows at a time from
-    the same generator (the same stream as one call: the integers come in
-    row-major order), so memory stays at about :data:`_DRAW_CELLS` picks.
+    block of the stable sorted order ``order`` (``np.argsort(strata,
+    kind="stable")``, computed when not given).  Block k of :data:`BLOCK`
+    replicates reads its own child seed; its draws are taken a few rows at a
+    time from the same generator (the same stream as one call: the integers
+    come in row-major order), so memory stays at about :data:`_DRAW_CELLS`
+    picks.  With ``sorted_positions`` the picks are positions in ``order``
+    (the caller maps them through a table of its own, one gather instead of
+    two); otherwise examples (``order[pick]``, no gather when the strata are
+    already sorted).
     """
     n = len(strata)
-    order = np.argsort(strata, kind="stable")
+    order = np.argsort(strata, kind="stable") if order is None else order
     sorted_strata = strata[order]
     first = np.searchsorted(sorted_strata, sorted_strata, side="left")
     size = np.searchsorted(sorted_strata, sorted_strata, side="right") - first
+    identity = sorted_positions or bool(np.array_equal(order, np.arange(n)))
     n_blocks = (stop + BLOCK - 1) // BLOCK if stop else 0
     children = np.random.SeedSequence(_seed(random_state)).spawn(n_blocks) if n_blocks else []
     step = max(1, min(BLOCK, _DRAW_CELLS // max(n, 1)))
@@ -138,10 +144,11 @@ def _draws(strata, n_bootstrap, random_state, start, stop):
         last = min(stop, (k + 1) * BLOCK) - k * BLOCK  # rows of this block past it are never needed
         for r0 in range(0, last, step):
             r1 = min(r0 + step, last)
-            pick = first + rng.integers(0, size, size=(r1 - r0, n)) if n else np.zeros((r1 - r0, 0), np.int64)
+            pick = rng.integers(0, size, size=(r1 - r0, n)) if n else np.zeros((r1 - r0, 0), np.int64)
+            pick += first
             lo = max(start - k * BLOCK, r0)  # rows before ``start`` are drawn (the stream needs them), not kept
             if lo < r1:
-                yield k * BLOCK + lo - start, order[pick[lo - r0:]]
+                yield k * BLOCK + lo - start, pick[lo - r0:] if identity else order[pick[lo - r0:]]
 
 
 def _grid_columns(inverse, y, n_values, groups, n_groups):
@@ -161,18 +168,21 @@ def grid_weights(counts: ArrayLike, inverse: ArrayLike, y: ArrayLike, n_values: 
     ``counts`` (R, n) are replicate counts per example, ``inverse`` each
     example's index on the score grid, ``y`` its 0/1 label and ``groups`` its
     row (e.g. dataset code; -1 leaves it out).  Each example's count is added
-    to its column in place (``np.add.at``), block of replicates by block
-    (integer counts: exact whatever the order of the additions).
+    to its column with one ``bincount`` on flat (replicate, column) indices,
+    block of replicates by block (the additions in the order ``np.add.at``
+    makes them, so even fractional counts give the same sums).
     """
     counts = np.asarray(counts)
     R, n = counts.shape[0], len(inverse)
     col, width = _grid_columns(inverse, y, n_values, groups, n_groups)
-    out = np.zeros((R, 2 * width + 1))
+    out = np.empty((R, 2 * width + 1))
     step = max(1, _DRAW_CELLS // max(n, 1))
     for r0 in range(0, R, step):  # blocks of replicates, to bound the flat index arrays
         r1 = min(R, r0 + step)
-        np.add.at(out.reshape(-1), (np.arange(r0, r1, dtype=np.int64)[:, None] * (2 * width + 1) + col).ravel(),
-                  counts[r0:r1].ravel().astype(np.float64))
+        flat = (np.arange(r1 - r0, dtype=np.int64)[:, None] * (2 * width + 1) + col).ravel()
+        # ``bincount`` adds the weights in the order given, as ``np.add.at`` did: the same sums, bit for bit
+        out[r0:r1] = np.bincount(flat, weights=counts[r0:r1].ravel().astype(np.float64),
+                                 minlength=(r1 - r0) * (2 * width + 1)).reshape(r1 - r0, -1)
     return (out[:, :width].reshape(R, n_groups, n_values), out[:, width:2 * width].reshape(R, n_groups, n_values))
 
 
@@ -182,7 +192,8 @@ def bootstrap_grid_counts(strata: ArrayLike, inverse: ArrayLike, y: ArrayLike, n
     """``grid_weights(bootstrap_counts(strata, ...), inverse, y, ...)`` without the (R, n) counts.
 
     The same replicates (the same draws, the same per-value counts, exactly):
-    each draw adds one to its example's grid column in place (``np.add.at``),
+    the draws of a few replicates at a time are mapped to their examples'
+    grid columns and counted with one ``bincount`` (integer counts: exact),
     so the work and memory are O(replicates x (n + grid)) and no
     replicate x example array is kept.
 
@@ -200,10 +211,14 @@ def bootstrap_grid_counts(strata: ArrayLike, inverse: ArrayLike, y: ArrayLike, n
     strata = np.asarray(strata)
     stop = n_bootstrap if stop is None else stop
     col, width = _grid_columns(inverse, y, n_values, groups, n_groups)
-    out = np.zeros((stop - start, 2 * width + 1))
-    for lo, picks in _draws(strata, n_bootstrap, random_state, start, stop):  # each draw adds 1 to its column
-        rows = np.arange(lo, lo + len(picks), dtype=np.int64)[:, None] * (2 * width + 1)
-        np.add.at(out.reshape(-1), (rows + col[picks]).ravel(), 1.0)
+    out = np.empty((stop - start, 2 * width + 1))
+    order = np.argsort(strata, kind="stable")
+    col = col[order]  # the column of each position of the sorted order: one gather per draw, not two
+    for lo, picks in _draws(strata, n_bootstrap, random_state, start, stop, order=order, sorted_positions=True):
+        k = len(picks)
+        flat = col[picks]
+        flat += np.arange(k, dtype=np.int64)[:, None] * (2 * width + 1)
+        out[lo:lo + k] = np.bincount(flat.ravel(), minlength=k * (2 * width + 1)).reshape(k, -1)
     R = stop - start
     return (out[:, :width].reshape(R, n_groups, n_values), out[:, width:2 * width].reshape(R, n_groups, n_values))
 
