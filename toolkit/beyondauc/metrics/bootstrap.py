@@ -16,6 +16,8 @@ beyond it, and however the work is split into chunks or processes.
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 from numpy.typing import ArrayLike
 
@@ -113,6 +115,7 @@ def bootstrap_counts(strata: ArrayLike, n_bootstrap: int, *, random_state: int |
 
 
 _DRAW_CELLS = 1 << 21  # replicate x example picks held at once while drawing
+_COUNT_CELLS = 1 << 18  # replicate x grid-column counts made at once (a cache's worth)
 
 
 def _draws(strata, n_bootstrap, random_state, start, stop, *, order=None, sorted_positions=False):
@@ -140,15 +143,148 @@ def _draws(strata, n_bootstrap, random_state, start, stop, *, order=None, sorted
     children = np.random.SeedSequence(_seed(random_state)).spawn(n_blocks) if n_blocks else []
     step = max(1, min(BLOCK, _DRAW_CELLS // max(n, 1)))
     for k in range(start // BLOCK, n_blocks):  # a loop over fixed blocks of replicates, and row blocks in each
-        rng = np.random.default_rng(children[k])
+        draw = _uniforms(np.random.default_rng(children[k]), size)
         last = min(stop, (k + 1) * BLOCK) - k * BLOCK  # rows of this block past it are never needed
         for r0 in range(0, last, step):
             r1 = min(r0 + step, last)
-            pick = rng.integers(0, size, size=(r1 - r0, n)) if n else np.zeros((r1 - r0, 0), np.int64)
+            pick = draw(r1 - r0)
             pick += first
             lo = max(start - k * BLOCK, r0)  # rows before ``start`` are drawn (the stream needs them), not kept
             if lo < r1:
                 yield k * BLOCK + lo - start, pick[lo - r0:] if identity else order[pick[lo - r0:]]
+
+
+# -- uniform integers below per-position bounds, as numpy draws them -----------------------
+
+_WORD = np.uint64(32)
+
+
+class _Uniforms:
+    """``rng.integers(0, size, size=(rows, n))`` call after call: the same integers, several times faster.
+
+    numpy draws an int64 below a bound ``e`` < 2**32 from the generator's
+    32-bit words (``next_uint32``: the low, then the high half of each 64-bit
+    output) by Lemire's method: ``m = word * e``; the word is rejected, and
+    the next one read, while ``m mod 2**32 < (2**32 - e) mod e``; the integer
+    is ``m >> 32``.  A bound of 1 reads no word.  Here the words come from
+    ``bit_generator.random_raw`` and every product, test and shift is one
+    array operation; the rare rejections (about ``e / 2**33`` per draw) shift
+    the words of every later draw by one, so the set of rejected words is
+    found as the fixed point of a few sparse passes (:meth:`_rejected`).
+    """
+
+    def __init__(self, rng, size):
+        self.bitgen = rng.bit_generator
+        size = np.asarray(size, dtype=np.int64)
+        self.n = len(size)
+        self.live = np.flatnonzero(size > 1)  # a stratum of one draws no word
+        e = size[self.live].astype(np.uint64)
+        self.e, self.c = e, len(e)
+        self.e32 = e.astype(np.uint32)
+        self.thr = ((np.uint64(1 << 32) - e) % np.maximum(e, np.uint64(1))).astype(np.uint32)
+        self.p = float(self.thr.max()) / 2.0**32 if self.c else 0.0
+        # live positions where the bound differs from the one before (cyclically: rows follow each other)
+        self.bounds = np.flatnonzero(e != np.roll(e, 1))
+        self.buf = np.zeros(0, dtype=np.uint32)
+
+    def _words(self, count):
+        """At least ``count`` words from the buffer on (drawing more as needed)."""
+        if len(self.buf) < count:
+            raw = self.bitgen.random_raw((count - len(self.buf) + 1) // 2)
+            self.buf = np.concatenate([self.buf, raw.view(np.uint32)])
+        return self.buf
+
+    def _flags(self, w, j, elem):
+        """Whether word j is rejected by the draw of element ``elem`` (an index into the rows' live positions)."""
+        p = elem % self.c
+        return (w[j].astype(np.uint64) * self.e[p]).astype(np.uint32) < self.thr[p]
+
+    def _rejected(self, N, rejected):
+        """The words the draws of N elements reject, from those rejected with no earlier rejection (sorted).
+
+        Word j is read by element ``j - s(j)``, ``s(j)`` the rejections before
+        it.  Away from a change of bound the element's bound is that of
+        element j, so the first guess holds; words up to ``s`` past a change
+        of bound, and past the N-th element, are tested against their actual
+        element.  Each pass makes the first wrong word a later one, so the
+        passes stop (after two or three: rejections are rare).
+        """
+        J = rejected
+        while True:
+            S = len(J)
+            w = self._words(N + S + 1)
+            rows = np.arange((N + S) // self.c + 1, dtype=np.int64)[:, None] * self.c
+            starts = (rows + self.bounds[None, :]).ravel()
+            zone = np.unique(np.concatenate([np.arange(N, N + S + 1), (starts[(starts > 0) & (starts < N)][:, None]
+                                                                          + np.arange(S + 1)).ravel()]))
+            elem = zone - np.searchsorted(J, zone, side="left")
+            hit = zone[(elem < N) & self._flags(w, zone, elem)]
+            new = np.union1d(np.setdiff1d(rejected, zone, assume_unique=True), hit)
+            if np.array_equal(new, J):
+                return J
+            J = new
+
+    def __call__(self, rows):
+        """The next ``rows`` rows, (rows, n) int64."""
+        c = self.c
+        if c == 0:
+            return np.zeros((rows, self.n), dtype=np.int64)
+        N = rows * c
+        w = self._words(N + 64 + int(4 * N * self.p))
+        low = w[:N].reshape(rows, c) * self.e32  # wraps: the low 32 bits of word x bound
+        rejected = np.flatnonzero(low < self.thr)
+        del low
+        words = w[:N]
+        if len(rejected):
+            J = self._rejected(N, rejected)
+            words = _skip(self.buf, J, N)
+        m = words.astype(np.uint64).reshape(rows, c)
+        self.buf = self.buf[N + (len(J) if len(rejected) else 0):].copy()
+        m *= self.e
+        m >>= _WORD
+        if c == self.n:
+            return m.view(np.int64)
+        out = np.zeros((rows, self.n), dtype=np.int64)
+        out[:, self.live] = m
+        return out
+
+
+def _skip(w, rejected, N):
+    """The first N words of ``w`` that are not at the (sorted) positions ``rejected``: one slice copy per gap."""
+    out = np.empty(N, dtype=w.dtype)
+    ends = np.append(rejected, N + len(rejected))
+    begin = 0
+    for k, end in enumerate(ends.tolist()):  # a loop over the rare rejections, each gap one copy
+        out[begin - k:end - k] = w[begin:end]
+        begin = end + 1
+    return out
+
+
+def _numpy_integers(rng, size):
+    """The fallback: numpy's own ``rng.integers`` (a bound of 2**32 or more, or a numpy that draws otherwise)."""
+    return lambda rows: rng.integers(0, size, size=(rows, len(size))) if len(size) else np.zeros((rows, 0), np.int64)
+
+
+_FAST_OK: list[bool] = []
+
+
+def _fast_matches_numpy():
+    """Whether :class:`_Uniforms` gives this numpy's ``integers``, checked once on a case with many rejections."""
+    if not _FAST_OK:
+        size = np.array([1] * 3 + [3] * 40 + [2**31 + 5] * 200 + [7] * 31 + [3_000_000_017] * 50 + [1, 2])
+        ok = sys.byteorder == "little"
+        if ok:
+            ref, fast = np.random.default_rng(12345), _Uniforms(np.random.default_rng(12345), size)
+            ok = all(np.array_equal(ref.integers(0, size, size=(r, len(size))), fast(r)) for r in (3, 1, 5))
+        _FAST_OK.append(ok)
+    return _FAST_OK[0]
+
+
+def _uniforms(rng, size):
+    """A callable ``rows -> rng.integers(0, size, size=(rows, n))``, the next rows of the same stream each call."""
+    if len(size) and int(size.max()) < 2**32 and _fast_matches_numpy():
+        return _Uniforms(rng, size)
+    return _numpy_integers(rng, size)
 
 
 def _grid_columns(inverse, y, n_values, groups, n_groups):
@@ -214,11 +350,16 @@ def bootstrap_grid_counts(strata: ArrayLike, inverse: ArrayLike, y: ArrayLike, n
     out = np.empty((stop - start, 2 * width + 1))
     order = np.argsort(strata, kind="stable")
     col = col[order]  # the column of each position of the sorted order: one gather per draw, not two
+    C = 2 * width + 1
+    per = max(1, _COUNT_CELLS // C)  # rows counted by one bincount: its counts stay in cache until copied out
     for lo, picks in _draws(strata, n_bootstrap, random_state, start, stop, order=order, sorted_positions=True):
-        k = len(picks)
         flat = col[picks]
-        flat += np.arange(k, dtype=np.int64)[:, None] * (2 * width + 1)
-        out[lo:lo + k] = np.bincount(flat.ravel(), minlength=k * (2 * width + 1)).reshape(k, -1)
+        for r0 in range(0, len(picks), per):  # a loop over small blocks of replicates
+            r1 = min(r0 + per, len(picks))
+            idx = flat[r0:r1]
+            if r1 - r0 > 1:
+                idx += np.arange(r1 - r0, dtype=np.int64)[:, None] * C
+            out[lo + r0:lo + r1] = np.bincount(idx.ravel(), minlength=(r1 - r0) * C).reshape(r1 - r0, C)
     R = stop - start
     return (out[:, :width].reshape(R, n_groups, n_values), out[:, width:2 * width].reshape(R, n_groups, n_values))
 
