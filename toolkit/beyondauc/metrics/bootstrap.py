@@ -108,9 +108,14 @@ def bootstrap_counts(strata: ArrayLike, n_bootstrap: int, *, random_state: int |
     stop = n_bootstrap if stop is None else stop
     n = len(strata)
     out = np.zeros((stop - start, n), dtype=np.int32)
+    per = max(1, _COUNT_CELLS // max(n, 1))  # rows counted by one bincount: its counts stay in cache until copied out
     for lo, picks in _draws(strata, n_bootstrap, random_state, start, stop):
-        rows = np.arange(len(picks), dtype=np.int64)[:, None] * n
-        out[lo:lo + len(picks)] = np.bincount((rows + picks).ravel(), minlength=len(picks) * n).reshape(-1, n)
+        for r0 in range(0, len(picks), per):  # a loop over small blocks of replicates
+            r1 = min(r0 + per, len(picks))
+            idx = picks[r0:r1]
+            if r1 - r0 > 1:
+                idx = idx + np.arange(r1 - r0, dtype=np.int64)[:, None] * n
+            out[lo + r0:lo + r1] = np.bincount(idx.ravel(), minlength=(r1 - r0) * n).reshape(r1 - r0, n)
     return out
 
 
