@@ -15,6 +15,7 @@ from beyondauc.metrics.bootstrap import (
     _uniforms,
     bootstrap_counts,
     bootstrap_grid_counts,
+    grid_count_chunks,
     grid_weights,
 )
 
@@ -112,3 +113,18 @@ def test_grid_weights_add_fractional_weights_in_add_at_order():
     for r in range(6):
         np.add.at(ref[r], (1 - y, inverse), weights[r])
     assert np.array_equal(pos[:, 0], ref[:, 0]) and np.array_equal(neg[:, 0], ref[:, 1])
+
+
+def test_chunks_drawn_in_one_pass_are_the_chunks_drawn_alone(monkeypatch):
+    monkeypatch.setattr(bootstrap, "_DRAW_CELLS", 900)  # row blocks that straddle the chunks
+    rng = np.random.default_rng(4)
+    n, m = 300, 30
+    strata, y, inverse = rng.integers(0, 4, n), rng.integers(0, 2, n), rng.integers(0, m, n)
+    chunks = [(5, 41), (41, 82), (82, 123), (123, 190)]  # inside the blocks of 64 replicates, as the engine's are
+    parts = list(grid_count_chunks(strata, inverse, y, m, 200, chunks, random_state=9))
+    assert len(parts) == len(chunks)
+    for (lo, hi), (pos, neg) in zip(chunks, parts):
+        ref = bootstrap_grid_counts(strata, inverse, y, m, 200, random_state=9, start=lo, stop=hi)
+        assert np.array_equal(pos, ref[0]) and np.array_equal(neg, ref[1])
+    with pytest.raises(ValueError, match="follow each other"):
+        next(grid_count_chunks(strata, inverse, y, m, 200, [(0, 10), (20, 30)], random_state=9))

@@ -17,6 +17,7 @@ beyond it, and however the work is split into chunks or processes.
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterator
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -349,24 +350,63 @@ def bootstrap_grid_counts(strata: ArrayLike, inverse: ArrayLike, y: ArrayLike, n
     >>> bool((pos == ref[0]).all() and (neg == ref[1]).all()), pos.shape
     (True, (4, 1, 3))
     """
-    strata = np.asarray(strata)
     stop = n_bootstrap if stop is None else stop
+    return next(grid_count_chunks(strata, inverse, y, n_values, n_bootstrap, [(start, stop)],
+                                  random_state=random_state, groups=groups, n_groups=n_groups))
+
+
+def grid_count_chunks(strata: ArrayLike, inverse: ArrayLike, y: ArrayLike, n_values: int, n_bootstrap: int,
+                      chunks: list[tuple[int, int]], *, random_state: int | None = 0, groups: ArrayLike | None = None,
+                      n_groups: int = 1) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    """:func:`bootstrap_grid_counts` of each chunk ``(start, stop)`` of replicates in turn, from one pass of the draws.
+
+    The chunks follow each other (each starts where the one before stops).
+    A chunk that starts inside a block of :data:`BLOCK` replicates would
+    have to draw that block's earlier rows again on its own (the stream needs
+    them); here every row is drawn once.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from beyondauc.metrics.bootstrap import bootstrap_grid_counts, grid_count_chunks
+    >>> strata = y = np.array([0, 0, 1, 1, 1])
+    >>> inverse = np.array([0, 1, 1, 2, 2])
+    >>> parts = list(grid_count_chunks(strata, inverse, y, 3, 100, [(0, 40), (40, 80), (80, 100)], random_state=0))
+    >>> whole = bootstrap_grid_counts(strata, inverse, y, 3, 100, random_state=0)
+    >>> bool((np.concatenate([pos for pos, _ in parts]) == whole[0]).all())
+    True
+    """
+    strata = np.asarray(strata)
+    if any(b[0] != a[1] for a, b in zip(chunks, chunks[1:])):
+        raise ValueError(f"`chunks` must follow each other, got {chunks}")
     col, width = _grid_columns(inverse, y, n_values, groups, n_groups)
-    out = np.empty((stop - start, 2 * width + 1))
     order = np.argsort(strata, kind="stable")
     col = col[order]  # the column of each position of the sorted order: one gather per draw, not two
     C = 2 * width + 1
+    draws = _draws(strata, n_bootstrap, random_state, chunks[0][0], chunks[-1][1], order=order, sorted_positions=True)
+    pending = np.zeros((0, len(strata)), dtype=np.int64)  # drawn rows not yet counted
+    for lo, hi in chunks:  # a loop over the chunks, each filled from the draws' row blocks
+        out = np.empty((hi - lo, C))
+        done = 0
+        while done < hi - lo:
+            if not len(pending):
+                pending = next(draws)[1]
+            take = min(len(pending), hi - lo - done)
+            _count_rows(out[done:done + take], col[pending[:take]], C)
+            pending, done = pending[take:], done + take
+        R = hi - lo
+        yield out[:, :width].reshape(R, n_groups, n_values), out[:, width:2 * width].reshape(R, n_groups, n_values)
+
+
+def _count_rows(out, flat, C):
+    """``out[r]`` = the counts of the columns ``flat[r]`` (R, k) over ``C`` columns, a few rows per ``bincount``."""
     per = max(1, _COUNT_CELLS // C)  # rows counted by one bincount: its counts stay in cache until copied out
-    for lo, picks in _draws(strata, n_bootstrap, random_state, start, stop, order=order, sorted_positions=True):
-        flat = col[picks]
-        for r0 in range(0, len(picks), per):  # a loop over small blocks of replicates
-            r1 = min(r0 + per, len(picks))
-            idx = flat[r0:r1]
-            if r1 - r0 > 1:
-                idx += np.arange(r1 - r0, dtype=np.int64)[:, None] * C
-            out[lo + r0:lo + r1] = np.bincount(idx.ravel(), minlength=(r1 - r0) * C).reshape(r1 - r0, C)
-    R = stop - start
-    return (out[:, :width].reshape(R, n_groups, n_values), out[:, width:2 * width].reshape(R, n_groups, n_values))
+    for r0 in range(0, len(flat), per):  # a loop over small blocks of replicates
+        r1 = min(r0 + per, len(flat))
+        idx = flat[r0:r1]
+        if r1 - r0 > 1:
+            idx += np.arange(r1 - r0, dtype=np.int64)[:, None] * C
+        out[r0:r1] = np.bincount(idx.ravel(), minlength=(r1 - r0) * C).reshape(r1 - r0, C)
 
 
 def _nanquantile(a, q, axis=0):

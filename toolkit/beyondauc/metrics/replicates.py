@@ -50,7 +50,7 @@ from .bootstrap import (
     N_JACKKNIFE,
     _seed,
     bootstrap_counts,
-    bootstrap_grid_counts,
+    grid_count_chunks,
     grid_weights,
     honest_interval,
     jackknife_acceleration,
@@ -182,9 +182,9 @@ def bootstrap_replicates(
     seed = _fixed_seed(random_state)
     parts = []
     width = max(len(strata), n_values) if chunk_width is None else chunk_width
-    for lo, hi in replicate_chunks(n_bootstrap, width, align=align, cells=cells):  # bounded memory
-        pos, neg = bootstrap_grid_counts(strata, inverse, y, n_values, n_bootstrap, random_state=seed, start=lo,
-                                         stop=hi, groups=groups, n_groups=n_groups)
+    chunks = replicate_chunks(n_bootstrap, width, align=align, cells=cells)
+    for pos, neg in grid_count_chunks(strata, inverse, y, n_values, n_bootstrap, chunks, random_state=seed,
+                                      groups=groups, n_groups=n_groups):  # bounded memory, every row drawn once
         if groups is None:
             pos, neg = pos[:, 0], neg[:, 0]
         parts.append(statistic(pos, neg))
