@@ -73,10 +73,22 @@ def test_uniforms_fall_back_when_numpy_draws_otherwise(monkeypatch):
     assert not isinstance(_uniforms(np.random.default_rng(0), np.array([3, 4])), _Uniforms)
 
 
+def test_uniforms_skip_rows_as_numpy_draws_them():
+    size = np.repeat(np.array([2**31 + 1, 5, 1, 3_000_000_017]), [40, 30, 2, 25])
+    ref, fast = np.random.default_rng(3), _Uniforms(np.random.default_rng(3), size)
+    for skip, rows in ((3, 2), (1, 5), (4, 1)):
+        ref.integers(0, size, size=(skip, len(size)))
+        fast.skip(skip)
+        assert np.array_equal(fast(rows), ref.integers(0, size, size=(rows, len(size))))
+
+
+@pytest.mark.parametrize("fast", [True, False])
 @pytest.mark.parametrize("n, strata_kind", [(1, "one"), (9, "tiny"), (500, "mixed"), (3000, "sorted")])
 @pytest.mark.parametrize("R, start, stop", [(5, 0, None), (150, 0, None), (150, 37, 140), (130, 64, 130)])
-def test_counts_are_the_documented_stream(n, strata_kind, R, start, stop, monkeypatch):
+def test_counts_are_the_documented_stream(n, strata_kind, R, start, stop, fast, monkeypatch):
     monkeypatch.setattr(bootstrap, "_DRAW_CELLS", 700)  # several row blocks per replicate block
+    if not fast:
+        monkeypatch.setattr(bootstrap, "_FAST_OK", [False])  # numpy's own integers, rows skipped in steps too
     rng = np.random.default_rng(n)
     make = {"one": lambda: np.zeros(n, int), "tiny": lambda: rng.integers(0, 5, n),
             "sorted": lambda: np.sort(rng.integers(0, 3, n)),

@@ -151,13 +151,14 @@ def _draws(strata, n_bootstrap, random_state, start, stop, *, order=None, sorted
     for k in range(start // BLOCK, n_blocks):  # a loop over fixed blocks of replicates, and row blocks in each
         draw = _uniforms(np.random.default_rng(children[k]), size)
         last = min(stop, (k + 1) * BLOCK) - k * BLOCK  # rows of this block past it are never needed
-        for r0 in range(0, last, step):
+        skip = max(start - k * BLOCK, 0)  # rows before ``start``: the stream passes them, no integers are made
+        for r0 in range(0, skip, step):
+            draw.skip(min(r0 + step, skip) - r0)
+        for r0 in range(skip, last, step):
             r1 = min(r0 + step, last)
             pick = draw(r1 - r0)
             pick += first
-            lo = max(start - k * BLOCK, r0)  # rows before ``start`` are drawn (the stream needs them), not kept
-            if lo < r1:
-                yield k * BLOCK + lo - start, pick[lo - r0:] if identity else order[pick[lo - r0:]]
+            yield k * BLOCK + r0 - start, pick if identity else order[pick]
 
 
 # -- uniform integers below per-position bounds, as numpy draws them -----------------------
@@ -230,22 +231,32 @@ class _Uniforms:
                 return J
             J = new
 
+    def _take(self, rows):
+        """The accepted words of the next ``rows`` rows (rows x live positions), and past them in the stream."""
+        N = rows * self.c
+        w = self._words(N + 64 + int(4 * N * self.p))
+        low = w[:N].reshape(rows, self.c) * self.e32  # wraps: the low 32 bits of word x bound
+        rejected = np.flatnonzero(low < self.thr)
+        del low
+        if not len(rejected):
+            words, self.buf = w[:N], w[N:].copy()
+            return words
+        J = self._rejected(N, rejected)
+        words = _skip(self.buf, J, N)
+        self.buf = self.buf[N + len(J):].copy()
+        return words
+
+    def skip(self, rows):
+        """Move the stream past ``rows`` rows without making their integers."""
+        if self.c:
+            self._take(rows)
+
     def __call__(self, rows):
         """The next ``rows`` rows, (rows, n) int64."""
         c = self.c
         if c == 0:
             return np.zeros((rows, self.n), dtype=np.int64)
-        N = rows * c
-        w = self._words(N + 64 + int(4 * N * self.p))
-        low = w[:N].reshape(rows, c) * self.e32  # wraps: the low 32 bits of word x bound
-        rejected = np.flatnonzero(low < self.thr)
-        del low
-        words = w[:N]
-        if len(rejected):
-            J = self._rejected(N, rejected)
-            words = _skip(self.buf, J, N)
-        m = words.astype(np.uint64).reshape(rows, c)
-        self.buf = self.buf[N + (len(J) if len(rejected) else 0):].copy()
+        m = self._take(rows).astype(np.uint64).reshape(rows, c)
         m *= self.e
         m >>= _WORD
         if c == self.n:
@@ -266,9 +277,19 @@ def _skip(w, rejected, N):
     return out
 
 
-def _numpy_integers(rng, size):
+class _NumpyIntegers:
     """The fallback: numpy's own ``rng.integers`` (a bound of 2**32 or more, or a numpy that draws otherwise)."""
-    return lambda rows: rng.integers(0, size, size=(rows, len(size))) if len(size) else np.zeros((rows, 0), np.int64)
+
+    def __init__(self, rng, size):
+        self.rng, self.size = rng, size
+
+    def __call__(self, rows):
+        if not len(self.size):
+            return np.zeros((rows, 0), np.int64)
+        return self.rng.integers(0, self.size, size=(rows, len(self.size)))
+
+    def skip(self, rows):
+        self(rows)
 
 
 _FAST_OK: list[bool] = []
@@ -290,7 +311,7 @@ def _uniforms(rng, size):
     """A callable ``rows -> rng.integers(0, size, size=(rows, n))``, the next rows of the same stream each call."""
     if len(size) and int(size.max()) < 2**32 and _fast_matches_numpy():
         return _Uniforms(rng, size)
-    return _numpy_integers(rng, size)
+    return _NumpyIntegers(rng, size)
 
 
 def _grid_columns(inverse, y, n_values, groups, n_groups):
