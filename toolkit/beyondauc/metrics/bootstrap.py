@@ -16,6 +16,9 @@ beyond it, and however the work is split into chunks or processes.
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Iterator
+
 import numpy as np
 from numpy.typing import ArrayLike
 
@@ -106,42 +109,209 @@ def bootstrap_counts(strata: ArrayLike, n_bootstrap: int, *, random_state: int |
     stop = n_bootstrap if stop is None else stop
     n = len(strata)
     out = np.zeros((stop - start, n), dtype=np.int32)
+    per = max(1, _COUNT_CELLS // max(n, 1))  # rows counted by one bincount: its counts stay in cache until copied out
     for lo, picks in _draws(strata, n_bootstrap, random_state, start, stop):
-        rows = np.arange(len(picks), dtype=np.int64)[:, None] * n
-        out[lo:lo + len(picks)] = np.bincount((rows + picks).ravel(), minlength=len(picks) * n).reshape(-1, n)
+        for r0 in range(0, len(picks), per):  # a loop over small blocks of replicates
+            r1 = min(r0 + per, len(picks))
+            idx = picks[r0:r1]
+            if r1 - r0 > 1:
+                idx = idx + np.arange(r1 - r0, dtype=np.int64)[:, None] * n
+            out[lo + r0:lo + r1] = np.bincount(idx.ravel(), minlength=(r1 - r0) * n).reshape(r1 - r0, n)
     return out
 
 
 _DRAW_CELLS = 1 << 21  # replicate x example picks held at once while drawing
+_COUNT_CELLS = 1 << 18  # replicate x grid-column counts made at once (a cache's worth)
 
 
-def _draws(strata, n_bootstrap, random_state, start, stop):
+def _draws(strata, n_bootstrap, random_state, start, stop, *, order=None, sorted_positions=False):
     """Yield ``(row, picks)``: the examples drawn by replicates ``start + row ...`` (rows x n), row block by row block.
 
     Each example position j of a replicate draws one example of its own
     stratum, uniformly: ``first + an integer in [0, size)`` over the stratum's
-    block of the stable sorted order.  Block k of :data:`BLOCK` replicates
-    reads its own child seed; its draws are taken a few rows at a time from
-    the same generator (the same stream as one call: the integers come in
-    row-major order), so memory stays at about :data:`_DRAW_CELLS` picks.
+    block of the stable sorted order ``order`` (``np.argsort(strata,
+    kind="stable")``, computed when not given).  Block k of :data:`BLOCK`
+    replicates reads its own child seed; its draws are taken a few rows at a
+    time from the same generator (the same stream as one call: the integers
+    come in row-major order), so memory stays at about :data:`_DRAW_CELLS`
+    picks.  With ``sorted_positions`` the picks are positions in ``order``
+    (the caller maps them through a table of its own, one gather instead of
+    two); otherwise examples (``order[pick]``, no gather when the strata are
+    already sorted).
     """
     n = len(strata)
-    order = np.argsort(strata, kind="stable")
+    order = np.argsort(strata, kind="stable") if order is None else order
     sorted_strata = strata[order]
     first = np.searchsorted(sorted_strata, sorted_strata, side="left")
     size = np.searchsorted(sorted_strata, sorted_strata, side="right") - first
+    identity = sorted_positions or bool(np.array_equal(order, np.arange(n)))
     n_blocks = (stop + BLOCK - 1) // BLOCK if stop else 0
     children = np.random.SeedSequence(_seed(random_state)).spawn(n_blocks) if n_blocks else []
     step = max(1, min(BLOCK, _DRAW_CELLS // max(n, 1)))
     for k in range(start // BLOCK, n_blocks):  # a loop over fixed blocks of replicates, and row blocks in each
-        rng = np.random.default_rng(children[k])
+        draw = _uniforms(np.random.default_rng(children[k]), size)
         last = min(stop, (k + 1) * BLOCK) - k * BLOCK  # rows of this block past it are never needed
-        for r0 in range(0, last, step):
+        skip = max(start - k * BLOCK, 0)  # rows before ``start``: the stream passes them, no integers are made
+        for r0 in range(0, skip, step):
+            draw.skip(min(r0 + step, skip) - r0)
+        for r0 in range(skip, last, step):
             r1 = min(r0 + step, last)
-            pick = first + rng.integers(0, size, size=(r1 - r0, n)) if n else np.zeros((r1 - r0, 0), np.int64)
-            lo = max(start - k * BLOCK, r0)  # rows before ``start`` are drawn (the stream needs them), not kept
-            if lo < r1:
-                yield k * BLOCK + lo - start, order[pick[lo - r0:]]
+            pick = draw(r1 - r0)
+            pick += first
+            yield k * BLOCK + r0 - start, pick if identity else order[pick]
+
+
+# -- uniform integers below per-position bounds, as numpy draws them -----------------------
+
+_WORD = np.uint64(32)
+
+
+class _Uniforms:
+    """``rng.integers(0, size, size=(rows, n))`` call after call: the same integers, several times faster.
+
+    numpy draws an int64 below a bound ``e`` < 2**32 from the generator's
+    32-bit words (``next_uint32``: the low, then the high half of each 64-bit
+    output) by Lemire's method: ``m = word * e``; the word is rejected, and
+    the next one read, while ``m mod 2**32 < (2**32 - e) mod e``; the integer
+    is ``m >> 32``.  A bound of 1 reads no word.  Here the words come from
+    ``bit_generator.random_raw`` and every product, test and shift is one
+    array operation; the rare rejections (about ``e / 2**33`` per draw) shift
+    the words of every later draw by one, so the set of rejected words is
+    found as the fixed point of a few sparse passes (:meth:`_rejected`).
+    """
+
+    def __init__(self, rng, size):
+        self.bitgen = rng.bit_generator
+        size = np.asarray(size, dtype=np.int64)
+        self.n = len(size)
+        self.live = np.flatnonzero(size > 1)  # a stratum of one draws no word
+        e = size[self.live].astype(np.uint64)
+        self.e, self.c = e, len(e)
+        self.e32 = e.astype(np.uint32)
+        self.thr = ((np.uint64(1 << 32) - e) % np.maximum(e, np.uint64(1))).astype(np.uint32)
+        self.p = float(self.thr.max()) / 2.0**32 if self.c else 0.0
+        # live positions where the bound differs from the one before (cyclically: rows follow each other)
+        self.bounds = np.flatnonzero(e != np.roll(e, 1))
+        self.buf = np.zeros(0, dtype=np.uint32)
+
+    def _words(self, count):
+        """At least ``count`` words from the buffer on (drawing more as needed)."""
+        if len(self.buf) < count:
+            raw = self.bitgen.random_raw((count - len(self.buf) + 1) // 2)
+            self.buf = np.concatenate([self.buf, raw.view(np.uint32)])
+        return self.buf
+
+    def _flags(self, w, j, elem):
+        """Whether word j is rejected by the draw of element ``elem`` (an index into the rows' live positions)."""
+        p = elem % self.c
+        return (w[j].astype(np.uint64) * self.e[p]).astype(np.uint32) < self.thr[p]
+
+    def _rejected(self, N, rejected):
+        """The words the draws of N elements reject, from those rejected with no earlier rejection (sorted).
+
+        Word j is read by element ``j - s(j)``, ``s(j)`` the rejections before
+        it.  Away from a change of bound the element's bound is that of
+        element j, so the first guess holds; words up to ``s`` past a change
+        of bound, and past the N-th element, are tested against their actual
+        element.  Each pass makes the first wrong word a later one, so the
+        passes stop (after two or three: rejections are rare).
+        """
+        J = rejected
+        while True:
+            S = len(J)
+            w = self._words(N + S + 1)
+            rows = np.arange((N + S) // self.c + 1, dtype=np.int64)[:, None] * self.c
+            starts = (rows + self.bounds[None, :]).ravel()
+            zone = np.unique(np.concatenate([np.arange(N, N + S + 1), (starts[(starts > 0) & (starts < N)][:, None]
+                                                                          + np.arange(S + 1)).ravel()]))
+            elem = zone - np.searchsorted(J, zone, side="left")
+            hit = zone[(elem < N) & self._flags(w, zone, elem)]
+            new = np.union1d(np.setdiff1d(rejected, zone, assume_unique=True), hit)
+            if np.array_equal(new, J):
+                return J
+            J = new
+
+    def _take(self, rows):
+        """The accepted words of the next ``rows`` rows (rows x live positions), and past them in the stream."""
+        N = rows * self.c
+        w = self._words(N + 64 + int(4 * N * self.p))
+        low = w[:N].reshape(rows, self.c) * self.e32  # wraps: the low 32 bits of word x bound
+        rejected = np.flatnonzero(low < self.thr)
+        del low
+        if not len(rejected):
+            words, self.buf = w[:N], w[N:].copy()
+            return words
+        J = self._rejected(N, rejected)
+        words = _skip(self.buf, J, N)
+        self.buf = self.buf[N + len(J):].copy()
+        return words
+
+    def skip(self, rows):
+        """Move the stream past ``rows`` rows without making their integers."""
+        if self.c:
+            self._take(rows)
+
+    def __call__(self, rows):
+        """The next ``rows`` rows, (rows, n) int64."""
+        c = self.c
+        if c == 0:
+            return np.zeros((rows, self.n), dtype=np.int64)
+        m = self._take(rows).astype(np.uint64).reshape(rows, c)
+        m *= self.e
+        m >>= _WORD
+        if c == self.n:
+            return m.view(np.int64)
+        out = np.zeros((rows, self.n), dtype=np.int64)
+        out[:, self.live] = m
+        return out
+
+
+def _skip(w, rejected, N):
+    """The first N words of ``w`` that are not at the (sorted) positions ``rejected``: one slice copy per gap."""
+    out = np.empty(N, dtype=w.dtype)
+    ends = np.append(rejected, N + len(rejected))
+    begin = 0
+    for k, end in enumerate(ends.tolist()):  # a loop over the rare rejections, each gap one copy
+        out[begin - k:end - k] = w[begin:end]
+        begin = end + 1
+    return out
+
+
+class _NumpyIntegers:
+    """The fallback: numpy's own ``rng.integers`` (a bound of 2**32 or more, or a numpy that draws otherwise)."""
+
+    def __init__(self, rng, size):
+        self.rng, self.size = rng, size
+
+    def __call__(self, rows):
+        if not len(self.size):
+            return np.zeros((rows, 0), np.int64)
+        return self.rng.integers(0, self.size, size=(rows, len(self.size)))
+
+    def skip(self, rows):
+        self(rows)
+
+
+_FAST_OK: list[bool] = []
+
+
+def _fast_matches_numpy():
+    """Whether :class:`_Uniforms` gives this numpy's ``integers``, checked once on a case with many rejections."""
+    if not _FAST_OK:
+        size = np.array([1] * 3 + [3] * 40 + [2**31 + 5] * 200 + [7] * 31 + [3_000_000_017] * 50 + [1, 2])
+        ok = sys.byteorder == "little"
+        if ok:
+            ref, fast = np.random.default_rng(12345), _Uniforms(np.random.default_rng(12345), size)
+            ok = all(np.array_equal(ref.integers(0, size, size=(r, len(size))), fast(r)) for r in (3, 1, 5))
+        _FAST_OK.append(ok)
+    return _FAST_OK[0]
+
+
+def _uniforms(rng, size):
+    """A callable ``rows -> rng.integers(0, size, size=(rows, n))``, the next rows of the same stream each call."""
+    if len(size) and int(size.max()) < 2**32 and _fast_matches_numpy():
+        return _Uniforms(rng, size)
+    return _NumpyIntegers(rng, size)
 
 
 def _grid_columns(inverse, y, n_values, groups, n_groups):
@@ -161,18 +331,21 @@ def grid_weights(counts: ArrayLike, inverse: ArrayLike, y: ArrayLike, n_values: 
     ``counts`` (R, n) are replicate counts per example, ``inverse`` each
     example's index on the score grid, ``y`` its 0/1 label and ``groups`` its
     row (e.g. dataset code; -1 leaves it out).  Each example's count is added
-    to its column in place (``np.add.at``), block of replicates by block
-    (integer counts: exact whatever the order of the additions).
+    to its column with one ``bincount`` on flat (replicate, column) indices,
+    block of replicates by block (the additions in the order ``np.add.at``
+    makes them, so even fractional counts give the same sums).
     """
     counts = np.asarray(counts)
     R, n = counts.shape[0], len(inverse)
     col, width = _grid_columns(inverse, y, n_values, groups, n_groups)
-    out = np.zeros((R, 2 * width + 1))
+    out = np.empty((R, 2 * width + 1))
     step = max(1, _DRAW_CELLS // max(n, 1))
     for r0 in range(0, R, step):  # blocks of replicates, to bound the flat index arrays
         r1 = min(R, r0 + step)
-        np.add.at(out.reshape(-1), (np.arange(r0, r1, dtype=np.int64)[:, None] * (2 * width + 1) + col).ravel(),
-                  counts[r0:r1].ravel().astype(np.float64))
+        flat = (np.arange(r1 - r0, dtype=np.int64)[:, None] * (2 * width + 1) + col).ravel()
+        # ``bincount`` adds the weights in the order given, as ``np.add.at`` did: the same sums, bit for bit
+        out[r0:r1] = np.bincount(flat, weights=counts[r0:r1].ravel().astype(np.float64),
+                                 minlength=(r1 - r0) * (2 * width + 1)).reshape(r1 - r0, -1)
     return (out[:, :width].reshape(R, n_groups, n_values), out[:, width:2 * width].reshape(R, n_groups, n_values))
 
 
@@ -182,7 +355,8 @@ def bootstrap_grid_counts(strata: ArrayLike, inverse: ArrayLike, y: ArrayLike, n
     """``grid_weights(bootstrap_counts(strata, ...), inverse, y, ...)`` without the (R, n) counts.
 
     The same replicates (the same draws, the same per-value counts, exactly):
-    each draw adds one to its example's grid column in place (``np.add.at``),
+    the draws of a few replicates at a time are mapped to their examples'
+    grid columns and counted with one ``bincount`` (integer counts: exact),
     so the work and memory are O(replicates x (n + grid)) and no
     replicate x example array is kept.
 
@@ -197,15 +371,63 @@ def bootstrap_grid_counts(strata: ArrayLike, inverse: ArrayLike, y: ArrayLike, n
     >>> bool((pos == ref[0]).all() and (neg == ref[1]).all()), pos.shape
     (True, (4, 1, 3))
     """
-    strata = np.asarray(strata)
     stop = n_bootstrap if stop is None else stop
+    return next(grid_count_chunks(strata, inverse, y, n_values, n_bootstrap, [(start, stop)],
+                                  random_state=random_state, groups=groups, n_groups=n_groups))
+
+
+def grid_count_chunks(strata: ArrayLike, inverse: ArrayLike, y: ArrayLike, n_values: int, n_bootstrap: int,
+                      chunks: list[tuple[int, int]], *, random_state: int | None = 0, groups: ArrayLike | None = None,
+                      n_groups: int = 1) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    """:func:`bootstrap_grid_counts` of each chunk ``(start, stop)`` of replicates in turn, from one pass of the draws.
+
+    The chunks follow each other (each starts where the one before stops).
+    A chunk that starts inside a block of :data:`BLOCK` replicates would
+    have to draw that block's earlier rows again on its own (the stream needs
+    them); here every row is drawn once.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from beyondauc.metrics.bootstrap import bootstrap_grid_counts, grid_count_chunks
+    >>> strata = y = np.array([0, 0, 1, 1, 1])
+    >>> inverse = np.array([0, 1, 1, 2, 2])
+    >>> parts = list(grid_count_chunks(strata, inverse, y, 3, 100, [(0, 40), (40, 80), (80, 100)], random_state=0))
+    >>> whole = bootstrap_grid_counts(strata, inverse, y, 3, 100, random_state=0)
+    >>> bool((np.concatenate([pos for pos, _ in parts]) == whole[0]).all())
+    True
+    """
+    strata = np.asarray(strata)
+    if any(b[0] != a[1] for a, b in zip(chunks, chunks[1:])):
+        raise ValueError(f"`chunks` must follow each other, got {chunks}")
     col, width = _grid_columns(inverse, y, n_values, groups, n_groups)
-    out = np.zeros((stop - start, 2 * width + 1))
-    for lo, picks in _draws(strata, n_bootstrap, random_state, start, stop):  # each draw adds 1 to its column
-        rows = np.arange(lo, lo + len(picks), dtype=np.int64)[:, None] * (2 * width + 1)
-        np.add.at(out.reshape(-1), (rows + col[picks]).ravel(), 1.0)
-    R = stop - start
-    return (out[:, :width].reshape(R, n_groups, n_values), out[:, width:2 * width].reshape(R, n_groups, n_values))
+    order = np.argsort(strata, kind="stable")
+    col = col[order]  # the column of each position of the sorted order: one gather per draw, not two
+    C = 2 * width + 1
+    draws = _draws(strata, n_bootstrap, random_state, chunks[0][0], chunks[-1][1], order=order, sorted_positions=True)
+    pending = np.zeros((0, len(strata)), dtype=np.int64)  # drawn rows not yet counted
+    for lo, hi in chunks:  # a loop over the chunks, each filled from the draws' row blocks
+        out = np.empty((hi - lo, C))
+        done = 0
+        while done < hi - lo:
+            if not len(pending):
+                pending = next(draws)[1]
+            take = min(len(pending), hi - lo - done)
+            _count_rows(out[done:done + take], col[pending[:take]], C)
+            pending, done = pending[take:], done + take
+        R = hi - lo
+        yield out[:, :width].reshape(R, n_groups, n_values), out[:, width:2 * width].reshape(R, n_groups, n_values)
+
+
+def _count_rows(out, flat, C):
+    """``out[r]`` = the counts of the columns ``flat[r]`` (R, k) over ``C`` columns, a few rows per ``bincount``."""
+    per = max(1, _COUNT_CELLS // C)  # rows counted by one bincount: its counts stay in cache until copied out
+    for r0 in range(0, len(flat), per):  # a loop over small blocks of replicates
+        r1 = min(r0 + per, len(flat))
+        idx = flat[r0:r1]
+        if r1 - r0 > 1:
+            idx += np.arange(r1 - r0, dtype=np.int64)[:, None] * C
+        out[r0:r1] = np.bincount(idx.ravel(), minlength=(r1 - r0) * C).reshape(r1 - r0, C)
 
 
 def _nanquantile(a, q, axis=0):

@@ -50,7 +50,7 @@ from .bootstrap import (
     N_JACKKNIFE,
     _seed,
     bootstrap_counts,
-    bootstrap_grid_counts,
+    grid_count_chunks,
     grid_weights,
     honest_interval,
     jackknife_acceleration,
@@ -124,6 +124,7 @@ def bootstrap_replicates(
     n_groups: int = 1,
     align: int = 1,
     cells: int | None = None,
+    chunk_width: int | None = None,
 ) -> Replicates:
     """A batched statistic on every replicate of a stratified bootstrap, chunk by chunk.
 
@@ -155,6 +156,10 @@ def bootstrap_replicates(
         Replicates x max(n, n_values) cells per chunk (None: :data:`CELLS`): less for a statistic
         whose temporaries are many times its input (the replicates do not
         depend on it; a statistic computed row by row does not either).
+    chunk_width : int, default=None
+        The width chunks are sized for (None: max(n, n_values)): a caller
+        that lays the same grid out more compactly keeps its chunks, and with
+        them the last bits of a statistic that depends on them.
 
     Returns
     -------
@@ -176,9 +181,10 @@ def bootstrap_replicates(
     strata = np.asarray(strata)
     seed = _fixed_seed(random_state)
     parts = []
-    for lo, hi in replicate_chunks(n_bootstrap, max(len(strata), n_values), align=align, cells=cells):  # bounded memory
-        pos, neg = bootstrap_grid_counts(strata, inverse, y, n_values, n_bootstrap, random_state=seed, start=lo,
-                                         stop=hi, groups=groups, n_groups=n_groups)
+    width = max(len(strata), n_values) if chunk_width is None else chunk_width
+    chunks = replicate_chunks(n_bootstrap, width, align=align, cells=cells)
+    for pos, neg in grid_count_chunks(strata, inverse, y, n_values, n_bootstrap, chunks, random_state=seed,
+                                      groups=groups, n_groups=n_groups):  # bounded memory, every row drawn once
         if groups is None:
             pos, neg = pos[:, 0], neg[:, 0]
         parts.append(statistic(pos, neg))
@@ -196,6 +202,7 @@ def jackknife_replicates(
     groups: ArrayLike | None = None,
     n_groups: int = 1,
     n_jackknife: int = N_JACKKNIFE,
+    chunk_width: int | None = None,
 ) -> Replicates:
     """The batched statistic with each group of a stratified delete-a-group jackknife left out.
 
@@ -225,7 +232,8 @@ def jackknife_replicates(
     n_jackknife = check_int(n_jackknife, "n_jackknife", minimum=2)
     member = jackknife_groups(strata, n_jackknife, random_state=random_state)
     parts = []
-    for lo, hi in replicate_chunks(n_jackknife, max(len(member), n_values)):  # bounded memory
+    width = max(len(member), n_values) if chunk_width is None else chunk_width
+    for lo, hi in replicate_chunks(n_jackknife, width):  # bounded memory
         counts = (member[None, :] != np.arange(lo, hi)[:, None]).astype(np.int32)
         pos, neg = grid_weights(counts, inverse, y, n_values, groups=groups, n_groups=n_groups)
         if groups is None:

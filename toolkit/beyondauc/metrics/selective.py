@@ -257,6 +257,34 @@ def coverage_accuracy_curve(confidence: ArrayLike, correct: ArrayLike, *,
     return _curve(c, ok, resolution)
 
 
+def _sorted_rows(conf, n_ok, n_wrong):
+    """Each row's counts by confidence, highest first (ties in grid order): (weights, answered, right, end_idx).
+
+    ``end_idx`` is, at each position, the last position of its tie group.
+    Confidences shared by every row (``conf`` of shape (m,)) are sorted once
+    (a stable sort orders each row the same way).
+    """
+    w = n_ok + n_wrong
+    R, m = w.shape
+    conf = np.asarray(conf)
+    if conf.ndim == 1:
+        order = np.argsort(-conf, kind="stable")
+        cs = conf[order][None, :]
+        ws, oks = w[:, order], n_ok[:, order]
+    else:
+        conf = np.broadcast_to(conf, (R, m))
+        order = np.argsort(-conf, axis=1, kind="stable")
+        cs = np.take_along_axis(conf, order, axis=1)
+        ws, oks = np.take_along_axis(w, order, axis=1), np.take_along_axis(n_ok, order, axis=1)
+    answered = np.cumsum(ws, axis=1)
+    right = np.cumsum(oks, axis=1)
+    end = np.ones(cs.shape, dtype=bool)
+    end[:, :-1] = cs[:, :-1] != cs[:, 1:]
+    idx = np.arange(m)
+    end_idx = np.broadcast_to(np.minimum.accumulate(np.where(end, idx, m)[:, ::-1], axis=1)[:, ::-1], (R, m))
+    return ws, answered, right, end_idx
+
+
 def exact_area_rows(conf: np.ndarray, n_ok: np.ndarray, n_wrong: np.ndarray) -> np.ndarray:
     """Area under the exact coverage-accuracy curve of each row, (R,).
 
@@ -267,19 +295,13 @@ def exact_area_rows(conf: np.ndarray, n_ok: np.ndarray, n_wrong: np.ndarray) -> 
     confidences enter together: every example's accuracy term is that of the
     last point of its tie group.
     """
-    w = n_ok + n_wrong
-    R, m = w.shape
-    conf = np.broadcast_to(conf, (R, m))
-    order = np.argsort(-conf, axis=1, kind="stable")
-    cs = np.take_along_axis(conf, order, axis=1)
-    ws = np.take_along_axis(w, order, axis=1)
-    answered = np.cumsum(ws, axis=1)
-    right = np.cumsum(np.take_along_axis(n_ok, order, axis=1), axis=1)
-    end = np.ones((R, m), dtype=bool)
-    end[:, :-1] = cs[:, :-1] != cs[:, 1:]
-    idx = np.arange(m)
-    end_idx = np.minimum.accumulate(np.where(end, idx, m)[:, ::-1], axis=1)[:, ::-1]
-    r_ = np.arange(R)[:, None]
+    return _area_of(_sorted_rows(conf, n_ok, n_wrong))
+
+
+def _area_of(sorted_rows):
+    """:func:`exact_area_rows` from :func:`_sorted_rows`."""
+    ws, answered, right, end_idx = sorted_rows
+    r_ = np.arange(len(ws))[:, None]
     with np.errstate(invalid="ignore", divide="ignore"):
         acc = right[r_, end_idx] / answered[r_, end_idx]
     return np.where(ws > 0, ws * acc, 0.0).sum(axis=1) / answered[:, -1]
@@ -518,19 +540,15 @@ def accuracy_at_coverages(conf: np.ndarray, n_ok: np.ndarray, n_wrong: np.ndarra
     As :func:`beyondauc.accuracy_at_coverage`: the accuracy of the first
     exact-curve point (tie groups enter together) whose coverage reaches the level.
     """
-    w = n_ok + n_wrong
-    R, m = w.shape
-    conf = np.broadcast_to(conf, (R, m))
-    order = np.argsort(-conf, axis=1, kind="stable")
-    cs = np.take_along_axis(conf, order, axis=1)
-    answered = np.cumsum(np.take_along_axis(w, order, axis=1), axis=1)
-    right = np.cumsum(np.take_along_axis(n_ok, order, axis=1), axis=1)
-    end = np.ones((R, m), dtype=bool)
-    end[:, :-1] = cs[:, :-1] != cs[:, 1:]
+    return _accuracy_of(_sorted_rows(conf, n_ok, n_wrong), coverages)
+
+
+def _accuracy_of(sorted_rows, coverages):
+    """:func:`accuracy_at_coverages` from :func:`_sorted_rows`."""
+    _, answered, right, end_idx = sorted_rows
+    R, m = answered.shape
     total = answered[:, -1:]
     # coverage at group ends (non-decreasing along the row); elsewhere carry the end's value
-    idx = np.arange(m)
-    end_idx = np.minimum.accumulate(np.where(end, idx, m)[:, ::-1], axis=1)[:, ::-1]
     r_ = np.arange(R)[:, None]
     cov = answered[r_, end_idx] / total
     with np.errstate(invalid="ignore", divide="ignore"):

@@ -558,10 +558,29 @@ def _benchmark_bootstrap(bench, model, dataset, *, ood_dataset, protocol, method
         init = logistic_params(x, *class_weighted(p0[:, 0], n0[:, 0], class_weight), counts=p0[:, 0] + n0[:, 0])
     # the curves only need the grid values the evaluation (and OOD) rows have
     cols = (np.unique(inv[role == 1]), np.unique(inv[role == 2]) if ood_dataset is not None else None)
+    blocks = {0: np.arange(m), 1: cols[0], **({} if cols[1] is None else {2: cols[1]})}
+    column, starts = _side_by_side(inv, role, blocks)
     statistic = _refit_statistic(x, cols, method=method, class_weight=class_weight, init=init, options=options,
                                  kind=bench.kind)
-    return _replicates_and_jackknife(strata, inv, y, n_values=m, statistic=statistic, n_bootstrap=n_bootstrap,
-                                     random_state=resample_state, groups=role, n_groups=3)
+    return _replicates_and_jackknife(strata, column, y, n_values=int(starts[-1]), statistic=statistic,
+                                     n_bootstrap=n_bootstrap, random_state=resample_state,
+                                     chunk_width=max(len(y), m))
+
+
+def _side_by_side(inv, role, blocks):
+    """Each row's column when each role's grid values (``blocks``: role -> sorted grid indices) sit side by side.
+
+    The per-value counts of role r then fill columns ``starts[i]`` on (its
+    block's place i), the same counts as a (role, grid value) layout gives at
+    those values, without the columns of values the role never has.  Returns
+    (column, starts); ``starts[-1]`` is the width.
+    """
+    column = np.zeros(len(inv), dtype=np.int64)
+    starts = np.cumsum([0] + [len(v) for v in blocks.values()])
+    for start, (r, values) in zip(starts, blocks.items()):  # a loop over the (two or three) roles
+        rows = role == r
+        column[rows] = start + np.searchsorted(values, inv[rows])
+    return column, starts
 
 
 def _given_bootstrap(bench, model, dataset, ood_dataset, options, random_state, n_bootstrap):
@@ -581,40 +600,46 @@ def _given_bootstrap(bench, model, dataset, ood_dataset, options, random_state, 
     role = np.concatenate([np.full(len(c), r) for (c, _), (_, r) in zip(answers, parts)])
     x, inv, _, _ = _grid_counts(ok, conf)
     cols = [np.unique(inv[role == r]) for _, r in parts]
+    column, starts = _side_by_side(inv, role, {r: c for (_, r), c in zip(parts, cols)})
+    k = len(cols[0])
 
-    def statistic(pos, neg):
-        rows = selective_rows(x[cols[0]], pos[:, 1, cols[0]], neg[:, 1, cols[0]], **options)
+    def statistic(pos, neg):  # the confidences are the same in every replicate: sorted once
+        rows = selective_rows(x[cols[0]], pos[:, :k], neg[:, :k], **options, coverages=BAND_COVERAGES)
         out = {name: rows[name] for name in INTERVAL_NAMES}
         if ood_dataset is not None:
-            out["disca_ood"] = selective_rows(x[cols[1]], pos[:, 2, cols[1]], neg[:, 2, cols[1]], **options)["disca"]
-        out["band"] = accuracy_at_coverages(x[cols[0]], pos[:, 1, cols[0]], neg[:, 1, cols[0]], BAND_COVERAGES)
+            out["disca_ood"] = selective_rows(x[cols[1]], pos[:, k:], neg[:, k:], **options)["disca"]
+        out["band"] = rows["band"]
         return out
 
     key = [role] if bench.kind == "answers" else [role, np.concatenate([y[bench._slice(d)] for d, _ in parts])]
-    return _replicates_and_jackknife(strata_of(*key), inv, ok, n_values=len(x), statistic=statistic,
-                                     n_bootstrap=n_bootstrap, random_state=random_state, groups=role, n_groups=3)
+    return _replicates_and_jackknife(strata_of(*key), column, ok, n_values=int(starts[-1]), statistic=statistic,
+                                     n_bootstrap=n_bootstrap, random_state=random_state,
+                                     chunk_width=max(len(ok), len(x)))
 
 
 def _refit_statistic(x, cols, *, method, class_weight, init, options, kind="scores"):
-    """The batched statistic of :func:`_benchmark_bootstrap`: refit, answer, score; on (R, 3, m) counts.
+    """The batched statistic of :func:`_benchmark_bootstrap`: refit, answer, score; on (R, width) counts.
 
-    Roles are 0 calibration, 1 evaluation, 2 out of distribution; ``cols`` the
-    grid values the evaluation and OOD rows have (None: no OOD dataset).
+    The counts are (R, width) rows laid out by :func:`_side_by_side`: the
+    calibration rows on the whole grid of ``x``, then the evaluation rows on
+    their grid values ``cols[0]``, then the OOD rows on theirs ``cols[1]``
+    (None: no OOD dataset).
     """
     cols_ev, cols_ood = cols
     at = cols_ev if cols_ood is None else np.concatenate([cols_ev, cols_ood])
-    k = len(cols_ev)
+    m, k = len(x), len(cols_ev)
 
     def statistic(pos, neg):
-        proba, pred = calibrated_rows(method, x, *class_weighted(pos[:, 0], neg[:, 0], class_weight), init=init,
-                                      at=at, counts=pos[:, 0] + neg[:, 0])
-        answers = _answers(proba[:, :k], pred[:, :k], pos[:, 1, cols_ev], neg[:, 1, cols_ev], kind)
-        out = selective_rows(*answers, **options)
+        cal_pos, cal_neg = pos[:, :m], neg[:, :m]
+        proba, pred = calibrated_rows(method, x, *class_weighted(cal_pos, cal_neg, class_weight), init=init,
+                                      at=at, counts=cal_pos + cal_neg)
+        answers = _answers(proba[:, :k], pred[:, :k], pos[:, m:m + k], neg[:, m:m + k], kind)
+        out = selective_rows(*answers, **options, coverages=BAND_COVERAGES)
         rows = {name: out[name] for name in INTERVAL_NAMES}
         if cols_ood is not None:
-            rows["disca_ood"] = selective_rows(*_answers(proba[:, k:], pred[:, k:], pos[:, 2, cols_ood],
-                                                         neg[:, 2, cols_ood], kind), **options)["disca"]
-        rows["band"] = accuracy_at_coverages(*answers, BAND_COVERAGES)
+            rows["disca_ood"] = selective_rows(*_answers(proba[:, k:], pred[:, k:], pos[:, m + k:],
+                                                         neg[:, m + k:], kind), **options)["disca"]
+        rows["band"] = out["band"]
         return rows
 
     return statistic

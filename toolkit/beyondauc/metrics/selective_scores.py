@@ -25,8 +25,10 @@ from .selective import (
     _check_resolution,
     _check_unit,
     _check_weights,
+    _accuracy_of,
+    _area_of,
     _curve,
-    exact_area_rows,
+    _sorted_rows,
 )
 
 if TYPE_CHECKING:  # names in annotations only
@@ -240,19 +242,25 @@ def _disca(c, ok, tolerance, weights, resolution):
 
 
 def selective_rows(conf: ArrayLike, n_ok: ArrayLike, n_wrong: ArrayLike, *, resolution: float, tolerance: float,
-                   weights: tuple[float, float, float]) -> dict[str, np.ndarray]:
+                   weights: tuple[float, float, float], coverages: ArrayLike | None = None) -> dict[str, np.ndarray]:
     """Area, AURC, accuracy, a, b, fluctuations, penalty and DiSCA of each row, as a dict of (R,).
 
     Exactly :func:`beyondauc.disca` and :func:`beyondauc.aurc` on the
     examples each row's counts describe.  The grid curve is a (rows x bins)
     count matrix from one flat ``bincount``; a point is a non-empty bin.
+    With ``coverages``, ``"band"`` adds each row's accuracy at those coverage
+    levels, (R, k): :func:`~beyondauc.metrics.selective.accuracy_at_coverages`
+    on the same sorted rows.  Confidences shared by every row (shape (m,))
+    are sorted once.
     """
     n_ok = np.asarray(n_ok, dtype=np.float64)
     n_wrong = np.asarray(n_wrong, dtype=np.float64)
     w = n_ok + n_wrong
     R, m = w.shape
-    conf = np.broadcast_to(np.asarray(conf, dtype=np.float64), (R, m))
-    area = exact_area_rows(conf, n_ok, n_wrong)
+    conf = np.asarray(conf, dtype=np.float64)
+    ranked = _sorted_rows(conf, n_ok, n_wrong)
+    area = _area_of(ranked)
+    conf = np.broadcast_to(conf, (R, m))
     present = w > 0
     cmax = np.where(present, conf, -np.inf).max(axis=1)
     with np.errstate(invalid="ignore"):
@@ -294,6 +302,7 @@ def selective_rows(conf: ArrayLike, n_ok: ArrayLike, n_wrong: ArrayLike, *, reso
         term = np.where(rise, (n_fl[:, None] - i + 1) * (acc - d1) / np.maximum(c1 - cmin, _FLOOR), 0.0)
         penalty = np.where(n_fl > 0, z_w * term.sum(axis=1) / (n_fl * (n_fl + 1) / 2.0), 0.0)
     magnitude = np.where(rise, acc - d1, 0.0).sum(axis=1)
+    band = {} if coverages is None else {"band": _accuracy_of(ranked, coverages)}
     return {
         "accuracy": right[:, -1] / answered[:, -1],
         "area": area,
@@ -304,6 +313,7 @@ def selective_rows(conf: ArrayLike, n_ok: ArrayLike, n_wrong: ArrayLike, *, reso
         "n_fluctuations": n_fl.astype(np.float64),
         "fluctuation_magnitude": magnitude,
         "penalty": penalty,
+        **band,
     }
 
 
