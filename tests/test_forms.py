@@ -81,8 +81,10 @@ def answers_reference(long, models, correct_of):
         rows = long[long["model"] == m].set_index(["dataset", "id"]).loc[list(zip(examples["dataset"], examples["id"]))]
         conf[:, j] = rows["confidence"].to_numpy()
         correct[:, j] = correct_of(rows)
-    frame = pd.DataFrame({"dataset": examples["dataset"].to_numpy(dtype=object),
-                          "domain": np.full(len(examples), None, dtype=object), "id": examples["id"].to_numpy()})
+    names = pd.Index(order, dtype=object)  # the text columns are categorical, each name held once
+    frame = pd.DataFrame({"dataset": pd.Categorical(examples["dataset"].to_numpy(dtype=object), categories=names),
+                          "domain": pd.Categorical.from_codes(np.full(len(examples), -1), pd.Index([], dtype=object)),
+                          "id": examples["id"].to_numpy()})
     for j, m in enumerate(models):
         frame[m] = conf[:, j]
     return Benchmark(frame, tuple(models), tuple(order), dict.fromkeys(order), "<DataFrame>", "answers", correct)

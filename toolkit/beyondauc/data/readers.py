@@ -316,6 +316,7 @@ def _read_table(path):
             first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
             raise ValueError(f"file {str(path)!r} cannot be read as Parquet: {first}") from None
         _check_duplicate_columns(list(frame.columns), f"file {str(path)!r}")
+        _release_arrow_memory()
         return frame, 0
     if name.endswith((".csv", ".csv.gz", ".tsv", ".tsv.gz", ".txt", ".txt.gz")):
         sep = "\t" if name.endswith((".tsv", ".tsv.gz")) else ","
@@ -389,6 +390,13 @@ def _jsonl_error(lines, numbers, where):
     return ValueError(f"{where} cannot be read as JSON Lines")
 
 
+def _release_arrow_memory():
+    """Give the memory Arrow freed while reading a file back to the system (its pool otherwise keeps it)."""
+    import pyarrow
+
+    pyarrow.default_memory_pool().release_unused()
+
+
 def _annotate(frame, path, offset, dataset=None):
     """``frame`` with where each row came from (``_file``, ``_line``) and, given, a first ``dataset`` column.
 
@@ -397,7 +405,8 @@ def _annotate(frame, path, offset, dataset=None):
     column, and inserting into it column by column fragments it further.
     """
     lines = offset if isinstance(offset, np.ndarray) else np.arange(len(frame)) + offset
-    parts = [frame, pd.DataFrame({"_file": str(path), "_line": lines}, index=frame.index)]
+    file = pd.Categorical.from_codes(np.zeros(len(frame), dtype=np.int8), categories=pd.Index([str(path)], dtype=object))
+    parts = [frame, pd.DataFrame({"_file": file, "_line": lines}, index=frame.index)]  # the path held once
     if dataset is not None:
         parts.insert(0, pd.DataFrame({"dataset": dataset}, index=frame.index))
     return pd.concat(parts, axis=1)
