@@ -17,6 +17,7 @@ recompute what it holds.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import datetime as _dt
 import hashlib
 import os
@@ -210,17 +211,27 @@ def _diagnostic_curves(d, bins):
             rob.append(_keyed(r.to_frame(), **key, cohort=cohort, kind=kind))
     dr = d.drift
     k = _thin(dr.sensitivity_val, dr.specificity_val, dr.sensitivity_test, dr.specificity_test)
-    drift = _keyed(dr.to_frame(), rows=k, **key)
+    drift = _keyed(_thinned(dr, k).to_frame(), **key)
     wass = pd.concat([_keyed(w.to_rows(), **key).assign(chosen=w.p == d.wasserstein.p)
                       for w in (d.wasserstein_p1, d.wasserstein_p2)], ignore_index=True)
     wass = wass[["model", "dataset", "p", "chosen", "row", "column", "distance", "score", "note"]]
     return roc, hist, rob, drift, wass
 
 
-def _keyed(frame, rows=None, **key):
-    """``frame``'s columns (its ``rows`` only, when given) after the key columns, as the tables store them."""
-    columns = {c: frame[c].to_numpy() if rows is None else frame[c].to_numpy()[rows] for c in frame.columns}
-    return pd.DataFrame({**key, **columns})
+def _thinned(curve, rows):
+    """``curve`` (a dataclass of per-point arrays) with only the points ``rows``: a table of it is made thinned,
+    never whole and then thinned."""
+    arrays = {f.name: getattr(curve, f.name) for f in dataclasses.fields(curve)
+              if isinstance(getattr(curve, f.name), np.ndarray) and getattr(curve, f.name).ndim == 1}
+    n = max((len(a) for a in arrays.values()), default=0)
+    if len(rows) == n:
+        return curve
+    return dataclasses.replace(curve, **{name: a[rows] for name, a in arrays.items() if len(a) == n})
+
+
+def _keyed(frame, **key):
+    """``frame``'s columns after the key columns, as the tables store them."""
+    return pd.DataFrame({**key, **{c: frame[c].to_numpy() for c in frame.columns}})
 
 
 def _selective_rows(r):
@@ -237,7 +248,7 @@ def _selective_rows(r):
         fl.append(f.assign(**key, where=where)[["model", "dataset", "where", *f.columns]])
     e = r.curve
     k = _thin(e.coverage, e.accuracy)
-    curves.append(_keyed(e.to_frame(), rows=k, **key, where="in", curve="exact"))
+    curves.append(_keyed(_thinned(e, k).to_frame(), **key, where="in", curve="exact"))
     return curves, tol, fl
 
 
