@@ -30,6 +30,7 @@ from .readers import (
     _BOOKKEEPING,
     _Origin,
     read_domains,
+    _release_arrow_memory,
     _shown,
     _check_names,
     _check_duplicate_columns,
@@ -65,7 +66,8 @@ class Benchmark:
         ``domain``, ``label`` (int8, 1 = positive), optional ``split`` and
         ``id``, then one float64 column per model.  Read by
         :func:`load_benchmark`, ``dataset``, ``domain`` and ``split`` are
-        categorical (each name held once, not once per row).
+        object columns whose rows refer to each name held once (not a
+        string per row).
     models : tuple of str
         The model columns.
     datasets : tuple of str
@@ -230,9 +232,6 @@ class Benchmark:
         else:
             rows = np.concatenate([np.arange(b.start, b.stop) for b in blocks])
             frame = self.frame[keep].iloc[rows]
-        if len(frame) != len(self.frame):  # categories of the rows left out are left out too
-            frame = frame.assign(**{c: frame[c].cat.remove_unused_categories() for c in frame.columns
-                                    if isinstance(frame[c].dtype, pd.CategoricalDtype)})
         correct = None
         if self.kind == "answers":
             correct = self.correct[rows][:, [self.models.index(m) for m in models]]
@@ -382,6 +381,8 @@ def load_benchmark(
     _check_datasets_have_rows(rows, order, nan_policy, origin.where)
     dom = _dataset_domains(frame if form.long else rows, order, domains, origin)
     bench = _benchmark_of(rows, scores, model_cols, order, dom, origin.source, correct)
+    del frame, rows, scores
+    _release_arrow_memory()  # what reading a file took and the benchmark does not hold
     if correct is None:
         _warn_single_class(bench)
     else:
@@ -672,8 +673,8 @@ def _benchmark_of(frame, scores, model_cols, order, dom, src, correct=None):
     """The Benchmark of the checked rows: its columns built at once, rows grouped by dataset in ``order``.
 
     With ``correct`` (one 0/1 column per model) an answers benchmark: no ``label`` column, the scores are the
-    confidences.  ``dataset``, ``domain`` and ``split`` are categorical (a small code per row, each name
-    held once: per-row text costs about 60 bytes a row each time it is read); the model columns are the
+    confidences.  ``dataset``, ``domain`` and ``split`` hold each name once, every row referring to it (text
+    stored per row costs about 60 bytes a row each time it is read as an array); the model columns are the
     columns of ``scores``, not copied again; rows already grouped in ``order`` are not copied at all.
     """
     code = pd.Categorical(frame["dataset"], categories=order).codes
@@ -685,13 +686,13 @@ def _benchmark_of(frame, scores, model_cols, order, dom, src, correct=None):
 
     domains = list(dict.fromkeys(v for v in dom.values() if v is not None))
     dom_code = np.array([domains.index(dom[d]) if dom[d] is not None else -1 for d in order], dtype=np.int64)
-    columns = {"dataset": _categorical(code, order),
-               "domain": _categorical(dom_code[code] if len(order) else code, domains)}
+    columns = {"dataset": _text_column(code, order),
+               "domain": _text_column(dom_code[code] if len(order) else code, domains)}
     if correct is None:
         columns["label"] = take(frame["label"].to_numpy().astype(np.int8))
     if "split" in frame.columns:
         split = pd.Categorical(frame["split"].astype(str))
-        columns["split"] = _categorical(take(split.codes), list(split.categories))
+        columns["split"] = _text_column(take(split.codes), list(split.categories))
     if "id" in frame.columns:
         columns["id"] = take(frame["id"].to_numpy())
     scores = np.asfortranarray(take(scores))  # each model's column contiguous
@@ -703,10 +704,11 @@ def _benchmark_of(frame, scores, model_cols, order, dom, src, correct=None):
     return Benchmark(out, models, tuple(order), dom, src, "answers", take(correct))
 
 
-def _categorical(codes, names):
-    """A categorical column of ``names`` (held as Python text, so reading the column back as an array shares
-    them rather than making a string per row) from each row's code (-1: missing)."""
-    return pd.Categorical.from_codes(codes, categories=pd.Index(list(names), dtype=object))
+def _text_column(codes, names):
+    """The column of ``names[code]`` per row (-1: missing, NaN) as Python objects: every row refers to one of
+    the few ``names`` (8 bytes a row), and reading it back as an array is that array, not a string per row."""
+    values = np.array([*names, np.nan], dtype=object)[np.asarray(codes, dtype=np.int64)]
+    return pd.Series(values, dtype=object, copy=False)
 
 
 def single_class_message(datasets: Sequence[tuple[str, str]]) -> str:

@@ -10,6 +10,7 @@ import difflib
 import gzip
 import json
 import os
+import sys
 import unicodedata
 import warnings
 from dataclasses import dataclass
@@ -316,7 +317,6 @@ def _read_table(path):
             first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
             raise ValueError(f"file {str(path)!r} cannot be read as Parquet: {first}") from None
         _check_duplicate_columns(list(frame.columns), f"file {str(path)!r}")
-        _release_arrow_memory()
         return frame, 0
     if name.endswith((".csv", ".csv.gz", ".tsv", ".tsv.gz", ".txt", ".txt.gz")):
         sep = "\t" if name.endswith((".tsv", ".tsv.gz")) else ","
@@ -391,10 +391,9 @@ def _jsonl_error(lines, numbers, where):
 
 
 def _release_arrow_memory():
-    """Give the memory Arrow freed while reading a file back to the system (its pool otherwise keeps it)."""
-    import pyarrow
-
-    pyarrow.default_memory_pool().release_unused()
+    """Give back to the system the memory Arrow freed (its pool otherwise keeps it), if Arrow was used."""
+    if "pyarrow" in sys.modules:
+        sys.modules["pyarrow"].default_memory_pool().release_unused()
 
 
 def _annotate(frame, path, offset, dataset=None):
