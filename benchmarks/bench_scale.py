@@ -7,9 +7,13 @@ unbounded margins and heavily tied scores.  The data files are written once
 (Parquet) before any run, so generation is not timed; reading them is.
 
 For each run it records the wall time, the CPU time of the process tree and
-the **peak memory of the whole process tree** (the resident sizes of the
-process, its worker processes and, with ``--dask``, the cluster's workers,
-summed, sampled every 50 ms).  Each row is the median of ``--repeats`` runs.
+the **peak memory of the whole process tree** (the process, its worker
+processes and, with ``--dask``, the cluster's workers, sampled every 50 ms),
+two ways: the sum of the proportional set sizes (PSS: a page shared by k
+processes counts 1/k in each, so pages a forked worker shares copy-on-write
+with its parent count once, as the machine holds them) and the sum of the
+resident sizes (RSS: shared pages counted in every process that maps them,
+an upper bound).  Each row is the median of ``--repeats`` runs.
 
 Cases (``--only`` picks some):
 
@@ -24,6 +28,8 @@ Cases (``--only`` picks some):
   (target: finishes within 4 GiB).
 * ``report``: ``beyondauc report`` on 4, 16 and 64 models at 10^3 examples
   (evaluation and notebooks), with ``--jobs`` processes.
+* ``--case EXAMPLES DATASETS MODELS REPLICATES``: any other evaluation
+  (``--only none`` to run only those).
 
 ``--dask`` runs every case on a 2-worker ``LocalCluster`` (one thread each)
 started in the child process; the evaluation's tasks then run on the
@@ -37,6 +43,7 @@ compare.  A run longer than ``--timeout`` seconds is stopped and shown as
 Usage::
 
     python benchmarks/bench_scale.py --only target --repeats 3
+    python benchmarks/bench_scale.py --only none --case 100000 8 2 200 --jobs 1 --baseline ../base/toolkit
     python benchmarks/bench_scale.py --only examples models --repeats 3 --baseline ../base/toolkit
     python benchmarks/bench_scale.py --only report --dask
 
@@ -82,11 +89,12 @@ def _score(rng, y, kind, strength):
     return 2.5 * latent - 1.0
 
 
-def scale_frame(n_examples, n_models, *, random_state=0):
-    """A benchmark of 8 datasets with ``n_examples`` rows each (half ``val``, half ``test``) and ``n_models`` models."""
+def scale_frame(n_examples, n_models, *, n_datasets=DATASETS, random_state=0):
+    """A benchmark of ``n_datasets`` datasets with ``n_examples`` rows each (half ``val``, half ``test``) and
+    ``n_models`` models."""
     rng = np.random.default_rng(random_state)
     parts = []
-    for d in range(DATASETS):
+    for d in range(n_datasets):
         y = (rng.random(n_examples) < rng.uniform(0.3, 0.7)).astype(np.int8)
         split = np.where(np.arange(n_examples) % 2 == 0, "val", "test")
         cols = {"dataset": np.full(n_examples, f"set{d}"), "domain": np.full(n_examples, f"domain{d // 2}"),
@@ -101,10 +109,10 @@ def scale_frame(n_examples, n_models, *, random_state=0):
     return pd.concat(parts, ignore_index=True)
 
 
-def data_file(folder, n_examples, n_models):
-    path = Path(folder) / f"scale_{n_examples}x{n_models}.parquet"
+def data_file(folder, n_examples, n_models, n_datasets=DATASETS):
+    path = Path(folder) / f"scale_{n_examples}x{n_models}x{n_datasets}.parquet"
     if not path.exists():
-        scale_frame(n_examples, n_models).to_parquet(path, index=False)
+        scale_frame(n_examples, n_models, n_datasets=n_datasets).to_parquet(path, index=False)
     return path
 
 
@@ -123,19 +131,22 @@ print("SECONDS", time.perf_counter() - t0)
 """
 
 
-def _tree_rss(proc):
-    """Resident bytes of ``proc`` and all its descendants (processes that end between calls are skipped)."""
-    total = 0
+def _tree_memory(proc):
+    """(summed PSS, summed RSS) in bytes of ``proc`` and all its descendants (processes that end between calls
+    are skipped; PSS falls back to RSS where the system gives no PSS)."""
+    pss = rss = 0
     try:
         tree = [proc, *proc.children(recursive=True)]
     except (psutil.NoSuchProcess, psutil.AccessDenied):  # the run ended between two samples
-        return 0
+        return 0, 0
     for p in tree:
         try:
-            total += p.memory_info().rss
-        except (psutil.NoSuchProcess, psutil.AccessDenied):
-            pass
-    return total
+            full = p.memory_full_info()
+        except (psutil.NoSuchProcess, psutil.AccessDenied, psutil.ZombieProcess):
+            continue
+        rss += full.rss
+        pss += getattr(full, "pss", full.rss)
+    return pss, rss
 
 
 def _tree_cpu(proc, seen):
@@ -154,14 +165,16 @@ def _tree_cpu(proc, seen):
 
 
 def measure(command, env, timeout):
-    """Run ``command``: (wall s, CPU s of the tree, peak tree RSS in bytes, the child's stdout) or None on timeout."""
+    """Run ``command``: (wall s, CPU s of the tree, peak tree RSS, the child's stdout, peak tree PSS), bytes; None
+    on timeout."""
     t0 = time.perf_counter()
     child = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    proc, peak, cpu, done = psutil.Process(child.pid), [0], {}, threading.Event()
+    proc, peak, cpu, done = psutil.Process(child.pid), [0, 0], {}, threading.Event()
 
     def sample():
         while not done.is_set():
-            peak[0] = max(peak[0], _tree_rss(proc))
+            pss, rss = _tree_memory(proc)
+            peak[0], peak[1] = max(peak[0], rss), max(peak[1], pss)
             _tree_cpu(proc, cpu)
             done.wait(0.05)
 
@@ -179,7 +192,7 @@ def measure(command, env, timeout):
         sampler.join()
     if child.returncode != 0:
         raise SystemExit(f"{' '.join(map(str, command[:4]))} failed ({child.returncode}): {err[-2000:]}")
-    return time.perf_counter() - t0, sum(cpu.values()), peak[0], out
+    return time.perf_counter() - t0, sum(cpu.values()), peak[0], out, peak[1]
 
 
 def evaluate_command(path, n_bootstrap, n_jobs, dask):
@@ -203,9 +216,11 @@ def report_command(path, out, n_jobs, dask):
     return [sys.executable, "-c", REPORT, str(path), str(out), str(n_jobs), "1" if dask else "0"]
 
 
-def cases(only, folder, examples=(10**3, 10**4, 10**5, 10**6), models=(4, 16, 64, 256)):
-    """(name, kind, size axis, n examples, n models, n bootstrap) of the cases asked for."""
-    plan = []
+def cases(only, folder, examples=(10**3, 10**4, 10**5, 10**6), models=(4, 16, 64, 256), custom=()):
+    """(name, kind, size axis, data file, n bootstrap) of the cases asked for (``custom``: (examples, datasets,
+    models, replicates) each)."""
+    plan = [(f"evaluate {n:.0e} x {d} datasets x {m} models, {b} replicates", "evaluate", None, n, m, b, d)
+            for n, d, m, b in custom]
     if "issue" in only:  # the issue's first measurement: 109 s and 616 MiB before this work
         plan += [("issue: 1e+04 x 8 models, 200 replicates", "evaluate", None, 10**4, 8, 200)]
     if "examples" in only:
@@ -218,7 +233,13 @@ def cases(only, folder, examples=(10**3, 10**4, 10**5, 10**6), models=(4, 16, 64
                  ("target: 1e+06 x 8 models, no bootstrap", "evaluate", None, 10**6, 8, 0)]
     if "report" in only:
         plan += [(f"report 1e+03 x {m} models", "report", ("report models", m), 10**3, m, 200) for m in (4, 16, 64)]
-    return [(name, kind, axis, data_file(folder, n, m), b) for name, kind, axis, n, m, b in plan]
+    return [(name, kind, axis, data_file(folder, n, m, *rest[1:]), rest[0])
+            for name, kind, axis, n, m, *rest in plan]
+
+
+def _pss(run):
+    """The peak PSS of a run (a run saved before PSS was measured: its RSS)."""
+    return run[4] if len(run) > 4 else run[2]
 
 
 def exponent(points):
@@ -242,7 +263,8 @@ def run_all(plan, variants, a, tmp):
                        report_command(path, Path(tempfile.mkdtemp(dir=tmp)) / "out", a.jobs, a.dask))
                 res = measure(cmd, env, a.timeout)
                 results.setdefault(name + label, []).append(res)
-                said = "timed out" if res is None else f"{res[0]:.1f} s, {res[2] / 2**30:.2f} GiB"
+                said = "timed out" if res is None else (f"{res[0]:.1f} s, PSS {_pss(res) / 2**30:.2f} GiB, "
+                                                        f"RSS {res[2] / 2**30:.2f} GiB")
                 print(f"[{r + 1}/{a.repeats}] {name}{label}: {said}", file=sys.stderr, flush=True)
     return results
 
@@ -250,18 +272,20 @@ def run_all(plan, variants, a, tmp):
 def summary(plan, variants, results, a):
     med, rows = {}, []
     print(f"| case{' (dask, 2 workers)' if a.dask else f' ({a.jobs} processes)'} | code | wall (median) | CPU | "
-          "peak memory |")
-    print("|:--|:--|--:|--:|--:|")
+          "peak memory (PSS) | peak RSS summed |")
+    print("|:--|:--|--:|--:|--:|--:|")
     for name, _, _, _, _ in plan:
         for label, _ in variants:
             runs = results[name + label]
             done = [x for x in runs if x is not None]
-            m = None if len(done) < len(runs) else tuple(statistics.median(x[i] for x in done) for i in range(3))
+            m = None if len(done) < len(runs) else (*(statistics.median(x[i] for x in done) for i in range(3)),
+                                                    statistics.median(_pss(x) for x in done))
             med[name + label] = m
             wall = f"> {a.timeout:.0f} s" if m is None else f"{m[0]:.1f} s"
             cpu = "" if m is None else f"{m[1]:.1f} s"
-            mem = "" if m is None else f"{m[2] / 2**30:.2f} GiB"
-            print(f"| {name} | {label.strip(' []') or 'this'} | {wall} | {cpu} | {mem} |")
+            mem = "" if m is None else f"{m[3] / 2**30:.2f} GiB"
+            rss = "" if m is None else f"{m[2] / 2**30:.2f} GiB"
+            print(f"| {name} | {label.strip(' []') or 'this'} | {wall} | {cpu} | {mem} | {rss} |")
             rows.append({"case": name, "code": label.strip(" []") or "this", "runs": runs})
     for axis, lo in (("examples", 10**4), ("models", 4), ("report models", 4)):
         for label, _ in variants:
@@ -274,17 +298,22 @@ def summary(plan, variants, results, a):
         for name, _, _, _, _ in plan:
             this, base = med[name], med[name + variants[1][0]]
             if this and base:
-                print(f"- {name}: wall {this[0] / base[0]:.2f}x, peak memory {this[2] / base[2]:.2f}x")
+                print(f"- {name}: wall {this[0] / base[0]:.2f}x, peak PSS {this[3] / base[3]:.2f}x, "
+                      f"peak RSS {this[2] / base[2]:.2f}x")
     return rows
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--only", nargs="+", default=["examples", "models", "target", "report"],
-                    choices=["issue", "examples", "models", "target", "report"])
+                    choices=["issue", "examples", "models", "target", "report", "none"])
     ap.add_argument("--examples", nargs="+", type=int, default=[10**3, 10**4, 10**5, 10**6],
                     help="examples per dataset of the 'examples' case")
     ap.add_argument("--models", nargs="+", type=int, default=[4, 16, 64, 256], help="models of the 'models' case")
+    ap.add_argument("--case", nargs=4, type=int, action="append", default=[],
+                    metavar=("EXAMPLES", "DATASETS", "MODELS", "REPLICATES"),
+                    help="also evaluate this benchmark (examples per dataset, datasets, models, bootstrap "
+                         "replicates); repeatable; with --only none, only these")
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="processes (default: the cores)")
     ap.add_argument("--dask", action="store_true", help="run on a 2-worker LocalCluster")
@@ -295,7 +324,7 @@ def main():
         raise SystemExit(f"--baseline: expected a folder holding the beyondauc package, got {a.baseline!r}")
     variants = [("", None)] + ([(" [baseline]", a.baseline)] if a.baseline else [])
     with tempfile.TemporaryDirectory() as tmp:
-        plan = cases(a.only, tmp, a.examples, a.models)
+        plan = cases(a.only, tmp, a.examples, a.models, a.case)
         results = run_all(plan, variants, a, tmp)
         rows = summary(plan, variants, results, a)
     (HERE / "results").mkdir(exist_ok=True)

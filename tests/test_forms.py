@@ -81,8 +81,9 @@ def answers_reference(long, models, correct_of):
         rows = long[long["model"] == m].set_index(["dataset", "id"]).loc[list(zip(examples["dataset"], examples["id"]))]
         conf[:, j] = rows["confidence"].to_numpy()
         correct[:, j] = correct_of(rows)
-    frame = pd.DataFrame({"dataset": examples["dataset"].to_numpy(dtype=object),
-                          "domain": np.full(len(examples), None, dtype=object), "id": examples["id"].to_numpy()})
+    frame = pd.DataFrame({"dataset": pd.Series(examples["dataset"].to_numpy(dtype=object), dtype=object),
+                          "domain": pd.Series(np.full(len(examples), np.nan, dtype=object), dtype=object),
+                          "id": examples["id"].to_numpy()})  # the text columns hold Python objects
     for j, m in enumerate(models):
         frame[m] = conf[:, j]
     return Benchmark(frame, tuple(models), tuple(order), dict.fromkeys(order), "<DataFrame>", "answers", correct)

@@ -30,6 +30,7 @@ from .readers import (
     _BOOKKEEPING,
     _Origin,
     read_domains,
+    _release_arrow_memory,
     _shown,
     _check_names,
     _check_duplicate_columns,
@@ -63,7 +64,10 @@ class Benchmark:
         One row per example, grouped by dataset (rows of a dataset are
         contiguous, in the order of ``datasets``).  Columns ``dataset``,
         ``domain``, ``label`` (int8, 1 = positive), optional ``split`` and
-        ``id``, then one float64 column per model.
+        ``id``, then one float64 column per model.  Read by
+        :func:`load_benchmark`, ``dataset``, ``domain`` and ``split`` are
+        object columns whose rows refer to each name held once (not a
+        string per row).
     models : tuple of str
         The model columns.
     datasets : tuple of str
@@ -207,22 +211,32 @@ class Benchmark:
         return self.domains.get(dataset)
 
     def subset(self, *, models: Sequence[str] | None = None, datasets: Sequence[str] | None = None) -> Benchmark:
-        """Return a benchmark restricted to some models and/or datasets."""
+        """Return a benchmark restricted to some models and/or datasets.
+
+        The rows are the datasets' blocks (:attr:`frame` holds each dataset's
+        rows together), so datasets kept in their order, or all of them, are
+        one run of rows: the subset's frame then shares the columns it keeps
+        with this one (pandas' copy-on-write copies a column only when one of
+        the two frames writes to it), and a model's subset costs no copy of
+        the data.
+        """
         models = self.models if models is None else tuple(models)
         datasets = self.datasets if datasets is None else tuple(datasets)
         for m in models:
             self._check_model(m)
-        for d in datasets:
-            self._slice(d)
+        blocks = [self._slice(d) for d in datasets]
         keep = [c for c in self.frame.columns if c not in self.models] + list(models)
-        rows = np.flatnonzero(self.frame["dataset"].isin(datasets).to_numpy())
-        order = {d: i for i, d in enumerate(datasets)}
-        rows = rows[np.argsort(self.frame["dataset"].iloc[rows].map(order).to_numpy(), kind="stable")]
+        if all(a.stop == b.start for a, b in zip(blocks, blocks[1:])):  # one run of rows: a view
+            rows = slice(blocks[0].start, blocks[-1].stop) if blocks else slice(0, 0)
+            frame = self.frame[keep].iloc[rows]
+        else:
+            rows = np.concatenate([np.arange(b.start, b.stop) for b in blocks])
+            frame = self.frame[keep].iloc[rows]
         correct = None
         if self.kind == "answers":
-            correct = self.correct[np.ix_(rows, [self.models.index(m) for m in models])]
+            correct = self.correct[rows][:, [self.models.index(m) for m in models]]
         return Benchmark(
-            self.frame[keep].iloc[rows].reset_index(drop=True),
+            frame.reset_index(drop=True),
             models,
             datasets,
             {d: self.domains.get(d) for d in datasets},
@@ -367,8 +381,10 @@ def load_benchmark(
     _check_datasets_have_rows(rows, order, nan_policy, origin.where)
     dom = _dataset_domains(frame if form.long else rows, order, domains, origin)
     bench = _benchmark_of(rows, scores, model_cols, order, dom, origin.source, correct)
+    del frame, rows, scores
+    _release_arrow_memory()  # what reading a file took and the benchmark does not hold
     if correct is None:
-        _warn_single_class(rows, order)
+        _warn_single_class(bench)
     else:
         _warn_single_answer_class(bench)
     _warn_ignored(ignored, origin.where, form)
@@ -615,14 +631,11 @@ def _column_domains(frame, origin):
     return column_domains
 
 
-def _warn_single_class(frame, order):
-    """One warning for all the datasets with a single class."""
-    pos_counts = pd.Series(frame["label"].to_numpy()).groupby(frame["dataset"].to_numpy()).agg(["sum", "count"])
-    single = []
-    for d in order:
-        s, n = pos_counts.loc[d, "sum"], pos_counts.loc[d, "count"]
-        if s == 0 or s == n:
-            single.append((d, "positive" if s else "negative"))
+def _warn_single_class(bench):
+    """One warning for all the datasets with a single class (from the benchmark's labels: no per-row text)."""
+    positives = np.add.reduceat(bench.labels().astype(np.int64), bench._offsets[:-1]) if len(bench) else []
+    single = [(d, "positive" if s else "negative")
+              for d, s, n in zip(bench.datasets, positives, bench.dataset_sizes()) if s == 0 or s == n]
     if single:
         warnings.warn(single_class_message(single), UserWarning, stacklevel=3)
 
@@ -660,25 +673,42 @@ def _benchmark_of(frame, scores, model_cols, order, dom, src, correct=None):
     """The Benchmark of the checked rows: its columns built at once, rows grouped by dataset in ``order``.
 
     With ``correct`` (one 0/1 column per model) an answers benchmark: no ``label`` column, the scores are the
-    confidences.
+    confidences.  ``dataset``, ``domain`` and ``split`` hold each name once, every row referring to it (text
+    stored per row costs about 60 bytes a row each time it is read as an array); the model columns are the
+    columns of ``scores``, not copied again; rows already grouped in ``order`` are not copied at all.
     """
-    columns = {"dataset": frame["dataset"].to_numpy()}
-    columns["domain"] = pd.Series(columns["dataset"]).map(dom).to_numpy()
+    code = pd.Categorical(frame["dataset"], categories=order).codes
+    perm = None if (code[1:] >= code[:-1]).all() else np.argsort(code, kind="stable")
+    code = code if perm is None else code[perm]
+
+    def take(values):
+        return values if perm is None else values[perm]
+
+    domains = list(dict.fromkeys(v for v in dom.values() if v is not None))
+    dom_code = np.array([domains.index(dom[d]) if dom[d] is not None else -1 for d in order], dtype=np.int64)
+    columns = {"dataset": _text_column(code, order),
+               "domain": _text_column(dom_code[code] if len(order) else code, domains)}
     if correct is None:
-        columns["label"] = frame["label"].to_numpy().astype(np.int8)
+        columns["label"] = take(frame["label"].to_numpy().astype(np.int8))
     if "split" in frame.columns:
-        columns["split"] = frame["split"].astype(str).to_numpy()
+        split = pd.Categorical(frame["split"].astype(str))
+        columns["split"] = _text_column(take(split.codes), list(split.categories))
     if "id" in frame.columns:
-        columns["id"] = frame["id"].to_numpy()
+        columns["id"] = take(frame["id"].to_numpy())
+    scores = np.asfortranarray(take(scores))  # each model's column contiguous
     columns.update((str(m), scores[:, j]) for j, m in enumerate(model_cols))
-    out = pd.DataFrame(columns)  # at once: column by column fragments a frame of many models
-    code = out["dataset"].map({d: i for i, d in enumerate(order)}).to_numpy()
-    perm = np.argsort(code, kind="stable")
-    out = out.iloc[perm].reset_index(drop=True)
+    out = pd.DataFrame(columns, copy=False)  # at once: column by column fragments a frame of many models
     models = tuple(str(m) for m in model_cols)
     if correct is None:
         return Benchmark(out, models, tuple(order), dom, src)
-    return Benchmark(out, models, tuple(order), dom, src, "answers", correct[perm])
+    return Benchmark(out, models, tuple(order), dom, src, "answers", take(correct))
+
+
+def _text_column(codes, names):
+    """The column of ``names[code]`` per row (-1: missing, NaN) as Python objects: every row refers to one of
+    the few ``names`` (8 bytes a row), and reading it back as an array is that array, not a string per row."""
+    values = np.array([*names, np.nan], dtype=object)[np.asarray(codes, dtype=np.int64)]
+    return pd.Series(values, dtype=object, copy=False)
 
 
 def single_class_message(datasets: Sequence[tuple[str, str]]) -> str:

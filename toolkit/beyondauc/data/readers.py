@@ -10,6 +10,7 @@ import difflib
 import gzip
 import json
 import os
+import sys
 import unicodedata
 import warnings
 from dataclasses import dataclass
@@ -389,6 +390,12 @@ def _jsonl_error(lines, numbers, where):
     return ValueError(f"{where} cannot be read as JSON Lines")
 
 
+def _release_arrow_memory():
+    """Give back to the system the memory Arrow freed (its pool otherwise keeps it), if Arrow was used."""
+    if "pyarrow" in sys.modules:
+        sys.modules["pyarrow"].default_memory_pool().release_unused()
+
+
 def _annotate(frame, path, offset, dataset=None):
     """``frame`` with where each row came from (``_file``, ``_line``) and, given, a first ``dataset`` column.
 
@@ -397,7 +404,8 @@ def _annotate(frame, path, offset, dataset=None):
     column, and inserting into it column by column fragments it further.
     """
     lines = offset if isinstance(offset, np.ndarray) else np.arange(len(frame)) + offset
-    parts = [frame, pd.DataFrame({"_file": str(path), "_line": lines}, index=frame.index)]
+    file = pd.Categorical.from_codes(np.zeros(len(frame), dtype=np.int8), categories=pd.Index([str(path)], dtype=object))
+    parts = [frame, pd.DataFrame({"_file": file, "_line": lines}, index=frame.index)]  # the path held once
     if dataset is not None:
         parts.insert(0, pd.DataFrame({"dataset": dataset}, index=frame.index))
     return pd.concat(parts, axis=1)

@@ -17,6 +17,7 @@ recompute what it holds.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import datetime as _dt
 import hashlib
 import os
@@ -87,19 +88,43 @@ def _frame_sha256(frame, correct=None):
 
     Numeric columns are hashed as their bytes and text columns as their
     values joined by a unit separator, so hashing 10^6 rows takes a fraction
-    of a second (writing them as CSV first took 23 s at 4 x 10^5 rows).
+    of a second (writing them as CSV first took 23 s at 4 x 10^5 rows).  One
+    column at a time, text in chunks of rows: a text column read as Python
+    strings costs about 60 bytes a row, so the whole table never is.
     """
     h = hashlib.sha256()
-    columns = [(str(c), frame[c].to_numpy()) for c in frame.columns]
+    for c in frame.columns:
+        _hash_column(h, str(c), frame[c])
     if correct is not None:
-        columns.append(("\0correct", np.asarray(correct)))
-    for name, values in columns:
-        h.update(f"{name}\0{values.dtype.str}\0{len(values)}\0".encode("utf-8"))
-        if values.dtype.kind in "biufcM":
-            h.update(np.ascontiguousarray(values).tobytes())
-        else:
-            h.update("\x1f".join(map(str, values)).encode("utf-8", "surrogatepass"))
+        _hash_column(h, "\0correct", np.asarray(correct))
     return h.hexdigest()
+
+
+_HASH_ROWS = 1 << 16  # rows of a text column hashed at once
+
+
+def _hash_column(h, name, values):
+    """Add one column to ``h``: its name, the dtype and length of its array, then its bytes or its joined text."""
+    if isinstance(values, pd.Series) and _text_dtype(values.dtype):  # reads back as Python objects: by chunks
+        h.update(f"{name}\0{np.dtype(object).str}\0{len(values)}\0".encode("utf-8"))
+        for start in range(0, len(values), _HASH_ROWS):  # the same bytes as one join of the whole column
+            text = "\x1f".join(map(str, values.iloc[start:start + _HASH_ROWS].to_numpy()))
+            h.update((("\x1f" if start else "") + text).encode("utf-8", "surrogatepass"))
+        return
+    values = values.to_numpy() if hasattr(values, "to_numpy") else values
+    h.update(f"{name}\0{values.dtype.str}\0{len(values)}\0".encode("utf-8"))
+    if values.dtype.kind in "biufcM":
+        h.update(np.ascontiguousarray(values).tobytes())
+    else:
+        h.update("\x1f".join(map(str, values)).encode("utf-8", "surrogatepass"))
+
+
+def _text_dtype(dtype):
+    """Whether a column of ``dtype`` reads back (``to_numpy``) as an array of Python objects: text, object, or
+    categories of those."""
+    if isinstance(dtype, pd.CategoricalDtype):
+        return _text_dtype(dtype.categories.dtype)
+    return isinstance(dtype, pd.StringDtype) or dtype == np.dtype(object)
 
 
 def data_fingerprint(data: str | os.PathLike | Benchmark | pd.DataFrame) -> tuple[str, str]:
@@ -186,17 +211,27 @@ def _diagnostic_curves(d, bins):
             rob.append(_keyed(r.to_frame(), **key, cohort=cohort, kind=kind))
     dr = d.drift
     k = _thin(dr.sensitivity_val, dr.specificity_val, dr.sensitivity_test, dr.specificity_test)
-    drift = _keyed(dr.to_frame(), rows=k, **key)
+    drift = _keyed(_thinned(dr, k).to_frame(), **key)
     wass = pd.concat([_keyed(w.to_rows(), **key).assign(chosen=w.p == d.wasserstein.p)
                       for w in (d.wasserstein_p1, d.wasserstein_p2)], ignore_index=True)
     wass = wass[["model", "dataset", "p", "chosen", "row", "column", "distance", "score", "note"]]
     return roc, hist, rob, drift, wass
 
 
-def _keyed(frame, rows=None, **key):
-    """``frame``'s columns (its ``rows`` only, when given) after the key columns, as the tables store them."""
-    columns = {c: frame[c].to_numpy() if rows is None else frame[c].to_numpy()[rows] for c in frame.columns}
-    return pd.DataFrame({**key, **columns})
+def _thinned(curve, rows):
+    """``curve`` (a dataclass of per-point arrays) with only the points ``rows``: a table of it is made thinned,
+    never whole and then thinned."""
+    arrays = {f.name: getattr(curve, f.name) for f in dataclasses.fields(curve)
+              if isinstance(getattr(curve, f.name), np.ndarray) and getattr(curve, f.name).ndim == 1}
+    n = max((len(a) for a in arrays.values()), default=0)
+    if len(rows) == n:
+        return curve
+    return dataclasses.replace(curve, **{name: a[rows] for name, a in arrays.items() if len(a) == n})
+
+
+def _keyed(frame, **key):
+    """``frame``'s columns after the key columns, as the tables store them."""
+    return pd.DataFrame({**key, **{c: frame[c].to_numpy() for c in frame.columns}})
 
 
 def _selective_rows(r):
@@ -213,7 +248,7 @@ def _selective_rows(r):
         fl.append(f.assign(**key, where=where)[["model", "dataset", "where", *f.columns]])
     e = r.curve
     k = _thin(e.coverage, e.accuracy)
-    curves.append(_keyed(e.to_frame(), rows=k, **key, where="in", curve="exact"))
+    curves.append(_keyed(_thinned(e, k).to_frame(), **key, where="in", curve="exact"))
     return curves, tol, fl
 
 
