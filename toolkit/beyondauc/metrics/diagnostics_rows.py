@@ -95,8 +95,8 @@ def bias_rows(x: np.ndarray, pos: np.ndarray, neg: np.ndarray, sigma_max: float,
     cq, t, inner = _view(w[0], (R, m + 1)), _view(w[1], (R, m)), _view(w[2], (R, m))
     cq[:, 0] = 0.0
     np.cumsum(np.multiply(neg, xc, out=t), axis=1, out=cq[:, 1:])
-    t = np.subtract(cq[:, :m], np.take(cq, lo, axis=1, out=t), out=t)  # cq - cq_lo
-    cn_lo = np.take(cn, lo, axis=1, out=_view(w[0], (R, m)))  # cq is read
+    t = np.subtract(cq[:, :m], np.take(cq, lo, axis=1, out=t, mode="clip"), out=t)  # cq - cq_lo
+    cn_lo = np.take(cn, lo, axis=1, out=_view(w[0], (R, m)), mode="clip")  # cq is read; "clip": not buffered
     # cn_lo + (cn - cn_lo) * xc - (cq - cq_lo), in place
     inner = np.subtract(cn[:, :m], cn_lo, out=inner)
     inner *= xc
@@ -162,9 +162,15 @@ def _wasserstein_pair(x: np.ndarray, wa: np.ndarray, wb: np.ndarray, p: float, c
     for :func:`~beyondauc.metrics.kernel._wasserstein_counts` when the weights are whole numbers.
     """
     support = np.flatnonzero((sa + sb) > 0)  # values neither has add nothing
-    if 0 < len(support) < len(x):
-        x, ca, cb = x[support], ca[:, support], cb[:, support]
-        wa, wb = (None, None) if work is not None else (wa[:, support], wb[:, support])
+    cols = support if 0 < len(support) < len(x) else None
+    x = x if cols is None else x[cols]
+    if work is not None:  # whole numbers, p > 1: the support is gathered into the merge's buffers
+        out = _wasserstein_counts(x, ca, cb, p, work, cols=cols)
+        if out is not None:
+            return out
+    if cols is not None:
+        ca, cb = ca[:, cols], cb[:, cols]
+        wa, wb = (None, None) if work is not None else (wa[:, cols], wb[:, cols])
     na, nb = (ca[:, -1], cb[:, -1]) if work is not None else (wa.sum(axis=1), wb.sum(axis=1))
     if p == 1:  # integral of |F_a - F_b|
         with np.errstate(invalid="ignore", divide="ignore"):
@@ -174,10 +180,7 @@ def _wasserstein_pair(x: np.ndarray, wa: np.ndarray, wb: np.ndarray, p: float, c
     # quantile functions: breakpoints Ca_j * nb and Cb_j * na over the denominator na * nb (integers
     # for count weights), merged per row; Q(u) is the value of the first breakpoint >= u.  In the merged
     # order a's breakpoints come before b's equal ones, and only the first of equal breakpoints has width
-    out = None if work is None else _wasserstein_counts(x, ca, cb, p, work)
-    if out is None:
-        out = _wasserstein_merged(x, ca * nb[:, None], cb * na[:, None], (na * nb)[:, None], p)
-    return out
+    return _wasserstein_merged(x, ca * nb[:, None], cb * na[:, None], (na * nb)[:, None], p)
 
 
 def wasserstein_rows(x: np.ndarray, pos: np.ndarray, neg: np.ndarray, p: float, *, cp: np.ndarray | None = None,

@@ -248,7 +248,7 @@ def _merge_counts(key, fb, ib):
     ib -= fb
 
 
-def _wasserstein_counts(x, ca, cb, p, work):
+def _wasserstein_counts(x, ca, cb, p, work, *, cols=None):
     """p-Wasserstein distance (p > 1) of each row pair of count distributions on grid x, from their cumulative sums.
 
     ``ca``/``cb`` (R, s): the rows' cumulative counts (whole numbers); the
@@ -257,9 +257,14 @@ def _wasserstein_counts(x, ca, cb, p, work):
     is the value of the first breakpoint >= u, so at each merged place Q_a's
     index is the number of a's breakpoints before it (and Q_b's of b's); its
     width is its breakpoint minus the one before.  The terms are summed in
-    merged order.  ``work``: five (or more) flat int64 buffers of at least R * 2s.
+    merged order.  ``work``: five (or more) flat int64 buffers of at least R * 2s; ``cols``:
+    the columns of ``ca``/``cb`` to read (gathered into the buffers), default all.
     Returns None when a denominator reaches 2**52 (the keys would not be exact in float64).
     """
+    if cols is not None:  # "clip" (the columns are valid): take writes into the buffers unbuffered
+        R, s = len(ca), len(cols)
+        ca = np.take(ca, cols, axis=1, out=work[3][: R * s].view(np.float64).reshape(R, s), mode="clip")
+        cb = np.take(cb, cols, axis=1, out=work[4][: R * s].view(np.float64).reshape(R, s), mode="clip")
     R, s = ca.shape
     na, nb = ca[:, -1].copy(), cb[:, -1].copy()
     den = (na * nb)[:, None]
@@ -274,8 +279,8 @@ def _wasserstein_counts(x, ca, cb, p, work):
     _merge_counts(key, fb, ib)
     ia = np.subtract(np.arange(2 * s), ib, out=fb)
     x = np.append(x, x[-1:])  # an index s (all of a run before the place) reads the last value
-    np.take(x, ia, out=f)
-    np.subtract(f, np.take(x, ib, out=g), out=f)
+    np.take(x, ia, out=f, mode="clip")
+    np.subtract(f, np.take(x, ib, out=g, mode="clip"), out=f)
     if p == 2:  # |d| ** 2 is d * d, to the bit
         np.square(f, out=f)
     else:
