@@ -401,11 +401,8 @@ def _run_fits(x, cal_pos, cal_neg, ev_pos, ev_neg, methods, class_weight, init=N
                 x, wpos, wneg, init=init, standardize=standardize, max_iter=max_iter, counts=cal_pos + cal_neg)
 
             def decide(r, entries):  # only where the evaluation has weight (the same arithmetic)
-                rows, cols = entries
-                pred = x[cols] * b1[r][rows] + b0[r][rows] > 0
-                one = single[r][rows] >= 0
-                pred[one] = single[r][rows][one] == 1
-                return pred
+                (rows, cols), one = entries, single[r][entries[0]]
+                return np.where(one >= 0, one == 1, x[cols] * b1[r][rows] + b0[r][rows] > 0)
         elif method == "isotonic" and reference == "opitz2024":
 
             def decide(r, entries):
@@ -426,12 +423,11 @@ def _run_fits(x, cal_pos, cal_neg, ev_pos, ev_neg, methods, class_weight, init=N
 
 
 def _entry_confusion(pred, entries, ev_pos, ev_neg):
-    """:func:`~beyondauc.metrics.kernel._confusion` from the decisions ``pred`` at the evaluation's
-    ``entries`` (row, column) only; the others have no weight (integer sums: the same counts)."""
+    """:func:`~beyondauc.metrics.kernel._confusion` of the decisions ``pred`` at the evaluation's (row, column)
+    ``entries`` only; the others have no weight (integer sums: the same counts)."""
     F, rows = len(ev_pos), entries[0]
-    ep, en = ev_pos[entries], ev_neg[entries]
-    tp = np.bincount(rows, weights=np.where(pred, ep, 0.0), minlength=F)
-    fp = np.bincount(rows, weights=np.where(pred, en, 0.0), minlength=F)
+    tp = np.bincount(rows, weights=np.where(pred, ev_pos[entries], 0.0), minlength=F)
+    fp = np.bincount(rows, weights=np.where(pred, ev_neg[entries], 0.0), minlength=F)
     return tp, fp, ev_pos.sum(axis=-1) - tp, ev_neg.sum(axis=-1) - fp
 
 
@@ -490,12 +486,11 @@ def _fit_columns(parts, fit, m=None):
     for d in ds:  # a loop over datasets
         present[parts[d][0]] = True
     u, out = np.flatnonzero(present), []
-    for which in (fit.cal, fit.evl):
-        for j in (1, 2):
-            acc = np.zeros(m)
-            for d in which:  # a dataset's columns are distinct: one scatter each
-                acc[parts[d][0]] += parts[d][j]
-            out.append(acc[u][None])
+    for which, j in ((fit.cal, 1), (fit.cal, 2), (fit.evl, 1), (fit.evl, 2)):
+        acc = np.zeros(m)
+        for d in which:  # a dataset's columns are distinct: one scatter each
+            acc[parts[d][0]] += parts[d][j]
+        out.append(acc[u][None])
     return (u, *out)
 
 
@@ -779,7 +774,6 @@ def point_grid(bench: Benchmark, protocols: Sequence[str], methods: Sequence[str
     }
     key = np.lexsort([out[c].map(order[c]).to_numpy() for c in ("model", "dataset", "method", "protocol")])
     return out.iloc[key].reset_index(drop=True)
-
 
 
 @each_model_view()
