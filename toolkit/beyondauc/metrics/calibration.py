@@ -49,6 +49,7 @@ from .fitting import (
 )
 from .kernel import (
     _auc_from_counts,
+    _confusion,
     _grid_counts,
     _scores_from_confusion,
     _stacked_counts,
@@ -394,41 +395,30 @@ def _run_fits(x, cal_pos, cal_neg, ev_pos, ev_neg, methods, class_weight, init=N
     per = max(1, _ROW_BLOCK // max(m, 1))
     blocks = [slice(i, min(i + per, F)) for i in range(0, F, per)]
     single = _single_class(wpos, wneg)
-    at = [np.nonzero((ev_pos[r] + ev_neg[r]) > 0) for r in blocks]  # the evaluation's entries of each block
     for method in methods:
         if method == "logistic":
             b0, b1 = lbfgs if reference == "opitz2024" else _logistic_rows(
                 x, wpos, wneg, init=init, standardize=standardize, max_iter=max_iter, counts=cal_pos + cal_neg)
 
-            def decide(r, entries):  # only where the evaluation has weight (the same arithmetic)
-                (rows, cols), one = entries, single[r][entries[0]]
-                return np.where(one >= 0, one == 1, x[cols] * b1[r][rows] + b0[r][rows] > 0)
+            def decide(r):
+                return _override_single(logistic_decision(x, b0[r], b1[r]), single[r])
         elif method == "isotonic" and reference == "opitz2024":
 
-            def decide(r, entries):
+            def decide(r):
                 inside = within_range(wpos[r], wneg[r]) | (single[r] >= 0)[:, None]
-                return (fit_predict_isotonic(x, wpos[r], wneg[r]) & inside)[entries]
+                return fit_predict_isotonic(x, wpos[r], wneg[r]) & inside
         elif method == "stump":
 
-            def decide(r, entries):
-                return _stump_rows(x, wpos[r], wneg[r], reference=reference)[entries]
+            def decide(r):
+                return _stump_rows(x, wpos[r], wneg[r], reference=reference)
         else:
             fit_predict = FIT_PREDICT[method]
 
-            def decide(r, entries):
-                return fit_predict(x, wpos[r], wneg[r])[entries]
-        parts = [_entry_confusion(decide(r, e), e, ev_pos[r], ev_neg[r]) for r, e in zip(blocks, at)]
+            def decide(r):
+                return fit_predict(x, wpos[r], wneg[r])
+        parts = [_confusion(decide(r), ev_pos[r], ev_neg[r]) for r in blocks]
         out[method] = tuple(np.concatenate([p[k] for p in parts]) for k in range(4))
     return out
-
-
-def _entry_confusion(pred, entries, ev_pos, ev_neg):
-    """:func:`~beyondauc.metrics.kernel._confusion` of the decisions ``pred`` at the evaluation's (row, column)
-    ``entries`` only; the others have no weight (integer sums: the same counts)."""
-    F, rows = len(ev_pos), entries[0]
-    tp = np.bincount(rows, weights=np.where(pred, ev_pos[entries], 0.0), minlength=F)
-    fp = np.bincount(rows, weights=np.where(pred, ev_neg[entries], 0.0), minlength=F)
-    return tp, fp, ev_pos.sum(axis=-1) - tp, ev_neg.sum(axis=-1) - fp
 
 
 def _logistic_rows(x, wpos, wneg, *, counts, **kw):
@@ -774,6 +764,7 @@ def point_grid(bench: Benchmark, protocols: Sequence[str], methods: Sequence[str
     }
     key = np.lexsort([out[c].map(order[c]).to_numpy() for c in ("model", "dataset", "method", "protocol")])
     return out.iloc[key].reset_index(drop=True)
+
 
 
 @each_model_view()
