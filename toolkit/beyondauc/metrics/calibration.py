@@ -49,6 +49,7 @@ from .fitting import (
 )
 from .kernel import (
     _auc_from_counts,
+    _confusion,
     _grid_counts,
     _scores_from_confusion,
     _stacked_counts,
@@ -394,45 +395,30 @@ def _run_fits(x, cal_pos, cal_neg, ev_pos, ev_neg, methods, class_weight, init=N
     per = max(1, _ROW_BLOCK // max(m, 1))
     blocks = [slice(i, min(i + per, F)) for i in range(0, F, per)]
     single = _single_class(wpos, wneg)
-    at = [np.nonzero((ev_pos[r] + ev_neg[r]) > 0) for r in blocks]  # the evaluation's entries of each block
     for method in methods:
         if method == "logistic":
             b0, b1 = lbfgs if reference == "opitz2024" else _logistic_rows(
                 x, wpos, wneg, init=init, standardize=standardize, max_iter=max_iter, counts=cal_pos + cal_neg)
 
-            def decide(r, entries):  # only where the evaluation has weight (the same arithmetic)
-                rows, cols = entries
-                pred = x[cols] * b1[r][rows] + b0[r][rows] > 0
-                one = single[r][rows] >= 0
-                pred[one] = single[r][rows][one] == 1
-                return pred
+            def decide(r):
+                return _override_single(logistic_decision(x, b0[r], b1[r]), single[r])
         elif method == "isotonic" and reference == "opitz2024":
 
-            def decide(r, entries):
+            def decide(r):
                 inside = within_range(wpos[r], wneg[r]) | (single[r] >= 0)[:, None]
-                return (fit_predict_isotonic(x, wpos[r], wneg[r]) & inside)[entries]
+                return fit_predict_isotonic(x, wpos[r], wneg[r]) & inside
         elif method == "stump":
 
-            def decide(r, entries):
-                return _stump_rows(x, wpos[r], wneg[r], reference=reference)[entries]
+            def decide(r):
+                return _stump_rows(x, wpos[r], wneg[r], reference=reference)
         else:
             fit_predict = FIT_PREDICT[method]
 
-            def decide(r, entries):
-                return fit_predict(x, wpos[r], wneg[r])[entries]
-        parts = [_entry_confusion(decide(r, e), e, ev_pos[r], ev_neg[r]) for r, e in zip(blocks, at)]
+            def decide(r):
+                return fit_predict(x, wpos[r], wneg[r])
+        parts = [_confusion(decide(r), ev_pos[r], ev_neg[r]) for r in blocks]
         out[method] = tuple(np.concatenate([p[k] for p in parts]) for k in range(4))
     return out
-
-
-def _entry_confusion(pred, entries, ev_pos, ev_neg):
-    """:func:`~beyondauc.metrics.kernel._confusion` from the decisions ``pred`` at the evaluation's
-    ``entries`` (row, column) only; the others have no weight (integer sums: the same counts)."""
-    F, rows = len(ev_pos), entries[0]
-    ep, en = ev_pos[entries], ev_neg[entries]
-    tp = np.bincount(rows, weights=np.where(pred, ep, 0.0), minlength=F)
-    fp = np.bincount(rows, weights=np.where(pred, en, 0.0), minlength=F)
-    return tp, fp, ev_pos.sum(axis=-1) - tp, ev_neg.sum(axis=-1) - fp
 
 
 def _logistic_rows(x, wpos, wneg, *, counts, **kw):
@@ -490,12 +476,11 @@ def _fit_columns(parts, fit, m=None):
     for d in ds:  # a loop over datasets
         present[parts[d][0]] = True
     u, out = np.flatnonzero(present), []
-    for which in (fit.cal, fit.evl):
-        for j in (1, 2):
-            acc = np.zeros(m)
-            for d in which:  # a dataset's columns are distinct: one scatter each
-                acc[parts[d][0]] += parts[d][j]
-            out.append(acc[u][None])
+    for which, j in ((fit.cal, 1), (fit.cal, 2), (fit.evl, 1), (fit.evl, 2)):
+        acc = np.zeros(m)
+        for d in which:  # a dataset's columns are distinct: one scatter each
+            acc[parts[d][0]] += parts[d][j]
+        out.append(acc[u][None])
     return (u, *out)
 
 

@@ -218,7 +218,8 @@ def _binned(F, at, prob, ev_pos, ev_neg, n_bins):
     """
     rows, cols = at
     nan = np.isnan(prob)
-    ep, en = ev_pos[rows, cols], ev_neg[rows, cols]
+    flat = rows * ev_pos.shape[1] + cols
+    ep, en = ev_pos.ravel().take(flat), ev_neg.ravel().take(flat)
     n = ep + en
     p = np.where(nan, 0.0, prob)
     flat = rows * n_bins + _bin_ids(p, n_bins)
