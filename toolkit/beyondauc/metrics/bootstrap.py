@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterator
+from itertools import pairwise
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -419,7 +420,7 @@ def grid_count_chunks(strata: ArrayLike, inverse: ArrayLike, y: ArrayLike, n_val
     True
     """
     strata = np.asarray(strata)
-    if any(b[0] != a[1] for a, b in zip(chunks, chunks[1:])):
+    if any(b[0] != a[1] for a, b in pairwise(chunks)):
         raise ValueError(f"`chunks` must follow each other, got {chunks}")
     col, width = _grid_columns(inverse, y, n_values, groups, n_groups)
     order = np.argsort(strata, kind="stable")
