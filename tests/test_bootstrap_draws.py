@@ -17,6 +17,7 @@ from beyondauc.metrics.bootstrap import (
     bootstrap_grid_counts,
     grid_count_chunks,
     grid_weights,
+    strata_of,
 )
 
 # bounds near 2**31 reject about half the words, near 3e9 about a third: every path of the
@@ -140,3 +141,22 @@ def test_chunks_drawn_in_one_pass_are_the_chunks_drawn_alone(monkeypatch):
         assert np.array_equal(pos, ref[0]) and np.array_equal(neg, ref[1])
     with pytest.raises(ValueError, match="follow each other"):
         next(grid_count_chunks(strata, inverse, y, m, 200, [(0, 10), (20, 30)], random_state=9))
+
+
+@pytest.mark.parametrize("kinds", [("int",), ("int", "bool"), ("int", "int", "bool"), ("float", "int"), ("str", "int")])
+def test_strata_are_numbered_as_unique_rows_number_them(kinds):
+    rng = np.random.default_rng(len(kinds))
+    n = 2000
+    make = {"int": lambda: rng.integers(-3, 40, n), "bool": lambda: rng.random(n) < 0.3,
+            "float": lambda: np.round(rng.normal(size=n), 1), "str": lambda: rng.choice(["b", "a", "10", "9"], n)}
+    keys = [make[k]() for k in kinds]
+    ref = np.unique(np.stack(keys, axis=1), axis=0, return_inverse=True)[1].ravel()
+    assert np.array_equal(strata_of(*keys), ref)
+    assert strata_of(*[k[:0] for k in keys]).shape == (0,)
+
+
+def test_strata_of_many_keys_past_one_integer_are_the_unique_rows():
+    rng = np.random.default_rng(0)
+    keys = [rng.permutation(3000) % 2500 for _ in range(7)]  # 2500**7 combinations: more than an int64 holds
+    ref = np.unique(np.stack(keys, axis=1), axis=0, return_inverse=True)[1].ravel()
+    assert np.array_equal(strata_of(*keys), ref)

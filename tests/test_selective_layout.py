@@ -12,7 +12,7 @@ from beyondauc.metrics.selective import accuracy_at_coverages, exact_area_rows
 from beyondauc.metrics.selective_benchmark import BAND_COVERAGES, _side_by_side
 from beyondauc.metrics.selective_scores import selective_rows
 
-OPTIONS = dict(resolution=0.01, tolerance=0.9, weights=(1 / 3, 1 / 3, 1 / 3))
+OPTIONS = {"resolution": 0.01, "tolerance": 0.9, "weights": (1 / 3, 1 / 3, 1 / 3)}
 
 
 def _rows(seed, R=9, m=60, ties=True):

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterator
+from itertools import pairwise
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -38,10 +39,31 @@ def check_bootstrap(n_bootstrap: int, confidence_level: float) -> tuple[int, flo
 
 
 def strata_of(*keys: ArrayLike) -> np.ndarray:
-    """One integer stratum per example from several key arrays (e.g. dataset code and label)."""
+    """One integer stratum per example from several key arrays (e.g. dataset code and label).
+
+    The strata are numbered in the lexicographic order of the keys (as
+    ``np.unique(np.stack(keys, axis=1), axis=0, return_inverse=True)`` numbers
+    them): each key's own codes, combined as the digits of one integer, whose
+    unique values are then numbered.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from beyondauc.metrics.bootstrap import strata_of
+    >>> strata_of(np.array([1, 0, 1, 0]), np.array([5, 5, 7, 5])).tolist()
+    [1, 0, 2, 0]
+    """
     stacked = np.stack([np.asarray(k) for k in keys], axis=1)
-    _, codes = np.unique(stacked, axis=0, return_inverse=True)
-    return codes.ravel()
+    combined = np.zeros(len(stacked), dtype=np.int64)
+    radix = 1
+    for column in stacked.T:  # a loop over the (few) keys
+        values, codes = np.unique(column, return_inverse=True)
+        radix *= max(len(values), 1)
+        if radix >= 2**62:  # too many combinations for one integer: the rows themselves
+            _, codes = np.unique(stacked, axis=0, return_inverse=True)
+            return codes.ravel()
+        combined = combined * len(values) + codes.ravel()
+    return np.unique(combined, return_inverse=True)[1].ravel()
 
 
 def _seed(random_state: int | np.random.RandomState | None) -> int | None:
@@ -398,7 +420,7 @@ def grid_count_chunks(strata: ArrayLike, inverse: ArrayLike, y: ArrayLike, n_val
     True
     """
     strata = np.asarray(strata)
-    if any(b[0] != a[1] for a, b in zip(chunks, chunks[1:])):
+    if any(b[0] != a[1] for a, b in pairwise(chunks)):
         raise ValueError(f"`chunks` must follow each other, got {chunks}")
     col, width = _grid_columns(inverse, y, n_values, groups, n_groups)
     order = np.argsort(strata, kind="stable")
