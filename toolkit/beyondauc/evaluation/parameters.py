@@ -338,8 +338,9 @@ def check_against_benchmark(values: Mapping[str, object], bench: Benchmark, *,
     if kind == "split" and not bench.has_split:
         raise ValueError("`cohort_protocol`='split' needs a benchmark with a 'split' column; this one has none")
     if kind in (None, "split") and bench.has_split:
-        frame = bench.frame
-        values_of = frame.assign(split=frame["split"].astype(str)).groupby("dataset", sort=False)["split"].unique()
+        codes, names = _split_values(bench.frame)
+        per_dataset = np.split(codes, np.cumsum(bench.dataset_sizes())[:-1])
+        values_of = {d: names[np.unique(c)].tolist() for d, c in zip(bench.datasets, per_dataset)}
         for name in ("val_split", "test_split"):
             value = str(get(name))
             for dataset in bench.datasets:
@@ -398,6 +399,15 @@ def _uses(get, bench, full):
 def _needs(what, verb="need"):
     """``verb`` agreeing with ``what``: the cohort diagnostics need, selective answering needs."""
     return verb if what.startswith("the cohort") else verb + "s"
+
+
+def _split_values(frame):
+    """(each row's code, the split values as text): the ``split`` column factorized once and its few values
+    made text, never a string per row."""
+    import pandas as pd
+
+    codes, uniques = pd.factorize(frame["split"], use_na_sentinel=False)
+    return codes, pd.Series(uniques).astype(str).to_numpy()
 
 
 def _check_sizes_and_protocols(get, bench, full):
@@ -503,8 +513,8 @@ def _check_score_ranges(get, bench):
     codes = bench.dataset_codes()
     keep = slice(None)
     if kind == "split":  # each dataset's validation and test rows
-        split = frame["split"].astype(str).to_numpy()
-        keep = (split == str(get("val_split"))) | (split == str(get("test_split")))
+        split, names = _split_values(frame)
+        keep = np.isin(split, np.flatnonzero((names == str(get("val_split"))) | (names == str(get("test_split")))))
         labels, codes = labels[keep], codes[keep]
     n = len(bench.datasets)
     starts = np.flatnonzero(np.r_[True, codes[1:] != codes[:-1]])  # rows of a dataset are contiguous
