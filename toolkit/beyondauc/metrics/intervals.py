@@ -46,7 +46,7 @@ from ..utils.validation import (
 # evaluation and draws, and skips its import (see _pool.FITTING_MODULES).
 from .views import each_model_view
 from .bootstrap import BLOCK, bca_interval, check_bootstrap, percentile_interval
-from .kernel import _auc_from_counts, _grid_counts, _stacked_counts
+from .kernel import _auc_from_counts, _grid_counts
 from .replicates import bootstrap_replicates
 
 __all__ = [
@@ -285,6 +285,20 @@ def _delong(pos, neg):
         var = s10 / n_pos + s01 / n_neg
     ok = (n_pos > 1) & (n_neg > 1)
     return auc, np.where(ok, var, np.nan), n_pos, n_neg
+
+
+def _delong_by_dataset(y, s, order, bounds):
+    """:func:`_delong` of each dataset's rows (``order[bounds[d]:bounds[d + 1]]``) on its own grid of values.
+
+    Memory follows one dataset's rows, not (datasets x the model's values
+    over every dataset); the sums run over that dataset's values only.
+    """
+    out = np.full((4, len(bounds) - 1), np.nan)
+    for d in range(len(bounds) - 1):  # a loop over datasets
+        rows = order[bounds[d]:bounds[d + 1]]
+        _, _, pos, neg = _grid_counts(y[rows], s[rows])
+        out[:, d] = [x[0] for x in _delong(pos[None], neg[None])]
+    return out[0], out[1], out[2], out[3]
 
 
 def _normal_interval(estimate, se, confidence_level, *, transform=False):
@@ -554,10 +568,10 @@ def auc_intervals(bench: Benchmark, *, confidence_level: float = 0.95, method: s
     n_data = len(bench.datasets)
     frames = []
     warned = False
-    for model in bench.models:  # a loop over models; datasets are rows of one vectorised computation
-        values, inverse, _, _ = _grid_counts(y, bench.scores(model))
-        pos, neg = _stacked_counts(inverse, y, codes, len(values), n_data)
-        auc, var, n_pos, n_neg = _delong(pos, neg)
+    order = np.argsort(codes, kind="stable")
+    bounds = np.searchsorted(codes[order], np.arange(n_data + 1))
+    for model in bench.models:  # a loop over models, and over datasets: each on its own grid
+        auc, var, n_pos, n_neg = _delong_by_dataset(y, bench.scores(model), order, bounds)
         if not warned and ((n_pos < 2) | (n_neg < 2)).any():
             bad = [d for d, p, q in zip(bench.datasets, n_pos, n_neg) if p < 2 or q < 2]
             warn_undefined(f"the AUC interval needs two examples of each class; NaN on dataset(s) {bad}")
