@@ -14,6 +14,16 @@ import os
 import sys
 
 os.environ.setdefault("MPLBACKEND", "Agg")
+# One BLAS/OpenMP thread per process, here and in every process a test starts (report runs, kernels, workers):
+# the suite runs a worker per core already, and the small arrays of the tests gain nothing from threads. Two
+# OpenBLAS threads per worker on two cores spun for most of their CPU time (the scikit-learn reference fits of
+# test_calibration.py took three times the CPU).
+for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+if "numpy" in sys.modules:  # loaded before this file (a plugin): the environment came too late for it
+    from threadpoolctl import threadpool_limits
+
+    threadpool_limits(limits=int(os.environ["OPENBLAS_NUM_THREADS"]))
 
 import pytest  # noqa: E402
 from hypothesis import settings  # noqa: E402
