@@ -14,6 +14,16 @@ import os
 import sys
 
 os.environ.setdefault("MPLBACKEND", "Agg")
+# One BLAS/OpenMP thread per process, here and in every process a test starts (report runs, kernels, workers):
+# the suite runs a worker per core already, and the small arrays of the tests gain nothing from threads. Two
+# OpenBLAS threads per worker on two cores spun for most of their CPU time (the scikit-learn reference fits of
+# test_calibration.py took three times the CPU).
+for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+if "numpy" in sys.modules:  # loaded before this file (a plugin): the environment came too late for it
+    from threadpoolctl import threadpool_limits
+
+    threadpool_limits(limits=int(os.environ["OPENBLAS_NUM_THREADS"]))
 
 import pytest  # noqa: E402
 from hypothesis import settings  # noqa: E402
@@ -47,25 +57,33 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
 #: first, as measured with ``--durations=0``. They go to the workers first, so that no long file
 #: starts last and the workers end together. A new test file that runs a real report belongs here.
 LONG_FILES = (
-    "test_calibration.py",
-    "test_hostile_names.py",
-    "test_no_survivors.py",
+    "test_hostile_names_report.py",
     "test_report.py",
+    "test_no_survivors.py",
+    "test_calibration.py",
+    "test_report_evaluation.py",
+    "test_hostile_names.py",
+    "test_docs.py",
+    "test_readme.py",
     "test_input_messages.py",
     "test_output_safety.py",
     "test_pdf.py",
-    "test_answers_report.py",
-    "test_script_guard.py",
-    "test_docs.py",
-    "test_dask_tasks.py",
-    "test_bad_models.py",
-    "test_readme.py",
-    "test_grid_bootstrap.py",
     "test_scale_free.py",
+    "test_script_guard.py",
+    "test_answers_report.py",
     "test_notebooks.py",
-    "test_evaluate.py",
+    "test_dask_tasks.py",
+    "test_grid_bootstrap.py",
     "test_plots.py",
+    "test_bad_models.py",
     "test_browser.py",
+    "test_verdicts.py",
+    "test_comparison_report.py",
+    "test_no_domains.py",
+    "test_comparison.py",
+    "test_cli.py",
+    "test_demo_data.py",
+    "test_evaluate.py",
 )
 
 

@@ -68,21 +68,26 @@ def notebooks_with_failure(src_dir, dst_dir):
     return dst_dir
 
 
-def tiny_notebooks(src_dir, dst_dir, *, sleep=0.0):
+def tiny_notebooks(src_dir, dst_dir, *, sleep=0.0, wait_for=None):
     """The notebooks cut to their title, their parameters and one cell that reads the evaluation (and sleeps).
 
     For tests of the runner itself: a report of a few seconds, still executed by
-    papermill with the real parameters.
+    papermill with the real parameters. With ``wait_for`` (a path), the cell also
+    waits until that file exists (at most 300 s), so a test holds the run in its
+    notebooks for exactly as long as it needs.
     """
     dst_dir = Path(dst_dir)
     dst_dir.mkdir(parents=True, exist_ok=True)
+    wait = ("" if wait_for is None else
+            f"\ngate = pathlib.Path({str(wait_for)!r})\nstop = time.monotonic() + 300\n"
+            "while not gate.exists() and time.monotonic() < stop:\n    time.sleep(0.05)")
     for path in Path(src_dir).glob("*.ipynb"):
         nb = nbformat.read(str(path), as_version=4)
         at = next(i for i, c in enumerate(nb.cells) if "parameters" in c.metadata.get("tags", []))
         code = nbformat.v4.new_code_cell(
-            "import time\nimport beyondauc\n"
+            "import pathlib\nimport time\nimport beyondauc\n"
             "ev = beyondauc.load_evaluation(evaluation)\n"
-            f"print(ev.models, ev.datasets)\ntime.sleep({sleep!r})")
+            f"print(ev.models, ev.datasets)\ntime.sleep({sleep!r}){wait}")
         code.id = "tiny-code"
         nb.cells = [nb.cells[0], nb.cells[at], code]
         nbformat.write(nb, str(dst_dir / path.name))

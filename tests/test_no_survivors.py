@@ -269,8 +269,15 @@ def check_complete(out):
 USER_FILES = {"notes.txt": "my notes\n", "mydata/keep.csv": "a,b\n1,2\n"}
 
 
-def test_soak_twenty_killed_runs_into_one_folder_then_a_clean_one(bench, runs, tmp_path):
-    """Issue 26's soak: each run killed (kill -9 of the main process) at a random moment of a run's duration."""
+#: Killed runs of the soak: one at a seeded random moment in each tenth of a run's duration.
+SOAK_KILLS = 10
+
+
+def test_soak_killed_runs_into_one_folder_then_a_clean_one(bench, runs, tmp_path):
+    """Issue 26's soak: each run killed (kill -9 of the main process) at a random moment of a run's duration.
+
+    The moments are stratified, one in each tenth of the duration: every phase of a run that lasts a tenth of
+    it is hit (twenty uniform moments missed a given tenth one time in eight, and took twice as long)."""
     out = tmp_path / "out"
     args = [*report_args(bench, out), "--quiet"]
     first = Run(bench["tiny"], args, tmp_path)  # makes the report folder
@@ -286,7 +293,7 @@ def test_soak_twenty_killed_runs_into_one_folder_then_a_clean_one(bench, runs, t
     duration = time.monotonic() - second.started
     assert second.survivors() == {}
     rng = np.random.default_rng(26)
-    moments = rng.uniform(0.0, duration, size=20)
+    moments = rng.permutation((np.arange(SOAK_KILLS) + rng.uniform(size=SOAK_KILLS)) * duration / SOAK_KILLS)
     for i, delay in enumerate(moments):
         run = Run(bench["tiny"], args, tmp_path)
         runs.append(run)

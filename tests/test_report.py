@@ -1360,8 +1360,7 @@ def tiny(tmp_path_factory):
     base = tmp_path_factory.mktemp("tiny")
     data = base / "scores.csv"
     broken_frame().to_csv(data, index=False)
-    return {"data": data, "nbdir": tiny_notebooks(REPO_NOTEBOOKS, base / "notebooks"),
-            "slow": tiny_notebooks(REPO_NOTEBOOKS, base / "slow", sleep=4.0)}
+    return {"data": data, "nbdir": tiny_notebooks(REPO_NOTEBOOKS, base / "notebooks")}
 
 
 def test_kill_9_at_any_moment_leaves_a_complete_report(tiny, tmp_path):
@@ -1391,13 +1390,18 @@ def test_kill_9_at_any_moment_leaves_a_complete_report(tiny, tmp_path):
 def test_second_run_into_a_folder_in_use_fails_clearly(tiny, tmp_path, capsys):
     out = tmp_path / "out"
     args = ["report", str(tiny["data"]), "--out", str(out), "--jobs", "1", "--quiet"]
-    first = _start_cli(tiny["slow"], args)
+    release = tmp_path / "release"  # the first run's notebooks wait for it: the run holds the folder till then
+    first = _start_cli(tiny_notebooks(REPO_NOTEBOOKS, tmp_path / "held", wait_for=release), args)
     lock = out / ".beyondauc.lock"
     deadline = time.monotonic() + 300
-    while not (lock.exists() and lock.read_text().strip() == str(first.pid)):
-        assert first.poll() is None and time.monotonic() < deadline, first.stderr.read() if first.poll() else "slow"
-        time.sleep(0.05)
-    check_single_error(capsys, args, "`out`", "in use by another beyondauc report run", f"pid {first.pid}")
+    try:
+        while not (lock.exists() and lock.read_text().strip() == str(first.pid)):
+            assert first.poll() is None and time.monotonic() < deadline, first.stderr.read() if first.poll() else "slow"
+            time.sleep(0.05)
+        check_single_error(capsys, args, "`out`", "in use by another beyondauc report run", f"pid {first.pid}")
+        assert first.poll() is None  # refused while the first run was still running
+    finally:
+        release.touch()
     assert first.wait(timeout=600) == 0, first.stderr.read()  # the first run is undisturbed
     check_complete(out)
     assert leftovers(out) == []

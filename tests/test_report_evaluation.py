@@ -12,11 +12,15 @@ from __future__ import annotations
 import html
 import json
 import re
+from functools import partial
+from pathlib import Path
 
 import pytest
+from report_helpers import tiny_notebooks
 
 import beyondauc as ba
 
+REPO_NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
 MODELS = ["svm", "naive_bayes", "mlp"]
 DATASETS = ["wine", "diabetes", "digits_3v8"]
 PARAMETERS = {"val_split": "dev", "tolerance": 0.8, "protocol": "indata", "method": "stump", "n_bootstrap": 20,
@@ -97,18 +101,20 @@ def test_each_report_states_the_evaluations_findings(run):
         assert "index" in page and 'href="../../index.html"' in page
 
 
-def test_a_rerun_reuses_the_evaluation_and_recompute_does_not(run):
+def test_a_rerun_reuses_the_evaluation_and_recompute_does_not(run, tmp_path):
     result, out, data = run
+    # what is tested is the evaluation's reuse: the re-runs' notebooks are cut to a cell that reads it
+    rerun = partial(ba.run_report, data, out=out, jobs=2, progress=False, parameters=PARAMETERS, models=["svm"],
+                    notebooks_dir=tiny_notebooks(REPO_NOTEBOOKS, tmp_path / "notebooks"))
     created = ba.load_evaluation(out).created
-    again = ba.run_report(data, out=out, jobs=2, progress=False, parameters=PARAMETERS, models=["svm"])
+    again = rerun()
     # --models picks the reports, not what is evaluated: same data and parameters, so the evaluation is reused
     assert again.ok and again.evaluation.models == result.evaluation.models == ("svm", "naive_bayes", "mlp")
     assert again.evaluation.created == created and [r.model for r in again.reports] == ["svm"]
-    same = ba.run_report(data, out=out, jobs=2, progress=False, parameters=PARAMETERS, models=["svm"])
+    same = rerun()
     # same data and parameters: the saved evaluation is read back, stamps and stage timings included
     assert (same.evaluation.created, same.evaluation.timing) == (again.evaluation.created, again.evaluation.timing)
-    forced = ba.run_report(data, out=out, jobs=2, progress=False, parameters=PARAMETERS, models=["svm"],
-                           recompute=True)
+    forced = rerun(recompute=True)
     assert forced.evaluation.timing != same.evaluation.timing  # computed again (its stages timed anew) ...
     assert forced.evaluation.table("leaderboard").equals(same.evaluation.table("leaderboard"))  # ... same numbers
     assert created
@@ -119,7 +125,7 @@ def test_a_rerun_reuses_the_evaluation_and_recompute_does_not(run):
     manifest.write_text(json.dumps(meta), encoding="utf-8")
     older = ba.load_evaluation(out)
     assert not older.same_inputs(older.data["sha256"], older.parameters)
-    upgraded = ba.run_report(data, out=out, jobs=2, progress=False, parameters=PARAMETERS, models=["svm"])
+    upgraded = rerun()
     assert upgraded.evaluation.created != forced.evaluation.created
     assert upgraded.evaluation.versions["beyondauc"] == ba.__version__
 

@@ -19,6 +19,7 @@ from pathlib import Path
 import beyondauc as ba
 import pandas as pd
 import pytest
+from report_helpers import tiny_notebooks
 
 PACKAGE_ROOT = Path(ba.__file__).resolve().parents[1]
 
@@ -118,16 +119,19 @@ def test_evaluate_with_spawned_workers_runs_a_script_without_guard_once(tmp_path
         assert got[column].tolist() == pytest.approx(want[column].tolist(), rel=1e-12, nan_ok=True), column
 
 
+#: The report's notebooks are cut to a cell (``{notebooks}``): what is tested is how its workers start.
 REPORT = """
 import beyondauc as ba
 result = ba.run_report("demo", models="svm,knn", datasets="wine,diabetes", out="report", jobs=2, progress=False,
-                       parameters={"n_bootstrap": 0, "n_repeats": 2, "noise_repeats": 2, "n_points": 5})
-print(json.dumps({"ok": result.ok, "summary": result.summary()}))
+                       parameters={{"n_bootstrap": 0, "n_repeats": 2, "noise_repeats": 2, "n_points": 5}},
+                       notebooks_dir={notebooks!r})
+print(json.dumps({{"ok": result.ok, "summary": result.summary()}}))
 """
 
 
 def test_run_report_in_a_script_without_guard_writes_the_report(tmp_path):
-    proc, runs = run_script(script(tmp_path, REPORT, guard=False))
+    notebooks = tiny_notebooks(Path(__file__).resolve().parents[1] / "notebooks", tmp_path / "notebooks")
+    proc, runs = run_script(script(tmp_path, REPORT.format(notebooks=str(notebooks)), guard=False))
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout.strip().splitlines()[-1])
     assert out["ok"], out["summary"]
