@@ -256,9 +256,9 @@ def run_all(plan, variants, a, tmp):
     for r in range(a.repeats):  # interleaved: every repeat runs every case and variant once
         for name, kind, axis, path, n_boot in plan:
             for label, base in (variants if r % 2 == 0 else variants[::-1]):
-                env = dict(os.environ)
-                if base:
-                    env["PYTHONPATH"] = os.pathsep.join([str(Path(base).resolve()), *filter(None, [env.get("PYTHONPATH")])])
+                env = dict(os.environ)  # this checkout's package, or the baseline's: never whatever is installed
+                env["PYTHONPATH"] = os.pathsep.join([str(Path(base or HERE.parent / "toolkit").resolve()),
+                                                     *filter(None, [env.get("PYTHONPATH")])])
                 cmd = (evaluate_command(path, n_boot, a.jobs, a.dask) if kind == "evaluate" else
                        report_command(path, Path(tempfile.mkdtemp(dir=tmp)) / "out", a.jobs, a.dask))
                 res = measure(cmd, env, a.timeout)
