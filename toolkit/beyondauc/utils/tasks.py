@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
@@ -137,9 +138,12 @@ class _PartCache:
 _WORKER_PARTS: _PartCache | None = None
 
 
-def _init_worker(data, view):
+def _init_worker(data, view, n_jobs):
+    """A local worker: its parts cache, and its share of the cores for BLAS/OpenMP (as joblib's workers get)."""
     global _WORKER_PARTS
     _WORKER_PARTS = _PartCache(data, view)
+    from threadpoolctl import threadpool_limits
+    threadpool_limits(limits=max(1, (os.cpu_count() or 1) // n_jobs))  # no oversubscription of the cores
 
 
 def _worker(func, key, arg):
@@ -150,8 +154,8 @@ def _in_processes(func, tasks, data, view, n_jobs, progress):
     """The tasks in ``n_jobs`` local processes (forked where possible: ``data`` is inherited, not pickled)."""
     import concurrent.futures
 
-    with process_pool(min(n_jobs, len(tasks)), pool_context(), initializer=_init_worker,
-                      initargs=(data, view)) as ex:
+    n_jobs = min(n_jobs, len(tasks))
+    with process_pool(n_jobs, pool_context(), initializer=_init_worker, initargs=(data, view, n_jobs)) as ex:
         futures = [ex.submit(_worker, func, key, arg) for key, arg in tasks]
         for _ in concurrent.futures.as_completed(futures):
             progress.update()
