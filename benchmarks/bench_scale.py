@@ -158,7 +158,8 @@ def _tree_cpu(proc, seen):
     for p in tree:
         try:
             t = p.cpu_times()
-            seen[p.pid] = t.user + t.system + t.children_user + t.children_system
+            # its own time only: a pool worker's CPU would count twice in its parent's children_* once reaped
+            seen[p.pid] = t.user + t.system
         except (psutil.NoSuchProcess, psutil.AccessDenied):
             pass
     return sum(seen.values())
