@@ -131,14 +131,8 @@ def bootstrap_counts(strata: ArrayLike, n_bootstrap: int, *, random_state: int |
     stop = n_bootstrap if stop is None else stop
     n = len(strata)
     out = np.zeros((stop - start, n), dtype=np.int32)
-    per = max(1, _COUNT_CELLS // max(n, 1))  # rows counted by one bincount: its counts stay in cache until copied out
-    for lo, picks in _draws(strata, n_bootstrap, random_state, start, stop):
-        for r0 in range(0, len(picks), per):  # a loop over small blocks of replicates
-            r1 = min(r0 + per, len(picks))
-            idx = picks[r0:r1]
-            if r1 - r0 > 1:
-                idx = idx + np.arange(r1 - r0, dtype=np.int64)[:, None] * n
-            out[lo + r0:lo + r1] = np.bincount(idx.ravel(), minlength=(r1 - r0) * n).reshape(r1 - r0, n)
+    for lo, picks in _draws(strata, n_bootstrap, random_state, start, stop):  # picks: fresh arrays, counted in place
+        _count_rows(out[lo:lo + len(picks)], picks, n)
     return out
 
 
@@ -442,8 +436,11 @@ def grid_count_chunks(strata: ArrayLike, inverse: ArrayLike, y: ArrayLike, n_val
 
 
 def _count_rows(out, flat, C):
-    """``out[r]`` = the counts of the columns ``flat[r]`` (R, k) over ``C`` columns, a few rows per ``bincount``."""
-    per = max(1, _COUNT_CELLS // C)  # rows counted by one bincount: its counts stay in cache until copied out
+    """``out[r]`` = the counts of the columns ``flat[r]`` (R, k) over ``C`` columns, a few rows per ``bincount``.
+
+    ``flat`` is overwritten (each row offset by its row's first column).
+    """
+    per = max(1, _COUNT_CELLS // max(C, 1))  # rows counted by one bincount: its counts stay in cache until copied out
     for r0 in range(0, len(flat), per):  # a loop over small blocks of replicates
         r1 = min(r0 + per, len(flat))
         idx = flat[r0:r1]
