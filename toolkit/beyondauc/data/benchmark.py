@@ -228,10 +228,9 @@ class Benchmark:
         keep = [c for c in self.frame.columns if c not in self.models] + list(models)
         if all(a.stop == b.start for a, b in zip(blocks, blocks[1:])):  # one run of rows: a view
             rows = slice(blocks[0].start, blocks[-1].stop) if blocks else slice(0, 0)
-            frame = self.frame[keep].iloc[rows]
         else:
             rows = np.concatenate([np.arange(b.start, b.stop) for b in blocks])
-            frame = self.frame[keep].iloc[rows]
+        frame = self.frame[keep].iloc[rows]
         correct = None
         if self.kind == "answers":
             correct = self.correct[rows][:, [self.models.index(m) for m in models]]
