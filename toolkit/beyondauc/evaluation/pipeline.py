@@ -32,7 +32,7 @@ import numpy as np
 import pandas as pd
 
 from ..metrics.bootstrap import honest_interval, jackknife_acceleration
-from ..metrics.grid_bootstrap import combine_bootstraps
+from ..metrics.grid_chunks import join_grid_chunks, replicate_chunks
 from .comparison import comparison_table
 from .container import Evaluation, load_evaluation, package_versions
 from .parameters import check_against_benchmark, check_evaluation_parameters, resolve_auto
@@ -504,10 +504,10 @@ def evaluate(
     ``selective_protocol``), a domain protocol on such data is an error.
 
     The evaluation runs as independent tasks whose results are concatenated:
-    one per model for the calibration grid and for its bootstrap (a
-    calibration fit reads every dataset of its model), one per model x
-    dataset for the cohort diagnostics and selective answering.  A task
-    receives only its model's rows.
+    one per model for the calibration grid (a calibration fit reads every
+    dataset of its model), one per model x chunk of replicates for its
+    bootstrap, one per model x dataset for the cohort diagnostics and
+    selective answering.  A task receives only its model's rows.
 
     Examples
     --------
@@ -620,17 +620,22 @@ def _calibration_grid(bench, p, tasks, protocols):
 
 
 def _bootstrap(bench, p, tasks):
-    """The grid bootstrap of the headline protocol x method (None without ``n_bootstrap``), one task per model.
+    """The grid bootstrap of the headline protocol x method (None without ``n_bootstrap``).
 
-    It carries the intervals, the rank stability and the pairwise wins.
+    One task per model x chunk of replicates (:func:`replicate_chunks`: about
+    two tasks per worker, however few the models); the chunks are joined as
+    one bootstrap, the same whatever the split.  It carries the intervals,
+    the rank stability and the pairwise wins.
     """
     if not p["n_bootstrap"]:
         return None
     kw = dict(protocols=[p["protocol"]], methods=[p["method"]], n_bootstrap=p["n_bootstrap"],
               confidence_level=p["confidence_level"], class_weight=p["class_weight"], n_repeats=p["n_repeats"],
               random_state=p["random_state"])
-    boots = tasks.run("bootstrap", _bootstrap_task, [(m, kw) for m in bench.models], data=bench, view=_one_model)
-    return combine_bootstraps(boots, bench)
+    chunks = replicate_chunks(p["n_bootstrap"], n_models=len(bench.models), workers=tasks.workers)
+    done = tasks.run("bootstrap", _bootstrap_task, [(m, (kw, c)) for m in bench.models for c in chunks], data=bench,
+                     view=_one_model)
+    return join_grid_chunks(done, bench)
 
 
 def _with_intervals(grid, boot):

@@ -1,8 +1,9 @@
 """The machinery that runs :func:`~beyondauc.evaluate`'s stages as tasks (private).
 
 A stage is a list of independent tasks (:func:`beyondauc.utils.tasks.run_tasks`):
-one per model for the calibration grid and its bootstrap, one per model x
-dataset for the cohort diagnostics and selective answering.  A task reads
+one per model for the calibration grid, one per model x chunk of replicates
+for its bootstrap, one per model x dataset for the cohort diagnostics and
+selective answering.  A task reads
 only its model's part of the benchmark (:func:`_one_model`,
 :func:`_model_views`) and returns tables; the results are concatenated in
 the order one pass over the whole benchmark gives, so the numbers do not
@@ -19,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from ..metrics import expected_accuracy_grid
-from ..metrics.grid_bootstrap import bootstrap_grid
+from ..metrics.grid_chunks import bootstrap_grid_chunk
 from ..metrics.reliability import calibration_error_table
 from ..utils.tasks import StageProgress, dask_client, run_tasks
 from ..utils.validation import UndefinedMetricWarning, WarningLog
@@ -46,6 +47,13 @@ class _Tasks:
         """The runner of one evaluation (its Dask client connected for it, when given an address)."""
         with dask_client(dask) as client:
             yield cls(n_jobs, client, progress, log)
+
+    @property
+    def workers(self):
+        """How many tasks run at once: the local processes, or the Dask cluster's threads."""
+        if self.client is None:
+            return self.n_jobs
+        return max(1, sum(self.client.nthreads().values()))
 
     def run(self, stage, func, tasks, *, data, view):
         """``func(view(data, key), key, arg)`` for each ``(key, arg)`` of ``tasks``, in order."""
@@ -100,7 +108,7 @@ def _one_model(bench, model):
 
 
 # ---------------------------------------------------------------------------
-# tasks per model: the calibration grid and its bootstrap
+# tasks per model: the calibration grid; per model x chunk of replicates: its bootstrap
 # ---------------------------------------------------------------------------
 
 def _grid_task(bench, model, options):
@@ -110,8 +118,9 @@ def _grid_task(bench, model, options):
     return grid, calibration_error_table(bench, protocols=protocols, **kw)
 
 
-def _bootstrap_task(bench, model, kw):
-    """One model's grid bootstrap (a task; every model resamples the same rows: replicate b is seeded alike)."""
-    return bootstrap_grid(bench, **kw)
+def _bootstrap_task(bench, model, arg):
+    """Replicates ``start:stop`` of one model's grid bootstrap (a task; replicate b is seeded alike in every task)."""
+    kw, (start, stop) = arg
+    return bootstrap_grid_chunk(bench, start=start, stop=stop, **kw)
 
 

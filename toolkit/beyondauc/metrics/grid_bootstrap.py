@@ -640,6 +640,24 @@ def bootstrap_grid(
     >>> list(bs.rank_stability("xdomain", "logistic").columns[-4:])
     ['sign_share', 'p_value', 'p_change', 'significant']
     """
+    protocols, methods, seed, n_bootstrap, confidence_level = _checked(
+        bench, protocols, methods, class_weight, n_repeats, random_state, n_bootstrap, confidence_level)
+    n_jobs = check_n_jobs(n_jobs)
+    grid = point_grid(bench, protocols, methods, class_weight=class_weight, n_repeats=n_repeats, seed=seed,
+                      n_jobs=n_jobs)
+    bctx = _boot_context(bench, protocols, methods, class_weight, n_repeats, seed, n_bootstrap)
+    with threadpool_limits(limits=1, user_api="blas"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        scores = np.stack([bench.scores(model) for model in bench.models], axis=1)
+        reps = _replicate_array(grid, n_bootstrap, ((bench.models[j], b0, b1, {
+            (p, meth, bench.datasets[i]): v for (p, meth, i), v in cells.items()})
+            for j, b0, b1, cells in _map_tasks(bctx, scores, n_jobs)))
+    return GridBootstrap(grid=_with_intervals(grid, reps, confidence_level), replicates=reps,
+                         n_bootstrap=n_bootstrap, confidence_level=confidence_level, random_state=random_state)
+
+
+def _checked(bench, protocols, methods, class_weight, n_repeats, random_state, n_bootstrap, confidence_level):
+    """The checked arguments of :func:`bootstrap_grid`: (protocols, methods, seed, n_bootstrap, confidence_level)."""
     protocols = grid_protocols(bench, protocols)  # None: every protocol the data allows
     if isinstance(protocols, str):
         protocols = [protocols]
@@ -650,9 +668,11 @@ def bootstrap_grid(
     n_bootstrap, confidence_level = check_bootstrap(n_bootstrap, confidence_level)
     if n_bootstrap < 1:
         raise ValueError(f"`n_bootstrap` must be an int >= 1, got {n_bootstrap}")
-    n_jobs = check_n_jobs(n_jobs)
-    grid = point_grid(bench, protocols, methods, class_weight=class_weight, n_repeats=n_repeats, seed=seed,
-                      n_jobs=n_jobs)
+    return protocols, methods, seed, n_bootstrap, confidence_level
+
+
+def _boot_context(bench, protocols, methods, class_weight, n_repeats, seed, n_bootstrap):
+    """The bootstrap's context of ``bench`` (its strata: dataset and class; an answers benchmark's: dataset)."""
     ctx = _Context(
         y=bench.labels(), codes=bench.dataset_codes(), offsets=bench._offsets, datasets=bench.datasets,
         domains=dict(bench.domains), protocols=tuple(protocols), methods=tuple(methods),
@@ -660,17 +680,17 @@ def bootstrap_grid(
     )
     # answers: the class is per model, so every model resamples the same examples within datasets (paired)
     strata = strata_of(ctx.codes) if bench.kind == "answers" else strata_of(ctx.codes, ctx.y)
-    bctx = _BootContext(base=ctx, strata=strata, n_bootstrap=n_bootstrap, boot_seed=seed)
-    row_of = {key: i for i, key in enumerate(zip(
-        grid["protocol"], grid["method"], grid["dataset"].map({d: i for i, d in enumerate(bench.datasets)}),
-        grid["model"]))}
-    reps = np.full((n_bootstrap, len(grid), len(VALUES)), np.nan)
-    with threadpool_limits(limits=1, user_api="blas"), warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        scores = np.stack([bench.scores(model) for model in bench.models], axis=1)
-        for j, b0, b1, cells in _map_tasks(bctx, scores, n_jobs):
-            for (p, meth, i), v in cells.items():
-                reps[b0:b1, row_of[(p, meth, i, bench.models[j])]] = v
-    return GridBootstrap(grid=_with_intervals(grid, reps, confidence_level), replicates=reps,
-                         n_bootstrap=n_bootstrap, confidence_level=confidence_level, random_state=random_state)
+    return _BootContext(base=ctx, strata=strata, n_bootstrap=n_bootstrap, boot_seed=seed)
 
+
+def _replicate_array(grid, n_bootstrap, pieces):
+    """The (n_bootstrap, grid rows, values) replicates of ``pieces`` ``(model, b0, b1, cells)`` (NaN where none).
+
+    ``cells`` maps ``(protocol, method, dataset)`` to replicates ``b0:b1`` of that row of ``model``.
+    """
+    row_of = {key: i for i, key in enumerate(zip(grid["protocol"], grid["method"], grid["dataset"], grid["model"]))}
+    reps = np.full((n_bootstrap, len(grid), len(VALUES)), np.nan)
+    for model, b0, b1, cells in pieces:
+        for (p, meth, d), v in cells.items():
+            reps[b0:b1, row_of[(p, meth, d, model)]] = v
+    return reps
