@@ -25,6 +25,7 @@ import pandas as pd
 import pytest
 
 import beyondauc as ba
+import beyondauc.metrics.grid_chunks as grid_chunks
 from report_helpers import NOTEBOOKS, parse_html
 
 distributed = pytest.importorskip("distributed")
@@ -69,12 +70,16 @@ def cluster(tmp_path_factory):
         yield {"cluster": cluster, "client": client, "cwd": cwd, "workers": workers}
 
 
-def test_evaluate_gives_the_same_tables_in_any_split(cluster):
+def test_evaluate_gives_the_same_tables_in_any_split(cluster, monkeypatch):
     small = dict(models=["svm", "knn", "mlp"], datasets=["wine", "diabetes"], noise_repeats=2, n_bootstrap=10,
                  n_repeats=3)
-    one = ba.evaluate("demo", n_jobs=1, **small)
+    one = ba.evaluate("demo", n_jobs=1, **small)  # the bootstrap: one task per model
+    monkeypatch.setattr(grid_chunks, "MIN_CHUNK", 4)  # 3 models, 2 workers: two chunks of 5 replicates per model
     two = ba.evaluate("demo", n_jobs=2, **small)
-    on_dask = ba.evaluate("demo", dask=cluster["cluster"].scheduler_address, **small)  # (the report: a Client)
+    with distributed.get_task_stream(cluster["client"]) as stream:
+        on_dask = ba.evaluate("demo", dask=cluster["cluster"].scheduler_address, **small)  # (the report: a Client)
+    keys = [t["key"] for t in stream.data if isinstance(t["key"], str)]
+    assert len([k for k in keys if k.rsplit("-", 1)[0] == "bootstrap_task"]) == 3 * 2  # the cluster's 2 threads
     assert len(one.tables) > 20
     for name, table in one.tables.items():
         assert len(table.columns), name

@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 import sys
+from gc import collect as gc_collect
 from pathlib import Path
 
 import numpy as np
@@ -21,7 +22,7 @@ import beyondauc.evaluation.stages as stages
 import beyondauc.metrics.grid_chunks as gc
 from beyondauc import bootstrap_grid, load_benchmark
 from beyondauc.metrics.bootstrap import BLOCK
-from beyondauc.metrics.grid_chunks import bootstrap_grid_chunk, join_grid_chunks, replicate_chunks
+from beyondauc.metrics.grid_chunks import bootstrap_grid_chunk, join_grid_chunks, replicate_ranges
 
 sys.path.insert(0, str(Path(__file__).parent))
 from test_answers import answers_benchmark  # noqa: E402
@@ -57,11 +58,11 @@ def test_chunks_of_any_split_join_to_bootstrap_grid(monkeypatch, kind):
     assert chunks[0].grid is not None and all(c.grid is None for c in chunks[1:])  # the point grid: once
 
 
-def test_replicate_chunks_cover_the_replicates_with_two_tasks_per_worker_where_they_allow():
+def test_replicate_ranges_cover_the_replicates_with_two_tasks_per_worker_where_they_allow():
     for B in (1, 10, 31, 32, 64, 150, 200, 1000):
         for n_models in (1, 2, 3, 8, 40):
             for workers in (1, 2, 3, 8):
-                chunks = replicate_chunks(B, n_models=n_models, workers=workers)
+                chunks = replicate_ranges(B, n_models=n_models, workers=workers)
                 assert [a for a, _ in chunks] == [0, *(b for _, b in chunks[:-1])] and chunks[-1][1] == B
                 if workers == 1 or n_models >= 2 * workers:
                     assert chunks == [(0, B)]
@@ -91,6 +92,29 @@ def test_chunks_that_miss_or_repeat_replicates_are_an_error():
             bootstrap_grid_chunk(bench, start=start, stop=stop, **kw)
 
 
+def test_a_process_sets_a_model_up_once_for_its_chunks_and_drops_it_with_the_benchmark(monkeypatch):
+    made = []
+
+    class Counted(gc._ModelBoot):
+        def __init__(self, bctx, s):
+            made.append(len(s))
+            super().__init__(bctx, s)
+
+    monkeypatch.setattr(gc, "_ModelBoot", Counted)
+    bench = load_benchmark(small_frame(4), domains=DOMAINS)
+    part = bench.subset(models=["cont"])
+    kw = dict(protocols=["xdomain"], methods=["logistic"], n_bootstrap=30, random_state=0)
+    chunks = [bootstrap_grid_chunk(part, start=a, stop=b, **kw) for a, b in [(0, 10), (10, 20), (20, 30)]]
+    assert made == [len(bench)]  # one set-up for the three chunks
+    np.testing.assert_array_equal(join_grid_chunks(chunks, part).replicates,
+                                  bootstrap_grid(part, **kw).replicates)
+    key = id(part)
+    assert [k[0] for k in gc._SETUPS].count(key) == 1
+    del part, chunks
+    gc_collect()
+    assert key not in [k[0] for k in gc._SETUPS]  # nothing of it stays in the process
+
+
 class _Bars(stages.StageProgress):
     """A StageProgress that records each stage's total and count of tasks done."""
 
@@ -102,6 +126,7 @@ class _Bars(stages.StageProgress):
         _Bars.seen.append(self)
 
 
+@pytest.mark.filterwarnings("ignore:no bootstrap interval contains")
 def test_the_evaluation_is_the_same_in_any_split_and_its_bar_counts_the_chunks(monkeypatch):
     # one model on two datasets: fewer models than workers, so its bootstrap is split into chunks
     small = dict(models=["svm"], datasets=["wine", "diabetes"], noise_repeats=2, n_repeats=3, n_bootstrap=40,

@@ -32,7 +32,7 @@ import numpy as np
 import pandas as pd
 
 from ..metrics.bootstrap import honest_interval, jackknife_acceleration
-from ..metrics.grid_chunks import join_grid_chunks, replicate_chunks
+from ..metrics.grid_chunks import join_grid_chunks, replicate_ranges
 from .comparison import comparison_table
 from .container import Evaluation, load_evaluation, package_versions
 from .parameters import check_against_benchmark, check_evaluation_parameters, resolve_auto
@@ -622,7 +622,7 @@ def _calibration_grid(bench, p, tasks, protocols):
 def _bootstrap(bench, p, tasks):
     """The grid bootstrap of the headline protocol x method (None without ``n_bootstrap``).
 
-    One task per model x chunk of replicates (:func:`replicate_chunks`: about
+    One task per model x chunk of replicates (:func:`replicate_ranges`: about
     two tasks per worker, however few the models); the chunks are joined as
     one bootstrap, the same whatever the split.  It carries the intervals,
     the rank stability and the pairwise wins.
@@ -632,7 +632,7 @@ def _bootstrap(bench, p, tasks):
     kw = dict(protocols=[p["protocol"]], methods=[p["method"]], n_bootstrap=p["n_bootstrap"],
               confidence_level=p["confidence_level"], class_weight=p["class_weight"], n_repeats=p["n_repeats"],
               random_state=p["random_state"])
-    chunks = replicate_chunks(p["n_bootstrap"], n_models=len(bench.models), workers=tasks.workers)
+    chunks = replicate_ranges(p["n_bootstrap"], n_models=len(bench.models), workers=tasks.workers)
     done = tasks.run("bootstrap", _bootstrap_task, [(m, (kw, c)) for m in bench.models for c in chunks], data=bench,
                      view=_one_model)
     return join_grid_chunks(done, bench)

@@ -5,7 +5,7 @@ into (model, range of replicates) tasks in its own process pool.  These
 functions give the same split to a caller that runs tasks itself (the
 evaluation's stages, locally or on a Dask cluster):
 
-- :func:`replicate_chunks` chooses the ranges of replicates;
+- :func:`replicate_ranges` chooses the ranges of replicates;
 - :func:`bootstrap_grid_chunk` computes one range on a benchmark (its point
   grid too, for the range that starts at replicate 0);
 - :func:`join_grid_chunks` assembles the chunks of every model into the
@@ -50,7 +50,7 @@ if TYPE_CHECKING:  # names in annotations only
 
     from ..data.benchmark import Benchmark
 
-__all__ = ["GridChunk", "bootstrap_grid_chunk", "join_grid_chunks", "replicate_chunks"]
+__all__ = ["GridChunk", "bootstrap_grid_chunk", "join_grid_chunks", "replicate_ranges"]
 
 #: The fewest replicates of a chunk split for more workers: a chunk that starts inside a block of
 #: ``BLOCK`` replicates passes the block's earlier draws (up to half the cost of drawing them), and every
@@ -88,7 +88,7 @@ class GridChunk:
     random_state: object
 
 
-def replicate_chunks(n_bootstrap: int, *, n_models: int, workers: int) -> list[tuple[int, int]]:
+def replicate_ranges(n_bootstrap: int, *, n_models: int, workers: int) -> list[tuple[int, int]]:
     """The ranges of replicates of each model's tasks: about two tasks per worker, none under ``MIN_CHUNK``.
 
     One range (all replicates) for one worker or when the models alone give
@@ -97,9 +97,9 @@ def replicate_chunks(n_bootstrap: int, *, n_models: int, workers: int) -> list[t
 
     Examples
     --------
-    >>> replicate_chunks(200, n_models=1, workers=2)
+    >>> replicate_ranges(200, n_models=1, workers=2)
     [(0, 50), (50, 100), (100, 150), (150, 200)]
-    >>> replicate_chunks(200, n_models=8, workers=2), replicate_chunks(40, n_models=1, workers=4)
+    >>> replicate_ranges(200, n_models=8, workers=2), replicate_ranges(40, n_models=1, workers=4)
     ([(0, 200)], [(0, 40)])
     """
     wanted = -(-2 * workers // max(n_models, 1)) if workers > 1 else 1
@@ -182,8 +182,9 @@ def _setup(bench, model, args, view):
     """``(context, _ModelBoot)`` of ``model`` in ``bench``, made once per process while ``bench`` lives.
 
     The last ``_KEPT`` set-ups are kept (a worker runs a model's chunks one
-    after the other); a Dask worker's threads may make one twice, never use
-    a half-made one.
+    after the other), each dropped when its benchmark is (a process holds no
+    set-up of a finished evaluation); a Dask worker's threads may make one
+    twice, never use a half-made one.
     """
     key = (id(bench), model, args)
     with _LOCK:
@@ -195,7 +196,7 @@ def _setup(bench, model, args, view):
     bctx = _boot_context(part, *args)
     made = (bctx, _ModelBoot(bctx, part.scores(model)))
     with _LOCK:
-        _SETUPS[key] = (weakref.ref(bench), made)
+        _SETUPS[key] = (weakref.ref(bench, lambda _, key=key: _SETUPS.pop(key, None)), made)
         _SETUPS.move_to_end(key)
         while len(_SETUPS) > _KEPT:
             _SETUPS.popitem(last=False)
