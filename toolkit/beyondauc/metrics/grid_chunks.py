@@ -21,6 +21,7 @@ one worker set it up once.
 
 from __future__ import annotations
 
+import itertools
 import threading
 import warnings
 import weakref
@@ -105,7 +106,7 @@ def replicate_ranges(n_bootstrap: int, *, n_models: int, workers: int) -> list[t
     wanted = -(-2 * workers // max(n_models, 1)) if workers > 1 else 1
     n = max(1, min(wanted, n_bootstrap // MIN_CHUNK))
     bounds = [n_bootstrap * k // n for k in range(n + 1)]
-    return list(zip(bounds[:-1], bounds[1:]))
+    return list(itertools.pairwise(bounds))
 
 
 def bootstrap_grid_chunk(
@@ -141,9 +142,8 @@ def bootstrap_grid_chunk(
         raise ValueError(f"`start`, `stop` must be ints with 0 <= start < stop <= n_bootstrap ({n_bootstrap}), "
                          f"got {start!r}, {stop!r}")
     args = (tuple(protocols), tuple(methods), class_weight, n_repeats, seed, n_bootstrap)
-    views = [(m, None if bench.kind == "answers" else bench) for m in bench.models]  # answers: each model's view
     grid = None
-    if start == 0:
+    if start == 0:  # an answers benchmark: each model's view (its labels are that model's correctness)
         parts = [bench] if bench.kind != "answers" else [bench.model_view(m) for m in bench.models]
         grid = sort_like(pd.concat([point_grid(x, protocols, methods, class_weight=class_weight, n_repeats=n_repeats,
                                                seed=seed, n_jobs=1) for x in parts], ignore_index=True), bench)
@@ -152,33 +152,28 @@ def bootstrap_grid_chunk(
         warnings.simplefilter("ignore", RuntimeWarning)
         for b0, b1 in _batches(start, stop):
             W = None
-            for m, v in views:
-                bctx, boot = _setup(bench, m, args, v)
+            for m in bench.models:
+                bctx, boot = _setup(bench, m, args)
                 if W is None:  # the strata, hence the counts, are those of every model (paired)
                     W = bootstrap_counts(bctx.strata, n_bootstrap, random_state=seed, start=b0, stop=b1)
                 for (p, meth, i), values in boot.run(W).items():
                     cells.setdefault((p, meth, bench.datasets[i], m), []).append(values)
     cells = {k: np.concatenate(v) for k, v in cells.items()}
-    return GridChunk(start=int(start), stop=int(stop), models=tuple(bench.models), cells=cells, grid=grid, n_bootstrap=n_bootstrap,
-                     confidence_level=confidence_level, random_state=random_state)
-
-
-def _view(bench, model, view):
-    """The benchmark a model's bootstrap reads: ``view``, or (None) its model view (an answers benchmark)."""
-    return view if view is not None else bench.model_view(model)
+    return GridChunk(start=int(start), stop=int(stop), models=tuple(bench.models), cells=cells, grid=grid,
+                     n_bootstrap=n_bootstrap, confidence_level=confidence_level, random_state=random_state)
 
 
 def _batches(start, stop):
     """``start:stop`` cut at the multiples of 128 replicates (batches of whole blocks, as bootstrap_grid's tasks)."""
     cuts = [start, *range((start // _TASK_REPLICATES + 1) * _TASK_REPLICATES, stop, _TASK_REPLICATES), stop]
-    return list(zip(cuts[:-1], cuts[1:]))
+    return list(itertools.pairwise(cuts))
 
 
 _SETUPS: OrderedDict = OrderedDict()
 _LOCK = threading.Lock()
 
 
-def _setup(bench, model, args, view):
+def _setup(bench, model, args):
     """``(context, _ModelBoot)`` of ``model`` in ``bench``, made once per process while ``bench`` lives.
 
     The last ``_KEPT`` set-ups are kept (a worker runs a model's chunks one
@@ -192,7 +187,7 @@ def _setup(bench, model, args, view):
         if hit is not None and hit[0]() is bench:
             _SETUPS.move_to_end(key)
             return hit[1]
-    part = _view(bench, model, view)
+    part = bench.model_view(model) if bench.kind == "answers" else bench  # answers: the model's own labels
     bctx = _boot_context(part, *args)
     made = (bctx, _ModelBoot(bctx, part.scores(model)))
     with _LOCK:
