@@ -147,3 +147,18 @@ def test_the_evaluation_is_the_same_in_any_split_and_its_bar_counts_the_chunks(m
     for name, table in one.tables.items():
         pd.testing.assert_frame_equal(table, two.tables[name], check_exact=True, obj=f"n_jobs=2: {name}")
         pd.testing.assert_frame_equal(table, four.tables[name], check_exact=True, obj=f"4 chunks: {name}")
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+def test_an_answers_evaluation_is_the_same_in_chunks(monkeypatch):
+    bench = answers_benchmark(n=60, models=("sharp", "coin"))  # paired: every model resamples the same rows
+    small = dict(n_bootstrap=24, noise_repeats=2, n_repeats=3, ood_dataset="d3")
+    one = ba.evaluate(bench, n_jobs=1, **small)
+    monkeypatch.setattr(gc, "MIN_CHUNK", 4)
+    monkeypatch.setattr(stages, "StageProgress", _Bars)
+    _Bars.seen = []
+    two = ba.evaluate(bench, n_jobs=2, **small)
+    assert {b.desc: b.total for b in _Bars.seen}["bootstrap"] == 2 * 2  # 2 models x 2 ranges of 12
+    assert one.table("pairwise")["p_better"].notna().all()
+    for name, table in one.tables.items():
+        pd.testing.assert_frame_equal(table, two.tables[name], check_exact=True, obj=f"answers in chunks: {name}")
