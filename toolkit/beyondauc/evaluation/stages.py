@@ -3,9 +3,8 @@
 A stage is a list of independent tasks (:func:`beyondauc.utils.tasks.run_tasks`):
 one per model for the calibration grid, one per model x chunk of replicates
 for its bootstrap, one per model x dataset for the cohort diagnostics and
-selective answering.  A task reads
-only its model's part of the benchmark (:func:`_one_model`,
-:func:`_model_views`) and returns tables; the results are concatenated in
+selective answering.  A task reads only its model's part of the benchmark
+(:func:`_one_model`, :func:`_model_views`) and returns tables; the results are concatenated in
 the order one pass over the whole benchmark gives, so the numbers do not
 depend on the split nor on where the tasks run.
 """
