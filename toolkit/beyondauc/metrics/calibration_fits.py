@@ -200,21 +200,22 @@ def _grid_probabilities(x, cal_pos, cal_neg, method, class_weight, *, at, refere
 
 
 def _evaluation_entries(ev_pos, ev_neg):
-    """The (row, column) entries of the (F, n_values) evaluation counts with weight, row-major."""
-    return np.nonzero((ev_pos + ev_neg) > 0)
+    """The entries of the (F, n_values) evaluation counts with weight, row-major: (rows, columns, positives there,
+    negatives there)."""
+    rows, cols = np.nonzero((ev_pos + ev_neg) > 0)
+    flat = rows * ev_pos.shape[1] + cols
+    return rows, cols, ev_pos.ravel().take(flat), ev_neg.ravel().take(flat)
 
 
-def _binned(F, at, prob, ev_pos, ev_neg, n_bins):
+def _binned(F, at, prob, n_bins):
     """Per-fit bin sums of the evaluation data: (count, positives, sum of p), each (F, n_bins), and NaN counts (F,).
 
     One flat bincount over fit x bin of the entries ``at`` (:func:`_evaluation_entries`,
     ``prob`` there); the entries left out have no evaluation weight and would add
     zeros, so the sums are those over the whole grid, bit for bit.
     """
-    rows, cols = at
+    rows, _, ep, en = at
     nan = np.isnan(prob)
-    flat = rows * ev_pos.shape[1] + cols
-    ep, en = ev_pos.ravel().take(flat), ev_neg.ravel().take(flat)
     n = ep + en
     p = np.where(nan, 0.0, prob)
     flat = rows * n_bins + _bin_ids(p, n_bins)
@@ -230,8 +231,8 @@ def _probabilities_binned(x, cal_pos, cal_neg, ev_pos, ev_neg, method, class_wei
     """:func:`_binned` sums of F fits' probabilities (:func:`_grid_probabilities`) at their evaluation values
     (``at``: :func:`_evaluation_entries`, when known)."""
     at = _evaluation_entries(ev_pos, ev_neg) if at is None else at
-    prob = _grid_probabilities(x, cal_pos, cal_neg, method, class_weight, at=at, **kw)
-    return _binned(len(ev_pos), at, prob, ev_pos, ev_neg, n_bins)
+    prob = _grid_probabilities(x, cal_pos, cal_neg, method, class_weight, at=at[:2], **kw)
+    return _binned(len(ev_pos), at, prob, n_bins)
 
 
 # -- both from one set of fits ------------------------------------------------------------
@@ -277,12 +278,16 @@ def _shared_fits(x, cal_pos, cal_neg, methods, class_weight, init, reference):
     if reference == "opitz2024":
         return grid, prob
     wpos, wneg = class_weighted(cal_pos, cal_neg, class_weight)
+    counts = cal_pos + cal_neg
+    if len(wpos) == 1:  # a lone fit: both fitters keep only the values it has calibration weight at
+        own = counts[0] > 0  # = (wpos + wneg)[0] > 0, the stump's test: a class weight is >= 1/2
+        if not own.all():
+            x, wpos, wneg, counts = x[own], wpos[:, own], wneg[:, own], counts[:, own]
     if "logistic" in methods:
-        fits = _logistic_starts(x, wpos, wneg, counts=cal_pos + cal_neg, inits=(init,) if init is None else (init, None))
+        fits = _logistic_starts(x, wpos, wneg, counts=counts, inits=(init,) if init is None else (init, None))
         grid["logistic"], prob["logistic"] = fits[0], fits[-1]
     if "stump" in methods and len(wpos) == 1:
-        own = (wpos + wneg)[0] > 0
-        grid["stump"] = prob["stump"] = stump_params(x[own], wpos[:, own], wneg[:, own])
+        grid["stump"] = prob["stump"] = stump_params(x, wpos, wneg)
     return grid, prob
 
 
