@@ -201,10 +201,11 @@ def _grid_probabilities(x, cal_pos, cal_neg, method, class_weight, *, at, refere
 
 def _evaluation_entries(ev_pos, ev_neg):
     """The entries of the (F, n_values) evaluation counts with weight, row-major: (rows, columns, positives there,
-    negatives there)."""
+    negatives there, their sum)."""
     rows, cols = np.nonzero((ev_pos + ev_neg) > 0)
     flat = rows * ev_pos.shape[1] + cols
-    return rows, cols, ev_pos.ravel().take(flat), ev_neg.ravel().take(flat)
+    ep, en = ev_pos.ravel().take(flat), ev_neg.ravel().take(flat)
+    return rows, cols, ep, en, ep + en
 
 
 def _binned(F, at, prob, n_bins):
@@ -214,17 +215,19 @@ def _binned(F, at, prob, n_bins):
     ``prob`` there); the entries left out have no evaluation weight and would add
     zeros, so the sums are those over the whole grid, bit for bit.
     """
-    rows, _, ep, en = at
+    rows, _, ep, n = at[0], at[1], at[2], at[4]
     nan = np.isnan(prob)
-    n = ep + en
-    p = np.where(nan, 0.0, prob)
+    if nan.any():  # (opitz2024 isotonic outside the calibration range) left out of the bins, counted apart
+        n_nan = np.bincount(rows, weights=np.where(nan, n, 0.0), minlength=F)
+        p, keep, ep = np.where(nan, 0.0, prob), np.where(nan, 0.0, n), np.where(nan, 0.0, ep)
+    else:
+        n_nan, p, keep = np.zeros(F), prob, n
     flat = rows * n_bins + _bin_ids(p, n_bins)
-    keep = np.where(nan, 0.0, n)
     size = F * n_bins
     count = np.bincount(flat, weights=keep, minlength=size).reshape(F, n_bins)
-    positive = np.bincount(flat, weights=np.where(nan, 0.0, ep), minlength=size).reshape(F, n_bins)
+    positive = np.bincount(flat, weights=ep, minlength=size).reshape(F, n_bins)
     psum = np.bincount(flat, weights=keep * p, minlength=size).reshape(F, n_bins)
-    return count, positive, psum, np.bincount(rows, weights=np.where(nan, n, 0.0), minlength=F)
+    return count, positive, psum, n_nan
 
 
 def _probabilities_binned(x, cal_pos, cal_neg, ev_pos, ev_neg, method, class_weight, n_bins, *, at=None, **kw):
@@ -280,8 +283,8 @@ def _shared_fits(x, cal_pos, cal_neg, methods, class_weight, init, reference):
     wpos, wneg = class_weighted(cal_pos, cal_neg, class_weight)
     counts = cal_pos + cal_neg
     if len(wpos) == 1:  # a lone fit: both fitters keep only the values it has calibration weight at
-        own = counts[0] > 0  # = (wpos + wneg)[0] > 0, the stump's test: a class weight is >= 1/2
-        if not own.all():
+        own = np.flatnonzero(counts[0] > 0)  # = (wpos + wneg)[0] > 0, the stump's test: a class weight is >= 1/2
+        if len(own) < len(x):
             x, wpos, wneg, counts = x[own], wpos[:, own], wneg[:, own], counts[:, own]
     if "logistic" in methods:
         fits = _logistic_starts(x, wpos, wneg, counts=counts, inits=(init,) if init is None else (init, None))
