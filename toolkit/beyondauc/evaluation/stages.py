@@ -18,9 +18,8 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from ..metrics import expected_accuracy_grid
 from ..metrics.grid_chunks import bootstrap_grid_chunk
-from ..metrics.reliability import calibration_error_table
+from ..metrics.reliability import grid_and_calibration_errors
 from ..utils.tasks import StageProgress, dask_client, run_tasks
 from ..utils.validation import UndefinedMetricWarning, WarningLog
 
@@ -111,10 +110,10 @@ def _one_model(bench, model):
 # ---------------------------------------------------------------------------
 
 def _grid_task(bench, model, options):
-    """One model's expected-accuracy grid and calibration errors (a task; ``bench`` holds that model alone)."""
+    """One model's expected-accuracy grid and calibration errors, from one set of fits (a task; ``bench`` holds that
+    model alone)."""
     protocols, kw = options
-    grid = expected_accuracy_grid(bench, protocols=protocols, **kw)
-    return grid, calibration_error_table(bench, protocols=protocols, **kw)
+    return grid_and_calibration_errors(bench, protocols=protocols, **kw)
 
 
 def _bootstrap_task(bench, model, arg):

@@ -32,12 +32,8 @@ from ..utils.validation import (
 )
 from .views import each_model_view
 from .fitting import (
-    FIT_PREDICT,
-    _override_single,
     _single_class,
     class_weighted,
-    fit_predict_isotonic,
-    fit_predict_stump,
     isotonic_knots,
     isotonic_transform,
     logistic_decision,
@@ -45,11 +41,10 @@ from .fitting import (
     stump_decision,
     stump_grid,
     stump_params,
-    within_range,
 )
+from .calibration_fits import _block_tables, _run_fits
 from .kernel import (
     _auc_from_counts,
-    _confusion,
     _grid_counts,
     _scores_from_confusion,
     _stacked_counts,
@@ -78,7 +73,6 @@ SCORES = ("accuracy", "kappa", "balanced_accuracy", "mcc", "f1")
 REFERENCES = (None, "opitz2024")
 _INDATA_TEST_SIZE = 0.2
 _CHUNK = 131_072  # grid cells per batch of fits (bounds memory, keeps batches cache-sized)
-_ROW_BLOCK = 32_768  # grid cells per block of decisions (keeps temporaries in cache)
 
 
 # -- a calibrator on its own ------------------------------------------------------
@@ -378,77 +372,6 @@ def _protocol_rows(bench, dataset, protocol, random_state):
     return cal & ~ev, ev
 
 
-def _run_fits(x, cal_pos, cal_neg, ev_pos, ev_neg, methods, class_weight, init=None, standardize=None,
-              reference=None, lbfgs=None, max_iter=100):
-    """Fit every method on every row of the calibration counts; return confusions.
-
-    Logistic parameters are solved for all rows at once (each row standardised
-    on its own unweighted calibration counts); decisions and confusion counts
-    (and the stump fits) run over cache-sized row blocks.  With
-    ``reference="opitz2024"``, ``lbfgs`` holds the rows' scikit-learn logistic
-    parameters (:func:`_lbfgs_params`), isotonic decisions are negative
-    outside each fit's calibration range and the stump sees float32 scores.
-    """
-    out = {}
-    wpos, wneg = class_weighted(cal_pos, cal_neg, class_weight)
-    F, m = wpos.shape
-    per = max(1, _ROW_BLOCK // max(m, 1))
-    blocks = [slice(i, min(i + per, F)) for i in range(0, F, per)]
-    single = _single_class(wpos, wneg)
-    for method in methods:
-        if method == "logistic":
-            b0, b1 = lbfgs if reference == "opitz2024" else _logistic_rows(
-                x, wpos, wneg, init=init, standardize=standardize, max_iter=max_iter, counts=cal_pos + cal_neg)
-
-            def decide(r):
-                return _override_single(logistic_decision(x, b0[r], b1[r]), single[r])
-        elif method == "isotonic" and reference == "opitz2024":
-
-            def decide(r):
-                inside = within_range(wpos[r], wneg[r]) | (single[r] >= 0)[:, None]
-                return fit_predict_isotonic(x, wpos[r], wneg[r]) & inside
-        elif method == "stump":
-
-            def decide(r):
-                return _stump_rows(x, wpos[r], wneg[r], reference=reference)
-        else:
-            fit_predict = FIT_PREDICT[method]
-
-            def decide(r):
-                return fit_predict(x, wpos[r], wneg[r])
-        parts = [_confusion(decide(r), ev_pos[r], ev_neg[r]) for r in blocks]
-        out[method] = tuple(np.concatenate([p[k] for p in parts]) for k in range(4))
-    return out
-
-
-def _logistic_rows(x, wpos, wneg, *, counts, **kw):
-    """:func:`logistic_params` of the rows; a single row on the grid values it has calibration weight at.
-
-    Grid values without weight add nothing to the fit's sums (only the
-    rounding of the sums' order can move), so a lone fit's Newton steps
-    run over its own calibration values, not the whole grid.
-    """
-    if len(wpos) == 1:
-        own = counts[0] > 0
-        if not own.all():
-            return logistic_params(x[own], wpos[:, own], wneg[:, own], counts=counts[:, own], **kw)
-    return logistic_params(x, wpos, wneg, counts=counts, **kw)
-
-
-def _stump_rows(x, pos, neg, *, reference=None):
-    """:func:`fit_predict_stump`; a single row split on the grid values it has calibration weight at.
-
-    Its best split and the next value with weight (the threshold) are
-    those of the whole grid (zero counts add nothing to the cumulative
-    counts), so the fit runs over its own calibration values only.
-    """
-    own = (pos + neg)[0] > 0 if len(pos) == 1 and reference is None else None
-    if own is None or own.all():
-        return fit_predict_stump(x, pos, neg, reference=reference)
-    thr, lc, rc = stump_params(x[own], pos[:, own], neg[:, own])
-    return _override_single(stump_decision(x, thr, lc, rc), _single_class(pos, neg))
-
-
 def _dataset_columns(inv, y, codes, m, D):
     """Each dataset's own part of the model's grid: D tuples (columns ascending, positives, negatives).
 
@@ -526,16 +449,31 @@ def _indata_train(n, n_repeats, seed):
     return np.stack([train for train, _ in ss.split(np.zeros((n, 1)))])
 
 
-def _model_cells(ctx, model, s):
-    """All (protocol, method, dataset) cells of one model, as a list of dicts."""
+def _model_cells(ctx, model, s, *, n_bins=None):
+    """All (protocol, method, dataset) cells of one model, as a list of dicts.
+
+    With ``n_bins`` (not under ``reference="opitz2024"``), ``(rows, bins)``:
+    also the reliability bin sums of the same fits, as
+    :func:`~beyondauc.metrics.reliability._model_bins` gives them, each
+    distinct fit computed once (:func:`~beyondauc.metrics.calibration_fits._block_tables`).
+    """
     x, inv, tot_pos, tot_neg = _grid_counts(ctx.y, s)
     parts = _dataset_columns(inv, ctx.y, ctx.codes, len(x), len(ctx.datasets))  # never (datasets, grid)
     auc = np.array([_auc_from_counts(p, q) for _, p, q in parts], dtype=np.float64)
-    rows = _fit_cells(ctx, model, s, x, inv, parts, auc, (tot_pos, tot_neg))
+    bins = {}
+    rows = _fit_cells(ctx, model, s, x, inv, parts, auc, (tot_pos, tot_neg), bins=bins, n_bins=n_bins)
     indata_cells = {}
-    for i in sorted({i for p in ctx.protocols for i in ctx.plans[p][1]}):
-        indata_cells.update(_indata_cells(ctx, s, i))
-    return rows + _indata_rows(ctx, model, auc, indata_cells)
+    for i in _indata_datasets(ctx):
+        cells, binned = _indata_fits(ctx, s, i, n_bins=n_bins)
+        indata_cells.update(cells)
+        bins.update(binned)
+    rows = rows + _indata_rows(ctx, model, auc, indata_cells)
+    return rows if n_bins is None else (rows, bins)
+
+
+def _indata_datasets(ctx):
+    """Indices of the datasets some protocol calibrates within (indata, indomain's fallback), ascending."""
+    return sorted({i for p in ctx.protocols for i in ctx.plans[p][1]})
 
 
 def _cell_row(ctx, model, protocol, method, i, auc, scores, n_cal, n_ev, calibration):
@@ -563,25 +501,38 @@ def _fit_matrices(fits, D):
     return G_cal, G_ev
 
 
-def _own_grid_confusions(ctx, x, fits, parts, init):
-    """Confusion counts (tp, fp, fn, tn), each (fits,), of every method, each fit on its own rows' grid
-    (:func:`_fit_columns`): its cost follows its calibration and evaluation rows, not the model's."""
+def _own_grid_fits(ctx, x, fits, parts, init, *, grid=True, n_bins=None):
+    """(confusion counts (tp, fp, fn, tn), each (fits,), of every method, or None without ``grid``;
+    with ``n_bins`` the bin sums {(protocol, dataset index, method): (count, positive, psum, n_nan)}).
+
+    Each fit on its own rows' grid (:func:`_fit_columns`): its cost follows
+    its calibration and evaluation rows, not the model's.
+    """
     out = {m: np.zeros((4, len(fits))) for m in ctx.methods}
+    bins = {}
     for k, f in enumerate(fits):  # a loop over fits
         u, cp, cn, ep, en = _fit_columns(parts, f, len(x))
-        if len(u) and (cp + cn).sum() > 0:  # (no calibration data: the cell is NaN)
-            conf = _run_fits(x[u], cp, cn, ep, en, ctx.methods, ctx.class_weight, init=init)
-            for m in ctx.methods:
+        if not len(u) or (cp + cn).sum() == 0:  # no calibration data: the cell is NaN, nothing to bin
+            if n_bins is not None:
+                bins.update({(f.protocol, f.dataset, m): (np.zeros(n_bins),) * 3 + (0.0,) for m in ctx.methods})
+            continue
+        conf, binned = _block_tables(x[u], cp, cn, ep, en, ctx.methods, ctx.class_weight, init=init, grid=grid,
+                                     n_bins=n_bins)
+        for m in ctx.methods:
+            if grid:
                 out[m][:, k] = [c[0] for c in conf[m]]
-    return {m: tuple(out[m]) for m in ctx.methods}
+            if n_bins is not None:
+                bins[(f.protocol, f.dataset, m)] = tuple(b[0] for b in binned[m])
+    return ({m: tuple(out[m]) for m in ctx.methods} if grid else None), bins
 
 
-def _fit_confusions(ctx, s, x, fits, G_cal, G_ev, pos_ds, neg_ds, parts, totals):
+def _fit_confusions(ctx, s, x, fits, G_cal, G_ev, pos_ds, neg_ds, parts, totals, bins=None, n_bins=None):
     """Confusion counts (tp, fp, fn, tn), each (fits,), of every method on every fit.
 
     Each fit on its own grid from ``parts`` (:func:`_dataset_columns`); with
     ``reference="opitz2024"`` in chunks of fits on the model's grid (``pos_ds``/``neg_ds``).
     ``totals``: the model's positives and negatives on its grid (the warm start).
+    With ``n_bins`` (not under opitz2024), the fits' bin sums go into ``bins``.
     """
     methods = ctx.methods
     lbfgs = None
@@ -591,7 +542,9 @@ def _fit_confusions(ctx, s, x, fits, G_cal, G_ev, pos_ds, neg_ds, parts, totals)
     # warm start from the fit on all data: the pooled fits lie near it
     init = _warm_start(ctx, x, *totals)
     if ctx.reference != "opitz2024":  # each fit on its own rows' grid
-        return _own_grid_confusions(ctx, x, fits, parts, init)
+        conf, binned = _own_grid_fits(ctx, x, fits, parts, init, n_bins=n_bins)
+        bins.update(binned)
+        return conf
     results = {m: [[], [], [], []] for m in methods}
     for sl in _chunks(len(fits), len(x)):
         conf = _run_fits(
@@ -605,8 +558,9 @@ def _fit_confusions(ctx, s, x, fits, G_cal, G_ev, pos_ds, neg_ds, parts, totals)
     return {m: tuple(np.concatenate(a) for a in results[m]) for m in methods}
 
 
-def _fit_cells(ctx, model, s, x, inv, parts, auc, totals):
-    """Rows of the cells calibrated on whole datasets (every protocol's fits), method by method."""
+def _fit_cells(ctx, model, s, x, inv, parts, auc, totals, *, bins, n_bins=None):
+    """Rows of the cells calibrated on whole datasets (every protocol's fits), method by method (and their bin
+    sums into ``bins`` with ``n_bins``)."""
     fits = [f for p in ctx.protocols for f in ctx.plans[p][0]]
     if not fits:
         return []
@@ -617,7 +571,7 @@ def _fit_cells(ctx, model, s, x, inv, parts, auc, totals):
         pos_ds, neg_ds = _stacked_counts(inv, ctx.y, ctx.codes, len(x), len(ctx.datasets))
         auc_fit = np.where([f.protocol == "outdata" for f in fits], _auc_from_counts(G_ev @ pos_ds, G_ev @ neg_ds),
                            auc_fit)
-    results = _fit_confusions(ctx, s, x, fits, G_cal, G_ev, pos_ds, neg_ds, parts, totals)
+    results = _fit_confusions(ctx, s, x, fits, G_cal, G_ev, pos_ds, neg_ds, parts, totals, bins, n_bins)
     sizes = np.diff(ctx.offsets)
     rows = []
     for m in ctx.methods:
@@ -633,17 +587,20 @@ def _fit_cells(ctx, model, s, x, inv, parts, auc, totals):
     return rows
 
 
-def _indata_cells(ctx, s, i):
-    """Dataset ``i``'s repeated 80/20 splits: ``{(i, method): (confusions (repeats, 4), n_cal, n_ev)}``."""
+def _indata_fits(ctx, s, i, *, grid=True, n_bins=None):
+    """Dataset ``i``'s repeated 80/20 splits: ``({(i, method): (confusions (repeats, 4), n_cal, n_ev)}``, empty
+    without ``grid``; with ``n_bins`` ``{("indata", i, method): bin sums, the repeats pooled}``, else empty)."""
     methods, n_repeats = ctx.methods, ctx.n_repeats
     n = int(ctx.offsets[i + 1] - ctx.offsets[i])
     tests = _splits(n, n_repeats, ctx.seed)
-    if tests is None:  # fewer than 2 rows: nothing to split
-        return {(i, m): (np.full((1, 4), np.nan), 0, n) for m in methods}
+    sums = {m: [np.zeros(n_bins), np.zeros(n_bins), np.zeros(n_bins), 0.0] for m in methods} if n_bins else {}
+    if tests is None:  # fewer than 2 rows: nothing to split, nothing to bin
+        cells = {(i, m): (np.full((1, 4), np.nan), 0, n) for m in methods} if grid else {}
+        return cells, {("indata", i, m): tuple(v) for m, v in sums.items()}
     sl = slice(int(ctx.offsets[i]), int(ctx.offsets[i + 1]))
     yd, sd = ctx.y[sl], s[sl]
     xd, invd, full_pos, full_neg = _grid_counts(yd, sd)
-    init = _warm_start(ctx, xd, full_pos, full_neg)  # the 80% fits lie close to it
+    init = _warm_start(ctx, xd, full_pos, full_neg) if grid else None  # the 80% fits lie close to it
     lbfgs_needed = ctx.reference == "opitz2024" and "logistic" in methods
     trains = _indata_train(n, n_repeats, ctx.seed) if lbfgs_needed else None
     acc = {m: [] for m in methods}
@@ -654,11 +611,15 @@ def _indata_cells(ctx, s, i):
         groups = np.repeat(np.arange(R), n_test)
         ep, en = _stacked_counts(invd[rows_.ravel()], yd[rows_.ravel()], groups, len(xd), R, presorted=True)
         lbfgs = _lbfgs_params([(sd[t], yd[t]) for t in trains[ch]], ctx.class_weight) if lbfgs_needed else None
-        conf = _run_fits(xd, full_pos - ep, full_neg - en, ep, en, methods, ctx.class_weight, init=init,
-                         reference=ctx.reference, lbfgs=lbfgs)
+        conf, binned = _block_tables(xd, full_pos - ep, full_neg - en, ep, en, methods, ctx.class_weight, init=init,
+                                     reference=ctx.reference, lbfgs=lbfgs, grid=grid, n_bins=n_bins)
         for m in methods:
-            acc[m].append(np.stack(conf[m], axis=1))
-    return {(i, m): (np.concatenate(acc[m]), n - n_test, n_test) for m in methods}
+            if grid:
+                acc[m].append(np.stack(conf[m], axis=1))
+            for j in range(4 if n_bins else 0):  # all repeats pooled
+                sums[m][j] = sums[m][j] + binned[m][j].sum(axis=0)
+    cells = {(i, m): (np.concatenate(acc[m]), n - n_test, n_test) for m in methods} if grid else {}
+    return cells, {("indata", i, m): tuple(v) for m, v in sums.items()}
 
 
 def _indata_rows(ctx, model, auc, indata_cells):
@@ -736,25 +697,41 @@ def check_n_jobs(n_jobs: int) -> int:
 def point_grid(bench: Benchmark, protocols: Sequence[str], methods: Sequence[str], *, class_weight: str | None,
                n_repeats: int, seed: int | None, n_jobs: int, reference: str | None = None) -> pd.DataFrame:
     """The grid of :func:`~beyondauc.expected_accuracy_grid` without intervals, arguments already checked."""
+    _warn_single_class(bench)
+    ctx = _grid_context(bench, protocols, methods, class_weight=class_weight, n_repeats=n_repeats, seed=seed,
+                        reference=reference)
+    rows = []
+    # the grid's matrix products are small: BLAS threads cost more than they give
+    with threadpool_limits(limits=1, user_api="blas"):
+        for cells in _map_models(ctx, bench, n_jobs):
+            rows.extend(cells)
+    return _grid_frame(rows, protocols, methods, bench)
+
+
+def _warn_single_class(bench):
+    """The grid's warning for each dataset with a single class (said at the grid's caller)."""
     for d in bench.datasets:
         y = bench.labels(d)
         if y.min() == y.max():
             warnings.warn(
                 f"dataset {d!r} has a single class: its AUC is NaN (kappa too where all decisions are that class)",
                 UndefinedMetricWarning,
-                stacklevel=2,
+                stacklevel=3,
             )
-    ctx = _Context(
+
+
+def _grid_context(bench, protocols, methods, *, class_weight, n_repeats, seed, reference):
+    """The :class:`_Context` of a benchmark's grid (arguments already checked)."""
+    return _Context(
         y=bench.labels(), codes=bench.dataset_codes(), offsets=bench._offsets, datasets=bench.datasets,
         domains=dict(bench.domains), protocols=tuple(protocols), methods=tuple(methods),
         plans={p: protocol_plan(bench, p) for p in protocols}, class_weight=class_weight, n_repeats=n_repeats, seed=seed,
         reference=reference,
     )
-    rows = []
-    # the grid's matrix products are small: BLAS threads cost more than they give
-    with threadpool_limits(limits=1, user_api="blas"):
-        for cells in _map_models(ctx, bench, n_jobs):
-            rows.extend(cells)
+
+
+def _grid_frame(rows, protocols, methods, bench):
+    """The grid's DataFrame of the cells' rows, ordered by protocol, method, dataset, model."""
     out = pd.DataFrame(rows, columns=_COLUMNS)
     order = {
         "protocol": {p: i for i, p in enumerate(protocols)},
@@ -764,7 +741,6 @@ def point_grid(bench: Benchmark, protocols: Sequence[str], methods: Sequence[str
     }
     key = np.lexsort([out[c].map(order[c]).to_numpy() for c in ("model", "dataset", "method", "protocol")])
     return out.iloc[key].reset_index(drop=True)
-
 
 
 @each_model_view()

@@ -20,38 +20,29 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
-from scipy.special import expit
 from threadpoolctl import threadpool_limits
 
 from .views import each_model_view, sort_like
-from .fitting import (
-    _single_class,
-    class_weighted,
-    isotonic_knots,
-    isotonic_transform,
-    logistic_params,
-    stump_grid,
-    stump_params,
-    within_range,
-)
+from .calibration_fits import _bin_edges, _bin_ids, _probabilities_binned
 from .kernel import _grid_counts, _stacked_counts
 from .protocols import grid_protocols
 from ..utils.formatting import MISSING, format_number
 from ..utils.validation import UndefinedMetricWarning, binarize_labels, check_int, check_scores
 from .calibration import (
     METHODS,
-    _Context,
     _check_grid_args,
-    check_n_jobs,
     _chunks,
     _dataset_columns,
-    _fit_columns,
-    _indata_train,
-    _logistic_rows,
+    _grid_context,
+    _grid_frame,
+    _indata_datasets,
+    _indata_fits,
     _lbfgs_params,
     _map_models,
-    protocol_plan,
-    _splits,
+    _model_cells,
+    _own_grid_fits,
+    _warn_single_class,
+    check_n_jobs,
 )
 
 if TYPE_CHECKING:
@@ -62,19 +53,6 @@ __all__ = ["CalibrationErrors", "calibration_error_table", "expected_calibration
 _ECE_COLUMNS = ["protocol", "method", "dataset", "domain", "model", "calibration", "ece", "n_evaluation", "n_nan"]
 _RELIABILITY_COLUMNS = ["protocol", "method", "dataset", "model", "bin", "bin_low", "bin_high", "mean_predicted",
                         "fraction_positive", "count"]
-
-
-def _bin_edges(n_bins):
-    """``calibration_curve``'s uniform edges: ``linspace(0, 1, n_bins + 1)``."""
-    return np.linspace(0.0, 1.0, n_bins + 1)
-
-
-def _bin_ids(prob, n_bins):
-    """Bin of each probability exactly as ``calibration_curve``: ``searchsorted(edges[1:-1], p)``.
-
-    An inner edge belongs to the bin below it; 0 to the first bin, 1 to the last.
-    """
-    return np.searchsorted(_bin_edges(n_bins)[1:-1], prob)
 
 
 def expected_calibration_error(y_true: ArrayLike, y_prob: ArrayLike, *, n_bins: int = 15,
@@ -158,111 +136,20 @@ def reliability_bins(y_true: ArrayLike, y_prob: ArrayLike, *, n_bins: int = 15, 
     return nz, psum[nz] / count[nz], ysum[nz] / count[nz], count[nz]
 
 
-# -- batched probabilities on the score grid -------------------------------------------
-
-def _grid_probabilities(x, cal_pos, cal_neg, method, class_weight, *, at, reference=None, lbfgs=None, init=None):
-    """Probability of the positive class of F fits at the grid entries ``at``: (rows, columns), row-major.
-
-    The probabilities of :meth:`ScoreCalibrator.predict_proba` fitted on each
-    row's calibration counts: Platt (all rows at once), isotonic (scipy's PAVA
-    per row, scikit-learn's interpolation), the stump's weighted leaf
-    fractions (all rows at once).  NaN where ``reference="opitz2024"``
-    isotonic leaves the calibration range.  A single-class row is that class.
-    Each probability is the one the whole grid would hold there (the same
-    arithmetic), computed only where it is asked: the evaluation's values.
-    """
-    rows, cols = at
-    wpos, wneg = class_weighted(cal_pos, cal_neg, class_weight)
-    F, m = wpos.shape
-    single = _single_class(wpos, wneg)
-    if method == "logistic":
-        b0, b1 = lbfgs if reference == "opitz2024" else _logistic_rows(x, wpos, wneg, init=init,
-                                                                        counts=cal_pos + cal_neg)
-        prob = expit(x[cols] * b1[rows] + b0[rows])
-    elif method == "isotonic":
-        prob = np.zeros(len(rows))
-        bounds = np.searchsorted(rows, np.arange(F + 1))  # each row's entries
-        for f in np.flatnonzero(single < 0):  # PAVA is sequential: one C call per fit
-            kx, ky = isotonic_knots(x, wpos[f], wneg[f])
-            e = slice(bounds[f], bounds[f + 1])
-            prob[e] = isotonic_transform(x[cols[e]], kx, ky)
-        if reference == "opitz2024":
-            prob[~within_range(wpos, wneg)[rows, cols]] = np.nan
-    else:
-        x32, p32, n32, group = stump_grid(x, wpos, wneg, reference=reference)
-        own = (p32 + n32)[0] > 0 if F == 1 and group is None else slice(None)  # a lone fit: its own values
-        thr, _, _ = stump_params(x32[own], p32[:, own], n32[:, own], reference=reference)
-        left = ~(x32[None, :] > thr[:, None])  # NaN threshold (no split): one leaf
-        lp, ln = (p32 * left).sum(axis=1), (n32 * left).sum(axis=1)
-        rp, rn = (p32 * ~left).sum(axis=1), (n32 * ~left).sum(axis=1)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            lf = np.where(lp + ln > 0, lp / (lp + ln), 0.0)
-            rf = np.where(rp + rn > 0, rp / (rp + rn), 0.0)
-        prob = np.where(left[rows, cols if group is None else group[cols]], lf[rows], rf[rows])
-    one = single[rows] >= 0
-    prob[one] = single[rows][one]
-    return prob
-
-
-def _evaluation_entries(ev_pos, ev_neg):
-    """The (row, column) entries of the (F, n_values) evaluation counts with weight, row-major."""
-    return np.nonzero((ev_pos + ev_neg) > 0)
-
-
-def _binned(F, at, prob, ev_pos, ev_neg, n_bins):
-    """Per-fit bin sums of the evaluation data: (count, positives, sum of p), each (F, n_bins), and NaN counts (F,).
-
-    One flat bincount over fit x bin of the entries ``at`` (:func:`_evaluation_entries`,
-    ``prob`` there); the entries left out have no evaluation weight and would add
-    zeros, so the sums are those over the whole grid, bit for bit.
-    """
-    rows, cols = at
-    nan = np.isnan(prob)
-    flat = rows * ev_pos.shape[1] + cols
-    ep, en = ev_pos.ravel().take(flat), ev_neg.ravel().take(flat)
-    n = ep + en
-    p = np.where(nan, 0.0, prob)
-    flat = rows * n_bins + _bin_ids(p, n_bins)
-    keep = np.where(nan, 0.0, n)
-    size = F * n_bins
-    count = np.bincount(flat, weights=keep, minlength=size).reshape(F, n_bins)
-    positive = np.bincount(flat, weights=np.where(nan, 0.0, ep), minlength=size).reshape(F, n_bins)
-    psum = np.bincount(flat, weights=keep * p, minlength=size).reshape(F, n_bins)
-    return count, positive, psum, np.bincount(rows, weights=np.where(nan, n, 0.0), minlength=F)
-
-
-def _probabilities_binned(x, cal_pos, cal_neg, ev_pos, ev_neg, method, class_weight, n_bins, **kw):
-    """:func:`_binned` sums of F fits' probabilities (:func:`_grid_probabilities`) at their evaluation values."""
-    at = _evaluation_entries(ev_pos, ev_neg)
-    prob = _grid_probabilities(x, cal_pos, cal_neg, method, class_weight, at=at, **kw)
-    return _binned(len(ev_pos), at, prob, ev_pos, ev_neg, n_bins)
-
-
-def _own_grid_bins(ctx, x, fits, parts, n_bins):
-    """Bin sums of the fits calibrated on whole datasets, each on its own rows' grid
-    (:func:`~beyondauc.metrics.calibration._fit_columns`): {(protocol, dataset index, method): sums}."""
-    out = {}
-    for f in fits:  # a loop over fits
-        u, cp, cn, ep, en = _fit_columns(parts, f, len(x))
-        for m in ctx.methods:
-            if not len(u) or (cp + cn).sum() == 0:  # no calibration data: nothing to bin
-                out[(f.protocol, f.dataset, m)] = (np.zeros(n_bins),) * 3 + (0.0,)
-                continue
-            binned = _probabilities_binned(x[u], cp, cn, ep, en, m, ctx.class_weight, n_bins)
-            out[(f.protocol, f.dataset, m)] = tuple(b[0] for b in binned)
-    return out
-
-
 def _model_bins(ctx, model, s, *, n_bins):
-    """Pooled bin sums of one model: {(protocol, dataset index, method): (count, positive, psum, n_nan)}."""
+    """Pooled bin sums of one model: {(protocol, dataset index, method): (count, positive, psum, n_nan)}.
+
+    The fits of :func:`~beyondauc.metrics.calibration._model_cells`, block by
+    block (:func:`~beyondauc.metrics.calibration_fits._block_tables`), without the decisions.
+    """
     y, codes, methods, class_weight = ctx.y, ctx.codes, ctx.methods, ctx.class_weight
-    opitz = ctx.reference == "opitz2024"
     D = len(ctx.datasets)
     x, inv, _, _ = _grid_counts(y, s)
     out = {}
     fits = [f for p in ctx.protocols for f in ctx.plans[p][0]]
-    if fits and not opitz:  # each fit on its own rows' grid
-        out.update(_own_grid_bins(ctx, x, fits, _dataset_columns(inv, y, codes, len(x), D), n_bins))
+    if fits and ctx.reference != "opitz2024":  # each fit on its own rows' grid
+        parts = _dataset_columns(inv, y, codes, len(x), D)
+        out.update(_own_grid_fits(ctx, x, fits, parts, None, grid=False, n_bins=n_bins)[1])
     elif fits:  # the reproduction mode: batched on the model's grid
         pos_ds, neg_ds = _stacked_counts(inv, y, codes, len(x), D)
         G_cal = np.zeros((len(fits), D))
@@ -286,33 +173,17 @@ def _model_bins(ctx, model, s, *, n_bins):
                     out[(f.protocol, f.dataset, m)] = (np.zeros(n_bins),) * 3 + (0.0,)
                 else:
                     out[(f.protocol, f.dataset, m)] = tuple(b[k] for b in binned)
-    for i in sorted({i for p in ctx.protocols for i in ctx.plans[p][1]}):
-        sl = slice(int(ctx.offsets[i]), int(ctx.offsets[i + 1]))
-        n_i = sl.stop - sl.start
-        tests = _splits(n_i, ctx.n_repeats, ctx.seed)
-        if tests is None:
-            for m in methods:
-                out[("indata", i, m)] = (np.zeros(n_bins),) * 3 + (0.0,)
-            continue
-        yd, sd = y[sl], s[sl]
-        xd, invd, full_pos, full_neg = _grid_counts(yd, sd)
-        trains = _indata_train(n_i, ctx.n_repeats, ctx.seed) if opitz and "logistic" in methods else None
-        sums = {m: [np.zeros(n_bins), np.zeros(n_bins), np.zeros(n_bins), 0.0] for m in methods}
-        n_test = tests.shape[1]
-        for ch in _chunks(ctx.n_repeats, len(xd)):
-            R = ch.stop - ch.start
-            rows = tests[ch]
-            groups = np.repeat(np.arange(R), n_test)
-            ep, en = _stacked_counts(invd[rows.ravel()], yd[rows.ravel()], groups, len(xd), R, presorted=True)
-            lbfgs = _lbfgs_params([(sd[t], yd[t]) for t in trains[ch]], class_weight) if trains is not None else None
-            for m in methods:
-                binned = _probabilities_binned(xd, full_pos - ep, full_neg - en, ep, en, m, class_weight, n_bins,
-                                               reference=ctx.reference, lbfgs=lbfgs)
-                for j in range(4):  # all repeats pooled
-                    sums[m][j] = sums[m][j] + binned[j].sum(axis=0)
-        for m in methods:
-            out[("indata", i, m)] = tuple(sums[m])
+    for i in _indata_datasets(ctx):
+        out.update(_indata_fits(ctx, s, i, grid=False, n_bins=n_bins)[1])
     return out
+
+
+def _model_cells_and_bins(ctx, model, s, *, n_bins):
+    """(:func:`~beyondauc.metrics.calibration._model_cells`, :func:`_model_bins`) of one model, each distinct fit
+    computed once (under ``reference="opitz2024"`` the two apart)."""
+    if ctx.reference == "opitz2024":
+        return _model_cells(ctx, model, s), _model_bins(ctx, model, s, n_bins=n_bins)
+    return _model_cells(ctx, model, s, n_bins=n_bins)
 
 
 @dataclass(frozen=True)
@@ -411,6 +282,74 @@ def calibration_error_table(
     >>> list(res.reliability.columns[4:])
     ['bin', 'bin_low', 'bin_high', 'mean_predicted', 'fraction_positive', 'count']
     """
+    protocols, methods, seed, n_bins, n_jobs = _grid_arguments(bench, protocols, methods, n_bins, class_weight,
+                                                               n_repeats, random_state, reference, n_jobs)
+    ctx = _grid_context(bench, protocols, methods, class_weight=class_weight, n_repeats=n_repeats, seed=seed,
+                        reference=reference)
+    with threadpool_limits(limits=1, user_api="blas"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", UndefinedMetricWarning)
+        per_model = list(_map_models(ctx, bench, n_jobs, functools.partial(_model_bins, n_bins=n_bins)))
+    return _errors_table(ctx, bench, per_model, n_bins)
+
+
+def _pairs_of_views(parts, bench):
+    """The (grid, :class:`CalibrationErrors`) of the per-model views of an answers benchmark."""
+    return (sort_like(pd.concat([g for g, _ in parts], ignore_index=True), bench),
+            _errors_of_views([e for _, e in parts], bench))
+
+
+@each_model_view(combine=_pairs_of_views)
+def grid_and_calibration_errors(
+    bench: Benchmark, *, protocols: str | Sequence[str] | None = None, methods: str | Sequence[str] = METHODS,
+    n_bins: int = 15, class_weight: str | None = None, n_repeats: int = 100, random_state: int | None = 0,
+    reference: str | None = None, n_jobs: int = 1,
+) -> tuple[pd.DataFrame, CalibrationErrors]:
+    """:func:`~beyondauc.expected_accuracy_grid` and :func:`calibration_error_table` of the same arguments, at once.
+
+    Both fit the same calibrators on the same rows: here each model's
+    scores are sorted, split by dataset and scattered onto each fit's rows
+    once, and what both fit alike (the stumps; the logistic's conditioned
+    grid, penalty and sums) is fitted once.  The logistic of the grid still
+    starts from the fit on all the data and that of the probabilities from
+    the log-odds, as each does alone, so both tables are those of the two
+    functions called apart, bit for bit.
+
+    Parameters
+    ----------
+    bench : Benchmark
+    protocols, methods, n_bins, class_weight, n_repeats, random_state, reference, n_jobs
+        As in :func:`calibration_error_table`.
+
+    Returns
+    -------
+    grid : pandas.DataFrame
+        :func:`~beyondauc.expected_accuracy_grid`'s (without intervals).
+    errors : CalibrationErrors
+        :func:`calibration_error_table`'s.
+
+    Examples
+    --------
+    >>> from beyondauc import load_demo
+    >>> from beyondauc.metrics.reliability import grid_and_calibration_errors
+    >>> grid, errors = grid_and_calibration_errors(load_demo(), protocols=["xdomain"], methods=["stump"])
+    >>> len(grid) == len(errors.ece)
+    True
+    """
+    protocols, methods, seed, n_bins, n_jobs = _grid_arguments(bench, protocols, methods, n_bins, class_weight,
+                                                               n_repeats, random_state, reference, n_jobs)
+    _warn_single_class(bench)
+    ctx = _grid_context(bench, protocols, methods, class_weight=class_weight, n_repeats=n_repeats, seed=seed,
+                        reference=reference)
+    rows, per_model = [], []
+    with threadpool_limits(limits=1, user_api="blas"):
+        for cells, bins in _map_models(ctx, bench, n_jobs, functools.partial(_model_cells_and_bins, n_bins=n_bins)):
+            rows.extend(cells)
+            per_model.append(bins)
+    return _grid_frame(rows, protocols, methods, bench), _errors_table(ctx, bench, per_model, n_bins)
+
+
+def _grid_arguments(bench, protocols, methods, n_bins, class_weight, n_repeats, random_state, reference, n_jobs):
+    """(protocols, methods, seed, n_bins, n_jobs) checked (``protocols=None``: those the data allows)."""
     protocols = grid_protocols(bench, protocols)  # None: every protocol the data allows
     if isinstance(protocols, str):
         protocols = [protocols]
@@ -418,37 +357,31 @@ def calibration_error_table(
         methods = [methods]
     protocols, methods = list(dict.fromkeys(protocols)), list(dict.fromkeys(methods))
     seed = _check_grid_args(bench, protocols, methods, class_weight, n_repeats, random_state, reference)
-    n_bins = check_int(n_bins, "n_bins", minimum=1)
-    n_jobs = check_n_jobs(n_jobs)
-    ctx = _Context(
-        y=bench.labels(), codes=bench.dataset_codes(), offsets=bench._offsets, datasets=bench.datasets,
-        domains=dict(bench.domains), protocols=tuple(protocols), methods=tuple(methods),
-        plans={p: protocol_plan(bench, p) for p in protocols}, class_weight=class_weight, n_repeats=n_repeats, seed=seed,
-        reference=reference,
-    )
-    edges = _bin_edges(n_bins)
+    return protocols, methods, seed, check_int(n_bins, "n_bins", minimum=1), check_n_jobs(n_jobs)
+
+
+def _errors_table(ctx, bench, per_model, n_bins):
+    """The :class:`CalibrationErrors` of each model's bin sums (:func:`_model_bins`), in ``bench.models``' order."""
+    protocols, methods = list(ctx.protocols), list(ctx.methods)
     ece_rows, rel_keys, rel_bins, rel_vals = [], [], [], []
-    with threadpool_limits(limits=1, user_api="blas"), warnings.catch_warnings():
-        warnings.simplefilter("ignore", UndefinedMetricWarning)
-        per_model = _map_models(ctx, bench, n_jobs, functools.partial(_model_bins, n_bins=n_bins))
-        for model, bins in zip(bench.models, per_model):
-            for p in protocols:
-                fits, indata = ctx.plans[p]
-                cells = sorted([(f.dataset, p) for f in fits] + [(i, "indata") for i in indata])
-                for m in methods:
-                    for i, used in cells:
-                        count, positive, psum, n_nan = bins[(used, i, m)]
-                        total = count.sum()
-                        ece = float(np.abs(positive - psum).sum() / total) if total > 0 else np.nan
-                        d = ctx.datasets[i]
-                        ece_rows.append(dict(protocol=p, method=m, dataset=d, domain=ctx.domains.get(d), model=model,
-                                             calibration=used, ece=ece, n_evaluation=int(round(total)),
-                                             n_nan=int(round(n_nan))))
-                        nz = np.flatnonzero(count > 0)
-                        rel_keys.append((p, m, d, model, len(nz)))
-                        rel_bins.append(nz)
-                        rel_vals.append(np.stack([psum[nz] / count[nz], positive[nz] / count[nz], count[nz]]))
-    rel = _reliability_frame(rel_keys, rel_bins, rel_vals, edges)
+    for model, bins in zip(bench.models, per_model):
+        for p in protocols:
+            fits, indata = ctx.plans[p]
+            cells = sorted([(f.dataset, p) for f in fits] + [(i, "indata") for i in indata])
+            for m in methods:
+                for i, used in cells:
+                    count, positive, psum, n_nan = bins[(used, i, m)]
+                    total = count.sum()
+                    ece = float(np.abs(positive - psum).sum() / total) if total > 0 else np.nan
+                    d = ctx.datasets[i]
+                    ece_rows.append(dict(protocol=p, method=m, dataset=d, domain=ctx.domains.get(d), model=model,
+                                         calibration=used, ece=ece, n_evaluation=int(round(total)),
+                                         n_nan=int(round(n_nan))))
+                    nz = np.flatnonzero(count > 0)
+                    rel_keys.append((p, m, d, model, len(nz)))
+                    rel_bins.append(nz)
+                    rel_vals.append(np.stack([psum[nz] / count[nz], positive[nz] / count[nz], count[nz]]))
+    rel = _reliability_frame(rel_keys, rel_bins, rel_vals, _bin_edges(n_bins))
     ece = _ordered(pd.DataFrame(ece_rows, columns=_ECE_COLUMNS), protocols, methods, bench)
     rel = _ordered(rel, protocols, methods, bench, extra="bin")
     return CalibrationErrors(ece=ece, reliability=rel, n_bins=n_bins)
