@@ -13,8 +13,6 @@ calls.
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 from beyondauc.metrics import diagnostics_benchmark as db
 from beyondauc.metrics.diagnostics_rows import (
     _bias_units,
@@ -31,6 +29,8 @@ from beyondauc.metrics.kernel import (
     _wasserstein_counts,
     _wasserstein_merged,
 )
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 
 def _counts(seed, R=40, m=15, high=3):
@@ -57,6 +57,18 @@ def test_merge_counts_is_the_stable_merge_with_a_first():
     assert (key == np.take_along_axis(both, perm, axis=1)).all()
     assert (fb == from_b).all()
     assert (ib == np.cumsum(from_b, axis=1) - from_b).all()
+
+
+def test_integer_cumulative_sums_of_counts_equal_the_float_ones():
+    rng = np.random.default_rng(5)
+    for shape, high in (((7, 2, 31), 4), ((5, 40), 2**40)):  # bootstrap counts, and sums far past 2**32
+        w = rng.integers(0, high, shape).astype(float)
+        w[0] = 0.0
+        scratch = rng.integers(-(2**62), 2**62, w.size + 3)  # garbage left by another kernel
+        got = _lead_cumsum(w, scratch=scratch)
+        ref = np.concatenate([np.zeros(shape[:-1] + (1,)), np.cumsum(w, axis=-1)], axis=-1)
+        assert got.dtype == np.float64 and np.array_equal(got, ref)
+        assert np.array_equal(_lead_cumsum(w, np.full(ref.shape, np.nan), scratch=scratch), ref)
 
 
 def test_int32_keys_merge_as_the_int64_keys():
