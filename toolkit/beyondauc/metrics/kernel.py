@@ -291,7 +291,7 @@ def _wasserstein_counts(x, ca, cb, p, work, *, cols=None):
     ia = np.subtract(np.arange(2 * s), ib, out=work[1][: R * 2 * s].reshape(R, 2 * s))
     f, g = f.view(np.float64), g.view(np.float64)
     x = np.append(x, x[-1:])  # an index s (all of a run before the place) reads the last value
-    np.take(x, ia, out=f, mode="wrap")  # indices 0..s: "wrap" changes none, about 40% faster than "clip"
+    np.take(x, ia, out=f, mode="wrap")  # indices 0..s: "wrap" changes none, in about 60% of "clip"'s time
     np.subtract(f, np.take(x, ib, out=g, mode="wrap"), out=f)
     if p == 2:  # |d| ** 2 is d * d, to the bit
         np.square(f, out=f)
