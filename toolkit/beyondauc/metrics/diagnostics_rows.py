@@ -51,8 +51,8 @@ def _lead_cumsum(w: np.ndarray, out: np.ndarray | None = None, *, scratch: np.nd
     ``scratch``: a flat int64 buffer of at least ``w.size``, given when ``w``
     holds whole numbers (counts): the sums are then taken in int64 and cast
     back, the same numbers (float64's sums of whole numbers are exact below
-    2**53) in about a third of the time, since an integer add does not wait
-    on the float add before it.
+    2**53) in about a third of the time: a running float sum waits out each
+    add's latency, an integer one barely does.
     """
     out = np.empty(w.shape[:-1] + (w.shape[-1] + 1,)) if out is None else out
     out[..., 0] = 0.0
