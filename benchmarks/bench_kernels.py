@@ -10,8 +10,12 @@ CPU seconds of every stage of ``evaluate`` (its ``timing``, read with the
 process clock: on a shared machine other people's load moves wall time by
 several times, CPU time much less), the total, the wall seconds and the peak
 RSS, and after/before ratios.  ``--kernels`` times the diagnostics'
-replicate kernels alone against their floors, and their whole bootstrap
-statistic (all six numbers of a chunk, as the engine calls it).
+replicate kernels alone against their floors, each twice: standalone (the
+kernel takes its own cumulative sums and makes its own buffers) and
+``_shared`` as the engine's statistic calls it (the sums, the grid's units
+and a warm workspace made once per bootstrap and passed in), and their
+whole bootstrap statistic (all six numbers of a chunk, as the engine calls
+it).
 
 Usage::
 
@@ -75,6 +79,17 @@ except ImportError:
 pos, neg = draw()
 out = dict(draws_to_grid=cpu(draw), bias_rows=cpu(lambda: [bias_rows(x, pos[:, k], neg[:, k], 3.0) for k in (0, 1)]),
            drift_rows=cpu(lambda: drift_rows(x, pos, neg)), wasserstein_rows=cpu(lambda: wasserstein_rows(x, pos, neg, 2)))
+# each kernel as the engine's statistic calls it: the counts' cumulative sums, the grid's units and a
+# workspace made once per bootstrap and passed in (the standalone calls above also make their own)
+from beyondauc.metrics.diagnostics_rows import _bias_units, _lead_cumsum, _workspace
+work, units = _workspace(len(pos), len(x)), _bias_units(x, 3.0)
+cp, cn = _lead_cumsum(pos), _lead_cumsum(neg)
+shared = dict(bias_rows=lambda: [bias_rows(x, pos[:, k], neg[:, k], 3.0, cn=cn[:, k], units=units, work=work) for k in (0, 1)],
+              drift_rows=lambda: drift_rows(x, pos, neg, cp=cp, cn=cn, work=work),
+              wasserstein_rows=lambda: wasserstein_rows(x, pos, neg, 2, cp=cp, cn=cn, counts=True, work=work))
+for k, f in shared.items():
+    f()  # the workspace's pages touched once, as after a bootstrap's first chunk
+    out[k + "_shared"] = cpu(f)
 # the whole bootstrap statistic as the engine calls it (the kernels sharing their sums and buffers)
 from beyondauc.metrics import diagnostics_benchmark as db
 _, design = db._diagnostics_design(y[cohort == 0], s[cohort == 0], y[cohort == 1], s[cohort == 1], 3.0, 2, 0)
@@ -177,13 +192,14 @@ def print_kernels(versions, args):
         reps = max(1, (1 << 19) // n)  # a chunk of replicates as the diagnostics' engine holds them at once
         res = {v: kernels(t, n, reps) for v, t in versions.items()}
         print(f"\ntwo cohorts of {n // 2:,} (distinct scores), {reps} replicates, CPU s (median of 5)")
-        print(f"{'kernel':<20}{'before':>9}{'after':>9}{'ratio':>7}{'after/floor':>13}")
-        for k in ("draws_to_grid", "bias_rows", "drift_rows", "wasserstein_rows", "statistic"):
+        print(f"{'kernel':<24}{'before':>9}{'after':>9}{'ratio':>7}{'after/floor':>13}")
+        for k in ("draws_to_grid", "bias_rows", "drift_rows", "wasserstein_rows", "bias_rows_shared", "drift_rows_shared",
+                  "wasserstein_rows_shared", "statistic"):
             floor = res["after"]["floor_draws" if k == "draws_to_grid" else "floor_pass"]
             b, a = res["before"][k], res["after"][k]
-            print(f"{k:<20}{b:>9.3f}{a:>9.3f}{a / b:>7.2f}{a / floor:>13.1f}")
-        print(f"{'floor: draws':<20}{'':>9}{res['after']['floor_draws']:>9.3f}")
-        print(f"{'floor: one pass':<20}{'':>9}{res['after']['floor_pass']:>9.3f}")
+            print(f"{k:<24}{b:>9.3f}{a:>9.3f}{a / b:>7.2f}{a / floor:>13.1f}")
+        print(f"{'floor: draws':<24}{'':>9}{res['after']['floor_draws']:>9.3f}")
+        print(f"{'floor: one pass':<24}{'':>9}{res['after']['floor_pass']:>9.3f}")
 
 
 if __name__ == "__main__":

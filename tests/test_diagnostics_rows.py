@@ -2,8 +2,10 @@
 
 Each kernel is checked to the bit against an independent construction on
 small count matrices with many ties and empty rows: the merge against a
-stable argsort, the integer-key Wasserstein merge against the general
-argsort merge, bias robustness and drift against their direct formulas
+stable argsort (int64 keys merged, int32 keys quicksorted), the
+integer-key Wasserstein merge against the general argsort merge and, on
+random counts with ties and empty rows, against the quantile functions at
+the midpoints of the 1 / (na nb) grid and against its own int64 path, bias robustness and drift against their direct formulas
 (``_auc_from_counts``, cumulative sums minus the counts), and the
 bootstrap statistic with a workspace reused across chunks against fresh
 calls.
@@ -27,6 +29,8 @@ from beyondauc.metrics.kernel import (
     _wasserstein_counts,
     _wasserstein_merged,
 )
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 
 def _counts(seed, R=40, m=15, high=3):
@@ -53,6 +57,67 @@ def test_merge_counts_is_the_stable_merge_with_a_first():
     assert (key == np.take_along_axis(both, perm, axis=1)).all()
     assert (fb == from_b).all()
     assert (ib == np.cumsum(from_b, axis=1) - from_b).all()
+
+
+def test_integer_cumulative_sums_of_counts_equal_the_float_ones():
+    rng = np.random.default_rng(5)
+    for shape, high in (((7, 2, 31), 4), ((5, 40), 2**40)):  # bootstrap counts, and sums far past 2**32
+        w = rng.integers(0, high, shape).astype(float)
+        w[0] = 0.0
+        scratch = rng.integers(-(2**62), 2**62, w.size + 3)  # garbage left by another kernel
+        got = _lead_cumsum(w, scratch=scratch)
+        ref = np.concatenate([np.zeros(shape[:-1] + (1,)), np.cumsum(w, axis=-1)], axis=-1)
+        assert got.dtype == np.float64 and np.array_equal(got, ref)
+        assert np.array_equal(_lead_cumsum(w, np.full(ref.shape, np.nan), scratch=scratch), ref)
+
+
+def test_int32_keys_merge_as_the_int64_keys():
+    rng = np.random.default_rng(1)
+    ka = np.cumsum(rng.integers(0, 3, (40, 25)), axis=1) * 5
+    kb = np.cumsum(rng.integers(0, 4, (40, 25)), axis=1) * 3
+    keys = np.concatenate([2 * ka, 2 * kb + 1], axis=1)
+    out = {}
+    for kind in (np.int64, np.int32):
+        key, fb, ib = keys.astype(kind), np.empty((40, 50), kind), np.empty((40, 50), np.int64)
+        _merge_counts(key, fb, ib)
+        out[kind] = key, fb, ib
+    for a, b in zip(out[np.int64], out[np.int32]):
+        assert (a == b).all()
+    assert (out[np.int32][2][:, -1] + out[np.int32][1][:, -1] == 25).all()  # every b's place counted
+
+
+def _midpoint_w(x, wa, wb, p):
+    """W_p of two count-weighted samples from their quantile functions at the midpoints of the 1 / (na nb) grid."""
+    a, b = np.repeat(x, wa.astype(int)), np.repeat(x, wb.astype(int))
+    if not len(a) or not len(b):
+        return np.nan
+    u = (np.arange(len(a) * len(b)) + 0.5) / (len(a) * len(b))
+    return float(np.mean(np.abs(a[(u * len(a)).astype(int)] - b[(u * len(b)).astype(int)]) ** p) ** (1 / p))
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(0, 2**32 - 1), st.integers(1, 6), st.integers(1, 9), st.sampled_from([2, 3, 1.5]))
+def test_property_wasserstein_counts_equal_brute_force_on_both_key_widths(seed, R, s, p):
+    rng = np.random.default_rng(seed)
+    x, _ = unit_scale(np.sort(rng.choice(np.arange(-12, 12) * 0.5, s, replace=False)))
+    wa = rng.integers(0, 3, (R, s)).astype(float)  # zeros: tied breakpoints within and across the runs
+    wb = rng.integers(0, 3, (R, s)).astype(float)
+    wb[rng.random(R) < 0.2] = 0.0  # empty classes: NaN
+    ca, cb = np.cumsum(wa, axis=1), np.cumsum(wb, axis=1)
+    na, nb = ca[:, -1], cb[:, -1]
+
+    def work():
+        return [np.empty(R * 2 * s, dtype=np.int64) for _ in range(5)]
+
+    got = _wasserstein_counts(x, ca, cb, p, work())  # denominators below 2**30: int32 keys
+    ref = _wasserstein_merged(x, ca * nb[:, None], cb * na[:, None], (na * nb)[:, None], p)
+    assert np.array_equal(got, ref, equal_nan=True)
+    brute = [_midpoint_w(x, wa[r], wb[r], p) for r in range(R)]
+    np.testing.assert_allclose(got, brute, rtol=1e-12, atol=1e-12)
+    big = float(2**16)  # the same distributions with every count times 2**16: denominators past 2**30, int64 keys
+    assert not R or (na * nb * big * big).max() >= 2.0**30 or (na * nb).max() == 0
+    wide = _wasserstein_counts(x, ca * big, cb * big, p, work())
+    assert np.array_equal(wide, got, equal_nan=True)
 
 
 @pytest.mark.parametrize("p", [2, 3, 1.5])

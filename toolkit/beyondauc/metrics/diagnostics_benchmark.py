@@ -462,14 +462,14 @@ def _diagnostics_replicates(yv, sv, yt, st, *, sigma_max, p, n_bootstrap, random
 def _diagnostics_statistic(x, pos, neg, sigma_max, p, *, units=None, work=None):
     """The numbers of :data:`DIAGNOSTIC_INTERVALS` of each row of (R, 2, m) counts (V: 0, T: 1).
 
-    Each class's cumulative sums are taken once and read by all four kernels;
+    Each class's cumulative sums are taken once (in int64: the rows are counts) and read by all four kernels;
     ``units``: :func:`~beyondauc.metrics.diagnostics_rows._bias_units` of the grid, and ``work``:
     a :func:`~beyondauc.metrics.diagnostics_rows._workspace` for at least R rows, when the caller has them.
     """
     R, _, m = pos.shape
     work = _workspace(R, m) if work is None else work  # every kernel's temporaries, in turn
-    cp = _lead_cumsum(pos, work[5][: R * 2 * (m + 1)].view(np.float64).reshape(R, 2, m + 1))
-    cn = _lead_cumsum(neg, work[6][: R * 2 * (m + 1)].view(np.float64).reshape(R, 2, m + 1))
+    cp = _lead_cumsum(pos, work[5][: R * 2 * (m + 1)].view(np.float64).reshape(R, 2, m + 1), scratch=work[0])
+    cn = _lead_cumsum(neg, work[6][: R * 2 * (m + 1)].view(np.float64).reshape(R, 2, m + 1), scratch=work[0])
     rows = {}
     for k, name in enumerate(("val", "test")):  # the two cohorts
         if sigma_max is None:

@@ -237,15 +237,17 @@ def _merge_counts(key, fb, ib):
 
     With a's and b's non-negative whole numbers, sorting a row's keys is the
     merge, a's first among equals, and a key's last bit says which run it
-    came from.  On return ``key`` holds the merged values, ``fb`` (int64,
-    (R, 2s)) 1 where a place is b's, and ``ib`` (int64, (R, 2s)), at each
-    merged place, how many of b's come before it.
+    came from.  The keys are distinct, so any sort gives the same row: int64
+    keys are merged (a stable sort of two runs), int32 ones go to the
+    vectorised quicksort, faster still.  On return ``key`` holds the merged
+    values, ``fb`` (``key``'s dtype) 1 where a place is b's, and ``ib``
+    (int64, (R, 2s)), at each merged place, how many of b's come before it.
     """
-    key.sort(axis=1, kind="stable")  # two sorted runs: one merge per row
+    key.sort(axis=1, kind="quicksort" if key.dtype == np.int32 else "stable")
     np.bitwise_and(key, 1, out=fb)
     key >>= 1
-    np.cumsum(fb, axis=1, out=ib)
-    ib -= fb
+    ib[:, 0] = 0
+    np.cumsum(fb[:, :-1], axis=1, out=ib[:, 1:])
 
 
 def _wasserstein_counts(x, ca, cb, p, work, *, cols=None):
@@ -253,40 +255,50 @@ def _wasserstein_counts(x, ca, cb, p, work, *, cols=None):
 
     ``ca``/``cb`` (R, s): the rows' cumulative counts (whole numbers); the
     quantile functions have breakpoints ``Ca_j * nb`` and ``Cb_j * na`` over
-    ``na * nb``, integers, merged as int64 keys (:func:`_merge_counts`).  Q(u)
+    ``na * nb``, integers, merged as integer keys (:func:`_merge_counts`).  Q(u)
     is the value of the first breakpoint >= u, so at each merged place Q_a's
     index is the number of a's breakpoints before it (and Q_b's of b's); its
     width is its breakpoint minus the one before.  The terms are summed in
     merged order.  ``work``: five (or more) flat int64 buffers of at least R * 2s; ``cols``:
     the columns of ``ca``/``cb`` to read (gathered into the buffers), default all.
     Returns None when a denominator reaches 2**52 (the keys would not be exact in float64).
+
+    The keys are distinct numbers, so any sort of a row gives the one merged
+    row: below 2**31 (a denominator below 2**30) they are int32, sorted by
+    the vectorised quicksort in about two thirds of the time of the int64
+    merge; the terms are the same either way, to the bit.
     """
-    if cols is not None:  # "clip" (the columns are valid): take writes into the buffers unbuffered
-        R, s = len(ca), len(cols)
-        ca = np.take(ca, cols, axis=1, out=work[3][: R * s].view(np.float64).reshape(R, s), mode="clip")
-        cb = np.take(cb, cols, axis=1, out=work[4][: R * s].view(np.float64).reshape(R, s), mode="clip")
-    R, s = ca.shape
+    R = len(ca)
+    s = ca.shape[1] if cols is None else len(cols)
+    fa, fb = (w[: R * s].view(np.float64).reshape(R, s) for w in work[3:5])
+    if cols is not None:  # "wrap" (the columns are valid): take writes into the buffers unbuffered, unclipped
+        ca = np.take(ca, cols, axis=1, out=fa, mode="wrap")
+        cb = np.take(cb, cols, axis=1, out=fb, mode="wrap")
     na, nb = ca[:, -1].copy(), cb[:, -1].copy()
     den = (na * nb)[:, None]
     if R and not den.max() < 2.0**52:
         return None
-    key, fb, ib, f, g = (w[: R * 2 * s].reshape(R, 2 * s) for w in work[:5])
-    f, g = f.view(np.float64), g.view(np.float64)
+    kind = np.int32 if not R or den.max() < 2.0**30 else np.int64  # keys below 2 den + 2
+    key, flag = (w[: R * 2 * s].view(kind)[: R * 2 * s].reshape(R, 2 * s) for w in work[:2])
+    ib, f, g = (w[: R * 2 * s].reshape(R, 2 * s) for w in work[2:5])
     # the keys 2 Ca_j nb and 2 Cb_i na + 1, products of whole numbers below 2**53: exact in float64
-    np.multiply(ca, 2.0 * nb[:, None], out=key[:, :s], casting="unsafe")
-    np.multiply(cb, 2.0 * na[:, None], out=key[:, s:], casting="unsafe")
+    np.multiply(ca, 2.0 * nb[:, None], out=fa)
+    np.multiply(cb, 2.0 * na[:, None], out=fb)
+    np.copyto(key[:, :s], fa, casting="unsafe")
+    np.copyto(key[:, s:], fb, casting="unsafe")
     key[:, s:] |= 1
-    _merge_counts(key, fb, ib)
-    ia = np.subtract(np.arange(2 * s), ib, out=fb)
+    _merge_counts(key, flag, ib)
+    ia = np.subtract(np.arange(2 * s), ib, out=work[1][: R * 2 * s].reshape(R, 2 * s))
+    f, g = f.view(np.float64), g.view(np.float64)
     x = np.append(x, x[-1:])  # an index s (all of a run before the place) reads the last value
-    np.take(x, ia, out=f, mode="clip")
-    np.subtract(f, np.take(x, ib, out=g, mode="clip"), out=f)
+    np.take(x, ia, out=f, mode="wrap")  # indices 0..s: "wrap" changes none, in about 60% of "clip"'s time
+    np.subtract(f, np.take(x, ib, out=g, mode="wrap"), out=f)
     if p == 2:  # |d| ** 2 is d * d, to the bit
         np.square(f, out=f)
     else:
         np.abs(f, out=f)
         np.power(f, p, out=f)
-    width = fb  # the merged breakpoint minus the one before
+    width = flag  # the merged breakpoint minus the one before
     width[:, 0] = key[:, 0]
     np.subtract(key[:, 1:], key[:, :-1], out=width[:, 1:])
     with np.errstate(invalid="ignore", divide="ignore"):  # an empty class: NaN
