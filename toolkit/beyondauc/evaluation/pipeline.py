@@ -195,7 +195,7 @@ def _roc_points(y, s):
 
 
 def _diagnostic_curves(d, bins):
-    """The tidy rows every figure of one CohortDiagnostics needs."""
+    """The tidy rows every figure of one CohortDiagnostics needs, as parts for :func:`_concat`."""
     key = dict(model=d.model, dataset=d.dataset)
     roc, hist, rob = [], [], []
     both = np.concatenate([d.s_val, d.s_test])
@@ -203,18 +203,21 @@ def _diagnostic_curves(d, bins):
     for cohort, y, s, bias, noise in (("val", d.y_val, d.s_val, d.bias_val, d.noise_val),
                                       ("test", d.y_test, d.s_test, d.bias_test, d.noise_test)):
         fpr, tpr, thr = _roc_points(y, s)
-        roc.append(pd.DataFrame({**key, "cohort": cohort, "fpr": fpr, "tpr": tpr, "threshold": thr}))
+        roc.append((len(fpr), {**key, "cohort": cohort, "fpr": fpr, "tpr": tpr, "threshold": thr}))
         _, neg, pos, clipped = class_histogram(y, s, edges)
-        hist.append(pd.DataFrame({**key, "cohort": cohort, "bin": np.arange(bins), "left": edges[:-1],
-                                  "right": edges[1:], "negative": neg, "positive": pos, "clipped": clipped}))
+        hist.append((bins, {**key, "cohort": cohort, "bin": np.arange(bins), "left": edges[:-1], "right": edges[1:],
+                            "negative": neg, "positive": pos, "clipped": clipped}))
         for kind, r in (("bias", bias), ("noise", noise)):
             rob.append(_keyed(r.to_frame(), **key, cohort=cohort, kind=kind))
     dr = d.drift
     k = _thin(dr.sensitivity_val, dr.specificity_val, dr.sensitivity_test, dr.specificity_test)
     drift = _keyed(_thinned(dr, k).to_frame(), **key)
-    wass = pd.concat([_keyed(w.to_rows(), **key).assign(chosen=w.p == d.wasserstein.p)
-                      for w in (d.wasserstein_p1, d.wasserstein_p2)], ignore_index=True)
-    wass = wass[["model", "dataset", "p", "chosen", "row", "column", "distance", "score", "note"]]
+    wass = []
+    for w in (d.wasserstein_p1, d.wasserstein_p2):
+        n, cols = _keyed(w.to_rows(), **key)
+        wass.append((n, {"model": cols["model"], "dataset": cols["dataset"], "p": cols["p"],
+                         "chosen": w.p == d.wasserstein.p, **{c: cols[c] for c in ("row", "column", "distance",
+                                                                                   "score", "note")}}))
     return roc, hist, rob, drift, wass
 
 
@@ -230,22 +233,19 @@ def _thinned(curve, rows):
 
 
 def _keyed(frame, **key):
-    """``frame``'s columns after the key columns, as the tables store them."""
-    return pd.DataFrame({**key, **{c: frame[c].to_numpy() for c in frame.columns}})
+    """``frame``'s rows after the key columns, as the tables store them: a part for :func:`_concat`."""
+    return len(frame), {**key, **{c: col.to_numpy() for c, col in frame.items()}}
 
 
 def _selective_rows(r):
-    """Tidy rows of one SelectiveAnswering: curves, tolerance tables, fluctuations."""
+    """Tidy rows of one SelectiveAnswering: curves, tolerance tables, fluctuations (parts for :func:`_concat`)."""
     key = dict(model=r.model, dataset=r.dataset)
     curves, tol, fl = [], [], []
     parts = [("in", r.disca)] + ([("ood", r.disca_ood)] if r.disca_ood is not None else [])
     for where, d in parts:
-        tables = d.to_tables()
-        curves.append(_keyed(tables["curve"], **key, where=where, curve="grid"))
-        t = tables["tolerance"]
-        tol.append(t.assign(**key, where=where)[["model", "dataset", "where", *t.columns]])
-        f = tables["fluctuations"]
-        fl.append(f.assign(**key, where=where)[["model", "dataset", "where", *f.columns]])
+        curves.append(_keyed(d.curve.to_frame(), **key, where=where, curve="grid"))
+        tol.append(_keyed(d.b_table, **key, where=where))
+        fl.append(_keyed(d.fluctuations, **key, where=where))
     e = r.curve
     k = _thin(e.coverage, e.accuracy)
     curves.append(_keyed(_thinned(e, k).to_frame(), **key, where="in", curve="exact"))
@@ -253,10 +253,35 @@ def _selective_rows(r):
 
 
 def _concat(parts, columns=None):
-    parts = [x for x in parts if len(x)]
+    """One table of ``parts``, each ``(n, {column: n values or one value for all n})``, in order.
+
+    Built once from the joined columns, as concatenating each part's frame
+    would make it (the parts' frames are made and concatenated when a
+    column's types differ between parts, where pandas decides the type).
+    """
+    parts = [x for x in parts if x[0]]
     if not parts:
         return pd.DataFrame(columns=columns or [])
-    return pd.concat(parts, ignore_index=True)
+    names = list(parts[0][1])
+    if all(list(c) == names for _, c in parts):
+        joined = {name: _joined([(n, c[name]) for n, c in parts]) for name in names}
+        if all(v is not None for v in joined.values()):
+            return pd.DataFrame(joined)
+    return pd.concat([pd.DataFrame(c, index=pd.RangeIndex(n)) for n, c in parts], ignore_index=True)
+
+
+def _joined(column):
+    """One column's values over the parts ``[(n, values or one value)]`` (None when their types differ)."""
+    arrays, strings = [], True
+    for n, v in column:
+        if isinstance(v, str):
+            arrays.append(np.full(n, v, dtype=object))
+        else:
+            arrays.append(np.full(n, v) if np.ndim(v) == 0 else np.asarray(v))
+            strings = strings and (arrays[-1].dtype != object or all(type(x) is str for x in arrays[-1]))
+    if any(a.dtype != arrays[0].dtype for a in arrays) or not strings:
+        return None  # mixed types (or an object column not all text): pandas concatenates the frames
+    return np.concatenate(arrays)
 
 
 def _replicates_of(results, name):
@@ -430,7 +455,7 @@ def _cohort_task(views, model, arg):
         roc, hist, rob, drift, wass = _diagnostic_curves(d, job.bins)
     log.record(caught, model=model, dataset=dataset)
     out = {"diagnostics": d.to_dict(), "roc": roc, "cohort_histograms": hist, "robustness": rob,
-           "drift_curves": [drift], "wasserstein": [wass], "selective": [], "tolerance": [], "coverage_curves": [],
+           "drift_curves": [drift], "wasserstein": wass, "selective": [], "tolerance": [], "coverage_curves": [],
            "fluctuations": [], "resolution_sensitivity": [], "disca": None,
            "drift": _replicates_of([d], "drift")}
     if dataset in job.in_datasets:
@@ -440,8 +465,7 @@ def _cohort_task(views, model, arg):
             sens = disca_resolution_sensitivity(r.confidence, r.correct, tolerance=job.sel_options["tolerance"])
         log.record(caught, model=model, dataset=dataset)
         out["selective"].append(r.to_dict())
-        out["resolution_sensitivity"].append(sens.assign(model=model, dataset=dataset)[
-            ["model", "dataset", *sens.columns]])
+        out["resolution_sensitivity"].append(_keyed(sens, model=model, dataset=dataset))
         out["coverage_curves"], out["tolerance"], out["fluctuations"] = _selective_rows(r)
         out["disca"] = _replicates_of([r], "disca") if r.rankable else None  # as the mean: rankable ones only
     out["warnings"] = log.records
