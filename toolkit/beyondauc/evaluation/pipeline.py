@@ -34,6 +34,7 @@ import pandas as pd
 from ..metrics.bootstrap import honest_interval, jackknife_acceleration
 from ..metrics.grid_bootstrap import combine_bootstraps
 from .comparison import comparison_table
+from .parts import _concat
 from .container import Evaluation, load_evaluation, package_versions
 from .parameters import check_against_benchmark, check_evaluation_parameters, resolve_auto
 from .summary import findings_table, verdicts_table
@@ -250,38 +251,6 @@ def _selective_rows(r):
     k = _thin(e.coverage, e.accuracy)
     curves.append(_keyed(_thinned(e, k).to_frame(), **key, where="in", curve="exact"))
     return curves, tol, fl
-
-
-def _concat(parts, columns=None):
-    """One table of ``parts``, each ``(n, {column: n values or one value for all n})``, in order.
-
-    Built once from the joined columns, as concatenating each part's frame
-    would make it (the parts' frames are made and concatenated when a
-    column's types differ between parts, where pandas decides the type).
-    """
-    parts = [x for x in parts if x[0]]
-    if not parts:
-        return pd.DataFrame(columns=columns or [])
-    names = list(parts[0][1])
-    if all(list(c) == names for _, c in parts):
-        joined = {name: _joined([(n, c[name]) for n, c in parts]) for name in names}
-        if all(v is not None for v in joined.values()):
-            return pd.DataFrame(joined)
-    return pd.concat([pd.DataFrame(c, index=pd.RangeIndex(n)) for n, c in parts], ignore_index=True)
-
-
-def _joined(column):
-    """One column's values over the parts ``[(n, values or one value)]`` (None when their types differ)."""
-    arrays, strings = [], True
-    for n, v in column:
-        if isinstance(v, str):
-            arrays.append(np.full(n, v, dtype=object))
-        else:
-            arrays.append(np.full(n, v) if np.ndim(v) == 0 else np.asarray(v))
-            strings = strings and (arrays[-1].dtype != object or all(type(x) is str for x in arrays[-1]))
-    if any(a.dtype != arrays[0].dtype for a in arrays) or not strings:
-        return None  # mixed types (or an object column not all text): pandas concatenates the frames
-    return np.concatenate(arrays)
 
 
 def _replicates_of(results, name):
