@@ -267,11 +267,11 @@ _DRIFT_RULES = (("cohort drift", "drift", THRESHOLDS["drift"], False, "drift", 3
 
 def _drift_judged(mine):
     """[(judged, rule, dataset, value, reason, description)] of every drift rule past its threshold."""
-    out = []
+    out, records = [], mine.to_dict("records")  # once: the rows are the same for every rule
     for rule, col, threshold, below, label, digits in _DRIFT_RULES:
         if col not in mine:
             continue
-        for r in mine.to_dict("records"):
+        for r in records:
             judged = _judge(r[col], r.get(f"{col}_low"), r.get(f"{col}_high"), threshold, below=below)
             if judged != "clear":
                 iv = format_interval(r.get(f"{col}_low"), r.get(f"{col}_high"), digits, minus="-")
