@@ -29,6 +29,7 @@ from ..metrics.comparison import DIFFERENCE_COLUMNS, delong_differences, grid_di
     reference_models
 from ..metrics.grid_bootstrap import nanmean_quiet
 from ..utils.formatting import MISSING, format_number
+from .parts import _columns, _concat
 
 if TYPE_CHECKING:
     from ..data.benchmark import Benchmark
@@ -111,9 +112,10 @@ def _auc_rows(bench, head, refs, level):
     rows = []
     for m, ref in refs.items():
         t = delong_differences(y, bench.scores(m), bench.scores(ref), groups, confidence_level=level)
-        rows.append(t.rename(columns={"group": "dataset"}).drop(columns="standard_error")
-                    .assign(model=m, reference=ref, value="auc", test="paired DeLong", note=""))
-    return pd.concat(rows, ignore_index=True)
+        cols = {("dataset" if c == "group" else c): v for c, v in _columns(t).items() if c != "standard_error"}
+        rows.append((len(t), {**cols, "model": m, "reference": ref, "value": "auc", "test": "paired DeLong",
+                              "note": ""}))
+    return _concat(rows)
 
 
 def _grid_rows(head, boot, refs, p):
@@ -127,9 +129,10 @@ def _grid_rows(head, boot, refs, p):
         for m, ref in refs.items():
             a, b = wide[m].to_numpy(float), wide[ref].to_numpy(float)
             t = paired_differences(np.r_[a, nanmean_quiet(a, 0)], np.r_[b, nanmean_quiet(b, 0)])
-            rows.append(t.assign(model=m, reference=ref, dataset=[*wide.index, "mean"], value=value, test="",
-                                 note="no interval: n_bootstrap = 0"))
-    return pd.concat(rows, ignore_index=True)
+            rows.append((len(t), {**_columns(t), "model": m, "reference": ref,
+                                  "dataset": np.array([*wide.index, "mean"], dtype=object), "value": value, "test": "",
+                                  "note": "no interval: n_bootstrap = 0"}))
+    return _concat(rows)
 
 
 def _bootstrap_rows(frame, value, refs, replicates, board, level, *, rankable=False):
@@ -161,10 +164,11 @@ def _bootstrap_rows(frame, value, refs, replicates, board, level, *, rankable=Fa
         paired = m in reps and ref in reps
         t = paired_differences(est[m], est[ref], reps.get(m) if paired else None, reps.get(ref) if paired else None,
                                confidence_level=level)
-        out.append(t.assign(model=m, reference=ref, dataset=[*datasets, "mean"], value=value,
-                            test="paired bootstrap" if paired else "",
-                            note=t["interval_note"] if paired else "no interval: n_bootstrap = 0"))
-    return pd.concat(out, ignore_index=True) if out else pd.DataFrame()
+        cols = _columns(t)
+        out.append((len(t), {**cols, "model": m, "reference": ref, "dataset": np.array([*datasets, "mean"], dtype=object),
+                             "value": value, "test": "paired bootstrap" if paired else "",
+                             "note": cols["interval_note"] if paired else "no interval: n_bootstrap = 0"}))
+    return _concat(out) if out else pd.DataFrame()
 
 
 # ---------------------------------------------------------------------------

@@ -34,6 +34,7 @@ import pandas as pd
 from ..metrics.bootstrap import honest_interval, jackknife_acceleration
 from ..metrics.grid_chunks import join_grid_chunks, replicate_ranges
 from .comparison import comparison_table
+from .parts import _concat
 from .container import Evaluation, load_evaluation, package_versions
 from .parameters import check_against_benchmark, check_evaluation_parameters, resolve_auto
 from .summary import findings_table, verdicts_table
@@ -195,7 +196,7 @@ def _roc_points(y, s):
 
 
 def _diagnostic_curves(d, bins):
-    """The tidy rows every figure of one CohortDiagnostics needs."""
+    """The tidy rows every figure of one CohortDiagnostics needs, as parts for :func:`_concat`."""
     key = dict(model=d.model, dataset=d.dataset)
     roc, hist, rob = [], [], []
     both = np.concatenate([d.s_val, d.s_test])
@@ -203,18 +204,21 @@ def _diagnostic_curves(d, bins):
     for cohort, y, s, bias, noise in (("val", d.y_val, d.s_val, d.bias_val, d.noise_val),
                                       ("test", d.y_test, d.s_test, d.bias_test, d.noise_test)):
         fpr, tpr, thr = _roc_points(y, s)
-        roc.append(pd.DataFrame({**key, "cohort": cohort, "fpr": fpr, "tpr": tpr, "threshold": thr}))
+        roc.append((len(fpr), {**key, "cohort": cohort, "fpr": fpr, "tpr": tpr, "threshold": thr}))
         _, neg, pos, clipped = class_histogram(y, s, edges)
-        hist.append(pd.DataFrame({**key, "cohort": cohort, "bin": np.arange(bins), "left": edges[:-1],
-                                  "right": edges[1:], "negative": neg, "positive": pos, "clipped": clipped}))
+        hist.append((bins, {**key, "cohort": cohort, "bin": np.arange(bins), "left": edges[:-1], "right": edges[1:],
+                            "negative": neg, "positive": pos, "clipped": clipped}))
         for kind, r in (("bias", bias), ("noise", noise)):
             rob.append(_keyed(r.to_frame(), **key, cohort=cohort, kind=kind))
     dr = d.drift
     k = _thin(dr.sensitivity_val, dr.specificity_val, dr.sensitivity_test, dr.specificity_test)
     drift = _keyed(_thinned(dr, k).to_frame(), **key)
-    wass = pd.concat([_keyed(w.to_rows(), **key).assign(chosen=w.p == d.wasserstein.p)
-                      for w in (d.wasserstein_p1, d.wasserstein_p2)], ignore_index=True)
-    wass = wass[["model", "dataset", "p", "chosen", "row", "column", "distance", "score", "note"]]
+    wass = []
+    for w in (d.wasserstein_p1, d.wasserstein_p2):
+        n, cols = _keyed(w.to_rows(), **key)
+        wass.append((n, {"model": cols["model"], "dataset": cols["dataset"], "p": cols["p"],
+                         "chosen": w.p == d.wasserstein.p, **{c: cols[c] for c in ("row", "column", "distance",
+                                                                                   "score", "note")}}))
     return roc, hist, rob, drift, wass
 
 
@@ -230,33 +234,23 @@ def _thinned(curve, rows):
 
 
 def _keyed(frame, **key):
-    """``frame``'s columns after the key columns, as the tables store them."""
-    return pd.DataFrame({**key, **{c: frame[c].to_numpy() for c in frame.columns}})
+    """``frame``'s rows after the key columns, as the tables store them: a part for :func:`_concat`."""
+    return len(frame), {**key, **{c: col.to_numpy() for c, col in frame.items()}}
 
 
 def _selective_rows(r):
-    """Tidy rows of one SelectiveAnswering: curves, tolerance tables, fluctuations."""
+    """Tidy rows of one SelectiveAnswering: curves, tolerance tables, fluctuations (parts for :func:`_concat`)."""
     key = dict(model=r.model, dataset=r.dataset)
     curves, tol, fl = [], [], []
     parts = [("in", r.disca)] + ([("ood", r.disca_ood)] if r.disca_ood is not None else [])
     for where, d in parts:
-        tables = d.to_tables()
-        curves.append(_keyed(tables["curve"], **key, where=where, curve="grid"))
-        t = tables["tolerance"]
-        tol.append(t.assign(**key, where=where)[["model", "dataset", "where", *t.columns]])
-        f = tables["fluctuations"]
-        fl.append(f.assign(**key, where=where)[["model", "dataset", "where", *f.columns]])
+        curves.append(_keyed(d.curve.to_frame(), **key, where=where, curve="grid"))
+        tol.append(_keyed(d.b_table, **key, where=where))
+        fl.append(_keyed(d.fluctuations, **key, where=where))
     e = r.curve
     k = _thin(e.coverage, e.accuracy)
     curves.append(_keyed(_thinned(e, k).to_frame(), **key, where="in", curve="exact"))
     return curves, tol, fl
-
-
-def _concat(parts, columns=None):
-    parts = [x for x in parts if len(x)]
-    if not parts:
-        return pd.DataFrame(columns=columns or [])
-    return pd.concat(parts, ignore_index=True)
 
 
 def _replicates_of(results, name):
@@ -430,7 +424,7 @@ def _cohort_task(views, model, arg):
         roc, hist, rob, drift, wass = _diagnostic_curves(d, job.bins)
     log.record(caught, model=model, dataset=dataset)
     out = {"diagnostics": d.to_dict(), "roc": roc, "cohort_histograms": hist, "robustness": rob,
-           "drift_curves": [drift], "wasserstein": [wass], "selective": [], "tolerance": [], "coverage_curves": [],
+           "drift_curves": [drift], "wasserstein": wass, "selective": [], "tolerance": [], "coverage_curves": [],
            "fluctuations": [], "resolution_sensitivity": [], "disca": None,
            "drift": _replicates_of([d], "drift")}
     if dataset in job.in_datasets:
@@ -440,8 +434,7 @@ def _cohort_task(views, model, arg):
             sens = disca_resolution_sensitivity(r.confidence, r.correct, tolerance=job.sel_options["tolerance"])
         log.record(caught, model=model, dataset=dataset)
         out["selective"].append(r.to_dict())
-        out["resolution_sensitivity"].append(sens.assign(model=model, dataset=dataset)[
-            ["model", "dataset", *sens.columns]])
+        out["resolution_sensitivity"].append(_keyed(sens, model=model, dataset=dataset))
         out["coverage_curves"], out["tolerance"], out["fluctuations"] = _selective_rows(r)
         out["disca"] = _replicates_of([r], "disca") if r.rankable else None  # as the mean: rankable ones only
     out["warnings"] = log.records

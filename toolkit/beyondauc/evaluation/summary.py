@@ -267,11 +267,11 @@ _DRIFT_RULES = (("cohort drift", "drift", THRESHOLDS["drift"], False, "drift", 3
 
 def _drift_judged(mine):
     """[(judged, rule, dataset, value, reason, description)] of every drift rule past its threshold."""
-    out = []
+    out, records = [], mine.to_dict("records")  # once: the rows are the same for every rule
     for rule, col, threshold, below, label, digits in _DRIFT_RULES:
         if col not in mine:
             continue
-        for r in mine.to_dict("records"):
+        for r in records:
             judged = _judge(r[col], r.get(f"{col}_low"), r.get(f"{col}_high"), threshold, below=below)
             if judged != "clear":
                 iv = format_interval(r.get(f"{col}_low"), r.get(f"{col}_high"), digits, minus="-")
@@ -454,6 +454,12 @@ def _analysis(model, diagnostics, selective, single=frozenset()):
     return "warn", "analysis", sentence, "undefined analysis", f"undefined analysis: {text}"
 
 
+def _by_model(frame):
+    """``model -> frame[frame["model"] == model]``, split once (the rows of each model in their order)."""
+    groups = dict(iter(frame.groupby("model", sort=False)))
+    return lambda model: groups[model] if model in groups else frame[frame["model"] == model]
+
+
 def findings_table(tables: Mapping[str, pd.DataFrame], parameters: Mapping[str, object],
                    models: Sequence[str]) -> pd.DataFrame:
     """The ``findings`` table of an evaluation: model, order, topic, status, sentence, rule, reason.
@@ -464,14 +470,17 @@ def findings_table(tables: Mapping[str, pd.DataFrame], parameters: Mapping[str, 
     rows = []
     n = len(models)
     single = _single_class(tables["datasets"]) if "datasets" in tables else set()
+    grid, diagnostics = _by_model(tables["grid"]), _by_model(tables["diagnostics"])
+    selective = _by_model(tables["selective"]) if len(tables["selective"]) else None
     for model in models:
-        analysis = _analysis(model, tables["diagnostics"], tables["selective"], single)
+        diag, sel = diagnostics(model), tables["selective"] if selective is None else selective(model)
+        analysis = _analysis(model, diag, sel, single)
         items = [analysis] if analysis else []
         items += [
             _ranking(model, parameters, tables["leaderboard"], n),
-            _threshold(model, parameters, tables["grid"]),
-            _drift(model, tables["diagnostics"]),
-            _selective(model, parameters, tables["selective"], tables["leaderboard"]),
+            _threshold(model, parameters, grid(model)),
+            _drift(model, diag),
+            _selective(model, parameters, tables["selective"], tables["leaderboard"]),  # whole: its emptiness says
         ]
         for i, (status, topic, sentence, rule, reason) in enumerate(items):
             rows.append({"model": model, "order": i, "topic": topic, "status": status, "sentence": sentence,

@@ -126,9 +126,10 @@ def paired_differences(estimate: ArrayLike, reference: ArrayLike, replicates: Ar
     if est.shape != ref.shape or est.ndim != 1:
         raise ValueError(f"`estimate` and `reference` must be 1-d of one length, got shapes {est.shape} and "
                          f"{ref.shape}")
-    out = pd.DataFrame({"estimate": est, "reference_estimate": ref, "difference": est - ref})
+    out = {"estimate": est, "reference_estimate": ref, "difference": est - ref}  # one frame made at the end
     if replicates is None or reference_replicates is None:
-        return out.assign(low=np.nan, high=np.nan, pvalue=np.nan, n_replicates=0, interval_note="")
+        return pd.DataFrame({**out, "low": np.nan, "high": np.nan, "pvalue": np.nan, "n_replicates": 0,
+                             "interval_note": ""})
     a = np.asarray(replicates, dtype=float).reshape(-1, len(est))
     b = np.asarray(reference_replicates, dtype=float).reshape(-1, len(est))
     if a.shape != b.shape:
@@ -137,11 +138,11 @@ def paired_differences(estimate: ArrayLike, reference: ArrayLike, replicates: Ar
     diff = a - b
     # the percentile interval, or NaN with the reason where it would not contain the difference (a biased
     # statistic such as DiSCA or drift): the rule of every per-dataset interval; the p-value goes with it
-    kept = [honest_interval(diff[:, j], d, confidence_level) for j, d in enumerate(out["difference"])]
+    kept = [honest_interval(diff[:, j], d, confidence_level) for j, d in enumerate(out["difference"].tolist())]
     low, high, _, note = (np.array(v) for v in zip(*kept)) if kept else (np.array([]),) * 4
     pvalue = np.where(note == "", bootstrap_pvalue(diff), np.nan)
-    return out.assign(low=low.astype(float), high=high.astype(float), pvalue=pvalue,
-                      n_replicates=np.isfinite(diff).sum(axis=0), interval_note=note.astype(object))
+    return pd.DataFrame({**out, "low": low.astype(float), "high": high.astype(float), "pvalue": pvalue,
+                         "n_replicates": np.isfinite(diff).sum(axis=0), "interval_note": note.astype(object)})
 
 
 def delong_differences(y_true: ArrayLike, scores: ArrayLike, reference_scores: ArrayLike, groups: ArrayLike, *,

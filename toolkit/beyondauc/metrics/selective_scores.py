@@ -146,18 +146,25 @@ def _first_below(cur, level):
     return float(cur.confidence[k]), bool(below.any())
 
 
-def _fluctuations(cur, z):
-    """Fluctuation table and the weighted penalty of a grid curve."""
+def _rises(cur, z):
+    """(the points where the grid curve's accuracy rises, the weighted fluctuation penalty)."""
     rise = np.flatnonzero(np.diff(cur.accuracy) > 0)
     d1, d2 = cur.accuracy[rise], cur.accuracy[rise + 1]
-    c1, c2 = cur.confidence[rise], cur.confidence[rise + 1]
-    c = np.maximum(c1 - c2, _FLOOR)
+    c = np.maximum(cur.confidence[rise] - cur.confidence[rise + 1], _FLOOR)
     n = len(rise)
     w = np.arange(n, 0, -1, dtype=np.float64)  # n - i + 1 for i = 1..n
     penalty = z * float(np.dot(w, (d2 - d1) / c) / w.sum()) if n else 0.0
+    return rise, penalty
+
+
+def _fluctuations(cur, z):
+    """Fluctuation table and the weighted penalty of a grid curve."""
+    rise, penalty = _rises(cur, z)
+    d1, d2 = cur.accuracy[rise], cur.accuracy[rise + 1]
+    c1, c2 = cur.confidence[rise], cur.confidence[rise + 1]
     table = pd.DataFrame(
-        {"i": np.arange(1, n + 1), "coverage_1": cur.coverage[rise], "coverage_2": cur.coverage[rise + 1],
-         "d1": d1, "d2": d2, "c1": c1, "c2": c2, "c": c}
+        {"i": np.arange(1, len(rise) + 1), "coverage_1": cur.coverage[rise], "coverage_2": cur.coverage[rise + 1],
+         "d1": d1, "d2": d2, "c1": c1, "c2": c2, "c": np.maximum(c1 - c2, _FLOOR)}
     )
     return table, penalty
 
@@ -219,11 +226,12 @@ def _disca(c, ok, tolerance, weights, resolution):
     x, y, z = weights
     a = max(_first_below(cur, 1.0)[0], _FLOOR)
     flucts, penalty = _fluctuations(cur, z)
-    rows = []
+    b_table = {"tolerance": [], "b": [], "disca": [], "falls_below": []}
     for t in TOLERANCES:  # nine tolerances, each one argmax over the curve
         b_t, falls = _first_below(cur, t)
         b_t = max(b_t, _FLOOR)
-        rows.append({"tolerance": t, "b": b_t, "disca": x / a + y / b_t - penalty, "falls_below": falls})
+        for k, v in zip(b_table, (t, b_t, x / a + y / b_t - penalty, falls)):
+            b_table[k].append(v)
     b = max(_first_below(cur, tolerance)[0], _FLOOR)
     return DiSCA(
         score=x / a + y / b - penalty,
@@ -236,9 +244,21 @@ def _disca(c, ok, tolerance, weights, resolution):
         weights=weights,
         resolution=resolution,
         fluctuations=flucts,
-        b_table=pd.DataFrame(rows),
+        b_table=pd.DataFrame(b_table),
         curve=cur,
     )
+
+
+def _disca_row(c, ok, tolerance, weights, resolution):
+    """:func:`disca_resolution_sensitivity`'s row of one resolution: :func:`_disca`'s numbers, without its tables."""
+    cur = _curve(c, ok, resolution)
+    x, y, z = weights
+    a = max(_first_below(cur, 1.0)[0], _FLOOR)
+    b = max(_first_below(cur, tolerance)[0], _FLOOR)
+    rise, penalty = _rises(cur, z)
+    magnitude = float(np.nansum(cur.accuracy[rise + 1] - cur.accuracy[rise]))  # as the table's pandas sum: NaN skipped
+    return {"resolution": resolution, "disca": x / a + y / b - penalty, "a": a, "b": b, "n_fluctuations": len(rise),
+            "fluctuation_magnitude": magnitude, "penalty": penalty, "n_points": len(cur.coverage)}
 
 
 def selective_rows(conf: ArrayLike, n_ok: ArrayLike, n_wrong: ArrayLike, *, resolution: float, tolerance: float,
@@ -375,13 +395,8 @@ def disca_resolution_sensitivity(confidence: ArrayLike, correct: ArrayLike, *,
     weights = _check_weights(weights, "weights", 3)
     values = _check_resolutions(resolutions)
     c, ok = _check_inputs(confidence, correct, probability=True)
-    rows = []
-    for r in values:  # a few resolutions, each one vectorised pass over the sorted answers
-        d = _disca(c, ok, tolerance, weights, r)
-        rows.append({"resolution": r, "disca": d.score, "a": d.a, "b": d.b, "n_fluctuations": d.n_fluctuations,
-                     "fluctuation_magnitude": d.fluctuation_magnitude, "penalty": d.penalty,
-                     "n_points": len(d.curve.coverage)})
-    return pd.DataFrame(rows)
+    rows = [_disca_row(c, ok, tolerance, weights, r) for r in values]  # each one vectorised pass over the answers
+    return pd.DataFrame({k: [row[k] for row in rows] for k in rows[0]})
 
 
 def computation_score(*, energy: float | None = None, parameters: float | None = None,
