@@ -56,7 +56,7 @@ def no_grid(monkeypatch):
     def grid(*args, **kwargs):
         raise AssertionError("the calibration grid ran before the input was refused")
 
-    monkeypatch.setattr(sys.modules["beyondauc.evaluation.stages"], "expected_accuracy_grid", grid)
+    monkeypatch.setattr(sys.modules["beyondauc.evaluation.stages"], "grid_and_calibration_errors", grid)
 
 
 # -- columns ------------------------------------------------------------------------------------------
