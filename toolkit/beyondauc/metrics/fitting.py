@@ -79,6 +79,8 @@ def _single_class(pos, neg):
 # -- logistic -------------------------------------------------------------------
 
 _BLOCK = 16_384  # grid cells per block: temporaries stay in cache
+_TRANSFORM_BLOCK = 1 << 16  # values per block of an isotonic transform
+_STUMP_BLOCK = 1 << 16  # grid cells (fits x values) per block of the stump's split search
 
 
 def _column_blocks(F, m):
@@ -176,7 +178,9 @@ def conditioned_grid(x, n, standardize=None):
     """
     xn, e = unit_scale(x)
     mu, sd = _grid_standardization(xn, e, n, standardize)
-    return (xn - mu) / sd, mu, sd, e
+    xs = xn - mu
+    xs /= sd  # in place: (xn - mu) / sd without a second array of the grid
+    return xs, mu, sd, e
 
 
 def raw_params(b0, b1, mu, sd, e):
@@ -206,12 +210,18 @@ class _LogLoss:
     def __init__(self, xs, pos, n, lam):
         F, m = pos.shape
         self.pos, self.n, self.lam = pos, n, lam
-        self.basis = np.stack([np.ones_like(xs), xs, xs * xs], axis=1)  # (m, 3)
-        self.lin = np.ascontiguousarray(self.basis[:, :2].T)  # (2, m)
+        self.basis = np.empty((m, 3))  # (1, xs, xs**2) per grid value, written in place: no temporaries of m
+        self.basis[:, 0] = 1.0
+        self.basis[:, 1] = xs
+        np.multiply(xs, xs, out=self.basis[:, 2])
         self.blocks = _column_blocks(F, m)
         width = self.blocks[0].stop - self.blocks[0].start if self.blocks else 0
         self.buf_z = np.empty((F, width))
         self.buf_q = np.empty((F, width))
+
+    def _lin(self, blk):
+        """(2, block) rows (1, xs) of a block of the grid, contiguous (one block's copy, not the whole grid's)."""
+        return np.ascontiguousarray(self.basis[blk, :2].T)
 
     def newton_sums(self, bt):
         """Gradient terms (F, 3) and Hessian terms (F, 3) of the unpenalised loss at ``bt``."""
@@ -221,7 +231,7 @@ class _LogLoss:
         for blk in self.blocks:
             k = blk.stop - blk.start
             z, q = self.buf_z[:, :k], self.buf_q[:, :k]
-            np.matmul(bt, self.lin[:, blk], out=z)
+            np.matmul(bt, self._lin(blk), out=z)
             expit(z, out=z)  # p
             np.multiply(self.n[:, blk], z, out=q)  # q = n p
             np.multiply(q, z, out=z)  # n p^2
@@ -238,7 +248,7 @@ class _LogLoss:
         for blk in self.blocks:
             k = blk.stop - blk.start
             z, q = self.buf_z[:, :k], self.buf_q[:, :k]
-            np.matmul(bt, self.lin[:, blk], out=z)
+            np.matmul(bt, self._lin(blk), out=z)
             np.multiply(self.pos[:, blk], z, out=q)
             np.logaddexp(0.0, z, out=z)
             np.multiply(self.n[:, blk], z, out=z)
@@ -372,14 +382,22 @@ def isotonic_knots(x, pos, neg, *, trim=True):
 
 
 def isotonic_transform(x_new, knots_x, knots_y):
-    """Clip then interpolate linearly, exactly as ``IsotonicRegression.predict``."""
+    """Clip then interpolate linearly, exactly as ``IsotonicRegression.predict``.
+
+    Elementwise, over blocks of ``_TRANSFORM_BLOCK`` values: its temporaries
+    (clipped values, knot indices, slopes) stay of a block's size however
+    many values it transforms (a fit's evaluation data can be millions).
+    """
     if len(knots_x) == 1:
         return np.full(len(x_new), knots_y[0])
-    t = np.clip(x_new, knots_x[0], knots_x[-1])
-    idx = np.clip(np.searchsorted(knots_x, t), 1, len(knots_x) - 1)
-    lo, hi = idx - 1, idx
-    slope = (knots_y[hi] - knots_y[lo]) / (knots_x[hi] - knots_x[lo])
-    return slope * (t - knots_x[lo]) + knots_y[lo]
+    out = np.empty(len(x_new))
+    for start in range(0, len(x_new), _TRANSFORM_BLOCK):  # a loop over blocks of values
+        t = np.clip(x_new[start:start + _TRANSFORM_BLOCK], knots_x[0], knots_x[-1])
+        idx = np.clip(np.searchsorted(knots_x, t), 1, len(knots_x) - 1)
+        lo, hi = idx - 1, idx
+        slope = (knots_y[hi] - knots_y[lo]) / (knots_x[hi] - knots_x[lo])
+        out[start:start + len(t)] = slope * (t - knots_x[lo]) + knots_y[lo]
+    return out
 
 
 def within_range(pos, neg):
@@ -715,41 +733,82 @@ def stump_params(x, pos, neg, *, reference=None):
     ``left_class``).  ``x`` ascending: the grid of :func:`stump_grid` (float32
     values, as float64, under ``reference="opitz2024"``, where splits need
     values more than 1e-7 apart in float32 as scikit-learn's splitter does).
+
+    Besides the cumulative counts, the search holds one block of grid values
+    at a time (:func:`_stump_best`): its memory is that of two copies of the
+    counts, however long the grid.
     """
     F = pos.shape[0]
     cpos = np.cumsum(pos, axis=1)
     cneg = np.cumsum(neg, axis=1)
     tpos, tneg = cpos[:, -1], cneg[:, -1]
     total = tpos + tneg
-    n_left = cpos + cneg
-    n_right = total[:, None] - n_left
-    rp = tpos[:, None] - cpos
-    rn = tneg[:, None] - cneg
-    with np.errstate(divide="ignore", invalid="ignore"):
-        # scikit-learn's Gini proxy: -n_r * gini_r - n_l * gini_l, same operation order
-        gini_l = 1.0 - (cneg * cneg + cpos * cpos) / (n_left * n_left)
-        gini_r = 1.0 - (rn * rn + rp * rp) / (n_right * n_right)
-        proxy = -n_right * gini_r - n_left * gini_l
-    valid = (n_left > 0) & (n_right > 0)
+    close = None
     if reference == "opitz2024" and (~_splittable(x[:-1], x[1:])).any():
-        valid &= _close_splits(x, pos, neg)  # splits only between present values more than 1e-7 apart
-    # an absent grid value repeats the proxy of the present value before it, so
-    # the first maximum is always a present value, as in scikit-learn's scan
-    proxy = np.where(valid, proxy, -np.inf)
-    best = np.argmax(proxy, axis=1)
+        close = _close_splits(x, pos, neg)  # splits only between present values more than 1e-7 apart
+    best, k = _stump_best(cpos, cneg, tpos, tneg, total, close)
     rows = np.arange(F)
     root_impurity = 1.0 - (tneg * tneg + tpos * tpos) / np.where(total > 0, total * total, 1.0)
-    splits = valid[rows, best] & (root_impurity > _EPSILON)
-    nl_best = n_left[rows, best]
-    k = np.argmax(n_left > nl_best[:, None], axis=1)  # next present grid value
+    cp_best, cn_best = cpos[rows, best], cneg[rows, best]
+    nl_best = cp_best + cn_best
+    valid = (nl_best > 0) & ((total - nl_best) > 0)
+    if close is not None:
+        valid &= close[rows, best]
+    splits = valid & (root_impurity > _EPSILON)
     xj, xk = x[best], x[k]
     with np.errstate(invalid="ignore"):  # -inf / 2 + inf / 2 where a row does not split (masked below)
         thr = xj / 2.0 + xk / 2.0
     thr = np.where((thr == xk) | np.isinf(thr), xj, thr)
-    left_c = np.where(splits, cpos[rows, best] > cneg[rows, best], tpos > tneg).astype(np.int8)
-    right_c = np.where(splits, rp[rows, best] > rn[rows, best], tpos > tneg).astype(np.int8)
+    left_c = np.where(splits, cp_best > cn_best, tpos > tneg).astype(np.int8)
+    right_c = np.where(splits, (tpos - cp_best) > (tneg - cn_best), tpos > tneg).astype(np.int8)
     thr = np.where(splits, thr, np.nan)
     return thr, left_c, right_c
+
+
+def _stump_best(cpos, cneg, tpos, tneg, total, close):
+    """(the best split of each row, the next present grid value after it), each (F,), block by block of values.
+
+    The best split is the first maximum of scikit-learn's Gini proxy
+    ``-n_r * gini_r - n_l * gini_l`` (same operation order) over the valid
+    splits (both sides non-empty, and ``close`` where given): an absent grid
+    value repeats the proxy of the present value before it, so the first
+    maximum is always a present value, as in scikit-learn's scan.  The next
+    present value is the first whose left count exceeds the best's (0 where
+    none).  Each block's first maximum replaces the one so far only if
+    larger (a NaN counts as largest, as :func:`numpy.argmax` takes it), so
+    the result is the first maximum over the whole row.
+    """
+    F, m = cpos.shape
+    rows = np.arange(F)
+    width = max(1, _STUMP_BLOCK // max(F, 1))
+    best, best_val = np.zeros(F, dtype=np.int64), np.full(F, np.nan)
+    for start in range(0, m, width):  # a loop over blocks of grid values
+        b = slice(start, min(start + width, m))
+        cp, cn = cpos[:, b], cneg[:, b]
+        n_left = cp + cn
+        n_right = total[:, None] - n_left
+        rp = tpos[:, None] - cp
+        rn = tneg[:, None] - cn
+        with np.errstate(divide="ignore", invalid="ignore"):
+            gini_l = 1.0 - (cn * cn + cp * cp) / (n_left * n_left)
+            gini_r = 1.0 - (rn * rn + rp * rp) / (n_right * n_right)
+            proxy = -n_right * gini_r - n_left * gini_l
+        valid = (n_left > 0) & (n_right > 0)
+        if close is not None:
+            valid &= close[:, b]
+        proxy = np.where(valid, proxy, -np.inf)
+        at = np.argmax(proxy, axis=1)
+        val = proxy[rows, at]
+        take = (start == 0) | (~np.isnan(best_val) & (np.isnan(val) | (val > best_val)))
+        best, best_val = np.where(take, at + start, best), np.where(take, val, best_val)
+    nl_best = cpos[rows, best] + cneg[rows, best]
+    k = np.full(F, -1, dtype=np.int64)
+    for start in range(0, m, width):
+        b = slice(start, min(start + width, m))
+        above = (cpos[:, b] + cneg[:, b]) > nl_best[:, None]
+        first = (k < 0) & above.any(axis=1)
+        k[first] = np.argmax(above[first], axis=1) + start
+    return best, np.maximum(k, 0)
 
 
 def stump_decision(x, threshold, left_c, right_c):

@@ -34,7 +34,11 @@ def _grid_counts(y, s, *, sample_weight=None):
     """
     values, inverse = np.unique(s, return_inverse=True)
     y = np.asarray(y, dtype=np.float64)
-    w = np.ones_like(y) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
+    if sample_weight is None:  # weights of 1 change no product: no array of ones, nor its products
+        pos = np.bincount(inverse, weights=y, minlength=len(values))
+        neg = np.bincount(inverse, weights=1.0 - y, minlength=len(values))
+        return values, inverse.ravel(), pos, neg
+    w = np.asarray(sample_weight, dtype=np.float64)
     pos = np.bincount(inverse, weights=y * w, minlength=len(values))
     neg = np.bincount(inverse, weights=(1.0 - y) * w, minlength=len(values))
     return values, inverse.ravel(), pos, neg
