@@ -40,6 +40,8 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import expit
 
+from .kernel import _stump_best
+
 __all__: list[str] = []
 
 # sklearn.tree._partitioner.FEATURE_THRESHOLD: a float32 constant, added to
@@ -80,7 +82,6 @@ def _single_class(pos, neg):
 
 _BLOCK = 16_384  # grid cells per block: temporaries stay in cache
 _TRANSFORM_BLOCK = 1 << 16  # values per block of an isotonic transform
-_STUMP_BLOCK = 1 << 16  # grid cells (fits x values) per block of the stump's split search
 
 
 def _column_blocks(F, m):
@@ -384,9 +385,7 @@ def isotonic_knots(x, pos, neg, *, trim=True):
 def isotonic_transform(x_new, knots_x, knots_y):
     """Clip then interpolate linearly, exactly as ``IsotonicRegression.predict``.
 
-    Elementwise, over blocks of ``_TRANSFORM_BLOCK`` values: its temporaries
-    (clipped values, knot indices, slopes) stay of a block's size however
-    many values it transforms (a fit's evaluation data can be millions).
+    Elementwise, by blocks of values: its temporaries are a block's, however many values it transforms.
     """
     if len(knots_x) == 1:
         return np.full(len(x_new), knots_y[0])
@@ -734,9 +733,8 @@ def stump_params(x, pos, neg, *, reference=None):
     values, as float64, under ``reference="opitz2024"``, where splits need
     values more than 1e-7 apart in float32 as scikit-learn's splitter does).
 
-    Besides the cumulative counts, the search holds one block of grid values
-    at a time (:func:`_stump_best`): its memory is that of two copies of the
-    counts, however long the grid.
+    Besides the cumulative counts, the search holds one block of grid values at a time
+    (:func:`~beyondauc.metrics.kernel._stump_best`): two copies of the counts, however long the grid.
     """
     F = pos.shape[0]
     cpos = np.cumsum(pos, axis=1)
@@ -763,52 +761,6 @@ def stump_params(x, pos, neg, *, reference=None):
     right_c = np.where(splits, (tpos - cp_best) > (tneg - cn_best), tpos > tneg).astype(np.int8)
     thr = np.where(splits, thr, np.nan)
     return thr, left_c, right_c
-
-
-def _stump_best(cpos, cneg, tpos, tneg, total, close):
-    """(the best split of each row, the next present grid value after it), each (F,), block by block of values.
-
-    The best split is the first maximum of scikit-learn's Gini proxy
-    ``-n_r * gini_r - n_l * gini_l`` (same operation order) over the valid
-    splits (both sides non-empty, and ``close`` where given): an absent grid
-    value repeats the proxy of the present value before it, so the first
-    maximum is always a present value, as in scikit-learn's scan.  The next
-    present value is the first whose left count exceeds the best's (0 where
-    none).  Each block's first maximum replaces the one so far only if
-    larger (a NaN counts as largest, as :func:`numpy.argmax` takes it), so
-    the result is the first maximum over the whole row.
-    """
-    F, m = cpos.shape
-    rows = np.arange(F)
-    width = max(1, _STUMP_BLOCK // max(F, 1))
-    best, best_val = np.zeros(F, dtype=np.int64), np.full(F, np.nan)
-    for start in range(0, m, width):  # a loop over blocks of grid values
-        b = slice(start, min(start + width, m))
-        cp, cn = cpos[:, b], cneg[:, b]
-        n_left = cp + cn
-        n_right = total[:, None] - n_left
-        rp = tpos[:, None] - cp
-        rn = tneg[:, None] - cn
-        with np.errstate(divide="ignore", invalid="ignore"):
-            gini_l = 1.0 - (cn * cn + cp * cp) / (n_left * n_left)
-            gini_r = 1.0 - (rn * rn + rp * rp) / (n_right * n_right)
-            proxy = -n_right * gini_r - n_left * gini_l
-        valid = (n_left > 0) & (n_right > 0)
-        if close is not None:
-            valid &= close[:, b]
-        proxy = np.where(valid, proxy, -np.inf)
-        at = np.argmax(proxy, axis=1)
-        val = proxy[rows, at]
-        take = (start == 0) | (~np.isnan(best_val) & (np.isnan(val) | (val > best_val)))
-        best, best_val = np.where(take, at + start, best), np.where(take, val, best_val)
-    nl_best = cpos[rows, best] + cneg[rows, best]
-    k = np.full(F, -1, dtype=np.int64)
-    for start in range(0, m, width):
-        b = slice(start, min(start + width, m))
-        above = (cpos[:, b] + cneg[:, b]) > nl_best[:, None]
-        first = (k < 0) & above.any(axis=1)
-        k[first] = np.argmax(above[first], axis=1) + start
-    return best, np.maximum(k, 0)
 
 
 def stump_decision(x, threshold, left_c, right_c):

@@ -314,3 +314,52 @@ def _wasserstein_merged(x, ka, kb, den, p):
         terms[from_a] = term_a.ravel()
         terms[~from_a] = term_b.ravel()
         return terms.sum(axis=1) ** (1.0 / p)
+
+
+_STUMP_BLOCK = 1 << 16  # grid cells (fits x values) per block of the stump's split search
+
+
+def _stump_best(cpos, cneg, tpos, tneg, total, close):
+    """(the best split of each row, the next present grid value after it), each (F,), block by block of values.
+
+    The best split is the first maximum of scikit-learn's Gini proxy
+    ``-n_r * gini_r - n_l * gini_l`` (same operation order) over the valid
+    splits (both sides non-empty, and ``close`` where given): an absent grid
+    value repeats the proxy of the present value before it, so the first
+    maximum is always a present value, as in scikit-learn's scan.  The next
+    present value is the first whose left count exceeds the best's (0 where
+    none).  Each block's first maximum replaces the one so far only if
+    larger (a NaN counts as largest, as :func:`numpy.argmax` takes it), so
+    the result is the first maximum over the whole row.
+    """
+    F, m = cpos.shape
+    rows = np.arange(F)
+    width = max(1, _STUMP_BLOCK // max(F, 1))
+    best, best_val = np.zeros(F, dtype=np.int64), np.full(F, np.nan)
+    for start in range(0, m, width):  # a loop over blocks of grid values
+        b = slice(start, min(start + width, m))
+        cp, cn = cpos[:, b], cneg[:, b]
+        n_left = cp + cn
+        n_right = total[:, None] - n_left
+        rp = tpos[:, None] - cp
+        rn = tneg[:, None] - cn
+        with np.errstate(divide="ignore", invalid="ignore"):
+            gini_l = 1.0 - (cn * cn + cp * cp) / (n_left * n_left)
+            gini_r = 1.0 - (rn * rn + rp * rp) / (n_right * n_right)
+            proxy = -n_right * gini_r - n_left * gini_l
+        valid = (n_left > 0) & (n_right > 0)
+        if close is not None:
+            valid &= close[:, b]
+        proxy = np.where(valid, proxy, -np.inf)
+        at = np.argmax(proxy, axis=1)
+        val = proxy[rows, at]
+        take = (start == 0) | (~np.isnan(best_val) & (np.isnan(val) | (val > best_val)))
+        best, best_val = np.where(take, at + start, best), np.where(take, val, best_val)
+    nl_best = cpos[rows, best] + cneg[rows, best]
+    k = np.full(F, -1, dtype=np.int64)
+    for start in range(0, m, width):
+        b = slice(start, min(start + width, m))
+        above = (cpos[:, b] + cneg[:, b]) > nl_best[:, None]
+        first = (k < 0) & above.any(axis=1)
+        k[first] = np.argmax(above[first], axis=1) + start
+    return best, np.maximum(k, 0)
