@@ -40,7 +40,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import expit
 
-from .kernel import _stump_best
+from .kernel import _run_means, _stump_best
 
 __all__: list[str] = []
 
@@ -450,26 +450,6 @@ def _suffix_sums(pos, neg):
     return _single_class(pos, neg), n, n > 0, suffix
 
 
-def _run_means(ps, nn, pr, p_, k, idx):
-    """Mean weight of positives over grid runs ending at ``p_`` and starting at ``k``, per row.
-
-    (mean(s..p) for s <= p, -inf elsewhere; mean(k..t) for t >= k, inf elsewhere),
-    each over weighted grid values only (``pr``), with ``k`` >= 0 and no
-    weight before index 0.  A PAVA block ending at p has the largest of the
-    first as its value, one starting at k the smallest of the second.
-    """
-    C, W = np.cumsum(ps, axis=1), np.cumsum(nn, axis=1)
-    r = np.arange(len(k))
-    km1 = k - 1
-    ck = np.where(km1 >= 0, C[r, np.maximum(km1, 0)], 0.0)[:, None]
-    wk = np.where(km1 >= 0, W[r, np.maximum(km1, 0)], 0.0)[:, None]
-    cp, wp = C[r, p_][:, None], W[r, p_][:, None]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        mean_sp = np.where(pr & (idx <= p_[:, None]), (cp - (C - ps)) / (wp - (W - nn)), -np.inf)
-        mean_kt = np.where(pr & (idx >= k[:, None]), (C - ck) / (W - wk), np.inf)
-    return mean_sp, mean_kt
-
-
 def _crossing_means(x, ps, nn, pr, k, p_, idx):
     """(fit(k), fit(p), slope between them) of rows whose fit crosses 0.5 between knots p < k.
 
@@ -484,8 +464,12 @@ def _crossing_means(x, ps, nn, pr, k, p_, idx):
 
 
 def _unsure(inside, val, y_p, y_k):
-    """Rows where rounding could decide an interpolated decision, or the fit is odd: solve them exactly."""
-    return (inside & ~(np.abs(val - 0.5) > 1e-9)).any(axis=1) | ~(y_p <= 0.5) | ~(y_k > 0.5)
+    """Rows where rounding could decide an interpolated decision, or the fit is odd: solve them exactly.
+
+    ``val`` is overwritten (by its distance to 0.5).
+    """
+    np.abs(np.subtract(val, 0.5, out=val), out=val)
+    return (inside & ~(val > 1e-9)).any(axis=1) | ~(y_p <= 0.5) | ~(y_k > 0.5)
 
 
 def fit_predict_isotonic(x, pos, neg, *, integer=False):
@@ -516,9 +500,11 @@ def fit_predict_isotonic(x, pos, neg, *, integer=False):
     # near-ties (weighted counts carry rounding) count as ties: such fits take the PAVA path
     tol = 1e-9 * n.sum(axis=1)
     near = suffix >= (best - tol)[:, None]
+    del n, suffix  # freed before the crossing's arrays are made
     k_strict = m - np.argmax(near[:, ::-1], axis=1)  # first grid index with fit > 0.5 (m: none)
     near[:, :m] &= present
     k_weak = np.argmax(near, axis=1)  # first grid index with fit >= 0.5
+    del near
     first = np.argmax(present, axis=1)
     idx = np.arange(m)[None, :]
     before = present & (idx < k_strict[:, None])
@@ -533,9 +519,13 @@ def fit_predict_isotonic(x, pos, neg, *, integer=False):
         # ends one, so fit(k) = min_t mean(k..t) and fit(p) = max_s mean(s..p).
         G = gap_rows
         k, p_ = k_strict[G], prev[G]
-        y_k, y_p, slope = _crossing_means(x, pos[G], pos[G] + neg[G], present[G], k, p_, idx)
-        with np.errstate(invalid="ignore"):
-            val = slope[:, None] * (x[None, :] - x[p_][:, None]) + y_p[:, None]
+        every = len(G) == F  # all rows: the counts themselves, not copies
+        ps, pr = (pos, present) if every else (pos[G], present[G])
+        y_k, y_p, slope = _crossing_means(x, ps, ps + (neg if every else neg[G]), pr, k, p_, idx)
+        with np.errstate(invalid="ignore"):  # slope * (x - x[p]) + y_p, in place
+            val = np.subtract(x[None, :], x[p_][:, None])
+            val *= slope[:, None]
+            val += y_p[:, None]
         inside = (idx > p_[:, None]) & (idx < k[:, None])
         pred[G] |= inside & (val > 0.5)
         exact[G[_unsure(inside, val, y_p, y_k)]] = True  # solved exactly below

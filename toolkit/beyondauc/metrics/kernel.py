@@ -363,3 +363,32 @@ def _stump_best(cpos, cneg, tpos, tneg, total, close):
         first = (k < 0) & above.any(axis=1)
         k[first] = np.argmax(above[first], axis=1) + start
     return best, np.maximum(k, 0)
+
+
+def _run_means(ps, nn, pr, p_, k, idx):
+    """Mean weight of positives over grid runs ending at ``p_`` and starting at ``k``, per row.
+
+    (mean(s..p) for s <= p, -inf elsewhere; mean(k..t) for t >= k, inf elsewhere),
+    each over weighted grid values only (``pr``), with ``k`` >= 0 and no
+    weight before index 0.  A PAVA block ending at p has the largest of the
+    first as its value, one starting at k the smallest of the second.
+    """
+    C, W = np.cumsum(ps, axis=1), np.cumsum(nn, axis=1)
+    r = np.arange(len(k))
+    km1 = k - 1
+    ck = np.where(km1 >= 0, C[r, np.maximum(km1, 0)], 0.0)[:, None]
+    wk = np.where(km1 >= 0, W[r, np.maximum(km1, 0)], 0.0)[:, None]
+    cp, wp = C[r, p_][:, None], W[r, p_][:, None]
+    # the same operations as (cp - (C - ps)) / (wp - (W - nn)) and (C - ck) / (W - wk), in place:
+    # four arrays of the grid at most, not a temporary per operation
+    with np.errstate(divide="ignore", invalid="ignore"):
+        mean_sp, den = np.subtract(C, ps), np.subtract(W, nn)
+        np.subtract(cp, mean_sp, out=mean_sp)
+        np.subtract(wp, den, out=den)
+        mean_sp /= den
+        del den
+        mean_sp[~(pr & (idx <= p_[:, None]))] = -np.inf
+        mean_kt = np.subtract(C, ck, out=C)
+        mean_kt /= np.subtract(W, wk, out=W)
+        mean_kt[~(pr & (idx >= k[:, None]))] = np.inf
+    return mean_sp, mean_kt
