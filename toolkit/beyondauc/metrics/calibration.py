@@ -334,13 +334,21 @@ def protocol_plan(bench, protocol):
     return fits, indata
 
 
-def _indata_splits(n, n_repeats, random_state):
-    """Evaluation rows of each repeat's 80/20 split, (R, n_test) ints; None if n < 2."""
+def _indata_splits(n, n_repeats, random_state, *, dtype=np.int64):
+    """Evaluation rows of each repeat's 80/20 split, (R, n_test) ints of ``dtype``; None if n < 2.
+
+    Written into one array as the splits come (never a list of them and then its stack).
+    """
     from sklearn.model_selection import ShuffleSplit
     if n < 2:
         return None
     ss = ShuffleSplit(n_splits=n_repeats, test_size=_INDATA_TEST_SIZE, random_state=random_state)
-    return np.stack([test for _, test in ss.split(np.zeros((n, 1)))])
+    out = None
+    for r, (_, test) in enumerate(ss.split(np.zeros((n, 1)))):  # a loop over repeats
+        if out is None:
+            out = np.empty((n_repeats, len(test)), dtype=dtype)
+        out[r] = test
+    return out
 
 
 def _protocol_rows(bench, dataset, protocol, random_state):
@@ -438,7 +446,8 @@ def _splits(n, n_repeats, seed):
     if key not in _SPLITS:
         if len(_SPLITS) > 64:
             _SPLITS.clear()
-        _SPLITS[key] = _indata_splits(n, n_repeats, seed)
+        # held for the process's next models: int32 (half of int64) where the rows allow
+        _SPLITS[key] = _indata_splits(n, n_repeats, seed, dtype=np.int32 if n <= np.iinfo(np.int32).max else np.int64)
     return _SPLITS[key]
 
 

@@ -40,6 +40,8 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import expit
 
+from .kernel import _run_means, _stump_best
+
 __all__: list[str] = []
 
 # sklearn.tree._partitioner.FEATURE_THRESHOLD: a float32 constant, added to
@@ -79,6 +81,7 @@ def _single_class(pos, neg):
 # -- logistic -------------------------------------------------------------------
 
 _BLOCK = 16_384  # grid cells per block: temporaries stay in cache
+_TRANSFORM_BLOCK = 1 << 16  # values per block of an isotonic transform
 
 
 def _column_blocks(F, m):
@@ -176,7 +179,9 @@ def conditioned_grid(x, n, standardize=None):
     """
     xn, e = unit_scale(x)
     mu, sd = _grid_standardization(xn, e, n, standardize)
-    return (xn - mu) / sd, mu, sd, e
+    xs = xn - mu
+    xs /= sd  # in place: (xn - mu) / sd without a second array of the grid
+    return xs, mu, sd, e
 
 
 def raw_params(b0, b1, mu, sd, e):
@@ -206,12 +211,18 @@ class _LogLoss:
     def __init__(self, xs, pos, n, lam):
         F, m = pos.shape
         self.pos, self.n, self.lam = pos, n, lam
-        self.basis = np.stack([np.ones_like(xs), xs, xs * xs], axis=1)  # (m, 3)
-        self.lin = np.ascontiguousarray(self.basis[:, :2].T)  # (2, m)
+        self.basis = np.empty((m, 3))  # (1, xs, xs**2) per grid value, written in place: no temporaries of m
+        self.basis[:, 0] = 1.0
+        self.basis[:, 1] = xs
+        np.multiply(xs, xs, out=self.basis[:, 2])
         self.blocks = _column_blocks(F, m)
         width = self.blocks[0].stop - self.blocks[0].start if self.blocks else 0
         self.buf_z = np.empty((F, width))
         self.buf_q = np.empty((F, width))
+
+    def _lin(self, blk):
+        """(2, block) rows (1, xs) of a block of the grid, contiguous (one block's copy, not the whole grid's)."""
+        return np.ascontiguousarray(self.basis[blk, :2].T)
 
     def newton_sums(self, bt):
         """Gradient terms (F, 3) and Hessian terms (F, 3) of the unpenalised loss at ``bt``."""
@@ -221,7 +232,7 @@ class _LogLoss:
         for blk in self.blocks:
             k = blk.stop - blk.start
             z, q = self.buf_z[:, :k], self.buf_q[:, :k]
-            np.matmul(bt, self.lin[:, blk], out=z)
+            np.matmul(bt, self._lin(blk), out=z)
             expit(z, out=z)  # p
             np.multiply(self.n[:, blk], z, out=q)  # q = n p
             np.multiply(q, z, out=z)  # n p^2
@@ -238,7 +249,7 @@ class _LogLoss:
         for blk in self.blocks:
             k = blk.stop - blk.start
             z, q = self.buf_z[:, :k], self.buf_q[:, :k]
-            np.matmul(bt, self.lin[:, blk], out=z)
+            np.matmul(bt, self._lin(blk), out=z)
             np.multiply(self.pos[:, blk], z, out=q)
             np.logaddexp(0.0, z, out=z)
             np.multiply(self.n[:, blk], z, out=z)
@@ -372,14 +383,20 @@ def isotonic_knots(x, pos, neg, *, trim=True):
 
 
 def isotonic_transform(x_new, knots_x, knots_y):
-    """Clip then interpolate linearly, exactly as ``IsotonicRegression.predict``."""
+    """Clip then interpolate linearly, exactly as ``IsotonicRegression.predict``.
+
+    Elementwise, by blocks of values: its temporaries are a block's, however many values it transforms.
+    """
     if len(knots_x) == 1:
         return np.full(len(x_new), knots_y[0])
-    t = np.clip(x_new, knots_x[0], knots_x[-1])
-    idx = np.clip(np.searchsorted(knots_x, t), 1, len(knots_x) - 1)
-    lo, hi = idx - 1, idx
-    slope = (knots_y[hi] - knots_y[lo]) / (knots_x[hi] - knots_x[lo])
-    return slope * (t - knots_x[lo]) + knots_y[lo]
+    out = np.empty(len(x_new))
+    for start in range(0, len(x_new), _TRANSFORM_BLOCK):  # a loop over blocks of values
+        t = np.clip(x_new[start:start + _TRANSFORM_BLOCK], knots_x[0], knots_x[-1])
+        idx = np.clip(np.searchsorted(knots_x, t), 1, len(knots_x) - 1)
+        lo, hi = idx - 1, idx
+        slope = (knots_y[hi] - knots_y[lo]) / (knots_x[hi] - knots_x[lo])
+        out[start:start + len(t)] = slope * (t - knots_x[lo]) + knots_y[lo]
+    return out
 
 
 def within_range(pos, neg):
@@ -433,26 +450,6 @@ def _suffix_sums(pos, neg):
     return _single_class(pos, neg), n, n > 0, suffix
 
 
-def _run_means(ps, nn, pr, p_, k, idx):
-    """Mean weight of positives over grid runs ending at ``p_`` and starting at ``k``, per row.
-
-    (mean(s..p) for s <= p, -inf elsewhere; mean(k..t) for t >= k, inf elsewhere),
-    each over weighted grid values only (``pr``), with ``k`` >= 0 and no
-    weight before index 0.  A PAVA block ending at p has the largest of the
-    first as its value, one starting at k the smallest of the second.
-    """
-    C, W = np.cumsum(ps, axis=1), np.cumsum(nn, axis=1)
-    r = np.arange(len(k))
-    km1 = k - 1
-    ck = np.where(km1 >= 0, C[r, np.maximum(km1, 0)], 0.0)[:, None]
-    wk = np.where(km1 >= 0, W[r, np.maximum(km1, 0)], 0.0)[:, None]
-    cp, wp = C[r, p_][:, None], W[r, p_][:, None]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        mean_sp = np.where(pr & (idx <= p_[:, None]), (cp - (C - ps)) / (wp - (W - nn)), -np.inf)
-        mean_kt = np.where(pr & (idx >= k[:, None]), (C - ck) / (W - wk), np.inf)
-    return mean_sp, mean_kt
-
-
 def _crossing_means(x, ps, nn, pr, k, p_, idx):
     """(fit(k), fit(p), slope between them) of rows whose fit crosses 0.5 between knots p < k.
 
@@ -467,8 +464,12 @@ def _crossing_means(x, ps, nn, pr, k, p_, idx):
 
 
 def _unsure(inside, val, y_p, y_k):
-    """Rows where rounding could decide an interpolated decision, or the fit is odd: solve them exactly."""
-    return (inside & ~(np.abs(val - 0.5) > 1e-9)).any(axis=1) | ~(y_p <= 0.5) | ~(y_k > 0.5)
+    """Rows where rounding could decide an interpolated decision, or the fit is odd: solve them exactly.
+
+    ``val`` is overwritten (by its distance to 0.5).
+    """
+    np.abs(np.subtract(val, 0.5, out=val), out=val)
+    return (inside & ~(val > 1e-9)).any(axis=1) | ~(y_p <= 0.5) | ~(y_k > 0.5)
 
 
 def fit_predict_isotonic(x, pos, neg, *, integer=False):
@@ -499,9 +500,11 @@ def fit_predict_isotonic(x, pos, neg, *, integer=False):
     # near-ties (weighted counts carry rounding) count as ties: such fits take the PAVA path
     tol = 1e-9 * n.sum(axis=1)
     near = suffix >= (best - tol)[:, None]
+    del n, suffix  # freed before the crossing's arrays are made
     k_strict = m - np.argmax(near[:, ::-1], axis=1)  # first grid index with fit > 0.5 (m: none)
     near[:, :m] &= present
     k_weak = np.argmax(near, axis=1)  # first grid index with fit >= 0.5
+    del near
     first = np.argmax(present, axis=1)
     idx = np.arange(m)[None, :]
     before = present & (idx < k_strict[:, None])
@@ -516,9 +519,13 @@ def fit_predict_isotonic(x, pos, neg, *, integer=False):
         # ends one, so fit(k) = min_t mean(k..t) and fit(p) = max_s mean(s..p).
         G = gap_rows
         k, p_ = k_strict[G], prev[G]
-        y_k, y_p, slope = _crossing_means(x, pos[G], pos[G] + neg[G], present[G], k, p_, idx)
-        with np.errstate(invalid="ignore"):
-            val = slope[:, None] * (x[None, :] - x[p_][:, None]) + y_p[:, None]
+        every = len(G) == F  # all rows: the counts themselves, not copies
+        ps, pr = (pos, present) if every else (pos[G], present[G])
+        y_k, y_p, slope = _crossing_means(x, ps, ps + (neg if every else neg[G]), pr, k, p_, idx)
+        with np.errstate(invalid="ignore"):  # slope * (x - x[p]) + y_p, in place
+            val = np.subtract(x[None, :], x[p_][:, None])
+            val *= slope[:, None]
+            val += y_p[:, None]
         inside = (idx > p_[:, None]) & (idx < k[:, None])
         pred[G] |= inside & (val > 0.5)
         exact[G[_unsure(inside, val, y_p, y_k)]] = True  # solved exactly below
@@ -715,39 +722,33 @@ def stump_params(x, pos, neg, *, reference=None):
     ``left_class``).  ``x`` ascending: the grid of :func:`stump_grid` (float32
     values, as float64, under ``reference="opitz2024"``, where splits need
     values more than 1e-7 apart in float32 as scikit-learn's splitter does).
+
+    Besides the cumulative counts, the search holds one block of grid values at a time
+    (:func:`~beyondauc.metrics.kernel._stump_best`): two copies of the counts, however long the grid.
     """
     F = pos.shape[0]
     cpos = np.cumsum(pos, axis=1)
     cneg = np.cumsum(neg, axis=1)
     tpos, tneg = cpos[:, -1], cneg[:, -1]
     total = tpos + tneg
-    n_left = cpos + cneg
-    n_right = total[:, None] - n_left
-    rp = tpos[:, None] - cpos
-    rn = tneg[:, None] - cneg
-    with np.errstate(divide="ignore", invalid="ignore"):
-        # scikit-learn's Gini proxy: -n_r * gini_r - n_l * gini_l, same operation order
-        gini_l = 1.0 - (cneg * cneg + cpos * cpos) / (n_left * n_left)
-        gini_r = 1.0 - (rn * rn + rp * rp) / (n_right * n_right)
-        proxy = -n_right * gini_r - n_left * gini_l
-    valid = (n_left > 0) & (n_right > 0)
+    close = None
     if reference == "opitz2024" and (~_splittable(x[:-1], x[1:])).any():
-        valid &= _close_splits(x, pos, neg)  # splits only between present values more than 1e-7 apart
-    # an absent grid value repeats the proxy of the present value before it, so
-    # the first maximum is always a present value, as in scikit-learn's scan
-    proxy = np.where(valid, proxy, -np.inf)
-    best = np.argmax(proxy, axis=1)
+        close = _close_splits(x, pos, neg)  # splits only between present values more than 1e-7 apart
+    best, k = _stump_best(cpos, cneg, tpos, tneg, total, close)
     rows = np.arange(F)
     root_impurity = 1.0 - (tneg * tneg + tpos * tpos) / np.where(total > 0, total * total, 1.0)
-    splits = valid[rows, best] & (root_impurity > _EPSILON)
-    nl_best = n_left[rows, best]
-    k = np.argmax(n_left > nl_best[:, None], axis=1)  # next present grid value
+    cp_best, cn_best = cpos[rows, best], cneg[rows, best]
+    nl_best = cp_best + cn_best
+    valid = (nl_best > 0) & ((total - nl_best) > 0)
+    if close is not None:
+        valid &= close[rows, best]
+    splits = valid & (root_impurity > _EPSILON)
     xj, xk = x[best], x[k]
     with np.errstate(invalid="ignore"):  # -inf / 2 + inf / 2 where a row does not split (masked below)
         thr = xj / 2.0 + xk / 2.0
     thr = np.where((thr == xk) | np.isinf(thr), xj, thr)
-    left_c = np.where(splits, cpos[rows, best] > cneg[rows, best], tpos > tneg).astype(np.int8)
-    right_c = np.where(splits, rp[rows, best] > rn[rows, best], tpos > tneg).astype(np.int8)
+    left_c = np.where(splits, cp_best > cn_best, tpos > tneg).astype(np.int8)
+    right_c = np.where(splits, (tpos - cp_best) > (tneg - cn_best), tpos > tneg).astype(np.int8)
     thr = np.where(splits, thr, np.nan)
     return thr, left_c, right_c
 

@@ -34,7 +34,11 @@ def _grid_counts(y, s, *, sample_weight=None):
     """
     values, inverse = np.unique(s, return_inverse=True)
     y = np.asarray(y, dtype=np.float64)
-    w = np.ones_like(y) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
+    if sample_weight is None:  # weights of 1 change no product: no array of ones, nor its products
+        pos = np.bincount(inverse, weights=y, minlength=len(values))
+        neg = np.bincount(inverse, weights=1.0 - y, minlength=len(values))
+        return values, inverse.ravel(), pos, neg
+    w = np.asarray(sample_weight, dtype=np.float64)
     pos = np.bincount(inverse, weights=y * w, minlength=len(values))
     neg = np.bincount(inverse, weights=(1.0 - y) * w, minlength=len(values))
     return values, inverse.ravel(), pos, neg
@@ -322,3 +326,81 @@ def _wasserstein_merged(x, ka, kb, den, p):
         terms[from_a] = term_a.ravel()
         terms[~from_a] = term_b.ravel()
         return terms.sum(axis=1) ** (1.0 / p)
+
+
+_STUMP_BLOCK = 1 << 16  # grid cells (fits x values) per block of the stump's split search
+
+
+def _stump_best(cpos, cneg, tpos, tneg, total, close):
+    """(the best split of each row, the next present grid value after it), each (F,), block by block of values.
+
+    The best split is the first maximum of scikit-learn's Gini proxy
+    ``-n_r * gini_r - n_l * gini_l`` (same operation order) over the valid
+    splits (both sides non-empty, and ``close`` where given): an absent grid
+    value repeats the proxy of the present value before it, so the first
+    maximum is always a present value, as in scikit-learn's scan.  The next
+    present value is the first whose left count exceeds the best's (0 where
+    none).  Each block's first maximum replaces the one so far only if
+    larger (a NaN counts as largest, as :func:`numpy.argmax` takes it), so
+    the result is the first maximum over the whole row.
+    """
+    F, m = cpos.shape
+    rows = np.arange(F)
+    width = max(1, _STUMP_BLOCK // max(F, 1))
+    best, best_val = np.zeros(F, dtype=np.int64), np.full(F, np.nan)
+    for start in range(0, m, width):  # a loop over blocks of grid values
+        b = slice(start, min(start + width, m))
+        cp, cn = cpos[:, b], cneg[:, b]
+        n_left = cp + cn
+        n_right = total[:, None] - n_left
+        rp = tpos[:, None] - cp
+        rn = tneg[:, None] - cn
+        with np.errstate(divide="ignore", invalid="ignore"):
+            gini_l = 1.0 - (cn * cn + cp * cp) / (n_left * n_left)
+            gini_r = 1.0 - (rn * rn + rp * rp) / (n_right * n_right)
+            proxy = -n_right * gini_r - n_left * gini_l
+        valid = (n_left > 0) & (n_right > 0)
+        if close is not None:
+            valid &= close[:, b]
+        proxy = np.where(valid, proxy, -np.inf)
+        at = np.argmax(proxy, axis=1)
+        val = proxy[rows, at]
+        take = (start == 0) | (~np.isnan(best_val) & (np.isnan(val) | (val > best_val)))
+        best, best_val = np.where(take, at + start, best), np.where(take, val, best_val)
+    nl_best = cpos[rows, best] + cneg[rows, best]
+    k = np.full(F, -1, dtype=np.int64)
+    for start in range(0, m, width):
+        b = slice(start, min(start + width, m))
+        above = (cpos[:, b] + cneg[:, b]) > nl_best[:, None]
+        first = (k < 0) & above.any(axis=1)
+        k[first] = np.argmax(above[first], axis=1) + start
+    return best, np.maximum(k, 0)
+
+
+def _run_means(ps, nn, pr, p_, k, idx):
+    """Mean weight of positives over grid runs ending at ``p_`` and starting at ``k``, per row.
+
+    (mean(s..p) for s <= p, -inf elsewhere; mean(k..t) for t >= k, inf elsewhere),
+    each over weighted grid values only (``pr``), with ``k`` >= 0 and no
+    weight before index 0.  A PAVA block ending at p has the largest of the
+    first as its value, one starting at k the smallest of the second.
+    """
+    C, W = np.cumsum(ps, axis=1), np.cumsum(nn, axis=1)
+    r = np.arange(len(k))
+    km1 = k - 1
+    ck = np.where(km1 >= 0, C[r, np.maximum(km1, 0)], 0.0)[:, None]
+    wk = np.where(km1 >= 0, W[r, np.maximum(km1, 0)], 0.0)[:, None]
+    cp, wp = C[r, p_][:, None], W[r, p_][:, None]
+    # the same operations as (cp - (C - ps)) / (wp - (W - nn)) and (C - ck) / (W - wk), in place:
+    # four arrays of the grid at most, not a temporary per operation
+    with np.errstate(divide="ignore", invalid="ignore"):
+        mean_sp, den = np.subtract(C, ps), np.subtract(W, nn)
+        np.subtract(cp, mean_sp, out=mean_sp)
+        np.subtract(wp, den, out=den)
+        mean_sp /= den
+        del den
+        mean_sp[~(pr & (idx <= p_[:, None]))] = -np.inf
+        mean_kt = np.subtract(C, ck, out=C)
+        mean_kt /= np.subtract(W, wk, out=W)
+        mean_kt[~(pr & (idx >= k[:, None]))] = np.inf
+    return mean_sp, mean_kt
