@@ -732,15 +732,25 @@ def _grid_context(bench, protocols, methods, *, class_weight, n_repeats, seed, r
 
 def _grid_frame(rows, protocols, methods, bench):
     """The grid's DataFrame of the cells' rows, ordered by protocol, method, dataset, model."""
-    out = pd.DataFrame(rows, columns=_COLUMNS)
+    out = pd.DataFrame(_as_columns(rows, _COLUMNS), columns=_COLUMNS)
     order = {
         "protocol": {p: i for i, p in enumerate(protocols)},
         "method": {m: i for i, m in enumerate(methods)},
         "dataset": {d: i for i, d in enumerate(bench.datasets)},
         "model": {m: i for i, m in enumerate(bench.models)},
     }
-    key = np.lexsort([out[c].map(order[c]).to_numpy() for c in ("model", "dataset", "method", "protocol")])
+    key = np.lexsort([_positions(out[c], order[c]) for c in ("model", "dataset", "method", "protocol")])
     return out.iloc[key].reset_index(drop=True)
+
+
+def _as_columns(rows, columns):
+    """The rows (dicts) as one list per column: a frame of these is that of the rows, made without a dict a row."""
+    return {c: [r[c] for r in rows] for c in columns}
+
+
+def _positions(column, order):
+    """Each value's position in ``order`` (a dict), as int64: one dict look-up a value, no ``Series.map``."""
+    return np.fromiter((order[v] for v in column.tolist()), dtype=np.int64, count=len(column))
 
 
 @each_model_view()

@@ -40,7 +40,9 @@ from .calibration import (
     _lbfgs_params,
     _map_models,
     _model_cells,
+    _as_columns,
     _own_grid_fits,
+    _positions,
     _warn_single_class,
     check_n_jobs,
 )
@@ -382,7 +384,7 @@ def _errors_table(ctx, bench, per_model, n_bins):
                     rel_bins.append(nz)
                     rel_vals.append(np.stack([psum[nz] / count[nz], positive[nz] / count[nz], count[nz]]))
     rel = _reliability_frame(rel_keys, rel_bins, rel_vals, _bin_edges(n_bins))
-    ece = _ordered(pd.DataFrame(ece_rows, columns=_ECE_COLUMNS), protocols, methods, bench)
+    ece = _ordered(pd.DataFrame(_as_columns(ece_rows, _ECE_COLUMNS), columns=_ECE_COLUMNS), protocols, methods, bench)
     rel = _ordered(rel, protocols, methods, bench, extra="bin")
     return CalibrationErrors(ece=ece, reliability=rel, n_bins=n_bins)
 
@@ -407,7 +409,7 @@ def _ordered(frame, protocols, methods, bench, extra=None):
         "dataset": {d: i for i, d in enumerate(bench.datasets)},
         "model": {m: i for i, m in enumerate(bench.models)},
     }
-    keys = [frame[c].map(order[c]).to_numpy() for c in ("model", "dataset", "method", "protocol")]
+    keys = [_positions(frame[c], order[c]) for c in ("model", "dataset", "method", "protocol")]
     if extra is not None:
         keys.insert(0, frame[extra].to_numpy())
     return frame.iloc[np.lexsort(keys)].reset_index(drop=True)
