@@ -10,6 +10,7 @@ accuracy (and kappa, ...) it really reaches on each dataset.
 from __future__ import annotations
 
 import os
+import sys
 import warnings
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -17,7 +18,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 from scipy.special import expit
-from threadpoolctl import threadpool_limits
+from threadpoolctl import ThreadpoolController, threadpool_limits
 
 from ..data.benchmark import Benchmark
 from ..utils.html import result_html
@@ -657,6 +658,20 @@ def _check_grid_args(bench, protocols, methods, class_weight, n_repeats, random_
     return check_random_state(random_state)
 
 
+_BLAS = [None, -1]  # (the process's ThreadpoolController, len(sys.modules) when it was made)
+
+
+def _one_blas_thread():
+    """``threadpool_limits(limits=1, user_api="blas")``, the libraries looked up once per process, not per call.
+
+    Looking them up reads the process's memory maps (a fixed cost per model in the grid's tasks); they are looked up
+    again when a module was imported since, which may have loaded another.
+    """
+    if _BLAS[1] != len(sys.modules):
+        _BLAS[:] = [ThreadpoolController(), len(sys.modules)]
+    return _BLAS[0].limit(limits=1, user_api="blas")
+
+
 def _init_worker(ctx):
     global _WORKER_CTX
     _WORKER_CTX = ctx
@@ -702,7 +717,7 @@ def point_grid(bench: Benchmark, protocols: Sequence[str], methods: Sequence[str
                         reference=reference)
     rows = []
     # the grid's matrix products are small: BLAS threads cost more than they give
-    with threadpool_limits(limits=1, user_api="blas"):
+    with _one_blas_thread():
         for cells in _map_models(ctx, bench, n_jobs):
             rows.extend(cells)
     return _grid_frame(rows, protocols, methods, bench)

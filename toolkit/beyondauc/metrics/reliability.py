@@ -20,7 +20,6 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
-from threadpoolctl import threadpool_limits
 
 from .views import each_model_view, sort_like
 from .calibration_fits import _bin_edges, _bin_ids, _probabilities_binned
@@ -40,6 +39,7 @@ from .calibration import (
     _lbfgs_params,
     _map_models,
     _model_cells,
+    _one_blas_thread,
     _as_columns,
     _own_grid_fits,
     _positions,
@@ -288,7 +288,7 @@ def calibration_error_table(
                                                                n_repeats, random_state, reference, n_jobs)
     ctx = _grid_context(bench, protocols, methods, class_weight=class_weight, n_repeats=n_repeats, seed=seed,
                         reference=reference)
-    with threadpool_limits(limits=1, user_api="blas"), warnings.catch_warnings():
+    with _one_blas_thread(), warnings.catch_warnings():
         warnings.simplefilter("ignore", UndefinedMetricWarning)
         per_model = list(_map_models(ctx, bench, n_jobs, functools.partial(_model_bins, n_bins=n_bins)))
     return _errors_table(ctx, bench, per_model, n_bins)
@@ -343,7 +343,7 @@ def grid_and_calibration_errors(
     ctx = _grid_context(bench, protocols, methods, class_weight=class_weight, n_repeats=n_repeats, seed=seed,
                         reference=reference)
     rows, per_model = [], []
-    with threadpool_limits(limits=1, user_api="blas"):
+    with _one_blas_thread():
         for cells, bins in _map_models(ctx, bench, n_jobs, functools.partial(_model_cells_and_bins, n_bins=n_bins)):
             rows.extend(cells)
             per_model.append(bins)
