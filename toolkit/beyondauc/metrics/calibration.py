@@ -574,17 +574,17 @@ def _fit_cells(ctx, model, s, x, inv, parts, auc, totals, *, bins, n_bins=None):
                            auc_fit)
     results = _fit_confusions(ctx, s, x, fits, G_cal, G_ev, pos_ds, neg_ds, parts, totals, bins, n_bins)
     sizes = np.diff(ctx.offsets)
+    n_cal = [int(sizes[list(f.cal)].sum()) for f in fits]
+    n_ev = [int(sizes[list(f.evl)].sum()) for f in fits]
+    empty = (np.array(n_cal) == 0) | (np.array(n_ev) == 0)  # no data to calibrate on or to evaluate: NaN scores
     rows = []
-    for m in ctx.methods:
-        tp, fp, fn, tn = results[m]
+    for m in ctx.methods:  # the scores of all fits at once, elementwise as one fit's
+        conf = np.where(empty, np.nan, np.asarray([np.asarray(c, dtype=np.float64) for c in results[m]]))
+        columns = {name: v.tolist() for name, v in _scores_from_confusion(*conf).items()}
         for k, f in enumerate(fits):
-            n_cal = int(sizes[list(f.cal)].sum())
-            n_ev = int(sizes[list(f.evl)].sum())
-            conf = (tp[k], fp[k], fn[k], tn[k])
-            if n_cal == 0 or n_ev == 0:
-                conf = (np.nan,) * 4
-            scores = {name: float(v) for name, v in _scores_from_confusion(*conf).items()}
-            rows.append(_cell_row(ctx, model, f.protocol, m, f.dataset, auc_fit[k], scores, n_cal, n_ev, f.protocol))
+            scores = {name: v[k] for name, v in columns.items()}
+            rows.append(_cell_row(ctx, model, f.protocol, m, f.dataset, auc_fit[k], scores, n_cal[k], n_ev[k],
+                                  f.protocol))
     return rows
 
 
@@ -625,17 +625,27 @@ def _indata_fits(ctx, s, i, *, grid=True, n_bins=None):
 
 def _indata_rows(ctx, model, auc, indata_cells):
     """Rows of the indata cells (and indomain's fallback): each score's mean over the repeats."""
-    rows = []
+    rows, means = [], {}
     for p in ctx.protocols:
         for i in ctx.plans[p][1]:
             for m in ctx.methods:
                 per_repeat, n_cal, n_ev = indata_cells[(i, m)]
-                sc = _scores_from_confusion(*per_repeat.T)
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore", RuntimeWarning)
-                    means = {k: float(np.nanmean(v)) if np.isfinite(v).any() else np.nan for k, v in sc.items()}
-                rows.append(_cell_row(ctx, model, p, m, i, auc[i], means, n_cal, n_ev, "indata"))
+                if (i, m) not in means:  # indomain's fallback is the same cell
+                    means[(i, m)] = _repeat_means(_scores_from_confusion(*per_repeat.T))
+                rows.append(_cell_row(ctx, model, p, m, i, auc[i], dict(means[(i, m)]), n_cal, n_ev, "indata"))
     return rows
+
+
+def _repeat_means(scores):
+    """Each score's mean over the repeats, NaN ones left out (NaN if all are): one ``nanmean`` of the stacked scores
+    along the repeats, each row summed as ``nanmean`` of the row alone sums it."""
+    names = list(scores)
+    v = np.stack([np.asarray(scores[k], dtype=np.float64) for k in names])
+    ok = np.isfinite(v).any(axis=1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        mean = np.nanmean(v, axis=1)
+    return {k: float(mean[j]) if ok[j] else np.nan for j, k in enumerate(names)}
 
 
 _COLUMNS = ["protocol", "method", "dataset", "domain", "model", "auc", *SCORES, "n_calibration", "n_evaluation", "calibration"]
