@@ -10,7 +10,6 @@ accuracy (and kappa, ...) it really reaches on each dataset.
 from __future__ import annotations
 
 import os
-import sys
 import warnings
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -18,7 +17,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 from scipy.special import expit
-from threadpoolctl import ThreadpoolController, threadpool_limits
+from threadpoolctl import threadpool_limits
 
 from ..data.benchmark import Benchmark
 from ..utils.html import result_html
@@ -43,7 +42,7 @@ from .fitting import (
     stump_grid,
     stump_params,
 )
-from .calibration_fits import _block_tables, _run_fits
+from .calibration_fits import _as_columns, _block_tables, _one_blas_thread, _positions, _repeat_means, _run_fits
 from .kernel import (
     _auc_from_counts,
     _grid_counts,
@@ -636,18 +635,6 @@ def _indata_rows(ctx, model, auc, indata_cells):
     return rows
 
 
-def _repeat_means(scores):
-    """Each score's mean over the repeats, NaN ones left out (NaN if all are): one ``nanmean`` of the stacked scores
-    along the repeats, each row summed as ``nanmean`` of the row alone sums it."""
-    names = list(scores)
-    v = np.stack([np.asarray(scores[k], dtype=np.float64) for k in names])
-    ok = np.isfinite(v).any(axis=1)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        mean = np.nanmean(v, axis=1)
-    return {k: float(mean[j]) if ok[j] else np.nan for j, k in enumerate(names)}
-
-
 _COLUMNS = ["protocol", "method", "dataset", "domain", "model", "auc", *SCORES, "n_calibration", "n_evaluation", "calibration"]
 
 
@@ -666,20 +653,6 @@ def _check_grid_args(bench, protocols, methods, class_weight, n_repeats, random_
     check_option(reference, "reference", REFERENCES)
     check_int(n_repeats, "n_repeats", minimum=1)
     return check_random_state(random_state)
-
-
-_BLAS = [None, -1]  # (the process's ThreadpoolController, len(sys.modules) when it was made)
-
-
-def _one_blas_thread():
-    """``threadpool_limits(limits=1, user_api="blas")``, the libraries looked up once per process, not per call.
-
-    Looking them up reads the process's memory maps (a fixed cost per model in the grid's tasks); they are looked up
-    again when a module was imported since, which may have loaded another.
-    """
-    if _BLAS[1] != len(sys.modules):
-        _BLAS[:] = [ThreadpoolController(), len(sys.modules)]
-    return _BLAS[0].limit(limits=1, user_api="blas")
 
 
 def _init_worker(ctx):
@@ -766,16 +739,6 @@ def _grid_frame(rows, protocols, methods, bench):
     }
     key = np.lexsort([_positions(out[c], order[c]) for c in ("model", "dataset", "method", "protocol")])
     return out.iloc[key].reset_index(drop=True)
-
-
-def _as_columns(rows, columns):
-    """The rows (dicts) as one list per column: a frame of these is that of the rows, made without a dict a row."""
-    return {c: [r[c] for r in rows] for c in columns}
-
-
-def _positions(column, order):
-    """Each value's position in ``order`` (a dict), as int64: one dict look-up a value, no ``Series.map``."""
-    return np.fromiter((order[v] for v in column.tolist()), dtype=np.int64, count=len(column))
 
 
 @each_model_view()

@@ -22,7 +22,7 @@ import pandas as pd
 from numpy.typing import ArrayLike
 
 from .views import each_model_view, sort_like
-from .calibration_fits import _bin_edges, _bin_ids, _probabilities_binned
+from .calibration_fits import _bin_edges, _bin_ids, _one_blas_thread, _probabilities_binned
 from .kernel import _grid_counts, _stacked_counts
 from .protocols import grid_protocols
 from ..utils.formatting import MISSING, format_number
@@ -39,7 +39,6 @@ from .calibration import (
     _lbfgs_params,
     _map_models,
     _model_cells,
-    _one_blas_thread,
     _own_grid_fits,
     _warn_single_class,
     check_n_jobs,
