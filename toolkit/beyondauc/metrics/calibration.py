@@ -729,16 +729,16 @@ def _grid_context(bench, protocols, methods, *, class_weight, n_repeats, seed, r
 
 
 def _grid_frame(rows, protocols, methods, bench):
-    """The grid's DataFrame of the cells' rows, ordered by protocol, method, dataset, model."""
-    out = pd.DataFrame(_as_columns(rows, _COLUMNS), columns=_COLUMNS)
+    """The grid's DataFrame of the cells' rows, ordered by protocol, method, dataset, model (the rows sorted, then
+    the frame made once from their columns)."""
     order = {
         "protocol": {p: i for i, p in enumerate(protocols)},
         "method": {m: i for i, m in enumerate(methods)},
         "dataset": {d: i for i, d in enumerate(bench.datasets)},
         "model": {m: i for i, m in enumerate(bench.models)},
     }
-    key = np.lexsort([_positions(out[c], order[c]) for c in ("model", "dataset", "method", "protocol")])
-    return out.iloc[key].reset_index(drop=True)
+    key = np.lexsort([_positions([r[c] for r in rows], order[c]) for c in ("model", "dataset", "method", "protocol")])
+    return pd.DataFrame(_as_columns([rows[j] for j in key.tolist()], _COLUMNS), columns=_COLUMNS)
 
 
 @each_model_view()

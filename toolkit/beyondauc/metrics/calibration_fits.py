@@ -351,6 +351,6 @@ def _as_columns(rows, columns):
     return {c: [r[c] for r in rows] for c in columns}
 
 
-def _positions(column, order):
+def _positions(values, order):
     """Each value's position in ``order`` (a dict), as int64: one dict look-up a value, no ``Series.map``."""
-    return np.fromiter((order[v] for v in column.tolist()), dtype=np.int64, count=len(column))
+    return np.fromiter((order[v] for v in values), dtype=np.int64, count=len(values))
