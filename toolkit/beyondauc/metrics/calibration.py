@@ -42,7 +42,7 @@ from .fitting import (
     stump_grid,
     stump_params,
 )
-from .calibration_fits import _block_tables, _run_fits
+from .calibration_fits import _as_columns, _block_tables, _one_blas_thread, _positions, _repeat_means, _run_fits
 from .kernel import (
     _auc_from_counts,
     _grid_counts,
@@ -582,17 +582,17 @@ def _fit_cells(ctx, model, s, x, inv, parts, auc, totals, *, bins, n_bins=None):
                            auc_fit)
     results = _fit_confusions(ctx, s, x, fits, G_cal, G_ev, pos_ds, neg_ds, parts, totals, bins, n_bins)
     sizes = np.diff(ctx.offsets)
+    n_cal = [int(sizes[list(f.cal)].sum()) for f in fits]
+    n_ev = [int(sizes[list(f.evl)].sum()) for f in fits]
+    empty = (np.array(n_cal) == 0) | (np.array(n_ev) == 0)  # no data to calibrate on or to evaluate: NaN scores
     rows = []
-    for m in ctx.methods:
-        tp, fp, fn, tn = results[m]
+    for m in ctx.methods:  # the scores of all fits at once, elementwise as one fit's
+        conf = np.where(empty, np.nan, np.asarray([np.asarray(c, dtype=np.float64) for c in results[m]]))
+        columns = {name: v.tolist() for name, v in _scores_from_confusion(*conf).items()}
         for k, f in enumerate(fits):
-            n_cal = int(sizes[list(f.cal)].sum())
-            n_ev = int(sizes[list(f.evl)].sum())
-            conf = (tp[k], fp[k], fn[k], tn[k])
-            if n_cal == 0 or n_ev == 0:
-                conf = (np.nan,) * 4
-            scores = {name: float(v) for name, v in _scores_from_confusion(*conf).items()}
-            rows.append(_cell_row(ctx, model, f.protocol, m, f.dataset, auc_fit[k], scores, n_cal, n_ev, f.protocol))
+            scores = {name: v[k] for name, v in columns.items()}
+            rows.append(_cell_row(ctx, model, f.protocol, m, f.dataset, auc_fit[k], scores, n_cal[k], n_ev[k],
+                                  f.protocol))
     return rows
 
 
@@ -633,16 +633,14 @@ def _indata_fits(ctx, s, i, *, grid=True, n_bins=None):
 
 def _indata_rows(ctx, model, auc, indata_cells):
     """Rows of the indata cells (and indomain's fallback): each score's mean over the repeats."""
-    rows = []
+    rows, means = [], {}
     for p in ctx.protocols:
         for i in ctx.plans[p][1]:
             for m in ctx.methods:
                 per_repeat, n_cal, n_ev = indata_cells[(i, m)]
-                sc = _scores_from_confusion(*per_repeat.T)
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore", RuntimeWarning)
-                    means = {k: float(np.nanmean(v)) if np.isfinite(v).any() else np.nan for k, v in sc.items()}
-                rows.append(_cell_row(ctx, model, p, m, i, auc[i], means, n_cal, n_ev, "indata"))
+                if (i, m) not in means:  # indomain's fallback is the same cell
+                    means[(i, m)] = _repeat_means(_scores_from_confusion(*per_repeat.T))
+                rows.append(_cell_row(ctx, model, p, m, i, auc[i], dict(means[(i, m)]), n_cal, n_ev, "indata"))
     return rows
 
 
@@ -711,7 +709,7 @@ def point_grid(bench: Benchmark, protocols: Sequence[str], methods: Sequence[str
                         reference=reference)
     rows = []
     # the grid's matrix products are small: BLAS threads cost more than they give
-    with threadpool_limits(limits=1, user_api="blas"):
+    with _one_blas_thread():
         for cells in _map_models(ctx, bench, n_jobs):
             rows.extend(cells)
     return _grid_frame(rows, protocols, methods, bench)
@@ -740,16 +738,16 @@ def _grid_context(bench, protocols, methods, *, class_weight, n_repeats, seed, r
 
 
 def _grid_frame(rows, protocols, methods, bench):
-    """The grid's DataFrame of the cells' rows, ordered by protocol, method, dataset, model."""
-    out = pd.DataFrame(rows, columns=_COLUMNS)
+    """The grid's DataFrame of the cells' rows, ordered by protocol, method, dataset, model (the rows sorted, then
+    the frame made once from their columns)."""
     order = {
         "protocol": {p: i for i, p in enumerate(protocols)},
         "method": {m: i for i, m in enumerate(methods)},
         "dataset": {d: i for i, d in enumerate(bench.datasets)},
         "model": {m: i for i, m in enumerate(bench.models)},
     }
-    key = np.lexsort([out[c].map(order[c]).to_numpy() for c in ("model", "dataset", "method", "protocol")])
-    return out.iloc[key].reset_index(drop=True)
+    key = np.lexsort([_positions([r[c] for r in rows], order[c]) for c in ("model", "dataset", "method", "protocol")])
+    return pd.DataFrame(_as_columns([rows[j] for j in key.tolist()], _COLUMNS), columns=_COLUMNS)
 
 
 @each_model_view()

@@ -13,8 +13,12 @@ start.  Its numbers are those of the two called apart, bit for bit.
 
 from __future__ import annotations
 
+import sys
+import warnings
+
 import numpy as np
 from scipy.special import expit
+from threadpoolctl import ThreadpoolController
 
 from .fitting import (
     FIT_PREDICT,
@@ -314,3 +318,39 @@ def _block_tables(x, cal_pos, cal_neg, ev_pos, ev_neg, methods, class_weight, *,
     at = _evaluation_entries(ev_pos, ev_neg)
     return conf, {m: _probabilities_binned(x, cal_pos, cal_neg, ev_pos, ev_neg, m, class_weight, n_bins, at=at,
                                            fitted=fitted[1], **kw) for m in methods}
+
+
+_BLAS = [None, -1]  # (the process's ThreadpoolController, len(sys.modules) when it was made)
+
+
+def _one_blas_thread():
+    """``threadpool_limits(limits=1, user_api="blas")``, the libraries looked up once per process, not per call.
+
+    Looking them up reads the process's memory maps (a fixed cost per model in the grid's tasks); they are looked up
+    again when a module was imported since, which may have loaded another.
+    """
+    if _BLAS[1] != len(sys.modules):
+        _BLAS[:] = [ThreadpoolController(), len(sys.modules)]
+    return _BLAS[0].limit(limits=1, user_api="blas")
+
+
+def _repeat_means(scores):
+    """Each score's mean over the repeats, NaN ones left out (NaN if all are): one ``nanmean`` of the stacked scores
+    along the repeats, each row summed as ``nanmean`` of the row alone sums it."""
+    names = list(scores)
+    v = np.stack([np.asarray(scores[k], dtype=np.float64) for k in names])
+    ok = np.isfinite(v).any(axis=1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        mean = np.nanmean(v, axis=1)
+    return {k: float(mean[j]) if ok[j] else np.nan for j, k in enumerate(names)}
+
+
+def _as_columns(rows, columns):
+    """The rows (dicts) as one list per column: a frame of these is that of the rows, made without a dict a row."""
+    return {c: [r[c] for r in rows] for c in columns}
+
+
+def _positions(values, order):
+    """Each value's position in ``order`` (a dict), as int64: one dict look-up a value, no ``Series.map``."""
+    return np.fromiter((order[v] for v in values), dtype=np.int64, count=len(values))

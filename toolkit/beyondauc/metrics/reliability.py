@@ -20,10 +20,9 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
-from threadpoolctl import threadpool_limits
 
 from .views import each_model_view, sort_like
-from .calibration_fits import _bin_edges, _bin_ids, _probabilities_binned
+from .calibration_fits import _bin_edges, _bin_ids, _one_blas_thread, _probabilities_binned
 from .kernel import _grid_counts, _stacked_counts
 from .protocols import grid_protocols
 from ..utils.formatting import MISSING, format_number
@@ -286,7 +285,7 @@ def calibration_error_table(
                                                                n_repeats, random_state, reference, n_jobs)
     ctx = _grid_context(bench, protocols, methods, class_weight=class_weight, n_repeats=n_repeats, seed=seed,
                         reference=reference)
-    with threadpool_limits(limits=1, user_api="blas"), warnings.catch_warnings():
+    with _one_blas_thread(), warnings.catch_warnings():
         warnings.simplefilter("ignore", UndefinedMetricWarning)
         per_model = list(_map_models(ctx, bench, n_jobs, functools.partial(_model_bins, n_bins=n_bins)))
     return _errors_table(ctx, bench, per_model, n_bins)
@@ -341,7 +340,7 @@ def grid_and_calibration_errors(
     ctx = _grid_context(bench, protocols, methods, class_weight=class_weight, n_repeats=n_repeats, seed=seed,
                         reference=reference)
     rows, per_model = [], []
-    with threadpool_limits(limits=1, user_api="blas"):
+    with _one_blas_thread():
         for cells, bins in _map_models(ctx, bench, n_jobs, functools.partial(_model_cells_and_bins, n_bins=n_bins)):
             rows.extend(cells)
             per_model.append(bins)
@@ -361,53 +360,51 @@ def _grid_arguments(bench, protocols, methods, n_bins, class_weight, n_repeats, 
 
 
 def _errors_table(ctx, bench, per_model, n_bins):
-    """The :class:`CalibrationErrors` of each model's bin sums (:func:`_model_bins`), in ``bench.models``' order."""
-    protocols, methods = list(ctx.protocols), list(ctx.methods)
-    ece_rows, rel_keys, rel_bins, rel_vals = [], [], [], []
-    for model, bins in zip(bench.models, per_model):
-        for p in protocols:
+    """The :class:`CalibrationErrors` of each model's bin sums (:func:`_model_bins`), in ``bench.models``' order.
+
+    The cells' bins are stacked once, (cells, bins), and each table is made once from its columns, already in the
+    order of protocol, method, dataset, model (and bin): no frame, no string look-up per model or cell.
+    """
+    keys, sums = [], []
+    for k, (model, bins) in enumerate(zip(bench.models, per_model)):
+        for a, p in enumerate(ctx.protocols):
             fits, indata = ctx.plans[p]
             cells = sorted([(f.dataset, p) for f in fits] + [(i, "indata") for i in indata])
-            for m in methods:
+            for c, m in enumerate(ctx.methods):
                 for i, used in cells:
-                    count, positive, psum, n_nan = bins[(used, i, m)]
-                    total = count.sum()
-                    ece = float(np.abs(positive - psum).sum() / total) if total > 0 else np.nan
-                    d = ctx.datasets[i]
-                    ece_rows.append(dict(protocol=p, method=m, dataset=d, domain=ctx.domains.get(d), model=model,
-                                         calibration=used, ece=ece, n_evaluation=int(round(total)),
-                                         n_nan=int(round(n_nan))))
-                    nz = np.flatnonzero(count > 0)
-                    rel_keys.append((p, m, d, model, len(nz)))
-                    rel_bins.append(nz)
-                    rel_vals.append(np.stack([psum[nz] / count[nz], positive[nz] / count[nz], count[nz]]))
-    rel = _reliability_frame(rel_keys, rel_bins, rel_vals, _bin_edges(n_bins))
-    ece = _ordered(pd.DataFrame(ece_rows, columns=_ECE_COLUMNS), protocols, methods, bench)
-    rel = _ordered(rel, protocols, methods, bench, extra="bin")
-    return CalibrationErrors(ece=ece, reliability=rel, n_bins=n_bins)
+                    keys.append((a, c, i, k, used))
+                    sums.append(bins[(used, i, m)])
+    count, positive, psum = (np.array([x[j] for x in sums], dtype=np.float64).reshape(len(sums), n_bins)
+                             for j in range(3))
+    total = count.sum(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        ece = np.where(total > 0, np.abs(positive - psum).sum(axis=1) / total, np.nan)
+    codes = np.array([k[:4] for k in keys], dtype=np.int64).reshape(len(keys), 4)
+    names = {"protocol": list(ctx.protocols), "method": list(ctx.methods), "dataset": list(ctx.datasets),
+             "model": list(bench.models)}
+    order = np.lexsort(codes.T[::-1])  # by protocol, method, dataset, model; stable
+    labels = {name: [names[name][x] for x in codes[order, j].tolist()] for j, name in enumerate(names)}
+    ece_table = pd.DataFrame({
+        **{name: labels[name] for name in ("protocol", "method", "dataset")},
+        "domain": [ctx.domains.get(d) for d in labels["dataset"]], "model": labels["model"],
+        "calibration": [keys[j][4] for j in order.tolist()], "ece": ece[order].tolist(),
+        "n_evaluation": [int(round(t)) for t in total[order].tolist()],
+        "n_nan": [int(round(x[3])) for x in (sums[j] for j in order.tolist())],
+    }, columns=_ECE_COLUMNS)
+    return CalibrationErrors(ece=ece_table, reliability=_reliability_frame(codes, names, count, positive, psum,
+                                                                           n_bins), n_bins=n_bins)
 
 
-def _reliability_frame(keys, bins, vals, edges):
-    """One tidy frame from the cells' non-empty bins (built once, not per cell)."""
-    reps = np.array([k[4] for k in keys], dtype=np.int64)
-    b = np.concatenate(bins) if bins else np.zeros(0, dtype=np.int64)
-    v = np.concatenate(vals, axis=1) if vals else np.zeros((3, 0))
-    cols = {name: np.repeat(np.array([k[j] for k in keys], dtype=object), reps)
-            for j, name in enumerate(("protocol", "method", "dataset", "model"))}
+def _reliability_frame(codes, names, count, positive, psum, n_bins):
+    """One tidy frame of the cells' non-empty bins (``codes``: each cell's protocol, method, dataset, model
+    positions in ``names``), ordered by protocol, method, dataset, model, bin."""
+    cell, b = np.nonzero(count > 0)  # each cell's non-empty bins, ascending
+    order = np.lexsort([b, *codes[cell].T[::-1]])
+    cell, b = cell[order], b[order]
+    edges = _bin_edges(n_bins)
+    n = count[cell, b]
     return pd.DataFrame({
-        **cols, "bin": b.astype(np.int64), "bin_low": edges[b], "bin_high": edges[b + 1], "mean_predicted": v[0],
-        "fraction_positive": v[1], "count": np.rint(v[2]).astype(np.int64),
+        **{name: np.array(names[name], dtype=object)[codes[cell, j]] for j, name in enumerate(names)},
+        "bin": b.astype(np.int64), "bin_low": edges[b], "bin_high": edges[b + 1], "mean_predicted": psum[cell, b] / n,
+        "fraction_positive": positive[cell, b] / n, "count": np.rint(n).astype(np.int64),
     }, columns=_RELIABILITY_COLUMNS)
-
-
-def _ordered(frame, protocols, methods, bench, extra=None):
-    order = {
-        "protocol": {p: i for i, p in enumerate(protocols)},
-        "method": {m: i for i, m in enumerate(methods)},
-        "dataset": {d: i for i, d in enumerate(bench.datasets)},
-        "model": {m: i for i, m in enumerate(bench.models)},
-    }
-    keys = [frame[c].map(order[c]).to_numpy() for c in ("model", "dataset", "method", "protocol")]
-    if extra is not None:
-        keys.insert(0, frame[extra].to_numpy())
-    return frame.iloc[np.lexsort(keys)].reset_index(drop=True)
