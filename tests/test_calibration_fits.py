@@ -18,7 +18,6 @@ import numpy as np
 import pandas as pd
 import pytest
 from scipy.special import expit
-from threadpoolctl import threadpool_limits
 
 from beyondauc import (
     METHODS,
@@ -31,27 +30,12 @@ from beyondauc import (
 from beyondauc.metrics import calibration, calibration_fits
 from beyondauc.metrics.calibration_fits import _logistic_rows, _logistic_starts
 from beyondauc.metrics.reliability import grid_and_calibration_errors
-
-
-@pytest.fixture(autouse=True, scope="module")
-def _one_thread():
-    with threadpool_limits(limits=1):
-        yield
+from test_reliability import small_bench
 
 
 def bench_of(seed=0):
     """Four datasets (one alone in its domain: indomain falls back to indata), scores with ties and a large offset."""
-    rng = np.random.default_rng(seed)
-    parts = []
-    for i, (d, n, rate) in enumerate([("a", 90, 0.5), ("b", 60, 0.3), ("c", 120, 0.6), ("lone", 40, 0.45)]):
-        y = (rng.random(n) < rate).astype(int)
-        z = (0.8 + 0.3 * i) * (2 * y - 1) + rng.normal(size=n) + 0.4 * i
-        parts.append(pd.DataFrame({"dataset": d, "label": y, "prob": expit(z), "logit": 2 * z - 1,
-                                   "tied": np.round(z), "big": 1e4 + 300 * z}))
-    domains = {"a": "x", "b": "x", "c": "y", "lone": "z"}
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UserWarning)
-        return load_benchmark(pd.concat(parts, ignore_index=True), domains=domains)
+    return small_bench(seed)[2]
 
 
 def apart(bench, **kw):

@@ -72,13 +72,8 @@ def _run_fits(x, cal_pos, cal_neg, ev_pos, ev_neg, methods, class_weight, init=N
     single = _single_class(wpos, wneg)
     for method in methods:
         if method == "logistic":
-            if reference == "opitz2024":
-                b0, b1 = lbfgs
-            elif "logistic" in fitted:
-                b0, b1 = fitted["logistic"]
-            else:
-                b0, b1 = _logistic_rows(x, wpos, wneg, init=init, standardize=standardize, max_iter=max_iter,
-                                        counts=cal_pos + cal_neg)
+            b0, b1 = _chosen_logistic(reference, lbfgs, fitted, lambda: _logistic_rows(
+                x, wpos, wneg, init=init, standardize=standardize, max_iter=max_iter, counts=cal_pos + cal_neg))
 
             def decide(r):
                 return _override_single(logistic_decision(x, b0[r], b1[r]), single[r])
@@ -104,6 +99,15 @@ def _run_fits(x, cal_pos, cal_neg, ev_pos, ev_neg, methods, class_weight, init=N
         parts = [_confusion(decide(r), ev_pos[r], ev_neg[r]) for r in blocks]
         out[method] = tuple(np.concatenate([p[k] for p in parts]) for k in range(4))
     return out
+
+
+def _chosen_logistic(reference, lbfgs, fitted, fit):
+    """The logistic's (intercept, coef) rows: scikit-learn's under ``opitz2024``, else the shared fit, else ``fit()``."""
+    if reference == "opitz2024":
+        return lbfgs
+    if "logistic" in fitted:
+        return fitted["logistic"]
+    return fit()
 
 
 def _logistic_rows(x, wpos, wneg, *, counts, **kw):
@@ -168,12 +172,8 @@ def _grid_probabilities(x, cal_pos, cal_neg, method, class_weight, *, at, refere
     F, m = wpos.shape
     single = _single_class(wpos, wneg)
     if method == "logistic":
-        if reference == "opitz2024":
-            b0, b1 = lbfgs
-        elif "logistic" in fitted:
-            b0, b1 = fitted["logistic"]
-        else:
-            b0, b1 = _logistic_rows(x, wpos, wneg, init=init, counts=cal_pos + cal_neg)
+        b0, b1 = _chosen_logistic(reference, lbfgs, fitted,
+                                  lambda: _logistic_rows(x, wpos, wneg, init=init, counts=cal_pos + cal_neg))
         prob = expit(x[cols] * b1[rows] + b0[rows])
     elif method == "isotonic":
         prob = np.zeros(len(rows))
