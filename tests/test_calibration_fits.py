@@ -17,14 +17,11 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
-from scipy.special import expit
-
 from beyondauc import (
     METHODS,
     UndefinedMetricWarning,
     calibration_error_table,
     expected_accuracy_grid,
-    load_benchmark,
     load_demo,
 )
 from beyondauc.metrics import calibration, calibration_fits
