@@ -517,7 +517,7 @@ def _own_grid_fits(ctx, x, fits, parts, init, *, grid=True, n_bins=None):
     Each fit on its own rows' grid (:func:`_fit_columns`): its cost follows
     its calibration and evaluation rows, not the model's.
     """
-    out = {m: np.zeros((4, len(fits))) for m in ctx.methods}
+    out = {m: np.zeros((4, len(fits))) for m in ctx.methods} if grid else None
     bins = {}
     for k, f in enumerate(fits):  # a loop over fits
         u, cp, cn, ep, en = _fit_columns(parts, f, len(x))
@@ -640,7 +640,7 @@ def _indata_rows(ctx, model, auc, indata_cells):
                 per_repeat, n_cal, n_ev = indata_cells[(i, m)]
                 if (i, m) not in means:  # indomain's fallback is the same cell
                     means[(i, m)] = _repeat_means(_scores_from_confusion(*per_repeat.T))
-                rows.append(_cell_row(ctx, model, p, m, i, auc[i], dict(means[(i, m)]), n_cal, n_ev, "indata"))
+                rows.append(_cell_row(ctx, model, p, m, i, auc[i], means[(i, m)], n_cal, n_ev, "indata"))
     return rows
 
 

@@ -32,6 +32,7 @@ from .calibration import (
     _check_grid_args,
     _chunks,
     _dataset_columns,
+    _fit_matrices,
     _grid_context,
     _grid_frame,
     _indata_datasets,
@@ -151,11 +152,7 @@ def _model_bins(ctx, model, s, *, n_bins):
         out.update(_own_grid_fits(ctx, x, fits, parts, None, grid=False, n_bins=n_bins)[1])
     elif fits:  # the reproduction mode: batched on the model's grid
         pos_ds, neg_ds = _stacked_counts(inv, y, codes, len(x), D)
-        G_cal = np.zeros((len(fits), D))
-        G_ev = np.zeros((len(fits), D))
-        for k, f in enumerate(fits):
-            G_cal[k, list(f.cal)] = 1.0
-            G_ev[k, list(f.evl)] = 1.0
+        G_cal, G_ev = _fit_matrices(fits, D)
         cal_pos, cal_neg, ev_pos, ev_neg = G_cal @ pos_ds, G_cal @ neg_ds, G_ev @ pos_ds, G_ev @ neg_ds
         lbfgs = None
         if "logistic" in methods:
