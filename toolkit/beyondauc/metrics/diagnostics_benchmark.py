@@ -36,9 +36,7 @@ from .diagnostics import (
     wasserstein_matrix,
 )
 from .diagnostics_rows import _bias_units, _lead_cumsum, _workspace, bias_rows, drift_rows, wasserstein_rows
-from .kernel import (
-    _auc_from_counts,
-)
+from .kernel import _auc_from_counts, _view
 from .replicates import bootstrap_replicates, interval_frame, interval_summary, jackknife_replicates
 
 if TYPE_CHECKING:  # names in annotations only
@@ -468,8 +466,8 @@ def _diagnostics_statistic(x, pos, neg, sigma_max, p, *, units=None, work=None):
     """
     R, _, m = pos.shape
     work = _workspace(R, m) if work is None else work  # every kernel's temporaries, in turn
-    cp = _lead_cumsum(pos, work[5][: R * 2 * (m + 1)].view(np.float64).reshape(R, 2, m + 1), scratch=work[0])
-    cn = _lead_cumsum(neg, work[6][: R * 2 * (m + 1)].view(np.float64).reshape(R, 2, m + 1), scratch=work[0])
+    cp = _lead_cumsum(pos, _view(work[5], (R, 2, m + 1)), scratch=work[0])
+    cn = _lead_cumsum(neg, _view(work[6], (R, 2, m + 1)), scratch=work[0])
     rows = {}
     for k, name in enumerate(("val", "test")):  # the two cohorts
         if sigma_max is None:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from .fitting import unit_scale
-from .kernel import _wasserstein_counts, _wasserstein_merged
+from .kernel import _view, _wasserstein_counts, _wasserstein_merged
 
 __all__: list[str] = []
 
@@ -71,17 +71,12 @@ def _workspace(R: int, m: int) -> list[np.ndarray]:
 
     Every temporary of :func:`bias_rows`, :func:`drift_rows` and
     :func:`wasserstein_rows` is a view of one of the first five
-    (:func:`_view`), the two counts' cumulative sums of the last two: a few
+    (:func:`~beyondauc.metrics.kernel._view`), the two counts' cumulative sums of the last two: a few
     large allocations shared by the kernels (and by the chunks of a
     bootstrap), not dozens of fresh arrays whose pages the system must map
     on each first touch.
     """
     return [np.empty(R * 2 * (m + 1), dtype=np.int64) for _ in range(7)]
-
-
-def _view(buffer, shape, dtype=np.float64):
-    """The start of a :func:`_workspace` buffer as a contiguous array of ``shape``."""
-    return buffer[: int(np.prod(shape))].view(dtype).reshape(shape)
 
 
 def bias_rows(x: np.ndarray, pos: np.ndarray, neg: np.ndarray, sigma_max: float, *, cn: np.ndarray | None = None,

@@ -254,6 +254,12 @@ def _merge_counts(key, fb, ib):
     np.cumsum(fb[:, :-1], axis=1, out=ib[:, 1:])
 
 
+def _view(buffer, shape, dtype=np.float64):
+    """The start of a work buffer (int64, as :func:`~beyondauc.metrics.diagnostics_rows._workspace` makes them)
+    as a contiguous array of ``shape``."""
+    return buffer[: int(np.prod(shape))].view(dtype).reshape(shape)
+
+
 def _wasserstein_counts(x, ca, cb, p, work, *, cols=None):
     """p-Wasserstein distance (p > 1) of each row pair of count distributions on grid x, from their cumulative sums.
 
@@ -274,7 +280,7 @@ def _wasserstein_counts(x, ca, cb, p, work, *, cols=None):
     """
     R = len(ca)
     s = ca.shape[1] if cols is None else len(cols)
-    fa, fb = (w[: R * s].view(np.float64).reshape(R, s) for w in work[3:5])
+    fa, fb = (_view(w, (R, s)) for w in work[3:5])
     if cols is not None:  # "wrap" (the columns are valid): take writes into the buffers unbuffered, unclipped
         ca = np.take(ca, cols, axis=1, out=fa, mode="wrap")
         cb = np.take(cb, cols, axis=1, out=fb, mode="wrap")
