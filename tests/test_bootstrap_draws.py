@@ -70,7 +70,7 @@ def test_uniforms_fall_back_to_numpy_past_32_bits():
 
 
 def test_uniforms_fall_back_when_numpy_draws_otherwise(monkeypatch):
-    monkeypatch.setattr(bootstrap, "_FAST_OK", [False])
+    monkeypatch.setattr(bootstrap, "_fast_matches_numpy", lambda: False)
     assert not isinstance(_uniforms(np.random.default_rng(0), np.array([3, 4])), _Uniforms)
 
 
@@ -89,7 +89,8 @@ def test_uniforms_skip_rows_as_numpy_draws_them():
 def test_counts_are_the_documented_stream(n, strata_kind, R, start, stop, fast, monkeypatch):
     monkeypatch.setattr(bootstrap, "_DRAW_CELLS", 700)  # several row blocks per replicate block
     if not fast:
-        monkeypatch.setattr(bootstrap, "_FAST_OK", [False])  # numpy's own integers, rows skipped in steps too
+        # numpy's own integers, rows skipped in steps too
+        monkeypatch.setattr(bootstrap, "_fast_matches_numpy", lambda: False)
     rng = np.random.default_rng(n)
     make = {"one": lambda: np.zeros(n, int), "tiny": lambda: rng.integers(0, 5, n),
             "sorted": lambda: np.sort(rng.integers(0, 3, n)),

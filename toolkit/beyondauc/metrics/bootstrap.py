@@ -16,6 +16,7 @@ beyond it, and however the work is split into chunks or processes.
 
 from __future__ import annotations
 
+import functools
 import sys
 from collections.abc import Iterator
 from itertools import pairwise
@@ -308,19 +309,14 @@ class _NumpyIntegers:
         self(rows)
 
 
-_FAST_OK: list[bool] = []
-
-
+@functools.cache
 def _fast_matches_numpy():
     """Whether :class:`_Uniforms` gives this numpy's ``integers``, checked once on a case with many rejections."""
-    if not _FAST_OK:
-        size = np.array([1] * 3 + [3] * 40 + [2**31 + 5] * 200 + [7] * 31 + [3_000_000_017] * 50 + [1, 2])
-        ok = sys.byteorder == "little"
-        if ok:
-            ref, fast = np.random.default_rng(12345), _Uniforms(np.random.default_rng(12345), size)
-            ok = all(np.array_equal(ref.integers(0, size, size=(r, len(size))), fast(r)) for r in (3, 1, 5))
-        _FAST_OK.append(ok)
-    return _FAST_OK[0]
+    if sys.byteorder != "little":
+        return False
+    size = np.array([1] * 3 + [3] * 40 + [2**31 + 5] * 200 + [7] * 31 + [3_000_000_017] * 50 + [1, 2])
+    ref, fast = np.random.default_rng(12345), _Uniforms(np.random.default_rng(12345), size)
+    return all(np.array_equal(ref.integers(0, size, size=(r, len(size))), fast(r)) for r in (3, 1, 5))
 
 
 def _uniforms(rng, size):
