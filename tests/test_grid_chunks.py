@@ -45,7 +45,8 @@ def test_chunks_of_any_split_join_to_bootstrap_grid(monkeypatch, kind):
     kw = dict(KW, protocols=["xdomain", "indata"]) if kind == "answers" else KW
     B = BLOCK + 10
     whole = bootstrap_grid(bench, n_bootstrap=B, **kw)
-    monkeypatch.setattr(gc, "_TASK_REPLICATES", 16)  # batches of counts inside a chunk, cut at 16, 32, ...
+    # batches of counts inside a chunk, cut at 16, 32, ... (grid_bootstrap._batches, which the chunks use)
+    monkeypatch.setattr("beyondauc.metrics.grid_bootstrap._TASK_REPLICATES", 16)
     splits = [[(0, B)], [(0, 1), (1, 20), (20, BLOCK), (BLOCK, BLOCK + 1), (BLOCK + 1, B)],
               [(0, 37), (37, B)]]
     for split in splits:  # per-model benchmarks (the evaluation's tasks), the chunks in reverse order

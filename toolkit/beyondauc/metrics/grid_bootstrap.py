@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass, field
+from itertools import pairwise
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -288,6 +289,12 @@ def _worker(task):
     return _WORKER(task)
 
 
+def _batches(start, stop):
+    """``start:stop`` cut at the multiples of ``_TASK_REPLICATES`` (batches of whole blocks, one task's replicates)."""
+    cuts = [start, *range((start // _TASK_REPLICATES + 1) * _TASK_REPLICATES, stop, _TASK_REPLICATES), stop]
+    return list(pairwise(cuts))
+
+
 def _map_tasks(bctx, scores, n_jobs):
     """Yield ``(model index, b0, b1, cells)`` for every model and range of replicates.
 
@@ -296,7 +303,7 @@ def _map_tasks(bctx, scores, n_jobs):
     do not depend on the split (replicate b is seeded by its block).
     """
     B, n_models = bctx.n_bootstrap, scores.shape[1]
-    tasks = [(j, b0, min(B, b0 + _TASK_REPLICATES)) for j in range(n_models) for b0 in range(0, B, _TASK_REPLICATES)]
+    tasks = [(j, b0, b1) for j in range(n_models) for b0, b1 in _batches(0, B)]
     if n_jobs == 1 or len(tasks) == 1:
         run = _Runner(bctx, scores)
         for t in tasks:

@@ -36,8 +36,9 @@ from threadpoolctl import threadpool_limits
 from .bootstrap import BLOCK, bootstrap_counts
 from .calibration import METHODS, point_grid
 from .grid_bootstrap import (
-    _TASK_REPLICATES,
+    _COUNTS_CACHE_BYTES,
     GridBootstrap,
+    _batches,
     _boot_context,
     _checked,
     _ModelBoot,
@@ -150,23 +151,22 @@ def bootstrap_grid_chunk(
     cells = {}
     with threadpool_limits(limits=1, user_api="blas"), warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
-        for b0, b1 in _batches(start, stop):
-            W = None
-            for m in bench.models:
-                bctx, boot = _setup(bench, m, args)
-                if W is None:  # the strata, hence the counts, are those of every model (paired)
+        batches = _batches(start, stop)
+        counts = {}  # one model's batches of counts (every model's, paired, when they fit in memory)
+        for m in bench.models:  # each model set up once, then its batches in order
+            bctx, boot = _setup(bench, m, args)
+            keep = len(bench.models) > 1 and bctx.n_bootstrap * len(bctx.strata) * 4 <= _COUNTS_CACHE_BYTES
+            for b0, b1 in batches:
+                W = counts.get((b0, b1))
+                if W is None:
                     W = bootstrap_counts(bctx.strata, n_bootstrap, random_state=seed, start=b0, stop=b1)
+                    if keep:
+                        counts[(b0, b1)] = W
                 for (p, meth, i), values in boot.run(W).items():
                     cells.setdefault((p, meth, bench.datasets[i], m), []).append(values)
     cells = {k: np.concatenate(v) for k, v in cells.items()}
     return GridChunk(start=int(start), stop=int(stop), models=tuple(bench.models), cells=cells, grid=grid,
                      n_bootstrap=n_bootstrap, confidence_level=confidence_level, random_state=random_state)
-
-
-def _batches(start, stop):
-    """``start:stop`` cut at the multiples of 128 replicates (batches of whole blocks, as bootstrap_grid's tasks)."""
-    cuts = [start, *range((start // _TASK_REPLICATES + 1) * _TASK_REPLICATES, stop, _TASK_REPLICATES), stop]
-    return list(itertools.pairwise(cuts))
 
 
 _SETUPS: OrderedDict = OrderedDict()
