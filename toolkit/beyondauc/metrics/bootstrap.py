@@ -361,6 +361,35 @@ def grid_weights(counts: ArrayLike, inverse: ArrayLike, y: ArrayLike, n_values: 
     return (out[:, :width].reshape(R, n_groups, n_values), out[:, width:2 * width].reshape(R, n_groups, n_values))
 
 
+def jackknife_grid_counts(member: ArrayLike, inverse: ArrayLike, y: ArrayLike, n_values: int, n_jackknife: int, *,
+                          groups: ArrayLike | None = None, n_groups: int = 1) -> tuple[np.ndarray, np.ndarray]:
+    """Per-value positive and negative counts with each jackknife group left out: (G, n_groups, n_values) each.
+
+    Row g is ``grid_weights`` of the counts that are 1, and 0 for the examples
+    of group g (``member``, :func:`jackknife_groups`): here the counts of all
+    examples less those of group g, two ``bincount`` in all instead of one per
+    group.  The counts are integers, so the rows are the same, exactly.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from beyondauc.metrics.bootstrap import grid_weights, jackknife_grid_counts
+    >>> member, y = np.array([0, 1, 0, 1, 1]), np.array([0, 0, 1, 1, 1])
+    >>> inverse = np.array([0, 1, 1, 2, 2])
+    >>> pos, neg = jackknife_grid_counts(member, inverse, y, 3, 2)
+    >>> ref = grid_weights((member[None, :] != np.arange(2)[:, None]).astype(np.int32), inverse, y, 3)
+    >>> bool((pos == ref[0]).all() and (neg == ref[1]).all()), pos[:, 0].tolist()
+    (True, [[0.0, 0.0, 2.0], [0.0, 1.0, 0.0]])
+    """
+    col, width = _grid_columns(inverse, y, n_values, groups, n_groups)
+    C = 2 * width + 1
+    member = np.asarray(member, dtype=np.int64)
+    full = np.bincount(col, minlength=C)
+    out = (full - np.bincount(member * C + col, minlength=n_jackknife * C).reshape(n_jackknife, C)).astype(np.float64)
+    G = n_jackknife
+    return out[:, :width].reshape(G, n_groups, n_values), out[:, width:2 * width].reshape(G, n_groups, n_values)
+
+
 def bootstrap_grid_counts(strata: ArrayLike, inverse: ArrayLike, y: ArrayLike, n_values: int, n_bootstrap: int, *,
                           random_state: int | None = 0, start: int = 0, stop: int | None = None,
                           groups: ArrayLike | None = None, n_groups: int = 1) -> tuple[np.ndarray, np.ndarray]:

@@ -3,8 +3,8 @@
 A bootstrap replicate is a row of per-value class counts on a fixed score grid
 (see :mod:`beyondauc.metrics.bootstrap`).  :func:`bootstrap_replicates` draws
 the replicates in memory-bounded chunks (:func:`replicate_chunks`), turns each
-chunk's per-example counts into per-value positive and negative counts
-(:func:`~beyondauc.metrics.bootstrap.grid_weights`), and hands them to a
+chunk's draws into per-value positive and negative counts
+(:func:`~beyondauc.metrics.bootstrap.grid_count_chunks`), and hands them to a
 *batched statistic*: a function of count matrices with one row per replicate
 that returns one value (or one row of values) per replicate.  The intervals
 are then percentiles of the replicates (:func:`intervals_of`,
@@ -51,9 +51,9 @@ from .bootstrap import (
     _seed,
     bootstrap_counts,
     grid_count_chunks,
-    grid_weights,
     honest_interval,
     jackknife_acceleration,
+    jackknife_grid_counts,
     jackknife_groups,
     percentile_interval,
 )
@@ -233,9 +233,10 @@ def jackknife_replicates(
     member = jackknife_groups(strata, n_jackknife, random_state=random_state)
     parts = []
     width = max(len(member), n_values) if chunk_width is None else chunk_width
-    for lo, hi in replicate_chunks(n_jackknife, width):  # bounded memory
-        counts = (member[None, :] != np.arange(lo, hi)[:, None]).astype(np.int32)
-        pos, neg = grid_weights(counts, inverse, y, n_values, groups=groups, n_groups=n_groups)
+    every_pos, every_neg = jackknife_grid_counts(member, inverse, y, n_values, n_jackknife, groups=groups,
+                                                 n_groups=n_groups)
+    for lo, hi in replicate_chunks(n_jackknife, width):  # the statistic's memory bounded as the bootstrap's
+        pos, neg = every_pos[lo:hi], every_neg[lo:hi]
         if groups is None:
             pos, neg = pos[:, 0], neg[:, 0]
         parts.append(statistic(pos, neg))
