@@ -156,6 +156,33 @@ def test_reproducible_and_independent_of_jobs_chunks_and_length(monkeypatch):
     assert not np.array_equal(a.replicates, e.replicates, equal_nan=True)
 
 
+def test_replicates_drawn_on_each_grid_are_those_of_the_per_example_counts(monkeypatch):
+    """A range of replicates drawn grid by grid gives the per-value counts of its per-example counts, and the
+    bootstrap run from the per-example counts (what it ran on before) is the same, bit for bit."""
+    strata = np.repeat([0, 1, 2], [40, 25, 35])
+    rng = np.random.default_rng(5)
+    inverse, y, groups = rng.integers(0, 30, 100), (rng.random(100) < 0.4).astype(int), rng.integers(-1, 3, 100)
+    drawn = gb.ReplicateCounts(strata, 150, 7, 37, 141)  # starts and ends inside blocks of replicates
+    W = bootstrap_counts(strata, 150, random_state=7, start=37, stop=141)
+    for per in (1, 13, 200):
+        for kw in ({}, {"groups": groups, "n_groups": 3}):
+            got = list(drawn.grids(per, inverse, y, 30, **kw))
+            want = list(gb.ReplicateCounts.of(W).grids(per, inverse, y, 30, **kw))
+            assert [len(p) for p, _ in got] == [len(p) for p, _ in want]
+            for (p, n), (q, m) in zip(got, want):
+                np.testing.assert_array_equal(p, q)
+                np.testing.assert_array_equal(n, m)
+    np.testing.assert_array_equal(drawn.examples(), W)
+
+    bench = load_benchmark(small_frame(1), domains=DOMAINS)
+    kw = dict(protocols=["xdomain", "indomain", "indata"], n_repeats=4, n_bootstrap=70, random_state=3)
+    a = bootstrap_grid(bench, **kw)
+    grids = gb.ReplicateCounts.grids
+    monkeypatch.setattr(gb.ReplicateCounts, "grids", lambda self, *args, **kws: grids(
+        gb.ReplicateCounts.of(self.examples()), *args, **kws))
+    np.testing.assert_array_equal(a.replicates, bootstrap_grid(bench, **kw).replicates)
+
+
 def test_paired_a_models_replicates_do_not_depend_on_the_other_models():
     df = small_frame(2)
     bench = load_benchmark(df, domains=DOMAINS)

@@ -54,6 +54,7 @@ from .bootstrap import (
     BLOCK,
     bootstrap_counts,
     check_bootstrap,
+    grid_count_chunks,
     grid_weights,
     percentile_interval,
     strata_of,
@@ -101,6 +102,47 @@ _COUNTS_CACHE_BYTES = 512 * 2**20  # keep a process's drawn counts while they fi
 
 
 # -- the engine ---------------------------------------------------------------------
+
+class ReplicateCounts:
+    """Replicates ``start:stop`` of a bootstrap, as per-example counts given, or drawn grid by grid when asked.
+
+    A fit reads a replicate only as per-value counts on a grid: drawn
+    (:func:`~beyondauc.metrics.bootstrap.grid_count_chunks`), they are those
+    of the per-example counts (:func:`~beyondauc.metrics.bootstrap.grid_weights`
+    of :func:`~beyondauc.metrics.bootstrap.bootstrap_counts`) exactly, without
+    the (replicates x examples) counts: those are made only for a caller that
+    reads examples (:meth:`examples`, the ``indata`` splits), once.
+    """
+
+    def __init__(self, strata, n_bootstrap, random_state, start, stop, *, counts=None):
+        self.strata, self.n_bootstrap, self.random_state = strata, n_bootstrap, random_state
+        self.start, self.stop, self.W = start, stop, counts
+
+    @classmethod
+    def of(cls, W):
+        """The replicates of the per-example counts ``W`` (R, n)."""
+        return cls(None, len(W), None, 0, len(W), counts=W)
+
+    def __len__(self):
+        return self.stop - self.start
+
+    def examples(self):
+        """The per-example counts (R, n), drawn once."""
+        if self.W is None:
+            self.W = bootstrap_counts(self.strata, self.n_bootstrap, random_state=self.random_state,
+                                      start=self.start, stop=self.stop)
+        return self.W
+
+    def grids(self, per, inverse, y, n_values, *, groups=None, n_groups=1):
+        """Yield the (positive, negative) per-value counts of each ``per`` replicates in turn."""
+        if self.W is not None:
+            for c0 in range(0, len(self), per):
+                yield grid_weights(self.W[c0:c0 + per], inverse, y, n_values, groups=groups, n_groups=n_groups)
+            return
+        chunks = [(c0, min(c0 + per, self.stop)) for c0 in range(self.start, self.stop, per)]
+        yield from grid_count_chunks(self.strata, inverse, y, n_values, self.n_bootstrap, chunks,
+                                     random_state=self.random_state, groups=groups, n_groups=n_groups)
+
 
 class _ModelBoot:
     """One model's bootstrap: its grids and point-estimate fits, set up once, then run on blocks of replicates."""
@@ -168,10 +210,11 @@ class _ModelBoot:
             fast=fast, slow=slow, xg=xg, fast_ds=fast_ds, init=init, init_ds=init_ds, indata=indata, ind=ind)
 
     def run(self, W):
-        """Replicate values of every cell for the replicates of counts ``W`` (B, n).
+        """Replicate values of every cell for the replicates ``W`` (:class:`ReplicateCounts`, or counts (B, n)).
 
         Returns ``{(protocol, method, dataset): (B, len(VALUES))}``.
         """
+        W = W if isinstance(W, ReplicateCounts) else ReplicateCounts.of(W)
         y, codes, methods, class_weight = self.y, self.codes, self.methods, self.class_weight
         D, m, F, std, init = self.D, self.m, self.F, self.std, self.init
         fast, slow, fast_ds, xg = self.fast, self.slow, self.fast_ds, self.xg
@@ -181,11 +224,13 @@ class _ModelBoot:
         ind_out = {i: np.empty((M, B, S)) for i, d in self.ind.items() if d is not None}
         # slow fits hold (fits x grid) counts per replicate; the fast path only the grid and local columns
         per = max(1, _CELLS // max(1, (F + 1) * m) if slow else _FAST_CELLS // max(1, m + self.n_local))
+        local = W.grids(per, self.local_col, y, self.n_local)
+        grids = [W.grids(per, invg, y, len(xgr), groups=codes, n_groups=D) if slow and meths else None
+                 for xgr, invg, meths in self.grids]
         for c0 in range(0, B, per):
-            Wc = W[c0:c0 + per]
-            Rc = len(Wc)
+            Pl, Nl = next(local)
+            Rc = len(Pl)
             r = slice(c0, c0 + Rc)
-            Pl, Nl = grid_weights(Wc, self.local_col, y, self.n_local)
             auc_out[r] = _segment_auc(Pl[:, 0], Nl[:, 0], self.first_col, D)
             if fast:
                 for j, sc in _xdomain_scores(xg, Pl[:, 0], Nl[:, 0], methods, self.init_ds, std):
@@ -194,10 +239,10 @@ class _ModelBoot:
                 continue
             Gc, Ge = self.G_cal[slow], self.G_ev[slow]
             Fs = len(slow)
-            for xgr, invg, meths in self.grids:
+            for (xgr, invg, meths), counts in zip(self.grids, grids):
                 if not meths:
                     continue
-                P, N = grid_weights(Wc, invg, y, len(xgr), groups=codes, n_groups=D)  # (Rc, D, m)
+                P, N = next(counts)  # (Rc, D, m)
                 (cp, tp), (cn, tn) = _combine(Gc, P), _combine(Gc, N)
                 ep, en = _combine(Ge, P, tp)[0], _combine(Ge, N, tn)[0]
                 del P, N
@@ -205,12 +250,13 @@ class _ModelBoot:
                 sc = _fit_rows(xgr, cp, cn, ep, en, meths, class_weight, rows_init, std)
                 for j, meth in enumerate(meths):
                     fit_out[methods.index(meth), r][:, slow] = sc[j].reshape(Rc, Fs, S)
+        W_ex = W.examples() if ind_out else None  # indata's splits read the examples
         for i, out in ind_out.items():
             d = self.ind[i]
             R, md = d["R"], d["md"]
             per_d = max(1, _CELLS // max(1, R * md))
             for c0 in range(0, B, per_d):
-                Wd = W[c0:c0 + per_d, d["lo"]:d["hi"]].astype(np.float64)
+                Wd = W_ex[c0:c0 + per_d, d["lo"]:d["hi"]].astype(np.float64)
                 Rc = len(Wd)
                 r = slice(c0, c0 + Rc)
                 ep = np.asarray((d["ev"][0].T @ Wd.T).T).reshape(Rc, R, md)
@@ -250,10 +296,11 @@ class _ModelBoot:
 class _Runner:
     """Runs tasks (model, first replicate, end) of one bootstrap, in this process or a worker.
 
-    Tasks come model by model, so the last model's set-up is kept; the counts of
-    each range of replicates are drawn once per process and kept while all of
-    them fit in ``_COUNTS_CACHE_BYTES`` (else drawn again per task: the same
-    counts, :func:`~beyondauc.metrics.bootstrap.bootstrap_counts` is seeded per block).
+    Tasks come model by model, so the last model's set-up is kept; each range of
+    replicates (:class:`ReplicateCounts`: drawn on each model's grid, per-example
+    counts only for ``indata``) is kept per process while all their counts would
+    fit in ``_COUNTS_CACHE_BYTES`` (else made again per task: the same counts, the
+    draws are seeded per block).
     """
 
     def __init__(self, bctx, scores):
@@ -265,8 +312,7 @@ class _Runner:
     def counts(self, b0, b1):
         W = self._counts.get((b0, b1))
         if W is None:
-            W = bootstrap_counts(self.bctx.strata, self.bctx.n_bootstrap, random_state=self.bctx.boot_seed,
-                                 start=b0, stop=b1)
+            W = ReplicateCounts(self.bctx.strata, self.bctx.n_bootstrap, self.bctx.boot_seed, b0, b1)
             if self._keep:
                 self._counts[(b0, b1)] = W
         return W

@@ -33,11 +33,12 @@ import numpy as np
 import pandas as pd
 from threadpoolctl import threadpool_limits
 
-from .bootstrap import BLOCK, bootstrap_counts
+from .bootstrap import BLOCK
 from .calibration import METHODS, point_grid
 from .grid_bootstrap import (
     _COUNTS_CACHE_BYTES,
     GridBootstrap,
+    ReplicateCounts,
     _batches,
     _boot_context,
     _checked,
@@ -152,14 +153,14 @@ def bootstrap_grid_chunk(
     with threadpool_limits(limits=1, user_api="blas"), warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         batches = _batches(start, stop)
-        counts = {}  # one model's batches of counts (every model's, paired, when they fit in memory)
+        counts = {}  # one model's batches of replicates (every model's, paired, when their counts fit in memory)
         for m in bench.models:  # each model set up once, then its batches in order
             bctx, boot = _setup(bench, m, args)
             keep = len(bench.models) > 1 and bctx.n_bootstrap * len(bctx.strata) * 4 <= _COUNTS_CACHE_BYTES
             for b0, b1 in batches:
                 W = counts.get((b0, b1))
                 if W is None:
-                    W = bootstrap_counts(bctx.strata, n_bootstrap, random_state=seed, start=b0, stop=b1)
+                    W = ReplicateCounts(bctx.strata, n_bootstrap, seed, b0, b1)
                     if keep:
                         counts[(b0, b1)] = W
                 for (p, meth, i), values in boot.run(W).items():
