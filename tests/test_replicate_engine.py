@@ -12,7 +12,7 @@ import beyondauc as ba
 import numpy as np
 import pytest
 from beyondauc.metrics import replicates
-from beyondauc.metrics.bootstrap import BLOCK, bootstrap_counts, grid_weights, strata_of
+from beyondauc.metrics.bootstrap import BLOCK, bootstrap_counts, grid_weights, jackknife_groups, strata_of
 from beyondauc.metrics.curves import roc_band, roc_points, roc_tpr_rows
 from beyondauc.metrics.diagnostics import bias_rows, drift_rows, wasserstein_rows
 from beyondauc.metrics.fitting import class_weighted
@@ -93,6 +93,24 @@ def test_engine_groups_give_one_row_per_group():
     want, _ = grid_weights(counts, inv, y, len(x), groups=cohort, n_groups=2)
     assert got.shape == (B, 2, len(x))
     np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("cells", [None, 1])
+def test_jackknife_rows_are_the_counts_with_each_group_left_out(monkeypatch, cells):
+    """Each jackknife row is ``grid_weights`` of the per-example counts 1, and 0 in its group, chunks or not
+    (``cells=1``: a chunk per group); examples of group -1 (left out of every row) count nowhere."""
+    y, _, cohort, x, inv = _cohorts(3, ties=True)
+    cohort = np.where(np.arange(len(cohort)) % 7 == 0, -1, cohort)
+    strata = strata_of(cohort, y)
+    if cells is not None:
+        monkeypatch.setattr(replicates, "CELLS", cells)
+    got = replicates.jackknife_replicates(strata, inv, y, n_values=len(x), random_state=4, groups=cohort, n_groups=2,
+                                          n_jackknife=6, statistic=lambda pos, neg: {"pos": pos, "neg": neg})
+    member = jackknife_groups(strata, 6, random_state=4)
+    pos, neg = grid_weights((member[None, :] != np.arange(6)[:, None]).astype(np.int32), inv, y, len(x),
+                            groups=cohort, n_groups=2)
+    np.testing.assert_array_equal(got["pos"], pos)
+    np.testing.assert_array_equal(got["neg"], neg)
 
 
 def test_engine_without_a_seed_draws_one_stream():

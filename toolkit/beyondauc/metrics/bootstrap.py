@@ -361,33 +361,39 @@ def grid_weights(counts: ArrayLike, inverse: ArrayLike, y: ArrayLike, n_values: 
     return (out[:, :width].reshape(R, n_groups, n_values), out[:, width:2 * width].reshape(R, n_groups, n_values))
 
 
-def jackknife_grid_counts(member: ArrayLike, inverse: ArrayLike, y: ArrayLike, n_values: int, n_jackknife: int, *,
-                          groups: ArrayLike | None = None, n_groups: int = 1) -> tuple[np.ndarray, np.ndarray]:
-    """Per-value positive and negative counts with each jackknife group left out: (G, n_groups, n_values) each.
+def jackknife_count_chunks(member: ArrayLike, inverse: ArrayLike, y: ArrayLike, n_values: int,
+                           chunks: list[tuple[int, int]], *, groups: ArrayLike | None = None,
+                           n_groups: int = 1) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    """Per-value positive and negative counts with each jackknife group left out, chunk ``(lo, hi)`` of groups by chunk.
 
     Row g is ``grid_weights`` of the counts that are 1, and 0 for the examples
     of group g (``member``, :func:`jackknife_groups`): here the counts of all
-    examples less those of group g, two ``bincount`` in all instead of one per
-    group.  The counts are integers, so the rows are the same, exactly.
+    examples, made once, less those of group g, one ``bincount`` per chunk
+    instead of a (groups x examples) count matrix.  The counts are integers,
+    so the rows are the same, exactly.  Yields (R, n_groups, n_values) each.
 
     Examples
     --------
     >>> import numpy as np
-    >>> from beyondauc.metrics.bootstrap import grid_weights, jackknife_grid_counts
-    >>> member, y = np.array([0, 1, 0, 1, 1]), np.array([0, 0, 1, 1, 1])
+    >>> from beyondauc.metrics.bootstrap import grid_weights, jackknife_count_chunks
+    >>> member, y = np.array([0, 1, 0, 1, 2]), np.array([0, 0, 1, 1, 1])
     >>> inverse = np.array([0, 1, 1, 2, 2])
-    >>> pos, neg = jackknife_grid_counts(member, inverse, y, 3, 2)
-    >>> ref = grid_weights((member[None, :] != np.arange(2)[:, None]).astype(np.int32), inverse, y, 3)
-    >>> bool((pos == ref[0]).all() and (neg == ref[1]).all()), pos[:, 0].tolist()
-    (True, [[0.0, 0.0, 2.0], [0.0, 1.0, 0.0]])
+    >>> parts = list(jackknife_count_chunks(member, inverse, y, 3, [(0, 2), (2, 3)]))
+    >>> pos = np.concatenate([p for p, _ in parts])
+    >>> ref = grid_weights((member[None, :] != np.arange(3)[:, None]).astype(np.int32), inverse, y, 3)
+    >>> bool((pos == ref[0]).all()), pos[:, 0].tolist()
+    (True, [[0.0, 0.0, 2.0], [0.0, 1.0, 1.0], [0.0, 1.0, 1.0]])
     """
     col, width = _grid_columns(inverse, y, n_values, groups, n_groups)
     C = 2 * width + 1
     member = np.asarray(member, dtype=np.int64)
     full = np.bincount(col, minlength=C)
-    out = (full - np.bincount(member * C + col, minlength=n_jackknife * C).reshape(n_jackknife, C)).astype(np.float64)
-    G = n_jackknife
-    return out[:, :width].reshape(G, n_groups, n_values), out[:, width:2 * width].reshape(G, n_groups, n_values)
+    for lo, hi in chunks:  # a loop over the chunks of groups
+        R = hi - lo
+        inside = (member >= lo) & (member < hi)
+        left_out = np.bincount((member[inside] - lo) * C + col[inside], minlength=R * C).reshape(R, C)
+        out = (full - left_out).astype(np.float64)
+        yield out[:, :width].reshape(R, n_groups, n_values), out[:, width:2 * width].reshape(R, n_groups, n_values)
 
 
 def bootstrap_grid_counts(strata: ArrayLike, inverse: ArrayLike, y: ArrayLike, n_values: int, n_bootstrap: int, *,

@@ -53,7 +53,7 @@ from .bootstrap import (
     grid_count_chunks,
     honest_interval,
     jackknife_acceleration,
-    jackknife_grid_counts,
+    jackknife_count_chunks,
     jackknife_groups,
     percentile_interval,
 )
@@ -233,10 +233,8 @@ def jackknife_replicates(
     member = jackknife_groups(strata, n_jackknife, random_state=random_state)
     parts = []
     width = max(len(member), n_values) if chunk_width is None else chunk_width
-    every_pos, every_neg = jackknife_grid_counts(member, inverse, y, n_values, n_jackknife, groups=groups,
-                                                 n_groups=n_groups)
-    for lo, hi in replicate_chunks(n_jackknife, width):  # the statistic's memory bounded as the bootstrap's
-        pos, neg = every_pos[lo:hi], every_neg[lo:hi]
+    chunks = replicate_chunks(n_jackknife, width)  # bounded memory
+    for pos, neg in jackknife_count_chunks(member, inverse, y, n_values, chunks, groups=groups, n_groups=n_groups):
         if groups is None:
             pos, neg = pos[:, 0], neg[:, 0]
         parts.append(statistic(pos, neg))
