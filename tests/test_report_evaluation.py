@@ -103,8 +103,9 @@ def test_each_report_states_the_evaluations_findings(run):
 
 def test_a_rerun_reuses_the_evaluation_and_recompute_does_not(run, tmp_path):
     result, out, data = run
-    # what is tested is the evaluation's reuse: the re-runs' notebooks are cut to a cell that reads it
-    rerun = partial(ba.run_report, data, out=out, jobs=2, progress=False, parameters=PARAMETERS, models=["svm"],
+    # what is tested is the evaluation's reuse: the re-runs' notebooks are cut to a cell that reads it, and one
+    # worker (one Jupyter kernel) runs them (the job count is no input of the evaluation: its numbers are the same)
+    rerun = partial(ba.run_report, data, out=out, jobs=1, progress=False, parameters=PARAMETERS, models=["svm"],
                     notebooks_dir=tiny_notebooks(REPO_NOTEBOOKS, tmp_path / "notebooks"))
     created = ba.load_evaluation(out).created
     again = rerun()

@@ -39,6 +39,7 @@ import time
 import types
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
+from pathlib import Path
 
 __all__: list[str] = []
 
@@ -123,24 +124,37 @@ def _start_worker(parent, initializer, initargs):
 _MAIN_LOCK = threading.Lock()
 
 
+#: What a spawned worker runs as its ``__main__`` (:func:`script_hidden`): the parent-death signal, first.
+_SPAWN_MAIN = str(Path(__file__).resolve().with_name("_spawn_main.py"))
+
+
 @contextlib.contextmanager
 def script_hidden(start_method: str | None) -> Iterator[None]:
-    """While workers start: ``__main__`` a stand-in without a file, so a spawned worker does not import the script.
+    """While workers start: ``__main__`` a stand-in, so a spawned worker does not import the script.
 
     ``multiprocessing`` tells a worker started by ``spawn`` or ``forkserver``
     to import the parent's main module (by its file or module name) before
     it unpickles its task, which in a script without a ``__main__`` guard
     runs the whole script again in the worker.  Forked workers copy the
-    parent instead, and a ``__main__`` without a file is never imported:
-    both are left alone.
+    parent instead: they are left alone.
+
+    The stand-in's file is ``_spawn_main.py``, which the worker runs instead
+    (standard library only): it asks for the parent-death signal before the
+    worker imports the package to unpickle its first task, which takes a
+    second or more on a busy machine, so that a worker whose run is killed
+    meanwhile ends at once rather than when that import is done
+    (:func:`die_with_parent` then asks again and checks the parent).  A
+    ``__main__`` without a file (Jupyter, ``python -c``) is never imported;
+    it is hidden all the same, for that first step.
     """
     main = sys.modules.get("__main__")
-    unnamed = main is None or (getattr(main, "__spec__", None) is None and getattr(main, "__file__", None) is None)
-    if start_method == "fork" or unnamed:
+    if start_method == "fork" or main is None:
         yield
         return
     with _MAIN_LOCK:
-        sys.modules["__main__"] = types.ModuleType("__main__", "stand-in: the pool's workers need no script")
+        stand_in = types.ModuleType("__main__", "stand-in: the pool's workers need no script")
+        stand_in.__file__ = _SPAWN_MAIN
+        sys.modules["__main__"] = stand_in
         try:
             yield
         finally:

@@ -1,0 +1,24 @@
+"""The ``__main__`` of a worker that a pool of :mod:`beyondauc.utils.parallel` starts by ``spawn``.
+
+``multiprocessing`` runs the parent's main script in a spawned worker before it unpickles
+anything else; while a pool starts its workers, that script is this file (``script_hidden``).
+It runs before the worker imports the package (a second or more of a busy machine's CPU)
+and asks Linux for SIGKILL when the parent ends, so that a worker whose run is killed
+during that import ends at once. ``die_with_parent`` asks again after the import and
+ends the worker if the parent was gone before this ran. Standard library only, and
+nothing elsewhere than on Linux, nor when imported as a module (as ``--doctest-modules`` does):
+only in a spawned worker, where ``multiprocessing`` runs it as ``__mp_main__``.
+"""
+
+import sys
+
+if __name__ == "__mp_main__" and sys.platform.startswith("linux"):
+    import ctypes
+    import signal
+
+    try:
+        _prctl = ctypes.CDLL(None, use_errno=True).prctl
+        _prctl.argtypes = (ctypes.c_int, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong)
+        _prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG (as beyondauc.utils.parallel asks)
+    except (OSError, AttributeError):
+        pass
