@@ -78,17 +78,17 @@ def test_models_are_paired_in_the_bootstrap(evaluation, monkeypatch):
     right/wrong would resample different examples per model and unpair the ranks); an exact copy of
     a model then never differs from it in any replicate.
     """
-    from beyondauc.metrics import grid_chunks  # the evaluation's bootstrap tasks draw there
+    from beyondauc.metrics import grid_bootstrap  # the evaluation's bootstrap tasks draw there, grid by grid
 
     bench, ev = evaluation
     seen = []
-    counts = grid_chunks.bootstrap_counts
+    draw = grid_bootstrap.grid_count_chunks
 
     def spy(strata, *args, **kwargs):
         seen.append(np.asarray(strata).copy())
-        return counts(strata, *args, **kwargs)
+        return draw(strata, *args, **kwargs)
 
-    monkeypatch.setattr(grid_chunks, "bootstrap_counts", spy)
+    monkeypatch.setattr(grid_bootstrap, "grid_count_chunks", spy)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         ba.evaluate(bench.subset(models=["sharp", "coin"]), n_bootstrap=5, noise_repeats=2, n_repeats=2,
