@@ -210,11 +210,10 @@ class _ModelBoot:
             fast=fast, slow=slow, xg=xg, fast_ds=fast_ds, init=init, init_ds=init_ds, indata=indata, ind=ind)
 
     def run(self, W):
-        """Replicate values of every cell for the replicates ``W`` (:class:`ReplicateCounts`, or counts (B, n)).
+        """Replicate values of every cell for the replicates ``W`` (:class:`ReplicateCounts`).
 
         Returns ``{(protocol, method, dataset): (B, len(VALUES))}``.
         """
-        W = W if isinstance(W, ReplicateCounts) else ReplicateCounts.of(W)
         y, codes, methods, class_weight = self.y, self.codes, self.methods, self.class_weight
         D, m, F, std, init = self.D, self.m, self.F, self.std, self.init
         fast, slow, fast_ds, xg = self.fast, self.slow, self.fast_ds, self.xg
