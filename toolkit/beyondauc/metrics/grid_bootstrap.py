@@ -111,7 +111,8 @@ class ReplicateCounts:
     of the per-example counts (:func:`~beyondauc.metrics.bootstrap.grid_weights`
     of :func:`~beyondauc.metrics.bootstrap.bootstrap_counts`) exactly, without
     the (replicates x examples) counts: those are made only for a caller that
-    reads examples (:meth:`examples`, the ``indata`` splits), once.
+    reads examples (:meth:`examples`, the ``indata`` splits) or several grids
+    (each grid is then counted from them, not drawn again), once.
     """
 
     def __init__(self, strata, n_bootstrap, random_state, start, stop, *, counts=None):
@@ -223,6 +224,8 @@ class _ModelBoot:
         ind_out = {i: np.empty((M, B, S)) for i, d in self.ind.items() if d is not None}
         # slow fits hold (fits x grid) counts per replicate; the fast path only the grid and local columns
         per = max(1, _CELLS // max(1, (F + 1) * m) if slow else _FAST_CELLS // max(1, m + self.n_local))
+        if slow or ind_out:  # more than the local grid reads the replicates: draw them once, as per-example counts
+            W.examples()
         local = W.grids(per, self.local_col, y, self.n_local)
         grids = [W.grids(per, invg, y, len(xgr), groups=codes, n_groups=D) if slow and meths else None
                  for xgr, invg, meths in self.grids]
@@ -249,7 +252,7 @@ class _ModelBoot:
                 sc = _fit_rows(xgr, cp, cn, ep, en, meths, class_weight, rows_init, std)
                 for j, meth in enumerate(meths):
                     fit_out[methods.index(meth), r][:, slow] = sc[j].reshape(Rc, Fs, S)
-        W_ex = W.examples() if ind_out else None  # indata's splits read the examples
+        W_ex = W.examples() if ind_out else None  # indata's splits read the examples (drawn above)
         for i, out in ind_out.items():
             d = self.ind[i]
             R, md = d["R"], d["md"]
