@@ -21,6 +21,7 @@ from beyondauc.metrics import bootstrap_grid, cohort_diagnostics, selective_answ
 from beyondauc.metrics.comparison import (
     bootstrap_pvalue,
     delong_differences,
+    holm_adjust,
     paired_differences,
     reference_models,
 )
@@ -52,6 +53,56 @@ def test_bootstrap_pvalue_by_hand_and_by_loop():
             le += x <= 0
             ge += x >= 0
         assert got[j] == pytest.approx(min(1.0, 2 * (min(le, ge) + 1) / (n + 1)))
+
+
+def _holm_by_procedure(p):
+    """Holm's procedure run at every level: a test's adjusted p-value is the smallest alpha that rejects it."""
+    finite = [x for x in p if np.isfinite(x)]
+    m = len(finite)
+    levels = sorted({min(1.0, k * x) for x in finite for k in range(1, m + 1)})
+    out = []
+    for x in p:
+        if not np.isfinite(x):
+            out.append(np.nan)
+            continue
+        for alpha in levels:  # step down: reject the j-th smallest while p_(j) <= alpha / (m - j + 1)
+            rejected = set()
+            for j, (i, q) in enumerate(sorted(enumerate(finite), key=lambda t: t[1])):
+                if q * (m - j) > alpha:
+                    break
+                rejected.add(i)
+            if any(finite[i] == x for i in rejected):
+                out.append(alpha)
+                break
+        else:
+            out.append(1.0)  # not rejected even at alpha = 1
+    return np.array(out)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_holm_equals_the_step_down_procedure_run_at_every_level(seed):
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 9))
+    p = rng.choice([rng.uniform(0, 0.2), rng.uniform(0, 1)], size=n)
+    p = np.where(rng.random(n) < 0.25, rng.choice([0.01, 0.05], size=n), p)  # ties
+    p[rng.random(n) < 0.15] = np.nan
+    np.testing.assert_allclose(holm_adjust(p), _holm_by_procedure(p), rtol=0, atol=1e-15)
+    groups = rng.integers(0, 3, size=n)
+    expected = np.full(n, np.nan)
+    for g in np.unique(groups):
+        expected[groups == g] = _holm_by_procedure(p[groups == g])
+    np.testing.assert_allclose(holm_adjust(p, groups=groups), expected, rtol=0, atol=1e-15)
+
+
+def test_holm_by_hand_and_bad_input():
+    # Holm (1979): m = 4, sorted 0.01 0.02 0.03 0.04 -> 0.04 0.06 0.06 0.06
+    assert holm_adjust([0.03, 0.01, 0.04, 0.02]).tolist() == pytest.approx([0.06, 0.04, 0.06, 0.06])
+    assert holm_adjust([0.5, 0.9]).tolist() == [1.0, 1.0]
+    assert holm_adjust([]).shape == (0,)
+    with pytest.raises(ValueError, match="`pvalues` must lie in"):
+        holm_adjust([1.5])
+    with pytest.raises(ValueError, match="`groups` must have one label per p-value"):
+        holm_adjust([0.1, 0.2], groups=[1])
 
 
 def test_paired_differences_interval_equals_a_loop_over_replicates():

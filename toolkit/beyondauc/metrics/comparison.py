@@ -31,7 +31,8 @@ from ..utils.validation import check_number
 from .bootstrap import honest_interval
 from .intervals import compare_auc
 
-__all__ = ["bootstrap_pvalue", "delong_differences", "grid_differences", "paired_differences", "reference_models"]
+__all__ = ["bootstrap_pvalue", "delong_differences", "grid_differences", "holm_adjust", "paired_differences",
+           "reference_models"]
 
 #: Columns of every difference table, after its key columns.
 DIFFERENCE_COLUMNS = ("estimate", "reference_estimate", "difference", "low", "high", "pvalue")
@@ -76,6 +77,56 @@ def bootstrap_pvalue(replicates: ArrayLike, *, axis: int = 0) -> np.ndarray:
     with np.errstate(invalid="ignore", divide="ignore"):
         p = np.minimum(1.0, 2.0 * (np.minimum(le, ge) + 1.0) / (n + 1.0))
     return np.where(n > 0, p, np.nan)
+
+
+def holm_adjust(pvalues: ArrayLike, *, groups: ArrayLike | None = None) -> np.ndarray:
+    """Holm's step-down adjusted p-values, within each family of tests.
+
+    With the ``m`` finite p-values of a family sorted ascending,
+    ``p_(1) <= ... <= p_(m)``, the adjusted value of the ``i``-th is
+    ``min(1, max_{j <= i} (m - j + 1) * p_(j))`` (Holm 1979): rejecting where
+    the adjusted value is below ``alpha`` controls the family-wise error rate
+    at ``alpha`` under any dependence between the tests.  NaN p-values (a
+    test that could not be made) are left out of their family and stay NaN.
+
+    Parameters
+    ----------
+    pvalues : array-like of shape (n,)
+        The raw p-values.
+    groups : array-like of shape (n,), optional
+        The family of each test (any hashable labels); default one family.
+
+    Returns
+    -------
+    ndarray of shape (n,)
+        The adjusted p-values, in the order given.
+
+    Examples
+    --------
+    >>> from beyondauc.metrics.comparison import holm_adjust
+    >>> holm_adjust([0.01, 0.04, 0.03, float("nan")]).round(4).tolist()
+    [0.03, 0.06, 0.06, nan]
+    >>> holm_adjust([0.01, 0.04, 0.03, 0.02], groups=["a", "a", "b", "b"]).round(4).tolist()
+    [0.02, 0.04, 0.04, 0.04]
+    """
+    p = np.asarray(pvalues, dtype=float).ravel()
+    if np.any(p[np.isfinite(p)] < 0) or np.any(p[np.isfinite(p)] > 1):
+        raise ValueError("`pvalues` must lie in [0, 1] (or be NaN)")
+    g = np.zeros(len(p), dtype=np.intp) if groups is None else pd.factorize(np.asarray(groups, dtype=object).ravel())[0]
+    if len(g) != len(p):
+        raise ValueError(f"`groups` must have one label per p-value, got {len(g)} for {len(p)}")
+    ok = np.flatnonzero(np.isfinite(p))
+    order = ok[np.lexsort((p[ok], g[ok]))]  # by family, then ascending p within it
+    fam, ps = g[order], p[order]
+    start = np.r_[0, np.flatnonzero(fam[1:] != fam[:-1]) + 1]
+    size = np.diff(np.r_[start, len(fam)])
+    rank = np.arange(len(fam)) - np.repeat(start, size)  # j - 1 within the family
+    scaled = np.minimum(1.0, (np.repeat(size, size) - rank) * ps)
+    # the running maximum restarts in each family: offset each family above the one before it
+    offset = np.repeat(2.0 * np.arange(len(start)), size)
+    out = np.full(len(p), np.nan)
+    out[order] = np.maximum.accumulate(scaled + offset) - offset
+    return out
 
 
 def paired_differences(estimate: ArrayLike, reference: ArrayLike, replicates: ArrayLike | None = None,
