@@ -307,6 +307,27 @@ def test_grid_differences_equal_a_loop_over_the_grid_bootstrap(ev):
             assert row["pvalue"] == pytest.approx(min(1, 2 * (min(le, ge) + 1) / (len(diffs) + 1)))
 
 
+def test_pairwise_pvalues_are_a_loop_over_replicates_and_holm_within_each_dataset(ev):
+    pw = ev.table("pairwise")
+    assert len(pw) == (len(DATASETS) + 1) * len(MODELS) * (len(MODELS) - 1)
+    for d, g in pw.groupby("dataset", sort=False):
+        tests = {}
+        for r in g.itertuples():
+            pair = frozenset((r.model, r.other))
+            tests.setdefault(pair, r.pvalue)
+            assert tests[pair] == r.pvalue  # (a, b) and (b, a) are one test
+        raw = list(tests.values())
+        m = len(raw)
+        assert m == len(MODELS) * (len(MODELS) - 1) // 2
+        for r in g.itertuples():  # Holm by its definition, pair by pair
+            ordered = sorted(raw)
+            i = ordered.index(r.pvalue)
+            i += ordered.count(r.pvalue) - 1  # tied p-values share the largest running maximum
+            expected = max(min(1.0, (m - j) * ordered[j]) for j in range(i + 1))
+            assert r.pvalue_holm == pytest.approx(expected, abs=1e-15)
+            assert r.pvalue_holm >= r.pvalue
+
+
 def test_the_baseline_is_compared_with_the_best_other_model(ev):
     t = ev.table("comparison")
     mine = t[t["model"] == "logreg"]

@@ -122,10 +122,8 @@ def holm_adjust(pvalues: ArrayLike, *, groups: ArrayLike | None = None) -> np.nd
     size = np.diff(np.r_[start, len(fam)])
     rank = np.arange(len(fam)) - np.repeat(start, size)  # j - 1 within the family
     scaled = np.minimum(1.0, (np.repeat(size, size) - rank) * ps)
-    # the running maximum restarts in each family: offset each family above the one before it
-    offset = np.repeat(2.0 * np.arange(len(start)), size)
     out = np.full(len(p), np.nan)
-    out[order] = np.maximum.accumulate(scaled + offset) - offset
+    out[order] = pd.Series(scaled).groupby(fam).cummax().to_numpy()  # the running maximum within each family
     return out
 
 

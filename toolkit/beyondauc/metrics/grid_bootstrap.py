@@ -59,6 +59,7 @@ from .bootstrap import (
     percentile_interval,
     strata_of,
 )
+from .comparison import bootstrap_pvalue, holm_adjust
 from .calibration import (
     METHODS,
     SCORES,
@@ -543,7 +544,12 @@ class GridBootstrap:
             ``dataset`` (datasets then ``"mean"``), ``model``, ``other``,
             ``difference`` (point estimate of model - other), ``low``, ``high``
             (percentile interval of the difference), ``p_better`` (share of
-            replicates where model > other), ``p_tie``.
+            replicates where model > other), ``p_tie``, ``pvalue`` (two-sided
+            bootstrap p-value of "no difference",
+            :func:`~beyondauc.metrics.comparison.bootstrap_pvalue`) and
+            ``pvalue_holm``: Holm-adjusted within the family of one dataset's
+            (or the mean's) pairs of models, each unordered pair one test
+            (:func:`~beyondauc.metrics.comparison.holm_adjust`).
         """
         datasets, models, point, reps = self._select(protocol, method, score)
         n = len(models)
@@ -559,10 +565,18 @@ class GridBootstrap:
             p_tie = (diff_r == 0).sum(axis=0) / valid.sum(axis=0)
         k = len(a)
         names = np.asarray(models, dtype=object)
+        pvalue = bootstrap_pvalue(diff_r)  # (D+1, pairs): the same for (a, b) and (b, a)
+        once = a < b  # each unordered pair is one test of its dataset's family; both orders read its value
+        family = np.broadcast_to(np.arange(len(datasets))[:, None], pvalue.shape)[:, once]
+        matrix = np.empty((len(datasets), n, n))
+        matrix[:, a[once], b[once]] = holm_adjust(pvalue[:, once].ravel(), groups=family.ravel()).reshape(family.shape)
+        matrix[:, b[once], a[once]] = matrix[:, a[once], b[once]]
+        holm = matrix[:, a, b]
         return pd.DataFrame({
             "dataset": np.repeat(datasets, k), "model": np.tile(names[a], len(datasets)),
             "other": np.tile(names[b], len(datasets)), "difference": diff_p.ravel(), "low": low.ravel(),
-            "high": high.ravel(), "p_better": p_better.ravel(), "p_tie": p_tie.ravel(),
+            "high": high.ravel(), "p_better": p_better.ravel(), "p_tie": p_tie.ravel(), "pvalue": pvalue.ravel(),
+            "pvalue_holm": holm.ravel(),
         })
 
     def kendall(self, protocol: str, method: str, *, score: str = "accuracy") -> pd.DataFrame:
