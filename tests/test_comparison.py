@@ -16,7 +16,7 @@ import pytest
 
 import beyondauc as ba
 from beyondauc import compare_auc
-from beyondauc.evaluation.comparison import comparison_summary, index_cell, reading
+from beyondauc.evaluation.comparison import VALUE_NAMES, comparison_summary, index_cell, reading
 from beyondauc.metrics import bootstrap_grid, cohort_diagnostics, selective_answering
 from beyondauc.metrics.comparison import (
     bootstrap_pvalue,
@@ -326,6 +326,37 @@ def test_pairwise_pvalues_are_a_loop_over_replicates_and_holm_within_each_datase
             expected = max(min(1.0, (m - j) * ordered[j]) for j in range(i + 1))
             assert r.pvalue_holm == pytest.approx(expected, abs=1e-15)
             assert r.pvalue_holm >= r.pvalue
+
+
+def test_comparison_holm_families_are_one_model_and_value_over_the_datasets(ev):
+    t = ev.table("comparison")
+    assert len(t) and t["pvalue"].notna().any()
+    for (model, value), g in t.groupby(["model", "value"]):
+        mean = g[g["dataset"] == "mean"]
+        assert mean["pvalue_holm"].equals(mean["pvalue"]) or mean["pvalue"].isna().all()  # a family of one
+        per = g[g["dataset"] != "mean"]
+        raw = [x for x in per["pvalue"] if np.isfinite(x)]
+        m = len(raw)
+        for x, adjusted in zip(per["pvalue"], per["pvalue_holm"]):
+            if not np.isfinite(x):
+                assert np.isnan(adjusted)
+                continue
+            ordered = sorted(raw)
+            i = len(ordered) - 1 - ordered[::-1].index(x)  # tied p-values share the largest running maximum
+            assert adjusted == pytest.approx(max(min(1.0, (m - j) * ordered[j]) for j in range(i + 1)), abs=1e-15)
+
+
+def test_the_reading_comes_from_the_holm_adjusted_p_value(ev):
+    summary = comparison_summary(ev, "svm").table
+    t = ev.table("comparison").query("model == 'svm' and dataset != 'mean'")
+    level = ev.parameters["confidence_level"]
+    assert {"p-value", "Holm p"} <= set(summary.columns)
+    assert (t["pvalue_holm"] > t["pvalue"]).any()  # the adjustment changes something here
+    for r in t.itertuples():
+        name, higher = VALUE_NAMES[r.value]
+        row = summary[(summary["Dataset"] == r.dataset) & (summary["Value"] == name)]
+        assert row["Reading"].tolist() == [reading(r.difference, r.pvalue_holm, higher_is_better=higher,
+                                                   alpha=1 - level)]
 
 
 def test_the_baseline_is_compared_with_the_best_other_model(ev):

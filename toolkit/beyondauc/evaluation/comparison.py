@@ -14,6 +14,11 @@ model - reference of:
   (role or cohort, and for scores the class), the same for every model.
 
 Only numbers the evaluation already holds are read; nothing is refitted.
+
+A model compared on many datasets makes many tests: the per-dataset rows of
+one value form a family, whose p-values carry Holm's adjustment
+(``pvalue_holm``) beside the raw ones; "better" and "worse" are read from the
+adjusted value.
 """
 
 from __future__ import annotations
@@ -25,8 +30,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from ..metrics.comparison import DIFFERENCE_COLUMNS, delong_differences, grid_differences, paired_differences, \
-    reference_models
+from ..metrics.comparison import DIFFERENCE_COLUMNS, delong_differences, grid_differences, holm_adjust, \
+    paired_differences, reference_models
 from ..metrics.grid_bootstrap import nanmean_quiet
 from ..utils.formatting import MISSING, format_number
 from .parts import _columns, _concat
@@ -36,12 +41,12 @@ if TYPE_CHECKING:
     from ..metrics.grid_bootstrap import GridBootstrap
     from .container import Evaluation
 
-__all__ = ["COMPARISON_COLUMNS", "ComparisonSummary", "comparison_summary", "comparison_table", "index_cell",
-           "reading"]
+__all__ = ["COMPARISON_COLUMNS", "ComparisonSummary", "comparison_summary", "comparison_table", "holm_pvalues",
+           "index_cell", "reading"]
 
 #: The columns of the ``comparison`` table.
-COMPARISON_COLUMNS = ("model", "reference", "reference_kind", "dataset", "value", *DIFFERENCE_COLUMNS, "test",
-                      "note")
+COMPARISON_COLUMNS = ("model", "reference", "reference_kind", "dataset", "value", *DIFFERENCE_COLUMNS,
+                      "pvalue_holm", "test", "note")
 
 _ANSWERS_AUC = ("the paired DeLong test needs the same labels, and an answers benchmark's label is each model's "
                 "own correctness")
@@ -73,7 +78,9 @@ def comparison_table(bench: Benchmark, head: pd.DataFrame, boot: GridBootstrap |
     -------
     DataFrame
         :data:`COMPARISON_COLUMNS`: ``reference_kind`` is ``"baseline"`` or
-        ``"best other"``; ``test`` names where the interval and p-value come
+        ``"best other"``; ``pvalue_holm`` is ``pvalue`` adjusted by Holm's
+        method within each model's family of per-dataset tests of one value
+        (:func:`holm_pvalues`); ``test`` names where the interval and p-value come
         from; ``note`` says why they are missing.  Empty with one model.
     """
     models = list(bench.models)
@@ -94,7 +101,32 @@ def comparison_table(bench: Benchmark, head: pd.DataFrame, boot: GridBootstrap |
     datasets = {d: i for i, d in enumerate([*bench.datasets, "mean"])}
     keys = {"model": order, "value": values, "dataset": datasets}
     out = out.sort_values(["model", "value", "dataset"], key=lambda c: c.map(keys[c.name]), kind="stable")
+    out["pvalue_holm"] = holm_pvalues(out)
     return out[list(COMPARISON_COLUMNS)].reset_index(drop=True)
+
+
+def holm_pvalues(table: pd.DataFrame) -> np.ndarray:
+    """Holm-adjusted p-values of a comparison table: one family per model and value, over its datasets.
+
+    The per-dataset comparisons of one model with its reference by one value
+    (say ΔAUC on each of 8 datasets) are one family of tests; the mean over
+    datasets is a single test of its own, so its adjusted p-value is its raw
+    one.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from beyondauc.evaluation.comparison import holm_pvalues
+    >>> t = pd.DataFrame({"model": "a", "value": "auc", "dataset": ["x", "y", "mean"], "pvalue": [0.01, 0.04, 0.02]})
+    >>> holm_pvalues(t).round(3).tolist()
+    [0.02, 0.04, 0.02]
+    """
+    p = table["pvalue"].to_numpy(float)
+    per_dataset = (table["dataset"] != "mean").to_numpy()
+    family = (table["model"].astype(str) + "\0" + table["value"].astype(str)).to_numpy()
+    out = p.copy()
+    out[per_dataset] = holm_adjust(p[per_dataset], groups=family[per_dataset])
+    return out
 
 
 def _auc_rows(bench, head, refs, level):
@@ -223,8 +255,9 @@ class ComparisonSummary:
     """One model against its reference (the baseline, or the best other model), per dataset and the mean.
 
     ``table`` holds text, one row per dataset x value (the mean first):
-    the two models' values, the difference with its interval, the p-value
-    and the reading (:func:`reading`); ``sentence`` says what the reference
+    the two models' values, the difference with its interval, the raw and
+    the Holm-adjusted p-value, and the reading of the adjusted one
+    (:func:`reading`); ``sentence`` says what the reference
     is and what the mean shows.
     """
 
@@ -289,8 +322,8 @@ def comparison_summary(evaluation: Evaluation, model: str) -> ComparisonSummary:
         rows.append({"Dataset": MEAN_ROW if r["dataset"] == "mean" else r["dataset"], "Value": name,
                      model: format_number(r["estimate"]), ref: format_number(r["reference_estimate"]),
                      f"Difference ({level:.0%} interval)": _diff_text(r), "p-value": _p_text(r["pvalue"]),
-                     "Test": r["test"] or MISSING,
-                     "Reading": reading(r["difference"], r["pvalue"], higher_is_better=higher, alpha=1 - level)})
+                     "Holm p": _p_text(_holm(r)), "Test": r["test"] or MISSING,
+                     "Reading": reading(r["difference"], _holm(r), higher_is_better=higher, alpha=1 - level)})
     table = pd.DataFrame(rows)
     sentence = _sentence(model, ref, kind, table, t, evaluation.parameters.get("baseline"))
     return ComparisonSummary(model, ref, kind, sentence, table)
@@ -317,6 +350,11 @@ def _sentence(model, ref, kind, table, t, baseline):
             notes.setdefault(n, []).append(f"{VALUE_NAMES[value][0]} on {MEAN_ROW if dataset == 'mean' else dataset}")
     return text + "".join(f" Note: {n}." if len(rows) == len(t) or n.startswith("no interval") else
                           f" Note ({_and(rows)}): {n}." for n, rows in sorted(notes.items()))
+
+
+def _holm(row):
+    """A comparison row's Holm-adjusted p-value (an evaluation saved before Holm: its raw p-value)."""
+    return row.get("pvalue_holm", row["pvalue"])
 
 
 def _and(items):
@@ -352,5 +390,5 @@ def index_cell(evaluation: Evaluation, model: str) -> str:
         p = _p_text(r["pvalue"])
         p = "p " + p if p.startswith("<") else "p = " + p
         parts.append(f"{'AUC' if r['value'] == 'auc' else 'accuracy'} {format_number(r['difference'], signed=True)}: "
-                     f"{reading(r['difference'], r['pvalue'], alpha=alpha)} ({p})")
+                     f"{reading(r['difference'], _holm(r), alpha=alpha)} ({p})")
     return "; ".join([f"vs {t['reference'].iloc[0]}", *parts])
