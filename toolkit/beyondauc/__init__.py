@@ -69,6 +69,7 @@ from .metrics import (
     score_variance,
 )
 from .metrics import CalibrationErrors, calibration_error_table, expected_calibration_error, reliability_bins
+from .metrics import RiskControl, risk_controlled_threshold
 from .report import (
     ModelReport,
     NotebookRun,
@@ -197,6 +198,8 @@ __all__ = [
     "rank_table",
     "read_domains",
     "reliability_bins",
+    "RiskControl",
+    "risk_controlled_threshold",
     "run_report",
     "safe_name",
     "score_histograms",

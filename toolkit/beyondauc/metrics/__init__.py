@@ -67,6 +67,7 @@ from .reliability import (  # noqa: F401
     expected_calibration_error,
     reliability_bins,
 )
+from .risk_control import RISK_CONTROL_METHODS, RiskControl, risk_controlled_threshold  # noqa: F401
 from .selective import (  # noqa: F401
     TOLERANCES,
     CoverageAccuracyCurve,
@@ -178,4 +179,7 @@ __all__ = [
     "disca",
     "disca_resolution_sensitivity",
     "nidma",
+    "RISK_CONTROL_METHODS",
+    "RiskControl",
+    "risk_controlled_threshold",
 ]
