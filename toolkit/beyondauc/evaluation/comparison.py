@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import html
 from dataclasses import dataclass, field
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -36,8 +37,8 @@ if TYPE_CHECKING:
     from ..metrics.grid_bootstrap import GridBootstrap
     from .container import Evaluation
 
-__all__ = ["COMPARISON_COLUMNS", "ComparisonSummary", "comparison_summary", "comparison_table", "index_cell",
-           "reading"]
+__all__ = ["COMPARISON_COLUMNS", "ComparisonSummary", "comparison_summary", "comparison_table", "difference_text",
+           "index_cell", "p_text", "reading"]
 
 #: The columns of the ``comparison`` table.
 COMPARISON_COLUMNS = ("model", "reference", "reference_kind", "dataset", "value", *DIFFERENCE_COLUMNS, "test",
@@ -204,19 +205,39 @@ def reading(difference: float, pvalue: float, *, higher_is_better: bool = True, 
     return BETTER if (difference > 0) == higher_is_better else WORSE
 
 
-def _p_text(p):
-    """Three decimals from 0.1 up, else three significant digits: 0.0498 never reads 0.050 beside "better"."""
+def p_text(p: float) -> str:
+    """A p-value as the report prints it: three decimals from 0.1 up, else three significant digits (0.0498 never
+    reads 0.050 beside "better"), ``< 0.001`` below that, an en dash when missing.
+
+    Examples
+    --------
+    >>> from beyondauc.evaluation.comparison import p_text
+    >>> p_text(0.597), p_text(0.0498), p_text(0.0004)
+    ('0.597', '0.0498', '< 0.001')
+    """
     if p is None or not np.isfinite(p):
         return MISSING
     return "< 0.001" if p < 0.001 else f"{p:.3f}" if p >= 0.1 else f"{p:.3g}"
 
 
-def _diff_text(row):
+_p_text = p_text  # the name the module's tests know
+
+
+def difference_text(row: Mapping) -> str:
+    """A ``comparison`` row's difference and its interval as the report prints them.
+
+    Examples
+    --------
+    >>> from beyondauc.evaluation.comparison import difference_text
+    >>> difference_text({"difference": 0.0677, "low": 0.0358, "high": 0.0995})
+    '+0.068 (+0.036 to +0.100)'
+    >>> difference_text({"difference": -0.01, "low": float("nan"), "high": float("nan")})
+    '−0.010'
+    """
     text = format_number(row["difference"], signed=True)
     if np.isfinite(row["low"]) and np.isfinite(row["high"]):
         text += f" ({format_number(row['low'], signed=True)} to {format_number(row['high'], signed=True)})"
     return text
-
 
 @dataclass(frozen=True)
 class ComparisonSummary:
@@ -288,7 +309,7 @@ def comparison_summary(evaluation: Evaluation, model: str) -> ComparisonSummary:
         name, higher = VALUE_NAMES[r["value"]]
         rows.append({"Dataset": MEAN_ROW if r["dataset"] == "mean" else r["dataset"], "Value": name,
                      model: format_number(r["estimate"]), ref: format_number(r["reference_estimate"]),
-                     f"Difference ({level:.0%} interval)": _diff_text(r), "p-value": _p_text(r["pvalue"]),
+                     f"Difference ({level:.0%} interval)": difference_text(r), "p-value": p_text(r["pvalue"]),
                      "Test": r["test"] or MISSING,
                      "Reading": reading(r["difference"], r["pvalue"], higher_is_better=higher, alpha=1 - level)})
     table = pd.DataFrame(rows)
@@ -349,7 +370,7 @@ def index_cell(evaluation: Evaluation, model: str) -> str:
     alpha = 1 - float(evaluation.parameters.get("confidence_level", 0.95))
     parts = []
     for _, r in t.iterrows():
-        p = _p_text(r["pvalue"])
+        p = p_text(r["pvalue"])
         p = "p " + p if p.startswith("<") else "p = " + p
         parts.append(f"{'AUC' if r['value'] == 'auc' else 'accuracy'} {format_number(r['difference'], signed=True)}: "
                      f"{reading(r['difference'], r['pvalue'], alpha=alpha)} ({p})")
