@@ -35,6 +35,7 @@ from ..metrics.ranking import (
     rank_table,
 )
 from ..metrics.selective_benchmark import INTERVAL_NAMES, selective_answering
+from .table import add_table_command, table_command
 
 __all__ = ["main"]
 
@@ -61,7 +62,7 @@ def _build_parser() -> _Parser:
     _add_report(sub)
     _add_demo(sub)
     _add_evaluate(sub)
-    _add_table(sub)
+    add_table_command(sub)
     parser.commands = sub.choices  # name -> subparser, for messages in the subcommand's words
     return parser
 
@@ -206,32 +207,6 @@ def _add_evaluate(sub):
                     help="an evaluation parameter, e.g. -p protocol=indata -p n_bootstrap=1000 (repeatable)")
     ev.add_argument("--quiet", action="store_true", help="no progress lines")
     _table_options(ev, notebooks=False)
-
-
-def _add_table(sub):
-    """``beyondauc table``: a table of a saved evaluation for a paper."""
-    from ..evaluation.paper import PAPER_FORMATS, PAPER_TABLES
-
-    tab = sub.add_parser(
-        "table",
-        help="a table of a saved evaluation for a paper: LaTeX (booktabs), Markdown or CSV",
-        description="Print the leaderboard, each model against its reference, or one score per model and dataset "
-        "of an evaluation folder (or a report folder holding evaluation/): numbers as the report prints them, "
-        "intervals in brackets, ranks; bold where the interval separates the best. Nothing is recomputed.",
-    )
-    tab.add_argument("evaluation", help="a folder written by `beyondauc evaluate`, or a report folder")
-    tab.add_argument("--table", choices=PAPER_TABLES, default="leaderboard", help="which table (default: leaderboard)")
-    tab.add_argument("--format", choices=PAPER_FORMATS, default="latex", help="output format (default: latex)")
-    tab.add_argument("--score", default=None,
-                     help="--table grid: auc, accuracy, kappa, balanced_accuracy, mcc or f1 (default: accuracy)")
-    tab.add_argument("--protocol", default=None, help="--table grid: the protocol (default: the headline's)")
-    tab.add_argument("--method", default=None, help="--table grid: the method (default: the headline's)")
-    tab.add_argument("--dataset", default=None, help="--table comparison: a dataset, or mean (default: mean)")
-    tab.add_argument("--values", default=None,
-                     help="--table comparison: comma-separated among auc, accuracy, kappa, disca, drift "
-                     "(default: auc,accuracy)")
-    tab.add_argument("--caption", default=None, help="--format latex: a caption (LaTeX), in a table float")
-    tab.add_argument("--label", default=None, help="--format latex: a \\label (LaTeX), in a table float")
 
 
 def _report_options(p, *, out_default):
@@ -720,41 +695,12 @@ def _evaluate(args, out):
           file=out)
 
 
-#: The options of ``beyondauc table`` that only some of its tables take.
-_TABLE_ONLY = {"score": "grid", "protocol": "grid", "method": "grid", "dataset": "comparison", "values": "comparison"}
-
-
-def _table(args, out):
-    from ..evaluation.container import load_evaluation
-    from ..evaluation.paper import paper_table
-
-    options = {}
-    for name, table in _TABLE_ONLY.items():
-        value = getattr(args, name)
-        if value is None:
-            continue
-        if table != args.table:
-            raise ValueError(f"--{name} applies to --table {table} only (this is --table {args.table})")
-        options[name] = tuple(v.strip() for v in value.split(",") if v.strip()) if name == "values" else value
-    if args.format != "latex" and (args.caption is not None or args.label is not None):
-        raise ValueError(f"--caption and --label apply to --format latex only (this is --format {args.format})")
-    try:
-        result = paper_table(load_evaluation(args.evaluation), args.table, **options)
-    except (ValueError, FileNotFoundError) as exc:  # in the command's words: --score, not `score`
-        message = str(exc).replace("`path`", "EVALUATION")
-        for name in _TABLE_ONLY:
-            message = message.replace(f"`{name}`", f"--{name}")
-        raise type(exc)(message) from None
-    text = result.to_latex(caption=args.caption, label=args.label) if args.format == "latex" else result.to(args.format)
-    out.write(text)
-
-
 class _ReportFailed(Exception):
     """Some reports failed; the summary has been printed."""
 
 
 _COMMANDS = {"calibrate": _calibrate, "diagnose": _diagnose, "selective": _selective,
-             "report": _report, "demo": _report, "evaluate": _evaluate, "table": _table}
+             "report": _report, "demo": _report, "evaluate": _evaluate, "table": table_command}
 
 
 # Options that messages from the library name as API arguments, and the flag a

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -33,10 +32,10 @@ import pandas as pd
 from ..metrics.ranking import rank_table
 from ..utils.formatting import MINUS, MISSING, comment, escape_text, format_interval, format_number, is_missing
 from ..utils.tables import column_title
-from .comparison import VALUE_NAMES, difference_text, p_text
+from .readings import VALUE_NAMES, difference_text, p_text
 
-if TYPE_CHECKING:
-    from .container import Evaluation
+# ``Evaluation`` in the annotations is :class:`beyondauc.evaluation.container.Evaluation`, not imported: the
+# container imports this module (``Evaluation.to_latex``).
 
 __all__ = ["PAPER_FORMATS", "PAPER_TABLES", "PaperTable", "paper_table", "separated_best"]
 
