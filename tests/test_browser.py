@@ -519,6 +519,27 @@ def test_leaderboard_sorts_by_a_clicked_header(report, page):
     page.recorder.check(report.out_dir)
 
 
+@pytest.mark.parametrize("sized_page", [800], indirect=True)
+def test_leaderboard_cards_sort_with_a_select(report, sized_page):
+    """At 800 px the leaderboard is one card per model, without its header row: a select sorts them."""
+    page = sized_page
+    path, aucs = _sorted_index(report)
+    page.goto(path.resolve().as_uri(), wait_until="load")
+    assert not page.locator("thead").is_visible()
+    select = page.get_by_role("combobox", name="Sort by")
+    assert select.is_visible()
+    select.select_option(label="mean AUC, descending")
+    present = [m for m in aucs if aucs[m] is not None]
+    assert _shown_models(page) == sorted(present, key=lambda m: -aucs[m]) + ["m-b"]
+    sorted_headers = page.evaluate("() => Array.from(document.querySelectorAll('thead th[aria-sort]'))"
+                                   ".map(th => [th.textContent.trim(), th.getAttribute('aria-sort')])")
+    assert sorted_headers == [["mean AUC", "descending"]]  # hidden, but said as the table's
+    select.select_option(label="table order")
+    assert _shown_models(page) == list(aucs)
+    assert page.locator("thead th[aria-sort]").count() == 0
+    page.recorder.check(report.out_dir)
+
+
 def test_leaderboard_sorts_the_real_index_by_its_numbers(report, page):
     _open_index(page, report)
     board = report.evaluation.table("leaderboard").set_index("model")
