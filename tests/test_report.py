@@ -867,7 +867,7 @@ def test_no_script_element_anywhere(hostile, which):
         return
     template = (REPO_NOTEBOOKS.parent / "templates" / "index.html.j2").read_text(encoding="utf-8")
     own = re.search(r"<script>(.*?)</script>", template, re.S).group(1)
-    assert len(scripts) == 1 and not scripts[0].attrs and scripts[0].string == own
+    assert len(scripts) == 1 and not scripts[0].attrs and scripts[0].text == own
 
 
 @pytest.mark.parametrize("which", ["index", "overview", SCRIPT])
