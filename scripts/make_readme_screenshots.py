@@ -4,7 +4,8 @@
 Runs ``beyondauc demo`` unless ``reports/demo/index.html`` exists (or
 ``--rerun``), then opens the index and one model's report over ``file://``
 with Playwright driving ``/usr/bin/chromium`` (no browser download) and saves
-``docs/images/report_index.png`` (the leaderboard), ``docs/images/report_summary.png`` (the
+``docs/images/report_index.png`` (the leaderboard), ``docs/images/report_index_sorted.png`` (the
+leaderboard sorted by mean accuracy and filtered by name), ``docs/images/report_summary.png`` (the
 first screen of a model's report: its verdict) and ``docs/images/report_model.png``
 (the diagnostics section opened at its dashboard).
 
@@ -47,6 +48,12 @@ def main(argv=None):
         page = browser.new_page(viewport={"width": 1280, "height": 860})
         page.goto(index.as_uri())
         page.screenshot(path=str(out / "report_index.png"))
+        sort = page.locator("thead th button", has_text="mean accuracy")  # descending: two clicks
+        sort.click()
+        sort.click()
+        page.get_by_role("searchbox", name="Filter models by name").fill("n")
+        page.mouse.move(0, 0)  # no hover underline in the picture
+        page.screenshot(path=str(out / "report_index_sorted.png"))
         page.goto((index.parent / "models" / safe_name(args.model) / "report.html").as_uri())
         page.set_viewport_size({"width": 1280, "height": 800})
         page.screenshot(path=str(out / "report_summary.png"))
@@ -60,7 +67,8 @@ def main(argv=None):
         }""")
         page.screenshot(path=str(out / "report_model.png"))
         browser.close()
-    print(f"wrote {out / 'report_index.png'}, {out / 'report_summary.png'} and {out / 'report_model.png'}")
+    print(f"wrote {out / 'report_index.png'}, {out / 'report_index_sorted.png'}, {out / 'report_summary.png'} and "
+          f"{out / 'report_model.png'}")
 
 
 if __name__ == "__main__":

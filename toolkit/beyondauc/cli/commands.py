@@ -1,4 +1,4 @@
-"""Command line: ``beyondauc calibrate|diagnose|selective|report|demo ...``.
+"""Command line: ``beyondauc calibrate|diagnose|selective|report|demo|evaluate|table ...``.
 
 A thin layer over the package: read the benchmark, compute, print.  Errors
 exit with status 2 and one line on stderr, never a traceback.
@@ -35,6 +35,7 @@ from ..metrics.ranking import (
     rank_table,
 )
 from ..metrics.selective_benchmark import INTERVAL_NAMES, selective_answering
+from .table import add_table_command, table_command
 
 __all__ = ["main"]
 
@@ -61,6 +62,7 @@ def _build_parser() -> _Parser:
     _add_report(sub)
     _add_demo(sub)
     _add_evaluate(sub)
+    add_table_command(sub)
     parser.commands = sub.choices  # name -> subparser, for messages in the subcommand's words
     return parser
 
@@ -698,7 +700,7 @@ class _ReportFailed(Exception):
 
 
 _COMMANDS = {"calibrate": _calibrate, "diagnose": _diagnose, "selective": _selective,
-             "report": _report, "demo": _report, "evaluate": _evaluate}
+             "report": _report, "demo": _report, "evaluate": _evaluate, "table": table_command}
 
 
 # Options that messages from the library name as API arguments, and the flag a

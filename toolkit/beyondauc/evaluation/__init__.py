@@ -12,6 +12,12 @@ from .container import (  # noqa: F401
     SCHEMA_VERSION,
     TABLES,
 )
+from .paper import (  # noqa: F401
+    PAPER_FORMATS,
+    PAPER_TABLES,
+    PaperTable,
+    paper_table,
+)
 from .parameters import (  # noqa: F401
     EVALUATION_PARAMETERS,
     PARAMETERS,
@@ -46,6 +52,10 @@ __all__ = [
     "load_evaluation",
     "SCHEMA_VERSION",
     "TABLES",
+    "PAPER_FORMATS",
+    "PAPER_TABLES",
+    "PaperTable",
+    "paper_table",
     "EVALUATION_PARAMETERS",
     "PARAMETERS",
     "Parameter",

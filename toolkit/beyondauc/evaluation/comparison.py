@@ -35,6 +35,8 @@ from ..metrics.comparison import DIFFERENCE_COLUMNS, delong_differences, grid_di
 from ..metrics.grid_bootstrap import nanmean_quiet
 from ..utils.formatting import MISSING, format_number
 from .parts import _columns, _concat
+from .readings import (  # noqa: F401  (reading, VALUE_NAMES...: the names this module's users know)
+    BETTER, MEAN_ROW, NO_DIFFERENCE, NOT_TESTED, VALUE_NAMES, WORSE, difference_text, p_text, reading)
 
 if TYPE_CHECKING:
     from ..data.benchmark import Benchmark
@@ -207,49 +209,6 @@ def _bootstrap_rows(frame, value, refs, replicates, board, level, *, rankable=Fa
 # the view: one model against its reference, in words
 # ---------------------------------------------------------------------------
 
-#: How each compared value is named, and whether higher is better.
-VALUE_NAMES = {"auc": ("AUC", True), "accuracy": ("deployed accuracy", True), "kappa": ("kappa", True),
-               "disca": ("DiSCA", True), "drift": ("drift", False)}
-#: The readings of a difference.
-BETTER, WORSE, NO_DIFFERENCE, NOT_TESTED = "better", "worse", "no detectable difference", "not tested"
-MEAN_ROW = "mean over datasets"
-
-
-def reading(difference: float, pvalue: float, *, higher_is_better: bool = True, alpha: float = 0.05) -> str:
-    """The word for a difference model - reference: better, worse, no detectable difference, or not tested.
-
-    Better or worse only when ``pvalue < alpha`` (two-sided); the direction
-    follows ``higher_is_better`` (drift: lower is better).
-
-    Examples
-    --------
-    >>> from beyondauc.evaluation.comparison import reading
-    >>> reading(0.03, 0.01), reading(0.03, 0.01, higher_is_better=False), reading(-0.1, 0.2)
-    ('better', 'worse', 'no detectable difference')
-    >>> reading(0.1, float("nan"))
-    'not tested'
-    """
-    if pvalue is None or not np.isfinite(pvalue) or not np.isfinite(difference):
-        return NOT_TESTED
-    if pvalue >= alpha:
-        return NO_DIFFERENCE
-    return BETTER if (difference > 0) == higher_is_better else WORSE
-
-
-def _p_text(p):
-    """Three decimals from 0.1 up, else three significant digits: 0.0498 never reads 0.050 beside "better"."""
-    if p is None or not np.isfinite(p):
-        return MISSING
-    return "< 0.001" if p < 0.001 else f"{p:.3f}" if p >= 0.1 else f"{p:.3g}"
-
-
-def _diff_text(row):
-    text = format_number(row["difference"], signed=True)
-    if np.isfinite(row["low"]) and np.isfinite(row["high"]):
-        text += f" ({format_number(row['low'], signed=True)} to {format_number(row['high'], signed=True)})"
-    return text
-
-
 @dataclass(frozen=True)
 class ComparisonSummary:
     """One model against its reference (the baseline, or the best other model), per dataset and the mean.
@@ -321,8 +280,8 @@ def comparison_summary(evaluation: Evaluation, model: str) -> ComparisonSummary:
         name, higher = VALUE_NAMES[r["value"]]
         rows.append({"Dataset": MEAN_ROW if r["dataset"] == "mean" else r["dataset"], "Value": name,
                      model: format_number(r["estimate"]), ref: format_number(r["reference_estimate"]),
-                     f"Difference ({level:.0%} interval)": _diff_text(r), "p-value": _p_text(r["pvalue"]),
-                     "Holm p": _p_text(_holm(r)), "Test": r["test"] or MISSING,
+                     f"Difference ({level:.0%} interval)": difference_text(r), "p-value": p_text(r["pvalue"]),
+                     "Holm p": p_text(_holm(r)), "Test": r["test"] or MISSING,
                      "Reading": reading(r["difference"], _holm(r), higher_is_better=higher, alpha=1 - level)})
     table = pd.DataFrame(rows)
     sentence = _sentence(model, ref, kind, table, t, evaluation.parameters.get("baseline"))
@@ -387,7 +346,7 @@ def index_cell(evaluation: Evaluation, model: str) -> str:
     alpha = 1 - float(evaluation.parameters.get("confidence_level", 0.95))
     parts = []
     for _, r in t.iterrows():
-        p = _p_text(r["pvalue"])
+        p = p_text(r["pvalue"])
         p = "p " + p if p.startswith("<") else "p = " + p
         parts.append(f"{'AUC' if r['value'] == 'auc' else 'accuracy'} {format_number(r['difference'], signed=True)}: "
                      f"{reading(r['difference'], _holm(r), alpha=alpha)} ({p})")

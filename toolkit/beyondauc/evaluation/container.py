@@ -246,6 +246,46 @@ class Evaluation:
                                     r["negative"].to_numpy(), r["positive"].to_numpy(), int(r["clipped"].iloc[0]))
                                 for c, r in hist.items()})
 
+    # -- tables for papers ------------------------------------------------------------
+
+    def to_latex(self, table: str = "leaderboard", *, caption: str | None = None, label: str | None = None,
+                 **options: Any) -> str:
+        """A table of the evaluation as LaTeX for a paper: a booktabs ``tabular`` (``\\usepackage{booktabs}``).
+
+        Parameters
+        ----------
+        table : {"leaderboard", "comparison", "grid"}, default="leaderboard"
+            The index's leaderboard; every model against its reference; or
+            one score per model and dataset with its rank
+            (:func:`~beyondauc.evaluation.paper.paper_table`).
+        caption, label : str, optional
+            LaTeX source put in as given; with either, the tabular goes in a
+            centred ``table`` float.
+        **options
+            ``score``, ``protocol``, ``method`` (grid); ``dataset``,
+            ``values`` (comparison).
+
+        Returns
+        -------
+        str
+            Numbers as the report prints them, an interval in brackets after
+            its estimate, names escaped; bold where the interval separates
+            the best (the rule is a comment above the table).
+
+        Examples
+        --------
+        >>> import beyondauc as ba
+        >>> ev = ba.evaluate("demo", datasets=["wine", "diabetes"], models=["svm", "naive_bayes"], noise_repeats=2,
+        ...                  n_bootstrap=0)
+        >>> print(ev.to_latex().splitlines()[2])
+        \\begin{tabular}{lrrrrrrrr}
+        >>> "naive\\\\_bayes" in ev.to_latex()
+        True
+        """
+        from .paper import paper_table
+
+        return paper_table(self, table, **options).to_latex(caption=caption, label=label)
+
     # -- display ---------------------------------------------------------------------
 
     def __repr__(self) -> str:

@@ -425,6 +425,28 @@ def _stability(row, change, parameters):
     return f"{text}, {'significant' if significant else 'not significant'} ({p_text})"
 
 
+#: The leaderboard's numeric columns, whose cells carry their number for the index's sorting script.
+SORTED_NUMBERS = ("auc", "auc_rank", "accuracy", "accuracy_rank", "kappa", "disca", "drift")
+
+
+def sort_values(row, change):
+    """``{column: text}``: each numeric cell's unrounded number as the index's sorting script reads it (``""`` when
+    missing, which sorts last), so an interval under an estimate never enters the order.
+
+    Examples
+    --------
+    >>> from beyondauc.report.render import sort_values
+    >>> sort_values({"auc": 0.81234, "auc_rank": 2, "kappa": float("nan")}, -1)["auc"]
+    '0.81234'
+    >>> v = sort_values({}, float("nan")); v["kappa"], v["rank_change"]
+    ('', '')
+    """
+    out = {}
+    for name, value in [*((n, row.get(n)) for n in SORTED_NUMBERS), ("rank_change", change)]:
+        out[name] = "" if value is None or is_missing(value) or not math.isfinite(float(value)) else repr(float(value))
+    return out
+
+
 def _index_rows(evaluation, reports):
     """One row per model for ``index.html``, read from the evaluation (the numbers the reports show)."""
     board = evaluation.table("leaderboard")
@@ -455,6 +477,7 @@ def _index_rows(evaluation, reports):
             "disca": format_number(row.get("disca")), "disca_ci": _interval(row, "disca"),
             "drift": format_number(row.get("drift")), "drift_ci": _interval(row, "drift"),
             "vs": index_cell(evaluation, rep.model),
+            "values": sort_values(row, change),
             "html": rep.html, "pdf": rep.pdf,
             "notebooks": [{"name": nb.name, "path": nb.path} for nb in rep.notebooks],
         })

@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 from tabulate import tabulate
 
-__all__ = ["MINUS", "MISSING", "format_interval", "format_number", "format_range", "is_missing", "markdown_text"]
+__all__ = ["MINUS", "MISSING", "escape_text", "format_interval", "format_number", "format_range", "is_missing", "markdown_text"]
 
 #: How a missing value (None, NaN, pandas' NA) is spelled: an en dash, as the report index shows it.
 MISSING = "\u2013"
@@ -174,8 +174,19 @@ _LATEX = str.maketrans({
 _MARKDOWN = re.compile(r"([\\`*\[\]<>|~$&!#^])|(?<![^\W_])_|_(?![^\W_])")
 
 
-def _escape(text: object, fmt: str) -> str:
-    """``text`` as literal text in ``fmt``: a name with ``&``, ``%``, ``_``, ``|``, ``$``... shows as itself."""
+def escape_text(text: object, fmt: str) -> str:
+    r"""``text`` as literal text in ``fmt`` (``"latex"`` or ``"markdown"``; any other: unchanged).
+
+    A name with ``&``, ``%``, ``_``, ``|``, ``$``... shows as itself.
+
+    Examples
+    --------
+    >>> from beyondauc.utils.formatting import escape_text
+    >>> print(escape_text("50%_a&b {x}", "latex"))
+    50\%\_a\&b \{x\}
+    >>> print(escape_text("naive_bayes|_x", "markdown"))
+    naive_bayes\|\_x
+    """
     text = str(text)
     if fmt == "latex":
         return text.translate(_LATEX)
@@ -203,7 +214,7 @@ def score_table(ranked: pd.DataFrame, *, fmt: str = "table", title: str | None =
         vals = ranked.loc[sel, "value"].to_numpy(dtype=float)
         best[c] = np.nanmax(vals) if np.isfinite(vals).any() else None
     for r in rows:
-        line = [_escape(r, fmt)]
+        line = [escape_text(r, fmt)]
         for c in cols:
             rec = lookup.get((r, c))
             if rec is None:
@@ -214,7 +225,7 @@ def score_table(ranked: pd.DataFrame, *, fmt: str = "table", title: str | None =
                 text = f"{start}{text}{end}"
             line.append(text)
         body.append(line)
-    headers = [_escape(row_key, fmt)] + [_escape(c, fmt) for c in cols]
+    headers = [escape_text(row_key, fmt)] + [escape_text(c, fmt) for c in cols]
     return _titled(tabulate(body, headers=headers, tablefmt=_TABLEFMT[fmt], disable_numparse=True), title, fmt)
 
 
@@ -235,9 +246,9 @@ def _titled(out: str, title: str | None, fmt: str) -> str:
 
 def plain_table(frame: pd.DataFrame, *, fmt: str = "table", title: str | None = None, floatfmt: str = ".3f") -> str:
     """Render an ordinary DataFrame in the chosen text format."""
-    body = [[_escape(v, fmt) if isinstance(v, str) else None if v is pd.NA else v for v in row]
+    body = [[escape_text(v, fmt) if isinstance(v, str) else None if v is pd.NA else v for v in row]
             for row in frame.itertuples(index=False)]
-    out = tabulate(body, headers=[_escape(c, fmt) for c in frame.columns], tablefmt=_TABLEFMT[fmt],
+    out = tabulate(body, headers=[escape_text(c, fmt) for c in frame.columns], tablefmt=_TABLEFMT[fmt],
                    floatfmt=floatfmt, missingval=TEXT_MISSING)
     return _titled(out, title, fmt)
 
