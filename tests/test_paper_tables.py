@@ -236,6 +236,21 @@ def test_comparison_numbers_and_bold(ev):
             assert cells[1] == r["reference"]
 
 
+def test_comparison_on_one_dataset_prints_the_holm_p_value(ev):
+    from beyondauc.evaluation.readings import p_text
+
+    dataset = ev.datasets[0]
+    header, rows = latex_rows(ev.to_latex("comparison", values=("auc", "accuracy"), dataset=dataset))
+    assert header[3] == "Holm p (AUC)" and header[5] == "Holm p (deployed accuracy)"
+    t = ev.table("comparison")
+    t = t[t["dataset"] == dataset].set_index(["model", "value"])
+    for cells, _ in rows:
+        for k, value in enumerate(("auc", "accuracy")):
+            assert cells[3 + 2 * k] == unescape(p_text(t.loc[(cells[0], value), "pvalue_holm"]))
+    mean_header, _ = latex_rows(ev.to_latex("comparison", values=("auc",)))
+    assert mean_header[3] == "p (AUC)"  # the mean is one test: its raw p-value
+
+
 def test_markdown_and_latex_agree(ev):
     for name in ("leaderboard", "comparison", "grid"):
         table = paper_table(ev, name)

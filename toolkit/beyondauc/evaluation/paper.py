@@ -219,7 +219,11 @@ def _level(evaluation: Evaluation) -> str:
 
 def comparison_paper_table(evaluation: Evaluation, *, dataset: str = "mean",
                            values: tuple[str, ...] = ("auc", "accuracy")) -> PaperTable:
-    """Each model against its reference on ``dataset``: the difference of each of ``values``, interval, p-value."""
+    """Each model against its reference on ``dataset``: the difference of each of ``values``, interval, p-value.
+
+    On one dataset the p-value is Holm-adjusted within the model's family of per-dataset tests of that
+    value (the report's reading); the mean over datasets is a single test, its p-value raw.
+    """
     t = evaluation.table("comparison")
     known = ["mean", *evaluation.datasets]
     if dataset not in known:
@@ -233,9 +237,10 @@ def comparison_paper_table(evaluation: Evaluation, *, dataset: str = "mean",
     order = {m: i for i, m in enumerate(_order(evaluation))}
     vorder = {v: i for i, v in enumerate(values)}
     t = t.sort_values(["model", "value"], key=lambda c: c.map(order if c.name == "model" else vorder), kind="stable")
+    holm = dataset != "mean" and "pvalue_holm" in t
     header = ["model", "reference"]
     for v in values:
-        header += [f"{VALUE_NAMES[v][0]} difference", f"p ({VALUE_NAMES[v][0]})"]
+        header += [f"{VALUE_NAMES[v][0]} difference", f"{'Holm p' if holm else 'p'} ({VALUE_NAMES[v][0]})"]
     rows = []
     for model, part in t.groupby("model", sort=False):
         by = {r["value"]: r for _, r in part.iterrows()}
@@ -246,12 +251,14 @@ def comparison_paper_table(evaluation: Evaluation, *, dataset: str = "mean",
                 row += [(MISSING, False), (MISSING, False)]
                 continue
             gap = r["low"] if VALUE_NAMES[v][1] else -r["high"]
-            row += [(difference_text(r), bool(np.isfinite(gap) and gap > 0)), (p_text(r["pvalue"]), False)]
+            pvalue = r["pvalue_holm"] if holm else r["pvalue"]
+            row += [(difference_text(r), bool(np.isfinite(gap) and gap > 0)), (p_text(pvalue), False)]
         rows.append(tuple(row))
     where = "the mean over datasets" if dataset == "mean" else f"dataset {dataset}"
     title = f"Each model minus its reference on {where}{_level(evaluation)}"
     numbers = t[["model", "reference", "reference_kind", "dataset", "value", "estimate", "reference_estimate",
-                 "difference", "low", "high", "pvalue", "test"]].reset_index(drop=True)
+                 "difference", "low", "high", "pvalue", *(["pvalue_holm"] if "pvalue_holm" in t else []),
+                 "test"]].reset_index(drop=True)
     return PaperTable("comparison", title, tuple(header), tuple(rows), numbers, label_columns=2)
 
 
