@@ -375,3 +375,14 @@ def test_bad_inputs_are_one_line_errors(call):
 def test_prr_max_rejection_checked():
     with pytest.raises(ValueError, match="`max_rejection` must be a number in \\(0, 1\\]"):
         ba.prediction_rejection_ratio([1, 0], [0.5, 0.2], max_rejection=0)
+
+
+@pytest.mark.parametrize("graded", [False, True])
+def test_every_metric_ignores_the_order_of_the_examples(graded):
+    correct, conf = _data(12, 300, graded=graded, ties=True)
+    perm = np.random.default_rng(2).permutation(300)
+    b, bp = ba.brier_score(correct, conf), ba.brier_score(correct[perm], conf[perm])
+    for name in ("score", "reliability", "resolution", "uncertainty"):
+        assert getattr(bp, name) == pytest.approx(getattr(b, name), abs=TOL)
+    for metric in (ba.negative_log_likelihood, ba.smooth_ece, ba.prediction_rejection_ratio):
+        assert metric(correct[perm], conf[perm]) == pytest.approx(metric(correct, conf), abs=TOL), metric.__name__

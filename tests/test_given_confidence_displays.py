@@ -92,3 +92,10 @@ def test_rejection_display_checks_its_input():
     curve = ba.rejection_curve([1, 0, 1], [0.9, 0.2, 0.5])
     with pytest.raises(ValueError, match="`max_rejection` must be a number in \\(0, 1\\]"):
         RejectionCurveDisplay(curve, max_rejection=2)
+
+
+def test_rejection_display_of_an_undefined_prr_says_so():
+    with pytest.warns(ba.utils.validation.UndefinedMetricWarning, match="PRR is undefined"):
+        disp = RejectionCurveDisplay.from_predictions([1, 1, 1], [0.2, 0.5, 0.9], name="m")
+    assert np.isnan(disp.prr)
+    assert disp.ax_.get_legend().get_texts()[0].get_text() == f"m (PRR = {format_number(float('nan'), 3)})"
