@@ -193,10 +193,14 @@ def test_quantile_ece_equals_sklearn_calibration_curve(seed):
         np.testing.assert_allclose(fraction_positive, prob_true, atol=TOL)
 
 
-def test_uniform_default_unchanged_and_strategy_checked():
+def test_uniform_default_is_sklearns_uniform_bins_and_strategy_checked():
     correct, conf = _data(1, 200)
-    assert ba.expected_calibration_error(correct, conf) == ba.expected_calibration_error(correct, conf,
-                                                                                        strategy="uniform")
+    prob_true, prob_pred = calibration_curve(correct, conf, n_bins=15, strategy="uniform")
+    counts = np.bincount(np.searchsorted(np.linspace(0, 1, 16)[1:-1], conf), minlength=15)
+    expected = np.sum(counts[counts > 0] * np.abs(prob_true - prob_pred)) / len(conf)
+    assert ba.expected_calibration_error(correct, conf) == pytest.approx(expected, abs=TOL)
+    assert ba.expected_calibration_error(correct, conf, strategy="uniform") == ba.expected_calibration_error(
+        correct, conf)
     with pytest.raises(ValueError, match="`strategy` must be one of 'uniform', 'quantile'"):
         ba.expected_calibration_error(correct, conf, strategy="equal")
 
