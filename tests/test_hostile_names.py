@@ -44,6 +44,8 @@ import beyondauc
 from beyondauc import plots
 from beyondauc.plots import (
     AUCAccuracyDisplay,
+    ConfidenceReliabilityDisplay,
+    RejectionCurveDisplay,
     CriticalDifferenceDisplay,
     PairwiseDifferenceDisplay,
     ReliabilityDisplay,
@@ -328,13 +330,16 @@ def _figures(wide):
         "critical_difference": (CriticalDifferenceDisplay.from_results(res), NAMES),
         "pairwise": (PairwiseDifferenceDisplay.from_table(_pairwise(res)).plot(), NAMES),
         "reliability": (ReliabilityDisplay.from_predictions(y, conf, name=a), (a,)),
+        "given_reliability": (ConfidenceReliabilityDisplay.from_predictions(ok, conf, n_bins=5, name=a), (a,)),
+        "rejection": (RejectionCurveDisplay.from_predictions(ok, conf, max_rejection=0.5, name=b), (b,)),
     }
 
 
 DRAWN = (ThresholdROCDisplay, ClassHistogramDisplay, RobustnessDisplay, DriftDisplay, WassersteinDisplay,
          DiagnosticsDashboard, CoverageAccuracyDisplay, CoverageAccuracyGridDisplay, ToleranceDisplay,
          AUCAccuracyDisplay, RankSlopeDisplay, ScoreHistogramsDisplay, CriticalDifferenceDisplay,
-         PairwiseDifferenceDisplay, ReliabilityDisplay)  # what _figures draws
+         PairwiseDifferenceDisplay, ReliabilityDisplay, ConfidenceReliabilityDisplay,
+         RejectionCurveDisplay)  # what _figures draws
 
 
 def test_every_display_is_covered():

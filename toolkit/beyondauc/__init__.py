@@ -70,6 +70,16 @@ from .metrics import (
 )
 from .metrics import CalibrationErrors, calibration_error_table, expected_calibration_error, reliability_bins
 from .metrics import RiskControl, risk_controlled_threshold
+from .metrics import (
+    BrierScore,
+    RejectionCurve,
+    brier_score,
+    negative_log_likelihood,
+    prediction_rejection_ratio,
+    rejection_curve,
+    reliability_band,
+    smooth_ece,
+)
 from .report import (
     ModelReport,
     NotebookRun,
@@ -198,6 +208,14 @@ __all__ = [
     "rank_table",
     "read_domains",
     "reliability_bins",
+    "BrierScore",
+    "RejectionCurve",
+    "brier_score",
+    "negative_log_likelihood",
+    "prediction_rejection_ratio",
+    "rejection_curve",
+    "reliability_band",
+    "smooth_ece",
     "RiskControl",
     "risk_controlled_threshold",
     "run_report",

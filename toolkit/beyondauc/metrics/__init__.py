@@ -67,6 +67,16 @@ from .reliability import (  # noqa: F401
     expected_calibration_error,
     reliability_bins,
 )
+from .given_confidence import (  # noqa: F401
+    BrierScore,
+    RejectionCurve,
+    brier_score,
+    negative_log_likelihood,
+    prediction_rejection_ratio,
+    rejection_curve,
+    reliability_band,
+    smooth_ece,
+)
 from .risk_control import RISK_CONTROL_METHODS, RiskControl, risk_controlled_threshold  # noqa: F401
 from .selective import (  # noqa: F401
     TOLERANCES,
@@ -151,6 +161,14 @@ __all__ = [
     "calibration_error_table",
     "expected_calibration_error",
     "reliability_bins",
+    "BrierScore",
+    "RejectionCurve",
+    "brier_score",
+    "negative_log_likelihood",
+    "prediction_rejection_ratio",
+    "rejection_curve",
+    "reliability_band",
+    "smooth_ece",
     "TOLERANCES",
     "CoverageAccuracyCurve",
     "Plateau",

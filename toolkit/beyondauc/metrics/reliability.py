@@ -26,7 +26,7 @@ from .calibration_fits import _bin_edges, _bin_ids, _one_blas_thread, _probabili
 from .kernel import _grid_counts, _stacked_counts
 from .protocols import grid_protocols
 from ..utils.formatting import MISSING, format_number
-from ..utils.validation import UndefinedMetricWarning, binarize_labels, check_int, check_scores
+from ..utils.validation import UndefinedMetricWarning, binarize_labels, check_int, check_option, check_scores
 from .calibration import (
     METHODS,
     _check_grid_args,
@@ -56,23 +56,31 @@ _RELIABILITY_COLUMNS = ["protocol", "method", "dataset", "model", "bin", "bin_lo
 
 
 def expected_calibration_error(y_true: ArrayLike, y_prob: ArrayLike, *, n_bins: int = 15,
-                               pos_label: object = None) -> float:
-    """Expected calibration error over equal-width probability bins.
+                               pos_label: object = None, strategy: str = "uniform") -> float:
+    """Expected calibration error over equal-width (or equal-mass) probability bins.
 
     ``ECE = sum_b n_b / n * |mean(y)_b - mean(p)_b|`` over the bins of
-    :func:`sklearn.calibration.calibration_curve` with ``strategy="uniform"``
-    (edges ``linspace(0, 1, n_bins + 1)``; a probability on an inner edge
-    belongs to the bin below it).  Empty bins contribute nothing.
+    :func:`sklearn.calibration.calibration_curve`: with ``strategy="uniform"``
+    the edges are ``linspace(0, 1, n_bins + 1)``; with ``"quantile"`` they are
+    the ``linspace(0, 1, n_bins + 1)`` percentiles of ``y_prob`` (equal-mass
+    bins; tied probabilities stay in one bin, so some bins may be empty).  A
+    probability on an inner edge belongs to the bin below it.  Empty bins
+    contribute nothing.
 
     Parameters
     ----------
     y_true : array-like of shape (n,)
-        Binary labels ({0, 1}, {-1, 1}, booleans, or two values with ``pos_label``).
+        Binary labels ({0, 1}, {-1, 1}, booleans, or two values with
+        ``pos_label``), or a graded correctness in [0, 1] (then
+        ``mean(y)_b`` is the bin's mean quality).
     y_prob : array-like of shape (n,)
-        Predicted probabilities of the positive class, in [0, 1].
+        Predicted probabilities of the positive class (or the confidence
+        given with each answer), in [0, 1].
     n_bins : int, default=15
     pos_label : optional
         The positive label, when the labels need it.
+    strategy : {"uniform", "quantile"}, default="uniform"
+        Equal-width or equal-mass bins.
 
     Returns
     -------
@@ -87,9 +95,14 @@ def expected_calibration_error(y_true: ArrayLike, y_prob: ArrayLike, *, n_bins: 
     0.225
 
     Bins [0, 0.5] and (0.5, 1]: ``|0 - 0.2| / 2 + |1 - 0.75| / 2``.
+
+    >>> round(expected_calibration_error([0, 1, 0, 1], [0.1, 0.2, 0.3, 0.9], n_bins=2, strategy="quantile"), 6)
+    0.225
+
+    Equal-mass bins {0.1, 0.2} and {0.3, 0.9}: ``|0.5 - 0.15| / 2 + |0.5 - 0.6| / 2``.
     """
     bins, mean_predicted, fraction_positive, count = reliability_bins(y_true, y_prob, n_bins=n_bins,
-                                                                     pos_label=pos_label)
+                                                                     pos_label=pos_label, strategy=strategy)
     return ece_from_bins(mean_predicted, fraction_positive, count)
 
 
@@ -100,8 +113,10 @@ def ece_from_bins(mean_predicted, fraction_positive, count):
 
 
 def reliability_bins(y_true: ArrayLike, y_prob: ArrayLike, *, n_bins: int = 15, pos_label: object = None,
-                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+                     strategy: str = "uniform") -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The non-empty bins of a reliability diagram, as ``calibration_curve`` forms them.
+
+    ``y_true`` and ``strategy`` as in :func:`expected_calibration_error`.
 
     Returns
     -------
@@ -118,7 +133,7 @@ def reliability_bins(y_true: ArrayLike, y_prob: ArrayLike, *, n_bins: int = 15, 
     >>> bins.tolist(), mean_predicted.tolist(), fraction_positive.tolist(), count.tolist()
     ([0, 1], [0.2, 0.75], [0.0, 1.0], [2, 2])
     """
-    y = binarize_labels(y_true, "y_true", pos_label=pos_label)
+    y = _labels_or_quality(y_true, pos_label)
     p = check_scores(y_prob, "y_prob")
     if len(p) != len(y):
         raise ValueError(f"`y_true` and `y_prob` must have the same length, got {len(y)} and {len(p)}")
@@ -128,12 +143,25 @@ def reliability_bins(y_true: ArrayLike, y_prob: ArrayLike, *, n_bins: int = 15, 
         bad = int(np.flatnonzero((p < 0) | (p > 1))[0])
         raise ValueError(f"`y_prob` must be probabilities in [0, 1], got {float(p[bad])!r} at position {bad}")
     n_bins = check_int(n_bins, "n_bins", minimum=1)
-    b = _bin_ids(p, n_bins)
+    if check_option(strategy, "strategy", ("uniform", "quantile")) == "uniform":
+        b = _bin_ids(p, n_bins)
+    else:  # calibration_curve(strategy="quantile"): the percentiles of the probabilities as edges
+        b = np.searchsorted(np.percentile(p, np.linspace(0, 1, n_bins + 1) * 100)[1:-1], p)
     count = np.bincount(b, minlength=n_bins)
     nz = np.flatnonzero(count)
     psum = np.bincount(b, weights=p, minlength=n_bins)
     ysum = np.bincount(b, weights=y, minlength=n_bins)
     return nz, psum[nz] / count[nz], ysum[nz] / count[nz], count[nz]
+
+
+def _labels_or_quality(y_true, pos_label):
+    """Binary labels as 0/1 (:func:`binarize_labels`), or a graded correctness in [0, 1] as floats."""
+    arr = np.asarray(y_true)
+    if pos_label is None and arr.ndim == 1 and arr.dtype.kind == "f" and np.isfinite(arr).all():
+        graded = (arr != 0) & (arr != 1) & (arr != -1)
+        if graded.any() and arr.min() >= 0 and arr.max() <= 1:
+            return arr.astype(np.float64)
+    return binarize_labels(y_true, "y_true", pos_label=pos_label)
 
 
 def _model_bins(ctx, model, s, *, n_bins):

@@ -17,6 +17,8 @@ first), then plot.  Nothing here calls ``plt.show()`` or changes ``rcParams``.
 * :mod:`~beyondauc.plots.comparison` -- :class:`CriticalDifferenceDisplay` (Demšar 2006),
   :class:`PairwiseDifferenceDisplay`;
 * :mod:`~beyondauc.plots.reliability` -- :class:`ReliabilityDisplay`;
+* :mod:`~beyondauc.plots.given_confidence` -- :class:`ConfidenceReliabilityDisplay`,
+  :class:`RejectionCurveDisplay` (the confidence as given);
 * :func:`report_layout` -- the layout every report figure uses.
 """
 
@@ -39,6 +41,10 @@ from .diagnostics import (  # noqa: F401
     RobustnessDisplay,
     ThresholdROCDisplay,
     WassersteinDisplay,
+)
+from .given_confidence import (  # noqa: F401
+    ConfidenceReliabilityDisplay,
+    RejectionCurveDisplay,
 )
 from .reliability import (  # noqa: F401
     ReliabilityDisplay,
@@ -63,6 +69,8 @@ __all__ = [
     "WassersteinDisplay",
     "DiagnosticsDashboard",
     "ReliabilityDisplay",
+    "ConfidenceReliabilityDisplay",
+    "RejectionCurveDisplay",
     "CoverageAccuracyDisplay",
     "CoverageAccuracyGridDisplay",
     "ToleranceDisplay",
