@@ -159,7 +159,7 @@ def test_bad_domains_are_one_line_naming_the_flag(capsys, csv, tmp_path, argv, n
 
 
 def test_python_keeps_its_own_words_for_the_same_mistake(csv):
-    with pytest.raises(ValueError, match=r"Give `domains=` to load_benchmark"):
+    with pytest.raises(ValueError, match=r"Give `domains=` \(dataset -> domain\)"):
         ba.expected_accuracy(ba.load_benchmark(csv), protocol="outdomain")
 
 
