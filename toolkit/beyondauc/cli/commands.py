@@ -532,9 +532,10 @@ def _datasets(bench, args):
 
 
 def _diagnose(args, out):
-    for name, value, low in (("--noise-repeats", args.repeats, 1), ("--n-points", args.points, 2), ("--random-state", args.seed, 0)):
+    for name, value, low in (("--noise-repeats", args.repeats, 1), ("--n-points", args.points, 2)):
         if value < low:
             raise ValueError(f"{name} must be an int >= {low}, got {value}")
+    check_random_state(args.seed)  # the range in the message, in this command's spelling
     _check_interval_options(args)
     bench = _load(args)
     bench._check_model(args.model)

@@ -107,6 +107,9 @@ def cli_message(message: str, spelling: Spelling) -> str:
         return match.group(0)
 
     text = _REFERENCE.sub(render, message)
-    for api in dropped:  # drop the clause that suggests it
-        text = re.sub(r"[;,]?\s*[^;,.:]*" + re.escape(api) + r"[^;,.]*", "", text, count=1)
+    for api in dropped:  # drop the clause that suggests it, with the separator before it (after it, if first)
+        clause = r"[^;,.:]*" + re.escape(api) + r"[^;,.]*"
+        text, n = re.subn(r"[;,]\s*" + clause, "", text, count=1)
+        if not n:
+            text = re.sub(r"^\s*" + clause + r"[;,]?\s*", "", text, count=1)
     return text

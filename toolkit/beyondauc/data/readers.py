@@ -248,16 +248,28 @@ def gzip_fault(path: str | os.PathLike, exc: BaseException, where: str) -> Value
 
 def _lines_decompressed(path):
     """The complete lines of a gzip file's stream before the point where it cannot be decompressed further."""
-    lines, unpack = 0, zlib.decompressobj(wbits=31)  # 31: a gzip header and trailer
+    lines, unpack = 0, [zlib.decompressobj(wbits=31)]  # 31: a gzip header and trailer; a list: members follow
     with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1024), b""):  # small: the lines of a block that fails are lost
+        for block in iter(lambda: fh.read(1 << 16), b""):
+            saved = [unpack[0].copy()]
             try:
-                lines += unpack.decompress(block).count(b"\n")
-                while unpack.eof and unpack.unused_data:  # the next member of a multi-member file
-                    rest, unpack = unpack.unused_data, zlib.decompressobj(wbits=31)
-                    lines += unpack.decompress(rest).count(b"\n")
-            except zlib.error:
+                lines += _count_lines(unpack, block)
+            except zlib.error:  # again, a byte at a time: the lines of the block before the fault count too
+                unpack = saved
+                with contextlib.suppress(zlib.error):
+                    for i in range(len(block)):
+                        lines += _count_lines(unpack, block[i:i + 1])
                 break
+    return lines
+
+
+def _count_lines(unpack, data):
+    """Feed ``data`` to the decompressor ``unpack[0]`` (replaced by a new one for each next gzip member); the
+    line ends it gives.  Raises ``zlib.error`` where the stream is damaged."""
+    lines = unpack[0].decompress(data).count(b"\n")
+    while unpack[0].eof and unpack[0].unused_data:  # the next member of a multi-member file
+        rest, unpack[0] = unpack[0].unused_data, zlib.decompressobj(wbits=31)
+        lines += unpack[0].decompress(rest).count(b"\n")
     return lines
 
 
