@@ -327,3 +327,30 @@ def test_other_libraries_warnings_are_dropped_at_the_boundary():
             warnings.warn("ours", UserWarning)
     assert [str(w.message) for w in caught] == ["ours"]
     assert [n["text"] for n in log.said] == ["ours"]
+
+
+# -- a bootstrap too large to run is refused up front, with what it would cost -----------------------
+
+@pytest.mark.parametrize("argv", [
+    ["evaluate", "--out", "{out}", "-p", "n_bootstrap=100000000"],
+    ["report", "demo", "--out", "{out}", "--n-bootstrap", "100000000"],
+    ["calibrate", "--n-bootstrap", "100000000"],
+    ["selective", "--model", "svm", "--n-bootstrap", "100000000"],
+])
+def test_a_huge_bootstrap_is_refused_with_its_cost(capsys, tmp_path, argv):
+    argv = [a.format(out=tmp_path / "out") for a in argv]
+    # 10^8 replicates x 57 kB = 5.7e12 bytes = 5.2 TiB; x 0.026 s = 2.6e6 s = 30 days (REPLICATE_COST)
+    line = check_single_error(capsys, argv, "--n-bootstrap must be an int in [0, 10000]", "got 100000000",
+                              "about 5.2 TiB and 30 days")
+    assert "`" not in line
+    assert not (tmp_path / "out").exists()
+
+
+def test_the_bound_itself_is_accepted_and_python_names_the_keyword():
+    from beyondauc.evaluation.parameters import check_evaluation_parameters
+    from beyondauc.metrics.bootstrap import MAX_BOOTSTRAP
+
+    assert check_evaluation_parameters({"n_bootstrap": MAX_BOOTSTRAP})["n_bootstrap"] == 10_000
+    with pytest.raises(ValueError, match=r"^`n_bootstrap` must be an int in \[0, 10000\].*got 10001, which would "
+                                         r"need about 0\.5 GiB and 4 minutes on the 8 x 8 demo$"):
+        ba.evaluate("demo", n_bootstrap=10_001)
