@@ -339,9 +339,9 @@ def test_other_libraries_warnings_are_dropped_at_the_boundary():
 ])
 def test_a_huge_bootstrap_is_refused_with_its_cost(capsys, tmp_path, argv):
     argv = [a.format(out=tmp_path / "out") for a in argv]
-    # 10^8 replicates x 57 kB = 5.7e12 bytes = 5.2 TiB; x 0.026 s = 2.6e6 s = 30 days (REPLICATE_COST)
+    # 10^8 replicates x 59 kB = 5.9e12 bytes = 5.4 TiB; x 0.014 s = 1.4e6 s = 16 days (REPLICATE_COST)
     line = check_single_error(capsys, argv, "--n-bootstrap must be an int in [0, 10000]", "got 100000000",
-                              "about 5.2 TiB and 30 days")
+                              "about 5.4 TiB and 16 days of CPU")
     assert "`" not in line
     assert not (tmp_path / "out").exists()
 
@@ -352,5 +352,33 @@ def test_the_bound_itself_is_accepted_and_python_names_the_keyword():
 
     assert check_evaluation_parameters({"n_bootstrap": MAX_BOOTSTRAP})["n_bootstrap"] == 10_000
     with pytest.raises(ValueError, match=r"^`n_bootstrap` must be an int in \[0, 10000\].*got 10001, which would "
-                                         r"need about 0\.5 GiB and 4 minutes on the 8 x 8 demo$"):
+                                         r"need about 0\.5 GiB and 2 minutes of CPU on the 8 x 8 demo$"):
         ba.evaluate("demo", n_bootstrap=10_001)
+
+
+def test_the_demo_prints_its_progress_and_one_line_of_warnings(tmp_path):
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    script = Path(sys.executable).with_name("beyondauc")
+    cmd = [str(script)] if script.exists() else [sys.executable, "-m", "beyondauc.cli"]
+    out = tmp_path / "demo"
+    proc = subprocess.run([*cmd, "demo", "--out", str(out), "--jobs", "2"], capture_output=True, text=True,
+                          timeout=1200, check=False)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    clean_stderr(proc.stderr)
+    lines = [x for x in re.split(r"[\r\n]", proc.stderr) if x.strip()]
+    progress = re.compile(r"beyondauc (report|evaluate): ")
+    said = [x for x in lines if not progress.match(x)]
+    assert len(said) <= 1, said  # at most one line about the warnings (the bound is 3)
+    notes = ba.load_evaluation(out / "evaluation").data["notes"]
+    if said:
+        assert said[0] == (f"beyondauc: {len(notes)} warning{'s' if len(notes) > 1 else ''}, each kept in full in "
+                           "the reports (What this report shows); --verbose prints "
+                           f"{'them' if len(notes) > 1 else 'it'}")
+    for note in notes:  # shown in the report of every model it concerns (the demo's folders are its names)
+        opening = re.match(r"[\w ]+", note["text"]).group(0)
+        for model in note["models"]:
+            page = (out / "models" / model / "report.html").read_text(encoding="utf-8")
+            assert "<strong>Notes</strong>" in page and opening in page, (model, note)

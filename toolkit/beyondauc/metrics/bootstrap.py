@@ -35,9 +35,9 @@ BLOCK = 64  # replicates per independently seeded block
 #: is under 3% of a standard error (sqrt(0.025 * 0.975 / B) / phi(1.96)), below what the reports print, while
 #: each replicate costs memory and time (:data:`REPLICATE_COST`): more is refused up front, never run for days.
 MAX_BOOTSTRAP = 10_000
-#: What one replicate of ``evaluate`` costs on the demo (8 models x 8 datasets, one process), measured between
-#: 200 and 3,000 replicates: (seconds, bytes).  It grows with the models x datasets of the benchmark.
-REPLICATE_COST = (0.026, 57_000)
+#: What one replicate of ``evaluate`` costs on the demo (8 models x 8 datasets, one process), measured from
+#: 0 to 3,000 replicates: (CPU seconds, bytes of peak memory).  It grows with the benchmark's models x datasets.
+REPLICATE_COST = (0.014, 59_000)
 
 
 def _cost(n_bootstrap):
@@ -47,7 +47,7 @@ def _cost(n_bootstrap):
     span, unit = next((seconds / u, name) for u, name in units if seconds >= u or u == 1)
     gib = size / 2**30
     memory = f"{gib / 1024:.1f} TiB" if gib >= 1024 else f"{gib:.1f} GiB"
-    return f"about {memory} and {span:.0f} {unit} on the 8 x 8 demo"
+    return f"about {memory} and {span:.0f} {unit} of CPU on the 8 x 8 demo"
 
 
 def check_bootstrap(n_bootstrap: int, confidence_level: float) -> tuple[int, float]:
