@@ -226,10 +226,11 @@ def gzip_fault(path: str | os.PathLike, exc: BaseException, where: str) -> Value
     --------
     >>> import gzip, os, tempfile
     >>> p = os.path.join(tempfile.mkdtemp(), "cut.csv.gz")
-    >>> data = gzip.compress(b"a,b\n1,2\n3,4\n")
+    >>> data = gzip.compress(b"a,b\\n1,2\\n3,4\\n")
     >>> _ = open(p, "wb").write(data[:-12])
     >>> try:
-    ...     gzip.open(p).read()
+    ...     with gzip.open(p) as fh:
+    ...         fh.read()
     ... except EOFError as exc:
     ...     print(str(gzip_fault(p, exc, "file 'cut.csv.gz'")).split(":")[0])
     file 'cut.csv.gz' is cut short
@@ -248,19 +249,25 @@ def gzip_fault(path: str | os.PathLike, exc: BaseException, where: str) -> Value
 
 def _lines_decompressed(path):
     """The complete lines of a gzip file's stream before the point where it cannot be decompressed further."""
-    lines, unpack = 0, [zlib.decompressobj(wbits=31)]  # 31: a gzip header and trailer; a list: members follow
+    unpack = [zlib.decompressobj(wbits=31)]  # 31: a gzip header and trailer; a list: members follow
     with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 16), b""):
-            saved = [unpack[0].copy()]
-            try:
-                lines += _count_lines(unpack, block)
-            except zlib.error:  # again, a byte at a time: the lines of the block before the fault count too
-                unpack = saved
-                with contextlib.suppress(zlib.error):
-                    for i in range(len(block)):
-                        lines += _count_lines(unpack, block[i:i + 1])
-                break
-    return lines
+        return _feed(unpack, fh.read(), (1 << 16, 1 << 10, 1))[0]
+
+
+def _feed(unpack, data, sizes):
+    """(line ends, whether it failed) of ``data`` fed to ``unpack`` in pieces of ``sizes[0]``; a piece that
+    fails is fed again in the next smaller pieces, so the lines before the fault count to the byte."""
+    lines = 0
+    for start in range(0, len(data), sizes[0]):
+        piece = data[start:start + sizes[0]]
+        saved = [unpack[0].copy()]
+        try:
+            lines += _count_lines(unpack, piece)
+        except zlib.error:
+            if len(sizes) > 1:
+                lines += _feed(saved, piece, sizes[1:])[0]
+            return lines, True
+    return lines, False
 
 
 def _count_lines(unpack, data):
