@@ -382,3 +382,60 @@ def test_the_demo_prints_its_progress_and_one_line_of_warnings(tmp_path):
         for model in note["models"]:
             page = (out / "models" / model / "report.html").read_text(encoding="utf-8")
             assert "<strong>Notes</strong>" in page and opening in page, (model, note)
+
+
+# -- the fault cases as a user runs them: a real process, Python's warnings on ----------------------------
+
+def cli_process(*args):
+    """The command line in its own process with ``-W default`` (so any uncaught warning would be printed)."""
+    import subprocess
+    import sys
+
+    proc = subprocess.run([sys.executable, "-W", "default", "-m", "beyondauc.cli", *map(str, args)],
+                          capture_output=True, text=True, timeout=600, check=False)
+    return proc.returncode, proc.stdout, proc.stderr
+
+
+@pytest.fixture
+def fault_files(tmp_path, prompt_csv, no_dataset_column):
+    cut = tmp_path / "cut.csv.gz"
+    data = demo_gzip()
+    cut.write_bytes(data[:len(data) // 2])
+    text = tmp_path / "text.csv"
+    df = frame()
+    df["prompt"] = "hello"
+    df.to_csv(text, index=False)
+    return {"big": prompt_csv[0], "cut": cut, "text": text, "nodataset": no_dataset_column,
+            "lines": complete_lines(data[:len(data) // 2]), "out": tmp_path / "out"}
+
+
+@pytest.mark.parametrize(("argv", "needles"), [
+    (["evaluate", "{cut}", "--out", "{out}"], ["{cut}", "is cut short", "after line {lines},"]),
+    (["calibrate", "{cut}"], ["{cut}", "is cut short"]),
+    (["evaluate", "--out", "{out}", "-p", "random_state=4294967296"], ["--random-state", "[0, 4294967295]"]),
+    (["evaluate", "{text}", "--models", "m1,prompt", "--out", "{out}"], ["'prompt' must be numeric", "{text}",
+                                                                         "line 2"]),
+    (["evaluate", "{nodataset}", "--out", "{out}"], ["--cohort-protocol indata"]),
+    (["evaluate", "--out", "{out}", "-p", "n_bootstrap=100000000"], ["--n-bootstrap", "10000", "TiB"]),
+], ids=["truncated-gzip", "truncated-gzip-calibrate", "seed", "text-model", "no-dataset-column", "huge-bootstrap"])
+def test_each_fault_is_one_line_in_a_real_process(fault_files, argv, needles):
+    argv = [a.format(**fault_files) for a in argv]
+    code, out, err = cli_process(*argv)
+    assert code == 2, err
+    lines = err.strip("\n").split("\n")
+    assert len(lines) == 1 and lines[0].startswith("beyondauc: error: "), err
+    for needle in needles:
+        assert needle.format(**fault_files) in lines[0], (needle, err)
+    assert "`" not in lines[0]
+    clean_stderr(err)
+    assert not fault_files["out"].exists()
+
+
+def test_a_big_text_field_runs_in_a_real_process(fault_files):
+    code, out, err = cli_process("evaluate", fault_files["big"], "--out", fault_files["out"], "--quiet", *FAST)
+    assert code == 0, err
+    clean_stderr(err)
+    notes = ba.load_evaluation(fault_files["out"]).data["notes"]
+    assert any("ignored column(s) 'prompt'" in n["text"] for n in notes)
+    assert err.splitlines() == [f"beyondauc: {len(notes)} warnings, each kept in full in the evaluation (its "
+                                "manifest's data.notes); --verbose prints them"]
