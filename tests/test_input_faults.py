@@ -260,7 +260,7 @@ def test_the_renderer_follows_each_subcommands_options():
         "set --cohort-protocol indata, or give --domains (dataset -> domain); --n-repeats too"
     # calibrate has --domains and --n-repeats but no cohorts and no -p: the clause suggesting them is left out
     assert cli_message(message, spelling_of(commands["calibrate"])) == \
-        "or give --domains (dataset -> domain); --n-repeats too"
+        "give --domains (dataset -> domain); --n-repeats too"
     # names that are no parameter stay as written; so does a value with a space, quoted for the shell
     assert cli_message("`y_true` has one class", spelling_of(commands["evaluate"])) == "`y_true` has one class"
     assert cli_message("`val_split`='my val' names no rows", spelling_of(commands["evaluate"])) == \

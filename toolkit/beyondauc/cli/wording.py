@@ -110,6 +110,6 @@ def cli_message(message: str, spelling: Spelling) -> str:
     for api in dropped:  # drop the clause that suggests it, with the separator before it (after it, if first)
         clause = r"[^;,.:]*" + re.escape(api) + r"[^;,.]*"
         text, n = re.subn(r"[;,]\s*" + clause, "", text, count=1)
-        if not n:
-            text = re.sub(r"^\s*" + clause + r"[;,]?\s*", "", text, count=1)
+        if not n:  # the first clause: the next one loses its conjunction
+            text = re.sub(r"^\s*" + clause + r"[;,]?\s*(?:(?:or|and)\s+)?", "", text, count=1)
     return text
