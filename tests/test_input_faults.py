@@ -439,3 +439,16 @@ def test_a_big_text_field_runs_in_a_real_process(fault_files):
     assert any("ignored column(s) 'prompt'" in n["text"] for n in notes)
     assert err.splitlines() == [f"beyondauc: {len(notes)} warnings, each kept in full in the evaluation (its "
                                 "manifest's data.notes); --verbose prints them"]
+
+
+@pytest.mark.parametrize("text", ["a,b,c\n1,2,3\n", "a,b,c\r\n1,2,3\r\n", "a,b,c", '"a,1",b\n1,2\n',
+                                  '"a\nb",c\n1,2\n', "\n\na,b\n", "", "x" * 10, " a , b \n"])
+@pytest.mark.parametrize("sep", [",", "\t"])
+def test_the_header_is_the_csv_modules(tmp_path, text, sep):
+    import csv
+    import io
+
+    text = text.replace(",", sep)
+    path = tmp_path / "h.csv"
+    path.write_bytes(text.encode())
+    assert readers._csv_header(path, sep) == next(csv.reader(io.StringIO(text, newline=""), delimiter=sep), [])

@@ -394,7 +394,14 @@ def _parser_error(path, sep, exc, where):
 
 
 def _csv_header(path, sep=","):
+    """The fields of the header line.  A line without quotes is split as it is (the csv module would copy it
+    into a buffer of four bytes a character: gigabytes for a file that is one long line)."""
     with _open_text(path) as fh:
+        line = fh.readline()
+        if '"' not in line:
+            line = line.rstrip("\r\n")
+            return line.split(sep) if line else []
+        fh.seek(0)
         return next(csv.reader(fh, delimiter=sep), [])
 
 
