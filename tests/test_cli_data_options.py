@@ -159,7 +159,7 @@ def test_bad_domains_are_one_line_naming_the_flag(capsys, csv, tmp_path, argv, n
 
 
 def test_python_keeps_its_own_words_for_the_same_mistake(csv):
-    with pytest.raises(ValueError, match=r"Give `domains=` to load_benchmark"):
+    with pytest.raises(ValueError, match=r"Give `domains=` \(dataset -> domain\)"):
         ba.expected_accuracy(ba.load_benchmark(csv), protocol="outdomain")
 
 
@@ -170,10 +170,11 @@ def test_evaluate_nan_policy_drop_equals_the_api(capsys, nan_csv, tmp_path):
     check_single_error(capsys, ["evaluate", str(nan_csv), "--out", str(tmp_path / "x"), "--quiet"],
                        "'m2'", "line 9", "--nan-policy drop")
     out = tmp_path / "ev"
-    code, _ = run(["evaluate", str(nan_csv), "--out", str(out), "--quiet", "--nan-policy", "drop", *FAST])
+    code, _ = run(["evaluate", str(nan_csv), "--out", str(out), "--quiet", "--verbose", "--nan-policy", "drop",
+                   *FAST])
     err = capsys.readouterr().err
     assert code == 0, err
-    assert err.count("dropped 1 row(s) with NaN/inf scores") == 1
+    assert err.count("dropped 1 row(s) with NaN/inf scores") == 1  # --verbose: every warning in full
     got = ba.load_evaluation(out)
     with pytest.warns(UserWarning, match="dropped 1 row"):
         want = ba.evaluate(nan_csv, nan_policy="drop", n_bootstrap=0, n_repeats=2, noise_repeats=2, n_points=5)

@@ -148,7 +148,7 @@ def test_the_grid_functions_leave_domain_protocols_out_by_default_and_refuse_the
 def test_report_on_a_csv_without_domains_exits_0_and_says_what_it_left_out(csv, tmp_path, capsys):
     out = tmp_path / "report"
     code, text = run(["report", str(csv), "--out", str(out), "--n-bootstrap", "0", "--n-repeats", "2",
-                      "--noise-repeats", "2", "--n-points", "5", "--jobs", "2", "--quiet"])
+                      "--noise-repeats", "2", "--n-points", "5", "--jobs", "2", "--quiet", "--verbose"])
     err = capsys.readouterr().err
     assert code == 0, err
     assert "3 model reports and the overview" in text

@@ -51,7 +51,8 @@ def test_every_declared_parameter_has_a_check_with_the_notebooks_default_and_hel
     ("n_repeats", True, "an int"),
     ("n_points", 1, "an int >= 2"),
     ("noise_repeats", -1, "an int >= 1"),
-    ("random_state", -1, "an int >= 0"),
+    ("random_state", -1, "an int in [0, 4294967295]"),  # numpy's seeds: the whole range, either end
+    ("random_state", 2**32, "an int in [0, 4294967295]"),
     ("p", 0.5, "one of 1, 2"),
     ("sigma_max", 0, "> 0"),
     ("computation_score", -1, ">= 0"),

@@ -496,16 +496,16 @@ def test_run_report_out_is_a_file(tmp_path, small_csv):
 
 @pytest.mark.parametrize(("args", "needle"), [
     pytest.param(["--models", "nope"], "nope", id="models"),
-    pytest.param(["--datasets", "nope"], "`datasets`", id="datasets"),
+    pytest.param(["--datasets", "nope"], "--datasets", id="datasets"),
     pytest.param(["--jobs", "0"], "--jobs", id="jobs"),
     pytest.param(["-p", "data=x.csv"], "`parameters`", id="param-data"),
     pytest.param(["-p", "model=svm"], "`parameters`", id="param-model"),
     pytest.param(["-p", "protocol"], "--parameter", id="param-syntax"),
     pytest.param(["-p", "a b=1"], "`parameters`", id="param-key"),
-    pytest.param(["--out", "FILE"], "`out`", id="out-file"),
+    pytest.param(["--out", "FILE"], "--out", id="out-file"),
     pytest.param(["-p", "tolerence=0.8"], "unknown parameter 'tolerence'; did you mean 'tolerance'?", id="param-unknown"),
-    pytest.param(["-p", "tolerance=1.5"], "`tolerance` must be a number in (0, 1], got 1.5", id="param-value"),
-    pytest.param(["-p", "n_points=many"], "`n_points` must be an int", id="param-type"),
+    pytest.param(["-p", "tolerance=1.5"], "--tolerance must be a number in (0, 1], got 1.5", id="param-value"),
+    pytest.param(["-p", "n_points=many"], "--n-points must be an int", id="param-type"),
     pytest.param(["DATA=missing"], "does not exist", id="data-missing"),
     pytest.param(["NOTEBOOKS=empty"], "`notebooks_dir`", id="notebooks"),
 ])
@@ -533,7 +533,7 @@ def test_cli_report_refuses_a_foreign_folder(tmp_path, small_csv, capsys):
     out = tmp_path / "project"
     out.mkdir()
     (out / "weights.pt").write_bytes(b"w")
-    check_single_error(capsys, ["report", str(small_csv), "--out", str(out), "--quiet"], "`out`", "not empty")
+    check_single_error(capsys, ["report", str(small_csv), "--out", str(out), "--quiet"], "--out", "not empty")
     assert sorted(os.listdir(out)) == ["weights.pt"] and leftovers(out) == []
 
 
@@ -1406,7 +1406,7 @@ def test_second_run_into_a_folder_in_use_fails_clearly(tiny, tmp_path, capsys):
         while not (lock.exists() and lock.read_text().strip() == str(first.pid)):
             assert first.poll() is None and time.monotonic() < deadline, first.stderr.read() if first.poll() else "slow"
             time.sleep(0.05)
-        check_single_error(capsys, args, "`out`", "in use by another beyondauc report run", f"pid {first.pid}")
+        check_single_error(capsys, args, "--out", "in use by another beyondauc report run", f"pid {first.pid}")
         assert first.poll() is None  # refused while the first run was still running
     finally:
         release.touch()

@@ -9,7 +9,6 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import re
 import sys
 import warnings
 from collections.abc import Sequence
@@ -35,7 +34,9 @@ from ..metrics.ranking import (
     rank_table,
 )
 from ..metrics.selective_benchmark import INTERVAL_NAMES, selective_answering
+from ..utils.validation import check_random_state, own_warning
 from .table import add_table_command, table_command
+from .wording import cli_message, spelling_of
 
 __all__ = ["main"]
 
@@ -206,6 +207,7 @@ def _add_evaluate(sub):
     ev.add_argument("-p", "--parameter", action="append", default=[], metavar="NAME=VALUE",
                     help="an evaluation parameter, e.g. -p protocol=indata -p n_bootstrap=1000 (repeatable)")
     ev.add_argument("--quiet", action="store_true", help="no progress lines")
+    _verbose_option(ev)
     _table_options(ev, notebooks=False)
 
 
@@ -231,6 +233,13 @@ def _report_options(p, *, out_default):
                    help="compute the evaluation again even if the output folder holds one of the same data and "
                    "parameters (default: reuse it)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    _verbose_option(p)
+
+
+def _verbose_option(p):
+    p.add_argument("--verbose", action="store_true",
+                   help="print every warning of the run in full (default: one line counting them; each is kept "
+                   "in full in the evaluation, and the reports show it)")
 
 
 #: Table parameters with an option of their own on report, demo and evaluate (not generated from the table).
@@ -387,8 +396,7 @@ def _check_calibrate_options(args):
     """Refuse calibrate's numeric options out of range, naming the flag."""
     if args.repeats < 1:
         raise ValueError(f"--n-repeats must be an int >= 1, got {args.repeats}")
-    if args.seed < 0:
-        raise ValueError(f"--random-state must be an int >= 0, got {args.seed}")
+    check_random_state(args.seed)  # the range in the message, in this command's spelling
     if args.jobs < 1 and args.jobs != -1:
         raise ValueError(f"--jobs must be an int >= 1 or -1 (all cores), got {args.jobs}")
     _check_interval_options(args)
@@ -526,9 +534,10 @@ def _datasets(bench, args):
 
 
 def _diagnose(args, out):
-    for name, value, low in (("--noise-repeats", args.repeats, 1), ("--n-points", args.points, 2), ("--random-state", args.seed, 0)):
+    for name, value, low in (("--noise-repeats", args.repeats, 1), ("--n-points", args.points, 2)):
         if value < low:
             raise ValueError(f"{name} must be an int >= {low}, got {value}")
+    check_random_state(args.seed)  # the range in the message, in this command's spelling
     _check_interval_options(args)
     bench = _load(args)
     bench._check_model(args.model)
@@ -583,8 +592,7 @@ def _orders(result):
 
 
 def _selective(args, out):
-    if args.seed < 0:
-        raise ValueError(f"--random-state must be an int >= 0, got {args.seed}")
+    check_random_state(args.seed)  # the range in the message, in this command's spelling
     _check_interval_options(args)
     bench = _load(args)
     bench._check_model(args.model)
@@ -703,28 +711,27 @@ _COMMANDS = {"calibrate": _calibrate, "diagnose": _diagnose, "selective": _selec
              "report": _report, "demo": _report, "evaluate": _evaluate, "table": table_command}
 
 
-# Options that messages from the library name as API arguments, and the flag a
-# subcommand offers for each; a suggestion whose flag the subcommand lacks is dropped.
-_API_TO_CLI = (
-    ('nan_policy="drop"', "--nan-policy", "--nan-policy drop"),
-    ("`domains=` to load_benchmark", "--domains", "--domains"),
-    ("`domains=`", "--domains", "--domains"),
-    ("`pos_label`", "--pos-label", "--pos-label"),
-    ("`models=`", "--models", "--models"),
-)
+#: Where a run that keeps its warnings says they are (the commands whose output holds them).
+_KEPT = {"report": "the reports (What this report shows)", "demo": "the reports (What this report shows)",
+         "evaluate": "the evaluation (its manifest's data.notes)"}
 
 
-def _cli_wording(message, parser):
-    """Say ``message`` in the interface's words: ``--nan-policy drop``, not ``nan_policy="drop"``."""
-    flags = set(parser._option_string_actions) if parser is not None else set()
-    for api, flag, cli in _API_TO_CLI:
-        if api not in message:
-            continue
-        if flag in flags:
-            message = message.replace(api, cli)
-        else:  # drop the clause that suggests it
-            message = re.sub(r"[;,]?\s*[^;,.]*" + re.escape(api) + r"[^;,.]*", "", message)
-    return message
+def _say_warnings(caught, args, spelling):
+    """Print the run's own warnings on stderr, each once, in this command's spelling: every one for a command
+    that keeps none (calibrate, diagnose, selective) or with --verbose, else one line counting them.
+
+    Other libraries' warnings (numpy's RuntimeWarnings, an unclosed event loop) are dropped: what they mean
+    for a number, the run says itself.
+    """
+    said = list(dict.fromkeys(str(w.message) for w in caught if own_warning(w.category)))  # a report reads twice
+    kept = _KEPT.get(args.command)
+    if kept is None or getattr(args, "verbose", False):
+        for message in said:
+            print(f"beyondauc: warning: {cli_message(message, spelling)}", file=sys.stderr)
+    elif said:
+        n = len(said)
+        print(f"beyondauc: {n} warning{'s' if n > 1 else ''}, each kept in full in {kept}; --verbose prints "
+              f"{'them' if n > 1 else 'it'}", file=sys.stderr)
 
 
 def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
@@ -740,9 +747,7 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             _COMMANDS[args.command](args, out)
-        parser_of = parser.commands.get(args.command)
-        for message in dict.fromkeys(str(w.message) for w in caught):  # each once: a report reads the data twice
-            print(f"beyondauc: warning: {_cli_wording(message, parser_of)}", file=sys.stderr)
+        _say_warnings(caught, args, spelling_of(parser.commands.get(args.command)))
         return 0
     except BrokenPipeError:  # output piped into e.g. `head`
         return 0
@@ -754,7 +759,7 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     except (ValueError, TypeError, OSError, KeyError, ImportError) as exc:
         msg = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         command = getattr(args, "command", None)
-        msg = _cli_wording(msg, parser.commands.get(command))
+        msg = cli_message(msg, spelling_of(parser.commands.get(command)))
         print(f"beyondauc: error: {msg}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

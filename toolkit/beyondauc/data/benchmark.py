@@ -390,6 +390,30 @@ def load_benchmark(
     return bench
 
 
+def explain_missing_models(source: str | os.PathLike | pd.DataFrame, names: Sequence[str]) -> None:
+    """Raise the reader's own error for columns ``names`` of ``source`` asked for as models but not loaded.
+
+    A column that is there but not numeric (a text column) gets the error
+    naming its first value that is no number and where it is; a column that
+    is not there, the error listing the columns.  It reads the source again:
+    call it only on the way to an error.  Nothing is raised for the long form
+    (its models are values of the ``model`` column) or when every name loads.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> df = pd.DataFrame({"dataset": ["a"] * 4, "label": [0, 1, 0, 1], "m": [0.1, 0.9, 0.2, 0.8],
+    ...                    "prompt": ["hi", "yo", "hey", "ok"]})
+    >>> explain_missing_models(df, ["prompt"])
+    Traceback (most recent call last):
+    ...
+    ValueError: model column 'prompt' must be numeric: 'hi' at DataFrame row 0
+    """
+    frame, model_cols, origin, form = _read_source(source, list(names), {})
+    if not form.long:
+        _convert_model_columns(frame, model_cols, origin)
+
+
 # -- the steps of load_benchmark -----------------------------------------------
 # Each step is called by load_benchmark itself: its warnings (stacklevel=3) point at load_benchmark's caller.
 

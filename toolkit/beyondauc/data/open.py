@@ -11,7 +11,7 @@ from typing import Any
 import pandas as pd
 
 from ..utils.validation import check_names
-from .benchmark import Benchmark, _domains_argument, load_benchmark, load_demo
+from .benchmark import Benchmark, _domains_argument, explain_missing_models, load_benchmark, load_demo
 
 __all__ = ["DEMO", "DEMO_ANSWERS", "open_benchmark"]
 
@@ -78,15 +78,28 @@ def open_benchmark(
         bench = load_benchmark(data, pos_label=pos_label, domains=domains, nan_policy=nan_policy)
     elif domains is not None:  # the demo or a Benchmark, with domains of the caller's
         bench = _with_domains(bench, domains)
+    missing = _missing(models, bench.models)
+    if missing:  # a text column is no model: say so, and where, rather than that it is not there
+        _explain_models(data if isinstance(data, pd.DataFrame) else bench.source, missing)
     _check_subset(models, bench.models, "models", bench.source)
     _check_subset(datasets, bench.datasets, "datasets", bench.source)
     return bench.subset(models=models, datasets=datasets)
 
 
+def _missing(values, known):
+    return [v for v in values or () if v not in known]
+
+
+def _explain_models(source, missing):
+    """Raise the reader's error for model names the data has as columns that are not numeric (a file read again)."""
+    if isinstance(source, pd.DataFrame) or Path(str(source)).exists():
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # said when the data was read
+            explain_missing_models(source, missing)
+
+
 def _check_subset(values, known, name, source):
-    if values is None:
-        return
-    missing = [v for v in values if v not in known]
+    missing = _missing(values, known)
     if missing:
         raise ValueError(f"`{name}` names {missing} not in {source}; it has {list(known)}")
 

@@ -5,6 +5,7 @@ there is one) and suggests the likely delimiter or encoding; every column is acc
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import difflib
 import gzip
@@ -13,6 +14,7 @@ import os
 import sys
 import unicodedata
 import warnings
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -110,6 +112,8 @@ def read_domains(path: str | os.PathLike) -> dict[str, str]:
         raise _undecodable(path, f"domains file {str(path)!r}") from None
     except (pd.errors.ParserError, csv.Error) as exc:
         raise _parser_error(path, ",", exc, f"domains file {str(path)!r}") from None
+    except GZIP_ERRORS as exc:
+        raise gzip_fault(path, exc, f"domains file {str(path)!r}") from None
     missing = {"dataset", "domain"} - set(table.columns)
     if missing:
         raise ValueError(f"domains file {str(path)!r} needs columns 'dataset' and 'domain'; missing {sorted(missing)}")
@@ -161,8 +165,8 @@ def _check_names(names, what, where, locate=None):
         name = str(name)
         bad = next((ch for ch in name if ch in _BIDI_CONTROLS
                     or unicodedata.category(ch) in ("Cc", "Cs", "Zl", "Zp")), None)
-        at = f" at {locate(name)}" if locate is not None else ""
         if bad is not None:
+            at = f" at {locate(name)}" if locate is not None else ""  # found only for the message: a scan
             kind = unicodedata.name(bad, "control character").lower()
             raise ValueError(
                 f"{where}: {what} {_shown(name)}{at} holds a {kind} ({ascii(bad)}); names are shown as one line "
@@ -171,6 +175,7 @@ def _check_names(names, what, where, locate=None):
         key = unicodedata.normalize("NFC", name)
         other = seen.setdefault(key, name)
         if other != name:
+            at = f" at {locate(name)}" if locate is not None else ""
             raise ValueError(
                 f"{where}: {what}s {ascii(other)} and {ascii(name)}{at} are the same name in two Unicode "
                 "normalisation forms (they look identical in every table and figure): rename one")
@@ -188,10 +193,108 @@ def _is_gzip(path):
         return fh.read(2) == _GZIP_MAGIC
 
 
+#: The csv module's field size limit while it reads a file: any text field (a prompt, a response) is a field.
+_FIELD_LIMIT = min(sys.maxsize, 2**31 - 1)  # a C long on every platform
+#: What reading a gzip stream that is cut short or damaged raises (BadGzipFile: a wrong CRC, length or header).
+GZIP_ERRORS = (EOFError, zlib.error, gzip.BadGzipFile)
+
+
+@contextlib.contextmanager
 def _open_text(path):
-    """The file as UTF-8 text for the csv module, decompressed when its bytes are gzip."""
+    """The file as UTF-8 text for the csv module, decompressed when its bytes are gzip, with fields of any size.
+
+    The csv module refuses fields over 128 KB by default; the limit (global to
+    the module) is lifted for the block and restored after it.
+    """
     opener = gzip.open if _is_gzip(path) else open
-    return opener(path, "rt", encoding="utf-8-sig", newline="")
+    old = csv.field_size_limit()
+    csv.field_size_limit(_FIELD_LIMIT)
+    try:
+        with opener(path, "rt", encoding="utf-8-sig", newline="") as fh:
+            yield fh
+    finally:
+        csv.field_size_limit(old)
+
+
+def gzip_fault(path: str | os.PathLike, exc: BaseException, where: str) -> ValueError:
+    """The one-line error of a gzip file cut short or damaged: what is wrong, and after which line.
+
+    The lines are counted only here, for the message: the stream is read
+    again up to where it fails.
+
+    Examples
+    --------
+    >>> import gzip, os, tempfile
+    >>> p = os.path.join(tempfile.mkdtemp(), "cut.csv.gz")
+    >>> data = gzip.compress(b"a,b\\n1,2\\n3,4\\n")
+    >>> _ = open(p, "wb").write(data[:-12])
+    >>> try:
+    ...     with gzip.open(p) as fh:
+    ...         fh.read()
+    ... except EOFError as exc:
+    ...     print(str(gzip_fault(p, exc, "file 'cut.csv.gz'")).split(":")[0])
+    file 'cut.csv.gz' is cut short
+    """
+    lines = _lines_decompressed(path)
+    after = f"after line {lines}" if lines else "before its first line ends"
+    if isinstance(exc, EOFError):
+        return ValueError(f"{where} is cut short: its gzip stream ends {after}, before the end-of-stream marker "
+                          "(a copy or download that did not finish?); copy or compress it again")
+    if isinstance(exc, gzip.BadGzipFile):  # a wrong CRC or length: damaged somewhere, the check cannot say where
+        return ValueError(f"{where} is damaged: its gzip stream fails gzip's own check ({exc}); copy or compress it "
+                          "again")
+    return ValueError(f"{where} is damaged: its gzip stream cannot be decompressed {after} ({exc}); copy or "
+                      "compress it again")
+
+
+def _lines_decompressed(path):
+    """The complete lines of a gzip file's stream before the point where it cannot be decompressed further."""
+    unpack = [zlib.decompressobj(wbits=31)]  # 31: a gzip header and trailer; a list: members follow
+    with open(path, "rb") as fh:
+        return _feed(unpack, fh.read(), (1 << 16, 1 << 10, 1))[0]
+
+
+def _feed(unpack, data, sizes):
+    """(line ends, whether it failed) of ``data`` fed to ``unpack`` in pieces of ``sizes[0]``; a piece that
+    fails is fed again in the next smaller pieces, so the lines before the fault count to the byte."""
+    lines = 0
+    for start in range(0, len(data), sizes[0]):
+        piece = data[start:start + sizes[0]]
+        saved = [unpack[0].copy()]
+        try:
+            lines += _count_lines(unpack, piece)
+        except zlib.error:
+            if len(sizes) > 1:
+                lines += _feed(saved, piece, sizes[1:])[0]
+            return lines, True
+    return lines, False
+
+
+def _count_lines(unpack, data):
+    """Feed ``data`` to the decompressor ``unpack[0]`` (replaced by a new one for each next gzip member); the
+    line ends it gives.  Raises ``zlib.error`` where the stream is damaged."""
+    lines = unpack[0].decompress(data).count(b"\n")
+    while unpack[0].eof and unpack[0].unused_data:  # the next member of a multi-member file
+        rest, unpack[0] = unpack[0].unused_data, zlib.decompressobj(wbits=31)
+        lines += unpack[0].decompress(rest).count(b"\n")
+    return lines
+
+
+def _gzip_damage(path, where):
+    """None, or the error of a gzip file whose stream is cut short or damaged.
+
+    Read whole: called only on the way to another error, which the damage
+    explains (a parser meets garbage before gzip's check at the end does).
+    """
+    if not _is_gzip(path):
+        return None
+    try:
+        with gzip.open(path, "rb") as fh:
+            while fh.read(1 << 20):
+                pass
+    except GZIP_ERRORS as exc:
+        return gzip_fault(path, exc, where)
+    return None
 
 
 def _sniff(path):
@@ -207,8 +310,8 @@ def _sniff(path):
     try:
         with (gzip.open if gz else open)(path, "rb") as fh:
             head = fh.read(8192)
-    except (OSError, EOFError) as exc:  # a truncated or corrupt gzip stream
-        raise ValueError(f"{where} starts like gzip-compressed data but cannot be decompressed ({exc})") from None
+    except (*GZIP_ERRORS, OSError) as exc:  # a truncated or corrupt gzip stream
+        raise gzip_fault(path, exc, where) from None
     unpacked = " (once decompressed)" if gz else ""
     if head.startswith((b"\xff\xfe", b"\xfe\xff")):
         raise ValueError(f"{where} is UTF-16 text{unpacked} (it starts with a UTF-16 byte-order mark); "
@@ -232,6 +335,9 @@ def _sniff(path):
 
 def _undecodable(path, where):
     """The one-line error for a file that is not UTF-8: the line and byte where decoding fails."""
+    damage = _gzip_damage(path, where)
+    if damage is not None:
+        return damage
     with (gzip.open if _is_gzip(path) else open)(path, "rb") as fh:
         if fh.read(2) in (b"\xff\xfe", b"\xfe\xff"):
             return ValueError(f"{where} is UTF-16 text (it starts with a UTF-16 byte-order mark); re-save it as UTF-8")
@@ -262,6 +368,9 @@ def _check_delimiter(header, sep, where):
 
 def _parser_error(path, sep, exc, where):
     """The one-line error for a CSV the tokenizer refuses: the line of the first row with too many fields."""
+    damage = _gzip_damage(path, where)
+    if damage is not None:
+        return damage
     with _open_text(path) as fh:
         reader = csv.reader(fh, delimiter=sep, strict=True)
         header, start = None, 1
@@ -285,7 +394,14 @@ def _parser_error(path, sep, exc, where):
 
 
 def _csv_header(path, sep=","):
+    """The fields of the header line.  A line without quotes is split as it is (the csv module would copy it
+    into a buffer of four bytes a character: gigabytes for a file that is one long line)."""
     with _open_text(path) as fh:
+        line = fh.readline()
+        if '"' not in line:
+            line = line.rstrip("\r\n")
+            return line.split(sep) if line else []
+        fh.seek(0)
         return next(csv.reader(fh, delimiter=sep), [])
 
 
@@ -335,6 +451,8 @@ def _read_table(path):
             raise _undecodable(path, where) from None
         except (pd.errors.ParserError, csv.Error) as exc:
             raise _parser_error(path, sep, exc, where) from None
+        except GZIP_ERRORS as exc:
+            raise gzip_fault(path, exc, where) from None
         names = [c for c in _NAME_COLUMNS if c in frame.columns and c in header]
         if names:  # again, as written: pandas' NA markers ("None", "NA", "nan") and numbers ("01") are names here
             text = pd.read_csv(path, usecols=names, dtype=str, keep_default_na=False, na_values=[""], **read)
@@ -354,8 +472,11 @@ def _read_jsonl(path):
     """(frame, each row's line) of a JSON Lines file: one JSON object per line, blank lines skipped."""
     where = f"file {str(path)!r}"
     gz = _sniff(path) == "gzip"
-    with (gzip.open if gz else open)(path, "rb") as fh:
-        data = fh.read()
+    try:
+        with (gzip.open if gz else open)(path, "rb") as fh:
+            data = fh.read()
+    except GZIP_ERRORS as exc:
+        raise gzip_fault(path, exc, where) from None
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError:
@@ -478,7 +599,7 @@ def _is_true_dir(files):
         return False
     try:
         return all({"dataset", "model"}.isdisjoint(_csv_header(f)) for f in files)
-    except (OSError, EOFError, UnicodeDecodeError, csv.Error):  # the TRUE reader says what is wrong with it
+    except (*GZIP_ERRORS, OSError, UnicodeDecodeError, csv.Error):  # the TRUE reader says what is wrong with it
         return True
 
 

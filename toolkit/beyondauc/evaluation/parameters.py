@@ -121,6 +121,10 @@ def _seed(value, name):
     return value
 
 
+def _replicates(value, name):
+    return check_bootstrap(value, 0.95)[0]  # the bound, and what more would cost, before any work
+
+
 def _dataset_name(value, name):
     if value is not None and not isinstance(value, str):
         raise ValueError(f"`{name}` must be a dataset name (str) or None, got {value!r}")
@@ -191,7 +195,7 @@ _TABLE = (
     _P("noise_repeats", 20, _int(1), "Monte Carlo draws per sigma for the noise robustness"),
     _P("p", 2, _option((1, 2)), "order of the Wasserstein distance (1 or 2)"),
     _P("bins", 20, _int(1), "histogram bins"),
-    _P("n_bootstrap", 200, _int(0), "bootstrap replicates behind every interval (0: none)", aliases=("--bootstrap",)),
+    _P("n_bootstrap", 200, _replicates, "bootstrap replicates behind every interval (0: none)", aliases=("--bootstrap",)),
     _P("confidence_level", 0.95, _number(low=0, high=1, low_open=True, high_open=True),
        "confidence level of every interval"),
     _P("model", "svm", _str, "the model this notebook is about", False, MODEL_NOTEBOOKS),

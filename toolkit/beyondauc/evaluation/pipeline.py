@@ -519,19 +519,26 @@ def evaluate(
         raise TypeError(f"`dask` must be a scheduler address such as 'tcp://127.0.0.1:8786' or a "
                         f"distributed.Client, got {type(dask).__name__}")
     source, sha256 = data_fingerprint(data)
-    bench, full = _open(data, p)
+    with warnings.catch_warnings(record=True) as read:  # said again below, with the run's other warnings
+        warnings.simplefilter("always")
+        bench, full = _open(data, p)
     p = resolve_auto(p, bench)
     check_against_benchmark(p, bench, available=full)  # what would fail after the grid fails here, before it
     left_out = left_out_protocols(bench)  # the protocols the data cannot give (outdomain, indomain without domains)
-    if left_out:
-        warnings.warn(left_out_message(left_out), UserWarning, stacklevel=2)
     # each warning once, with the models and datasets it came from; a single class was said when the data was read
     single = [] if bench.kind == "answers" else [d for d in bench.datasets if len(np.unique(bench.labels(d))) < 2]
     with warnings_once(explained=single, models=bench.models,
                        ignore=[(_SAID_WHEN_READ, UndefinedMetricWarning)]) as log:
+        for w in read:  # first, in order, with the block's own
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+        if left_out:
+            warnings.warn(left_out_message(left_out), UserWarning, stacklevel=2)
         with _Tasks.opened(n_jobs, dask, progress, log) as tasks:
-            return _compute(p, bench, full, source, sha256, t_start, tasks=tasks, progress=progress, log=log,
-                            left_out=left_out)
+            ev = _compute(p, bench, full, source, sha256, t_start, tasks=tasks, progress=progress, log=log,
+                          left_out=left_out)
+    # every warning kept in full: the reports show each where it applies (a CLI run prints one line about them)
+    ev.data["notes"] = [{k: v for k, v in note.items() if k != "category"} for note in log.said]
+    return ev
 
 
 def _compute(p, bench, full, source, sha256, t_start, *, tasks, progress, log, left_out):

@@ -13,7 +13,7 @@ import pandas as pd
 
 from .container import Evaluation
 
-__all__ = ["analyses_table", "kind_text", "scope_markdown"]
+__all__ = ["analyses_table", "kind_text", "notes", "scope_markdown"]
 
 _COLUMNS = ["analysis", "status", "why"]
 
@@ -119,8 +119,11 @@ def _cohort_row(evaluation):
     return ("Cohort diagnostics (test-set AUROC)", "shown", f"cohorts from the {protocol!r} protocol")
 
 
-def scope_markdown(evaluation: Evaluation) -> str:
-    """:func:`kind_text` then :func:`analyses_table` as a Markdown list, for a report.
+def scope_markdown(evaluation: Evaluation, *, model: str | None = None) -> str:
+    """:func:`kind_text` then :func:`analyses_table` as a Markdown list, for a report, then its notes.
+
+    The notes (:func:`notes`) are those that apply to ``model`` (all of them
+    when None), under a heading "Notes".
 
     Examples
     --------
@@ -135,4 +138,30 @@ def scope_markdown(evaluation: Evaluation) -> str:
     lines = [kind_text(evaluation), ""]
     for row in analyses_table(evaluation).itertuples(index=False):
         lines.append(f"- **{markdown_text(row.analysis)}**: {row.status}; {markdown_text(row.why)}")
+    said = notes(evaluation, model=model)
+    if said:
+        lines += ["", "**Notes** (said while the evaluation was computed):", ""]
+        lines += [f"- {markdown_text(text)}" for text in said]
     return "\n".join(lines)
+
+
+def notes(evaluation: Evaluation, *, model: str | None = None) -> list[str]:
+    """The warnings of the run that computed ``evaluation``, in full, each once: those about ``model`` or about
+    no model in particular (every one when ``model`` is None).
+
+    A command-line run prints one line about them (``--verbose``: each); the
+    reports show them.  An evaluation saved before they were kept has none.
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace
+    >>> ev = SimpleNamespace(data={"notes": [
+    ...     {"text": "an interval is NaN (model 'svm')", "models": ["svm"], "datasets": ["wine"]},
+    ...     {"text": "protocols outdomain and indomain are left out", "models": [], "datasets": []}]})
+    >>> notes(ev, model="knn")
+    ['protocols outdomain and indomain are left out']
+    >>> len(notes(ev, model="svm")), len(notes(ev))
+    (2, 2)
+    """
+    kept = evaluation.data.get("notes") or []
+    return [n["text"] for n in kept if model is None or not n.get("models") or model in n["models"]]

@@ -303,7 +303,7 @@ def _check_domains(bench, protocol):
     if missing:
         raise ValueError(
             f"protocol {protocol!r} needs a domain for every dataset; none for {missing}. "
-            "Give `domains=` to load_benchmark, a 'domain' column, or use TRUE dataset names"
+            "Give `domains=` (dataset -> domain), a 'domain' column, or use TRUE dataset names"
         )
 
 

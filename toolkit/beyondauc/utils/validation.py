@@ -21,14 +21,24 @@ class UndefinedMetricWarning(UserWarning):
     """A metric is undefined for the given input (for example one class only)."""
 
 
-def check_int(value: object, name: str, *, minimum: int | None = None) -> int:
-    """Return ``value`` as an int, or raise naming ``name``."""
+def check_int(value: object, name: str, *, minimum: int | None = None, maximum: int | None = None,
+              hint: str = "") -> int:
+    """Return ``value`` as an int, or raise naming ``name`` and the range expected (``hint`` appended)."""
+    if minimum is not None and maximum is not None:
+        expected = f"an int in [{minimum}, {maximum}]"
+    else:
+        expected = "an int" + (f" >= {minimum}" if minimum is not None else "") \
+            + (f" <= {maximum}" if maximum is not None else "")
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
-        raise ValueError(f"`{name}` must be an int" + (f" >= {minimum}" if minimum is not None else "") + f", got {value!r}")
+        raise ValueError(f"`{name}` must be {expected}{hint}, got {value!r}")
     value = int(value)
-    if minimum is not None and value < minimum:
-        raise ValueError(f"`{name}` must be an int >= {minimum}, got {value!r}")
+    if (minimum is not None and value < minimum) or (maximum is not None and value > maximum):
+        raise ValueError(f"`{name}` must be {expected}{hint}, got {value!r}")
     return value
+
+
+#: The largest seed: numpy's generators take seeds in [0, 2**32 - 1].
+MAX_SEED = 2**32 - 1
 
 
 def check_number(value: object, name: str, *, low: float | None = None, high: float | None = None,
@@ -70,7 +80,7 @@ def check_random_state(random_state: object, name: str = "random_state") -> int 
         return None
     if isinstance(random_state, (np.random.RandomState, np.random.Generator)):
         raise ValueError(f"`{name}` must be an int or None so results are reproducible, got {type(random_state).__name__}")
-    return check_int(random_state, name, minimum=0)
+    return check_int(random_state, name, minimum=0, maximum=MAX_SEED, hint=" (numpy's seeds)")
 
 
 def check_scores(y_score: ArrayLike, name: str = "y_score", *, allow_nonfinite: bool = False) -> np.ndarray:
@@ -177,6 +187,7 @@ class WarningLog:
 
     def __init__(self, *, explained: Iterable[str] = (), models: Iterable[str] = ()) -> None:
         self.records = []  # (category, message, model or None, dataset or None), in order
+        self.said = []  # what emit said (its notes), once the block of warnings_once has ended
         self.explained = frozenset(explained)
         self.models = tuple(models)
 
@@ -185,15 +196,24 @@ class WarningLog:
         """Add warnings caught by :func:`warnings.catch_warnings` (``record=True``), from ``model`` on ``dataset``."""
         self.records.extend((w.category, str(w.message), model, dataset) for w in caught)
 
-    def emit(self) -> None:
-        """Re-emit each distinct warning once, with the models and datasets it came from."""
+    def notes(self) -> list[dict]:
+        """Each distinct warning of the run's own once: ``text`` (with the models and datasets it came from),
+        ``category``, ``models`` and ``datasets``.
+
+        Warnings of other libraries (numpy's "invalid value encountered in
+        divide", an unclosed event loop) are left out: what they mean for a
+        number, the run says itself (an undefined metric, a NaN interval).
+        """
         groups = {}
         for category, message, model, dataset in self.records:
+            if not own_warning(category):
+                continue
             models, datasets = groups.setdefault((category, message), ([], []))
             if model is not None and model not in models:
                 models.append(model)
             if dataset is not None and dataset not in datasets:
                 datasets.append(dataset)
+        out = []
         for (category, message), (models, datasets) in groups.items():
             if datasets and issubclass(category, UndefinedMetricWarning) and set(datasets) <= self.explained:
                 continue
@@ -203,7 +223,29 @@ class WarningLog:
             if models:
                 every = len(self.models) > 1 and set(models) == set(self.models)
                 where.append("every model" if every else _listed("model", models))
-            warnings.warn(message + (f" ({'; '.join(where)})" if where else ""), category, stacklevel=2)
+            out.append({"text": message + (f" ({'; '.join(where)})" if where else ""), "category": category,
+                        "models": list(models), "datasets": list(datasets)})
+        return out
+
+    def emit(self) -> list[dict]:
+        """Re-emit each distinct warning of the run's own once, with the models and datasets it came from;
+        return them (:meth:`notes`)."""
+        notes = self.notes()
+        for note in notes:
+            warnings.warn(note["text"], note["category"], stacklevel=2)
+        return notes
+
+
+def own_warning(category: type[Warning]) -> bool:
+    """True for a warning beyondauc says itself (a UserWarning, or a category of its own), False for
+    another library's (RuntimeWarning, ResourceWarning, DeprecationWarning, scikit-learn's ...).
+
+    Examples
+    --------
+    >>> own_warning(UserWarning), own_warning(UndefinedMetricWarning), own_warning(RuntimeWarning)
+    (True, True, False)
+    """
+    return category is UserWarning or category.__module__.split(".")[0] == "beyondauc"
 
 
 def _listed(noun, names, limit=6):
@@ -231,4 +273,4 @@ def warnings_once(*, explained: Iterable[str] = (), models: Iterable[str] = (),
             yield log
         finally:
             log.records[:0] = [(w.category, str(w.message), None, None) for w in caught]
-    log.emit()
+    log.said = log.emit()
