@@ -74,8 +74,11 @@ def noise_integral(d: np.ndarray) -> np.ndarray:
     """
     d = np.asarray(d, dtype=np.float64)
     a = np.abs(d) / _SQRT2
+    x = 0.5 * a * a
     with np.errstate(divide="ignore", invalid="ignore"):
-        v = special.ndtr(a) + a * special.exp1(0.5 * a * a) / (2.0 * np.sqrt(2.0 * np.pi))
+        # E1(x) = -gamma - ln x + O(x): where a^2 / 2 underflows (a < 1e-154), its series
+        e1 = np.where(x > 0, special.exp1(x), -np.euler_gamma - 2.0 * np.log(a) + np.log(2.0))
+        v = special.ndtr(a) + a * e1 / (2.0 * np.sqrt(2.0 * np.pi))
     v = np.where(a > 0, v, 0.5)
     return np.where(d < 0, 1.0 - v, v)
 
