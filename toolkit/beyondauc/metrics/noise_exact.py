@@ -156,10 +156,16 @@ def _direct_sums(vp, cp, vn, cn, shifts):
     for start in range(0, len(vp), rows):  # loop over chunks of values, not over examples
         d = vp[start:start + rows, None] - vn[None, :]
         c = cp[start:start + rows]
-        integral += float(c @ (noise_integral(d) @ cn))
+        integral += _weighted(c, noise_integral(d), cn)
         for k, sc in enumerate(scale):  # the few plotted sigmas
-            curve[k] += float(c @ (special.ndtr(d * sc) @ cn))
+            curve[k] += _weighted(c, special.ndtr(d * sc), cn)
     return integral, curve
+
+
+def _weighted(a, m, b):
+    """``a @ m @ b`` by einsum: a matrix-vector product through BLAS wakes its threads, which costs
+    more CPU than the product itself at these sizes."""
+    return float(np.einsum("i,ij,j->", a, m, b, optimize=False))
 
 
 def grid_size(span: float) -> int:
@@ -203,10 +209,10 @@ def _lag_sums(lags, w, shifts):
     """(sum w F(lag), per-sigma sums of w Phi(lag / (sigma sqrt 2))) of a folded lag histogram."""
     w0, (up, down) = w
     diff, base = up - down, float(down.sum()) + 0.5 * w0  # F(-x) = 1 - F(x): down pairs count 1 - F
-    integral = base + float(diff @ noise_integral(lags))
+    integral = base + float(np.einsum("i,i->", diff, noise_integral(lags)))  # not BLAS: see _weighted
     curve = np.empty(len(shifts))
     rows = max(1, _CHUNK * 8 // len(lags))
     for start in range(0, len(shifts), rows):  # a few sigmas at once: one (sigmas, lags) block in memory
         z = np.multiply.outer(1.0 / (shifts[start:start + rows] * _SQRT2), lags)
-        curve[start:start + rows] = base + special.ndtr(z, out=z) @ diff
+        curve[start:start + rows] = base + np.einsum("ij,j->i", special.ndtr(z, out=z), diff)
     return integral, curve
