@@ -146,7 +146,8 @@ class NoiseRobustness:
         Largest possible error of ``score``: 0 when the pair means were
         direct sums (up to rounding) or Monte Carlo (whose error is
         statistical), else the FFT's worst case
-        (:mod:`~beyondauc.metrics.noise_exact`).
+        (:mod:`~beyondauc.metrics.noise_exact`); NaN when rebuilt from
+        stored rows.
     """
 
     score: float
@@ -170,7 +171,7 @@ class NoiseRobustness:
     def from_frame(cls, frame: pd.DataFrame, *, n_repeats: int = 20, random_state: int | None = 0,
                    method: str = "exact") -> NoiseRobustness:
         """Back from :meth:`to_frame`'s rows (``n_repeats``, ``random_state`` and ``method`` are the
-        evaluation's parameters).
+        evaluation's parameters; ``error_bound`` is not in the rows: NaN).
 
         Examples
         --------
@@ -181,7 +182,8 @@ class NoiseRobustness:
         >>> back.score == r.score, back.auc_curve.tolist() == r.auc_curve.tolist(), back.method
         (True, True, 'exact')
         """
-        return cls(*_robustness_args(frame), frame["auc_std"].to_numpy(), int(n_repeats), random_state, method)
+        return cls(*_robustness_args(frame), frame["auc_std"].to_numpy(), int(n_repeats), random_state, method,
+                   np.nan)
 
     @property
     def relative_curve(self) -> np.ndarray:

@@ -44,7 +44,8 @@ from __future__ import annotations
 import numpy as np
 from scipy import fft, special
 
-__all__ = ["DIRECT_PAIRS", "GRID_POINTS", "NEAR_TIE_ERROR", "fft_error_bound", "noise_integral", "noise_pair_means"]
+__all__ = ["DIRECT_PAIRS", "GRID_POINTS", "NEAR_TIE_ERROR", "fft_error_bound", "grid_size", "noise_integral",
+           "noise_pair_means"]
 
 #: Pairs of distinct values up to which the pair means are a direct sum (above: the FFT).
 DIRECT_PAIRS = 1 << 16  # measured: the two take the same time there (benchmarks/bench_noise.py)
@@ -169,7 +170,17 @@ def _weighted(a, m, b):
 
 
 def grid_size(span: float) -> int:
-    """Grid points for scores spanning ``span`` (units of ``sigma_max``): ``GRID_POINTS`` per unit, a fast FFT length."""
+    """Grid points for scores spanning ``span`` (units of ``sigma_max``): ``GRID_POINTS`` per unit, a fast FFT length.
+
+    At most 2**22 points, so the step, and the error bound, grow when
+    ``sigma_max`` is much smaller than the score range.
+
+    Examples
+    --------
+    >>> from beyondauc.metrics.noise_exact import grid_size
+    >>> grid_size(1.0), grid_size(0.5)
+    (65536, 65536)
+    """
     g = int(min(_MAX_GRID, max(GRID_POINTS, np.ceil(GRID_POINTS * span))))
     return fft.next_fast_len(g, real=True)
 
