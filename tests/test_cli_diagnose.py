@@ -180,6 +180,19 @@ def test_diagnose_options_are_honoured(capsys, demo, protocol):
     assert rec["wasserstein"] != default.wasserstein.score  # p = 1, not 2
 
 
+@pytest.mark.parametrize("method", [None, "exact", "monte_carlo"])
+def test_diagnose_noise_method(capsys, demo, method):
+    argv = ["diagnose", "--model", "svm", "--dataset", "wine", "--noise-repeats", "4", "--seed", "3"]
+    rec = run_json(capsys, argv + ([] if method is None else ["--noise-method", method]))
+    r = assert_diagnose_equals_api(rec, demo, "svm", "wine", n_repeats=4, random_state=3,
+                                   noise_method=method or "exact")
+    assert r.noise_test.method == (method or "exact")
+    other = cohort_diagnostics(demo, "svm", "wine", n_repeats=4, random_state=3,
+                               noise_method="exact" if method == "monte_carlo" else "monte_carlo")
+    assert rec["noise_robustness"] != other.noise_test.score
+    assert rec["bias_robustness"] == other.bias_test.score  # nothing else moves
+
+
 def test_diagnose_custom_split_names(capsys, csvs):
     bench = load_benchmark(csvs["renamed"])
     rec = run_json(capsys, ["diagnose", str(csvs["renamed"]), "--model", "weak", "--dataset", "z",
@@ -396,6 +409,7 @@ def test_error_selective_tolerance(capsys, tolerance):
     (["--seed", "-1"], "--random-state"),
     (["--p", "0.5"], "--p must be a finite number >= 1"),  # the command line's spelling, not Python's `p`
     (["--repeats", "many"], "--repeats"),
+    (["--noise-method", "mc"], "--noise-method"),
 ])
 def test_error_diagnose_bad_numbers(capsys, args, needle):
     check_single_error(capsys, ["diagnose", "--model", "logreg", *args], needle)

@@ -8,9 +8,10 @@ of DESIGN.md section 2, with no package internals:
   crosses a pairwise difference), and by a midpoint grid whose error bound
   ``1 / (2 m A)`` is derived below; plus the O(n^2) identity with
   ``E[clip(D, 0, sigma_max)]``;
-* noise robustness: a Monte Carlo estimate with its own generator (the
-  package's draws are internal, so only seeding, ordering and convergence can
-  be compared);
+* noise robustness with ``noise_method="monte_carlo"``: a Monte Carlo
+  estimate with its own generator (the package's draws are internal, so only
+  seeding, ordering and convergence can be compared); the exact default is
+  tested against the brute-force pair sum in test_noise_exact.py;
 * drift: a Python loop over the merged distinct scores, and a dense grid;
 * Wasserstein: ``scipy.stats.wasserstein_distance`` (p = 1) and the empirical
   quantile functions on exact rational breakpoints (any p).
@@ -301,12 +302,12 @@ def test_bias_explicit_sigma_max_on_constant_scores_is_zero():
 @pytest.mark.parametrize("kind", ["normal", "tied", "int"])
 def test_noise_same_seed_same_result_other_seed_close(kind):
     y, s = make_cohort(kind, 4)
-    a = noise_robustness(y, s, n_repeats=30, random_state=5)
-    b = noise_robustness(y, s, n_repeats=30, random_state=5)
+    a = noise_robustness(y, s, noise_method="monte_carlo", n_repeats=30, random_state=5)
+    b = noise_robustness(y, s, noise_method="monte_carlo", n_repeats=30, random_state=5)
     assert a.score == b.score
     np.testing.assert_array_equal(a.auc_curve, b.auc_curve)
     np.testing.assert_array_equal(a.auc_std, b.auc_std)
-    c = noise_robustness(y, s, n_repeats=30, random_state=6)
+    c = noise_robustness(y, s, noise_method="monte_carlo", n_repeats=30, random_state=6)
     assert not np.array_equal(a.auc_curve, c.auc_curve)
     assert a.score != c.score and abs(a.score - c.score) < 0.05
     assert (a.n_repeats, a.random_state, c.random_state) == (30, 5, 6)
@@ -314,7 +315,7 @@ def test_noise_same_seed_same_result_other_seed_close(kind):
 
 def test_noise_random_state_none_runs_unseeded():
     y, s = make_cohort("normal", 4)
-    r = noise_robustness(y, s, n_repeats=3, random_state=None)
+    r = noise_robustness(y, s, noise_method="monte_carlo", n_repeats=3, random_state=None)
     assert r.random_state is None and 0 < r.score < 1.5
 
 
@@ -324,21 +325,21 @@ def test_noise_converges_to_monte_carlo_reference(kind, sigma_max):
     y, s = make_cohort(kind, 5, n=12)
     sm = s.max() - s.min() if sigma_max is None else sigma_max
     truth, truth_curve, truth_std = noise_by_monte_carlo(y, s, sm, 11, 20_000, seed=123)
-    r = noise_robustness(y, s, sigma_max=sigma_max, n_points=11, n_repeats=1000, random_state=0)
+    r = noise_robustness(y, s, noise_method="monte_carlo", sigma_max=sigma_max, n_points=11, n_repeats=1000, random_state=0)
     assert r.sigma_max == sm
     np.testing.assert_array_equal(r.sigmas, np.linspace(0.0, sm, 11))
     assert abs(r.score - truth) < 0.01
     np.testing.assert_allclose(r.auc_curve, truth_curve, atol=0.02, rtol=0)
     np.testing.assert_allclose(r.auc_std, truth_std, atol=0.02, rtol=0.15)
     # far fewer repeats: still an estimate of the same number, only noisier
-    assert abs(noise_robustness(y, s, sigma_max=sigma_max, n_points=11, n_repeats=20).score - truth) < 0.05
+    assert abs(noise_robustness(y, s, noise_method="monte_carlo", sigma_max=sigma_max, n_points=11, n_repeats=20).score - truth) < 0.05
 
 
 @pytest.mark.parametrize("n_repeats", [1, 7])
 @pytest.mark.parametrize("kind", KINDS)
 def test_noise_score_is_the_trapezoid_of_its_curve(kind, n_repeats):
     y, s = make_cohort(kind, 6)
-    r = noise_robustness(y, s, n_points=9, n_repeats=n_repeats, random_state=2)
+    r = noise_robustness(y, s, noise_method="monte_carlo", n_points=9, n_repeats=n_repeats, random_state=2)
     assert r.auc == exact_auc(y, s)
     assert r.auc_curve[0] == r.auc and r.auc_std[0] == 0.0
     integral = sum((r.sigmas[k] - r.sigmas[k - 1]) * (r.auc_curve[k] + r.auc_curve[k - 1]) / 2 for k in range(1, 9))

@@ -24,6 +24,7 @@ from ..metrics import METHODS, PROTOCOLS, expected_accuracy_grid
 from ..data.benchmark import load_benchmark, load_demo
 from ..data.readers import domain_pairs, read_domains
 from ..evaluation.parameters import NAN_POLICIES, PARAMETERS, cli_flag
+from ..metrics.diagnostics import NOISE_METHODS
 from ..metrics.diagnostics_benchmark import DIAGNOSTIC_INTERVALS, cohort_diagnostics
 from ..metrics.grid_bootstrap import bootstrap_grid
 from ..metrics.ranking import (
@@ -120,8 +121,10 @@ def _add_diagnose(sub):
                       help="how V and T are formed (default: the split column if there is one, else xdomain)")
     diag.add_argument("--val-split", default="val", help="split value of the validation cohort (default: val)")
     diag.add_argument("--test-split", default="test", help="split value of the test cohort (default: test)")
+    diag.add_argument("--noise-method", choices=NOISE_METHODS, default="exact",
+                      help="noise robustness: exact (default) or seeded Monte Carlo draws, as testAUC")
     diag.add_argument("--noise-repeats", "--repeats", dest="repeats", type=int, default=20,
-                      help="noise robustness Monte Carlo repeats (default: 20)")
+                      help="noise robustness Monte Carlo repeats with --noise-method monte_carlo (default: 20)")
     diag.add_argument("--n-points", "--points", dest="points", type=int, default=21,
                       help="sigma grid points of the robustness curves (default: 21)")
     diag.add_argument("--p", type=float, default=2,
@@ -545,6 +548,7 @@ def _diagnose(args, out):
     for d in _datasets(bench, args):
         r = cohort_diagnostics(bench, args.model, d, protocol=args.protocol, val_split=args.val_split,
                                test_split=args.test_split, n_points=args.points, n_repeats=args.repeats,
+                               noise_method=args.noise_method,
                                p=args.p, random_state=args.seed, n_bootstrap=args.bootstrap,
                                confidence_level=args.confidence_level)
         rec = r.to_dict()

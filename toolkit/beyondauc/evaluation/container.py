@@ -225,15 +225,17 @@ class Evaluation:
         matrices = {bool(w["chosen"].iloc[0]): WassersteinMatrix.from_rows(w)
                     for _, w in self._rows("wasserstein", **key).groupby("p", sort=True)}
         n_repeats, seed = int(self.parameters["noise_repeats"]), self.parameters["random_state"]
+        method = self.parameters.get("noise_method", "monte_carlo")  # evaluations from before the exact method
         robust = {}
         for cohort in ("val", "test"):  # an undefined curve (constant scores, one class) has no rows: NaN
             empty = np.array([])
             auc = float(row[f"auc_{cohort}"])
             robust[(cohort, "bias")] = BiasRobustness(np.nan, auc, np.nan, empty, empty)
-            robust[(cohort, "noise")] = NoiseRobustness(np.nan, auc, np.nan, empty, empty, empty, n_repeats, seed)
+            robust[(cohort, "noise")] = NoiseRobustness(np.nan, auc, np.nan, empty, empty, empty, n_repeats, seed,
+                                                       method)
         for (cohort, kind), r in self._rows("robustness", **key).groupby(["cohort", "kind"], sort=False):
             robust[(cohort, kind)] = BiasRobustness.from_frame(r) if kind == "bias" else NoiseRobustness.from_frame(
-                r, n_repeats=n_repeats, random_state=seed)
+                r, n_repeats=n_repeats, random_state=seed, method=method)
         drift = SensSpecDrift.from_frame(self._rows("drift_curves", **key), score=float(row["drift"]))
         roc = {c: r for c, r in self._rows("roc", **key).groupby("cohort", sort=False)}
         hist = {c: r for c, r in self._rows("cohort_histograms", **key).groupby("cohort", sort=False)}

@@ -31,6 +31,7 @@ from ..data.readers import read_domains
 from ..metrics import METHODS, PROTOCOLS
 from ..metrics.selective_benchmark import SELECTIVE_PROTOCOLS
 from ..metrics.bootstrap import check_bootstrap
+from ..metrics.diagnostics import NOISE_METHODS
 from ..metrics.protocols import DOMAIN_HINT, DOMAIN_PROTOCOLS, datasets_without_domain
 from ..utils.validation import check_int, check_names, check_number, check_option, check_random_state
 
@@ -192,7 +193,10 @@ _TABLE = (
     _P("sigma_max", None, _optional(_number(low=0, low_open=True)),
        "largest bias/noise sigma (None: the score range of V and T together)"),
     _P("n_points", 21, _int(2), "sigma grid points of the robustness curves", aliases=("--points",)),
-    _P("noise_repeats", 20, _int(1), "Monte Carlo draws per sigma for the noise robustness"),
+    _P("noise_method", "exact", _option(NOISE_METHODS), "noise robustness: 'exact' (no draws) or 'monte_carlo' "
+       "(seeded draws, as testAUC)"),
+    _P("noise_repeats", 20, _int(1), "Monte Carlo draws per sigma for the noise robustness (monte_carlo "
+       "method only)"),
     _P("p", 2, _option((1, 2)), "order of the Wasserstein distance (1 or 2)"),
     _P("bins", 20, _int(1), "histogram bins"),
     _P("n_bootstrap", 200, _replicates, "bootstrap replicates behind every interval (0: none)", aliases=("--bootstrap",)),

@@ -714,7 +714,8 @@ def _per_model(bench, bench_sel, p, tasks, log):
     """
     ood = p["ood_dataset"]
     options = dict(protocol=p["cohort_protocol"], val_split=p["val_split"], test_split=p["test_split"],
-                   sigma_max=p["sigma_max"], n_points=p["n_points"], n_repeats=p["noise_repeats"], p=p["p"],
+                   sigma_max=p["sigma_max"], n_points=p["n_points"], n_repeats=p["noise_repeats"],
+                   noise_method=p["noise_method"], p=p["p"],
                    random_state=p["random_state"], n_bootstrap=p["n_bootstrap"],
                    confidence_level=p["confidence_level"])
     sel_options = dict(ood_dataset=ood, protocol=p["selective_protocol"], method=p["selective_method"],

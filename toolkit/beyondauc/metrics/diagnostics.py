@@ -30,6 +30,7 @@ from ..utils.validation import (
     binarize_labels,
     check_int,
     check_number,
+    check_option,
     check_random_state,
     check_scores,
     warn_undefined,
@@ -37,6 +38,7 @@ from ..utils.validation import (
 # the batched twins live beside: re-exported here, where their callers and tests have read them
 from .diagnostics_rows import _sigma_units, bias_rows, drift_rows, wasserstein_rows  # noqa: F401
 from .fitting import unit_scale
+from .noise_exact import noise_pair_means
 from .kernel import (
     _auc_rows,
     _auc_sorted,
@@ -46,7 +48,7 @@ from .kernel import (
     _sorted_by_class,
 )
 
-__all__ = ["BiasRobustness", "NoiseRobustness", "SensSpecDrift", "WassersteinMatrix", "bias_robustness", "noise_robustness", "sens_spec_drift", "wasserstein_matrix"]
+__all__ = ["NOISE_METHODS", "BiasRobustness", "NoiseRobustness", "SensSpecDrift", "WassersteinMatrix", "bias_robustness", "noise_robustness", "sens_spec_drift", "wasserstein_matrix"]
 
 
 _NOISE_BLOCK = 4_000_000  # noisy scores held at once (rows x examples), bounds memory
@@ -123,18 +125,29 @@ class NoiseRobustness:
     Attributes
     ----------
     score : float
-        ``(1 / (A * sigma_max)) * integral_0^sigma_max E[A(s + sigma * eps)] dsigma``,
-        trapezoid rule on the sigma grid, the expectation by seeded Monte Carlo.
+        ``(1 / (A * sigma_max)) * integral_0^sigma_max E[A(s + sigma * eps)] dsigma``.
+        ``method="exact"``: the exact integral, from the closed form per pair;
+        ``"monte_carlo"``: the trapezoid rule on the sigma grid, the
+        expectation by seeded Monte Carlo.
     auc : float
         The AUC A of the scores without noise.
     sigma_max : float
     sigmas : ndarray
         The sigma grid.
     auc_curve : ndarray
-        Mean AUC over the repeats at each grid sigma.
+        E[A] at each grid sigma: exact, or the mean over the repeats.
     auc_std : ndarray
-        Standard deviation of the AUC over the repeats at each grid sigma.
+        Standard deviation of the AUC over the Monte Carlo repeats at each
+        grid sigma; NaN for the exact method, which draws no noise.
     n_repeats, random_state : int
+        The Monte Carlo draws per sigma and their seed (unused by the exact method).
+    method : {"exact", "monte_carlo"}
+    error_bound : float
+        Largest possible error of ``score``: 0 when the pair means were
+        direct sums (up to rounding) or Monte Carlo (whose error is
+        statistical), else the FFT's worst case
+        (:mod:`~beyondauc.metrics.noise_exact`); NaN when rebuilt from
+        stored rows.
     """
 
     score: float
@@ -145,6 +158,8 @@ class NoiseRobustness:
     auc_std: np.ndarray = field(repr=False)
     n_repeats: int = 20
     random_state: int | None = 0
+    method: str = "exact"
+    error_bound: float = 0.0
 
     def to_frame(self) -> pd.DataFrame:
         """The curve as an evaluation's ``robustness`` rows: sigma, auc, auc_std, score, auc_unperturbed, sigma_max."""
@@ -153,9 +168,22 @@ class NoiseRobustness:
                              "auc_unperturbed": self.auc, "sigma_max": self.sigma_max})
 
     @classmethod
-    def from_frame(cls, frame: pd.DataFrame, *, n_repeats: int = 20, random_state: int | None = 0) -> NoiseRobustness:
-        """Back from :meth:`to_frame`'s rows (``n_repeats`` and ``random_state`` are the evaluation's parameters)."""
-        return cls(*_robustness_args(frame), frame["auc_std"].to_numpy(), int(n_repeats), random_state)
+    def from_frame(cls, frame: pd.DataFrame, *, n_repeats: int = 20, random_state: int | None = 0,
+                   method: str = "exact") -> NoiseRobustness:
+        """Back from :meth:`to_frame`'s rows (``n_repeats``, ``random_state`` and ``method`` are the
+        evaluation's parameters; ``error_bound`` is not in the rows: NaN).
+
+        Examples
+        --------
+        >>> from beyondauc import noise_robustness
+        >>> from beyondauc.metrics import NoiseRobustness
+        >>> r = noise_robustness([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8], n_points=5)
+        >>> back = NoiseRobustness.from_frame(r.to_frame())
+        >>> back.score == r.score, back.auc_curve.tolist() == r.auc_curve.tolist(), back.method
+        (True, True, 'exact')
+        """
+        return cls(*_robustness_args(frame), frame["auc_std"].to_numpy(), int(n_repeats), random_state, method,
+                   np.nan)
 
     @property
     def relative_curve(self) -> np.ndarray:
@@ -163,9 +191,11 @@ class NoiseRobustness:
         return self.auc_curve / self.auc
 
     def _repr_html_(self):
+        draws = [("n_repeats", self.n_repeats), ("random_state", self.random_state)]
         return result_html("NoiseRobustness", [
             ("score", self.score), ("auc", self.auc), ("sigma_max", self.sigma_max),
-            ("curve points", len(self.sigmas)), ("n_repeats", self.n_repeats), ("random_state", self.random_state),
+            ("curve points", len(self.sigmas)), ("method", self.method),
+            *(draws if self.method == "monte_carlo" else [("error bound", self.error_bound)]),
         ])
 
 
@@ -434,21 +464,41 @@ def bias_robustness(y_true: ArrayLike, y_score: ArrayLike, *, sigma_max: float |
     return BiasRobustness(float(mean_clip / auc), float(auc), sigma_max, np.linspace(0.0, sigma_max, n_points), curve)
 
 
+NOISE_METHODS = ("exact", "monte_carlo")
+
+
 def noise_robustness(
     y_true: ArrayLike, y_score: ArrayLike, *, sigma_max: float | None = None, n_points: int = 21, n_repeats: int = 20,
-    random_state: int | None = 0, pos_label: object = None,
+    random_state: int | None = 0, noise_method: str = "exact", pos_label: object = None,
 ) -> NoiseRobustness:
     """Robustness of the AUC to Gaussian noise added to every score.
 
     ``R_noise = (1 / (A * sigma_max)) * integral_0^sigma_max E[A(s + sigma * eps)] dsigma``
-    with eps standard normal.  The integral uses the trapezoid rule on
-    ``n_points`` equally spaced sigmas; the expectation averages
+    with eps standard normal, independent per example.
+
+    ``noise_method="exact"`` (default) draws no noise: a pair of a positive
+    and a negative whose scores differ by D keeps its order with probability
+    ``Phi(D / (sigma * sqrt(2)))`` (one half for a tie), so E[A] is the mean
+    of that over the pairs, and the sigma-integral has a closed form per pair
+    (:mod:`~beyondauc.metrics.noise_exact`).  The mean over pairs is a direct
+    sum when the classes have at most
+    :data:`~beyondauc.metrics.noise_exact.DIRECT_PAIRS` pairs of distinct
+    values (exact to rounding), else one FFT cross-correlation of the two
+    classes' score histograms on a fine grid, whose worst-case error the
+    result's ``error_bound`` gives (at most ``0.125 * h / A``, h the grid step
+    over sigma_max: below 2e-6 / A when sigma_max is the score range; far
+    less when the scores have a density).  The curve at the ``n_points``
+    sigmas is E[A] from the same pairs.
+
+    ``noise_method="monte_carlo"`` is the estimate of the testAUC package:
+    the trapezoid rule on the sigma grid, the expectation averaging
     ``n_repeats`` seeded draws per sigma.  The draws are standard normal
     (float32, then scaled by sigma in float64) and go to the examples in a
     canonical order -- positives then negatives, each by score -- so the
-    same seed gives the same number whatever the input order, and an affine
-    map ``k * s + c`` (k > 0, default ``sigma_max``) gives the same number
-    too.
+    same seed gives the same number whatever the input order.
+
+    Either way an affine map ``k * s + c`` (k > 0, default ``sigma_max``)
+    gives the same number.
 
     Parameters
     ----------
@@ -458,7 +508,10 @@ def noise_robustness(
         Largest noise scale; default the score range max - min.
     n_points : int >= 2, default=21
     n_repeats : int >= 1, default=20
+        Monte Carlo draws per sigma (``noise_method="monte_carlo"`` only).
     random_state : int or None, default=0
+        Seed of the draws (``noise_method="monte_carlo"`` only).
+    noise_method : {"exact", "monte_carlo"}, default="exact"
     pos_label : scalar, default=None
 
     Returns
@@ -468,23 +521,41 @@ def noise_robustness(
     Examples
     --------
     >>> from beyondauc import noise_robustness
-    >>> r = noise_robustness([0, 0, 1, 1], [0.0, 1.0, 2.0, 3.0], random_state=0)
-    >>> r.auc, 0 < r.score < 1
-    (1.0, True)
+    >>> r = noise_robustness([0, 0, 1, 1], [0.0, 1.0, 2.0, 3.0])
+    >>> r.auc, round(r.score, 6), r.error_bound
+    (1.0, 0.832748, 0.0)
+    >>> m = noise_robustness([0, 0, 1, 1], [0.0, 1.0, 2.0, 3.0], noise_method="monte_carlo", n_repeats=2000)
+    >>> abs(m.score - r.score) < 0.01
+    True
     """
     n_points = check_int(n_points, "n_points", minimum=2)
     n_repeats = check_int(n_repeats, "n_repeats", minimum=1)
     seed = check_random_state(random_state)
+    method = check_option(noise_method, "noise_method", NOISE_METHODS)
     pos, neg, auc, sigma_max = _robustness_setup(y_true, y_score, sigma_max, pos_label, "noise robustness")
     if np.isnan(sigma_max):
-        return NoiseRobustness(np.nan, auc, sigma_max, np.array([]), np.array([]), np.array([]), n_repeats, seed)
-    # Noise is drawn for the examples in a canonical order (positives, then
-    # negatives, each by score), so reordering the input changes nothing; in units of
-    # sigma_max (exact at any scale, see _sigma_units).
-    rng = np.random.default_rng(seed)
-    sigmas = np.linspace(0.0, sigma_max, n_points)
-    shifts = np.linspace(0.0, 1.0, n_points)
+        return NoiseRobustness(np.nan, auc, sigma_max, np.array([]), np.array([]), np.array([]), n_repeats, seed,
+                               method)
+    # in units of sigma_max from the lowest score (exact at any scale, see _sigma_units)
     pos, neg = _sigma_units(sigma_max, float(min(pos[0], neg[0])), pos, neg)
+    sigmas, shifts = np.linspace(0.0, sigma_max, n_points), np.linspace(0.0, 1.0, n_points)
+    if method == "exact":
+        integral, curve, _, bound = noise_pair_means(pos, neg, shifts[1:])
+        return NoiseRobustness(float(integral / auc), float(auc), sigma_max, sigmas, np.r_[auc, curve],
+                               np.full(n_points, np.nan), n_repeats, seed, method, float(bound / auc))
+    mean, std = _noise_monte_carlo(pos, neg, auc, shifts, n_repeats, seed)
+    score = np.trapezoid(mean, shifts) / auc
+    return NoiseRobustness(float(score), float(auc), sigma_max, sigmas, mean, std, n_repeats, seed, method)
+
+
+def _noise_monte_carlo(pos, neg, auc, shifts, n_repeats, seed):
+    """(mean, std) of the AUC over ``n_repeats`` seeded draws at each shift (units of sigma_max).
+
+    Noise is drawn for the examples in a canonical order (positives, then
+    negatives, each by score), so reordering the input changes nothing.
+    """
+    rng = np.random.default_rng(seed)
+    n_points = len(shifts)
     mean = np.empty(n_points)
     std = np.zeros(n_points)
     mean[0] = auc
@@ -503,8 +574,7 @@ def noise_robustness(
             aucs.append(_auc_rows(z[:, :n_pos], z[:, n_pos:], in_place=True))
         aucs = np.concatenate(aucs)
         mean[k], std[k] = aucs.mean(), aucs.std()
-    score = np.trapezoid(mean, shifts) / auc
-    return NoiseRobustness(float(score), float(auc), sigma_max, sigmas, mean, std, n_repeats, seed)
+    return mean, std
 
 
 # -- two cohorts -------------------------------------------------------------------

@@ -303,6 +303,7 @@ def cohort_diagnostics(
     n_repeats: int = 20,
     p: float = 2,
     random_state: int | None = 0,
+    noise_method: str = "exact",
     n_bootstrap: int = 0,
     confidence_level: float = 0.95,
 ) -> CohortDiagnostics:
@@ -321,12 +322,13 @@ def cohort_diagnostics(
         Split values of V and T when the split column is used.
     sigma_max : float > 0, default=None
     n_points, n_repeats : int
-        Sigma grid size and Monte Carlo repeats of the robustness curves.
+        Sigma grid size of the robustness curves, and Monte Carlo repeats of
+        the noise robustness with ``noise_method="monte_carlo"``.
     p : float >= 1, default=2
         Wasserstein order of ``.wasserstein``; the matrices at p = 1 and
         p = 2 are computed either way (``.wasserstein_p1``, ``.wasserstein_p2``).
     random_state : int or None, default=0
-        Seeds the noise and the indata split; the bootstrap draws from its
+        Seeds the indata split and the Monte Carlo noise; the bootstrap draws from its
         child stream for ``dataset``'s place among the benchmark's datasets
         (every model reads the same replicates of a dataset; two datasets draw
         independent ones).
@@ -334,8 +336,11 @@ def cohort_diagnostics(
         With B > 0, intervals of the AUCs and bias robustness (percentile),
         drift and W (BCa) from B replicates of a bootstrap stratified by
         cohort and class (see :func:`diagnostics_intervals`); noise
-        robustness, itself a Monte Carlo number, gets none.
+        robustness gets none.
     confidence_level : float in (0, 1), default=0.95
+    noise_method : {"exact", "monte_carlo"}, default="exact"
+        How :func:`~beyondauc.noise_robustness` computes the expected AUC
+        under noise: exactly, or by seeded draws (as the testAUC package).
 
     Returns
     -------
@@ -364,7 +369,7 @@ def cohort_diagnostics(
         rng = float(both.max() - both.min()) if len(both) else 0.0
         sigma_max = rng if rng > 0 else None
     common = dict(sigma_max=sigma_max, n_points=n_points)
-    noise = dict(common, n_repeats=n_repeats, random_state=random_state)
+    noise = dict(common, n_repeats=n_repeats, random_state=random_state, noise_method=noise_method)
     bv, bt = bias_robustness(yv, sv, **common), bias_robustness(yt, st, **common)
     w = wasserstein_matrix(yv, sv, yt, st, p=p)
     drift = sens_spec_drift(yv, sv, yt, st)

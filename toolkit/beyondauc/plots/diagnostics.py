@@ -296,9 +296,10 @@ class RobustnessDisplay:
             if len(r.sigmas):
                 ax.plot(r.sigmas, 100 * r.relative_curve, linestyle=style, marker=".",
                         label=f"{name}: R = {r.score:.3f}")
-                if self.kind == "noise" and np.any(r.auc_std):
-                    lo = 100 * (r.auc_curve - r.auc_std) / r.auc
-                    hi = 100 * (r.auc_curve + r.auc_std) / r.auc
+                std = np.nan_to_num(np.asarray(getattr(r, "auc_std", ()), dtype=float))  # NaN: exact, no draws
+                if self.kind == "noise" and np.any(std):  # the spread of the Monte Carlo draws
+                    lo = 100 * (r.auc_curve - std) / r.auc
+                    hi = 100 * (r.auc_curve + std) / r.auc
                     ax.fill_between(r.sigmas, lo, hi, alpha=0.15)
         shift = "positives shifted down by σ" if self.kind == "bias" else "Gaussian noise of sd σ"
         ax.set(xlabel=f"σ ({shift})", ylabel="AUC relative to unperturbed (%)",
@@ -521,7 +522,7 @@ class DiagnosticsDashboard:
     def from_predictions(cls, y_val: ArrayLike, s_val: ArrayLike, y_test: ArrayLike, s_test: ArrayLike, *,
                          pos_label: object = None, sigma_max: float | None = None, n_points: int = 21,
                          n_repeats: int = 20, p: float = 2, random_state: int | None = 0,
-                         figure: FigureBase | None = None, model: str = "model",
+                         noise_method: str = "exact", figure: FigureBase | None = None, model: str = "model",
                          dataset: str = "data") -> DiagnosticsDashboard:
         """Compute every diagnostic of two cohorts and draw the dashboard."""
         from ..metrics.diagnostics_benchmark import CohortDiagnostics
@@ -532,7 +533,7 @@ class DiagnosticsDashboard:
             rng = float(max(sv.max(), st.max()) - min(sv.min(), st.min()))
             sigma_max = rng if rng > 0 else None
         common = dict(sigma_max=sigma_max, n_points=n_points)
-        noise = dict(common, n_repeats=n_repeats, random_state=random_state)
+        noise = dict(common, n_repeats=n_repeats, random_state=random_state, noise_method=noise_method)
         bv, bt = bias_robustness(yv, sv, **common), bias_robustness(yt, st, **common)
         diag = CohortDiagnostics(
             model, dataset, "given", yv, sv, yt, st, bv.auc, bt.auc, bv, bt,
