@@ -226,3 +226,39 @@ def test_pool_workers_ignore_sigint_and_end_quietly_on_sigterm(capfd):
         with pytest.raises(Exception):  # noqa: B017 - the pool is broken: its worker ended
             pool.submit(os.getpid).result()
     assert "Traceback" not in capfd.readouterr().err
+
+
+def test_a_jupyter_kernel_whose_port_is_taken_is_started_again_on_new_ports(tmp_path, capfd, monkeypatch):
+    """Another process binds a port between its choice and the Jupyter kernel's bind: the kernel dies, unseen,
+    and a new one starts on new ports (no ZMQError traceback on the terminal)."""
+    import socket
+
+    from beyondauc.report import execute
+
+    real = execute._jupyter_kernel_manager_class()
+    taken = socket.socket()
+    taken.bind(("127.0.0.1", 0))
+    taken.listen()
+    port = taken.getsockname()[1]
+    made = []
+
+    def manager(**kwargs):
+        if made:
+            km = real(**kwargs)
+        else:  # the first Jupyter kernel gets the taken port for its shell channel
+            km = real(cache_ports=False, **kwargs)
+            km.shell_port = port
+        made.append(km)
+        return km
+
+    monkeypatch.setattr(execute, "_jupyter_kernel_manager_class", lambda: manager)
+    jupyter_kernel = execute._JupyterKernel("python3")
+    try:
+        jupyter_kernel.prepare(tmp_path)
+        assert jupyter_kernel.started == 2
+        assert made[0].shell_port == port and made[1].shell_port != port
+    finally:
+        jupyter_kernel.shutdown()
+        taken.close()
+    err = capfd.readouterr().err
+    assert "Traceback" not in err and "ZMQError" not in err, err
