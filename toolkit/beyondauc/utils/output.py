@@ -32,6 +32,15 @@ and an evaluation (:meth:`beyondauc.Evaluation.save`, ``beyondauc evaluate --out
   then on it lists the new files, all present), the old output's files the new
   one no longer has are deleted, and the staging folder is removed; nothing is
   left beside or inside ``out`` after a success.
+* **One lock for the folder tree, the space, a failed write**: an output
+  inside a folder another run is writing, or inside an output whose manifest
+  lists files in it (a report's ``evaluation/``), is refused; so is a file
+  system without the space the output needs; a write that fails says its file
+  and what ``out`` keeps (:mod:`beyondauc.utils.folder_checks`).
+* **Interrupted** (:mod:`beyondauc.utils.interrupts`): leaving on a signal
+  removes the staging folder and the lock like any failure, and notes on the
+  exception what ``out`` keeps; the commit and its renames are not cut by a
+  signal.
 * **kill -9 at any moment.** Before the commit point ``out`` is untouched and
   the next run deletes the staging folder. After it, the next run into the
   folder (report or evaluation) finishes the roll forward first. At every
