@@ -108,7 +108,13 @@ def signals_stop_the_run() -> Iterator[None]:
 
 @contextlib.contextmanager
 def deferred() -> Iterator[None]:
-    """A section a signal does not cut: a signal received within it raises :class:`Interrupted` as it ends."""
+    """A section a signal does not cut: a signal received within it raises :class:`Interrupted` as it ends.
+
+    Only the main thread counts (the handler runs there); elsewhere nothing changes.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
     _State.deferring += 1
     try:
         yield
