@@ -1,4 +1,5 @@
-"""No process a report run starts outlives it: kill -9 of the run at chosen moments, a clean run, a soak.
+"""No process a report run starts outlives it: kill -9 of the run at chosen moments, a clean run, a soak
+(kill -9, SIGTERM and SIGINT).
 
 A run starts spawned pool workers (which start Jupyter kernels, in their own
 sessions), the multiprocessing resource tracker and forked evaluation workers.
@@ -303,12 +304,59 @@ def test_soak_killed_runs_into_one_folder_then_a_clean_one(bench, runs, tmp_path
         survivors = run.survivors()
         assert survivors == {}, (f"run {i}, killed at {delay:.2f} s of {duration:.2f} s: alive {GRACE} s later:\n"
                                  f"{_described(survivors)}\nalive at the kill:\n{_described(alive)}")
+    stopped_by_signals(bench, runs, tmp_path, args, out, duration, rng)
     last = Run(bench["tiny"], args, tmp_path)
     runs.append(last)
     assert last.proc.wait(timeout=600) == 0, last.stderr()
     assert last.survivors() == {}
     assert {name: (out / name).read_text() for name in USER_FILES} == USER_FILES
     check_complete(out)
+
+
+#: Runs of the soak stopped by a signal beside kill -9: SIGTERM (a scheduler's way; to the run only) and SIGINT
+#: (a terminal's Ctrl-C; to the run's process group), each at a seeded moment once the run holds the folder.
+SOAK_SIGNALS = ("SIGTERM", "SIGINT") * 3
+
+
+def _entered(run, out):
+    """Wait until the run holds ``out`` (its staging folder exists); False if it ended first."""
+    while not any(p.name.startswith(".beyondauc-staging-") for p in out.iterdir()):
+        if run.proc.poll() is not None:
+            return False
+        time.sleep(0.005)
+    return True
+
+
+def _report_files(out):
+    """Every file of ``out`` but a run's staging folder and lock, with its bytes."""
+    return {p.relative_to(out).as_posix(): p.read_bytes() for p in sorted(out.rglob("*"))
+            if p.is_file() and not p.relative_to(out).parts[0].startswith((".beyondauc-staging-", ".beyondauc.lock"))}
+
+
+def stopped_by_signals(bench, runs, tmp_path, args, out, duration, rng):
+    """Each run stopped by its signal: exit 128 + signal, one line, the folder as it was, nothing left."""
+    for name, delay in zip(SOAK_SIGNALS, rng.uniform(0.0, 0.5 * duration, size=len(SOAK_SIGNALS))):
+        signum = getattr(signal, name)
+        run = Run(bench["tiny"], args, tmp_path)
+        runs.append(run)
+        assert _entered(run, out), run.stderr()
+        before = _report_files(out)  # once the run has finished what a killed run left
+        time.sleep(max(0.0, run.started + delay - time.monotonic()))
+        alive = run.processes()
+        (os.killpg if signum == signal.SIGINT else os.kill)(run.proc.pid, signum)
+        run.proc.wait(timeout=60)
+        print(f"{name} at {delay:.2f} s of {duration:.2f} s; alive then: {_kinds(alive, run.proc.pid)}")
+        err = run.stderr()
+        if run.proc.returncode == 0:  # it finished first: a complete new report
+            check_complete(out)
+            continue
+        assert run.proc.returncode == 128 + signum, err
+        assert err.splitlines() == [f"beyondauc: interrupted ({name}); the previous report in {str(out)!r} is "
+                                    "unchanged"], err
+        assert _report_files(out) == before
+        assert sorted(p.name for p in out.iterdir() if p.name.startswith(".beyondauc")) == [".beyondauc-report.json"]
+        survivors = run.survivors()
+        assert survivors == {}, f"{name} at {delay:.2f} s: alive {GRACE} s later:\n{_described(survivors)}"
 
 
 # -- the mechanisms, one by one ------------------------------------------------------------------------------------

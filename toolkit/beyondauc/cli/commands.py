@@ -7,6 +7,7 @@ exit with status 2 and one line on stderr, never a traceback.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import math
 import sys
@@ -20,6 +21,7 @@ import pandas as pd
 
 from ..utils.version import __version__
 from ..utils.formatting import comment, plain_table, score_table
+from ..utils.interrupts import Interrupted, signals_stop_the_run
 from ..metrics import METHODS, PROTOCOLS, expected_accuracy_grid
 from ..data.benchmark import load_benchmark, load_demo
 from ..data.readers import domain_pairs, read_domains
@@ -711,6 +713,9 @@ class _ReportFailed(Exception):
     """Some reports failed; the summary has been printed."""
 
 
+#: The commands that write an output folder: a signal stops them by :mod:`beyondauc.utils.interrupts`' policy.
+_WRITERS = ("report", "demo", "evaluate")
+
 _COMMANDS = {"calibrate": _calibrate, "diagnose": _diagnose, "selective": _selective,
              "report": _report, "demo": _report, "evaluate": _evaluate, "table": table_command}
 
@@ -748,7 +753,8 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
         if args.command is None:
             parser.print_help(out)
             return 0
-        with warnings.catch_warnings(record=True) as caught:
+        stoppable = signals_stop_the_run() if args.command in _WRITERS else contextlib.nullcontext()
+        with warnings.catch_warnings(record=True) as caught, stoppable:
             warnings.simplefilter("always")
             _COMMANDS[args.command](args, out)
         _say_warnings(caught, args, spelling_of(parser.commands.get(args.command)))
@@ -766,6 +772,9 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
         msg = cli_message(msg, spelling_of(parser.commands.get(command)))
         print(f"beyondauc: error: {msg}", file=sys.stderr)
         return 2
+    except Interrupted as exc:  # SIGINT, SIGTERM or SIGHUP: workers stopped, the output folder as it was
+        print(f"beyondauc: {exc.message()}", file=sys.stderr)
+        return exc.exit_status
     except KeyboardInterrupt:
         return 130
 

@@ -354,7 +354,13 @@ class Evaluation:
         """The tables and the manifest, into the (staging) folder ``folder``."""
         folder = Path(folder)
         for name, t in self.tables.items():
-            _parquet_safe(t).to_parquet(folder / f"{name}.parquet", index=False)
+            path = folder / f"{name}.parquet"
+            try:
+                _parquet_safe(t).to_parquet(path, index=False)
+            except OSError as exc:  # pyarrow names no file: say which (the folder says what it keeps)
+                if exc.filename is not None or exc.errno is None:
+                    raise
+                raise OSError(exc.errno, os.strerror(exc.errno), str(path)) from None
         (folder / MANIFEST).write_text(json.dumps(self.manifest(), indent=1, allow_nan=True), encoding="utf-8")
 
 

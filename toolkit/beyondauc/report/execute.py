@@ -26,7 +26,9 @@ import datetime as _dt
 import functools
 import math
 import multiprocessing.util
+import queue
 import shutil
+import subprocess
 import sys
 import threading
 import time
@@ -96,6 +98,8 @@ del _fig, _plt
 __import__("gc").freeze()  # what the imports made lives as long as the Jupyter kernel: collections skip it
 """
 _START_TIMEOUT = 120  # seconds for a Jupyter kernel to start on a loaded machine
+_START_ATTEMPTS = 3  # Jupyter kernels started for one notebook before its failure is reported
+_ALIVE_POLL = 1.0  # seconds between two looks at whether a Jupyter kernel that has not replied is still alive
 
 
 class _JupyterKernel:
@@ -133,7 +137,10 @@ class _JupyterKernel:
         # the Jupyter kernel dies with this process, even a killed one (its own parent poller checks only every second)
         preexec = child_preexec()
         launch = {"preexec_fn": preexec} if preexec is not None else {}
-        run_sync(self.km.start_kernel)(extra_arguments=list(_JUPYTER_KERNEL_ARGUMENTS), **launch)
+        # its stderr is not the user's terminal: a Jupyter kernel that cannot bind a port (taken by another
+        # process between the choice and the bind) dies with a traceback there, and is started again (prepare)
+        run_sync(self.km.start_kernel)(extra_arguments=list(_JUPYTER_KERNEL_ARGUMENTS), stderr=subprocess.DEVNULL,
+                                       **launch)
         self.started += 1
         # a client on the shell channel only: it sends the resets and reads their replies
         self._client = self.km.blocking_client()
@@ -161,7 +168,14 @@ class _JupyterKernel:
         msg_id = self._client.execute(code, silent=True, store_history=False)
         deadline = time.monotonic() + timeout
         while True:
-            reply = self._client.get_shell_msg(timeout=max(deadline - time.monotonic(), 0.001))
+            try:
+                reply = self._client.get_shell_msg(timeout=min(_ALIVE_POLL, max(deadline - time.monotonic(), 0.001)))
+            except queue.Empty:
+                if time.monotonic() >= deadline:
+                    raise TimeoutError(f"{what} took over {timeout:g} s") from None
+                if not self._alive():  # e.g. it could not bind its ports: started again by prepare
+                    raise RuntimeError(f"{what} failed: the Jupyter kernel died") from None
+                continue
             if reply["parent_header"].get("msg_id") == msg_id:
                 break
         content = reply["content"]
@@ -183,16 +197,16 @@ class _JupyterKernel:
             raise RuntimeError("the run this report was for is gone (its Dask task was cancelled)")
         t0 = time.perf_counter()
         started = self.started
-        for attempt in range(2):
+        for attempt in range(_START_ATTEMPTS):
             try:
                 if not self._alive():
                     self.shutdown()
-                    self._start()
+                    self._start()  # new ports each time
                 self._reset(cwd, _START_TIMEOUT)
                 break
             except Exception:
                 self.shutdown()
-                if attempt:
+                if attempt == _START_ATTEMPTS - 1:
                     raise
         return time.perf_counter() - t0 if self.started > started else 0.0
 

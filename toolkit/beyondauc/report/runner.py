@@ -355,25 +355,35 @@ def _check_notebooks(notebooks_dir):
     return folder
 
 
+@contextlib.contextmanager
 def _make_executor(jobs, dask):
-    """(executor, closer, workers, Dask client or None): local processes, or a Dask cluster's executor."""
+    """(executor, workers, Dask client or None): local processes, or a Dask cluster's executor.
+
+    Left by an interrupt (:mod:`beyondauc.utils.interrupts`) it waits for no
+    task: the local workers are killed, the Dask client is closed (which
+    cancels its tasks).
+    """
     if dask is None:
-        ctx = multiprocessing.get_context("spawn")
-        executor = process_pool(jobs, ctx)  # its workers, and their Jupyter kernels, end with this process
-        return executor, executor.shutdown, jobs, None
+        with process_pool(jobs, multiprocessing.get_context("spawn")) as executor:  # its workers end with this process
+            yield executor, jobs, None
+        return
     try:
         from distributed import Client
     except ImportError as exc:
         raise ImportError("`dask` needs the optional extra: pip install 'beyondauc[dask]'") from exc
     client = Client(dask)
     executor = client.get_executor()
-
-    def close():
-        executor.shutdown(wait=True)
-        client.close()
-
     workers = sum(w.get("nthreads", 1) for w in client.scheduler_info().get("workers", {}).values())
-    return executor, close, workers or 1, client
+    finished = False
+    try:
+        yield executor, workers or 1, client
+        finished = True
+    except Exception:
+        finished = True
+        raise
+    finally:
+        executor.shutdown(wait=finished)
+        client.close()
 
 
 def _progress(total, enabled):
@@ -516,7 +526,8 @@ def run_report(data: str | os.PathLike | Benchmark | pd.DataFrame = DEMO, *,
         name = DEMO if isinstance(data, str) and data == DEMO else Path(str(bench.source)).stem.split(".")[0]
         out = Path("reports") / safe_name(name or "benchmark")
     # entering refuses, before any computation, a folder not ours and a file of the user's the report would replace
-    with ReportFolder(out, planned=_planned_files(slugs.values(), pdf)) as output:
+    space = _estimated_size(len(bench.models), len(bench.datasets), pdf)  # checked with the previous report's
+    with ReportFolder(out, planned=_planned_files(slugs.values(), pdf), space=space) as output:
         data_options = {"datasets": datasets, "pos_label": pos_label, "domains": domains,
                         "nan_policy": nan_policy, "baseline": baseline}
         result = _run(output, data, evaluated, bench, folder, slugs, extra, data_options, pdf=pdf, jobs=jobs,
@@ -524,6 +535,16 @@ def run_report(data: str | os.PathLike | Benchmark | pd.DataFrame = DEMO, *,
                       kernel_name=kernel_name, timeout=timeout, recompute=recompute)
         output.commit()
     return dataclasses.replace(result, seconds=time.perf_counter() - t0)
+
+
+#: Bytes a report takes, measured on the demo (rounded up): per report (each model's and the overview) and per
+#: dataset in it; a PDF doubles a report.
+_REPORT_BYTES, _DATASET_BYTES = 500_000, 400_000
+
+
+def _estimated_size(n_models, n_datasets, pdf):
+    """About how many bytes a report of ``n_models`` models on ``n_datasets`` datasets takes (the space checked)."""
+    return (n_models + 1) * (_REPORT_BYTES + _DATASET_BYTES * n_datasets) * (2 if pdf else 1)
 
 
 def _planned_files(slugs, pdf):
@@ -606,8 +627,7 @@ def _run(output, data, evaluated, bench, folder, slugs, extra, data_options, *, 
     ev_params.update({k: v for k, v in data_options.items() if v is not None})
     notebook_extra = {k: v for k, v in extra.items() if k not in EVALUATION_PARAMETERS}
     workers = min(jobs, len(bench.models) + 1)
-    executor, close, workers, client = _make_executor(workers, dask)
-    try:
+    with _make_executor(workers, dask) as (executor, workers, client):
         if dask is None:  # the workers start their Jupyter kernels and import while the evaluation is computed
             for _ in range(workers):
                 executor.submit(_warm_worker, kernel_name, str(stage))
@@ -617,8 +637,6 @@ def _run(output, data, evaluated, bench, folder, slugs, extra, data_options, *, 
         return _render_reports(output, evaluation, reused, bench, folder, slugs, notebook_extra, executor, workers,
                                pdf=pdf, dask=client, include_code=include_code, progress=progress,
                                kernel_name=kernel_name, timeout=timeout, t0=t0)
-    finally:
-        close()
 
 
 #: How a report tells its readers to give the domains (the reader may use either interface).

@@ -32,6 +32,15 @@ and an evaluation (:meth:`beyondauc.Evaluation.save`, ``beyondauc evaluate --out
   then on it lists the new files, all present), the old output's files the new
   one no longer has are deleted, and the staging folder is removed; nothing is
   left beside or inside ``out`` after a success.
+* **One lock for the folder tree, the space, a failed write**: an output
+  inside a folder another run is writing, or inside an output whose manifest
+  lists files in it (a report's ``evaluation/``), is refused; so is a file
+  system without the space the output needs; a write that fails says its file
+  and what ``out`` keeps (:mod:`beyondauc.utils.folder_checks`).
+* **Interrupted** (:mod:`beyondauc.utils.interrupts`): leaving on a signal
+  removes the staging folder and the lock like any failure, and notes on the
+  exception what ``out`` keeps; the commit and its renames are not cut by a
+  signal.
 * **kill -9 at any moment.** Before the commit point ``out`` is untouched and
   the next run deletes the staging folder. After it, the next run into the
   folder (report or evaluation) finishes the roll forward first. At every
@@ -56,6 +65,9 @@ import tempfile
 import unicodedata
 from collections.abc import Callable, Iterable
 from pathlib import Path, PureWindowsPath
+
+from .folder_checks import HELD, LOCK_NAME, WRITE_ERRORS, NoSpaceError, WriteFailedError, check_space, check_tree
+from .interrupts import Interrupted, deferred
 
 _MAX_NAME = 80
 
@@ -104,9 +116,11 @@ def atomic_write(path: str | os.PathLike, data: str | bytes) -> None:
             fh.write(data.encode("utf-8") if isinstance(data, str) else data)
         os.chmod(tmp, 0o644)  # mkstemp makes it private; a report is for sharing
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as exc:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
+        if isinstance(exc, OSError) and exc.filename is None:  # a full disk fails write(): name the file
+            raise OSError(exc.errno, exc.strerror or str(exc), str(path)) from None
         raise
 
 
@@ -120,7 +134,7 @@ _REPORT_SCHEMA = 1
 _EVALUATION_KIND = "beyondauc-evaluation"
 #: Version of the saved evaluation layout (manifest + Parquet tables); bumped on any incompatible change.
 EVALUATION_SCHEMA_VERSION = 1
-_LOCK = ".beyondauc.lock"
+_LOCK = LOCK_NAME
 _STAGING = ".beyondauc-staging-"
 _STATE = ".beyondauc-staging.json"
 _STATE_KIND = "beyondauc-staging"
@@ -224,10 +238,14 @@ class OutputFolder:
         Relative paths the run will (or may) write, checked on entering.
     label : str, default="`out`"
         How messages name the folder (the argument's name).
+    space : int, default=0
+        Bytes the new output is estimated to take; entering refuses a file
+        system with less free (or less than the previous output's size).
     """
 
     def __init__(self, out: str | os.PathLike, kind: Kind, *, planned: Iterable[str] = (),
-                 label: str = "`out`") -> None:
+                 label: str = "`out`", space: int = 0) -> None:
+        self.space = int(space)
         self.out = Path(out)
         self.path = Path(os.path.realpath(self.out))
         self.kind = kind
@@ -361,11 +379,13 @@ class OutputFolder:
                 os.ftruncate(fd, 0)
                 os.pwrite(fd, str(os.getpid()).encode(), 0)
                 self._fd = fd
+                HELD.add(str(self.path))
                 return
             os.close(fd)
 
     def _unlock(self):
         if self._fd is not None:
+            HELD.discard(str(self.path))
             with contextlib.suppress(OSError):
                 os.unlink(self.path / _LOCK)
             os.close(self._fd)
@@ -377,6 +397,7 @@ class OutputFolder:
             raise NotADirectoryError(f"{self._name()} is a file, not a folder")
         self.owned = self._read_owned(strict=False)  # a folder not ours is refused before anything is written
         self.check(self.planned)
+        self._check_tree()
         self._created = not self.path.exists()
         try:
             self.path.mkdir(parents=True, exist_ok=True)
@@ -386,20 +407,60 @@ class OutputFolder:
             raise
         try:
             self._lock()
+            self._check_tree()  # again, under the lock: a run that entered an enclosing folder meanwhile is seen
             self._recover()
             self.owned = self._read_owned(strict=True)
             self.check(self.planned)
+            self._check_space()
             self.staging = Path(tempfile.mkdtemp(prefix=_STAGING, dir=self.path))
             os.chmod(self.staging, 0o755)  # mkdtemp makes it private; an output is for sharing
             atomic_write(self.staging / _STATE, json.dumps({"kind": _STATE_KIND, "complete": False}) + "\n")
-        except BaseException:
+        except BaseException as exc:
             self._leave()
+            self._said(exc)
             raise
         return self
 
-    def __exit__(self, *exc: object) -> bool:
+    def __exit__(self, exc_type: type | None, exc: BaseException | None, tb: object) -> bool:
         self._leave()
+        self._said(exc)
         return False
+
+    def _said(self, exc):
+        """Note on an interrupt what ``out`` keeps; say a failed write in one line, with its path (raised)."""
+        if isinstance(exc, Interrupted):
+            exc.note(self.out, self.kind.name, previous=bool(self.owned), committed=self._committed)
+        elif isinstance(exc, OSError) and exc.errno in WRITE_ERRORS and not isinstance(exc, NoSpaceError):
+            failed = exc.filename if exc.filename is not None else getattr(exc, "path", None)
+            target = self._ours(failed) if failed is not None else self.out
+            if target is not None:
+                raise WriteFailedError(exc.errno, target, self._kept()) from None
+
+    def _ours(self, filename):
+        """Where ``filename`` (a path in the staging folder or in ``out``) goes in ``out``, or None if elsewhere."""
+        real = os.path.realpath(filename)
+        for root in filter(None, (self.staging, self.path)):
+            root = os.path.realpath(root)
+            if real == root or real.startswith(root + os.sep):
+                return self.out / os.path.relpath(real, root)
+        return None
+
+    def _kept(self):
+        """What ``out`` holds after a failed or stopped run, as said to the user."""
+        if self._committed:
+            return f"the new {self.kind.name} is in {self._name()}; the next run into it finishes moving it in"
+        if self.owned:
+            return f"the previous {self.kind.name} in {self._name()} is unchanged"
+        return f"nothing was left in {self._name()}"
+
+    # -- the folder tree and the space ----------------------------------------------------
+    def _check_tree(self):
+        """Refuse an output inside a folder another run is writing, or inside an output that lists it."""
+        check_tree(self.path, self.out, self._name(), (REPORT, EVALUATION))
+
+    def _check_space(self):
+        """Refuse before any computation when the file system lacks the space the new output needs."""
+        check_space(self.path, self.owned, self.space, self._name(), self.kind.name)
 
     def _leave(self):
         try:
@@ -432,9 +493,10 @@ class OutputFolder:
         self.check(files)
         state = {"kind": _STATE_KIND, "complete": True, "manifest": manifest, "files": files,
                  "remove": sorted(self.owned - set(files))}
-        atomic_write(staging / _STATE, json.dumps(state, indent=1) + "\n")  # the commit point
-        self._committed = True
-        self._roll_forward(staging, state)
+        with deferred():  # a signal waits for the renames (no computation): the new output is then complete
+            atomic_write(staging / _STATE, json.dumps(state, indent=1) + "\n")  # the commit point
+            self._committed = True
+            self._roll_forward(staging, state)
 
     # -- the roll forward, and what a killed run left -------------------------------------
     def _roll_forward(self, staging, state):
@@ -491,8 +553,8 @@ class ReportFolder(OutputFolder):
     the staging folder, first.
     """
 
-    def __init__(self, out: str | os.PathLike, *, planned: Iterable[str] = ()) -> None:
-        super().__init__(out, REPORT, planned=planned)
+    def __init__(self, out: str | os.PathLike, *, planned: Iterable[str] = (), space: int = 0) -> None:
+        super().__init__(out, REPORT, planned=planned, space=space)
 
     def commit(self) -> None:
         _write_manifest(self.staging, _files(self.staging))

@@ -41,6 +41,8 @@ from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from pathlib import Path
 
+from .interrupts import deferred, signals_blocked, worker_signals
+
 __all__: list[str] = []
 
 #: Imported by the functions that fit, test or resample, not by ``import beyondauc``.
@@ -116,6 +118,7 @@ def child_preexec() -> Callable[[], bool] | None:
 
 def _start_worker(parent, initializer, initargs):
     die_with_parent(parent)
+    worker_signals()  # the run stops its workers itself: no KeyboardInterrupt traceback from one
     if initializer is not None:
         initializer(*initargs)
 
@@ -161,16 +164,63 @@ def script_hidden(start_method: str | None) -> Iterator[None]:
             sys.modules["__main__"] = main
 
 
+class _Started:
+    """A multiprocessing context that remembers the processes it made (a pool's workers), to kill them."""
+
+    def __init__(self, context: multiprocessing.context.BaseContext) -> None:
+        self._context = context
+        self.processes: list[multiprocessing.process.BaseProcess] = []
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._context, name)
+
+    def Process(self, *args: object, **kwargs: object) -> multiprocessing.process.BaseProcess:  # noqa: N802
+        process = self._context.Process(*args, **kwargs)
+        self.processes.append(process)
+        return process
+
+
 class _Pool(ProcessPoolExecutor):
-    """A ``ProcessPoolExecutor`` that starts its workers (all started by ``submit``) with the script hidden."""
+    """A ``ProcessPoolExecutor`` that starts its workers (all started by ``submit``) with the script hidden.
+
+    Its workers start with SIGINT, SIGTERM and SIGHUP blocked until they have
+    set how they take them (:func:`~beyondauc.utils.interrupts.worker_signals`);
+    so does multiprocessing's resource tracker, which ignores SIGINT and SIGTERM
+    itself and keeps SIGHUP blocked (a hangup of the terminal does not end it
+    before the run, which would make it report the run's semaphores).
+    Left by an exception that is not an ``Exception`` (an interrupt), it kills
+    its workers instead of waiting for their tasks.
+    """
 
     def __init__(self, max_workers: int, mp_context: multiprocessing.context.BaseContext, **kwargs: object) -> None:
-        super().__init__(max_workers=max_workers, mp_context=mp_context, **kwargs)
+        self._started = _Started(mp_context)
+        with deferred(), signals_blocked():  # the resource tracker may start here: it must not die of SIGHUP
+            super().__init__(max_workers=max_workers, mp_context=self._started, **kwargs)
         self._start_method = mp_context.get_start_method()
 
     def submit(self, fn: Callable[..., object], /, *args: object, **kwargs: object) -> Future:
-        with script_hidden(self._start_method):
+        with deferred(), script_hidden(self._start_method), signals_blocked():  # a worker starts whole
             return super().submit(fn, *args, **kwargs)
+
+    def kill(self) -> None:
+        """Stop now: cancel the tasks not started and kill the workers (their Jupyter kernels die with them)."""
+        self.shutdown(wait=False, cancel_futures=True)
+        for process in self._started.processes:
+            with contextlib.suppress(OSError, ValueError, AttributeError):
+                process.kill()
+        for process in self._started.processes:
+            with contextlib.suppress(OSError, ValueError, AssertionError, AttributeError):
+                process.join(timeout=1)
+
+    def __exit__(self, exc_type: type | None, exc: BaseException | None, tb: object) -> bool:
+        if exc_type is not None and not issubclass(exc_type, Exception):
+            self.kill()
+            return False
+        try:
+            return super().__exit__(exc_type, exc, tb)
+        except BaseException:  # interrupted while waiting for the workers to end
+            self.kill()
+            raise
 
 
 def process_pool(max_workers: int, mp_context: multiprocessing.context.BaseContext,
