@@ -70,7 +70,7 @@ def test_a_full_disk_during_an_evaluation_says_the_file_and_leaves_nothing(tmp_p
         lines = err.splitlines()
         assert len(lines) == 1 and "Traceback" not in err, err
         assert lines[0].startswith(f"beyondauc: error: could not write '{out}/"), err
-        assert lines[0].endswith(f".parquet' (no space left on device); nothing was left in `out` {str(out)!r}"), err
+        assert lines[0].endswith(f".parquet' (no space left on device); nothing was left in --out {str(out)!r}"), err
         assert not out.exists()  # the folder the run made is removed with its staging folder and lock
 
 
@@ -87,7 +87,7 @@ def test_no_space_for_a_new_evaluation_beside_the_previous_is_refused_before_the
         assert time.monotonic() - started < 5, "refused after computing"  # the evaluation takes longer
         err = capsys.readouterr().err
         assert len(err.splitlines()) == 1, err
-        assert err.startswith(f"beyondauc: error: `out` {str(out)!r} has "), err
+        assert err.startswith(f"beyondauc: error: --out {str(out)!r} has "), err
         assert ("free and the new evaluation needs about" in err
                 and "(it is written beside the previous one before replacing it); nothing was written" in err), err
         assert digest(out) == before
@@ -119,6 +119,6 @@ def test_a_disk_that_fills_during_a_report_keeps_the_previous_report(tmp_path):
         lines = err.splitlines()
         assert len(lines) == 1 and "Traceback" not in err, err
         assert lines[0].startswith(f"beyondauc: error: could not write '{out}/"), err
-        assert lines[0].endswith(f"(no space left on device); the previous report in `out` {str(out)!r} is unchanged")
+        assert lines[0].endswith(f"(no space left on device); the previous report in --out {str(out)!r} is unchanged")
         assert digest(out) == before
         assert sorted(p.name for p in out.iterdir() if p.name.startswith(".beyondauc")) == [".beyondauc-report.json"]

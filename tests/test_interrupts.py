@@ -144,7 +144,7 @@ def test_an_evaluation_inside_a_report_belongs_to_it(report):
                           "--datasets", "wine,diabetes", "--quiet"], capture_output=True, text=True, timeout=600)
     assert run.returncode == 2, run.stderr
     assert run.stderr.splitlines() == [
-        f"beyondauc: error: `out` {str(out / 'evaluation')!r} belongs to the beyondauc report in {str(out)!r} (its "
+        f"beyondauc: error: --out {str(out / 'evaluation')!r} belongs to the beyondauc report in {str(out)!r} (its "
         ".beyondauc-report.json lists 'evaluation/auc_intervals.parquet'), whose run writes it; nothing was written: "
         "run that report again, or give a folder outside it"]
     assert digest(out) == before
@@ -162,7 +162,7 @@ def test_an_evaluation_inside_a_folder_a_report_is_writing_is_refused(tmp_path):
                               "--quiet"], capture_output=True, text=True, timeout=600)
         assert run.returncode == 2, run.stderr
         assert run.stderr.splitlines() == [
-            f"beyondauc: error: `out` {str(out / 'evaluation')!r} is inside {str(out)!r}, which another beyondauc "
+            f"beyondauc: error: --out {str(out / 'evaluation')!r} is inside {str(out)!r}, which another beyondauc "
             f"run (pid {proc.pid}) is writing; wait for it to finish (nothing was written)"]
         assert proc.poll() is None
         _, err, _ = stop(proc, signal.SIGTERM, False)
@@ -185,7 +185,7 @@ def test_a_report_refuses_a_folder_holding_an_evaluation_being_written(tmp_path,
         assert sorted(os.listdir(out)) == ["evaluation"]
     assert code == 2
     assert capsys.readouterr().err.splitlines() == [
-        f"beyondauc: error: `out` {str(out)!r} is not empty and is not a beyondauc report (no .beyondauc-report.json); "
+        f"beyondauc: error: --out {str(out)!r} is not empty and is not a beyondauc report (no .beyondauc-report.json); "
         "nothing was written: give a new or empty folder"]
 
 

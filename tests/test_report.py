@@ -538,7 +538,7 @@ def test_cli_report_refuses_a_foreign_folder(tmp_path, small_csv, capsys):
 
 
 @pytest.mark.parametrize(("args", "needle"), [
-    (["-p", "tolerance=1.5"], "beyondauc: error: `tolerance` must be a number in (0, 1], got 1.5"),
+    (["-p", "tolerance=1.5"], "beyondauc: error: --tolerance must be a number in (0, 1], got 1.5"),
     (["-p", "tolerence=0.8"], "beyondauc: error: unknown parameter 'tolerence'; did you mean 'tolerance'?"),
 ])
 def test_cli_strict_parameters_fail_before_any_work(tmp_path, small_csv, args, needle):

@@ -25,8 +25,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
-from scipy.special import xlogy
-from scipy.stats import norm
+from scipy.special import ndtri, xlogy  # not scipy.stats: it would load in every report kernel
 
 from ..utils.html import result_html
 from ..utils.validation import check_number, check_scores, warn_undefined
@@ -302,7 +301,7 @@ def reliability_band(correct: ArrayLike, confidence: ArrayLike, *, n_bins: int =
     quality, conf = check_given_confidence(correct, confidence)
     level = check_number(level, "level", low=0, high=1, low_open=True, high_open=True)
     bins, mean_conf, accuracy, count = reliability_bins(quality, conf, n_bins=n_bins, strategy=strategy)
-    z = norm.ppf(0.5 + level / 2)
+    z = ndtri(0.5 + level / 2)
     n = count.astype(np.float64)
     centre = (accuracy + z * z / (2 * n)) / (1 + z * z / n)
     half = z / (1 + z * z / n) * np.sqrt(accuracy * (1 - accuracy) / n + z * z / (4 * n * n))

@@ -45,7 +45,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import ArrayLike
-from scipy import stats
+from scipy import special
 
 from ..utils.html import result_html
 from ..utils.validation import check_number, check_option, check_scores
@@ -127,13 +127,14 @@ def selective_risk_pvalues(losses: ArrayLike, n: ArrayLike, *, risk: float, grad
     k = np.asarray(losses, dtype=float)
     n = np.asarray(n, dtype=float)
     with np.errstate(invalid="ignore", divide="ignore"):
+        whole = n.astype(np.int64)  # scipy.special's binomial tail, not scipy.stats: the report kernels skip that
         if not graded:
-            p = stats.binom.cdf(np.floor(k + 1e-9), n, risk)
+            p = special.bdtr(np.floor(k + 1e-9).astype(np.int64), whole, risk)
         else:
             mean = np.minimum(np.where(n > 0, k / np.maximum(n, 1), 0.0), risk)
             h = mean * np.log(np.where(mean > 0, mean / risk, 1.0)) + (1 - mean) * np.log((1 - mean) / (1 - risk))
             hoeffding = np.exp(-n * h)
-            bentkus = math.e * stats.binom.cdf(np.ceil(k - 1e-9), n, risk)
+            bentkus = math.e * special.bdtr(np.ceil(k - 1e-9).astype(np.int64), whole, risk)
             p = np.minimum(hoeffding, bentkus)
     return np.where(n > 0, np.minimum(p, 1.0), 1.0)
 
