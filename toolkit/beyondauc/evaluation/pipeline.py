@@ -709,7 +709,7 @@ def _per_model(bench, bench_sel, p, tasks, log):
     options = dict(protocol=p["cohort_protocol"], val_split=p["val_split"], test_split=p["test_split"],
                    sigma_max=p["sigma_max"], n_points=p["n_points"], n_repeats=p["noise_repeats"], p=p["p"],
                    random_state=p["random_state"], n_bootstrap=p["n_bootstrap"],
-                   confidence_level=p["confidence_level"])
+                   confidence_level=p["confidence_level"], n_permutations=p["n_permutations"])
     sel_options = dict(ood_dataset=ood, protocol=p["selective_protocol"], method=p["selective_method"],
                        class_weight=p["class_weight"], tolerance=p["tolerance"], resolution=p["resolution"],
                        computation_score=p["computation_score"], random_state=p["random_state"],
