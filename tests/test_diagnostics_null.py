@@ -184,3 +184,48 @@ def test_without_drift_the_finding_fires_rarely_and_with_a_shift_mostly():
     shifted, _ = _finding_rate(1.5, seed=2025)
     assert shifted >= 0.8, shifted
     print(f"\ndrift finding fires: no drift {rate:.4f} (threshold alone {past:.3f}), shift 1.5 sd {shifted:.4f}")
+
+
+# -- in the cohort diagnostics ----------------------------------------------------------------
+
+def test_cohort_diagnostics_carry_the_null_of_their_cohorts_seeded_as_the_bootstrap():
+    import beyondauc as ba
+    from beyondauc.metrics.bootstrap import dataset_seed
+    bench = ba.load_demo()
+    d = ba.cohort_diagnostics(bench, "knn", "iris_versicolor", n_repeats=2, n_permutations=199, random_state=4)
+    seed = dataset_seed(4, list(bench.datasets).index("iris_versicolor"))
+    ref = permutation_null(d.y_val, d.s_val, d.y_test, d.s_test, n_permutations=199, random_state=seed)
+    row = d.to_dict()
+    assert (row["drift_pvalue"], row["wasserstein_pvalue"]) == (ref.drift_pvalue, ref.wasserstein_pvalue)
+    assert ref.drift == pytest.approx(d.drift.score, rel=1e-12)
+    assert "drift_pvalue" not in ba.cohort_diagnostics(bench, "knn", "iris_versicolor", n_repeats=2).to_dict()
+
+
+def test_answers_shuffle_the_whole_pool_as_their_bootstrap_resamples_it():
+    import beyondauc as ba
+    from beyondauc.metrics.bootstrap import dataset_seed
+    bench = ba.load_demo(kind="answers")
+    model, dataset = bench.models[0], bench.datasets[0]
+    d = ba.cohort_diagnostics(bench, model, dataset, n_repeats=2, n_permutations=99)
+    seed = dataset_seed(0, 0)
+    pooled = permutation_null(d.y_val, d.s_val, d.y_test, d.s_test, n_permutations=99, by_class=False,
+                              random_state=seed)
+    assert d.drift_pvalue == pooled.drift_pvalue and d.wasserstein_pvalue == pooled.wasserstein_pvalue
+
+
+def test_the_null_answers_the_question_an_interval_of_drift_cannot():
+    import warnings
+
+    import beyondauc as ba
+    bench = ba.load_demo()  # logreg on digits_even: drift about 0, every replicate above it
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        without = ba.cohort_diagnostics(bench, "logreg", "digits_even", n_repeats=2, n_bootstrap=200)
+    assert any("no bootstrap interval contains the estimate of drift" in str(w.message) for w in caught)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        d = ba.cohort_diagnostics(bench, "logreg", "digits_even", n_repeats=2, n_bootstrap=200, n_permutations=99)
+    assert not [w for w in caught if "no bootstrap interval contains" in str(w.message)]
+    # the interval is still not shown, and the table still says why
+    assert np.isnan(d.intervals["drift"][0]) and d.interval_note == without.interval_note != ""
+    assert d.drift_pvalue > 0.05
