@@ -81,6 +81,37 @@ def test_a_drift_whose_interval_straddles_the_threshold_is_inconclusive():
     assert status == "info" and reason.startswith("cohort drift unchecked: drift 0.081") and "unchecked on" in sentence
 
 
+def test_drift_needs_its_permutation_null_rejected_too():
+    nan = float("nan")
+    # interval past the threshold, null rejected: a warning that gives both numbers
+    status, _, sentence, rule, reason = summary._drift("m", diag(drift=0.081, drift_low=0.062, drift_high=0.10,
+                                                                  drift_pvalue=0.004))
+    assert (status, rule) == ("warn", "cohort drift")
+    assert reason == ("cohort drift: drift 0.081 \u2265 0.05 on iris_versicolor, interval 0.062\u20130.100, "
+                      "permutation p = 0.004")
+    assert "(drift 0.081 (0.062\u20130.100) \u2265 0.05; permutation p = 0.004)" in sentence
+    # the same numbers, but sampling alone explains them: a note, never a warning
+    status, _, sentence, rule, reason = summary._drift("m", diag(drift=0.081, drift_low=0.062, drift_high=0.10,
+                                                                  drift_pvalue=0.31))
+    assert (status, rule) == ("info", "cohort drift")
+    assert reason == ("cohort drift inconclusive: drift 0.081 \u2265 0.05 on iris_versicolor, but permutation "
+                      "p = 0.31 \u2265 0.05: sampling alone can explain it")
+    assert "sampling alone can explain it" in sentence
+    # no interval can contain the estimate (NaN): the estimate and the null decide, and the finding says so
+    status, _, sentence, _, reason = summary._drift("m", diag(drift=0.081, drift_low=nan, drift_high=nan,
+                                                               drift_pvalue=0.004))
+    assert status == "warn"
+    assert reason == ("cohort drift: drift 0.081 \u2265 0.05 on iris_versicolor, permutation p = 0.004 "
+                      "(no interval can contain the estimate)")
+    assert "drift 0.081 \u2265 0.05; permutation p = 0.004 (no interval can contain it)" in sentence
+    assert summary._drift("m", diag(drift=0.081, drift_low=nan, drift_high=nan, drift_pvalue=0.2))[0] == "info"
+    # the level is 1 - confidence level: p = 0.02 is evidence at 0.05, not at 0.01
+    row = diag(wasserstein=0.5, wasserstein_low=0.3, wasserstein_high=0.8, wasserstein_pvalue=0.02)
+    assert summary._drift("m", row, 0.05)[0] == "warn" and summary._drift("m", row, 0.01)[0] == "info"
+    # below the threshold the null changes nothing
+    assert summary._drift("m", diag(drift=0.03, drift_low=0.01, drift_high=0.05, drift_pvalue=0.001))[0] == "good"
+
+
 def test_wasserstein_and_fragile_auc_need_their_intervals_too():
     straddle = diag(wasserstein=0.77, wasserstein_low=0.31, wasserstein_high=1.73)
     assert summary._drift("m", straddle)[0] == "info"
@@ -137,8 +168,14 @@ _OPENING = {"rank drop": "by mean AUC", "threshold transfer": "fails on", "decis
 
 
 def _expected_drift(mine):
-    """The drift finding's status recomputed from the diagnostics rows and the stated rules."""
-    drift = ((mine["drift_low"] >= THRESHOLDS["drift"]) | (mine["wasserstein_high"] < THRESHOLDS["wasserstein"]))
+    """The drift finding's status recomputed from the diagnostics rows and the stated rules: drift and W need
+    their permutation null rejected (p < 0.05) and their interval past the threshold, or no interval (one that
+    cannot contain the estimate) and the estimate past it."""
+    null_d, null_w = mine["drift_pvalue"] < 0.05, mine["wasserstein_pvalue"] < 0.05
+    drift = ((null_d & (mine["drift"] >= THRESHOLDS["drift"])
+              & (mine["drift_low"].isna() | (mine["drift_low"] >= THRESHOLDS["drift"])))
+             | (null_w & (mine["wasserstein"] < THRESHOLDS["wasserstein"])
+                & (mine["wasserstein_high"].isna() | (mine["wasserstein_high"] < THRESHOLDS["wasserstein"]))))
     fragile = mine["bias_robustness_test_high"] < THRESHOLDS["bias_robustness"]
     past = ((mine["drift"] >= THRESHOLDS["drift"]) | (mine["wasserstein"] < THRESHOLDS["wasserstein"])
             | (mine["bias_robustness_test"] < THRESHOLDS["bias_robustness"]))

@@ -47,7 +47,8 @@ TABLES: dict[str, str] = {
     "variance": "the paper's Table 3: score variance per model, raw and min-max scaled",
     "histograms": "class-conditional score histograms per model and dataset (and 'all'), shared bins per model",
     "diagnostics": "test-set AUROC diagnostics per model x dataset: AUCs, bias and noise robustness, drift, W "
-                   "(and a note saying why any of them is undefined)",
+                   "(and a note saying why any of them is undefined); drift_pvalue / wasserstein_pvalue: their "
+                   "permutation p-values (cohorts shuffled within class)",
     "roc": "ROC curves of the validation and test cohorts per model x dataset (thinned, see docs/evaluation.md)",
     "cohort_histograms": "class histograms of the validation and test cohorts on shared bins, per model x dataset",
     "robustness": "bias and noise robustness curves per model x dataset x cohort",

@@ -202,6 +202,8 @@ _TABLE = (
     _P("n_bootstrap", 200, _replicates, "bootstrap replicates behind every interval (0: none)", aliases=("--bootstrap",)),
     _P("confidence_level", 0.95, _number(low=0, high=1, low_open=True, high_open=True),
        "confidence level of every interval"),
+    _P("n_permutations", 199, _int(0), "permutations behind the p-values of drift and W: cohorts shuffled within "
+       "class, is there drift at all? (0: none; the interval alone then decides a drift finding)"),
     _P("model", "svm", _str, "the model this notebook is about", False, MODEL_NOTEBOOKS),
     _P("n_dashboards", 1, _int(-1), "full dashboards for the datasets with the largest drift (-1: all)", False,
        ("test_auroc",)),

@@ -717,7 +717,7 @@ def _per_model(bench, bench_sel, p, tasks, log):
                    sigma_max=p["sigma_max"], n_points=p["n_points"], n_repeats=p["noise_repeats"],
                    noise_method=p["noise_method"], p=p["p"],
                    random_state=p["random_state"], n_bootstrap=p["n_bootstrap"],
-                   confidence_level=p["confidence_level"])
+                   confidence_level=p["confidence_level"], n_permutations=p["n_permutations"])
     sel_options = dict(ood_dataset=ood, protocol=p["selective_protocol"], method=p["selective_method"],
                        class_weight=p["class_weight"], tolerance=p["tolerance"], resolution=p["resolution"],
                        computation_score=p["computation_score"], random_state=p["random_state"],

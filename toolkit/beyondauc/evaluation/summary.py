@@ -9,7 +9,10 @@ thresholds are the module constants below and are printed in every report.
 A rule (:data:`RULES`) flags a model only with evidence from the interval:
 the number's whole interval must lie past the threshold.  A number past it
 whose interval straddles it gives a note, "inconclusive"; without a bootstrap
-(no interval) a note, "unchecked".  Every finding names the rule that set its
+(no interval) a note, "unchecked".  Drift and W need their permutation null
+rejected too (p-value below 1 - confidence level); where their bootstrap
+interval cannot contain the estimate (NaN), the estimate past the threshold
+and the null decide, and the finding says so.  Every finding names the rule that set its
 status and the number behind it (the ``rule`` and ``reason`` columns).
 """
 
@@ -54,9 +57,11 @@ RULES = (
      f"{THRESHOLDS['auc_promise']:g}", f"< {THRESHOLDS['kappa_floor']:g}",
      "kappa's interval below the floor and the AUC's above the promise"),
     ("cohort drift", "drift", "sensitivity/specificity drift between validation and test cohorts",
-     f">= {THRESHOLDS['drift']:g}", "the lower end of the drift's interval at or above the threshold"),
+     f">= {THRESHOLDS['drift']:g}", "permutation p-value < 1 - confidence level and the lower end of the drift's "
+     "interval at or above the threshold (the estimate, where no interval can contain it)"),
     ("Wasserstein", "drift", "W = distance between the classes / distance between the cohorts",
-     f"< {THRESHOLDS['wasserstein']:g}", "the upper end of W's interval below the threshold"),
+     f"< {THRESHOLDS['wasserstein']:g}", "permutation p-value < 1 - confidence level and the upper end of W's "
+     "interval below the threshold (the estimate, where no interval can contain it)"),
     ("fragile AUC", "drift", "bias robustness of the test cohort", f"< {THRESHOLDS['bias_robustness']:g}",
      "the upper end of its interval below the threshold"),
     ("abstains worse", "selective", "mean DiSCA against the best other model's",
@@ -73,13 +78,14 @@ THRESHOLD_TEXT = (
     f"{THRESHOLDS['transfer_loss']:.2f} accuracy against a threshold learnt on the dataset itself (indata), or "
     f"when kappa stays below {THRESHOLDS['kappa_floor']:.1f} although the AUC is at least "
     f"{THRESHOLDS['auc_promise']:.1f}; cohorts *drift* when the sensitivity/specificity drift is at least "
-    f"{THRESHOLDS['drift']:.2f} or W is below {THRESHOLDS['wasserstein']:.0f}; the AUC is *fragile* when the bias "
+    f"{THRESHOLDS['drift']:.2f} or W is below {THRESHOLDS['wasserstein']:.0f}, and shuffling the cohorts within "
+    "class (a permutation null) rarely does as much: p below {alpha:g}; the AUC is *fragile* when the bias "
     f"robustness of the test cohort is below {THRESHOLDS['bias_robustness']:.1f}; a model *abstains worse* when "
     "its mean DiSCA's interval lies wholly below the best other model's. A warning needs the whole interval past "
     "the threshold; a number past it whose interval is not is a note (inconclusive), and without a bootstrap a "
     "note (unchecked). Intervals are {level:.0%} bootstrap intervals ({n_bootstrap} replicates): BCa for DiSCA "
     "and drift, which resampling biases, percentile for the others, DeLong for single AUCs; an interval that "
-    "cannot contain its value is not shown."
+    "cannot contain its value is not shown (drift and W are then judged on the value and the permutation null)."
 )
 
 #: Why DiSCA leaves some answers out of its ranking (:func:`~beyondauc.metrics.selective_benchmark.confidence_ties`).
@@ -265,24 +271,62 @@ _DRIFT_RULES = (("cohort drift", "drift", THRESHOLDS["drift"], False, "drift", 3
                 ("fragile AUC", "bias_robustness_test", THRESHOLDS["bias_robustness"], True, "bias robustness", 2))
 
 
-def _drift_judged(mine):
-    """[(judged, rule, dataset, value, reason, description)] of every drift rule past its threshold."""
+def _null_judged(judged, r, col, alpha):
+    """A drift rule's judgement with its permutation p-value: (judged, why) -- why is '' (the interval
+    decides), 'null' (the null explains the number) or 'estimate' (the null and the estimate decide: the
+    bootstrap ran, but no interval can contain the estimate)."""
+    pvalue = r.get(f"{col}_pvalue")
+    if judged == "clear" or _missing(pvalue) or f"{col}_low" not in r:
+        return judged, ""  # without a null, or without a bootstrap, the interval alone decides
+    if pvalue >= alpha:
+        return "inconclusive", "null"
+    return ("flag", "estimate") if judged == "unchecked" else (judged, "")
+
+
+def _p_perm(r, col):
+    """'permutation p = 0.004' ('' without a null)."""
+    pvalue = r.get(f"{col}_pvalue")
+    return "" if _missing(pvalue) else f"permutation p = {_num(pvalue, 2 if pvalue >= 0.01 else 3)}"
+
+
+def _drift_reason(rule, judged, why, r, col, threshold, below, label, digits, alpha):
+    """The reason of a drift rule past its threshold, with its permutation p-value when there is one."""
+    where, past = str(r["dataset"]), f"{label} {_num(r[col], digits)}"
+    iv = format_interval(r.get(f"{col}_low"), r.get(f"{col}_high"), digits, minus="-")
+    sign, perm = _LT if below else _GE, _p_perm(r, col)
+    if why == "null":
+        return f"{rule} inconclusive: {past} {sign} {threshold:g} on {where}, but {perm} \u2265 {alpha:g}: " \
+               "sampling alone can explain it"
+    if why == "estimate":
+        return f"{rule}: {past} {sign} {threshold:g} on {where}, {perm} (no interval can contain the estimate)"
+    return _reason(rule, judged, past, where, threshold, below=below, interval=iv) + (f", {perm}" if perm else "")
+
+
+def _drift_judged(mine, alpha=0.05):
+    """[(judged, rule, dataset, value, reason, description)] of every drift rule past its threshold.
+
+    Drift and W need their permutation null rejected (p < ``alpha``) as well as their interval past the
+    threshold; where their interval is NaN (no interval can contain the estimate) the estimate and the
+    null decide.  Without a null (no ``<name>_pvalue``) the interval alone decides.
+    """
     out, records = [], mine.to_dict("records")  # once: the rows are the same for every rule
     for rule, col, threshold, below, label, digits in _DRIFT_RULES:
         if col not in mine:
             continue
         for r in records:
-            judged = _judge(r[col], r.get(f"{col}_low"), r.get(f"{col}_high"), threshold, below=below)
+            judged, why = _null_judged(_judge(r[col], r.get(f"{col}_low"), r.get(f"{col}_high"), threshold,
+                                              below=below), r, col, alpha)
             if judged != "clear":
-                iv = format_interval(r.get(f"{col}_low"), r.get(f"{col}_high"), digits, minus="-")
-                reason = _reason(rule, judged, f"{label} {_num(r[col], digits)}", str(r["dataset"]), threshold,
-                                 below=below, interval=iv)
-                desc = f"{label} {_ci(r, col, digits)} {_LT if below else _GE} {threshold:g}"
-                out.append((judged, rule, str(r["dataset"]), r[col] if not below else -r[col], reason, desc))
+                reason = _drift_reason(rule, judged, why, r, col, threshold, below, label, digits, alpha)
+                value = _num(r[col], digits) if why == "estimate" else _ci(r, col, digits)
+                desc = f"{label} {value} {_LT if below else _GE} {threshold:g}"
+                desc += f"; {_p_perm(r, col)}" if _p_perm(r, col) else ""
+                desc += " (no interval can contain it)" if why == "estimate" else ""
+                out.append((judged, rule, str(r["dataset"]), r[col] if not below else -r[col], reason, desc, why))
     return sorted(out, key=lambda t: (-_SEVERITY[t[0]], -t[3]))
 
 
-def _drift(model, diagnostics):
+def _drift(model, diagnostics, alpha=0.05):
     mine = diagnostics[diagnostics["model"] == model]
     if not len(mine):
         return "info", "drift", "No cohort diagnostics were computed.", "", ""
@@ -293,7 +337,7 @@ def _drift(model, diagnostics):
         reasons = "; ".join(why) or "a cohort with a single class"
         return "info", "drift", (f"Its cohort drift is undefined on every dataset ({reasons}; cohorts: {cohorts})."), \
             "", ""
-    judged = _drift_judged(mine)
+    judged = _drift_judged(mine, alpha)
     flags = [j for j in judged if j[0] == "flag"]
     doubts = [j for j in judged if j[0] != "flag"]
     drifted = [j for j in flags if j[1] != "fragile AUC"]
@@ -307,13 +351,17 @@ def _drift(model, diagnostics):
         parts.append(f"{'its' if drifted else 'Its'} AUC is fragile to a small shift of the positives on "
                      f"{_names(_merge_items(fragile), 2)}")
     if not drifted:
-        with_evidence = " with evidence from its interval" if any(j[1] != "fragile AUC" for j in doubts) else ""
+        with_evidence = "" if not any(j[1] != "fragile AUC" for j in doubts) else \
+            " with evidence from its interval and permutation null" if "drift_pvalue" in mine else \
+            " with evidence from its interval"
         parts.append(f"no dataset shows cohort drift{with_evidence} (largest {_num(mine['drift'].max(), 3)} on "
                      f"{mine.loc[mine['drift'].idxmax(), 'dataset']}; cohorts: {cohorts})")
     if doubts:
         word = "unchecked" if all(j[0] == "unchecked" for j in doubts) else "inconclusive"
-        parts.append(f"{word} on {_names(_merge_items(doubts), 2)}: past the threshold, but "
-                     + ("its interval reaches back across it" if word == "inconclusive" else "without an interval"))
+        but = "without an interval" if word == "unchecked" else " or ".join(dict.fromkeys(
+            "sampling alone can explain it (permutation null)" if j[6] == "null" else
+            "its interval reaches back across it" for j in doubts if j[0] == "inconclusive"))
+        parts.append(f"{word} on {_names(_merge_items(doubts), 2)}: past the threshold, but {but}")
     if len(undefined):
         parts.append("its drift is undefined on " + "; ".join(f"{_and(d, 2)} ({note})" for note, d in why.items())
                      if why else f"its drift is undefined on {_and(map(str, undefined['dataset']), 2)}")
@@ -479,7 +527,7 @@ def findings_table(tables: Mapping[str, pd.DataFrame], parameters: Mapping[str, 
         items += [
             _ranking(model, parameters, tables["leaderboard"], n),
             _threshold(model, parameters, grid(model)),
-            _drift(model, diag),
+            _drift(model, diag, 1 - parameters.get("confidence_level", 0.95)),
             _selective(model, parameters, tables["selective"], tables["leaderboard"]),  # whole: its emptiness says
         ]
         for i, (status, topic, sentence, rule, reason) in enumerate(items):

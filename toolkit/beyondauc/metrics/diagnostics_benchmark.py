@@ -15,6 +15,7 @@ from numpy.typing import ArrayLike
 from ..utils.html import frame_html, result_html
 from ..utils.validation import (
     UndefinedMetricWarning,
+    check_int,
     check_option,
     check_random_state,
 )
@@ -35,6 +36,7 @@ from .diagnostics import (
     sens_spec_drift,
     wasserstein_matrix,
 )
+from .diagnostics_null import permutation_null
 from .diagnostics_rows import _bias_units, _lead_cumsum, _workspace, bias_rows, drift_rows, wasserstein_rows
 from .kernel import _auc_from_counts, _view
 from .replicates import bootstrap_replicates, interval_frame, interval_summary, jackknife_replicates
@@ -88,6 +90,13 @@ class CohortDiagnostics:
         Which method gave which interval ("BCa: drift, wasserstein;
         percentile: auc_val, ...") and why an interval is NaN ('' when none
         is); in :meth:`to_dict` when there are intervals.
+    drift_pvalue, wasserstein_pvalue : float
+        Permutation p-values of drift and W (NaN without ``n_permutations``):
+        how often cohorts shuffled within class drift as much
+        (:func:`~beyondauc.metrics.diagnostics_null.permutation_null`); in
+        :meth:`to_dict` when computed.
+    n_permutations : int
+        The permutations behind them (0: none).
     note : str
         Why some diagnostics are undefined (NaN), in words ('' when all are
         defined): constant scores, a cohort with a single class, an AUC of 0
@@ -128,6 +137,9 @@ class CohortDiagnostics:
     jackknife: pd.DataFrame | None = field(default=None, repr=False)
     interval_method: str = ""
     interval_note: str = ""
+    drift_pvalue: float = np.nan
+    wasserstein_pvalue: float = np.nan
+    n_permutations: int = 0
 
     def to_dict(self) -> dict[str, object]:
         """The headline numbers by name.
@@ -157,7 +169,10 @@ class CohortDiagnostics:
             **{f"{name}_{end}": v for name, lh in self.intervals.items() for end, v in zip(("low", "high"), lh)},
             **({"interval_method": self.interval_method, "interval_note": self.interval_note} if self.intervals
                else {}),
+            **({"drift_pvalue": self.drift_pvalue, "wasserstein_pvalue": self.wasserstein_pvalue}
+               if self.n_permutations else {}),
         }
+
 
     @property
     def note(self) -> str:
@@ -306,6 +321,7 @@ def cohort_diagnostics(
     noise_method: str = "exact",
     n_bootstrap: int = 0,
     confidence_level: float = 0.95,
+    n_permutations: int = 0,
 ) -> CohortDiagnostics:
     """Bias and noise robustness of both cohorts, drift and the Wasserstein matrix.
 
@@ -341,6 +357,12 @@ def cohort_diagnostics(
     noise_method : {"exact", "monte_carlo"}, default="exact"
         How :func:`~beyondauc.noise_robustness` computes the expected AUC
         under noise: exactly, or by seeded draws (as the testAUC package).
+    n_permutations : int >= 0, default=0
+        With B > 0, permutation p-values of drift and W (cohorts shuffled
+        within class; within the whole pool for answers, as the bootstrap
+        stratifies), seeded as the bootstrap: is there drift at all?  Drift
+        and W whose interval cannot contain them are then not warned about:
+        the null answers their question.
 
     Returns
     -------
@@ -374,13 +396,19 @@ def cohort_diagnostics(
     w = wasserstein_matrix(yv, sv, yt, st, p=p)
     drift = sens_spec_drift(yv, sv, yt, st)
     intervals, reps, jack, method, note = {}, None, None, "", ""
+    n_permutations = check_int(n_permutations, "n_permutations", minimum=0)
+    seed = dataset_seed(check_random_state(random_state), list(bench.datasets).index(dataset))
+    null = {}
+    if n_permutations:
+        null = permutation_null(yv, sv, yt, st, n_permutations=n_permutations, p=p, by_class=bench.kind != "answers",
+                                random_state=seed).to_dict()
     if n_bootstrap:
         estimate = {"auc_val": bv.auc, "auc_test": bt.auc, "bias_robustness_val": bv.score,
                     "bias_robustness_test": bt.score, "drift": drift.score, "wasserstein": w.score}
         table, reps, jack = _diagnostics_bootstrap(
             yv, sv, yt, st, estimate, sigma_max=sigma_max, p=_check_p(p), n_bootstrap=n_bootstrap,
-            confidence_level=confidence_level, by_class=bench.kind != "answers",
-            random_state=dataset_seed(check_random_state(random_state), list(bench.datasets).index(dataset)))
+            confidence_level=confidence_level, by_class=bench.kind != "answers", random_state=seed,
+            answered=DIAGNOSTIC_BCA if n_permutations else ())
         intervals, method, note = interval_summary(table)
     return CohortDiagnostics(
         model=model,
@@ -403,6 +431,8 @@ def cohort_diagnostics(
         jackknife=jack,
         interval_method=method,
         interval_note=note,
+        n_permutations=n_permutations,
+        **null,
     )
 
 
@@ -418,7 +448,7 @@ DIAGNOSTIC_BCA = ("drift", "wasserstein")
 
 
 def _diagnostics_bootstrap(yv, sv, yt, st, estimate, *, sigma_max, p, n_bootstrap, confidence_level, random_state,
-                           by_class=True):
+                           by_class=True, answered=()):
     """(interval frame, replicates, jackknife) of the AUCs, bias robustness, drift and W; stratified by cohort and class.
 
     ``by_class=False`` (an answers benchmark, whose class is each model's own correctness) stratifies by
@@ -430,12 +460,13 @@ def _diagnostics_bootstrap(yv, sv, yt, st, estimate, *, sigma_max, p, n_bootstra
     ``sigma_max`` stays at the point estimate's value in every replicate (None:
     bias robustness is NaN).  The numbers of :data:`DIAGNOSTIC_BCA` get BCa
     intervals, their acceleration from a delete-a-group jackknife stratified
-    as the bootstrap (the same statistic on 20 more rows of counts).
+    as the bootstrap (the same statistic on 20 more rows of counts).  ``answered``: the numbers whose
+    question a permutation null answers; a NaN interval of theirs keeps its note but is not warned about.
     """
     args, design = _diagnostics_design(yv, sv, yt, st, sigma_max, p, random_state, by_class)
     reps = pd.DataFrame(bootstrap_replicates(*args, n_bootstrap=n_bootstrap, cells=_DIAGNOSTICS_CELLS, **design))
     jack = pd.DataFrame(jackknife_replicates(*args, **design))[list(DIAGNOSTIC_BCA)]
-    return interval_frame(estimate, reps, confidence_level, jackknife=jack), reps, jack
+    return interval_frame(estimate, reps, confidence_level, jackknife=jack, answered=answered), reps, jack
 
 
 def _diagnostics_design(yv, sv, yt, st, sigma_max, p, random_state, by_class=True):

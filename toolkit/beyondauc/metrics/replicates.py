@@ -244,14 +244,16 @@ def jackknife_replicates(
 # -- intervals from replicates ----------------------------------------------------------
 
 def interval_frame(estimate: dict[str, float], replicates: pd.DataFrame, confidence_level: float, *,
-                   jackknife: pd.DataFrame | None = None) -> pd.DataFrame:
+                   jackknife: pd.DataFrame | None = None, answered: tuple[str, ...] = ()) -> pd.DataFrame:
     """Intervals that contain their estimates: ``estimate, low, high, interval_method, interval_note`` by metric.
 
     A number with a column in ``jackknife`` (its delete-a-group jackknife
     values) gets a BCa interval, the others a percentile interval
     (:func:`~beyondauc.metrics.bootstrap.honest_interval`).  Where no interval
     contains the estimate it is NaN and ``interval_note`` says why (warned
-    once per call); a number whose every replicate is NaN gets NaN and an
+    once per call, except for the numbers in ``answered``: those whose
+    question another test answers, e.g. drift and W by their permutation
+    null, keep the note without a warning); a number whose every replicate is NaN gets NaN and an
     UndefinedMetricWarning.
 
     Examples
@@ -278,7 +280,7 @@ def interval_frame(estimate: dict[str, float], replicates: pd.DataFrame, confide
     out = pd.DataFrame(rows, columns=["estimate", "low", "high", "interval_method", "interval_note"],
                        index=pd.Index(names, name="metric"))
     out.loc[np.isnan(out["estimate"].to_numpy(dtype=float)), "interval_note"] = ""
-    missed = out[out["interval_note"] != ""]
+    missed = out[(out["interval_note"] != "") & ~out.index.isin(list(answered))]
     if len(missed):
         warn_undefined("no bootstrap interval contains the estimate of " + "; ".join(
             f"{k} ({note})" for k, note in missed["interval_note"].items()) + "; those intervals are NaN")

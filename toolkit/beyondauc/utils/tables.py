@@ -40,6 +40,7 @@ TITLES = {
     "bias_robustness_val": "bias robustness (V)", "bias_robustness_test": "bias robustness (T)",
     "noise_robustness_val": "noise robustness (V)", "noise_robustness_test": "noise robustness (T)",
     "drift": "drift", "wasserstein": "Wasserstein W", "wasserstein_p": "W order",
+    "drift_pvalue": "drift p", "wasserstein_pvalue": "W p",
     "wasserstein_p1": "W (order 1)", "wasserstein_p2": "W (order 2)", "drift_rank": "drift rank",
     "wasserstein_rank": "W rank", "bias_robustness_rank": "bias robustness rank",
     "n_confidences": "distinct confidences", "rankable": "rankable", "area": "area", "aurc": "AURC",
