@@ -262,3 +262,21 @@ def test_a_jupyter_kernel_whose_port_is_taken_is_started_again_on_new_ports(tmp_
         taken.close()
     err = capfd.readouterr().err
     assert "Traceback" not in err and "ZMQError" not in err, err
+
+
+@pytest.mark.parametrize("signame", ["SIGINT", "SIGTERM", "SIGHUP"])
+def test_a_signal_while_the_command_starts_is_one_line(tmp_path, signame):
+    """The console script's launcher quiets signals before the package loads (about a second): one line, no
+    traceback, exit 128 + signal, nothing written -- whether the signal lands in the launcher or, on a fast
+    machine, already in the command's own policy."""
+    script = Path(sys.executable).with_name("beyondauc")
+    out = tmp_path / "out"
+    proc = subprocess.Popen([str(script), "report", "demo", "--out", str(out), "--quiet"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    time.sleep(0.3)  # the interpreter is up, the package is still loading
+    proc.send_signal(getattr(signal, signame))
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 128 + getattr(signal, signame), err
+    assert len(err.splitlines()) == 1 and f"interrupted ({signame})" in err, err
+    assert "Traceback" not in err and "Warning" not in err
+    assert not out.exists() or not any(out.iterdir())
