@@ -31,6 +31,7 @@ from ..data.readers import read_domains
 from ..metrics import METHODS, PROTOCOLS
 from ..metrics.selective_benchmark import SELECTIVE_PROTOCOLS
 from ..metrics.bootstrap import check_bootstrap
+from ..metrics.risk_control import RISK_CONTROL_METHODS
 from ..metrics.protocols import DOMAIN_HINT, DOMAIN_PROTOCOLS, datasets_without_domain
 from ..utils.validation import check_int, check_names, check_number, check_option, check_random_state
 
@@ -156,6 +157,24 @@ def _data(value, name):
     return value
 
 
+def _risks(value, name):
+    """One or more target risks in (0, 1), as a tuple in the order given (a CLI VALUE may be '0.05,0.1')."""
+    if isinstance(value, str):
+        value = [v.strip() for v in value.split(",") if v.strip()]
+        try:
+            value = [float(v) for v in value]
+        except ValueError:
+            raise ValueError(f"`{name}` must be numbers in (0, 1) such as 0.05,0.1,0.2, got {value!r}") from None
+    if isinstance(value, numbers.Real) and not isinstance(value, bool):
+        value = (value,)
+    if not isinstance(value, (list, tuple)) or not value:
+        raise ValueError(f"`{name}` must be one or more numbers in (0, 1), got {value!r}")
+    out = tuple(check_number(v, name, low=0, high=1, low_open=True, high_open=True) for v in value)
+    if len(set(out)) < len(out):
+        raise ValueError(f"`{name}` must not repeat a risk, got {value!r}")
+    return out
+
+
 _UNIT = dict(low=0, high=1, low_open=True)
 _P = Parameter
 _TABLE = (
@@ -198,6 +217,12 @@ _TABLE = (
     _P("n_bootstrap", 200, _replicates, "bootstrap replicates behind every interval (0: none)", aliases=("--bootstrap",)),
     _P("confidence_level", 0.95, _number(low=0, high=1, low_open=True, high_open=True),
        "confidence level of every interval"),
+    _P("target_risks", (0.05, 0.1, 0.2), _risks, "target risks of abstention with a guarantee (risk_control table)",
+       notebooks=("selective_answering",)),
+    _P("risk_delta", 0.05, _number(low=0, high=1, low_open=True, high_open=True),
+       "admissible probability delta that a certified risk is exceeded", notebooks=("selective_answering",)),
+    _P("risk_method", "ltt", _option(RISK_CONTROL_METHODS), "how thresholds are certified: 'ltt' (Learn-then-Test) "
+       "or 'sgr' (Selection with Guaranteed Risk)", notebooks=("selective_answering",)),
     _P("model", "svm", _str, "the model this notebook is about", False, MODEL_NOTEBOOKS),
     _P("n_dashboards", 1, _int(-1), "full dashboards for the datasets with the largest drift (-1: all)", False,
        ("test_auroc",)),

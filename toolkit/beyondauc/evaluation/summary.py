@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 
 from ..metrics.selective_benchmark import MAX_TIE_SHARE, MIN_CONFIDENCES
+from .abstention import HEADLINE_RISK, headline_risk
 from ..utils.formatting import format_interval, format_number, markdown_text
 
 if TYPE_CHECKING:
@@ -63,6 +64,9 @@ RULES = (
      "below", "its interval wholly below the best other model's interval"),
     ("unrankable confidences", "selective", "distinct confidences of the answers on every dataset",
      f"< {MIN_CONFIDENCES} or one shared by > {MAX_TIE_SHARE:.0%}", "a count, no interval needed"),
+    ("guarantee fails to transfer", "selective", "realised risk on a dataset of a threshold certified on other data "
+     f"(xdomain, outdomain) at the headline target risk {HEADLINE_RISK:g}", "> the target risk",
+     "the certificate itself (probability >= 1 - delta on its calibration data), no interval needed"),
     ("undefined analysis", "analysis", "datasets where the model's scores leave a measure undefined "
      "(constant scores, tied confidences)", ">= 1", "a count, no interval needed"),
 )
@@ -75,7 +79,9 @@ THRESHOLD_TEXT = (
     f"{THRESHOLDS['auc_promise']:.1f}; cohorts *drift* when the sensitivity/specificity drift is at least "
     f"{THRESHOLDS['drift']:.2f} or W is below {THRESHOLDS['wasserstein']:.0f}; the AUC is *fragile* when the bias "
     f"robustness of the test cohort is below {THRESHOLDS['bias_robustness']:.1f}; a model *abstains worse* when "
-    "its mean DiSCA's interval lies wholly below the best other model's. A warning needs the whole interval past "
+    "its mean DiSCA's interval lies wholly below the best other model's; an abstention guarantee *fails to "
+    f"transfer* when a threshold certified on other datasets at risk {HEADLINE_RISK:g} answers a dataset at a "
+    "higher realised risk. A warning needs the whole interval past "
     "the threshold; a number past it whose interval is not is a note (inconclusive), and without a bootstrap a "
     "note (unchecked). Intervals are {level:.0%} bootstrap intervals ({n_bootstrap} replicates): BCa for DiSCA "
     "and drift, which resampling biases, percentile for the others, DeLong for single AUCs; an interval that "
@@ -377,6 +383,37 @@ def _selective(model, p, selective, board):
     return "warn", "selective", text, "abstains worse", f"abstains worse: {worse[1]}"
 
 
+def _guarantee(model, risk_control, p):
+    """``(sentence, reason)`` when a threshold certified on other data exceeds the headline risk on some dataset."""
+    if risk_control is None or not len(risk_control):
+        return None
+    risk = headline_risk(p.get("target_risks", (HEADLINE_RISK,)))
+    rc = risk_control[(risk_control["model"] == model) & np.isclose(risk_control["target_risk"], risk)
+                      & risk_control["protocol"].isin(["xdomain", "outdomain"]) & risk_control["certified"].astype(bool)]
+    failed = rc[rc["realised_risk"] > risk]
+    if not len(failed):
+        return None
+    worst = failed.loc[failed["realised_risk"].idxmax()]
+    n_data = failed["dataset"].nunique()
+    more = f" (and {n_data - 1} more dataset(s))" if n_data > 1 else ""
+    sentence = (f"A guarantee fails to transfer: certified at risk ≤ {risk:.2f} on the other datasets "
+                f"({worst['protocol']}), it answered {worst['dataset']} at a realised risk of "
+                f"{worst['realised_risk']:.2f}{more}.")
+    reason = (f"guarantee fails to transfer: realised risk {_num(worst['realised_risk'], 3)} > {risk:g} on "
+              f"{worst['dataset']} ({worst['protocol']}){more}")
+    return sentence, reason
+
+
+def _with_guarantee(item, guarantee):
+    """The selective finding with the guarantee rule's sentence first and its rule joined, when it fires."""
+    if guarantee is None:
+        return item
+    status, topic, text, rule, reason = item
+    return ("bad" if status == "bad" else "warn", topic, f"{guarantee[0]} {text}",
+            ", ".join(x for x in ("guarantee fails to transfer", rule) if x),
+            "; ".join(x for x in (guarantee[1], reason) if x))
+
+
 def _abstains_worse(model, board, means):
     """``(best other model, why)`` when the mean DiSCA interval of ``model`` lies wholly below the best other's."""
     if "disca_low" not in board or len(means) < 2:
@@ -480,7 +517,8 @@ def findings_table(tables: Mapping[str, pd.DataFrame], parameters: Mapping[str, 
             _ranking(model, parameters, tables["leaderboard"], n),
             _threshold(model, parameters, grid(model)),
             _drift(model, diag),
-            _selective(model, parameters, tables["selective"], tables["leaderboard"]),  # whole: its emptiness says
+            _with_guarantee(_selective(model, parameters, tables["selective"], tables["leaderboard"]),  # whole
+                            _guarantee(model, tables.get("risk_control"), parameters)),
         ]
         for i, (status, topic, sentence, rule, reason) in enumerate(items):
             rows.append({"model": model, "order": i, "topic": topic, "status": status, "sentence": sentence,
@@ -520,7 +558,8 @@ def _verdict_parts(r, by, text):
         parts.append(rules if by["drift"] != "info" else f"{rules} inconclusive")
     if by.get("selective") == "warn":
         parts.append("not ranked by DiSCA" if "not ranked" in text["selective"] else
-                     text["selective"].split(":", 1)[0].replace("It abstains", "abstains"))
+                     text["selective"].split(":", 1)[0].replace("It abstains", "abstains")
+                     .replace("A guarantee fails", "guarantee fails"))
     elif "disca" in r and not pd.isna(r["disca"]):
         parts.append(f"DiSCA {_num(r['disca'])}")
     return parts
