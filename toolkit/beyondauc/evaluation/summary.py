@@ -396,20 +396,25 @@ def _guarantee(model, risk_control, p):
     worst = failed.loc[failed["realised_risk"].idxmax()]
     n_data = failed["dataset"].nunique()
     more = f" (and {n_data - 1} more dataset(s))" if n_data > 1 else ""
-    sentence = (f"A guarantee fails to transfer: certified at risk ≤ {risk:.2f} on the other datasets "
-                f"({worst['protocol']}), it answered {worst['dataset']} at a realised risk of "
-                f"{worst['realised_risk']:.2f}{more}.")
+    where = "the other datasets" if worst["protocol"] == "xdomain" else "the datasets of other domains"
+    details = (f"certified at risk \u2264 {risk:.2f} on {where} ({worst['protocol']}), it answered "
+               f"{worst['dataset']} at a realised risk of {worst['realised_risk']:.2f}{more}")
     reason = (f"guarantee fails to transfer: realised risk {_num(worst['realised_risk'], 3)} > {risk:g} on "
               f"{worst['dataset']} ({worst['protocol']}){more}")
-    return sentence, reason
+    return details, reason
 
 
 def _with_guarantee(item, guarantee):
-    """The selective finding with the guarantee rule's sentence first and its rule joined, when it fires."""
+    """The selective finding with the guarantee rule opening its sentence and joining its rule, when it fires."""
     if guarantee is None:
         return item
     status, topic, text, rule, reason = item
-    return ("bad" if status == "bad" else "warn", topic, f"{guarantee[0]} {text}",
+    if rule:  # both rules open the sentence; the guarantee's number follows the other's
+        text = (f"A guarantee fails to transfer, and {text[0].lower()}{text[1:]} The guarantee: "
+                f"{guarantee[0]}.")
+    else:
+        text = f"A guarantee fails to transfer: {guarantee[0]}. {text}"
+    return ("bad" if status == "bad" else "warn", topic, text,
             ", ".join(x for x in ("guarantee fails to transfer", rule) if x),
             "; ".join(x for x in (guarantee[1], reason) if x))
 
