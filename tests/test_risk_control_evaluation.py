@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from scipy.stats import beta
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import ShuffleSplit
 from sklearn.pipeline import make_pipeline
@@ -55,7 +56,8 @@ def _brute_rows(frame, model, dataset, protocol, risks, delta, method):
         held = np.zeros(len(mine), dtype=bool)
         held[test] = True
         cal, target = mine[~held], mine[held]
-    fit = make_pipeline(StandardScaler(), LogisticRegression(tol=1e-12, max_iter=10_000)).fit(cal[[model]].to_numpy(), cal["label"])
+    fit = make_pipeline(StandardScaler(), LogisticRegression(tol=1e-12, max_iter=10_000))
+    fit.fit(cal[[model]].to_numpy(), cal["label"])
 
     def answers(rows):
         p = fit.predict_proba(rows[[model]].to_numpy())[:, 1]
@@ -107,7 +109,7 @@ def test_realised_risk_by_hand():
 
 @pytest.fixture(scope="module")
 def shifted(tmp_path_factory):
-    ev = ba.evaluate(small_frame(seed=1, n=400, shifted="d2"), n_bootstrap=0, noise_repeats=2, n_repeats=2)
+    ev = ba.evaluate(small_frame(seed=1, n=400, shifted="d2"), n_bootstrap=20, noise_repeats=2, n_repeats=2)
     return ev, ev.save(tmp_path_factory.mktemp("rc") / "evaluation")
 
 
@@ -128,6 +130,19 @@ def test_a_shifted_target_breaks_the_transferred_guarantee_and_the_verdict_says_
         f"A guarantee fails to transfer: certified at risk \u2264 0.10 on {where} ({worst['protocol']}), it answered "
         f"d2 at a realised risk of {worst['realised_risk']:.2f}")
     assert "guarantee fails to transfer" in ev.table("verdicts").set_index("model").loc["sharp", "verdict"]
+    # the realised risk's interval: Clopper-Pearson from the answered examples, wholly above the target
+    n = round(worst["target_coverage"] * worst["n_target"])
+    k = round(worst["realised_risk"] * n)
+    low, high = beta.ppf(0.025, k, n - k + 1), beta.ppf(0.975, k + 1, n - k)
+    assert low > 0.1 and f"(interval {low:.2f}\u2013{high:.2f})" in finding["sentence"]
+
+
+def test_without_a_bootstrap_the_failed_guarantee_is_an_unchecked_note():
+    ev = ba.evaluate(small_frame(seed=1, n=400, shifted="d2"), n_bootstrap=0, noise_repeats=2, n_repeats=2)
+    finding = ev.table("findings").query("model == 'sharp' and topic == 'selective'").iloc[0]
+    assert finding["status"] == "info" and finding["rule"] == "guarantee fails to transfer"
+    assert finding["reason"].startswith("guarantee fails to transfer unchecked: realised risk ")
+    assert "A guarantee may fail to transfer: certified at risk \u2264 0.10" in finding["sentence"]
 
 
 def test_without_a_shift_no_guarantee_fails():

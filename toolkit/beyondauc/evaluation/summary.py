@@ -81,7 +81,7 @@ THRESHOLD_TEXT = (
     f"robustness of the test cohort is below {THRESHOLDS['bias_robustness']:.1f}; a model *abstains worse* when "
     "its mean DiSCA's interval lies wholly below the best other model's; an abstention guarantee *fails to "
     f"transfer* when a threshold certified on other datasets at risk {HEADLINE_RISK:g} answers a dataset at a "
-    "higher realised risk. A warning needs the whole interval past "
+    "higher realised risk (its interval: Clopper-Pearson). A warning needs the whole interval past "
     "the threshold; a number past it whose interval is not is a note (inconclusive), and without a bootstrap a "
     "note (unchecked). Intervals are {level:.0%} bootstrap intervals ({n_bootstrap} replicates): BCa for DiSCA "
     "and drift, which resampling biases, percentile for the others, DeLong for single AUCs; an interval that "
@@ -383,40 +383,67 @@ def _selective(model, p, selective, board):
     return "warn", "selective", text, "abstains worse", f"abstains worse: {worse[1]}"
 
 
+def _risk_interval(rows, level):
+    """Clopper-Pearson interval (at ``level``) of each row's realised risk from its answered examples."""
+    from scipy.stats import beta  # imported here: a report kernel reading an evaluation skips scipy.stats
+
+    n = np.rint(rows["target_coverage"].to_numpy(float) * rows["n_target"].to_numpy(float))
+    k = np.rint(rows["realised_risk"].to_numpy(float) * n)
+    a = (1 - level) / 2
+    low = np.where(k > 0, beta.ppf(a, np.maximum(k, 1), n - k + 1), 0.0)
+    high = np.where(k < n, beta.ppf(1 - a, k + 1, np.maximum(n - k, 1)), 1.0)
+    return low, high
+
+
 def _guarantee(model, risk_control, p):
-    """``(sentence, reason)`` when a threshold certified on other data exceeds the headline risk on some dataset."""
+    """``(judged, details, reason)`` when a threshold certified on other data answers some dataset at a realised
+    risk above the headline target: 'flag' when the realised risk's interval lies wholly above it, 'inconclusive'
+    when it reaches back, 'unchecked' without a bootstrap (an evaluation without intervals warns of nothing)."""
     if risk_control is None or not len(risk_control):
         return None
     risk = headline_risk(p.get("target_risks", (HEADLINE_RISK,)))
-    rc = risk_control[(risk_control["model"] == model) & np.isclose(risk_control["target_risk"], risk)
-                      & risk_control["protocol"].isin(["xdomain", "outdomain"]) & risk_control["certified"].astype(bool)]
+    rc = risk_control[(risk_control["model"] == model) & np.isclose(risk_control["target_risk"], risk)]
+    rc = rc[rc["protocol"].isin(["xdomain", "outdomain"]) & rc["certified"].astype(bool)]
     failed = rc[rc["realised_risk"] > risk]
     if not len(failed):
         return None
-    worst = failed.loc[failed["realised_risk"].idxmax()]
+    low, high = _risk_interval(failed, p.get("confidence_level", 0.95))
+    failed = failed.assign(low=low, high=high).sort_values(["low", "realised_risk"], ascending=False)
+    worst = failed.iloc[0]
+    judged = "unchecked" if not p.get("n_bootstrap") else "flag" if worst["low"] > risk else "inconclusive"
     n_data = failed["dataset"].nunique()
     more = f" (and {n_data - 1} more dataset(s))" if n_data > 1 else ""
     where = "the other datasets" if worst["protocol"] == "xdomain" else "the datasets of other domains"
+    interval = format_interval(worst["low"], worst["high"], 2, minus="-")
     details = (f"certified at risk \u2264 {risk:.2f} on {where} ({worst['protocol']}), it answered "
-               f"{worst['dataset']} at a realised risk of {worst['realised_risk']:.2f}{more}")
-    reason = (f"guarantee fails to transfer: realised risk {_num(worst['realised_risk'], 3)} > {risk:g} on "
-              f"{worst['dataset']} ({worst['protocol']}){more}")
-    return details, reason
+               f"{worst['dataset']} at a realised risk of {worst['realised_risk']:.2f}"
+               + ("" if judged == "unchecked" else f" (interval {interval})") + more)
+    past = f"realised risk {_num(worst['realised_risk'], 2)} > {risk:g} on {worst['dataset']} ({worst['protocol']})"
+    rule = "guarantee fails to transfer"
+    reason = (f"{rule}: {past}, interval {interval}{more}" if judged == "flag" else
+              f"{rule} inconclusive: {past}, but its interval {interval} reaches {risk:g}" if judged == "inconclusive"
+              else f"{rule} unchecked: {past}, no interval (no bootstrap)")
+    return judged, details, reason
 
 
 def _with_guarantee(item, guarantee):
-    """The selective finding with the guarantee rule opening its sentence and joining its rule, when it fires."""
+    """The selective finding with the guarantee rule joined: opening its sentence when it flags the model, a note
+    (inconclusive or unchecked) otherwise."""
     if guarantee is None:
         return item
     status, topic, text, rule, reason = item
+    judged, details, why = guarantee
+    if judged != "flag":
+        if rule:  # the finding's own rule stands; the guarantee's doubt is said after it
+            return status, topic, f"{text} A guarantee may fail to transfer: {details}.", rule, f"{reason}; {why}"
+        return ("info" if status == "good" else status, topic, f"{text} A guarantee may fail to transfer: {details}.",
+                "guarantee fails to transfer", why)
     if rule:  # both rules open the sentence; the guarantee's number follows the other's
-        text = (f"A guarantee fails to transfer, and {text[0].lower()}{text[1:]} The guarantee: "
-                f"{guarantee[0]}.")
+        text = f"A guarantee fails to transfer, and {text[0].lower()}{text[1:]} The guarantee: {details}."
     else:
-        text = f"A guarantee fails to transfer: {guarantee[0]}. {text}"
-    return ("bad" if status == "bad" else "warn", topic, text,
-            ", ".join(x for x in ("guarantee fails to transfer", rule) if x),
-            "; ".join(x for x in (guarantee[1], reason) if x))
+        text = f"A guarantee fails to transfer: {details}. {text}"
+    rules = ", ".join(x for x in ("guarantee fails to transfer", rule) if x)
+    return "bad" if status == "bad" else "warn", topic, text, rules, "; ".join(x for x in (why, reason) if x)
 
 
 def _abstains_worse(model, board, means):
