@@ -17,14 +17,16 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from .calibration import protocol_plan
+from .calibration import METHODS, PROTOCOLS, ScoreCalibrator, protocol_plan
 from .risk_control import risk_controlled_threshold
-from .selective_benchmark import protocol_answers
+from .selective_benchmark import protocol_rows
+from ..utils.validation import check_option
 
 if TYPE_CHECKING:
     from ..data.benchmark import Benchmark
 
-__all__ = ["RISK_CONTROL_COLUMNS", "RISK_CONTROL_PROTOCOLS", "realised_risk", "risk_control_table"]
+__all__ = ["RISK_CONTROL_COLUMNS", "RISK_CONTROL_PROTOCOLS", "protocol_answers", "realised_risk",
+           "risk_control_table"]
 
 #: The calibration protocols of the ``risk_control`` table, in the order of its rows.
 RISK_CONTROL_PROTOCOLS = ("xdomain", "outdomain", "indata")
@@ -33,6 +35,45 @@ RISK_CONTROL_PROTOCOLS = ("xdomain", "outdomain", "indata")
 RISK_CONTROL_COLUMNS = ["model", "dataset", "protocol", "target_risk", "method", "delta", "certified", "threshold",
                         "calibration_coverage", "calibration_risk", "n_calibration", "realised_risk",
                         "target_coverage", "n_target", "held"]
+
+
+def protocol_answers(bench: Benchmark, model: str, dataset: str, *, protocol: str = "indata",
+                     method: str = "logistic", class_weight: str | None = None, random_state: int | None = 0,
+                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """A protocol's answers on its calibration data and on ``dataset``, from one fitted calibrator.
+
+    The confidences and correctness
+    :func:`~beyondauc.metrics.selective_benchmark.calibrated_confidence` gives on
+    ``dataset``'s evaluation rows, and those the same calibrator gives on the
+    rows it was fitted on.  An answers benchmark keeps each model's own
+    confidence and correctness on both (nothing is fitted); ``protocol``
+    then only chooses the rows.
+
+    Returns
+    -------
+    confidence_cal, correct_cal, confidence, correct : ndarray
+
+    Examples
+    --------
+    >>> from beyondauc import load_demo
+    >>> from beyondauc.metrics.risk_control_benchmark import protocol_answers
+    >>> c_cal, ok_cal, c, ok = protocol_answers(load_demo(), "logreg", "wine", protocol="indata")
+    >>> len(c_cal) + len(c), len(c)  # wine's 107 examples split 80/20
+    (107, 22)
+    """
+    check_option(method, "method", METHODS)
+    check_option(protocol, "protocol", PROTOCOLS)
+    cal, ev = protocol_rows(bench, dataset, protocol, random_state)
+    y_all, s_all = bench.labels(model=model), bench.scores(model)
+    if bench.kind == "answers":
+        return (s_all[cal].astype(np.float64), y_all[cal] == 1, s_all[ev].astype(np.float64), y_all[ev] == 1)
+    cal_model = ScoreCalibrator(method, class_weight=class_weight).fit(s_all[cal], y_all[cal])
+
+    def answer(rows):
+        proba = cal_model.predict_proba(s_all[rows])
+        return np.maximum(proba, 1.0 - proba), cal_model.predict(s_all[rows]) == y_all[rows]
+
+    return (*answer(cal), *answer(ev))
 
 
 def realised_risk(correct, confidence, threshold: float) -> tuple[float, float]:
@@ -80,7 +121,7 @@ def risk_control_table(bench: Benchmark, *, risks: Sequence[float] = (0.05, 0.1,
                        random_state: int | None = 0) -> pd.DataFrame:
     """Certified thresholds and whether they held, per model x dataset x protocol x target risk.
 
-    The answers are those of :func:`~beyondauc.metrics.selective_benchmark.protocol_answers`:
+    The answers are those of :func:`protocol_answers`:
     for scores, the confidence max(p, 1 - p) of a calibrator (``calibration_method``)
     fitted on the protocol's calibration data and whether its decision is right,
     on the calibration data and on the target alike; for an answers benchmark,

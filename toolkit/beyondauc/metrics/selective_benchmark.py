@@ -58,7 +58,7 @@ if TYPE_CHECKING:  # names in annotations only
     from ..data.benchmark import Benchmark
 
 __all__ = ["BAND_COVERAGES", "MAX_TIE_SHARE", "MIN_CONFIDENCES", "SELECTIVE_PROTOCOLS", "SelectiveAnswering", "calibrated_confidence",
-           "confidence_ties", "coverage_accuracy_band", "protocol_answers", "selective_intervals",
+           "confidence_ties", "coverage_accuracy_band", "protocol_rows", "selective_intervals",
            "selective_answering", "selective_table", "tolerance_table"]
 
 #: Fewest distinct confidences a model's answers on a dataset need to be ranked by DiSCA.
@@ -194,42 +194,10 @@ def calibrated_confidence(
     return (conf, ok, *answer(ood))
 
 
-def protocol_answers(bench: Benchmark, model: str, dataset: str, *, protocol: str = "indata",
-                     method: str = "logistic", class_weight: str | None = None, random_state: int | None = 0,
-                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """A protocol's answers on its calibration data and on ``dataset``, from one fitted calibrator.
-
-    The confidences and correctness :func:`calibrated_confidence` gives on
-    ``dataset``'s evaluation rows, and those the same calibrator gives on the
-    rows it was fitted on.  An answers benchmark keeps each model's own
-    confidence and correctness on both (nothing is fitted); ``protocol``
-    then only chooses the rows.
-
-    Returns
-    -------
-    confidence_cal, correct_cal, confidence, correct : ndarray
-
-    Examples
-    --------
-    >>> from beyondauc import load_demo
-    >>> from beyondauc.metrics.selective_benchmark import protocol_answers
-    >>> c_cal, ok_cal, c, ok = protocol_answers(load_demo(), "logreg", "wine", protocol="indata")
-    >>> len(c_cal) + len(c), len(c)  # wine's 109 examples split 80/20
-    (109, 22)
-    """
-    check_option(method, "method", METHODS)
-    check_option(protocol, "protocol", PROTOCOLS)
-    cal, ev, _ = _selective_rows(bench, dataset, protocol, random_state, None)
-    y_all, s_all = bench.labels(model=model), bench.scores(model)
-    if bench.kind == "answers":
-        return (s_all[cal].astype(np.float64), y_all[cal] == 1, s_all[ev].astype(np.float64), y_all[ev] == 1)
-    cal_model = ScoreCalibrator(method, class_weight=class_weight).fit(s_all[cal], y_all[cal])
-
-    def answer(rows):
-        proba = cal_model.predict_proba(s_all[rows])
-        return np.maximum(proba, 1.0 - proba), cal_model.predict(s_all[rows]) == y_all[rows]
-
-    return (*answer(cal), *answer(ev))
+def protocol_rows(bench: Benchmark, dataset: str, protocol: str, random_state: int | None = 0):
+    """Boolean masks over all rows: ``protocol``'s calibration and evaluation rows for ``dataset`` (as selective
+    answering reads them; for ``indata`` the first seeded 80/20 split)."""
+    return _selective_rows(bench, dataset, protocol, random_state, None)[:2]
 
 
 def _given_answers(bench, model, s, y):
