@@ -755,7 +755,7 @@ def _evaluation(tables, p, bench, source, sha256, stages, t_start, left_out):
 
     ``data["protocols_left_out"]`` maps each protocol the grid leaves out to why (empty: none).
     """
-    stored = {k: v for k, v in p.items()}
+    stored = {k: list(v) if isinstance(v, tuple) else v for k, v in p.items()}  # as its manifest stores them
     info = {"source": source, "sha256": sha256, "kind": bench.kind, "n_rows": int(len(bench)), "models": list(bench.models),
             "datasets": list(bench.datasets), "domains": {d: bench.domains.get(d) for d in bench.datasets},
             "protocols_left_out": dict(left_out)}
