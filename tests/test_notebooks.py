@@ -382,10 +382,32 @@ def test_selective_with_ood_dataset_computes_nidma(runs):
             assert any(abs(x - value) < 6e-4 for x in shown), (dataset, value, tables[0])
     # the OOD dataset is not analysed as an in-distribution one
     assert not any(t.startswith("### breast_cancer") for t in _texts(nb))
-    # the coverage curves of the two datasets and the OOD curves (b over tolerance is in the overview)
-    assert sum("image/png" in o.get("data", {}) for o in _outputs(nb)) == 2
+    # the coverage curves of the two datasets, the OOD curves (b over tolerance is in the overview) and the
+    # certified thresholds of abstention with a guarantee
+    assert sum("image/png" in o.get("data", {}) for o in _outputs(nb)) == 3
     summary = [t for t in _texts(nb) if "DiSCA rank" in t and "<table" not in t]
     assert summary and "breast_cancer" not in summary[0]
+
+
+def test_selective_shows_abstention_with_a_guarantee_from_the_evaluation(runs):
+    nb = runs["selective_answering_evaluation"]
+    cells = nb.cells
+    at = next(i for i, c in enumerate(cells) if c.cell_type == "markdown"
+              and c.source.startswith("## Abstaining with a guarantee"))
+    figure = [o for o in cells[at + 1].get("outputs", []) if "image/png" in o.get("data", {})]
+    assert len(figure) == 1
+    table = [o["data"]["text/plain"] for o in cells[at + 3].get("outputs", []) if "text/html" in o.get("data", {})]
+    assert len(table) == 1 and "realised risk" in table[0]
+    rc = beyondauc.load_evaluation(_evaluation_folder(nb)).table("risk_control")
+    mine = rc[rc["model"] == MODEL]
+    for value in mine["realised_risk"].dropna():  # every realised risk of the evaluation's table, as shown
+        assert f"{value:.3f}" in table[0]
+    assert set(mine["dataset"]) == set(DATASETS)
+
+
+def _evaluation_folder(nb):
+    """The ``evaluation`` papermill injected into an executed notebook."""
+    return nb.metadata.papermill.parameters["evaluation"]
 
 
 def test_test_auroc_without_split_column_falls_back_to_xdomain(runs):

@@ -73,6 +73,9 @@ TABLES: dict[str, str] = {
                 "first, where part of it is undefined, analysis) with its status (good, warn, bad, info), the rule "
                 "that set it and the number behind it (reason), generated from the tables above",
     "verdicts": "one line per model for the index, from its findings, with the reason for its status",
+    "risk_control": "abstention with a guarantee per model x dataset x protocol x target risk: the threshold "
+                    "certified on the protocol's calibration data (coverage and risk there) and, on the dataset, "
+                    "the realised risk, the coverage and whether the guarantee held",
     "auc_intervals": "DeLong confidence interval of the AUC per model x dataset",
     "pairwise": "per dataset and mean, for each ordered pair of models: the accuracy difference, its interval and "
                 "the bootstrap probability that the first beats the second (headline protocol and method)",

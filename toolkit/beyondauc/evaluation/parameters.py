@@ -32,6 +32,7 @@ from ..metrics import METHODS, PROTOCOLS
 from ..metrics.selective_benchmark import SELECTIVE_PROTOCOLS
 from ..metrics.bootstrap import check_bootstrap
 from ..metrics.diagnostics import NOISE_METHODS
+from ..metrics.risk_control import RISK_CONTROL_METHODS
 from ..metrics.protocols import DOMAIN_HINT, DOMAIN_PROTOCOLS, datasets_without_domain
 from ..utils.validation import check_int, check_names, check_number, check_option, check_random_state
 
@@ -157,6 +158,24 @@ def _data(value, name):
     return value
 
 
+def _risks(value, name):
+    """One or more target risks in (0, 1), as a tuple in the order given (a CLI VALUE may be '0.05,0.1')."""
+    if isinstance(value, str):
+        value = [v.strip() for v in value.split(",") if v.strip()]
+        try:
+            value = [float(v) for v in value]
+        except ValueError:
+            raise ValueError(f"`{name}` must be numbers in (0, 1) such as 0.05,0.1,0.2, got {value!r}") from None
+    if isinstance(value, numbers.Real) and not isinstance(value, bool):
+        value = (value,)
+    if not isinstance(value, (list, tuple)) or not value:
+        raise ValueError(f"`{name}` must be one or more numbers in (0, 1), got {value!r}")
+    out = tuple(check_number(v, name, low=0, high=1, low_open=True, high_open=True) for v in value)
+    if len(set(out)) < len(out):
+        raise ValueError(f"`{name}` must not repeat a risk, got {value!r}")
+    return out
+
+
 _UNIT = dict(low=0, high=1, low_open=True)
 _P = Parameter
 _TABLE = (
@@ -204,6 +223,11 @@ _TABLE = (
        "confidence level of every interval"),
     _P("n_permutations", 199, _int(0), "permutations behind the p-values of drift and W: cohorts shuffled within "
        "class, is there drift at all? (0: none; the interval alone then decides a drift finding)"),
+    _P("target_risks", (0.05, 0.1, 0.2), _risks, "target risks of abstention with a guarantee (risk_control table)"),
+    _P("risk_delta", 0.05, _number(low=0, high=1, low_open=True, high_open=True),
+       "admissible probability delta that a certified risk is exceeded"),
+    _P("risk_method", "ltt", _option(RISK_CONTROL_METHODS), "how thresholds are certified: 'ltt' (Learn-then-Test) "
+       "or 'sgr' (Selection with Guaranteed Risk)"),
     _P("model", "svm", _str, "the model this notebook is about", False, MODEL_NOTEBOOKS),
     _P("n_dashboards", 1, _int(-1), "full dashboards for the datasets with the largest drift (-1: all)", False,
        ("test_auroc",)),

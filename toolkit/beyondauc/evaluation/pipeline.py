@@ -56,6 +56,7 @@ from ..metrics.ranking import best_of_methods, calibration_modes, kendall_tau, r
     score_variance
 from ..metrics.selective_scores import disca_resolution_sensitivity
 from ..metrics.selective_benchmark import selective_answering
+from .abstention import risk_control_evaluation
 
 __all__ = ["evaluate", "open_evaluation"]
 _MAX_POINTS = 2000  # curves with more points are thinned to what a figure resolves
@@ -564,6 +565,8 @@ def _compute(p, bench, full, source, sha256, t_start, *, tasks, progress, log, l
     with stages.timed("cohort diagnostics and selective answering"):
         parts = _per_model(bench, bench_sel, p, tasks, log)
         tables.update(_per_model_tables(parts))
+    with stages.timed("abstention with a guarantee"):
+        tables["risk_control"] = risk_control_evaluation(bench, p, left_out)
     replicates = {m: x["replicates"] for m, x in zip(bench.models, parts)} if p["n_bootstrap"] else None
     tables["leaderboard"] = _leaderboard(head, tables["rank_changes"], tables["selective"], tables["diagnostics"],
                                          bench.models, tables.get("mean_intervals"), replicates,
@@ -753,7 +756,7 @@ def _evaluation(tables, p, bench, source, sha256, stages, t_start, left_out):
 
     ``data["protocols_left_out"]`` maps each protocol the grid leaves out to why (empty: none).
     """
-    stored = {k: v for k, v in p.items()}
+    stored = {k: list(v) if isinstance(v, tuple) else v for k, v in p.items()}  # as its manifest stores them
     info = {"source": source, "sha256": sha256, "kind": bench.kind, "n_rows": int(len(bench)), "models": list(bench.models),
             "datasets": list(bench.datasets), "domains": {d: bench.domains.get(d) for d in bench.datasets},
             "protocols_left_out": dict(left_out)}

@@ -27,6 +27,7 @@ import numpy as np
 import pandas as pd
 
 from ..metrics.selective_benchmark import MAX_TIE_SHARE, MIN_CONFIDENCES
+from .abstention import HEADLINE_RISK, headline_risk
 from ..utils.formatting import format_interval, format_number, markdown_text
 
 if TYPE_CHECKING:
@@ -68,6 +69,9 @@ RULES = (
      "below", "its interval wholly below the best other model's interval"),
     ("unrankable confidences", "selective", "distinct confidences of the answers on every dataset",
      f"< {MIN_CONFIDENCES} or one shared by > {MAX_TIE_SHARE:.0%}", "a count, no interval needed"),
+    ("guarantee fails to transfer", "selective", "realised risk on a dataset of a threshold certified on other data "
+     f"(xdomain, outdomain) at the headline target risk {HEADLINE_RISK:g}", "> the target risk",
+     "the certificate itself (probability >= 1 - delta on its calibration data), no interval needed"),
     ("undefined analysis", "analysis", "datasets where the model's scores leave a measure undefined "
      "(constant scores, tied confidences)", ">= 1", "a count, no interval needed"),
 )
@@ -81,7 +85,9 @@ THRESHOLD_TEXT = (
     f"{THRESHOLDS['drift']:.2f} or W is below {THRESHOLDS['wasserstein']:.0f}, and shuffling the cohorts within "
     "class (a permutation null) rarely does as much: p below {alpha:g}; the AUC is *fragile* when the bias "
     f"robustness of the test cohort is below {THRESHOLDS['bias_robustness']:.1f}; a model *abstains worse* when "
-    "its mean DiSCA's interval lies wholly below the best other model's. A warning needs the whole interval past "
+    "its mean DiSCA's interval lies wholly below the best other model's; an abstention guarantee *fails to "
+    f"transfer* when a threshold certified on other datasets at risk {HEADLINE_RISK:g} answers a dataset at a "
+    "higher realised risk (its interval: Clopper-Pearson). A warning needs the whole interval past "
     "the threshold; a number past it whose interval is not is a note (inconclusive), and without a bootstrap a "
     "note (unchecked). Intervals are {level:.0%} bootstrap intervals ({n_bootstrap} replicates): BCa for DiSCA "
     "and drift, which resampling biases, percentile for the others, DeLong for single AUCs; an interval that "
@@ -425,6 +431,69 @@ def _selective(model, p, selective, board):
     return "warn", "selective", text, "abstains worse", f"abstains worse: {worse[1]}"
 
 
+def _risk_interval(rows, level):
+    """Clopper-Pearson interval (at ``level``) of each row's realised risk from its answered examples."""
+    from scipy.stats import beta  # imported here: a report kernel reading an evaluation skips scipy.stats
+
+    n = np.rint(rows["target_coverage"].to_numpy(float) * rows["n_target"].to_numpy(float))
+    k = np.rint(rows["realised_risk"].to_numpy(float) * n)
+    a = (1 - level) / 2
+    low = np.where(k > 0, beta.ppf(a, np.maximum(k, 1), n - k + 1), 0.0)
+    high = np.where(k < n, beta.ppf(1 - a, k + 1, np.maximum(n - k, 1)), 1.0)
+    return low, high
+
+
+def _guarantee(model, risk_control, p):
+    """``(judged, details, reason)`` when a threshold certified on other data answers some dataset at a realised
+    risk above the headline target: 'flag' when the realised risk's interval lies wholly above it, 'inconclusive'
+    when it reaches back, 'unchecked' without a bootstrap (an evaluation without intervals warns of nothing)."""
+    if risk_control is None or not len(risk_control):
+        return None
+    risk = headline_risk(p.get("target_risks", (HEADLINE_RISK,)))
+    rc = risk_control[(risk_control["model"] == model) & np.isclose(risk_control["target_risk"], risk)]
+    rc = rc[rc["protocol"].isin(["xdomain", "outdomain"]) & rc["certified"].astype(bool)]
+    failed = rc[rc["realised_risk"] > risk]
+    if not len(failed):
+        return None
+    low, high = _risk_interval(failed, p.get("confidence_level", 0.95))
+    failed = failed.assign(low=low, high=high).sort_values(["low", "realised_risk"], ascending=False)
+    worst = failed.iloc[0]
+    judged = "unchecked" if not p.get("n_bootstrap") else "flag" if worst["low"] > risk else "inconclusive"
+    n_data = failed["dataset"].nunique()
+    more = f" (and {n_data - 1} more dataset(s))" if n_data > 1 else ""
+    where = "the other datasets" if worst["protocol"] == "xdomain" else "the datasets of other domains"
+    interval = format_interval(worst["low"], worst["high"], 2, minus="-")
+    details = (f"certified at risk \u2264 {risk:.2f} on {where} ({worst['protocol']}), it answered "
+               f"{worst['dataset']} at a realised risk of {worst['realised_risk']:.2f}"
+               + ("" if judged == "unchecked" else f" (interval {interval})") + more)
+    past = f"realised risk {_num(worst['realised_risk'], 2)} > {risk:g} on {worst['dataset']} ({worst['protocol']})"
+    rule = "guarantee fails to transfer"
+    reason = (f"{rule}: {past}, interval {interval}{more}" if judged == "flag" else
+              f"{rule} inconclusive: {past}, but its interval {interval} reaches {risk:g}" if judged == "inconclusive"
+              else f"{rule} unchecked: {past}, no interval (no bootstrap)")
+    return judged, details, reason
+
+
+def _with_guarantee(item, guarantee):
+    """The selective finding with the guarantee rule joined: opening its sentence when it flags the model, a note
+    (inconclusive or unchecked) otherwise."""
+    if guarantee is None:
+        return item
+    status, topic, text, rule, reason = item
+    judged, details, why = guarantee
+    if judged != "flag":
+        if rule:  # the finding's own rule stands; the guarantee's doubt is said after it
+            return status, topic, f"{text} A guarantee may fail to transfer: {details}.", rule, f"{reason}; {why}"
+        return ("info" if status == "good" else status, topic, f"{text} A guarantee may fail to transfer: {details}.",
+                "guarantee fails to transfer", why)
+    if rule:  # both rules open the sentence; the guarantee's number follows the other's
+        text = f"A guarantee fails to transfer, and {text[0].lower()}{text[1:]} The guarantee: {details}."
+    else:
+        text = f"A guarantee fails to transfer: {details}. {text}"
+    rules = ", ".join(x for x in ("guarantee fails to transfer", rule) if x)
+    return "bad" if status == "bad" else "warn", topic, text, rules, "; ".join(x for x in (why, reason) if x)
+
+
 def _abstains_worse(model, board, means):
     """``(best other model, why)`` when the mean DiSCA interval of ``model`` lies wholly below the best other's."""
     if "disca_low" not in board or len(means) < 2:
@@ -528,7 +597,8 @@ def findings_table(tables: Mapping[str, pd.DataFrame], parameters: Mapping[str, 
             _ranking(model, parameters, tables["leaderboard"], n),
             _threshold(model, parameters, grid(model)),
             _drift(model, diag, 1 - parameters.get("confidence_level", 0.95)),
-            _selective(model, parameters, tables["selective"], tables["leaderboard"]),  # whole: its emptiness says
+            _with_guarantee(_selective(model, parameters, tables["selective"], tables["leaderboard"]),  # whole
+                            _guarantee(model, tables.get("risk_control"), parameters)),
         ]
         for i, (status, topic, sentence, rule, reason) in enumerate(items):
             rows.append({"model": model, "order": i, "topic": topic, "status": status, "sentence": sentence,
@@ -568,7 +638,8 @@ def _verdict_parts(r, by, text):
         parts.append(rules if by["drift"] != "info" else f"{rules} inconclusive")
     if by.get("selective") == "warn":
         parts.append("not ranked by DiSCA" if "not ranked" in text["selective"] else
-                     text["selective"].split(":", 1)[0].replace("It abstains", "abstains"))
+                     text["selective"].split(":", 1)[0].replace("It abstains", "abstains")
+                     .replace("A guarantee fails", "guarantee fails"))
     elif "disca" in r and not pd.isna(r["disca"]):
         parts.append(f"DiSCA {_num(r['disca'])}")
     return parts

@@ -58,8 +58,8 @@ if TYPE_CHECKING:  # names in annotations only
     from ..data.benchmark import Benchmark
 
 __all__ = ["BAND_COVERAGES", "MAX_TIE_SHARE", "MIN_CONFIDENCES", "SELECTIVE_PROTOCOLS", "SelectiveAnswering", "calibrated_confidence",
-           "confidence_ties", "coverage_accuracy_band", "selective_intervals", "selective_answering",
-           "selective_table", "tolerance_table"]
+           "confidence_ties", "coverage_accuracy_band", "protocol_rows", "selective_intervals",
+           "selective_answering", "selective_table", "tolerance_table"]
 
 #: Fewest distinct confidences a model's answers on a dataset need to be ranked by DiSCA.
 MIN_CONFIDENCES: int = 5
@@ -192,6 +192,12 @@ def calibrated_confidence(
     if ood_dataset is None:
         return conf, ok, None, None
     return (conf, ok, *answer(ood))
+
+
+def protocol_rows(bench: Benchmark, dataset: str, protocol: str, random_state: int | None = 0):
+    """Boolean masks over all rows: ``protocol``'s calibration and evaluation rows for ``dataset`` (as selective
+    answering reads them; for ``indata`` the first seeded 80/20 split)."""
+    return _selective_rows(bench, dataset, protocol, random_state, None)[:2]
 
 
 def _given_answers(bench, model, s, y):

@@ -12,6 +12,7 @@ first), then plot.  Nothing here calls ``plt.show()`` or changes ``rcParams``.
   :class:`DiagnosticsDashboard` of all five (Roberts et al.);
 * :mod:`~beyondauc.plots.selective` -- :class:`CoverageAccuracyDisplay`,
   :class:`CoverageAccuracyGridDisplay`, :class:`ToleranceDisplay` (Mishra et al.);
+* :mod:`~beyondauc.plots.risk_control` -- :class:`RiskControlDisplay` (abstention with a guarantee);
 * :mod:`~beyondauc.plots.accuracy` -- :class:`AUCAccuracyDisplay`,
   :class:`RankSlopeDisplay`, :class:`ScoreHistogramsDisplay` (Opitz);
 * :mod:`~beyondauc.plots.comparison` -- :class:`CriticalDifferenceDisplay` (Demšar 2006),
@@ -49,6 +50,9 @@ from .given_confidence import (  # noqa: F401
 from .reliability import (  # noqa: F401
     ReliabilityDisplay,
 )
+from .risk_control import (  # noqa: F401
+    RiskControlDisplay,
+)
 from .selective import (  # noqa: F401
     CoverageAccuracyDisplay,
     CoverageAccuracyGridDisplay,
@@ -74,4 +78,5 @@ __all__ = [
     "CoverageAccuracyDisplay",
     "CoverageAccuracyGridDisplay",
     "ToleranceDisplay",
+    "RiskControlDisplay",
 ]

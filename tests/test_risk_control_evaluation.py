@@ -1,0 +1,168 @@
+"""The evaluation's ``risk_control`` table and the verdict rule "guarantee fails to transfer".
+
+The table is checked against an independent computation on a small benchmark: scikit-learn's
+logistic pipeline fitted on each protocol's calibration rows (chosen here from the dataset and domain
+columns, and scikit-learn's ShuffleSplit for indata), ``risk_controlled_threshold`` on its calibration
+answers, and the realised risk counted example by example.  A shifted target (one dataset whose
+answers are right far less often at the same confidence) must break the transferred guarantee, and the
+verdict must say so with the realised risk.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy.stats import beta
+from sklearn.linear_model import LogisticRegression
+from sklearn.model_selection import ShuffleSplit
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+
+import beyondauc as ba
+from beyondauc.metrics.risk_control_benchmark import realised_risk, risk_control_table
+
+MODELS = ["sharp", "blunt"]
+
+
+def small_frame(seed=0, n=300, shifted=None, flip=0.35):
+    """Four datasets in two domains, two models; ``shifted`` gets a share ``flip`` of its labels flipped."""
+    rng = np.random.default_rng(seed)
+    parts = []
+    for d in range(4):
+        name = f"d{d}"
+        y = rng.permutation(np.repeat([0, 1], n // 2))
+        truth = y.copy()
+        if name == shifted:  # the same scores, far more wrong answers at every confidence
+            noisy = rng.random(n) < flip
+            y = np.where(noisy, 1 - y, y)
+        sign = 2 * truth - 1
+        parts.append(pd.DataFrame({"dataset": name, "domain": f"dom{d % 2}", "label": y, "id": np.arange(n),
+                                   "sharp": 2.0 * sign + rng.normal(size=n),
+                                   "blunt": 0.8 * sign + rng.normal(size=n)}))
+    return pd.concat(parts, ignore_index=True)
+
+
+def _brute_rows(frame, model, dataset, protocol, risks, delta, method):
+    """The table's rows for one model x dataset x protocol, computed without the package's benchmark code."""
+    mine = frame[frame["dataset"] == dataset]
+    domain = mine["domain"].iloc[0]
+    if protocol == "xdomain":
+        cal, target = frame[frame["dataset"] != dataset], mine
+    elif protocol == "outdomain":
+        cal, target = frame[frame["domain"] != domain], mine
+    else:
+        _, test = next(ShuffleSplit(n_splits=1, test_size=0.2, random_state=0).split(np.zeros((len(mine), 1))))
+        held = np.zeros(len(mine), dtype=bool)
+        held[test] = True
+        cal, target = mine[~held], mine[held]
+    fit = make_pipeline(StandardScaler(), LogisticRegression(tol=1e-12, max_iter=10_000))
+    fit.fit(cal[[model]].to_numpy(), cal["label"])
+
+    def answers(rows):
+        p = fit.predict_proba(rows[[model]].to_numpy())[:, 1]
+        return np.maximum(p, 1 - p), ((p > 0.5).astype(int) == rows["label"].to_numpy())
+
+    conf_cal, ok_cal = answers(cal)
+    conf, ok = answers(target)
+    out = []
+    for r in risks:
+        rc = ba.risk_controlled_threshold(ok_cal, conf_cal, risk=r, delta=delta, method=method)
+        n_answered, n_wrong = 0, 0
+        for c, right in zip(conf, ok):  # the realised risk, one example at a time
+            if c >= rc.threshold:
+                n_answered += 1
+                n_wrong += int(not right)
+        realised = n_wrong / n_answered if n_answered else np.nan
+        out.append({"certified": rc.certified, "threshold": rc.threshold, "calibration_coverage": rc.coverage,
+                    "calibration_risk": rc.risk, "n_calibration": len(cal), "realised_risk": realised,
+                    "target_coverage": n_answered / len(target), "n_target": len(target),
+                    "held": (realised <= r) if rc.certified and n_answered else None})
+    return out
+
+
+@pytest.mark.parametrize("method", ["ltt", "sgr"])
+def test_the_table_equals_a_brute_force_computation(method):
+    frame = small_frame()
+    risks = (0.05, 0.1, 0.2)
+    table = risk_control_table(ba.load_benchmark(frame), risks=risks, delta=0.1, method=method)
+    assert len(table) == 2 * 4 * 3 * 3
+    assert table["certified"].any() and (~table["certified"]).any()  # both outcomes are checked
+    for (model, dataset, protocol), got in table.groupby(["model", "dataset", "protocol"], sort=False):
+        want = _brute_rows(frame, model, dataset, protocol, risks, 0.1, method)
+        assert got["target_risk"].tolist() == list(risks)
+        for g, w in zip(got.to_dict("records"), want):
+            where = (model, dataset, protocol, g["target_risk"])
+            assert g["certified"] == w["certified"] and g["method"] == method and g["delta"] == 0.1, where
+            assert g["n_calibration"] == w["n_calibration"] and g["n_target"] == w["n_target"], where
+            for col in ("threshold", "calibration_coverage", "calibration_risk", "realised_risk", "target_coverage"):
+                np.testing.assert_allclose(g[col], w[col], rtol=1e-6, err_msg=str((where, col)))
+            assert (pd.isna(g["held"]) and w["held"] is None) or g["held"] == w["held"], where
+
+
+def test_realised_risk_by_hand():
+    # answered at 0.7: 0.9 (right), 0.8 (wrong), 0.7 (right): one wrong in three, three of four answered
+    assert realised_risk([1, 0, 1, 1], [0.9, 0.8, 0.7, 0.2], 0.7) == (1 / 3, 0.75)
+    risk, coverage = realised_risk([1, 0], [0.6, 0.7], np.inf)
+    assert np.isnan(risk) and coverage == 0.0
+
+
+@pytest.fixture(scope="module")
+def shifted(tmp_path_factory):
+    ev = ba.evaluate(small_frame(seed=1, n=400, shifted="d2"), n_bootstrap=20, noise_repeats=2, n_repeats=2)
+    return ev, ev.save(tmp_path_factory.mktemp("rc") / "evaluation")
+
+
+def test_a_shifted_target_breaks_the_transferred_guarantee_and_the_verdict_says_so(shifted):
+    ev, _ = shifted
+    rc = ev.table("risk_control")
+    head = rc[(rc["model"] == "sharp") & (rc["protocol"] == "xdomain") & (rc["target_risk"] == 0.1)]
+    row = head.set_index("dataset").loc["d2"]
+    assert row["certified"] and row["realised_risk"] > 0.25 and not row["held"]  # a third of the labels flipped
+    assert head.set_index("dataset").drop(index="d2")["held"].all()  # unshifted datasets keep the promise
+    finding = ev.table("findings").query("model == 'sharp' and topic == 'selective'").iloc[0]
+    worst = rc[(rc["model"] == "sharp") & rc["protocol"].isin(["xdomain", "outdomain"]) & (rc["target_risk"] == 0.1)
+               & rc["certified"]].sort_values("realised_risk").iloc[-1]
+    assert worst["dataset"] == "d2"
+    assert finding["status"] == "warn" and "guarantee fails to transfer" in finding["rule"]
+    where = {"xdomain": "the other datasets", "outdomain": "the datasets of other domains"}[worst["protocol"]]
+    assert finding["sentence"].startswith(
+        f"A guarantee fails to transfer: certified at risk \u2264 0.10 on {where} ({worst['protocol']}), it answered "
+        f"d2 at a realised risk of {worst['realised_risk']:.2f}")
+    assert "guarantee fails to transfer" in ev.table("verdicts").set_index("model").loc["sharp", "verdict"]
+    # the realised risk's interval: Clopper-Pearson from the answered examples, wholly above the target
+    n = round(worst["target_coverage"] * worst["n_target"])
+    k = round(worst["realised_risk"] * n)
+    low, high = beta.ppf(0.025, k, n - k + 1), beta.ppf(0.975, k + 1, n - k)
+    assert low > 0.1 and f"(interval {low:.2f}\u2013{high:.2f})" in finding["sentence"]
+
+
+def test_without_a_bootstrap_the_failed_guarantee_is_an_unchecked_note():
+    ev = ba.evaluate(small_frame(seed=1, n=400, shifted="d2"), n_bootstrap=0, noise_repeats=2, n_repeats=2)
+    finding = ev.table("findings").query("model == 'sharp' and topic == 'selective'").iloc[0]
+    assert finding["status"] == "info" and finding["rule"] == "guarantee fails to transfer"
+    assert finding["reason"].startswith("guarantee fails to transfer unchecked: realised risk ")
+    assert "A guarantee may fail to transfer: certified at risk \u2264 0.10" in finding["sentence"]
+
+
+def test_without_a_shift_no_guarantee_fails():
+    ev = ba.evaluate(small_frame(seed=1, n=400), n_bootstrap=0, noise_repeats=2, n_repeats=2)
+    rc = ev.table("risk_control")
+    head = rc[(rc["target_risk"] == 0.1) & rc["protocol"].isin(["xdomain", "outdomain"]) & rc["certified"]]
+    assert len(head) and (head["realised_risk"] <= 0.1).all()
+    assert not ev.table("findings")["rule"].str.contains("guarantee").any()
+
+
+def test_the_table_round_trips_through_the_saved_evaluation(shifted):
+    ev, folder = shifted
+    back = ba.load_evaluation(folder)
+    pd.testing.assert_frame_equal(back.table("risk_control"), ev.table("risk_control"))
+    assert set(back.table("risk_control")["protocol"]) == {"xdomain", "outdomain", "indata"}
+    assert back.parameters["target_risks"] == [0.05, 0.1, 0.2] and back.parameters["risk_method"] == "ltt"
+
+
+def test_bad_target_risks_are_one_line_errors():
+    with pytest.raises(ValueError, match=r"`target_risks` must be a number in \(0, 1\), got 1.5"):
+        ba.evaluate(small_frame(), target_risks=(0.1, 1.5))
+    with pytest.raises(ValueError, match="`risk_method` must be one of"):
+        ba.evaluate(small_frame(), risk_method="conformal")

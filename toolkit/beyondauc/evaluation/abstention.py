@@ -1,0 +1,57 @@
+"""The evaluation's ``risk_control`` table: abstention with a guarantee under the calibration protocols."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import pandas as pd
+
+from ..metrics.risk_control_benchmark import RISK_CONTROL_PROTOCOLS, risk_control_table
+
+__all__ = ["HEADLINE_RISK", "guarantee_held", "headline_risk", "risk_control_evaluation"]
+
+#: The target risk the verdict and the index read (the nearest of ``target_risks`` when it is not one of them).
+HEADLINE_RISK = 0.1
+
+
+def headline_risk(risks) -> float:
+    """The target risk of ``risks`` the verdict reads: 0.1, or the nearest to it.
+
+    Examples
+    --------
+    >>> headline_risk((0.05, 0.1, 0.2)), headline_risk([0.02, 0.3])
+    (0.1, 0.02)
+    """
+    return float(min(risks, key=lambda r: (abs(r - HEADLINE_RISK), r)))
+
+
+def risk_control_evaluation(bench, p: Mapping[str, object], left_out: Mapping[str, str]) -> pd.DataFrame:
+    """The ``risk_control`` table of an evaluation with parameters ``p``.
+
+    Protocols ``xdomain``, ``outdomain`` (left out without domains, as in the
+    calibration grid) and ``indata``; the calibrator is the selective
+    answering's (``selective_method``, ``class_weight``); the
+    out-of-distribution dataset is never a target.
+    """
+    protocols = [x for x in RISK_CONTROL_PROTOCOLS if x not in left_out]
+    datasets = [d for d in bench.datasets if d != p["ood_dataset"]]
+    return risk_control_table(bench, risks=p["target_risks"], delta=p["risk_delta"], method=p["risk_method"],
+                              protocols=protocols, calibration_method=p["selective_method"],
+                              class_weight=p["class_weight"], datasets=datasets, random_state=p["random_state"])
+
+
+def guarantee_held(table: pd.DataFrame, model: str, *, risk: float, protocol: str = "xdomain") -> tuple[int, int]:
+    """``(held, judged)``: on how many datasets the guarantee at ``risk`` under ``protocol`` held, of those where
+    one was certified and something answered (the index's "guarantee held" column).
+
+    Examples
+    --------
+    >>> t = pd.DataFrame({"model": "m", "protocol": "xdomain", "target_risk": 0.1,
+    ...                   "held": pd.array([True, False, None, True], dtype="boolean")})
+    >>> guarantee_held(t, "m", risk=0.1)
+    (2, 3)
+    """
+    rows = table[(table["model"] == model) & (table["protocol"] == protocol) & ((table["target_risk"] - risk).abs()
+                                                                               < 1e-12)]
+    held = rows["held"].dropna().astype(bool)
+    return int(held.sum()), int(len(held))

@@ -1,0 +1,127 @@
+"""Abstention with a guarantee: where a certified threshold lands on the dataset it is applied to."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from ..utils.validation import check_int
+from ._base import _literal_plot, _literal_text, _panel_grid
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    import pandas as pd
+    from matplotlib.figure import FigureBase
+
+    from ..evaluation.container import Evaluation
+
+__all__ = ["RiskControlDisplay"]
+
+_COLORS = {"xdomain": "tab:blue", "outdomain": "tab:purple", "indata": "tab:green"}
+
+
+class RiskControlDisplay:
+    """Risk against coverage of each certified threshold, one panel per dataset, with the target line.
+
+    For each calibration protocol a hollow circle marks the threshold on its
+    calibration data (coverage, risk) and a filled one the same threshold on
+    the dataset (target coverage, realised risk), joined by a line: a filled
+    point above the dashed target line is a guarantee that did not hold.  A
+    protocol that certified no threshold is named in the panel instead.  The
+    points are read from the evaluation's ``risk_control`` table; the
+    target's whole risk-coverage curve is not drawn, since under a
+    cross-dataset protocol it belongs to a calibrator the evaluation does not
+    store curves for.
+
+    Parameters
+    ----------
+    table : DataFrame
+        The ``risk_control`` rows of one model at one target risk.
+    target_risk : float
+    model : str
+
+    Examples
+    --------
+    >>> import beyondauc as ba
+    >>> from beyondauc.plots import RiskControlDisplay
+    >>> ev = ba.evaluate("demo", models=["svm", "knn"], datasets=["wine", "diabetes"], noise_repeats=2,
+    ...                  n_bootstrap=0)
+    >>> disp = RiskControlDisplay.from_evaluation(ev, "svm")
+    >>> [ax.get_title().split(":")[0] for ax in disp.axes_]
+    ['wine', 'diabetes']
+    """
+
+    def __init__(self, table: pd.DataFrame, *, target_risk: float, model: str = "") -> None:
+        self.table, self.target_risk, self.model = table, float(target_risk), model
+
+    @_literal_plot
+    def plot(self, figure: FigureBase | None = None, *, ncols: int = 4) -> RiskControlDisplay:
+        """Draw on ``figure`` (its layout is left to the caller), or on a new one sized to the panels."""
+        ncols = check_int(ncols, "ncols", minimum=1)
+        names = list(dict.fromkeys(self.table["dataset"]))
+        figure, axes, _ = _panel_grid(figure, len(names) + 1, ncols, (3.2, 2.9))  # + the legend's panel
+        axes = axes.ravel()
+        for ax, name in zip(axes, names):
+            self._panel(ax, name, self.table[self.table["dataset"] == name])
+        self.legend_ = self._legend(axes[len(names)])
+        self.figure_, self.axes_ = figure, list(axes[:len(names)])
+        return self
+
+    def _panel(self, ax, name, rows):
+        """One dataset: the target line, and each protocol's calibration and target points."""
+        ax.axhline(self.target_risk, color="crimson", linestyle="--", linewidth=1)
+        uncertified, top = [], self.target_risk
+        for r in rows.to_dict("records"):
+            if not r["certified"]:
+                uncertified.append(r["protocol"])
+                continue
+            color = _COLORS.get(r["protocol"], "tab:grey")
+            ax.plot([r["calibration_coverage"], r["target_coverage"]], [r["calibration_risk"], r["realised_risk"]],
+                    color=color, linewidth=0.8, alpha=0.6)
+            ax.plot(r["calibration_coverage"], r["calibration_risk"], "o", mfc="white", mec=color, markersize=6)
+            ax.plot(r["target_coverage"], r["realised_risk"], "o", color=color, markersize=6)
+            top = np.nanmax([top, r["realised_risk"], r["calibration_risk"]])
+        if uncertified:
+            ax.text(0.02, 0.97, "not certified: " + ", ".join(uncertified), transform=ax.transAxes, fontsize=7,
+                    va="top", color="#555")
+        held = rows["held"].dropna().astype(bool)
+        ax.set_xlim(-0.02, 1.02)
+        ax.set_ylim(0, max(0.05, 1.25 * top))
+        ax.set_title(f"{name}: held {int(held.sum())}/{len(held)}", fontsize=9)
+        ax.set_xlabel("coverage", fontsize=8)
+        ax.set_ylabel("risk of the answered", fontsize=8)
+        ax.tick_params(labelsize=7)
+
+    def _legend(self, ax):
+        from matplotlib.lines import Line2D
+
+        ax.axis("off")
+        handles = [Line2D([], [], color="crimson", linestyle="--", label=f"target risk {self.target_risk:g}")]
+        for protocol in dict.fromkeys(self.table["protocol"]):
+            color = _COLORS.get(protocol, "tab:grey")
+            handles += [Line2D([], [], color=color, marker="o", mfc="white", linestyle="",
+                               label=f"{protocol}: on its calibration data"),
+                        Line2D([], [], color=color, marker="o", linestyle="", label=f"{protocol}: on the dataset")]
+        legend = ax.legend(handles=handles, loc="center", fontsize=8, frameon=False,
+                           title=f"{self.model}: certified thresholds" if self.model else "certified thresholds",
+                           title_fontproperties={"size": 8})
+        _literal_text(ax)  # the legend names the model; its panel is not one of axes_
+        return legend
+
+    @classmethod
+    def from_evaluation(cls, evaluation: Evaluation, model: str, *, target_risk: float | None = None,
+                        datasets: Sequence[str] | None = None, figure: FigureBase | None = None,
+                        **kwargs: object) -> RiskControlDisplay:
+        """The ``risk_control`` rows an :class:`~beyondauc.Evaluation` stored for ``model`` at ``target_risk``
+        (default: the headline risk the verdict reads; nothing recomputed)."""
+        from ..evaluation.abstention import headline_risk
+
+        evaluation.check_model(model)
+        table = evaluation.table("risk_control")
+        risk = headline_risk(evaluation.parameters["target_risks"]) if target_risk is None else float(target_risk)
+        rows = table[(table["model"] == model) & np.isclose(table["target_risk"], risk)]
+        if datasets is not None:
+            rows = rows[rows["dataset"].isin(list(datasets))]
+        return cls(rows.reset_index(drop=True), target_risk=risk, model=model).plot(figure, **kwargs)
