@@ -28,10 +28,12 @@ from .accuracy import AUCAccuracyDisplay
 from .diagnostics import DiagnosticsDashboard
 from .selective import CoverageAccuracyDisplay, ToleranceDisplay
 
-__all__ = ["Explorer", "explore", "b_at_tolerance"]
+__all__ = ["TABS", "Explorer", "explore", "b_at_tolerance"]
 
 #: a and b are floored here before DiSCA divides by them (the paper's rule, as the evaluation applies it).
 B_FLOOR = 0.001
+#: the tabs, in order: the panes drawn only when in view.
+TABS = ("accuracy", "dashboard", "selective", "comparison", "table")
 #: the resolution of the PNGs the panes show (low enough to redraw fast).
 DPI = 80
 
@@ -58,7 +60,7 @@ def b_at_tolerance(confidence: np.ndarray, accuracy: np.ndarray, tolerance: floa
 
 def _png(figure: Figure) -> str:
     buf = io.BytesIO()
-    figure.savefig(buf, format="png", dpi=DPI, bbox_inches="tight")
+    figure.savefig(buf, format="png", dpi=DPI)
     return base64.b64encode(buf.getvalue()).decode("ascii")
 
 
@@ -119,11 +121,13 @@ class Explorer:
                           comparison=w.HTML(), table=w.HTML(),
                           export_text=w.Textarea(layout=w.Layout(width="100%", height="12em")))
         self.shown: dict[str, Any] = {}
+        self.stale: set[str] = set()
         self.widget = self._layout(w)
         for name in ("model", "baseline", "dataset", "protocol", "method", "tolerance"):
             self.controls[name].observe(self._on_change(name), names="value")
         self.controls["export"].on_click(lambda _: self.export())
-        self.redraw()
+        self.tabs.observe(lambda _: self.redraw(()), names="selected_index")
+        self.redraw(("verdict", *TABS))
 
     # -- layout -----------------------------------------------------------------------
 
@@ -131,10 +135,12 @@ class Explorer:
         c, pn = self.controls, self.panes
         bar = w.VBox([w.HBox([c["model"], c["baseline"], c["dataset"]]),
                       w.HBox([c["protocol"], c["method"], c["tolerance"]])])
-        tabs = w.Tab(children=[pn["accuracy"], pn["dashboard"], pn["selective"], pn["comparison"],
-                               w.VBox([pn["table"], w.HBox([c["export_format"], c["export"]]), pn["export_text"]])])
+        self.tabs = tabs = w.Tab(children=[pn["accuracy"], pn["dashboard"], pn["selective"], pn["comparison"],
+                                           w.VBox([pn["table"], w.HBox([c["export_format"], c["export"]]),
+                                                   pn["export_text"]])])
         for i, title in enumerate(("AUC vs accuracy", "Diagnostics", "Selective answering", "Comparison", "Table")):
             tabs.set_title(i, title)
+        tabs.selected_index = 0
         return w.VBox([bar, pn["verdict"], tabs])
 
     def _ipython_display_(self):
@@ -151,12 +157,27 @@ class Explorer:
     def _on_change(self, name):
         return lambda change: self.redraw(self._DEPENDS[name])
 
-    def redraw(self, panes: tuple[str, ...] | None = None) -> None:
-        """Redraw ``panes`` (default: all) for the controls' current values."""
+    def redraw(self, panes: tuple[str, ...] = ("verdict", *TABS)) -> None:
+        """Mark ``panes`` out of date and draw those in view (the verdict and the open tab) now.
+
+        A tab not in view is drawn when it is opened, so a switch of model or
+        dataset draws one figure, not four.
+        """
+        self.stale |= set(panes)
+        visible = {"verdict", TABS[self.tabs.selected_index or 0]}
         draw = dict(verdict=self._verdict, accuracy=self._accuracy, dashboard=self._dashboard,
                     selective=self._selective, comparison=self._comparison, table=self._table)
-        for name in panes or tuple(draw):
+        for name in [p for p in draw if p in self.stale & visible]:
             draw[name]()
+            self.stale.discard(name)
+
+    def show(self, tab: str) -> Explorer:
+        """Open the tab ``tab`` (one of ``TABS``), drawing it if it is out of date; returns ``self``."""
+        if tab not in TABS:
+            raise ValueError(f"`tab` must be one of {', '.join(TABS)}, got {tab!r}")
+        self.tabs.selected_index = TABS.index(tab)
+        self.redraw(())
+        return self
 
     @property
     def selection(self) -> dict[str, Any]:
@@ -274,6 +295,9 @@ class Explorer:
 
     def export(self) -> str:
         """The table pane as LaTeX (booktabs) or CSV, per the format control; also put in the text box."""
+        if "table" in self.stale:
+            self._table()
+            self.stale.discard("table")
         t = self.shown.get("table")
         text = "" if t is None else (t.to_latex() if self.controls["export_format"].value == "LaTeX" else t.to_csv())
         self.panes["export_text"].value = text
