@@ -139,3 +139,35 @@ def test_it_opens_a_saved_evaluation(ev, tmp_path):
     path = ev.save(tmp_path / "ev")
     app = ba.explore(path)
     assert app.evaluation.models == tuple(MODELS) and set(TABS) >= {"accuracy", "table"}
+
+
+# -- the notebook ------------------------------------------------------------------------------------------------
+
+def _notebook():
+    import nbformat
+
+    return nbformat.read(ba.__path__[0] + "/notebooks/explore.ipynb", as_version=4)
+
+
+def test_the_notebook_has_one_parameters_cell_of_typed_defaults():
+    import papermill
+
+    nb = _notebook()
+    tagged = [c for c in nb.cells if "parameters" in c.metadata.get("tags", [])]
+    assert len(tagged) == 1 and nb.cells[0].cell_type == "markdown" and nb.cells[0].source.startswith("# ")
+    assert all(not c.get("outputs") for c in nb.cells if c.cell_type == "code")
+    got = papermill.inspect_notebook(ba.__path__[0] + "/notebooks/explore.ipynb")
+    assert set(got) == {"evaluation", "data", "models", "datasets", "baseline", "noise_repeats", "n_bootstrap",
+                        "random_state"}
+    assert all(p["inferred_type_name"] != "None" and p["help"] for p in got.values())
+
+
+def test_papermill_runs_the_notebook_on_a_saved_evaluation(ev, tmp_path):
+    import papermill
+
+    path = ev.save(tmp_path / "ev")
+    out = papermill.execute_notebook(ba.__path__[0] + "/notebooks/explore.ipynb", str(tmp_path / "out.ipynb"),
+                                     parameters={"evaluation": str(path)}, progress_bar=False, kernel_name="python3")
+    (last,) = out.cells[-1].outputs
+    assert "application/vnd.jupyter.widget-view+json" in last["data"]
+    assert not [o for c in out.cells if c.cell_type == "code" for o in c.outputs if o["output_type"] == "error"]
