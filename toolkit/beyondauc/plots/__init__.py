@@ -17,6 +17,8 @@ first), then plot.  Nothing here calls ``plt.show()`` or changes ``rcParams``.
 * :mod:`~beyondauc.plots.comparison` -- :class:`CriticalDifferenceDisplay` (Demšar 2006),
   :class:`PairwiseDifferenceDisplay`;
 * :mod:`~beyondauc.plots.reliability` -- :class:`ReliabilityDisplay`;
+* :mod:`~beyondauc.plots.explore` -- :func:`explore`, one evaluation explored in
+  Jupyter (ipywidgets), drawn with the Displays above;
 * :func:`report_layout` -- the layout every report figure uses.
 """
 
@@ -39,6 +41,10 @@ from .diagnostics import (  # noqa: F401
     RobustnessDisplay,
     ThresholdROCDisplay,
     WassersteinDisplay,
+)
+from .explore import (  # noqa: F401
+    Explorer,
+    explore,
 )
 from .reliability import (  # noqa: F401
     ReliabilityDisplay,
@@ -66,4 +72,6 @@ __all__ = [
     "CoverageAccuracyDisplay",
     "CoverageAccuracyGridDisplay",
     "ToleranceDisplay",
+    "Explorer",
+    "explore",
 ]
