@@ -14,6 +14,8 @@
   several datasets, validated.
 * :func:`auc_ci`, :func:`compare_auc`, :func:`auc_intervals`, :func:`friedman_test` --
   intervals of the AUC, the paired DeLong test, and Friedman + Nemenyi over datasets.
+* :func:`explore` -- one evaluation explored in Jupyter (ipywidgets): pick a
+  model, a dataset, a protocol and method, and the panes redraw.
 * :func:`run_report` -- the parameterized notebooks executed per model and
   rendered as self-contained HTML (and PDF) reports with a leaderboard.
 """
@@ -190,6 +192,7 @@ __all__ = [
     "friedman_test",
     "from_estimators",
     "expected_calibration_error",
+    "explore",
     "kendall_tau",
     "leaderboard",
     "load_benchmark",
@@ -238,6 +241,10 @@ _SUBPACKAGES = ("utils", "data", "metrics", "evaluation", "plots", "report", "cl
 
 
 def __getattr__(name):
+    if name == "explore":  # the Jupyter explorer loads matplotlib and ipywidgets: only when asked for
+        from .plots.explore import explore
+
+        return explore
     if name in _SUBPACKAGES:
         import importlib
 

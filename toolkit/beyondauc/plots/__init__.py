@@ -20,6 +20,8 @@ first), then plot.  Nothing here calls ``plt.show()`` or changes ``rcParams``.
 * :mod:`~beyondauc.plots.reliability` -- :class:`ReliabilityDisplay`;
 * :mod:`~beyondauc.plots.given_confidence` -- :class:`ConfidenceReliabilityDisplay`,
   :class:`RejectionCurveDisplay` (the confidence as given);
+* :mod:`~beyondauc.plots.explore` -- :func:`explore`, one evaluation explored in
+  Jupyter (ipywidgets), drawn with the Displays above;
 * :func:`report_layout` -- the layout every report figure uses.
 """
 
@@ -46,6 +48,10 @@ from .diagnostics import (  # noqa: F401
 from .given_confidence import (  # noqa: F401
     ConfidenceReliabilityDisplay,
     RejectionCurveDisplay,
+)
+from .explore import (  # noqa: F401
+    Explorer,
+    explore,
 )
 from .reliability import (  # noqa: F401
     ReliabilityDisplay,
@@ -79,4 +85,6 @@ __all__ = [
     "CoverageAccuracyGridDisplay",
     "ToleranceDisplay",
     "RiskControlDisplay",
+    "Explorer",
+    "explore",
 ]
