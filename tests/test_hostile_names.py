@@ -46,6 +46,7 @@ from beyondauc.plots import (
     AUCAccuracyDisplay,
     ConfidenceReliabilityDisplay,
     RejectionCurveDisplay,
+    RiskControlDisplay,
     CriticalDifferenceDisplay,
     PairwiseDifferenceDisplay,
     ReliabilityDisplay,
@@ -332,6 +333,11 @@ def _figures(wide):
         "reliability": (ReliabilityDisplay.from_predictions(y, conf, name=a), (a,)),
         "given_reliability": (ConfidenceReliabilityDisplay.from_predictions(ok, conf, n_bins=5, name=a), (a,)),
         "rejection": (RejectionCurveDisplay.from_predictions(ok, conf, max_rejection=0.5, name=b), (b,)),
+        "risk_control": (RiskControlDisplay(pd.DataFrame({
+            "dataset": [a, b], "protocol": ["xdomain", "indata"], "certified": [True, False],
+            "calibration_coverage": [0.5, 0.0], "calibration_risk": [0.05, np.nan], "target_coverage": [0.4, 0.0],
+            "realised_risk": [0.12, np.nan], "held": pd.array([False, pd.NA], dtype="boolean")}),
+            target_risk=0.1, model=a).plot(), (a, b)),
     }
 
 
@@ -339,11 +345,12 @@ DRAWN = (ThresholdROCDisplay, ClassHistogramDisplay, RobustnessDisplay, DriftDis
          DiagnosticsDashboard, CoverageAccuracyDisplay, CoverageAccuracyGridDisplay, ToleranceDisplay,
          AUCAccuracyDisplay, RankSlopeDisplay, ScoreHistogramsDisplay, CriticalDifferenceDisplay,
          PairwiseDifferenceDisplay, ReliabilityDisplay, ConfidenceReliabilityDisplay,
-         RejectionCurveDisplay)  # what _figures draws
+         RejectionCurveDisplay, RiskControlDisplay)  # what _figures draws
 
 
 def test_every_display_is_covered():
-    displays = [name for name in plots.__all__ if isinstance(getattr(plots, name), type)]  # not report_layout
+    # every class of plots but the Explorer, an app over the Displays, not one itself (not report_layout either)
+    displays = [name for name in plots.__all__ if isinstance(getattr(plots, name), type) and name != "Explorer"]
     assert {cls.__name__ for cls in DRAWN} == set(displays)
     for name in displays:
         assert getattr(getattr(plots, name).plot, "_draws_literal_text", False), f"{name}.plot needs @_literal_plot"

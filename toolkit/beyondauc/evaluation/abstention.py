@@ -42,7 +42,7 @@ def risk_control_evaluation(bench, p: Mapping[str, object], left_out: Mapping[st
 
 def guarantee_held(table: pd.DataFrame, model: str, *, risk: float, protocol: str = "xdomain") -> tuple[int, int]:
     """``(held, judged)``: on how many datasets the guarantee at ``risk`` under ``protocol`` held, of those where
-    one was certified and something answered (the index's "guarantee held" column).
+    one was certified and something answered.
 
     Examples
     --------

@@ -18,7 +18,6 @@ from pathlib import Path
 import pandas as pd
 
 from ..evaluation.comparison import index_cell
-from ..evaluation.abstention import guarantee_held, headline_risk
 from ..utils.formatting import format_interval, format_number, is_missing
 from ..utils.output import atomic_write
 
@@ -448,26 +447,6 @@ def sort_values(row, change):
     return out
 
 
-def _guarantee_counts(evaluation, model):
-    """(held, judged) at the headline target risk under xdomain; None without a ``risk_control`` table."""
-    if "risk_control" not in evaluation.tables or "target_risks" not in evaluation.parameters:
-        return None
-    risk = headline_risk(evaluation.parameters["target_risks"])
-    return guarantee_held(evaluation.table("risk_control"), model, risk=risk)
-
-
-def _guarantee_cell(evaluation, model):
-    """The index's "guarantee held" cell: "7/8" datasets, or "–" where nothing was judged."""
-    counts = _guarantee_counts(evaluation, model)
-    return "–" if counts is None or not counts[1] else f"{counts[0]}/{counts[1]}"
-
-
-def _guarantee_value(evaluation, model):
-    """The share the index sorts the "guarantee held" column by ("" when missing)."""
-    counts = _guarantee_counts(evaluation, model)
-    return "" if counts is None or not counts[1] else repr(counts[0] / counts[1])
-
-
 def _index_rows(evaluation, reports):
     """One row per model for ``index.html``, read from the evaluation (the numbers the reports show)."""
     board = evaluation.table("leaderboard")
@@ -498,8 +477,7 @@ def _index_rows(evaluation, reports):
             "disca": format_number(row.get("disca")), "disca_ci": _interval(row, "disca"),
             "drift": format_number(row.get("drift")), "drift_ci": _interval(row, "drift"),
             "vs": index_cell(evaluation, rep.model),
-            "values": {**sort_values(row, change), "guarantee": _guarantee_value(evaluation, rep.model)},
-            "guarantee": _guarantee_cell(evaluation, rep.model),
+            "values": sort_values(row, change),
             "html": rep.html, "pdf": rep.pdf,
             "notebooks": [{"name": nb.name, "path": nb.path} for nb in rep.notebooks],
         })
