@@ -33,11 +33,9 @@ NOTEBOOKS = Path(beyondauc.__file__).resolve().parent / "notebooks"
 NAMES = ["summary", "auc_vs_accuracy", "test_auroc", "selective_answering", "overview"]
 INTERACTIVE = ["explore"]  # not a report notebook: tests/test_explore.py runs it
 PER_MODEL = ["summary", "auc_vs_accuracy", "test_auroc", "selective_answering"]
-# every notebook declares every evaluation parameter (same names, same defaults) and `evaluation`
-# not `models` (a per-model notebook has `model`; every one reads every model of the evaluation), nor how the
-# data is read (`domains`, `nan_policy`): the notebooks read the evaluation, which records them
-NOT_DECLARED = ("models", "domains", "nan_policy", "baseline")
-COMMON = ["evaluation", "data", *(p for p in beyondauc.EVALUATION_PARAMETERS if p not in NOT_DECLARED)]
+# every notebook declares the same few names: `evaluation`, `data` and `overrides` (every evaluation parameter,
+# as a dict), `model` in the per-model ones; then its own view options
+COMMON = ["evaluation", "data", "overrides"]
 EXTRA = {  # notebook-specific parameters and their defaults
     "summary": {"model": "svm"},
     "auc_vs_accuracy": {"model": "svm"},
@@ -148,13 +146,11 @@ def test_papermill_lists_every_parameter(name):
 @pytest.mark.parametrize("name", NAMES)
 def test_parameter_names_the_runner_injects(name):
     params = _parameters(_read(name))
-    missing = [p for p in COMMON if p not in params]
-    assert not missing
+    assert sorted(params) == sorted([*COMMON, *EXTRA[name]])
     assert ("model" in params) == (name in PER_MODEL)
-    defaults = {"evaluation": None, "data": "demo", **beyondauc.EVALUATION_PARAMETERS, **EXTRA[name]}
-    for p in NOT_DECLARED:
-        defaults.pop(p)
+    defaults = {"evaluation": None, "data": "demo", "overrides": None, **EXTRA[name]}
     assert {p: params[p][1] for p in defaults} == defaults
+    assert not set(params) & set(beyondauc.EVALUATION_PARAMETERS)  # those go through `overrides`
     if "model" in params:  # the defaults run on the demo benchmark
         assert params["model"][1] in beyondauc.load_demo().models
 
@@ -261,18 +257,18 @@ def runs(tmp_path_factory):
     """
     tmp = tmp_path_factory.mktemp("notebooks")
     data = _small_benchmark(tmp / "small.csv")
-    common = {"data": data, "n_repeats": 3, "random_state": 1}
+    common = {"data": data, "overrides": {"n_repeats": 3, "random_state": 1}}
     jobs = {name: (name, dict(common, model=MODEL) if name in PER_MODEL else common) for name in NAMES}
     jobs["selective_ood"] = ("selective_answering", dict(
-        common, model=MODEL, datasets=["wine", "iris_versicolor"], ood_dataset="breast_cancer",
-        computation_score=0.5))
+        common, model=MODEL, overrides=dict(common["overrides"], datasets=["wine", "iris_versicolor"],
+                                            ood_dataset="breast_cancer", computation_score=0.5)))
     jobs["test_auroc_nosplit"] = ("test_auroc", dict(
-        common, data=_small_benchmark(tmp / "nosplit.csv", split=False), model=MODEL, noise_repeats=2,
-        n_dashboards=2))
+        common, data=_small_benchmark(tmp / "nosplit.csv", split=False), model=MODEL,
+        overrides=dict(common["overrides"], noise_repeats=2), n_dashboards=2))
     # given a saved evaluation, a notebook reads it and computes nothing: its `data` does not even exist
     evaluation = beyondauc.evaluate(data, n_repeats=3, random_state=1, tolerance=0.8).save(tmp / "evaluation")
     for name in NAMES:
-        params = {"evaluation": str(evaluation), "data": str(tmp / "absent.csv"), "tolerance": 0.5}
+        params = {"evaluation": str(evaluation), "data": str(tmp / "absent.csv"), "overrides": {"tolerance": 0.5}}
         jobs[f"{name}_evaluation"] = (name, dict(params, model=MODEL) if name in PER_MODEL else params)
     with ThreadPoolExecutor(max_workers=3) as pool:
         futures = {key: pool.submit(_execute, name, tmp / f"{key}.ipynb", params)

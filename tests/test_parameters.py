@@ -149,7 +149,7 @@ def test_every_parameter_has_its_api_name_as_a_cli_flag(command):
     sub = _build_parser().commands[command]
     flags = set(sub._option_string_actions)
     for p in PARAMETERS.values():
-        if p.name in ("data", "evaluation", "model") or (command == "evaluate" and not p.evaluation):
+        if p.name in ("data", "evaluation", "model", "overrides") or (command == "evaluate" and not p.evaluation):
             continue
         assert p.flag in flags, (command, p.flag)
 

@@ -248,7 +248,9 @@ def _verbose_option(p):
 
 
 #: Table parameters with an option of their own on report, demo and evaluate (not generated from the table).
-_OWN_OPTIONS = ("data", "evaluation", "model", "models", "datasets", "pos_label", "domains", "nan_policy")
+#: (``overrides`` is how a notebook opened by hand takes what these options give.)
+_OWN_OPTIONS = ("data", "evaluation", "model", "models", "datasets", "pos_label", "domains", "nan_policy",
+                "overrides")
 
 
 def _table_options(parser, *, notebooks):

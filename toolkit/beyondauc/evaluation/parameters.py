@@ -1,5 +1,5 @@
 """The one parameter table: every evaluation and notebook parameter with its default, check,
-help, CLI flag and the notebooks that declare it.
+help and CLI flag, and the few parameters of the notebooks themselves.
 
 Everything else derives from it: :data:`EVALUATION_PARAMETERS` (the keywords of
 :func:`~beyondauc.evaluate`), the evaluation's checks
@@ -7,8 +7,9 @@ Everything else derives from it: :data:`EVALUATION_PARAMETERS` (the keywords of
 before any Jupyter kernel starts (:func:`check_parameters`), the CLI's options and
 ``--help`` (:func:`cli_flag`), and the table in ``notebooks/README.md``
 (:func:`parameters_markdown`); a test keeps the notebooks' ``parameters`` cells
-equal to it.  Adding a parameter is one entry here, plus the notebooks that use
-it.
+equal to it.  Adding an evaluation parameter is one entry here: the notebooks
+take every evaluation parameter through one ``overrides`` dict, so no notebook
+changes.
 
 Every check takes ``(value, name)`` and returns the value (normalised) or raises
 a one-line ``ValueError`` naming the parameter, what was expected and what was got.
@@ -56,7 +57,10 @@ class Parameter:
 
     ``evaluation`` marks a keyword of :func:`~beyondauc.evaluate` (the others are
     the notebooks' own); ``notebooks`` lists the notebooks whose ``parameters``
-    cell declares it; ``aliases`` are older CLI spellings that still work.
+    cell declares it: only the notebooks' own parameters (``evaluation``,
+    ``data``, ``model``, ``overrides`` and view options), since a notebook
+    takes every evaluation parameter through ``overrides``; ``aliases`` are
+    older CLI spellings that still work.
     """
 
     name: str
@@ -64,7 +68,7 @@ class Parameter:
     check: Callable[[object, str], object]
     help: str
     evaluation: bool = True
-    notebooks: tuple[str, ...] = ALL_NOTEBOOKS
+    notebooks: tuple[str, ...] = ()
     aliases: tuple[str, ...] = ()
 
     @property
@@ -176,26 +180,36 @@ def _risks(value, name):
     return out
 
 
+def _overrides(value, name):
+    """None, or evaluation parameter -> value (each checked as the table says)."""
+    if value is None:
+        return None
+    if not isinstance(value, Mapping):
+        raise ValueError(f"`{name}` must be a dict of evaluation parameters or None, got {value!r}")
+    return check_parameters(value, known=EVALUATION_PARAMETERS, what="evaluation parameter")
+
+
 _UNIT = dict(low=0, high=1, low_open=True)
 _P = Parameter
 _TABLE = (
-    _P("evaluation", None, _optional(_data), "a saved evaluation to display (None: compute it here)", False),
-    _P("data", "demo", _data, 'benchmark: "demo", a CSV/Parquet file or a TRUE directory', False),
-    _P("models", None, _names, "models to evaluate (None: all)", notebooks=()),
+    _P("evaluation", None, _optional(_data), "a saved evaluation to display (None: compute it here from `data`)",
+       False, ALL_NOTEBOOKS),
+    _P("data", "demo", _data, 'the benchmark to evaluate when `evaluation` is None: "demo", a file or a folder', False,
+       ALL_NOTEBOOKS),
+    _P("models", None, _names, "models to evaluate (None: all)"),
     _P("datasets", None, _names, "datasets to analyse (None: all)"),
     _P("pos_label", None, _label, "positive label when labels are not 0/1, -1/1 or booleans"),
     _P("domains", None, _domain_map, "dataset -> domain, as a mapping or a JSON/CSV file (None: the 'domain' column "
-       "or the TRUE names; without a domain per dataset, outdomain and indomain are left out)", notebooks=()),
+       "or the TRUE names; without a domain per dataset, outdomain and indomain are left out)"),
     _P("nan_policy", "raise", _option(NAN_POLICIES), "NaN/inf scores: 'raise' an error naming the row, or 'drop' "
-       "those rows with a warning", notebooks=()),
+       "those rows with a warning"),
     _P("protocol", "xdomain", _option(PROTOCOLS), "calibration protocol of the headline expected accuracy"),
     _P("method", "logistic", _option(METHODS), "calibration method of the headline expected accuracy"),
     _P("class_weight", None, _option((None, "balanced")), 'None or "balanced" for every calibrator'),
     _P("n_repeats", 20, _int(1), "repeats of the indata protocol", aliases=("--repeats",)),
     _P("random_state", 0, _seed, "seed for every random choice", aliases=("--seed",)),
     _P("baseline", None, _optional(_str), "model every report compares with: ΔAUC (paired DeLong), Δ accuracy, "
-       "kappa, DiSCA and drift (paired bootstrap) per dataset (None: the best other model by mean AUC)",
-       notebooks=()),
+       "kappa, DiSCA and drift (paired bootstrap) per dataset (None: the best other model by mean AUC)"),
     _P("ood_dataset", None, _dataset_name, "out-of-distribution dataset for DiSCA(OOD) and NiDMA (None: none)"),
     _P("tolerance", 0.9, _number(**_UNIT), "worst admissible accuracy t of b(t)"),
     _P("computation_score", None, _optional(_number(low=0)),
@@ -231,6 +245,8 @@ _TABLE = (
     _P("model", "svm", _str, "the model this notebook is about", False, MODEL_NOTEBOOKS),
     _P("n_dashboards", 1, _int(-1), "full dashboards for the datasets with the largest drift (-1: all)", False,
        ("test_auroc",)),
+    _P("overrides", None, _overrides, "evaluation parameters other than their defaults when computing here, "
+       'e.g. {"datasets": ["wine"], "n_bootstrap": 0} (the table in notebooks/README.md)', False, ALL_NOTEBOOKS),
 )
 
 #: name -> Parameter: every parameter of an evaluation and of the notebooks.
@@ -298,11 +314,14 @@ def check_parameters(values: Mapping[str, object], *, known: Iterable[str] | Non
 
 def parameters_markdown() -> str:
     """The table of ``notebooks/README.md``: name, default, meaning (a test keeps the file equal to it)."""
-    rows = ["| name | default | meaning |", "|---|---|---|"]
-    for p in _TABLE:
-        if p.notebooks:
-            default = f'"{p.default}"' if isinstance(p.default, str) else repr(p.default)
-            rows.append(f"| `{p.name}` | `{default}` | {p.help} |")
+    rows = ["| name | default | meaning | set in |", "|---|---|---|---|"]
+    own = [p for p in _TABLE if p.notebooks]
+    for p in [*own, *(p for p in _TABLE if p.evaluation)]:
+        default = f'"{p.default}"' if isinstance(p.default, str) else repr(p.default)
+        where = "the `parameters` cell" if p.notebooks else "`overrides`"
+        if p.notebooks and set(p.notebooks) != set(ALL_NOTEBOOKS):
+            where += " of " + ", ".join(f"`{n}`" for n in p.notebooks)
+        rows.append(f"| `{p.name}` | `{default}` | {p.help} | {where} |")
     return "\n".join(rows)
 
 
@@ -310,7 +329,7 @@ def unknown_message(name: object, known: Iterable[str], *, what: str = "paramete
     """``unknown parameter 'x'; did you mean 'y'? (valid: ...)``."""
     close = difflib.get_close_matches(str(name), list(known), n=3, cutoff=0.6)
     hint = f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
-    return f"unknown {what} {name!r}{hint} (no notebook declares it; valid: {', '.join(sorted(known))})"
+    return f"unknown {what} {name!r}{hint} (valid: {', '.join(sorted(known))})"
 
 
 def declared_parameters(notebook: str | os.PathLike) -> tuple[str, ...]:

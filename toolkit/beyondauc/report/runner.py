@@ -85,8 +85,8 @@ def _package_dir(name):
 NOTEBOOKS = ("summary", "auc_vs_accuracy", "test_auroc", "selective_answering")
 #: The benchmark-wide notebook, run once per report.
 OVERVIEW = "overview"
-#: Parameters every notebook takes from the runner (see the notebooks' ``parameters`` cell).
-_RUNNER_PARAMETERS = ("data", "model", "datasets", "pos_label")
+#: Parameters the runner sets itself (the notebooks' ``evaluation`` and ``model``; how the data is read).
+_RUNNER_PARAMETERS = ("evaluation", "overrides", "data", "model", "datasets", "pos_label")
 
 
 def _folder_names(names):
@@ -561,7 +561,7 @@ def _planned_files(slugs, pdf):
 
 
 def _check_extra(parameters, folder):
-    """The extra notebook parameters, validated: declared by a notebook, values in range."""
+    """The extra parameters, validated: evaluation parameters, or view options a notebook declares."""
     if parameters is not None and not isinstance(parameters, dict):
         raise TypeError(f"`parameters` must be a dict, got {type(parameters).__name__}")
     extra = dict(parameters or {})
@@ -577,7 +577,8 @@ def _check_extra(parameters, folder):
         except (TypeError, ValueError):
             raise ValueError(f"`parameters`[{key!r}] must be a plain value (str, finite number, bool, None, list), "
                              f"got {type(value).__name__}") from None
-    known = set().union(*(_declared(folder, n) for n in (*NOTEBOOKS, OVERVIEW))) - set(_RUNNER_PARAMETERS)
+    declared = set().union(*(_declared(folder, n) for n in (*NOTEBOOKS, OVERVIEW)))
+    known = (declared | set(EVALUATION_PARAMETERS)) - set(_RUNNER_PARAMETERS)
     return check_parameters(extra, known=sorted(known))
 
 
