@@ -22,6 +22,7 @@ import pandas as pd
 
 from ..utils.formatting import MISSING, format_number
 from ..utils.output import EVALUATION, EVALUATION_SCHEMA_VERSION, OutputFolder, outside
+from .ranks import add_ranks
 
 if TYPE_CHECKING:  # names in annotations only
     from ..metrics.selective import CoverageAccuracyCurve
@@ -48,7 +49,8 @@ TABLES: dict[str, str] = {
     "histograms": "class-conditional score histograms per model and dataset (and 'all'), shared bins per model",
     "diagnostics": "test-set AUROC diagnostics per model x dataset: AUCs, bias and noise robustness, drift, W "
                    "(and a note saying why any of them is undefined); drift_pvalue / wasserstein_pvalue: their "
-                   "permutation p-values (cohorts shuffled within class)",
+                   "permutation p-values (cohorts shuffled within class); drift_rank, wasserstein_rank, "
+                   "bias_robustness_rank: the model's rank per dataset",
     "roc": "ROC curves of the validation and test cohorts per model x dataset (thinned, see docs/evaluation.md)",
     "cohort_histograms": "class histograms of the validation and test cohorts on shared bins, per model x dataset",
     "robustness": "bias and noise robustness curves per model x dataset x cohort",
@@ -56,8 +58,9 @@ TABLES: dict[str, str] = {
     "wasserstein": "the 2x2 Wasserstein matrices (p = 1 and p = 2; `chosen` marks parameter p) per model x dataset",
     "selective": "selective answering per model x dataset: accuracy, area, AURC, E-AURC, a, b, fluctuations, "
                  "DiSCA (and on the OOD dataset, DiDMA, NiDMA); n_confidences, top_share and rankable: whether the "
-                 "answers have enough distinct confidences for DiSCA to rank them",
-    "tolerance": "b and DiSCA over the tolerance grid per model x dataset (and on the OOD dataset)",
+                 "answers have enough distinct confidences for DiSCA to rank them; disca_rank: its rank per dataset",
+    "tolerance": "b and DiSCA over the tolerance grid per model x dataset (and on the OOD dataset); disca_rank: the "
+                 "rank per dataset and tolerance",
     "coverage_curves": "coverage-accuracy curves per model x dataset: the grid curve DiSCA reads, the exact curve "
                        "(thinned) and the grid curve on the OOD dataset",
     "fluctuations": "every fluctuation of the grid curve per model x dataset (and on the OOD dataset)",
@@ -65,6 +68,8 @@ TABLES: dict[str, str] = {
                    "datasets where its answers are rankable), drift, with intervals, sign_share and p_value",
     "calibration_error": "expected calibration error (15 equal-width bins) of the probabilities a calibrator learnt "
                          "under each protocol x method gives on the evaluation data, per dataset x model",
+    "calibration_error_ranks": "the mean over datasets of that expected calibration error per protocol x method x "
+                               "model, and its rank among the models (1 = the lowest)",
     "reliability": "the reliability bins behind each ECE: mean predicted probability, fraction of positives, count",
     "resolution_sensitivity": "DiSCA and its parts on the same answers over grid steps 0.1 ... 1e-4, per model x "
                               "dataset (DiSCA depends on the step through the 0.001 floor)",
@@ -463,7 +468,7 @@ def load_evaluation(path: str | os.PathLike) -> Evaluation:
         if not file.is_file():
             raise FileNotFoundError(f"{file}: table {name!r} of the evaluation is missing")
         tables[name] = pd.read_parquet(file)
-    ev = Evaluation(tables=tables, parameters=manifest["parameters"], data=manifest["data"],
+    ev = Evaluation(tables=add_ranks(tables), parameters=manifest["parameters"], data=manifest["data"],
                     versions=manifest.get("versions", {}), created=manifest.get("created", ""),
                     timing=manifest.get("timing", {}))
     _CACHE.clear()  # one evaluation at a time: a report's

@@ -37,6 +37,7 @@ from .comparison import comparison_table
 from .parts import _concat
 from .container import Evaluation, load_evaluation, package_versions
 from .parameters import check_against_benchmark, check_evaluation_parameters, resolve_auto
+from .ranks import add_ranks
 from .summary import findings_table, verdicts_table
 from .stages import (_SAID_WHEN_READ, _Tasks, _bootstrap_task, _grid_task, _model_parts,
                      _model_views, _one_model)
@@ -567,6 +568,7 @@ def _compute(p, bench, full, source, sha256, t_start, *, tasks, progress, log, l
         tables.update(_per_model_tables(parts))
     with stages.timed("abstention with a guarantee"):
         tables["risk_control"] = risk_control_evaluation(bench, p, left_out)
+    add_ranks(tables)
     replicates = {m: x["replicates"] for m, x in zip(bench.models, parts)} if p["n_bootstrap"] else None
     tables["leaderboard"] = _leaderboard(head, tables["rank_changes"], tables["selective"], tables["diagnostics"],
                                          bench.models, tables.get("mean_intervals"), replicates,

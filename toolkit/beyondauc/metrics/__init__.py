@@ -93,6 +93,8 @@ from .selective import (  # noqa: F401
 )
 from .selective_benchmark import (  # noqa: F401
     BAND_COVERAGES,
+    MAX_TIE_SHARE,
+    MIN_CONFIDENCES,
     SelectiveAnswering,
     calibrated_confidence,
     coverage_accuracy_band,
@@ -181,6 +183,8 @@ __all__ = [
     "e_aurc",
     "plateau",
     "BAND_COVERAGES",
+    "MAX_TIE_SHARE",
+    "MIN_CONFIDENCES",
     "SelectiveAnswering",
     "calibrated_confidence",
     "coverage_accuracy_band",
