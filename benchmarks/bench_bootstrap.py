@@ -49,7 +49,7 @@ from _synthetic import true_like  # noqa: E402
 from reference_impl import fit_predict  # noqa: E402
 
 import beyondauc  # noqa: E402
-from beyondauc.metrics.bootstrap import bootstrap_counts, strata_of  # noqa: E402
+from beyondauc.metrics.uncertainty.bootstrap import bootstrap_counts, strata_of  # noqa: E402
 
 METHODS = ("logistic", "isotonic", "stump")
 

@@ -40,9 +40,9 @@ from scipy.stats import norm, rankdata
 from sklearn.metrics import roc_auc_score
 
 import beyondauc as ba
-from beyondauc.metrics.kernel import _auc_from_counts, _grid_counts
-from beyondauc.metrics.intervals import _bca_interval, _bootstrap_aucs
-from beyondauc.metrics.bootstrap import percentile_interval
+from beyondauc.metrics.core.kernel import _auc_from_counts, _grid_counts
+from beyondauc.metrics.uncertainty.intervals import _bca_interval, _bootstrap_aucs
+from beyondauc.metrics.uncertainty.bootstrap import percentile_interval
 
 
 def binormal(n, d, seed):

@@ -57,8 +57,8 @@ print("RESULT" + json.dumps(out))
 
 KERNELS = r"""
 import json, time, numpy as np
-from beyondauc.metrics.bootstrap import strata_of, bootstrap_counts, grid_weights
-from beyondauc.metrics.diagnostics import bias_rows, drift_rows, wasserstein_rows
+from beyondauc.metrics.uncertainty.bootstrap import strata_of, bootstrap_counts, grid_weights
+from beyondauc.metrics.diagnostics.cohorts import bias_rows, drift_rows, wasserstein_rows
 n, R = {n}, {r}
 rng = np.random.default_rng(0)
 y = (rng.random(n) < 0.4).astype(np.int64)
@@ -72,7 +72,7 @@ def cpu(f, k=5):
         t0 = time.process_time(); f(); ts.append(time.process_time() - t0)
     return float(np.median(ts))
 try:
-    from beyondauc.metrics.bootstrap import bootstrap_grid_counts
+    from beyondauc.metrics.uncertainty.bootstrap import bootstrap_grid_counts
     draw = lambda: bootstrap_grid_counts(strata, inv, y, len(x), R, random_state=0, groups=cohort, n_groups=2)
 except ImportError:
     draw = lambda: grid_weights(bootstrap_counts(strata, R, random_state=0), inv, y, len(x), groups=cohort, n_groups=2)
@@ -81,7 +81,7 @@ out = dict(draws_to_grid=cpu(draw), bias_rows=cpu(lambda: [bias_rows(x, pos[:, k
            drift_rows=cpu(lambda: drift_rows(x, pos, neg)), wasserstein_rows=cpu(lambda: wasserstein_rows(x, pos, neg, 2)))
 # each kernel as the engine's statistic calls it: the counts' cumulative sums, the grid's units and a
 # workspace made once per bootstrap and passed in (the standalone calls above also make their own)
-from beyondauc.metrics.diagnostics_rows import _bias_units, _lead_cumsum, _workspace
+from beyondauc.metrics.diagnostics.rows import _bias_units, _lead_cumsum, _workspace
 work, units = _workspace(len(pos), len(x)), _bias_units(x, 3.0)
 cp, cn = _lead_cumsum(pos), _lead_cumsum(neg)
 shared = dict(bias_rows=lambda: [bias_rows(x, pos[:, k], neg[:, k], 3.0, cn=cn[:, k], units=units, work=work) for k in (0, 1)],
@@ -91,7 +91,7 @@ for k, f in shared.items():
     f()  # the workspace's pages touched once, as after a bootstrap's first chunk
     out[k + "_shared"] = cpu(f)
 # the whole bootstrap statistic as the engine calls it (the kernels sharing their sums and buffers)
-from beyondauc.metrics import diagnostics_benchmark as db
+from beyondauc.metrics.diagnostics import benchmark as db
 _, design = db._diagnostics_design(y[cohort == 0], s[cohort == 0], y[cohort == 1], s[cohort == 1], 3.0, 2, 0)
 stat = design["statistic"]
 out["statistic"] = cpu(lambda: stat(pos, neg))

@@ -40,7 +40,7 @@ sys.path.insert(0, str(HERE))
 
 import beyondauc  # noqa: E402
 from _synthetic import _model_score  # noqa: E402
-from beyondauc.metrics import noise_exact  # noqa: E402
+from beyondauc.metrics.diagnostics import noise_exact  # noqa: E402
 
 KINDS = ("prob", "loglik", "bleu", "discrete")
 

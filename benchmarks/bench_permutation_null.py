@@ -22,8 +22,8 @@ import warnings
 
 import numpy as np
 
-from beyondauc.metrics.diagnostics_benchmark import diagnostics_intervals
-from beyondauc.metrics.diagnostics_null import permutation_null
+from beyondauc.metrics.diagnostics.benchmark import diagnostics_intervals
+from beyondauc.metrics.diagnostics.null import permutation_null
 
 
 def _median_seconds(run, repeats):

@@ -5,7 +5,7 @@ process) in a fresh process per run, for each ``--replicates`` count, and prints
 each run's CPU seconds (user + system: a machine shared with other jobs inflates
 them less than wall time) and peak resident memory, the median over ``--runs``
 runs, and the cost of a replicate: the slope between the smallest and the largest
-count.  ``beyondauc.metrics.bootstrap.REPLICATE_COST`` holds the figures the
+count.  ``beyondauc.metrics.uncertainty.bootstrap.REPLICATE_COST`` holds the figures the
 refusal of a larger ``n_bootstrap`` quotes (Linux: peak memory from
 ``getrusage``'s ``ru_maxrss`` in KiB).
 

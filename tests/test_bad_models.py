@@ -21,8 +21,8 @@ import nbformat
 import numpy as np
 import pandas as pd
 import pytest
-from beyondauc.metrics.diagnostics_benchmark import undefined_reasons
-from beyondauc.metrics.selective_benchmark import MAX_TIE_SHARE, MIN_CONFIDENCES, confidence_ties
+from beyondauc.metrics.diagnostics.benchmark import undefined_reasons
+from beyondauc.metrics.selective.benchmark import MAX_TIE_SHARE, MIN_CONFIDENCES, confidence_ties
 from report_helpers import parse_html
 
 DATASETS = ["wine", "diabetes", "iris_virginica", "breast_cancer"]

@@ -8,8 +8,8 @@ for equality to the last bit.
 
 import numpy as np
 import pytest
-from beyondauc.metrics import bootstrap
-from beyondauc.metrics.bootstrap import (
+from beyondauc.metrics.uncertainty import bootstrap
+from beyondauc.metrics.uncertainty.bootstrap import (
     BLOCK,
     _Uniforms,
     _uniforms,

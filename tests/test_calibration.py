@@ -1,4 +1,4 @@
-"""Tests of :mod:`beyondauc.metrics.calibration`: expected accuracy and ScoreCalibrator.
+"""Tests of :mod:`beyondauc.metrics.calibration.grid`: expected accuracy and ScoreCalibrator.
 
 The fast implementation (scores sorted once, vectorised fits on the distinct
 scores) is checked against ``tests/reference_impl.py``, which fits one
@@ -1158,8 +1158,8 @@ def test_n_jobs_validated(n_jobs):
 def test_fit_columns_match_dense_counts_on_the_fits_rows():
     """A fit's own grid holds exactly the model-grid columns of its calibration or evaluation rows,
     with the counts the dense (datasets x grid) matrices give there, for every protocol's fits."""
-    from beyondauc.metrics.calibration import _dataset_columns, _fit_columns, _fit_matrices, protocol_plan
-    from beyondauc.metrics.kernel import _grid_counts, _stacked_counts
+    from beyondauc.metrics.calibration.grid import _dataset_columns, _fit_columns, _fit_matrices, protocol_plan
+    from beyondauc.metrics.core.kernel import _grid_counts, _stacked_counts
     rng = np.random.default_rng(3)
     D, n = 4, 300
     codes = np.repeat(np.arange(D), n)

@@ -1,4 +1,4 @@
-"""The calibration grid and the calibration errors from one set of fits (:mod:`beyondauc.metrics.calibration_fits`).
+"""The calibration grid and the calibration errors from one set of fits (:mod:`beyondauc.metrics.calibration.fits`).
 
 * :func:`grid_and_calibration_errors` against :func:`expected_accuracy_grid` and
   :func:`calibration_error_table` called apart: the same frames, bit for bit,
@@ -24,9 +24,10 @@ from beyondauc import (
     expected_accuracy_grid,
     load_demo,
 )
-from beyondauc.metrics import calibration, calibration_fits
-from beyondauc.metrics.calibration_fits import _logistic_rows, _logistic_starts
-from beyondauc.metrics.reliability import grid_and_calibration_errors
+from beyondauc.metrics.calibration import grid as calibration
+from beyondauc.metrics.calibration import fits as calibration_fits
+from beyondauc.metrics.calibration.fits import _logistic_rows, _logistic_starts
+from beyondauc.metrics.calibration.reliability import grid_and_calibration_errors
 from test_reliability import small_bench
 
 

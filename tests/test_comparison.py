@@ -18,7 +18,7 @@ import beyondauc as ba
 from beyondauc import compare_auc
 from beyondauc.evaluation.comparison import VALUE_NAMES, comparison_summary, index_cell, reading
 from beyondauc.metrics import bootstrap_grid, cohort_diagnostics, selective_answering
-from beyondauc.metrics.comparison import (
+from beyondauc.metrics.uncertainty.paired import (
     bootstrap_pvalue,
     delong_differences,
     holm_adjust,

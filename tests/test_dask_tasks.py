@@ -25,7 +25,7 @@ import pandas as pd
 import pytest
 
 import beyondauc as ba
-import beyondauc.metrics.grid_chunks as grid_chunks
+import beyondauc.metrics.calibration.grid_chunks as grid_chunks
 from report_helpers import NOTEBOOKS, parse_html
 
 distributed = pytest.importorskip("distributed")

@@ -120,7 +120,7 @@ def test_fingerprint_read_in_chunks_equals_one_join_of_each_column(monkeypatch):
 
 
 def test_thinned_curve_gives_the_rows_of_the_whole_table():
-    from beyondauc.metrics.diagnostics import sens_spec_drift
+    from beyondauc.metrics.diagnostics.cohorts import sens_spec_drift
 
     rng = np.random.default_rng(5)
     y, s = rng.integers(0, 2, 5000), rng.normal(size=5000)

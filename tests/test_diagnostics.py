@@ -1,4 +1,4 @@
-"""Tests of :mod:`beyondauc.metrics.diagnostics`: the test-set AUROC diagnostics of Roberts et al.
+"""Tests of :mod:`beyondauc.metrics.diagnostics.cohorts`: the test-set AUROC diagnostics of Roberts et al.
 
 Every number is checked against a reference written here, from the definitions
 of DESIGN.md section 2, with no package internals:

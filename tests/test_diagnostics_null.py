@@ -11,10 +11,10 @@ import pytest
 from scipy import stats
 
 from beyondauc.evaluation import summary
-from beyondauc.metrics import diagnostics_null
-from beyondauc.metrics.diagnostics import sens_spec_drift, wasserstein_matrix
-from beyondauc.metrics.diagnostics_benchmark import diagnostics_intervals
-from beyondauc.metrics.diagnostics_null import permutation_null, permutation_pvalue, permutation_replicates
+from beyondauc.metrics.diagnostics import null as diagnostics_null
+from beyondauc.metrics.diagnostics.cohorts import sens_spec_drift, wasserstein_matrix
+from beyondauc.metrics.diagnostics.benchmark import diagnostics_intervals
+from beyondauc.metrics.diagnostics.null import permutation_null, permutation_pvalue, permutation_replicates
 
 # tiny cohorts with ties inside and across them
 YV = np.array([0, 0, 0, 1, 1])
@@ -190,7 +190,7 @@ def test_without_drift_the_finding_fires_rarely_and_with_a_shift_mostly():
 
 def test_cohort_diagnostics_carry_the_null_of_their_cohorts_seeded_as_the_bootstrap():
     import beyondauc as ba
-    from beyondauc.metrics.bootstrap import dataset_seed
+    from beyondauc.metrics.uncertainty.bootstrap import dataset_seed
     bench = ba.load_demo()
     d = ba.cohort_diagnostics(bench, "knn", "iris_versicolor", n_repeats=2, n_permutations=199, random_state=4)
     seed = dataset_seed(4, list(bench.datasets).index("iris_versicolor"))
@@ -203,7 +203,7 @@ def test_cohort_diagnostics_carry_the_null_of_their_cohorts_seeded_as_the_bootst
 
 def test_answers_shuffle_the_whole_pool_as_their_bootstrap_resamples_it():
     import beyondauc as ba
-    from beyondauc.metrics.bootstrap import dataset_seed
+    from beyondauc.metrics.uncertainty.bootstrap import dataset_seed
     bench = ba.load_demo(kind="answers")
     model, dataset = bench.models[0], bench.datasets[0]
     d = ba.cohort_diagnostics(bench, model, dataset, n_repeats=2, n_permutations=99)

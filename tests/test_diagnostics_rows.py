@@ -13,8 +13,8 @@ calls.
 
 import numpy as np
 import pytest
-from beyondauc.metrics import diagnostics_benchmark as db
-from beyondauc.metrics.diagnostics_rows import (
+from beyondauc.metrics.diagnostics import benchmark as db
+from beyondauc.metrics.diagnostics.rows import (
     _bias_units,
     _lead_cumsum,
     _workspace,
@@ -22,8 +22,8 @@ from beyondauc.metrics.diagnostics_rows import (
     drift_rows,
     wasserstein_rows,
 )
-from beyondauc.metrics.fitting import unit_scale
-from beyondauc.metrics.kernel import (
+from beyondauc.metrics.core.fitting import unit_scale
+from beyondauc.metrics.core.kernel import (
     _auc_from_counts,
     _merge_counts,
     _wasserstein_counts,

@@ -1,4 +1,4 @@
-"""Tests of :mod:`beyondauc.metrics.given_confidence` and the equal-mass ECE.
+"""Tests of :mod:`beyondauc.metrics.selective.given_confidence` and the equal-mass ECE.
 
 Every metric is checked against a brute-force definition written as plain
 Python loops over the examples (the Brier score and Murphy's groups, the

@@ -16,8 +16,8 @@ import pytest
 from sklearn.metrics import accuracy_score, cohen_kappa_score, roc_auc_score
 from sklearn.model_selection import ShuffleSplit
 
-import beyondauc.metrics.grid_bootstrap as gb
-import beyondauc.metrics.grid_fits as fits
+import beyondauc.metrics.calibration.grid_bootstrap as gb
+import beyondauc.metrics.calibration.grid_fits as fits
 from beyondauc import (
     GridBootstrap,
     bootstrap_grid,
@@ -26,7 +26,7 @@ from beyondauc import (
     load_benchmark,
     rank_changes,
 )
-from beyondauc.metrics.bootstrap import bootstrap_counts, strata_of
+from beyondauc.metrics.uncertainty.bootstrap import bootstrap_counts, strata_of
 
 sys.path.insert(0, str(Path(__file__).parent))
 from reference_impl import fit_predict  # noqa: E402
@@ -275,7 +275,7 @@ def test_rank_stability_dominated_and_exchangeable():
 def test_ranks_and_kendall_match_ranking_module_on_each_replicate():
     from scipy.stats import kendalltau
 
-    from beyondauc.metrics.ranking import _rank
+    from beyondauc.metrics.calibration.ranking import _rank
 
     rng = np.random.default_rng(1)
     vals = np.round(rng.random((50, 6)), 1)  # ties
@@ -385,8 +385,8 @@ def test_auc_replicates_invariant_to_a_monotone_transform_of_the_scores():
 def _xdomain_parts(bench, n_bootstrap, seed):
     """Per model, the fast xdomain path's inputs on ``n_bootstrap`` replicates:
     (model, its set-up, its grid layout, local counts Pl and Nl, totals Tp and Tn)."""
-    from beyondauc.metrics.bootstrap import grid_weights
-    from beyondauc.metrics.calibration import _Context, protocol_plan
+    from beyondauc.metrics.uncertainty.bootstrap import grid_weights
+    from beyondauc.metrics.calibration.grid import _Context, protocol_plan
 
     ctx = _Context(y=bench.labels(), codes=bench.dataset_codes(), offsets=bench._offsets, datasets=bench.datasets,
                    domains=dict(bench.domains), protocols=("xdomain",), methods=("logistic",),
@@ -407,7 +407,7 @@ def test_xdomain_logistic_second_step_is_as_close_to_the_optimum_as_an_exact_new
     calibration sets of a thousand rows, within 3e-4 (measured: 2e-5 to 2.5e-4, the largest
     on the well-separated "prob" model, whose standardised slope is steep) and with the same
     decisions at every evaluated score."""
-    from beyondauc.metrics.fitting import logistic_params
+    from beyondauc.metrics.core.fitting import logistic_params
 
     bench = load_benchmark(small_frame(3, sizes), domains=DOMAINS)
     for model, mb, xg, Pl, Nl, Tp, Tn in _xdomain_parts(bench, 40, 0):
@@ -443,7 +443,7 @@ def test_xdomain_partial_calibration_rows_and_the_general_solvers_rows():
     """The fast path's pieces agree with their dense versions: calibration rows built only for
     some fits, and fits whose first Newton step is long (here forced by a far-off start)
     solved by the general solver on their own rows."""
-    from beyondauc.metrics.fitting import logistic_params
+    from beyondauc.metrics.core.fitting import logistic_params
 
     bench = load_benchmark(small_frame(4, (60, 80, 50, 70)), domains=DOMAINS)
     for _, mb, xg, Pl, Nl, Tp, Tn in _xdomain_parts(bench, 12, 5):

@@ -19,10 +19,10 @@ import pytest
 
 import beyondauc as ba
 import beyondauc.evaluation.stages as stages
-import beyondauc.metrics.grid_chunks as gc
+import beyondauc.metrics.calibration.grid_chunks as gc
 from beyondauc import bootstrap_grid, load_benchmark
-from beyondauc.metrics.bootstrap import BLOCK
-from beyondauc.metrics.grid_chunks import bootstrap_grid_chunk, join_grid_chunks, replicate_ranges
+from beyondauc.metrics.uncertainty.bootstrap import BLOCK
+from beyondauc.metrics.calibration.grid_chunks import bootstrap_grid_chunk, join_grid_chunks, replicate_ranges
 
 sys.path.insert(0, str(Path(__file__).parent))
 from test_answers import answers_benchmark  # noqa: E402
@@ -46,7 +46,7 @@ def test_chunks_of_any_split_join_to_bootstrap_grid(monkeypatch, kind):
     B = BLOCK + 10
     whole = bootstrap_grid(bench, n_bootstrap=B, **kw)
     # batches of counts inside a chunk, cut at 16, 32, ... (grid_bootstrap._batches, which the chunks use)
-    monkeypatch.setattr("beyondauc.metrics.grid_bootstrap._TASK_REPLICATES", 16)
+    monkeypatch.setattr("beyondauc.metrics.calibration.grid_bootstrap._TASK_REPLICATES", 16)
     splits = [[(0, B)], [(0, 1), (1, 20), (20, BLOCK), (BLOCK, BLOCK + 1), (BLOCK + 1, B)],
               [(0, 37), (37, B)]]
     for split in splits:  # per-model benchmarks (the evaluation's tasks), the chunks in reverse order

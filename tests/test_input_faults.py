@@ -348,7 +348,7 @@ def test_a_huge_bootstrap_is_refused_with_its_cost(capsys, tmp_path, argv):
 
 def test_the_bound_itself_is_accepted_and_python_names_the_keyword():
     from beyondauc.evaluation.parameters import check_evaluation_parameters
-    from beyondauc.metrics.bootstrap import MAX_BOOTSTRAP
+    from beyondauc.metrics.uncertainty.bootstrap import MAX_BOOTSTRAP
 
     assert check_evaluation_parameters({"n_bootstrap": MAX_BOOTSTRAP})["n_bootstrap"] == 10_000
     with pytest.raises(ValueError, match=r"^`n_bootstrap` must be an int in \[0, 10000\].*got 10001, which would "

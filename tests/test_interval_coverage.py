@@ -26,9 +26,9 @@ import pandas as pd
 import pytest
 
 import beyondauc as ba
-from beyondauc.metrics.bootstrap import honest_interval, jackknife_acceleration, strata_of
-from beyondauc.metrics.diagnostics import drift_rows
-from beyondauc.metrics.replicates import bootstrap_replicates, interval_frame, jackknife_replicates
+from beyondauc.metrics.uncertainty.bootstrap import honest_interval, jackknife_acceleration, strata_of
+from beyondauc.metrics.diagnostics.cohorts import drift_rows
+from beyondauc.metrics.uncertainty.replicates import bootstrap_replicates, interval_frame, jackknife_replicates
 
 SEEDS = range(200)
 GRID = np.linspace(0.0, 1.0, 11)
@@ -155,7 +155,7 @@ def test_bca_equals_scipy_with_one_group_per_example():
     """With one example per jackknife group, the interval is scipy's BCa on scipy's own replicates."""
     from scipy import stats
 
-    from beyondauc.metrics.bootstrap import jackknife_groups
+    from beyondauc.metrics.uncertainty.bootstrap import jackknife_groups
     x = np.random.default_rng(1).exponential(size=40)
     res = stats.bootstrap((x,), np.var, method="BCa", n_resamples=999, random_state=2)
     assert sorted(jackknife_groups(np.zeros(40, int), 40, random_state=0).tolist()) == list(range(40))
@@ -179,7 +179,7 @@ def test_no_interval_rather_than_one_that_excludes_its_estimate():
 
 def test_jackknife_rows_are_the_statistic_without_each_group():
     """Row g of the jackknife is the point function on the data with group g's examples deleted (stratified)."""
-    from beyondauc.metrics.bootstrap import jackknife_groups
+    from beyondauc.metrics.uncertainty.bootstrap import jackknife_groups
     yv, sv, yt, st = draw_cohorts(np.random.default_rng(3), 40)
     y, s = np.r_[yv, yt], np.r_[sv, st]
     cohort = np.r_[np.zeros(len(yv), int), np.ones(len(yt), int)]

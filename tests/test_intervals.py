@@ -12,8 +12,8 @@ from scipy.stats import friedmanchisquare, ks_2samp, norm
 from sklearn.metrics import roc_auc_score
 
 import beyondauc as ba
-from beyondauc.metrics.intervals import _acceleration, _bootstrap_aucs, _nemenyi_q
-from beyondauc.metrics.kernel import _grid_counts
+from beyondauc.metrics.uncertainty.intervals import _acceleration, _bootstrap_aucs, _nemenyi_q
+from beyondauc.metrics.core.kernel import _grid_counts
 
 
 # -- brute-force O(n^2) references -------------------------------------------------------------
@@ -170,7 +170,7 @@ def test_bootstrap_is_reproducible_and_seeded():
 
 def test_bootstrap_replicates_are_aucs_of_stratified_resamples():
     y, s = _binormal(30, 50, 0.8, 4)
-    from beyondauc.metrics.bootstrap import bootstrap_counts
+    from beyondauc.metrics.uncertainty.bootstrap import bootstrap_counts
 
     counts = bootstrap_counts(y, 20, random_state=5)
     _, inverse, _, _ = _grid_counts(y, s)

@@ -5,8 +5,8 @@ import beyondauc as ba
 import numpy as np
 import pandas as pd
 import pytest
-from beyondauc.metrics.bootstrap import bootstrap_counts, strata_of
-from beyondauc.metrics.diagnostics_benchmark import _diagnostics_replicates
+from beyondauc.metrics.uncertainty.bootstrap import bootstrap_counts, strata_of
+from beyondauc.metrics.diagnostics.benchmark import _diagnostics_replicates
 
 
 def _cohorts(seed, n_val=70, n_test=50, ties=False):
@@ -47,8 +47,8 @@ def test_replicates_equal_point_functions_on_repeated_rows(seed, ties, p):
 
 
 def test_wasserstein_matrix_rows_equal_scipy_for_p1():
-    from beyondauc.metrics.bootstrap import grid_weights
-    from beyondauc.metrics.diagnostics import wasserstein_rows
+    from beyondauc.metrics.uncertainty.bootstrap import grid_weights
+    from beyondauc.metrics.diagnostics.cohorts import wasserstein_rows
     from scipy.stats import wasserstein_distance
 
     yv, sv, yt, st = _cohorts(4, ties=True)
@@ -106,7 +106,7 @@ def test_each_dataset_draws_its_own_replicates_and_every_model_the_same():
     """Per-dataset bootstraps draw random_state's child stream for the dataset's place: two datasets with the same rows
     in the same order get different resamples (so a mean over datasets averages independent ones),
     while every model reads the same resample of a dataset (paired)."""
-    from beyondauc.metrics.bootstrap import dataset_seed
+    from beyondauc.metrics.uncertainty.bootstrap import dataset_seed
 
     rng = np.random.default_rng(0)
     n = 80

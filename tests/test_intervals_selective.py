@@ -6,8 +6,8 @@ import beyondauc as ba
 import numpy as np
 import pandas as pd
 import pytest
-from beyondauc.metrics.bootstrap import bootstrap_counts
-from beyondauc.metrics.selective_benchmark import (
+from beyondauc.metrics.uncertainty.bootstrap import bootstrap_counts
+from beyondauc.metrics.selective.benchmark import (
     _benchmark_replicates,
     _selective_design,
 )
@@ -114,7 +114,7 @@ def test_ood_disca_replicates_equal_a_refit_per_replicate(method):
 @pytest.mark.parametrize("random_state", [0, 5, 123])
 def test_the_bootstrap_resamples_the_split_the_value_is_read_on(random_state, monkeypatch):
     """indata: the bootstrap's evaluation rows are the point estimate's 20%, whatever the dataset's place."""
-    from beyondauc.metrics import selective_benchmark as sb
+    from beyondauc.metrics.selective import benchmark as sb
 
     bench = ba.load_demo()
     seen = []

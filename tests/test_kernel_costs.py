@@ -10,15 +10,15 @@ quantile functions evaluated at the midpoints of the 1 / (na * nb) grid.
 
 import numpy as np
 import pytest
-from beyondauc.metrics import bootstrap
-from beyondauc.metrics.bootstrap import (
+from beyondauc.metrics.uncertainty import bootstrap
+from beyondauc.metrics.uncertainty.bootstrap import (
     BLOCK,
     bootstrap_counts,
     bootstrap_grid_counts,
     grid_weights,
 )
-from beyondauc.metrics.diagnostics import wasserstein_rows
-from beyondauc.metrics.kernel import _merge_ranks
+from beyondauc.metrics.diagnostics.cohorts import wasserstein_rows
+from beyondauc.metrics.core.kernel import _merge_ranks
 
 
 def _design(n, n_values, seed):
@@ -119,7 +119,7 @@ def test_wasserstein_rows_equal_the_quantile_functions_at_midpoints(p):
 
 
 def test_diagnostics_replicates_do_not_depend_on_the_chunks_beyond_rounding(monkeypatch):
-    from beyondauc.metrics import diagnostics_benchmark as db
+    from beyondauc.metrics.diagnostics import benchmark as db
     rng = np.random.default_rng(5)
     yv, yt = rng.integers(0, 2, 400), rng.integers(0, 2, 300)
     sv, st = rng.normal(yv, 1.0), np.round(rng.normal(yt, 1.0) + 0.3, 1)  # ties in T

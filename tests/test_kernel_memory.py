@@ -14,7 +14,9 @@ import numpy as np
 import pytest
 from sklearn.tree import DecisionTreeClassifier
 
-from beyondauc.metrics import fitting, kernel
+from beyondauc.metrics.core import fitting
+
+from beyondauc.metrics.core import kernel
 
 M = 400_000  # grid values: 3.2 MB per float64 array
 

@@ -15,7 +15,7 @@ import beyondauc as ba
 import numpy as np
 import pandas as pd
 import pytest
-from beyondauc.metrics.protocols import DOMAIN_PROTOCOLS, left_out_protocols
+from beyondauc.metrics.calibration.protocols import DOMAIN_PROTOCOLS, left_out_protocols
 from cli_helpers import check_single_error, run
 
 FAST = {"n_bootstrap": 0, "n_repeats": 2, "noise_repeats": 2, "n_points": 5}

@@ -20,8 +20,8 @@ from scipy import integrate, special
 
 import beyondauc
 from beyondauc import noise_robustness
-from beyondauc.metrics import noise_exact
-from beyondauc.metrics.noise_exact import NEAR_TIE_ERROR, fft_error_bound, noise_integral, noise_pair_means
+from beyondauc.metrics.diagnostics import noise_exact
+from beyondauc.metrics.diagnostics.noise_exact import NEAR_TIE_ERROR, fft_error_bound, noise_integral, noise_pair_means
 
 
 def quad_integral(d, sigma_max=1.0):

@@ -8,8 +8,8 @@ import beyondauc as ba
 import matplotlib.pyplot as plt
 import numpy as np
 import pytest
-from beyondauc.metrics.bootstrap import bootstrap_counts, grid_weights
-from beyondauc.metrics.curves import roc_tpr_rows
+from beyondauc.metrics.uncertainty.bootstrap import bootstrap_counts, grid_weights
+from beyondauc.metrics.diagnostics.curves import roc_tpr_rows
 from beyondauc.plots import CoverageAccuracyDisplay, ThresholdROCDisplay
 from matplotlib.collections import PolyCollection
 from sklearn.metrics import roc_curve
@@ -66,7 +66,7 @@ def test_roc_display_draws_bands_only_when_computed():
 
 
 def test_coverage_accuracy_band_from_benchmark_equals_a_refit_loop():
-    from beyondauc.metrics.selective_benchmark import (
+    from beyondauc.metrics.selective.benchmark import (
         BAND_COVERAGES,
         _benchmark_bootstrap,
         _selective_design,

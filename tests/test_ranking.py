@@ -1,4 +1,4 @@
-"""Tests of :mod:`beyondauc.metrics.ranking` against hand-computed / independently computed references.
+"""Tests of :mod:`beyondauc.metrics.calibration.ranking` against hand-computed / independently computed references.
 
 Conventions under test: rank 1 = best, ties share the minimum rank, a NaN
 value has a NaN rank, and the ``"mean"`` row ranks the mean over datasets

@@ -1,4 +1,4 @@
-"""Tests of :mod:`beyondauc.metrics.reliability` (ECE, calibration_error_table) and ReliabilityDisplay.
+"""Tests of :mod:`beyondauc.metrics.calibration.reliability` (ECE, calibration_error_table) and ReliabilityDisplay.
 
 * :func:`expected_calibration_error` against a loop over the bins of
   ``sklearn.calibration.calibration_curve`` (bin membership decided example

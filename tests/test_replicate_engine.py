@@ -11,19 +11,19 @@ import warnings
 import beyondauc as ba
 import numpy as np
 import pytest
-from beyondauc.metrics import replicates
-from beyondauc.metrics.bootstrap import BLOCK, bootstrap_counts, grid_weights, jackknife_groups, strata_of
-from beyondauc.metrics.curves import roc_band, roc_points, roc_tpr_rows
-from beyondauc.metrics.diagnostics import bias_rows, drift_rows, wasserstein_rows
-from beyondauc.metrics.fitting import class_weighted
-from beyondauc.metrics.kernel import _auc_from_counts, _grid_counts
-from beyondauc.metrics.replicates import (
+from beyondauc.metrics.uncertainty import replicates
+from beyondauc.metrics.uncertainty.bootstrap import BLOCK, bootstrap_counts, grid_weights, jackknife_groups, strata_of
+from beyondauc.metrics.diagnostics.curves import roc_band, roc_points, roc_tpr_rows
+from beyondauc.metrics.diagnostics.cohorts import bias_rows, drift_rows, wasserstein_rows
+from beyondauc.metrics.core.fitting import class_weighted
+from beyondauc.metrics.core.kernel import _auc_from_counts, _grid_counts
+from beyondauc.metrics.uncertainty.replicates import (
     bootstrap_replicates,
     calibrated_rows,
     replicate_chunks,
 )
-from beyondauc.metrics.selective import accuracy_at_coverages, exact_area_rows
-from beyondauc.metrics.selective_scores import selective_rows
+from beyondauc.metrics.selective.curves import accuracy_at_coverages, exact_area_rows
+from beyondauc.metrics.selective.scores import selective_rows
 from sklearn.metrics import roc_auc_score
 
 B = 7  # replicates per test: several chunks, one partial

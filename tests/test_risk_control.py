@@ -19,7 +19,7 @@ import pytest
 from scipy import stats
 
 import beyondauc as ba
-from beyondauc.metrics.risk_control import RiskControl, risk_controlled_threshold, selective_risk_pvalues
+from beyondauc.metrics.selective.risk_control import RiskControl, risk_controlled_threshold, selective_risk_pvalues
 
 DELTA, TARGET = 0.05, 0.1
 DRAWS = 1000

@@ -20,7 +20,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
 import beyondauc as ba
-from beyondauc.metrics.risk_control_benchmark import realised_risk, risk_control_table
+from beyondauc.metrics.selective.risk_control_benchmark import realised_risk, risk_control_table
 
 MODELS = ["sharp", "blunt"]
 

@@ -23,9 +23,9 @@ from scipy.stats import rankdata
 
 import beyondauc as ba
 from beyondauc import ScoreCalibrator, expected_accuracy_grid, load_benchmark
-from beyondauc.metrics.fitting import class_weighted
-from beyondauc.metrics.kernel import _grid_counts
-from beyondauc.metrics.replicates import calibrated_rows
+from beyondauc.metrics.core.fitting import class_weighted
+from beyondauc.metrics.core.kernel import _grid_counts
+from beyondauc.metrics.uncertainty.replicates import calibrated_rows
 from reference_impl import ScaleFreeStump, standardized_logistic
 
 MODEL = "logreg"

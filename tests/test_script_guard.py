@@ -99,9 +99,9 @@ def test_the_stand_in_main_is_put_back():
 
 EVALUATE = """
 import beyondauc as ba
-import beyondauc.utils.tasks, beyondauc.metrics.calibration, beyondauc.metrics.grid_bootstrap
+import beyondauc.utils.tasks, beyondauc.metrics.calibration.grid, beyondauc.metrics.calibration.grid_bootstrap
 spawn = lambda: multiprocessing.get_context("spawn")  # as where fork does not exist (Windows)
-for module in (ba.utils.tasks, ba.metrics.calibration, ba.metrics.grid_bootstrap):
+for module in (ba.utils.tasks, ba.metrics.calibration.grid, ba.metrics.calibration.grid_bootstrap):
     module.pool_context = spawn
 ev = ba.evaluate("demo", datasets=["wine", "diabetes"], models=["svm", "knn", "mlp"], n_jobs=2, n_bootstrap=5,
                  n_repeats=2, noise_repeats=2, n_points=5)

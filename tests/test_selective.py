@@ -1,4 +1,4 @@
-"""Tests of :mod:`beyondauc.metrics.selective`: selective answering (Mishra et al.).
+"""Tests of :mod:`beyondauc.metrics.selective.curves`: selective answering (Mishra et al.).
 
 The definitions tested are those of DESIGN.md section 3 (they win over the
 paper where the two differ):

@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import array_shapes, arrays
 
-from beyondauc.metrics.bootstrap import _nanquantile, percentile_interval
+from beyondauc.metrics.uncertainty.bootstrap import _nanquantile, percentile_interval
 
 _values = st.one_of(st.floats(-5, 5, allow_nan=False), st.just(np.nan), st.sampled_from([0.0, 0.5, 1.0]))
 
@@ -53,7 +53,7 @@ def _integer_counts(rng, F, m, lam, p_zero):
 
 def test_isotonic_integer_path_equals_general_path():
     """Same decisions as the general path on many small integer fits (ties, zero weights, blocks at 0.5)."""
-    import beyondauc.metrics.fitting as fitting
+    import beyondauc.metrics.core.fitting as fitting
 
     calls = []
     segment = fitting._isotonic_segment
@@ -105,7 +105,7 @@ def test_restricted_pava_equals_full_pava_on_exact_level_sets():
 def test_auc_rows_equals_the_pair_count_to_the_bit(rows, n_pos, n_neg, levels, data):
     """The AUC of every row (noise robustness) is, to the bit, the brute-force count over all pairs
     (ties one half); few score levels make many ties."""
-    from beyondauc.metrics.kernel import _auc_rows
+    from beyondauc.metrics.core.kernel import _auc_rows
 
     pos = data.draw(arrays(np.float64, (rows, n_pos), elements=st.integers(0, levels).map(float)))
     neg = data.draw(arrays(np.float64, (rows, n_neg), elements=st.integers(0, levels).map(float)))
@@ -118,7 +118,7 @@ def test_auc_rows_equals_the_pair_count_to_the_bit(rows, n_pos, n_neg, levels, d
 def test_auc_rows_of_noisy_scores_matches_sklearn():
     from sklearn.metrics import roc_auc_score
 
-    from beyondauc.metrics.kernel import _auc_rows
+    from beyondauc.metrics.core.kernel import _auc_rows
 
     rng = np.random.default_rng(0)
     pos = rng.normal(1.0, 1.0, (7, 40)) + rng.standard_normal((7, 40), dtype=np.float32)

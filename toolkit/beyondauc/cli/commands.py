@@ -26,17 +26,17 @@ from ..metrics import METHODS, PROTOCOLS, expected_accuracy_grid
 from ..data.benchmark import load_benchmark, load_demo
 from ..data.readers import domain_pairs, read_domains
 from ..evaluation.parameters import NAN_POLICIES, PARAMETERS, cli_flag
-from ..metrics.diagnostics import NOISE_METHODS
-from ..metrics.diagnostics_benchmark import DIAGNOSTIC_INTERVALS, cohort_diagnostics
-from ..metrics.grid_bootstrap import bootstrap_grid
-from ..metrics.ranking import (
+from ..metrics.diagnostics.cohorts import NOISE_METHODS
+from ..metrics.diagnostics.benchmark import DIAGNOSTIC_INTERVALS, cohort_diagnostics
+from ..metrics.calibration.grid_bootstrap import bootstrap_grid
+from ..metrics.calibration.ranking import (
     best_of_methods,
     calibration_modes,
     kendall_tau,
     rank_changes,
     rank_table,
 )
-from ..metrics.selective_benchmark import INTERVAL_NAMES, selective_answering
+from ..metrics.selective.benchmark import INTERVAL_NAMES, selective_answering
 from ..utils.validation import check_random_state, own_warning
 from .table import add_table_command, table_command
 from .wording import cli_message, spelling_of

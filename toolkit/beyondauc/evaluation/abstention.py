@@ -6,7 +6,7 @@ from collections.abc import Mapping
 
 import pandas as pd
 
-from ..metrics.risk_control_benchmark import RISK_CONTROL_PROTOCOLS, risk_control_table
+from ..metrics.selective.risk_control_benchmark import RISK_CONTROL_PROTOCOLS, risk_control_table
 
 __all__ = ["HEADLINE_RISK", "guarantee_held", "headline_risk", "risk_control_evaluation"]
 

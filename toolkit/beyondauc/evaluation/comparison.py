@@ -1,7 +1,7 @@
 """The ``comparison`` table of an evaluation: every model against its reference model.
 
 The reference is the ``baseline`` parameter, or, without one, the best other
-model by mean AUC (:func:`~beyondauc.metrics.comparison.reference_models`).
+model by mean AUC (:func:`~beyondauc.metrics.uncertainty.paired.reference_models`).
 Each model gets, per dataset and for the mean over datasets, the difference
 model - reference of:
 
@@ -30,9 +30,9 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from ..metrics.comparison import DIFFERENCE_COLUMNS, delong_differences, grid_differences, holm_adjust, \
+from ..metrics.uncertainty.paired import DIFFERENCE_COLUMNS, delong_differences, grid_differences, holm_adjust, \
     paired_differences, reference_models
-from ..metrics.grid_bootstrap import nanmean_quiet
+from ..metrics.calibration.grid_bootstrap import nanmean_quiet
 from ..utils.formatting import MISSING, format_number
 from .parts import _columns, _concat
 from .readings import (  # noqa: F401  (reading, VALUE_NAMES...: the names this module's users know)
@@ -40,7 +40,7 @@ from .readings import (  # noqa: F401  (reading, VALUE_NAMES...: the names this 
 
 if TYPE_CHECKING:
     from ..data.benchmark import Benchmark
-    from ..metrics.grid_bootstrap import GridBootstrap
+    from ..metrics.calibration.grid_bootstrap import GridBootstrap
     from .container import Evaluation
 
 __all__ = ["COMPARISON_COLUMNS", "ComparisonSummary", "comparison_summary", "comparison_table", "holm_pvalues",

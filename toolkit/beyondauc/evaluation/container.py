@@ -25,8 +25,8 @@ from ..utils.output import EVALUATION, EVALUATION_SCHEMA_VERSION, OutputFolder, 
 from .ranks import add_ranks
 
 if TYPE_CHECKING:  # names in annotations only
-    from ..metrics.selective import CoverageAccuracyCurve
-    from ..metrics.selective_scores import DiSCA
+    from ..metrics.selective.curves import CoverageAccuracyCurve
+    from ..metrics.selective.scores import DiSCA
 
 
 __all__ = ["Evaluation", "evaluation_folder", "load_evaluation", "SCHEMA_VERSION", "TABLES"]
@@ -190,7 +190,7 @@ class Evaluation:
         ``"exact"`` the per-confidence curve (thinned for large data);
         ``where="ood"`` the grid curve on the out-of-distribution dataset.
         """
-        from ..metrics.selective import CoverageAccuracyCurve
+        from ..metrics.selective.curves import CoverageAccuracyCurve
 
         self.check_model(model)
         c = self._rows("coverage_curves", model=model, dataset=dataset, curve=curve, where=where)
@@ -203,7 +203,7 @@ class Evaluation:
 
     def disca(self, model: str, dataset: str, *, where: str = "in") -> DiSCA:
         """The stored :class:`~beyondauc.DiSCA` of ``model`` on ``dataset`` (``where="ood"``: on the OOD data)."""
-        from ..metrics.selective_scores import DiSCA
+        from ..metrics.selective.scores import DiSCA
 
         row = self._rows("selective", model=model, dataset=dataset)
         if not len(row):
@@ -223,7 +223,7 @@ class Evaluation:
 
     def cohort_panels(self, model: str, dataset: str) -> dict[str, Any]:
         """What the diagnostics dashboard of ``model`` on ``dataset`` draws, rebuilt from the stored tables."""
-        from ..metrics.diagnostics import BiasRobustness, NoiseRobustness, SensSpecDrift, WassersteinMatrix
+        from ..metrics.diagnostics.cohorts import BiasRobustness, NoiseRobustness, SensSpecDrift, WassersteinMatrix
 
         self.check_model(model)
         key = dict(model=model, dataset=dataset)

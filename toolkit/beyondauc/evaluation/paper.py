@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from ..metrics.ranking import rank_table
+from ..metrics.calibration.ranking import rank_table
 from ..utils.formatting import MINUS, MISSING, comment, escape_text, format_interval, format_number, is_missing
 from ..utils.tables import column_title
 from .readings import VALUE_NAMES, difference_text, p_text

@@ -30,11 +30,11 @@ import numpy as np
 
 from ..data.readers import read_domains
 from ..metrics import METHODS, PROTOCOLS
-from ..metrics.selective_benchmark import SELECTIVE_PROTOCOLS
-from ..metrics.bootstrap import check_bootstrap
-from ..metrics.diagnostics import NOISE_METHODS
-from ..metrics.risk_control import RISK_CONTROL_METHODS
-from ..metrics.protocols import DOMAIN_HINT, DOMAIN_PROTOCOLS, datasets_without_domain
+from ..metrics.selective.benchmark import SELECTIVE_PROTOCOLS
+from ..metrics.uncertainty.bootstrap import check_bootstrap
+from ..metrics.diagnostics.cohorts import NOISE_METHODS
+from ..metrics.selective.risk_control import RISK_CONTROL_METHODS
+from ..metrics.calibration.protocols import DOMAIN_HINT, DOMAIN_PROTOCOLS, datasets_without_domain
 from ..utils.validation import check_int, check_names, check_number, check_option, check_random_state
 
 if TYPE_CHECKING:
@@ -428,7 +428,7 @@ def resolve_auto(p: dict, bench: Benchmark) -> dict:
 def _uses(get, bench, full):
     """The parts of the evaluation that select a calibration and an evaluation part of the data per dataset:
     (what, parameter, protocol, note, benchmark, datasets, ood_dataset) each."""
-    from ..metrics.diagnostics_benchmark import check_cohort_protocol
+    from ..metrics.diagnostics.benchmark import check_cohort_protocol
 
     cohort = get("cohort_protocol")
     kind = check_cohort_protocol(bench, cohort)
@@ -472,7 +472,7 @@ def _check_sizes_and_protocols(get, bench, full):
     dataset, and would fail on the first dataset where one is empty, after
     the grid.
     """
-    from ..metrics.calibration import protocol_plan
+    from ..metrics.calibration.grid import protocol_plan
 
     uses = _uses(get, bench, full)
     _check_domain_protocols(get, bench, uses)
@@ -554,8 +554,8 @@ def _check_score_ranges(get, bench):
     """
     import numpy as np
 
-    from ..metrics.calibration import protocol_plan
-    from ..metrics.diagnostics_benchmark import check_cohort_protocol
+    from ..metrics.calibration.grid import protocol_plan
+    from ..metrics.diagnostics.benchmark import check_cohort_protocol
 
     kind = check_cohort_protocol(bench, get("cohort_protocol"))
     sigma_max = get("sigma_max")

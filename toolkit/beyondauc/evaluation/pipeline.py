@@ -31,8 +31,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..metrics.bootstrap import honest_interval, jackknife_acceleration
-from ..metrics.grid_chunks import join_grid_chunks, replicate_ranges
+from ..metrics.uncertainty.bootstrap import honest_interval, jackknife_acceleration
+from ..metrics.calibration.grid_chunks import join_grid_chunks, replicate_ranges
 from .comparison import comparison_table
 from .parts import _concat
 from .container import Evaluation, load_evaluation, package_versions
@@ -44,19 +44,19 @@ from .stages import (_SAID_WHEN_READ, _Tasks, _bootstrap_task, _grid_task, _mode
 from ..utils.validation import UndefinedMetricWarning, WarningLog, warnings_once
 from ..data.benchmark import Benchmark
 from ..data.open import open_benchmark
-from ..metrics.calibration import PROTOCOLS, check_n_jobs
-from ..metrics.protocols import left_out_message, left_out_protocols
-from ..metrics.curves import class_histogram, roc_points
-from ..metrics.diagnostics_benchmark import cohort_diagnostics
-from ..metrics.grid_bootstrap import nanmean_quiet
-from ..metrics.intervals import auc_intervals, friedman_test
-from ..metrics.reliability import CalibrationErrors
-from ..metrics.views import sort_like
-from ..metrics.ranking import histogram_range
-from ..metrics.ranking import best_of_methods, calibration_modes, kendall_tau, rank_changes, rank_table, score_histograms, \
+from ..metrics.calibration.grid import PROTOCOLS, check_n_jobs
+from ..metrics.calibration.protocols import left_out_message, left_out_protocols
+from ..metrics.diagnostics.curves import class_histogram, roc_points
+from ..metrics.diagnostics.benchmark import cohort_diagnostics
+from ..metrics.calibration.grid_bootstrap import nanmean_quiet
+from ..metrics.uncertainty.intervals import auc_intervals, friedman_test
+from ..metrics.calibration.reliability import CalibrationErrors
+from ..metrics.core.views import sort_like
+from ..metrics.calibration.ranking import histogram_range
+from ..metrics.calibration.ranking import best_of_methods, calibration_modes, kendall_tau, rank_changes, rank_table, score_histograms, \
     score_variance
-from ..metrics.selective_scores import disca_resolution_sensitivity
-from ..metrics.selective_benchmark import selective_answering
+from ..metrics.selective.scores import disca_resolution_sensitivity
+from ..metrics.selective.benchmark import selective_answering
 from .abstention import risk_control_evaluation
 
 __all__ = ["evaluate", "open_evaluation"]
@@ -287,7 +287,7 @@ def _mean_interval(replicates, confidence_level):
     -------
     low, high : float
         NaN without replicates, when every replicate of the mean is NaN, or
-        when no BCa interval contains the mean (:func:`~beyondauc.metrics.bootstrap.honest_interval`).
+        when no BCa interval contains the mean (:func:`~beyondauc.metrics.uncertainty.bootstrap.honest_interval`).
 
     Notes
     -----

@@ -18,8 +18,8 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from ..metrics.grid_chunks import bootstrap_grid_chunk
-from ..metrics.reliability import grid_and_calibration_errors
+from ..metrics.calibration.grid_chunks import bootstrap_grid_chunk
+from ..metrics.calibration.reliability import grid_and_calibration_errors
 from ..utils.tasks import StageProgress, dask_client, run_tasks
 from ..utils.validation import UndefinedMetricWarning, WarningLog
 

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from ..metrics.selective_benchmark import MAX_TIE_SHARE, MIN_CONFIDENCES
+from ..metrics.selective.benchmark import MAX_TIE_SHARE, MIN_CONFIDENCES
 from .abstention import HEADLINE_RISK, headline_risk
 from ..utils.formatting import format_interval, format_number, markdown_text
 
@@ -94,7 +94,7 @@ THRESHOLD_TEXT = (
     "cannot contain its value is not shown (drift and W are then judged on the value and the permutation null)."
 )
 
-#: Why DiSCA leaves some answers out of its ranking (:func:`~beyondauc.metrics.selective_benchmark.confidence_ties`).
+#: Why DiSCA leaves some answers out of its ranking (:func:`~beyondauc.metrics.selective.benchmark.confidence_ties`).
 RANK_RULE = (f"DiSCA needs at least {MIN_CONFIDENCES} distinct confidences, none shared by more than "
              f"{MAX_TIE_SHARE:.0%} of the answers")
 

@@ -2,11 +2,11 @@
 its batched bootstrap twin. They return frozen dataclasses or tidy DataFrames; they never print or plot.
 """
 
-from .accuracy import (  # noqa: F401
+from .calibration.expected_accuracy import (  # noqa: F401
     expected_accuracy,
     expected_accuracy_grid,
 )
-from .calibration import (  # noqa: F401
+from .calibration.grid import (  # noqa: F401
     PROTOCOLS,
     METHODS,
     SCORES,
@@ -14,14 +14,14 @@ from .calibration import (  # noqa: F401
     auc_table,
     point_grid,
 )
-from .curves import (  # noqa: F401
+from .diagnostics.curves import (  # noqa: F401
     ROC_BAND_FPR,
     class_histogram,
     histogram_edges,
     roc_band,
     roc_points,
 )
-from .diagnostics import (  # noqa: F401
+from .diagnostics.cohorts import (  # noqa: F401
     BiasRobustness,
     NoiseRobustness,
     SensSpecDrift,
@@ -31,7 +31,7 @@ from .diagnostics import (  # noqa: F401
     sens_spec_drift,
     wasserstein_matrix,
 )
-from .diagnostics_benchmark import (  # noqa: F401
+from .diagnostics.benchmark import (  # noqa: F401
     CohortDiagnostics,
     cohort_diagnostics,
     cohorts,
@@ -39,11 +39,11 @@ from .diagnostics_benchmark import (  # noqa: F401
     diagnostics_table,
     diagnostics_frame,
 )
-from .grid_bootstrap import (  # noqa: F401
+from .calibration.grid_bootstrap import (  # noqa: F401
     GridBootstrap,
     bootstrap_grid,
 )
-from .intervals import (  # noqa: F401
+from .uncertainty.intervals import (  # noqa: F401
     AUCComparison,
     AUCInterval,
     FriedmanResult,
@@ -52,7 +52,7 @@ from .intervals import (  # noqa: F401
     compare_auc,
     friedman_test,
 )
-from .ranking import (  # noqa: F401
+from .calibration.ranking import (  # noqa: F401
     rank_table,
     rank_changes,
     kendall_tau,
@@ -61,13 +61,13 @@ from .ranking import (  # noqa: F401
     score_variance,
     score_histograms,
 )
-from .reliability import (  # noqa: F401
+from .calibration.reliability import (  # noqa: F401
     CalibrationErrors,
     calibration_error_table,
     expected_calibration_error,
     reliability_bins,
 )
-from .given_confidence import (  # noqa: F401
+from .selective.given_confidence import (  # noqa: F401
     BrierScore,
     RejectionCurve,
     brier_score,
@@ -77,8 +77,8 @@ from .given_confidence import (  # noqa: F401
     reliability_band,
     smooth_ece,
 )
-from .risk_control import RISK_CONTROL_METHODS, RiskControl, risk_controlled_threshold  # noqa: F401
-from .selective import (  # noqa: F401
+from .selective.risk_control import RISK_CONTROL_METHODS, RiskControl, risk_controlled_threshold  # noqa: F401
+from .selective.curves import (  # noqa: F401
     TOLERANCES,
     CoverageAccuracyCurve,
     Plateau,
@@ -91,7 +91,7 @@ from .selective import (  # noqa: F401
     e_aurc,
     plateau,
 )
-from .selective_benchmark import (  # noqa: F401
+from .selective.benchmark import (  # noqa: F401
     BAND_COVERAGES,
     MAX_TIE_SHARE,
     MIN_CONFIDENCES,
@@ -103,7 +103,7 @@ from .selective_benchmark import (  # noqa: F401
     selective_table,
     tolerance_table,
 )
-from .selective_scores import (  # noqa: F401
+from .selective.scores import (  # noqa: F401
     RESOLUTIONS,
     DiDMA,
     DiSCA,

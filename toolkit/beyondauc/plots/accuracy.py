@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..metrics.ranking import (
+from ..metrics.calibration.ranking import (
     CLIP_QUANTILES,
     check_results,
     rank_changes,
@@ -32,7 +32,7 @@ if TYPE_CHECKING:  # names in annotations only
 
     from ..data.benchmark import Benchmark
     from ..evaluation.container import Evaluation
-    from ..metrics.grid_bootstrap import GridBootstrap
+    from ..metrics.calibration.grid_bootstrap import GridBootstrap
 
 __all__ = ["AUCAccuracyDisplay", "RankSlopeDisplay", "ScoreHistogramsDisplay"]
 

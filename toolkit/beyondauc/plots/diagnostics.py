@@ -9,17 +9,17 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..data.estimators import estimator_scores
-from ..metrics.bootstrap import check_bootstrap
-from ..metrics.curves import class_histogram, histogram_edges, roc_band, roc_points
-from ..metrics.diagnostics import (
+from ..metrics.uncertainty.bootstrap import check_bootstrap
+from ..metrics.diagnostics.curves import class_histogram, histogram_edges, roc_band, roc_points
+from ..metrics.diagnostics.cohorts import (
     bias_robustness,
     check_cohort,
     noise_robustness,
     sens_spec_drift,
     wasserstein_matrix,
 )
-from ..metrics.diagnostics_benchmark import cohort_diagnostics
-from ..metrics.ranking import CLIP_QUANTILES, check_clip_quantiles
+from ..metrics.diagnostics.benchmark import cohort_diagnostics
+from ..metrics.calibration.ranking import CLIP_QUANTILES, check_clip_quantiles
 from ..utils.formatting import format_range
 from ..utils.validation import check_int, check_random_state
 from ._base import (
@@ -42,13 +42,13 @@ if TYPE_CHECKING:  # names in annotations only
 
     from ..data.benchmark import Benchmark
     from ..evaluation.container import Evaluation
-    from ..metrics.diagnostics import (
+    from ..metrics.diagnostics.cohorts import (
         BiasRobustness,
         NoiseRobustness,
         SensSpecDrift,
         WassersteinMatrix,
     )
-    from ..metrics.diagnostics_benchmark import CohortDiagnostics
+    from ..metrics.diagnostics.benchmark import CohortDiagnostics
 
 __all__ = ["ThresholdROCDisplay", "ClassHistogramDisplay", "RobustnessDisplay", "DriftDisplay", "WassersteinDisplay", "DiagnosticsDashboard"]
 
@@ -525,7 +525,7 @@ class DiagnosticsDashboard:
                          noise_method: str = "exact", figure: FigureBase | None = None, model: str = "model",
                          dataset: str = "data") -> DiagnosticsDashboard:
         """Compute every diagnostic of two cohorts and draw the dashboard."""
-        from ..metrics.diagnostics_benchmark import CohortDiagnostics
+        from ..metrics.diagnostics.benchmark import CohortDiagnostics
 
         yv, sv = check_cohort(y_val, s_val, pos_label=pos_label, names=("y_val", "s_val"))
         yt, st = check_cohort(y_test, s_test, pos_label=pos_label, names=("y_test", "s_test"))

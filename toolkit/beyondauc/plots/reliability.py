@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 
 from ..data.estimators import estimator_scores
-from ..metrics.reliability import CalibrationErrors, ece_from_bins, reliability_bins
+from ..metrics.calibration.reliability import CalibrationErrors, ece_from_bins, reliability_bins
 from ._base import _axes, _literal_plot
 
 if TYPE_CHECKING:  # names in annotations only

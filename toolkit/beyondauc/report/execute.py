@@ -13,7 +13,7 @@ kernel that died, or that ran a notebook which failed (it may still be busy
 after a timeout), is replaced.
 
 "Kernel" alone, in this package, is a computational kernel
-(:mod:`beyondauc.metrics.kernel`); the names here say "Jupyter kernel", but
+(:mod:`beyondauc.metrics.core.kernel`); the names here say "Jupyter kernel", but
 ``kernel_name`` (papermill's and Jupyter's word for the kernelspec) and the
 public fields ``NotebookRun.kernel_seconds`` and ``NotebookRun.new_kernel``,
 whose docstrings say it.

@@ -37,7 +37,7 @@ from ..utils.validation import check_int, check_names
 from ..data.open import DEMO, open_benchmark
 from ..evaluation.parameters import EVALUATION_PARAMETERS
 from ..evaluation.pipeline import data_fingerprint, evaluate, load_evaluation
-from ..metrics.protocols import left_out_message
+from ..metrics.calibration.protocols import left_out_message
 from ..utils.parallel import process_pool
 
 if TYPE_CHECKING:

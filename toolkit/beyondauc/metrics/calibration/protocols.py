@@ -16,10 +16,10 @@ import warnings
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from .calibration import PROTOCOLS
+from .grid import PROTOCOLS
 
 if TYPE_CHECKING:
-    from ..data.benchmark import Benchmark
+    from ...data.benchmark import Benchmark
 
 __all__ = [
     "DOMAIN_HINT",

@@ -7,16 +7,16 @@ replicate) -- and recomputes every cell of
 calibrator on the replicate of its calibration data: the threshold's own
 sampling error is part of what a deployed model meets.
 
-A replicate is a vector of counts per example (:mod:`beyondauc.metrics.bootstrap`);
+A replicate is a vector of counts per example (:mod:`beyondauc.metrics.uncertainty.bootstrap`);
 on a model's score grid it becomes per-value positive/negative counts (one
-sparse product), and the replicates' fits (:mod:`beyondauc.metrics.grid_fits`) are
+sparse product), and the replicates' fits (:mod:`beyondauc.metrics.calibration.grid_fits`) are
 batched exactly like the point grid's fits: replicates are more rows of the (fits x
 grid values) count matrices handed to the vectorised calibrators of
-:mod:`beyondauc.metrics.fitting`.
+:mod:`beyondauc.metrics.core.fitting`.
 
 Fits calibrated on every dataset but the one they evaluate (``xdomain``), without
 class weights, take a faster path with the same decisions, which lives in
-:mod:`beyondauc.metrics.grid_fits` (its notes on the fast path): counts are integers,
+:mod:`beyondauc.metrics.calibration.grid_fits` (its notes on the fast path): counts are integers,
 so such a fit's counts are exactly the model's total minus one dataset, kept as
 the total plus each dataset's counts on its own values; decisions are taken only
 at the evaluated dataset's values; the stump's best split is found by branch and
@@ -47,10 +47,10 @@ import numpy as np
 import pandas as pd
 from threadpoolctl import threadpool_limits
 
-from ..utils.parallel import pool_context, process_pool
-from ..utils.validation import check_option
-from .views import each_model_view, sort_like
-from .bootstrap import (
+from ...utils.parallel import pool_context, process_pool
+from ...utils.validation import check_option
+from ..core.views import each_model_view, sort_like
+from ..uncertainty.bootstrap import (
     BLOCK,
     bootstrap_counts,
     check_bootstrap,
@@ -59,8 +59,8 @@ from .bootstrap import (
     percentile_interval,
     strata_of,
 )
-from .comparison import bootstrap_pvalue, holm_adjust
-from .calibration import (
+from ..uncertainty.paired import bootstrap_pvalue, holm_adjust
+from .grid import (
     METHODS,
     SCORES,
     _check_grid_args,
@@ -70,7 +70,7 @@ from .calibration import (
     check_n_jobs,
     point_grid,
 )
-from .fitting import class_weighted, logistic_params
+from ..core.fitting import class_weighted, logistic_params
 from .grid_fits import (
     _BootContext,
     _combine,
@@ -83,13 +83,13 @@ from .grid_fits import (
     _xdomain_scores,
     _XGrid,
 )
-from .kernel import _grid_counts, _stacked_counts
+from ..core.kernel import _grid_counts, _stacked_counts
 from .protocols import grid_protocols
 
 if TYPE_CHECKING:  # names in annotations only
     from collections.abc import Sequence
 
-    from ..data.benchmark import Benchmark
+    from ...data.benchmark import Benchmark
 
 __all__ = ["GridBootstrap", "bootstrap_grid"]
 
@@ -108,9 +108,9 @@ class ReplicateCounts:
     """Replicates ``start:stop`` of a bootstrap, as per-example counts given, or drawn grid by grid when asked.
 
     A fit reads a replicate only as per-value counts on a grid: drawn
-    (:func:`~beyondauc.metrics.bootstrap.grid_count_chunks`), they are those
-    of the per-example counts (:func:`~beyondauc.metrics.bootstrap.grid_weights`
-    of :func:`~beyondauc.metrics.bootstrap.bootstrap_counts`) exactly, without
+    (:func:`~beyondauc.metrics.uncertainty.bootstrap.grid_count_chunks`), they are those
+    of the per-example counts (:func:`~beyondauc.metrics.uncertainty.bootstrap.grid_weights`
+    of :func:`~beyondauc.metrics.uncertainty.bootstrap.bootstrap_counts`) exactly, without
     the (replicates x examples) counts: those are made only for a caller that
     reads examples (:meth:`examples`, the ``indata`` splits) or several grids
     (each grid is then counted from them, not drawn again), once.
@@ -546,10 +546,10 @@ class GridBootstrap:
             (percentile interval of the difference), ``p_better`` (share of
             replicates where model > other), ``p_tie``, ``pvalue`` (two-sided
             bootstrap p-value of "no difference",
-            :func:`~beyondauc.metrics.comparison.bootstrap_pvalue`) and
+            :func:`~beyondauc.metrics.uncertainty.paired.bootstrap_pvalue`) and
             ``pvalue_holm``: Holm-adjusted within the family of one dataset's
             (or the mean's) pairs of models, each unordered pair one test
-            (:func:`~beyondauc.metrics.comparison.holm_adjust`).
+            (:func:`~beyondauc.metrics.uncertainty.paired.holm_adjust`).
         """
         datasets, models, point, reps = self._select(protocol, method, score)
         n = len(models)
@@ -637,7 +637,7 @@ def combine_bootstraps(boots: Sequence[GridBootstrap], bench: Benchmark) -> Grid
     Examples
     --------
     >>> import beyondauc as ba
-    >>> from beyondauc.metrics.grid_bootstrap import bootstrap_grid, combine_bootstraps
+    >>> from beyondauc.metrics.calibration.grid_bootstrap import bootstrap_grid, combine_bootstraps
     >>> bench = ba.load_demo().subset(datasets=["wine", "diabetes"], models=["svm", "knn"])
     >>> boots = [bootstrap_grid(bench.subset(models=[m]), protocols="xdomain", methods="logistic", n_bootstrap=5)
     ...          for m in bench.models]
@@ -669,7 +669,7 @@ def bootstrap_grid(
     the AUC on the resampled dataset, and each score after *refitting* the
     calibrator on the replicate of its calibration data and evaluating on the
     replicate of its evaluation data.  ``indata``: see the notes of
-    :mod:`beyondauc.metrics.grid_bootstrap` (the same split positions applied to
+    :mod:`beyondauc.metrics.calibration.grid_bootstrap` (the same split positions applied to
     the resampled dataset, the first ``min(n_repeats, 10)`` splits per replicate).
 
     Parameters

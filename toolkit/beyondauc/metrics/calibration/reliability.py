@@ -21,13 +21,13 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
 
-from .views import each_model_view, sort_like
-from .calibration_fits import _bin_edges, _bin_ids, _one_blas_thread, _probabilities_binned
-from .kernel import _grid_counts, _stacked_counts
+from ..core.views import each_model_view, sort_like
+from .fits import _bin_edges, _bin_ids, _one_blas_thread, _probabilities_binned
+from ..core.kernel import _grid_counts, _stacked_counts
 from .protocols import grid_protocols
-from ..utils.formatting import MISSING, format_number
-from ..utils.validation import UndefinedMetricWarning, binarize_labels, check_int, check_option, check_scores
-from .calibration import (
+from ...utils.formatting import MISSING, format_number
+from ...utils.validation import UndefinedMetricWarning, binarize_labels, check_int, check_option, check_scores
+from .grid import (
     METHODS,
     _check_grid_args,
     _chunks,
@@ -46,7 +46,7 @@ from .calibration import (
 )
 
 if TYPE_CHECKING:
-    from ..data.benchmark import Benchmark
+    from ...data.benchmark import Benchmark
 
 __all__ = ["CalibrationErrors", "calibration_error_table", "expected_calibration_error", "reliability_bins"]
 
@@ -167,8 +167,8 @@ def _labels_or_quality(y_true, pos_label):
 def _model_bins(ctx, model, s, *, n_bins):
     """Pooled bin sums of one model: {(protocol, dataset index, method): (count, positive, psum, n_nan)}.
 
-    The fits of :func:`~beyondauc.metrics.calibration._model_cells`, block by
-    block (:func:`~beyondauc.metrics.calibration_fits._block_tables`), without the decisions.
+    The fits of :func:`~beyondauc.metrics.calibration.grid._model_cells`, block by
+    block (:func:`~beyondauc.metrics.calibration.fits._block_tables`), without the decisions.
     """
     y, codes, methods, class_weight = ctx.y, ctx.codes, ctx.methods, ctx.class_weight
     D = len(ctx.datasets)
@@ -203,7 +203,7 @@ def _model_bins(ctx, model, s, *, n_bins):
 
 
 def _model_cells_and_bins(ctx, model, s, *, n_bins):
-    """(:func:`~beyondauc.metrics.calibration._model_cells`, :func:`_model_bins`) of one model, each distinct fit
+    """(:func:`~beyondauc.metrics.calibration.grid._model_cells`, :func:`_model_bins`) of one model, each distinct fit
     computed once (under ``reference="opitz2024"`` the two apart)."""
     if ctx.reference == "opitz2024":
         return _model_cells(ctx, model, s), _model_bins(ctx, model, s, n_bins=n_bins)
@@ -354,7 +354,7 @@ def grid_and_calibration_errors(
     Examples
     --------
     >>> from beyondauc import load_demo
-    >>> from beyondauc.metrics.reliability import grid_and_calibration_errors
+    >>> from beyondauc.metrics.calibration.reliability import grid_and_calibration_errors
     >>> grid, errors = grid_and_calibration_errors(load_demo(), protocols=["xdomain"], methods=["stump"])
     >>> len(grid) == len(errors.ece)
     True

@@ -27,9 +27,9 @@ import pandas as pd
 from numpy.typing import ArrayLike
 from scipy.special import ndtri, xlogy  # not scipy.stats: it would load in every report kernel
 
-from ..utils.html import result_html
-from ..utils.validation import check_number, check_scores, warn_undefined
-from .reliability import reliability_bins
+from ...utils.html import result_html
+from ...utils.validation import check_number, check_scores, warn_undefined
+from ..calibration.reliability import reliability_bins
 
 __all__ = ["BrierScore", "RejectionCurve", "brier_score", "check_given_confidence", "negative_log_likelihood",
            "prediction_rejection_ratio", "rejection_curve", "reliability_band", "smooth_ece"]
@@ -57,7 +57,7 @@ def check_given_confidence(correct: ArrayLike, confidence: ArrayLike, *, probabi
 
     Examples
     --------
-    >>> from beyondauc.metrics.given_confidence import check_given_confidence
+    >>> from beyondauc.metrics.selective.given_confidence import check_given_confidence
     >>> check_given_confidence([True, False], [0.9, 0.2])[0].tolist()
     [1.0, 0.0]
     """

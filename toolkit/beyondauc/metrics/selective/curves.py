@@ -40,9 +40,9 @@ import pandas as pd
 from numpy.typing import ArrayLike
 from scipy.special import xlogy
 
-from ..utils.html import result_html
-from ..utils.validation import check_number, check_option, check_scores
-from .kernel import _grid_counts
+from ...utils.html import result_html
+from ...utils.validation import check_number, check_option, check_scores
+from ..core.kernel import _grid_counts
 
 __all__ = ["TOLERANCES", "CoverageAccuracyCurve", "Plateau", "accuracy_at_coverage", "auc_tail", "augrc", "aurc", "coverage_accuracy_curve", "coverage_at_accuracy", "e_aurc", "plateau"]
 

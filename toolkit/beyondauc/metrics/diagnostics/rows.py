@@ -1,7 +1,7 @@
 """The diagnostics' batched replicate kernels: each statistic of two cohorts for many rows of counts at once.
 
 A bootstrap replicate of two cohorts is a row of per-value counts of V-, V+,
-T- and T+ on one score grid (:mod:`~beyondauc.metrics.replicates`).  Each
+T- and T+ on one score grid (:mod:`~beyondauc.metrics.uncertainty.replicates`).  Each
 kernel reads the rows' cumulative sums, which a caller that runs several
 kernels takes once (:func:`_lead_cumsum`), and what depends only on the grid
 (:func:`_bias_units`) is computed once per bootstrap.  The temporaries live
@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .fitting import unit_scale
-from .kernel import _view, _wasserstein_counts, _wasserstein_merged
+from ..core.fitting import unit_scale
+from ..core.kernel import _view, _wasserstein_counts, _wasserstein_merged
 
 __all__: list[str] = []
 
@@ -71,7 +71,7 @@ def _workspace(R: int, m: int) -> list[np.ndarray]:
 
     Every temporary of :func:`bias_rows`, :func:`drift_rows` and
     :func:`wasserstein_rows` is a view of one of the first five
-    (:func:`~beyondauc.metrics.kernel._view`), the two counts' cumulative sums of the last two: a few
+    (:func:`~beyondauc.metrics.core.kernel._view`), the two counts' cumulative sums of the last two: a few
     large allocations shared by the kernels (and by the chunks of a
     bootstrap), not dozens of fresh arrays whose pages the system must map
     on each first touch.
@@ -84,14 +84,14 @@ def bias_rows(x: np.ndarray, pos: np.ndarray, neg: np.ndarray, sigma_max: float,
               ) -> tuple[np.ndarray, np.ndarray]:
     """Bias robustness of each row at a fixed ``sigma_max``, and the AUC: two (R,) arrays.
 
-    The batched twin of :func:`~beyondauc.metrics.diagnostics.bias_robustness`, on counts (whole numbers:
+    The batched twin of :func:`~beyondauc.metrics.diagnostics.cohorts.bias_robustness`, on counts (whole numbers:
     the AUC's sums are then exact, in any order).
 
     ``E[clip(s+ - s-, 0, sigma_max)]`` with weights: for positives at grid
     value j, negatives below ``x_j - sigma_max`` count ``sigma_max`` and those in
     between count ``x_j - s-``; the boundaries are fixed grid indices, so the
     sums are cumulative sums along each row.  In units of ``sigma_max``, as
-    :func:`~beyondauc.metrics.diagnostics.bias_robustness` (scale-free, overflow-free).  ``cn`` (the rows'
+    :func:`~beyondauc.metrics.diagnostics.cohorts.bias_robustness` (scale-free, overflow-free).  ``cn`` (the rows'
     :func:`_lead_cumsum` of ``neg``) and ``units`` (:func:`_bias_units`) are
     what a caller that has them passes, so they are computed once; ``work``
     (:func:`_workspace`) holds the temporaries.
@@ -126,7 +126,7 @@ def bias_rows(x: np.ndarray, pos: np.ndarray, neg: np.ndarray, sigma_max: float,
 
 def drift_rows(x: np.ndarray, pos: np.ndarray, neg: np.ndarray, *, cp: np.ndarray | None = None,
                cn: np.ndarray | None = None, work: list | None = None) -> np.ndarray:
-    """Sensitivity/specificity drift of each row, (R,): :func:`~beyondauc.metrics.diagnostics.sens_spec_drift` batched.
+    """Sensitivity/specificity drift of each row, (R,): :func:`~beyondauc.metrics.diagnostics.cohorts.sens_spec_drift` batched.
 
     ``pos``/``neg`` (R, 2, m): positive and negative counts of V (0) and T (1)
     per grid value ``x``.  The drift integrand is 0 outside each row's own
@@ -168,7 +168,7 @@ def _wasserstein_pair(x: np.ndarray, wa: np.ndarray, wb: np.ndarray, p: float, c
     ``ca``/``cb``: the rows' cumulative sums of ``wa``/``wb`` and ``sa``/``sb`` their column sums
     (a distribution in two pairs sums once); on the support the cumulative sums equal the sums
     of the support's columns exactly, since the columns left out add zeros.  ``work``: buffers
-    for :func:`~beyondauc.metrics.kernel._wasserstein_counts` when the weights are whole numbers.
+    for :func:`~beyondauc.metrics.core.kernel._wasserstein_counts` when the weights are whole numbers.
     """
     support = np.flatnonzero((sa + sb) > 0)  # values neither has add nothing
     cols = support if 0 < len(support) < len(x) else None
@@ -197,7 +197,7 @@ def wasserstein_rows(x: np.ndarray, pos: np.ndarray, neg: np.ndarray, p: float, 
                      ) -> tuple[np.ndarray, np.ndarray]:
     """W = (V-V+ + T-T+) / (V-T- + V+T+) of each row, and the 2x2 matrices: (R,), (R, 2, 2).
 
-    :func:`~beyondauc.metrics.diagnostics.wasserstein_matrix` batched; ``pos``/``neg`` (R, 2, m) as in
+    :func:`~beyondauc.metrics.diagnostics.cohorts.wasserstein_matrix` batched; ``pos``/``neg`` (R, 2, m) as in
     :func:`drift_rows`.
     The grid is divided by a power of two near its largest magnitude (exact) and the
     distances scaled back, as the point estimate's.  ``cp``/``cn``: the counts'

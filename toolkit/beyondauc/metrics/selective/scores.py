@@ -14,9 +14,9 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
 
-from ..utils.html import frame_html, result_html
-from ..utils.validation import check_number
-from .selective import (
+from ...utils.html import frame_html, result_html
+from ...utils.validation import check_number
+from .curves import (
     _FLOOR,
     _GRID_SLACK,
     TOLERANCES,
@@ -269,7 +269,7 @@ def selective_rows(conf: ArrayLike, n_ok: ArrayLike, n_wrong: ArrayLike, *, reso
     examples each row's counts describe.  The grid curve is a (rows x bins)
     count matrix from one flat ``bincount``; a point is a non-empty bin.
     With ``coverages``, ``"band"`` adds each row's accuracy at those coverage
-    levels, (R, k): :func:`~beyondauc.metrics.selective.accuracy_at_coverages`
+    levels, (R, k): :func:`~beyondauc.metrics.selective.curves.accuracy_at_coverages`
     on the same sorted rows.  Confidences shared by every row (shape (m,))
     are sorted once.
     """

@@ -31,9 +31,9 @@ import pandas as pd
 from numpy.typing import ArrayLike
 from scipy.special import expit, logit
 
-from ..data.benchmark import Benchmark
-from ..utils.formatting import format_number
-from ..utils.validation import (
+from ...data.benchmark import Benchmark
+from ...utils.formatting import format_number
+from ...utils.validation import (
     binarize_labels,
     check_number,
     check_option,
@@ -44,9 +44,9 @@ from ..utils.validation import (
 
 # scipy.stats is imported inside the functions that use it: a report kernel only reads a saved
 # evaluation and draws, and skips its import (see _pool.FITTING_MODULES).
-from .views import each_model_view
+from ..core.views import each_model_view
 from .bootstrap import BLOCK, bca_interval, check_bootstrap, percentile_interval
-from .kernel import _auc_from_counts, _grid_counts
+from ..core.kernel import _auc_from_counts, _grid_counts
 from .replicates import bootstrap_replicates
 
 __all__ = [

@@ -15,8 +15,8 @@ replacement from the pooled per-value counts of that class (V and T
 together), and T's are the pooled counts minus V's.  The draws of many
 permutations are one call of :meth:`numpy.random.Generator.multivariate_hypergeometric`,
 and drift and W of every permutation come from the batched kernels of the
-diagnostics' bootstrap (:func:`~beyondauc.metrics.diagnostics_rows.drift_rows`,
-:func:`~beyondauc.metrics.diagnostics_rows.wasserstein_rows`) on those rows of
+diagnostics' bootstrap (:func:`~beyondauc.metrics.diagnostics.rows.drift_rows`,
+:func:`~beyondauc.metrics.diagnostics.rows.wasserstein_rows`) on those rows of
 counts: no loop over permutations or examples, only over chunks of
 permutations that bound memory.
 
@@ -34,11 +34,11 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
 
-from ..utils.validation import check_int, check_number, check_random_state
-from .bootstrap import BLOCK
-from .diagnostics import check_cohort
-from .diagnostics_rows import drift_rows, wasserstein_rows
-from .replicates import replicate_chunks
+from ...utils.validation import check_int, check_number, check_random_state
+from ..uncertainty.bootstrap import BLOCK
+from .cohorts import check_cohort
+from .rows import drift_rows, wasserstein_rows
+from ..uncertainty.replicates import replicate_chunks
 
 __all__ = ["PermutationNull", "permutation_null", "permutation_replicates", "permutation_pvalue"]
 
@@ -90,7 +90,7 @@ def permutation_pvalue(null: ArrayLike, observed: float, *, alternative: str = "
 
     Examples
     --------
-    >>> from beyondauc.metrics.diagnostics_null import permutation_pvalue
+    >>> from beyondauc.metrics.diagnostics.null import permutation_pvalue
     >>> permutation_pvalue([0.1, 0.2, 0.3, 0.5], 0.3)
     0.6
     >>> permutation_pvalue([0.1, 0.2, 0.3, 0.5], 0.3, alternative="less")
@@ -187,7 +187,7 @@ def permutation_replicates(y_val: ArrayLike, s_val: ArrayLike, y_test: ArrayLike
     Examples
     --------
     >>> import numpy as np
-    >>> from beyondauc.metrics.diagnostics_null import permutation_replicates
+    >>> from beyondauc.metrics.diagnostics.null import permutation_replicates
     >>> y = np.array([0, 0, 1, 1])
     >>> null = permutation_replicates(y, [0.1, 0.4, 0.5, 0.9], y, [0.2, 0.3, 0.6, 0.8], n_permutations=50)
     >>> null.shape, bool((null["drift"] >= 0).all())
@@ -238,7 +238,7 @@ def permutation_null(y_val: ArrayLike, s_val: ArrayLike, y_test: ArrayLike, s_te
     Examples
     --------
     >>> import numpy as np
-    >>> from beyondauc.metrics.diagnostics_null import permutation_null
+    >>> from beyondauc.metrics.diagnostics.null import permutation_null
     >>> rng = np.random.default_rng(0)
     >>> yv, yt = rng.integers(0, 2, 200), rng.integers(0, 2, 200)
     >>> same = permutation_null(yv, rng.normal(yv), yt, rng.normal(yt), n_permutations=199)

@@ -2,7 +2,7 @@
 
 For each model, dataset and calibration protocol, :func:`risk_control_table`
 certifies a confidence threshold on the protocol's calibration data with
-:func:`~beyondauc.metrics.risk_control.risk_controlled_threshold` and applies
+:func:`~beyondauc.metrics.selective.risk_control.risk_controlled_threshold` and applies
 it to the dataset: the realised risk of the answers there says whether the
 guarantee held.  ``xdomain`` and ``outdomain`` ask whether a guarantee
 transfers to a dataset it was not certified on; ``indata`` (the seeded 80/20
@@ -17,13 +17,13 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from .calibration import METHODS, PROTOCOLS, ScoreCalibrator, protocol_plan
+from ..calibration.grid import METHODS, PROTOCOLS, ScoreCalibrator, protocol_plan
 from .risk_control import risk_controlled_threshold
-from .selective_benchmark import protocol_rows
-from ..utils.validation import check_option
+from .benchmark import protocol_rows
+from ...utils.validation import check_option
 
 if TYPE_CHECKING:
-    from ..data.benchmark import Benchmark
+    from ...data.benchmark import Benchmark
 
 __all__ = ["RISK_CONTROL_COLUMNS", "RISK_CONTROL_PROTOCOLS", "protocol_answers", "realised_risk",
            "risk_control_table"]
@@ -43,7 +43,7 @@ def protocol_answers(bench: Benchmark, model: str, dataset: str, *, protocol: st
     """A protocol's answers on its calibration data and on ``dataset``, from one fitted calibrator.
 
     The confidences and correctness
-    :func:`~beyondauc.metrics.selective_benchmark.calibrated_confidence` gives on
+    :func:`~beyondauc.metrics.selective.benchmark.calibrated_confidence` gives on
     ``dataset``'s evaluation rows, and those the same calibrator gives on the
     rows it was fitted on.  An answers benchmark keeps each model's own
     confidence and correctness on both (nothing is fitted); ``protocol``
@@ -56,7 +56,7 @@ def protocol_answers(bench: Benchmark, model: str, dataset: str, *, protocol: st
     Examples
     --------
     >>> from beyondauc import load_demo
-    >>> from beyondauc.metrics.risk_control_benchmark import protocol_answers
+    >>> from beyondauc.metrics.selective.risk_control_benchmark import protocol_answers
     >>> c_cal, ok_cal, c, ok = protocol_answers(load_demo(), "logreg", "wine", protocol="indata")
     >>> len(c_cal) + len(c), len(c)  # wine's 107 examples split 80/20
     (107, 22)
@@ -134,7 +134,7 @@ def risk_control_table(bench: Benchmark, *, risks: Sequence[float] = (0.05, 0.1,
     Examples
     --------
     >>> from beyondauc import load_demo
-    >>> from beyondauc.metrics.risk_control_benchmark import risk_control_table
+    >>> from beyondauc.metrics.selective.risk_control_benchmark import risk_control_table
     >>> t = risk_control_table(load_demo(), risks=[0.1], models=["logreg"], datasets=["wine", "diabetes"],
     ...                        protocols=["xdomain"])
     >>> t[["dataset", "protocol", "target_risk"]].values.tolist()

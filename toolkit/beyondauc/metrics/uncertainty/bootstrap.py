@@ -5,7 +5,7 @@ example (how often the example is drawn), never a re-sorted copy of the data.
 Every model reads the *same* replicates (a paired bootstrap), and each
 stratum (dataset x class) is resampled to its own size, so every replicate
 keeps each dataset's size and class balance.  Per-value counts on a model's
-score grid (:mod:`beyondauc.metrics.kernel`) are then one sparse product,
+score grid (:mod:`beyondauc.metrics.core.kernel`) are then one sparse product,
 :func:`grid_weights`, after which every fit and metric is the same vectorised
 operation on counts that the point estimate uses, with replicates as rows.
 
@@ -24,7 +24,7 @@ from itertools import pairwise
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..utils.validation import check_int, check_number
+from ...utils.validation import check_int, check_number
 
 __all__: list[str] = []
 
@@ -85,7 +85,7 @@ def strata_of(*keys: ArrayLike) -> np.ndarray:
     Examples
     --------
     >>> import numpy as np
-    >>> from beyondauc.metrics.bootstrap import strata_of
+    >>> from beyondauc.metrics.uncertainty.bootstrap import strata_of
     >>> strata_of(np.array([1, 0, 1, 0]), np.array([5, 5, 7, 5])).tolist()
     [1, 0, 2, 0]
     """
@@ -120,7 +120,7 @@ def dataset_seed(random_state: int | None, position: int) -> int | None:
 
     Examples
     --------
-    >>> from beyondauc.metrics.bootstrap import dataset_seed
+    >>> from beyondauc.metrics.uncertainty.bootstrap import dataset_seed
     >>> dataset_seed(0, 1) == dataset_seed(0, 1) != dataset_seed(0, 2)
     True
     """
@@ -156,7 +156,7 @@ def bootstrap_counts(strata: ArrayLike, n_bootstrap: int, *, random_state: int |
     Examples
     --------
     >>> import numpy as np
-    >>> from beyondauc.metrics.bootstrap import bootstrap_counts
+    >>> from beyondauc.metrics.uncertainty.bootstrap import bootstrap_counts
     >>> w = bootstrap_counts(np.array([0, 0, 0, 1, 1]), 3, random_state=0)
     >>> w.shape, w[:, :3].sum(axis=1).tolist(), w[:, 3:].sum(axis=1).tolist()
     ((3, 5), [3, 3, 3], [2, 2, 2])
@@ -410,7 +410,7 @@ def jackknife_count_chunks(member: ArrayLike, inverse: ArrayLike, y: ArrayLike, 
     Examples
     --------
     >>> import numpy as np
-    >>> from beyondauc.metrics.bootstrap import grid_weights, jackknife_count_chunks
+    >>> from beyondauc.metrics.uncertainty.bootstrap import grid_weights, jackknife_count_chunks
     >>> member, y = np.array([0, 1, 0, 1, 2]), np.array([0, 0, 1, 1, 1])
     >>> inverse = np.array([0, 1, 1, 2, 2])
     >>> parts = list(jackknife_count_chunks(member, inverse, y, 3, [(0, 2), (2, 3)]))
@@ -445,7 +445,7 @@ def bootstrap_grid_counts(strata: ArrayLike, inverse: ArrayLike, y: ArrayLike, n
     Examples
     --------
     >>> import numpy as np
-    >>> from beyondauc.metrics.bootstrap import bootstrap_counts, bootstrap_grid_counts, grid_weights
+    >>> from beyondauc.metrics.uncertainty.bootstrap import bootstrap_counts, bootstrap_grid_counts, grid_weights
     >>> strata = y = np.array([0, 0, 1, 1, 1])
     >>> inverse = np.array([0, 1, 1, 2, 2])
     >>> pos, neg = bootstrap_grid_counts(strata, inverse, y, 3, 4, random_state=0)
@@ -471,7 +471,7 @@ def grid_count_chunks(strata: ArrayLike, inverse: ArrayLike, y: ArrayLike, n_val
     Examples
     --------
     >>> import numpy as np
-    >>> from beyondauc.metrics.bootstrap import bootstrap_grid_counts, grid_count_chunks
+    >>> from beyondauc.metrics.uncertainty.bootstrap import bootstrap_grid_counts, grid_count_chunks
     >>> strata = y = np.array([0, 0, 1, 1, 1])
     >>> inverse = np.array([0, 1, 1, 2, 2])
     >>> parts = list(grid_count_chunks(strata, inverse, y, 3, 100, [(0, 40), (40, 80), (80, 100)], random_state=0))
@@ -548,7 +548,7 @@ def percentile_interval(replicates: ArrayLike, confidence_level: float, axis: in
 
     Examples
     --------
-    >>> from beyondauc.metrics.bootstrap import percentile_interval
+    >>> from beyondauc.metrics.uncertainty.bootstrap import percentile_interval
     >>> low, high = percentile_interval([0.6, 0.7, 0.8, float("nan")], 0.5)
     >>> float(low), float(high)
     (0.65, 0.75)
@@ -565,14 +565,14 @@ def bca_interval(replicates: np.ndarray, estimate: float, acceleration: float,
     The bias correction z0 counts the replicates below the estimate (ties
     count one half, for a discrete statistic such as the AUC); the
     ``acceleration`` comes from the statistic's jackknife (for the AUC:
-    :func:`beyondauc.metrics.intervals.auc_ci`).  None when every replicate
+    :func:`beyondauc.metrics.uncertainty.intervals.auc_ci`).  None when every replicate
     lies on one side of the estimate, or the acceleration or the adjusted
     levels are not finite.
 
     Examples
     --------
     >>> import numpy as np
-    >>> from beyondauc.metrics.bootstrap import bca_interval
+    >>> from beyondauc.metrics.uncertainty.bootstrap import bca_interval
     >>> reps = np.linspace(0.5, 0.9, 101)
     >>> [round(v, 3) for v in bca_interval(reps, 0.7, 0.0, 0.9)]
     [0.52, 0.88]
@@ -615,7 +615,7 @@ def jackknife_groups(strata: ArrayLike, n_groups: int = N_JACKKNIFE, *, random_s
     Examples
     --------
     >>> import numpy as np
-    >>> from beyondauc.metrics.bootstrap import jackknife_groups
+    >>> from beyondauc.metrics.uncertainty.bootstrap import jackknife_groups
     >>> g = jackknife_groups(np.array([0] * 6 + [1] * 4), 2, random_state=0)
     >>> np.bincount(g[:6]).tolist(), np.bincount(g[6:]).tolist()
     ([3, 3], [2, 2])
@@ -647,7 +647,7 @@ def jackknife_acceleration(jackknife: ArrayLike) -> float:
 
     Examples
     --------
-    >>> from beyondauc.metrics.bootstrap import jackknife_acceleration
+    >>> from beyondauc.metrics.uncertainty.bootstrap import jackknife_acceleration
     >>> round(jackknife_acceleration([1.0, 1.0, 1.0, 0.0]), 4)  # one group pulls the statistic down
     0.0962
     """
@@ -689,7 +689,7 @@ def honest_interval(replicates: ArrayLike, estimate: float, confidence_level: fl
     Examples
     --------
     >>> import numpy as np
-    >>> from beyondauc.metrics.bootstrap import honest_interval
+    >>> from beyondauc.metrics.uncertainty.bootstrap import honest_interval
     >>> reps = np.linspace(0.5, 0.9, 101)
     >>> low, high, method, note = honest_interval(reps, 0.7, 0.9, acceleration=0.0)
     >>> round(low, 3), round(high, 3), method, note

@@ -255,7 +255,7 @@ def _merge_counts(key, fb, ib):
 
 
 def _view(buffer, shape, dtype=np.float64):
-    """The start of a work buffer (int64, as :func:`~beyondauc.metrics.diagnostics_rows._workspace` makes them)
+    """The start of a work buffer (int64, as :func:`~beyondauc.metrics.diagnostics.rows._workspace` makes them)
     as a contiguous array of ``shape``."""
     return buffer[: int(np.prod(shape))].view(dtype).reshape(shape)
 

@@ -10,12 +10,12 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..utils.validation import check_int, check_random_state
-from .bootstrap import check_bootstrap, percentile_interval
-from .diagnostics import check_cohort
-from .kernel import _merged_values, _rates, _sorted_by_class
-from .ranking import CLIP_QUANTILES, check_clip_quantiles, histogram_range
-from .replicates import bootstrap_replicates
+from ...utils.validation import check_int, check_random_state
+from ..uncertainty.bootstrap import check_bootstrap, percentile_interval
+from .cohorts import check_cohort
+from ..core.kernel import _merged_values, _rates, _sorted_by_class
+from ..calibration.ranking import CLIP_QUANTILES, check_clip_quantiles, histogram_range
+from ..uncertainty.replicates import bootstrap_replicates
 
 __all__ = ["ROC_BAND_FPR", "class_histogram", "histogram_edges", "roc_band", "roc_points"]
 
@@ -53,7 +53,7 @@ def roc_tpr_rows(x: np.ndarray, pos: np.ndarray, neg: np.ndarray, fpr_grid: Arra
     Examples
     --------
     >>> import numpy as np
-    >>> from beyondauc.metrics.curves import roc_tpr_rows
+    >>> from beyondauc.metrics.diagnostics.curves import roc_tpr_rows
     >>> pos, neg = np.array([[0.0, 1, 1]]), np.array([[1.0, 1, 0]])
     >>> roc_tpr_rows(np.array([0.1, 0.4, 0.8]), pos, neg, [0.0, 0.25, 1.0]).tolist()
     [[0.5, 0.75, 1.0]]
@@ -103,7 +103,7 @@ def roc_band(y_true: ArrayLike, y_score: ArrayLike, *, n_bootstrap: int = 1000, 
 
     Examples
     --------
-    >>> from beyondauc.metrics.curves import roc_band
+    >>> from beyondauc.metrics.diagnostics.curves import roc_band
     >>> fpr, low, high = roc_band([0, 0, 1, 0, 1, 1], [0.1, 0.3, 0.35, 0.4, 0.8, 0.9], n_bootstrap=200)
     >>> len(fpr), bool((low <= high).all()), float(high[-1])
     (101, True, 1.0)
@@ -124,7 +124,7 @@ def histogram_edges(values: ArrayLike, *, bins: int = 30,
                     clip_quantiles: tuple[float, float] | None = CLIP_QUANTILES) -> np.ndarray:
     """Equal-width bin edges over ``values``, robust to a few extreme values.
 
-    The edges span :func:`~beyondauc.metrics.ranking.histogram_range`: the
+    The edges span :func:`~beyondauc.metrics.calibration.ranking.histogram_range`: the
     values' [min, max], except that a side whose extreme value lies more than
     twice the distance between the ``clip_quantiles`` quantiles beyond its
     quantile ends at that quantile plus 5% of the distance (values beyond
@@ -132,7 +132,7 @@ def histogram_edges(values: ArrayLike, *, bins: int = 30,
 
     Examples
     --------
-    >>> from beyondauc.metrics.curves import histogram_edges
+    >>> from beyondauc.metrics.diagnostics.curves import histogram_edges
     >>> histogram_edges([0.0, 0.5, 1.0], bins=4).tolist()
     [0.0, 0.25, 0.5, 0.75, 1.0]
     """

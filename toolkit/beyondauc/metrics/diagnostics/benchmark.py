@@ -12,17 +12,17 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
 
-from ..utils.html import frame_html, result_html
-from ..utils.validation import (
+from ...utils.html import frame_html, result_html
+from ...utils.validation import (
     UndefinedMetricWarning,
     check_int,
     check_option,
     check_random_state,
 )
-from .views import each_model_view, model_view_of
-from .bootstrap import check_bootstrap, dataset_seed, strata_of
-from .calibration import PROTOCOLS, _protocol_rows
-from .diagnostics import (
+from ..core.views import each_model_view, model_view_of
+from ..uncertainty.bootstrap import check_bootstrap, dataset_seed, strata_of
+from ..calibration.grid import PROTOCOLS, _protocol_rows
+from .cohorts import (
     BiasRobustness,
     NoiseRobustness,
     SensSpecDrift,
@@ -36,15 +36,15 @@ from .diagnostics import (
     sens_spec_drift,
     wasserstein_matrix,
 )
-from .diagnostics_null import permutation_null
-from .diagnostics_rows import _bias_units, _lead_cumsum, _workspace, bias_rows, drift_rows, wasserstein_rows
-from .kernel import _auc_from_counts, _view
-from .replicates import bootstrap_replicates, interval_frame, interval_summary, jackknife_replicates
+from .null import permutation_null
+from .rows import _bias_units, _lead_cumsum, _workspace, bias_rows, drift_rows, wasserstein_rows
+from ..core.kernel import _auc_from_counts, _view
+from ..uncertainty.replicates import bootstrap_replicates, interval_frame, interval_summary, jackknife_replicates
 
 if TYPE_CHECKING:  # names in annotations only
     from collections.abc import Iterable, Sequence
 
-    from ..data.benchmark import Benchmark
+    from ...data.benchmark import Benchmark
 
 __all__ = ["CohortDiagnostics", "cohort_diagnostics", "cohorts", "diagnostics_intervals", "diagnostics_table",
            "diagnostics_frame", "undefined_reasons"]
@@ -93,7 +93,7 @@ class CohortDiagnostics:
     drift_pvalue, wasserstein_pvalue : float
         Permutation p-values of drift and W (NaN without ``n_permutations``):
         how often cohorts shuffled within class drift as much
-        (:func:`~beyondauc.metrics.diagnostics_null.permutation_null`); in
+        (:func:`~beyondauc.metrics.diagnostics.null.permutation_null`); in
         :meth:`to_dict` when computed.
     n_permutations : int
         The permutations behind them (0: none).
@@ -216,7 +216,7 @@ def undefined_reasons(y_val: ArrayLike, s_val: ArrayLike, y_test: ArrayLike, s_t
 
     Examples
     --------
-    >>> from beyondauc.metrics.diagnostics_benchmark import undefined_reasons
+    >>> from beyondauc.metrics.diagnostics.benchmark import undefined_reasons
     >>> undefined_reasons([0, 1, 0], [5, 5, 5], [1, 0], [5, 5])
     'constant scores (every score is 5)'
     >>> undefined_reasons([1, 1], [0.2, 0.4], [0, 1], [0.1, 0.9])
@@ -455,7 +455,7 @@ def _diagnostics_bootstrap(yv, sv, yt, st, estimate, *, sigma_max, p, n_bootstra
     cohort alone, so every model resamples the same rows (paired).
 
     One score grid for V and T together; each replicate is its per-value
-    counts of V-, V+, T-, T+ (:func:`~beyondauc.metrics.bootstrap.grid_weights`), and
+    counts of V-, V+, T-, T+ (:func:`~beyondauc.metrics.uncertainty.bootstrap.grid_weights`), and
     every number is a batched statistic over those rows (:func:`_diagnostics_statistic`).
     ``sigma_max`` stays at the point estimate's value in every replicate (None:
     bias robustness is NaN).  The numbers of :data:`DIAGNOSTIC_BCA` get BCa
@@ -497,8 +497,8 @@ def _diagnostics_statistic(x, pos, neg, sigma_max, p, *, units=None, work=None):
     """The numbers of :data:`DIAGNOSTIC_INTERVALS` of each row of (R, 2, m) counts (V: 0, T: 1).
 
     Each class's cumulative sums are taken once (in int64: the rows are counts) and read by all four kernels;
-    ``units``: :func:`~beyondauc.metrics.diagnostics_rows._bias_units` of the grid, and ``work``:
-    a :func:`~beyondauc.metrics.diagnostics_rows._workspace` for at least R rows, when the caller has them.
+    ``units``: :func:`~beyondauc.metrics.diagnostics.rows._bias_units` of the grid, and ``work``:
+    a :func:`~beyondauc.metrics.diagnostics.rows._workspace` for at least R rows, when the caller has them.
     """
     R, _, m = pos.shape
     work = _workspace(R, m) if work is None else work  # every kernel's temporaries, in turn

@@ -25,8 +25,8 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
 
-from ..utils.html import frame_html, result_html
-from ..utils.validation import (
+from ...utils.html import frame_html, result_html
+from ...utils.validation import (
     binarize_labels,
     check_int,
     check_number,
@@ -36,10 +36,10 @@ from ..utils.validation import (
     warn_undefined,
 )
 # the batched twins live beside: re-exported here, where their callers and tests have read them
-from .diagnostics_rows import _sigma_units, bias_rows, drift_rows, wasserstein_rows  # noqa: F401
-from .fitting import unit_scale
+from .rows import _sigma_units, bias_rows, drift_rows, wasserstein_rows  # noqa: F401
+from ..core.fitting import unit_scale
 from .noise_exact import noise_pair_means
-from .kernel import (
+from ..core.kernel import (
     _auc_rows,
     _auc_sorted,
     _exact_wasserstein,
@@ -146,7 +146,7 @@ class NoiseRobustness:
         Largest possible error of ``score``: 0 when the pair means were
         direct sums (up to rounding) or Monte Carlo (whose error is
         statistical), else the FFT's worst case
-        (:mod:`~beyondauc.metrics.noise_exact`); NaN when rebuilt from
+        (:mod:`~beyondauc.metrics.diagnostics.noise_exact`); NaN when rebuilt from
         stored rows.
     """
 
@@ -353,7 +353,7 @@ def check_cohort(y_true: ArrayLike, y_score: ArrayLike, *, pos_label: object = N
 
     Examples
     --------
-    >>> from beyondauc.metrics.diagnostics import check_cohort
+    >>> from beyondauc.metrics.diagnostics.cohorts import check_cohort
     >>> y, s = check_cohort(["a", "b", "b"], [0.2, 0.9, 0.4], pos_label="b")
     >>> y.tolist(), s.tolist()
     ([0, 1, 1], [0.2, 0.9, 0.4])
@@ -480,9 +480,9 @@ def noise_robustness(
     and a negative whose scores differ by D keeps its order with probability
     ``Phi(D / (sigma * sqrt(2)))`` (one half for a tie), so E[A] is the mean
     of that over the pairs, and the sigma-integral has a closed form per pair
-    (:mod:`~beyondauc.metrics.noise_exact`).  The mean over pairs is a direct
+    (:mod:`~beyondauc.metrics.diagnostics.noise_exact`).  The mean over pairs is a direct
     sum when the classes have at most
-    :data:`~beyondauc.metrics.noise_exact.DIRECT_PAIRS` pairs of distinct
+    :data:`~beyondauc.metrics.diagnostics.noise_exact.DIRECT_PAIRS` pairs of distinct
     values (exact to rounding), else one FFT cross-correlation of the two
     classes' score histograms on a fine grid, whose worst-case error the
     result's ``error_bound`` gives (at most ``0.125 * h / A``, h the grid step

@@ -1,7 +1,7 @@
 """The public entry points of AUC vs expected accuracy: point estimates or bootstrap intervals.
 
 :func:`expected_accuracy_grid` computes the grid with
-:func:`~beyondauc.metrics.calibration.point_grid`, or with
+:func:`~beyondauc.metrics.calibration.grid.point_grid`, or with
 :func:`~beyondauc.bootstrap_grid` when intervals are asked for; keeping this
 dispatch here lets the bootstrap build on the point grid without an import cycle.
 """
@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..utils.validation import check_option
-from .views import each_model_view
-from .bootstrap import check_bootstrap
-from .calibration import METHODS, PROTOCOLS, _check_grid_args, check_n_jobs, point_grid
+from ...utils.validation import check_option
+from ..core.views import each_model_view
+from ..uncertainty.bootstrap import check_bootstrap
+from .grid import METHODS, PROTOCOLS, _check_grid_args, check_n_jobs, point_grid
 from .grid_bootstrap import bootstrap_grid
 from .protocols import grid_protocols
 
@@ -22,7 +22,7 @@ if TYPE_CHECKING:  # names in annotations only
 
     import pandas as pd
 
-    from ..data.benchmark import Benchmark
+    from ...data.benchmark import Benchmark
 
 __all__ = ["expected_accuracy", "expected_accuracy_grid"]
 

@@ -12,27 +12,27 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
 
-from ..utils.html import result_html
-from ..utils.validation import UndefinedMetricWarning, check_option, check_random_state
-from .views import model_view_of
-from .bootstrap import (
+from ...utils.html import result_html
+from ...utils.validation import UndefinedMetricWarning, check_option, check_random_state
+from ..core.views import model_view_of
+from ..uncertainty.bootstrap import (
     check_bootstrap,
     dataset_seed,
     grid_weights,
     percentile_interval,
     strata_of,
 )
-from .calibration import METHODS, PROTOCOLS, ScoreCalibrator, _protocol_rows
-from .fitting import class_weighted, logistic_params
-from .kernel import _grid_counts
-from .replicates import (
+from ..calibration.grid import METHODS, PROTOCOLS, ScoreCalibrator, _protocol_rows
+from ..core.fitting import class_weighted, logistic_params
+from ..core.kernel import _grid_counts
+from ..uncertainty.replicates import (
     bootstrap_replicates,
     calibrated_rows,
     interval_frame,
     interval_summary,
     jackknife_replicates,
 )
-from .selective import (
+from .curves import (
     CoverageAccuracyCurve,
     _area,
     _aurc_of,
@@ -45,7 +45,7 @@ from .selective import (
     _risks,
     accuracy_at_coverages,
 )
-from .selective_scores import (
+from .scores import (
     DiSCA,
     _check_computation,
     disca,
@@ -55,7 +55,7 @@ from .selective_scores import (
 if TYPE_CHECKING:  # names in annotations only
     from collections.abc import Sequence
 
-    from ..data.benchmark import Benchmark
+    from ...data.benchmark import Benchmark
 
 __all__ = ["BAND_COVERAGES", "MAX_TIE_SHARE", "MIN_CONFIDENCES", "SELECTIVE_PROTOCOLS", "SelectiveAnswering", "calibrated_confidence",
            "confidence_ties", "coverage_accuracy_band", "protocol_rows", "selective_intervals",
@@ -95,7 +95,7 @@ def confidence_ties(confidence: ArrayLike) -> tuple[int, float, bool]:
 
     Examples
     --------
-    >>> from beyondauc.metrics.selective_benchmark import confidence_ties
+    >>> from beyondauc.metrics.selective.benchmark import confidence_ties
     >>> confidence_ties([0.7, 0.7, 0.7, 0.7])  # a constant judge
     (1, 1.0, False)
     >>> confidence_ties([0.6, 0.7, 0.8, 0.9, 0.95, 0.99])
@@ -679,7 +679,7 @@ def coverage_accuracy_band(confidence: ArrayLike, correct: ArrayLike, *, n_boots
     Examples
     --------
     >>> import numpy as np
-    >>> from beyondauc.metrics.selective_benchmark import coverage_accuracy_band
+    >>> from beyondauc.metrics.selective.benchmark import coverage_accuracy_band
     >>> rng = np.random.default_rng(0)
     >>> conf = rng.uniform(0.5, 1, 200)
     >>> cov, low, high = coverage_accuracy_band(conf, rng.uniform(size=200) < conf, n_bootstrap=100)
@@ -716,7 +716,7 @@ def selective_intervals(confidence: ArrayLike, correct: ArrayLike, *, n_bootstra
     for that, use :func:`selective_answering` with ``n_bootstrap``).  A
     replicate is a reweighting of the counts at each distinct confidence, so
     all replicates' curves come from one pass of cumulative sums
-    (:func:`~beyondauc.metrics.selective_scores.selective_rows`).
+    (:func:`~beyondauc.metrics.selective.scores.selective_rows`).
 
     Parameters
     ----------

@@ -1,16 +1,16 @@
 """The replicate engine: every bootstrap interval of the package is drawn here.
 
 A bootstrap replicate is a row of per-value class counts on a fixed score grid
-(see :mod:`beyondauc.metrics.bootstrap`).  :func:`bootstrap_replicates` draws
+(see :mod:`beyondauc.metrics.uncertainty.bootstrap`).  :func:`bootstrap_replicates` draws
 the replicates in memory-bounded chunks (:func:`replicate_chunks`), turns each
 chunk's draws into per-value positive and negative counts
-(:func:`~beyondauc.metrics.bootstrap.grid_count_chunks`), and hands them to a
+(:func:`~beyondauc.metrics.uncertainty.bootstrap.grid_count_chunks`), and hands them to a
 *batched statistic*: a function of count matrices with one row per replicate
 that returns one value (or one row of values) per replicate.  The intervals
 are then percentiles of the replicates (:func:`intervals_of`,
-:func:`interval_table`, :func:`~beyondauc.metrics.bootstrap.percentile_interval`)
+:func:`interval_table`, :func:`~beyondauc.metrics.uncertainty.bootstrap.percentile_interval`)
 or BCa: for the AUC with its closed-form jackknife
-(:func:`~beyondauc.metrics.bootstrap.bca_interval`), for the statistics the
+(:func:`~beyondauc.metrics.uncertainty.bootstrap.bca_interval`), for the statistics the
 bootstrap biases with a delete-a-group jackknife run through the same engine
 (:func:`jackknife_replicates`, :func:`interval_frame`).
 
@@ -19,15 +19,15 @@ weights (cumulative sums along the rows, ``bincount`` on flat (row, bin)
 indices, ``searchsorted`` on fixed grids or with a row offset), with a test
 that the two agree on every replicate:
 
-* the AUC: :func:`beyondauc.metrics.kernel._auc_from_counts`, both;
-* the ROC band: :func:`~beyondauc.metrics.curves.roc_tpr_rows` beside
-  :func:`~beyondauc.metrics.curves.roc_points`;
-* selective answering: :func:`~beyondauc.metrics.selective.accuracy_at_coverages`
-  beside :func:`~beyondauc.metrics.selective.accuracy_at_coverage`, and
-  :func:`~beyondauc.metrics.selective_scores.selective_rows` beside
-  :func:`~beyondauc.metrics.selective_scores.disca`;
+* the AUC: :func:`beyondauc.metrics.core.kernel._auc_from_counts`, both;
+* the ROC band: :func:`~beyondauc.metrics.diagnostics.curves.roc_tpr_rows` beside
+  :func:`~beyondauc.metrics.diagnostics.curves.roc_points`;
+* selective answering: :func:`~beyondauc.metrics.selective.curves.accuracy_at_coverages`
+  beside :func:`~beyondauc.metrics.selective.curves.accuracy_at_coverage`, and
+  :func:`~beyondauc.metrics.selective.scores.selective_rows` beside
+  :func:`~beyondauc.metrics.selective.scores.disca`;
 * the diagnostics: ``drift_rows``, ``bias_rows`` and ``wasserstein_rows`` beside
-  their twins in :mod:`beyondauc.metrics.diagnostics`;
+  their twins in :mod:`beyondauc.metrics.diagnostics.cohorts`;
 * the calibrators: :func:`calibrated_rows` (here) refits
   :class:`~beyondauc.ScoreCalibrator` on every replicate's calibration counts
   at once.
@@ -45,7 +45,7 @@ import pandas as pd
 from numpy.typing import ArrayLike
 from scipy.special import expit
 
-from ..utils.validation import check_int, warn_undefined
+from ...utils.validation import check_int, warn_undefined
 from .bootstrap import (
     N_JACKKNIFE,
     _seed,
@@ -57,7 +57,7 @@ from .bootstrap import (
     jackknife_groups,
     percentile_interval,
 )
-from .fitting import (
+from ..core.fitting import (
     _single_class,
     fit_predict_isotonic,
     logistic_decision,
@@ -80,14 +80,14 @@ def replicate_chunks(n_bootstrap: int, width: int, *, align: int = 1, cells: int
 
     Each block holds a multiple of ``align`` replicates (but at least
     ``align``).  The replicates themselves do not depend on the blocks
-    (:func:`~beyondauc.metrics.bootstrap.bootstrap_counts` seeds fixed blocks
+    (:func:`~beyondauc.metrics.uncertainty.bootstrap.bootstrap_counts` seeds fixed blocks
     of its own); a statistic that offsets rows by their place in the block
     (a row-offset ``searchsorted``) can differ in the last bit, so every
     caller keeps its blocks.
 
     Examples
     --------
-    >>> from beyondauc.metrics.replicates import replicate_chunks
+    >>> from beyondauc.metrics.uncertainty.replicates import replicate_chunks
     >>> replicate_chunks(5, 2**21)
     [(0, 2), (2, 4), (4, 5)]
     >>> replicate_chunks(100, 2**16, align=64)
@@ -132,7 +132,7 @@ def bootstrap_replicates(
     ----------
     strata : array-like of int, shape (n,)
         Stratum of each example; each is resampled to its own size
-        (:func:`~beyondauc.metrics.bootstrap.bootstrap_counts`).
+        (:func:`~beyondauc.metrics.uncertainty.bootstrap.bootstrap_counts`).
     inverse : array-like of int, shape (n,)
         Each example's index on the score grid (``np.unique(s, return_inverse=True)``).
     y : array-like of {0, 1}, shape (n,)
@@ -169,7 +169,7 @@ def bootstrap_replicates(
     Examples
     --------
     >>> import numpy as np
-    >>> from beyondauc.metrics.replicates import bootstrap_replicates
+    >>> from beyondauc.metrics.uncertainty.replicates import bootstrap_replicates
     >>> y = np.array([0, 0, 1, 1, 1])
     >>> values, inverse = np.unique([0.1, 0.4, 0.35, 0.8, 0.8], return_inverse=True)
     >>> n_pos = bootstrap_replicates(y, inverse, y, n_values=len(values), n_bootstrap=4, random_state=0,
@@ -208,7 +208,7 @@ def jackknife_replicates(
 
     The BCa acceleration's jackknife, run through the same machinery as the
     bootstrap: leaving group g out is one more row of per-example counts (1,
-    and 0 for group g's examples, :func:`~beyondauc.metrics.bootstrap.jackknife_groups`),
+    and 0 for group g's examples, :func:`~beyondauc.metrics.uncertainty.bootstrap.jackknife_groups`),
     so ``statistic`` -- refits included -- sees it as one more replicate.
     ``n_jackknife`` groups cost ``n_jackknife`` rows whatever the number of
     examples, where a leave-one-out jackknife would cost one row per example.
@@ -222,7 +222,7 @@ def jackknife_replicates(
     Examples
     --------
     >>> import numpy as np
-    >>> from beyondauc.metrics.replicates import jackknife_replicates
+    >>> from beyondauc.metrics.uncertainty.replicates import jackknife_replicates
     >>> y = np.array([0, 0, 0, 0, 1, 1, 1, 1])
     >>> n = jackknife_replicates(y, np.arange(8), y, n_values=8, n_jackknife=4, random_state=0,
     ...                          statistic=lambda pos, neg: pos.sum(axis=1) + neg.sum(axis=1))
@@ -249,7 +249,7 @@ def interval_frame(estimate: dict[str, float], replicates: pd.DataFrame, confide
 
     A number with a column in ``jackknife`` (its delete-a-group jackknife
     values) gets a BCa interval, the others a percentile interval
-    (:func:`~beyondauc.metrics.bootstrap.honest_interval`).  Where no interval
+    (:func:`~beyondauc.metrics.uncertainty.bootstrap.honest_interval`).  Where no interval
     contains the estimate it is NaN and ``interval_note`` says why (warned
     once per call, except for the numbers in ``answered``: those whose
     question another test answers, e.g. drift and W by their permutation
@@ -259,7 +259,7 @@ def interval_frame(estimate: dict[str, float], replicates: pd.DataFrame, confide
     Examples
     --------
     >>> import numpy as np, pandas as pd
-    >>> from beyondauc.metrics.replicates import interval_frame
+    >>> from beyondauc.metrics.uncertainty.replicates import interval_frame
     >>> reps = pd.DataFrame({"auc": np.linspace(0.6, 0.8, 101), "drift": np.linspace(0.05, 0.25, 101)})
     >>> t = interval_frame({"auc": 0.7, "drift": 0.04}, reps, 0.9, jackknife=pd.DataFrame({"drift": [0.04, 0.05]}))
     >>> t[["low", "high", "interval_method"]].round(3).values.tolist()
@@ -297,7 +297,7 @@ def interval_summary(frame: pd.DataFrame) -> tuple[dict[str, tuple[float, float]
     Examples
     --------
     >>> import pandas as pd
-    >>> from beyondauc.metrics.replicates import interval_frame, interval_summary
+    >>> from beyondauc.metrics.uncertainty.replicates import interval_frame, interval_summary
     >>> t = interval_frame({"auc": 0.7}, pd.DataFrame({"auc": [0.6, 0.7, 0.8]}), 0.5)
     >>> interval_summary(t)
     ({'auc': (0.65, 0.75)}, 'percentile: auc', '')
@@ -318,7 +318,7 @@ def intervals_of(replicates: pd.DataFrame, confidence_level: float) -> dict[str,
     Examples
     --------
     >>> import pandas as pd
-    >>> from beyondauc.metrics.replicates import intervals_of
+    >>> from beyondauc.metrics.uncertainty.replicates import intervals_of
     >>> intervals_of(pd.DataFrame({"auc": [0.6, 0.7, 0.8, float("nan")]}), 0.5)
     {'auc': (0.65, 0.75)}
     """
@@ -340,7 +340,7 @@ def interval_table(estimate: dict[str, float], replicates: pd.DataFrame, confide
     Examples
     --------
     >>> import pandas as pd
-    >>> from beyondauc.metrics.replicates import interval_table
+    >>> from beyondauc.metrics.uncertainty.replicates import interval_table
     >>> interval_table({"auc": 0.7}, pd.DataFrame({"auc": [0.6, 0.7, 0.8]}), 0.5)
             estimate   low   high
     metric
@@ -365,7 +365,7 @@ def _isotonic_rows(x: np.ndarray, pos: np.ndarray, neg: np.ndarray, at: np.ndarr
     row r, so no block pools across rows and each row's blocks are its own
     solution.  Block means are recomputed unshifted from the counts, knots
     trimmed as scikit-learn does, and the grid values ``at`` interpolated
-    with :func:`beyondauc.metrics.fitting.isotonic_transform`'s formula.
+    with :func:`beyondauc.metrics.core.fitting.isotonic_transform`'s formula.
     """
     from scipy.optimize import isotonic_regression
     R, m = pos.shape

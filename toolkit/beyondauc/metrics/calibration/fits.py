@@ -3,7 +3,7 @@
 A block is F fits on a grid ``x`` of distinct scores: calibration counts and
 evaluation counts, each (F, m).  :func:`_run_fits` turns a block into the
 confusion counts of the expected-accuracy grid
-(:func:`~beyondauc.metrics.calibration.point_grid`);
+(:func:`~beyondauc.metrics.calibration.grid.point_grid`);
 :func:`_probabilities_binned` into the reliability bin sums of
 :func:`~beyondauc.calibration_error_table`.  :func:`_block_tables` gives
 both from one block, fitting once what both read: the stumps, and the
@@ -20,7 +20,7 @@ import numpy as np
 from scipy.special import expit
 from threadpoolctl import ThreadpoolController
 
-from .fitting import (
+from ..core.fitting import (
     FIT_PREDICT,
     _initial_params,
     _LogLoss,
@@ -42,7 +42,7 @@ from .fitting import (
     stump_params,
     within_range,
 )
-from .kernel import _confusion
+from ..core.kernel import _confusion
 
 __all__: list[str] = []
 
@@ -250,7 +250,7 @@ def _logistic_starts(x, wpos, wneg, *, counts, inits):
     The conditioned grid, the penalty and the loss's basis depend on the
     calibration counts only; Newton's method then runs from each start on
     them.  Each result is that of ``_logistic_rows(x, wpos, wneg, init=start,
-    counts=counts)``, bit for bit (:func:`~beyondauc.metrics.fitting.logistic_params`'s
+    counts=counts)``, bit for bit (:func:`~beyondauc.metrics.core.fitting.logistic_params`'s
     steps, the setup not repeated).
     """
     if len(wpos) == 1:

@@ -1,11 +1,11 @@
-"""Batched calibrators on the score grid of :mod:`beyondauc.metrics.kernel`.
+"""Batched calibrators on the score grid of :mod:`beyondauc.metrics.core.kernel`.
 
 Every function takes the ascending distinct scores ``x`` (n_values,) and the
 calibration counts ``pos``/``neg`` of F independent fits, shape
 (F, n_values) -- a fit uses only the grid values where it has weight -- and
 returns, for each fit, the decision (predict positive) at *every* grid value,
 shape (F, n_values).  Evaluating a fit on any examples whose scores lie on the
-grid is then one masked sum (:func:`beyondauc.metrics.kernel._confusion`).
+grid is then one masked sum (:func:`beyondauc.metrics.core.kernel._confusion`).
 
 The fits are scale-free: a positive affine map ``a * s + b`` of the scores
 changes no decision (up to rounding at the threshold itself).  They reproduce
@@ -724,7 +724,7 @@ def stump_params(x, pos, neg, *, reference=None):
     values more than 1e-7 apart in float32 as scikit-learn's splitter does).
 
     Besides the cumulative counts, the search holds one block of grid values at a time
-    (:func:`~beyondauc.metrics.kernel._stump_best`): two copies of the counts, however long the grid.
+    (:func:`~beyondauc.metrics.core.kernel._stump_best`): two copies of the counts, however long the grid.
     """
     F = pos.shape[0]
     cpos = np.cumsum(pos, axis=1)

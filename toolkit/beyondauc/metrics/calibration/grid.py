@@ -19,10 +19,10 @@ import pandas as pd
 from scipy.special import expit
 from threadpoolctl import threadpool_limits
 
-from ..data.benchmark import Benchmark
-from ..utils.html import result_html
-from ..utils.parallel import pool_context, process_pool
-from ..utils.validation import (
+from ...data.benchmark import Benchmark
+from ...utils.html import result_html
+from ...utils.parallel import pool_context, process_pool
+from ...utils.validation import (
     UndefinedMetricWarning,
     binarize_labels,
     check_int,
@@ -30,8 +30,8 @@ from ..utils.validation import (
     check_random_state,
     check_scores,
 )
-from .views import each_model_view
-from .fitting import (
+from ..core.views import each_model_view
+from ..core.fitting import (
     _single_class,
     class_weighted,
     isotonic_knots,
@@ -42,8 +42,8 @@ from .fitting import (
     stump_grid,
     stump_params,
 )
-from .calibration_fits import _as_columns, _block_tables, _one_blas_thread, _positions, _repeat_means, _run_fits
-from .kernel import (
+from .fits import _as_columns, _block_tables, _one_blas_thread, _positions, _repeat_means, _run_fits
+from ..core.kernel import (
     _auc_from_counts,
     _grid_counts,
     _scores_from_confusion,
@@ -463,8 +463,8 @@ def _model_cells(ctx, model, s, *, n_bins=None):
 
     With ``n_bins`` (not under ``reference="opitz2024"``), ``(rows, bins)``:
     also the reliability bin sums of the same fits, as
-    :func:`~beyondauc.metrics.reliability._model_bins` gives them, each
-    distinct fit computed once (:func:`~beyondauc.metrics.calibration_fits._block_tables`).
+    :func:`~beyondauc.metrics.calibration.reliability._model_bins` gives them, each
+    distinct fit computed once (:func:`~beyondauc.metrics.calibration.fits._block_tables`).
     """
     x, inv, tot_pos, tot_neg = _grid_counts(ctx.y, s)
     parts = _dataset_columns(inv, ctx.y, ctx.codes, len(x), len(ctx.datasets))  # never (datasets, grid)

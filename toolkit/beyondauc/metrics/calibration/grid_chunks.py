@@ -1,6 +1,6 @@
 """The grid bootstrap as tasks of replicate chunks: one model's data in, its replicates out.
 
-:func:`~beyondauc.metrics.grid_bootstrap.bootstrap_grid` splits its work
+:func:`~beyondauc.metrics.calibration.grid_bootstrap.bootstrap_grid` splits its work
 into (model, range of replicates) tasks in its own process pool.  These
 functions give the same split to a caller that runs tasks itself (the
 evaluation's stages, locally or on a Dask cluster):
@@ -9,9 +9,9 @@ evaluation's stages, locally or on a Dask cluster):
 - :func:`bootstrap_grid_chunk` computes one range on a benchmark (its point
   grid too, for the range that starts at replicate 0);
 - :func:`join_grid_chunks` assembles the chunks of every model into the
-  :class:`~beyondauc.metrics.grid_bootstrap.GridBootstrap` that
+  :class:`~beyondauc.metrics.calibration.grid_bootstrap.GridBootstrap` that
   ``bootstrap_grid`` returns, with the same numbers: replicate b is seeded
-  by its block (:func:`~beyondauc.metrics.bootstrap.bootstrap_counts`), so
+  by its block (:func:`~beyondauc.metrics.uncertainty.bootstrap.bootstrap_counts`), so
   the values do not depend on the split.
 
 A process keeps the set-up of the last benchmarks and models it bootstrapped
@@ -33,8 +33,8 @@ import numpy as np
 import pandas as pd
 from threadpoolctl import threadpool_limits
 
-from .bootstrap import BLOCK
-from .calibration import METHODS, point_grid
+from ..uncertainty.bootstrap import BLOCK
+from .grid import METHODS, point_grid
 from .grid_bootstrap import (
     _COUNTS_CACHE_BYTES,
     GridBootstrap,
@@ -46,12 +46,12 @@ from .grid_bootstrap import (
     _replicate_array,
     _with_intervals,
 )
-from .views import sort_like
+from ..core.views import sort_like
 
 if TYPE_CHECKING:  # names in annotations only
     from collections.abc import Sequence
 
-    from ..data.benchmark import Benchmark
+    from ...data.benchmark import Benchmark
 
 __all__ = ["GridChunk", "bootstrap_grid_chunk", "join_grid_chunks", "replicate_ranges"]
 
@@ -200,7 +200,7 @@ def _setup(bench, model, args):
 
 
 def join_grid_chunks(chunks: Sequence[GridChunk], bench: Benchmark) -> GridBootstrap:
-    """The :class:`~beyondauc.metrics.grid_bootstrap.GridBootstrap` of the chunks of every model of ``bench``.
+    """The :class:`~beyondauc.metrics.calibration.grid_bootstrap.GridBootstrap` of the chunks of every model of ``bench``.
 
     Each model's chunks must cover its replicates once each (any split, any
     order); the result is the one ``bootstrap_grid`` gives.

@@ -5,7 +5,7 @@ or, without one, the best other model by mean AUC (:func:`reference_models`).
 Two kinds of evidence:
 
 * the AUC: the paired DeLong test on the same examples
-  (:func:`~beyondauc.metrics.intervals.compare_auc`), per dataset, and for the
+  (:func:`~beyondauc.metrics.uncertainty.intervals.compare_auc`), per dataset, and for the
   mean over datasets a normal interval from the datasets' DeLong variances
   (:func:`delong_differences`);
 * every other number (deployed accuracy, kappa, DiSCA, drift): the paired
@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
 
-from ..utils.validation import check_number
+from ...utils.validation import check_number
 from .bootstrap import honest_interval
 from .intervals import compare_auc
 
@@ -63,7 +63,7 @@ def bootstrap_pvalue(replicates: ArrayLike, *, axis: int = 0) -> np.ndarray:
 
     Examples
     --------
-    >>> from beyondauc.metrics.comparison import bootstrap_pvalue
+    >>> from beyondauc.metrics.uncertainty.paired import bootstrap_pvalue
     >>> float(bootstrap_pvalue([0.1, 0.2, 0.3, -0.1]))
     0.8
     >>> float(bootstrap_pvalue([0.1] * 99))  # every replicate above 0: the smallest p of 99 replicates
@@ -103,7 +103,7 @@ def holm_adjust(pvalues: ArrayLike, *, groups: ArrayLike | None = None) -> np.nd
 
     Examples
     --------
-    >>> from beyondauc.metrics.comparison import holm_adjust
+    >>> from beyondauc.metrics.uncertainty.paired import holm_adjust
     >>> holm_adjust([0.01, 0.04, 0.03, float("nan")]).round(4).tolist()
     [0.03, 0.06, 0.06, nan]
     >>> holm_adjust([0.01, 0.04, 0.03, 0.02], groups=["a", "a", "b", "b"]).round(4).tolist()
@@ -155,12 +155,12 @@ def paired_differences(estimate: ArrayLike, reference: ArrayLike, replicates: Ar
         the difference (the replicates of a biased statistic such as DiSCA
         or drift may sit on one side of it), ``low``, ``high`` and
         ``pvalue`` are NaN and the note says why
-        (:func:`~beyondauc.metrics.bootstrap.honest_interval`); else ''.
+        (:func:`~beyondauc.metrics.uncertainty.bootstrap.honest_interval`); else ''.
 
     Examples
     --------
     >>> import numpy as np
-    >>> from beyondauc.metrics.comparison import paired_differences
+    >>> from beyondauc.metrics.uncertainty.paired import paired_differences
     >>> rng = np.random.default_rng(0)
     >>> common = rng.normal(size=(200, 1))  # what both models share on a resample
     >>> a, b = 0.8 + 0.01 * common + 0.002 * rng.normal(size=(200, 1)), 0.7 + 0.01 * common
@@ -221,7 +221,7 @@ def delong_differences(y_true: ArrayLike, scores: ArrayLike, reference_scores: A
 
     Examples
     --------
-    >>> from beyondauc.metrics.comparison import delong_differences
+    >>> from beyondauc.metrics.uncertainty.paired import delong_differences
     >>> y = [0, 0, 0, 1, 0, 1, 1, 1] * 2
     >>> a = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8] * 2
     >>> b = [0.2, 0.1, 0.6, 0.4, 0.3, 0.5, 0.8, 0.7] * 2
@@ -275,7 +275,7 @@ def reference_models(models: Sequence[str], mean_auc: ArrayLike, *, baseline: st
 
     Examples
     --------
-    >>> from beyondauc.metrics.comparison import reference_models
+    >>> from beyondauc.metrics.uncertainty.paired import reference_models
     >>> reference_models(["a", "b", "c"], [0.9, 0.8, 0.7])
     {'a': 'b', 'b': 'a', 'c': 'a'}
     >>> reference_models(["a", "b", "c"], [0.9, 0.8, 0.7], baseline="c")

@@ -68,7 +68,7 @@ def noise_integral(d: np.ndarray) -> np.ndarray:
     Examples
     --------
     >>> import numpy as np
-    >>> from beyondauc.metrics.noise_exact import noise_integral
+    >>> from beyondauc.metrics.diagnostics.noise_exact import noise_integral
     >>> f = noise_integral(np.array([-1.0, 0.0, 1.0, 50.0]))
     >>> float(f[1]), float(f[0] + f[2]), round(float(f[3]), 12)
     (0.5, 1.0, 1.0)
@@ -108,7 +108,7 @@ def noise_pair_means(pos: np.ndarray, neg: np.ndarray, shifts: np.ndarray) -> tu
     Examples
     --------
     >>> import numpy as np
-    >>> from beyondauc.metrics.noise_exact import noise_pair_means
+    >>> from beyondauc.metrics.diagnostics.noise_exact import noise_pair_means
     >>> integral, curve, h, bound = noise_pair_means(np.array([1.0]), np.array([0.0]), np.array([1e-9, 1e9]))
     >>> round(integral, 6), curve.round(6).tolist(), h
     (0.907543, [1.0, 0.5], 0.0)
@@ -140,7 +140,7 @@ def fft_error_bound(h: float, shifts: np.ndarray) -> tuple[float, np.ndarray]:
     Examples
     --------
     >>> import numpy as np
-    >>> from beyondauc.metrics.noise_exact import fft_error_bound
+    >>> from beyondauc.metrics.diagnostics.noise_exact import fft_error_bound
     >>> b, c = fft_error_bound(1e-5, np.array([0.05, 1.0]))
     >>> b, bool(c[0] < 2e-6)
     (1.25e-06, True)
@@ -177,7 +177,7 @@ def grid_size(span: float) -> int:
 
     Examples
     --------
-    >>> from beyondauc.metrics.noise_exact import grid_size
+    >>> from beyondauc.metrics.diagnostics.noise_exact import grid_size
     >>> grid_size(1.0), grid_size(0.5)
     (65536, 65536)
     """

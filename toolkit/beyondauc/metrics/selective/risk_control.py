@@ -47,8 +47,8 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy import special
 
-from ..utils.html import result_html
-from ..utils.validation import check_number, check_option, check_scores
+from ...utils.html import result_html
+from ...utils.validation import check_number, check_option, check_scores
 
 __all__ = ["RISK_CONTROL_METHODS", "RiskControl", "risk_controlled_threshold", "selective_risk_pvalues",
            "sequence_start"]
@@ -120,7 +120,7 @@ def selective_risk_pvalues(losses: ArrayLike, n: ArrayLike, *, risk: float, grad
 
     Examples
     --------
-    >>> from beyondauc.metrics.risk_control import selective_risk_pvalues
+    >>> from beyondauc.metrics.selective.risk_control import selective_risk_pvalues
     >>> float(selective_risk_pvalues([0], [30], risk=0.1, graded=False)[0].round(4))  # 0.9 ** 30
     0.0424
     """
@@ -218,7 +218,7 @@ def sequence_start(risk: float, delta: float, *, graded: bool, limit: int = 1 <<
 
     Examples
     --------
-    >>> from beyondauc.metrics.risk_control import sequence_start
+    >>> from beyondauc.metrics.selective.risk_control import sequence_start
     >>> sequence_start(0.1, 0.05, graded=False), sequence_start(0.1, 0.05, graded=True)
     (76, 160)
     """

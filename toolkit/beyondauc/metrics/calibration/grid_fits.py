@@ -2,7 +2,7 @@
 and the fast path for fits calibrated on every dataset but the one they evaluate (xdomain).
 
 Each replicate refits every calibrator of a cell on its reweighted calibration counts;
-:mod:`beyondauc.metrics.grid_bootstrap` drives these per model and replicate block.
+:mod:`beyondauc.metrics.calibration.grid_bootstrap` drives these per model and replicate block.
 """
 
 from __future__ import annotations
@@ -13,12 +13,12 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import expit
 
-from .calibration import (
+from .grid import (
     SCORES,
     _Context,
     _run_fits,
 )
-from .fitting import (
+from ..core.fitting import (
     _EPSILON,
     conditioned_grid,
     conditioned_params,
@@ -28,7 +28,7 @@ from .fitting import (
     newton_direction,
     raw_params,
 )
-from .kernel import _scores_from_confusion
+from ..core.kernel import _scores_from_confusion
 
 __all__: list[str] = []
 
@@ -158,7 +158,7 @@ def _indicator(rows, cols, y, n_rows, n_cols):
 # split is found by bounding blocks of candidate splits (the Gini gain is convex in
 # the cumulative counts), then evaluating exactly, with scikit-learn's arithmetic,
 # only the blocks that can hold the maximum.  The stump splits the float64 grid
-# itself (the scale-free stump of :mod:`beyondauc.metrics.fitting`).
+# itself (the scale-free stump of :mod:`beyondauc.metrics.core.fitting`).
 
 _STUMP_BLOCK = 32  # candidate splits per block of the stump's branch and bound
 _ISO_CELLS = 262_144  # grid cells per call of the isotonic fitter
@@ -476,7 +476,7 @@ def _xdomain_moments(xg, Pl, Nl, beta0, xs):
 
 
 def _xdomain_penalty(plain, active):
-    """Each fit's penalty (R, D) on its own standardised score (:func:`~beyondauc.metrics.fitting.scaler_penalty`)
+    """Each fit's penalty (R, D) on its own standardised score (:func:`~beyondauc.metrics.core.fitting.scaler_penalty`)
     from its plain sums, and the fits whose variance is too small to trust a one-pass sum (the general solver's)."""
     N = plain[..., 0]
     with np.errstate(invalid="ignore", divide="ignore"):
