@@ -4,7 +4,8 @@
 anything else; while a pool starts its workers, that script is this file (``script_hidden``).
 It runs before the worker imports the package (a second or more of a busy machine's CPU)
 and asks Linux for SIGKILL when the parent ends, so that a worker whose run is killed
-during that import ends at once. ``die_with_parent`` asks again after the import and
+during that import ends at once; a worker whose run was killed before it asked (the pool
+names its process in ``BEYONDAUC_SPAWN_PARENT``) ends before the import. ``die_with_parent`` asks again after the import and
 ends the worker if the parent was gone before this ran. Standard library only, and
 nothing elsewhere than on Linux, nor when imported as a module (as ``--doctest-modules`` does):
 only in a spawned worker, where ``multiprocessing`` runs it as ``__mp_main__``.
@@ -29,6 +30,12 @@ if __name__ == "__mp_main__" and sys.platform.startswith("linux"):
         _prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG (as beyondauc.utils.parallel asks)
     except (OSError, AttributeError):
         pass
+    else:  # the run ended before the signal was asked for: nobody would send it; end before the slow import
+        import os
+
+        _parent = os.environ.get("BEYONDAUC_SPAWN_PARENT", "")
+        if _parent.isdigit() and os.getppid() != int(_parent):
+            os._exit(1)
 
 if __name__ == "__mp_main__":
     import signal as _signal

@@ -129,6 +129,8 @@ _MAIN_LOCK = threading.Lock()
 
 #: What a spawned worker runs as its ``__main__`` (:func:`script_hidden`): the parent-death signal, first.
 _SPAWN_MAIN = str(Path(__file__).resolve().with_name("_spawn_main.py"))
+#: The environment variable that tells a spawned worker which process started it (``_spawn_main.py``).
+_PARENT_VARIABLE = "BEYONDAUC_SPAWN_PARENT"
 
 
 @contextlib.contextmanager
@@ -158,10 +160,17 @@ def script_hidden(start_method: str | None) -> Iterator[None]:
         stand_in = types.ModuleType("__main__", "stand-in: the pool's workers need no script")
         stand_in.__file__ = _SPAWN_MAIN
         sys.modules["__main__"] = stand_in
+        before = os.environ.get(_PARENT_VARIABLE)
+        if start_method == "spawn":  # a spawned worker's parent is this process (not so under forkserver)
+            os.environ[_PARENT_VARIABLE] = str(os.getpid())
         try:
             yield
         finally:
             sys.modules["__main__"] = main
+            if before is None:
+                os.environ.pop(_PARENT_VARIABLE, None)
+            else:
+                os.environ[_PARENT_VARIABLE] = before
 
 
 class _Started:
