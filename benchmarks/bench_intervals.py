@@ -40,8 +40,8 @@ from scipy.stats import norm, rankdata
 from sklearn.metrics import roc_auc_score
 
 import beyondauc as ba
-from beyondauc.metrics.core.kernel import _auc_from_counts, _grid_counts
-from beyondauc.metrics.uncertainty.intervals import _bca_interval, _bootstrap_aucs
+from beyondauc.metrics.core.kernel import auc_from_counts, grid_counts
+from beyondauc.metrics.uncertainty.intervals import _bca_interval, bootstrap_aucs
 from beyondauc.metrics.uncertainty.bootstrap import percentile_interval
 
 
@@ -70,9 +70,9 @@ def coverage(ns, ds, n_sims, boot_ns, boot_reps):
                     hits[method] += ci.low <= truth <= ci.high
                     width[method] += ci.high - ci.low
                 if boot:
-                    values, inverse, pos, neg = _grid_counts(y, s)
-                    reps = _bootstrap_aucs(y, inverse, len(values), boot_reps, seed)
-                    est = float(_auc_from_counts(pos, neg))
+                    values, inverse, pos, neg = grid_counts(y, s)
+                    reps = bootstrap_aucs(y, inverse, len(values), boot_reps, seed)
+                    est = float(auc_from_counts(pos, neg))
                     lo, hi = percentile_interval(reps, 0.95)
                     hits["bootstrap"] += lo <= truth <= hi
                     width["bootstrap"] += hi - lo

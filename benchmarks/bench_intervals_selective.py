@@ -44,7 +44,7 @@ sys.path.insert(0, str(HERE))
 import beyondauc as ba  # noqa: E402
 from _synthetic import true_like  # noqa: E402
 from beyondauc.metrics.uncertainty.bootstrap import bootstrap_counts, strata_of  # noqa: E402
-from beyondauc.metrics.selective.benchmark import _selective_design
+from beyondauc.metrics.selective.benchmark import selective_design
 
 
 def _median_time(fn, runs):
@@ -57,7 +57,7 @@ def _median_time(fn, runs):
 
 
 def _selective_loop(bench, model, dataset, protocol, method, n_loop):
-    s, y, role, strata = _selective_design(bench, model, dataset, ood_dataset=None, protocol=protocol, random_state=0)
+    s, y, role, strata = selective_design(bench, model, dataset, ood_dataset=None, protocol=protocol, random_state=0)
     counts = bootstrap_counts(strata, n_loop, random_state=0)
     for r in range(n_loop):  # the straightforward way, one replicate at a time
         rows = np.repeat(np.arange(len(y)), counts[r])

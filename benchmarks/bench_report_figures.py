@@ -205,16 +205,16 @@ def ticks(args):
     from beyondauc.report import notebook as _notebook
 
     def draw(build, fixed):
-        original = _notebook._fix_ticks
+        original = _notebook.fix_ticks
         if not fixed:
-            _notebook._fix_ticks = lambda fig: []
+            _notebook.fix_ticks = lambda fig: []
         try:
             t0 = time.process_time()
             fig = build()
-            image = _notebook._raster(fig, 2 * _notebook._BASE_DPI)
+            image = _notebook.raster(fig, 2 * _notebook.BASE_DPI)
             seconds = time.process_time() - t0
         finally:
-            _notebook._fix_ticks = original
+            _notebook.fix_ticks = original
         plt.close(fig)
         return seconds, np.asarray(image)
 

@@ -11,8 +11,8 @@ import pytest
 from beyondauc.metrics.uncertainty import bootstrap
 from beyondauc.metrics.uncertainty.bootstrap import (
     BLOCK,
-    _Uniforms,
-    _uniforms,
+    Uniforms,
+    uniforms,
     bootstrap_counts,
     bootstrap_grid_counts,
     grid_count_chunks,
@@ -50,33 +50,33 @@ def test_uniforms_are_numpy_integers_call_after_call(seed):
     rng = np.random.default_rng(seed)
     n = int(rng.integers(0, 80))
     size = np.repeat(rng.choice(BOUNDS, 30), rng.integers(1, 9, size=30))[:n]
-    ref, fast = np.random.default_rng(seed + 100), _Uniforms(np.random.default_rng(seed + 100), size)
+    ref, fast = np.random.default_rng(seed + 100), Uniforms(np.random.default_rng(seed + 100), size)
     for rows in rng.integers(1, 7, size=5):  # odd and even word counts: the half-used 64-bit output carries over
         assert np.array_equal(fast(int(rows)), ref.integers(0, size, size=(int(rows), len(size))))
 
 
 def test_uniforms_with_many_rejections_in_long_rows():
     size = np.repeat(np.array([2**31 + 1, 5, 3_000_000_017, 1, 2**31 + 1]), [700, 300, 500, 3, 200])
-    ref, fast = np.random.default_rng(7), _Uniforms(np.random.default_rng(7), size)
+    ref, fast = np.random.default_rng(7), Uniforms(np.random.default_rng(7), size)
     for rows in (9, 4, 11):
         assert np.array_equal(fast(rows), ref.integers(0, size, size=(rows, len(size))))
 
 
 def test_uniforms_fall_back_to_numpy_past_32_bits():
     size = np.array([3, 2**33, 5])
-    draw = _uniforms(np.random.default_rng(0), size)
-    assert not isinstance(draw, _Uniforms)
+    draw = uniforms(np.random.default_rng(0), size)
+    assert not isinstance(draw, Uniforms)
     assert np.array_equal(draw(4), np.random.default_rng(0).integers(0, size, size=(4, 3)))
 
 
 def test_uniforms_fall_back_when_numpy_draws_otherwise(monkeypatch):
     monkeypatch.setattr(bootstrap, "_fast_matches_numpy", lambda: False)
-    assert not isinstance(_uniforms(np.random.default_rng(0), np.array([3, 4])), _Uniforms)
+    assert not isinstance(uniforms(np.random.default_rng(0), np.array([3, 4])), Uniforms)
 
 
 def test_uniforms_skip_rows_as_numpy_draws_them():
     size = np.repeat(np.array([2**31 + 1, 5, 1, 3_000_000_017]), [40, 30, 2, 25])
-    ref, fast = np.random.default_rng(3), _Uniforms(np.random.default_rng(3), size)
+    ref, fast = np.random.default_rng(3), Uniforms(np.random.default_rng(3), size)
     for skip, rows in ((3, 2), (1, 5), (4, 1)):
         ref.integers(0, size, size=(skip, len(size)))
         fast.skip(skip)

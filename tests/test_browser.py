@@ -239,9 +239,9 @@ def test_index_fits_the_window(report, page):
 def test_index_of_eight_models_with_the_widest_cells_fits_the_window(report, page):
     """The demo's index once scrolled sideways at 1280 px: a rank change's "not significant (p = 0.81)"
     did not wrap. Eight rows whose every cell holds the widest text the demo's index shows still fit."""
-    from beyondauc.report.render import _index_rows, _render_index
+    from beyondauc.report.render import index_rows, render_index
 
-    row = _index_rows(report.evaluation, report.reports)[0]
+    row = index_rows(report.evaluation, report.reports)[0]
     widest = dict(row, model="random_forest", rank_change="\u22123", change_class="down ns",
                   stability="stable in 53% of replicates, not significant (p = 0.94)", auc_rank_ci="2\u20135",
                   accuracy_rank_ci="1\u20135",
@@ -257,7 +257,7 @@ def test_index_of_eight_models_with_the_widest_cells_fits_the_window(report, pag
                "reused": False, "models": [widest] * 8,
                "overview": {"html": report.overview.html, "status": "ok", "error": None, "notebooks": []}}
     path = report.out_dir / "index_widest.html"
-    path.write_text(_render_index(context), encoding="utf-8")
+    path.write_text(render_index(context), encoding="utf-8")
     page.goto(path.resolve().as_uri(), wait_until="load")
     assert _horizontal_overflow(page) <= 0, "an index of eight models scrolls sideways at 1280 px"
 
@@ -396,9 +396,9 @@ def test_report_fits_with_every_section_open_and_reads_as_text(report, sized_pag
 def _widest_index(report, name, *, extra_column=False):
     """The index of eight models whose every cell holds the widest text the demo's index shows; with
     ``extra_column``, one more column (as a comparison with a baseline will add) of wrapping text."""
-    from beyondauc.report.render import _index_rows, _render_index
+    from beyondauc.report.render import index_rows, render_index
 
-    row = _index_rows(report.evaluation, report.reports)[0]
+    row = index_rows(report.evaluation, report.reports)[0]
     widest = dict(row, model="random_forest", rank_change="\u22123", change_class="down ns",
                   stability="not significant (p = 0.81)", auc_rank_ci="2\u20135", accuracy_rank_ci="1\u20135",
                   verdict="2nd by AUC, 5th by accuracy (not significant); fragile AUC; selective answering "
@@ -409,7 +409,7 @@ def _widest_index(report, name, *, extra_column=False):
                "parameters": report.evaluation.parameters, "evaluation_created": "2026-11-24T00:00:00+00:00",
                "reused": False, "models": [widest] * 8,
                "overview": {"html": report.overview.html, "status": "ok", "error": None, "notebooks": []}}
-    text = _render_index(context)
+    text = render_index(context)
     if extra_column:
         cell = ('<td data-label="vs baseline">better than logreg: AUC +0.012 (\u22120.004 to 0.029), '
                 'p = 0.03</td>')
@@ -477,9 +477,9 @@ def _header(page, title):
 def _sorted_index(report):
     """An index of six rows whose mean AUCs tie, sit in a different order from the table's, or are missing (–),
     each with its interval under it (the first row's cells otherwise)."""
-    from beyondauc.report.render import _index_rows, _render_index
+    from beyondauc.report.render import index_rows, render_index
 
-    row = _index_rows(report.evaluation, report.reports)[0]
+    row = index_rows(report.evaluation, report.reports)[0]
     aucs = {"m-a": 0.81, "m-b": None, "m-c": 0.9, "m-d": 0.805, "m-e": 0.81, "zeta": 0.1}
     rows = []
     for name, auc in aucs.items():
@@ -492,7 +492,7 @@ def _sorted_index(report):
                "reused": False, "models": rows,
                "overview": {"html": report.overview.html, "status": "ok", "error": None, "notebooks": []}}
     path = report.out_dir / "index_sorting.html"
-    path.write_text(_render_index(context), encoding="utf-8")
+    path.write_text(render_index(context), encoding="utf-8")
     return path, aucs
 
 

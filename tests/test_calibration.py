@@ -1158,27 +1158,27 @@ def test_n_jobs_validated(n_jobs):
 def test_fit_columns_match_dense_counts_on_the_fits_rows():
     """A fit's own grid holds exactly the model-grid columns of its calibration or evaluation rows,
     with the counts the dense (datasets x grid) matrices give there, for every protocol's fits."""
-    from beyondauc.metrics.calibration.grid import _dataset_columns, _fit_columns, _fit_matrices, protocol_plan
-    from beyondauc.metrics.core.kernel import _grid_counts, _stacked_counts
+    from beyondauc.metrics.calibration.grid import dataset_columns, fit_columns, fit_matrices, protocol_plan
+    from beyondauc.metrics.core.kernel import grid_counts, stacked_counts
     rng = np.random.default_rng(3)
     D, n = 4, 300
     codes = np.repeat(np.arange(D), n)
     y = (rng.random(D * n) < 0.4).astype(np.int64)
     s = np.round(rng.normal(y + codes * 0.3, 1.0), 1)  # ties, datasets overlapping in part
-    x, inv, _, _ = _grid_counts(y, s)
-    pos_ds, neg_ds = _stacked_counts(inv, y, codes, len(x), D)
-    parts = _dataset_columns(inv, y, codes, len(x), D)
+    x, inv, _, _ = grid_counts(y, s)
+    pos_ds, neg_ds = stacked_counts(inv, y, codes, len(x), D)
+    parts = dataset_columns(inv, y, codes, len(x), D)
     from beyondauc import load_benchmark
     bench = load_benchmark(pd.DataFrame({"dataset": [f"d{c}" for c in codes], "label": y, "m": s,
                                             "domain": [f"dom{c // 2}" for c in codes]}))
     for protocol in ("xdomain", "outdomain", "indomain", "outdata"):
         fits, _ = protocol_plan(bench, protocol)
-        G_cal, G_ev = _fit_matrices(fits, D)
+        G_cal, G_ev = fit_matrices(fits, D)
         for k, f in enumerate(fits):
             dense = [G_cal[k] @ pos_ds, G_cal[k] @ neg_ds, G_ev[k] @ pos_ds, G_ev[k] @ neg_ds]
             touched = np.flatnonzero(sum(dense) > 0)
             for m in (None, len(x)):  # the grid's size given, or taken from the columns
-                u, cp, cn, ep, en = _fit_columns(parts, f, m)
+                u, cp, cn, ep, en = fit_columns(parts, f, m)
                 np.testing.assert_array_equal(u, touched)
                 for got, want in zip((cp, cn, ep, en), dense):
                     np.testing.assert_array_equal(got[0], want[touched])

@@ -26,7 +26,7 @@ from beyondauc import (
 )
 from beyondauc.metrics.calibration import grid as calibration
 from beyondauc.metrics.calibration import fits as calibration_fits
-from beyondauc.metrics.calibration.fits import _logistic_rows, _logistic_starts
+from beyondauc.metrics.calibration.fits import logistic_rows, logistic_starts
 from beyondauc.metrics.calibration.reliability import grid_and_calibration_errors
 from test_reliability import small_bench
 
@@ -92,9 +92,9 @@ def test_shared_logistic_is_each_start_alone_bit_for_bit(F, class_weight):
     counts = cal_pos + cal_neg
     wpos, wneg = calibration_fits.class_weighted(cal_pos, cal_neg, class_weight)
     warm = (np.array(-0.3), np.array(0.02))
-    got = _logistic_starts(x, wpos, wneg, counts=counts, inits=(warm, None))
+    got = logistic_starts(x, wpos, wneg, counts=counts, inits=(warm, None))
     for start, (b0, b1) in zip((warm, None), got):
-        r0, r1 = _logistic_rows(x, wpos, wneg, init=start, counts=counts)
+        r0, r1 = logistic_rows(x, wpos, wneg, init=start, counts=counts)
         assert np.array_equal(b0, r0) and np.array_equal(b1, r1)
     assert not np.array_equal(got[0][1], got[1][1]) or F > 1  # the starts differ: two Newton runs
 
@@ -110,8 +110,8 @@ def test_combined_path_fits_the_shared_calibrators_once(monkeypatch):
             return func(*args, **kwargs)
         return wrapped
 
-    monkeypatch.setattr(calibration_fits, "_logistic_rows", counting("logistic", calibration_fits._logistic_rows))
-    monkeypatch.setattr(calibration_fits, "_stump_rows", counting("stump", calibration_fits._stump_rows))
+    monkeypatch.setattr(calibration_fits, "logistic_rows", counting("logistic", calibration_fits.logistic_rows))
+    monkeypatch.setattr(calibration_fits, "stump_rows", counting("stump", calibration_fits.stump_rows))
     monkeypatch.setattr(calibration_fits, "stump_params", counting("stump_params", calibration_fits.stump_params))
     bench = bench_of().subset(models=["logit"])
     kw = dict(protocols=["xdomain", "indata"], methods=["logistic", "stump"], n_repeats=2)

@@ -65,7 +65,7 @@ def domain_forms(tmp_path):
 
 @pytest.mark.parametrize("command", READING)
 def test_every_reading_command_has_both_options_from_the_table(command):
-    sub = cli._build_parser().commands[command]
+    sub = cli.build_parser().commands[command]
     domains = sub._option_string_actions[PARAMETERS["domains"].flag]
     assert domains.option_strings == ["--domains"] and domains.default is None
     assert PARAMETERS["domains"].help in domains.help and "NAME=DOMAIN" in domains.help

@@ -37,7 +37,7 @@ def nan_csv(tmp_path):
 
 @pytest.mark.parametrize("command", LOADING)
 def test_every_loading_command_has_nan_policy(command):
-    sub = cli._build_parser().commands[command]
+    sub = cli.build_parser().commands[command]
     action = sub._option_string_actions["--nan-policy"]
     assert tuple(action.choices) == ("raise", "drop") and action.default == "raise"
 

@@ -161,13 +161,13 @@ def _part_of(part, key, arg):
 
 
 def test_a_task_receives_its_models_rows_only_in_task_order():
-    from beyondauc.evaluation.stages import _one_model
+    from beyondauc.evaluation.stages import one_model
     from beyondauc.utils.tasks import run_tasks
 
     bench = ba.load_demo().subset(models=["svm", "knn", "mlp"], datasets=["wine", "diabetes"])
     tasks = [(m, d) for m in bench.models for d in bench.datasets]
     for n_jobs in (1, 2):
-        got = run_tasks(_part_of, tasks, data=bench, view=_one_model, n_jobs=n_jobs)
+        got = run_tasks(_part_of, tasks, data=bench, view=one_model, n_jobs=n_jobs)
         assert got == [((m,), len(bench), d) for m, d in tasks]
 
 

@@ -113,10 +113,10 @@ def test_fingerprint_read_in_chunks_equals_one_join_of_each_column(monkeypatch):
                           "codes": pd.Categorical(rng.integers(0, 3, n)),  # numbers in categories: not text
                           "missing": pd.Series(rng.choice(["k", None], n), dtype="str"),
                           "number": rng.normal(size=n), "int": rng.integers(0, 9, n)})
-    assert pipeline._frame_sha256(frame) == one_join_sha256(frame)
-    assert pipeline._frame_sha256(frame.iloc[:0]) == one_join_sha256(frame.iloc[:0])
-    assert pipeline._frame_sha256(frame.iloc[:1]) == one_join_sha256(frame.iloc[:1])
-    assert pipeline._frame_sha256(frame) != pipeline._frame_sha256(frame.assign(text=frame["text"].shift(1)))
+    assert pipeline.frame_sha256(frame) == one_join_sha256(frame)
+    assert pipeline.frame_sha256(frame.iloc[:0]) == one_join_sha256(frame.iloc[:0])
+    assert pipeline.frame_sha256(frame.iloc[:1]) == one_join_sha256(frame.iloc[:1])
+    assert pipeline.frame_sha256(frame) != pipeline.frame_sha256(frame.assign(text=frame["text"].shift(1)))
 
 
 def test_thinned_curve_gives_the_rows_of_the_whole_table():
@@ -125,11 +125,11 @@ def test_thinned_curve_gives_the_rows_of_the_whole_table():
     rng = np.random.default_rng(5)
     y, s = rng.integers(0, 2, 5000), rng.normal(size=5000)
     curve = sens_spec_drift(y[:2500], s[:2500], y[2500:], s[2500:])
-    rows = pipeline._thin(curve.sensitivity_val, curve.specificity_val)
+    rows = pipeline.thin(curve.sensitivity_val, curve.specificity_val)
     assert 2 < len(rows) < len(curve.thresholds)
-    pd.testing.assert_frame_equal(pipeline._thinned(curve, rows).to_frame(),
+    pd.testing.assert_frame_equal(pipeline.thinned(curve, rows).to_frame(),
                                   curve.to_frame().iloc[rows].reset_index(drop=True), check_exact=True)
-    assert pipeline._thinned(curve, np.arange(len(curve.thresholds))) is curve
+    assert pipeline.thinned(curve, np.arange(len(curve.thresholds))) is curve
 
 
 def test_a_frame_read_back_can_be_edited_and_loaded_again():

@@ -169,7 +169,7 @@ def _finding_rate(shift, seed):
                         f"{name}_high": ci.loc[name, "high"]})
         rows.append(row)
     table = pd.DataFrame(rows)
-    judged = summary._drift_judged(table, 0.05)
+    judged = summary.drift_judged(table, 0.05)
     fired = {d for j, rule, d, *_ in judged if j == "flag" and rule in ("cohort drift", "Wasserstein")}
     past = np.mean(table["drift"] >= summary.THRESHOLDS["drift"])
     return len(fired) / N_BENCHMARKS, past

@@ -15,19 +15,19 @@ import numpy as np
 import pytest
 from beyondauc.metrics.diagnostics import benchmark as db
 from beyondauc.metrics.diagnostics.rows import (
-    _bias_units,
-    _lead_cumsum,
-    _workspace,
+    bias_units,
+    lead_cumsum,
+    workspace,
     bias_rows,
     drift_rows,
     wasserstein_rows,
 )
 from beyondauc.metrics.core.fitting import unit_scale
 from beyondauc.metrics.core.kernel import (
-    _auc_from_counts,
-    _merge_counts,
-    _wasserstein_counts,
-    _wasserstein_merged,
+    auc_from_counts,
+    merge_counts,
+    wasserstein_counts,
+    wasserstein_merged,
 )
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -50,7 +50,7 @@ def test_merge_counts_is_the_stable_merge_with_a_first():
     ka = np.cumsum(rng.integers(0, 3, (60, 30)), axis=1) * 3  # sorted rows, many ties within and across
     kb = np.cumsum(rng.integers(0, 4, (60, 30)), axis=1) * 2
     key, fb, ib = np.concatenate([2 * ka, 2 * kb + 1], axis=1), np.empty((60, 60), np.int64), np.empty((60, 60), np.int64)
-    _merge_counts(key, fb, ib)
+    merge_counts(key, fb, ib)
     both = np.concatenate([ka, kb], axis=1)
     perm = np.argsort(both, axis=1, kind="stable")  # a's columns first among equals
     from_b = (perm >= 30).astype(np.int64)
@@ -65,10 +65,10 @@ def test_integer_cumulative_sums_of_counts_equal_the_float_ones():
         w = rng.integers(0, high, shape).astype(float)
         w[0] = 0.0
         scratch = rng.integers(-(2**62), 2**62, w.size + 3)  # garbage left by another kernel
-        got = _lead_cumsum(w, scratch=scratch)
+        got = lead_cumsum(w, scratch=scratch)
         ref = np.concatenate([np.zeros(shape[:-1] + (1,)), np.cumsum(w, axis=-1)], axis=-1)
         assert got.dtype == np.float64 and np.array_equal(got, ref)
-        assert np.array_equal(_lead_cumsum(w, np.full(ref.shape, np.nan), scratch=scratch), ref)
+        assert np.array_equal(lead_cumsum(w, np.full(ref.shape, np.nan), scratch=scratch), ref)
 
 
 def test_int32_keys_merge_as_the_int64_keys():
@@ -79,7 +79,7 @@ def test_int32_keys_merge_as_the_int64_keys():
     out = {}
     for kind in (np.int64, np.int32):
         key, fb, ib = keys.astype(kind), np.empty((40, 50), kind), np.empty((40, 50), np.int64)
-        _merge_counts(key, fb, ib)
+        merge_counts(key, fb, ib)
         out[kind] = key, fb, ib
     for a, b in zip(out[np.int64], out[np.int32]):
         assert (a == b).all()
@@ -109,14 +109,14 @@ def test_property_wasserstein_counts_equal_brute_force_on_both_key_widths(seed, 
     def work():
         return [np.empty(R * 2 * s, dtype=np.int64) for _ in range(5)]
 
-    got = _wasserstein_counts(x, ca, cb, p, work())  # denominators below 2**30: int32 keys
-    ref = _wasserstein_merged(x, ca * nb[:, None], cb * na[:, None], (na * nb)[:, None], p)
+    got = wasserstein_counts(x, ca, cb, p, work())  # denominators below 2**30: int32 keys
+    ref = wasserstein_merged(x, ca * nb[:, None], cb * na[:, None], (na * nb)[:, None], p)
     assert np.array_equal(got, ref, equal_nan=True)
     brute = [_midpoint_w(x, wa[r], wb[r], p) for r in range(R)]
     np.testing.assert_allclose(got, brute, rtol=1e-12, atol=1e-12)
     big = float(2**16)  # the same distributions with every count times 2**16: denominators past 2**30, int64 keys
     assert not R or (na * nb * big * big).max() >= 2.0**30 or (na * nb).max() == 0
-    wide = _wasserstein_counts(x, ca * big, cb * big, p, work())
+    wide = wasserstein_counts(x, ca * big, cb * big, p, work())
     assert np.array_equal(wide, got, equal_nan=True)
 
 
@@ -131,8 +131,8 @@ def test_integer_key_wasserstein_equals_the_argsort_merge_to_the_bit(p):
     wa[1, 5:] = 0.0
     ca, cb = np.cumsum(wa, axis=1), np.cumsum(wb, axis=1)
     na, nb = ca[:, -1], cb[:, -1]
-    got = _wasserstein_counts(x, ca, cb, p, [np.empty(R * 2 * s, dtype=np.int64) for _ in range(5)])
-    ref = _wasserstein_merged(x, ca * nb[:, None], cb * na[:, None], (na * nb)[:, None], p)
+    got = wasserstein_counts(x, ca, cb, p, [np.empty(R * 2 * s, dtype=np.int64) for _ in range(5)])
+    ref = wasserstein_merged(x, ca * nb[:, None], cb * na[:, None], (na * nb)[:, None], p)
     assert np.isnan(got[0]) and np.isnan(ref[0])
     assert np.array_equal(got, ref, equal_nan=True)
 
@@ -150,20 +150,20 @@ def test_wasserstein_rows_integer_and_general_paths_agree_to_the_bit(p):
 def test_bias_rows_equal_the_direct_formula_to_the_bit():
     x, pos, neg = _counts(7)
     sigma_max = 5.0
-    xc, lo = _bias_units(x, sigma_max)
+    xc, lo = bias_units(x, sigma_max)
     for k in (0, 1):
         p, q = pos[:, k], neg[:, k]
         cn = np.concatenate([np.zeros((len(q), 1)), np.cumsum(q, axis=1)], axis=1)
         cq = np.concatenate([np.zeros((len(q), 1)), np.cumsum(q * xc, axis=1)], axis=1)
         inner = cn[:, lo] + (cn[:, :-1] - cn[:, lo]) * xc - (cq[:, :-1] - cq[:, lo])
-        auc = _auc_from_counts(p, q)
+        auc = auc_from_counts(p, q)
         with np.errstate(invalid="ignore", divide="ignore"):
             score = (p * inner).sum(axis=1) / (p.sum(axis=1) * q.sum(axis=1)) / auc
         score = np.where(np.isfinite(score) & (auc > 0), score, np.nan)
         got_score, got_auc = bias_rows(x, p, q, sigma_max)
         assert np.array_equal(got_auc, auc, equal_nan=True)
         assert np.array_equal(got_score, score, equal_nan=True)
-        shared = bias_rows(x, p, q, sigma_max, cn=_lead_cumsum(q), units=(xc, lo), work=_workspace(len(p), len(x)))
+        shared = bias_rows(x, p, q, sigma_max, cn=lead_cumsum(q), units=(xc, lo), work=workspace(len(p), len(x)))
         assert np.array_equal(shared[0], score, equal_nan=True)
     assert np.isnan(bias_rows(x, pos[:, 1], neg[:, 1], sigma_max)[1][0])  # no positives: no AUC
 
@@ -187,7 +187,7 @@ def test_drift_rows_equal_the_direct_formula_to_the_bit():
     got = drift_rows(x, pos, neg)
     assert np.array_equal(got, ref, equal_nan=True)
     assert np.isnan(got[0]) and np.isnan(got[2]) and np.isfinite(got[3:]).all()
-    shared = drift_rows(x, pos, neg, cp=_lead_cumsum(pos), cn=_lead_cumsum(neg), work=_workspace(len(pos), len(x)))
+    shared = drift_rows(x, pos, neg, cp=lead_cumsum(pos), cn=lead_cumsum(neg), work=workspace(len(pos), len(x)))
     assert np.array_equal(shared, ref, equal_nan=True)
 
 
@@ -195,7 +195,7 @@ def test_the_bootstrap_statistic_reuses_its_workspace_without_carrying_anything_
     rng = np.random.default_rng(3)
     yv, yt = rng.integers(0, 2, 300), rng.integers(0, 2, 200)
     sv, st = np.round(rng.normal(yv, 1.0), 1), rng.normal(yt, 1.0) + 0.4  # ties in V
-    _, design = db._diagnostics_design(yv, sv, yt, st, 4.0, 2, 0)
+    _, design = db.diagnostics_design(yv, sv, yt, st, 4.0, 2, 0)
     stat, m = design["statistic"], design["n_values"]
     pos = rng.integers(1, 3, (9, 2, m)).astype(float)  # every value in every row: W's support is the grid
     neg = rng.integers(1, 3, (9, 2, m)).astype(float)
@@ -203,6 +203,6 @@ def test_the_bootstrap_statistic_reuses_its_workspace_without_carrying_anything_
     first = stat(pos, neg)  # the workspace is made for 9 rows
     again = stat(pos[5:], neg[5:])  # 4 rows in the same (larger, used) buffers
     for k, v in first.items():
-        fresh = db._diagnostics_statistic(x, pos[5:], neg[5:], 4.0, 2, units=_bias_units(x, 4.0))[k]
+        fresh = db.diagnostics_statistic(x, pos[5:], neg[5:], 4.0, 2, units=bias_units(x, 4.0))[k]
         assert np.array_equal(again[k], fresh, equal_nan=True), k
         assert np.array_equal(v[5:], fresh, equal_nan=True), k  # rows do not depend on their chunk

@@ -108,7 +108,7 @@ def test_one_pass_raster_equals_savefig(layout):
         ax.legend()
     fig.suptitle("svm on wine")
     canvas, dpi, face = fig.canvas, fig.dpi, fig.get_facecolor()
-    pixels = np.asarray(_notebook._raster(fig, 160))
+    pixels = np.asarray(_notebook.raster(fig, 160))
     assert (fig.canvas, fig.dpi, fig.get_facecolor()) == (canvas, dpi, face)
     np.testing.assert_array_equal(pixels, _savefig_pixels(fig, 160))
     assert pixels.shape[:2] == (round(3.1 * 160), round(5.3 * 160))
@@ -121,7 +121,7 @@ def test_raster_without_layout_engine_is_cropped_tight():
     fig = Figure(figsize=(4, 3))
     ax = fig.subplots()
     ax.set(title="t", ylabel="a label drawn outside the axes' default margin " * 2)
-    np.testing.assert_array_equal(np.asarray(_notebook._raster(fig, 100)),
+    np.testing.assert_array_equal(np.asarray(_notebook.raster(fig, 100)),
                                   _savefig_pixels(fig, 100, bbox_inches="tight"))
 
 
@@ -198,7 +198,7 @@ def test_fixed_ticks_draw_what_matplotlib_draws(kind):
     fix_titles = _notebook._fix_titles
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(_notebook, "_fix_titles", lambda *a: titled.extend(fix_titles(*a)) or titled)
-        pixels = np.asarray(_notebook._raster(fig, 120))
+        pixels = np.asarray(_notebook.raster(fig, 120))
     if kind == "titles and views":  # titles above top ticks, an offset text or their own descent are placed
         assert "left where it is" in [ax.get_title() for ax in titled]
         assert not {"ticks on top", "gy descends", ""} & {ax.get_title() for ax in titled}

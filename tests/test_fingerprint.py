@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 
 import beyondauc as ba
-from beyondauc.evaluation.pipeline import _frame_sha256, data_fingerprint
+from beyondauc.evaluation.pipeline import frame_sha256, data_fingerprint
 
 
 def _frame(n=1000, seed=0):
@@ -17,16 +17,16 @@ def _frame(n=1000, seed=0):
 
 def test_same_content_same_hash_any_change_another():
     f = _frame()
-    assert _frame_sha256(f) == _frame_sha256(f.copy())
+    assert frame_sha256(f) == frame_sha256(f.copy())
     for change in (lambda g: g.loc.__setitem__((5, "m"), g.loc[5, "m"] + 1e-12),
                    lambda g: g.loc.__setitem__((0, "dataset"), "c"),
                    lambda g: g.rename(columns={"n": "o"}, inplace=True),
                    lambda g: g.__setitem__("label", g["label"].astype(float))):
         g = f.copy()
         change(g)
-        assert _frame_sha256(g) != _frame_sha256(f)
+        assert frame_sha256(g) != frame_sha256(f)
     # a value moved across a column boundary is a change (names, dtypes and lengths are hashed too)
-    assert _frame_sha256(f[["m", "n"]]) != _frame_sha256(f[["n", "m"]])
+    assert frame_sha256(f[["m", "n"]]) != frame_sha256(f[["n", "m"]])
 
 
 def test_answers_fingerprint_covers_correct():

@@ -146,7 +146,7 @@ def test_reproducible_and_independent_of_jobs_chunks_and_length(monkeypatch):
     monkeypatch.undo()
     # tasks of one block each (two per model), counts drawn again for every task
     monkeypatch.setattr(gb, "_TASK_REPLICATES", gb.BLOCK)
-    monkeypatch.setattr(gb, "_COUNTS_CACHE_BYTES", 0)
+    monkeypatch.setattr(gb, "COUNTS_CACHE_BYTES", 0)
     for jobs in (1, 2):
         np.testing.assert_array_equal(a.replicates, bootstrap_grid(bench, n_bootstrap=70, n_jobs=jobs, **kw).replicates)
     monkeypatch.undo()
@@ -275,16 +275,16 @@ def test_rank_stability_dominated_and_exchangeable():
 def test_ranks_and_kendall_match_ranking_module_on_each_replicate():
     from scipy.stats import kendalltau
 
-    from beyondauc.metrics.calibration.ranking import _rank
+    from beyondauc.metrics.calibration.ranking import rank
 
     rng = np.random.default_rng(1)
     vals = np.round(rng.random((50, 6)), 1)  # ties
     vals[3, 2] = np.nan
-    r = gb._ranks(vals)
+    r = gb.ranks(vals)
     for b in range(50):
-        np.testing.assert_array_equal(r[b], _rank(vals[b]))
+        np.testing.assert_array_equal(r[b], rank(vals[b]))
     a, c = np.round(rng.random((50, 6)), 1), np.round(rng.random((50, 6)), 1)
-    tau = gb._kendall_b(a, c)
+    tau = gb.kendall_b(a, c)
     for b in range(50):
         np.testing.assert_allclose(tau[b], kendalltau(a[b], c[b]).statistic, atol=1e-12)
 
@@ -386,15 +386,15 @@ def _xdomain_parts(bench, n_bootstrap, seed):
     """Per model, the fast xdomain path's inputs on ``n_bootstrap`` replicates:
     (model, its set-up, its grid layout, local counts Pl and Nl, totals Tp and Tn)."""
     from beyondauc.metrics.uncertainty.bootstrap import grid_weights
-    from beyondauc.metrics.calibration.grid import _Context, protocol_plan
+    from beyondauc.metrics.calibration.grid import Context, protocol_plan
 
-    ctx = _Context(y=bench.labels(), codes=bench.dataset_codes(), offsets=bench._offsets, datasets=bench.datasets,
+    ctx = Context(y=bench.labels(), codes=bench.dataset_codes(), offsets=bench._offsets, datasets=bench.datasets,
                    domains=dict(bench.domains), protocols=("xdomain",), methods=("logistic",),
                    plans={"xdomain": protocol_plan(bench, "xdomain")}, class_weight=None, n_repeats=3, seed=0)
-    bctx = gb._BootContext(base=ctx, strata=strata_of(ctx.codes, ctx.y), n_bootstrap=n_bootstrap, boot_seed=0)
+    bctx = gb.BootContext(base=ctx, strata=strata_of(ctx.codes, ctx.y), n_bootstrap=n_bootstrap, boot_seed=0)
     W = bootstrap_counts(bctx.strata, n_bootstrap, random_state=seed)
     for model in bench.models:
-        mb = gb._ModelBoot(bctx, bench.scores(model))
+        mb = gb.ModelBoot(bctx, bench.scores(model))
         xg = mb.xg
         Pl, Nl = (a[:, 0] for a in grid_weights(W, mb.local_col, ctx.y, mb.n_local))
         yield model, mb, xg, Pl, Nl, xg.total(Pl), xg.total(Nl)
@@ -411,8 +411,8 @@ def test_xdomain_logistic_second_step_is_as_close_to_the_optimum_as_an_exact_new
 
     bench = load_benchmark(small_frame(3, sizes), domains=DOMAINS)
     for model, mb, xg, Pl, Nl, Tp, Tn in _xdomain_parts(bench, 40, 0):
-        cal = fits._xdomain_cal_rows(xg, Pl, Nl, Tp, Tn)
-        a_t, c_t, _, _ = fits._xdomain_logistic_params(xg, Pl, Nl, lambda rows: (cal[0][rows], cal[1][rows]),
+        cal = fits.xdomain_cal_rows(xg, Pl, Nl, Tp, Tn)
+        a_t, c_t, _, _ = fits.xdomain_logistic_params(xg, Pl, Nl, lambda rows: (cal[0][rows], cal[1][rows]),
                                                      mb.init_ds, mb.std)
         R, D = a_t.shape
         k = np.tile(np.arange(D), R)
@@ -447,9 +447,9 @@ def test_xdomain_partial_calibration_rows_and_the_general_solvers_rows():
 
     bench = load_benchmark(small_frame(4, (60, 80, 50, 70)), domains=DOMAINS)
     for _, mb, xg, Pl, Nl, Tp, Tn in _xdomain_parts(bench, 12, 5):
-        full = fits._xdomain_cal_rows(xg, Pl, Nl, Tp, Tn)
+        full = fits.xdomain_cal_rows(xg, Pl, Nl, Tp, Tn)
         rows = np.array([0, 3, 5, 17, 18, 40, len(full[0]) - 1])
-        part = fits._xdomain_cal_rows(xg, Pl, Nl, Tp, Tn, rows=rows)
+        part = fits.xdomain_cal_rows(xg, Pl, Nl, Tp, Tn, rows=rows)
         for a, b in zip(part, full):
             np.testing.assert_array_equal(a, b[rows])
         far = (mb.init_ds[0] + 40.0, mb.init_ds[1] * 0.0)  # a start ~40 logits off: every first step is long
@@ -459,7 +459,7 @@ def test_xdomain_partial_calibration_rows_and_the_general_solvers_rows():
             asked.append(r)
             return full[0][r], full[1][r]
 
-        a_t, c_t, _, _ = fits._xdomain_logistic_params(xg, Pl, Nl, cal_rows, far, mb.std)
+        a_t, c_t, _, _ = fits.xdomain_logistic_params(xg, Pl, Nl, cal_rows, far, mb.std)
         R, D = a_t.shape
         (r1,) = asked
         assert len(r1) == R * D
@@ -482,7 +482,7 @@ def test_taylor_sums_equal_the_moments_summed_term_by_term(monkeypatch, block, o
     beta0 = rng.normal(size=(4, 2))
     counts = rng.integers(0, 4, size=(5, 37)).astype(float)
     code = np.sort(rng.integers(0, 4, size=37)) if own else None
-    got = fits._taylor_sums(counts, xs, beta0, code)
+    got = fits.taylor_sums(counts, xs, beta0, code)
     z = beta0[:, :1] + beta0[:, 1:] * xs[None, :]  # (K, m)
     p = 1.0 / (1.0 + np.exp(-z))
     polys = [np.poly1d([1.0, 0.0])]  # d^c expit / dz^c as a polynomial in p: P_{c+1} = P_c' * p (1 - p)

@@ -96,12 +96,12 @@ def test_chunks_that_miss_or_repeat_replicates_are_an_error():
 def test_a_process_sets_a_model_up_once_for_its_chunks_and_drops_it_with_the_benchmark(monkeypatch):
     made = []
 
-    class Counted(gc._ModelBoot):
+    class Counted(gc.ModelBoot):
         def __init__(self, bctx, s):
             made.append(len(s))
             super().__init__(bctx, s)
 
-    monkeypatch.setattr(gc, "_ModelBoot", Counted)
+    monkeypatch.setattr(gc, "ModelBoot", Counted)
     bench = load_benchmark(small_frame(4), domains=DOMAINS)
     part = bench.subset(models=["cont"])
     kw = dict(protocols=["xdomain"], methods=["logistic"], n_bootstrap=30, random_state=0)
@@ -110,10 +110,10 @@ def test_a_process_sets_a_model_up_once_for_its_chunks_and_drops_it_with_the_ben
     np.testing.assert_array_equal(join_grid_chunks(chunks, part).replicates,
                                   bootstrap_grid(part, **kw).replicates)
     key = id(part)
-    assert [k[0] for k in gc._SETUPS].count(key) == 1
+    assert [k[0] for k in gc.SETUPS].count(key) == 1
     del part, chunks
     gc_collect()
-    assert key not in [k[0] for k in gc._SETUPS]  # nothing of it stays in the process
+    assert key not in [k[0] for k in gc.SETUPS]  # nothing of it stays in the process
 
 
 class _Bars(stages.StageProgress):

@@ -251,10 +251,10 @@ def test_one_example_dataset_speaks_the_cli(capsys, tmp_path):
 # -- the one renderer of parameter names ---------------------------------------------------------------
 
 def test_the_renderer_follows_each_subcommands_options():
-    from beyondauc.cli.commands import _build_parser
+    from beyondauc.cli.commands import build_parser
     from beyondauc.cli.wording import cli_message, spelling_of
 
-    commands = _build_parser().commands
+    commands = build_parser().commands
     message = "set `cohort_protocol`='indata', or give `domains=` (dataset -> domain); `n_repeats` too"
     assert cli_message(message, spelling_of(commands["evaluate"])) == \
         "set --cohort-protocol indata, or give --domains (dataset -> domain); --n-repeats too"
@@ -451,4 +451,4 @@ def test_the_header_is_the_csv_modules(tmp_path, text, sep):
     text = text.replace(",", sep)
     path = tmp_path / "h.csv"
     path.write_bytes(text.encode())
-    assert readers._csv_header(path, sep) == next(csv.reader(io.StringIO(text, newline=""), delimiter=sep), [])
+    assert readers.csv_header(path, sep) == next(csv.reader(io.StringIO(text, newline=""), delimiter=sep), [])

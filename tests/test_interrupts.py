@@ -235,7 +235,7 @@ def test_a_jupyter_kernel_whose_port_is_taken_is_started_again_on_new_ports(tmp_
 
     from beyondauc.report import execute
 
-    real = execute._jupyter_kernel_manager_class()
+    real = execute.jupyter_kernel_manager_class()
     taken = socket.socket()
     taken.bind(("127.0.0.1", 0))
     taken.listen()
@@ -251,8 +251,8 @@ def test_a_jupyter_kernel_whose_port_is_taken_is_started_again_on_new_ports(tmp_
         made.append(km)
         return km
 
-    monkeypatch.setattr(execute, "_jupyter_kernel_manager_class", lambda: manager)
-    jupyter_kernel = execute._JupyterKernel("python3")
+    monkeypatch.setattr(execute, "jupyter_kernel_manager_class", lambda: manager)
+    jupyter_kernel = execute.JupyterKernel("python3")
     try:
         jupyter_kernel.prepare(tmp_path)
         assert jupyter_kernel.started == 2

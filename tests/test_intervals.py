@@ -12,8 +12,8 @@ from scipy.stats import friedmanchisquare, ks_2samp, norm
 from sklearn.metrics import roc_auc_score
 
 import beyondauc as ba
-from beyondauc.metrics.uncertainty.intervals import _acceleration, _bootstrap_aucs, _nemenyi_q
-from beyondauc.metrics.core.kernel import _grid_counts
+from beyondauc.metrics.uncertainty.intervals import acceleration, bootstrap_aucs, nemenyi_q
+from beyondauc.metrics.core.kernel import grid_counts
 
 
 # -- brute-force O(n^2) references -------------------------------------------------------------
@@ -162,9 +162,9 @@ def test_bootstrap_is_reproducible_and_seeded():
     assert a == b and (a.low, a.high) != (c.low, c.high)
     assert a.low <= a.estimate <= a.high and a.method == "bootstrap"
     # replicates are the same however they are chunked: the first 100 of 300 are the 100 of 100
-    _, inverse, _, _ = _grid_counts(y, s)
-    r300 = _bootstrap_aucs(y, inverse, inverse.max() + 1, 300, 7)
-    r100 = _bootstrap_aucs(y, inverse, inverse.max() + 1, 100, 7)
+    _, inverse, _, _ = grid_counts(y, s)
+    r300 = bootstrap_aucs(y, inverse, inverse.max() + 1, 300, 7)
+    r100 = bootstrap_aucs(y, inverse, inverse.max() + 1, 100, 7)
     np.testing.assert_array_equal(r300[:100], r100)
 
 
@@ -173,8 +173,8 @@ def test_bootstrap_replicates_are_aucs_of_stratified_resamples():
     from beyondauc.metrics.uncertainty.bootstrap import bootstrap_counts
 
     counts = bootstrap_counts(y, 20, random_state=5)
-    _, inverse, _, _ = _grid_counts(y, s)
-    reps = _bootstrap_aucs(y, inverse, inverse.max() + 1, 20, 5)
+    _, inverse, _, _ = grid_counts(y, s)
+    reps = bootstrap_aucs(y, inverse, inverse.max() + 1, 20, 5)
     for r in range(20):  # brute force: materialise each resample
         idx = np.repeat(np.arange(len(y)), counts[r])
         assert reps[r] == pytest.approx(roc_auc_score(y[idx], s[idx]), abs=1e-12)
@@ -186,8 +186,8 @@ def test_bootstrap_agrees_with_a_numpy_loop_in_distribution():
     rng = np.random.default_rng(12345)
     loop = np.array([roc_auc_score(np.r_[np.ones(100), np.zeros(150)],
                                    np.r_[rng.choice(pos, 100), rng.choice(neg, 150)]) for _ in range(1000)])
-    _, inverse, _, _ = _grid_counts(y, s)
-    ours = _bootstrap_aucs(y, inverse, inverse.max() + 1, 2000, 0)  # vs 1,000 loop replicates
+    _, inverse, _, _ = grid_counts(y, s)
+    ours = bootstrap_aucs(y, inverse, inverse.max() + 1, 2000, 0)  # vs 1,000 loop replicates
     assert ks_2samp(ours, loop).pvalue > 0.01
     assert np.std(ours) == pytest.approx(np.std(loop), rel=0.1)
     ci = ba.auc_ci(y, s, method="bootstrap", n_bootstrap=2000)
@@ -208,8 +208,8 @@ def test_acceleration_equals_brute_force_stratified_jackknife():
         loo.append((u, len(idx)))
     num = sum((u ** 3).sum() / n ** 3 for u, n in loo)
     den = sum((u ** 2).sum() / n ** 2 for u, n in loo)
-    _, _, pos, neg = _grid_counts(y, s)
-    assert _acceleration(pos, neg) == pytest.approx(num / (6 * den ** 1.5), rel=1e-9, abs=1e-14)
+    _, _, pos, neg = grid_counts(y, s)
+    assert acceleration(pos, neg) == pytest.approx(num / (6 * den ** 1.5), rel=1e-9, abs=1e-14)
 
 
 def test_bca_agrees_with_scipy_bootstrap():
@@ -277,9 +277,9 @@ def test_auc_intervals_one_class_dataset_warns():
 
 def test_nemenyi_q_matches_demsar_table():
     demsar = [1.960, 2.343, 2.569, 2.728, 2.850, 2.949, 3.031, 3.102, 3.164]  # Table 5(a), alpha = 0.05
-    assert [_nemenyi_q(k) for k in range(2, 11)] == pytest.approx(demsar, abs=1.5e-3)
+    assert [nemenyi_q(k) for k in range(2, 11)] == pytest.approx(demsar, abs=1.5e-3)
     demsar_10 = [1.645, 2.052, 2.291, 2.459, 2.589, 2.693, 2.780, 2.855, 2.920]  # Table 5(a), alpha = 0.10
-    assert [_nemenyi_q(k, 0.10) for k in range(2, 11)] == pytest.approx(demsar_10, abs=1.5e-3)
+    assert [nemenyi_q(k, 0.10) for k in range(2, 11)] == pytest.approx(demsar_10, abs=1.5e-3)
 
 
 @settings(max_examples=60, deadline=None)
@@ -304,7 +304,7 @@ def test_friedman_equals_scipy_with_ties(k, n_data, seed):
     ranks = np.array([[1 + (row > v).sum() + 0.5 * ((row == v).sum() - 1) for v in row] for row in vals])
     expected = pd.Series(ranks.mean(axis=0), index=[f"m{j}" for j in range(k)])
     pd.testing.assert_series_equal(res.average_ranks.sort_index(), expected.sort_index(), check_names=False)
-    assert res.critical_difference == pytest.approx(_nemenyi_q(k) * np.sqrt(k * (k + 1) / (6 * n_data)))
+    assert res.critical_difference == pytest.approx(nemenyi_q(k) * np.sqrt(k * (k + 1) / (6 * n_data)))
     # groups = maximal windows of the sorted ranks spanning less than the CD (brute force over all windows)
     r = res.average_ranks.to_numpy()
     windows = [(i, j) for i in range(k) for j in range(i + 1, k) if r[j] - r[i] < res.critical_difference]

@@ -8,8 +8,8 @@ import pandas as pd
 import pytest
 from beyondauc.metrics.uncertainty.bootstrap import bootstrap_counts
 from beyondauc.metrics.selective.benchmark import (
-    _benchmark_replicates,
-    _selective_design,
+    benchmark_replicates,
+    selective_design,
 )
 
 
@@ -30,10 +30,10 @@ def _assert_rows_equal(got, want):
 def test_benchmark_replicates_equal_a_refit_per_replicate(method, protocol):
     bench = ba.load_demo()
     model, dataset, B, seed = "svm", "wine", 4, 3
-    reps = _benchmark_replicates(bench, model, dataset, ood_dataset=None, protocol=protocol, method=method,
+    reps = benchmark_replicates(bench, model, dataset, ood_dataset=None, protocol=protocol, method=method,
                                  class_weight=None, tolerance=0.9, weights=(1 / 3, 1 / 3, 1 / 3), resolution=0.01,
                                  random_state=seed, n_bootstrap=B)
-    s, y, role, strata = _selective_design(bench, model, dataset, ood_dataset=None, protocol=protocol,
+    s, y, role, strata = selective_design(bench, model, dataset, ood_dataset=None, protocol=protocol,
                                            random_state=seed)
     counts = bootstrap_counts(strata, B, random_state=seed)
     for r in range(B):  # straightforward: resample rows, refit the calibrator, score the answers
@@ -96,10 +96,10 @@ def test_selective_intervals_bad_input():
 def test_ood_disca_replicates_equal_a_refit_per_replicate(method):
     bench = ba.load_demo()
     B, seed = 3, 2
-    reps = _benchmark_replicates(bench, "logreg", "breast_cancer", ood_dataset="diabetes", protocol="indata",
+    reps = benchmark_replicates(bench, "logreg", "breast_cancer", ood_dataset="diabetes", protocol="indata",
                                  method=method, class_weight=None, tolerance=0.9, weights=(1 / 3, 1 / 3, 1 / 3),
                                  resolution=0.01, random_state=seed, n_bootstrap=B)
-    s, y, role, strata = _selective_design(bench, "logreg", "breast_cancer", ood_dataset="diabetes",
+    s, y, role, strata = selective_design(bench, "logreg", "breast_cancer", ood_dataset="diabetes",
                                            protocol="indata", random_state=seed)
     counts = bootstrap_counts(strata, B, random_state=seed)
     for r in range(B):
@@ -118,14 +118,14 @@ def test_the_bootstrap_resamples_the_split_the_value_is_read_on(random_state, mo
 
     bench = ba.load_demo()
     seen = []
-    design = sb._selective_design
+    design = sb.selective_design
 
     def spy(*args, **kwargs):
         out = design(*args, **kwargs)
         seen.append(out)
         return out
 
-    monkeypatch.setattr(sb, "_selective_design", spy)
+    monkeypatch.setattr(sb, "selective_design", spy)
     for dataset in ("wine", "diabetes"):  # not the first dataset: its child seed differs from random_state
         r = ba.selective_answering(bench, "logreg", dataset, random_state=random_state, n_bootstrap=5)
         _, ev, _ = sb._selective_rows(bench, dataset, "indata", random_state, None)

@@ -18,7 +18,7 @@ from beyondauc.metrics.uncertainty.bootstrap import (
     grid_weights,
 )
 from beyondauc.metrics.diagnostics.cohorts import wasserstein_rows
-from beyondauc.metrics.core.kernel import _merge_ranks
+from beyondauc.metrics.core.kernel import merge_ranks
 
 
 def _design(n, n_values, seed):
@@ -85,7 +85,7 @@ def test_merge_ranks_are_the_per_row_searchsorted():
     rng = np.random.default_rng(0)
     ka = np.cumsum(rng.integers(0, 3, (50, 40)), axis=1).astype(float) * 3  # sorted rows, many ties
     kb = np.cumsum(rng.integers(0, 4, (50, 40)), axis=1).astype(float) * 2
-    below, upto, from_a = _merge_ranks(ka, kb)
+    below, upto, from_a = merge_ranks(ka, kb)
     assert (from_a.sum(axis=1) == ka.shape[1]).all()
     for r in range(len(ka)):
         assert (below[r] == np.searchsorted(kb[r], ka[r], side="left")).all()
@@ -124,9 +124,9 @@ def test_diagnostics_replicates_do_not_depend_on_the_chunks_beyond_rounding(monk
     yv, yt = rng.integers(0, 2, 400), rng.integers(0, 2, 300)
     sv, st = rng.normal(yv, 1.0), np.round(rng.normal(yt, 1.0) + 0.3, 1)  # ties in T
     args = dict(sigma_max=5.0, p=2, n_bootstrap=130, random_state=3)
-    one = db._diagnostics_replicates(yv, sv, yt, st, **args)
+    one = db.diagnostics_replicates(yv, sv, yt, st, **args)
     monkeypatch.setattr(db, "_DIAGNOSTICS_CELLS", 3000)  # a few replicates per chunk
-    many = db._diagnostics_replicates(yv, sv, yt, st, **args)
+    many = db.diagnostics_replicates(yv, sv, yt, st, **args)
     exact = ["auc_val", "auc_test", "bias_robustness_val", "bias_robustness_test", "drift"]
     assert (one[exact].to_numpy() == many[exact].to_numpy()).all()
     # W reads each chunk's own support: the same terms, summed in a grouping that can differ in the last bit

@@ -172,11 +172,11 @@ def test_report_on_a_csv_without_domains_exits_0_and_says_what_it_left_out(csv, 
 def test_a_report_with_every_domain_has_no_note():
     from types import SimpleNamespace
 
-    from beyondauc.report.runner import _notes
+    from beyondauc.report.runner import notes
 
     named = SimpleNamespace(data={"protocols_left_out": {}})
     old = SimpleNamespace(data={})  # an evaluation saved before the record existed
-    assert _notes(named) == [] and _notes(old) == []
+    assert notes(named) == [] and notes(old) == []
 
 
 @pytest.mark.parametrize("argv", [

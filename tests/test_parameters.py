@@ -144,9 +144,9 @@ def test_notebooks_readme_table_is_the_parameter_table():
 
 @pytest.mark.parametrize("command", ["report", "demo", "evaluate"])
 def test_every_parameter_has_its_api_name_as_a_cli_flag(command):
-    from beyondauc.cli.commands import _build_parser
+    from beyondauc.cli.commands import build_parser
 
-    sub = _build_parser().commands[command]
+    sub = build_parser().commands[command]
     flags = set(sub._option_string_actions)
     for p in PARAMETERS.values():
         if p.name in ("data", "evaluation", "model", "overrides") or (command == "evaluate" and not p.evaluation):
@@ -155,18 +155,18 @@ def test_every_parameter_has_its_api_name_as_a_cli_flag(command):
 
 
 def test_a_flag_reads_its_value_as_a_parameter_does(monkeypatch):
-    from beyondauc.cli.commands import _build_parser, _parameters
+    from beyondauc.cli.commands import build_parser, _parameters
 
-    args = _build_parser().parse_args(["report", "demo", "--n-bootstrap", "50", "--protocol", "indata",
+    args = build_parser().parse_args(["report", "demo", "--n-bootstrap", "50", "--protocol", "indata",
                                        "--computation-score", "null", "-p", "tolerance=0.8"])
     assert _parameters(args.parameter, args) == {"tolerance": 0.8, "n_bootstrap": 50, "protocol": "indata",
                                                   "computation_score": None}
 
 
 def test_old_cli_spellings_stay_as_aliases():
-    from beyondauc.cli.commands import _build_parser
+    from beyondauc.cli.commands import build_parser
 
-    parser = _build_parser()
+    parser = build_parser()
     old = parser.parse_args(["calibrate", "--repeats", "3", "--seed", "2", "--bootstrap", "5"])
     new = parser.parse_args(["calibrate", "--n-repeats", "3", "--random-state", "2", "--n-bootstrap", "5"])
     assert (old.repeats, old.seed, old.bootstrap) == (new.repeats, new.seed, new.bootstrap) == (3, 2, 5)

@@ -43,10 +43,10 @@ def rendered(tmp_path_factory):
 @pytest.fixture(scope="module")
 def layout(rendered):
     """The laid-out pages (WeasyPrint's boxes) of the report's PDF: what ``write_pdf`` drew."""
-    from beyondauc.report.render import _print_document
+    from beyondauc.report.render import print_document
 
     html, pdf = rendered
-    return _print_document(html.read_text(encoding="utf-8"), pdf.parent)
+    return print_document(html.read_text(encoding="utf-8"), pdf.parent)
 
 
 @pytest.fixture(scope="module")
@@ -117,7 +117,7 @@ def test_a_figure_taller_than_the_page_shrinks_to_it_whole(tmp_path):
     import pypdfium2.raw as raw
     from PIL import Image
 
-    from beyondauc.report.render import _render_html, _write_pdf
+    from beyondauc.report.render import render_html, _write_pdf
     from beyondauc.report import NotebookRun
 
     buf = io.BytesIO()
@@ -128,7 +128,7 @@ def test_a_figure_taller_than_the_page_shrinks_to_it_whole(tmp_path):
                                metadata={"image/png": {"width": 936, "height": 792, "alt": "a grid"}})])]
     header = {"title": "beyondauc report: m", "model": "m", "source": "s", "sha256": "0" * 64,
               "version": ba.__version__, "date": "d", "parameters": {}, "failed": None}
-    html = _render_html([(NotebookRun("summary", "summary.ipynb", "ok", None, 1.0, 0.5), nb)], header,
+    html = render_html([(NotebookRun("summary", "summary.ipynb", "ok", None, 1.0, 0.5), nb)], header,
                         include_code=False)
     _write_pdf(html, tmp_path / "tall.pdf", tmp_path)
     pdf = pdfium.PdfDocument(str(tmp_path / "tall.pdf"))
@@ -267,11 +267,11 @@ def wide_table_notebook(columns, rows=6, levels=1):
 
 def print_html(nb):
     from beyondauc.report import NotebookRun
-    from beyondauc.report.render import _render_html
+    from beyondauc.report.render import render_html
 
     header = {"title": "beyondauc report: m", "model": "m", "source": "s", "sha256": "0" * 64,
               "version": ba.__version__, "date": "d", "parameters": {}, "failed": None}
-    return _render_html([(NotebookRun("summary", "summary.ipynb", "ok", None, 1.0, 0.5), nb)], header,
+    return render_html([(NotebookRun("summary", "summary.ipynb", "ok", None, 1.0, 0.5), nb)], header,
                         include_code=False)
 
 
@@ -296,10 +296,10 @@ def test_a_table_wider_than_the_page_shrinks_or_turns_and_no_word_breaks(tmp_pat
     the check sees it."""
     import weasyprint
 
-    from beyondauc.report.render import _breakable_words, _print_document, _print_tables
+    from beyondauc.report.render import breakable_words, print_document, print_tables
 
     html = print_html(wide_table_notebook(columns, levels=levels))
-    document = _print_document(html, tmp_path)
+    document = print_document(html, tmp_path)
     tables = list(table_boxes(document))
     assert len(tables) == 1
     right, table = tables[0]
@@ -318,7 +318,7 @@ def test_a_table_wider_than_the_page_shrinks_or_turns_and_no_word_breaks(tmp_pat
         assert broken_cells(document) == []
     if columns == 16:
         before = weasyprint.CSS(string="td, th { overflow-wrap: anywhere !important; word-break: break-all !important }")
-        old = weasyprint.HTML(string=_print_tables(_breakable_words(html)), base_url=str(tmp_path)).render(
+        old = weasyprint.HTML(string=print_tables(breakable_words(html)), base_url=str(tmp_path)).render(
             stylesheets=[before])
         assert broken_cells(old)
     if levels == 2:
@@ -326,27 +326,27 @@ def test_a_table_wider_than_the_page_shrinks_or_turns_and_no_word_breaks(tmp_pat
 
 
 def test_transposed_table_turns_a_plain_table_and_leaves_the_others():
-    from beyondauc.report.render import _transposed_table
+    from beyondauc.report.render import transposed_table
 
     head = '<p>x</p><table data-ba-table="3" class="dataframe">'
     plain = (f'{head}<thead><tr><th></th><th>auc_val</th><th>drift</th><th>w</th></tr>'
              '<tr><th>dataset</th><th></th><th></th><th></th></tr></thead>'
              '<tbody><tr><th>wine</th><td>0.98</td><td>0.01</td><td>4.2</td></tr></tbody></table><p>y</p>')
-    assert _transposed_table(plain, 3) == (
+    assert transposed_table(plain, 3) == (
         f'{head}<tbody><tr><th>dataset</th><th>wine</th></tr><tr><th>auc_val</th><td>0.98</td></tr>'
         '<tr><th>drift</th><td>0.01</td></tr><tr><th>w</th><td>4.2</td></tr></tbody></table><p>y</p>')
-    assert _transposed_table(plain, 4) is None  # no such table
-    assert _transposed_table(plain.replace("<th>auc_val</th>", '<th colspan="2">auc_val</th>'), 3) is None
+    assert transposed_table(plain, 4) is None  # no such table
+    assert transposed_table(plain.replace("<th>auc_val</th>", '<th colspan="2">auc_val</th>'), 3) is None
     tall = plain.replace("</tbody>", "<tr><th>a</th><td>1</td><td>2</td><td>3</td></tr>" * 3 + "</tbody>")
-    assert _transposed_table(tall, 3) is None  # as many rows as columns: turning it would not narrow it
+    assert transposed_table(tall, 3) is None  # as many rows as columns: turning it would not narrow it
 
 
 def test_print_tables_numbers_tables_and_breaks_after_underscores_only_inside_them():
-    from beyondauc.report.render import _print_tables
+    from beyondauc.report.render import print_tables
 
     html = ('<style>td_x { color: red }</style><p>a_b</p><table class="t"><tr><th>auc_rank</th>'
             '<td>0.9856</td></tr></table><p>c_d</p><TABLE><tr><td>x_y</td></tr></TABLE>')
-    out = _print_tables(html)
+    out = print_tables(html)
     assert out == ('<style>td_x { color: red }</style><p>a_b</p><table data-ba-table="0" class="t"><tr>'
                    '<th>auc_<wbr>rank</th><td>0.9856</td></tr></table><p>c_d</p><table data-ba-table="1">'
                    '<tr><td>x_<wbr>y</td></tr></TABLE>')

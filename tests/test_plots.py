@@ -572,12 +572,12 @@ def test_dashboard_from_benchmark_has_eight_axes(no_show):
 @pytest.mark.parametrize("model, dataset", [("svm", "iris_versicolor"), ("knn", "wine")])
 def test_dashboard_roc_legend_stays_inside_its_narrow_panel(model, dataset):
     """The ROC panel shares its slot with the colour bar; its legend once reached over the y label."""
-    from beyondauc.report.notebook import _raster
+    from beyondauc.report.notebook import raster
     from beyondauc.plots import report_layout
 
     fig = plt.figure(figsize=(12, 7.2), layout=report_layout())
     dash = DiagnosticsDashboard.from_benchmark(beyondauc.load_demo(), model, dataset, n_repeats=2, figure=fig)
-    _raster(fig, 100)  # the report's size and layout
+    raster(fig, 100)  # the report's size and layout
     fig.dpi = 100
     renderer = fig.canvas.get_renderer()
     roc = dash.axes_[3]
@@ -761,13 +761,13 @@ def test_auc_accuracy_labels_do_not_overlap(model, score):
     meet (as drawn, after the layout), and a label moved off its point has a line to it."""
     from matplotlib.text import Text
 
-    from beyondauc.report.notebook import _raster
+    from beyondauc.report.notebook import raster
     from beyondauc.plots import report_layout
 
     results = beyondauc.expected_accuracy(beyondauc.load_demo(), protocol="xdomain")
     fig, axes = plt.subplots(1, 2, figsize=(12, 4.6), layout=report_layout())
     disp = AUCAccuracyDisplay.from_results(results, model=model, score=score, ax=axes[0])
-    _raster(fig, 100)
+    raster(fig, 100)
     fig.dpi = 100
     renderer = fig.canvas.get_renderer()
     boxes = [Text.get_window_extent(t, renderer) for t in disp.ax_.texts]  # the text, not its leader line
@@ -933,7 +933,7 @@ def test_report_layout_places_panels_where_two_pass_tight_layout_does(kind):
     """report_layout() measures once; layout="tight" measures twice: same positions, same pixels."""
     from matplotlib.layout_engine import TightLayoutEngine
 
-    from beyondauc.report.notebook import _raster
+    from beyondauc.report.notebook import raster
     from beyondauc.plots import report_layout
 
     rng = np.random.default_rng(3)
@@ -946,7 +946,7 @@ def test_report_layout_places_panels_where_two_pass_tight_layout_does(kind):
             DiagnosticsDashboard.from_predictions(yv, sv, yt, st, n_repeats=2, figure=fig)
         else:
             ScoreHistogramsDisplay.from_benchmark(beyondauc.load_demo(), "svm", figure=fig)
-        drawn.append((np.array([ax.get_position().bounds for ax in fig.axes]), np.asarray(_raster(fig, 100))))
+        drawn.append((np.array([ax.get_position().bounds for ax in fig.axes]), np.asarray(raster(fig, 100))))
     assert isinstance(report_layout(), TightLayoutEngine)
     np.testing.assert_array_equal(drawn[0][0], drawn[1][0])
     np.testing.assert_array_equal(drawn[0][1], drawn[1][1])

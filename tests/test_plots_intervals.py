@@ -68,15 +68,15 @@ def test_roc_display_draws_bands_only_when_computed():
 def test_coverage_accuracy_band_from_benchmark_equals_a_refit_loop():
     from beyondauc.metrics.selective.benchmark import (
         BAND_COVERAGES,
-        _benchmark_bootstrap,
-        _selective_design,
+        benchmark_bootstrap,
+        selective_design,
     )
 
     bench = ba.load_demo()
     opts = dict(ood_dataset=None, protocol="xdomain", method="logistic", class_weight=None, tolerance=0.9,
                 weights=(1 / 3, 1 / 3, 1 / 3), resolution=0.01, random_state=1, n_bootstrap=3)
-    _, acc, _ = _benchmark_bootstrap(bench, "svm", "wine", **opts)
-    s, y, role, strata = _selective_design(bench, "svm", "wine", ood_dataset=None, protocol="xdomain", random_state=1)
+    _, acc, _ = benchmark_bootstrap(bench, "svm", "wine", **opts)
+    s, y, role, strata = selective_design(bench, "svm", "wine", ood_dataset=None, protocol="xdomain", random_state=1)
     counts = bootstrap_counts(strata, 3, random_state=1)
     for r in range(3):
         rows = np.repeat(np.arange(len(y)), counts[r])

@@ -16,7 +16,7 @@ from beyondauc.metrics.uncertainty.bootstrap import BLOCK, bootstrap_counts, gri
 from beyondauc.metrics.diagnostics.curves import roc_band, roc_points, roc_tpr_rows
 from beyondauc.metrics.diagnostics.cohorts import bias_rows, drift_rows, wasserstein_rows
 from beyondauc.metrics.core.fitting import class_weighted
-from beyondauc.metrics.core.kernel import _auc_from_counts, _grid_counts
+from beyondauc.metrics.core.kernel import auc_from_counts, grid_counts
 from beyondauc.metrics.uncertainty.replicates import (
     bootstrap_replicates,
     calibrated_rows,
@@ -132,12 +132,12 @@ def test_engine_needs_a_replicate():
 @pytest.mark.parametrize("ties", [False, True])
 def test_auc_from_counts_batched_equals_the_auc_of_each_resample(ties):
     y, s = _cohort(3, ties=ties)
-    values, inv, _, _ = _grid_counts(y, s)
-    got, counts = _run(y, inv, y, len(values), _auc_from_counts, 4, align=BLOCK)
+    values, inv, _, _ = grid_counts(y, s)
+    got, counts = _run(y, inv, y, len(values), auc_from_counts, 4, align=BLOCK)
     for r in range(B):  # the reference loops over replicates; the statistic does not
         a, b = np.repeat(y, counts[r]), np.repeat(s, counts[r])
         assert got[r] == pytest.approx(roc_auc_score(a, b), **TOL)
-        assert got[r] == pytest.approx(float(_auc_from_counts(*_grid_counts(a, b)[2:])), **TOL)
+        assert got[r] == pytest.approx(float(auc_from_counts(*grid_counts(a, b)[2:])), **TOL)
 
 
 # -- ROC band -----------------------------------------------------------------------------
@@ -187,7 +187,7 @@ def _answers(seed, ties):
 @pytest.mark.parametrize("ties", [False, True])
 def test_exact_area_rows_equal_the_curve_of_each_resample(ties):
     conf, ok = _answers(7, ties)
-    values, inv, _, _ = _grid_counts(ok, conf)
+    values, inv, _, _ = grid_counts(ok, conf)
     got, counts = _run(np.zeros(len(ok), int), inv, ok, len(values),
                        lambda n_ok, n_wrong: exact_area_rows(values, n_ok, n_wrong), 7)
     for r in range(B):
@@ -198,7 +198,7 @@ def test_exact_area_rows_equal_the_curve_of_each_resample(ties):
 @pytest.mark.parametrize("ties", [False, True])
 def test_accuracy_at_coverages_equal_accuracy_at_coverage_of_each_resample(ties):
     conf, ok = _answers(8, ties)
-    values, inv, _, _ = _grid_counts(ok, conf)
+    values, inv, _, _ = grid_counts(ok, conf)
     levels = np.linspace(0.05, 1, 20)
     got, counts = _run(np.zeros(len(ok), int), inv, ok, len(values),
                        lambda n_ok, n_wrong: accuracy_at_coverages(values, n_ok, n_wrong, levels), 8)
@@ -212,7 +212,7 @@ def test_accuracy_at_coverages_equal_accuracy_at_coverage_of_each_resample(ties)
 @pytest.mark.parametrize("resolution,tolerance", [(0.01, 0.9), (0.05, 0.7)])
 def test_selective_rows_equal_disca_and_aurc_of_each_resample(ties, resolution, tolerance):
     conf, ok = _answers(9, ties)
-    values, inv, _, _ = _grid_counts(ok, conf)
+    values, inv, _, _ = grid_counts(ok, conf)
     weights = (0.2, 0.3, 0.5)
     got, counts = _run(np.zeros(len(ok), int), inv, ok, len(values),
                        lambda n_ok, n_wrong: selective_rows(values, n_ok, n_wrong, resolution=resolution,
@@ -233,7 +233,7 @@ def test_calibrated_rows_equal_a_score_calibrator_fitted_on_each_resample(method
     rng = np.random.default_rng(4)
     y = (rng.uniform(size=120) < 0.4).astype(int)
     s = np.round(rng.normal(y * 1.2, 1.0), 1)  # ties on purpose
-    x, inv, _, _ = _grid_counts(y, s)
+    x, inv, _, _ = grid_counts(y, s)
 
     def statistic(pos, neg):
         # the logistic's StandardScaler sees the unweighted rows, as in a pipeline

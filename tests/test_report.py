@@ -574,7 +574,7 @@ def _printed(path):
 
 
 def test_jupyter_kernel_is_reused_with_a_fresh_namespace_and_replaced_when_it_dies(tmp_path):
-    from beyondauc.report.execute import _execute, _JupyterKernel
+    from beyondauc.report.execute import _execute, JupyterKernel
 
     sets = _tiny_notebook(tmp_path / "sets.ipynb", [
         "import os, matplotlib.pyplot as plt\ny = x + 1\nfig = plt.figure()\nprint(os.getcwd())"])
@@ -582,7 +582,7 @@ def test_jupyter_kernel_is_reused_with_a_fresh_namespace_and_replaced_when_it_di
         "import matplotlib.pyplot as plt\nnames = dir()\n"
         "print(sorted(k for k in ('x', 'y', 'os', 'fig', 'plt') if k in names), len(plt.get_fignums()), x)"])
     dies = _tiny_notebook(tmp_path / "dies.ipynb", ["import os\nos._exit(3)"])
-    kernel = _JupyterKernel("python3")
+    kernel = JupyterKernel("python3")
     runs = []
     try:
         for i, nb in enumerate([sets, reads, dies, reads, sets]):
@@ -904,7 +904,7 @@ def render_notebook(nb, model):
     header = {"title": f"beyondauc report: {model}", "model": model, "source": "scores.csv", "sha256": "0" * 64,
               "version": beyondauc.__version__, "date": "2026-01-01T00:00:00+00:00",
               "parameters": {"model": model}, "failed": None}
-    return report._render_html([(nb_run, nb)], header, include_code=False)
+    return report.render_html([(nb_run, nb)], header, include_code=False)
 
 
 def test_a_report_is_validated_once_and_an_invalid_one_still_fails(monkeypatch):
@@ -973,7 +973,7 @@ def test_report_page_is_the_page_nbconvert_writes_without_its_soup_pass(demo_cli
               "failed": None}
     for include_code in (False, True):
         ours, theirs, ours_soups, their_soups = pages_ours_and_nbconverts(
-            monkeypatch, lambda: report._render_html(executed, header, include_code=include_code))
+            monkeypatch, lambda: report.render_html(executed, header, include_code=include_code))
         assert (ours_soups, their_soups) == (0, 1)
         assert dom(ours) == dom(theirs)
         root = parse_html(ours)
@@ -1029,9 +1029,9 @@ def test_displayed_markdown_cannot_inject_markup(name, template, escaped):
     ('<span class="math" id="m">x</span>', '<span class="math" id="m">x</span>'),
 ])
 def test_clean_markdown_html(html, expected):
-    from beyondauc.report.render import _clean_markdown_html
+    from beyondauc.report.render import clean_markdown_html
 
-    assert _clean_markdown_html(html) == expected
+    assert clean_markdown_html(html) == expected
 
 
 # -- the index ------------------------------------------------------------------------
@@ -1419,14 +1419,14 @@ def test_pdf_breaks_a_very_long_name_in_linear_time(tmp_path):
     """A 10,000-character model name in a table cell (WeasyPrint's ``overflow-wrap: anywhere`` is quadratic in
     it: the hostile-names report hung for many minutes) prints in seconds, and reads the same."""
     pytest.importorskip("weasyprint")
-    from beyondauc.report.render import _breakable_words, _write_pdf
+    from beyondauc.report.render import breakable_words, _write_pdf
 
     name = "x" * 10_000
     png = "data:image/png;base64," + "A" * 200
     html = (f'<html><head><style>td, th {{ overflow-wrap: anywhere; }} .a{name[:70]} {{ color: red; }}</style></head>'
             f'<body><table><tr><th>{name}</th><td>{name}</td><td>0.5</td></tr></table><img src="{png}" alt="{name}">'
             f"<p>short words stay {'y' * 63}</p></body></html>")
-    broken = _breakable_words(html)
+    broken = breakable_words(html)
     assert broken.replace("\u200b", "").replace('<span style="overflow-wrap: break-word">', "").replace(
         "</span>", "") == html
     assert f'src="{png}" alt="{name}"' in broken and f".a{name[:70]} " in broken  # tags and styles untouched

@@ -133,15 +133,15 @@ def test_a_rerun_reuses_the_evaluation_and_recompute_does_not(run, tmp_path):
 
 def test_index_without_a_bootstrap_claims_no_intervals():
     """``n_bootstrap=0``: the index says there are no intervals, instead of '0 replicates'."""
-    from beyondauc.report.render import _index_rows, _render_index
+    from beyondauc.report.render import index_rows, render_index
     from beyondauc.report import ModelReport
 
     ev = ba.evaluate("demo", datasets=["wine", "diabetes"], models=["svm", "knn"], noise_repeats=2, n_bootstrap=0)
     reports = [ModelReport(m, m, "ok", None, None, None, (), 0.0) for m in ev.models]
-    page = _render_index({
+    page = render_index({
         "source": "demo", "sha256": "0" * 64, "version": ba.__version__, "date": "today", "n_datasets": 2,
         "n_models": 2, "n_failed": 0, "n_jobs": 1, "parameters": ev.parameters, "evaluation_created": ev.created,
-        "reused": False, "models": _index_rows(ev, reports),
+        "reused": False, "models": index_rows(ev, reports),
         "overview": {"html": None, "status": "ok", "error": None, "notebooks": []}})
     text = _text(page)
     assert "ran without a bootstrap" in text

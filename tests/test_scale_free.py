@@ -24,7 +24,7 @@ from scipy.stats import rankdata
 import beyondauc as ba
 from beyondauc import ScoreCalibrator, expected_accuracy_grid, load_benchmark
 from beyondauc.metrics.core.fitting import class_weighted
-from beyondauc.metrics.core.kernel import _grid_counts
+from beyondauc.metrics.core.kernel import grid_counts
 from beyondauc.metrics.uncertainty.replicates import calibrated_rows
 from reference_impl import ScaleFreeStump, standardized_logistic
 
@@ -219,7 +219,7 @@ def test_bootstrap_refits_standardise_as_the_point_fit(method, class_weight):
     counts = rng.poisson(1.0, size=(6, len(z))).astype(float)
 
     def rows(s):
-        x, inv, _, _ = _grid_counts(y, s)
+        x, inv, _, _ = grid_counts(y, s)
         pos = np.stack([np.bincount(inv, weights=c * y, minlength=len(x)) for c in counts])
         neg = np.stack([np.bincount(inv, weights=c * (1 - y), minlength=len(x)) for c in counts])
         return calibrated_rows(method, x, *class_weighted(pos, neg, class_weight), counts=pos + neg)

@@ -84,15 +84,15 @@ def test_the_standard_library_pool_breaks_on_the_same_script(tmp_path):
 
 def test_the_stand_in_main_is_put_back():
     """The stand-in is the package's ``_spawn_main.py`` (what a spawned worker runs first), never the script."""
-    from beyondauc.utils.parallel import _SPAWN_MAIN, script_hidden
+    from beyondauc.utils.parallel import SPAWN_MAIN, script_hidden
 
     main = sys.modules["__main__"]
     with script_hidden("spawn"):
         hidden = sys.modules["__main__"]
     assert sys.modules["__main__"] is main
     assert hidden is not main
-    assert hidden.__file__ == _SPAWN_MAIN and hidden.__spec__ is None
-    assert Path(_SPAWN_MAIN).parent == Path(ba.utils.parallel.__file__).resolve().parent
+    assert hidden.__file__ == SPAWN_MAIN and hidden.__spec__ is None
+    assert Path(SPAWN_MAIN).parent == Path(ba.utils.parallel.__file__).resolve().parent
     with script_hidden("fork"):  # forked workers copy the parent: nothing to hide
         assert sys.modules["__main__"] is main
 

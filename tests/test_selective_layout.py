@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from beyondauc.metrics.uncertainty.bootstrap import bootstrap_grid_counts, strata_of
 from beyondauc.metrics.selective.curves import accuracy_at_coverages, exact_area_rows
-from beyondauc.metrics.selective.benchmark import BAND_COVERAGES, _side_by_side
+from beyondauc.metrics.selective.benchmark import BAND_COVERAGES, side_by_side
 from beyondauc.metrics.selective.scores import selective_rows
 
 OPTIONS = {"resolution": 0.01, "tolerance": 0.9, "weights": (1 / 3, 1 / 3, 1 / 3)}
@@ -55,7 +55,7 @@ def test_roles_side_by_side_hold_the_counts_of_the_role_by_grid_layout():
     inv, y, role = rng.integers(0, m, n), rng.integers(0, 2, n), rng.integers(0, 3, n)
     inv[role == 1] = inv[role == 1] // 3  # the evaluation rows use a part of the grid only
     cols = {0: np.arange(m), 1: np.unique(inv[role == 1]), 2: np.unique(inv[role == 2])}
-    column, starts = _side_by_side(inv, role, cols)
+    column, starts = side_by_side(inv, role, cols)
     assert starts.tolist() == [0, m, m + len(cols[1]), m + len(cols[1]) + len(cols[2])]
     strata = strata_of(role, y)
     pos, neg = bootstrap_grid_counts(strata, column, y, int(starts[-1]), 30, random_state=2)

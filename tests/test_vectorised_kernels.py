@@ -56,7 +56,7 @@ def test_isotonic_integer_path_equals_general_path():
     import beyondauc.metrics.core.fitting as fitting
 
     calls = []
-    segment = fitting._isotonic_segment
+    segment = fitting.isotonic_segment
 
     def counted(*a):
         calls.append(1)
@@ -64,7 +64,7 @@ def test_isotonic_integer_path_equals_general_path():
 
     rng = np.random.default_rng(0)
     try:
-        fitting._isotonic_segment = counted
+        fitting.isotonic_segment = counted
         for trial in range(1500):
             scale = rng.choice([1.0, 1e-6, 1e3])
             x = np.unique(rng.normal(size=int(rng.integers(1, 40))) * scale) if trial % 3 else np.arange(30) * 0.1
@@ -73,7 +73,7 @@ def test_isotonic_integer_path_equals_general_path():
             np.testing.assert_array_equal(fitting.fit_predict_isotonic(x, pos, neg, integer=True),
                                           fitting.fit_predict_isotonic(x, pos, neg))
     finally:
-        fitting._isotonic_segment = segment
+        fitting.isotonic_segment = segment
     assert len(calls) > 200  # the restricted PAVA was exercised
 
 
@@ -105,11 +105,11 @@ def test_restricted_pava_equals_full_pava_on_exact_level_sets():
 def test_auc_rows_equals_the_pair_count_to_the_bit(rows, n_pos, n_neg, levels, data):
     """The AUC of every row (noise robustness) is, to the bit, the brute-force count over all pairs
     (ties one half); few score levels make many ties."""
-    from beyondauc.metrics.core.kernel import _auc_rows
+    from beyondauc.metrics.core.kernel import auc_rows
 
     pos = data.draw(arrays(np.float64, (rows, n_pos), elements=st.integers(0, levels).map(float)))
     neg = data.draw(arrays(np.float64, (rows, n_neg), elements=st.integers(0, levels).map(float)))
-    got = _auc_rows(pos, neg)
+    got = auc_rows(pos, neg)
     for i in range(rows):
         pairs = (pos[i][:, None] > neg[i][None, :]).sum() + 0.5 * (pos[i][:, None] == neg[i][None, :]).sum()
         assert got[i] == pairs / (n_pos * n_neg)
@@ -118,11 +118,11 @@ def test_auc_rows_equals_the_pair_count_to_the_bit(rows, n_pos, n_neg, levels, d
 def test_auc_rows_of_noisy_scores_matches_sklearn():
     from sklearn.metrics import roc_auc_score
 
-    from beyondauc.metrics.core.kernel import _auc_rows
+    from beyondauc.metrics.core.kernel import auc_rows
 
     rng = np.random.default_rng(0)
     pos = rng.normal(1.0, 1.0, (7, 40)) + rng.standard_normal((7, 40), dtype=np.float32)
     neg = rng.normal(0.0, 1.0, (7, 55)).round(1)
-    got = _auc_rows(pos, neg)
+    got = auc_rows(pos, neg)
     want = [roc_auc_score(np.r_[np.ones(40), np.zeros(55)], np.r_[p, q]) for p, q in zip(pos, neg)]
     np.testing.assert_allclose(got, want, rtol=0, atol=1e-15)

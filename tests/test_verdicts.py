@@ -240,19 +240,19 @@ def test_threshold_rules_need_the_accuracy_and_kappa_intervals():
     row = {"dataset": "iris_virginica", "auc": 0.921, "auc_low": 0.87, "auc_high": 0.96, "accuracy": 0.778,
            "accuracy_low": 0.711, "accuracy_high": 0.834, "kappa": 0.55, "kappa_low": 0.4, "kappa_high": 0.7}
     # the demo's logreg: 0.07 lost against indata 0.848, but the accuracy's upper end loses only 0.014
-    (judged, rule, reason, _), = summary._transfer(row, 0.848)
+    (judged, rule, reason, _), = summary.transfer(row, 0.848)
     assert (judged, rule) == ("inconclusive", "threshold transfer")
     assert reason == ("threshold transfer inconclusive: accuracy lost 0.07 \u2265 0.05 on iris_virginica, but its "
                       "interval 0.01\u20130.14 straddles 0.05")
-    (judged, _, reason, _), = summary._transfer(dict(row, accuracy_high=0.79), 0.848)  # 0.058 lost at the upper end
+    (judged, _, reason, _), = summary.transfer(dict(row, accuracy_high=0.79), 0.848)  # 0.058 lost at the upper end
     assert judged == "flag" and reason.endswith("interval 0.06\u20130.14")
-    assert summary._transfer(dict(row, accuracy_high=None, accuracy_low=None), 0.848)[0][0] == "unchecked"
-    assert summary._transfer(row, 0.82) == []  # 0.042 lost: clear
+    assert summary.transfer(dict(row, accuracy_high=None, accuracy_low=None), 0.848)[0][0] == "unchecked"
+    assert summary.transfer(row, 0.82) == []  # 0.042 lost: clear
     # kappa near chance at an AUC of at least 0.8: both intervals must say so
     chance = dict(row, accuracy=0.5, accuracy_low=0.48, accuracy_high=0.52, kappa=0.05, kappa_low=0.01,
                   kappa_high=0.11)
-    found = {rule: (judged, reason) for judged, rule, reason, _ in summary._transfer(chance, None)}
+    found = {rule: (judged, reason) for judged, rule, reason, _ in summary.transfer(chance, None)}
     assert found["decisions near chance"] == (
         "flag", "decisions near chance: kappa 0.05 < 0.2 at AUC 0.921 on iris_virginica, interval 0.01\u20130.11")
     low_auc = dict(chance, auc=0.801, auc_low=0.75)
-    assert summary._transfer(low_auc, None)[0][0] == "inconclusive"
+    assert summary.transfer(low_auc, None)[0][0] == "inconclusive"

@@ -143,9 +143,9 @@ class ParametersDirective(_Generated):
 
 
 def _parser():
-    from beyondauc.cli.commands import _build_parser
+    from beyondauc.cli.commands import build_parser
 
-    parser = _build_parser()
+    parser = build_parser()
     return next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
 
 

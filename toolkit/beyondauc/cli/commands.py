@@ -55,7 +55,7 @@ class _CliError(Exception):
     pass
 
 
-def _build_parser() -> _Parser:
+def build_parser() -> _Parser:
     """The ``beyondauc`` parser: one subcommand per job, each added by its own function."""
     parser = _Parser(prog="beyondauc", description="What the ROC AUC hides about scoring models.")
     parser.add_argument("--version", action="version", version=f"beyondauc {__version__}")
@@ -748,7 +748,7 @@ def _say_warnings(caught, args, spelling):
 def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     """Entry point of the ``beyondauc`` console script; returns the exit status."""
     out = out or sys.stdout
-    parser = _build_parser()
+    parser = build_parser()
     args = None
     try:
         args = parser.parse_args(argv)

@@ -26,24 +26,24 @@ from ..utils.validation import binarize_labels, check_option
 from .forms import FORMS, WIDE, long_ignored, long_models, long_to_wide, probabilities_hint, recognise_form
 from .readers import (
     TRUE_DOMAINS,
-    _RESERVED,
-    _BOOKKEEPING,
-    _Origin,
+    RESERVED,
+    BOOKKEEPING,
+    Origin,
     read_domains,
-    _release_arrow_memory,
+    release_arrow_memory,
     _shown,
-    _check_names,
-    _check_duplicate_columns,
-    _read_table,
-    _read_tables_dir,
-    _annotate,
-    _true_dataset_name,
-    _read_true_dir,
-    _is_true_dir,
-    _table_files,
-    _model_columns,
-    _closest,
-    _check_misspelled_columns,
+    check_names,
+    check_duplicate_columns,
+    read_table,
+    read_tables_dir,
+    annotate,
+    true_dataset_name,
+    read_true_dir,
+    is_true_dir,
+    table_files,
+    model_columns,
+    closest,
+    check_misspelled_columns,
 )
 
 __all__ = ["Benchmark", "load_benchmark", "load_demo"]
@@ -361,7 +361,7 @@ def load_benchmark(
     """
     check_option(nan_policy, "nan_policy", ("raise", "drop"))
     models = _models_argument(models)
-    domains = _domains_argument(domains)
+    domains = domains_argument(domains)
     ignored = {}  # columns left out (column -> where): listed in one warning once the data is read
     frame, model_cols, origin, form = _read_source(source, models, ignored)
     if form.long:
@@ -381,7 +381,7 @@ def load_benchmark(
     dom = _dataset_domains(frame if form.long else rows, order, domains, origin)
     bench = _benchmark_of(rows, scores, model_cols, order, dom, origin.source, correct)
     del frame, rows, scores
-    _release_arrow_memory()  # what reading a file took and the benchmark does not hold
+    release_arrow_memory()  # what reading a file took and the benchmark does not hold
     if correct is None:
         _warn_single_class(bench)
     else:
@@ -428,7 +428,7 @@ def _models_argument(models):
     return models
 
 
-def _domains_argument(domains):
+def domains_argument(domains):
     """``domains`` as a mapping (a path read with :func:`read_domains`), or None."""
     if isinstance(domains, (str, Path)):
         domains = read_domains(domains)
@@ -450,9 +450,9 @@ def _read_source(source, models, ignored):
         if not path.exists():
             raise ValueError(f"`source` {src!r} does not exist")
         if path.is_dir():
-            origin = _Origin(f"directory {src!r}", src, False)
-            if _is_true_dir(_table_files(path)):
-                frame, _, model_cols = _read_true_dir(path, models, ignored)
+            origin = Origin(f"directory {src!r}", src, False)
+            if is_true_dir(table_files(path)):
+                frame, _, model_cols = read_true_dir(path, models, ignored)
                 return frame, model_cols, origin, WIDE
             frame = _read_dir(path, origin)
         else:
@@ -461,26 +461,26 @@ def _read_source(source, models, ignored):
     if form.long:
         ignored.update(dict.fromkeys(long_ignored(frame.columns, form), origin.where))
         return frame, None, origin, form
-    return frame, _model_columns(frame, models, origin.where, ignored), origin, form
+    return frame, model_columns(frame, models, origin.where, ignored), origin, form
 
 
 def _read_file(path, src):
     """(the rows of one file, each annotated with its line, origin); no 'dataset' column: one dataset named
     after the file's stem."""
     where = f"file {src!r}"
-    frame, line_offset = _read_table(path)
+    frame, line_offset = read_table(path)
     if len(frame) == 0:
         raise ValueError(f"{where} has no rows")
-    _check_misspelled_columns(frame.columns, where)
+    check_misspelled_columns(frame.columns, where)
     one_dataset = "dataset" not in frame.columns
-    frame = _annotate(frame, src, line_offset, dataset=_true_dataset_name(path) if one_dataset else None)
-    return frame, _Origin(where, src, one_dataset)
+    frame = annotate(frame, src, line_offset, dataset=true_dataset_name(path) if one_dataset else None)
+    return frame, Origin(where, src, one_dataset)
 
 
 def _read_dir(path, origin):
     """The rows of every table file of a directory (not in the TRUE format), concatenated; the files must share
     a form (a file without a ``dataset`` column is the dataset of its stem)."""
-    parts = _read_tables_dir(path)
+    parts = read_tables_dir(path)
     forms = [(recognise_form(p.columns, f"file {p['_file'].iloc[0]!r}"), p["_file"].iloc[0]) for p in parts]
     other = next(((f, name) for f, name in forms if f.name != forms[0][0].name), None)
     if other is not None:
@@ -493,25 +493,25 @@ def _read_dir(path, origin):
 def _read_frame(source):
     """(a copy of the DataFrame, origin); no 'dataset' column: one dataset named "data"."""
     where = "DataFrame"
-    _check_duplicate_columns(list(source.columns), "DataFrame")
-    _check_misspelled_columns(source.columns, where)
+    check_duplicate_columns(list(source.columns), "DataFrame")
+    check_misspelled_columns(source.columns, where)
     frame = source.copy()
     one_dataset = False
     if "dataset" not in frame.columns:
         frame.insert(0, "dataset", "data")
         one_dataset = True
-    return frame, _Origin(where, "<DataFrame>", one_dataset)
+    return frame, Origin(where, "<DataFrame>", one_dataset)
 
 
 def _check_columns(frame, model_cols, where, ignored):
     """Refuse data without a 'label' column or model columns, and model names that cannot be shown."""
     if "label" not in frame.columns:
-        columns = [c for c in frame.columns if c not in _BOOKKEEPING]
-        raise ValueError(f"{where}: missing the 'label' column{_closest('label', columns)}; columns are {columns}")
+        columns = [c for c in frame.columns if c not in BOOKKEEPING]
+        raise ValueError(f"{where}: missing the 'label' column{closest('label', columns)}; columns are {columns}")
     if not model_cols:
         text = f"; not numeric: {', '.join(map(_shown, ignored))}" if ignored else ""
-        raise ValueError(f"{where}: no numeric model columns found (columns other than {list(_RESERVED)}){text}")
-    _check_names(model_cols, "model column", where)
+        raise ValueError(f"{where}: no numeric model columns found (columns other than {list(RESERVED)}){text}")
+    check_names(model_cols, "model column", where)
 
 
 def _convert_model_columns(frame, model_cols, origin):
@@ -539,7 +539,7 @@ def _select_datasets(frame, datasets, origin):
         raise ValueError(f"column 'dataset' has a missing value at {origin.locate(frame, pos)}")
     frame["dataset"] = frame["dataset"].astype(str)
     first = frame["dataset"].drop_duplicates()
-    _check_names(first, "column 'dataset' value", where,
+    check_names(first, "column 'dataset' value", where,
                  lambda d: origin.locate(frame, int(np.flatnonzero((frame["dataset"] == d).to_numpy())[0])))
     if datasets is not None:
         datasets = [datasets] if isinstance(datasets, str) else list(datasets)
@@ -623,8 +623,8 @@ def _dataset_domains(frame, order, domains, origin):
         else:
             dom[d] = TRUE_DOMAINS.get(d)
     if domains is not None:
-        _check_names(dict.fromkeys(str(v) for v in domains.values()), "`domains` value", where)
-    _check_names(dict.fromkeys(v for v in dom.values() if v is not None), "domain", where)
+        check_names(dict.fromkeys(str(v) for v in domains.values()), "`domains` value", where)
+    check_names(dict.fromkeys(v for v in dom.values() if v is not None), "domain", where)
     if domains is not None:
         extra = [k for k in domains if k not in order]
         if extra:
@@ -650,7 +650,7 @@ def _column_domains(frame, origin):
             raise ValueError(f"{at}: dataset {d!r} has several values in column 'domain': {_shown(vals)}; "
                              "a dataset has one domain")
         column_domains[d] = vals[0] if vals else None
-    _check_names(dict.fromkeys(v for v in column_domains.values() if v is not None), "column 'domain' value", where)
+    check_names(dict.fromkeys(v for v in column_domains.values() if v is not None), "column 'domain' value", where)
     return column_domains
 
 
@@ -688,7 +688,7 @@ def _warn_ignored(ignored, where, form):
                           UserWarning, stacklevel=3)
             return
         warnings.warn(f"{where}: ignored column(s) {shown}: not numeric, so not a model, and not one of "
-                      f"{', '.join(map(repr, _RESERVED))} (give `models=` to name the model columns)", UserWarning,
+                      f"{', '.join(map(repr, RESERVED))} (give `models=` to name the model columns)", UserWarning,
                       stacklevel=3)
 
 

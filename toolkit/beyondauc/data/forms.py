@@ -30,7 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .readers import _BOOKKEEPING, _check_names, _closest, _shown
+from .readers import BOOKKEEPING, check_names, closest, _shown
 
 __all__: list[str] = []
 
@@ -66,12 +66,12 @@ WIDE = Form("wide")
 
 def recognise_form(columns, where):
     """The form ``columns`` say; refuse columns that say none, or two."""
-    cols = [c for c in columns if c not in _BOOKKEEPING]
+    cols = [c for c in columns if c not in BOOKKEEPING]
     if "model" not in cols:
         found = [c for c in (*_VALUES, *_LISTS) if c in cols]
         if found:
             raise ValueError(f"{where}: column(s) {', '.join(map(repr, found))} belong to the long form, which "
-                             f"needs a 'model' column naming each row's model{_closest('model', cols)}; {FORMS}")
+                             f"needs a 'model' column naming each row's model{closest('model', cols)}; {FORMS}")
         return WIDE
     probabilities, classes = _probability_columns(cols, where)
     has = set(cols)
@@ -80,7 +80,7 @@ def recognise_form(columns, where):
     def need(name, *columns):
         missing = [c for c in columns if c not in has]
         if missing:
-            near = "".join(_closest(c, cols) for c in missing)
+            near = "".join(closest(c, cols) for c in missing)
             raise ValueError(f"{where}: the long form with {name} needs column(s) {', '.join(map(repr, missing))}"
                              f"{near}; {FORMS}")
 
@@ -134,7 +134,7 @@ def probabilities_hint(columns):
     if "model" in columns:
         return ""
     try:
-        probabilities, classes = _probability_columns([c for c in columns if c not in _BOOKKEEPING], "")
+        probabilities, classes = _probability_columns([c for c in columns if c not in BOOKKEEPING], "")
     except ValueError:
         return ""
     if not classes:
@@ -156,7 +156,7 @@ def _plain(value):
 
 def long_ignored(columns, form):
     """The columns of a long table that none of its form's columns is: listed in one warning."""
-    used = {*_EXAMPLE, *_VALUES, *form.probabilities, *_BOOKKEEPING}
+    used = {*_EXAMPLE, *_VALUES, *form.probabilities, *BOOKKEEPING}
     return [c for c in columns if c not in used]
 
 
@@ -170,7 +170,7 @@ def long_models(table, models, origin):
         raise ValueError(f"column 'model' has a missing value at {origin.locate(table, pos)}")
     table["model"] = table["model"].astype(str).to_numpy(dtype=object)
     present = list(pd.unique(table["model"]))
-    _check_names(present, "column 'model' value", origin.where,
+    check_names(present, "column 'model' value", origin.where,
                  lambda m: origin.locate(table, int(np.flatnonzero((table["model"] == m).to_numpy())[0])))
     if models is None:
         return table, present
@@ -216,7 +216,7 @@ def long_to_wide(table, form, models, origin, nan_policy):
         grid[example, m] = correct
         grid = grid[keep]
     label = ("label",) if form.kind == "scores" else ()  # an answers benchmark's labels are its `correct`
-    columns = [c for c in ("dataset", *label, "split", "id", *_BOOKKEEPING) if c in table.columns]
+    columns = [c for c in ("dataset", *label, "split", "id", *BOOKKEEPING) if c in table.columns]
     rows = table.iloc[first[keep]][columns]
     return rows, values[keep], grid
 

@@ -11,7 +11,7 @@ from typing import Any
 import pandas as pd
 
 from ..utils.validation import check_names
-from .benchmark import Benchmark, _domains_argument, explain_missing_models, load_benchmark, load_demo
+from .benchmark import Benchmark, domains_argument, explain_missing_models, load_benchmark, load_demo
 
 __all__ = ["DEMO", "DEMO_ANSWERS", "open_benchmark"]
 
@@ -109,7 +109,7 @@ def _with_domains(bench, domains):
     if bench.kind == "scores":
         named = load_benchmark(bench.frame, domains=domains, models=list(bench.models))
         return Benchmark(named.frame, named.models, named.datasets, named.domains, bench.source)
-    given = _domains_argument(domains)
+    given = domains_argument(domains)
     unknown = [d for d in given if d not in bench.datasets]
     if unknown:
         warnings.warn(f"`domains` names dataset(s) not in the data: {unknown}", UserWarning, stacklevel=3)

@@ -44,12 +44,12 @@ TRUE_DOMAINS: dict[str, str] = {
     "vitaminc": "fact_verification",
 }
 
-_RESERVED = ("dataset", "domain", "label", "split", "id")
+RESERVED = ("dataset", "domain", "label", "split", "id")
 #: Columns whose values are names: read as the text in the file ("None", "NA", "01" stay names).
 _NAME_COLUMNS = ("dataset", "domain")
 #: Bidirectional embedding, override and isolate controls: they reorder the text that follows them.
 _BIDI_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
-_BOOKKEEPING = ("_file", "_line")  # where each row came from, for messages; never a model
+BOOKKEEPING = ("_file", "_line")  # where each row came from, for messages; never a model
 _EXPECTED = ("expected columns 'dataset', 'label', one numeric column per model, optionally 'domain', 'split', 'id' "
              "(or the long form: 'dataset', 'model', then 'score' + 'label', or the model's answers)")
 _TRUE_SUFFIXES = ("_dev_true_scores", "_true_scores")
@@ -61,7 +61,7 @@ _DIR_TABLES = (".csv", ".csv.gz", ".tsv", ".tsv.gz", *_PARQUET, *_JSONL)
 
 
 @dataclass(frozen=True)
-class _Origin:
+class Origin:
     """Where the rows came from, for messages."""
 
     where: str  # "DataFrame", "file '...'" or "directory '...'"
@@ -154,7 +154,7 @@ def _shown(name, limit=60):
     return text if len(text) <= limit else f"{text[:limit - 20]}…{text[-19:]}"
 
 
-def _check_names(names, what, where, locate=None):
+def check_names(names, what, where, locate=None):
     """Refuse names that cannot be shown as one line of text, or that Unicode calls the same name.
 
     ``what`` says what the names are (``"model column"``, ``"column 'dataset' value"``);
@@ -393,7 +393,7 @@ def _parser_error(path, sep, exc, where):
     return ValueError(f"{where} cannot be read as {'TSV' if sep == chr(9) else 'CSV'}: {text}")
 
 
-def _csv_header(path, sep=","):
+def csv_header(path, sep=","):
     """The fields of the header line.  A line without quotes is split as it is (the csv module would copy it
     into a buffer of four bytes a character: gigabytes for a file that is one long line)."""
     with _open_text(path) as fh:
@@ -405,7 +405,7 @@ def _csv_header(path, sep=","):
         return next(csv.reader(fh, delimiter=sep), [])
 
 
-def _check_duplicate_columns(columns, where):
+def check_duplicate_columns(columns, where):
     seen, dups = set(), []
     for c in columns:
         if c in seen and c not in dups:
@@ -415,7 +415,7 @@ def _check_duplicate_columns(columns, where):
         raise ValueError(f"{where}: duplicate column(s) {dups}")
 
 
-def _read_table(path):
+def read_table(path):
     path = Path(path)
     name = path.name.lower()
     if name.endswith((".parquet", ".pq")):
@@ -432,7 +432,7 @@ def _read_table(path):
         except (OSError, ValueError) as exc:  # pyarrow's ArrowInvalid is a ValueError
             first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
             raise ValueError(f"file {str(path)!r} cannot be read as Parquet: {first}") from None
-        _check_duplicate_columns(list(frame.columns), f"file {str(path)!r}")
+        check_duplicate_columns(list(frame.columns), f"file {str(path)!r}")
         return frame, 0
     if name.endswith((".csv", ".csv.gz", ".tsv", ".tsv.gz", ".txt", ".txt.gz")):
         sep = "\t" if name.endswith((".tsv", ".tsv.gz")) else ","
@@ -440,10 +440,10 @@ def _read_table(path):
         compression = _sniff(path)
         read = {"sep": sep, "compression": compression, "encoding": "utf-8", "low_memory": False}
         try:
-            header = _csv_header(path, sep)
+            header = csv_header(path, sep)
             _check_delimiter(header, sep, where)
             if sep == ",":
-                _check_duplicate_columns(header, where)
+                check_duplicate_columns(header, where)
             frame = pd.read_csv(path, **read)
         except pd.errors.EmptyDataError:
             raise ValueError(f"{where} is empty") from None
@@ -511,13 +511,13 @@ def _jsonl_error(lines, numbers, where):
     return ValueError(f"{where} cannot be read as JSON Lines")
 
 
-def _release_arrow_memory():
+def release_arrow_memory():
     """Give back to the system the memory Arrow freed (its pool otherwise keeps it), if Arrow was used."""
     if "pyarrow" in sys.modules:
         sys.modules["pyarrow"].default_memory_pool().release_unused()
 
 
-def _annotate(frame, path, offset, dataset=None):
+def annotate(frame, path, offset, dataset=None):
     """``frame`` with where each row came from (``_file``, ``_line``) and, given, a first ``dataset`` column.
 
     ``offset`` is the line of the first row (rows follow one a line), or each row's line.
@@ -541,7 +541,7 @@ def _file_stem(path):
     return stem
 
 
-def _true_dataset_name(path):
+def true_dataset_name(path):
     """The dataset a file without a ``dataset`` column holds: its stem without TRUE's suffixes."""
     stem = _file_stem(path)
     for suffix in _TRUE_SUFFIXES:
@@ -580,7 +580,7 @@ def _csv_line(path, record):
     return record + 2
 
 
-def _table_files(path):
+def table_files(path):
     """The files of directory ``path`` that hold tables, sorted by name (hidden files left out)."""
     files = sorted(p for p in path.iterdir()
                    if p.is_file() and not p.name.startswith(".") and p.name.lower().endswith(_DIR_TABLES))
@@ -589,7 +589,7 @@ def _table_files(path):
     return files
 
 
-def _is_true_dir(files):
+def is_true_dir(files):
     """True when a directory's table files are in the TRUE format: one is named like TRUE's
     (``*_true_scores.csv``), or all are CSV without a ``dataset`` or ``model`` column."""
     csvs = [f for f in files if f.name.lower().endswith((".csv", ".csv.gz"))]
@@ -598,33 +598,33 @@ def _is_true_dir(files):
     if len(csvs) < len(files):
         return False
     try:
-        return all({"dataset", "model"}.isdisjoint(_csv_header(f)) for f in files)
+        return all({"dataset", "model"}.isdisjoint(csv_header(f)) for f in files)
     except (*GZIP_ERRORS, OSError, UnicodeDecodeError, csv.Error):  # the TRUE reader says what is wrong with it
         return True
 
 
-def _read_tables_dir(path):
+def read_tables_dir(path):
     """Each table file of directory ``path``, read and annotated; a file without a ``dataset`` column is
     the dataset of its stem (as a single file is)."""
     parts = []
-    for f in _table_files(path):
-        frame, offset = _read_table(f)
+    for f in table_files(path):
+        frame, offset = read_table(f)
         where = f"file {str(f)!r}"
         if len(frame) == 0:
             raise ValueError(f"{where} has no rows")
-        _check_misspelled_columns(frame.columns, where)
+        check_misspelled_columns(frame.columns, where)
         one_dataset = "dataset" not in frame.columns
-        parts.append(_annotate(frame, f, offset, dataset=_true_dataset_name(f) if one_dataset else None))
+        parts.append(annotate(frame, f, offset, dataset=true_dataset_name(f) if one_dataset else None))
     return parts
 
 
-def _read_true_dir(path, models, ignored=None):
-    files = [f for f in _table_files(path) if f.name.lower().endswith((".csv", ".csv.gz"))]
+def read_true_dir(path, models, ignored=None):
+    files = [f for f in table_files(path) if f.name.lower().endswith((".csv", ".csv.gz"))]
     parts = []
     model_sets = {}
     for f in files:
-        frame, offset = _read_table(f)
-        name = _true_dataset_name(f)
+        frame, offset = read_table(f)
+        name = true_dataset_name(f)
         if "dataset" in frame.columns:
             raise ValueError(f"file {str(f)!r}: a TRUE-format file must not have a 'dataset' column (the file name is the dataset)")
         if len(frame) == 0:
@@ -632,10 +632,10 @@ def _read_true_dir(path, models, ignored=None):
         if "label" not in frame.columns:
             raise ValueError(
                 f"file {str(f)!r} (dataset {name!r}): missing the 'label' column"
-                f"{_closest('label', frame.columns)}; columns are {list(frame.columns)}"
+                f"{closest('label', frame.columns)}; columns are {list(frame.columns)}"
             )
-        frame = _annotate(frame, f, offset, dataset=name)
-        found = _model_columns(frame, None, f"file {str(f)!r}", ignored, _TRUE_TEXT) if models is None \
+        frame = annotate(frame, f, offset, dataset=name)
+        found = model_columns(frame, None, f"file {str(f)!r}", ignored, _TRUE_TEXT) if models is None \
             else frame.columns
         model_sets[name] = (f, set(found))
         parts.append(frame)
@@ -654,7 +654,7 @@ def _read_true_dir(path, models, ignored=None):
     return frame, 2, list(wanted)
 
 
-def _model_columns(frame, models, where, ignored=None, known=()):
+def model_columns(frame, models, where, ignored=None, known=()):
     """The model columns: ``models``, or every numeric column that is not a reserved one.
 
     Without ``models``, a column of booleans or dates is refused (it looks like
@@ -665,12 +665,12 @@ def _model_columns(frame, models, where, ignored=None, known=()):
     if models is not None:
         missing = [m for m in models if m not in frame.columns]
         if missing:
-            columns = [c for c in frame.columns if c not in _BOOKKEEPING]  # our bookkeeping, not the file's
+            columns = [c for c in frame.columns if c not in BOOKKEEPING]  # our bookkeeping, not the file's
             raise ValueError(f"{where}: `models` names column(s) {missing} not found; columns are {columns}")
         return list(models)
     cols = []
     for c in frame.columns:
-        if c in _RESERVED or c in _BOOKKEEPING:  # a model may be called "_x_"
+        if c in RESERVED or c in BOOKKEEPING:  # a model may be called "_x_"
             continue
         column = frame[c]
         kind = column.dtype.kind
@@ -723,21 +723,21 @@ def _near(name, column):
     return len(name) >= 4 and difflib.SequenceMatcher(None, name, text).ratio() >= 0.8
 
 
-def _closest(name, columns):
+def closest(name, columns):
     """'' or a clause suggesting the column of ``columns`` that looks like ``name``."""
     near = [c for c in columns if c != name and _near(name, c)]
     return f" (is {str(near[0])!r} meant to be {name!r}?)" if near else ""
 
 
-def _check_misspelled_columns(columns, where):
+def check_misspelled_columns(columns, where):
     """Error on a column that looks like a reserved one (``Dataset``, ``datset``,
     ``Split``, ``ID``) while the reserved one is absent: it would silently be
     ignored or read as a model, e.g. a whole benchmark as one dataset."""
     present = set(map(str, columns))
-    for name in _RESERVED:
+    for name in RESERVED:
         if name in present:
             continue
-        near = [c for c in columns if str(c) not in _RESERVED and _near(name, c)]
+        near = [c for c in columns if str(c) not in RESERVED and _near(name, c)]
         if near:
             raise ValueError(
                 f"{where}: no column {name!r} but a column {str(near[0])!r}: did you mean {name!r}? "

@@ -39,8 +39,8 @@ from .container import Evaluation, load_evaluation, package_versions
 from .parameters import check_against_benchmark, check_evaluation_parameters, resolve_auto
 from .ranks import add_ranks
 from .summary import findings_table, verdicts_table
-from .stages import (_SAID_WHEN_READ, _Tasks, _bootstrap_task, _grid_task, _model_parts,
-                     _model_views, _one_model)
+from .stages import (SAID_WHEN_READ, Tasks, bootstrap_task, grid_task, model_parts,
+                     model_views, one_model)
 from ..utils.validation import UndefinedMetricWarning, WarningLog, warnings_once
 from ..data.benchmark import Benchmark
 from ..data.open import open_benchmark
@@ -86,7 +86,7 @@ def _file_sha256(path):
     return h.hexdigest()
 
 
-def _frame_sha256(frame, correct=None):
+def frame_sha256(frame, correct=None):
     """SHA-256 of a table's content: per column its name, dtype and values (and ``correct``, an answers benchmark's).
 
     Numeric columns are hashed as their bytes and text columns as their
@@ -146,9 +146,9 @@ def data_fingerprint(data: str | os.PathLike | Benchmark | pd.DataFrame) -> tupl
         with resources.as_file(resources.files("beyondauc") / "datasets" / "answers.csv.gz") as path:
             return "beyondauc answers demo benchmark", _file_sha256(path)
     if isinstance(data, Benchmark):
-        return str(data.source), _frame_sha256(data.frame, data.correct)
+        return str(data.source), frame_sha256(data.frame, data.correct)
     if isinstance(data, pd.DataFrame):
-        return "DataFrame", _frame_sha256(data)
+        return "DataFrame", frame_sha256(data)
     if isinstance(data, (str, os.PathLike)):
         path = Path(data).expanduser()
         if not path.exists():
@@ -168,7 +168,7 @@ def _open(data, p):
 # curves
 # ---------------------------------------------------------------------------
 
-def _thin(*columns):
+def thin(*columns):
     """Indices of the points to keep so a curve keeps its shape at figure resolution.
 
     Curves of at most ``_MAX_POINTS`` points are kept whole.  Longer ones keep
@@ -193,7 +193,7 @@ def _thin(*columns):
 def _roc_points(y, s):
     """ROC points of one cohort, thinned to what a figure resolves."""
     fpr, tpr, thr = roc_points(y, s)
-    k = _thin(fpr, tpr)
+    k = thin(fpr, tpr)
     return fpr[k], tpr[k], thr[k]
 
 
@@ -213,8 +213,8 @@ def _diagnostic_curves(d, bins):
         for kind, r in (("bias", bias), ("noise", noise)):
             rob.append(_keyed(r.to_frame(), **key, cohort=cohort, kind=kind))
     dr = d.drift
-    k = _thin(dr.sensitivity_val, dr.specificity_val, dr.sensitivity_test, dr.specificity_test)
-    drift = _keyed(_thinned(dr, k).to_frame(), **key)
+    k = thin(dr.sensitivity_val, dr.specificity_val, dr.sensitivity_test, dr.specificity_test)
+    drift = _keyed(thinned(dr, k).to_frame(), **key)
     wass = []
     for w in (d.wasserstein_p1, d.wasserstein_p2):
         n, cols = _keyed(w.to_rows(), **key)
@@ -224,7 +224,7 @@ def _diagnostic_curves(d, bins):
     return roc, hist, rob, drift, wass
 
 
-def _thinned(curve, rows):
+def thinned(curve, rows):
     """``curve`` (a dataclass of per-point arrays) with only the points ``rows``: a table of it is made thinned,
     never whole and then thinned."""
     arrays = {f.name: getattr(curve, f.name) for f in dataclasses.fields(curve)
@@ -250,8 +250,8 @@ def _selective_rows(r):
         tol.append(_keyed(d.b_table, **key, where=where))
         fl.append(_keyed(d.fluctuations, **key, where=where))
     e = r.curve
-    k = _thin(e.coverage, e.accuracy)
-    curves.append(_keyed(_thinned(e, k).to_frame(), **key, where="in", curve="exact"))
+    k = thin(e.coverage, e.accuracy)
+    curves.append(_keyed(thinned(e, k).to_frame(), **key, where="in", curve="exact"))
     return curves, tol, fl
 
 
@@ -530,12 +530,12 @@ def evaluate(
     # each warning once, with the models and datasets it came from; a single class was said when the data was read
     single = [] if bench.kind == "answers" else [d for d in bench.datasets if len(np.unique(bench.labels(d))) < 2]
     with warnings_once(explained=single, models=bench.models,
-                       ignore=[(_SAID_WHEN_READ, UndefinedMetricWarning)]) as log:
+                       ignore=[(SAID_WHEN_READ, UndefinedMetricWarning)]) as log:
         for w in read:  # first, in order, with the block's own
             warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
         if left_out:
             warnings.warn(left_out_message(left_out), UserWarning, stacklevel=2)
-        with _Tasks.opened(n_jobs, dask, progress, log) as tasks:
+        with Tasks.opened(n_jobs, dask, progress, log) as tasks:
             ev = _compute(p, bench, full, source, sha256, t_start, tasks=tasks, progress=progress, log=log,
                           left_out=left_out)
     # every warning kept in full: the reports show each where it applies (a CLI run prints one line about them)
@@ -615,8 +615,8 @@ def _calibration_grid(bench, p, tasks, protocols):
     concatenated in the order one call over the benchmark gives.
     """
     kw = dict(class_weight=p["class_weight"], n_repeats=p["n_repeats"], random_state=p["random_state"])
-    parts = tasks.run("calibration grid", _grid_task, [(m, (tuple(protocols), kw)) for m in bench.models],
-                      data=bench, view=_one_model)
+    parts = tasks.run("calibration grid", grid_task, [(m, (tuple(protocols), kw)) for m in bench.models],
+                      data=bench, view=one_model)
     grid = sort_like(pd.concat([g for g, _ in parts], ignore_index=True), bench)
     ce = CalibrationErrors(ece=sort_like(pd.concat([e.ece for _, e in parts], ignore_index=True), bench),
                            reliability=sort_like(pd.concat([e.reliability for _, e in parts], ignore_index=True),
@@ -638,8 +638,8 @@ def _bootstrap(bench, p, tasks):
               confidence_level=p["confidence_level"], class_weight=p["class_weight"], n_repeats=p["n_repeats"],
               random_state=p["random_state"])
     chunks = replicate_ranges(p["n_bootstrap"], n_models=len(bench.models), workers=tasks.workers)
-    done = tasks.run("bootstrap", _bootstrap_task, [(m, (kw, c)) for m in bench.models for c in chunks], data=bench,
-                     view=_one_model)
+    done = tasks.run("bootstrap", bootstrap_task, [(m, (kw, c)) for m in bench.models for c in chunks], data=bench,
+                     view=one_model)
     return join_grid_chunks(done, bench)
 
 
@@ -730,9 +730,9 @@ def _per_model(bench, bench_sel, p, tasks, log):
     job = _DatasetJob(tuple(d for d in bench.datasets if d != ood), options, sel_options, p["bins"])
     runs = [(m, (job, d)) for m in bench.models for d in bench.datasets]
     done = tasks.run("cohort diagnostics and selective answering", _cohort_task, runs, data=(bench, bench_sel),
-                     view=_model_views)
+                     view=model_views)
     n = len(bench.datasets)
-    parts = [_model_parts(done[i * n:(i + 1) * n]) for i in range(len(bench.models))]
+    parts = [model_parts(done[i * n:(i + 1) * n]) for i in range(len(bench.models))]
     for x in parts:
         log.records.extend(x["warnings"])
     return parts

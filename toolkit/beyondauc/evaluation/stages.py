@@ -26,10 +26,10 @@ from ..utils.validation import UndefinedMetricWarning, WarningLog
 __all__: list[str] = []
 
 #: Said once when the data was read (:func:`~beyondauc.evaluate` ignores it in the computations).
-_SAID_WHEN_READ = r"dataset .* has a single class"
+SAID_WHEN_READ = r"dataset .* has a single class"
 
 
-class _Tasks:
+class Tasks:
     """Runs the tasks of each stage (:func:`~beyondauc.utils.tasks.run_tasks`) with a bar per stage.
 
     ``n_jobs`` local processes, or the Dask client ``client``; the warnings
@@ -71,13 +71,13 @@ def _recorded(func, part, key, arg):
     log = WarningLog()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        warnings.filterwarnings("ignore", _SAID_WHEN_READ, UndefinedMetricWarning)  # as evaluate ignores it
+        warnings.filterwarnings("ignore", SAID_WHEN_READ, UndefinedMetricWarning)  # as evaluate ignores it
         result = func(part, key, arg)
     log.record(caught, model=key)
     return result, log.records
 
 
-def _model_parts(parts):
+def model_parts(parts):
     """One model's rows from its datasets' task results, as the model's tables hold them (datasets in order)."""
     out = {k: [y for x in parts for y in x[k]] for k in (
         "roc", "cohort_histograms", "robustness", "drift_curves", "wasserstein", "selective", "tolerance",
@@ -93,14 +93,14 @@ def _model_parts(parts):
     return out
 
 
-def _model_views(benches, model):
+def model_views(benches, model):
     """``model``'s view of each benchmark (a benchmark given twice is viewed once)."""
     bench, bench_sel = benches
     view = bench.model_view(model)
     return view, view if bench_sel is bench else bench_sel.model_view(model)
 
 
-def _one_model(bench, model):
+def one_model(bench, model):
     """The benchmark of ``model`` alone (what a task of the grid stages reads)."""
     return bench.subset(models=[model])
 
@@ -109,14 +109,14 @@ def _one_model(bench, model):
 # tasks per model: the calibration grid; per model x chunk of replicates: its bootstrap
 # ---------------------------------------------------------------------------
 
-def _grid_task(bench, model, options):
+def grid_task(bench, model, options):
     """One model's expected-accuracy grid and calibration errors, from one set of fits (a task; ``bench`` holds that
     model alone)."""
     protocols, kw = options
     return grid_and_calibration_errors(bench, protocols=protocols, **kw)
 
 
-def _bootstrap_task(bench, model, arg):
+def bootstrap_task(bench, model, arg):
     """Replicates ``start:stop`` of one model's grid bootstrap (a task; replicate b is seeded alike in every task)."""
     kw, (start, stop) = arg
     return bootstrap_grid_chunk(bench, start=start, stop=stop, **kw)

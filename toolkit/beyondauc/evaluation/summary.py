@@ -211,7 +211,7 @@ def _ranking(model, p, board, n_models):
     return ("warn" if judged == "flag" else "info"), "ranking", text, "rank drop", reason
 
 
-def _transfer(row, indata):
+def transfer(row, indata):
     """The threshold rules on one dataset: [(judged, rule, reason, description)] of those that apply."""
     out, name = [], str(row["dataset"])
     if not _missing(indata):
@@ -243,7 +243,7 @@ def _threshold(model, p, grid):
     indata = mine[mine["protocol"] == "indata"].set_index("dataset")["accuracy"]
     judged = []  # (severity, loss, dataset text, rule, reason) per dataset that a rule reaches
     for row in head.to_dict("records"):
-        found = _transfer(row, indata.get(row["dataset"]) if p["protocol"] != "indata" else None)
+        found = transfer(row, indata.get(row["dataset"]) if p["protocol"] != "indata" else None)
         if found:
             found.sort(key=lambda t: -_SEVERITY[t[0]])
             worst = found[0][0]
@@ -308,7 +308,7 @@ def _drift_reason(rule, judged, why, r, col, threshold, below, label, digits, al
     return _reason(rule, judged, past, where, threshold, below=below, interval=iv) + (f", {perm}" if perm else "")
 
 
-def _drift_judged(mine, alpha=0.05):
+def drift_judged(mine, alpha=0.05):
     """[(judged, rule, dataset, value, reason, description)] of every drift rule past its threshold.
 
     Drift and W need their permutation null rejected (p < ``alpha``) as well as their interval past the
@@ -343,7 +343,7 @@ def _drift(model, diagnostics, alpha=0.05):
         reasons = "; ".join(why) or "a cohort with a single class"
         return "info", "drift", (f"Its cohort drift is undefined on every dataset ({reasons}; cohorts: {cohorts})."), \
             "", ""
-    judged = _drift_judged(mine, alpha)
+    judged = drift_judged(mine, alpha)
     flags = [j for j in judged if j[0] == "flag"]
     doubts = [j for j in judged if j[0] != "flag"]
     drifted = [j for j in flags if j[1] != "fragile AUC"]

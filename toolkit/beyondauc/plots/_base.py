@@ -52,7 +52,7 @@ def _shorten(text, limit=_MAX_LINE):
                      for line in text.split("\n"))
 
 
-def _literal_text(*targets):
+def literal_text(*targets):
     """Make every text of ``targets`` (Axes or Figures) draw literally: no mathtext, no TeX.
 
     On an Axes: the title(s), axis labels, legend, texts and annotations get
@@ -141,7 +141,7 @@ def _legend(ax, **kwargs):
     return ax.legend(handles, labels, **kwargs)
 
 
-def _spread_labels(ax, x, y, texts, *, fontsize=8):
+def spread_labels(ax, x, y, texts, *, fontsize=8):
     """Label each point (x, y) on its right; a label that would overlap one above it goes down a line,
     with a thin line to its point.
 
@@ -177,7 +177,7 @@ def _spread_labels(ax, x, y, texts, *, fontsize=8):
             for i, text in enumerate(texts)]
 
 
-def _panel_grid(figure, n, ncols, panel_size, *, extra_height=0.0):
+def panel_grid(figure, n, ncols, panel_size, *, extra_height=0.0):
     """``n`` panels in rows of at most ``ncols`` (already checked) on ``figure``, or on a new report figure
     of ``panel_size`` inches per panel (plus ``extra_height`` for a suptitle); the slots after the last
     panel are hidden. Returns the figure, the (rows, columns) axes and the number of columns."""
@@ -207,12 +207,12 @@ def _drawn_by(display):
     return targets
 
 
-def _literal_plot(plot):
+def literal_plot(plot):
     """Decorate a Display's ``plot``: whatever it drew is then drawn literally (see :func:`_literal_text`)."""
     @functools.wraps(plot)
     def wrapper(self, *args, **kwargs):
         result = plot(self, *args, **kwargs)
-        _literal_text(*_drawn_by(self))
+        literal_text(*_drawn_by(self))
         return result
 
     wrapper._draws_literal_text = True

@@ -19,9 +19,9 @@ from ._base import (
     POS_COLOR,
     _axes,
     _legend,
-    _literal_plot,
-    _panel_grid,
-    _spread_labels,
+    literal_plot,
+    panel_grid,
+    spread_labels,
 )
 
 if TYPE_CHECKING:  # names in annotations only
@@ -96,7 +96,7 @@ class AUCAccuracyDisplay:
             return None
         return np.nan_to_num(np.abs(np.stack([center - interval[0], interval[1] - center])), nan=0.0)
 
-    @_literal_plot
+    @literal_plot
     def plot(self, ax: Axes | None = None, *, annotate: bool = True) -> AUCAccuracyDisplay:
         ax = _axes(ax)
         self.errorbars_ = None
@@ -115,7 +115,7 @@ class AUCAccuracyDisplay:
             ax.scatter(self.auc[sel], self.value[sel], s=40, color="tab:blue", zorder=3, label=str(self.model))
             if annotate:
                 ok = sel & np.isfinite(self.auc) & np.isfinite(self.value)
-                _spread_labels(ax, self.auc[ok], self.value[ok], [str(d) for d in self.datasets[ok]])
+                spread_labels(ax, self.auc[ok], self.value[ok], [str(d) for d in self.datasets[ok]])
         if self.score in ("accuracy", "balanced_accuracy"):
             ax.axline((0.5, 0.5), slope=1.0, color="grey", linestyle=":", linewidth=1, label=f"{self.score} = AUC")
         ax.set(xlabel="AUC", ylabel=f"expected {self.score}",
@@ -197,7 +197,7 @@ class RankSlopeDisplay:
         self.rank_interval = None if rank_interval is None else np.asarray(rank_interval, dtype=float)
         self.significant = None if significant is None else np.asarray(significant, dtype=bool)
 
-    @_literal_plot
+    @literal_plot
     def plot(self, ax: Axes | None = None) -> RankSlopeDisplay:
         from matplotlib.lines import Line2D
 
@@ -313,14 +313,14 @@ class ScoreHistogramsDisplay:
             model = models[0]
         self.model = model
 
-    @_literal_plot
+    @literal_plot
     def plot(self, figure: FigureBase | None = None, *, ncols: int = 4, density: bool = True,
              ) -> ScoreHistogramsDisplay:
         """Draw on ``figure`` (its layout is left to the caller), or on a new one sized to the panels."""
         ncols = check_int(ncols, "ncols", minimum=1)
         h = self.histograms
         names = list(dict.fromkeys(h["dataset"]))
-        figure, axes, ncols = _panel_grid(figure, len(names), ncols, (4, 2.4), extra_height=0.6)
+        figure, axes, ncols = panel_grid(figure, len(names), ncols, (4, 2.4), extra_height=0.6)
         column = "density" if density else "count"
         for ax, name in zip(axes.flat, names):
             for label, color, text in ((0, NEG_COLOR, "negative"), (1, POS_COLOR, "positive")):

@@ -12,7 +12,7 @@ from ..metrics.uncertainty.intervals import FriedmanResult, friedman_test
 from ..metrics.calibration.ranking import (
     check_results,
 )
-from ._base import _literal_plot, report_layout
+from ._base import literal_plot, report_layout
 
 if TYPE_CHECKING:  # names in annotations only
     from collections.abc import Sequence
@@ -88,7 +88,7 @@ class CriticalDifferenceDisplay:
     def _groups(ranks, cd):
         return FriedmanResult("", np.nan, np.nan, np.nan, np.nan, 0, len(ranks), cd, 0.05, ranks).groups()
 
-    @_literal_plot
+    @literal_plot
     def plot(self, ax: Axes | None = None) -> CriticalDifferenceDisplay:
         """Draw every ranking as a CD diagram, stacked top to bottom on ``ax``."""
         if ax is None:
@@ -274,7 +274,7 @@ class PairwiseDifferenceDisplay:
         self.score, self.dataset, self.title = score, dataset, title
         self.confidence_level, self.annotate_max = float(confidence_level), int(annotate_max)
 
-    @_literal_plot
+    @literal_plot
     def plot(self, ax: Axes | None = None) -> PairwiseDifferenceDisplay:
         """Draw the matrix on ``ax`` (a new figure sized to the number of models if None), with a colour bar."""
         import matplotlib.pyplot as plt

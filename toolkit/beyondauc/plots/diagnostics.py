@@ -29,7 +29,7 @@ from ._base import (
     VAL_STYLE,
     _axes,
     _legend,
-    _literal_plot,
+    literal_plot,
     report_layout,
 )
 
@@ -98,7 +98,7 @@ class ThresholdROCDisplay:
         self.color_lim = color_lim
         self.bands = bands
 
-    @_literal_plot
+    @literal_plot
     def plot(self, ax: Axes | None = None, *, cmap: str = "viridis", linewidth: float = 5.0,
              colorbar: bool = True) -> ThresholdROCDisplay:
         from matplotlib.collections import LineCollection
@@ -225,7 +225,7 @@ class ClassHistogramDisplay:
         return cls(centers, centers, bins=edges, name=name, clipped=int(clipped),
                    weights=(np.asarray(neg_counts, dtype=float), np.asarray(pos_counts, dtype=float)))
 
-    @_literal_plot
+    @literal_plot
     def plot(self, ax: Axes | None = None, *, density: bool = False,
              xlim: tuple[float, float] | None = None) -> ClassHistogramDisplay:
         ax = _axes(ax)
@@ -289,7 +289,7 @@ class RobustnessDisplay:
                  kind: str = "bias") -> None:
         self.results, self.names, self.kind = list(results), list(names), kind
 
-    @_literal_plot
+    @literal_plot
     def plot(self, ax: Axes | None = None) -> RobustnessDisplay:
         ax = _axes(ax)
         for r, name, style in zip(self.results, self.names, (VAL_STYLE, TEST_STYLE, ":", "-.")):
@@ -345,7 +345,7 @@ class DriftDisplay:
     def __init__(self, drift: SensSpecDrift) -> None:
         self.drift = drift
 
-    @_literal_plot
+    @literal_plot
     def plot(self, ax: Axes | None = None) -> DriftDisplay:
         ax = _axes(ax)
         d = self.drift
@@ -399,7 +399,7 @@ class WassersteinDisplay:
         self.result = result
         self.other = other
 
-    @_literal_plot
+    @literal_plot
     def plot(self, ax: Axes | None = None, *, cmap: str = "Greens") -> WassersteinDisplay:
         ax = _axes(ax)
         r = self.result
@@ -477,7 +477,7 @@ class DiagnosticsDashboard:
                     roc={"val": roc_points(d.y_val, d.s_val), "test": roc_points(d.y_test, d.s_test)},
                     auc={"val": d.auc_val, "test": d.auc_test}, histograms=hist)
 
-    @_literal_plot
+    @literal_plot
     def plot(self, figure: FigureBase | None = None, *, bins: int = 30,
              clip_quantiles: tuple[float, float] | None = CLIP_QUANTILES) -> DiagnosticsDashboard:
         """Draw on ``figure`` (its layout is left to the caller), or on a new 20 x 9 inch one.

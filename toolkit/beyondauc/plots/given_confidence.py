@@ -11,7 +11,7 @@ from ..metrics.selective.given_confidence import RejectionCurve, rejection_curve
 from ..metrics.calibration.reliability import ece_from_bins
 from ..utils.formatting import format_number
 from ..utils.validation import check_number
-from ._base import _axes, _legend, _literal_plot
+from ._base import _axes, _legend, literal_plot
 
 if TYPE_CHECKING:  # names in annotations only
     from matplotlib.axes import Axes
@@ -70,7 +70,7 @@ class ConfidenceReliabilityDisplay:
         inner = ", ".join(numbers)
         return f"{self.name} ({inner})" if self.name and inner else (self.name or inner or "given confidence")
 
-    @_literal_plot
+    @literal_plot
     def plot(self, ax: Axes | None = None, *, ref_line: bool = True, **kwargs: object) -> ConfidenceReliabilityDisplay:
         """Draw the diagonal, the band and the bins; returns self (``ax_``, ``figure_``, ``line_``)."""
         ax = _axes(ax)
@@ -136,7 +136,7 @@ class RejectionCurveDisplay:
         self.curve, self.name, self.title = curve, name, title
         self.prr = curve.prr(self.max_rejection)
 
-    @_literal_plot
+    @literal_plot
     def plot(self, ax: Axes | None = None, **kwargs: object) -> RejectionCurveDisplay:
         """Draw the model's, the oracle's and the random curve; returns self (``ax_``, ``figure_``, ``line_``)."""
         ax = _axes(ax)

@@ -9,7 +9,7 @@ import pandas as pd
 
 from ..data.estimators import estimator_scores
 from ..metrics.calibration.reliability import CalibrationErrors, ece_from_bins, reliability_bins
-from ._base import _axes, _literal_plot
+from ._base import _axes, literal_plot
 
 if TYPE_CHECKING:  # names in annotations only
     from matplotlib.axes import Axes
@@ -66,7 +66,7 @@ class ReliabilityDisplay:
         self.name, self.title = name, title
         self.ece = ece_from_bins(self.mean_predicted, self.fraction_positive, self.count) if len(self.count) else np.nan
 
-    @_literal_plot
+    @literal_plot
     def plot(self, ax: Axes | None = None, *, ref_line: bool = True, marker: str = "s",
              **kwargs: object) -> ReliabilityDisplay:
         """Draw the diagonal and the bins; returns self (``ax_``, ``figure_``, ``line_``)."""

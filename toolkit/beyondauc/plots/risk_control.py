@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..utils.validation import check_int
-from ._base import _literal_plot, _literal_text, _panel_grid
+from ._base import literal_plot, literal_text, panel_grid
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -56,12 +56,12 @@ class RiskControlDisplay:
     def __init__(self, table: pd.DataFrame, *, target_risk: float, model: str = "") -> None:
         self.table, self.target_risk, self.model = table, float(target_risk), model
 
-    @_literal_plot
+    @literal_plot
     def plot(self, figure: FigureBase | None = None, *, ncols: int = 4) -> RiskControlDisplay:
         """Draw on ``figure`` (its layout is left to the caller), or on a new one sized to the panels."""
         ncols = check_int(ncols, "ncols", minimum=1)
         names = list(dict.fromkeys(self.table["dataset"]))
-        figure, axes, _ = _panel_grid(figure, len(names) + 1, ncols, (3.2, 2.9))  # + the legend's panel
+        figure, axes, _ = panel_grid(figure, len(names) + 1, ncols, (3.2, 2.9))  # + the legend's panel
         axes = axes.ravel()
         for ax, name in zip(axes, names):
             self._panel(ax, name, self.table[self.table["dataset"] == name])
@@ -107,7 +107,7 @@ class RiskControlDisplay:
         legend = ax.legend(handles=handles, loc="center", fontsize=8, frameon=False,
                            title=f"{self.model}: certified thresholds" if self.model else "certified thresholds",
                            title_fontproperties={"size": 8})
-        _literal_text(ax)  # the legend names the model; its panel is not one of axes_
+        literal_text(ax)  # the legend names the model; its panel is not one of axes_
         return legend
 
     @classmethod

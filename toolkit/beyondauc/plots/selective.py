@@ -12,7 +12,7 @@ from ..metrics.selective.curves import TOLERANCES, coverage_accuracy_curve
 from ..metrics.selective.benchmark import coverage_accuracy_band, selective_answering
 from ..metrics.selective.scores import disca
 from ..utils.validation import check_int, check_random_state
-from ._base import _axes, _legend, _literal_plot, _literal_text, _panel_grid
+from ._base import _axes, _legend, literal_plot, literal_text, panel_grid
 
 if TYPE_CHECKING:  # names in annotations only
     from collections.abc import Sequence
@@ -68,7 +68,7 @@ class CoverageAccuracyDisplay:
         self.curve, self.disca, self.exact, self.name = curve, disca, exact, name
         self.band = band
 
-    @_literal_plot
+    @literal_plot
     def plot(self, ax: Axes | None = None, *, mark: bool = True, legend: bool = True) -> CoverageAccuracyDisplay:
         """Draw on ``ax``; ``mark``: a, b and the fluctuations; ``legend``: the panel's own legend (a grid
         of panels has one for all: :class:`CoverageAccuracyGridDisplay`)."""
@@ -189,14 +189,14 @@ class CoverageAccuracyGridDisplay:
     def __init__(self, displays: dict[str, CoverageAccuracyDisplay], *, model: str = "") -> None:
         self.displays, self.model = dict(displays), model
 
-    @_literal_plot
+    @literal_plot
     def plot(self, figure: FigureBase | None = None, *, ncols: int = 3) -> CoverageAccuracyGridDisplay:
         """Draw on ``figure`` (its layout is left to the caller), or on a new one sized to the panels."""
         from matplotlib.lines import Line2D
 
         ncols = check_int(ncols, "ncols", minimum=1)
         names = list(self.displays)
-        figure, axes, _ = _panel_grid(figure, len(names) + 1, ncols, (3.9, 3.3))  # + the legend's panel
+        figure, axes, _ = panel_grid(figure, len(names) + 1, ncols, (3.9, 3.3))  # + the legend's panel
         axes = axes.ravel()
         tolerance, band = None, False
         for ax, name in zip(axes, names):
@@ -228,7 +228,7 @@ class CoverageAccuracyGridDisplay:
                        label="fluctuation: accuracy rises again")]
         self.legend_ = axes[len(names)].legend(handles=handles, loc="center", fontsize=9, frameon=False,
                                                title="Each panel", title_fontproperties={"size": 9})
-        _literal_text(axes[len(names)])  # the legend names the model; its panel is not one of axes_
+        literal_text(axes[len(names)])  # the legend names the model; its panel is not one of axes_
         self.figure_, self.axes_ = figure, list(axes[:len(names)])
         return self
 
@@ -266,7 +266,7 @@ class ToleranceDisplay:
             raise ValueError(f"`value` must be 'b' or 'disca', got {value!r}")
         self.tables, self.value = dict(tables), value
 
-    @_literal_plot
+    @literal_plot
     def plot(self, ax: Axes | None = None) -> ToleranceDisplay:
         ax = _axes(ax)
         for name, tab in self.tables.items():

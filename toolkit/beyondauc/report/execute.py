@@ -36,14 +36,14 @@ from pathlib import Path
 
 from ..utils.parallel import child_preexec
 
-_INLINE_BACKEND = "module://matplotlib_inline.backend_inline"
+INLINE_BACKEND = "module://matplotlib_inline.backend_inline"
 
 
 # Quiet Jupyter kernels without an input history: many run at once and none is interactive.
 _JUPYTER_KERNEL_ARGUMENTS = ("--IPKernelApp.log_level=CRITICAL", "--HistoryManager.enabled=False")
 
 
-def _error_of(exc):
+def error_of(exc):
     ename = getattr(exc, "ename", None)
     if ename:
         evalue = str(getattr(exc, "evalue", "")).strip().splitlines()
@@ -102,7 +102,7 @@ _START_ATTEMPTS = 3  # Jupyter kernels started for one notebook before its failu
 _ALIVE_POLL = 1.0  # seconds between two looks at whether a Jupyter kernel that has not replied is still alive
 
 
-class _JupyterKernel:
+class JupyterKernel:
     """A Jupyter kernel that runs one notebook after another (see the module docstring).
 
     ``kernel_name`` is the Jupyter kernelspec's name (papermill's word);
@@ -133,7 +133,7 @@ class _JupyterKernel:
     def _start(self):
         from jupyter_core.utils import run_sync
 
-        self.km = _jupyter_kernel_manager_class()(kernel_name=self.kernel_name)
+        self.km = jupyter_kernel_manager_class()(kernel_name=self.kernel_name)
         # the Jupyter kernel dies with this process, even a killed one (its own parent poller checks only every second)
         preexec = child_preexec()
         launch = {"preexec_fn": preexec} if preexec is not None else {}
@@ -252,7 +252,7 @@ _FLUSH_WAIT = 0.01  # seconds a new client waits for more IOPub messages of the 
 
 
 @functools.cache
-def _jupyter_kernel_manager_class():
+def jupyter_kernel_manager_class():
     from queue import Empty
 
     import traitlets
@@ -323,13 +323,13 @@ def _jupyter_kernel_manager_class():
 _WORKER_JUPYTER_KERNEL = None
 
 
-def _worker_jupyter_kernel(kernel_name):
+def worker_jupyter_kernel(kernel_name):
     """This process's Jupyter kernel, kept for the next notebook and stopped when the process ends."""
     global _WORKER_JUPYTER_KERNEL
     if _WORKER_JUPYTER_KERNEL is None or _WORKER_JUPYTER_KERNEL.kernel_name != kernel_name:
         if _WORKER_JUPYTER_KERNEL is not None:
             _WORKER_JUPYTER_KERNEL.shutdown()
-        _WORKER_JUPYTER_KERNEL = _JupyterKernel(kernel_name)
+        _WORKER_JUPYTER_KERNEL = JupyterKernel(kernel_name)
         # worker processes end through multiprocessing, which runs these finalizers (not atexit)
         multiprocessing.util.Finalize(_WORKER_JUPYTER_KERNEL, _WORKER_JUPYTER_KERNEL.shutdown, exitpriority=10)
     return _WORKER_JUPYTER_KERNEL
@@ -358,7 +358,7 @@ def _execute(src, dst, parameters, jupyter_kernel, timeout):
             progress_bar=False, log_output=False, execution_timeout=timeout, request_save_on_cell_execute=False,
         )
     except Exception as exc:  # noqa: BLE001 - a failing notebook fails its model's report, not the run
-        status, error = "failed", _error_of(exc)
+        status, error = "failed", error_of(exc)
         jupyter_kernel.shutdown()  # it may be dead, or still busy after a timeout: the next notebook gets a new one
     finally:
         jupyter_kernel.close_clients()

@@ -92,7 +92,7 @@ def _png_size(data):
 
 #: Pixels per inch of a figure on screen: a 12-inch report figure is 960 CSS pixels wide (and 1920
 #: device pixels in 2x PNG), which fits the report's column without being scaled down.
-_BASE_DPI = 80
+BASE_DPI = 80
 
 
 def _palette_png(image):
@@ -107,7 +107,7 @@ def _palette_png(image):
     return out.getvalue()
 
 
-def _fix_ticks(fig):
+def fix_ticks(fig):
     """Fix every axis's ticks at what its locator and formatter give now; return what to undo.
 
     matplotlib asks an axis's locator and formatter for its ticks about six
@@ -233,7 +233,7 @@ def _unfix_titles(axes, fixed=None):
     return kept
 
 
-def _raster(fig, dpi):
+def raster(fig, dpi):
     """``fig`` drawn at ``dpi`` on a white background, as a PIL RGB image (the figure is
     opaque, so no alpha channel is kept).
 
@@ -267,7 +267,7 @@ def _raster(fig, dpi):
         engine = fig.get_layout_engine()
         # tight layout measures the panels once, where they are before it (constrained layout measures
         # them again where its first pass put them: their ticks are not fixed for it)
-        fixed = _fix_ticks(fig) if fig.axes and isinstance(engine, TightLayoutEngine) else []
+        fixed = fix_ticks(fig) if fig.axes and isinstance(engine, TightLayoutEngine) else []
         titled = _fix_titles(fig, fixed) if fixed else []
         try:
             if fixed:  # lay out with the ticks fixed, then draw without laying out again
@@ -300,7 +300,7 @@ def render(fig: Figure, *, format: str = "retina") -> Image | SVG:
         fig.savefig(buf, format="svg", bbox_inches="tight", facecolor="white")
         return SVG(data=buf.getvalue().decode("utf-8"))
     scale = 2 if format == "retina" else 1
-    data = _palette_png(_raster(fig, _BASE_DPI * scale))
+    data = _palette_png(raster(fig, BASE_DPI * scale))
 
     width, height = _png_size(data)
     return Image(data=data, format="png", width=width // scale, height=height // scale)

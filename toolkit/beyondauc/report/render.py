@@ -132,7 +132,7 @@ _MARKDOWN_TAGS = frozenset({"p", "br", "hr", "a", "strong", "em", "b", "i", "cod
 _MARKDOWN_ATTRIBUTES = {"a": {"href", "title"}, "*": {"class", "id"}}
 
 
-def _clean_markdown_html(text):
+def clean_markdown_html(text):
     """HTML of Markdown displayed at run time, made inert.
 
     Only the tags Markdown produces survive (a raw ``<script>`` goes with its
@@ -202,7 +202,7 @@ def _exporter(include_code):
     """
     exporter = _report_exporter_class()(template_name=_TEMPLATE, extra_template_basedirs=[str(_templates_dir())])
     # Markdown displayed by code carries names from the data: the template cleans its HTML.
-    exporter.register_filter("clean_markdown_html", _clean_markdown_html)
+    exporter.register_filter("clean_markdown_html", clean_markdown_html)
     exporter.exclude_input = not include_code
     exporter.exclude_input_prompt = not include_code
     exporter.exclude_output_prompt = True
@@ -212,7 +212,7 @@ def _exporter(include_code):
     return exporter
 
 
-def _render_html(executed, header, *, include_code):
+def render_html(executed, header, *, include_code):
     """HTML of the combined notebooks through the ``templates/beyondauc`` nbconvert template."""
     combined = _combine(executed, header["title"])
     header = dict(header, include_code=bool(include_code))
@@ -227,7 +227,7 @@ _MARKUP = re.compile(r"(<style\b.*?</style>|<script\b.*?</script>|<[^>]*>)", re.
 _LONG_WORD = re.compile(r"[^\s<>&]{64,}")
 
 
-def _breakable_words(html):
+def breakable_words(html):
     """``html`` with every word of 64 or more characters of its text breakable every 32 characters.
 
     For the PDF only: table cells wrap between words only, so such a word (a
@@ -254,7 +254,7 @@ _TABLE_END = re.compile(r"</table\s*>", re.I)
 _PRINT_MIN_FONT_PT = 5.0
 
 
-def _print_tables(html):
+def print_tables(html):
     """``html`` with every table numbered (``data-ba-table``) and its text breakable after each underscore.
 
     For the PDF only: a snake_case header or name (``auc_rank_low``) then wraps
@@ -303,7 +303,7 @@ _ROW = re.compile(r"<tr\b[^>]*>(.*?)</tr\s*>", re.S | re.I)
 _CELL = re.compile(r"<(t[hd])\b([^>]*)>(.*?)</\1\s*>", re.S | re.I)
 
 
-def _transposed_table(html, number):
+def transposed_table(html, number):
     """``html`` with table ``number`` (``data-ba-table``) transposed, or None when that would not narrow it.
 
     A wide and short table (a few datasets, many statistics) prints as a tall
@@ -347,7 +347,7 @@ def _fit_tables(html, too_wide, state):
         fitted = size * ratio * 0.97
         if fitted >= _PRINT_MIN_FONT_PT:
             state["sizes"][number] = fitted
-        elif number not in state["transposed"] and (flipped := _transposed_table(html, number)) is not None:
+        elif number not in state["transposed"] and (flipped := transposed_table(html, number)) is not None:
             html, state["sizes"][number] = flipped, size
             state["transposed"].add(number)
         else:
@@ -363,7 +363,7 @@ def _tables_css(sizes, anywhere):
     return "@media print { " + "\n".join(rules) + " }"
 
 
-def _print_document(html, base_dir):
+def print_document(html, base_dir):
     """The laid-out PDF (a WeasyPrint document) of a report's ``html``: every section open, every table on the page.
 
     Laid out once; while a table is wider than the page (a generic fallback:
@@ -378,7 +378,7 @@ def _print_document(html, base_dir):
     for name in ("weasyprint", "fontTools"):
         logging.getLogger(name).setLevel(logging.ERROR)
     html = html.replace('<details class="ba-section"', '<details open class="ba-section"')  # print every section
-    html = _print_tables(_breakable_words(html))
+    html = print_tables(breakable_words(html))
     state = {"sizes": {}, "transposed": set(), "anywhere": set()}
     for _ in range(4):
         css = [weasyprint.CSS(string=_tables_css(state["sizes"], state["anywhere"]))] if state["sizes"] else []
@@ -391,7 +391,7 @@ def _print_document(html, base_dir):
 
 
 def _write_pdf(html, target, base_dir):
-    atomic_write(target, _print_document(html, base_dir).write_pdf())
+    atomic_write(target, print_document(html, base_dir).write_pdf())
 
 
 def _interval(row, name, digits=3):
@@ -447,7 +447,7 @@ def sort_values(row, change):
     return out
 
 
-def _index_rows(evaluation, reports):
+def index_rows(evaluation, reports):
     """One row per model for ``index.html``, read from the evaluation (the numbers the reports show)."""
     board = evaluation.table("leaderboard")
     verdicts = evaluation.table("verdicts").set_index("model")
@@ -486,7 +486,7 @@ def _index_rows(evaluation, reports):
     return rows
 
 
-def _render_index(context):
+def render_index(context):
     import jinja2
 
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(_templates_dir())),

@@ -29,10 +29,10 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
-from .execute import _INLINE_BACKEND, _error_of, _execute, _JupyterKernel, _worker_jupyter_kernel
+from .execute import INLINE_BACKEND, error_of, _execute, JupyterKernel, worker_jupyter_kernel
 from ..utils.output import HASHED, ReportFolder, atomic_write, safe_name
 from ..evaluation.parameters import check_against_benchmark, check_parameters, declared_parameters
-from .render import _index_rows, _render_html, _render_index, _write_pdf
+from .render import index_rows, render_html, render_index, _write_pdf
 from ..utils.validation import check_int, check_names
 from ..data.open import DEMO, open_benchmark
 from ..evaluation.parameters import EVALUATION_PARAMETERS
@@ -252,11 +252,11 @@ def _report_job(spec, shipped=None):
     if shipped is not None:
         return _report_elsewhere(spec, shipped)
     t0 = time.perf_counter()
-    os.environ["MPLBACKEND"] = _INLINE_BACKEND  # the Jupyter kernels draw inline images, whatever the caller set
+    os.environ["MPLBACKEND"] = INLINE_BACKEND  # the Jupyter kernels draw inline images, whatever the caller set
     target = Path(spec["target"])
     target.mkdir()  # in the staging folder; fails if the run was abandoned and the folder removed
     reuse = spec["reuse_jupyter_kernel"]
-    jupyter_kernel = _worker_jupyter_kernel(spec["kernel_name"]) if reuse else _JupyterKernel(spec["kernel_name"])
+    jupyter_kernel = worker_jupyter_kernel(spec["kernel_name"]) if reuse else JupyterKernel(spec["kernel_name"])
     try:
         runs, executed = [], []
         for src, parameters in spec["notebooks"]:
@@ -273,14 +273,14 @@ def _report_job(spec, shipped=None):
     header = dict(spec["header"], failed=error)
     html_name = pdf_name = None
     try:
-        html = _render_html(executed, header, include_code=spec["include_code"])
+        html = render_html(executed, header, include_code=spec["include_code"])
         html_name = f"{spec['stem']}.html"
         atomic_write(target / html_name, html)
         if spec["pdf"]:
             _write_pdf(html, target / f"{spec['stem']}.pdf", target)
             pdf_name = f"{spec['stem']}.pdf"
     except Exception as exc:  # noqa: BLE001 - rendering failed: the executed notebooks are still kept
-        error = "; ".join(filter(None, [error, f"rendering: {_error_of(exc)}"]))
+        error = "; ".join(filter(None, [error, f"rendering: {error_of(exc)}"]))
     rel = spec["rel"]
     notebooks = tuple(NotebookRun(r.name, f"{rel}/{r.path}", r.status, r.error, r.seconds, r.kernel_seconds,
                                   r.new_kernel) for r in runs)
@@ -645,7 +645,7 @@ _REPORT_DOMAIN_HINT = ("to include them, add a 'domain' column to the data, or g
                        "command line, domains= in Python)")
 
 
-def _notes(evaluation):
+def notes(evaluation):
     """Sentences every report and the index show above the numbers: what the evaluation left out, and why."""
     left = evaluation.data.get("protocols_left_out") or {}
     if not left:
@@ -660,14 +660,14 @@ def _warm_worker(kernel_name, cwd):
 
     A failure is left for the notebooks to meet and report: their Jupyter kernel is started again if needed.
     """
-    os.environ["MPLBACKEND"] = _INLINE_BACKEND
+    os.environ["MPLBACKEND"] = INLINE_BACKEND
     with contextlib.suppress(Exception):
-        _worker_jupyter_kernel(kernel_name).warm(cwd)
+        worker_jupyter_kernel(kernel_name).warm(cwd)
 
 
 def _worker_failed(spec, exc):
     """The failed ModelReport of ``spec`` whose worker raised ``exc`` or ended."""
-    error = f"worker: {_error_of(exc)}"
+    error = f"worker: {error_of(exc)}"
     if isinstance(exc, concurrent.futures.process.BrokenProcessPool):
         error += " (a worker process ended abruptly: killed, or out of memory)"
     return ModelReport(spec["model"], Path(spec["target"]).name, "failed", error, None, None, (), math.nan)
@@ -689,7 +689,7 @@ def _render_reports(output, evaluation, reused, bench, folder, slugs, notebook_e
                 for n in names]
 
     base_header = {"source": source, "sha256": sha256, "version": __version__, "date": date,
-                   "evaluation_created": evaluation.created, "notes": _notes(evaluation)}
+                   "evaluation_created": evaluation.created, "notes": notes(evaluation)}
     base = {"kernel_name": kernel_name, "timeout": timeout, "include_code": include_code, "pdf": bool(pdf),
             "reuse_jupyter_kernel": dask is None}
     specs = []
@@ -730,11 +730,11 @@ def _render_reports(output, evaluation, reused, bench, folder, slugs, notebook_e
         "source": source, "sha256": sha256, "version": __version__, "date": date,
         "n_datasets": len(bench.datasets), "n_models": len(evaluation.data["models"]), "n_failed": n_failed,
         "n_jobs": len(specs), "parameters": evaluation.parameters, "evaluation_created": evaluation.created,
-        "reused": reused, "models": _index_rows(evaluation, reports), "notes": base_header["notes"],
+        "reused": reused, "models": index_rows(evaluation, reports), "notes": base_header["notes"],
         "overview": {"html": overview.html, "status": overview.status, "error": overview.error,
                      "notebooks": [{"name": nb.name, "path": nb.path} for nb in overview.notebooks]},
     }
-    atomic_write(stage / "index.html", _render_index(context))  # last: the report is complete
+    atomic_write(stage / "index.html", render_index(context))  # last: the report is complete
     out_dir = Path(output.out)
     return ReportResult(out_dir, out_dir / "index.html", reports, overview, board, time.perf_counter() - t0, workers,
                         evaluation)

@@ -128,7 +128,7 @@ _MAIN_LOCK = threading.Lock()
 
 
 #: What a spawned worker runs as its ``__main__`` (:func:`script_hidden`): the parent-death signal, first.
-_SPAWN_MAIN = str(Path(__file__).resolve().with_name("_spawn_main.py"))
+SPAWN_MAIN = str(Path(__file__).resolve().with_name("_spawn_main.py"))
 #: The environment variable that tells a spawned worker which process started it (``_spawn_main.py``).
 _PARENT_VARIABLE = "BEYONDAUC_SPAWN_PARENT"
 
@@ -158,7 +158,7 @@ def script_hidden(start_method: str | None) -> Iterator[None]:
         return
     with _MAIN_LOCK:
         stand_in = types.ModuleType("__main__", "stand-in: the pool's workers need no script")
-        stand_in.__file__ = _SPAWN_MAIN
+        stand_in.__file__ = SPAWN_MAIN
         sys.modules["__main__"] = stand_in
         before = os.environ.get(_PARENT_VARIABLE)
         if start_method == "spawn":  # a spawned worker's parent is this process (not so under forkserver)

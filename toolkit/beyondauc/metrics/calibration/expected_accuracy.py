@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from ...utils.validation import check_option
 from ..core.views import each_model_view
 from ..uncertainty.bootstrap import check_bootstrap
-from .grid import METHODS, PROTOCOLS, _check_grid_args, check_n_jobs, point_grid
+from .grid import METHODS, PROTOCOLS, check_grid_args, check_n_jobs, point_grid
 from .grid_bootstrap import bootstrap_grid
 from .protocols import grid_protocols
 
@@ -70,7 +70,7 @@ def expected_accuracy_grid(
     if isinstance(methods, str):
         methods = [methods]
     protocols, methods = list(dict.fromkeys(protocols)), list(dict.fromkeys(methods))
-    seed = _check_grid_args(bench, protocols, methods, class_weight, n_repeats, random_state, reference)
+    seed = check_grid_args(bench, protocols, methods, class_weight, n_repeats, random_state, reference)
     n_jobs = check_n_jobs(n_jobs)
     n_bootstrap, confidence_level = check_bootstrap(n_bootstrap, confidence_level)
     if n_bootstrap > 0 and reference is not None:

@@ -22,11 +22,11 @@ from threadpoolctl import ThreadpoolController
 
 from ..core.fitting import (
     FIT_PREDICT,
-    _initial_params,
-    _LogLoss,
-    _newton,
-    _override_single,
-    _single_class,
+    initial_params,
+    LogLoss,
+    newton,
+    override_single,
+    single_class,
     class_weighted,
     conditioned_grid,
     fit_predict_isotonic,
@@ -42,7 +42,7 @@ from ..core.fitting import (
     stump_params,
     within_range,
 )
-from ..core.kernel import _confusion
+from ..core.kernel import confusion
 
 __all__: list[str] = []
 
@@ -51,7 +51,7 @@ _ROW_BLOCK = 32_768  # grid cells per block of decisions (keeps temporaries in c
 
 # -- decisions: the expected-accuracy grid ----------------------------------------------
 
-def _run_fits(x, cal_pos, cal_neg, ev_pos, ev_neg, methods, class_weight, init=None, standardize=None,
+def run_fits(x, cal_pos, cal_neg, ev_pos, ev_neg, methods, class_weight, init=None, standardize=None,
               reference=None, lbfgs=None, max_iter=100, fitted=None):
     """Fit every method on every row of the calibration counts; return confusions.
 
@@ -69,14 +69,14 @@ def _run_fits(x, cal_pos, cal_neg, ev_pos, ev_neg, methods, class_weight, init=N
     F, m = wpos.shape
     per = max(1, _ROW_BLOCK // max(m, 1))
     blocks = [slice(i, min(i + per, F)) for i in range(0, F, per)]
-    single = _single_class(wpos, wneg)
+    single = single_class(wpos, wneg)
     for method in methods:
         if method == "logistic":
-            b0, b1 = _chosen_logistic(reference, lbfgs, fitted, lambda: _logistic_rows(
+            b0, b1 = _chosen_logistic(reference, lbfgs, fitted, lambda: logistic_rows(
                 x, wpos, wneg, init=init, standardize=standardize, max_iter=max_iter, counts=cal_pos + cal_neg))
 
             def decide(r):
-                return _override_single(logistic_decision(x, b0[r], b1[r]), single[r])
+                return override_single(logistic_decision(x, b0[r], b1[r]), single[r])
         elif method == "isotonic" and reference == "opitz2024":
 
             def decide(r):
@@ -86,17 +86,17 @@ def _run_fits(x, cal_pos, cal_neg, ev_pos, ev_neg, methods, class_weight, init=N
             thr, lc, rc = fitted["stump"]
 
             def decide(r):
-                return _override_single(stump_decision(x, thr[r], lc[r], rc[r]), single[r])
+                return override_single(stump_decision(x, thr[r], lc[r], rc[r]), single[r])
         elif method == "stump":
 
             def decide(r):
-                return _stump_rows(x, wpos[r], wneg[r], reference=reference)
+                return stump_rows(x, wpos[r], wneg[r], reference=reference)
         else:
             fit_predict = FIT_PREDICT[method]
 
             def decide(r):
                 return fit_predict(x, wpos[r], wneg[r])
-        parts = [_confusion(decide(r), ev_pos[r], ev_neg[r]) for r in blocks]
+        parts = [confusion(decide(r), ev_pos[r], ev_neg[r]) for r in blocks]
         out[method] = tuple(np.concatenate([p[k] for p in parts]) for k in range(4))
     return out
 
@@ -110,7 +110,7 @@ def _chosen_logistic(reference, lbfgs, fitted, fit):
     return fit()
 
 
-def _logistic_rows(x, wpos, wneg, *, counts, **kw):
+def logistic_rows(x, wpos, wneg, *, counts, **kw):
     """:func:`logistic_params` of the rows; a single row on the grid values it has calibration weight at.
 
     Grid values without weight add nothing to the fit's sums (only the
@@ -124,7 +124,7 @@ def _logistic_rows(x, wpos, wneg, *, counts, **kw):
     return logistic_params(x, wpos, wneg, counts=counts, **kw)
 
 
-def _stump_rows(x, pos, neg, *, reference=None):
+def stump_rows(x, pos, neg, *, reference=None):
     """:func:`fit_predict_stump`; a single row split on the grid values it has calibration weight at.
 
     Its best split and the next value with weight (the threshold) are
@@ -135,22 +135,22 @@ def _stump_rows(x, pos, neg, *, reference=None):
     if own is None or own.all():
         return fit_predict_stump(x, pos, neg, reference=reference)
     thr, lc, rc = stump_params(x[own], pos[:, own], neg[:, own])
-    return _override_single(stump_decision(x, thr, lc, rc), _single_class(pos, neg))
+    return override_single(stump_decision(x, thr, lc, rc), single_class(pos, neg))
 
 
 # -- probabilities: the calibration errors ----------------------------------------------
 
-def _bin_edges(n_bins):
+def bin_edges(n_bins):
     """``calibration_curve``'s uniform edges: ``linspace(0, 1, n_bins + 1)``."""
     return np.linspace(0.0, 1.0, n_bins + 1)
 
 
-def _bin_ids(prob, n_bins):
+def bin_ids(prob, n_bins):
     """Bin of each probability exactly as ``calibration_curve``: ``searchsorted(edges[1:-1], p)``.
 
     An inner edge belongs to the bin below it; 0 to the first bin, 1 to the last.
     """
-    return np.searchsorted(_bin_edges(n_bins)[1:-1], prob)
+    return np.searchsorted(bin_edges(n_bins)[1:-1], prob)
 
 
 def _grid_probabilities(x, cal_pos, cal_neg, method, class_weight, *, at, reference=None, lbfgs=None, init=None,
@@ -170,10 +170,10 @@ def _grid_probabilities(x, cal_pos, cal_neg, method, class_weight, *, at, refere
     fitted = fitted or {}
     wpos, wneg = class_weighted(cal_pos, cal_neg, class_weight)
     F, m = wpos.shape
-    single = _single_class(wpos, wneg)
+    single = single_class(wpos, wneg)
     if method == "logistic":
         b0, b1 = _chosen_logistic(reference, lbfgs, fitted,
-                                  lambda: _logistic_rows(x, wpos, wneg, init=init, counts=cal_pos + cal_neg))
+                                  lambda: logistic_rows(x, wpos, wneg, init=init, counts=cal_pos + cal_neg))
         prob = expit(x[cols] * b1[rows] + b0[rows])
     elif method == "isotonic":
         prob = np.zeros(len(rows))
@@ -226,7 +226,7 @@ def _binned(F, at, prob, n_bins):
         p, keep, ep = np.where(nan, 0.0, prob), np.where(nan, 0.0, n), np.where(nan, 0.0, ep)
     else:
         n_nan, p, keep = np.zeros(F), prob, n
-    flat = rows * n_bins + _bin_ids(p, n_bins)
+    flat = rows * n_bins + bin_ids(p, n_bins)
     size = F * n_bins
     count = np.bincount(flat, weights=keep, minlength=size).reshape(F, n_bins)
     positive = np.bincount(flat, weights=ep, minlength=size).reshape(F, n_bins)
@@ -234,7 +234,7 @@ def _binned(F, at, prob, n_bins):
     return count, positive, psum, n_nan
 
 
-def _probabilities_binned(x, cal_pos, cal_neg, ev_pos, ev_neg, method, class_weight, n_bins, *, at=None, **kw):
+def probabilities_binned(x, cal_pos, cal_neg, ev_pos, ev_neg, method, class_weight, n_bins, *, at=None, **kw):
     """:func:`_binned` sums of F fits' probabilities (:func:`_grid_probabilities`) at their evaluation values
     (``at``: :func:`_evaluation_entries`, when known)."""
     at = _evaluation_entries(ev_pos, ev_neg) if at is None else at
@@ -244,7 +244,7 @@ def _probabilities_binned(x, cal_pos, cal_neg, ev_pos, ev_neg, method, class_wei
 
 # -- both from one set of fits ------------------------------------------------------------
 
-def _logistic_starts(x, wpos, wneg, *, counts, inits):
+def logistic_starts(x, wpos, wneg, *, counts, inits):
     """:func:`_logistic_rows` of the rows from each start of ``inits`` (raw (intercept, coef), or None), one setup.
 
     The conditioned grid, the penalty and the loss's basis depend on the
@@ -263,10 +263,10 @@ def _logistic_starts(x, wpos, wneg, *, counts, inits):
     tot = n.sum(axis=1)
     safe_tot = np.where(tot > 0, tot, 1.0)
     xs, mu, sd, e = conditioned_grid(x, n)
-    objective = _LogLoss(xs, pos, n, scaler_penalty(xs, counts))
+    objective = LogLoss(xs, pos, n, scaler_penalty(xs, counts))
     out = []
     for init in inits:  # a loop over starts (two)
-        beta = _newton(objective, _initial_params(pos, safe_tot, init, mu, sd, e), tot > 0, max_iter=100, tol=1e-9)
+        beta = newton(objective, initial_params(pos, safe_tot, init, mu, sd, e), tot > 0, max_iter=100, tol=1e-9)
         out.append(raw_params(beta[:, 0], beta[:, 1], mu, sd, e))
     return out
 
@@ -291,14 +291,14 @@ def _shared_fits(x, cal_pos, cal_neg, methods, class_weight, init, reference):
         if len(own) < len(x):
             x, wpos, wneg, counts = x[own], wpos[:, own], wneg[:, own], counts[:, own]
     if "logistic" in methods:
-        fits = _logistic_starts(x, wpos, wneg, counts=counts, inits=(init,) if init is None else (init, None))
+        fits = logistic_starts(x, wpos, wneg, counts=counts, inits=(init,) if init is None else (init, None))
         grid["logistic"], prob["logistic"] = fits[0], fits[-1]
     if "stump" in methods and len(wpos) == 1:
         grid["stump"] = prob["stump"] = stump_params(x, wpos, wneg)
     return grid, prob
 
 
-def _block_tables(x, cal_pos, cal_neg, ev_pos, ev_neg, methods, class_weight, *, init=None, reference=None,
+def block_tables(x, cal_pos, cal_neg, ev_pos, ev_neg, methods, class_weight, *, init=None, reference=None,
                   lbfgs=None, grid=True, n_bins=None):
     """One block's confusions (:func:`_run_fits`; None without ``grid``) and its bin sums per method
     (:func:`_probabilities_binned`; None without ``n_bins``).
@@ -311,19 +311,19 @@ def _block_tables(x, cal_pos, cal_neg, ev_pos, ev_neg, methods, class_weight, *,
     fitted = (_shared_fits(x, cal_pos, cal_neg, methods, class_weight, init, reference)
               if grid and n_bins is not None else ({}, {}))
     kw = dict(reference=reference, lbfgs=lbfgs)
-    conf = _run_fits(x, cal_pos, cal_neg, ev_pos, ev_neg, methods, class_weight, init=init, fitted=fitted[0],
+    conf = run_fits(x, cal_pos, cal_neg, ev_pos, ev_neg, methods, class_weight, init=init, fitted=fitted[0],
                      **kw) if grid else None
     if n_bins is None:
         return conf, None
     at = _evaluation_entries(ev_pos, ev_neg)
-    return conf, {m: _probabilities_binned(x, cal_pos, cal_neg, ev_pos, ev_neg, m, class_weight, n_bins, at=at,
+    return conf, {m: probabilities_binned(x, cal_pos, cal_neg, ev_pos, ev_neg, m, class_weight, n_bins, at=at,
                                            fitted=fitted[1], **kw) for m in methods}
 
 
 _BLAS = [None, -1]  # (the process's ThreadpoolController, len(sys.modules) when it was made)
 
 
-def _one_blas_thread():
+def one_blas_thread():
     """``threadpool_limits(limits=1, user_api="blas")``, the libraries looked up once per process, not per call.
 
     Looking them up reads the process's memory maps (a fixed cost per model in the grid's tasks); they are looked up
@@ -334,7 +334,7 @@ def _one_blas_thread():
     return _BLAS[0].limit(limits=1, user_api="blas")
 
 
-def _repeat_means(scores):
+def repeat_means(scores):
     """Each score's mean over the repeats, NaN ones left out (NaN if all are): one ``nanmean`` of the stacked scores
     along the repeats, each row summed as ``nanmean`` of the row alone sums it."""
     names = list(scores)
@@ -346,11 +346,11 @@ def _repeat_means(scores):
     return {k: float(mean[j]) if ok[j] else np.nan for j, k in enumerate(names)}
 
 
-def _as_columns(rows, columns):
+def as_columns(rows, columns):
     """The rows (dicts) as one list per column: a frame of these is that of the rows, made without a dict a row."""
     return {c: [r[c] for r in rows] for c in columns}
 
 
-def _positions(values, order):
+def positions(values, order):
     """Each value's position in ``order`` (a dict), as int64: one dict look-up a value, no ``Series.map``."""
     return np.fromiter((order[v] for v in values), dtype=np.int64, count=len(values))

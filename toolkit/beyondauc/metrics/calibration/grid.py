@@ -32,7 +32,7 @@ from ...utils.validation import (
 )
 from ..core.views import each_model_view
 from ..core.fitting import (
-    _single_class,
+    single_class,
     class_weighted,
     isotonic_knots,
     isotonic_transform,
@@ -42,12 +42,12 @@ from ..core.fitting import (
     stump_grid,
     stump_params,
 )
-from .fits import _as_columns, _block_tables, _one_blas_thread, _positions, _repeat_means, _run_fits
+from .fits import as_columns, block_tables, one_blas_thread, positions, repeat_means, run_fits
 from ..core.kernel import (
-    _auc_from_counts,
-    _grid_counts,
-    _scores_from_confusion,
-    _stacked_counts,
+    auc_from_counts,
+    grid_counts,
+    scores_from_confusion,
+    stacked_counts,
 )
 
 if TYPE_CHECKING:  # names in annotations only
@@ -152,10 +152,10 @@ class ScoreCalibrator:
             raise ValueError(f"`y_score` and `y_true` must have the same length, got {len(s)} and {len(y)}")
         if len(s) == 0:
             raise ValueError("`y_score` is empty: nothing to calibrate on")
-        x, _, pos, neg = _grid_counts(y, s)
+        x, _, pos, neg = grid_counts(y, s)
         counts = (pos + neg)[None]  # what the logistic's StandardScaler sees: every row once
         pos, neg = class_weighted(pos[None], neg[None], self.class_weight)
-        self.single_class_ = int(_single_class(pos, neg)[0])
+        self.single_class_ = int(single_class(pos, neg)[0])
         if self.single_class_ >= 0:
             warnings.warn(
                 f"calibration data has a single class; the calibrator always predicts {self.single_class_}",
@@ -164,7 +164,7 @@ class ScoreCalibrator:
             )
         if self.method == "logistic":
             if self.reference == "opitz2024":
-                b0, b1 = _lbfgs_params([(s, y)], self.class_weight)
+                b0, b1 = lbfgs_params([(s, y)], self.class_weight)
             else:
                 b0, b1 = logistic_params(x, pos, neg, counts=counts)
             self.intercept_, self.coef_ = float(b0[0]), float(b1[0])
@@ -256,7 +256,7 @@ class ScoreCalibrator:
         return result_html("ScoreCalibrator", rows, note=note)
 
 
-def _lbfgs_params(samples, class_weight):
+def lbfgs_params(samples, class_weight):
     """(intercept, coef) of scikit-learn's ``LogisticRegression()`` fitted on each (scores, labels) pair.
 
     The ``reference="opitz2024"`` logistic: one scikit-learn fit per
@@ -380,7 +380,7 @@ def _protocol_rows(bench, dataset, protocol, random_state):
     return cal & ~ev, ev
 
 
-def _dataset_columns(inv, y, codes, m, D):
+def dataset_columns(inv, y, codes, m, D):
     """Each dataset's own part of the model's grid: D tuples (columns ascending, positives, negatives).
 
     One sort of the examples by (dataset, grid column): O(n log n), never (D, m).
@@ -393,7 +393,7 @@ def _dataset_columns(inv, y, codes, m, D):
     return [(cols[b[d]:b[d + 1]], pos[b[d]:b[d + 1]], n[b[d]:b[d + 1]] - pos[b[d]:b[d + 1]]) for d in range(D)]
 
 
-def _fit_columns(parts, fit, m=None):
+def fit_columns(parts, fit, m=None):
     """A fit's own grid: (the model's grid columns its calibration or evaluation rows take, and its
     calibration positives, negatives and evaluation positives, negatives there, each (1, columns)).
 
@@ -415,13 +415,13 @@ def _fit_columns(parts, fit, m=None):
     return (u, *out)
 
 
-def _chunks(n_fits, n_values):
+def chunks(n_fits, n_values):
     size = max(1, _CHUNK // max(n_values, 1))
     return [slice(i, min(i + size, n_fits)) for i in range(0, n_fits, size)]
 
 
 @dataclass(frozen=True)
-class _Context:
+class Context:
     """What every model's cells share (sent once to each worker process)."""
 
     y: np.ndarray
@@ -441,7 +441,7 @@ class _Context:
 _SPLITS = {}  # (n, n_repeats, seed) -> indata evaluation rows; per process
 
 
-def _splits(n, n_repeats, seed):
+def splits(n, n_repeats, seed):
     key = (n, n_repeats, seed)
     if key not in _SPLITS:
         if len(_SPLITS) > 64:
@@ -458,29 +458,29 @@ def _indata_train(n, n_repeats, seed):
     return np.stack([train for train, _ in ss.split(np.zeros((n, 1)))])
 
 
-def _model_cells(ctx, model, s, *, n_bins=None):
+def model_cells(ctx, model, s, *, n_bins=None):
     """All (protocol, method, dataset) cells of one model, as a list of dicts.
 
     With ``n_bins`` (not under ``reference="opitz2024"``), ``(rows, bins)``:
     also the reliability bin sums of the same fits, as
     :func:`~beyondauc.metrics.calibration.reliability._model_bins` gives them, each
-    distinct fit computed once (:func:`~beyondauc.metrics.calibration.fits._block_tables`).
+    distinct fit computed once (:func:`~beyondauc.metrics.calibration.fits.block_tables`).
     """
-    x, inv, tot_pos, tot_neg = _grid_counts(ctx.y, s)
-    parts = _dataset_columns(inv, ctx.y, ctx.codes, len(x), len(ctx.datasets))  # never (datasets, grid)
-    auc = np.array([_auc_from_counts(p, q) for _, p, q in parts], dtype=np.float64)
+    x, inv, tot_pos, tot_neg = grid_counts(ctx.y, s)
+    parts = dataset_columns(inv, ctx.y, ctx.codes, len(x), len(ctx.datasets))  # never (datasets, grid)
+    auc = np.array([auc_from_counts(p, q) for _, p, q in parts], dtype=np.float64)
     bins = {}
     rows = _fit_cells(ctx, model, s, x, inv, parts, auc, (tot_pos, tot_neg), bins=bins, n_bins=n_bins)
     indata_cells = {}
-    for i in _indata_datasets(ctx):
-        cells, binned = _indata_fits(ctx, s, i, n_bins=n_bins)
+    for i in indata_datasets(ctx):
+        cells, binned = indata_fits(ctx, s, i, n_bins=n_bins)
         indata_cells.update(cells)
         bins.update(binned)
     rows = rows + _indata_rows(ctx, model, auc, indata_cells)
     return rows if n_bins is None else (rows, bins)
 
 
-def _indata_datasets(ctx):
+def indata_datasets(ctx):
     """Indices of the datasets some protocol calibrates within (indata, indomain's fallback), ascending."""
     return sorted({i for p in ctx.protocols for i in ctx.plans[p][1]})
 
@@ -500,7 +500,7 @@ def _warm_start(ctx, x, pos, neg):
     return logistic_params(x, wp, wn, counts=(pos + neg)[None])
 
 
-def _fit_matrices(fits, D):
+def fit_matrices(fits, D):
     """0/1 matrices (fits, D) of each fit's calibration and evaluation datasets."""
     G_cal = np.zeros((len(fits), D))
     G_ev = np.zeros((len(fits), D))
@@ -510,7 +510,7 @@ def _fit_matrices(fits, D):
     return G_cal, G_ev
 
 
-def _own_grid_fits(ctx, x, fits, parts, init, *, grid=True, n_bins=None):
+def own_grid_fits(ctx, x, fits, parts, init, *, grid=True, n_bins=None):
     """(confusion counts (tp, fp, fn, tn), each (fits,), of every method, or None without ``grid``;
     with ``n_bins`` the bin sums {(protocol, dataset index, method): (count, positive, psum, n_nan)}).
 
@@ -520,12 +520,12 @@ def _own_grid_fits(ctx, x, fits, parts, init, *, grid=True, n_bins=None):
     out = {m: np.zeros((4, len(fits))) for m in ctx.methods} if grid else None
     bins = {}
     for k, f in enumerate(fits):  # a loop over fits
-        u, cp, cn, ep, en = _fit_columns(parts, f, len(x))
+        u, cp, cn, ep, en = fit_columns(parts, f, len(x))
         if not len(u) or (cp + cn).sum() == 0:  # no calibration data: the cell is NaN, nothing to bin
             if n_bins is not None:
                 bins.update({(f.protocol, f.dataset, m): (np.zeros(n_bins),) * 3 + (0.0,) for m in ctx.methods})
             continue
-        conf, binned = _block_tables(x[u], cp, cn, ep, en, ctx.methods, ctx.class_weight, init=init, grid=grid,
+        conf, binned = block_tables(x[u], cp, cn, ep, en, ctx.methods, ctx.class_weight, init=init, grid=grid,
                                      n_bins=n_bins)
         for m in ctx.methods:
             if grid:
@@ -546,17 +546,17 @@ def _fit_confusions(ctx, s, x, fits, G_cal, G_ev, pos_ds, neg_ds, parts, totals,
     methods = ctx.methods
     lbfgs = None
     if ctx.reference == "opitz2024" and "logistic" in methods:
-        lbfgs = _lbfgs_params([(s[np.isin(ctx.codes, f.cal)], ctx.y[np.isin(ctx.codes, f.cal)]) for f in fits],
+        lbfgs = lbfgs_params([(s[np.isin(ctx.codes, f.cal)], ctx.y[np.isin(ctx.codes, f.cal)]) for f in fits],
                               ctx.class_weight)
     # warm start from the fit on all data: the pooled fits lie near it
     init = _warm_start(ctx, x, *totals)
     if ctx.reference != "opitz2024":  # each fit on its own rows' grid
-        conf, binned = _own_grid_fits(ctx, x, fits, parts, init, n_bins=n_bins)
+        conf, binned = own_grid_fits(ctx, x, fits, parts, init, n_bins=n_bins)
         bins.update(binned)
         return conf
     results = {m: [[], [], [], []] for m in methods}
-    for sl in _chunks(len(fits), len(x)):
-        conf = _run_fits(
+    for sl in chunks(len(fits), len(x)):
+        conf = run_fits(
             x, G_cal[sl] @ pos_ds, G_cal[sl] @ neg_ds, G_ev[sl] @ pos_ds, G_ev[sl] @ neg_ds, methods,
             ctx.class_weight, init=init, reference=ctx.reference,
             lbfgs=None if lbfgs is None else (lbfgs[0][sl], lbfgs[1][sl]),
@@ -573,12 +573,12 @@ def _fit_cells(ctx, model, s, x, inv, parts, auc, totals, *, bins, n_bins=None):
     fits = [f for p in ctx.protocols for f in ctx.plans[p][0]]
     if not fits:
         return []
-    G_cal, G_ev = _fit_matrices(fits, len(ctx.datasets))
+    G_cal, G_ev = fit_matrices(fits, len(ctx.datasets))
     auc_fit = auc[[f.dataset for f in fits]]
     pos_ds = neg_ds = None
     if ctx.reference == "opitz2024":  # the code behind the paper's tables: outdata AUC on the pooled evaluation data
-        pos_ds, neg_ds = _stacked_counts(inv, ctx.y, ctx.codes, len(x), len(ctx.datasets))
-        auc_fit = np.where([f.protocol == "outdata" for f in fits], _auc_from_counts(G_ev @ pos_ds, G_ev @ neg_ds),
+        pos_ds, neg_ds = stacked_counts(inv, ctx.y, ctx.codes, len(x), len(ctx.datasets))
+        auc_fit = np.where([f.protocol == "outdata" for f in fits], auc_from_counts(G_ev @ pos_ds, G_ev @ neg_ds),
                            auc_fit)
     results = _fit_confusions(ctx, s, x, fits, G_cal, G_ev, pos_ds, neg_ds, parts, totals, bins, n_bins)
     sizes = np.diff(ctx.offsets)
@@ -588,7 +588,7 @@ def _fit_cells(ctx, model, s, x, inv, parts, auc, totals, *, bins, n_bins=None):
     rows = []
     for m in ctx.methods:  # the scores of all fits at once, elementwise as one fit's
         conf = np.where(empty, np.nan, np.asarray([np.asarray(c, dtype=np.float64) for c in results[m]]))
-        columns = {name: v.tolist() for name, v in _scores_from_confusion(*conf).items()}
+        columns = {name: v.tolist() for name, v in scores_from_confusion(*conf).items()}
         for k, f in enumerate(fits):
             scores = {name: v[k] for name, v in columns.items()}
             rows.append(_cell_row(ctx, model, f.protocol, m, f.dataset, auc_fit[k], scores, n_cal[k], n_ev[k],
@@ -596,31 +596,31 @@ def _fit_cells(ctx, model, s, x, inv, parts, auc, totals, *, bins, n_bins=None):
     return rows
 
 
-def _indata_fits(ctx, s, i, *, grid=True, n_bins=None):
+def indata_fits(ctx, s, i, *, grid=True, n_bins=None):
     """Dataset ``i``'s repeated 80/20 splits: ``({(i, method): (confusions (repeats, 4), n_cal, n_ev)}``, empty
     without ``grid``; with ``n_bins`` ``{("indata", i, method): bin sums, the repeats pooled}``, else empty)."""
     methods, n_repeats = ctx.methods, ctx.n_repeats
     n = int(ctx.offsets[i + 1] - ctx.offsets[i])
-    tests = _splits(n, n_repeats, ctx.seed)
+    tests = splits(n, n_repeats, ctx.seed)
     sums = {m: [np.zeros(n_bins), np.zeros(n_bins), np.zeros(n_bins), 0.0] for m in methods} if n_bins else {}
     if tests is None:  # fewer than 2 rows: nothing to split, nothing to bin
         cells = {(i, m): (np.full((1, 4), np.nan), 0, n) for m in methods} if grid else {}
         return cells, {("indata", i, m): tuple(v) for m, v in sums.items()}
     sl = slice(int(ctx.offsets[i]), int(ctx.offsets[i + 1]))
     yd, sd = ctx.y[sl], s[sl]
-    xd, invd, full_pos, full_neg = _grid_counts(yd, sd)
+    xd, invd, full_pos, full_neg = grid_counts(yd, sd)
     init = _warm_start(ctx, xd, full_pos, full_neg) if grid else None  # the 80% fits lie close to it
     lbfgs_needed = ctx.reference == "opitz2024" and "logistic" in methods
     trains = _indata_train(n, n_repeats, ctx.seed) if lbfgs_needed else None
     acc = {m: [] for m in methods}
     n_test = tests.shape[1]
-    for ch in _chunks(n_repeats, len(xd)):
+    for ch in chunks(n_repeats, len(xd)):
         R = ch.stop - ch.start
         rows_ = tests[ch]
         groups = np.repeat(np.arange(R), n_test)
-        ep, en = _stacked_counts(invd[rows_.ravel()], yd[rows_.ravel()], groups, len(xd), R, presorted=True)
-        lbfgs = _lbfgs_params([(sd[t], yd[t]) for t in trains[ch]], ctx.class_weight) if lbfgs_needed else None
-        conf, binned = _block_tables(xd, full_pos - ep, full_neg - en, ep, en, methods, ctx.class_weight, init=init,
+        ep, en = stacked_counts(invd[rows_.ravel()], yd[rows_.ravel()], groups, len(xd), R, presorted=True)
+        lbfgs = lbfgs_params([(sd[t], yd[t]) for t in trains[ch]], ctx.class_weight) if lbfgs_needed else None
+        conf, binned = block_tables(xd, full_pos - ep, full_neg - en, ep, en, methods, ctx.class_weight, init=init,
                                      reference=ctx.reference, lbfgs=lbfgs, grid=grid, n_bins=n_bins)
         for m in methods:
             if grid:
@@ -639,7 +639,7 @@ def _indata_rows(ctx, model, auc, indata_cells):
             for m in ctx.methods:
                 per_repeat, n_cal, n_ev = indata_cells[(i, m)]
                 if (i, m) not in means:  # indomain's fallback is the same cell
-                    means[(i, m)] = _repeat_means(_scores_from_confusion(*per_repeat.T))
+                    means[(i, m)] = repeat_means(scores_from_confusion(*per_repeat.T))
                 rows.append(_cell_row(ctx, model, p, m, i, auc[i], means[(i, m)], n_cal, n_ev, "indata"))
     return rows
 
@@ -647,7 +647,7 @@ def _indata_rows(ctx, model, auc, indata_cells):
 _COLUMNS = ["protocol", "method", "dataset", "domain", "model", "auc", *SCORES, "n_calibration", "n_evaluation", "calibration"]
 
 
-def _check_grid_args(bench, protocols, methods, class_weight, n_repeats, random_state, reference=None):
+def check_grid_args(bench, protocols, methods, class_weight, n_repeats, random_state, reference=None):
     if not isinstance(bench, Benchmark):
         raise ValueError(f"`bench` must be a Benchmark (see load_benchmark), got {type(bench).__name__}")
     for p in protocols:
@@ -671,16 +671,16 @@ def _init_worker(ctx):
 
 
 def _worker_cells(model, s, func=None):
-    return (func or _model_cells)(_WORKER_CTX, model, s)
+    return (func or model_cells)(_WORKER_CTX, model, s)
 
 
-def _map_models(ctx, bench, n_jobs, func=None):
+def map_models(ctx, bench, n_jobs, func=None):
     """Yield ``func(ctx, model, scores)`` (default :func:`_model_cells`) per model, in model order.
 
     In ``n_jobs`` processes if > 1; ``func`` must then be picklable (a
     module-level function or a ``functools.partial`` of one).
     """
-    func = func or _model_cells
+    func = func or model_cells
     if n_jobs == 1 or len(bench.models) == 1:
         for model in bench.models:
             yield func(ctx, model, bench.scores(model))
@@ -704,18 +704,18 @@ def check_n_jobs(n_jobs: int) -> int:
 def point_grid(bench: Benchmark, protocols: Sequence[str], methods: Sequence[str], *, class_weight: str | None,
                n_repeats: int, seed: int | None, n_jobs: int, reference: str | None = None) -> pd.DataFrame:
     """The grid of :func:`~beyondauc.expected_accuracy_grid` without intervals, arguments already checked."""
-    _warn_single_class(bench)
-    ctx = _grid_context(bench, protocols, methods, class_weight=class_weight, n_repeats=n_repeats, seed=seed,
+    warn_single_class(bench)
+    ctx = grid_context(bench, protocols, methods, class_weight=class_weight, n_repeats=n_repeats, seed=seed,
                         reference=reference)
     rows = []
     # the grid's matrix products are small: BLAS threads cost more than they give
-    with _one_blas_thread():
-        for cells in _map_models(ctx, bench, n_jobs):
+    with one_blas_thread():
+        for cells in map_models(ctx, bench, n_jobs):
             rows.extend(cells)
-    return _grid_frame(rows, protocols, methods, bench)
+    return grid_frame(rows, protocols, methods, bench)
 
 
-def _warn_single_class(bench):
+def warn_single_class(bench):
     """The grid's warning for each dataset with a single class (said at the grid's caller)."""
     for d in bench.datasets:
         y = bench.labels(d)
@@ -727,9 +727,9 @@ def _warn_single_class(bench):
             )
 
 
-def _grid_context(bench, protocols, methods, *, class_weight, n_repeats, seed, reference):
+def grid_context(bench, protocols, methods, *, class_weight, n_repeats, seed, reference):
     """The :class:`_Context` of a benchmark's grid (arguments already checked)."""
-    return _Context(
+    return Context(
         y=bench.labels(), codes=bench.dataset_codes(), offsets=bench._offsets, datasets=bench.datasets,
         domains=dict(bench.domains), protocols=tuple(protocols), methods=tuple(methods),
         plans={p: protocol_plan(bench, p) for p in protocols}, class_weight=class_weight, n_repeats=n_repeats, seed=seed,
@@ -737,7 +737,7 @@ def _grid_context(bench, protocols, methods, *, class_weight, n_repeats, seed, r
     )
 
 
-def _grid_frame(rows, protocols, methods, bench):
+def grid_frame(rows, protocols, methods, bench):
     """The grid's DataFrame of the cells' rows, ordered by protocol, method, dataset, model (the rows sorted, then
     the frame made once from their columns)."""
     order = {
@@ -746,8 +746,8 @@ def _grid_frame(rows, protocols, methods, bench):
         "dataset": {d: i for i, d in enumerate(bench.datasets)},
         "model": {m: i for i, m in enumerate(bench.models)},
     }
-    key = np.lexsort([_positions([r[c] for r in rows], order[c]) for c in ("model", "dataset", "method", "protocol")])
-    return pd.DataFrame(_as_columns([rows[j] for j in key.tolist()], _COLUMNS), columns=_COLUMNS)
+    key = np.lexsort([positions([r[c] for r in rows], order[c]) for c in ("model", "dataset", "method", "protocol")])
+    return pd.DataFrame(as_columns([rows[j] for j in key.tolist()], _COLUMNS), columns=_COLUMNS)
 
 
 @each_model_view()
@@ -767,8 +767,8 @@ def auc_table(bench: Benchmark) -> pd.DataFrame:
     codes = bench.dataset_codes()
     D = len(bench.datasets)
     for model in bench.models:
-        x, inv, _, _ = _grid_counts(y, bench.scores(model))
-        pos, neg = _stacked_counts(inv, y, codes, len(x), D)
-        auc = _auc_from_counts(pos, neg)
+        x, inv, _, _ = grid_counts(y, bench.scores(model))
+        pos, neg = stacked_counts(inv, y, codes, len(x), D)
+        auc = auc_from_counts(pos, neg)
         rows += [dict(dataset=d, domain=bench.domains.get(d), model=model, auc=float(a)) for d, a in zip(bench.datasets, auc)]
     return pd.DataFrame(rows, columns=["dataset", "domain", "model", "auc"])

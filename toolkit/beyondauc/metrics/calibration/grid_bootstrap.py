@@ -63,27 +63,27 @@ from ..uncertainty.paired import bootstrap_pvalue, holm_adjust
 from .grid import (
     METHODS,
     SCORES,
-    _check_grid_args,
-    _Context,
+    check_grid_args,
+    Context,
     protocol_plan,
-    _splits,
+    splits,
     check_n_jobs,
     point_grid,
 )
 from ..core.fitting import class_weighted, logistic_params
 from .grid_fits import (
-    _BootContext,
+    BootContext,
     _combine,
-    _fit_rows,
-    _indicator,
-    _local_grids,
-    _segment_auc,
+    fit_rows,
+    indicator,
+    local_grids,
+    segment_auc,
     _standardize,
-    _xdomain_ok,
-    _xdomain_scores,
-    _XGrid,
+    xdomain_ok,
+    xdomain_scores,
+    XGrid,
 )
-from ..core.kernel import _grid_counts, _stacked_counts
+from ..core.kernel import grid_counts, stacked_counts
 from .protocols import grid_protocols
 
 if TYPE_CHECKING:  # names in annotations only
@@ -99,7 +99,7 @@ BOOTSTRAP_REPEATS = 10  # indata splits per replicate (at most n_repeats)
 _CELLS = 4_000_000  # (fits x grid values) cells per batch of replicates: bounds memory
 _FAST_CELLS = 16_000_000  # (grid + local values) per batch of replicates on the fast path alone: bounds memory
 _TASK_REPLICATES = 2 * BLOCK  # replicates of one model per task (a multiple of BLOCK: each block drawn once)
-_COUNTS_CACHE_BYTES = 512 * 2**20  # keep a process's drawn counts while they fit in this
+COUNTS_CACHE_BYTES = 512 * 2**20  # keep a process's drawn counts while they fit in this
 
 
 # -- the engine ---------------------------------------------------------------------
@@ -146,7 +146,7 @@ class ReplicateCounts:
                                      random_state=self.random_state, groups=groups, n_groups=n_groups)
 
 
-class _ModelBoot:
+class ModelBoot:
     """One model's bootstrap: its grids and point-estimate fits, set up once, then run on blocks of replicates."""
 
     def __init__(self, bctx, s):
@@ -155,11 +155,11 @@ class _ModelBoot:
         y, codes, methods, class_weight = ctx.y, ctx.codes, ctx.methods, ctx.class_weight
         D = len(ctx.datasets)
         sizes = np.diff(ctx.offsets)
-        x, inv, _, _ = _grid_counts(y, s)
+        x, inv, _, _ = grid_counts(y, s)
         m = len(x)
-        pos_ds, neg_ds = _stacked_counts(inv, y, codes, m, D)
+        pos_ds, neg_ds = stacked_counts(inv, y, codes, m, D)
         std = _standardize(x, pos_ds, neg_ds)
-        local_col, first_col, n_local = _local_grids(s, codes, D)
+        local_col, first_col, n_local = local_grids(s, codes, D)
         grids = [(x, inv, list(methods))]  # every method splits or fits the scores themselves (scale-free)
 
         fits = [f for p in ctx.protocols for f in ctx.plans[p][0]]
@@ -169,9 +169,9 @@ class _ModelBoot:
             G_cal[k, list(f.cal)] = 1.0
             G_ev[k, list(f.evl)] = 1.0
         empty = np.array([sizes[list(f.cal)].sum() == 0 or sizes[list(f.evl)].sum() == 0 for f in fits], dtype=bool)
-        fast = _xdomain_ok(fits, sizes, D, class_weight) if F else []
+        fast = xdomain_ok(fits, sizes, D, class_weight) if F else []
         slow = [k for k in range(F) if k not in set(fast)]
-        xg = _XGrid(x, inv, local_col, first_col, n_local, D) if fast else None
+        xg = XGrid(x, inv, local_col, first_col, n_local, D) if fast else None
         fast_ds = np.array([fits[k].dataset for k in fast], dtype=np.int64)
         init = None
         if F and "logistic" in methods:  # warm start: each cell's point-estimate fit
@@ -187,18 +187,18 @@ class _ModelBoot:
         ind = {}
         for i in indata:
             lo, hi = int(ctx.offsets[i]), int(ctx.offsets[i + 1])
-            tests = _splits(hi - lo, ctx.n_repeats, ctx.seed)
+            tests = splits(hi - lo, ctx.n_repeats, ctx.seed)
             if tests is None:
                 ind[i] = None
                 continue
             tests = tests[:min(ctx.n_repeats, BOOTSTRAP_REPEATS)]
             R, n_test = tests.shape
             yd = y[lo:hi]
-            xd, invd, fp, fn = _grid_counts(yd, s[lo:hi])
+            xd, invd, fp, fn = grid_counts(yd, s[lo:hi])
             md = len(xd)
             flat = tests.ravel()
-            ev_ind = _indicator(flat, np.repeat(np.arange(R), n_test) * md + invd[flat], yd[flat], hi - lo, R * md)
-            full_ind = _indicator(np.arange(hi - lo), invd, yd, hi - lo, md)
+            ev_ind = indicator(flat, np.repeat(np.arange(R), n_test) * md + invd[flat], yd[flat], hi - lo, R * md)
+            full_ind = indicator(np.arange(hi - lo), invd, yd, hi - lo, md)
             std_d = _standardize(xd, fp, fn)
             init_d = None
             if "logistic" in methods:
@@ -234,9 +234,9 @@ class _ModelBoot:
             Pl, Nl = next(local)
             Rc = len(Pl)
             r = slice(c0, c0 + Rc)
-            auc_out[r] = _segment_auc(Pl[:, 0], Nl[:, 0], self.first_col, D)
+            auc_out[r] = segment_auc(Pl[:, 0], Nl[:, 0], self.first_col, D)
             if fast:
-                for j, sc in _xdomain_scores(xg, Pl[:, 0], Nl[:, 0], methods, self.init_ds, std):
+                for j, sc in xdomain_scores(xg, Pl[:, 0], Nl[:, 0], methods, self.init_ds, std):
                     fit_out[j, r][:, fast] = sc[:, fast_ds]
             if not slow:
                 continue
@@ -250,7 +250,7 @@ class _ModelBoot:
                 ep, en = _combine(Ge, P, tp)[0], _combine(Ge, N, tn)[0]
                 del P, N
                 rows_init = None if init is None else (np.tile(init[0][slow], Rc), np.tile(init[1][slow], Rc))
-                sc = _fit_rows(xgr, cp, cn, ep, en, meths, class_weight, rows_init, std)
+                sc = fit_rows(xgr, cp, cn, ep, en, meths, class_weight, rows_init, std)
                 for j, meth in enumerate(meths):
                     fit_out[methods.index(meth), r][:, slow] = sc[j].reshape(Rc, Fs, S)
         W_ex = W.examples() if ind_out else None  # indata's splits read the examples (drawn above)
@@ -270,7 +270,7 @@ class _ModelBoot:
                 ep, en = ep.reshape(Rc * R, md), en.reshape(Rc * R, md)
                 rows_init = None if d["init"] is None else (np.repeat(d["init"][0], Rc * R),
                                                             np.repeat(d["init"][1], Rc * R))
-                sc = _fit_rows(d["xd"], cp, cn, ep, en, methods, class_weight, rows_init, d["std"])
+                sc = fit_rows(d["xd"], cp, cn, ep, en, methods, class_weight, rows_init, d["std"])
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore", RuntimeWarning)  # a score undefined in every repeat
                     out[:, r] = np.nanmean(sc.reshape(M, Rc, R, S), axis=2)
@@ -310,7 +310,7 @@ class _Runner:
         self.bctx, self.scores = bctx, scores
         self._boot = (None, None)
         self._counts = {}
-        self._keep = bctx.n_bootstrap * len(bctx.strata) * 4 <= _COUNTS_CACHE_BYTES
+        self._keep = bctx.n_bootstrap * len(bctx.strata) * 4 <= COUNTS_CACHE_BYTES
 
     def counts(self, b0, b1):
         W = self._counts.get((b0, b1))
@@ -324,7 +324,7 @@ class _Runner:
         j, b0, b1 = task
         if self._boot[0] != j:
             self._boot = (j, None)  # free the previous model's set-up first
-            self._boot = (j, _ModelBoot(self.bctx, self.scores[:, j]))
+            self._boot = (j, ModelBoot(self.bctx, self.scores[:, j]))
         return self._boot[1].run(self.counts(b0, b1))
 
 
@@ -367,7 +367,7 @@ def _map_tasks(bctx, scores, n_jobs):
 
 # -- ranks ----------------------------------------------------------------------------
 
-def _ranks(values):
+def ranks(values):
     """Ranks along the last axis: 1 = highest, ties share the best rank, NaN stays NaN."""
     v = np.asarray(values, dtype=float)
     ok = np.isfinite(v)
@@ -376,7 +376,7 @@ def _ranks(values):
     return np.where(ok, r, np.nan)
 
 
-def _kendall_b(a, b):
+def kendall_b(a, b):
     """Kendall's tau-b between a and b along the last axis (NaN pairs left out)."""
     ok = np.isfinite(a) & np.isfinite(b)
     sa = np.sign(a[..., :, None] - a[..., None, :])
@@ -509,8 +509,8 @@ class GridBootstrap:
         check_option(score, "score", SCORES)
         datasets, models, auc_p, auc_r = self._select(protocol, method, "auc")
         _, _, sc_p, sc_r = self._select(protocol, method, score)
-        ra_p, rs_p = _ranks(auc_p), _ranks(sc_p)
-        ra_r, rs_r = _ranks(auc_r), _ranks(sc_r)
+        ra_p, rs_p = ranks(auc_p), ranks(sc_p)
+        ra_r, rs_r = ranks(auc_r), ranks(sc_r)
         ch_p, ch_r = ra_p - rs_p, ra_r - rs_r
         lvl = self.confidence_level
         ra_lo, ra_hi = percentile_interval(ra_r, lvl)
@@ -592,8 +592,8 @@ class GridBootstrap:
         check_option(score, "score", SCORES)
         datasets, models, auc_p, auc_r = self._select(protocol, method, "auc")
         _, _, sc_p, sc_r = self._select(protocol, method, score)
-        tau_p = _kendall_b(auc_p, sc_p)
-        tau_r = _kendall_b(auc_r, sc_r)
+        tau_p = kendall_b(auc_p, sc_p)
+        tau_r = kendall_b(auc_r, sc_r)
         low, high = percentile_interval(tau_r, self.confidence_level)
         valid = np.isfinite(tau_r)
         with np.errstate(invalid="ignore", divide="ignore"):
@@ -604,7 +604,7 @@ class GridBootstrap:
         })
 
 
-def _with_intervals(grid, replicates, confidence_level):
+def with_intervals(grid, replicates, confidence_level):
     out = grid.copy()
     low, high = percentile_interval(replicates, confidence_level, axis=0)  # (rows, values)
     cols = list(grid.columns)
@@ -709,23 +709,23 @@ def bootstrap_grid(
     >>> list(bs.rank_stability("xdomain", "logistic").columns[-4:])
     ['sign_share', 'p_value', 'p_change', 'significant']
     """
-    protocols, methods, seed, n_bootstrap, confidence_level = _checked(
+    protocols, methods, seed, n_bootstrap, confidence_level = checked(
         bench, protocols, methods, class_weight, n_repeats, random_state, n_bootstrap, confidence_level)
     n_jobs = check_n_jobs(n_jobs)
     grid = point_grid(bench, protocols, methods, class_weight=class_weight, n_repeats=n_repeats, seed=seed,
                       n_jobs=n_jobs)
-    bctx = _boot_context(bench, protocols, methods, class_weight, n_repeats, seed, n_bootstrap)
+    bctx = boot_context(bench, protocols, methods, class_weight, n_repeats, seed, n_bootstrap)
     with threadpool_limits(limits=1, user_api="blas"), warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         scores = np.stack([bench.scores(model) for model in bench.models], axis=1)
-        reps = _replicate_array(grid, n_bootstrap, ((bench.models[j], b0, b1, {
+        reps = replicate_array(grid, n_bootstrap, ((bench.models[j], b0, b1, {
             (p, meth, bench.datasets[i]): v for (p, meth, i), v in cells.items()})
             for j, b0, b1, cells in _map_tasks(bctx, scores, n_jobs)))
-    return GridBootstrap(grid=_with_intervals(grid, reps, confidence_level), replicates=reps,
+    return GridBootstrap(grid=with_intervals(grid, reps, confidence_level), replicates=reps,
                          n_bootstrap=n_bootstrap, confidence_level=confidence_level, random_state=random_state)
 
 
-def _checked(bench, protocols, methods, class_weight, n_repeats, random_state, n_bootstrap, confidence_level):
+def checked(bench, protocols, methods, class_weight, n_repeats, random_state, n_bootstrap, confidence_level):
     """The checked arguments of :func:`bootstrap_grid`: (protocols, methods, seed, n_bootstrap, confidence_level)."""
     protocols = grid_protocols(bench, protocols)  # None: every protocol the data allows
     if isinstance(protocols, str):
@@ -733,26 +733,26 @@ def _checked(bench, protocols, methods, class_weight, n_repeats, random_state, n
     if isinstance(methods, str):
         methods = [methods]
     protocols, methods = list(dict.fromkeys(protocols)), list(dict.fromkeys(methods))
-    seed = _check_grid_args(bench, protocols, methods, class_weight, n_repeats, random_state)
+    seed = check_grid_args(bench, protocols, methods, class_weight, n_repeats, random_state)
     n_bootstrap, confidence_level = check_bootstrap(n_bootstrap, confidence_level)
     if n_bootstrap < 1:
         raise ValueError(f"`n_bootstrap` must be an int >= 1, got {n_bootstrap}")
     return protocols, methods, seed, n_bootstrap, confidence_level
 
 
-def _boot_context(bench, protocols, methods, class_weight, n_repeats, seed, n_bootstrap):
+def boot_context(bench, protocols, methods, class_weight, n_repeats, seed, n_bootstrap):
     """The bootstrap's context of ``bench`` (its strata: dataset and class; an answers benchmark's: dataset)."""
-    ctx = _Context(
+    ctx = Context(
         y=bench.labels(), codes=bench.dataset_codes(), offsets=bench._offsets, datasets=bench.datasets,
         domains=dict(bench.domains), protocols=tuple(protocols), methods=tuple(methods),
         plans={p: protocol_plan(bench, p) for p in protocols}, class_weight=class_weight, n_repeats=n_repeats, seed=seed,
     )
     # answers: the class is per model, so every model resamples the same examples within datasets (paired)
     strata = strata_of(ctx.codes) if bench.kind == "answers" else strata_of(ctx.codes, ctx.y)
-    return _BootContext(base=ctx, strata=strata, n_bootstrap=n_bootstrap, boot_seed=seed)
+    return BootContext(base=ctx, strata=strata, n_bootstrap=n_bootstrap, boot_seed=seed)
 
 
-def _replicate_array(grid, n_bootstrap, pieces):
+def replicate_array(grid, n_bootstrap, pieces):
     """The (n_bootstrap, grid rows, values) replicates of ``pieces`` ``(model, b0, b1, cells)`` (NaN where none).
 
     ``cells`` maps ``(protocol, method, dataset)`` to replicates ``b0:b1`` of that row of ``model``.

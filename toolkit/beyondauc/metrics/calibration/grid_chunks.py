@@ -36,15 +36,15 @@ from threadpoolctl import threadpool_limits
 from ..uncertainty.bootstrap import BLOCK
 from .grid import METHODS, point_grid
 from .grid_bootstrap import (
-    _COUNTS_CACHE_BYTES,
+    COUNTS_CACHE_BYTES,
     GridBootstrap,
     ReplicateCounts,
     _batches,
-    _boot_context,
-    _checked,
-    _ModelBoot,
-    _replicate_array,
-    _with_intervals,
+    boot_context,
+    checked,
+    ModelBoot,
+    replicate_array,
+    with_intervals,
 )
 from ..core.views import sort_like
 
@@ -137,7 +137,7 @@ def bootstrap_grid_chunk(
     >>> bool(np.array_equal(chunk.cells[("xdomain", "logistic", "wine", "svm")], reps[5:12, 0]))
     True
     """
-    protocols, methods, seed, n_bootstrap, confidence_level = _checked(
+    protocols, methods, seed, n_bootstrap, confidence_level = checked(
         bench, protocols, methods, class_weight, n_repeats, random_state, n_bootstrap, confidence_level)
     if not (isinstance(start, (int, np.integer)) and isinstance(stop, (int, np.integer))
             and 0 <= start < stop <= n_bootstrap):
@@ -156,7 +156,7 @@ def bootstrap_grid_chunk(
         counts = {}  # one model's batches of replicates (every model's, paired, when their counts fit in memory)
         for m in bench.models:  # each model set up once, then its batches in order
             bctx, boot = _setup(bench, m, args)
-            keep = len(bench.models) > 1 and bctx.n_bootstrap * len(bctx.strata) * 4 <= _COUNTS_CACHE_BYTES
+            keep = len(bench.models) > 1 and bctx.n_bootstrap * len(bctx.strata) * 4 <= COUNTS_CACHE_BYTES
             for b0, b1 in batches:
                 W = counts.get((b0, b1))
                 if W is None:
@@ -170,7 +170,7 @@ def bootstrap_grid_chunk(
                      n_bootstrap=n_bootstrap, confidence_level=confidence_level, random_state=random_state)
 
 
-_SETUPS: OrderedDict = OrderedDict()
+SETUPS: OrderedDict = OrderedDict()
 _LOCK = threading.Lock()
 
 
@@ -184,18 +184,18 @@ def _setup(bench, model, args):
     """
     key = (id(bench), model, args)
     with _LOCK:
-        hit = _SETUPS.get(key)
+        hit = SETUPS.get(key)
         if hit is not None and hit[0]() is bench:
-            _SETUPS.move_to_end(key)
+            SETUPS.move_to_end(key)
             return hit[1]
     part = bench.model_view(model) if bench.kind == "answers" else bench  # answers: the model's own labels
-    bctx = _boot_context(part, *args)
-    made = (bctx, _ModelBoot(bctx, part.scores(model)))
+    bctx = boot_context(part, *args)
+    made = (bctx, ModelBoot(bctx, part.scores(model)))
     with _LOCK:
-        _SETUPS[key] = (weakref.ref(bench, lambda _, key=key: _SETUPS.pop(key, None)), made)
-        _SETUPS.move_to_end(key)
-        while len(_SETUPS) > _KEPT:
-            _SETUPS.popitem(last=False)
+        SETUPS[key] = (weakref.ref(bench, lambda _, key=key: SETUPS.pop(key, None)), made)
+        SETUPS.move_to_end(key)
+        while len(SETUPS) > _KEPT:
+            SETUPS.popitem(last=False)
     return made
 
 
@@ -233,6 +233,6 @@ def join_grid_chunks(chunks: Sequence[GridChunk], bench: Benchmark) -> GridBoots
     grid = sort_like(pd.concat([c.grid for c in chunks if c.grid is not None], ignore_index=True), bench)
     pieces = ((m, c.start, c.stop, {k[:3]: v for k, v in c.cells.items() if k[3] == m})
               for c in chunks for m in c.models)
-    reps = _replicate_array(grid, B, pieces)
-    return GridBootstrap(grid=_with_intervals(grid, reps, first.confidence_level), replicates=reps, n_bootstrap=B,
+    reps = replicate_array(grid, B, pieces)
+    return GridBootstrap(grid=with_intervals(grid, reps, first.confidence_level), replicates=reps, n_bootstrap=B,
                          confidence_level=first.confidence_level, random_state=first.random_state)

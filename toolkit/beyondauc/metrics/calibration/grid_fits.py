@@ -15,11 +15,11 @@ from scipy.special import expit
 
 from .grid import (
     SCORES,
-    _Context,
-    _run_fits,
+    Context,
+    run_fits,
 )
 from ..core.fitting import (
-    _EPSILON,
+    EPSILON,
     conditioned_grid,
     conditioned_params,
     fit_predict_isotonic,
@@ -28,7 +28,7 @@ from ..core.fitting import (
     newton_direction,
     raw_params,
 )
-from ..core.kernel import _scores_from_confusion
+from ..core.kernel import scores_from_confusion
 
 __all__: list[str] = []
 
@@ -39,8 +39,8 @@ LOGISTIC_STEPS = 2  # Newton steps of a replicate's logistic fit from its cell's
 # -- the engine ---------------------------------------------------------------------
 
 @dataclass(frozen=True)
-class _BootContext:
-    base: _Context
+class BootContext:
+    base: Context
     strata: np.ndarray
     n_bootstrap: int
     boot_seed: object
@@ -53,11 +53,11 @@ def _standardize(x, pos, neg):
 
 def _cell_scores(conf):
     """(..., ) confusion tuple -> (..., len(SCORES)) array of scores."""
-    sc = _scores_from_confusion(*conf)
+    sc = scores_from_confusion(*conf)
     return np.stack([sc[k] for k in SCORES], axis=-1)
 
 
-def _fit_rows(x, cp, cn, ep, en, methods, class_weight, init, standardize):
+def fit_rows(x, cp, cn, ep, en, methods, class_weight, init, standardize):
     """Scores (len(methods), rows, len(SCORES)) of every method fitted on every row.
 
     Logistic fits take two Newton steps from their cell's point-estimate fit
@@ -70,7 +70,7 @@ def _fit_rows(x, cp, cn, ep, en, methods, class_weight, init, standardize):
     raw-score fit: 2e-5 on the TRUE-sized benchmark, where no decision of 14
     million differed.)
     """
-    conf = _run_fits(x, cp, cn, ep, en, methods, class_weight, init=init, standardize=standardize,
+    conf = run_fits(x, cp, cn, ep, en, methods, class_weight, init=init, standardize=standardize,
                      max_iter=LOGISTIC_STEPS)
     return np.stack([_cell_scores(conf[m]) for m in methods])
 
@@ -103,7 +103,7 @@ def _combine(G, A, total=None):
     return out.reshape(R * len(G), m), total
 
 
-def _local_grids(s, codes, D):
+def local_grids(s, codes, D):
     """Each dataset's own score grid, laid end to end: (column of each example, segment starts)."""
     order = np.lexsort((s, codes))
     ss, cc = s[order], codes[order]
@@ -117,7 +117,7 @@ def _local_grids(s, codes, D):
     return col, first_col, int(new.sum())
 
 
-def _segment_auc(P, N, first_col, D):
+def segment_auc(P, N, first_col, D):
     """AUC (ties one half) of each dataset's segment of per-value counts (R, total) -> (R, D)."""
     R = len(P)
     out = np.full((R, D), np.nan)
@@ -137,7 +137,7 @@ def _segment_auc(P, N, first_col, D):
     return out
 
 
-def _indicator(rows, cols, y, n_rows, n_cols):
+def indicator(rows, cols, y, n_rows, n_cols):
     """Sparse 0/1 matrices (positives, negatives) mapping examples to columns."""
     import scipy.sparse as sp
     y = np.asarray(y).astype(bool)
@@ -164,7 +164,7 @@ _STUMP_BLOCK = 32  # candidate splits per block of the stump's branch and bound
 _ISO_CELLS = 262_144  # grid cells per call of the isotonic fitter
 
 
-def _xdomain_ok(fits, sizes, D, class_weight):
+def xdomain_ok(fits, sizes, D, class_weight):
     if class_weight is not None or D < 2 or (sizes == 0).any():
         return False
     everything = set(range(D))
@@ -172,7 +172,7 @@ def _xdomain_ok(fits, sizes, D, class_weight):
             if tuple(f.evl) == (f.dataset,) and set(f.cal) == everything - {f.dataset} and len(f.cal) == D - 1]
 
 
-class _XGrid:
+class XGrid:
     """Static layout of one model's grids for the fast path."""
 
     def __init__(self, x, inv, local_col, first_col, n_local, D):
@@ -248,7 +248,7 @@ class _StumpCounts:
     dataset); ``TPk``/``TNk`` (R, D): each fit's class totals.
     """
 
-    xg: _XGrid
+    xg: XGrid
     CTp: np.ndarray
     CTn: np.ndarray
     LP: np.ndarray
@@ -380,7 +380,7 @@ def _stump_leaves(c, best, cpb, cnb, has):
     tpos, tneg = c.TPk.reshape(R * D), c.TNk.reshape(R * D)
     tot = tpos + tneg
     root_impurity = 1.0 - (tneg * tneg + tpos * tpos) / np.where(tot > 0, tot * tot, 1.0)
-    splits = has & (root_impurity > _EPSILON)
+    splits = has & (root_impurity > EPSILON)
     nxt = _stump_next_value(c, best, splits, cpb + cnb)
     xs = c.xg.x
     xj, xk = xs[best], xs[nxt]
@@ -422,7 +422,7 @@ def _expit_derivatives(beta0, xs):
     return np.stack((p, w, w * (1.0 - 2.0 * p), w * (1.0 - 6.0 * w), w * (1.0 - 2.0 * p) * (1.0 - 12.0 * w)))
 
 
-def _taylor_sums(counts, xs, beta0, code=None):
+def taylor_sums(counts, xs, beta0, code=None):
     """``sum_j counts[r, j] * xs_j**e * expit^(c)(beta0[k, 0] + beta0[k, 1] * xs_j)``: (R, 5, K, 6).
 
     Every (c, e) with e <= c + 1 (the others are 0), for every replicate r and fit k;
@@ -461,7 +461,7 @@ def _xdomain_moments(xg, Pl, Nl, beta0, xs):
     R, D = len(Pl), len(xg.starts)
     xs_local = xs[xg.g]
     Ln = Pl + Nl
-    mom = _taylor_sums(Ln, xs_local, beta0, xg.code)
+    mom = taylor_sums(Ln, xs_local, beta0, xg.code)
     lin = np.stack([np.ones_like(xs_local), xs_local, xs_local * xs_local], axis=1)  # (n_local, 3)
     pos = np.broadcast_to((Pl @ lin[:, :2])[:, None, :], (R, D, 2)).copy()
     plain = np.broadcast_to((Ln @ lin)[:, None, :], (R, D, 3)).copy()
@@ -486,7 +486,7 @@ def _xdomain_penalty(plain, active):
     return np.where(active & ~doubtful, var, 1.0), doubtful
 
 
-def _xdomain_logistic_params(xg, Pl, Nl, cal_rows, init, std):
+def xdomain_logistic_params(xg, Pl, Nl, cal_rows, init, std):
     """(intercept, coef) of the D logistic fits of every replicate, (R, D) each, and the fits' class totals.
 
     Two Newton steps from each cell's point-estimate fit beta0, as :func:`_fit_rows`.
@@ -552,7 +552,7 @@ def _xdomain_logistic(xg, Pl, Nl, cal_rows, init, std):
 
     ``cal_rows(rows)``: the dense calibration rows (positives, negatives) of the given fits.
     """
-    intercept, coef, tpos, tneg = _xdomain_logistic_params(xg, Pl, Nl, cal_rows, init, std)
+    intercept, coef, tpos, tneg = xdomain_logistic_params(xg, Pl, Nl, cal_rows, init, std)
     pred = np.empty(Pl.shape, dtype=bool)
     for k in range(len(xg.starts)):  # a loop over datasets: each local column at its own dataset's fit
         a, b = xg.bounds[k], xg.bounds[k + 1]
@@ -560,18 +560,18 @@ def _xdomain_logistic(xg, Pl, Nl, cal_rows, init, std):
     return _override_local(pred, _single_rows(tpos, tneg), xg.code)
 
 
-def _xdomain_scores(xg, Pl, Nl, methods, init_ds, std):
+def xdomain_scores(xg, Pl, Nl, methods, init_ds, std):
     """Yield (method index, scores (R, D, len(SCORES))) of the fast fits, by evaluated dataset."""
     totals = cal = None
     if "stump" in methods or "isotonic" in methods:
         totals = xg.total(Pl), xg.total(Nl)
     if "isotonic" in methods:
-        cal = _xdomain_cal_rows(xg, Pl, Nl, *totals)
+        cal = xdomain_cal_rows(xg, Pl, Nl, *totals)
 
     def cal_rows(rows):  # the logistic fits that need the general solver (rare): only their rows
         if cal is not None:
             return cal[0][rows], cal[1][rows]
-        return _xdomain_cal_rows(xg, Pl, Nl, *(totals or (xg.total(Pl), xg.total(Nl))), rows=rows)
+        return xdomain_cal_rows(xg, Pl, Nl, *(totals or (xg.total(Pl), xg.total(Nl))), rows=rows)
 
     for j, meth in enumerate(methods):
         if meth == "stump":
@@ -583,7 +583,7 @@ def _xdomain_scores(xg, Pl, Nl, methods, init_ds, std):
         yield j, _cell_scores(_confusion_local(pred, Pl, Nl, xg))
 
 
-def _xdomain_cal_rows(xg, Pl, Nl, Tp, Tn, rows=None):
+def xdomain_cal_rows(xg, Pl, Nl, Tp, Tn, rows=None):
     """Dense calibration rows (R * D, m): the total minus each dataset; or only ``rows`` (of R * D)."""
     R, D, m = len(Pl), len(xg.starts), xg.m
     if rows is not None:

@@ -37,7 +37,7 @@ MEAN = "mean"
 RANK_DTYPE = "Int64"
 
 
-def _rank(values):
+def rank(values):
     """Rank 1 = highest; ties share the minimum rank; NaN has no rank (<NA>).
 
     Returns a pandas ``Int64`` array."""
@@ -102,7 +102,7 @@ def rank_table(results: pd.DataFrame, *, score: str = "accuracy") -> pd.DataFram
         mean = wide.mean(axis=0, skipna=True)
     table = pd.concat([wide, mean.to_frame(MEAN).T])
     values = table.to_numpy(dtype=float)
-    ranks = np.concatenate([_rank(row) for row in values])
+    ranks = np.concatenate([rank(row) for row in values])
     return pd.DataFrame({
         "dataset": np.repeat(np.asarray(datasets + [MEAN], dtype=object), len(models)),
         "model": np.tile(np.asarray(models, dtype=object), len(table)),
@@ -251,7 +251,7 @@ def calibration_modes(grid: pd.DataFrame, *, score: str = "accuracy") -> pd.Data
     for (p, meth), g in [(("auc", ""), auc)] + list(m.rename(columns={score: "value"}).groupby(["protocol", "method"], sort=False)):
         g = g.copy()
         g["protocol"], g["method"] = p, meth
-        g["rank"] = _rank(g["value"].to_numpy())
+        g["rank"] = rank(g["value"].to_numpy())
         parts.append(g[["protocol", "method", "model", "value", "rank"]])
     return pd.concat(parts, ignore_index=True)
 
@@ -285,7 +285,7 @@ def best_of_methods(grid: pd.DataFrame, *, score: str = "kappa") -> pd.DataFrame
     out = pd.DataFrame(rows, columns=["protocol", "model", "value", "method"])
     ranks = pd.Series(pd.array([pd.NA] * len(out), dtype=RANK_DTYPE), index=out.index)
     for _, idx in out.groupby("protocol", sort=False).groups.items():
-        ranks.loc[idx] = _rank(out.loc[idx, "value"].to_numpy())
+        ranks.loc[idx] = rank(out.loc[idx, "value"].to_numpy())
     out["rank"] = ranks
     return out
 

@@ -22,26 +22,26 @@ import pandas as pd
 from numpy.typing import ArrayLike
 
 from ..core.views import each_model_view, sort_like
-from .fits import _bin_edges, _bin_ids, _one_blas_thread, _probabilities_binned
-from ..core.kernel import _grid_counts, _stacked_counts
+from .fits import bin_edges, bin_ids, one_blas_thread, probabilities_binned
+from ..core.kernel import grid_counts, stacked_counts
 from .protocols import grid_protocols
 from ...utils.formatting import MISSING, format_number
 from ...utils.validation import UndefinedMetricWarning, binarize_labels, check_int, check_option, check_scores
 from .grid import (
     METHODS,
-    _check_grid_args,
-    _chunks,
-    _dataset_columns,
-    _fit_matrices,
-    _grid_context,
-    _grid_frame,
-    _indata_datasets,
-    _indata_fits,
-    _lbfgs_params,
-    _map_models,
-    _model_cells,
-    _own_grid_fits,
-    _warn_single_class,
+    check_grid_args,
+    chunks,
+    dataset_columns,
+    fit_matrices,
+    grid_context,
+    grid_frame,
+    indata_datasets,
+    indata_fits,
+    lbfgs_params,
+    map_models,
+    model_cells,
+    own_grid_fits,
+    warn_single_class,
     check_n_jobs,
 )
 
@@ -144,7 +144,7 @@ def reliability_bins(y_true: ArrayLike, y_prob: ArrayLike, *, n_bins: int = 15, 
         raise ValueError(f"`y_prob` must be probabilities in [0, 1], got {float(p[bad])!r} at position {bad}")
     n_bins = check_int(n_bins, "n_bins", minimum=1)
     if check_option(strategy, "strategy", ("uniform", "quantile")) == "uniform":
-        b = _bin_ids(p, n_bins)
+        b = bin_ids(p, n_bins)
     else:  # calibration_curve(strategy="quantile"): the percentiles of the probabilities as edges
         b = np.searchsorted(np.percentile(p, np.linspace(0, 1, n_bins + 1) * 100)[1:-1], p)
     count = np.bincount(b, minlength=n_bins)
@@ -167,28 +167,28 @@ def _labels_or_quality(y_true, pos_label):
 def _model_bins(ctx, model, s, *, n_bins):
     """Pooled bin sums of one model: {(protocol, dataset index, method): (count, positive, psum, n_nan)}.
 
-    The fits of :func:`~beyondauc.metrics.calibration.grid._model_cells`, block by
-    block (:func:`~beyondauc.metrics.calibration.fits._block_tables`), without the decisions.
+    The fits of :func:`~beyondauc.metrics.calibration.grid.model_cells`, block by
+    block (:func:`~beyondauc.metrics.calibration.fits.block_tables`), without the decisions.
     """
     y, codes, methods, class_weight = ctx.y, ctx.codes, ctx.methods, ctx.class_weight
     D = len(ctx.datasets)
-    x, inv, _, _ = _grid_counts(y, s)
+    x, inv, _, _ = grid_counts(y, s)
     out = {}
     fits = [f for p in ctx.protocols for f in ctx.plans[p][0]]
     if fits and ctx.reference != "opitz2024":  # each fit on its own rows' grid
-        parts = _dataset_columns(inv, y, codes, len(x), D)
-        out.update(_own_grid_fits(ctx, x, fits, parts, None, grid=False, n_bins=n_bins)[1])
+        parts = dataset_columns(inv, y, codes, len(x), D)
+        out.update(own_grid_fits(ctx, x, fits, parts, None, grid=False, n_bins=n_bins)[1])
     elif fits:  # the reproduction mode: batched on the model's grid
-        pos_ds, neg_ds = _stacked_counts(inv, y, codes, len(x), D)
-        G_cal, G_ev = _fit_matrices(fits, D)
+        pos_ds, neg_ds = stacked_counts(inv, y, codes, len(x), D)
+        G_cal, G_ev = fit_matrices(fits, D)
         cal_pos, cal_neg, ev_pos, ev_neg = G_cal @ pos_ds, G_cal @ neg_ds, G_ev @ pos_ds, G_ev @ neg_ds
         lbfgs = None
         if "logistic" in methods:
-            lbfgs = _lbfgs_params([(s[np.isin(codes, f.cal)], y[np.isin(codes, f.cal)]) for f in fits], class_weight)
+            lbfgs = lbfgs_params([(s[np.isin(codes, f.cal)], y[np.isin(codes, f.cal)]) for f in fits], class_weight)
         for m in methods:
             parts = []
-            for sl in _chunks(len(fits), len(x)):
-                parts.append(_probabilities_binned(
+            for sl in chunks(len(fits), len(x)):
+                parts.append(probabilities_binned(
                     x, cal_pos[sl], cal_neg[sl], ev_pos[sl], ev_neg[sl], m, class_weight, n_bins,
                     reference=ctx.reference, lbfgs=None if lbfgs is None else (lbfgs[0][sl], lbfgs[1][sl])))
             binned = [np.concatenate([p[j] for p in parts]) for j in range(4)]
@@ -197,17 +197,17 @@ def _model_bins(ctx, model, s, *, n_bins):
                     out[(f.protocol, f.dataset, m)] = (np.zeros(n_bins),) * 3 + (0.0,)
                 else:
                     out[(f.protocol, f.dataset, m)] = tuple(b[k] for b in binned)
-    for i in _indata_datasets(ctx):
-        out.update(_indata_fits(ctx, s, i, grid=False, n_bins=n_bins)[1])
+    for i in indata_datasets(ctx):
+        out.update(indata_fits(ctx, s, i, grid=False, n_bins=n_bins)[1])
     return out
 
 
 def _model_cells_and_bins(ctx, model, s, *, n_bins):
-    """(:func:`~beyondauc.metrics.calibration.grid._model_cells`, :func:`_model_bins`) of one model, each distinct fit
+    """(:func:`~beyondauc.metrics.calibration.grid.model_cells`, :func:`_model_bins`) of one model, each distinct fit
     computed once (under ``reference="opitz2024"`` the two apart)."""
     if ctx.reference == "opitz2024":
-        return _model_cells(ctx, model, s), _model_bins(ctx, model, s, n_bins=n_bins)
-    return _model_cells(ctx, model, s, n_bins=n_bins)
+        return model_cells(ctx, model, s), _model_bins(ctx, model, s, n_bins=n_bins)
+    return model_cells(ctx, model, s, n_bins=n_bins)
 
 
 @dataclass(frozen=True)
@@ -308,11 +308,11 @@ def calibration_error_table(
     """
     protocols, methods, seed, n_bins, n_jobs = _grid_arguments(bench, protocols, methods, n_bins, class_weight,
                                                                n_repeats, random_state, reference, n_jobs)
-    ctx = _grid_context(bench, protocols, methods, class_weight=class_weight, n_repeats=n_repeats, seed=seed,
+    ctx = grid_context(bench, protocols, methods, class_weight=class_weight, n_repeats=n_repeats, seed=seed,
                         reference=reference)
-    with _one_blas_thread(), warnings.catch_warnings():
+    with one_blas_thread(), warnings.catch_warnings():
         warnings.simplefilter("ignore", UndefinedMetricWarning)
-        per_model = list(_map_models(ctx, bench, n_jobs, functools.partial(_model_bins, n_bins=n_bins)))
+        per_model = list(map_models(ctx, bench, n_jobs, functools.partial(_model_bins, n_bins=n_bins)))
     return _errors_table(ctx, bench, per_model, n_bins)
 
 
@@ -361,15 +361,15 @@ def grid_and_calibration_errors(
     """
     protocols, methods, seed, n_bins, n_jobs = _grid_arguments(bench, protocols, methods, n_bins, class_weight,
                                                                n_repeats, random_state, reference, n_jobs)
-    _warn_single_class(bench)
-    ctx = _grid_context(bench, protocols, methods, class_weight=class_weight, n_repeats=n_repeats, seed=seed,
+    warn_single_class(bench)
+    ctx = grid_context(bench, protocols, methods, class_weight=class_weight, n_repeats=n_repeats, seed=seed,
                         reference=reference)
     rows, per_model = [], []
-    with _one_blas_thread():
-        for cells, bins in _map_models(ctx, bench, n_jobs, functools.partial(_model_cells_and_bins, n_bins=n_bins)):
+    with one_blas_thread():
+        for cells, bins in map_models(ctx, bench, n_jobs, functools.partial(_model_cells_and_bins, n_bins=n_bins)):
             rows.extend(cells)
             per_model.append(bins)
-    return _grid_frame(rows, protocols, methods, bench), _errors_table(ctx, bench, per_model, n_bins)
+    return grid_frame(rows, protocols, methods, bench), _errors_table(ctx, bench, per_model, n_bins)
 
 
 def _grid_arguments(bench, protocols, methods, n_bins, class_weight, n_repeats, random_state, reference, n_jobs):
@@ -380,7 +380,7 @@ def _grid_arguments(bench, protocols, methods, n_bins, class_weight, n_repeats, 
     if isinstance(methods, str):
         methods = [methods]
     protocols, methods = list(dict.fromkeys(protocols)), list(dict.fromkeys(methods))
-    seed = _check_grid_args(bench, protocols, methods, class_weight, n_repeats, random_state, reference)
+    seed = check_grid_args(bench, protocols, methods, class_weight, n_repeats, random_state, reference)
     return protocols, methods, seed, check_int(n_bins, "n_bins", minimum=1), check_n_jobs(n_jobs)
 
 
@@ -426,7 +426,7 @@ def _reliability_frame(codes, names, count, positive, psum, n_bins):
     cell, b = np.nonzero(count > 0)  # each cell's non-empty bins, ascending
     order = np.lexsort([b, *codes[cell].T[::-1]])
     cell, b = cell[order], b[order]
-    edges = _bin_edges(n_bins)
+    edges = bin_edges(n_bins)
     n = count[cell, b]
     return pd.DataFrame({
         **{name: np.array(names[name], dtype=object)[codes[cell, j]] for j, name in enumerate(names)},

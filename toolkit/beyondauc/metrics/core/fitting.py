@@ -5,7 +5,7 @@ calibration counts ``pos``/``neg`` of F independent fits, shape
 (F, n_values) -- a fit uses only the grid values where it has weight -- and
 returns, for each fit, the decision (predict positive) at *every* grid value,
 shape (F, n_values).  Evaluating a fit on any examples whose scores lie on the
-grid is then one masked sum (:func:`beyondauc.metrics.core.kernel._confusion`).
+grid is then one masked sum (:func:`beyondauc.metrics.core.kernel.confusion`).
 
 The fits are scale-free: a positive affine map ``a * s + b`` of the scores
 changes no decision (up to rounding at the threshold itself).  They reproduce
@@ -40,14 +40,14 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import expit
 
-from .kernel import _run_means, _stump_best
+from .kernel import run_means, stump_best
 
 __all__: list[str] = []
 
 # sklearn.tree._partitioner.FEATURE_THRESHOLD: a float32 constant, added to
 # float32 feature values in float32 arithmetic (see :func:`_splittable`)
 _FEATURE_THRESHOLD = np.float32(1e-7)
-_EPSILON = np.finfo(np.float64).eps
+EPSILON = np.finfo(np.float64).eps
 
 
 def class_weighted(pos, neg, class_weight):
@@ -67,7 +67,7 @@ def class_weighted(pos, neg, class_weight):
     return pos * w_pos, neg * w_neg
 
 
-def _single_class(pos, neg):
+def single_class(pos, neg):
     """(F,) int: 1/0 where a fit saw only positives/negatives, -1 otherwise."""
     has_pos = pos.sum(axis=1) > 0
     has_neg = neg.sum(axis=1) > 0
@@ -164,7 +164,7 @@ def scaler_penalty(xs, counts, C=1.0):
         c = counts[doubtful]
         dev = xs[None, :] - mean[doubtful, None]
         var[doubtful] = np.einsum("fm,fm->f", c, dev * dev) / safe[doubtful]
-    constant = var <= N * _EPSILON * var + (N * mean * _EPSILON) ** 2
+    constant = var <= N * EPSILON * var + (N * mean * EPSILON) ** 2
     if doubtful.size:
         constant[doubtful] |= (counts[doubtful] > 0).sum(axis=1) <= 1  # one value: constant whatever the rounding
     return np.where(constant, 1.0, var) / C
@@ -196,7 +196,7 @@ def conditioned_params(intercept, coef, mu, sd, e):
     return np.stack(np.broadcast_arrays(intercept + slope * mu, slope * sd), axis=1)
 
 
-def _initial_params(pos, safe_tot, init, mu, sd, e):
+def initial_params(pos, safe_tot, init, mu, sd, e):
     """Starting conditioned (intercept, coef) (F, 2): ``init`` on the raw scale, or the log-odds and 0."""
     F = len(pos)
     if init is None:
@@ -205,7 +205,7 @@ def _initial_params(pos, safe_tot, init, mu, sd, e):
     return conditioned_params(np.broadcast_to(init[0], (F,)), np.broadcast_to(init[1], (F,)), mu, sd, e)
 
 
-class _LogLoss:
+class LogLoss:
     """The penalised log-loss of F fits on the standardised grid ``xs``, summed over cache-sized blocks."""
 
     def __init__(self, xs, pos, n, lam):
@@ -280,7 +280,7 @@ def _damped_steps(objective, beta, d, g0, g1, check, active):
     return step, stalled
 
 
-def _newton(objective, beta, active, *, max_iter, tol):
+def newton(objective, beta, active, *, max_iter, tol):
     """Newton's method on the active fits from ``beta``; long steps, and every step after 20, damped."""
     lam = objective.lam
     for it in range(max_iter):
@@ -334,9 +334,9 @@ def logistic_params(x, pos, neg, *, C=1.0, init=None, max_iter=100, tol=1e-9, st
     safe_tot = np.where(tot > 0, tot, 1.0)
     xs, mu, sd, e = conditioned_grid(x, n, standardize)
     lam = scaler_penalty(xs, n if counts is None else counts, C)
-    objective = _LogLoss(xs, pos, n, lam)
-    beta = _initial_params(pos, safe_tot, init, mu, sd, e)
-    beta = _newton(objective, beta, tot > 0, max_iter=max_iter, tol=tol)
+    objective = LogLoss(xs, pos, n, lam)
+    beta = initial_params(pos, safe_tot, init, mu, sd, e)
+    beta = newton(objective, beta, tot > 0, max_iter=max_iter, tol=tol)
     return raw_params(beta[:, 0], beta[:, 1], mu, sd, e)
 
 
@@ -447,7 +447,7 @@ def _suffix_sums(pos, neg):
     n = pos + neg
     suffix = np.zeros((F, m + 1))
     np.cumsum((pos - neg)[:, ::-1], axis=1, out=suffix[:, m - 1::-1] if m else suffix[:, :0])
-    return _single_class(pos, neg), n, n > 0, suffix
+    return single_class(pos, neg), n, n > 0, suffix
 
 
 def _crossing_means(x, ps, nn, pr, k, p_, idx):
@@ -456,7 +456,7 @@ def _crossing_means(x, ps, nn, pr, k, p_, idx):
     ``k`` starts a PAVA block and ``p`` ends one, so fit(k) = min_t mean(k..t)
     and fit(p) = max_s mean(s..p), over weighted grid values (``pr``).
     """
-    mean_sp, mean_kt = _run_means(ps, nn, pr, p_, k, idx)
+    mean_sp, mean_kt = run_means(ps, nn, pr, p_, k, idx)
     with np.errstate(divide="ignore", invalid="ignore"):
         y_k, y_p = mean_kt.min(axis=1), mean_sp.max(axis=1)
         slope = (y_k - y_p) / (x[k] - x[p_])
@@ -531,7 +531,7 @@ def fit_predict_isotonic(x, pos, neg, *, integer=False):
         exact[G[_unsure(inside, val, y_p, y_k)]] = True  # solved exactly below
     for f in np.flatnonzero(exact):
         pred[f] = _isotonic_row(x, pos[f], neg[f])
-    return _override_single(pred, single)
+    return override_single(pred, single)
 
 
 # -- isotonic on integer counts (the bootstrap's xdomain fits) --------------------------
@@ -552,7 +552,7 @@ def fit_predict_isotonic(x, pos, neg, *, integer=False):
 _ISO_EXACT_BOUND = 0.1  # 3 * n * eps * W**2 below this: the argument above holds, 10x to spare
 
 
-def _isotonic_segment(x, pos, neg, s0, e0):
+def isotonic_segment(x, pos, neg, s0, e0):
     """Decisions of one fit on the whole grid from PAVA on the grid slice [s0, e0].
 
     ``s0`` must start, and ``e0`` end, exact level sets of the fit; the slice must
@@ -622,8 +622,8 @@ def _isotonic_integer(x, pos, neg):
     if E.size:
         s0, e0 = _exact_level_sets(pos[E], n[E], present[E], k_weak[E], k_strict[E])
         for f, a, b in zip(E, s0, e0):
-            pred[f] = _isotonic_segment(x, pos[f], neg[f], a, b)
-    return _override_single(pred, single)
+            pred[f] = isotonic_segment(x, pos[f], neg[f], a, b)
+    return override_single(pred, single)
 
 
 def _exact_level_sets(ps, nn, pr, kw, ks):
@@ -643,7 +643,7 @@ def _exact_level_sets(ps, nn, pr, kw, ks):
     before = pr & (idx < kw[:, None])
     has_p = before.any(axis=1)
     p_ = m - 1 - np.argmax(before[:, ::-1], axis=1)
-    mean_sp, mean_kt = _run_means(ps, nn, pr, p_, np.minimum(ks, m - 1), idx)
+    mean_sp, mean_kt = run_means(ps, nn, pr, p_, np.minimum(ks, m - 1), idx)
     with np.errstate(divide="ignore", invalid="ignore"):
         top = mean_sp.max(axis=1)
         s0 = np.argmax(mean_sp >= (top - tol)[:, None], axis=1)
@@ -657,7 +657,7 @@ def _exact_level_sets(ps, nn, pr, kw, ks):
 def _integer_ok(n, m):
     """Whether :func:`_isotonic_integer`'s exactness argument holds for these fits."""
     W = float(n.sum(axis=1).max()) if n.size else 0.0
-    return W < 2.0**50 and 3.0 * m * _EPSILON * W * W < _ISO_EXACT_BOUND
+    return W < 2.0**50 and 3.0 * m * EPSILON * W * W < _ISO_EXACT_BOUND
 
 
 # -- stump ----------------------------------------------------------------------
@@ -724,7 +724,7 @@ def stump_params(x, pos, neg, *, reference=None):
     values more than 1e-7 apart in float32 as scikit-learn's splitter does).
 
     Besides the cumulative counts, the search holds one block of grid values at a time
-    (:func:`~beyondauc.metrics.core.kernel._stump_best`): two copies of the counts, however long the grid.
+    (:func:`~beyondauc.metrics.core.kernel.stump_best`): two copies of the counts, however long the grid.
     """
     F = pos.shape[0]
     cpos = np.cumsum(pos, axis=1)
@@ -734,7 +734,7 @@ def stump_params(x, pos, neg, *, reference=None):
     close = None
     if reference == "opitz2024" and (~_splittable(x[:-1], x[1:])).any():
         close = _close_splits(x, pos, neg)  # splits only between present values more than 1e-7 apart
-    best, k = _stump_best(cpos, cneg, tpos, tneg, total, close)
+    best, k = stump_best(cpos, cneg, tpos, tneg, total, close)
     rows = np.arange(F)
     root_impurity = 1.0 - (tneg * tneg + tpos * tpos) / np.where(total > 0, total * total, 1.0)
     cp_best, cn_best = cpos[rows, best], cneg[rows, best]
@@ -742,7 +742,7 @@ def stump_params(x, pos, neg, *, reference=None):
     valid = (nl_best > 0) & ((total - nl_best) > 0)
     if close is not None:
         valid &= close[rows, best]
-    splits = valid & (root_impurity > _EPSILON)
+    splits = valid & (root_impurity > EPSILON)
     xj, xk = x[best], x[k]
     with np.errstate(invalid="ignore"):  # -inf / 2 + inf / 2 where a row does not split (masked below)
         thr = xj / 2.0 + xk / 2.0
@@ -761,16 +761,16 @@ def stump_decision(x, threshold, left_c, right_c):
 
 def fit_predict_stump(x, pos, neg, *, reference=None):
     """Stump decisions at every grid value for F fits (scikit-learn's float32 tree under ``reference``)."""
-    single = _single_class(pos, neg)
+    single = single_class(pos, neg)
     xg, pg, ng, group = stump_grid(x, pos, neg, reference=reference)
     thr, lc, rc = stump_params(xg, pg, ng, reference=reference)
     pred = stump_decision(xg, thr, lc, rc)
     if group is not None:
         pred = pred[:, group]
-    return _override_single(pred, single)
+    return override_single(pred, single)
 
 
-def _override_single(pred, single):
+def override_single(pred, single):
     for cls in (0, 1):
         rows = single == cls
         if rows.any():

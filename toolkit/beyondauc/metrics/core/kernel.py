@@ -14,7 +14,7 @@ import numpy as np
 __all__: list[str] = []
 
 
-def _grid_counts(y, s, *, sample_weight=None):
+def grid_counts(y, s, *, sample_weight=None):
     """Collapse scores onto their distinct values.
 
     Parameters
@@ -44,7 +44,7 @@ def _grid_counts(y, s, *, sample_weight=None):
     return values, inverse.ravel(), pos, neg
 
 
-def _stacked_counts(inverse, y, groups, n_values, n_groups, *, presorted=False):
+def stacked_counts(inverse, y, groups, n_values, n_groups, *, presorted=False):
     """Counts of positives/negatives per (group, grid value), as (n_groups, n_values).
 
     ``groups`` gives each example's row in the output (-1 to leave it out;
@@ -63,7 +63,7 @@ def _stacked_counts(inverse, y, groups, n_values, n_groups, *, presorted=False):
     return pos, tot - pos
 
 
-def _auc_from_counts(pos, neg):
+def auc_from_counts(pos, neg):
     """ROC AUC (ties count one half) from grid counts, along the last axis.
 
     Returns NaN where a row has only one class.
@@ -79,7 +79,7 @@ def _auc_from_counts(pos, neg):
     return np.where((n_pos > 0) & (n_neg > 0), auc, np.nan)
 
 
-def _confusion(pred, pos, neg):
+def confusion(pred, pos, neg):
     """Confusion counts of grid predictions against grid counts.
 
     ``pred`` (bool, ``(..., n_values)``) is the decision at each grid value;
@@ -92,7 +92,7 @@ def _confusion(pred, pos, neg):
     return tp, fp, fn, tn
 
 
-def _scores_from_confusion(tp, fp, fn, tn):
+def scores_from_confusion(tp, fp, fn, tn):
     """Accuracy, Cohen's kappa, balanced accuracy, MCC and F1 from counts.
 
     Accuracy and kappa use exactly scikit-learn's arithmetic, so the numbers
@@ -126,12 +126,12 @@ def _scores_from_confusion(tp, fp, fn, tn):
     }
 
 
-def _sorted_by_class(y, s):
+def sorted_by_class(y, s):
     """Sorted scores of the positives and of the negatives."""
     return np.sort(s[y == 1]), np.sort(s[y == 0])
 
 
-def _merged_values(*sorted_arrays):
+def merged_values(*sorted_arrays):
     """Distinct values of several sorted arrays, ascending.
 
     A stable sort of concatenated sorted runs is a merge (timsort finds the
@@ -143,7 +143,7 @@ def _merged_values(*sorted_arrays):
     return merged[keep]
 
 
-def _rates(thresholds, pos_sorted, neg_sorted):
+def rates(thresholds, pos_sorted, neg_sorted):
     """Sensitivity P(s+ >= t) and specificity P(s- < t) at each threshold t.
 
     The ROC curve is (1 - specificity, sensitivity) at descending
@@ -155,7 +155,7 @@ def _rates(thresholds, pos_sorted, neg_sorted):
     return sens, spec
 
 
-def _auc_sorted(pos_sorted, neg_sorted, queries=None):
+def auc_sorted(pos_sorted, neg_sorted, queries=None):
     """AUC (ties one half) of sorted positive and negative scores.
 
     ``queries`` (default ``pos_sorted``) replaces the positives, e.g. by the
@@ -171,7 +171,7 @@ def _auc_sorted(pos_sorted, neg_sorted, queries=None):
     return (lt.sum() + 0.5 * ties) / (len(q) * len(neg_sorted))
 
 
-def _auc_rows(pos, neg, *, in_place=False):
+def auc_rows(pos, neg, *, in_place=False):
     """AUC (ties one half) of each row pair of positive (r, n+) and negative (r, n-) scores.
 
     All rows are sorted at once (``in_place``: in the arrays given, a
@@ -184,10 +184,10 @@ def _auc_rows(pos, neg, *, in_place=False):
     else:
         pos = np.sort(pos, axis=1)
         neg = np.sort(neg, axis=1)
-    return np.array([_auc_sorted(p, q) for p, q in zip(pos, neg)])
+    return np.array([auc_sorted(p, q) for p, q in zip(pos, neg)])
 
 
-def _exact_wasserstein(a_sorted, b_sorted, p):
+def exact_wasserstein(a_sorted, b_sorted, p):
     """p-Wasserstein distance of two sorted samples, from their quantile functions.
 
     Both quantile functions are step functions with breakpoints i/n and j/m;
@@ -195,7 +195,7 @@ def _exact_wasserstein(a_sorted, b_sorted, p):
     no rounding decides which step is which) both are constant.
     """
     n, m = len(a_sorted), len(b_sorted)
-    k = _merged_values(np.arange(1, n + 1, dtype=np.int64) * m, np.arange(1, m + 1, dtype=np.int64) * n)
+    k = merged_values(np.arange(1, n + 1, dtype=np.int64) * m, np.arange(1, m + 1, dtype=np.int64) * n)
     width = np.diff(k, prepend=0) / (n * m)
     ia = (k + m - 1) // m - 1
     ib = (k + n - 1) // n - 1
@@ -221,7 +221,7 @@ def _before(kz, count):
     return np.take(kz.reshape(-1), count + (np.arange(R) * w)[:, None])
 
 
-def _merge_ranks(ka, kb):
+def merge_ranks(ka, kb):
     """Per row of the sorted (R, m) ``ka`` and ``kb``: #{kb < ka_j}, #{ka <= kb_j} (R, m) and the merge's a mask (R, 2m).
 
     A stable sort of the two sorted runs side by side is one merge per row
@@ -236,7 +236,7 @@ def _merge_ranks(ka, kb):
     return below, upto, from_a
 
 
-def _merge_counts(key, fb, ib):
+def merge_counts(key, fb, ib):
     """Merge each row of two sorted runs of keys, in place: ``key`` (R, 2s) holds ``2 a_j`` then ``2 b_i + 1``.
 
     With a's and b's non-negative whole numbers, sorting a row's keys is the
@@ -255,12 +255,12 @@ def _merge_counts(key, fb, ib):
 
 
 def _view(buffer, shape, dtype=np.float64):
-    """The start of a work buffer (int64, as :func:`~beyondauc.metrics.diagnostics.rows._workspace` makes them)
+    """The start of a work buffer (int64, as :func:`~beyondauc.metrics.diagnostics.rows.workspace` makes them)
     as a contiguous array of ``shape``."""
     return buffer[: int(np.prod(shape))].view(dtype).reshape(shape)
 
 
-def _wasserstein_counts(x, ca, cb, p, work, *, cols=None):
+def wasserstein_counts(x, ca, cb, p, work, *, cols=None):
     """p-Wasserstein distance (p > 1) of each row pair of count distributions on grid x, from their cumulative sums.
 
     ``ca``/``cb`` (R, s): the rows' cumulative counts (whole numbers); the
@@ -297,7 +297,7 @@ def _wasserstein_counts(x, ca, cb, p, work, *, cols=None):
     np.copyto(key[:, :s], fa, casting="unsafe")
     np.copyto(key[:, s:], fb, casting="unsafe")
     key[:, s:] |= 1
-    _merge_counts(key, flag, ib)
+    merge_counts(key, flag, ib)
     ia = np.subtract(np.arange(2 * s), ib, out=work[1][: R * 2 * s].reshape(R, 2 * s))
     f, g = f.view(np.float64), g.view(np.float64)
     x = np.append(x, x[-1:])  # an index s (all of a run before the place) reads the last value
@@ -317,10 +317,10 @@ def _wasserstein_counts(x, ca, cb, p, work, *, cols=None):
         return g.sum(axis=1) ** (1.0 / p)
 
 
-def _wasserstein_merged(x, ka, kb, den, p):
+def wasserstein_merged(x, ka, kb, den, p):
     """``(sum of width / den * |Q_a - Q_b|**p in merged order) ** (1 / p)`` for any weights: a stable argsort merge."""
     m = ka.shape[1]
-    below, upto, from_a = _merge_ranks(ka, kb)  # per a: the b breakpoints < it; per b: the a breakpoints <= it
+    below, upto, from_a = merge_ranks(ka, kb)  # per a: the b breakpoints < it; per b: the a breakpoints <= it
     kaz, kbz = _after_zero(ka), _after_zero(kb)
     with np.errstate(invalid="ignore", divide="ignore"):  # an empty class: NaN
         # each breakpoint's width is its value minus the merged one before it: the larger of the
@@ -337,7 +337,7 @@ def _wasserstein_merged(x, ka, kb, den, p):
 _STUMP_BLOCK = 1 << 16  # grid cells (fits x values) per block of the stump's split search
 
 
-def _stump_best(cpos, cneg, tpos, tneg, total, close):
+def stump_best(cpos, cneg, tpos, tneg, total, close):
     """(the best split of each row, the next present grid value after it), each (F,), block by block of values.
 
     The best split is the first maximum of scikit-learn's Gini proxy
@@ -383,7 +383,7 @@ def _stump_best(cpos, cneg, tpos, tneg, total, close):
     return best, np.maximum(k, 0)
 
 
-def _run_means(ps, nn, pr, p_, k, idx):
+def run_means(ps, nn, pr, p_, k, idx):
     """Mean weight of positives over grid runs ending at ``p_`` and starting at ``k``, per row.
 
     (mean(s..p) for s <= p, -inf elsewhere; mean(k..t) for t >= k, inf elsewhere),

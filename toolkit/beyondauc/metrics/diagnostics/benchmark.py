@@ -27,18 +27,18 @@ from .cohorts import (
     NoiseRobustness,
     SensSpecDrift,
     WassersteinMatrix,
-    _check_p,
-    _check_range,
-    _check_sigma_max,
-    _two_cohorts,
+    check_p,
+    check_range,
+    check_sigma_max,
+    two_cohorts,
     bias_robustness,
     noise_robustness,
     sens_spec_drift,
     wasserstein_matrix,
 )
 from .null import permutation_null
-from .rows import _bias_units, _lead_cumsum, _workspace, bias_rows, drift_rows, wasserstein_rows
-from ..core.kernel import _auc_from_counts, _view
+from .rows import bias_units, lead_cumsum, workspace, bias_rows, drift_rows, wasserstein_rows
+from ..core.kernel import auc_from_counts, _view
 from ..uncertainty.replicates import bootstrap_replicates, interval_frame, interval_summary, jackknife_replicates
 
 if TYPE_CHECKING:  # names in annotations only
@@ -406,7 +406,7 @@ def cohort_diagnostics(
         estimate = {"auc_val": bv.auc, "auc_test": bt.auc, "bias_robustness_val": bv.score,
                     "bias_robustness_test": bt.score, "drift": drift.score, "wasserstein": w.score}
         table, reps, jack = _diagnostics_bootstrap(
-            yv, sv, yt, st, estimate, sigma_max=sigma_max, p=_check_p(p), n_bootstrap=n_bootstrap,
+            yv, sv, yt, st, estimate, sigma_max=sigma_max, p=check_p(p), n_bootstrap=n_bootstrap,
             confidence_level=confidence_level, by_class=bench.kind != "answers", random_state=seed,
             answered=DIAGNOSTIC_BCA if n_permutations else ())
         intervals, method, note = interval_summary(table)
@@ -463,51 +463,51 @@ def _diagnostics_bootstrap(yv, sv, yt, st, estimate, *, sigma_max, p, n_bootstra
     as the bootstrap (the same statistic on 20 more rows of counts).  ``answered``: the numbers whose
     question a permutation null answers; a NaN interval of theirs keeps its note but is not warned about.
     """
-    args, design = _diagnostics_design(yv, sv, yt, st, sigma_max, p, random_state, by_class)
+    args, design = diagnostics_design(yv, sv, yt, st, sigma_max, p, random_state, by_class)
     reps = pd.DataFrame(bootstrap_replicates(*args, n_bootstrap=n_bootstrap, cells=_DIAGNOSTICS_CELLS, **design))
     jack = pd.DataFrame(jackknife_replicates(*args, **design))[list(DIAGNOSTIC_BCA)]
     return interval_frame(estimate, reps, confidence_level, jackknife=jack, answered=answered), reps, jack
 
 
-def _diagnostics_design(yv, sv, yt, st, sigma_max, p, random_state, by_class=True):
+def diagnostics_design(yv, sv, yt, st, sigma_max, p, random_state, by_class=True):
     """((strata, inverse, y), options) of the diagnostics' bootstrap and jackknife on one grid of V and T."""
     y = np.concatenate([yv, yt]).astype(np.int64)
     s = np.concatenate([sv, st])
     cohort = np.concatenate([np.zeros(len(yv), np.int64), np.ones(len(yt), np.int64)])
     x, inv = np.unique(s, return_inverse=True)
-    units = None if sigma_max is None else _bias_units(x, sigma_max)  # the same for every replicate
+    units = None if sigma_max is None else bias_units(x, sigma_max)  # the same for every replicate
     held = {}  # one workspace for the chunks, grown to the largest
 
     def statistic(pos, neg):
         if held.get("rows", 0) < len(pos):
-            held.update(rows=len(pos), work=_workspace(len(pos), len(x)))
-        return _diagnostics_statistic(x, pos, neg, sigma_max, p, units=units, work=held["work"])
+            held.update(rows=len(pos), work=workspace(len(pos), len(x)))
+        return diagnostics_statistic(x, pos, neg, sigma_max, p, units=units, work=held["work"])
 
     design = dict(n_values=len(x), random_state=random_state, groups=cohort, n_groups=2, statistic=statistic)
     return (strata_of(cohort, y) if by_class else strata_of(cohort), inv.ravel(), y), design
 
 
-def _diagnostics_replicates(yv, sv, yt, st, *, sigma_max, p, n_bootstrap, random_state, by_class=True):
+def diagnostics_replicates(yv, sv, yt, st, *, sigma_max, p, n_bootstrap, random_state, by_class=True):
     """Replicates (DataFrame, one row each) of the numbers of :data:`DIAGNOSTIC_INTERVALS`."""
-    args, design = _diagnostics_design(yv, sv, yt, st, sigma_max, p, random_state, by_class)
+    args, design = diagnostics_design(yv, sv, yt, st, sigma_max, p, random_state, by_class)
     return pd.DataFrame(bootstrap_replicates(*args, n_bootstrap=n_bootstrap, cells=_DIAGNOSTICS_CELLS, **design))
 
 
-def _diagnostics_statistic(x, pos, neg, sigma_max, p, *, units=None, work=None):
+def diagnostics_statistic(x, pos, neg, sigma_max, p, *, units=None, work=None):
     """The numbers of :data:`DIAGNOSTIC_INTERVALS` of each row of (R, 2, m) counts (V: 0, T: 1).
 
     Each class's cumulative sums are taken once (in int64: the rows are counts) and read by all four kernels;
-    ``units``: :func:`~beyondauc.metrics.diagnostics.rows._bias_units` of the grid, and ``work``:
-    a :func:`~beyondauc.metrics.diagnostics.rows._workspace` for at least R rows, when the caller has them.
+    ``units``: :func:`~beyondauc.metrics.diagnostics.rows.bias_units` of the grid, and ``work``:
+    a :func:`~beyondauc.metrics.diagnostics.rows.workspace` for at least R rows, when the caller has them.
     """
     R, _, m = pos.shape
-    work = _workspace(R, m) if work is None else work  # every kernel's temporaries, in turn
-    cp = _lead_cumsum(pos, _view(work[5], (R, 2, m + 1)), scratch=work[0])
-    cn = _lead_cumsum(neg, _view(work[6], (R, 2, m + 1)), scratch=work[0])
+    work = workspace(R, m) if work is None else work  # every kernel's temporaries, in turn
+    cp = lead_cumsum(pos, _view(work[5], (R, 2, m + 1)), scratch=work[0])
+    cn = lead_cumsum(neg, _view(work[6], (R, 2, m + 1)), scratch=work[0])
     rows = {}
     for k, name in enumerate(("val", "test")):  # the two cohorts
         if sigma_max is None:
-            rows[f"auc_{name}"] = _auc_from_counts(pos[:, k], neg[:, k])
+            rows[f"auc_{name}"] = auc_from_counts(pos[:, k], neg[:, k])
             rows[f"bias_robustness_{name}"] = np.full(len(pos), np.nan)
         else:
             score, auc = bias_rows(x, pos[:, k], neg[:, k], sigma_max, cn=cn[:, k], units=units, work=work)
@@ -570,13 +570,13 @@ def diagnostics_intervals(y_val: ArrayLike, s_val: ArrayLike, y_test: ArrayLike,
     n_bootstrap, confidence_level = check_bootstrap(n_bootstrap, confidence_level)
     if n_bootstrap < 1:
         raise ValueError(f"`n_bootstrap` must be an int >= 1, got {n_bootstrap}")
-    p = _check_p(p)
+    p = check_p(p)
     seed = check_random_state(random_state)
-    sigma_max = _check_sigma_max(sigma_max)
-    yv, sv, yt, st = _two_cohorts(y_val, s_val, y_test, s_test, pos_label)
+    sigma_max = check_sigma_max(sigma_max)
+    yv, sv, yt, st = two_cohorts(y_val, s_val, y_test, s_test, pos_label)
     if sigma_max is None:
         both = np.concatenate([sv, st])
-        _check_range(both, "s_val` with `s_test")
+        check_range(both, "s_val` with `s_test")
         rng = float(both.max() - both.min())
         sigma_max = rng if rng > 0 else None
     bv, bt = bias_robustness(yv, sv, sigma_max=sigma_max), bias_robustness(yt, st, sigma_max=sigma_max)

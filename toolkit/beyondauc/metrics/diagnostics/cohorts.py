@@ -36,16 +36,16 @@ from ...utils.validation import (
     warn_undefined,
 )
 # the batched twins live beside: re-exported here, where their callers and tests have read them
-from .rows import _sigma_units, bias_rows, drift_rows, wasserstein_rows  # noqa: F401
+from .rows import sigma_units, bias_rows, drift_rows, wasserstein_rows  # noqa: F401
 from ..core.fitting import unit_scale
 from .noise_exact import noise_pair_means
 from ..core.kernel import (
-    _auc_rows,
-    _auc_sorted,
-    _exact_wasserstein,
-    _merged_values,
-    _rates,
-    _sorted_by_class,
+    auc_rows,
+    auc_sorted,
+    exact_wasserstein,
+    merged_values,
+    rates,
+    sorted_by_class,
 )
 
 __all__ = ["NOISE_METHODS", "BiasRobustness", "NoiseRobustness", "SensSpecDrift", "WassersteinMatrix", "bias_robustness", "noise_robustness", "sens_spec_drift", "wasserstein_matrix"]
@@ -365,11 +365,11 @@ def check_cohort(y_true: ArrayLike, y_score: ArrayLike, *, pos_label: object = N
         raise ValueError(f"`{y_name}` and `{s_name}` must have the same length, got {len(y)} and {len(s)}")
     if len(s) == 0:
         raise ValueError(f"`{s_name}` is empty: the cohort has no examples")
-    _check_range(s, s_name)
+    check_range(s, s_name)
     return y, s
 
 
-def _check_range(s, name):
+def check_range(s, name):
     """Differences of scores must be finite: max - min must not overflow float64."""
     lo, hi = float(s.min()), float(s.max())
     with np.errstate(over="ignore"):
@@ -380,7 +380,7 @@ def _check_range(s, name):
         )
 
 
-def _check_sigma_max(sigma_max):
+def check_sigma_max(sigma_max):
     if sigma_max is None:
         return None
     return check_number(sigma_max, "sigma_max", low=0, low_open=True, hint=" (or None for the score range)")
@@ -388,8 +388,8 @@ def _check_sigma_max(sigma_max):
 
 def _robustness_setup(y_true, y_score, sigma_max, pos_label, what):
     y, s = check_cohort(y_true, y_score, pos_label=pos_label)
-    sigma_max = _check_sigma_max(sigma_max)
-    pos, neg = _sorted_by_class(y, s)
+    sigma_max = check_sigma_max(sigma_max)
+    pos, neg = sorted_by_class(y, s)
     if len(pos) == 0 or len(neg) == 0:
         warn_undefined(f"{what} is undefined with a single class in `y_true`; returning NaN")
         return pos, neg, np.nan, np.nan
@@ -397,8 +397,8 @@ def _robustness_setup(y_true, y_score, sigma_max, pos_label, what):
         sigma_max = float(s.max() - s.min())
         if sigma_max == 0:
             warn_undefined(f"{what} is undefined for constant scores (sigma_max = score range = 0); returning NaN")
-            return pos, neg, _auc_sorted(pos, neg), np.nan
-    auc = _auc_sorted(pos, neg)
+            return pos, neg, auc_sorted(pos, neg), np.nan
+    auc = auc_sorted(pos, neg)
     if auc == 0:
         warn_undefined(f"{what} is undefined when the AUC is 0 (it is relative to the AUC); returning NaN")
         return pos, neg, auc, np.nan
@@ -450,7 +450,7 @@ def bias_robustness(y_true: ArrayLike, y_score: ArrayLike, *, sigma_max: float |
         return BiasRobustness(np.nan, auc, sigma_max, np.array([]), np.array([]))
     # In units of sigma_max (scores measured from the lowest negative):
     # E[clip(D, 0, 1)]: negatives below s+ - 1 count 1, negatives in (s+ - 1, s+) count s+ - s-.
-    x, q = _sigma_units(sigma_max, float(neg[0]), pos, neg)
+    x, q = sigma_units(sigma_max, float(neg[0]), pos, neg)
     csum = np.concatenate([[0.0], np.cumsum(q)])
     hi = np.searchsorted(q, x, side="left")
     lo = np.searchsorted(q, x - 1.0, side="right")
@@ -460,7 +460,7 @@ def bias_robustness(y_true: ArrayLike, y_score: ArrayLike, *, sigma_max: float |
     curve = np.empty(n_points)
     curve[0] = auc
     for k in range(1, n_points):  # one searchsorted per plotted sigma, not per example
-        curve[k] = _auc_sorted(x, q, x - shifts[k])
+        curve[k] = auc_sorted(x, q, x - shifts[k])
     return BiasRobustness(float(mean_clip / auc), float(auc), sigma_max, np.linspace(0.0, sigma_max, n_points), curve)
 
 
@@ -537,7 +537,7 @@ def noise_robustness(
         return NoiseRobustness(np.nan, auc, sigma_max, np.array([]), np.array([]), np.array([]), n_repeats, seed,
                                method)
     # in units of sigma_max from the lowest score (exact at any scale, see _sigma_units)
-    pos, neg = _sigma_units(sigma_max, float(min(pos[0], neg[0])), pos, neg)
+    pos, neg = sigma_units(sigma_max, float(min(pos[0], neg[0])), pos, neg)
     sigmas, shifts = np.linspace(0.0, sigma_max, n_points), np.linspace(0.0, 1.0, n_points)
     if method == "exact":
         integral, curve, _, bound = noise_pair_means(pos, neg, shifts[1:])
@@ -571,7 +571,7 @@ def _noise_monte_carlo(pos, neg, auc, shifts, n_repeats, seed):
             np.multiply(e, shifts[k], out=z)
             z[:, :n_pos] += pos
             z[:, n_pos:] += neg
-            aucs.append(_auc_rows(z[:, :n_pos], z[:, n_pos:], in_place=True))
+            aucs.append(auc_rows(z[:, :n_pos], z[:, n_pos:], in_place=True))
         aucs = np.concatenate(aucs)
         mean[k], std[k] = aucs.mean(), aucs.std()
     return mean, std
@@ -579,10 +579,10 @@ def _noise_monte_carlo(pos, neg, auc, shifts, n_repeats, seed):
 
 # -- two cohorts -------------------------------------------------------------------
 
-def _two_cohorts(y_val, s_val, y_test, s_test, pos_label):
+def two_cohorts(y_val, s_val, y_test, s_test, pos_label):
     yv, sv = check_cohort(y_val, s_val, pos_label=pos_label, names=("y_val", "s_val"))
     yt, st = check_cohort(y_test, s_test, pos_label=pos_label, names=("y_test", "s_test"))
-    _check_range(np.array([sv.min(), sv.max(), st.min(), st.max()]), "s_val` and `s_test")
+    check_range(np.array([sv.min(), sv.max(), st.min(), st.max()]), "s_val` and `s_test")
     return yv, sv, yt, st
 
 
@@ -624,12 +624,12 @@ def sens_spec_drift(y_val: ArrayLike, s_val: ArrayLike, y_test: ArrayLike, s_tes
     >>> d.thresholds.tolist(), d.score
     ([0.0, 1.0, 2.0], 1.0)
     """
-    yv, sv, yt, st = _two_cohorts(y_val, s_val, y_test, s_test, pos_label)
-    vpos, vneg = _sorted_by_class(yv, sv)
-    tpos, tneg = _sorted_by_class(yt, st)
-    values = _merged_values(vpos, vneg, tpos, tneg)
-    sens_v, spec_v = _rates(values, vpos, vneg)
-    sens_t, spec_t = _rates(values, tpos, tneg)
+    yv, sv, yt, st = two_cohorts(y_val, s_val, y_test, s_test, pos_label)
+    vpos, vneg = sorted_by_class(yv, sv)
+    tpos, tneg = sorted_by_class(yt, st)
+    values = merged_values(vpos, vneg, tpos, tneg)
+    sens_v, spec_v = rates(values, vpos, vneg)
+    sens_t, spec_t = rates(values, tpos, tneg)
     if min(len(vpos), len(vneg), len(tpos), len(tneg)) == 0:
         warn_undefined("sensitivity/specificity drift is undefined when a cohort has a single class; returning NaN")
         score = np.nan
@@ -642,7 +642,7 @@ def sens_spec_drift(y_val: ArrayLike, s_val: ArrayLike, y_test: ArrayLike, s_tes
     return SensSpecDrift(score, values, sens_v, spec_v, sens_t, spec_t)
 
 
-def _check_p(p):
+def check_p(p):
     p = check_number(p, "p", low=1, hint=" (1 or 2 as in the paper)")
     return int(p) if p in (1, 2) else p
 
@@ -684,10 +684,10 @@ def wasserstein_matrix(y_val: ArrayLike, s_val: ArrayLike, y_test: ArrayLike, s_
     >>> w.matrix.tolist(), w.score
     ([[1.0, 0.5], [0.5, 1.0]], 2.0)
     """
-    p = _check_p(p)
-    yv, sv, yt, st = _two_cohorts(y_val, s_val, y_test, s_test, pos_label)
-    vpos, vneg = _sorted_by_class(yv, sv)
-    tpos, tneg = _sorted_by_class(yt, st)
+    p = check_p(p)
+    yv, sv, yt, st = two_cohorts(y_val, s_val, y_test, s_test, pos_label)
+    vpos, vneg = sorted_by_class(yv, sv)
+    tpos, tneg = sorted_by_class(yt, st)
     if min(len(vpos), len(vneg), len(tpos), len(tneg)) == 0:
         warn_undefined("the Wasserstein matrix is undefined when a cohort has a single class; returning NaN")
         return WassersteinMatrix(np.nan, np.full((2, 2), np.nan), p, "a cohort has a single class")
@@ -697,8 +697,8 @@ def wasserstein_matrix(y_val: ArrayLike, s_val: ArrayLike, y_test: ArrayLike, s_
     vp, vn, tp, tn = (np.ldexp(s, -e) for s in (vpos, vneg, tpos, tneg))
     matrix = np.ldexp(np.array(
         [
-            [_exact_wasserstein(vn, vp, p), _exact_wasserstein(vn, tn, p)],
-            [_exact_wasserstein(tp, vp, p), _exact_wasserstein(tp, tn, p)],
+            [exact_wasserstein(vn, vp, p), exact_wasserstein(vn, tn, p)],
+            [exact_wasserstein(tp, vp, p), exact_wasserstein(tp, tn, p)],
         ]
     ), e)
     num = matrix[0, 0] + matrix[1, 1]

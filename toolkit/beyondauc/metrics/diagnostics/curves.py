@@ -13,7 +13,7 @@ from numpy.typing import ArrayLike
 from ...utils.validation import check_int, check_random_state
 from ..uncertainty.bootstrap import check_bootstrap, percentile_interval
 from .cohorts import check_cohort
-from ..core.kernel import _merged_values, _rates, _sorted_by_class
+from ..core.kernel import merged_values, rates, sorted_by_class
 from ..calibration.ranking import CLIP_QUANTILES, check_clip_quantiles, histogram_range
 from ..uncertainty.replicates import bootstrap_replicates
 
@@ -36,9 +36,9 @@ def roc_points(y: ArrayLike, s: ArrayLike) -> tuple[np.ndarray, np.ndarray, np.n
     >>> fpr.tolist(), tpr.tolist()
     ([0.0, 0.0, 0.5, 0.5, 1.0], [0.0, 0.5, 0.5, 1.0, 1.0])
     """
-    pos, neg = _sorted_by_class(np.asarray(y), np.asarray(s, dtype=float))
-    thr = _merged_values(pos, neg)[::-1]
-    sens, spec = _rates(thr, pos, neg)
+    pos, neg = sorted_by_class(np.asarray(y), np.asarray(s, dtype=float))
+    thr = merged_values(pos, neg)[::-1]
+    sens, spec = rates(thr, pos, neg)
     return np.r_[0.0, 1.0 - spec], np.r_[0.0, sens], np.r_[np.inf, thr]
 
 

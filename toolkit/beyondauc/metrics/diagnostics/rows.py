@@ -14,12 +14,12 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.fitting import unit_scale
-from ..core.kernel import _view, _wasserstein_counts, _wasserstein_merged
+from ..core.kernel import _view, wasserstein_counts, wasserstein_merged
 
 __all__: list[str] = []
 
 
-def _sigma_units(sigma_max, lo, *scores):
+def sigma_units(sigma_max, lo, *scores):
     """``(s - lo) / sigma_max`` of each array: the scores in units of the largest shift or noise.
 
     Computed on the scores divided by a power of two near their largest
@@ -35,17 +35,17 @@ def _sigma_units(sigma_max, lo, *scores):
     return [(np.ldexp(s, -e) - lo_n) / sig_n for s in scores]
 
 
-def _bias_units(x: np.ndarray, sigma_max: float) -> tuple[np.ndarray, np.ndarray]:
+def bias_units(x: np.ndarray, sigma_max: float) -> tuple[np.ndarray, np.ndarray]:
     """The grid in units of ``sigma_max`` from its lowest value, and each value's first index above ``x - sigma_max``.
 
     What :func:`bias_rows` reads of the grid alone: the same for every
     replicate, so a bootstrap computes it once.
     """
-    (xc,) = _sigma_units(sigma_max, float(x[0]), x)
+    (xc,) = sigma_units(sigma_max, float(x[0]), x)
     return xc, np.searchsorted(xc, xc - 1.0, side="right")
 
 
-def _lead_cumsum(w: np.ndarray, out: np.ndarray | None = None, *, scratch: np.ndarray | None = None) -> np.ndarray:
+def lead_cumsum(w: np.ndarray, out: np.ndarray | None = None, *, scratch: np.ndarray | None = None) -> np.ndarray:
     """Cumulative sums along the last axis after a leading 0, (..., m + 1): ``[..., j]`` sums the first j.
 
     ``scratch``: a flat int64 buffer of at least ``w.size``, given when ``w``
@@ -66,7 +66,7 @@ def _lead_cumsum(w: np.ndarray, out: np.ndarray | None = None, *, scratch: np.nd
     return out
 
 
-def _workspace(R: int, m: int) -> list[np.ndarray]:
+def workspace(R: int, m: int) -> list[np.ndarray]:
     """Seven flat 8-byte buffers for the batched kernels of up to R rows on a grid of m values.
 
     Every temporary of :func:`bias_rows`, :func:`drift_rows` and
@@ -96,10 +96,10 @@ def bias_rows(x: np.ndarray, pos: np.ndarray, neg: np.ndarray, sigma_max: float,
     what a caller that has them passes, so they are computed once; ``work``
     (:func:`_workspace`) holds the temporaries.
     """
-    xc, lo = _bias_units(x, sigma_max) if units is None else units
+    xc, lo = bias_units(x, sigma_max) if units is None else units
     R, m = pos.shape
-    cn = _lead_cumsum(neg) if cn is None else cn
-    w = _workspace(R, m) if work is None else work
+    cn = lead_cumsum(neg) if cn is None else cn
+    w = workspace(R, m) if work is None else work
     cq, t, inner = _view(w[0], (R, m + 1)), _view(w[1], (R, m)), _view(w[2], (R, m))
     cq[:, 0] = 0.0
     np.cumsum(np.multiply(neg, xc, out=t), axis=1, out=cq[:, 1:])
@@ -135,9 +135,9 @@ def drift_rows(x: np.ndarray, pos: np.ndarray, neg: np.ndarray, *, cp: np.ndarra
     when the caller has them; ``work``: a :func:`_workspace` for the temporaries.
     """
     R, m = len(pos), len(x)
-    cp = _lead_cumsum(pos) if cp is None else cp
-    cn = _lead_cumsum(neg) if cn is None else cn
-    w = _workspace(R, m) if work is None else work
+    cp = lead_cumsum(pos) if cp is None else cp
+    cn = lead_cumsum(neg) if cn is None else cn
+    w = workspace(R, m) if work is None else work
     n_pos, n_neg = cp[:, :, m:], cn[:, :, m:]  # counts: the sums, exactly
     sens, spec, gap = _view(w[0], (R, 2, m)), _view(w[1], (R, 2, m)), _view(w[2], (R, m))
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -168,13 +168,13 @@ def _wasserstein_pair(x: np.ndarray, wa: np.ndarray, wb: np.ndarray, p: float, c
     ``ca``/``cb``: the rows' cumulative sums of ``wa``/``wb`` and ``sa``/``sb`` their column sums
     (a distribution in two pairs sums once); on the support the cumulative sums equal the sums
     of the support's columns exactly, since the columns left out add zeros.  ``work``: buffers
-    for :func:`~beyondauc.metrics.core.kernel._wasserstein_counts` when the weights are whole numbers.
+    for :func:`~beyondauc.metrics.core.kernel.wasserstein_counts` when the weights are whole numbers.
     """
     support = np.flatnonzero((sa + sb) > 0)  # values neither has add nothing
     cols = support if 0 < len(support) < len(x) else None
     x = x if cols is None else x[cols]
     if work is not None:  # whole numbers, p > 1: the support is gathered into the merge's buffers
-        out = _wasserstein_counts(x, ca, cb, p, work, cols=cols)
+        out = wasserstein_counts(x, ca, cb, p, work, cols=cols)
         if out is not None:
             return out
     if cols is not None:
@@ -189,7 +189,7 @@ def _wasserstein_pair(x: np.ndarray, wa: np.ndarray, wb: np.ndarray, p: float, c
     # quantile functions: breakpoints Ca_j * nb and Cb_j * na over the denominator na * nb (integers
     # for count weights), merged per row; Q(u) is the value of the first breakpoint >= u.  In the merged
     # order a's breakpoints come before b's equal ones, and only the first of equal breakpoints has width
-    return _wasserstein_merged(x, ca * nb[:, None], cb * na[:, None], (na * nb)[:, None], p)
+    return wasserstein_merged(x, ca * nb[:, None], cb * na[:, None], (na * nb)[:, None], p)
 
 
 def wasserstein_rows(x: np.ndarray, pos: np.ndarray, neg: np.ndarray, p: float, *, cp: np.ndarray | None = None,
@@ -208,12 +208,12 @@ def wasserstein_rows(x: np.ndarray, pos: np.ndarray, neg: np.ndarray, p: float, 
     if counts is None:
         counts = bool(np.array_equal(pos, np.trunc(pos)) and np.array_equal(neg, np.trunc(neg)))
     if counts and p != 1:  # buffers of the merges, shared by the four pairs
-        work = _workspace(len(pos), len(x)) if work is None else work
+        work = workspace(len(pos), len(x)) if work is None else work
     else:
         work = None
     scratch = None if work is None else work[0]  # whole numbers: their sums in int64
-    cp = _lead_cumsum(pos, scratch=scratch) if cp is None else cp
-    cn = _lead_cumsum(neg, scratch=scratch) if cn is None else cn
+    cp = lead_cumsum(pos, scratch=scratch) if cp is None else cp
+    cn = lead_cumsum(neg, scratch=scratch) if cn is None else cn
     parts = {"vn": (neg, cn, 0), "vp": (pos, cp, 0), "tn": (neg, cn, 1), "tp": (pos, cp, 1)}
     w = {k: a[:, c] for k, (a, _, c) in parts.items()}
     cs = {k: s[:, c, 1:] for k, (_, s, c) in parts.items()}  # each distribution's cumulative sums, once

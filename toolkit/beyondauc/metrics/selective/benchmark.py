@@ -24,7 +24,7 @@ from ..uncertainty.bootstrap import (
 )
 from ..calibration.grid import METHODS, PROTOCOLS, ScoreCalibrator, _protocol_rows
 from ..core.fitting import class_weighted, logistic_params
-from ..core.kernel import _grid_counts
+from ..core.kernel import grid_counts
 from ..uncertainty.replicates import (
     bootstrap_replicates,
     calibrated_rows,
@@ -35,19 +35,19 @@ from ..uncertainty.replicates import (
 from .curves import (
     CoverageAccuracyCurve,
     _area,
-    _aurc_of,
-    _check_inputs,
-    _check_resolution,
-    _check_unit,
-    _check_weights,
+    aurc_of,
+    check_inputs,
+    check_resolution,
+    check_unit,
+    check_weights,
     _curve,
-    _excess,
-    _risks,
+    excess,
+    risks,
     accuracy_at_coverages,
 )
 from .scores import (
     DiSCA,
-    _check_computation,
+    check_computation,
     disca,
     selective_rows,
 )
@@ -398,19 +398,19 @@ def selective_answering(
                       f"none shared by more than {MAX_TIE_SHARE:.0%} of the answers): DiSCA is flagged "
                       "`rankable` = False and left out of DiSCA rankings", UndefinedMetricWarning, stacklevel=2)
     exact = _curve(conf, ok, None)
-    n_ok, grisk = int(ok.sum()), _risks(exact)[1]
+    n_ok, grisk = int(ok.sum()), risks(exact)[1]
     d_ood = None if conf_ood is None else disca(conf_ood, ok_ood, tolerance=tolerance, weights=weights,
                                                  resolution=resolution)
     dd = nd = None
     if computation_score is not None:
-        p, q = _check_weights(didma_weights, "didma_weights", 2)
-        dd = p * d.score + q * _check_computation(computation_score)
+        p, q = check_weights(didma_weights, "didma_weights", 2)
+        dd = p * d.score + q * check_computation(computation_score)
         if d_ood is not None:
-            u, v = _check_weights(nidma_weights, "nidma_weights", 2)
+            u, v = check_weights(nidma_weights, "nidma_weights", 2)
             nd = u * dd + v * d_ood.score
     intervals, reps, band, jack, how, why = {}, None, None, None, "", ""
     if n_bootstrap:
-        reps, acc, jack = _benchmark_bootstrap(
+        reps, acc, jack = benchmark_bootstrap(
             bench, model, dataset, ood_dataset=ood_dataset, protocol=protocol, method=method,
             class_weight=class_weight, tolerance=tolerance, weights=weights, resolution=resolution,
             random_state=random_state, n_bootstrap=n_bootstrap,
@@ -429,8 +429,8 @@ def selective_answering(
         method=method,
         disca=d,
         curve=exact,
-        aurc=_aurc_of(exact, "step"),
-        e_aurc=_excess(exact, len(ok), n_ok, "exact", "step"),
+        aurc=aurc_of(exact, "step"),
+        e_aurc=excess(exact, len(ok), n_ok, "exact", "step"),
         disca_ood=d_ood,
         didma=dd,
         nidma=nd,
@@ -438,8 +438,8 @@ def selective_answering(
         correct=ok,
         confidence_ood=conf_ood,
         correct_ood=ok_ood,
-        aurc_linear=_aurc_of(exact, "linear"),
-        e_aurc_analytic=_excess(exact, len(ok), n_ok, "analytic", "step"),
+        aurc_linear=aurc_of(exact, "linear"),
+        e_aurc_analytic=excess(exact, len(ok), n_ok, "analytic", "step"),
         augrc=_area(exact.coverage, grisk, "step", 0.0),
         augrc_linear=_area(exact.coverage, grisk, "linear", 0.0),
         intervals=intervals,
@@ -511,7 +511,7 @@ def _answers(proba, pred, pos, neg, kind="scores"):
     return conf, np.where(pred, pos, neg), np.where(pred, neg, pos)
 
 
-def _selective_design(bench, model, dataset, *, ood_dataset, protocol, random_state):
+def selective_design(bench, model, dataset, *, ood_dataset, protocol, random_state):
     """Rows a benchmark-level bootstrap resamples: scores, labels, role (0 cal, 1 eval, 2 ood), strata."""
     cal, ev, ood = _selective_rows(bench, dataset, protocol, random_state, ood_dataset)
     used = cal | ev | ood
@@ -534,12 +534,12 @@ def _band(acc, confidence_level):
     return BAND_COVERAGES.copy(), low, high
 
 
-def _benchmark_replicates(bench, model, dataset, **options):
+def benchmark_replicates(bench, model, dataset, **options):
     """Replicates (DataFrame, one row each) of the selective numbers with the calibrator refitted per replicate."""
-    return _benchmark_bootstrap(bench, model, dataset, **options)[0]
+    return benchmark_bootstrap(bench, model, dataset, **options)[0]
 
 
-def _benchmark_bootstrap(bench, model, dataset, *, ood_dataset, protocol, method, class_weight, tolerance,
+def benchmark_bootstrap(bench, model, dataset, *, ood_dataset, protocol, method, class_weight, tolerance,
                          weights, resolution, random_state, n_bootstrap, resample_state=None):
     """(replicates frame, (B, k) accuracy at :data:`BAND_COVERAGES`, jackknife frame), the calibrator refitted per replicate.
 
@@ -547,16 +547,16 @@ def _benchmark_bootstrap(bench, model, dataset, *, ood_dataset, protocol, method
     point estimate does; ``resample_state`` (default: ``random_state``) seeds
     the resampling.
     """
-    tolerance = _check_unit(tolerance, "tolerance", low_open=True)
-    weights = _check_weights(weights, "weights", 3)
-    resolution = _check_resolution(resolution)
+    tolerance = check_unit(tolerance, "tolerance", low_open=True)
+    weights = check_weights(weights, "weights", 3)
+    resolution = check_resolution(resolution)
     options = {"resolution": resolution, "tolerance": tolerance, "weights": weights}
     resample_state = check_random_state(random_state if resample_state is None else resample_state)
     if protocol == "none":
         return _given_bootstrap(bench, model, dataset, ood_dataset, options, resample_state, n_bootstrap)
-    s, y, role, strata = _selective_design(bench, model, dataset, ood_dataset=ood_dataset, protocol=protocol,
+    s, y, role, strata = selective_design(bench, model, dataset, ood_dataset=ood_dataset, protocol=protocol,
                                            random_state=random_state)
-    x, inv, _, _ = _grid_counts(y, s)
+    x, inv, _, _ = grid_counts(y, s)
     m = len(x)
     init = None
     if method == "logistic":  # warm start every replicate from the fit on the calibration data itself
@@ -565,7 +565,7 @@ def _benchmark_bootstrap(bench, model, dataset, *, ood_dataset, protocol, method
     # the curves only need the grid values the evaluation (and OOD) rows have
     cols = (np.unique(inv[role == 1]), np.unique(inv[role == 2]) if ood_dataset is not None else None)
     blocks = {0: np.arange(m), 1: cols[0], **({} if cols[1] is None else {2: cols[1]})}
-    column, starts = _side_by_side(inv, role, blocks)
+    column, starts = side_by_side(inv, role, blocks)
     statistic = _refit_statistic(x, cols, method=method, class_weight=class_weight, init=init, options=options,
                                  kind=bench.kind)
     return _replicates_and_jackknife(strata, column, y, n_values=int(starts[-1]), statistic=statistic,
@@ -573,7 +573,7 @@ def _benchmark_bootstrap(bench, model, dataset, *, ood_dataset, protocol, method
                                      chunk_width=max(len(y), m))
 
 
-def _side_by_side(inv, role, blocks):
+def side_by_side(inv, role, blocks):
     """Each row's column when each role's grid values (``blocks``: role -> sorted grid indices) sit side by side.
 
     The per-value counts of role r then fill columns ``starts[i]`` on (its
@@ -604,9 +604,9 @@ def _given_bootstrap(bench, model, dataset, ood_dataset, options, random_state, 
     conf = np.concatenate([c for c, _ in answers])
     ok = np.concatenate([o for _, o in answers]).astype(np.int8)
     role = np.concatenate([np.full(len(c), r) for (c, _), (_, r) in zip(answers, parts)])
-    x, inv, _, _ = _grid_counts(ok, conf)
+    x, inv, _, _ = grid_counts(ok, conf)
     cols = [np.unique(inv[role == r]) for _, r in parts]
-    column, starts = _side_by_side(inv, role, {r: c for (_, r), c in zip(parts, cols)})
+    column, starts = side_by_side(inv, role, {r: c for (_, r), c in zip(parts, cols)})
     k = len(cols[0])
 
     def statistic(pos, neg):  # the confidences are the same in every replicate: sorted once
@@ -688,8 +688,8 @@ def coverage_accuracy_band(confidence: ArrayLike, correct: ArrayLike, *, n_boots
     """
     n_bootstrap, confidence_level = _check_n_bootstrap(n_bootstrap, confidence_level)
     seed = check_random_state(random_state)
-    c, ok = _check_inputs(confidence, correct, probability=False)
-    values, inv, _, _ = _grid_counts(ok, c)
+    c, ok = check_inputs(confidence, correct, probability=False)
+    values, inv, _, _ = grid_counts(ok, c)
     acc = bootstrap_replicates(np.zeros(len(c), dtype=np.int64), inv, ok, n_values=len(values),
                                n_bootstrap=n_bootstrap, random_state=seed,
                                statistic=lambda n_ok, n_wrong: accuracy_at_coverages(values, n_ok, n_wrong,
@@ -753,11 +753,11 @@ def selective_intervals(confidence: ArrayLike, correct: ArrayLike, *, n_bootstra
     n_bootstrap, confidence_level = _check_n_bootstrap(n_bootstrap, confidence_level)
     seed = check_random_state(random_state)
     d = disca(confidence, correct, tolerance=tolerance, weights=weights, resolution=resolution)
-    c, ok = _check_inputs(confidence, correct, probability=True)
+    c, ok = check_inputs(confidence, correct, probability=True)
     exact = _curve(c, ok, None)
     estimate = {"accuracy": float(exact.accuracy[-1]), "area": exact.score, "aurc": 1.0 - exact.score,
                 "disca": d.score, "a": d.a, "b": d.b}
-    values, inv, _, _ = _grid_counts(ok, c)
+    values, inv, _, _ = grid_counts(ok, c)
     design = dict(n_values=len(values), random_state=seed,
                   statistic=lambda n_ok, n_wrong: selective_rows(values, n_ok, n_wrong, resolution=d.resolution,
                                                                  tolerance=d.tolerance, weights=d.weights))

@@ -42,14 +42,14 @@ from scipy.special import xlogy
 
 from ...utils.html import result_html
 from ...utils.validation import check_number, check_option, check_scores
-from ..core.kernel import _grid_counts
+from ..core.kernel import grid_counts
 
 __all__ = ["TOLERANCES", "CoverageAccuracyCurve", "Plateau", "accuracy_at_coverage", "auc_tail", "augrc", "aurc", "coverage_accuracy_curve", "coverage_at_accuracy", "e_aurc", "plateau"]
 
 
 TOLERANCES = (0.95, 0.9, 0.85, 0.8, 0.75, 0.7, 0.65, 0.6, 0.55)
-_FLOOR = 0.001  # a, b and the fluctuation confidence gap are floored here (the paper's rule)
-_GRID_SLACK = 1e-9  # a confidence within this many grid steps of a threshold reaches it
+FLOOR = 0.001  # a, b and the fluctuation confidence gap are floored here (the paper's rule)
+GRID_SLACK = 1e-9  # a confidence within this many grid steps of a threshold reaches it
 
 
 # -- validation -------------------------------------------------------------------
@@ -71,7 +71,7 @@ def _check_correct(correct, n, name="correct"):
     raise ValueError(f"`{name}` must be boolean (True/False or 0/1), got dtype {arr.dtype}")
 
 
-def _check_inputs(confidence, correct, *, probability, names=("confidence", "correct")):
+def check_inputs(confidence, correct, *, probability, names=("confidence", "correct")):
     c = check_scores(confidence, names[0])
     if len(c) == 0:
         raise ValueError(f"`{names[0]}` is empty: nothing was answered")
@@ -87,15 +87,15 @@ def _check_inputs(confidence, correct, *, probability, names=("confidence", "cor
     return c, ok
 
 
-def _check_unit(value, name, *, low_open=False):
+def check_unit(value, name, *, low_open=False):
     return check_number(value, name, low=0, high=1, low_open=low_open)
 
 
-def _check_resolution(resolution):
+def check_resolution(resolution):
     return check_number(resolution, "resolution", low=0, high=1, low_open=True)
 
 
-def _check_weights(weights, name, k):
+def check_weights(weights, name, k):
     try:
         w = tuple(float(v) for v in weights)
     except (TypeError, ValueError):
@@ -140,7 +140,7 @@ class CoverageAccuracyCurve:
 
     def partial_area(self, low: float = 0.0, high: float = 1.0) -> float:
         """Area under the curve between coverages ``low`` and ``high``."""
-        low, high = _check_unit(low, "low"), _check_unit(high, "high")
+        low, high = check_unit(low, "low"), check_unit(high, "high")
         if high < low:
             raise ValueError(f"`high` must be >= `low`, got low={low} and high={high}")
         prev = np.concatenate([[0.0], self.coverage[:-1]])
@@ -192,7 +192,7 @@ class CoverageAccuracyCurve:
 
 def _exact_points(c, ok):
     """Exact curve: one point per distinct confidence, highest first."""
-    values, _, n_ok, n_wrong = _grid_counts(ok, c)
+    values, _, n_ok, n_wrong = grid_counts(ok, c)
     n_ok, n_wrong = n_ok[::-1], n_wrong[::-1]
     answered = np.cumsum(n_ok + n_wrong)
     right = np.cumsum(n_ok)
@@ -205,7 +205,7 @@ def _curve(c, ok, resolution):
         # grid threshold j is c_max - j * resolution; each distinct confidence is
         # first answered at step ceil((c_max - c) / resolution).  Points that
         # answer the same set merge: keep the last distinct confidence per step.
-        step = np.ceil((conf[0] - conf) / resolution - _GRID_SLACK)
+        step = np.ceil((conf[0] - conf) / resolution - GRID_SLACK)
         last = np.flatnonzero(np.diff(step, append=np.inf) != 0)
         conf, answered, right = conf[last], answered[last], right[last]
     n = answered[-1]
@@ -217,7 +217,7 @@ def _curve(c, ok, resolution):
 
 def _exact_curve(confidence, correct):
     """Validate confidences of any scale and return (exact curve, correct)."""
-    c, ok = _check_inputs(confidence, correct, probability=False)
+    c, ok = check_inputs(confidence, correct, probability=False)
     return _curve(c, ok, None), ok
 
 
@@ -252,8 +252,8 @@ def coverage_accuracy_curve(confidence: ArrayLike, correct: ArrayLike, *,
     ([0.25, 0.75, 1.0], [1.0, 0.6666666666666666, 0.75], 0.7708333333333333)
     """
     if resolution is not None:
-        resolution = _check_resolution(resolution)
-    c, ok = _check_inputs(confidence, correct, probability=resolution is not None)
+        resolution = check_resolution(resolution)
+    c, ok = check_inputs(confidence, correct, probability=resolution is not None)
     return _curve(c, ok, resolution)
 
 
@@ -295,10 +295,10 @@ def exact_area_rows(conf: np.ndarray, n_ok: np.ndarray, n_wrong: np.ndarray) -> 
     confidences enter together: every example's accuracy term is that of the
     last point of its tie group.
     """
-    return _area_of(_sorted_rows(conf, n_ok, n_wrong))
+    return area_of(_sorted_rows(conf, n_ok, n_wrong))
 
 
-def _area_of(sorted_rows):
+def area_of(sorted_rows):
     """:func:`exact_area_rows` from :func:`_sorted_rows`."""
     ws, answered, right, end_idx = sorted_rows
     r_ = np.arange(len(ws))[:, None]
@@ -327,16 +327,16 @@ def _area(coverage, value, interpolation, start):
     return float(np.dot(width, (before + value) / 2.0))
 
 
-def _risks(cur):
+def risks(cur):
     """Selective risk (wrong / answered) and generalized risk (wrong / all) per exact-curve point."""
     wrong = cur.n_answered - cur.n_correct
     return wrong / cur.n_answered, wrong / cur.n_answered[-1]
 
 
-def _aurc_of(cur, interpolation):
+def aurc_of(cur, interpolation):
     if interpolation == "step":
         return 1.0 - cur.score  # bit-identical to the number reported before the option existed
-    risk = _risks(cur)[0]
+    risk = risks(cur)[0]
     return _area(cur.coverage, risk, interpolation, risk[0])
 
 
@@ -377,7 +377,7 @@ def aurc(confidence: ArrayLike, correct: ArrayLike, *, interpolation: str = "ste
     0.2222222222222222
     """
     check_option(interpolation, "interpolation", _INTERPOLATIONS)
-    return _aurc_of(_exact_curve(confidence, correct)[0], interpolation)
+    return aurc_of(_exact_curve(confidence, correct)[0], interpolation)
 
 
 def augrc(confidence: ArrayLike, correct: ArrayLike, *, interpolation: str = "step") -> float:
@@ -423,7 +423,7 @@ def augrc(confidence: ArrayLike, correct: ArrayLike, *, interpolation: str = "st
     """
     check_option(interpolation, "interpolation", _INTERPOLATIONS)
     cur, _ = _exact_curve(confidence, correct)
-    return _area(cur.coverage, _risks(cur)[1], interpolation, 0.0)
+    return _area(cur.coverage, risks(cur)[1], interpolation, 0.0)
 
 
 def _optimal_aurc(n, n_correct, interpolation="step"):
@@ -491,12 +491,12 @@ def e_aurc(confidence: ArrayLike, correct: ArrayLike, *, optimum: str = "exact",
     check_option(optimum, "optimum", _OPTIMA)
     check_option(interpolation, "interpolation", _INTERPOLATIONS)
     cur, ok = _exact_curve(confidence, correct)
-    return _excess(cur, len(ok), int(ok.sum()), optimum, interpolation)
+    return excess(cur, len(ok), int(ok.sum()), optimum, interpolation)
 
 
-def _excess(cur, n, n_correct, optimum, interpolation):
+def excess(cur, n, n_correct, optimum, interpolation):
     best = _optimal_aurc(n, n_correct, interpolation) if optimum == "exact" else _analytic_aurc(n, n_correct)
-    return float(_aurc_of(cur, interpolation) - best)
+    return float(aurc_of(cur, interpolation) - best)
 
 
 def coverage_at_accuracy(confidence: ArrayLike, correct: ArrayLike, *, target: float) -> float:
@@ -510,7 +510,7 @@ def coverage_at_accuracy(confidence: ArrayLike, correct: ArrayLike, *, target: f
     >>> coverage_at_accuracy([0.9, 0.8, 0.7, 0.6], [True, True, False, True], target=0.75)
     1.0
     """
-    target = _check_unit(target, "target")
+    target = check_unit(target, "target")
     cur, _ = _exact_curve(confidence, correct)
     reach = cur.accuracy >= target
     return float(cur.coverage[reach].max()) if reach.any() else 0.0
@@ -528,7 +528,7 @@ def accuracy_at_coverage(confidence: ArrayLike, correct: ArrayLike, *, coverage:
     >>> accuracy_at_coverage([0.9, 0.8, 0.7, 0.6], [True, False, True, True], coverage=0.5)
     0.5
     """
-    coverage = _check_unit(coverage, "coverage", low_open=True)
+    coverage = check_unit(coverage, "coverage", low_open=True)
     cur, _ = _exact_curve(confidence, correct)
     k = int(np.searchsorted(cur.coverage, coverage - 1e-12))
     return float(cur.accuracy[min(k, len(cur.accuracy) - 1)])
@@ -540,10 +540,10 @@ def accuracy_at_coverages(conf: np.ndarray, n_ok: np.ndarray, n_wrong: np.ndarra
     As :func:`beyondauc.accuracy_at_coverage`: the accuracy of the first
     exact-curve point (tie groups enter together) whose coverage reaches the level.
     """
-    return _accuracy_of(_sorted_rows(conf, n_ok, n_wrong), coverages)
+    return accuracy_of(_sorted_rows(conf, n_ok, n_wrong), coverages)
 
 
-def _accuracy_of(sorted_rows, coverages):
+def accuracy_of(sorted_rows, coverages):
     """:func:`accuracy_at_coverages` from :func:`_sorted_rows`."""
     _, answered, right, end_idx = sorted_rows
     R, m = answered.shape
@@ -575,7 +575,7 @@ def auc_tail(confidence: ArrayLike, correct: ArrayLike, *, max_coverage: float =
     >>> auc_tail([0.9, 0.8, 0.7, 0.6], [True, False, True, True], max_coverage=0.5)
     0.75
     """
-    max_coverage = _check_unit(max_coverage, "max_coverage", low_open=True)
+    max_coverage = check_unit(max_coverage, "max_coverage", low_open=True)
     return _exact_curve(confidence, correct)[0].partial_area(0.0, max_coverage) / max_coverage
 
 
@@ -614,7 +614,7 @@ def plateau(confidence: ArrayLike, correct: ArrayLike, *, band: float = 0.02) ->
     >>> p.score, p.confidence_high
     (0.5, 0.7)
     """
-    band = _check_unit(band, "band")
+    band = check_unit(band, "band")
     cur, _ = _exact_curve(confidence, correct)
     outside = np.abs(cur.accuracy - cur.accuracy[-1]) > band
     start = int(np.flatnonzero(outside)[-1]) + 1 if outside.any() else 0

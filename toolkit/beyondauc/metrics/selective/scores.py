@@ -17,16 +17,16 @@ from numpy.typing import ArrayLike
 from ...utils.html import frame_html, result_html
 from ...utils.validation import check_number
 from .curves import (
-    _FLOOR,
-    _GRID_SLACK,
+    FLOOR,
+    GRID_SLACK,
     TOLERANCES,
     CoverageAccuracyCurve,
-    _accuracy_of,
-    _area_of,
-    _check_inputs,
-    _check_resolution,
-    _check_unit,
-    _check_weights,
+    accuracy_of,
+    area_of,
+    check_inputs,
+    check_resolution,
+    check_unit,
+    check_weights,
     _curve,
     _sorted_rows,
 )
@@ -150,7 +150,7 @@ def _rises(cur, z):
     """(the points where the grid curve's accuracy rises, the weighted fluctuation penalty)."""
     rise = np.flatnonzero(np.diff(cur.accuracy) > 0)
     d1, d2 = cur.accuracy[rise], cur.accuracy[rise + 1]
-    c = np.maximum(cur.confidence[rise] - cur.confidence[rise + 1], _FLOOR)
+    c = np.maximum(cur.confidence[rise] - cur.confidence[rise + 1], FLOOR)
     n = len(rise)
     w = np.arange(n, 0, -1, dtype=np.float64)  # n - i + 1 for i = 1..n
     penalty = z * float(np.dot(w, (d2 - d1) / c) / w.sum()) if n else 0.0
@@ -164,7 +164,7 @@ def _fluctuations(cur, z):
     c1, c2 = cur.confidence[rise], cur.confidence[rise + 1]
     table = pd.DataFrame(
         {"i": np.arange(1, len(rise) + 1), "coverage_1": cur.coverage[rise], "coverage_2": cur.coverage[rise + 1],
-         "d1": d1, "d2": d2, "c1": c1, "c2": c2, "c": np.maximum(c1 - c2, _FLOOR)}
+         "d1": d1, "d2": d2, "c1": c1, "c2": c2, "c": np.maximum(c1 - c2, FLOOR)}
     )
     return table, penalty
 
@@ -213,10 +213,10 @@ def disca(confidence: ArrayLike, correct: ArrayLike, *, tolerance: float = 0.9,
     >>> d.a, d.b, d.n_fluctuations
     (0.9, 0.9, 2)
     """
-    tolerance = _check_unit(tolerance, "tolerance", low_open=True)
-    weights = _check_weights(weights, "weights", 3)
-    resolution = _check_resolution(resolution)
-    c, ok = _check_inputs(confidence, correct, probability=True)
+    tolerance = check_unit(tolerance, "tolerance", low_open=True)
+    weights = check_weights(weights, "weights", 3)
+    resolution = check_resolution(resolution)
+    c, ok = check_inputs(confidence, correct, probability=True)
     return _disca(c, ok, tolerance, weights, resolution)
 
 
@@ -224,15 +224,15 @@ def _disca(c, ok, tolerance, weights, resolution):
     """DiSCA of validated inputs."""
     cur = _curve(c, ok, resolution)
     x, y, z = weights
-    a = max(_first_below(cur, 1.0)[0], _FLOOR)
+    a = max(_first_below(cur, 1.0)[0], FLOOR)
     flucts, penalty = _fluctuations(cur, z)
     b_table = {"tolerance": [], "b": [], "disca": [], "falls_below": []}
     for t in TOLERANCES:  # nine tolerances, each one argmax over the curve
         b_t, falls = _first_below(cur, t)
-        b_t = max(b_t, _FLOOR)
+        b_t = max(b_t, FLOOR)
         for k, v in zip(b_table, (t, b_t, x / a + y / b_t - penalty, falls)):
             b_table[k].append(v)
-    b = max(_first_below(cur, tolerance)[0], _FLOOR)
+    b = max(_first_below(cur, tolerance)[0], FLOOR)
     return DiSCA(
         score=x / a + y / b - penalty,
         a=a,
@@ -253,8 +253,8 @@ def _disca_row(c, ok, tolerance, weights, resolution):
     """:func:`disca_resolution_sensitivity`'s row of one resolution: :func:`_disca`'s numbers, without its tables."""
     cur = _curve(c, ok, resolution)
     x, y, z = weights
-    a = max(_first_below(cur, 1.0)[0], _FLOOR)
-    b = max(_first_below(cur, tolerance)[0], _FLOOR)
+    a = max(_first_below(cur, 1.0)[0], FLOOR)
+    b = max(_first_below(cur, tolerance)[0], FLOOR)
     rise, penalty = _rises(cur, z)
     magnitude = float(np.nansum(cur.accuracy[rise + 1] - cur.accuracy[rise]))  # as the table's pandas sum: NaN skipped
     return {"resolution": resolution, "disca": x / a + y / b - penalty, "a": a, "b": b, "n_fluctuations": len(rise),
@@ -279,12 +279,12 @@ def selective_rows(conf: ArrayLike, n_ok: ArrayLike, n_wrong: ArrayLike, *, reso
     R, m = w.shape
     conf = np.asarray(conf, dtype=np.float64)
     ranked = _sorted_rows(conf, n_ok, n_wrong)
-    area = _area_of(ranked)
+    area = area_of(ranked)
     conf = np.broadcast_to(conf, (R, m))
     present = w > 0
     cmax = np.where(present, conf, -np.inf).max(axis=1)
     with np.errstate(invalid="ignore"):
-        step = np.ceil((cmax[:, None] - conf) / resolution - _GRID_SLACK)
+        step = np.ceil((cmax[:, None] - conf) / resolution - GRID_SLACK)
     step = np.where(present, step, 0).astype(np.int64)
     nb = int(step.max()) + 1 if step.size else 1
     flat = (np.arange(R)[:, None] * nb + step).ravel()
@@ -304,7 +304,7 @@ def selective_rows(conf: ArrayLike, n_ok: ArrayLike, n_wrong: ArrayLike, *, reso
     def first_below(level):
         below = point & (acc < level)
         k = np.where(below.any(axis=1), np.argmax(below, axis=1), last)
-        return np.maximum(cmin[rows, k], _FLOOR)
+        return np.maximum(cmin[rows, k], FLOOR)
 
     a, b = first_below(1.0), first_below(tolerance)
     bins = np.arange(nb)
@@ -319,10 +319,10 @@ def selective_rows(conf: ArrayLike, n_ok: ArrayLike, n_wrong: ArrayLike, *, reso
     i = np.cumsum(rise, axis=1)
     x_w, y_w, z_w = weights
     with np.errstate(invalid="ignore", divide="ignore"):
-        term = np.where(rise, (n_fl[:, None] - i + 1) * (acc - d1) / np.maximum(c1 - cmin, _FLOOR), 0.0)
+        term = np.where(rise, (n_fl[:, None] - i + 1) * (acc - d1) / np.maximum(c1 - cmin, FLOOR), 0.0)
         penalty = np.where(n_fl > 0, z_w * term.sum(axis=1) / (n_fl * (n_fl + 1) / 2.0), 0.0)
     magnitude = np.where(rise, acc - d1, 0.0).sum(axis=1)
-    band = {} if coverages is None else {"band": _accuracy_of(ranked, coverages)}
+    band = {} if coverages is None else {"band": accuracy_of(ranked, coverages)}
     return {
         "accuracy": right[:, -1] / answered[:, -1],
         "area": area,
@@ -391,10 +391,10 @@ def disca_resolution_sensitivity(confidence: ArrayLike, correct: ArrayLike, *,
     >>> t["n_fluctuations"].tolist(), t["disca"].round(3).tolist()
     ([1, 5], [0.463, -0.534])
     """
-    tolerance = _check_unit(tolerance, "tolerance", low_open=True)
-    weights = _check_weights(weights, "weights", 3)
+    tolerance = check_unit(tolerance, "tolerance", low_open=True)
+    weights = check_weights(weights, "weights", 3)
     values = _check_resolutions(resolutions)
-    c, ok = _check_inputs(confidence, correct, probability=True)
+    c, ok = check_inputs(confidence, correct, probability=True)
     rows = [_disca_row(c, ok, tolerance, weights, r) for r in values]  # each one vectorised pass over the answers
     return pd.DataFrame({k: [row[k] for row in rows] for k in rows[0]})
 
@@ -449,7 +449,7 @@ class DiDMA:
                                      ("weights (p, q)", ", ".join(f"{w:.3g}" for w in self.weights))])
 
 
-def _check_computation(value):
+def check_computation(value):
     return check_number(value, "computation_score", low=0, hint=" (see computation_score())")
 
 
@@ -470,9 +470,9 @@ def didma(confidence: ArrayLike, correct: ArrayLike, *, computation_score: float
     >>> d.score == 0.5 * disca(conf, ok).score + 0.5 * 2.0
     True
     """
-    p, q = _check_weights(weights, "weights", 2)
-    _check_weights(disca_weights, "disca_weights", 3)
-    comp = _check_computation(computation_score)
+    p, q = check_weights(weights, "weights", 2)
+    check_weights(disca_weights, "disca_weights", 3)
+    comp = check_computation(computation_score)
     d = disca(confidence, correct, tolerance=tolerance, weights=disca_weights, resolution=resolution)
     return DiDMA(p * d.score + q * comp, d, comp, (p, q))
 
@@ -522,9 +522,9 @@ def nidma(confidence: ArrayLike, correct: ArrayLike, confidence_ood: ArrayLike, 
     >>> round(n.score, 4)
     0.5509
     """
-    u, v = _check_weights(weights, "weights", 2)
-    _check_weights(didma_weights, "didma_weights", 2)
-    _check_inputs(confidence_ood, correct_ood, probability=True, names=("confidence_ood", "correct_ood"))
+    u, v = check_weights(weights, "weights", 2)
+    check_weights(didma_weights, "didma_weights", 2)
+    check_inputs(confidence_ood, correct_ood, probability=True, names=("confidence_ood", "correct_ood"))
     iid = didma(confidence, correct, computation_score=computation_score, weights=didma_weights,
                 tolerance=tolerance, disca_weights=disca_weights, resolution=resolution)
     ood = disca(confidence_ood, correct_ood, tolerance=tolerance, weights=disca_weights, resolution=resolution)

@@ -201,7 +201,7 @@ def _draws(strata, n_bootstrap, random_state, start, stop, *, order=None, sorted
     children = np.random.SeedSequence(_seed(random_state)).spawn(n_blocks) if n_blocks else []
     step = max(1, min(BLOCK, _DRAW_CELLS // max(n, 1)))
     for k in range(start // BLOCK, n_blocks):  # a loop over fixed blocks of replicates, and row blocks in each
-        draw = _uniforms(np.random.default_rng(children[k]), size)
+        draw = uniforms(np.random.default_rng(children[k]), size)
         last = min(stop, (k + 1) * BLOCK) - k * BLOCK  # rows of this block past it are never needed
         skip = max(start - k * BLOCK, 0)  # rows before ``start``: the stream passes them, no integers are made
         for r0 in range(0, skip, step):
@@ -218,7 +218,7 @@ def _draws(strata, n_bootstrap, random_state, start, stop, *, order=None, sorted
 _WORD = np.uint64(32)
 
 
-class _Uniforms:
+class Uniforms:
     """``rng.integers(0, size, size=(rows, n))`` call after call: the same integers, several times faster.
 
     numpy draws an int64 below a bound ``e`` < 2**32 from the generator's
@@ -350,14 +350,14 @@ def _fast_matches_numpy():
     if sys.byteorder != "little":
         return False
     size = np.array([1] * 3 + [3] * 40 + [2**31 + 5] * 200 + [7] * 31 + [3_000_000_017] * 50 + [1, 2])
-    ref, fast = np.random.default_rng(12345), _Uniforms(np.random.default_rng(12345), size)
+    ref, fast = np.random.default_rng(12345), Uniforms(np.random.default_rng(12345), size)
     return all(np.array_equal(ref.integers(0, size, size=(r, len(size))), fast(r)) for r in (3, 1, 5))
 
 
-def _uniforms(rng, size):
+def uniforms(rng, size):
     """A callable ``rows -> rng.integers(0, size, size=(rows, n))``, the next rows of the same stream each call."""
     if len(size) and int(size.max()) < 2**32 and _fast_matches_numpy():
-        return _Uniforms(rng, size)
+        return Uniforms(rng, size)
     return _NumpyIntegers(rng, size)
 
 

@@ -46,7 +46,7 @@ from ...utils.validation import (
 # evaluation and draws, and skips its import (see _pool.FITTING_MODULES).
 from ..core.views import each_model_view
 from .bootstrap import BLOCK, bca_interval, check_bootstrap, percentile_interval
-from ..core.kernel import _auc_from_counts, _grid_counts
+from ..core.kernel import auc_from_counts, grid_counts
 from .replicates import bootstrap_replicates
 
 __all__ = [
@@ -296,7 +296,7 @@ def _delong_by_dataset(y, s, order, bounds):
     out = np.full((4, len(bounds) - 1), np.nan)
     for d in range(len(bounds) - 1):  # a loop over datasets
         rows = order[bounds[d]:bounds[d + 1]]
-        _, _, pos, neg = _grid_counts(y[rows], s[rows])
+        _, _, pos, neg = grid_counts(y[rows], s[rows])
         out[:, d] = [x[0] for x in _delong(pos[None], neg[None])]
     return out[0], out[1], out[2], out[3]
 
@@ -330,7 +330,7 @@ def _check_pair(y_true, y_score, pos_label, *, score_name="y_score"):
 
 # -- bootstrap -----------------------------------------------------------------
 
-def _bootstrap_aucs(y, inverse, n_values, n_bootstrap, random_state):
+def bootstrap_aucs(y, inverse, n_values, n_bootstrap, random_state):
     """The AUC of each stratified (by class) bootstrap replicate, shape (n_bootstrap,).
 
     The replicate engine draws them in chunks of whole seed blocks; each
@@ -338,10 +338,10 @@ def _bootstrap_aucs(y, inverse, n_values, n_bootstrap, random_state):
     on all replicates of a chunk at once.
     """
     return bootstrap_replicates(y, inverse, y, n_values=n_values, n_bootstrap=n_bootstrap,
-                                random_state=random_state, statistic=_auc_from_counts, align=BLOCK)
+                                random_state=random_state, statistic=auc_from_counts, align=BLOCK)
 
 
-def _acceleration(pos, neg):
+def acceleration(pos, neg):
     """BCa acceleration of the AUC from the stratified jackknife, in closed form (NaN: no spread).
 
     Davison & Hinkley 1997, sec. 3.7: leaving out a positive with component
@@ -427,7 +427,7 @@ def auc_ci(y_true: ArrayLike, y_score: ArrayLike, *, confidence_level: float = 0
             raise ValueError(f"`n_bootstrap` must be an int >= 1 for method={method!r}, got {n_bootstrap}")
         random_state = check_random_state(random_state)
     y, s = _check_pair(y_true, y_score, pos_label)
-    values, inverse, pos, neg = _grid_counts(y, s)
+    values, inverse, pos, neg = grid_counts(y, s)
     n_pos, n_neg = int(pos.sum()), int(neg.sum())
     nan = float("nan")
 
@@ -446,12 +446,12 @@ def auc_ci(y_true: ArrayLike, y_score: ArrayLike, *, confidence_level: float = 0
         se = math.sqrt(var)
         low, high = _normal_interval(auc, se, confidence_level, transform=method == "logit")
         return result(auc, low, high, se)
-    auc = float(_auc_from_counts(pos, neg))
-    reps = _bootstrap_aucs(y, inverse, len(values), n_bootstrap, random_state)
+    auc = float(auc_from_counts(pos, neg))
+    reps = bootstrap_aucs(y, inverse, len(values), n_bootstrap, random_state)
     se = float(np.std(reps, ddof=1)) if n_bootstrap > 1 else nan
     if method == "bca":
         # the BCa interval (Efron 1987); its acceleration from the stratified jackknife, in closed form
-        bca = bca_interval(reps, auc, _acceleration(pos, neg), confidence_level)
+        bca = bca_interval(reps, auc, acceleration(pos, neg), confidence_level)
         if bca is not None:
             return result(auc, *bca, se)
         warnings.warn("the BCa interval is not defined for these replicates (all on one side of the estimate, "
@@ -504,13 +504,13 @@ def compare_auc(y_true: ArrayLike, score_a: ArrayLike, score_b: ArrayLike, *, po
     if n_pos < 2 or n_neg < 2:
         warn_undefined(f"the paired DeLong test needs two examples of each class, got {n_pos} positive(s) and "
                        f"{n_neg} negative(s); the test is NaN")
-        aucs = [float(_auc_from_counts(*_grid_counts(y, s)[2:])) if n_pos and n_neg else nan for s in (a, b)]
+        aucs = [float(auc_from_counts(*grid_counts(y, s)[2:])) if n_pos and n_neg else nan for s in (a, b)]
         return AUCComparison(aucs[0], aucs[1], aucs[0] - aucs[1], nan, nan, nan, nan, nan, confidence_level,
                              n_pos, n_neg)
     is_pos = y == 1
     v10, v01, aucs = [], [], []
     for s in (a, b):  # two scores
-        _, inverse, pos, neg = _grid_counts(y, s)
+        _, inverse, pos, neg = grid_counts(y, s)
         auc, g10, g01, _, _ = _components(pos, neg)
         aucs.append(float(auc))
         v10.append(g10[inverse[is_pos]])
@@ -588,7 +588,7 @@ def auc_intervals(bench: Benchmark, *, confidence_level: float = 0.95, method: s
 
 # -- across datasets -----------------------------------------------------------
 
-def _nemenyi_q(n_models, alpha=0.05):
+def nemenyi_q(n_models, alpha=0.05):
     """Critical value q_alpha of the Nemenyi test: the studentized range quantile / sqrt(2)."""
     from scipy.stats import studentized_range
     return float(studentized_range.ppf(1.0 - alpha, n_models, np.inf) / math.sqrt(2.0))
@@ -697,7 +697,7 @@ def friedman_test(table: pd.DataFrame, *, value: str = "accuracy", higher_is_bet
     else:
         warn_undefined(f"every model ties on every dataset by {value}; the Friedman statistic is NaN")
         stat = pvalue = f_stat = f_pvalue = nan
-    cd = _nemenyi_q(k, alpha) * math.sqrt(k * (k + 1) / (6.0 * n_data))
+    cd = nemenyi_q(k, alpha) * math.sqrt(k * (k + 1) / (6.0 * n_data))
     avg = pd.Series(mean_ranks, index=[str(m) if not isinstance(m, str) else m for m in wide.columns],
                     name=f"{value}_rank").sort_values(kind="stable")
     avg.index.name = "model"

@@ -19,7 +19,7 @@ weights (cumulative sums along the rows, ``bincount`` on flat (row, bin)
 indices, ``searchsorted`` on fixed grids or with a row offset), with a test
 that the two agree on every replicate:
 
-* the AUC: :func:`beyondauc.metrics.core.kernel._auc_from_counts`, both;
+* the AUC: :func:`beyondauc.metrics.core.kernel.auc_from_counts`, both;
 * the ROC band: :func:`~beyondauc.metrics.diagnostics.curves.roc_tpr_rows` beside
   :func:`~beyondauc.metrics.diagnostics.curves.roc_points`;
 * selective answering: :func:`~beyondauc.metrics.selective.curves.accuracy_at_coverages`
@@ -58,7 +58,7 @@ from .bootstrap import (
     percentile_interval,
 )
 from ..core.fitting import (
-    _single_class,
+    single_class,
     fit_predict_isotonic,
     logistic_decision,
     logistic_params,
@@ -433,7 +433,7 @@ def calibrated_rows(method: str, x: np.ndarray, pos: np.ndarray, neg: np.ndarray
     row's examples would give (a row with a single class predicts that class
     with probability 0/1): scale-free fits, as the point estimate's.
     """
-    single = _single_class(pos, neg)
+    single = single_class(pos, neg)
     at = np.arange(len(x)) if at is None else np.asarray(at)
     if method == "logistic":
         b0, b1 = logistic_params(x, pos, neg, init=init, counts=counts)
