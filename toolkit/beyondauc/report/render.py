@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 import functools
+import html as html_module
 import logging
 import math
 import re
@@ -363,6 +364,37 @@ def _tables_css(sizes, anywhere):
     return "@media print { " + "\n".join(rules) + " }"
 
 
+_PRINT_APPENDIX = re.compile(r"<!--ba-print-appendix-->(.*?)<!--/ba-print-appendix-->", re.S)
+_FIRST_H2 = re.compile(r"<h2\b[^>]*>(.*?)</h2>", re.S)
+
+
+def _print_appendix(html):
+    """``html`` with the summary's details (cells tagged ``print-appendix``) moved after the analyses.
+
+    For the PDF only: the printed summary holds the verdict, the key figure and
+    the comparison in short; the comparison on every dataset follows the
+    analyses as the last appendix, titled by its first ``##`` heading and
+    listed in the contents. Without such cells (or without the end of the
+    sections, an overview) the html is returned as it is.
+    """
+    moved = _PRINT_APPENDIX.findall(html)
+    if not moved or "<!--ba-end-->" not in html:
+        return html
+    body = "".join(moved)
+    heading = _FIRST_H2.search(body)
+    title = "Details of the summary"
+    if heading:
+        title = html_module.escape(html_module.unescape(_MARKUP.sub("", heading.group(1))).replace("\u00b6", "").strip()) \
+            or title
+        body = body[:heading.start()] + body[heading.end():]
+    section = (f'<section class="ba-section ba-print-appendix" id="print-appendix" data-beyondauc="print-appendix">'
+               f'<div class="ba-section-title">{title}</div><div class="ba-section-body">{body}</div></section>')
+    html = _PRINT_APPENDIX.sub("", html).replace("<!--ba-end-->", section, 1)
+    item = f'<li><a href="#print-appendix">{title}</a></li>'
+    return re.sub(r'(<nav class="ba-contents".*?)(</ol><p>)', lambda m: m.group(1) + item + m.group(2), html,
+                  count=1, flags=re.S)
+
+
 def _print_document(html, base_dir):
     """The laid-out PDF (a WeasyPrint document) of a report's ``html``: every section open, every table on the page.
 
@@ -378,7 +410,7 @@ def _print_document(html, base_dir):
     for name in ("weasyprint", "fontTools"):
         logging.getLogger(name).setLevel(logging.ERROR)
     html = html.replace('<details class="ba-section"', '<details open class="ba-section"')  # print every section
-    html = _print_tables(_breakable_words(html))
+    html = _print_tables(_breakable_words(_print_appendix(html)))
     state = {"sizes": {}, "transposed": set(), "anywhere": set()}
     for _ in range(4):
         css = [weasyprint.CSS(string=_tables_css(state["sizes"], state["anywhere"]))] if state["sizes"] else []
