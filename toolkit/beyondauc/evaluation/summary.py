@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 
 from ..metrics.selective_benchmark import MAX_TIE_SHARE, MIN_CONFIDENCES
-from .abstention import HEADLINE_RISK, headline_risk
+from .abstention import HEADLINE_RISK, headline_risk, rows_at_risk
 from ..utils.formatting import format_interval, format_number, markdown_text
 
 if TYPE_CHECKING:
@@ -450,7 +450,7 @@ def _guarantee(model, risk_control, p):
     if risk_control is None or not len(risk_control):
         return None
     risk = headline_risk(p.get("target_risks", (HEADLINE_RISK,)))
-    rc = risk_control[(risk_control["model"] == model) & np.isclose(risk_control["target_risk"], risk)]
+    rc = rows_at_risk(risk_control, risk, model=model)
     rc = rc[rc["protocol"].isin(["xdomain", "outdomain"]) & rc["certified"].astype(bool)]
     failed = rc[rc["realised_risk"] > risk]
     if not len(failed):
