@@ -127,14 +127,14 @@ def test_a_shifted_target_breaks_the_transferred_guarantee_and_the_verdict_says_
     assert finding["status"] == "warn" and "guarantee fails to transfer" in finding["rule"]
     where = {"xdomain": "the other datasets", "outdomain": "the datasets of other domains"}[worst["protocol"]]
     assert finding["sentence"].startswith(
-        f"A guarantee fails to transfer: certified at risk \u2264 0.10 on {where} ({worst['protocol']}), it answered "
-        f"d2 at a realised risk of {worst['realised_risk']:.2f}")
+        f"A guarantee fails to transfer: certified at risk \u2264 0.10 on {where} ({worst['protocol']}), its threshold "
+        f"answered {100 * worst['target_coverage']:.0f}% of d2 at a realised risk of {worst['realised_risk']:.2f}")
     assert "guarantee fails to transfer" in ev.table("verdicts").set_index("model").loc["sharp", "verdict"]
     # the realised risk's interval: Clopper-Pearson from the answered examples, wholly above the target
     n = round(worst["target_coverage"] * worst["n_target"])
     k = round(worst["realised_risk"] * n)
     low, high = beta.ppf(0.025, k, n - k + 1), beta.ppf(0.975, k + 1, n - k)
-    assert low > 0.1 and f"(interval {low:.2f}\u2013{high:.2f})" in finding["sentence"]
+    assert low > 0.1 and f"(interval {low:.2f}\u2013{high:.2f}, wholly above the target)" in finding["sentence"]
 
 
 def test_without_a_bootstrap_the_failed_guarantee_is_an_unchecked_note():
