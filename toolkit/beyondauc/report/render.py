@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from ..evaluation.abstention import guarantee_held, headline_risk
 from ..evaluation.comparison import index_cell
 from ..utils.formatting import format_interval, format_number, is_missing
 from ..utils.output import atomic_write
@@ -479,6 +480,23 @@ def sort_values(row, change):
     return out
 
 
+def _guarantee_counts(evaluation, model):
+    """(held, judged) at the headline target risk under xdomain; None without a ``risk_control`` table."""
+    if "risk_control" not in evaluation.tables or "target_risks" not in evaluation.parameters:
+        return None
+    risk = headline_risk(evaluation.parameters["target_risks"])
+    return guarantee_held(evaluation.table("risk_control"), model, risk=risk)
+
+
+def _guarantee_cell(evaluation, model):
+    """The index's "guarantee held" cell, "7/8" datasets, and the share it sorts by ("–" and "" where nothing was
+    judged)."""
+    counts = _guarantee_counts(evaluation, model)
+    if counts is None or not counts[1]:
+        return "\u2013", ""
+    return f"{counts[0]}/{counts[1]}", repr(counts[0] / counts[1])
+
+
 def _index_rows(evaluation, reports):
     """One row per model for ``index.html``, read from the evaluation (the numbers the reports show)."""
     board = evaluation.table("leaderboard")
@@ -491,6 +509,7 @@ def _index_rows(evaluation, reports):
         change = math.nan if change is None or pd.isna(change) else int(change)
         stability = _stability(row, change, evaluation.parameters)
         verdict = verdicts.loc[rep.model] if rep.model in verdicts.index else None
+        guarantee = _guarantee_cell(evaluation, rep.model)
         rows.append({
             "model": rep.model, "status": rep.status, "error": rep.error,
             "verdict": None if verdict is None else verdict["verdict"],
@@ -509,7 +528,8 @@ def _index_rows(evaluation, reports):
             "disca": format_number(row.get("disca")), "disca_ci": _interval(row, "disca"),
             "drift": format_number(row.get("drift")), "drift_ci": _interval(row, "drift"),
             "vs": index_cell(evaluation, rep.model),
-            "values": sort_values(row, change),
+            "guarantee": guarantee[0],
+            "values": {**sort_values(row, change), "guarantee": guarantee[1]},
             "html": rep.html, "pdf": rep.pdf,
             "notebooks": [{"name": nb.name, "path": nb.path} for nb in rep.notebooks],
         })
