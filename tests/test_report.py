@@ -70,6 +70,7 @@ from report_helpers import (
     parse_html,
     sha256_file,
     spy_run_report,
+    summary_pages_and_thin_pages,
     tiny_notebooks,
 )
 
@@ -1178,6 +1179,16 @@ def test_pdf_renders(hostile, model):
         assert len(np.unique(pixels.reshape(-1, 3), axis=0)) > 64
     finally:
         pdf.close()
+
+
+@pytest.mark.parametrize("model", HOSTILE)
+def test_pdf_summary_is_at_most_four_pages_and_no_page_is_near_empty(hostile, model):
+    """Each model's PDF of the demo's data: the summary (up to appendix A) on at most 4 pages, and no page under a
+    fifth full, measured on the page images, except the last of a section."""
+    pytest.importorskip("pypdfium2")
+    summary, thin, fills = summary_pages_and_thin_pages(report_path(hostile, model).with_suffix(".pdf"))
+    assert 1 <= summary <= 4, summary
+    assert thin == [], [round(f, 2) for f in fills]
 
 
 # -- a failing notebook ------------------------------------------------------------------
