@@ -301,11 +301,14 @@ def test_a_table_wider_than_the_page_shrinks_or_turns_and_no_word_breaks(tmp_pat
     html = print_html(wide_table_notebook(columns, levels=levels))
     document = _print_document(html, tmp_path)
     tables = list(table_boxes(document))
-    assert len(tables) == 1
+    # one table; 41 rows (the transposed one) start under the caption and go on on the next page, its pieces
+    # each on their page (a header row repeated on each page is counted once)
+    assert len({id(t.element) for _, t in tables}) == 1 and len(tables) <= 2
     right, table = tables[0]
-    assert table.position_x + table.margin_width() <= right + 0.5  # on the page
+    assert all(t.position_x + t.margin_width() <= r + 0.5 for r, t in tables)  # on the page
     size = table.style["font_size"] * 0.75
-    shape = (len(table.column_widths), sum(len(group.children) for group in table.children))  # columns, rows
+    shape = (len(table.column_widths), sum(len(group.children) for i, (_, t) in enumerate(tables)
+                                           for group in t.children if i == 0 or not group.is_header))  # columns, rows
     # 6 rows under 2 header rows (names, then the index name), 3 with two levels; turned: the index name
     # row goes into the top-left cell
     assert shape == ((columns + 1, 8 + (levels == 2)) if (columns, levels) != (40, 1) else (7, columns + 1))
