@@ -196,3 +196,57 @@ def parse_html(text):
     builder.feed(text)
     builder.close()
     return builder.root
+
+
+def pdf_layout(path, *, scale=50 / 72):
+    """``(texts, fills)`` of each page of the PDF at ``path``: the page's text and how full it is.
+
+    The fill is measured on the page's image (rendered at 50 dpi by pypdfium2): the share of the height
+    between the running header and the page number, from its top down to its lowest non-white row. A page
+    holding only the end of a paragraph is near 0; a page of table rows near 1.
+    """
+    import numpy as np
+    import pypdfium2 as pdfium
+
+    pdf = pdfium.PdfDocument(str(path))
+    try:
+        texts, fills = [], []
+        for page in pdf:
+            texts.append(page.get_textpage().get_text_bounded())
+            pixels = np.asarray(page.render(scale=scale, grayscale=True).to_pil().convert("L"))
+            height = pixels.shape[0]  # A4 landscape: 210 mm, margins 14 mm (running header) and 13 mm (number)
+            body = pixels[round(height * 14 / 210):round(height * (210 - 13) / 210)]
+            rows = np.flatnonzero((body < 245).any(axis=1))
+            fills.append((rows[-1] + 1) / len(body) if len(rows) else 0.0)
+    finally:
+        pdf.close()
+    return texts, fills
+
+
+def appendix_starts(texts):
+    """``{letter: (page, at_top)}``: where each appendix of a report's PDF begins (its title line, not its line in
+    the contents) and whether its title is the first line of that page's body."""
+    import re
+
+    starts = {}
+    for number, text in enumerate(texts, start=1):
+        lines = [line.strip() for line in text.splitlines() if line.strip()]
+        body = [line for line in lines if not line.startswith("beyondauc report:") and not re.match(r"page \d+ / \d+", line)]
+        for i, line in enumerate(body):
+            m = re.match(r"Appendix ([A-Z])\. ", line)
+            if m and "(page" not in line and m.group(1) not in starts:
+                starts[m.group(1)] = (number, i == 0)
+    return starts
+
+
+def summary_pages_and_thin_pages(path, *, minimum=0.2):
+    """``(summary pages, thin pages, fills)`` of a report's PDF: the pages of its summary (up to where appendix A
+    begins) and the pages under ``minimum`` full that are not the last of a section."""
+    texts, fills = pdf_layout(path)
+    starts = appendix_starts(texts)
+    first, at_top = starts["A"]
+    summary = first - 1 if at_top else first
+    last_of_section = {len(texts)} | {page - 1 for page, top in starts.values() if top} | {summary}
+    thin = [(page, round(fill, 3)) for page, fill in enumerate(fills, start=1)
+            if fill < minimum and page not in last_of_section]
+    return summary, thin, fills

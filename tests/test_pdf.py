@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from report_helpers import parse_html
+from report_helpers import appendix_starts, parse_html, pdf_layout, summary_pages_and_thin_pages
 
 import beyondauc as ba
 
@@ -301,11 +301,14 @@ def test_a_table_wider_than_the_page_shrinks_or_turns_and_no_word_breaks(tmp_pat
     html = print_html(wide_table_notebook(columns, levels=levels))
     document = print_document(html, tmp_path)
     tables = list(table_boxes(document))
-    assert len(tables) == 1
+    # one table; 41 rows (the transposed one) start under the caption and go on on the next page, its pieces
+    # each on their page (a header row repeated on each page is counted once)
+    assert len({id(t.element) for _, t in tables}) == 1 and len(tables) <= 2
     right, table = tables[0]
-    assert table.position_x + table.margin_width() <= right + 0.5  # on the page
+    assert all(t.position_x + t.margin_width() <= r + 0.5 for r, t in tables)  # on the page
     size = table.style["font_size"] * 0.75
-    shape = (len(table.column_widths), sum(len(group.children) for group in table.children))  # columns, rows
+    shape = (len(table.column_widths), sum(len(group.children) for i, (_, t) in enumerate(tables)
+                                           for group in t.children if i == 0 or not group.is_header))  # columns, rows
     # 6 rows under 2 header rows (names, then the index name), 3 with two levels; turned: the index name
     # row goes into the top-left cell
     assert shape == ((columns + 1, 8 + (levels == 2)) if (columns, levels) != (40, 1) else (7, columns + 1))
@@ -350,3 +353,91 @@ def test_print_tables_numbers_tables_and_breaks_after_underscores_only_inside_th
     assert out == ('<style>td_x { color: red }</style><p>a_b</p><table data-ba-table="0" class="t"><tr>'
                    '<th>auc_<wbr>rank</th><td>0.9856</td></tr></table><p>c_d</p><table data-ba-table="1">'
                    '<tr><td>x_<wbr>y</td></tr></TABLE>')
+
+
+# -- a summary first, the analyses as appendices; no hole left by a table -------------------------------------
+
+
+def test_the_pdf_opens_with_a_summary_of_at_most_four_pages_then_the_appendices(rendered):
+    """The verdict, the key figure and the comparison's means, then appendix A, B, C (the analyses) and D (the
+    comparison on every dataset); no page under a fifth full, measured on the page images, but a section's last."""
+    html, pdf = rendered
+    texts, _ = pdf_layout(pdf)
+    starts = appendix_starts(texts)
+    assert sorted(starts) == ["A", "B", "C", "D"]
+    assert [starts[k][0] for k in "ABCD"] == sorted(starts[k][0] for k in "ABCD")
+    summary, thin, fills = summary_pages_and_thin_pages(pdf)
+    assert 1 <= summary <= 4, summary
+    assert thin == [], [round(f, 2) for f in fills]
+    before = squash("".join(texts[:summary]))
+    assert "Verdict" in before and "Thekeyfigure" in before and "Againstthebaseline" in before
+    assert "meanoverdatasets" in before
+    # the comparison on every dataset is appendix D: its rows (a paired DeLong test per dataset) are not in the
+    # summary, which names the test once in its prose and once in the mean's row
+    d_page = starts["D"][0]
+    assert "AppendixD.Againstthebaselineoneverydataset" in squash(texts[d_page - 1])
+    after = squash("".join(texts[d_page - 1:]))
+    assert before.count("pairedDeLong") == 2 and after.count("pairedDeLong") >= 2
+    assert after.count("meanoverdatasets") == 0
+
+
+def test_the_fill_measure_sees_a_near_empty_page(tmp_path):
+    """The page-image measure of a page with one line of text is near 0, of a page of table rows near 1."""
+    import nbformat
+
+    from beyondauc.report.render import _write_pdf
+
+    nb = wide_table_notebook(4, rows=60)
+    nb.cells.append(nbformat.v4.new_markdown_cell("One last line."))
+    _write_pdf(print_html(nb), tmp_path / "t.pdf", tmp_path)
+    _, fills = pdf_layout(tmp_path / "t.pdf")
+    assert len(fills) >= 2 and fills[0] > 0.9 and 0 < fills[-1] < 0.9
+
+
+def test_a_long_table_breaks_across_pages_and_repeats_its_header_rows(tmp_path):
+    """Half a page of text, then a table of 40 rows (less than a page, more than what is left of page 1). It starts
+    under its caption on page 1 and goes on on page 2 under its header row repeated, rather than moving whole to
+    page 2 and leaving half of page 1 empty, as it did with JupyterLab's print style (each output kept on one page):
+    the check sees that."""
+    import nbformat
+    import weasyprint
+
+    from beyondauc.report.render import print_document
+
+    nb = wide_table_notebook(4, rows=40)
+    nb.cells.insert(1, nbformat.v4.new_markdown_cell("\n\n".join(f"Paragraph {i} of the text before." for i in range(14))))
+    html = print_html(nb)
+
+    def pages(document):
+        path = tmp_path / f"{len(list(tmp_path.iterdir()))}.pdf"
+        path.write_bytes(document.write_pdf())
+        return pdf_layout(path)
+
+    texts, fills = pages(print_document(html, tmp_path))
+    assert len(texts) == 2
+    assert "The caption." in texts[0] and "iris_versicolor_0" in texts[0]  # caption and first rows on page 1
+    assert "iris_versicolor_39" in texts[1] and "iris_versicolor_0" not in texts[1]
+    assert all("bias_robustness_test_3" in t.replace("\r", "").replace("\n", "") for t in texts)  # header repeated
+    assert fills[0] > 0.9
+    old = weasyprint.CSS(string=".jp-OutputArea-child { break-inside: avoid-page !important }")
+    from beyondauc.report.render import breakable_words, print_tables
+
+    before, _ = pages(weasyprint.HTML(string=print_tables(breakable_words(html)), base_url=str(tmp_path)).render(
+        stylesheets=[old]))
+    assert "iris_versicolor_0" not in before[0]  # the table moved whole to page 2
+
+
+def test_print_appendix_moves_the_marked_cells_after_the_analyses():
+    from beyondauc.report.render import print_appendix
+
+    html = ('<nav class="ba-contents"><ol><li><a href="#summary">Summary</a></li><li><a href="#a">A</a><ol>'
+            '<li>x</li></ol></li></ol><p><small>s</small></p></nav><section id="summary"><p>verdict</p>'
+            '<!--ba-print-appendix--><h2 id="e">Every &amp; dataset<a class="anchor-link" href="#e">&#182;</a></h2>'
+            '<!--/ba-print-appendix--><!--ba-print-appendix--><table><tr><td>1</td></tr></table>'
+            '<!--/ba-print-appendix--><p>the data</p></section><details class="ba-section">A</details><!--ba-end-->')
+    out = print_appendix(html)
+    assert out.index("<p>verdict</p>") < out.index("<p>the data</p>") < out.index("A</details>") < \
+        out.index('<div class="ba-section-title">Every &amp; dataset</div>') < out.index("<td>1</td>")
+    assert "<h2" not in out and "ba-print-appendix-->" not in out
+    assert '<li><a href="#print-appendix">Every &amp; dataset</a></li></ol><p>' in out
+    assert print_appendix(html.replace("<!--ba-end-->", "")) == html.replace("<!--ba-end-->", "")  # an overview

@@ -70,6 +70,7 @@ from report_helpers import (
     parse_html,
     sha256_file,
     spy_run_report,
+    summary_pages_and_thin_pages,
     tiny_notebooks,
 )
 
@@ -1078,7 +1079,7 @@ def test_index_leaderboard_values(hostile):
     root = page(hostile["out"] / "index.html")
     head = [th.text.strip() for th in root.marked("leaderboard")[0].find("thead").find_all("th")]
     assert head == ["model", "verdict", "mean AUC", "AUC rank", "mean accuracy", "accuracy rank", "change",
-                    "kappa", "DiSCA", "drift", "vs best other", "files"]
+                    "kappa", "DiSCA", "drift", "guarantee held", "vs best other", "files"]
     rows = root.marked("model-row")
     assert len(rows) == len(HOSTILE)
     got = [[_cell(td) for td in row.find_all("td")][:10] for row in rows]
@@ -1101,13 +1102,22 @@ def test_index_leaderboard_values(hostile):
     assert got == expected
     assert any(e[2][1] for e in expected)  # intervals are shown (the default bootstrap)
     assert sorted(board["auc_rank"]) == [1, 2, 3, 4] and sorted(board["accuracy_rank"]) == [1, 2, 3, 4]
+    rc = evaluation.table("risk_control")
+    for row in rows:  # guarantee held: datasets whose xdomain guarantee at risk 0.1 held, of those judged
+        model = row.find("td", **{"class": "name"}).text
+        mine = rc[(rc["model"] == model) & (rc["protocol"] == "xdomain") & (rc["target_risk"] == 0.1)]
+        judged = [bool(x) for x in mine["held"] if not pd.isna(x)]
+        cell = row.marked("guarantee")[0]
+        assert cell.text == (f"{sum(judged)}/{len(judged)}" if judged else "\u2013")
+        assert cell.attrs["data-value"] == (repr(sum(judged) / len(judged)) if judged else "")
     for row in rows:  # the verdict cell is labelled by the verdict's status
         model = row.find("td", **{"class": "name"}).text
         cell = row.marked("verdict")[0]
         assert f"status-{verdicts.loc[model, 'status']}" in cell.classes
     guide = root.marked("column-guide")
     assert len(guide) == 1 and [dt.text for dt in guide[0].find_all("dt")] == [
-        "verdict", "mean AUC, AUC rank", "mean accuracy, accuracy rank", "change", "kappa", "DiSCA", "drift", "vs best other"]
+        "verdict", "mean AUC, AUC rank", "mean accuracy, accuracy rank", "change", "kappa", "DiSCA", "drift",
+        "guarantee held", "vs best other"]
     assert f"protocol {evaluation.parameters['protocol']}" in guide[0].text
     assert all(row.attrs["class"] == "ok" for row in rows)
     assert root.marked("summary-failed") == [] and root.marked("leaderboard-failed") == []
@@ -1169,6 +1179,16 @@ def test_pdf_renders(hostile, model):
         assert len(np.unique(pixels.reshape(-1, 3), axis=0)) > 64
     finally:
         pdf.close()
+
+
+@pytest.mark.parametrize("model", HOSTILE)
+def test_pdf_summary_is_at_most_four_pages_and_no_page_is_near_empty(hostile, model):
+    """Each model's PDF of the demo's data: the summary (up to appendix A) on at most 4 pages, and no page under a
+    fifth full, measured on the page images, except the last of a section."""
+    pytest.importorskip("pypdfium2")
+    summary, thin, fills = summary_pages_and_thin_pages(report_path(hostile, model).with_suffix(".pdf"))
+    assert 1 <= summary <= 4, summary
+    assert thin == [], [round(f, 2) for f in fills]
 
 
 # -- a failing notebook ------------------------------------------------------------------

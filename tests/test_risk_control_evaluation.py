@@ -127,14 +127,14 @@ def test_a_shifted_target_breaks_the_transferred_guarantee_and_the_verdict_says_
     assert finding["status"] == "warn" and "guarantee fails to transfer" in finding["rule"]
     where = {"xdomain": "the other datasets", "outdomain": "the datasets of other domains"}[worst["protocol"]]
     assert finding["sentence"].startswith(
-        f"A guarantee fails to transfer: certified at risk \u2264 0.10 on {where} ({worst['protocol']}), it answered "
-        f"d2 at a realised risk of {worst['realised_risk']:.2f}")
+        f"A guarantee fails to transfer: certified at risk \u2264 0.10 on {where} ({worst['protocol']}), its threshold "
+        f"answered {100 * worst['target_coverage']:.0f}% of d2 at a realised risk of {worst['realised_risk']:.2f}")
     assert "guarantee fails to transfer" in ev.table("verdicts").set_index("model").loc["sharp", "verdict"]
     # the realised risk's interval: Clopper-Pearson from the answered examples, wholly above the target
     n = round(worst["target_coverage"] * worst["n_target"])
     k = round(worst["realised_risk"] * n)
     low, high = beta.ppf(0.025, k, n - k + 1), beta.ppf(0.975, k + 1, n - k)
-    assert low > 0.1 and f"(interval {low:.2f}\u2013{high:.2f})" in finding["sentence"]
+    assert low > 0.1 and f"(interval {low:.2f}\u2013{high:.2f}, wholly above the target)" in finding["sentence"]
 
 
 def test_without_a_bootstrap_the_failed_guarantee_is_an_unchecked_note():
@@ -166,3 +166,47 @@ def test_bad_target_risks_are_one_line_errors():
         ba.evaluate(small_frame(), target_risks=(0.1, 1.5))
     with pytest.raises(ValueError, match="`risk_method` must be one of"):
         ba.evaluate(small_frame(), risk_method="conformal")
+
+
+def test_rows_at_risk_selects_as_a_brute_force_loop_does(shifted):
+    from beyondauc.evaluation.abstention import rows_at_risk
+
+    ev, _ = shifted
+    rc = ev.table("risk_control")
+    for risk in (*ev.parameters["target_risks"], None, 0.1 + 1e-17, 0.3):
+        for model in (None, "sharp"):
+            want = 0.1 if risk is None else risk  # the headline risk of (0.05, 0.1, 0.2)
+            brute = [i for i, row in rc.iterrows() if abs(row["target_risk"] - want) <= 1e-9
+                     and (model is None or row["model"] == model)]
+            assert rows_at_risk(rc, risk, model=model).index.tolist() == brute, (risk, model)
+    assert len(rows_at_risk(rc)) == len(rc) // 3
+
+
+def test_the_figure_draws_each_datasets_risk_coverage_curve_and_the_certified_points(shifted):
+    """Each panel: the whole risk-coverage curve of the dataset (1 - the stored exact coverage-accuracy curve, ending
+    at full coverage at 1 - the accuracy of all answers), the target line and each protocol's two points."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from beyondauc.evaluation.abstention import rows_at_risk
+    from beyondauc.plots import RiskControlDisplay
+
+    ev, _ = shifted
+    disp = RiskControlDisplay.from_evaluation(ev, "sharp")
+    rows = rows_at_risk(ev.table("risk_control"), 0.1, model="sharp")
+    selective = ev.table("selective").set_index(["model", "dataset"])
+    for ax in disp.axes_:
+        dataset = ax.get_title().split(":")[0]
+        curve = ev.coverage_curve("sharp", dataset)
+        grey = [line for line in ax.get_lines() if line.get_color() == "0.45"]
+        assert len(grey) == 1
+        x, y = grey[0].get_data()
+        order = np.argsort(curve.coverage, kind="stable")
+        np.testing.assert_allclose(x, np.asarray(curve.coverage)[order])
+        np.testing.assert_allclose(y, 1 - np.asarray(curve.accuracy)[order])
+        assert x[-1] == pytest.approx(1.0) and y[-1] == pytest.approx(1 - selective.loc[("sharp", dataset), "accuracy"])
+        assert any(line.get_ydata()[0] == 0.1 and line.get_linestyle() == "--" for line in ax.get_lines())
+        mine = rows[(rows["dataset"] == dataset) & rows["certified"].astype(bool)]
+        filled = {(round(float(a), 9), round(float(b), 9)) for line in ax.get_lines() if line.get_marker() == "o"
+                  and line.get_markerfacecolor() != "white" for a, b in zip(*line.get_data())}
+        assert filled == {(round(a, 9), round(b, 9)) for a, b in zip(mine["target_coverage"], mine["realised_risk"])}

@@ -8,7 +8,7 @@ import pandas as pd
 
 from ..metrics.selective.risk_control_benchmark import RISK_CONTROL_PROTOCOLS, risk_control_table
 
-__all__ = ["HEADLINE_RISK", "guarantee_held", "headline_risk", "risk_control_evaluation"]
+__all__ = ["HEADLINE_RISK", "guarantee_held", "headline_risk", "risk_control_evaluation", "rows_at_risk"]
 
 #: The target risk the verdict and the index read (the nearest of ``target_risks`` when it is not one of them).
 HEADLINE_RISK = 0.1
@@ -23,6 +23,27 @@ def headline_risk(risks) -> float:
     (0.1, 0.02)
     """
     return float(min(risks, key=lambda r: (abs(r - HEADLINE_RISK), r)))
+
+
+def rows_at_risk(table: pd.DataFrame, risk: float | None = None, *, model: str | None = None) -> pd.DataFrame:
+    """The rows of a ``risk_control`` table at target risk ``risk`` (default: the headline risk of the table's risks),
+    of ``model`` when given: the one selection the report's figure, its table and the index make.
+
+    Target risks are matched within 1e-9, so a risk read back from a file or typed as ``0.1`` finds the rows
+    stored as ``0.1`` (a parameter's ``0.30000000000000004`` too).
+
+    Examples
+    --------
+    >>> t = pd.DataFrame({"model": ["m", "m", "n"], "target_risk": [0.05, 0.1 + 1e-17, 0.1]})
+    >>> rows_at_risk(t).index.tolist(), rows_at_risk(t, 0.05).index.tolist(), rows_at_risk(t, model="n").index.tolist()
+    ([1, 2], [0], [2])
+    """
+    if risk is None:
+        risk = headline_risk(table["target_risk"].unique()) if len(table) else HEADLINE_RISK
+    keep = (table["target_risk"].astype(float) - float(risk)).abs() <= 1e-9
+    if model is not None:
+        keep &= table["model"] == model
+    return table[keep]
 
 
 def risk_control_evaluation(bench, p: Mapping[str, object], left_out: Mapping[str, str]) -> pd.DataFrame:
@@ -51,7 +72,7 @@ def guarantee_held(table: pd.DataFrame, model: str, *, risk: float, protocol: st
     >>> guarantee_held(t, "m", risk=0.1)
     (2, 3)
     """
-    rows = table[(table["model"] == model) & (table["protocol"] == protocol) & ((table["target_risk"] - risk).abs()
-                                                                               < 1e-12)]
+    rows = rows_at_risk(table, risk, model=model)
+    rows = rows[rows["protocol"] == protocol]
     held = rows["held"].dropna().astype(bool)
     return int(held.sum()), int(len(held))

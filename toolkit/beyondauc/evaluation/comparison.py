@@ -24,7 +24,7 @@ adjusted value.
 from __future__ import annotations
 
 import html
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -235,14 +235,39 @@ class ComparisonSummary:
         rows = ["| " + " | ".join(markdown_text(v) for v in r) + " |" for r in self.table.itertuples(index=False)]
         return "\n".join([markdown_text(self.sentence), "", head, rule, *rows])
 
+    def mean_rows(self) -> ComparisonSummary:
+        """The sentence and the rows of the mean over datasets only: the comparison in short (the report's summary).
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from beyondauc.evaluation.comparison import ComparisonSummary
+        >>> t = pd.DataFrame({"Dataset": ["mean over datasets", "wine"], "Value": ["AUC", "AUC"]})
+        >>> s = ComparisonSummary("a", "b", "baseline", "a against the baseline b.", t)
+        >>> list(s.mean_rows().table["Dataset"]), list(s.dataset_rows().table["Dataset"])
+        (['mean over datasets'], ['wine'])
+        """
+        if not len(self.table):
+            return self
+        return replace(self, table=self.table[self.table["Dataset"] == MEAN_ROW].reset_index(drop=True))
+
+    def dataset_rows(self) -> ComparisonSummary:
+        """The rows of each dataset, without the mean and without the sentence (the mean's rows and the sentence
+        are :meth:`mean_rows`): the comparison in full, after the summary."""
+        if not len(self.table):
+            return replace(self, sentence="")
+        return replace(self, sentence="", table=self.table[self.table["Dataset"] != MEAN_ROW].reset_index(drop=True))
+
     def _repr_html_(self) -> str:
         text = ("Dataset", "Value", "Test", "Reading")  # left-aligned; the numbers stay right-aligned
         align = [' style="text-align: left"' if c in text else "" for c in self.table.columns]
         head = "".join(f"<th{a}>{html.escape(str(c))}</th>" for a, c in zip(align, self.table.columns))
         body = "".join("<tr>" + "".join(f"<td{a}>{html.escape(str(v))}</td>" for a, v in zip(align, r)) + "</tr>"
                        for r in self.table.itertuples(index=False))
-        return (f'<div class="ba-comparison"><p>{html.escape(self.sentence)}</p><table class="ba-comparison-table">'
-                f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>")
+        sentence = f"<p>{html.escape(self.sentence)}</p>" if self.sentence else ""
+        table = (f'<table class="ba-comparison-table"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
+                 if len(self.table) else "")
+        return f'<div class="ba-comparison">{sentence}{table}</div>'
 
 
 def comparison_summary(evaluation: Evaluation, model: str) -> ComparisonSummary:

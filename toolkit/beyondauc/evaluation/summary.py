@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 
 from ..metrics.selective.benchmark import MAX_TIE_SHARE, MIN_CONFIDENCES
-from .abstention import HEADLINE_RISK, headline_risk
+from .abstention import HEADLINE_RISK, headline_risk, rows_at_risk
 from ..utils.formatting import format_interval, format_number, markdown_text
 
 if TYPE_CHECKING:
@@ -450,7 +450,7 @@ def _guarantee(model, risk_control, p):
     if risk_control is None or not len(risk_control):
         return None
     risk = headline_risk(p.get("target_risks", (HEADLINE_RISK,)))
-    rc = risk_control[(risk_control["model"] == model) & np.isclose(risk_control["target_risk"], risk)]
+    rc = rows_at_risk(risk_control, risk, model=model)
     rc = rc[rc["protocol"].isin(["xdomain", "outdomain"]) & rc["certified"].astype(bool)]
     failed = rc[rc["realised_risk"] > risk]
     if not len(failed):
@@ -459,19 +459,37 @@ def _guarantee(model, risk_control, p):
     failed = failed.assign(low=low, high=high).sort_values(["low", "realised_risk"], ascending=False)
     worst = failed.iloc[0]
     judged = "unchecked" if not p.get("n_bootstrap") else "flag" if worst["low"] > risk else "inconclusive"
-    n_data = failed["dataset"].nunique()
-    more = f" (and {n_data - 1} more dataset(s))" if n_data > 1 else ""
     where = "the other datasets" if worst["protocol"] == "xdomain" else "the datasets of other domains"
     interval = format_interval(worst["low"], worst["high"], 2, minus="-")
-    details = (f"certified at risk \u2264 {risk:.2f} on {where} ({worst['protocol']}), it answered "
-               f"{worst['dataset']} at a realised risk of {worst['realised_risk']:.2f}"
-               + ("" if judged == "unchecked" else f" (interval {interval})") + more)
+    evidence = {"flag": f" (interval {interval}, wholly above the target)", "unchecked": "",
+                "inconclusive": f" (interval {interval}, which reaches back to the target)"}[judged]
+    others = failed[failed["dataset"] != worst["dataset"]].groupby("dataset", sort=False)["low"].max()
+    more = _more_datasets(others, risk, judged)
+    details = (f"certified at risk \u2264 {risk:.2f} on {where} ({worst['protocol']}), its threshold answered "
+               f"{_num(100 * worst['target_coverage'], 0)}% of {worst['dataset']} at a realised risk of "
+               f"{worst['realised_risk']:.2f}{evidence}{more}")
     past = f"realised risk {_num(worst['realised_risk'], 2)} > {risk:g} on {worst['dataset']} ({worst['protocol']})"
     rule = "guarantee fails to transfer"
-    reason = (f"{rule}: {past}, interval {interval}{more}" if judged == "flag" else
-              f"{rule} inconclusive: {past}, but its interval {interval} reaches {risk:g}" if judged == "inconclusive"
-              else f"{rule} unchecked: {past}, no interval (no bootstrap)")
+    also = f"; above {risk:g} also on {len(others)} more dataset{'s' * (len(others) > 1)}" if len(others) else ""
+    reason = (f"{rule}: {past}, interval {interval} wholly above{also}" if judged == "flag" else
+              f"{rule} inconclusive: {past}, but its interval {interval} reaches {risk:g}{also}"
+              if judged == "inconclusive" else f"{rule} unchecked: {past}, no interval (no bootstrap){also}")
     return judged, details, reason
+
+
+def _more_datasets(others, risk, judged):
+    """'; the realised risk is above 0.10 on 2 more datasets too (a, b), 1 of them with its interval wholly above':
+    the other datasets whose guarantee failed (``others``: the lower end of each one's highest interval)."""
+    if not len(others):
+        return ""
+    sure = int((others > risk).sum())
+    if len(others) == 1:
+        evidence = ("" if judged != "flag" else ", its interval wholly above as well" if sure else
+                    ", its interval reaching back to the target")
+        return f"; the realised risk is above {risk:.2f} on {others.index[0]} too{evidence}"
+    names = ", ".join(map(str, others.index[:3])) + (", ..." if len(others) > 3 else "")
+    evidence = f", {sure} of them with the interval wholly above" if judged == "flag" else ""
+    return f"; the realised risk is above {risk:.2f} on {len(others)} more datasets too ({names}){evidence}"
 
 
 def _with_guarantee(item, guarantee):

@@ -23,17 +23,19 @@ _COLORS = {"xdomain": "tab:blue", "outdomain": "tab:purple", "indata": "tab:gree
 
 
 class RiskControlDisplay:
-    """Risk against coverage of each certified threshold, one panel per dataset, with the target line.
+    """Risk against coverage on each dataset, with the target line and each certified threshold's point.
 
-    For each calibration protocol a hollow circle marks the threshold on its
+    Each panel is one dataset. The grey curve is the dataset's whole
+    risk-coverage curve (risk = 1 - accuracy of the answered examples, as the
+    answers are added from the most confident down), read from the
+    evaluation's stored coverage-accuracy curve: the confidences of the
+    selective answering (``selective_protocol``), so a threshold of another
+    calibration protocol lands near it, not exactly on it. For each
+    calibration protocol a hollow circle marks the certified threshold on its
     calibration data (coverage, risk) and a filled one the same threshold on
-    the dataset (target coverage, realised risk), joined by a line: a filled
-    point above the dashed target line is a guarantee that did not hold.  A
-    protocol that certified no threshold is named in the panel instead.  The
-    points are read from the evaluation's ``risk_control`` table; the
-    target's whole risk-coverage curve is not drawn, since under a
-    cross-dataset protocol it belongs to a calibrator the evaluation does not
-    store curves for.
+    the dataset (target coverage, realised risk), joined by a thin line: a
+    filled point above the dashed target line is a guarantee that did not
+    hold. A protocol that certified no threshold is named in the panel.
 
     Parameters
     ----------
@@ -41,6 +43,9 @@ class RiskControlDisplay:
         The ``risk_control`` rows of one model at one target risk.
     target_risk : float
     model : str
+    curves : DataFrame, optional
+        The model's coverage-accuracy curves (columns ``dataset``, ``coverage``, ``accuracy``; an evaluation's
+        ``coverage_curves`` rows); without them only the points are drawn.
 
     Examples
     --------
@@ -53,8 +58,9 @@ class RiskControlDisplay:
     ['wine', 'diabetes']
     """
 
-    def __init__(self, table: pd.DataFrame, *, target_risk: float, model: str = "") -> None:
-        self.table, self.target_risk, self.model = table, float(target_risk), model
+    def __init__(self, table: pd.DataFrame, *, target_risk: float, model: str = "",
+                 curves: pd.DataFrame | None = None) -> None:
+        self.table, self.target_risk, self.model, self.curves = table, float(target_risk), model, curves
 
     @literal_plot
     def plot(self, figure: FigureBase | None = None, *, ncols: int = 4) -> RiskControlDisplay:
@@ -73,6 +79,11 @@ class RiskControlDisplay:
         """One dataset: the target line, and each protocol's calibration and target points."""
         ax.axhline(self.target_risk, color="crimson", linestyle="--", linewidth=1)
         uncertified, top = [], self.target_risk
+        if self.curves is not None and len(curve := self.curves[self.curves["dataset"] == name]):
+            curve = curve.sort_values("coverage")
+            risk = 1 - curve["accuracy"].to_numpy(float)
+            ax.plot(curve["coverage"].to_numpy(float), risk, color="0.45", linewidth=1.2)
+            top = np.nanmax([top, np.nanmax(risk, initial=0)])
         for r in rows.to_dict("records"):
             if not r["certified"]:
                 uncertified.append(r["protocol"])
@@ -99,6 +110,8 @@ class RiskControlDisplay:
 
         ax.axis("off")
         handles = [Line2D([], [], color="crimson", linestyle="--", label=f"target risk {self.target_risk:g}")]
+        if self.curves is not None and len(self.curves):
+            handles.append(Line2D([], [], color="0.45", linewidth=1.2, label="risk-coverage curve on the dataset"))
         for protocol in dict.fromkeys(self.table["protocol"]):
             color = _COLORS.get(protocol, "tab:grey")
             handles += [Line2D([], [], color=color, marker="o", mfc="white", linestyle="",
@@ -116,12 +129,16 @@ class RiskControlDisplay:
                         **kwargs: object) -> RiskControlDisplay:
         """The ``risk_control`` rows an :class:`~beyondauc.Evaluation` stored for ``model`` at ``target_risk``
         (default: the headline risk the verdict reads; nothing recomputed)."""
-        from ..evaluation.abstention import headline_risk
+        from ..evaluation.abstention import headline_risk, rows_at_risk
 
         evaluation.check_model(model)
         table = evaluation.table("risk_control")
         risk = headline_risk(evaluation.parameters["target_risks"]) if target_risk is None else float(target_risk)
-        rows = table[(table["model"] == model) & np.isclose(table["target_risk"], risk)]
+        rows = rows_at_risk(table, risk, model=model)
         if datasets is not None:
             rows = rows[rows["dataset"].isin(list(datasets))]
-        return cls(rows.reset_index(drop=True), target_risk=risk, model=model).plot(figure, **kwargs)
+        curves = None
+        if "coverage_curves" in evaluation.tables:
+            c = evaluation.table("coverage_curves")
+            curves = c[(c["model"] == model) & (c["where"] == "in") & (c["curve"] == "exact")]
+        return cls(rows.reset_index(drop=True), target_risk=risk, model=model, curves=curves).plot(figure, **kwargs)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 import functools
+import html as html_module
 import logging
 import math
 import re
@@ -17,6 +18,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from ..evaluation.abstention import guarantee_held, headline_risk
 from ..evaluation.comparison import index_cell
 from ..utils.formatting import format_interval, format_number, is_missing
 from ..utils.output import atomic_write
@@ -363,6 +365,37 @@ def _tables_css(sizes, anywhere):
     return "@media print { " + "\n".join(rules) + " }"
 
 
+_PRINT_APPENDIX = re.compile(r"<!--ba-print-appendix-->(.*?)<!--/ba-print-appendix-->", re.S)
+_FIRST_H2 = re.compile(r"<h2\b[^>]*>(.*?)</h2>", re.S)
+
+
+def print_appendix(html):
+    """``html`` with the summary's details (cells tagged ``print-appendix``) moved after the analyses.
+
+    For the PDF only: the printed summary holds the verdict, the key figure and
+    the comparison in short; the comparison on every dataset follows the
+    analyses as the last appendix, titled by its first ``##`` heading and
+    listed in the contents. Without such cells (or without the end of the
+    sections, an overview) the html is returned as it is.
+    """
+    moved = _PRINT_APPENDIX.findall(html)
+    if not moved or "<!--ba-end-->" not in html:
+        return html
+    body = "".join(moved)
+    heading = _FIRST_H2.search(body)
+    title = "Details of the summary"
+    if heading:
+        title = html_module.escape(html_module.unescape(_MARKUP.sub("", heading.group(1))).replace("\u00b6", "").strip()) \
+            or title
+        body = body[:heading.start()] + body[heading.end():]
+    section = (f'<section class="ba-section ba-print-appendix" id="print-appendix" data-beyondauc="print-appendix">'
+               f'<div class="ba-section-title">{title}</div><div class="ba-section-body">{body}</div></section>')
+    html = _PRINT_APPENDIX.sub("", html).replace("<!--ba-end-->", section, 1)
+    item = f'<li><a href="#print-appendix">{title}</a></li>'
+    return re.sub(r'(<nav class="ba-contents".*?)(</ol><p>)', lambda m: m.group(1) + item + m.group(2), html,
+                  count=1, flags=re.S)
+
+
 def print_document(html, base_dir):
     """The laid-out PDF (a WeasyPrint document) of a report's ``html``: every section open, every table on the page.
 
@@ -378,7 +411,7 @@ def print_document(html, base_dir):
     for name in ("weasyprint", "fontTools"):
         logging.getLogger(name).setLevel(logging.ERROR)
     html = html.replace('<details class="ba-section"', '<details open class="ba-section"')  # print every section
-    html = print_tables(breakable_words(html))
+    html = print_tables(breakable_words(print_appendix(html)))
     state = {"sizes": {}, "transposed": set(), "anywhere": set()}
     for _ in range(4):
         css = [weasyprint.CSS(string=_tables_css(state["sizes"], state["anywhere"]))] if state["sizes"] else []
@@ -447,6 +480,23 @@ def sort_values(row, change):
     return out
 
 
+def _guarantee_counts(evaluation, model):
+    """(held, judged) at the headline target risk under xdomain; None without a ``risk_control`` table."""
+    if "risk_control" not in evaluation.tables or "target_risks" not in evaluation.parameters:
+        return None
+    risk = headline_risk(evaluation.parameters["target_risks"])
+    return guarantee_held(evaluation.table("risk_control"), model, risk=risk)
+
+
+def _guarantee_cell(evaluation, model):
+    """The index's "guarantee held" cell, "7/8" datasets, and the share it sorts by ("–" and "" where nothing was
+    judged)."""
+    counts = _guarantee_counts(evaluation, model)
+    if counts is None or not counts[1]:
+        return "\u2013", ""
+    return f"{counts[0]}/{counts[1]}", repr(counts[0] / counts[1])
+
+
 def index_rows(evaluation, reports):
     """One row per model for ``index.html``, read from the evaluation (the numbers the reports show)."""
     board = evaluation.table("leaderboard")
@@ -459,6 +509,7 @@ def index_rows(evaluation, reports):
         change = math.nan if change is None or pd.isna(change) else int(change)
         stability = _stability(row, change, evaluation.parameters)
         verdict = verdicts.loc[rep.model] if rep.model in verdicts.index else None
+        guarantee = _guarantee_cell(evaluation, rep.model)
         rows.append({
             "model": rep.model, "status": rep.status, "error": rep.error,
             "verdict": None if verdict is None else verdict["verdict"],
@@ -477,7 +528,8 @@ def index_rows(evaluation, reports):
             "disca": format_number(row.get("disca")), "disca_ci": _interval(row, "disca"),
             "drift": format_number(row.get("drift")), "drift_ci": _interval(row, "drift"),
             "vs": index_cell(evaluation, rep.model),
-            "values": sort_values(row, change),
+            "guarantee": guarantee[0],
+            "values": {**sort_values(row, change), "guarantee": guarantee[1]},
             "html": rep.html, "pdf": rep.pdf,
             "notebooks": [{"name": nb.name, "path": nb.path} for nb in rep.notebooks],
         })
