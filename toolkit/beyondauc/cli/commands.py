@@ -25,7 +25,7 @@ from ..utils.interrupts import Interrupted, signals_stop_the_run
 from ..metrics import METHODS, PROTOCOLS, expected_accuracy_grid
 from ..data.benchmark import load_benchmark, load_demo
 from ..data.readers import domain_pairs, read_domains
-from ..evaluation.parameters import NAN_POLICIES, PARAMETERS, cli_flag
+from ..evaluation.parameters import LOG_PARAMETERS, NAN_POLICIES, PARAMETERS, cli_flag
 from ..metrics.diagnostics import NOISE_METHODS
 from ..metrics.diagnostics_benchmark import DIAGNOSTIC_INTERVALS, cohort_diagnostics
 from ..metrics.grid_bootstrap import bootstrap_grid
@@ -680,7 +680,7 @@ def _report(args, out):
         data, models=args.models, datasets=args.datasets, out=out_dir, pdf=args.pdf, jobs=args.jobs,
         dask=args.dask, include_code=args.include_code, pos_label=_label_value(args.pos_label),
         domains=_domains(args), nan_policy=args.nan_policy, baseline=parameters.pop("baseline", None),
-        parameters=parameters,
+        log_options={name: parameters.pop(name, None) for name in LOG_PARAMETERS}, parameters=parameters,
         progress=not args.quiet, recompute=args.recompute,
     )
     print(result.summary(), file=out)
