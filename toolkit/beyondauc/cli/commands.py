@@ -120,7 +120,7 @@ def _add_diagnose(sub):
     )
     _common(diag)
     diag.add_argument("--protocol", choices=("split",) + PROTOCOLS, default=None,
-                      help="how V and T are formed (default: the split column if there is one, else xdomain)")
+                      help="how V and T are formed (default: the split column if there is one, else xdomain; indata for one dataset)")
     diag.add_argument("--val-split", default="val", help="split value of the validation cohort (default: val)")
     diag.add_argument("--test-split", default="test", help="split value of the test cohort (default: test)")
     diag.add_argument("--noise-method", choices=NOISE_METHODS, default="exact",

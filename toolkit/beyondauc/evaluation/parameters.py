@@ -215,7 +215,8 @@ _TABLE = (
     _P("selective_method", "logistic", _option(METHODS), "calibration method of the selective-answering confidences"),
     _P("resolution", 0.01, _number(**_UNIT), "confidence step of the coverage-accuracy grid"),
     _P("cohort_protocol", None, _option((None, "split", *PROTOCOLS)),
-       "cohorts: None: the split column if present, else xdomain; or a protocol"),
+       "cohorts: None: the split column if present, else xdomain (indata for one dataset); or a "
+       "protocol"),
     _P("val_split", "val", _split, "split value of the validation cohort V"),
     _P("test_split", "test", _split, "split value of the test cohort T"),
     _P("sigma_max", None, _optional(_number(low=0, low_open=True)),

@@ -85,7 +85,7 @@ def read_logs(path: str | Path, *, options: Mapping[str, Any] | None = None) -> 
     --------
     >>> import json, tempfile, pathlib
     >>> run = pathlib.Path(tempfile.mkdtemp())
-    >>> _ = (run / "run_spec.json").write_text(json.dumps({"name": "boolq,model=m", "adapter_spec": {"model": "m"}}))
+    >>> _ = (run / "run_spec.json").write_text(json.dumps({"name": "boolq:model=m", "adapter_spec": {"model": "m"}}))
     >>> stat = lambda name, v: {"name": {"name": name}, "count": 1, "mean": v}
     >>> rows = [{"instance_id": f"id{i}", "train_trial_index": 0,
     ...          "stats": [stat("exact_match", i % 2), stat("max_prob", 0.5 + i / 10)]} for i in range(3)]
