@@ -369,3 +369,14 @@ def test_open_benchmark_passes_log_options():
     bench = open_benchmark(LM_EVAL, log_options={"correct_metric": "acc_norm"}, datasets=["colours"])
     got = bench.labels("colours", model="dummy-b")
     assert sorted(got.tolist()) == sorted(acc_norm.tolist())
+
+
+def test_a_deflate_eval_log_reads_as_its_zstd_twin(tmp_path):
+    """Inspect versions before zstd wrote deflate members: the same log repacked so reads the same."""
+    members = _zip_members(_eval_file())
+    path = tmp_path / "deflate.eval"
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
+        for name, data in members.items():
+            z.writestr(name, data)
+    a, b = read_logs(_eval_file()), read_logs(path)
+    assert a.drop(columns="_file").equals(b.drop(columns="_file"))
