@@ -36,7 +36,8 @@ PER_MODEL = ["summary", "auc_vs_accuracy", "test_auroc", "selective_answering"]
 # every notebook declares every evaluation parameter (same names, same defaults) and `evaluation`
 # not `models` (a per-model notebook has `model`; every one reads every model of the evaluation), nor how the
 # data is read (`domains`, `nan_policy`): the notebooks read the evaluation, which records them
-NOT_DECLARED = ("models", "domains", "nan_policy", "baseline")
+# how the data is read (the evaluation a notebook opens carries them), and the report's baseline
+NOT_DECLARED = ("models", "domains", "nan_policy", "baseline", "correct_metric", "scorer", "confidence_field")
 COMMON = ["evaluation", "data", *(p for p in beyondauc.EVALUATION_PARAMETERS if p not in NOT_DECLARED)]
 EXTRA = {  # notebook-specific parameters and their defaults
     "summary": {"model": "svm"},

@@ -183,10 +183,12 @@ def _add_demo(sub):
         "logreg unless given.",
     )
     _report_options(demo, out_default="reports/demo")
-    demo.add_argument("--kind", choices=("scores", "answers"), default="scores",
-                      help="which embedded demo: 'scores' (8 models' scores on 8 binary datasets) or 'answers' "
+    demo.add_argument("--kind", choices=("scores", "answers", "llm"), default="scores",
+                      help="which embedded demo: 'scores' (8 models' scores on 8 binary datasets), 'answers' "
                       "(6 classifiers' answers with confidence on 4 multi-class datasets, the out-of-distribution "
-                      "digits_noisy as --ood-dataset, into reports/demo-answers unless --out)")
+                      "digits_noisy as --ood-dataset, into reports/demo-answers unless --out) or 'llm' "
+                      "(lm-evaluation-harness logs of 3 simulated LLMs on 2 multiple-choice tasks, read as they are "
+                      "written, into reports/demo-llm unless --out)")
 
 
 def _add_evaluate(sub):
@@ -661,6 +663,7 @@ def _parameters(items, args=None):
 DEMO_PARAMETERS = {
     "scores": {"ood_dataset": "wine", "computation_score": 1.0, "baseline": "logreg"},
     "answers": {"ood_dataset": "digits_noisy", "computation_score": 1.0, "baseline": "logreg"},
+    "llm": {"computation_score": 1.0, "baseline": "qwen-small"},
 }
 
 
@@ -673,6 +676,11 @@ def _report(args, out):
     if getattr(args, "kind", "scores") == "answers":  # beyondauc demo --kind answers
         data = "demo:answers"
         out_dir = "reports/demo-answers" if out_dir == "reports/demo" else out_dir
+    if getattr(args, "kind", "scores") == "llm":  # beyondauc demo --kind llm: a folder of harness logs
+        from ..data.logs import llm_demo
+
+        data = str(llm_demo())
+        out_dir = "reports/demo-llm" if out_dir == "reports/demo" else out_dir
     if hasattr(args, "kind"):  # beyondauc demo: every analysis (docs/getting_started.md says why these values)
         for name, value in DEMO_PARAMETERS[args.kind].items():
             parameters.setdefault(name, value)

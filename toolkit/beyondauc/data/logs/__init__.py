@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +20,7 @@ import pandas as pd
 from . import helm, inspect_ai, lm_eval
 from .common import LOG_OPTIONS
 
-__all__ = ["LOG_OPTIONS", "LogReader", "READERS", "find_logs", "read_logs"]
+__all__ = ["LOG_OPTIONS", "LogReader", "READERS", "find_logs", "llm_demo", "read_logs"]
 
 
 @dataclass(frozen=True)
@@ -108,3 +109,17 @@ def read_logs(path: str | Path, *, options: Mapping[str, Any] | None = None) -> 
         return None
     frames = [reader.read(file, options=options) for reader, file in logs]
     return pd.concat(frames, ignore_index=True, sort=False)
+
+
+def llm_demo() -> Path:
+    """The folder of the embedded LLM demo: lm-evaluation-harness logs of three models on two tasks.
+
+    ``scripts/make_llm_demo.py`` writes it (simulated models, the harness's file layout and fields);
+    ``beyondauc demo --kind llm`` reports on it.
+
+    Examples
+    --------
+    >>> sorted(p.name for p in llm_demo().iterdir() if p.is_dir())
+    ['llama-mini', 'phi-tiny', 'qwen-small']
+    """
+    return Path(str(resources.files("beyondauc") / "datasets" / "llm"))
