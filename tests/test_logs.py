@@ -380,3 +380,11 @@ def test_a_deflate_eval_log_reads_as_its_zstd_twin(tmp_path):
             z.writestr(name, data)
     a, b = read_logs(_eval_file()), read_logs(path)
     assert a.drop(columns="_file").equals(b.drop(columns="_file"))
+
+
+def test_a_folder_of_logs_and_tables_is_refused(tmp_path):
+    shutil.copytree(HELM / "mmlu-anatomy-gpt2", tmp_path / "run")
+    (tmp_path / "scores.csv").write_text("dataset,label,m\nx,0,0.1\nx,1,0.9\n")
+    with pytest.raises(ValueError, match=r"holds HELM logs \('run/per_instance_stats.json'\) and table files "
+                                         r"\('scores.csv'\); a directory is read as logs or as tables"):
+        ba.load_benchmark(tmp_path)

@@ -41,6 +41,8 @@ READERS: tuple[LogReader, ...] = (
 
 #: Folders never searched: the harnesses' caches and version control.
 _SKIPPED = ("__pycache__", "node_modules")
+#: The files of a directory of tables: beside logs they are refused (a directory is read as one or the other).
+_TABLES = (".csv", ".csv.gz", ".tsv", ".tsv.gz", ".parquet", ".pq", ".jsonl", ".jsonl.gz", ".ndjson", ".ndjson.gz")
 
 
 def find_logs(path: str | Path) -> list[tuple[LogReader, Path]]:
@@ -76,6 +78,19 @@ def _files(folder: Path) -> list[Path]:
     return out
 
 
+def _check_no_tables(path: Path, logs: list[tuple[LogReader, Path]]) -> None:
+    """Refuse a directory holding both logs and table files: which of them is the benchmark is not guessed."""
+    if not path.is_dir():
+        return
+    found = {file for _, file in logs}
+    table = next((f for f in sorted(_files(path)) if f.name.lower().endswith(_TABLES) and f not in found), None)
+    if table is not None:
+        reader, log = logs[0]
+        raise ValueError(f"directory {str(path)!r} holds {reader.name} logs ({str(log.relative_to(path))!r}) and "
+                         f"table files ({str(table.relative_to(path))!r}); a directory is read as logs or as tables: "
+                         "give each its own")
+
+
 def read_logs(path: str | Path, *, options: Mapping[str, Any] | None = None) -> pd.DataFrame | None:
     """The long answers form of every log at ``path``, or None when ``path`` holds no log a reader recognises.
 
@@ -107,6 +122,7 @@ def read_logs(path: str | Path, *, options: Mapping[str, Any] | None = None) -> 
     logs = find_logs(path)
     if not logs:
         return None
+    _check_no_tables(Path(path), logs)
     frames = [reader.read(file, options=options) for reader, file in logs]
     return pd.concat(frames, ignore_index=True, sort=False)
 
