@@ -71,10 +71,18 @@ def lm_eval_runs(out: Path) -> None:
 
 def inspect_logs(out: Path) -> None:
     """An ``.eval`` log (log-probs, two scorers, two epochs) and a ``.json`` log (confidence in metadata)."""
-    from inspect_ai import Task, eval as inspect_eval
+    from inspect_ai import Task
+    from inspect_ai import eval as inspect_eval
     from inspect_ai.dataset import Sample
-    from inspect_ai.model import (ChatCompletionChoice, ChatMessageAssistant, Logprob, Logprobs, ModelOutput,
-                                  ModelUsage, get_model)
+    from inspect_ai.model import (
+        ChatCompletionChoice,
+        ChatMessageAssistant,
+        Logprob,
+        Logprobs,
+        ModelOutput,
+        ModelUsage,
+        get_model,
+    )
     from inspect_ai.scorer import includes, match
     from inspect_ai.solver import generate, solver
 

@@ -20,14 +20,12 @@ import struct
 import zipfile
 from pathlib import Path
 
+import beyondauc as ba
 import numpy as np
 import pytest
-from sklearn.metrics import roc_auc_score
-
-import beyondauc as ba
-from beyondauc.data.logs import READERS, find_logs, read_logs
-from beyondauc.data.logs import safezip
+from beyondauc.data.logs import READERS, find_logs, read_logs, safezip
 from cli_helpers import check_single_error
+from sklearn.metrics import roc_auc_score
 
 LOGS = Path(__file__).parent / "data" / "logs"
 LM_EVAL, INSPECT, HELM = LOGS / "lm_eval", LOGS / "inspect", LOGS / "helm"
@@ -132,7 +130,7 @@ def test_the_model_name_comes_from_the_results_file():
 
 def test_correct_metric_reads_acc_norm():
     path = next((LM_EVAL / "dummy-a").glob("samples_numbers_*.jsonl"))
-    ids, conf, correct = _lm_eval_raw(path, "acc_norm")
+    _, conf, correct = _lm_eval_raw(path, "acc_norm")
     frame = read_logs(path, options={"correct_metric": "acc_norm"})
     _check_numbers(frame, conf, correct, 16)
     with pytest.raises(ValueError, match=r"no metric 'f1' \(this task logs \['acc', 'acc_norm'\]\)"):
@@ -200,7 +198,7 @@ def test_an_eval_log_equals_its_raw_samples(scorer):
 
 def test_a_json_log_reads_a_named_metadata_confidence():
     log = json.loads(_json_log().read_text())
-    ids, _, conf, correct = _inspect_raw(log["samples"], "match", field="confidence")
+    _, _, conf, correct = _inspect_raw(log["samples"], "match", field="confidence")
     frame = read_logs(_json_log(), options={"confidence_field": "confidence"})
     assert "epoch" not in frame.columns  # one epoch: nothing repeated
     _check_numbers(frame, conf, correct, 5)

@@ -11,7 +11,6 @@ import json
 from pathlib import Path
 
 import pytest
-
 from cli_helpers import run
 
 LOGS = Path(__file__).parent / "data" / "logs"

@@ -20,7 +20,7 @@ import pandas as pd
 from . import helm, inspect_ai, lm_eval
 from .common import LOG_OPTIONS
 
-__all__ = ["LOG_OPTIONS", "LogReader", "READERS", "find_logs", "llm_demo", "read_logs"]
+__all__ = ["LOG_OPTIONS", "READERS", "LogReader", "find_logs", "llm_demo", "read_logs"]
 
 
 @dataclass(frozen=True)

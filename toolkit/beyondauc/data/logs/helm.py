@@ -13,6 +13,7 @@ dataset is the run's name without its ``model=`` argument; several train trials 
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -54,10 +55,8 @@ def read(path: Path, *, options: Mapping[str, Any] | None = None) -> pd.DataFram
     model, dataset = _run_spec(path.parent / "run_spec.json", where)
     metric = option(options, "correct_metric", "exact_match")
     try:
-        import json
-
         entries = json.loads(path.read_bytes())
-    except ValueError as exc:
+    except (ValueError, RecursionError) as exc:
         raise ValueError(f"{where} is not valid JSON ({str(exc).splitlines()[0]})") from None
     if not isinstance(entries, list):
         raise ValueError(f"{where} holds a JSON {type(entries).__name__}, not HELM's list of instances")
@@ -69,7 +68,9 @@ def read(path: Path, *, options: Mapping[str, Any] | None = None) -> pd.DataFram
         if entry.get("perturbation"):
             continue
         stats = _stats(entry, at)
-        rows["id"].append(str(entry.get("instance_id")))
+        if not isinstance(entry.get("instance_id"), (str, int)):
+            raise ValueError(f"{at}: no 'instance_id'")
+        rows["id"].append(str(entry["instance_id"]))
         rows["epoch"].append(int(number(entry.get("train_trial_index", 0), "'train_trial_index'", at)) + 1)
         rows["confidence"].append(_stat(stats, "max_prob", at, _NEEDS))
         rows["correct"].append(_stat(stats, metric, at, "name another with --correct-metric"))
