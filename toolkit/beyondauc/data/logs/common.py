@@ -11,10 +11,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-__all__ = ["COLUMNS", "LOG_OPTIONS", "answers_frame", "json_lines", "json_object", "number", "option", "softmax_max"]
+__all__ = ["COLUMNS", "LOG_OPTIONS", "REPEAT", "answers_frame", "json_lines", "json_object", "number", "option", "softmax_max"]
 
 #: The columns every log reader returns: the long answers form, one row per item (and repeat).
 COLUMNS = ("dataset", "model", "id", "confidence", "correct")
+#: The column numbering the repeated samples of one item (Inspect epochs, HELM train trials), from 1; a log
+#: without repeats has none.
+REPEAT = "epoch"
 
 #: The options a log reader may take, with what each says (the parameter table shows them on the CLI).
 LOG_OPTIONS = {

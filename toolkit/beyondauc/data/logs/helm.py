@@ -20,7 +20,7 @@ from typing import Any
 
 import pandas as pd
 
-from .common import answers_frame, json_object, number, option
+from .common import REPEAT, answers_frame, json_object, number, option
 
 __all__ = ["read", "recognise"]
 
@@ -60,7 +60,7 @@ def read(path: Path, *, options: Mapping[str, Any] | None = None) -> pd.DataFram
         raise ValueError(f"{where} is not valid JSON ({str(exc).splitlines()[0]})") from None
     if not isinstance(entries, list):
         raise ValueError(f"{where} holds a JSON {type(entries).__name__}, not HELM's list of instances")
-    rows: dict[str, list] = {k: [] for k in ("id", "epoch", "confidence", "correct", "_line")}
+    rows: dict[str, list] = {k: [] for k in ("id", REPEAT, "confidence", "correct", "_line")}
     for k, entry in enumerate(entries, start=1):
         at = f"{where}, instance {k}"
         if not isinstance(entry, dict):
@@ -71,13 +71,13 @@ def read(path: Path, *, options: Mapping[str, Any] | None = None) -> pd.DataFram
         if not isinstance(entry.get("instance_id"), (str, int)):
             raise ValueError(f"{at}: no 'instance_id'")
         rows["id"].append(str(entry["instance_id"]))
-        rows["epoch"].append(int(number(entry.get("train_trial_index", 0), "'train_trial_index'", at)) + 1)
+        rows[REPEAT].append(int(number(entry.get("train_trial_index", 0), "'train_trial_index'", at)) + 1)
         rows["confidence"].append(_stat(stats, "max_prob", at, _NEEDS))
         rows["correct"].append(_stat(stats, metric, at, "name another with --correct-metric"))
         rows["_line"].append(k)
     n = len(rows["id"])
     frame = answers_frame({"dataset": [dataset] * n, "model": [model] * n, **rows, "_file": [str(path)] * n}, where)
-    return frame.drop(columns="epoch") if frame["epoch"].nunique() == 1 else frame
+    return frame.drop(columns=REPEAT) if frame[REPEAT].nunique() == 1 else frame
 
 
 def _run_spec(path: Path, where: str) -> tuple[str, str]:

@@ -18,7 +18,7 @@ from typing import Any
 
 import pandas as pd
 
-from .common import answers_frame, json_object, number, option
+from .common import REPEAT, answers_frame, json_object, number, option
 from .safezip import SafeZip
 
 __all__ = ["read", "recognise"]
@@ -66,20 +66,20 @@ def read(path: Path, *, options: Mapping[str, Any] | None = None) -> pd.DataFram
     if not isinstance(spec, dict) or not isinstance(spec.get("task"), str) or not isinstance(spec.get("model"), str):
         raise ValueError(f"{where}: no 'eval' with its 'task' and 'model'; is it an Inspect AI log?")
     scorer, field = option(options, "scorer"), option(options, "confidence_field")
-    rows: dict[str, list] = {k: [] for k in ("id", "epoch", "confidence", "correct", "_line")}
+    rows: dict[str, list] = {k: [] for k in ("id", REPEAT, "confidence", "correct", "_line")}
     for k, (at, sample) in enumerate(samples, start=1):
         if scorer is None:
             scorer = _first_scorer(sample, at)
         rows["id"].append(_sample_id(sample, at))
-        rows["epoch"].append(int(number(sample.get("epoch", 1), "'epoch'", at)))
+        rows[REPEAT].append(int(number(sample.get("epoch", 1), "'epoch'", at)))
         rows["correct"].append(_correct(sample, scorer, at))
         rows["confidence"].append(_confidence(sample, field, at))
         rows["_line"].append(k)
     n = len(rows["id"])
     frame = answers_frame({"dataset": [spec["task"]] * n, "model": [spec["model"]] * n, **rows,
                            "_file": [str(path)] * n}, where)
-    if frame["epoch"].nunique() == 1:  # one epoch: no repeats to say
-        frame = frame.drop(columns="epoch")
+    if frame[REPEAT].nunique() == 1:  # one epoch: no repeats to say
+        frame = frame.drop(columns=REPEAT)
     return frame
 
 
