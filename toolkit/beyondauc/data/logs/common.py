@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -54,17 +55,24 @@ def json_lines(path: Path) -> Iterator[tuple[int, dict]]:
                 yield number, json_object(line, f"file {str(path)!r}, line {number}")
 
 
-def softmax_max(loglikelihoods: Iterable[float]) -> float:
-    """The largest probability of the soft-max over ``loglikelihoods`` (computed stably).
+def softmax_max(loglikelihoods: Sequence[Sequence[float]]) -> np.ndarray:
+    """Per row, the largest probability of the soft-max over its log-likelihoods (rows of any lengths).
+
+    One pass over all rows at once: the rows padded with -inf into one array, each shifted by its
+    maximum (stable for any scale).
 
     Examples
     --------
-    >>> round(softmax_max([0.0, 0.0]), 12)
-    0.5
+    >>> softmax_max([[0.0, 0.0], [0.0, -1e9, -1e9]]).round(12).tolist()
+    [0.5, 1.0]
     """
-    ll = np.asarray(list(loglikelihoods), dtype=np.float64)
-    top = ll.max()
-    return float(1.0 / np.exp(ll - top).sum())
+    lengths = np.fromiter(map(len, loglikelihoods), dtype=np.int64, count=len(loglikelihoods))
+    width = int(lengths.max()) if len(lengths) else 0
+    ll = np.full((len(lengths), width), -np.inf)
+    ll[np.arange(width) < lengths[:, None]] = np.fromiter(itertools.chain.from_iterable(loglikelihoods),
+                                                           dtype=np.float64, count=int(lengths.sum()))
+    top = ll.max(axis=1, keepdims=True) if width else ll[:, :0]
+    return 1.0 / np.exp(ll - top).sum(axis=1)
 
 
 def number(value: Any, what: str, where: str) -> float:

@@ -58,17 +58,18 @@ def read(path: Path, *, options: Mapping[str, Any] | None = None) -> pd.DataFram
         raise ValueError(f"{where} is not named samples_<task>_<date>.jsonl")
     model = _model_name(path.parent / f"results_{match['date']}.json", where)
     metric = option(options, "correct_metric", "acc")
-    rows: dict[str, list] = {k: [] for k in ("dataset", "model", "id", "filter", "confidence", "correct",
-                                             "_file", "_line")}
+    rows: dict[str, list] = {k: [] for k in ("dataset", "model", "id", "filter", "correct", "_file", "_line")}
+    lls = []
     for line, sample in json_lines(path):
         at = f"{where}, line {line}"
         rows["id"].append(_doc_id(sample, at))
         rows["filter"].append(str(sample.get("filter", "none")))
-        rows["confidence"].append(_confidence(sample, at))
+        lls.append(_loglikelihoods(sample, at))
         rows["correct"].append(_correct(sample, metric, at))
         rows["_line"].append(line)
     n = len(rows["id"])
-    rows.update(dataset=[match["task"]] * n, model=[model] * n, _file=[str(path)] * n)
+    rows.update(dataset=[match["task"]] * n, model=[model] * n, _file=[str(path)] * n,
+                confidence=list(softmax_max(lls)) if n else [])
     frame = answers_frame(rows, where)
     if frame["filter"].nunique() > 1:  # one dataset per filter: a document is one row under each
         frame["dataset"] = frame["dataset"] + ":" + frame["filter"]
@@ -94,8 +95,8 @@ def _doc_id(sample: dict, at: str) -> int | str:
     return doc_id
 
 
-def _confidence(sample: dict, at: str) -> float:
-    """The largest soft-max probability over the choices' log-likelihoods in ``filtered_resps``."""
+def _loglikelihoods(sample: dict, at: str) -> list[float]:
+    """The choices' log-likelihoods in ``filtered_resps`` (written as strings), each a finite number."""
     resps = sample.get("filtered_resps")
     if not isinstance(resps, list) or not resps:
         raise ValueError(f"{at}: no 'filtered_resps'; {_NEEDS}")
@@ -109,7 +110,7 @@ def _confidence(sample: dict, at: str) -> float:
         lls.append(number(r[0], "a log-likelihood in 'filtered_resps'", at))
     if len(lls) < 2:
         raise ValueError(f"{at}: 'filtered_resps' has one choice, so no soft-max over choices; {_NEEDS}")
-    return softmax_max(lls)
+    return lls
 
 
 def _correct(sample: dict, metric: str, at: str) -> float:
