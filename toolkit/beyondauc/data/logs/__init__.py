@@ -48,6 +48,16 @@ _TABLES = (".csv", ".csv.gz", ".tsv", ".tsv.gz", ".parquet", ".pq", ".jsonl", ".
 def find_logs(path: str | Path) -> list[tuple[LogReader, Path]]:
     """(reader, file) of every log at ``path``: the file itself, or the files of a folder, sorted.
 
+    Parameters
+    ----------
+    path : str or path
+        A log file, or a folder searched for logs (hidden entries left out).
+
+    Returns
+    -------
+    list of (LogReader, pathlib.Path)
+        Each log file with the reader of :data:`READERS` that recognises it.
+
     Examples
     --------
     >>> import tempfile, pathlib
@@ -94,8 +104,27 @@ def _check_no_tables(path: Path, logs: list[tuple[LogReader, Path]]) -> None:
 def read_logs(path: str | Path, *, options: Mapping[str, Any] | None = None) -> pd.DataFrame | None:
     """The long answers form of every log at ``path``, or None when ``path`` holds no log a reader recognises.
 
-    ``options`` are the readers' options (:data:`LOG_OPTIONS`): ``correct_metric``, ``scorer``,
-    ``confidence_field``; unknown names are refused.
+    Parameters
+    ----------
+    path : str or path
+        A log file, or a folder of runs (one model per log or run folder).
+    options : mapping, optional
+        The readers' options (``LOG_OPTIONS``): ``correct_metric``, ``scorer``,
+        ``confidence_field``; unknown names are refused.
+
+    Returns
+    -------
+    pandas.DataFrame or None
+        The long answers form: ``dataset`` (the task), ``model``, ``id``,
+        ``confidence``, ``correct`` (in [0, 1]), ``epoch`` where items were
+        sampled several times; None when no reader recognises a file.
+
+    Raises
+    ------
+    ValueError
+        In one line naming the file (and its line, member or sample): a log
+        without a derivable confidence, a malformed or hostile log, or a
+        directory of logs and table files together.
 
     Examples
     --------
@@ -132,6 +161,11 @@ def llm_demo() -> Path:
 
     ``scripts/make_llm_demo.py`` writes it (simulated models, the harness's file layout and fields);
     ``beyondauc demo --kind llm`` reports on it.
+
+    Returns
+    -------
+    pathlib.Path
+        The folder, one subfolder per model.
 
     Examples
     --------
