@@ -226,16 +226,18 @@ def no_dataset_column(tmp_path):
     return path
 
 
+# one dataset: xdomain cohorts asked for by name have no validation cohort (by default they fall back to indata)
 @pytest.mark.parametrize("command", ["evaluate", "report"])
 def test_a_missing_dataset_column_speaks_the_cli(capsys, tmp_path, no_dataset_column, command):
-    line = check_single_error(capsys, [command, str(no_dataset_column), "--out", str(tmp_path / "o"), "--quiet"],
+    line = check_single_error(capsys, [command, str(no_dataset_column), "--out", str(tmp_path / "o"), "--quiet",
+                                       "--cohort-protocol", "xdomain"],
                               "--cohort-protocol xdomain", "set --cohort-protocol indata")
     assert "`" not in line and "cohort_protocol" not in line
 
 
 def test_a_missing_dataset_column_speaks_python_in_python(no_dataset_column):
     with pytest.raises(ValueError, match=r"or set `cohort_protocol`='indata'$"):
-        ba.evaluate(no_dataset_column, n_bootstrap=0)
+        ba.evaluate(no_dataset_column, n_bootstrap=0, cohort_protocol="xdomain")
 
 
 def test_one_example_dataset_speaks_the_cli(capsys, tmp_path):
@@ -415,7 +417,7 @@ def fault_files(tmp_path, prompt_csv, no_dataset_column):
     (["evaluate", "--out", "{out}", "-p", "random_state=4294967296"], ["--random-state", "[0, 4294967295]"]),
     (["evaluate", "{text}", "--models", "m1,prompt", "--out", "{out}"], ["'prompt' must be numeric", "{text}",
                                                                          "line 2"]),
-    (["evaluate", "{nodataset}", "--out", "{out}"], ["--cohort-protocol indata"]),
+    (["evaluate", "{nodataset}", "--out", "{out}", "--cohort-protocol", "xdomain"], ["--cohort-protocol indata"]),
     (["evaluate", "--out", "{out}", "-p", "n_bootstrap=100000000"], ["--n-bootstrap", "10000", "TiB"]),
 ], ids=["truncated-gzip", "truncated-gzip-calibrate", "seed", "text-model", "no-dataset-column", "huge-bootstrap"])
 def test_each_fault_is_one_line_in_a_real_process(fault_files, argv, needles):

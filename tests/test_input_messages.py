@@ -233,12 +233,22 @@ def test_one_row_file_is_refused_before_the_grid(no_grid, tmp_path):
 
 
 def test_single_dataset_needs_a_split_for_the_cohorts(no_grid):
+    # asked for by name: xdomain on one dataset has no validation cohort (the default falls back, below)
     with pytest.raises(ValueError) as info:
-        ba.evaluate(frame(datasets=("a",)), n_bootstrap=0)
+        ba.evaluate(frame(datasets=("a",)), n_bootstrap=0, cohort_protocol="xdomain")
     message = one_line(str(info.value))
     assert message.startswith("the cohort diagnostics of dataset 'a' take the validation cohort from the other "
-                              "datasets (`cohort_protocol`='xdomain', the default without a 'split' column)")
+                              "datasets (`cohort_protocol`='xdomain'), and there is none")
     assert "(the data has one dataset)" in message
+
+
+def test_single_dataset_cohorts_default_to_indata():
+    """One task is a benchmark too: without a split column or another dataset the default cohorts are a split
+    of the dataset itself (indata); with two datasets, still xdomain."""
+    from beyondauc.metrics.diagnostics.benchmark import check_cohort_protocol
+
+    assert check_cohort_protocol(ba.load_benchmark(frame(datasets=("a",))), None) == "indata"
+    assert check_cohort_protocol(ba.load_benchmark(frame()), None) == "xdomain"
 
 
 @pytest.mark.parametrize("name", ["protocol", "selective_protocol", "cohort_protocol"])

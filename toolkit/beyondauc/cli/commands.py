@@ -25,7 +25,7 @@ from ..utils.interrupts import Interrupted, signals_stop_the_run
 from ..metrics import METHODS, PROTOCOLS, expected_accuracy_grid
 from ..data.benchmark import load_benchmark, load_demo
 from ..data.readers import domain_pairs, read_domains
-from ..evaluation.parameters import NAN_POLICIES, PARAMETERS, cli_flag
+from ..evaluation.parameters import LOG_PARAMETERS, NAN_POLICIES, PARAMETERS, cli_flag
 from ..metrics.diagnostics.cohorts import NOISE_METHODS
 from ..metrics.diagnostics.benchmark import DIAGNOSTIC_INTERVALS, cohort_diagnostics
 from ..metrics.calibration.grid_bootstrap import bootstrap_grid
@@ -120,7 +120,7 @@ def _add_diagnose(sub):
     )
     _common(diag)
     diag.add_argument("--protocol", choices=("split",) + PROTOCOLS, default=None,
-                      help="how V and T are formed (default: the split column if there is one, else xdomain)")
+                      help="how V and T are formed (default: the split column if there is one, else xdomain; indata for one dataset)")
     diag.add_argument("--val-split", default="val", help="split value of the validation cohort (default: val)")
     diag.add_argument("--test-split", default="test", help="split value of the test cohort (default: test)")
     diag.add_argument("--noise-method", choices=NOISE_METHODS, default="exact",
@@ -183,10 +183,12 @@ def _add_demo(sub):
         "logreg unless given.",
     )
     _report_options(demo, out_default="reports/demo")
-    demo.add_argument("--kind", choices=("scores", "answers"), default="scores",
-                      help="which embedded demo: 'scores' (8 models' scores on 8 binary datasets) or 'answers' "
+    demo.add_argument("--kind", choices=("scores", "answers", "llm"), default="scores",
+                      help="which embedded demo: 'scores' (8 models' scores on 8 binary datasets), 'answers' "
                       "(6 classifiers' answers with confidence on 4 multi-class datasets, the out-of-distribution "
-                      "digits_noisy as --ood-dataset, into reports/demo-answers unless --out)")
+                      "digits_noisy as --ood-dataset, into reports/demo-answers unless --out) or 'llm' "
+                      "(lm-evaluation-harness logs of 3 simulated LLMs on 2 multiple-choice tasks, read as they are "
+                      "written, into reports/demo-llm unless --out)")
 
 
 def _add_evaluate(sub):
@@ -663,6 +665,7 @@ def _parameters(items, args=None):
 DEMO_PARAMETERS = {
     "scores": {"ood_dataset": "wine", "computation_score": 1.0, "baseline": "logreg"},
     "answers": {"ood_dataset": "digits_noisy", "computation_score": 1.0, "baseline": "logreg"},
+    "llm": {"computation_score": 1.0, "baseline": "qwen-small"},
 }
 
 
@@ -675,6 +678,11 @@ def _report(args, out):
     if getattr(args, "kind", "scores") == "answers":  # beyondauc demo --kind answers
         data = "demo:answers"
         out_dir = "reports/demo-answers" if out_dir == "reports/demo" else out_dir
+    if getattr(args, "kind", "scores") == "llm":  # beyondauc demo --kind llm: a folder of harness logs
+        from ..data.logs import llm_demo
+
+        data = str(llm_demo())
+        out_dir = "reports/demo-llm" if out_dir == "reports/demo" else out_dir
     if hasattr(args, "kind"):  # beyondauc demo: every analysis (docs/getting_started.md says why these values)
         for name, value in DEMO_PARAMETERS[args.kind].items():
             parameters.setdefault(name, value)
@@ -682,7 +690,7 @@ def _report(args, out):
         data, models=args.models, datasets=args.datasets, out=out_dir, pdf=args.pdf, jobs=args.jobs,
         dask=args.dask, include_code=args.include_code, pos_label=_label_value(args.pos_label),
         domains=_domains(args), nan_policy=args.nan_policy, baseline=parameters.pop("baseline", None),
-        parameters=parameters,
+        log_options={name: parameters.pop(name, None) for name in LOG_PARAMETERS}, parameters=parameters,
         progress=not args.quiet, recompute=args.recompute,
     )
     print(result.summary(), file=out)

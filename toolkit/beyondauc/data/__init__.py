@@ -11,6 +11,11 @@ from .estimators import (  # noqa: F401
     estimator_scores,
     from_estimators,
 )
+from .logs import (  # noqa: F401
+    find_logs,
+    llm_demo,
+    read_logs,
+)
 from .open import (  # noqa: F401
     DEMO,
     open_benchmark,
@@ -29,6 +34,9 @@ __all__ = [
     "estimator_answers",
     "DEMO",
     "open_benchmark",
+    "read_logs",
+    "find_logs",
+    "llm_demo",
     "read_domains",
     "TRUE_DOMAINS",
 ]

@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 
 from ..utils.validation import binarize_labels, check_option
+from .logs import read_logs
 from .forms import FORMS, WIDE, long_ignored, long_models, long_to_wide, probabilities_hint, recognise_form
 from .readers import (
     TRUE_DOMAINS,
@@ -283,6 +284,7 @@ def load_benchmark(
     models: Sequence[str] | str | None = None,
     datasets: Sequence[str] | str | None = None,
     nan_policy: str = "raise",
+    log_options: Mapping[str, Any] | None = None,
 ) -> Benchmark:
     """Read what models said per example into a validated :class:`Benchmark`.
 
@@ -321,6 +323,11 @@ def load_benchmark(
         What to do with NaN/inf scores (confidences, class probabilities):
         raise an error naming the file, column and row, or drop those
         examples, for every model, with a warning.
+    log_options : mapping, optional
+        How to read the LLM harnesses' logs (lm-evaluation-harness sample
+        files, Inspect AI ``.eval``/``.json`` logs, HELM run folders), which
+        are recognised from the files themselves (:mod:`beyondauc.data.logs`):
+        ``correct_metric``, ``scorer``, ``confidence_field``.
 
     Returns
     -------
@@ -363,7 +370,7 @@ def load_benchmark(
     models = _models_argument(models)
     domains = domains_argument(domains)
     ignored = {}  # columns left out (column -> where): listed in one warning once the data is read
-    frame, model_cols, origin, form = _read_source(source, models, ignored)
+    frame, model_cols, origin, form = _read_source(source, models, ignored, log_options)
     if form.long:
         frame, model_cols = long_models(frame, models, origin)
     else:
@@ -437,10 +444,11 @@ def domains_argument(domains):
     return domains
 
 
-def _read_source(source, models, ignored):
+def _read_source(source, models, ignored, log_options=None):
     """(rows, model columns (None in the long form), origin, form) of a DataFrame, a file or a directory.
 
-    The columns say the form (:func:`~beyondauc.data.forms.recognise_form`);
+    An LLM harness's logs (a log file, or a folder holding logs) are read by the log readers into the long
+    answers form.  Otherwise the columns say the form (:func:`~beyondauc.data.forms.recognise_form`);
     the wide form's model columns are its numeric ones (or ``models``).
     """
     if isinstance(source, pd.DataFrame):
@@ -449,7 +457,10 @@ def _read_source(source, models, ignored):
         path, src = Path(source), str(source)
         if not path.exists():
             raise ValueError(f"`source` {src!r} does not exist")
-        if path.is_dir():
+        logs = read_logs(path, options=log_options)
+        if logs is not None:
+            frame, origin = logs, Origin(f"{'directory' if path.is_dir() else 'file'} {src!r}", src, False)
+        elif path.is_dir():
             origin = Origin(f"directory {src!r}", src, False)
             if is_true_dir(table_files(path)):
                 frame, _, model_cols = read_true_dir(path, models, ignored)

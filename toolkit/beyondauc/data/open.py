@@ -28,6 +28,7 @@ def open_benchmark(
     pos_label: Any = None,
     domains: Mapping[str, str] | str | os.PathLike | None = None,
     nan_policy: str = "raise",
+    log_options: Mapping[str, Any] | None = None,
 ) -> Benchmark:
     """Load the benchmark a notebook or report is about.
 
@@ -49,6 +50,9 @@ def open_benchmark(
         :func:`~beyondauc.load_benchmark`); also for the demo or a Benchmark.
     nan_policy : {"raise", "drop"}, default="raise"
         What a file or DataFrame with NaN/inf scores gets (a Benchmark has none).
+    log_options : mapping, optional
+        How to read LLM harness logs (``correct_metric``, ``scorer``,
+        ``confidence_field``; see :func:`~beyondauc.load_benchmark`).
 
     Returns
     -------
@@ -75,7 +79,8 @@ def open_benchmark(
         if isinstance(data, (str, os.PathLike)) and not Path(data).expanduser().exists():
             raise FileNotFoundError(f"`data` {str(data)!r} does not exist (give 'demo', 'demo:answers', a file or a "
                                     "directory)")
-        bench = load_benchmark(data, pos_label=pos_label, domains=domains, nan_policy=nan_policy)
+        bench = load_benchmark(data, pos_label=pos_label, domains=domains, nan_policy=nan_policy,
+                               log_options=log_options)
     elif domains is not None:  # the demo or a Benchmark, with domains of the caller's
         bench = _with_domains(bench, domains)
     missing = _missing(models, bench.models)

@@ -559,6 +559,8 @@ def _row_name(frame, pos):
             return f"line {line}"
         if path.lower().endswith(_PARQUET):
             return f"row {line}"
+        if path.lower().endswith((".eval", ".json")):  # an LLM harness's log: its samples, counted from 1
+            return f"sample {line}"
         return f"line {_csv_line(path, line - 2)}"
     label = frame.index[pos]
     return f"row {label.item() if isinstance(label, np.generic) else label!r}"

@@ -46,6 +46,9 @@ __all__ = ["EVALUATION_PARAMETERS", "PARAMETERS", "Parameter", "check_evaluation
 #: What ``nan_policy`` may be: stop at a NaN/inf score, or drop its row.
 NAN_POLICIES = ("raise", "drop")
 
+#: The parameters that say how to read an LLM harness's logs (:mod:`beyondauc.data.logs`).
+LOG_PARAMETERS = ("correct_metric", "scorer", "confidence_field")
+
 #: The notebooks that run per model, and the one about the whole benchmark.
 MODEL_NOTEBOOKS = ("summary", "auc_vs_accuracy", "test_auroc", "selective_answering")
 ALL_NOTEBOOKS = (*MODEL_NOTEBOOKS, "overview")
@@ -203,6 +206,12 @@ _TABLE = (
        "or the TRUE names; without a domain per dataset, outdomain and indomain are left out)"),
     _P("nan_policy", "raise", _option(NAN_POLICIES), "NaN/inf scores: 'raise' an error naming the row, or 'drop' "
        "those rows with a warning"),
+    _P("correct_metric", None, _optional(_str), "LLM logs: the per-sample metric saying whether an answer is "
+       "correct (None: 'acc' for lm-evaluation-harness, 'exact_match' for HELM)"),
+    _P("scorer", None, _optional(_str), "Inspect AI logs: the scorer saying whether an answer is correct (None: the "
+       "log's first)"),
+    _P("confidence_field", None, _optional(_str), "Inspect AI logs: the sample metadata field holding the "
+       "confidence (None: the output's probability from its token log-probs)"),
     _P("protocol", "xdomain", _option(PROTOCOLS), "calibration protocol of the headline expected accuracy"),
     _P("method", "logistic", _option(METHODS), "calibration method of the headline expected accuracy"),
     _P("class_weight", None, _option((None, "balanced")), 'None or "balanced" for every calibrator'),
@@ -220,7 +229,8 @@ _TABLE = (
     _P("selective_method", "logistic", _option(METHODS), "calibration method of the selective-answering confidences"),
     _P("resolution", 0.01, _number(**_UNIT), "confidence step of the coverage-accuracy grid"),
     _P("cohort_protocol", None, _option((None, "split", *PROTOCOLS)),
-       "cohorts: None: the split column if present, else xdomain; or a protocol"),
+       "cohorts: None: the split column if present, else xdomain (indata for one dataset); or a "
+       "protocol"),
     _P("val_split", "val", _split, "split value of the validation cohort V"),
     _P("test_split", "test", _split, "split value of the test cohort T"),
     _P("sigma_max", None, _optional(_number(low=0, low_open=True)),

@@ -36,7 +36,7 @@ from ..metrics.calibration.grid_chunks import join_grid_chunks, replicate_ranges
 from .comparison import comparison_table
 from .parts import _concat
 from .container import Evaluation, load_evaluation, package_versions
-from .parameters import check_against_benchmark, check_evaluation_parameters, resolve_auto
+from .parameters import LOG_PARAMETERS, check_against_benchmark, check_evaluation_parameters, resolve_auto
 from .ranks import add_ranks
 from .summary import findings_table, verdicts_table
 from .stages import (SAID_WHEN_READ, Tasks, bootstrap_task, grid_task, model_parts,
@@ -160,7 +160,7 @@ def data_fingerprint(data: str | os.PathLike | Benchmark | pd.DataFrame) -> tupl
 def _open(data, p):
     """(the benchmark analysed, the same models on every dataset of the data): the data is read once."""
     full = open_benchmark(data, models=p["models"], pos_label=p["pos_label"], domains=p["domains"],
-                          nan_policy=p["nan_policy"])
+                          nan_policy=p["nan_policy"], log_options={k: p[k] for k in LOG_PARAMETERS})
     return open_benchmark(full, datasets=p["datasets"]), full
 
 

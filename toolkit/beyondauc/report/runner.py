@@ -400,7 +400,7 @@ def run_report(data: str | os.PathLike | Benchmark | pd.DataFrame = DEMO, *,
                dask: str | None = None, include_code: bool = False, pos_label: str | int | bool | None = None,
                domains: dict[str, str] | str | os.PathLike | None = None, nan_policy: str = "raise",
                baseline: str | None = None, parameters: dict[str, object] | None = None, progress: bool = True,
-               notebooks_dir: str | os.PathLike | None = None, kernel_name: str = "python3",
+               log_options: dict[str, str | None] | None = None, notebooks_dir: str | os.PathLike | None = None, kernel_name: str = "python3",
                timeout: float | None = None, recompute: bool = False) -> ReportResult:
     """Compute the evaluation once, then execute the notebooks per model in parallel and write the reports.
 
@@ -475,6 +475,9 @@ def run_report(data: str | os.PathLike | Benchmark | pd.DataFrame = DEMO, *,
         A model every report compares with (ΔAUC by the paired DeLong test,
         Δ accuracy, kappa, DiSCA and drift by the paired bootstrap); None:
         each model is compared with the best other model by mean AUC.
+    log_options : dict, optional
+        How to read LLM harness logs: ``correct_metric``, ``scorer``,
+        ``confidence_field`` (see :func:`~beyondauc.load_benchmark`).
     parameters : dict, optional
         More notebook parameters, e.g. ``{"protocol": "indata", "tolerance": 0.8}``;
         every name must be declared by a notebook, and each notebook gets the
@@ -516,8 +519,10 @@ def run_report(data: str | os.PathLike | Benchmark | pd.DataFrame = DEMO, *,
         timeout = float(timeout)
     folder = _check_notebooks(notebooks_dir or _notebooks_dir())
     extra = _check_extra(parameters, folder)
-    check_parameters({"pos_label": pos_label, "domains": domains, "nan_policy": nan_policy, "baseline": baseline})
-    full = open_benchmark(data, pos_label=pos_label, domains=domains, nan_policy=nan_policy)
+    log_options = {k: v for k, v in (log_options or {}).items() if v is not None}
+    check_parameters({"pos_label": pos_label, "domains": domains, "nan_policy": nan_policy, "baseline": baseline,
+                      **log_options})
+    full = open_benchmark(data, pos_label=pos_label, domains=domains, nan_policy=nan_policy, log_options=log_options)
     evaluated = open_benchmark(full, datasets=datasets)  # every model: ranks and pairs are among all of them
     bench = open_benchmark(evaluated, models=models)  # the models whose reports are written
     check_against_benchmark({**extra, "baseline": baseline}, evaluated, available=full.datasets)
@@ -529,7 +534,7 @@ def run_report(data: str | os.PathLike | Benchmark | pd.DataFrame = DEMO, *,
     space = _estimated_size(len(bench.models), len(bench.datasets), pdf)  # checked with the previous report's
     with ReportFolder(out, planned=_planned_files(slugs.values(), pdf), space=space) as output:
         data_options = {"datasets": datasets, "pos_label": pos_label, "domains": domains,
-                        "nan_policy": nan_policy, "baseline": baseline}
+                        "nan_policy": nan_policy, "baseline": baseline, **log_options}
         result = _run(output, data, evaluated, bench, folder, slugs, extra, data_options, pdf=pdf, jobs=jobs,
                       dask=dask, include_code=include_code, progress=progress,
                       kernel_name=kernel_name, timeout=timeout, recompute=recompute)

@@ -166,7 +166,7 @@ _ISO_CELLS = 262_144  # grid cells per call of the isotonic fitter
 
 def xdomain_ok(fits, sizes, D, class_weight):
     if class_weight is not None or D < 2 or (sizes == 0).any():
-        return False
+        return []  # no fit on the fast path (one dataset: no other to calibrate on)
     everything = set(range(D))
     return [k for k, f in enumerate(fits)
             if tuple(f.evl) == (f.dataset,) and set(f.cal) == everything - {f.dataset} and len(f.cal) == D - 1]

@@ -250,8 +250,8 @@ def _auc_is_zero(y, s):
 
 
 def check_cohort_protocol(bench, protocol):
-    if protocol is None:
-        return "split" if bench.has_split else "xdomain"
+    if protocol is None:  # one dataset has no other to take a validation cohort from: a split of itself
+        return "split" if bench.has_split else "xdomain" if len(bench.datasets) > 1 else "indata"
     if protocol == "split":
         if not bench.has_split:
             raise ValueError("`protocol`='split' needs a benchmark with a 'split' column; this one has none")
@@ -266,7 +266,8 @@ def cohorts(bench: Benchmark, model: str, dataset: str, *, protocol: str | None 
 
     * ``protocol=None`` uses the benchmark's ``split`` column when it has
       one (V = rows whose split is ``val_split``, T = ``test_split``), else
-      ``"xdomain"``; ``"split"`` asks for the split column explicitly.
+      ``"xdomain"`` (``"indata"`` on a benchmark of one dataset); ``"split"``
+      asks for the split column explicitly.
     * a calibration protocol makes V its calibration data for ``dataset``
       and T its evaluation data: ``xdomain`` / ``outdomain`` / ``indomain``
       V = the other (out-of-domain / same-domain) datasets pooled, T =
