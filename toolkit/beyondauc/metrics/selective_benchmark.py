@@ -23,6 +23,7 @@ from .bootstrap import (
     strata_of,
 )
 from .calibration import METHODS, PROTOCOLS, ScoreCalibrator, _protocol_rows
+from .cells import cell_scores, check_cells
 from .fitting import class_weighted, logistic_params
 from .kernel import _grid_counts
 from .replicates import (
@@ -344,7 +345,7 @@ def selective_answering(
     weights: tuple[float, float, float] = (1 / 3, 1 / 3, 1 / 3), resolution: float = 0.01,
     computation_score: float | None = None, didma_weights: tuple[float, float] = (0.5, 0.5),
     nidma_weights: tuple[float, float] = (0.5, 0.5), random_state: int | None = 0, n_bootstrap: int = 0,
-    confidence_level: float = 0.95,
+    confidence_level: float = 0.95, cells: int | None = None,
 ) -> SelectiveAnswering:
     """DiSCA, the curve, AURC (and DiSCA on OOD data, DiDMA, NiDMA) for one model.
 
@@ -374,7 +375,10 @@ def selective_answering(
     is part of what a deployed model meets -- then answers its resample of the
     evaluation data; all replicates are fitted and scored at once on the
     model's score grid.  ``confidence_level`` (default 0.95) sets the
-    interval width.
+    interval width.  ``cells`` (default None: every distinct score) runs
+    the replicates and their jackknife on at most that many cells of the
+    scores per stratum and class (:func:`~beyondauc.metrics.cells.cell_scores`);
+    the point estimates stay exact.
 
     Examples
     --------
@@ -413,7 +417,7 @@ def selective_answering(
         reps, acc, jack = _benchmark_bootstrap(
             bench, model, dataset, ood_dataset=ood_dataset, protocol=protocol, method=method,
             class_weight=class_weight, tolerance=tolerance, weights=weights, resolution=resolution,
-            random_state=random_state, n_bootstrap=n_bootstrap,
+            random_state=random_state, n_bootstrap=n_bootstrap, cells=check_cells(cells),
             resample_state=dataset_seed(random_state, [d for d in bench.datasets if d != ood_dataset].index(dataset)),
         )
         estimate = {"accuracy": float(exact.accuracy[-1]), "area": exact.score, "aurc": 1.0 - exact.score,
@@ -540,12 +544,12 @@ def _benchmark_replicates(bench, model, dataset, **options):
 
 
 def _benchmark_bootstrap(bench, model, dataset, *, ood_dataset, protocol, method, class_weight, tolerance,
-                         weights, resolution, random_state, n_bootstrap, resample_state=None):
+                         weights, resolution, random_state, n_bootstrap, resample_state=None, cells=None):
     """(replicates frame, (B, k) accuracy at :data:`BAND_COVERAGES`, jackknife frame), the calibrator refitted per replicate.
 
     ``random_state`` picks the protocol's rows (the ``indata`` split) as the
     point estimate does; ``resample_state`` (default: ``random_state``) seeds
-    the resampling.
+    the resampling; ``cells`` bounds the cells of the scores the replicates run on.
     """
     tolerance = _check_unit(tolerance, "tolerance", low_open=True)
     weights = _check_weights(weights, "weights", 3)
@@ -553,9 +557,10 @@ def _benchmark_bootstrap(bench, model, dataset, *, ood_dataset, protocol, method
     options = {"resolution": resolution, "tolerance": tolerance, "weights": weights}
     resample_state = check_random_state(random_state if resample_state is None else resample_state)
     if protocol == "none":
-        return _given_bootstrap(bench, model, dataset, ood_dataset, options, resample_state, n_bootstrap)
+        return _given_bootstrap(bench, model, dataset, ood_dataset, options, resample_state, n_bootstrap, cells)
     s, y, role, strata = _selective_design(bench, model, dataset, ood_dataset=ood_dataset, protocol=protocol,
                                            random_state=random_state)
+    s = cell_scores(s, strata, y, cells=cells)
     x, inv, _, _ = _grid_counts(y, s)
     m = len(x)
     init = None
@@ -589,7 +594,7 @@ def _side_by_side(inv, role, blocks):
     return column, starts
 
 
-def _given_bootstrap(bench, model, dataset, ood_dataset, options, random_state, n_bootstrap):
+def _given_bootstrap(bench, model, dataset, ood_dataset, options, random_state, n_bootstrap, cells=None):
     """:func:`_benchmark_bootstrap` for confidences as given (protocol "none"): nothing to refit.
 
     The evaluation rows (role 1) and the OOD rows (role 2) are resampled
@@ -604,7 +609,8 @@ def _given_bootstrap(bench, model, dataset, ood_dataset, options, random_state, 
     conf = np.concatenate([c for c, _ in answers])
     ok = np.concatenate([o for _, o in answers]).astype(np.int8)
     role = np.concatenate([np.full(len(c), r) for (c, _), (_, r) in zip(answers, parts)])
-    x, inv, _, _ = _grid_counts(ok, conf)
+    key = [role] if bench.kind == "answers" else [role, np.concatenate([y[bench._slice(d)] for d, _ in parts])]
+    x, inv, _, _ = _grid_counts(ok, cell_scores(conf, *key, ok, cells=cells))
     cols = [np.unique(inv[role == r]) for _, r in parts]
     column, starts = _side_by_side(inv, role, {r: c for (_, r), c in zip(parts, cols)})
     k = len(cols[0])
@@ -617,7 +623,6 @@ def _given_bootstrap(bench, model, dataset, ood_dataset, options, random_state, 
         out["band"] = rows["band"]
         return out
 
-    key = [role] if bench.kind == "answers" else [role, np.concatenate([y[bench._slice(d)] for d, _ in parts])]
     return _replicates_and_jackknife(strata_of(*key), column, ok, n_values=int(starts[-1]), statistic=statistic,
                                      n_bootstrap=n_bootstrap, random_state=random_state,
                                      chunk_width=max(len(ok), len(x)))
