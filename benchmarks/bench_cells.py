@@ -24,7 +24,8 @@ Usage::
     python benchmarks/bench_cells.py --examples 10000 --models 4 --cells 256 1024 4096
     python benchmarks/bench_cells.py --examples 100000 --models 2 --cells 1024   # slow: per value at 10^5
 
-Writes ``benchmarks/results/bench_cells.json``.
+Writes ``benchmarks/results/bench_cells.json``.  Tables whose rows follow the results (the findings)
+are not compared row for row and are left out.
 """
 
 from __future__ import annotations
@@ -56,7 +57,18 @@ def bounds(ev):
     return out
 
 
-def run(path, cells, random_state, n_bootstrap, jobs):
+def run(path, cells, random_state, n_bootstrap, jobs, cache):
+    """(bounds, seconds) of one evaluation, kept in ``cache`` (a folder) so a run is made once."""
+    import pickle
+    saved = Path(cache) / f"{Path(path).stem}_{cells}_{random_state}_{n_bootstrap}.pkl"
+    if saved.exists():
+        return pickle.loads(saved.read_bytes())
+    got = _run(path, cells, random_state, n_bootstrap, jobs)
+    saved.write_bytes(pickle.dumps(got))
+    return got
+
+
+def _run(path, cells, random_state, n_bootstrap, jobs):
     import beyondauc as ba
     t0 = time.perf_counter()
     ev = ba.evaluate(path, n_bootstrap=n_bootstrap, n_jobs=jobs, cells=cells, random_state=random_state,
@@ -68,7 +80,9 @@ def compare(ref, other, se):
     """{(table, column): (largest |move| / se, median |move| / se, rows)} of the bounds ``other`` moved."""
     out = {}
     for key, a in ref.items():
-        b, s = other[key], se[key]
+        b, s = other.get(key), se.get(key, np.nan)
+        if b is None or len(b) != len(a):  # a table whose rows follow the results (findings): not row for row
+            continue
         both = np.isfinite(a) & np.isfinite(b)
         if not both.any() or not np.isfinite(s) or s == 0:
             continue
@@ -81,7 +95,9 @@ def standard_errors(ref, seed2):
     """{(table, column): Monte Carlo standard error of a bound} from two independent per-value runs."""
     out = {}
     for key, a in ref.items():
-        b = seed2[key]
+        b = seed2.get(key)
+        if b is None or len(b) != len(a):
+            continue
         both = np.isfinite(a) & np.isfinite(b)
         out[key] = float(np.sqrt(np.mean((a[both] - b[both]) ** 2) / 2)) if both.any() else np.nan
     return out
@@ -94,12 +110,15 @@ def main():
     ap.add_argument("--cells", type=int, nargs="+", default=[256, 1024, 4096])
     ap.add_argument("--n-bootstrap", type=int, default=200)
     ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--cache", default=None, help="a folder keeping each run's bounds (a re-run reuses them)")
     a = ap.parse_args()
     from bench_scale import data_file
     with tempfile.TemporaryDirectory() as tmp:
-        path = data_file(tmp, a.examples, a.models)
-        ref, t_ref = run(path, None, 0, a.n_bootstrap, a.jobs)
-        seed2, _ = run(path, None, 1, a.n_bootstrap, a.jobs)
+        cache = a.cache or tmp
+        Path(cache).mkdir(parents=True, exist_ok=True)
+        path = data_file(cache, a.examples, a.models)
+        ref, t_ref = run(path, None, 0, a.n_bootstrap, a.jobs, cache)
+        seed2, _ = run(path, None, 1, a.n_bootstrap, a.jobs, cache)
         se = standard_errors(ref, seed2)
         results = {"examples": a.examples, "models": a.models, "n_bootstrap": a.n_bootstrap,
                    "per_value_seconds": t_ref, "cells": {}}
@@ -108,7 +127,7 @@ def main():
         print("| cells | wall | bounds compared | largest move / MC SE (where) | median move / MC SE |")
         print("|--:|--:|--:|:--|--:|")
         for c in a.cells:
-            got, t = run(path, c, 0, a.n_bootstrap, a.jobs)
+            got, t = run(path, c, 0, a.n_bootstrap, a.jobs, cache)
             moves = compare(ref, got, se)
             worst = max(moves.items(), key=lambda kv: kv[1][0])
             n = sum(v[2] for v in moves.values())

@@ -375,10 +375,8 @@ def selective_answering(
     is part of what a deployed model meets -- then answers its resample of the
     evaluation data; all replicates are fitted and scored at once on the
     model's score grid.  ``confidence_level`` (default 0.95) sets the
-    interval width.  ``cells`` (default None: every distinct score) runs
-    the replicates and their jackknife on at most that many cells of the
-    scores per stratum and class (:func:`~beyondauc.metrics.cells.cell_scores`);
-    the point estimates stay exact.
+    interval width.  ``cells`` (None: every score) bounds the cells per stratum and class the replicates and
+    jackknife run on (:func:`~beyondauc.metrics.cells.cell_scores`); the point estimates stay exact.
 
     Examples
     --------
@@ -549,8 +547,7 @@ def _benchmark_bootstrap(bench, model, dataset, *, ood_dataset, protocol, method
 
     ``random_state`` picks the protocol's rows (the ``indata`` split) as the
     point estimate does; ``resample_state`` (default: ``random_state``) seeds
-    the resampling; ``cells`` bounds the cells of the scores the replicates run on.
-    """
+    the resampling; ``cells`` bounds the cells of the scores the replicates run on."""
     tolerance = _check_unit(tolerance, "tolerance", low_open=True)
     weights = _check_weights(weights, "weights", 3)
     resolution = _check_resolution(resolution)
