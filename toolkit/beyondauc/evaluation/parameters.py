@@ -232,7 +232,7 @@ _TABLE = (
     _P("p", 2, _option((1, 2)), "order of the Wasserstein distance (1 or 2)"),
     _P("bins", 20, _int(1), "histogram bins"),
     _P("n_bootstrap", 200, _replicates, "bootstrap replicates behind every interval (0: none)", aliases=("--bootstrap",)),
-    _P("cells", 1024, _cells, "cells per model, dataset and class the bootstrap, its jackknife and the drift "
+    _P("cells", None, _cells, "cells per model, dataset and class the bootstrap, its jackknife and the drift "
        "permutations run on: the distinct scores when fewer, else quantile cells (None: every distinct score); "
        "point estimates stay exact"),
     _P("confidence_level", 0.95, _number(low=0, high=1, low_open=True, high_open=True),
