@@ -132,3 +132,14 @@ def test_cells_parameter_is_checked():
         with pytest.raises(ValueError, match=r"^`cells` must be an int >= 2") as err:
             check_evaluation_parameters({"cells": bad})
         assert "\n" not in str(err.value)
+
+
+def test_evaluate_passes_cells_to_every_bootstrap_and_keeps_the_point_estimates():
+    kw = dict(datasets=["wine", "diabetes"], n_bootstrap=20, n_permutations=9, n_jobs=1, progress=False)
+    per_value = ba.evaluate("demo", **kw)
+    coarse = ba.evaluate("demo", cells=2, **kw)
+    assert coarse.parameters["cells"] == 2 and per_value.parameters["cells"] is None
+    for table, value in (("grid", "accuracy"), ("diagnostics", "drift"), ("selective", "disca")):
+        a, b = per_value.tables[table], coarse.tables[table]
+        pd.testing.assert_series_equal(a[value], b[value])  # exact either way
+        assert not a[value + "_low"].equals(b[value + "_low"]), table  # the replicates ran on 2 cells
