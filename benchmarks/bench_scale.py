@@ -31,6 +31,9 @@ Cases (``--only`` picks some):
 * ``--case EXAMPLES DATASETS MODELS REPLICATES``: any other evaluation
   (``--only none`` to run only those).
 
+``--cells N`` evaluates this checkout with ``cells=N`` (bounded Monte Carlo);
+a ``--baseline`` runs as it is, per value.
+
 ``--dask`` runs every case on a 2-worker ``LocalCluster`` (one thread each)
 started in the child process; the evaluation's tasks then run on the
 workers, whose memory is counted.  ``--baseline DIR`` (the ``toolkit`` folder
@@ -121,6 +124,8 @@ import sys, time
 import beyondauc as ba
 path, n_bootstrap, n_jobs, dask = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4] == "1"
 options = dict(n_bootstrap=n_bootstrap, n_jobs=n_jobs)
+if len(sys.argv) > 5:  # --cells (code without the parameter is run without it)
+    options["cells"] = None if sys.argv[5] == "None" else int(sys.argv[5])
 if dask:
     from distributed import Client, LocalCluster
     cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None)
@@ -196,8 +201,10 @@ def measure(command, env, timeout):
     return time.perf_counter() - t0, sum(cpu.values()), peak[0], out, peak[1]
 
 
-def evaluate_command(path, n_bootstrap, n_jobs, dask):
-    return [sys.executable, "-c", EVALUATE, str(path), str(n_bootstrap), str(n_jobs), "1" if dask else "0"]
+def evaluate_command(path, n_bootstrap, n_jobs, dask, cells=None):
+    """The child's command; ``cells`` (an int) is passed only when given, so a baseline without it runs too."""
+    return [sys.executable, "-c", EVALUATE, str(path), str(n_bootstrap), str(n_jobs), "1" if dask else "0",
+            *([] if cells is None else [str(cells)])]
 
 
 REPORT = """
@@ -260,7 +267,8 @@ def run_all(plan, variants, a, tmp):
                 env = dict(os.environ)  # this checkout's package, or the baseline's: never whatever is installed
                 env["PYTHONPATH"] = os.pathsep.join([str(Path(base or HERE.parent / "toolkit").resolve()),
                                                      *filter(None, [env.get("PYTHONPATH")])])
-                cmd = (evaluate_command(path, n_boot, a.jobs, a.dask) if kind == "evaluate" else
+                cells = a.cells if not base else None  # the baseline: code before `cells`
+                cmd = (evaluate_command(path, n_boot, a.jobs, a.dask, cells) if kind == "evaluate" else
                        report_command(path, Path(tempfile.mkdtemp(dir=tmp)) / "out", a.jobs, a.dask))
                 res = measure(cmd, env, a.timeout)
                 results.setdefault(name + label, []).append(res)
@@ -319,6 +327,8 @@ def main():
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="processes (default: the cores)")
     ap.add_argument("--dask", action="store_true", help="run on a 2-worker LocalCluster")
     ap.add_argument("--timeout", type=float, default=900.0, help="seconds before a run is stopped")
+    ap.add_argument("--cells", type=int, default=None,
+                    help="evaluate this code with `cells` (the baseline runs per value, without the parameter)")
     ap.add_argument("--baseline", help="the toolkit folder of another checkout, run side by side with this one")
     a = ap.parse_args()
     if a.baseline and not (Path(a.baseline) / "beyondauc" / "__init__.py").is_file():

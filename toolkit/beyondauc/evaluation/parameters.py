@@ -32,6 +32,7 @@ from ..data.readers import read_domains
 from ..metrics import METHODS, PROTOCOLS
 from ..metrics.selective.benchmark import SELECTIVE_PROTOCOLS
 from ..metrics.uncertainty.bootstrap import check_bootstrap
+from ..metrics.uncertainty.cells import check_cells
 from ..metrics.diagnostics.cohorts import NOISE_METHODS
 from ..metrics.selective.risk_control import RISK_CONTROL_METHODS
 from ..metrics.calibration.protocols import DOMAIN_HINT, DOMAIN_PROTOCOLS, datasets_without_domain
@@ -192,6 +193,18 @@ def _overrides(value, name):
     return check_parameters(value, known=EVALUATION_PARAMETERS, what="evaluation parameter")
 
 
+def _cells(value, name):
+    """None, or an int >= 2 (a CLI VALUE may be 'None')."""
+    if isinstance(value, str):
+        if value.strip().lower() == "none":
+            return None
+        try:
+            value = int(value)
+        except ValueError:
+            raise ValueError(f"`{name}` must be an int >= 2 or None, got {value!r}") from None
+    return check_cells(value, name)
+
+
 _UNIT = dict(low=0, high=1, low_open=True)
 _P = Parameter
 _TABLE = (
@@ -243,6 +256,9 @@ _TABLE = (
     _P("p", 2, _option((1, 2)), "order of the Wasserstein distance (1 or 2)"),
     _P("bins", 20, _int(1), "histogram bins"),
     _P("n_bootstrap", 200, _replicates, "bootstrap replicates behind every interval (0: none)", aliases=("--bootstrap",)),
+    _P("cells", None, _cells, "cells per model, dataset and class the bootstrap, its jackknife and the drift "
+       "permutations run on: the distinct scores when fewer, else quantile cells (None: every distinct score); "
+       "point estimates stay exact"),
     _P("confidence_level", 0.95, _number(low=0, high=1, low_open=True, high_open=True),
        "confidence level of every interval"),
     _P("n_permutations", 199, _int(0), "permutations behind the p-values of drift and W: cohorts shuffled within "

@@ -636,7 +636,7 @@ def _bootstrap(bench, p, tasks):
         return None
     kw = dict(protocols=[p["protocol"]], methods=[p["method"]], n_bootstrap=p["n_bootstrap"],
               confidence_level=p["confidence_level"], class_weight=p["class_weight"], n_repeats=p["n_repeats"],
-              random_state=p["random_state"])
+              random_state=p["random_state"], cells=p["cells"])
     chunks = replicate_ranges(p["n_bootstrap"], n_models=len(bench.models), workers=tasks.workers)
     done = tasks.run("bootstrap", bootstrap_task, [(m, (kw, c)) for m in bench.models for c in chunks], data=bench,
                      view=one_model)
@@ -722,11 +722,11 @@ def _per_model(bench, bench_sel, p, tasks, log):
                    sigma_max=p["sigma_max"], n_points=p["n_points"], n_repeats=p["noise_repeats"],
                    noise_method=p["noise_method"], p=p["p"],
                    random_state=p["random_state"], n_bootstrap=p["n_bootstrap"],
-                   confidence_level=p["confidence_level"], n_permutations=p["n_permutations"])
+                   confidence_level=p["confidence_level"], n_permutations=p["n_permutations"], cells=p["cells"])
     sel_options = dict(ood_dataset=ood, protocol=p["selective_protocol"], method=p["selective_method"],
                        class_weight=p["class_weight"], tolerance=p["tolerance"], resolution=p["resolution"],
                        computation_score=p["computation_score"], random_state=p["random_state"],
-                       n_bootstrap=p["n_bootstrap"], confidence_level=p["confidence_level"])
+                       n_bootstrap=p["n_bootstrap"], confidence_level=p["confidence_level"], cells=p["cells"])
     job = _DatasetJob(tuple(d for d in bench.datasets if d != ood), options, sel_options, p["bins"])
     runs = [(m, (job, d)) for m in bench.models for d in bench.datasets]
     done = tasks.run("cohort diagnostics and selective answering", _cohort_task, runs, data=(bench, bench_sel),

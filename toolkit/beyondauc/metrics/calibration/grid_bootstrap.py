@@ -59,6 +59,7 @@ from ..uncertainty.bootstrap import (
     percentile_interval,
     strata_of,
 )
+from ..uncertainty.cells import cell_scores, check_cells
 from ..uncertainty.paired import bootstrap_pvalue, holm_adjust
 from .grid import (
     METHODS,
@@ -155,6 +156,7 @@ class ModelBoot:
         y, codes, methods, class_weight = ctx.y, ctx.codes, ctx.methods, ctx.class_weight
         D = len(ctx.datasets)
         sizes = np.diff(ctx.offsets)
+        s = cell_scores(s, bctx.strata, y, cells=bctx.cells)  # the replicates' scores: at most `cells` per stratum
         x, inv, _, _ = grid_counts(y, s)
         m = len(x)
         pos_ds, neg_ds = stacked_counts(inv, y, codes, m, D)
@@ -658,7 +660,7 @@ def combine_bootstraps(boots: Sequence[GridBootstrap], bench: Benchmark) -> Grid
 def bootstrap_grid(
     bench: Benchmark, *, protocols: str | Sequence[str] | None = None, methods: str | Sequence[str] = METHODS,
     n_bootstrap: int = 1000, confidence_level: float = 0.95, class_weight: str | None = None, n_repeats: int = 100,
-    random_state: int | None = 0, n_jobs: int = 1,
+    random_state: int | None = 0, n_jobs: int = 1, cells: int | None = None,
 ) -> GridBootstrap:
     """Stratified, paired bootstrap of the expected-accuracy grid, refitting every calibrator.
 
@@ -684,6 +686,10 @@ def bootstrap_grid(
     random_state : int, default=0
         Seeds the ``indata`` splits and the replicates: replicate ``b`` is the
         same whatever ``n_bootstrap`` beyond it, the chunking or ``n_jobs``.
+    cells : int >= 2 or None, default=None
+        The replicates run on at most this many cells of each model's scores
+        per dataset and class (:func:`~beyondauc.metrics.uncertainty.cells.cell_scores`);
+        None: on every distinct score.  The point estimates are exact either way.
 
     Returns
     -------
@@ -714,7 +720,8 @@ def bootstrap_grid(
     n_jobs = check_n_jobs(n_jobs)
     grid = point_grid(bench, protocols, methods, class_weight=class_weight, n_repeats=n_repeats, seed=seed,
                       n_jobs=n_jobs)
-    bctx = boot_context(bench, protocols, methods, class_weight, n_repeats, seed, n_bootstrap)
+    bctx = boot_context(bench, protocols, methods, class_weight, n_repeats, seed, n_bootstrap,
+                         cells=check_cells(cells))
     with threadpool_limits(limits=1, user_api="blas"), warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         scores = np.stack([bench.scores(model) for model in bench.models], axis=1)
@@ -740,7 +747,7 @@ def checked(bench, protocols, methods, class_weight, n_repeats, random_state, n_
     return protocols, methods, seed, n_bootstrap, confidence_level
 
 
-def boot_context(bench, protocols, methods, class_weight, n_repeats, seed, n_bootstrap):
+def boot_context(bench, protocols, methods, class_weight, n_repeats, seed, n_bootstrap, *, cells=None):
     """The bootstrap's context of ``bench`` (its strata: dataset and class; an answers benchmark's: dataset)."""
     ctx = Context(
         y=bench.labels(), codes=bench.dataset_codes(), offsets=bench._offsets, datasets=bench.datasets,
@@ -749,7 +756,7 @@ def boot_context(bench, protocols, methods, class_weight, n_repeats, seed, n_boo
     )
     # answers: the class is per model, so every model resamples the same examples within datasets (paired)
     strata = strata_of(ctx.codes) if bench.kind == "answers" else strata_of(ctx.codes, ctx.y)
-    return BootContext(base=ctx, strata=strata, n_bootstrap=n_bootstrap, boot_seed=seed)
+    return BootContext(base=ctx, strata=strata, n_bootstrap=n_bootstrap, boot_seed=seed, cells=cells)
 
 
 def replicate_array(grid, n_bootstrap, pieces):

@@ -35,6 +35,7 @@ from threadpoolctl import threadpool_limits
 
 from ..uncertainty.bootstrap import BLOCK
 from .grid import METHODS, point_grid
+from ..uncertainty.cells import check_cells
 from .grid_bootstrap import (
     COUNTS_CACHE_BYTES,
     GridBootstrap,
@@ -114,7 +115,7 @@ def replicate_ranges(n_bootstrap: int, *, n_models: int, workers: int) -> list[t
 def bootstrap_grid_chunk(
     bench: Benchmark, *, start: int, stop: int, protocols: str | Sequence[str] | None = None,
     methods: str | Sequence[str] = METHODS, n_bootstrap: int = 1000, confidence_level: float = 0.95,
-    class_weight: str | None = None, n_repeats: int = 100, random_state: int | None = 0,
+    class_weight: str | None = None, n_repeats: int = 100, random_state: int | None = 0, cells: int | None = None,
 ) -> GridChunk:
     """Replicates ``start:stop`` of ``bootstrap_grid(bench, ...)``, and its point grid when ``start`` is 0.
 
@@ -143,7 +144,7 @@ def bootstrap_grid_chunk(
             and 0 <= start < stop <= n_bootstrap):
         raise ValueError(f"`start`, `stop` must be ints with 0 <= start < stop <= n_bootstrap ({n_bootstrap}), "
                          f"got {start!r}, {stop!r}")
-    args = (tuple(protocols), tuple(methods), class_weight, n_repeats, seed, n_bootstrap)
+    args = (tuple(protocols), tuple(methods), class_weight, n_repeats, seed, n_bootstrap, check_cells(cells))
     grid = None
     if start == 0:  # an answers benchmark: each model's view (its labels are that model's correctness)
         parts = [bench] if bench.kind != "answers" else [bench.model_view(m) for m in bench.models]
@@ -189,7 +190,7 @@ def _setup(bench, model, args):
             SETUPS.move_to_end(key)
             return hit[1]
     part = bench.model_view(model) if bench.kind == "answers" else bench  # answers: the model's own labels
-    bctx = boot_context(part, *args)
+    bctx = boot_context(part, *args[:-1], cells=args[-1])
     made = (bctx, ModelBoot(bctx, part.scores(model)))
     with _LOCK:
         SETUPS[key] = (weakref.ref(bench, lambda _, key=key: SETUPS.pop(key, None)), made)

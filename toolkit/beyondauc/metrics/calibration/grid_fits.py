@@ -44,6 +44,7 @@ class BootContext:
     strata: np.ndarray
     n_bootstrap: int
     boot_seed: object
+    cells: int | None = None  # the replicates' cells per dataset and class (None: every distinct score)
 
 
 def _standardize(x, pos, neg):

@@ -36,6 +36,7 @@ from .cohorts import (
     sens_spec_drift,
     wasserstein_matrix,
 )
+from ..uncertainty.cells import cell_scores, check_cells
 from .null import permutation_null
 from .rows import bias_units, lead_cumsum, workspace, bias_rows, drift_rows, wasserstein_rows
 from ..core.kernel import auc_from_counts, _view
@@ -323,6 +324,7 @@ def cohort_diagnostics(
     n_bootstrap: int = 0,
     confidence_level: float = 0.95,
     n_permutations: int = 0,
+    cells: int | None = None,
 ) -> CohortDiagnostics:
     """Bias and noise robustness of both cohorts, drift and the Wasserstein matrix.
 
@@ -364,6 +366,11 @@ def cohort_diagnostics(
         stratifies), seeded as the bootstrap: is there drift at all?  Drift
         and W whose interval cannot contain them are then not warned about:
         the null answers their question.
+    cells : int >= 2 or None, default=None
+        The bootstrap, its jackknife and the permutation null run on at most
+        this many cells of the scores per class (both cohorts together;
+        :func:`~beyondauc.metrics.uncertainty.cells.cell_scores`); None: on every
+        distinct score.  The point estimates are exact either way.
 
     Returns
     -------
@@ -400,14 +407,15 @@ def cohort_diagnostics(
     n_permutations = check_int(n_permutations, "n_permutations", minimum=0)
     seed = dataset_seed(check_random_state(random_state), list(bench.datasets).index(dataset))
     null = {}
+    cv, ct = _cell_cohorts(yv, sv, yt, st, check_cells(cells))  # what the Monte Carlo runs on
     if n_permutations:
-        null = permutation_null(yv, sv, yt, st, n_permutations=n_permutations, p=p, by_class=bench.kind != "answers",
+        null = permutation_null(yv, cv, yt, ct, n_permutations=n_permutations, p=p, by_class=bench.kind != "answers",
                                 random_state=seed).to_dict()
     if n_bootstrap:
         estimate = {"auc_val": bv.auc, "auc_test": bt.auc, "bias_robustness_val": bv.score,
                     "bias_robustness_test": bt.score, "drift": drift.score, "wasserstein": w.score}
         table, reps, jack = _diagnostics_bootstrap(
-            yv, sv, yt, st, estimate, sigma_max=sigma_max, p=check_p(p), n_bootstrap=n_bootstrap,
+            yv, cv, yt, ct, estimate, sigma_max=sigma_max, p=check_p(p), n_bootstrap=n_bootstrap,
             confidence_level=confidence_level, by_class=bench.kind != "answers", random_state=seed,
             answered=DIAGNOSTIC_BCA if n_permutations else ())
         intervals, method, note = interval_summary(table)
@@ -446,6 +454,15 @@ DIAGNOSTIC_INTERVALS = ("auc_val", "auc_test", "bias_robustness_val", "bias_robu
 
 #: The numbers whose intervals are BCa: the bootstrap biases them (resampling noise raises the drift, lowers W).
 DIAGNOSTIC_BCA = ("drift", "wasserstein")
+
+
+def _cell_cohorts(yv, sv, yt, st, cells):
+    """V's and T's scores on at most ``cells`` cells per class, both cohorts pooled (so a permutation of the
+    cohorts within class leaves the cells as they are)."""
+    if cells is None:
+        return sv, st
+    both = cell_scores(np.concatenate([sv, st]), np.concatenate([yv, yt]), cells=cells)
+    return both[:len(sv)], both[len(sv):]
 
 
 def _diagnostics_bootstrap(yv, sv, yt, st, estimate, *, sigma_max, p, n_bootstrap, confidence_level, random_state,

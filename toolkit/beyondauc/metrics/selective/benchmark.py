@@ -23,6 +23,7 @@ from ..uncertainty.bootstrap import (
     strata_of,
 )
 from ..calibration.grid import METHODS, PROTOCOLS, ScoreCalibrator, _protocol_rows
+from ..uncertainty.cells import cell_scores, check_cells
 from ..core.fitting import class_weighted, logistic_params
 from ..core.kernel import grid_counts
 from ..uncertainty.replicates import (
@@ -344,7 +345,7 @@ def selective_answering(
     weights: tuple[float, float, float] = (1 / 3, 1 / 3, 1 / 3), resolution: float = 0.01,
     computation_score: float | None = None, didma_weights: tuple[float, float] = (0.5, 0.5),
     nidma_weights: tuple[float, float] = (0.5, 0.5), random_state: int | None = 0, n_bootstrap: int = 0,
-    confidence_level: float = 0.95,
+    confidence_level: float = 0.95, cells: int | None = None,
 ) -> SelectiveAnswering:
     """DiSCA, the curve, AURC (and DiSCA on OOD data, DiDMA, NiDMA) for one model.
 
@@ -374,7 +375,8 @@ def selective_answering(
     is part of what a deployed model meets -- then answers its resample of the
     evaluation data; all replicates are fitted and scored at once on the
     model's score grid.  ``confidence_level`` (default 0.95) sets the
-    interval width.
+    interval width.  ``cells`` (None: every score) bounds the cells per stratum and class the replicates and
+    jackknife run on (:func:`~beyondauc.metrics.uncertainty.cells.cell_scores`); the point estimates stay exact.
 
     Examples
     --------
@@ -413,7 +415,7 @@ def selective_answering(
         reps, acc, jack = benchmark_bootstrap(
             bench, model, dataset, ood_dataset=ood_dataset, protocol=protocol, method=method,
             class_weight=class_weight, tolerance=tolerance, weights=weights, resolution=resolution,
-            random_state=random_state, n_bootstrap=n_bootstrap,
+            random_state=random_state, n_bootstrap=n_bootstrap, cells=check_cells(cells),
             resample_state=dataset_seed(random_state, [d for d in bench.datasets if d != ood_dataset].index(dataset)),
         )
         estimate = {"accuracy": float(exact.accuracy[-1]), "area": exact.score, "aurc": 1.0 - exact.score,
@@ -540,22 +542,22 @@ def benchmark_replicates(bench, model, dataset, **options):
 
 
 def benchmark_bootstrap(bench, model, dataset, *, ood_dataset, protocol, method, class_weight, tolerance,
-                         weights, resolution, random_state, n_bootstrap, resample_state=None):
+                         weights, resolution, random_state, n_bootstrap, resample_state=None, cells=None):
     """(replicates frame, (B, k) accuracy at :data:`BAND_COVERAGES`, jackknife frame), the calibrator refitted per replicate.
 
     ``random_state`` picks the protocol's rows (the ``indata`` split) as the
     point estimate does; ``resample_state`` (default: ``random_state``) seeds
-    the resampling.
-    """
+    the resampling; ``cells`` bounds the cells of the scores the replicates run on."""
     tolerance = check_unit(tolerance, "tolerance", low_open=True)
     weights = check_weights(weights, "weights", 3)
     resolution = check_resolution(resolution)
     options = {"resolution": resolution, "tolerance": tolerance, "weights": weights}
     resample_state = check_random_state(random_state if resample_state is None else resample_state)
     if protocol == "none":
-        return _given_bootstrap(bench, model, dataset, ood_dataset, options, resample_state, n_bootstrap)
+        return _given_bootstrap(bench, model, dataset, ood_dataset, options, resample_state, n_bootstrap, cells)
     s, y, role, strata = selective_design(bench, model, dataset, ood_dataset=ood_dataset, protocol=protocol,
                                            random_state=random_state)
+    s = cell_scores(s, strata, y, cells=cells)
     x, inv, _, _ = grid_counts(y, s)
     m = len(x)
     init = None
@@ -589,7 +591,7 @@ def side_by_side(inv, role, blocks):
     return column, starts
 
 
-def _given_bootstrap(bench, model, dataset, ood_dataset, options, random_state, n_bootstrap):
+def _given_bootstrap(bench, model, dataset, ood_dataset, options, random_state, n_bootstrap, cells=None):
     """:func:`_benchmark_bootstrap` for confidences as given (protocol "none"): nothing to refit.
 
     The evaluation rows (role 1) and the OOD rows (role 2) are resampled
@@ -604,7 +606,8 @@ def _given_bootstrap(bench, model, dataset, ood_dataset, options, random_state, 
     conf = np.concatenate([c for c, _ in answers])
     ok = np.concatenate([o for _, o in answers]).astype(np.int8)
     role = np.concatenate([np.full(len(c), r) for (c, _), (_, r) in zip(answers, parts)])
-    x, inv, _, _ = grid_counts(ok, conf)
+    key = [role] if bench.kind == "answers" else [role, np.concatenate([y[bench._slice(d)] for d, _ in parts])]
+    x, inv, _, _ = grid_counts(ok, cell_scores(conf, *key, ok, cells=cells))
     cols = [np.unique(inv[role == r]) for _, r in parts]
     column, starts = side_by_side(inv, role, {r: c for (_, r), c in zip(parts, cols)})
     k = len(cols[0])
@@ -617,7 +620,6 @@ def _given_bootstrap(bench, model, dataset, ood_dataset, options, random_state, 
         out["band"] = rows["band"]
         return out
 
-    key = [role] if bench.kind == "answers" else [role, np.concatenate([y[bench._slice(d)] for d, _ in parts])]
     return _replicates_and_jackknife(strata_of(*key), column, ok, n_values=int(starts[-1]), statistic=statistic,
                                      n_bootstrap=n_bootstrap, random_state=random_state,
                                      chunk_width=max(len(ok), len(x)))
