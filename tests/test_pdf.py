@@ -441,3 +441,10 @@ def test_print_appendix_moves_the_marked_cells_after_the_analyses():
     assert "<h2" not in out and "ba-print-appendix-->" not in out
     assert '<li><a href="#print-appendix">Every &amp; dataset</a></li></ol><p>' in out
     assert _print_appendix(html.replace("<!--ba-end-->", "")) == html.replace("<!--ba-end-->", "")  # an overview
+    # a second marked heading opens a second appendix, after the first, both in the contents
+    two = _print_appendix(html.replace("<p>the data</p>", '<!--ba-print-appendix--><h2 id="n">Notes</h2><p>n1</p>'
+                                                          '<!--/ba-print-appendix--><p>the data</p>'))
+    assert two.index("<td>1</td>") < two.index('id="print-appendix-2"') < two.index(
+        '<div class="ba-section-title">Notes</div>') < two.index("<p>n1</p>")
+    assert ('<li><a href="#print-appendix">Every &amp; dataset</a></li><li><a href="#print-appendix-2">Notes</a></li>'
+            '</ol><p>') in two
