@@ -364,8 +364,8 @@ def test_the_pdf_opens_with_a_summary_of_at_most_four_pages_then_the_appendices(
     html, pdf = rendered
     texts, _ = pdf_layout(pdf)
     starts = appendix_starts(texts)
-    assert sorted(starts) == ["A", "B", "C", "D"]
-    assert [starts[k][0] for k in "ABCD"] == sorted(starts[k][0] for k in "ABCD")
+    assert sorted(starts) == ["A", "B", "C", "D", "E"]
+    assert [starts[k][0] for k in "ABCDE"] == sorted(starts[k][0] for k in "ABCDE")
     summary, thin, fills = summary_pages_and_thin_pages(pdf)
     assert 1 <= summary <= 4, summary
     assert thin == [], [round(f, 2) for f in fills]
@@ -376,7 +376,8 @@ def test_the_pdf_opens_with_a_summary_of_at_most_four_pages_then_the_appendices(
     # summary, which names the test once in its prose and once in the mean's row
     d_page = starts["D"][0]
     assert "AppendixD.Againstthebaselineoneverydataset" in squash(texts[d_page - 1])
-    after = squash("".join(texts[d_page - 1:]))
+    after = squash("".join(texts[d_page - 1:starts["E"][0]]))
+    assert "AppendixE.Whatthisreportshows" in squash(texts[starts["E"][0] - 1])
     assert before.count("pairedDeLong") == 2 and after.count("pairedDeLong") >= 2
     assert after.count("meanoverdatasets") == 0
 
