@@ -364,8 +364,8 @@ def test_the_pdf_opens_with_a_summary_of_at_most_four_pages_then_the_appendices(
     html, pdf = rendered
     texts, _ = pdf_layout(pdf)
     starts = appendix_starts(texts)
-    assert sorted(starts) == ["A", "B", "C", "D"]
-    assert [starts[k][0] for k in "ABCD"] == sorted(starts[k][0] for k in "ABCD")
+    assert sorted(starts) == ["A", "B", "C", "D", "E"]
+    assert [starts[k][0] for k in "ABCDE"] == sorted(starts[k][0] for k in "ABCDE")
     summary, thin, fills = summary_pages_and_thin_pages(pdf)
     assert 1 <= summary <= 4, summary
     assert thin == [], [round(f, 2) for f in fills]
@@ -376,7 +376,8 @@ def test_the_pdf_opens_with_a_summary_of_at_most_four_pages_then_the_appendices(
     # summary, which names the test once in its prose and once in the mean's row
     d_page = starts["D"][0]
     assert "AppendixD.Againstthebaselineoneverydataset" in squash(texts[d_page - 1])
-    after = squash("".join(texts[d_page - 1:]))
+    after = squash("".join(texts[d_page - 1:starts["E"][0]]))
+    assert "AppendixE.Whatthisreportshows" in squash(texts[starts["E"][0] - 1])
     assert before.count("pairedDeLong") == 2 and after.count("pairedDeLong") >= 2
     assert after.count("meanoverdatasets") == 0
 
@@ -441,3 +442,10 @@ def test_print_appendix_moves_the_marked_cells_after_the_analyses():
     assert "<h2" not in out and "ba-print-appendix-->" not in out
     assert '<li><a href="#print-appendix">Every &amp; dataset</a></li></ol><p>' in out
     assert print_appendix(html.replace("<!--ba-end-->", "")) == html.replace("<!--ba-end-->", "")  # an overview
+    # a second marked heading opens a second appendix, after the first, both in the contents
+    two = print_appendix(html.replace("<p>the data</p>", '<!--ba-print-appendix--><h2 id="n">Notes</h2><p>n1</p>'
+                                                          '<!--/ba-print-appendix--><p>the data</p>'))
+    assert two.index("<td>1</td>") < two.index('id="print-appendix-2"') < two.index(
+        '<div class="ba-section-title">Notes</div>') < two.index("<p>n1</p>")
+    assert ('<li><a href="#print-appendix">Every &amp; dataset</a></li><li><a href="#print-appendix-2">Notes</a></li>'
+            '</ol><p>') in two

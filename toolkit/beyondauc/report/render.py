@@ -373,27 +373,33 @@ def print_appendix(html):
     """``html`` with the summary's details (cells tagged ``print-appendix``) moved after the analyses.
 
     For the PDF only: the printed summary holds the verdict, the key figure and
-    the comparison in short; the comparison on every dataset follows the
-    analyses as the last appendix, titled by its first ``##`` heading and
-    listed in the contents. Without such cells (or without the end of the
-    sections, an overview) the html is returned as it is.
+    the comparison in short. The marked cells follow the analyses as further
+    appendices, one for each marked cell holding a ``##`` heading (the
+    heading becomes the appendix's title) and the marked cells after it,
+    each listed in the contents. Without such cells (or without the end of
+    the sections, an overview) the html is returned as it is.
     """
     moved = _PRINT_APPENDIX.findall(html)
     if not moved or "<!--ba-end-->" not in html:
         return html
-    body = "".join(moved)
-    heading = _FIRST_H2.search(body)
-    title = "Details of the summary"
-    if heading:
-        title = html_module.escape(html_module.unescape(_MARKUP.sub("", heading.group(1))).replace("\u00b6", "").strip()) \
-            or title
-        body = body[:heading.start()] + body[heading.end():]
-    section = (f'<section class="ba-section ba-print-appendix" id="print-appendix" data-beyondauc="print-appendix">'
-               f'<div class="ba-section-title">{title}</div><div class="ba-section-body">{body}</div></section>')
-    html = _PRINT_APPENDIX.sub("", html).replace("<!--ba-end-->", section, 1)
-    item = f'<li><a href="#print-appendix">{title}</a></li>'
-    return re.sub(r'(<nav class="ba-contents".*?)(</ol><p>)', lambda m: m.group(1) + item + m.group(2), html,
-                  count=1, flags=re.S)
+    groups = []
+    for cell in moved:
+        heading = _FIRST_H2.search(cell)
+        if heading or not groups:
+            text = _MARKUP.sub("", heading.group(1)) if heading else ""
+            title = html_module.escape(html_module.unescape(text).replace("\u00b6", "").strip()) or "Details of the summary"
+            groups.append([title, ""])
+            cell = cell[:heading.start()] + cell[heading.end():] if heading else cell
+        groups[-1][1] += cell
+    sections, items = [], []
+    for i, (title, body) in enumerate(groups):
+        sid = "print-appendix" if i == 0 else f"print-appendix-{i + 1}"
+        sections.append(f'<section class="ba-section ba-print-appendix" id="{sid}" data-beyondauc="print-appendix">'
+                        f'<div class="ba-section-title">{title}</div><div class="ba-section-body">{body}</div></section>')
+        items.append(f'<li><a href="#{sid}">{title}</a></li>')
+    html = _PRINT_APPENDIX.sub("", html).replace("<!--ba-end-->", "".join(sections), 1)
+    return re.sub(r'(<nav class="ba-contents".*?)(</ol><p>)', lambda m: m.group(1) + "".join(items) + m.group(2),
+                  html, count=1, flags=re.S)
 
 
 def print_document(html, base_dir):
