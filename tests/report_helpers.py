@@ -231,7 +231,8 @@ def appendix_starts(texts):
     starts = {}
     for number, text in enumerate(texts, start=1):
         lines = [line.strip() for line in text.splitlines() if line.strip()]
-        body = [line for line in lines if not line.startswith("beyondauc report:") and not re.match(r"page \d+ / \d+", line)]
+        body = [line for line in lines
+                if not line.startswith("beyondauc report:") and not re.match(r"page \d+ / \d+", line)]
         for i, line in enumerate(body):
             m = re.match(r"Appendix ([A-Z])\. ", line)
             if m and "(page" not in line and m.group(1) not in starts:

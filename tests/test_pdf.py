@@ -406,7 +406,8 @@ def test_a_long_table_breaks_across_pages_and_repeats_its_header_rows(tmp_path):
     from beyondauc.report.render import print_document
 
     nb = wide_table_notebook(4, rows=40)
-    nb.cells.insert(1, nbformat.v4.new_markdown_cell("\n\n".join(f"Paragraph {i} of the text before." for i in range(14))))
+    text = "\n\n".join(f"Paragraph {i} of the text before." for i in range(14))
+    nb.cells.insert(1, nbformat.v4.new_markdown_cell(text))
     html = print_html(nb)
 
     def pages(document):

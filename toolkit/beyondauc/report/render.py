@@ -387,7 +387,8 @@ def print_appendix(html):
         heading = _FIRST_H2.search(cell)
         if heading or not groups:
             text = _MARKUP.sub("", heading.group(1)) if heading else ""
-            title = html_module.escape(html_module.unescape(text).replace("\u00b6", "").strip()) or "Details of the summary"
+            title = html_module.escape(html_module.unescape(text).replace("\u00b6", "").strip())
+            title = title or "Details of the summary"
             groups.append([title, ""])
             cell = cell[:heading.start()] + cell[heading.end():] if heading else cell
         groups[-1][1] += cell
@@ -395,7 +396,8 @@ def print_appendix(html):
     for i, (title, body) in enumerate(groups):
         sid = "print-appendix" if i == 0 else f"print-appendix-{i + 1}"
         sections.append(f'<section class="ba-section ba-print-appendix" id="{sid}" data-beyondauc="print-appendix">'
-                        f'<div class="ba-section-title">{title}</div><div class="ba-section-body">{body}</div></section>')
+                        f'<div class="ba-section-title">{title}</div>'
+                        f'<div class="ba-section-body">{body}</div></section>')
         items.append(f'<li><a href="#{sid}">{title}</a></li>')
     html = _PRINT_APPENDIX.sub("", html).replace("<!--ba-end-->", "".join(sections), 1)
     return re.sub(r'(<nav class="ba-contents".*?)(</ol><p>)', lambda m: m.group(1) + "".join(items) + m.group(2),
