@@ -11,6 +11,7 @@ tables, one CSV, TSV, Parquet or JSON Lines file, or a
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import warnings
 from collections.abc import Mapping, Sequence
@@ -22,7 +23,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..utils.validation import binarize_labels, check_option
+from ..utils.validation import binarize_labels, check_number, check_option
 from .forms import FORMS, WIDE, long_ignored, long_models, long_to_wide, probabilities_hint, recognise_form
 from .readers import (
     TRUE_DOMAINS,
@@ -82,8 +83,14 @@ class Benchmark:
         columns) and whether the answer is correct (:meth:`labels` with
         ``model=``); the AUROC is then that of confidence for telling right
         from wrong, and selective answering uses the confidence as given.
-    correct : ndarray of int8, shape (n_rows, n_models), or None
-        For ``"answers"``: 1 where the model's answer is right.
+    correct : ndarray of int8 or float64, shape (n_rows, n_models), or None
+        For ``"answers"``: 1 where the model's answer is right (int8), or
+        the answer's graded quality in [0, 1] (float64: a ROUGE or judge
+        score).  :meth:`quality` reads it as it is; :meth:`labels` reads it
+        as right/wrong, graded answers thresholded at ``correct_threshold``.
+    correct_threshold : float, default=0.5
+        Graded answers of quality at or above it count as right wherever a
+        yes/no answer is needed (:meth:`labels`); 0/1 answers ignore it.
 
     Examples
     --------
@@ -105,6 +112,7 @@ class Benchmark:
     source: str = "<DataFrame>"
     kind: str = "scores"
     correct: np.ndarray | None = field(default=None, repr=False)
+    correct_threshold: float = 0.5
     _offsets: np.ndarray = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
@@ -124,6 +132,47 @@ class Benchmark:
             f"Benchmark({len(self.datasets)} datasets, {len(self.models)} models, "
             f"{len(self.frame)} rows{kind}, source={self.source!r})"
         )
+
+    @property
+    def graded(self) -> bool:
+        """True for answers whose ``correct`` is a graded quality in [0, 1] rather than 0/1."""
+        return self.correct is not None and self.correct.dtype.kind == "f"
+
+    def with_correct_threshold(self, threshold: float) -> Benchmark:
+        """The same benchmark, graded answers counting as right at quality >= ``threshold``.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from beyondauc import load_benchmark
+        >>> long = pd.DataFrame({"dataset": "qa", "id": [1, 2, 3], "model": "a",
+        ...                      "confidence": [0.9, 0.6, 0.8], "correct": [0.9, 0.4, 0.6]})
+        >>> bench = load_benchmark(long)
+        >>> bench.graded, bench.labels().tolist(), bench.with_correct_threshold(0.7).labels().tolist()
+        (True, [1, 0, 1], [1, 0, 0])
+        """
+        threshold = check_number(threshold, "correct_threshold", low=0, high=1, low_open=True)
+        return dataclasses.replace(self, correct_threshold=threshold)
+
+    def quality(self, dataset: str | None = None, *, model: str | None = None) -> np.ndarray:
+        """Return each answer's quality in [0, 1] as float64 (1/0 for right/wrong answers), as :meth:`labels` does.
+
+        The loss of an answer is ``1 - quality``: what risk-coverage curves,
+        AURC, E-AURC, AUGRC and PRR use.  A scores benchmark's quality is its 0/1 label.
+        """
+        if self.kind == "answers" and self.graded:
+            y = self.correct[:, self.models.index(self._answer_model(model))]
+            return y if dataset is None else y[self._slice(dataset)]
+        return self.labels(dataset, model=model).astype(np.float64)
+
+    def _answer_model(self, model):
+        if model is None:
+            if len(self.models) != 1:
+                raise ValueError("an answers benchmark has a label per model (whether its answer is correct): "
+                                 f"give `model`, one of {list(self.models)}")
+            return self.models[0]
+        self._check_model(model)
+        return model
 
     @property
     def has_split(self) -> bool:
@@ -154,12 +203,9 @@ class Benchmark:
         if model is not None:
             self._check_model(model)
         if self.kind == "answers":
-            if model is None:
-                if len(self.models) != 1:
-                    raise ValueError("an answers benchmark has a label per model (whether its answer is correct): "
-                                     f"give `model`, one of {list(self.models)}")
-                model = self.models[0]
-            y = self.correct[:, self.models.index(model)]
+            y = self.correct[:, self.models.index(self._answer_model(model))]
+            if self.graded:
+                y = (y >= self.correct_threshold).astype(np.int8)
         else:
             y = self.frame["label"].to_numpy()
         return y if dataset is None else y[self._slice(dataset)]
@@ -187,9 +233,9 @@ class Benchmark:
         self._check_model(model)
         j = self.models.index(model)
         keep = [c for c in self.frame.columns if c not in self.models]
-        frame = self.frame[keep].assign(**{"label": self.correct[:, j], model: self.frame[model].to_numpy()})
+        frame = self.frame[keep].assign(**{"label": self.labels(model=model), model: self.frame[model].to_numpy()})
         return Benchmark(frame, (model,), self.datasets, dict(self.domains), self.source, "answers",
-                         self.correct[:, [j]].copy())
+                         self.correct[:, [j]].copy(), self.correct_threshold)
 
     def scores(self, model: str, dataset: str | None = None) -> np.ndarray:
         """Return the raw scores of ``model``, of one dataset or of all rows."""
@@ -242,6 +288,7 @@ class Benchmark:
             self.source,
             self.kind,
             correct,
+            self.correct_threshold,
         )
 
     def summary(self) -> pd.DataFrame:
@@ -253,8 +300,8 @@ class Benchmark:
         """
         codes = self.dataset_codes()
         if self.kind == "answers":
-            per_model = np.stack([np.bincount(codes, weights=self.correct[:, j], minlength=len(self.datasets))
-                                  for j in range(len(self.models))])
+            per_model = np.stack([np.bincount(codes, weights=self.labels(model=m), minlength=len(self.datasets))
+                                  for m in self.models])
             positives = per_model.mean(axis=0)
         else:
             positives = np.bincount(codes, weights=self.labels(), minlength=len(self.datasets))
@@ -666,7 +713,8 @@ def _warn_single_class(bench):
 def _warn_single_answer_class(bench):
     """One warning for the (model, dataset) pairs whose answers are all right, or all wrong."""
     starts = bench._offsets[:-1]
-    right = np.add.reduceat(bench.correct.astype(np.int64), starts, axis=0)  # (n_datasets, n_models)
+    right = np.add.reduceat(np.stack([bench.labels(model=m) for m in bench.models], axis=1).astype(np.int64),
+                            starts, axis=0)  # (n_datasets, n_models), graded answers thresholded
     sizes = bench.dataset_sizes()[:, None]
     pairs = [(bench.models[j], bench.datasets[i], "right" if right[i, j] else "wrong")
              for i, j in np.argwhere((right == 0) | (right == sizes))]

@@ -212,7 +212,7 @@ def long_to_wide(table, form, models, origin, nan_policy):
     values[example, m] = value
     grid = None
     if correct is not None:
-        grid = np.zeros((n_examples, len(models)), dtype=np.int8)
+        grid = np.zeros((n_examples, len(models)), dtype=correct.dtype)  # float64: graded correctness
         grid[example, m] = correct
         grid = grid[keep]
     label = ("label",) if form.kind == "scores" else ()  # an answers benchmark's labels are its `correct`
@@ -266,21 +266,23 @@ _TRUTH = {"1": 1, "0": 0, "1.0": 1, "0.0": 0, "true": 1, "false": 0}
 
 
 def _correct_column(table, origin):
-    """The ``correct`` column as 0/1: from 0/1, booleans or the words true/false (any case)."""
+    """The ``correct`` column: 0/1 (int8) from 0/1, booleans or the words true/false (any case), or a graded
+    quality in [0, 1] (float64) when some value lies strictly between 0 and 1."""
     col = _present(table, "correct", origin)
     if col.dtype.kind == "b":
         return col.to_numpy().astype(np.int8)
     if col.dtype.kind in "iuf":
         v = col.to_numpy(dtype=np.float64)
-        v = np.where((v == 0) | (v == 1), v, np.nan)
+        v = np.where((v >= 0) & (v <= 1), v, np.nan)
     else:
         v = col.astype(str).str.strip().str.lower().map(_TRUTH).to_numpy(dtype=np.float64)
     bad = np.isnan(v)
     if bad.any():
         pos = int(np.flatnonzero(bad)[0])
         raise ValueError(f"column 'correct' must say whether the answer is right (1/0, true/false), got "
-                         f"{_plain(col.iloc[pos])!r} at {origin.locate(table, pos)}")
-    return v.astype(np.int8)
+                         f"{_plain(col.iloc[pos])!r} at {origin.locate(table, pos)} (or how good it is: a quality "
+                         f"in [0, 1])")
+    return v if ((v != 0) & (v != 1)).any() else v.astype(np.int8)
 
 
 def _class_text(values):

@@ -188,6 +188,8 @@ _TABLE = (
        "or the TRUE names; without a domain per dataset, outdomain and indomain are left out)", notebooks=()),
     _P("nan_policy", "raise", _option(NAN_POLICIES), "NaN/inf scores: 'raise' an error naming the row, or 'drop' "
        "those rows with a warning", notebooks=()),
+    _P("correct_threshold", 0.5, _number(**_UNIT), "graded answers (correct a quality in [0, 1]) count as right at a "
+       "quality of at least it wherever a yes/no answer is needed; AURC, E-AURC, AUGRC and PRR use 1 - quality"),
     _P("protocol", "xdomain", _option(PROTOCOLS), "calibration protocol of the headline expected accuracy"),
     _P("method", "logistic", _option(METHODS), "calibration method of the headline expected accuracy"),
     _P("class_weight", None, _option((None, "balanced")), 'None or "balanced" for every calibrator'),

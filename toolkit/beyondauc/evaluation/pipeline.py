@@ -160,6 +160,8 @@ def _open(data, p):
     """(the benchmark analysed, the same models on every dataset of the data): the data is read once."""
     full = open_benchmark(data, models=p["models"], pos_label=p["pos_label"], domains=p["domains"],
                           nan_policy=p["nan_policy"])
+    if full.graded:  # graded answers: right/wrong at the threshold wherever a yes/no answer is needed
+        full = full.with_correct_threshold(p["correct_threshold"])
     return open_benchmark(full, datasets=p["datasets"]), full
 
 
@@ -757,7 +759,8 @@ def _evaluation(tables, p, bench, source, sha256, stages, t_start, left_out):
     ``data["protocols_left_out"]`` maps each protocol the grid leaves out to why (empty: none).
     """
     stored = {k: list(v) if isinstance(v, tuple) else v for k, v in p.items()}  # as its manifest stores them
-    info = {"source": source, "sha256": sha256, "kind": bench.kind, "n_rows": int(len(bench)), "models": list(bench.models),
+    info = {"source": source, "sha256": sha256, "kind": bench.kind, "graded": bench.graded,
+            "n_rows": int(len(bench)), "models": list(bench.models),
             "datasets": list(bench.datasets), "domains": {d: bench.domains.get(d) for d in bench.datasets},
             "protocols_left_out": dict(left_out)}
     created = _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat()

@@ -44,6 +44,8 @@ from .selective import (
     _excess,
     _risks,
     accuracy_at_coverages,
+    exact_area_rows,
+    graded_excess,
 )
 from .selective_scores import (
     DiSCA,
@@ -58,7 +60,7 @@ if TYPE_CHECKING:  # names in annotations only
     from ..data.benchmark import Benchmark
 
 __all__ = ["BAND_COVERAGES", "MAX_TIE_SHARE", "MIN_CONFIDENCES", "SELECTIVE_PROTOCOLS", "SelectiveAnswering", "calibrated_confidence",
-           "confidence_ties", "coverage_accuracy_band", "protocol_rows", "selective_intervals",
+           "confidence_ties", "coverage_accuracy_band", "given_quality", "protocol_rows", "selective_intervals",
            "selective_answering", "selective_table", "tolerance_table"]
 
 #: Fewest distinct confidences a model's answers on a dataset need to be ranked by DiSCA.
@@ -398,7 +400,9 @@ def selective_answering(
                       f"none shared by more than {MAX_TIE_SHARE:.0%} of the answers): DiSCA is flagged "
                       "`rankable` = False and left out of DiSCA rankings", UndefinedMetricWarning, stacklevel=2)
     exact = _curve(conf, ok, None)
-    n_ok, grisk = int(ok.sum()), _risks(exact)[1]
+    quality = given_quality(bench, model, dataset) if protocol == "none" else None
+    lossy = exact if quality is None else _curve(conf, quality, None)  # AURC, E-AURC, AUGRC: loss 1 - quality
+    grisk = _risks(lossy)[1]
     d_ood = None if conf_ood is None else disca(conf_ood, ok_ood, tolerance=tolerance, weights=weights,
                                                  resolution=resolution)
     dd = nd = None
@@ -416,7 +420,7 @@ def selective_answering(
             random_state=random_state, n_bootstrap=n_bootstrap,
             resample_state=dataset_seed(random_state, [d for d in bench.datasets if d != ood_dataset].index(dataset)),
         )
-        estimate = {"accuracy": float(exact.accuracy[-1]), "area": exact.score, "aurc": 1.0 - exact.score,
+        estimate = {"accuracy": float(exact.accuracy[-1]), "area": exact.score, "aurc": 1.0 - lossy.score,
                     "disca": d.score, "a": d.a, "b": d.b, **({} if d_ood is None else {"disca_ood": d_ood.score})}
         intervals, how, why = interval_summary(interval_frame(estimate, reps, confidence_level, jackknife=jack))
         band = _band(acc, confidence_level)
@@ -429,8 +433,8 @@ def selective_answering(
         method=method,
         disca=d,
         curve=exact,
-        aurc=_aurc_of(exact, "step"),
-        e_aurc=_excess(exact, len(ok), n_ok, "exact", "step"),
+        aurc=_aurc_of(lossy, "step"),
+        e_aurc=_e_aurc(lossy, ok, quality, "exact"),
         disca_ood=d_ood,
         didma=dd,
         nidma=nd,
@@ -438,10 +442,10 @@ def selective_answering(
         correct=ok,
         confidence_ood=conf_ood,
         correct_ood=ok_ood,
-        aurc_linear=_aurc_of(exact, "linear"),
-        e_aurc_analytic=_excess(exact, len(ok), n_ok, "analytic", "step"),
-        augrc=_area(exact.coverage, grisk, "step", 0.0),
-        augrc_linear=_area(exact.coverage, grisk, "linear", 0.0),
+        aurc_linear=_aurc_of(lossy, "linear"),
+        e_aurc_analytic=_e_aurc(lossy, ok, quality, "analytic"),
+        augrc=_area(lossy.coverage, grisk, "step", 0.0),
+        augrc_linear=_area(lossy.coverage, grisk, "linear", 0.0),
         intervals=intervals,
         replicates=reps,
         accuracy_band=band,
@@ -452,6 +456,24 @@ def selective_answering(
         top_share=top_share,
         rankable=rankable,
     )
+
+
+def given_quality(bench: Benchmark, model: str, dataset: str) -> np.ndarray | None:
+    """The graded quality of ``model``'s answers on ``dataset`` (None unless the benchmark's answers are graded).
+
+    Read with the confidence as given (protocol "none"): AURC, E-AURC and
+    AUGRC then take ``1 - quality`` as the loss, while the coverage-accuracy
+    curve, DiSCA, a and b read the answers thresholded at the benchmark's
+    ``correct_threshold``.
+    """
+    return bench.quality(dataset, model=model) if bench.kind == "answers" and bench.graded else None
+
+
+def _e_aurc(cur, ok, quality, optimum):
+    """E-AURC (step) of the exact curve: of 0/1 answers, or of graded ones (``quality`` not None)."""
+    if quality is None:
+        return _excess(cur, len(ok), int(ok.sum()), optimum, "step")
+    return graded_excess(cur, quality, optimum, "step")
 
 
 def selective_table(bench: Benchmark, *, models: Sequence[str] | None = None, datasets: Sequence[str] | None = None,
@@ -552,6 +574,8 @@ def _benchmark_bootstrap(bench, model, dataset, *, ood_dataset, protocol, method
     resolution = _check_resolution(resolution)
     options = {"resolution": resolution, "tolerance": tolerance, "weights": weights}
     resample_state = check_random_state(random_state if resample_state is None else resample_state)
+    if protocol == "none" and given_quality(bench, model, dataset) is not None:
+        return _graded_bootstrap(bench, model, dataset, ood_dataset, options, resample_state, n_bootstrap)
     if protocol == "none":
         return _given_bootstrap(bench, model, dataset, ood_dataset, options, resample_state, n_bootstrap)
     s, y, role, strata = _selective_design(bench, model, dataset, ood_dataset=ood_dataset, protocol=protocol,
@@ -621,6 +645,52 @@ def _given_bootstrap(bench, model, dataset, ood_dataset, options, random_state, 
     return _replicates_and_jackknife(strata_of(*key), column, ok, n_values=int(starts[-1]), statistic=statistic,
                                      n_bootstrap=n_bootstrap, random_state=random_state,
                                      chunk_width=max(len(ok), len(x)))
+
+
+def _graded_bootstrap(bench, model, dataset, ood_dataset, options, random_state, n_bootstrap):
+    """:func:`_given_bootstrap` for graded answers: the grid is the distinct (confidence, quality) pairs.
+
+    Every example counts as a "positive" of its pair; each replicate's pair
+    counts then give, per distinct confidence, both the right/wrong counts
+    at the benchmark's ``correct_threshold`` (accuracy, area, DiSCA, a, b)
+    and the summed quality and loss (AURC on ``1 - quality``), exactly.
+    """
+    s, q = bench.scores(model), bench.quality(model=model)
+    parts = [(dataset, 1)] + ([(ood_dataset, 2)] if ood_dataset is not None else [])
+    conf = np.concatenate([_given_answers(bench, model, s[bench._slice(d)], q[bench._slice(d)] >= 0.5)[0]
+                           for d, _ in parts])
+    quality = np.concatenate([q[bench._slice(d)] for d, _ in parts])
+    role = np.concatenate([np.full(bench.dataset_sizes()[bench.datasets.index(d)], r) for d, r in parts])
+    pairs, inv = np.unique(np.column_stack([conf, quality]), axis=0, return_inverse=True)  # by confidence, quality
+    inv = inv.ravel()
+    cols = [np.unique(inv[role == r]) for _, r in parts]
+    column, starts = _side_by_side(inv, role, {r: c for (_, r), c in zip(parts, cols)})
+    right = (pairs[:, 1] >= bench.correct_threshold).astype(np.float64)
+
+    def counts(pos, at):  # (R, pairs of one role) -> per distinct confidence: right, wrong, quality, loss
+        c = pairs[at, 0]
+        first = np.flatnonzero(np.r_[True, c[1:] != c[:-1]])
+        def by(w):
+            return np.add.reduceat(pos * w, first, axis=1)
+        return c[first], (by(right[at]), by(1.0 - right[at])), (by(pairs[at, 1]), by(1.0 - pairs[at, 1]))
+
+    k = len(cols[0])
+
+    def statistic(pos, neg):
+        x, binary, graded = counts(pos[:, :k], cols[0])
+        rows = selective_rows(x, *binary, **options, coverages=BAND_COVERAGES)
+        out = {name: rows[name] for name in INTERVAL_NAMES}
+        out["aurc"] = 1.0 - exact_area_rows(x, *graded)
+        if ood_dataset is not None:
+            x_ood, binary_ood, _ = counts(pos[:, k:], cols[1])
+            out["disca_ood"] = selective_rows(x_ood, *binary_ood, **options)["disca"]
+        out["band"] = rows["band"]
+        return out
+
+    ones = np.ones(len(inv), dtype=np.int8)
+    return _replicates_and_jackknife(strata_of(role), column, ones, n_values=int(starts[-1]), statistic=statistic,
+                                     n_bootstrap=n_bootstrap, random_state=random_state,
+                                     chunk_width=max(len(inv), len(pairs)))
 
 
 def _refit_statistic(x, cols, *, method, class_weight, init, options, kind="scores"):
