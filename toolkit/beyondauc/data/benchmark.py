@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 
 from ..utils.validation import binarize_labels, check_number, check_option
-from .forms import FORMS, WIDE, long_ignored, long_models, long_to_wide, probabilities_hint, recognise_form
+from .forms import FORMS, WIDE, sample_column, long_ignored, long_models, long_to_wide, probabilities_hint, recognise_form
 from .readers import (
     TRUE_DOMAINS,
     _RESERVED,
@@ -175,6 +175,40 @@ class Benchmark:
         return model
 
     @property
+    def repeated(self) -> bool:
+        """True when rows repeat items: a column numbering samples (``epoch`` or ``sample``) beside ``id``."""
+        return "id" in self.frame.columns and sample_column(self.frame.columns) is not None
+
+    def items(self) -> np.ndarray:
+        """Each row's item (0 .. n_items - 1): rows sharing dataset and ``id`` when :attr:`repeated`, else the row.
+
+        Every interval resamples items, so the repeated samples of one item
+        (e.g. the epochs of an LLM run) are drawn together.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from beyondauc import load_benchmark
+        >>> long = pd.DataFrame({"dataset": "qa", "id": [1, 1, 2, 2], "epoch": [1, 2, 1, 2], "model": "a",
+        ...                      "confidence": [0.9, 0.8, 0.6, 0.7], "correct": [1, 1, 0, 1]})
+        >>> bench = load_benchmark(long)
+        >>> bench.repeated, bench.items().tolist(), bench.item_counts().tolist()
+        (True, [0, 0, 1, 1], [2])
+        """
+        if not self.repeated:
+            return np.arange(len(self.frame), dtype=np.int64)
+        key = pd.DataFrame({"d": self.dataset_codes(), "i": self.frame["id"].to_numpy()})
+        return key.groupby(["d", "i"], sort=False, dropna=False).ngroup().to_numpy(dtype=np.int64)
+
+    def item_counts(self) -> np.ndarray:
+        """The number of items of each dataset, in ``datasets`` order (its rows when nothing repeats)."""
+        if not self.repeated:
+            return self.dataset_sizes()
+        items = self.items()
+        first = np.unique(items, return_index=True)[1]
+        return np.bincount(self.dataset_codes()[first], minlength=len(self.datasets))
+
+    @property
     def has_split(self) -> bool:
         """True when the data has a ``split`` (cohort) column."""
         return "split" in self.frame.columns
@@ -314,6 +348,8 @@ class Benchmark:
             }
         )
         out["positive_rate"] = positives / out["n"]
+        if self.repeated:  # repeated samples: the rows are samples of fewer items
+            out.insert(out.columns.get_loc("n"), "n_items", self.item_counts())
         if self.has_split:
             splits = self.frame.groupby("dataset", sort=False)["split"].agg(
                 lambda s: ",".join(sorted(map(str, s.unique())))
@@ -766,6 +802,9 @@ def _benchmark_of(frame, scores, model_cols, order, dom, src, correct=None):
         columns["split"] = _text_column(take(split.codes), list(split.categories))
     if "id" in frame.columns:
         columns["id"] = take(frame["id"].to_numpy())
+    sample = sample_column(frame.columns)
+    if sample is not None:  # repeated samples of an item, numbered
+        columns[sample] = take(frame[sample].to_numpy())
     scores = np.asfortranarray(take(scores))  # each model's column contiguous
     columns.update((str(m), scores[:, j]) for j, m in enumerate(model_cols))
     out = pd.DataFrame(columns, copy=False)  # at once: column by column fragments a frame of many models

@@ -115,7 +115,9 @@ class Evaluation:
     parameters : dict
         The analysis parameters, complete (defaults filled in).
     data : dict
-        ``source``, ``sha256``, ``n_rows``, ``models``, ``datasets``, ``domains``.
+        ``source``, ``sha256``, ``kind``, ``graded`` (answers' correctness a
+        quality in [0, 1]), ``n_rows``, ``n_items`` (only when rows repeat
+        items: the items they are samples of), ``models``, ``datasets``, ``domains``.
     versions : dict
         Versions of beyondauc and the libraries that computed it.
     created : str

@@ -448,6 +448,13 @@ def _cohort_task(views, model, arg):
 # evaluate
 # ---------------------------------------------------------------------------
 
+#: What an evaluation of repeated samples (rows sharing dataset, model and ``id``) says once.
+REPEATED_NOTE = ("repeated samples of items (an 'epoch' or 'sample' column): the bootstrap intervals of the "
+                 "expected accuracy, kappa, ranks and selective answering resample items, keeping each item's "
+                 "samples together; the DeLong intervals and tests of the AUC and the cohort diagnostics still "
+                 "treat every sample as an item, so theirs are too narrow for correlated samples")
+
+
 def evaluate(
     data: str | os.PathLike | Benchmark | pd.DataFrame = "demo",
     *,
@@ -536,6 +543,8 @@ def evaluate(
             warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
         if left_out:
             warnings.warn(left_out_message(left_out), UserWarning, stacklevel=2)
+        if bench.repeated and p["n_bootstrap"]:
+            warnings.warn(REPEATED_NOTE, UserWarning, stacklevel=2)
         with _Tasks.opened(n_jobs, dask, progress, log) as tasks:
             ev = _compute(p, bench, full, source, sha256, t_start, tasks=tasks, progress=progress, log=log,
                           left_out=left_out)
@@ -761,6 +770,7 @@ def _evaluation(tables, p, bench, source, sha256, stages, t_start, left_out):
     stored = {k: list(v) if isinstance(v, tuple) else v for k, v in p.items()}  # as its manifest stores them
     info = {"source": source, "sha256": sha256, "kind": bench.kind, "graded": bench.graded,
             "n_rows": int(len(bench)), "models": list(bench.models),
+            **({"n_items": int(bench.item_counts().sum())} if bench.repeated else {}),
             "datasets": list(bench.datasets), "domains": {d: bench.domains.get(d) for d in bench.datasets},
             "protocols_left_out": dict(left_out)}
     created = _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat()

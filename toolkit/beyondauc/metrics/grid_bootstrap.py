@@ -59,6 +59,7 @@ from .bootstrap import (
     percentile_interval,
     strata_of,
 )
+from .clusters import cluster_counts
 from .comparison import bootstrap_pvalue, holm_adjust
 from .calibration import (
     METHODS,
@@ -116,9 +117,11 @@ class ReplicateCounts:
     (each grid is then counted from them, not drawn again), once.
     """
 
-    def __init__(self, strata, n_bootstrap, random_state, start, stop, *, counts=None):
+    def __init__(self, strata, n_bootstrap, random_state, start, stop, *, counts=None, clusters=None):
         self.strata, self.n_bootstrap, self.random_state = strata, n_bootstrap, random_state
         self.start, self.stop, self.W = start, stop, counts
+        if clusters is not None:  # repeated samples: items drawn whole (the cluster bootstrap), counted per example
+            self.W = cluster_counts(clusters, strata, n_bootstrap, random_state=random_state, start=start, stop=stop)
 
     @classmethod
     def of(cls, W):
@@ -315,7 +318,8 @@ class _Runner:
     def counts(self, b0, b1):
         W = self._counts.get((b0, b1))
         if W is None:
-            W = ReplicateCounts(self.bctx.strata, self.bctx.n_bootstrap, self.bctx.boot_seed, b0, b1)
+            W = ReplicateCounts(self.bctx.strata, self.bctx.n_bootstrap, self.bctx.boot_seed, b0, b1,
+                                clusters=self.bctx.clusters)
             if self._keep:
                 self._counts[(b0, b1)] = W
         return W
@@ -749,7 +753,8 @@ def _boot_context(bench, protocols, methods, class_weight, n_repeats, seed, n_bo
     )
     # answers: the class is per model, so every model resamples the same examples within datasets (paired)
     strata = strata_of(ctx.codes) if bench.kind == "answers" else strata_of(ctx.codes, ctx.y)
-    return _BootContext(base=ctx, strata=strata, n_bootstrap=n_bootstrap, boot_seed=seed)
+    return _BootContext(base=ctx, strata=strata, n_bootstrap=n_bootstrap, boot_seed=seed,
+                        clusters=bench.items() if bench.repeated else None)
 
 
 def _replicate_array(grid, n_bootstrap, pieces):

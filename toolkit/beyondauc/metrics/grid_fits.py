@@ -44,6 +44,7 @@ class _BootContext:
     strata: np.ndarray
     n_bootstrap: int
     boot_seed: object
+    clusters: np.ndarray | None = None  # each example's item when items repeat (cluster bootstrap), else None
 
 
 def _standardize(x, pos, neg):

@@ -546,6 +546,27 @@ def _selective_design(bench, model, dataset, *, ood_dataset, protocol, random_st
     return s, y, role, strata
 
 
+def _refit_items(bench, used, strata, protocol):
+    """Each used row's item for the cluster bootstrap (None when no item repeats).
+
+    An item whose samples the protocol splits between calibration and
+    evaluation rows (a random split of rows) cannot be resampled whole: its
+    rows are then resampled one by one, with a warning.
+    """
+    if not bench.repeated:
+        return None
+    items = bench.items()[used]
+    per_item = np.zeros(int(items.max()) + 1 if len(items) else 0, dtype=np.int64)
+    per_item[items] = strata
+    if (per_item[items] != strata).any():
+        warnings.warn(f"protocol {protocol!r} splits the repeated samples of some items between calibration and "
+                      "evaluation rows: its selective intervals resample rows, and are too narrow for correlated "
+                      "samples (choose a protocol that keeps items whole, e.g. 'none' or 'xdomain')", UserWarning,
+                      stacklevel=4)
+        return None
+    return items
+
+
 #: Coverage levels of the pointwise accuracy band.
 BAND_COVERAGES = np.linspace(0.02, 1.0, 50)
 
@@ -580,6 +601,10 @@ def _benchmark_bootstrap(bench, model, dataset, *, ood_dataset, protocol, method
         return _given_bootstrap(bench, model, dataset, ood_dataset, options, resample_state, n_bootstrap)
     s, y, role, strata = _selective_design(bench, model, dataset, ood_dataset=ood_dataset, protocol=protocol,
                                            random_state=random_state)
+    items = None
+    if bench.repeated:  # the rows _selective_design resamples, as items
+        cal, ev, ood = _selective_rows(bench, dataset, protocol, random_state, ood_dataset)
+        items = _refit_items(bench, cal | ev | ood, strata, protocol)
     x, inv, _, _ = _grid_counts(y, s)
     m = len(x)
     init = None
@@ -594,7 +619,7 @@ def _benchmark_bootstrap(bench, model, dataset, *, ood_dataset, protocol, method
                                  kind=bench.kind)
     return _replicates_and_jackknife(strata, column, y, n_values=int(starts[-1]), statistic=statistic,
                                      n_bootstrap=n_bootstrap, random_state=resample_state,
-                                     chunk_width=max(len(y), m))
+                                     chunk_width=max(len(y), m), clusters=items)
 
 
 def _side_by_side(inv, role, blocks):
@@ -644,7 +669,7 @@ def _given_bootstrap(bench, model, dataset, ood_dataset, options, random_state, 
     key = [role] if bench.kind == "answers" else [role, np.concatenate([y[bench._slice(d)] for d, _ in parts])]
     return _replicates_and_jackknife(strata_of(*key), column, ok, n_values=int(starts[-1]), statistic=statistic,
                                      n_bootstrap=n_bootstrap, random_state=random_state,
-                                     chunk_width=max(len(ok), len(x)))
+                                     chunk_width=max(len(ok), len(x)), clusters=_items(bench, parts))
 
 
 def _graded_bootstrap(bench, model, dataset, ood_dataset, options, random_state, n_bootstrap):
@@ -690,7 +715,15 @@ def _graded_bootstrap(bench, model, dataset, ood_dataset, options, random_state,
     ones = np.ones(len(inv), dtype=np.int8)
     return _replicates_and_jackknife(strata_of(role), column, ones, n_values=int(starts[-1]), statistic=statistic,
                                      n_bootstrap=n_bootstrap, random_state=random_state,
-                                     chunk_width=max(len(inv), len(pairs)))
+                                     chunk_width=max(len(inv), len(pairs)), clusters=_items(bench, parts))
+
+
+def _items(bench, parts):
+    """Each resampled row's item (rows of ``parts``' datasets in order), or None when no item repeats."""
+    if not bench.repeated:
+        return None
+    items = bench.items()
+    return np.concatenate([items[bench._slice(d)] for d, _ in parts])
 
 
 def _refit_statistic(x, cols, *, method, class_weight, init, options, kind="scores"):

@@ -729,6 +729,7 @@ def _render_reports(output, evaluation, reused, bench, folder, slugs, notebook_e
         "source": source, "sha256": sha256, "version": __version__, "date": date,
         "n_datasets": len(bench.datasets), "n_models": len(evaluation.data["models"]), "n_failed": n_failed,
         "n_jobs": len(specs), "parameters": evaluation.parameters, "evaluation_created": evaluation.created,
+        "n_items": evaluation.data.get("n_items"), "n_samples": evaluation.data.get("n_rows"),
         "reused": reused, "models": _index_rows(evaluation, reports), "notes": base_header["notes"],
         "overview": {"html": overview.html, "status": overview.status, "error": overview.error,
                      "notebooks": [{"name": nb.name, "path": nb.path} for nb in overview.notebooks]},
