@@ -116,3 +116,19 @@ def test_an_evaluation_has_the_table_and_warns_of_a_miscalibrated_confidence():
     rule = f[f["rule"].str.contains("miscalibrated confidence")]
     assert set(rule["model"]) == {"overconfident"} and (rule["status"] == "warn").all()
     assert "confidence as given miscalibrated" in ev.table("verdicts").set_index("model").loc["overconfident", "verdict"]
+
+
+def test_the_baseline_comparison_has_the_given_confidence_rows():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ev = ba.evaluate(_answers(n=300), n_bootstrap=60, noise_repeats=2, n_jobs=1, baseline="honest")
+    t = ev.table("comparison").query("model == 'overconfident'")
+    given = ev.table("given_calibration").set_index(["model", "dataset"])
+    for value in ("brier", "nll", "ece_uniform", "prr"):
+        rows = t[t["value"] == value].set_index("dataset")
+        assert (rows["test"] == "paired bootstrap").all(), value
+        for d in ("qa", "nli"):
+            diff = given.loc[("overconfident", d), value] - given.loc[("honest", d), value]
+            assert rows.loc[d, "difference"] == pytest.approx(diff, abs=1e-12)
+    ece = t[(t["value"] == "ece_uniform") & (t["dataset"] != "mean")]
+    assert (ece["low"] > 0).all()  # the overconfident model's ECE is worse on every dataset, with evidence

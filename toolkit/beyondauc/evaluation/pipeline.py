@@ -47,7 +47,7 @@ from ..metrics.calibration import PROTOCOLS, check_n_jobs
 from ..metrics.protocols import left_out_message, left_out_protocols
 from ..metrics.curves import class_histogram, roc_points
 from ..metrics.diagnostics_benchmark import cohort_diagnostics
-from ..metrics.given_calibration import given_calibration_table, given_curves
+from ..metrics.given_calibration import given_calibration_replicates, given_calibration_table, given_curves
 from ..metrics.grid_bootstrap import nanmean_quiet
 from ..metrics.intervals import auc_intervals, friedman_test
 from ..metrics.reliability import CalibrationErrors
@@ -580,15 +580,17 @@ def _compute(p, bench, full, source, sha256, t_start, *, tasks, progress, log, l
     with stages.timed("abstention with a guarantee"):
         tables["risk_control"] = risk_control_evaluation(bench, p, left_out)
     with stages.timed("calibration of the given confidence"):
+        given_reps = given_calibration_replicates(bench, n_bootstrap=p["n_bootstrap"],
+                                                  random_state=p["random_state"]) if p["n_bootstrap"] else None
         tables["given_calibration"] = given_calibration_table(
             bench, n_bootstrap=p["n_bootstrap"], confidence_level=p["confidence_level"],
-            random_state=p["random_state"])
+            random_state=p["random_state"], replicates=given_reps)
         tables["given_reliability"], tables["rejection_curves"] = given_curves(bench)
     replicates = {m: x["replicates"] for m, x in zip(bench.models, parts)} if p["n_bootstrap"] else None
     tables["leaderboard"] = _leaderboard(head, tables["rank_changes"], tables["selective"], tables["diagnostics"],
                                          bench.models, tables.get("mean_intervals"), replicates,
                                          p["confidence_level"])
-    tables["comparison"] = comparison_table(bench, head, boot, tables, replicates, p)
+    tables["comparison"] = comparison_table(bench, head, boot, tables, replicates, p, given=given_reps)
     tables["findings"] = findings_table(tables, p, bench.models)
     tables["verdicts"] = verdicts_table(tables["findings"], tables["leaderboard"])
     return _evaluation(tables, p, bench, source, sha256, stages.seconds, t_start, left_out)

@@ -49,7 +49,7 @@ if TYPE_CHECKING:
     from ..data.benchmark import Benchmark
 
 __all__ = ["CURVE_POINTS", "GIVEN_BIASED", "GIVEN_ECE_TOLERANCE", "GIVEN_METRICS", "given_calibration_table",
-           "given_curves", "given_replicates", "probability_models"]
+           "given_calibration_replicates", "given_curves", "given_replicates", "probability_models"]
 
 #: The numbers of the table, in order.
 GIVEN_METRICS = ("brier", "reliability", "resolution", "uncertainty", "nll", "ece_uniform", "ece_quantile",
@@ -200,8 +200,40 @@ def probability_models(bench: Benchmark) -> list[str]:
     return [m for m in bench.models if len(bench) and 0 <= bench.scores(m).min() and bench.scores(m).max() <= 1]
 
 
+def given_calibration_replicates(bench: Benchmark, *, n_bootstrap: int = 200, random_state: int | None = 0,
+                                 n_bins: int = 15) -> dict[str, dict[str, np.ndarray]]:
+    """The bootstrap replicates of :func:`given_calibration_table`: model -> name -> (n_bootstrap, n_datasets).
+
+    Dataset ``i``'s replicate counts come from ``random_state``'s child for
+    ``i`` (:func:`~beyondauc.metrics.bootstrap.dataset_seed`), drawn over its
+    items, the same for every model: replicate ``b`` of two models is paired.
+
+    Examples
+    --------
+    >>> from beyondauc import load_demo
+    >>> from beyondauc.metrics.given_calibration import given_calibration_replicates
+    >>> reps = given_calibration_replicates(load_demo(kind="answers").subset(models=["knn"]), n_bootstrap=10)
+    >>> reps["knn"]["brier"].shape
+    (10, 5)
+    """
+    models = probability_models(bench)
+    names = [n for n in GIVEN_METRICS if n != "smooth_ece"]
+    out = {m: {n: np.full((n_bootstrap, len(bench.datasets)), np.nan) for n in names} for m in models}
+    items_all = bench.items() if bench.repeated else None
+    for i, d in enumerate(bench.datasets):  # a loop over datasets and models, each vectorised over replicates
+        sl = bench._slice(d)
+        items = None if items_all is None else np.unique(items_all[sl], return_inverse=True)[1]
+        for m in models:
+            reps = _replicate_rows(bench.quality(d, model=m), bench.scores(m, d), items, n_bootstrap,
+                                   dataset_seed(random_state, i), n_bins)
+            for n in names:
+                out[m][n][:, i] = reps[n]
+    return out
+
+
 def given_calibration_table(bench: Benchmark, *, n_bootstrap: int = 200, confidence_level: float = 0.95,
-                            random_state: int | None = 0, n_bins: int = 15) -> pd.DataFrame:
+                            random_state: int | None = 0, n_bins: int = 15,
+                            replicates: dict[str, dict[str, np.ndarray]] | None = None) -> pd.DataFrame:
     """The calibration of the given confidence: one row per model and dataset, each number with its interval.
 
     Columns: ``model``, ``dataset``, ``n``, ``n_items``, then each of
@@ -211,7 +243,8 @@ def given_calibration_table(bench: Benchmark, *, n_bootstrap: int = 200, confide
     interval lies wholly above :data:`GIVEN_ECE_TOLERANCE`.  For a scores
     benchmark the models whose scores are probabilities are judged, the
     confidence being the probability of the positive class.  Percentile
-    intervals; bias-corrected ones for :data:`GIVEN_BIASED`.
+    intervals; bias-corrected ones for :data:`GIVEN_BIASED`.  ``replicates``:
+    :func:`given_calibration_replicates`' of the same benchmark, when already drawn.
 
     Examples
     --------
@@ -222,21 +255,19 @@ def given_calibration_table(bench: Benchmark, *, n_bootstrap: int = 200, confide
     >>> bool(t.loc[0, "ece_uniform_low"] <= t.loc[0, "ece_uniform"] <= t.loc[0, "ece_uniform_high"])
     True
     """
+    if replicates is None and n_bootstrap:
+        replicates = given_calibration_replicates(bench, n_bootstrap=n_bootstrap, random_state=random_state,
+                                                  n_bins=n_bins)
     rows = []
-    items_all = bench.items() if bench.repeated else None
-    for i, d in enumerate(bench.datasets):  # a loop over datasets and models, each vectorised over replicates
-        sl = bench._slice(d)
-        items = None if items_all is None else np.unique(items_all[sl], return_inverse=True)[1]
-        seed = dataset_seed(random_state, i)
+    n_items = bench.item_counts()
+    for i, d in enumerate(bench.datasets):  # a loop over datasets and models
         for m in probability_models(bench):
             q, c = bench.quality(d, model=m), bench.scores(m, d)
-            row = {"model": m, "dataset": d, "n": len(q),
-                   "n_items": len(q) if items is None else int(items.max()) + 1, **_estimates(q, c, n_bins)}
-            reps = _replicate_rows(q, c, items, n_bootstrap, seed, n_bins) if n_bootstrap else {}
+            row = {"model": m, "dataset": d, "n": len(q), "n_items": int(n_items[i]), **_estimates(q, c, n_bins)}
             for name in GIVEN_METRICS:
                 low = high = np.nan
-                if name in reps:
-                    low, high, _, _ = honest_interval(reps[name], row[name], confidence_level,
+                if replicates and name in replicates[m]:
+                    low, high, _, _ = honest_interval(replicates[m][name][:, i], row[name], confidence_level,
                                                       acceleration=0.0 if name in GIVEN_BIASED else None)
                 row[f"{name}_low"], row[f"{name}_high"] = low, high
             row["miscalibrated"] = bool(row["ece_uniform_low"] > GIVEN_ECE_TOLERANCE)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__: list[str] = []
+__all__: list[str] = ["auc_from_counts"]
 
 
 def _grid_counts(y, s, *, sample_weight=None):
@@ -77,6 +77,10 @@ def _auc_from_counts(pos, neg):
     with np.errstate(invalid="ignore", divide="ignore"):
         auc = num / (n_pos * n_neg)
     return np.where((n_pos > 0) & (n_neg > 0), auc, np.nan)
+
+
+#: :func:`_auc_from_counts` by its public name (batched AUC from per-value counts, for other modules).
+auc_from_counts = _auc_from_counts
 
 
 def _confusion(pred, pos, neg):
