@@ -36,7 +36,7 @@ from ..metrics.grid_chunks import join_grid_chunks, replicate_ranges
 from .comparison import comparison_table
 from .parts import _concat
 from .container import Evaluation, load_evaluation, package_versions
-from .parameters import check_against_benchmark, check_evaluation_parameters, resolve_auto
+from .parameters import check_against_benchmark, check_evaluation_parameters, one_dataset_defaults, resolve_auto
 from .summary import findings_table, verdicts_table
 from .stages import (_SAID_WHEN_READ, _Tasks, _bootstrap_task, _grid_task, _model_parts,
                      _model_views, _one_model)
@@ -44,7 +44,8 @@ from ..utils.validation import UndefinedMetricWarning, WarningLog, warnings_once
 from ..data.benchmark import Benchmark
 from ..data.open import open_benchmark
 from ..metrics.calibration import PROTOCOLS, check_n_jobs
-from ..metrics.protocols import left_out_message, left_out_protocols
+from ..metrics.protocols import DOMAIN_HINT, ONE_DATASET_HINT, left_out_message, left_out_protocols, \
+    one_dataset_protocols
 from ..metrics.curves import class_histogram, roc_points
 from ..metrics.diagnostics_benchmark import cohort_diagnostics
 from ..metrics.given_calibration import given_calibration_replicates, given_calibration_table, given_curves
@@ -534,8 +535,10 @@ def evaluate(
         warnings.simplefilter("always")
         bench, full = _open(data, p)
     p = resolve_auto(p, bench)
+    p, fallbacks = one_dataset_defaults(p, parameters, bench)
     check_against_benchmark(p, bench, available=full)  # what would fail after the grid fails here, before it
-    left_out = left_out_protocols(bench)  # the protocols the data cannot give (outdomain, indomain without domains)
+    # the protocols the data cannot give (outdomain, indomain without domains; every cross-dataset one on one dataset)
+    left_out = {**left_out_protocols(bench), **one_dataset_protocols(bench)}
     # each warning once, with the models and datasets it came from; a single class was said when the data was read
     single = [] if bench.kind == "answers" else [d for d in bench.datasets if len(np.unique(bench.labels(d))) < 2]
     with warnings_once(explained=single, models=bench.models,
@@ -543,12 +546,14 @@ def evaluate(
         for w in read:  # first, in order, with the block's own
             warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
         if left_out:
-            warnings.warn(left_out_message(left_out), UserWarning, stacklevel=2)
+            hint = ONE_DATASET_HINT if len(bench.datasets) == 1 else DOMAIN_HINT
+            warnings.warn(left_out_message(left_out, hint=hint), UserWarning, stacklevel=2)
         if bench.repeated and p["n_bootstrap"]:
             warnings.warn(REPEATED_NOTE, UserWarning, stacklevel=2)
         with _Tasks.opened(n_jobs, dask, progress, log) as tasks:
             ev = _compute(p, bench, full, source, sha256, t_start, tasks=tasks, progress=progress, log=log,
                           left_out=left_out)
+    ev.data["defaults_replaced"] = fallbacks
     # every warning kept in full: the reports show each where it applies (a CLI run prints one line about them)
     ev.data["notes"] = [{k: v for k, v in note.items() if k != "category"} for note in log.said]
     return ev

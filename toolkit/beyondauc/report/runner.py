@@ -31,13 +31,14 @@ import pandas as pd
 
 from .execute import _INLINE_BACKEND, _error_of, _execute, _JupyterKernel, _worker_jupyter_kernel
 from ..utils.output import HASHED, ReportFolder, atomic_write, safe_name
-from ..evaluation.parameters import check_against_benchmark, check_parameters, declared_parameters
+from ..evaluation.parameters import check_against_benchmark, check_parameters, declared_parameters, \
+    one_dataset_defaults
 from .render import _index_rows, _render_html, _render_index, _write_pdf
 from ..utils.validation import check_int, check_names
 from ..data.open import DEMO, open_benchmark
 from ..evaluation.parameters import EVALUATION_PARAMETERS
 from ..evaluation.pipeline import data_fingerprint, evaluate, load_evaluation
-from ..metrics.protocols import left_out_message
+from ..metrics.protocols import ONE_DATASET_HINT, left_out_message
 from ..utils.parallel import process_pool
 
 if TYPE_CHECKING:
@@ -520,7 +521,8 @@ def run_report(data: str | os.PathLike | Benchmark | pd.DataFrame = DEMO, *,
     full = open_benchmark(data, pos_label=pos_label, domains=domains, nan_policy=nan_policy)
     evaluated = open_benchmark(full, datasets=datasets)  # every model: ranks and pairs are among all of them
     bench = open_benchmark(evaluated, models=models)  # the models whose reports are written
-    check_against_benchmark({**extra, "baseline": baseline}, evaluated, available=full.datasets)
+    given = {**extra, "baseline": baseline}
+    check_against_benchmark(one_dataset_defaults(given, extra, evaluated)[0], evaluated, available=full.datasets)
     slugs = _folder_names(bench.models)
     if out is None:
         name = DEMO if isinstance(data, str) and data == DEMO else Path(str(bench.source)).stem.split(".")[0]
@@ -593,7 +595,7 @@ def _evaluation_for(output, data, bench, parameters, *, recompute, progress, job
     """
     from ..evaluation.parameters import check_evaluation_parameters as check_evaluation, resolve_auto
 
-    complete = resolve_auto(check_evaluation(parameters), bench)
+    complete = one_dataset_defaults(resolve_auto(check_evaluation(parameters), bench), parameters, bench)[0]
     _, sha256 = data_fingerprint(data)
     previous = Path(output.out) / "evaluation"
     if not recompute and (previous / "manifest.json").is_file():
@@ -649,8 +651,12 @@ def _notes(evaluation):
     left = evaluation.data.get("protocols_left_out") or {}
     if not left:
         return []
-    text = left_out_message(left, hint=_REPORT_DOMAIN_HINT)
-    return [text[0].upper() + text[1:] + "."]
+    one = len(evaluation.data.get("datasets", [])) == 1
+    text = left_out_message(left, hint=ONE_DATASET_HINT if one else _REPORT_DOMAIN_HINT)
+    out = [text[0].upper() + text[1:] + "."]
+    for name, r in (evaluation.data.get("defaults_replaced") or {}).items():
+        out.append(f"Default replaced: {name} = {r['used']!r} instead of {r['default']!r}, as {r['why']}.")
+    return out
 
 
 def _warm_worker(kernel_name, cwd):
