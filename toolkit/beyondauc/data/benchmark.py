@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 
 from ..utils.validation import binarize_labels, check_number, check_option
+from .notices import warn_ignored, warn_single_answer_class, warn_single_class
 from .forms import FORMS, WIDE, sample_column, long_ignored, long_models, long_to_wide, probabilities_hint, recognise_form
 from .readers import (
     TRUE_DOMAINS,
@@ -47,7 +48,7 @@ from .readers import (
     _check_misspelled_columns,
 )
 
-__all__ = ["Benchmark", "load_benchmark", "load_demo"]
+__all__ = ["Benchmark", "load_benchmark"]
 
 #: The kinds of benchmark (DESIGN.md, Input data).
 KINDS = ("scores", "answers")
@@ -466,10 +467,10 @@ def load_benchmark(
     del frame, rows, scores
     _release_arrow_memory()  # what reading a file took and the benchmark does not hold
     if correct is None:
-        _warn_single_class(bench)
+        warn_single_class(bench)
     else:
-        _warn_single_answer_class(bench)
-    _warn_ignored(ignored, origin.where, form)
+        warn_single_answer_class(bench)
+    warn_ignored(ignored, origin.where, form)
     return bench
 
 
@@ -737,45 +738,6 @@ def _column_domains(frame, origin):
     return column_domains
 
 
-def _warn_single_class(bench):
-    """One warning for all the datasets with a single class (from the benchmark's labels: no per-row text)."""
-    positives = np.add.reduceat(bench.labels().astype(np.int64), bench._offsets[:-1]) if len(bench) else []
-    single = [(d, "positive" if s else "negative")
-              for d, s, n in zip(bench.datasets, positives, bench.dataset_sizes()) if s == 0 or s == n]
-    if single:
-        warnings.warn(single_class_message(single), UserWarning, stacklevel=3)
-
-
-def _warn_single_answer_class(bench):
-    """One warning for the (model, dataset) pairs whose answers are all right, or all wrong."""
-    starts = bench._offsets[:-1]
-    right = np.add.reduceat(np.stack([bench.labels(model=m) for m in bench.models], axis=1).astype(np.int64),
-                            starts, axis=0)  # (n_datasets, n_models), graded answers thresholded
-    sizes = bench.dataset_sizes()[:, None]
-    pairs = [(bench.models[j], bench.datasets[i], "right" if right[i, j] else "wrong")
-             for i, j in np.argwhere((right == 0) | (right == sizes))]
-    if pairs:
-        shown = "; ".join(f"model {m!r} on {d!r} (all {what})" for m, d, what in pairs[:10])
-        more = f" and {len(pairs) - 10} more" if len(pairs) > 10 else ""
-        warnings.warn(f"{len(pairs)} model(s) answer a dataset all right or all wrong: {shown}{more}; the AUROC of "
-                      "their confidence there, and every other number that needs right and wrong answers, is NaN",
-                      UserWarning, stacklevel=3)
-
-
-def _warn_ignored(ignored, where, form):
-    """One warning listing the columns left out (the wide form: text columns, neither a model nor reserved)."""
-    if ignored:
-        shown = ", ".join(_shown(c) for c in list(ignored)[:10]) + (f" and {len(ignored) - 10} more"
-                                                                   if len(ignored) > 10 else "")
-        if form.long:
-            warnings.warn(f"{where}: ignored column(s) {shown}: not a column of the {form.name} form ({FORMS})",
-                          UserWarning, stacklevel=3)
-            return
-        warnings.warn(f"{where}: ignored column(s) {shown}: not numeric, so not a model, and not one of "
-                      f"{', '.join(map(repr, _RESERVED))} (give `models=` to name the model columns)", UserWarning,
-                      stacklevel=3)
-
-
 def _benchmark_of(frame, scores, model_cols, order, dom, src, correct=None):
     """The Benchmark of the checked rows: its columns built at once, rows grouped by dataset in ``order``.
 
@@ -819,53 +781,3 @@ def _text_column(codes, names):
     the few ``names`` (8 bytes a row), and reading it back as an array is that array, not a string per row."""
     values = np.array([*names, np.nan], dtype=object)[np.asarray(codes, dtype=np.int64)]
     return pd.Series(values, dtype=object, copy=False)
-
-
-def single_class_message(datasets: Sequence[tuple[str, str]]) -> str:
-    """The one warning about the datasets with a single class, given as (name, "positive" or "negative")."""
-    if len(datasets) == 1:
-        (d, kind), = datasets
-        return (f"dataset {d!r} has a single class (all labels {kind}); its AUC, and every other number that "
-                "needs both classes, is NaN (kappa too where all decisions are that class)")
-    shown = ", ".join(f"{d!r} (all labels {kind})" for d, kind in datasets[:10])
-    more = f" and {len(datasets) - 10} more" if len(datasets) > 10 else ""
-    return (f"{len(datasets)} datasets have a single class: {shown}{more}; their AUC, and every other number that "
-            "needs both classes, is NaN (kappa too where all decisions are that class)")
-
-
-def load_demo(*, kind: str = "scores") -> Benchmark:
-    """Load an embedded demo benchmark (real models on scikit-learn's bundled data).
-
-    See ``beyondauc/datasets/README.md`` for how each was made; the scripts
-    ``scripts/make_demo_data.py`` and ``scripts/make_answers_demo.py``
-    regenerate them.
-
-    Parameters
-    ----------
-    kind : {"scores", "answers"}, default="scores"
-        ``"scores"``: raw scores of 8 models on 8 binary datasets
-        (``demo.csv.gz``).  ``"answers"``: the answers (confidence, correct)
-        of 6 multi-class classifiers on 4 datasets and one
-        out-of-distribution dataset, ``digits_noisy`` (``answers.csv.gz``).
-
-    Returns
-    -------
-    Benchmark
-        Of kind ``kind``.
-
-    Examples
-    --------
-    >>> from beyondauc import load_demo
-    >>> bench = load_demo()
-    >>> len(bench.datasets) >= 6 and len(bench.models) >= 6
-    True
-    >>> answers = load_demo(kind="answers")
-    >>> answers.kind, answers.datasets[-1]
-    ('answers', 'digits_noisy')
-    """
-    check_option(kind, "kind", KINDS)
-    ref = resources.files("beyondauc") / "datasets" / ("demo.csv.gz" if kind == "scores" else "answers.csv.gz")
-    with resources.as_file(ref) as path:
-        bench = load_benchmark(path)  # the answers demo is in the long form
-    source = "beyondauc demo benchmark" if kind == "scores" else "beyondauc answers demo benchmark"
-    return Benchmark(bench.frame, bench.models, bench.datasets, bench.domains, source, bench.kind, bench.correct)

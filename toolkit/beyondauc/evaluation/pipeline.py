@@ -16,12 +16,10 @@ recompute what it holds.
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import datetime as _dt
 import hashlib
 import os
-import sys
 import time
 import warnings
 from dataclasses import dataclass
@@ -36,9 +34,10 @@ from ..metrics.grid_chunks import join_grid_chunks, replicate_ranges
 from .comparison import comparison_table
 from .parts import _concat
 from .container import Evaluation, load_evaluation, package_versions
+from .given import REPEATED_NOTE, given_tables
 from .parameters import check_against_benchmark, check_evaluation_parameters, one_dataset_defaults, resolve_auto
 from .summary import findings_table, verdicts_table
-from .stages import (_SAID_WHEN_READ, _Tasks, _bootstrap_task, _grid_task, _model_parts,
+from .stages import (_SAID_WHEN_READ, StageTimer, _Tasks, _bootstrap_task, _grid_task, _model_parts,
                      _model_views, _one_model)
 from ..utils.validation import UndefinedMetricWarning, WarningLog, warnings_once
 from ..data.benchmark import Benchmark
@@ -48,7 +47,6 @@ from ..metrics.protocols import DOMAIN_HINT, ONE_DATASET_HINT, left_out_message,
     one_dataset_protocols
 from ..metrics.curves import class_histogram, roc_points
 from ..metrics.diagnostics_benchmark import cohort_diagnostics
-from ..metrics.given_calibration import given_calibration_replicates, given_calibration_table, given_curves
 from ..metrics.grid_bootstrap import nanmean_quiet
 from ..metrics.intervals import auc_intervals, friedman_test
 from ..metrics.reliability import CalibrationErrors
@@ -450,13 +448,6 @@ def _cohort_task(views, model, arg):
 # evaluate
 # ---------------------------------------------------------------------------
 
-#: What an evaluation of repeated samples (rows sharing dataset, model and ``id``) says once.
-REPEATED_NOTE = ("repeated samples of items (an 'epoch' or 'sample' column): the bootstrap intervals of the "
-                 "expected accuracy, kappa, ranks and selective answering resample items, keeping each item's "
-                 "samples together; the DeLong intervals and tests of the AUC and the cohort diagnostics still "
-                 "treat every sample as an item, so theirs are too narrow for correlated samples")
-
-
 def evaluate(
     data: str | os.PathLike | Benchmark | pd.DataFrame = "demo",
     *,
@@ -565,7 +556,7 @@ def _compute(p, bench, full, source, sha256, t_start, *, tasks, progress, log, l
     ``tasks`` (:class:`_Tasks`) runs each stage's tasks here, in local processes or on Dask.
     """
     bench_sel = _selective_benchmark(bench, full, p["ood_dataset"])
-    stages = _Stages(progress)
+    stages = StageTimer(progress)
     tables = {"datasets": bench.summary()}
     with stages.timed("calibration grid and calibration error"):
         grid, ce = _calibration_grid(bench, p, tasks, [x for x in PROTOCOLS if x not in left_out])
@@ -585,12 +576,8 @@ def _compute(p, bench, full, source, sha256, t_start, *, tasks, progress, log, l
     with stages.timed("abstention with a guarantee"):
         tables["risk_control"] = risk_control_evaluation(bench, p, left_out)
     with stages.timed("calibration of the given confidence"):
-        given_reps = given_calibration_replicates(bench, n_bootstrap=p["n_bootstrap"],
-                                                  random_state=p["random_state"]) if p["n_bootstrap"] else None
-        tables["given_calibration"] = given_calibration_table(
-            bench, n_bootstrap=p["n_bootstrap"], confidence_level=p["confidence_level"],
-            random_state=p["random_state"], replicates=given_reps)
-        tables["given_reliability"], tables["rejection_curves"] = given_curves(bench)
+        given, given_reps = given_tables(bench, p)
+        tables.update(given)
     replicates = {m: x["replicates"] for m, x in zip(bench.models, parts)} if p["n_bootstrap"] else None
     tables["leaderboard"] = _leaderboard(head, tables["rank_changes"], tables["selective"], tables["diagnostics"],
                                          bench.models, tables.get("mean_intervals"), replicates,
@@ -599,23 +586,6 @@ def _compute(p, bench, full, source, sha256, t_start, *, tasks, progress, log, l
     tables["findings"] = findings_table(tables, p, bench.models)
     tables["verdicts"] = verdicts_table(tables["findings"], tables["leaderboard"])
     return _evaluation(tables, p, bench, source, sha256, stages.seconds, t_start, left_out)
-
-
-class _Stages:
-    """The seconds each stage of an evaluation took, each said on stderr as it ends when ``progress``."""
-
-    def __init__(self, progress):
-        self.progress = progress
-        self.seconds = []  # (name, seconds), in order
-
-    @contextlib.contextmanager
-    def timed(self, name):
-        """Time the block as the stage ``name`` (a block that raises is not recorded)."""
-        t0 = time.perf_counter()
-        yield
-        self.seconds.append((name, time.perf_counter() - t0))
-        if self.progress:
-            print(f"beyondauc evaluate: {name} {self.seconds[-1][1]:.1f} s", file=sys.stderr, flush=True)
 
 
 def _selective_benchmark(bench, full, ood):

@@ -74,7 +74,7 @@ RULES = (
      f"(xdomain, outdomain) at the headline target risk {HEADLINE_RISK:g}", "> the target risk",
      "the certificate itself (probability >= 1 - delta on its calibration data), no interval needed"),
     ("miscalibrated confidence", "calibration", "ECE (15 equal-width bins) of the confidence as given, on a dataset "
-     "(answers, and scores that are probabilities)", f"> {GIVEN_ECE_TOLERANCE:g}",
+     "(where selective answering reads it as given: answers by default)", f"> {GIVEN_ECE_TOLERANCE:g}",
      "the lower end of its interval above the threshold"),
     ("undefined analysis", "analysis", "datasets where the model's scores leave a measure undefined "
      "(constant scores, tied confidences)", ">= 1", "a count, no interval needed"),
@@ -577,10 +577,10 @@ def _analysis(model, diagnostics, selective, single=frozenset()):
 
 def _given(model, table, p):
     """``(status, topic, sentence, rule, reason)`` when the ECE of the confidence as given passes the tolerance on some
-    dataset (the out-of-distribution one aside): a warning when its interval lies wholly above it, a note
+    dataset (the out-of-distribution one aside), for confidences read as given (``selective_protocol="none"``): a warning when its interval lies wholly above it, a note
     (inconclusive, or unchecked without a bootstrap) otherwise; None when it passes nowhere."""
-    if table is None or not len(table):
-        return None
+    if table is None or not len(table) or p.get("selective_protocol") != "none":
+        return None  # the rule judges confidences the evaluation reads as given (answers, by default)
     mine = table[(table["model"] == model) & (table["dataset"] != p.get("ood_dataset"))]
     over = mine[mine["ece_uniform"] > GIVEN_ECE_TOLERANCE].sort_values("ece_uniform_low", ascending=False)
     if not len(over):

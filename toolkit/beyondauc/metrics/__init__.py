@@ -95,12 +95,11 @@ from .selective_benchmark import (  # noqa: F401
     BAND_COVERAGES,
     SelectiveAnswering,
     calibrated_confidence,
-    coverage_accuracy_band,
-    selective_intervals,
     selective_answering,
     selective_table,
     tolerance_table,
 )
+from .selective_band import coverage_accuracy_band, selective_intervals  # noqa: F401
 from .selective_scores import (  # noqa: F401
     RESOLUTIONS,
     DiDMA,

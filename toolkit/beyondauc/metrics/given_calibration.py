@@ -272,7 +272,10 @@ def given_calibration_table(bench: Benchmark, *, n_bootstrap: int = 200, confide
                 row[f"{name}_low"], row[f"{name}_high"] = low, high
             row["miscalibrated"] = bool(row["ece_uniform_low"] > GIVEN_ECE_TOLERANCE)
             rows.append(row)
-    return pd.DataFrame(rows)
+    columns = ["model", "dataset", "n", "n_items", *(c for n in GIVEN_METRICS for c in (n, f"{n}_low", f"{n}_high")),
+               "miscalibrated"]
+    out = pd.DataFrame(rows, columns=columns)  # no model with a probability: no rows, the same columns
+    return out if rows else out.astype({"model": object, "dataset": object, "miscalibrated": bool})
 
 
 def given_curves(bench: Benchmark, *, n_bins: int = 15, level: float = 0.95) -> tuple[pd.DataFrame, pd.DataFrame]:
