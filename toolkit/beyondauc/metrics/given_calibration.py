@@ -36,6 +36,7 @@ from .bootstrap import bootstrap_counts, dataset_seed, honest_interval
 from .clusters import cluster_counts
 from .given_confidence import (
     NLL_EPS,
+    RejectionCurve,
     brier_score,
     negative_log_likelihood,
     prediction_rejection_ratio,
@@ -49,7 +50,7 @@ if TYPE_CHECKING:
     from ..data.benchmark import Benchmark
 
 __all__ = ["CURVE_POINTS", "GIVEN_BIASED", "GIVEN_ECE_TOLERANCE", "GIVEN_METRICS", "given_calibration_table",
-           "given_calibration_replicates", "given_curves", "given_replicates", "probability_models"]
+           "given_calibration_replicates", "given_curves", "given_replicates", "probability_models", "stored_rejection_curve"]
 
 #: The numbers of the table, in order.
 GIVEN_METRICS = ("brier", "reliability", "resolution", "uncertainty", "nll", "ece_uniform", "ece_quantile",
@@ -309,3 +310,19 @@ def given_curves(bench: Benchmark, *, n_bins: int = 15, level: float = 0.95) -> 
                ["model", "dataset", "rejection", "loss", "oracle", "random"])
     return tuple(pd.concat(t, ignore_index=True)[cols] if t else pd.DataFrame(columns=cols)
                  for t, cols in zip((bands, curves), columns))
+
+
+def stored_rejection_curve(rows: pd.DataFrame) -> RejectionCurve:
+    """The :class:`RejectionCurve` of one model and dataset back from :func:`given_curves`' rows (thinned).
+
+    Examples
+    --------
+    >>> from beyondauc import load_demo
+    >>> from beyondauc.metrics.given_calibration import given_curves, stored_rejection_curve
+    >>> _, curves = given_curves(load_demo(kind="answers").subset(models=["knn"], datasets=["wine"]))
+    >>> len(stored_rejection_curve(curves).rejection)
+    89
+    """
+    oracle, random = rows["oracle"].to_numpy(float), rows["random"].to_numpy(float)
+    return RejectionCurve(rejection=rows["rejection"].to_numpy(float), model=rows["loss"].to_numpy(float),
+                          oracle=oracle, random=random, constant_loss=bool(len(oracle) and oracle[0] == random[0]))
