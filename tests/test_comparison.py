@@ -406,6 +406,11 @@ def test_answers_leave_delong_out_with_the_reason():
     ev = ba.evaluate("demo:answers", models=["logreg", "knn"], noise_repeats=2, n_bootstrap=10, baseline="logreg")
     t = ev.table("comparison")
     auc = t[t["value"] == "auc"]
+    # DeLong needs shared labels: the paired bootstrap of the items answers ΔAUC instead, and says so
+    assert (auc["test"] == "paired bootstrap").all() and auc["pvalue"].notna().all()
+    assert auc["difference"].notna().all()
+    plain = ba.evaluate("demo:answers", models=["logreg", "knn"], noise_repeats=2, n_bootstrap=0, baseline="logreg")
+    auc = plain.table("comparison").query("value == 'auc'")
     assert auc["pvalue"].isna().all() and auc["note"].str.contains("DeLong test needs the same labels").all()
     assert auc["difference"].notna().all()
     for value in ("accuracy", "kappa", "disca", "drift"):  # every resample of an answers benchmark is paired

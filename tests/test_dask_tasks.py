@@ -188,7 +188,8 @@ def test_a_bar_per_stage_counts_its_tasks_with_the_time_left_on_a_terminal(monke
         "beyondauc evaluate: calibration grid and calibration error", "beyondauc evaluate: bootstrap of the "
         "headline setting", "beyondauc evaluate: tables of the paper",
         "beyondauc evaluate: cohort diagnostics and selective answering",
-        "beyondauc evaluate: abstention with a guarantee"]
+        "beyondauc evaluate: abstention with a guarantee",
+        "beyondauc evaluate: calibration of the given confidence"]
     bars = re.findall(r"\rbeyondauc ([a-z ]+): +(\d+)%\|[^|]*\| (\d+)/(\d+) \[\d\d:\d\d<(\d\d:\d\d|\?)", text)
     if not terminal:
         assert bars == [] and "\r" not in text  # a log file gets the stage lines only

@@ -379,9 +379,10 @@ def test_selective_with_ood_dataset_computes_nidma(runs):
             assert any(abs(x - value) < 6e-4 for x in shown), (dataset, value, tables[0])
     # the OOD dataset is not analysed as an in-distribution one
     assert not any(t.startswith("### breast_cancer") for t in _texts(nb))
-    # the coverage curves of the two datasets, the OOD curves (b over tolerance is in the overview) and the
-    # certified thresholds of abstention with a guarantee
-    assert sum("image/png" in o.get("data", {}) for o in _outputs(nb)) == 3
+    # the coverage curves of the two datasets, the calibration of the given confidence (this model's scores are
+    # probabilities), the OOD curves (b over tolerance is in the overview) and the certified thresholds of
+    # abstention with a guarantee
+    assert sum("image/png" in o.get("data", {}) for o in _outputs(nb)) == 4
     summary = [t for t in _texts(nb) if "DiSCA rank" in t and "<table" not in t]
     assert summary and "breast_cancer" not in summary[0]
 

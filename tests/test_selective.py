@@ -688,6 +688,7 @@ ARRAY_FUNCS = {
     "nidma": lambda c, k: nidma(c, k, *OOD, computation_score=1.0),
 }
 PROBABILITY_FUNCS = ["grid_curve", "disca", "didma", "nidma"]
+GRADED_FUNCS = ["aurc", "e_aurc"]  # they take a graded quality (tests/test_graded.py checks its values)
 ORDER_FUNCS = [f for f in ARRAY_FUNCS if f not in PROBABILITY_FUNCS]
 
 
@@ -727,6 +728,9 @@ def test_nonfinite_confidence_rejected(func, bad):
                          ids=["two", "half", "words", "bool-strings", "none", "nan", "minus-one"])
 @pytest.mark.parametrize("func", list(ARRAY_FUNCS))
 def test_correct_not_boolean_rejected(func, bad):
+    if func in GRADED_FUNCS and bad == [0.5, 1, 0]:  # a quality in [0, 1]: graded correctness, the loss 1 - q
+        assert np.isfinite(ARRAY_FUNCS[func]([0.9, 0.7, 0.6], bad))
+        return
     with pytest.raises(ValueError, match=re.escape("`correct`")):
         ARRAY_FUNCS[func]([0.9, 0.7, 0.6], bad)
 

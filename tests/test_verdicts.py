@@ -164,7 +164,8 @@ def test_without_a_bootstrap_a_rule_is_unchecked_never_a_warning():
 _OPENING = {"rank drop": "by mean AUC", "threshold transfer": "fails on", "decisions near chance": "fails on",
             "cohort drift": "drift apart", "Wasserstein": "drift apart", "fragile AUC": "fragile",
             "abstains worse": "abstains worse", "unrankable confidences": "not ranked by DiSCA",
-            "undefined analysis": "", "guarantee fails to transfer": "guarantee fails to transfer"}
+            "undefined analysis": "", "guarantee fails to transfer": "guarantee fails to transfer",
+            "miscalibrated confidence": "miscalibrated"}
 
 
 def _expected_drift(mine):

@@ -23,7 +23,8 @@ from ..utils.version import __version__
 from ..utils.formatting import comment, plain_table, score_table
 from ..utils.interrupts import Interrupted, signals_stop_the_run
 from ..metrics import METHODS, PROTOCOLS, expected_accuracy_grid
-from ..data.benchmark import load_benchmark, load_demo
+from ..data.benchmark import load_benchmark
+from ..data.demo import load_demo
 from ..data.readers import domain_pairs, read_domains
 from ..evaluation.parameters import LOG_PARAMETERS, NAN_POLICIES, PARAMETERS, cli_flag
 from ..metrics.diagnostics.cohorts import NOISE_METHODS

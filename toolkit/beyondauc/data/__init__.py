@@ -4,8 +4,8 @@
 from .benchmark import (  # noqa: F401
     Benchmark,
     load_benchmark,
-    load_demo,
 )
+from .demo import load_demo  # noqa: F401
 from .estimators import (  # noqa: F401
     estimator_answers,
     estimator_scores,

@@ -11,6 +11,7 @@ tables, one CSV, TSV, Parquet or JSON Lines file, or a
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import warnings
 from collections.abc import Mapping, Sequence
@@ -22,9 +23,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..utils.validation import binarize_labels, check_option
+from ..utils.validation import binarize_labels, check_number, check_option
+from .notices import warn_ignored, warn_single_answer_class, warn_single_class
+from .forms import FORMS, WIDE, sample_column, long_ignored, long_models, long_to_wide, probabilities_hint, recognise_form
 from .logs import read_logs
-from .forms import FORMS, WIDE, long_ignored, long_models, long_to_wide, probabilities_hint, recognise_form
 from .readers import (
     TRUE_DOMAINS,
     RESERVED,
@@ -47,7 +49,7 @@ from .readers import (
     check_misspelled_columns,
 )
 
-__all__ = ["Benchmark", "load_benchmark", "load_demo"]
+__all__ = ["Benchmark", "load_benchmark"]
 
 #: The kinds of benchmark (DESIGN.md, Input data).
 KINDS = ("scores", "answers")
@@ -83,8 +85,14 @@ class Benchmark:
         columns) and whether the answer is correct (:meth:`labels` with
         ``model=``); the AUROC is then that of confidence for telling right
         from wrong, and selective answering uses the confidence as given.
-    correct : ndarray of int8, shape (n_rows, n_models), or None
-        For ``"answers"``: 1 where the model's answer is right.
+    correct : ndarray of int8 or float64, shape (n_rows, n_models), or None
+        For ``"answers"``: 1 where the model's answer is right (int8), or
+        the answer's graded quality in [0, 1] (float64: a ROUGE or judge
+        score).  :meth:`quality` reads it as it is; :meth:`labels` reads it
+        as right/wrong, graded answers thresholded at ``correct_threshold``.
+    correct_threshold : float, default=0.5
+        Graded answers of quality at or above it count as right wherever a
+        yes/no answer is needed (:meth:`labels`); 0/1 answers ignore it.
 
     Examples
     --------
@@ -106,6 +114,7 @@ class Benchmark:
     source: str = "<DataFrame>"
     kind: str = "scores"
     correct: np.ndarray | None = field(default=None, repr=False)
+    correct_threshold: float = 0.5
     _offsets: np.ndarray = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
@@ -125,6 +134,81 @@ class Benchmark:
             f"Benchmark({len(self.datasets)} datasets, {len(self.models)} models, "
             f"{len(self.frame)} rows{kind}, source={self.source!r})"
         )
+
+    @property
+    def graded(self) -> bool:
+        """True for answers whose ``correct`` is a graded quality in [0, 1] rather than 0/1."""
+        return self.correct is not None and self.correct.dtype.kind == "f"
+
+    def with_correct_threshold(self, threshold: float) -> Benchmark:
+        """The same benchmark, graded answers counting as right at quality >= ``threshold``.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from beyondauc import load_benchmark
+        >>> long = pd.DataFrame({"dataset": "qa", "id": [1, 2, 3], "model": "a",
+        ...                      "confidence": [0.9, 0.6, 0.8], "correct": [0.9, 0.4, 0.6]})
+        >>> bench = load_benchmark(long)
+        >>> bench.graded, bench.labels().tolist(), bench.with_correct_threshold(0.7).labels().tolist()
+        (True, [1, 0, 1], [1, 0, 0])
+        """
+        threshold = check_number(threshold, "correct_threshold", low=0, high=1, low_open=True)
+        return dataclasses.replace(self, correct_threshold=threshold)
+
+    def quality(self, dataset: str | None = None, *, model: str | None = None) -> np.ndarray:
+        """Return each answer's quality in [0, 1] as float64 (1/0 for right/wrong answers), as :meth:`labels` does.
+
+        The loss of an answer is ``1 - quality``: what risk-coverage curves,
+        AURC, E-AURC, AUGRC and PRR use.  A scores benchmark's quality is its 0/1 label.
+        """
+        if self.kind == "answers" and self.graded:
+            y = self.correct[:, self.models.index(self._answer_model(model))]
+            return y if dataset is None else y[self._slice(dataset)]
+        return self.labels(dataset, model=model).astype(np.float64)
+
+    def _answer_model(self, model):
+        if model is None:
+            if len(self.models) != 1:
+                raise ValueError("an answers benchmark has a label per model (whether its answer is correct): "
+                                 f"give `model`, one of {list(self.models)}")
+            return self.models[0]
+        self._check_model(model)
+        return model
+
+    @property
+    def repeated(self) -> bool:
+        """True when rows repeat items: a column numbering samples (``epoch`` or ``sample``) beside ``id``."""
+        return "id" in self.frame.columns and sample_column(self.frame.columns) is not None
+
+    def items(self) -> np.ndarray:
+        """Each row's item (0 .. n_items - 1): rows sharing dataset and ``id`` when :attr:`repeated`, else the row.
+
+        Every interval resamples items, so the repeated samples of one item
+        (e.g. the epochs of an LLM run) are drawn together.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from beyondauc import load_benchmark
+        >>> long = pd.DataFrame({"dataset": "qa", "id": [1, 1, 2, 2], "epoch": [1, 2, 1, 2], "model": "a",
+        ...                      "confidence": [0.9, 0.8, 0.6, 0.7], "correct": [1, 1, 0, 1]})
+        >>> bench = load_benchmark(long)
+        >>> bench.repeated, bench.items().tolist(), bench.item_counts().tolist()
+        (True, [0, 0, 1, 1], [2])
+        """
+        if not self.repeated:
+            return np.arange(len(self.frame), dtype=np.int64)
+        key = pd.DataFrame({"d": self.dataset_codes(), "i": self.frame["id"].to_numpy()})
+        return key.groupby(["d", "i"], sort=False, dropna=False).ngroup().to_numpy(dtype=np.int64)
+
+    def item_counts(self) -> np.ndarray:
+        """The number of items of each dataset, in ``datasets`` order (its rows when nothing repeats)."""
+        if not self.repeated:
+            return self.dataset_sizes()
+        items = self.items()
+        first = np.unique(items, return_index=True)[1]
+        return np.bincount(self.dataset_codes()[first], minlength=len(self.datasets))
 
     @property
     def has_split(self) -> bool:
@@ -155,12 +239,9 @@ class Benchmark:
         if model is not None:
             self._check_model(model)
         if self.kind == "answers":
-            if model is None:
-                if len(self.models) != 1:
-                    raise ValueError("an answers benchmark has a label per model (whether its answer is correct): "
-                                     f"give `model`, one of {list(self.models)}")
-                model = self.models[0]
-            y = self.correct[:, self.models.index(model)]
+            y = self.correct[:, self.models.index(self._answer_model(model))]
+            if self.graded:
+                y = (y >= self.correct_threshold).astype(np.int8)
         else:
             y = self.frame["label"].to_numpy()
         return y if dataset is None else y[self._slice(dataset)]
@@ -188,9 +269,9 @@ class Benchmark:
         self._check_model(model)
         j = self.models.index(model)
         keep = [c for c in self.frame.columns if c not in self.models]
-        frame = self.frame[keep].assign(**{"label": self.correct[:, j], model: self.frame[model].to_numpy()})
+        frame = self.frame[keep].assign(**{"label": self.labels(model=model), model: self.frame[model].to_numpy()})
         return Benchmark(frame, (model,), self.datasets, dict(self.domains), self.source, "answers",
-                         self.correct[:, [j]].copy())
+                         self.correct[:, [j]].copy(), self.correct_threshold)
 
     def scores(self, model: str, dataset: str | None = None) -> np.ndarray:
         """Return the raw scores of ``model``, of one dataset or of all rows."""
@@ -243,6 +324,7 @@ class Benchmark:
             self.source,
             self.kind,
             correct,
+            self.correct_threshold,
         )
 
     def summary(self) -> pd.DataFrame:
@@ -254,8 +336,8 @@ class Benchmark:
         """
         codes = self.dataset_codes()
         if self.kind == "answers":
-            per_model = np.stack([np.bincount(codes, weights=self.correct[:, j], minlength=len(self.datasets))
-                                  for j in range(len(self.models))])
+            per_model = np.stack([np.bincount(codes, weights=self.labels(model=m), minlength=len(self.datasets))
+                                  for m in self.models])
             positives = per_model.mean(axis=0)
         else:
             positives = np.bincount(codes, weights=self.labels(), minlength=len(self.datasets))
@@ -268,6 +350,8 @@ class Benchmark:
             }
         )
         out["positive_rate"] = positives / out["n"]
+        if self.repeated:  # repeated samples: the rows are samples of fewer items
+            out.insert(out.columns.get_loc("n"), "n_items", self.item_counts())
         if self.has_split:
             splits = self.frame.groupby("dataset", sort=False)["split"].agg(
                 lambda s: ",".join(sorted(map(str, s.unique())))
@@ -390,10 +474,10 @@ def load_benchmark(
     del frame, rows, scores
     release_arrow_memory()  # what reading a file took and the benchmark does not hold
     if correct is None:
-        _warn_single_class(bench)
+        warn_single_class(bench)
     else:
-        _warn_single_answer_class(bench)
-    _warn_ignored(ignored, origin.where, form)
+        warn_single_answer_class(bench)
+    warn_ignored(ignored, origin.where, form)
     return bench
 
 
@@ -665,44 +749,6 @@ def _column_domains(frame, origin):
     return column_domains
 
 
-def _warn_single_class(bench):
-    """One warning for all the datasets with a single class (from the benchmark's labels: no per-row text)."""
-    positives = np.add.reduceat(bench.labels().astype(np.int64), bench._offsets[:-1]) if len(bench) else []
-    single = [(d, "positive" if s else "negative")
-              for d, s, n in zip(bench.datasets, positives, bench.dataset_sizes()) if s == 0 or s == n]
-    if single:
-        warnings.warn(single_class_message(single), UserWarning, stacklevel=3)
-
-
-def _warn_single_answer_class(bench):
-    """One warning for the (model, dataset) pairs whose answers are all right, or all wrong."""
-    starts = bench._offsets[:-1]
-    right = np.add.reduceat(bench.correct.astype(np.int64), starts, axis=0)  # (n_datasets, n_models)
-    sizes = bench.dataset_sizes()[:, None]
-    pairs = [(bench.models[j], bench.datasets[i], "right" if right[i, j] else "wrong")
-             for i, j in np.argwhere((right == 0) | (right == sizes))]
-    if pairs:
-        shown = "; ".join(f"model {m!r} on {d!r} (all {what})" for m, d, what in pairs[:10])
-        more = f" and {len(pairs) - 10} more" if len(pairs) > 10 else ""
-        warnings.warn(f"{len(pairs)} model(s) answer a dataset all right or all wrong: {shown}{more}; the AUROC of "
-                      "their confidence there, and every other number that needs right and wrong answers, is NaN",
-                      UserWarning, stacklevel=3)
-
-
-def _warn_ignored(ignored, where, form):
-    """One warning listing the columns left out (the wide form: text columns, neither a model nor reserved)."""
-    if ignored:
-        shown = ", ".join(_shown(c) for c in list(ignored)[:10]) + (f" and {len(ignored) - 10} more"
-                                                                   if len(ignored) > 10 else "")
-        if form.long:
-            warnings.warn(f"{where}: ignored column(s) {shown}: not a column of the {form.name} form ({FORMS})",
-                          UserWarning, stacklevel=3)
-            return
-        warnings.warn(f"{where}: ignored column(s) {shown}: not numeric, so not a model, and not one of "
-                      f"{', '.join(map(repr, RESERVED))} (give `models=` to name the model columns)", UserWarning,
-                      stacklevel=3)
-
-
 def _benchmark_of(frame, scores, model_cols, order, dom, src, correct=None):
     """The Benchmark of the checked rows: its columns built at once, rows grouped by dataset in ``order``.
 
@@ -729,6 +775,9 @@ def _benchmark_of(frame, scores, model_cols, order, dom, src, correct=None):
         columns["split"] = _text_column(take(split.codes), list(split.categories))
     if "id" in frame.columns:
         columns["id"] = take(frame["id"].to_numpy())
+    sample = sample_column(frame.columns)
+    if sample is not None:  # repeated samples of an item, numbered
+        columns[sample] = take(frame[sample].to_numpy())
     scores = np.asfortranarray(take(scores))  # each model's column contiguous
     columns.update((str(m), scores[:, j]) for j, m in enumerate(model_cols))
     out = pd.DataFrame(columns, copy=False)  # at once: column by column fragments a frame of many models
@@ -743,53 +792,3 @@ def _text_column(codes, names):
     the few ``names`` (8 bytes a row), and reading it back as an array is that array, not a string per row."""
     values = np.array([*names, np.nan], dtype=object)[np.asarray(codes, dtype=np.int64)]
     return pd.Series(values, dtype=object, copy=False)
-
-
-def single_class_message(datasets: Sequence[tuple[str, str]]) -> str:
-    """The one warning about the datasets with a single class, given as (name, "positive" or "negative")."""
-    if len(datasets) == 1:
-        (d, kind), = datasets
-        return (f"dataset {d!r} has a single class (all labels {kind}); its AUC, and every other number that "
-                "needs both classes, is NaN (kappa too where all decisions are that class)")
-    shown = ", ".join(f"{d!r} (all labels {kind})" for d, kind in datasets[:10])
-    more = f" and {len(datasets) - 10} more" if len(datasets) > 10 else ""
-    return (f"{len(datasets)} datasets have a single class: {shown}{more}; their AUC, and every other number that "
-            "needs both classes, is NaN (kappa too where all decisions are that class)")
-
-
-def load_demo(*, kind: str = "scores") -> Benchmark:
-    """Load an embedded demo benchmark (real models on scikit-learn's bundled data).
-
-    See ``beyondauc/datasets/README.md`` for how each was made; the scripts
-    ``scripts/make_demo_data.py`` and ``scripts/make_answers_demo.py``
-    regenerate them.
-
-    Parameters
-    ----------
-    kind : {"scores", "answers"}, default="scores"
-        ``"scores"``: raw scores of 8 models on 8 binary datasets
-        (``demo.csv.gz``).  ``"answers"``: the answers (confidence, correct)
-        of 6 multi-class classifiers on 4 datasets and one
-        out-of-distribution dataset, ``digits_noisy`` (``answers.csv.gz``).
-
-    Returns
-    -------
-    Benchmark
-        Of kind ``kind``.
-
-    Examples
-    --------
-    >>> from beyondauc import load_demo
-    >>> bench = load_demo()
-    >>> len(bench.datasets) >= 6 and len(bench.models) >= 6
-    True
-    >>> answers = load_demo(kind="answers")
-    >>> answers.kind, answers.datasets[-1]
-    ('answers', 'digits_noisy')
-    """
-    check_option(kind, "kind", KINDS)
-    ref = resources.files("beyondauc") / "datasets" / ("demo.csv.gz" if kind == "scores" else "answers.csv.gz")
-    with resources.as_file(ref) as path:
-        bench = load_benchmark(path)  # the answers demo is in the long form
-    source = "beyondauc demo benchmark" if kind == "scores" else "beyondauc answers demo benchmark"
-    return Benchmark(bench.frame, bench.models, bench.datasets, bench.domains, source, bench.kind, bench.correct)

@@ -39,6 +39,9 @@ _LISTS = ("probabilities", "proba")
 _PREFIXES = ("proba_", "prob_", "p_")
 #: Columns of the long form besides the values: each example's own.
 _EXAMPLE = ("dataset", "domain", "split", "id", "model", "label")
+#: Columns that number repeated samples of one item (e.g. the epochs of an LLM run): rows sharing
+#: (dataset, model, id) are then samples of one item, told apart by this column.
+SAMPLE_COLUMNS = ("epoch", "sample")
 FORMS = ("the forms read are wide ('dataset', 'label', one numeric column per model) and long, one row per example "
          "and model: 'dataset', 'model', then 'score' + 'label', or 'confidence' + 'correct', or 'prediction' + "
          "'label' + 'confidence', or class probabilities ('p_<class>' columns or a 'probabilities' list) + 'label'")
@@ -156,7 +159,7 @@ def _plain(value):
 
 def long_ignored(columns, form):
     """The columns of a long table that none of its form's columns is: listed in one warning."""
-    used = {*_EXAMPLE, *_VALUES, *form.probabilities, *BOOKKEEPING}
+    used = {*_EXAMPLE, *SAMPLE_COLUMNS, *_VALUES, *form.probabilities, *BOOKKEEPING}
     return [c for c in columns if c not in used]
 
 
@@ -212,11 +215,11 @@ def long_to_wide(table, form, models, origin, nan_policy):
     values[example, m] = value
     grid = None
     if correct is not None:
-        grid = np.zeros((n_examples, len(models)), dtype=np.int8)
+        grid = np.zeros((n_examples, len(models)), dtype=correct.dtype)  # float64: graded correctness
         grid[example, m] = correct
         grid = grid[keep]
     label = ("label",) if form.kind == "scores" else ()  # an answers benchmark's labels are its `correct`
-    columns = [c for c in ("dataset", *label, "split", "id", *BOOKKEEPING) if c in table.columns]
+    columns = [c for c in ("dataset", *label, "split", "id", *SAMPLE_COLUMNS, *BOOKKEEPING) if c in table.columns]
     rows = table.iloc[first[keep]][columns]
     return rows, values[keep], grid
 
@@ -266,21 +269,23 @@ _TRUTH = {"1": 1, "0": 0, "1.0": 1, "0.0": 0, "true": 1, "false": 0}
 
 
 def _correct_column(table, origin):
-    """The ``correct`` column as 0/1: from 0/1, booleans or the words true/false (any case)."""
+    """The ``correct`` column: 0/1 (int8) from 0/1, booleans or the words true/false (any case), or a graded
+    quality in [0, 1] (float64) when some value lies strictly between 0 and 1."""
     col = _present(table, "correct", origin)
     if col.dtype.kind == "b":
         return col.to_numpy().astype(np.int8)
     if col.dtype.kind in "iuf":
         v = col.to_numpy(dtype=np.float64)
-        v = np.where((v == 0) | (v == 1), v, np.nan)
+        v = np.where((v >= 0) & (v <= 1), v, np.nan)
     else:
         v = col.astype(str).str.strip().str.lower().map(_TRUTH).to_numpy(dtype=np.float64)
     bad = np.isnan(v)
     if bad.any():
         pos = int(np.flatnonzero(bad)[0])
         raise ValueError(f"column 'correct' must say whether the answer is right (1/0, true/false), got "
-                         f"{_plain(col.iloc[pos])!r} at {origin.locate(table, pos)}")
-    return v.astype(np.int8)
+                         f"{_plain(col.iloc[pos])!r} at {origin.locate(table, pos)} (or how good it is: a quality "
+                         f"in [0, 1])")
+    return v if ((v != 0) & (v != 1)).any() else v.astype(np.int8)
 
 
 def _class_text(values):
@@ -391,10 +396,14 @@ def _examples(table, models, origin):
     datasets = table["dataset"].to_numpy(dtype=object)
     m = pd.Index(models).get_indexer(table["model"].to_numpy(dtype=object))
     counts, names = _models_everywhere(datasets, m, models, origin)
+    sample = sample_column(table.columns)
+    if sample is not None and "id" not in table.columns:
+        raise ValueError(f"{origin.where}: column {sample!r} numbers repeated samples of an item, but there is no "
+                         "'id' column to say which item; add one")
     if "id" in table.columns:
         _present(table, "id", origin)
-        _no_duplicates(table, origin)
-        key = table["id"].to_numpy()
+        _no_duplicates(table, origin, sample)
+        key = table["id"].to_numpy() if sample is None else _id_and_sample(table, sample, origin)
     else:
         uneven = counts != counts[:, :1]
         if uneven.any():
@@ -430,18 +439,35 @@ def _models_everywhere(datasets, m, models, origin):
     return counts, names
 
 
-def _no_duplicates(table, origin):
-    """Refuse two rows of one (dataset, id, model), naming both."""
-    dup = table.duplicated(["dataset", "id", "model"]).to_numpy()
+def sample_column(columns) -> str | None:
+    """The column numbering repeated samples (:data:`SAMPLE_COLUMNS`), or None; two of them is an error."""
+    found = [c for c in SAMPLE_COLUMNS if c in columns]
+    if len(found) > 1:
+        raise ValueError(f"columns {found[0]!r} and {found[1]!r} both number repeated samples; keep one")
+    return found[0] if found else None
+
+
+def _id_and_sample(table, sample, origin):
+    """Each row's example key when rows repeat an item: its (id, sample number), as one value."""
+    _present(table, sample, origin)
+    return pd.MultiIndex.from_arrays([table["id"].to_numpy(), table[sample].to_numpy()]).to_numpy()
+
+
+def _no_duplicates(table, origin, sample=None):
+    """Refuse two rows of one (dataset, id, model) -- of one (dataset, id, sample, model) with a sample column."""
+    key = ["dataset", "id", *([sample] if sample else []), "model"]
+    dup = table.duplicated(key).to_numpy()
     if dup.any():
         pos = int(np.flatnonzero(dup)[0])
-        same = ((table["dataset"] == table["dataset"].iloc[pos]) & (table["id"] == table["id"].iloc[pos])
-                & (table["model"] == table["model"].iloc[pos])).to_numpy()
+        same = np.logical_and.reduce([(table[k] == table[k].iloc[pos]).to_numpy() for k in key])
         earlier = int(np.flatnonzero(same)[0])
+        what = f", {sample} {_plain(table[sample].iloc[pos])!r}" if sample else ""
+        hint = (f"each ({', '.join(key)}) has one row" if sample else
+                "each (dataset, id, model) has one row (repeated samples of an item, e.g. epochs, are told apart "
+                f"by a column {' or '.join(map(repr, SAMPLE_COLUMNS))})")
         raise ValueError(f"{origin.where}: two rows for model {table['model'].iloc[pos]!r} on dataset "
-                         f"{table['dataset'].iloc[pos]!r}, id {_plain(table['id'].iloc[pos])!r}: at "
-                         f"{origin.locate(table, earlier)} and at {origin.locate(table, pos)}; each "
-                         "(dataset, id, model) has one row")
+                         f"{table['dataset'].iloc[pos]!r}, id {_plain(table['id'].iloc[pos])!r}{what}: at "
+                         f"{origin.locate(table, earlier)} and at {origin.locate(table, pos)}; {hint}")
 
 
 def _example_name(table, pos):

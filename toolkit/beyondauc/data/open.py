@@ -11,7 +11,8 @@ from typing import Any
 import pandas as pd
 
 from ..utils.validation import check_names
-from .benchmark import Benchmark, domains_argument, explain_missing_models, load_benchmark, load_demo
+from .benchmark import Benchmark, domains_argument, explain_missing_models, load_benchmark
+from .demo import load_demo
 
 __all__ = ["DEMO", "DEMO_ANSWERS", "open_benchmark"]
 

@@ -5,8 +5,10 @@ model by mean AUC (:func:`~beyondauc.metrics.uncertainty.paired.reference_models
 Each model gets, per dataset and for the mean over datasets, the difference
 model - reference of:
 
-* ``auc``: the paired DeLong test (scores benchmarks; an answers benchmark
-  has a label per model, so the test does not apply and the row says so);
+* ``auc``: the paired DeLong test on scores benchmarks; on an answers
+  benchmark, whose label is each model's own correctness, the paired
+  bootstrap of the items (:func:`~beyondauc.metrics.uncertainty.answers_auc.paired_auc_replicates`);
+  the ``test`` column says which;
 * ``accuracy`` and ``kappa`` (headline protocol and method): the grid
   bootstrap, every model on the same replicate;
 * ``disca`` and ``drift``: the replicates each dataset's selective answering
@@ -32,6 +34,7 @@ import pandas as pd
 
 from ..metrics.uncertainty.paired import DIFFERENCE_COLUMNS, delong_differences, grid_differences, holm_adjust, \
     paired_differences, reference_models
+from ..metrics.uncertainty.answers_auc import paired_auc_replicates
 from ..metrics.calibration.grid_bootstrap import nanmean_quiet
 from ..utils.formatting import MISSING, format_number
 from .parts import _columns, _concat
@@ -51,11 +54,11 @@ COMPARISON_COLUMNS = ("model", "reference", "reference_kind", "dataset", "value"
                       "pvalue_holm", "test", "note")
 
 _ANSWERS_AUC = ("the paired DeLong test needs the same labels, and an answers benchmark's label is each model's "
-                "own correctness")
+                "own correctness; the paired bootstrap answers it, and needs n_bootstrap > 0")
 
 
 def comparison_table(bench: Benchmark, head: pd.DataFrame, boot: GridBootstrap | None, tables: dict, replicates: dict | None,
-                     p: dict) -> pd.DataFrame:
+                     p: dict, *, given: dict | None = None) -> pd.DataFrame:
     """Every model minus its reference, per dataset and the mean: AUC, accuracy, kappa, DiSCA, drift.
 
     Parameters
@@ -75,6 +78,10 @@ def comparison_table(bench: Benchmark, head: pd.DataFrame, boot: GridBootstrap |
     p : dict
         The evaluation's parameters (``baseline``, ``protocol``, ``method``,
         ``confidence_level``).
+    given : dict, optional
+        :func:`~beyondauc.metrics.selective.given_calibration.given_calibration_replicates`:
+        with the ``given_calibration`` table, rows for the Brier score, NLL,
+        ECE and PRR of the confidence as given (paired bootstrap).
 
     Returns
     -------
@@ -92,14 +99,15 @@ def comparison_table(bench: Benchmark, head: pd.DataFrame, boot: GridBootstrap |
     if not refs:
         return pd.DataFrame(columns=list(COMPARISON_COLUMNS))
     level = p["confidence_level"]
-    parts = [_auc_rows(bench, head, refs, level), _grid_rows(head, boot, refs, p),
+    parts = [_auc_rows(bench, head, refs, level, p), _grid_rows(head, boot, refs, p),
              _bootstrap_rows(tables["selective"], "disca", refs, replicates, board, level, rankable=True),
-             _bootstrap_rows(tables["diagnostics"], "drift", refs, replicates, board, level)]
+             _bootstrap_rows(tables["diagnostics"], "drift", refs, replicates, board, level),
+             _given_rows(tables.get("given_calibration"), given, refs, level)]
     out = pd.concat([x for x in parts if len(x)], ignore_index=True)
     base = p.get("baseline")
     out["reference_kind"] = np.where(out["reference"] == base, "baseline", "best other") if base else "best other"
     order = {m: i for i, m in enumerate(models)}
-    values = {v: i for i, v in enumerate(("auc", "accuracy", "kappa", "disca", "drift"))}
+    values = {v: i for i, v in enumerate(VALUE_NAMES)}
     datasets = {d: i for i, d in enumerate([*bench.datasets, "mean"])}
     keys = {"model": order, "value": values, "dataset": datasets}
     out = out.sort_values(["model", "value", "dataset"], key=lambda c: c.map(keys[c.name]), kind="stable")
@@ -131,16 +139,23 @@ def holm_pvalues(table: pd.DataFrame) -> np.ndarray:
     return out
 
 
-def _auc_rows(bench, head, refs, level):
-    """ΔAUC by the paired DeLong test per dataset and for the mean (NaN with the reason on answers)."""
+def _auc_rows(bench, head, refs, level, p=None):
+    """ΔAUC per dataset and for the mean: the paired DeLong test (scores), the paired bootstrap (answers)."""
     if bench.kind == "answers":
+        n_bootstrap = (p or {}).get("n_bootstrap", 0)
+        reps = paired_auc_replicates(bench, n_bootstrap=n_bootstrap, random_state=p["random_state"]) \
+            if n_bootstrap else None
+        auc = head.pivot(index="dataset", columns="model", values="auc").reindex(bench.datasets)
         rows = []
         for m, ref in refs.items():
-            auc = head.pivot(index="dataset", columns="model", values="auc").reindex(bench.datasets)
             a, b = auc[m].to_numpy(float), auc[ref].to_numpy(float)
-            t = paired_differences(np.r_[a, nanmean_quiet(a, 0)], np.r_[b, nanmean_quiet(b, 0)])
+            ra, rb = (None, None) if reps is None else (np.column_stack([reps[x], nanmean_quiet(reps[x], 1)])
+                                                        for x in (m, ref))
+            t = paired_differences(np.r_[a, nanmean_quiet(a, 0)], np.r_[b, nanmean_quiet(b, 0)], ra, rb,
+                                   confidence_level=level)
             rows.append(t.assign(model=m, reference=ref, dataset=[*bench.datasets, "mean"], value="auc",
-                                 test="", note=_ANSWERS_AUC))
+                                 test="" if reps is None else "paired bootstrap",
+                                 note=_ANSWERS_AUC if reps is None else t["interval_note"]))
         return pd.concat(rows, ignore_index=True)
     y, groups = bench.labels(), np.asarray(bench.datasets, dtype=object)[bench.dataset_codes()]
     rows = []
@@ -202,6 +217,35 @@ def _bootstrap_rows(frame, value, refs, replicates, board, level, *, rankable=Fa
         out.append((len(t), {**cols, "model": m, "reference": ref, "dataset": np.array([*datasets, "mean"], dtype=object),
                              "value": value, "test": "paired bootstrap" if paired else "",
                              "note": cols["interval_note"] if paired else "no interval: n_bootstrap = 0"}))
+    return _concat(out) if out else pd.DataFrame()
+
+
+#: The numbers of the confidence as given that the comparison reads (``given_calibration`` columns).
+GIVEN_COMPARED = ("brier", "nll", "ece_uniform", "prr")
+
+
+def _given_rows(table, given, refs, level):
+    """ΔBrier, ΔNLL, ΔECE and ΔPRR of the confidence as given per dataset and for the mean (paired bootstrap)."""
+    if table is None or not len(table):
+        return pd.DataFrame()
+    datasets = list(pd.unique(table["dataset"]))
+    out = []
+    for value in GIVEN_COMPARED:
+        wide = table.pivot(index="dataset", columns="model", values=value).reindex(datasets)
+        for m, ref in refs.items():
+            if m not in wide or ref not in wide:
+                continue  # a model whose scores are no probabilities has no row there
+            a, b = wide[m].to_numpy(float), wide[ref].to_numpy(float)
+            paired = given is not None and m in given and ref in given
+            ra, rb = (np.column_stack([given[x][value], nanmean_quiet(given[x][value], 1)]) for x in (m, ref)) \
+                if paired else (None, None)
+            t = paired_differences(np.r_[a, nanmean_quiet(a, 0)], np.r_[b, nanmean_quiet(b, 0)], ra, rb,
+                                   confidence_level=level)
+            cols = _columns(t)
+            out.append((len(t), {**cols, "model": m, "reference": ref, "dataset": np.array([*datasets, "mean"],
+                                                                                            dtype=object),
+                                 "value": value, "test": "paired bootstrap" if paired else "",
+                                 "note": cols["interval_note"] if paired else "no interval: n_bootstrap = 0"}))
     return _concat(out) if out else pd.DataFrame()
 
 

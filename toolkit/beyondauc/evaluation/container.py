@@ -81,6 +81,14 @@ TABLES: dict[str, str] = {
     "risk_control": "abstention with a guarantee per model x dataset x protocol x target risk: the threshold "
                     "certified on the protocol's calibration data (coverage and risk there) and, on the dataset, "
                     "the realised risk, the coverage and whether the guarantee held",
+    "given_calibration": "calibration of the confidence as given (answers, and scores that are probabilities) per "
+                         "model x dataset: Brier score with Murphy's reliability, resolution and uncertainty, NLL, "
+                         "ECE over equal-width and equal-mass bins, smooth ECE, PRR and PRR over the first half of "
+                         "the rejection curve, each with its bootstrap interval, and whether the ECE flags it",
+    "given_reliability": "reliability diagram of the confidence as given per model x dataset: per equal-width "
+                         "bin the mean confidence, the mean correctness, the count and its Wilson band",
+    "rejection_curves": "prediction rejection curves per model x dataset: the mean loss of the kept answers as "
+                        "the least confident are rejected (loss), the oracle's and random, at up to 201 shares",
     "auc_intervals": "DeLong confidence interval of the AUC per model x dataset",
     "pairwise": "per dataset and mean, for each ordered pair of models: the accuracy difference, its interval and "
                 "the bootstrap probability that the first beats the second (headline protocol and method)",
@@ -120,7 +128,9 @@ class Evaluation:
     parameters : dict
         The analysis parameters, complete (defaults filled in).
     data : dict
-        ``source``, ``sha256``, ``n_rows``, ``models``, ``datasets``, ``domains``.
+        ``source``, ``sha256``, ``kind``, ``graded`` (answers' correctness a
+        quality in [0, 1]), ``n_rows``, ``n_items`` (only when rows repeat
+        items: the items they are samples of), ``models``, ``datasets``, ``domains``.
     versions : dict
         Versions of beyondauc and the libraries that computed it.
     created : str

@@ -16,12 +16,10 @@ recompute what it holds.
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import datetime as _dt
 import hashlib
 import os
-import sys
 import time
 import warnings
 from dataclasses import dataclass
@@ -36,16 +34,18 @@ from ..metrics.calibration.grid_chunks import join_grid_chunks, replicate_ranges
 from .comparison import comparison_table
 from .parts import _concat
 from .container import Evaluation, load_evaluation, package_versions
-from .parameters import LOG_PARAMETERS, check_against_benchmark, check_evaluation_parameters, resolve_auto
+from .given import REPEATED_NOTE, given_tables
+from .parameters import LOG_PARAMETERS, check_against_benchmark, check_evaluation_parameters, one_dataset_defaults, resolve_auto
 from .ranks import add_ranks
 from .summary import findings_table, verdicts_table
-from .stages import (SAID_WHEN_READ, Tasks, bootstrap_task, grid_task, model_parts,
+from .stages import (SAID_WHEN_READ, StageTimer, Tasks, bootstrap_task, grid_task, model_parts,
                      model_views, one_model)
 from ..utils.validation import UndefinedMetricWarning, WarningLog, warnings_once
 from ..data.benchmark import Benchmark
 from ..data.open import open_benchmark
 from ..metrics.calibration.grid import PROTOCOLS, check_n_jobs
-from ..metrics.calibration.protocols import left_out_message, left_out_protocols
+from ..metrics.calibration.protocols import DOMAIN_HINT, ONE_DATASET_HINT, left_out_message, left_out_protocols, \
+    one_dataset_protocols
 from ..metrics.diagnostics.curves import class_histogram, roc_points
 from ..metrics.diagnostics.benchmark import cohort_diagnostics
 from ..metrics.calibration.grid_bootstrap import nanmean_quiet
@@ -161,6 +161,8 @@ def _open(data, p):
     """(the benchmark analysed, the same models on every dataset of the data): the data is read once."""
     full = open_benchmark(data, models=p["models"], pos_label=p["pos_label"], domains=p["domains"],
                           nan_policy=p["nan_policy"], log_options={k: p[k] for k in LOG_PARAMETERS})
+    if full.graded:  # graded answers: right/wrong at the threshold wherever a yes/no answer is needed
+        full = full.with_correct_threshold(p["correct_threshold"])
     return open_benchmark(full, datasets=p["datasets"]), full
 
 
@@ -525,8 +527,10 @@ def evaluate(
         warnings.simplefilter("always")
         bench, full = _open(data, p)
     p = resolve_auto(p, bench)
+    p, fallbacks = one_dataset_defaults(p, parameters, bench)
     check_against_benchmark(p, bench, available=full)  # what would fail after the grid fails here, before it
-    left_out = left_out_protocols(bench)  # the protocols the data cannot give (outdomain, indomain without domains)
+    # the protocols the data cannot give (outdomain, indomain without domains; every cross-dataset one on one dataset)
+    left_out = {**left_out_protocols(bench), **one_dataset_protocols(bench)}
     # each warning once, with the models and datasets it came from; a single class was said when the data was read
     single = [] if bench.kind == "answers" else [d for d in bench.datasets if len(np.unique(bench.labels(d))) < 2]
     with warnings_once(explained=single, models=bench.models,
@@ -534,10 +538,14 @@ def evaluate(
         for w in read:  # first, in order, with the block's own
             warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
         if left_out:
-            warnings.warn(left_out_message(left_out), UserWarning, stacklevel=2)
+            hint = ONE_DATASET_HINT if len(bench.datasets) == 1 else DOMAIN_HINT
+            warnings.warn(left_out_message(left_out, hint=hint), UserWarning, stacklevel=2)
+        if bench.repeated and p["n_bootstrap"]:
+            warnings.warn(REPEATED_NOTE, UserWarning, stacklevel=2)
         with Tasks.opened(n_jobs, dask, progress, log) as tasks:
             ev = _compute(p, bench, full, source, sha256, t_start, tasks=tasks, progress=progress, log=log,
                           left_out=left_out)
+    ev.data["defaults_replaced"] = fallbacks
     # every warning kept in full: the reports show each where it applies (a CLI run prints one line about them)
     ev.data["notes"] = [{k: v for k, v in note.items() if k != "category"} for note in log.said]
     return ev
@@ -549,7 +557,7 @@ def _compute(p, bench, full, source, sha256, t_start, *, tasks, progress, log, l
     ``tasks`` (:class:`_Tasks`) runs each stage's tasks here, in local processes or on Dask.
     """
     bench_sel = _selective_benchmark(bench, full, p["ood_dataset"])
-    stages = _Stages(progress)
+    stages = StageTimer(progress)
     tables = {"datasets": bench.summary()}
     with stages.timed("calibration grid and calibration error"):
         grid, ce = _calibration_grid(bench, p, tasks, [x for x in PROTOCOLS if x not in left_out])
@@ -568,32 +576,18 @@ def _compute(p, bench, full, source, sha256, t_start, *, tasks, progress, log, l
         tables.update(_per_model_tables(parts))
     with stages.timed("abstention with a guarantee"):
         tables["risk_control"] = risk_control_evaluation(bench, p, left_out)
+    with stages.timed("calibration of the given confidence"):
+        given, given_reps = given_tables(bench, p)
+        tables.update(given)
     add_ranks(tables)
     replicates = {m: x["replicates"] for m, x in zip(bench.models, parts)} if p["n_bootstrap"] else None
     tables["leaderboard"] = _leaderboard(head, tables["rank_changes"], tables["selective"], tables["diagnostics"],
                                          bench.models, tables.get("mean_intervals"), replicates,
                                          p["confidence_level"])
-    tables["comparison"] = comparison_table(bench, head, boot, tables, replicates, p)
+    tables["comparison"] = comparison_table(bench, head, boot, tables, replicates, p, given=given_reps)
     tables["findings"] = findings_table(tables, p, bench.models)
     tables["verdicts"] = verdicts_table(tables["findings"], tables["leaderboard"])
     return _evaluation(tables, p, bench, source, sha256, stages.seconds, t_start, left_out)
-
-
-class _Stages:
-    """The seconds each stage of an evaluation took, each said on stderr as it ends when ``progress``."""
-
-    def __init__(self, progress):
-        self.progress = progress
-        self.seconds = []  # (name, seconds), in order
-
-    @contextlib.contextmanager
-    def timed(self, name):
-        """Time the block as the stage ``name`` (a block that raises is not recorded)."""
-        t0 = time.perf_counter()
-        yield
-        self.seconds.append((name, time.perf_counter() - t0))
-        if self.progress:
-            print(f"beyondauc evaluate: {name} {self.seconds[-1][1]:.1f} s", file=sys.stderr, flush=True)
 
 
 def _selective_benchmark(bench, full, ood):
@@ -759,7 +753,9 @@ def _evaluation(tables, p, bench, source, sha256, stages, t_start, left_out):
     ``data["protocols_left_out"]`` maps each protocol the grid leaves out to why (empty: none).
     """
     stored = {k: list(v) if isinstance(v, tuple) else v for k, v in p.items()}  # as its manifest stores them
-    info = {"source": source, "sha256": sha256, "kind": bench.kind, "n_rows": int(len(bench)), "models": list(bench.models),
+    info = {"source": source, "sha256": sha256, "kind": bench.kind, "graded": bench.graded,
+            "n_rows": int(len(bench)), "models": list(bench.models),
+            **({"n_items": int(bench.item_counts().sum())} if bench.repeated else {}),
             "datasets": list(bench.datasets), "domains": {d: bench.domains.get(d) for d in bench.datasets},
             "protocols_left_out": dict(left_out)}
     created = _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat()

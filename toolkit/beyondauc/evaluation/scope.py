@@ -58,7 +58,8 @@ def analyses_table(evaluation: Evaluation) -> pd.DataFrame:
     Returns
     -------
     pandas.DataFrame
-        Columns ``analysis``, ``status`` ("shown" or "left out") and ``why``.
+        Columns ``analysis``, ``status`` ("shown", "left out", or "replaced" for a default that the data
+        made fall back) and ``why``.
 
     Examples
     --------
@@ -72,9 +73,18 @@ def analyses_table(evaluation: Evaluation) -> pd.DataFrame:
     rows = [_threshold_row(evaluation), _domain_row(evaluation), _cohort_row(evaluation),
             ("Selective answering (DiSCA, AURC)", "shown", "confidences " + _selective_source(evaluation))]
     ood = p.get("ood_dataset")
+    one = len(data.get("datasets", [])) == 1
     rows.append(("DiSCA out of distribution, NiDMA", "shown" if ood else "left out",
                  f"on the out-of-distribution dataset {ood!r}" if ood else
+                 "needs a second dataset as the out-of-distribution one, and the data has one" if one else
                  "needs an out-of-distribution dataset: give --ood-dataset (ood_dataset=)"))
+    if one:
+        rows.append(("Cross-dataset protocols (xdomain, outdomain, indomain, outdata)", "left out",
+                     "they calibrate on other datasets, and the data has one: the indata protocol (a random split "
+                     "of the dataset) stands in, and the threshold-transfer, cross-dataset risk-control and "
+                     "Friedman analyses are left out"))
+    for name, r in (data.get("defaults_replaced") or {}).items():
+        rows.append((f"Default {name}", "replaced", f"{r['used']!r} instead of {r['default']!r}: {r['why']}"))
     cs = p.get("computation_score")
     rows.append(("DiDMA", "shown" if cs is not None else "left out",
                  f"with the computation score {cs}" if cs is not None else
@@ -100,6 +110,9 @@ def _domain_row(evaluation):
     missing = [d for d, v in domains.items() if v is None]
     grid = evaluation.table("grid")
     shown = sorted(set(grid["protocol"]) & {"outdomain", "indomain"}) if len(grid) else []
+    if len(domains) == 1:
+        return ("Domain protocols (outdomain, indomain)", "left out", "they calibrate on the datasets of other "
+                "domains, and the data has one dataset")
     if not missing:
         return ("Domain protocols (outdomain, indomain)", "shown", "every dataset has a domain")
     names = ", ".join(map(repr, missing[:5])) + (f" and {len(missing) - 5} more" if len(missing) > 5 else "")

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import sys
+import time
 import warnings
 
 import numpy as np
@@ -122,3 +124,18 @@ def bootstrap_task(bench, model, arg):
     return bootstrap_grid_chunk(bench, start=start, stop=stop, **kw)
 
 
+class StageTimer:
+    """The seconds each stage of an evaluation took, each said on stderr as it ends when ``progress``."""
+
+    def __init__(self, progress):
+        self.progress = progress
+        self.seconds = []  # (name, seconds), in order
+
+    @contextlib.contextmanager
+    def timed(self, name):
+        """Time the block as the stage ``name`` (a block that raises is not recorded)."""
+        t0 = time.perf_counter()
+        yield
+        self.seconds.append((name, time.perf_counter() - t0))
+        if self.progress:
+            print(f"beyondauc evaluate: {name} {self.seconds[-1][1]:.1f} s", file=sys.stderr, flush=True)

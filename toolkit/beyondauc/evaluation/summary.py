@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
+from ..metrics.selective.given_calibration import GIVEN_ECE_TOLERANCE
 from ..metrics.selective.benchmark import MAX_TIE_SHARE, MIN_CONFIDENCES
 from .abstention import HEADLINE_RISK, headline_risk, rows_at_risk
 from ..utils.formatting import format_interval, format_number, markdown_text
@@ -72,6 +73,9 @@ RULES = (
     ("guarantee fails to transfer", "selective", "realised risk on a dataset of a threshold certified on other data "
      f"(xdomain, outdomain) at the headline target risk {HEADLINE_RISK:g}", "> the target risk",
      "the certificate itself (probability >= 1 - delta on its calibration data), no interval needed"),
+    ("miscalibrated confidence", "calibration", "ECE (15 equal-width bins) of the confidence as given, on a dataset "
+     "(where selective answering reads it as given: answers by default)", f"> {GIVEN_ECE_TOLERANCE:g}",
+     "the lower end of its interval above the threshold"),
     ("undefined analysis", "analysis", "datasets where the model's scores leave a measure undefined "
      "(constant scores, tied confidences)", ">= 1", "a count, no interval needed"),
 )
@@ -589,6 +593,31 @@ def _analysis(model, diagnostics, selective, single=frozenset()):
     return "warn", "analysis", sentence, "undefined analysis", f"undefined analysis: {text}"
 
 
+def _given(model, table, p):
+    """``(status, topic, sentence, rule, reason)`` when the ECE of the confidence as given passes the tolerance on some
+    dataset (the out-of-distribution one aside), for confidences read as given (``selective_protocol="none"``): a warning when its interval lies wholly above it, a note
+    (inconclusive, or unchecked without a bootstrap) otherwise; None when it passes nowhere."""
+    if table is None or not len(table) or p.get("selective_protocol") != "none":
+        return None  # the rule judges confidences the evaluation reads as given (answers, by default)
+    mine = table[(table["model"] == model) & (table["dataset"] != p.get("ood_dataset"))]
+    over = mine[mine["ece_uniform"] > GIVEN_ECE_TOLERANCE].sort_values("ece_uniform_low", ascending=False)
+    if not len(over):
+        return None
+    worst = over.iloc[0]
+    rule = "miscalibrated confidence"
+    flagged = over[over["ece_uniform_low"] > GIVEN_ECE_TOLERANCE]
+    interval = format_interval(worst["ece_uniform_low"], worst["ece_uniform_high"], 3, minus="-")
+    more = f" (and {len(over) - 1} more dataset(s))" if len(over) > 1 else ""
+    past = f"ECE {_num(worst['ece_uniform'])} > {GIVEN_ECE_TOLERANCE:g} on {worst['dataset']}"
+    if len(flagged):
+        return ("warn", "calibration", f"Its confidence as given is miscalibrated: {past}, interval {interval}"
+                f"{more}.", rule, f"{rule}: {past}, interval {interval}{more}")
+    judged = "unchecked" if not p.get("n_bootstrap") else "inconclusive"
+    why = "no interval (no bootstrap)" if judged == "unchecked" else f"its interval {interval} reaches it"
+    return ("info", "calibration", f"Its confidence as given may be miscalibrated: {past}{more}; {why}.", rule,
+            f"{rule} {judged}: {past}, {why}")
+
+
 def _by_model(frame):
     """``model -> frame[frame["model"] == model]``, split once (the rows of each model in their order)."""
     groups = dict(iter(frame.groupby("model", sort=False)))
@@ -618,6 +647,8 @@ def findings_table(tables: Mapping[str, pd.DataFrame], parameters: Mapping[str, 
             _with_guarantee(_selective(model, parameters, tables["selective"], tables["leaderboard"]),  # whole
                             _guarantee(model, tables.get("risk_control"), parameters)),
         ]
+        given = _given(model, tables.get("given_calibration"), parameters)
+        items += [given] if given else []
         for i, (status, topic, sentence, rule, reason) in enumerate(items):
             rows.append({"model": model, "order": i, "topic": topic, "status": status, "sentence": sentence,
                          "rule": rule, "reason": reason})
@@ -660,6 +691,8 @@ def _verdict_parts(r, by, text):
                      .replace("A guarantee fails", "guarantee fails"))
     elif "disca" in r and not pd.isna(r["disca"]):
         parts.append(f"DiSCA {_num(r['disca'])}")
+    if by.get("calibration") == "warn":
+        parts.append("confidence as given miscalibrated")
     return parts
 
 

@@ -97,12 +97,11 @@ from .selective.benchmark import (  # noqa: F401
     MIN_CONFIDENCES,
     SelectiveAnswering,
     calibrated_confidence,
-    coverage_accuracy_band,
-    selective_intervals,
     selective_answering,
     selective_table,
     tolerance_table,
 )
+from .selective.band import coverage_accuracy_band, selective_intervals  # noqa: F401
 from .selective.scores import (  # noqa: F401
     RESOLUTIONS,
     DiDMA,

@@ -115,6 +115,9 @@ class RejectionCurveDisplay:
     curve : RejectionCurve
     max_rejection : float in (0, 1], default=1.0
     name, title : str
+    prr : float, optional
+        The PRR shown (None: the curve's own).  A curve thinned for storage
+        (an evaluation's ``rejection_curves``) passes the exact one.
 
     Attributes
     ----------
@@ -129,12 +132,12 @@ class RejectionCurveDisplay:
     """
 
     def __init__(self, curve: RejectionCurve, *, max_rejection: float = 1.0, name: str = "",
-                 title: str = "") -> None:
+                 title: str = "", prr: float | None = None) -> None:
         if not isinstance(curve, RejectionCurve):
             raise ValueError(f"`curve` must be a RejectionCurve (rejection_curve's), got {type(curve).__name__}")
         self.max_rejection = check_number(max_rejection, "max_rejection", low=0, high=1, low_open=True)
         self.curve, self.name, self.title = curve, name, title
-        self.prr = curve.prr(self.max_rejection)
+        self.prr = curve.prr(self.max_rejection) if prr is None else float(prr)
 
     @literal_plot
     def plot(self, ax: Axes | None = None, **kwargs: object) -> RejectionCurveDisplay:

@@ -9,7 +9,8 @@ import numpy as np
 from ..data.estimators import estimator_answers
 from ..metrics.uncertainty.bootstrap import check_bootstrap
 from ..metrics.selective.curves import TOLERANCES, coverage_accuracy_curve
-from ..metrics.selective.benchmark import coverage_accuracy_band, selective_answering
+from ..metrics.selective.band import coverage_accuracy_band
+from ..metrics.selective.benchmark import selective_answering
 from ..metrics.selective.scores import disca
 from ..utils.validation import check_int, check_random_state
 from ._base import _axes, _legend, literal_plot, literal_text, panel_grid
@@ -116,7 +117,7 @@ class CoverageAccuracyDisplay:
                          random_state: int | None = 0, ax: Axes | None = None) -> CoverageAccuracyDisplay:
         """Compute DiSCA and both curves (and the band with ``n_bootstrap`` > 0), then plot.
 
-        The band is :func:`~beyondauc.metrics.selective.benchmark.coverage_accuracy_band`."""
+        The band is :func:`~beyondauc.metrics.selective.band.coverage_accuracy_band`."""
         n_bootstrap, confidence_level = check_bootstrap(n_bootstrap, confidence_level)
         seed = check_random_state(random_state)
         d = disca(confidence, correct, tolerance=tolerance, weights=weights, resolution=resolution)

@@ -31,13 +31,14 @@ import pandas as pd
 
 from .execute import INLINE_BACKEND, error_of, _execute, JupyterKernel, worker_jupyter_kernel
 from ..utils.output import HASHED, ReportFolder, atomic_write, safe_name
-from ..evaluation.parameters import check_against_benchmark, check_parameters, declared_parameters
+from ..evaluation.parameters import check_against_benchmark, check_parameters, declared_parameters, \
+    one_dataset_defaults
 from .render import index_rows, render_html, render_index, _write_pdf
 from ..utils.validation import check_int, check_names
 from ..data.open import DEMO, open_benchmark
 from ..evaluation.parameters import EVALUATION_PARAMETERS
 from ..evaluation.pipeline import data_fingerprint, evaluate, load_evaluation
-from ..metrics.calibration.protocols import left_out_message
+from ..metrics.calibration.protocols import ONE_DATASET_HINT, left_out_message
 from ..utils.parallel import process_pool
 
 if TYPE_CHECKING:
@@ -525,7 +526,8 @@ def run_report(data: str | os.PathLike | Benchmark | pd.DataFrame = DEMO, *,
     full = open_benchmark(data, pos_label=pos_label, domains=domains, nan_policy=nan_policy, log_options=log_options)
     evaluated = open_benchmark(full, datasets=datasets)  # every model: ranks and pairs are among all of them
     bench = open_benchmark(evaluated, models=models)  # the models whose reports are written
-    check_against_benchmark({**extra, "baseline": baseline}, evaluated, available=full.datasets)
+    given = {**extra, "baseline": baseline}
+    check_against_benchmark(one_dataset_defaults(given, extra, evaluated)[0], evaluated, available=full.datasets)
     slugs = _folder_names(bench.models)
     if out is None:
         name = DEMO if isinstance(data, str) and data == DEMO else Path(str(bench.source)).stem.split(".")[0]
@@ -599,7 +601,7 @@ def _evaluation_for(output, data, bench, parameters, *, recompute, progress, job
     """
     from ..evaluation.parameters import check_evaluation_parameters as check_evaluation, resolve_auto
 
-    complete = resolve_auto(check_evaluation(parameters), bench)
+    complete = one_dataset_defaults(resolve_auto(check_evaluation(parameters), bench), parameters, bench)[0]
     _, sha256 = data_fingerprint(data)
     previous = Path(output.out) / "evaluation"
     if not recompute and (previous / "manifest.json").is_file():
@@ -655,8 +657,12 @@ def notes(evaluation):
     left = evaluation.data.get("protocols_left_out") or {}
     if not left:
         return []
-    text = left_out_message(left, hint=_REPORT_DOMAIN_HINT)
-    return [text[0].upper() + text[1:] + "."]
+    one = len(evaluation.data.get("datasets", [])) == 1
+    text = left_out_message(left, hint=ONE_DATASET_HINT if one else _REPORT_DOMAIN_HINT)
+    out = [text[0].upper() + text[1:] + "."]
+    for name, r in (evaluation.data.get("defaults_replaced") or {}).items():
+        out.append(f"Default replaced: {name} = {r['used']!r} instead of {r['default']!r}, as {r['why']}.")
+    return out
 
 
 def _warm_worker(kernel_name, cwd):
@@ -735,6 +741,7 @@ def _render_reports(output, evaluation, reused, bench, folder, slugs, notebook_e
         "source": source, "sha256": sha256, "version": __version__, "date": date,
         "n_datasets": len(bench.datasets), "n_models": len(evaluation.data["models"]), "n_failed": n_failed,
         "n_jobs": len(specs), "parameters": evaluation.parameters, "evaluation_created": evaluation.created,
+        "n_items": evaluation.data.get("n_items"), "n_samples": evaluation.data.get("n_rows"),
         "reused": reused, "models": index_rows(evaluation, reports), "notes": base_header["notes"],
         "overview": {"html": overview.html, "status": overview.status, "error": overview.error,
                      "notebooks": [{"name": nb.name, "path": nb.path} for nb in overview.notebooks]},

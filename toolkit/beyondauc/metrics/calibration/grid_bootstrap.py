@@ -60,6 +60,7 @@ from ..uncertainty.bootstrap import (
     strata_of,
 )
 from ..uncertainty.cells import cell_scores, check_cells
+from ..uncertainty.clusters import cluster_counts
 from ..uncertainty.paired import bootstrap_pvalue, holm_adjust
 from .grid import (
     METHODS,
@@ -117,9 +118,11 @@ class ReplicateCounts:
     (each grid is then counted from them, not drawn again), once.
     """
 
-    def __init__(self, strata, n_bootstrap, random_state, start, stop, *, counts=None):
+    def __init__(self, strata, n_bootstrap, random_state, start, stop, *, counts=None, clusters=None):
         self.strata, self.n_bootstrap, self.random_state = strata, n_bootstrap, random_state
         self.start, self.stop, self.W = start, stop, counts
+        if clusters is not None:  # repeated samples: items drawn whole (the cluster bootstrap), counted per example
+            self.W = cluster_counts(clusters, strata, n_bootstrap, random_state=random_state, start=start, stop=stop)
 
     @classmethod
     def of(cls, W):
@@ -317,7 +320,8 @@ class _Runner:
     def counts(self, b0, b1):
         W = self._counts.get((b0, b1))
         if W is None:
-            W = ReplicateCounts(self.bctx.strata, self.bctx.n_bootstrap, self.bctx.boot_seed, b0, b1)
+            W = ReplicateCounts(self.bctx.strata, self.bctx.n_bootstrap, self.bctx.boot_seed, b0, b1,
+                                clusters=self.bctx.clusters)
             if self._keep:
                 self._counts[(b0, b1)] = W
         return W
@@ -756,7 +760,8 @@ def boot_context(bench, protocols, methods, class_weight, n_repeats, seed, n_boo
     )
     # answers: the class is per model, so every model resamples the same examples within datasets (paired)
     strata = strata_of(ctx.codes) if bench.kind == "answers" else strata_of(ctx.codes, ctx.y)
-    return BootContext(base=ctx, strata=strata, n_bootstrap=n_bootstrap, boot_seed=seed, cells=cells)
+    return BootContext(base=ctx, strata=strata, n_bootstrap=n_bootstrap, boot_seed=seed, cells=cells,
+                        clusters=bench.items() if bench.repeated else None)
 
 
 def replicate_array(grid, n_bootstrap, pieces):

@@ -161,7 +161,7 @@ def bootstrap_grid_chunk(
             for b0, b1 in batches:
                 W = counts.get((b0, b1))
                 if W is None:
-                    W = ReplicateCounts(bctx.strata, n_bootstrap, seed, b0, b1)
+                    W = ReplicateCounts(bctx.strata, n_bootstrap, seed, b0, b1, clusters=bctx.clusters)
                     if keep:
                         counts[(b0, b1)] = W
                 for (p, meth, i), values in boot.run(W).items():

@@ -45,6 +45,7 @@ class BootContext:
     n_bootstrap: int
     boot_seed: object
     cells: int | None = None  # the replicates' cells per dataset and class (None: every distinct score)
+    clusters: np.ndarray | None = None  # each example's item when items repeat (cluster bootstrap), else None
 
 
 def _standardize(x, pos, neg):

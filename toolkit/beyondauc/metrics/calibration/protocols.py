@@ -28,6 +28,9 @@ __all__ = [
     "grid_protocols",
     "left_out_message",
     "left_out_protocols",
+    "one_dataset_protocols",
+    "CROSS_DATASET_PROTOCOLS",
+    "ONE_DATASET_HINT",
 ]
 
 #: The protocols that need the domain of every dataset.
@@ -67,6 +70,29 @@ def left_out_protocols(bench: Benchmark) -> dict[str, str]:
         return {}
     why = f"needs the domain of every dataset, and {missing} {'has' if len(missing) == 1 else 'have'} none"
     return {p: why for p in DOMAIN_PROTOCOLS}
+
+
+#: The protocols that calibrate on (or cohort by) other datasets than the one evaluated.
+CROSS_DATASET_PROTOCOLS: tuple[str, ...] = ("xdomain", "outdomain", "indomain", "outdata")
+#: What a benchmark of one dataset (one task) is told about them.
+ONE_DATASET_HINT = "they run with two datasets or more (e.g. several tasks of one run)"
+
+
+def one_dataset_protocols(bench: Benchmark) -> dict[str, str]:
+    """Protocol -> why a benchmark of one dataset leaves it out (empty with two datasets or more).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from beyondauc import load_benchmark
+    >>> df = pd.DataFrame({"dataset": "a", "label": [0, 1, 1, 0], "m": [0.1, 0.9, 0.8, 0.3]})
+    >>> one_dataset_protocols(load_benchmark(df))["xdomain"]
+    "needs other datasets than the one evaluated, and the data has one ('a')"
+    """
+    if len(bench.datasets) > 1:
+        return {}
+    why = f"needs other datasets than the one evaluated, and the data has one ({bench.datasets[0]!r})"
+    return {p: why for p in CROSS_DATASET_PROTOCOLS}
 
 
 def left_out_message(left_out: dict[str, str], *, hint: str = DOMAIN_HINT) -> str:

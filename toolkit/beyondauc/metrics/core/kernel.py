@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__: list[str] = []
+__all__: list[str] = ["auc_from_counts"]
 
 
 def grid_counts(y, s, *, sample_weight=None):

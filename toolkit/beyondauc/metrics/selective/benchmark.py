@@ -37,14 +37,14 @@ from .curves import (
     CoverageAccuracyCurve,
     _area,
     aurc_of,
-    check_inputs,
     check_resolution,
     check_unit,
     check_weights,
     _curve,
     excess,
     risks,
-    accuracy_at_coverages,
+    exact_area_rows,
+    graded_excess,
 )
 from .scores import (
     DiSCA,
@@ -59,7 +59,7 @@ if TYPE_CHECKING:  # names in annotations only
     from ...data.benchmark import Benchmark
 
 __all__ = ["BAND_COVERAGES", "MAX_TIE_SHARE", "MIN_CONFIDENCES", "SELECTIVE_PROTOCOLS", "SelectiveAnswering", "calibrated_confidence",
-           "confidence_ties", "coverage_accuracy_band", "protocol_rows", "selective_intervals",
+           "confidence_ties", "given_quality", "protocol_rows",
            "selective_answering", "selective_table", "tolerance_table"]
 
 #: Fewest distinct confidences a model's answers on a dataset need to be ranked by DiSCA.
@@ -400,7 +400,9 @@ def selective_answering(
                       f"none shared by more than {MAX_TIE_SHARE:.0%} of the answers): DiSCA is flagged "
                       "`rankable` = False and left out of DiSCA rankings", UndefinedMetricWarning, stacklevel=2)
     exact = _curve(conf, ok, None)
-    n_ok, grisk = int(ok.sum()), risks(exact)[1]
+    quality = given_quality(bench, model, dataset) if protocol == "none" else None
+    lossy = exact if quality is None else _curve(conf, quality, None)  # AURC, E-AURC, AUGRC: loss 1 - quality
+    grisk = risks(lossy)[1]
     d_ood = None if conf_ood is None else disca(conf_ood, ok_ood, tolerance=tolerance, weights=weights,
                                                  resolution=resolution)
     dd = nd = None
@@ -418,7 +420,7 @@ def selective_answering(
             random_state=random_state, n_bootstrap=n_bootstrap, cells=check_cells(cells),
             resample_state=dataset_seed(random_state, [d for d in bench.datasets if d != ood_dataset].index(dataset)),
         )
-        estimate = {"accuracy": float(exact.accuracy[-1]), "area": exact.score, "aurc": 1.0 - exact.score,
+        estimate = {"accuracy": float(exact.accuracy[-1]), "area": exact.score, "aurc": 1.0 - lossy.score,
                     "disca": d.score, "a": d.a, "b": d.b, **({} if d_ood is None else {"disca_ood": d_ood.score})}
         intervals, how, why = interval_summary(interval_frame(estimate, reps, confidence_level, jackknife=jack))
         band = _band(acc, confidence_level)
@@ -431,8 +433,8 @@ def selective_answering(
         method=method,
         disca=d,
         curve=exact,
-        aurc=aurc_of(exact, "step"),
-        e_aurc=excess(exact, len(ok), n_ok, "exact", "step"),
+        aurc=aurc_of(lossy, "step"),
+        e_aurc=_e_aurc(lossy, ok, quality, "exact"),
         disca_ood=d_ood,
         didma=dd,
         nidma=nd,
@@ -440,10 +442,10 @@ def selective_answering(
         correct=ok,
         confidence_ood=conf_ood,
         correct_ood=ok_ood,
-        aurc_linear=aurc_of(exact, "linear"),
-        e_aurc_analytic=excess(exact, len(ok), n_ok, "analytic", "step"),
-        augrc=_area(exact.coverage, grisk, "step", 0.0),
-        augrc_linear=_area(exact.coverage, grisk, "linear", 0.0),
+        aurc_linear=aurc_of(lossy, "linear"),
+        e_aurc_analytic=_e_aurc(lossy, ok, quality, "analytic"),
+        augrc=_area(lossy.coverage, grisk, "step", 0.0),
+        augrc_linear=_area(lossy.coverage, grisk, "linear", 0.0),
         intervals=intervals,
         replicates=reps,
         accuracy_band=band,
@@ -454,6 +456,24 @@ def selective_answering(
         top_share=top_share,
         rankable=rankable,
     )
+
+
+def given_quality(bench: Benchmark, model: str, dataset: str) -> np.ndarray | None:
+    """The graded quality of ``model``'s answers on ``dataset`` (None unless the benchmark's answers are graded).
+
+    Read with the confidence as given (protocol "none"): AURC, E-AURC and
+    AUGRC then take ``1 - quality`` as the loss, while the coverage-accuracy
+    curve, DiSCA, a and b read the answers thresholded at the benchmark's
+    ``correct_threshold``.
+    """
+    return bench.quality(dataset, model=model) if bench.kind == "answers" and bench.graded else None
+
+
+def _e_aurc(cur, ok, quality, optimum):
+    """E-AURC (step) of the exact curve: of 0/1 answers, or of graded ones (``quality`` not None)."""
+    if quality is None:
+        return excess(cur, len(ok), int(ok.sum()), optimum, "step")
+    return graded_excess(cur, quality, optimum, "step")
 
 
 def selective_table(bench: Benchmark, *, models: Sequence[str] | None = None, datasets: Sequence[str] | None = None,
@@ -526,6 +546,27 @@ def selective_design(bench, model, dataset, *, ood_dataset, protocol, random_sta
     return s, y, role, strata
 
 
+def _refit_items(bench, used, strata, protocol):
+    """Each used row's item for the cluster bootstrap (None when no item repeats).
+
+    An item whose samples the protocol splits between calibration and
+    evaluation rows (a random split of rows) cannot be resampled whole: its
+    rows are then resampled one by one, with a warning.
+    """
+    if not bench.repeated:
+        return None
+    items = bench.items()[used]
+    per_item = np.zeros(int(items.max()) + 1 if len(items) else 0, dtype=np.int64)
+    per_item[items] = strata
+    if (per_item[items] != strata).any():
+        warnings.warn(f"protocol {protocol!r} splits the repeated samples of some items between calibration and "
+                      "evaluation rows: its selective intervals resample rows, and are too narrow for correlated "
+                      "samples (choose a protocol that keeps items whole, e.g. 'none' or 'xdomain')", UserWarning,
+                      stacklevel=4)
+        return None
+    return items
+
+
 #: Coverage levels of the pointwise accuracy band.
 BAND_COVERAGES = np.linspace(0.02, 1.0, 50)
 
@@ -553,10 +594,16 @@ def benchmark_bootstrap(bench, model, dataset, *, ood_dataset, protocol, method,
     resolution = check_resolution(resolution)
     options = {"resolution": resolution, "tolerance": tolerance, "weights": weights}
     resample_state = check_random_state(random_state if resample_state is None else resample_state)
+    if protocol == "none" and given_quality(bench, model, dataset) is not None:
+        return _graded_bootstrap(bench, model, dataset, ood_dataset, options, resample_state, n_bootstrap)
     if protocol == "none":
         return _given_bootstrap(bench, model, dataset, ood_dataset, options, resample_state, n_bootstrap, cells)
     s, y, role, strata = selective_design(bench, model, dataset, ood_dataset=ood_dataset, protocol=protocol,
                                            random_state=random_state)
+    items = None
+    if bench.repeated:  # the rows _selective_design resamples, as items
+        cal, ev, ood = _selective_rows(bench, dataset, protocol, random_state, ood_dataset)
+        items = _refit_items(bench, cal | ev | ood, strata, protocol)
     s = cell_scores(s, strata, y, cells=cells)
     x, inv, _, _ = grid_counts(y, s)
     m = len(x)
@@ -572,7 +619,7 @@ def benchmark_bootstrap(bench, model, dataset, *, ood_dataset, protocol, method,
                                  kind=bench.kind)
     return _replicates_and_jackknife(strata, column, y, n_values=int(starts[-1]), statistic=statistic,
                                      n_bootstrap=n_bootstrap, random_state=resample_state,
-                                     chunk_width=max(len(y), m))
+                                     chunk_width=max(len(y), m), clusters=items)
 
 
 def side_by_side(inv, role, blocks):
@@ -622,7 +669,61 @@ def _given_bootstrap(bench, model, dataset, ood_dataset, options, random_state, 
 
     return _replicates_and_jackknife(strata_of(*key), column, ok, n_values=int(starts[-1]), statistic=statistic,
                                      n_bootstrap=n_bootstrap, random_state=random_state,
-                                     chunk_width=max(len(ok), len(x)))
+                                     chunk_width=max(len(ok), len(x)), clusters=_items(bench, parts))
+
+
+def _graded_bootstrap(bench, model, dataset, ood_dataset, options, random_state, n_bootstrap):
+    """:func:`_given_bootstrap` for graded answers: the grid is the distinct (confidence, quality) pairs.
+
+    Every example counts as a "positive" of its pair; each replicate's pair
+    counts then give, per distinct confidence, both the right/wrong counts
+    at the benchmark's ``correct_threshold`` (accuracy, area, DiSCA, a, b)
+    and the summed quality and loss (AURC on ``1 - quality``), exactly.
+    """
+    s, q = bench.scores(model), bench.quality(model=model)
+    parts = [(dataset, 1)] + ([(ood_dataset, 2)] if ood_dataset is not None else [])
+    conf = np.concatenate([_given_answers(bench, model, s[bench._slice(d)], q[bench._slice(d)] >= 0.5)[0]
+                           for d, _ in parts])
+    quality = np.concatenate([q[bench._slice(d)] for d, _ in parts])
+    role = np.concatenate([np.full(bench.dataset_sizes()[bench.datasets.index(d)], r) for d, r in parts])
+    pairs, inv = np.unique(np.column_stack([conf, quality]), axis=0, return_inverse=True)  # by confidence, quality
+    inv = inv.ravel()
+    cols = [np.unique(inv[role == r]) for _, r in parts]
+    column, starts = side_by_side(inv, role, {r: c for (_, r), c in zip(parts, cols)})
+    right = (pairs[:, 1] >= bench.correct_threshold).astype(np.float64)
+
+    def counts(pos, at):  # (R, pairs of one role) -> per distinct confidence: right, wrong, quality, loss
+        c = pairs[at, 0]
+        first = np.flatnonzero(np.r_[True, c[1:] != c[:-1]])
+        def by(w):
+            return np.add.reduceat(pos * w, first, axis=1)
+        return c[first], (by(right[at]), by(1.0 - right[at])), (by(pairs[at, 1]), by(1.0 - pairs[at, 1]))
+
+    k = len(cols[0])
+
+    def statistic(pos, neg):
+        x, binary, graded = counts(pos[:, :k], cols[0])
+        rows = selective_rows(x, *binary, **options, coverages=BAND_COVERAGES)
+        out = {name: rows[name] for name in INTERVAL_NAMES}
+        out["aurc"] = 1.0 - exact_area_rows(x, *graded)
+        if ood_dataset is not None:
+            x_ood, binary_ood, _ = counts(pos[:, k:], cols[1])
+            out["disca_ood"] = selective_rows(x_ood, *binary_ood, **options)["disca"]
+        out["band"] = rows["band"]
+        return out
+
+    ones = np.ones(len(inv), dtype=np.int8)
+    return _replicates_and_jackknife(strata_of(role), column, ones, n_values=int(starts[-1]), statistic=statistic,
+                                     n_bootstrap=n_bootstrap, random_state=random_state,
+                                     chunk_width=max(len(inv), len(pairs)), clusters=_items(bench, parts))
+
+
+def _items(bench, parts):
+    """Each resampled row's item (rows of ``parts``' datasets in order), or None when no item repeats."""
+    if not bench.repeated:
+        return None
+    items = bench.items()
+    return np.concatenate([items[bench._slice(d)] for d, _ in parts])
 
 
 def _refit_statistic(x, cols, *, method, class_weight, init, options, kind="scores"):
@@ -651,123 +752,6 @@ def _refit_statistic(x, cols, *, method, class_weight, init, options, kind="scor
         return rows
 
     return statistic
-
-
-def coverage_accuracy_band(confidence: ArrayLike, correct: ArrayLike, *, n_bootstrap: int = 1000,
-                           confidence_level: float = 0.95,
-                           random_state: int | None = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Pointwise bootstrap band of the exact coverage-accuracy curve at fixed coverages.
-
-    The examples are resampled with replacement (``n_bootstrap`` seeded
-    replicates); each replicate's accuracy at the coverage levels
-    :data:`BAND_COVERAGES` (0.02, 0.04, ..., 1) is :func:`accuracy_at_coverage`
-    on that replicate, all replicates at once (:func:`accuracy_at_coverages`).
-    The confidences are taken as given; :func:`selective_answering` with
-    ``n_bootstrap`` refits the calibrator on every replicate instead.
-
-    Parameters
-    ----------
-    confidence : array-like of shape (n,)
-        Confidences of any scale (only their order matters).
-    correct : array-like of bool, shape (n,)
-    n_bootstrap : int >= 1, default=1000
-    confidence_level : float in (0, 1), default=0.95
-    random_state : int or None, default=0
-
-    Returns
-    -------
-    coverage, accuracy_low, accuracy_high : ndarray of shape (50,)
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from beyondauc.metrics.selective.benchmark import coverage_accuracy_band
-    >>> rng = np.random.default_rng(0)
-    >>> conf = rng.uniform(0.5, 1, 200)
-    >>> cov, low, high = coverage_accuracy_band(conf, rng.uniform(size=200) < conf, n_bootstrap=100)
-    >>> len(cov), bool((low <= high).all())
-    (50, True)
-    """
-    n_bootstrap, confidence_level = _check_n_bootstrap(n_bootstrap, confidence_level)
-    seed = check_random_state(random_state)
-    c, ok = check_inputs(confidence, correct, probability=False)
-    values, inv, _, _ = grid_counts(ok, c)
-    acc = bootstrap_replicates(np.zeros(len(c), dtype=np.int64), inv, ok, n_values=len(values),
-                               n_bootstrap=n_bootstrap, random_state=seed,
-                               statistic=lambda n_ok, n_wrong: accuracy_at_coverages(values, n_ok, n_wrong,
-                                                                                     BAND_COVERAGES))
-    return _band(acc, confidence_level)
-
-
-def _check_n_bootstrap(n_bootstrap, confidence_level):
-    """``check_bootstrap`` for an interval that needs replicates: ``n_bootstrap`` >= 1."""
-    n_bootstrap, confidence_level = check_bootstrap(n_bootstrap, confidence_level)
-    if n_bootstrap < 1:
-        raise ValueError(f"`n_bootstrap` must be an int >= 1, got {n_bootstrap}")
-    return n_bootstrap, confidence_level
-
-
-def selective_intervals(confidence: ArrayLike, correct: ArrayLike, *, n_bootstrap: int = 1000,
-                        confidence_level: float = 0.95, random_state: int | None = 0, tolerance: float = 0.9,
-                        weights: tuple[float, float, float] = (1 / 3, 1 / 3, 1 / 3),
-                        resolution: float = 0.01) -> pd.DataFrame:
-    """Bootstrap intervals of accuracy, area, AURC (percentile), DiSCA, a and b (BCa) for given answers.
-
-    The examples are resampled with replacement (``n_bootstrap`` seeded
-    replicates); the confidences are taken as given (no calibrator to refit:
-    for that, use :func:`selective_answering` with ``n_bootstrap``).  A
-    replicate is a reweighting of the counts at each distinct confidence, so
-    all replicates' curves come from one pass of cumulative sums
-    (:func:`~beyondauc.metrics.selective.scores.selective_rows`).
-
-    Parameters
-    ----------
-    confidence : array-like of shape (n,)
-        Probabilities in [0, 1] (DiSCA reads the grid curve).
-    correct : array-like of bool, shape (n,)
-    n_bootstrap : int >= 1, default=1000
-    confidence_level : float in (0, 1), default=0.95
-    random_state : int or None, default=0
-    tolerance, weights, resolution
-        As in :func:`disca`.
-
-    Returns
-    -------
-    pandas.DataFrame
-        Indexed by ``metric`` (accuracy, area, aurc, disca, a, b) with columns
-        ``estimate`` (the point estimate), ``low``, ``high``,
-        ``interval_method`` ("BCa" for DiSCA, a and b, whose acceleration
-        comes from a delete-a-group jackknife with 20 groups; "percentile"
-        for the others) and ``interval_note`` (why an interval is NaN: no
-        interval contains its estimate; see the user guide, "Uncertainty").
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from beyondauc import selective_intervals
-    >>> rng = np.random.default_rng(0)
-    >>> conf = rng.uniform(0.5, 1, 200)
-    >>> ok = rng.uniform(size=200) < conf
-    >>> ci = selective_intervals(conf, ok, n_bootstrap=200, random_state=1)
-    >>> list(ci.columns), bool((ci["low"] <= ci["estimate"]).all() and (ci["estimate"] <= ci["high"]).all())
-    (['estimate', 'low', 'high', 'interval_method', 'interval_note'], True)
-    """
-    n_bootstrap, confidence_level = _check_n_bootstrap(n_bootstrap, confidence_level)
-    seed = check_random_state(random_state)
-    d = disca(confidence, correct, tolerance=tolerance, weights=weights, resolution=resolution)
-    c, ok = check_inputs(confidence, correct, probability=True)
-    exact = _curve(c, ok, None)
-    estimate = {"accuracy": float(exact.accuracy[-1]), "area": exact.score, "aurc": 1.0 - exact.score,
-                "disca": d.score, "a": d.a, "b": d.b}
-    values, inv, _, _ = grid_counts(ok, c)
-    design = dict(n_values=len(values), random_state=seed,
-                  statistic=lambda n_ok, n_wrong: selective_rows(values, n_ok, n_wrong, resolution=d.resolution,
-                                                                 tolerance=d.tolerance, weights=d.weights))
-    strata = np.zeros(len(c), dtype=np.int64)
-    reps = bootstrap_replicates(strata, inv, ok, n_bootstrap=n_bootstrap, **design)
-    jack = jackknife_replicates(strata, inv, ok, **design)
-    return interval_frame(estimate, pd.DataFrame(reps), confidence_level,
-                          jackknife=pd.DataFrame({k: jack[k] for k in SELECTIVE_BCA if k in jack}))
 
 
 def tolerance_table(bench: Benchmark, dataset: str, *, models: Sequence[str] | None = None, value: str = "disca",

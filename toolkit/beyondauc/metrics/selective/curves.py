@@ -44,7 +44,7 @@ from ...utils.html import result_html
 from ...utils.validation import check_number, check_option, check_scores
 from ..core.kernel import grid_counts
 
-__all__ = ["TOLERANCES", "CoverageAccuracyCurve", "Plateau", "accuracy_at_coverage", "auc_tail", "augrc", "aurc", "coverage_accuracy_curve", "coverage_at_accuracy", "e_aurc", "plateau"]
+__all__ = ["TOLERANCES", "CoverageAccuracyCurve", "Plateau", "accuracy_at_coverage", "auc_tail", "augrc", "aurc", "coverage_accuracy_curve", "coverage_at_accuracy", "e_aurc", "graded_excess", "loss_points", "plateau"]
 
 
 TOLERANCES = (0.95, 0.9, 0.85, 0.8, 0.75, 0.7, 0.65, 0.6, 0.55)
@@ -54,7 +54,8 @@ GRID_SLACK = 1e-9  # a confidence within this many grid steps of a threshold rea
 
 # -- validation -------------------------------------------------------------------
 
-def _check_correct(correct, n, name="correct"):
+def _check_correct(correct, n, name="correct", *, graded=False):
+    """``correct`` as booleans; with ``graded``, a quality in [0, 1] stays float64 when some value lies between."""
     arr = np.asarray(correct)
     if arr.ndim != 1:
         raise ValueError(f"`{name}` must be 1-D, got an array of shape {arr.shape}")
@@ -66,16 +67,23 @@ def _check_correct(correct, n, name="correct"):
         bad = ~np.isin(arr, (0, 1))
         if not bad.any():
             return arr.astype(bool)
+        if graded:
+            q = arr.astype(np.float64)
+            bad = ~((q >= 0) & (q <= 1))  # NaN too
+            if not bad.any():
+                return q
         i = int(np.flatnonzero(bad)[0])
-        raise ValueError(f"`{name}` must be boolean (True/False or 0/1), got {arr[i]!r} at position {i}")
+        what = "boolean (True/False or 0/1) or a quality in [0, 1]" if graded else "boolean (True/False or 0/1)"
+        value = arr[i].item() if graded else arr[i]
+        raise ValueError(f"`{name}` must be {what}, got {value!r} at position {i}")
     raise ValueError(f"`{name}` must be boolean (True/False or 0/1), got dtype {arr.dtype}")
 
 
-def check_inputs(confidence, correct, *, probability, names=("confidence", "correct")):
+def check_inputs(confidence, correct, *, probability, names=("confidence", "correct"), graded=False):
     c = check_scores(confidence, names[0])
     if len(c) == 0:
         raise ValueError(f"`{names[0]}` is empty: nothing was answered")
-    ok = _check_correct(correct, len(c), names[1])
+    ok = _check_correct(correct, len(c), names[1], graded=graded)
     if probability:
         bad = (c < 0) | (c > 1)
         if bad.any():
@@ -194,7 +202,7 @@ def _exact_points(c, ok):
     """Exact curve: one point per distinct confidence, highest first."""
     values, _, n_ok, n_wrong = grid_counts(ok, c)
     n_ok, n_wrong = n_ok[::-1], n_wrong[::-1]
-    answered = np.cumsum(n_ok + n_wrong)
+    answered = np.rint(np.cumsum(n_ok + n_wrong))  # whole counts: graded q + (1 - q) may round off a 1
     right = np.cumsum(n_ok)
     return values[::-1], answered, right
 
@@ -212,13 +220,43 @@ def _curve(c, ok, resolution):
     coverage = answered / n
     accuracy = right / answered
     area = float(np.dot(np.diff(coverage, prepend=0.0), accuracy))
-    return CoverageAccuracyCurve(area, coverage, accuracy, conf, answered.astype(np.int64), right.astype(np.int64), resolution)
+    right = right if ok.dtype.kind == "f" else right.astype(np.int64)  # graded: the summed quality
+    return CoverageAccuracyCurve(area, coverage, accuracy, conf, answered.astype(np.int64), right, resolution)
 
 
-def _exact_curve(confidence, correct):
-    """Validate confidences of any scale and return (exact curve, correct)."""
-    c, ok = check_inputs(confidence, correct, probability=False)
+def _exact_curve(confidence, correct, *, graded=False):
+    """Validate confidences of any scale and return (exact curve, correct); ``graded`` admits a quality in [0, 1]."""
+    c, ok = check_inputs(confidence, correct, probability=False, graded=graded)
     return _curve(c, ok, None), ok
+
+
+def loss_points(confidence: ArrayLike, correct: ArrayLike) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Distinct confidences, highest first, with the answers and their summed loss at each as threshold.
+
+    The loss of an answer is ``1 - quality``: 1 for a wrong answer, 0 for a
+    right one, ``1 - q`` for a graded one of quality q in [0, 1].  Tied
+    confidences enter together.  Risk-coverage curves, AURC and the
+    risk-controlled threshold read these sums.
+
+    Returns
+    -------
+    confidence : ndarray, descending
+    answered : ndarray of float
+        Answers with a confidence at or above each.
+    loss : ndarray of float
+        Their summed loss.
+
+    Examples
+    --------
+    >>> from beyondauc.metrics.selective.curves import loss_points
+    >>> c, n, loss = loss_points([0.9, 0.8, 0.8, 0.6], [1, 0.5, 0, 1])
+    >>> c.tolist(), n.tolist(), loss.tolist()
+    ([0.9, 0.8, 0.6], [1.0, 3.0, 4.0], [0.0, 1.5, 1.5])
+    """
+    c, q = check_inputs(confidence, correct, probability=False, graded=True)
+    values, inverse, _, wrong = grid_counts(q, c)
+    counts = np.bincount(inverse, minlength=len(values)).astype(np.float64)  # whole counts, whatever the qualities
+    return values[::-1], np.cumsum(counts[::-1]), np.cumsum(wrong[::-1])
 
 
 def coverage_accuracy_curve(confidence: ArrayLike, correct: ArrayLike, *,
@@ -361,7 +399,8 @@ def aurc(confidence: ArrayLike, correct: ArrayLike, *, interpolation: str = "ste
     ----------
     confidence : array-like of shape (n,)
         Any scale; only the order matters.
-    correct : array-like of bool, shape (n,)
+    correct : array-like of shape (n,)
+        Right/wrong (bool or 0/1), or a graded quality in [0, 1]: the loss is ``1 - quality``.
     interpolation : {"step", "linear"}, default="step"
 
     Returns
@@ -377,7 +416,7 @@ def aurc(confidence: ArrayLike, correct: ArrayLike, *, interpolation: str = "ste
     0.2222222222222222
     """
     check_option(interpolation, "interpolation", _INTERPOLATIONS)
-    return aurc_of(_exact_curve(confidence, correct)[0], interpolation)
+    return aurc_of(_exact_curve(confidence, correct, graded=True)[0], interpolation)
 
 
 def augrc(confidence: ArrayLike, correct: ArrayLike, *, interpolation: str = "step") -> float:
@@ -406,7 +445,8 @@ def augrc(confidence: ArrayLike, correct: ArrayLike, *, interpolation: str = "st
     ----------
     confidence : array-like of shape (n,)
         Any scale; only the order matters.
-    correct : array-like of bool, shape (n,)
+    correct : array-like of shape (n,)
+        Right/wrong (bool or 0/1), or a graded quality in [0, 1]: the loss is ``1 - quality``.
     interpolation : {"step", "linear"}, default="step"
 
     Returns
@@ -422,7 +462,7 @@ def augrc(confidence: ArrayLike, correct: ArrayLike, *, interpolation: str = "st
     0.166666666667
     """
     check_option(interpolation, "interpolation", _INTERPOLATIONS)
-    cur, _ = _exact_curve(confidence, correct)
+    cur, _ = _exact_curve(confidence, correct, graded=True)
     return _area(cur.coverage, risks(cur)[1], interpolation, 0.0)
 
 
@@ -448,7 +488,8 @@ def e_aurc(confidence: ArrayLike, correct: ArrayLike, *, optimum: str = "exact",
     Parameters
     ----------
     confidence : array-like of shape (n,)
-    correct : array-like of bool, shape (n,)
+    correct : array-like of shape (n,)
+        Right/wrong (bool or 0/1), or a graded quality in [0, 1]: the loss is ``1 - quality``.
     optimum : {"exact", "analytic"}, default="exact"
         ``"exact"``: the AURC (with the same ``interpolation``) of the best
         ranking of these n answers -- every correct answer first, each at
@@ -490,13 +531,32 @@ def e_aurc(confidence: ArrayLike, correct: ArrayLike, *, optimum: str = "exact",
     """
     check_option(optimum, "optimum", _OPTIMA)
     check_option(interpolation, "interpolation", _INTERPOLATIONS)
-    cur, ok = _exact_curve(confidence, correct)
+    cur, ok = _exact_curve(confidence, correct, graded=True)
+    if ok.dtype.kind == "f":
+        return graded_excess(cur, ok, optimum, interpolation)
     return excess(cur, len(ok), int(ok.sum()), optimum, interpolation)
 
 
 def excess(cur, n, n_correct, optimum, interpolation):
     best = _optimal_aurc(n, n_correct, interpolation) if optimum == "exact" else _analytic_aurc(n, n_correct)
     return float(aurc_of(cur, interpolation) - best)
+
+
+def graded_excess(cur: CoverageAccuracyCurve, quality: np.ndarray, optimum: str, interpolation: str) -> float:
+    """E-AURC of graded answers: the curve's AURC less that of the ranking by quality, best answers first.
+
+    The best ranking answers the lowest losses ``1 - quality`` first, each
+    at its own confidence: its risk at k answers is the mean of the k
+    lowest losses (for 0/1 answers the exact optimum of :func:`e_aurc`).
+    ``optimum="analytic"`` takes ``r + (1 - r) ln(1 - r)`` at the mean loss r,
+    the 0/1 formula: for graded losses it is no bound, only the convention.
+    """
+    if optimum == "analytic":
+        return float(aurc_of(cur, interpolation) - _analytic_aurc(1, 1.0 - float(np.mean(1.0 - quality))))
+    losses = np.sort(1.0 - quality)
+    k = np.arange(1, len(losses) + 1, dtype=np.float64)
+    risk = np.cumsum(losses) / k
+    return float(aurc_of(cur, interpolation) - _area(k / len(k), risk, interpolation, risk[0]))
 
 
 def coverage_at_accuracy(confidence: ArrayLike, correct: ArrayLike, *, target: float) -> float:

@@ -49,6 +49,7 @@ from scipy import special
 
 from ...utils.html import result_html
 from ...utils.validation import check_number, check_option, check_scores
+from .curves import loss_points
 
 __all__ = ["RISK_CONTROL_METHODS", "RiskControl", "risk_controlled_threshold", "selective_risk_pvalues",
            "sequence_start"]
@@ -139,14 +140,6 @@ def selective_risk_pvalues(losses: ArrayLike, n: ArrayLike, *, risk: float, grad
     return np.where(n > 0, np.minimum(p, 1.0), 1.0)
 
 
-def _cumulative(correct, confidence):
-    """Distinct confidences, descending, and the count and summed loss answered at each as threshold."""
-    order = np.argsort(-confidence, kind="stable")
-    c, loss = confidence[order], 1.0 - correct[order]
-    last = np.r_[c[1:] != c[:-1], True]  # the last example of each run of tied confidences
-    return c[last], np.flatnonzero(last) + 1.0, np.cumsum(loss)[last]
-
-
 def risk_controlled_threshold(correct: ArrayLike, confidence: ArrayLike, *, risk: float, delta: float = 0.05,
                               method: str = "ltt") -> RiskControl:
     """The lowest confidence threshold certified to keep the risk of the answered at most ``risk``.
@@ -192,7 +185,7 @@ def risk_controlled_threshold(correct: ArrayLike, confidence: ArrayLike, *, risk
     if np.any((quality < 0) | (quality > 1)):
         raise ValueError("`correct` must be 0/1 or a quality in [0, 1]")
     graded = bool(np.any((quality != 0) & (quality != 1)))
-    thresholds, answered, losses = _cumulative(quality, conf)
+    thresholds, answered, losses = loss_points(conf, quality)
     pvalues = selective_risk_pvalues(losses, answered, risk=risk, graded=graded)
     if method == "ltt":
         chosen = _ltt(pvalues, answered, sequence_start(risk, delta, graded=graded), delta)

@@ -57,6 +57,7 @@ from .bootstrap import (
     jackknife_groups,
     percentile_interval,
 )
+from .clusters import cluster_grid_count_chunks, cluster_jackknife_groups
 from ..core.fitting import (
     single_class,
     fit_predict_isotonic,
@@ -125,6 +126,7 @@ def bootstrap_replicates(
     align: int = 1,
     cells: int | None = None,
     chunk_width: int | None = None,
+    clusters: ArrayLike | None = None,
 ) -> Replicates:
     """A batched statistic on every replicate of a stratified bootstrap, chunk by chunk.
 
@@ -160,6 +162,11 @@ def bootstrap_replicates(
         The width chunks are sized for (None: max(n, n_values)): a caller
         that lays the same grid out more compactly keeps its chunks, and with
         them the last bits of a statistic that depends on them.
+    clusters : array-like of int, shape (n,), optional
+        Each example's item (:func:`~beyondauc.metrics.uncertainty.clusters.clusters_of`):
+        repeated samples of one item are resampled together (the cluster
+        bootstrap of :mod:`beyondauc.metrics.uncertainty.clusters`).  None: every
+        example is its own item.
 
     Returns
     -------
@@ -183,8 +190,13 @@ def bootstrap_replicates(
     parts = []
     width = max(len(strata), n_values) if chunk_width is None else chunk_width
     chunks = replicate_chunks(n_bootstrap, width, align=align, cells=cells)
-    for pos, neg in grid_count_chunks(strata, inverse, y, n_values, n_bootstrap, chunks, random_state=seed,
-                                      groups=groups, n_groups=n_groups):  # bounded memory, every row drawn once
+    if clusters is None:
+        counted = grid_count_chunks(strata, inverse, y, n_values, n_bootstrap, chunks, random_state=seed,
+                                    groups=groups, n_groups=n_groups)  # bounded memory, every row drawn once
+    else:
+        counted = cluster_grid_count_chunks(clusters, strata, inverse, y, n_values, n_bootstrap, chunks,
+                                            random_state=seed, groups=groups, n_groups=n_groups)
+    for pos, neg in counted:
         if groups is None:
             pos, neg = pos[:, 0], neg[:, 0]
         parts.append(statistic(pos, neg))
@@ -203,6 +215,7 @@ def jackknife_replicates(
     n_groups: int = 1,
     n_jackknife: int = N_JACKKNIFE,
     chunk_width: int | None = None,
+    clusters: ArrayLike | None = None,
 ) -> Replicates:
     """The batched statistic with each group of a stratified delete-a-group jackknife left out.
 
@@ -230,7 +243,8 @@ def jackknife_replicates(
     [6.0, 6.0, 6.0, 6.0]
     """
     n_jackknife = check_int(n_jackknife, "n_jackknife", minimum=2)
-    member = jackknife_groups(strata, n_jackknife, random_state=random_state)
+    member = (jackknife_groups(strata, n_jackknife, random_state=random_state) if clusters is None else
+              cluster_jackknife_groups(clusters, strata, n_jackknife, random_state=random_state))
     parts = []
     width = max(len(member), n_values) if chunk_width is None else chunk_width
     chunks = replicate_chunks(n_jackknife, width)  # bounded memory
