@@ -35,11 +35,8 @@ from .scope import (  # noqa: F401
     kind_text,
     scope_markdown,
 )
-from .summary import (  # noqa: F401
-    ModelSummary,
-    model_summary,
-    THRESHOLDS,
-)
+from .model_summary import ModelSummary, model_summary  # noqa: F401
+from .summary import THRESHOLDS  # noqa: F401
 
 __all__ = [
     "ComparisonSummary",
