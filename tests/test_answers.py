@@ -109,7 +109,8 @@ def test_each_model_is_its_own_single_model_evaluation(evaluation):
     for name, keys in (("selective", ["dataset"]), ("diagnostics", ["dataset"]), ("calibration_error", None)):
         a = ev.table(name).query("model == 'coin'").reset_index(drop=True)
         b = alone.table(name).reset_index(drop=True)
-        pd.testing.assert_frame_equal(a, b, check_exact=True)
+        ranks = [c for c in a.columns if c.endswith("_rank")]  # ranks are among the models, by definition
+        pd.testing.assert_frame_equal(a.drop(columns=ranks), b.drop(columns=ranks), check_exact=True)
     g = ev.table("grid").query("model == 'coin'").reset_index(drop=True)
     pd.testing.assert_frame_equal(g[["protocol", "method", "dataset", "auc", "accuracy", "kappa"]],
                                   alone.table("grid")[["protocol", "method", "dataset", "auc", "accuracy", "kappa"]],
