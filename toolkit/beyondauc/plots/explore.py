@@ -20,7 +20,9 @@ import os
 from typing import Any
 
 import numpy as np
+from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
+from matplotlib.image import imsave
 
 from ..evaluation import Evaluation, comparison_summary, load_evaluation, model_summary
 from ..evaluation.paper import paper_table
@@ -28,7 +30,7 @@ from .accuracy import AUCAccuracyDisplay
 from .diagnostics import DiagnosticsDashboard
 from .selective import CoverageAccuracyDisplay, ToleranceDisplay
 
-__all__ = ["TABS", "Explorer", "explore", "b_at_tolerance"]
+__all__ = ["TABS", "Explorer", "FrozenLayout", "explore", "b_at_tolerance"]
 
 #: a and b are floored here before DiSCA divides by them (the paper's rule, as the evaluation applies it).
 B_FLOOR = 0.001
@@ -59,15 +61,70 @@ def b_at_tolerance(confidence: np.ndarray, accuracy: np.ndarray, tolerance: floa
 
 
 def _png(figure: Figure) -> str:
+    """``figure`` drawn once by Agg, as base64 PNG (``savefig`` would draw it a second time)."""
+    canvas = figure.canvas if isinstance(figure.canvas, FigureCanvasAgg) else FigureCanvasAgg(figure)
+    canvas.draw()
     buf = io.BytesIO()
-    figure.savefig(buf, format="png", dpi=DPI)
+    imsave(buf, np.asarray(canvas.buffer_rgba()), format="png")
     return base64.b64encode(buf.getvalue()).decode("ascii")
 
 
-def _image_output(out: Any, figure: Figure, alt: str) -> None:
-    """Show ``figure`` in the Output ``out`` as one PNG (with ``alt`` as its text form)."""
+def _image_output(out: Any, png: str, alt: str) -> None:
+    """Show the base64 PNG ``png`` in the Output ``out`` (with ``alt`` as its text form)."""
     out.outputs = ({"output_type": "display_data", "metadata": {},
-                    "data": {"image/png": _png(figure), "text/plain": alt}},)
+                    "data": {"image/png": png, "text/plain": alt}},)
+
+
+class FrozenLayout:
+    """Figures of one pane, laid out by constrained layout once and then at those axes positions.
+
+    Solving a constrained layout costs about as much as drawing the figure,
+    and a pane's figures differ only in their data and labels, so the first
+    figure of a pane is solved and every later one with as many axes is
+    placed where the first one's axes went.  A figure with another number of
+    axes is solved again (and its positions kept instead).
+
+    Parameters
+    ----------
+    figsize : (float, float)
+        The pane's figure size in inches.
+
+    Examples
+    --------
+    >>> layout = FrozenLayout((4, 3))
+    >>> fig = layout.figure()
+    >>> _ = fig.subplots(1, 2)
+    >>> png = layout.png(fig)          # solved by constrained layout, positions kept
+    >>> later = layout.figure()
+    >>> later.get_layout_engine() is None
+    True
+    >>> _ = later.subplots(1, 2)
+    >>> _ = layout.png(later)
+    >>> [tuple(ax.get_position().bounds) for ax in later.axes] == [tuple(b.bounds) for b in layout.positions]
+    True
+    """
+
+    def __init__(self, figsize: tuple[float, float]):
+        self.figsize = figsize
+        self.positions: list[Any] | None = None
+
+    def figure(self) -> Figure:
+        """A new figure to draw on (pyplot never sees it), laid out by constrained layout while none is kept."""
+        fig = Figure(figsize=self.figsize, dpi=DPI, layout="constrained" if self.positions is None else None)
+        FigureCanvasAgg(fig)
+        return fig
+
+    def png(self, figure: Figure) -> str:
+        """``figure``, once drawn on it, as base64 PNG at the pane's positions."""
+        if figure.get_layout_engine() is None:
+            if self.positions is not None and len(self.positions) == len(figure.axes):
+                for ax, box in zip(figure.axes, self.positions):
+                    ax.set_position(box)
+                return _png(figure)
+            figure.set_layout_engine("constrained")
+        png = _png(figure)
+        self.positions = [ax.get_position(original=True) for ax in figure.axes]
+        return png
 
 
 def _text_output(out: Any, text: str) -> None:
@@ -122,6 +179,7 @@ class Explorer:
                           export_text=w.Textarea(layout=w.Layout(width="100%", height="12em")))
         self.shown: dict[str, Any] = {}
         self.stale: set[str] = set()
+        self.layouts = {"dashboard": FrozenLayout((13, 7)), "selective": FrozenLayout((11, 4.2))}
         self.widget = self._layout(w)
         for name in ("model", "baseline", "dataset", "protocol", "method", "tolerance"):
             self.controls[name].observe(self._on_change(name), names="value")
@@ -206,9 +264,9 @@ class Explorer:
         if not len(rows):
             return _text_output(out, f"The evaluation has no {sel['protocol']} x {sel['method']} results: "
                                      "that protocol and method were not evaluated.")
-        fig = Figure(figsize=(6, 4.5))
+        fig = Figure(figsize=(6, 4.5), dpi=DPI)
         AUCAccuracyDisplay.from_results(rows, model=sel["model"], ax=fig.subplots())
-        _image_output(out, fig, f"AUC vs expected accuracy ({sel['protocol']}, {sel['method']}), "
+        _image_output(out, _png(fig), f"AUC vs expected accuracy ({sel['protocol']}, {sel['method']}), "
                                 f"{sel['model']} highlighted")
 
     def _dashboard(self):
@@ -217,9 +275,10 @@ class Explorer:
             panels = self.evaluation.cohort_panels(sel["model"], sel["dataset"])
         except (KeyError, ValueError) as exc:
             return _text_output(out, f"No diagnostics dashboard: {exc}.")
-        fig = Figure(figsize=(13, 7), layout="constrained")
+        layout = self.layouts["dashboard"]
+        fig = layout.figure()
         DiagnosticsDashboard(None, panels=panels).plot(fig)
-        _image_output(out, fig, f"Diagnostics of {sel['model']} on {sel['dataset']} ({panels['cohorts']})")
+        _image_output(out, layout.png(fig), f"Diagnostics of {sel['model']} on {sel['dataset']} ({panels['cohorts']})")
 
     def _selective(self):
         ev, sel, out = self.evaluation, self.selection, self.panes["selective"]
@@ -232,7 +291,8 @@ class Explorer:
         score = d.weights[0] / d.a + d.weights[1] / b - d.penalty
         self.shown["selective"] = {"a": float(d.a), "b": b, "disca": float(score), "tolerance": t,
                                    "stored_tolerance": float(d.tolerance), "stored_disca": float(d.score)}
-        fig = Figure(figsize=(11, 4.2), layout="constrained")
+        layout = self.layouts["selective"]
+        fig = layout.figure()
         ax1, ax2 = fig.subplots(1, 2)
         CoverageAccuracyDisplay(d.curve, disca=d, exact=ev.coverage_curve(sel["model"], sel["dataset"]),
                                 name=sel["model"]).plot(ax1)
@@ -242,7 +302,7 @@ class Explorer:
         ax2.axvline(t, color="grey", linestyle=":", linewidth=1)
         fig.suptitle(f"{sel['model']} on {sel['dataset']}: a = {d.a:.3f}, b({t:.2f}) = {b:.3f}, "
                      f"DiSCA = {score:.3f} (stored at t = {d.tolerance:g}: {d.score:.3f})", fontsize=9)
-        _image_output(out, fig, f"Coverage-accuracy of {sel['model']} on {sel['dataset']}")
+        _image_output(out, layout.png(fig), f"Coverage-accuracy of {sel['model']} on {sel['dataset']}")
 
     def _comparison(self):
         ev, sel = self.evaluation, self.selection
