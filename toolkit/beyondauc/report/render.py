@@ -10,6 +10,7 @@ import copy
 import functools
 import logging
 import math
+import os
 import re
 import urllib.parse
 import uuid
@@ -169,6 +170,10 @@ def _report_exporter_class():
     same elements and attributes as nbconvert's (tested). A page with an
     image without alt text (which the template never writes) still goes
     through nbconvert's own pass.
+
+    Only nbconvert's public API: the filters ``HTMLExporter`` registers, then
+    ``TemplateExporter.from_notebook_node`` (the exporter's own preprocessors
+    and resources run there), compared with ``HTMLExporter``'s page in the tests.
     """
     from nbconvert import HTMLExporter
     from nbconvert.exporters.templateexporter import TemplateExporter
@@ -182,9 +187,12 @@ def _report_exporter_class():
             lexer = langinfo.get("pygments_lexer", langinfo.get("name", None))
             self.register_filter("highlight_code", self.filters.get(
                 "highlight_code", Highlight2HTML(pygments_lexer=lexer, parent=self)))
-            resources = self._init_resources(resources)
+            # The filter looks the notebook's metadata up by the notebook's path (its name, here),
+            # as HTMLExporter gives it through its own record of the notebooks it converted.
+            meta = (resources or {}).get("metadata", {"name": "Notebook"})
+            path = os.path.join(meta.get("path", ""), meta.get("name", ""))
             self.register_filter("filter_data_type", WidgetsDataTypeFilter(
-                notebook_metadata=self._nb_metadata, parent=self, resources=resources))
+                notebook_metadata={path: nb.metadata}, parent=self, resources=resources))
             html, resources = TemplateExporter.from_notebook_node(self, nb, resources, **kw)
             if _IMG_WITHOUT_ALT.search(html):
                 return HTMLExporter.from_notebook_node(self, nb, resources, **kw)
