@@ -106,7 +106,7 @@ def test_each_model_is_its_own_single_model_evaluation(evaluation):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         alone = ba.evaluate(bench.subset(models=["coin"]), ood_dataset="d3", **FAST)
-    for name, keys in (("selective", ["dataset"]), ("diagnostics", ["dataset"]), ("calibration_error", None)):
+    for name, _keys in (("selective", ["dataset"]), ("diagnostics", ["dataset"]), ("calibration_error", None)):
         a = ev.table(name).query("model == 'coin'").reset_index(drop=True)
         b = alone.table(name).reset_index(drop=True)
         pd.testing.assert_frame_equal(a, b, check_exact=True)
