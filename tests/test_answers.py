@@ -1,4 +1,4 @@
-"""An answers benchmark through the evaluation (issue 23; DESIGN.md, Input data).
+"""An answers benchmark through the evaluation (issue 23; the design page, input data).
 
 Per model and example a confidence and whether the answer is right: the AUC is the AUROC of
 confidence for telling right from wrong, selective answering takes the confidence as given

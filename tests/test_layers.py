@@ -1,5 +1,5 @@
 """The package's structure is its architecture: layers that import only downward, no cycles,
-modules and functions of one job each (issue 22; DESIGN.md, Layout).
+modules and functions of one job each (issue 22; docs/design.md).
 
 The layers contract itself lives in pyproject.toml (``[tool.importlinter]``); these tests run
 import-linter on it, and check with grimp (import-linter's graph) what a layers contract

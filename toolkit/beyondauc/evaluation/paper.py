@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -35,8 +34,8 @@ from ..utils.formatting import MINUS, MISSING, comment, escape_text, format_inte
 from ..utils.tables import column_title
 from .readings import VALUE_NAMES, difference_text, p_text
 
-if TYPE_CHECKING:  # the container imports this module (``Evaluation.to_latex``)
-    from .container import Evaluation
+# ``Evaluation`` in the annotations is :class:`beyondauc.evaluation.container.Evaluation`, not imported: the
+# container imports this module (``Evaluation.to_latex``).
 
 __all__ = ["PAPER_FORMATS", "PAPER_TABLES", "PaperTable", "paper_table", "separated_best"]
 
