@@ -262,7 +262,7 @@ def exponent(points):
 def run_all(plan, variants, a, tmp):
     results = {}
     for r in range(a.repeats):  # interleaved: every repeat runs every case and variant once
-        for name, kind, axis, path, n_boot in plan:
+        for name, kind, _axis, path, n_boot in plan:
             for label, base in (variants if r % 2 == 0 else variants[::-1]):
                 env = dict(os.environ)  # this checkout's package, or the baseline's: never whatever is installed
                 env["PYTHONPATH"] = os.pathsep.join([str(Path(base or HERE.parent / "toolkit").resolve()),

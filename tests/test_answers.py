@@ -1,4 +1,4 @@
-"""An answers benchmark through the evaluation (issue 23; DESIGN.md, Input data).
+"""An answers benchmark through the evaluation (issue 23; the design page, input data).
 
 Per model and example a confidence and whether the answer is right: the AUC is the AUROC of
 confidence for telling right from wrong, selective answering takes the confidence as given
@@ -106,7 +106,7 @@ def test_each_model_is_its_own_single_model_evaluation(evaluation):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         alone = ba.evaluate(bench.subset(models=["coin"]), ood_dataset="d3", **FAST)
-    for name, keys in (("selective", ["dataset"]), ("diagnostics", ["dataset"]), ("calibration_error", None)):
+    for name, _keys in (("selective", ["dataset"]), ("diagnostics", ["dataset"]), ("calibration_error", None)):
         a = ev.table(name).query("model == 'coin'").reset_index(drop=True)
         b = alone.table(name).reset_index(drop=True)
         ranks = [c for c in a.columns if c.endswith("_rank")]  # ranks are among the models, by definition

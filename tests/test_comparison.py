@@ -310,7 +310,7 @@ def test_grid_differences_equal_a_loop_over_the_grid_bootstrap(ev):
 def test_pairwise_pvalues_are_a_loop_over_replicates_and_holm_within_each_dataset(ev):
     pw = ev.table("pairwise")
     assert len(pw) == (len(DATASETS) + 1) * len(MODELS) * (len(MODELS) - 1)
-    for d, g in pw.groupby("dataset", sort=False):
+    for _d, g in pw.groupby("dataset", sort=False):
         tests = {}
         for r in g.itertuples():
             pair = frozenset((r.model, r.other))
@@ -331,7 +331,7 @@ def test_pairwise_pvalues_are_a_loop_over_replicates_and_holm_within_each_datase
 def test_comparison_holm_families_are_one_model_and_value_over_the_datasets(ev):
     t = ev.table("comparison")
     assert len(t) and t["pvalue"].notna().any()
-    for (model, value), g in t.groupby(["model", "value"]):
+    for (_model, _value), g in t.groupby(["model", "value"]):
         mean = g[g["dataset"] == "mean"]
         assert mean["pvalue_holm"].equals(mean["pvalue"]) or mean["pvalue"].isna().all()  # a family of one
         per = g[g["dataset"] != "mean"]

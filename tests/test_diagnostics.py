@@ -1,7 +1,7 @@
 """Tests of :mod:`beyondauc.metrics.diagnostics.cohorts`: the test-set AUROC diagnostics of Roberts et al.
 
 Every number is checked against a reference written here, from the definitions
-of DESIGN.md section 2, with no package internals:
+of the diagnostics user guide, with no package internals:
 
 * bias robustness: the sigma integral of pairwise AUCs, integrated exactly
   piece by piece (the AUC of ``s - sigma * [y = 1]`` only changes where sigma

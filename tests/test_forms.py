@@ -1,4 +1,4 @@
-"""The input forms (DESIGN.md, Input data): wide and long tables, scores and answers, CSV / Parquet /
+"""The input forms (docs/user_guide/data.md): wide and long tables, scores and answers, CSV / Parquet /
 JSON Lines files and directories of them, fitted scikit-learn estimators.  Each form is checked against
 a benchmark built by hand from the same numbers; each bad input against its one-line message."""
 from __future__ import annotations

@@ -84,7 +84,7 @@ def brute_rejection(correct, conf):
         keep = n - j
         kept = 0.0  # the expected loss of the `keep` most confident, ties drawn at random
         for c in sorted(set(conf), reverse=True):
-            tied = [l for l, cc in zip(loss, conf) if cc == c]
+            tied = [lo for lo, cc in zip(loss, conf) if cc == c]
             take = min(len(tied), keep - 0)
             kept += take * sum(tied) / len(tied)
             keep -= take

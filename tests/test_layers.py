@@ -1,5 +1,5 @@
 """The package's structure is its architecture: layers that import only downward, no cycles,
-modules and functions of one job each (issue 22; DESIGN.md, Layout).
+modules and functions of one job each (issue 22; docs/design.md).
 
 The layers contract itself lives in pyproject.toml (``[tool.importlinter]``); these tests run
 import-linter on it, and check with grimp (import-linter's graph) what a layers contract
@@ -75,9 +75,9 @@ def test_a_layer_never_imports_one_above_it():
             continue
         for imported in graph.find_modules_directly_imported_by(module):
             other = imported.split(".")
-            if other[0] == "beyondauc" and len(other) > 1 and other[1] in rank and other[1] != parts[1]:
-                if rank[other[1]] >= rank[parts[1]]:
-                    wrong.append(f"{module} imports {imported}")
+            if (other[0] == "beyondauc" and len(other) > 1 and other[1] in rank and other[1] != parts[1]
+                    and rank[other[1]] >= rank[parts[1]]):
+                wrong.append(f"{module} imports {imported}")
     assert wrong == []
 
 
@@ -135,8 +135,8 @@ def test_no_private_name_crosses_subpackages():
 def test_every_subpackage_is_an_attribute_of_the_package():
     """`ba.plots` and the other layers tab-complete in Jupyter and import on first use."""
     code = ("import beyondauc as ba; names = dir(ba); "
-            "assert all(s in names for s in %r), names; "
-            "assert ba.plots.DriftDisplay.__module__ == 'beyondauc.plots.diagnostics'; print('ok')" % (SUBPACKAGES,))
+            f"assert all(s in names for s in {SUBPACKAGES!r}), names; "
+            "assert ba.plots.DriftDisplay.__module__ == 'beyondauc.plots.diagnostics'; print('ok')")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert proc.stdout.strip() == "ok", proc.stderr
 

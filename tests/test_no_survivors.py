@@ -11,6 +11,7 @@ by themselves, within 5 s.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -92,10 +93,8 @@ class Run:
         """Kill what a failed test left behind (the test's own processes, found by their marker)."""
         with_main = {self.proc.pid: None} if self.proc.poll() is None else {}
         for pid in {**with_main, **self.processes()}:
-            try:
+            with contextlib.suppress(OSError):
                 os.kill(pid, signal.SIGKILL)
-            except OSError:
-                pass
         self.proc.wait(timeout=60)
 
 

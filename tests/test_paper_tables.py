@@ -10,7 +10,6 @@ are compiled.
 from __future__ import annotations
 
 import io
-import itertools
 import re
 import shutil
 import subprocess
@@ -150,7 +149,7 @@ def test_leaderboard_latex_numbers_bold_and_names(ev):
     board = ev.table("leaderboard")
     assert [cells[0] for cells, _ in rows] == list(board["model"])  # the odd name reads back verbatim
     assert ODD_MODEL in [cells[0] for cells, _ in rows]
-    for (cells, bold), rec in zip(rows, board.to_dict("records")):
+    for (cells, _bold), rec in zip(rows, board.to_dict("records")):
         by = dict(zip(header, cells))
         for name, title in (("auc", "mean AUC"), ("accuracy", "mean accuracy"), ("kappa", "kappa"),
                             ("disca", "DiSCA"), ("drift", "drift")):
@@ -194,7 +193,7 @@ def test_grid_numbers_ranks_and_csv(ev):
     ranks = ranks[ranks["score"] == "accuracy"].set_index(["model", "dataset"])["rank"]
     mean = ev.table("mean_intervals")
     mean = mean[mean["score"] == "accuracy"].set_index("model")
-    for cells, bold in rows:
+    for cells, _bold in rows:
         model = cells[0]
         for dataset, cell in zip(header[1:], cells[1:]):
             if dataset == "mean":

@@ -286,7 +286,7 @@ def test_roc_black_lines_are_sklearn_roc_points(labels, ties):
     black = [ln for ln in ax.lines if ln.get_color() == "black"]
     assert len(black) == 2
     pos = kw.get("pos_label", 1)
-    for line, y, s, (fpr_d, tpr_d, _, name, auc) in zip(black, (yv, yt), (sv, st), disp.curves):
+    for line, y, s, (_fpr_d, _tpr_d, _, name, auc) in zip(black, (yv, yt), (sv, st), disp.curves):
         fpr, tpr, _ = roc_curve(y, s, pos_label=pos, drop_intermediate=False)
         assert _points(line.get_xdata(), line.get_ydata()) == _points(fpr, tpr)
         assert len(line.get_xdata()) == len(fpr)
@@ -297,7 +297,7 @@ def test_roc_black_lines_are_sklearn_roc_points(labels, ties):
 def test_roc_segment_colours_are_the_thresholds():
     _, ax = plt.subplots()
     disp = ThresholdROCDisplay.from_predictions(YV, SV, YT, ST, ax=ax)
-    for lc, (fpr, tpr, thr, _, _) in zip(ax.collections, disp.curves):
+    for lc, (fpr, _tpr, thr, _, _) in zip(ax.collections, disp.curves):
         np.testing.assert_array_equal(np.asarray(lc.get_array()), thr[1:])
         assert len(lc.get_segments()) == len(fpr) - 1
         assert np.all(np.diff(thr[1:]) < 0)  # thresholds descend along the curve

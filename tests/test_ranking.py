@@ -293,7 +293,7 @@ def test_calibration_modes_matches_groupby_means(generated, generated_grid):
         assert (auc_part["protocol"] == "auc").all() and (auc_part["method"] == "").all()
         first = grid[(grid["protocol"] == "xdomain") & (grid["method"] == "logistic")]
         auc_means = first.groupby("model")["auc"].mean()
-        for m, v, r in zip(auc_part["model"], auc_part["value"], auc_part["rank"]):
+        for m, v, _r in zip(auc_part["model"], auc_part["value"], auc_part["rank"]):
             assert v == pytest.approx(auc_means[m], rel=1e-14)
         exp_auc_rank = stats.rankdata(-auc_means[list(auc_part["model"])].to_numpy(), method="min")
         np.testing.assert_array_equal(auc_part["rank"].to_numpy(), exp_auc_rank)

@@ -73,7 +73,7 @@ def test_readme_links_into_the_docs():
     text = README.read_text(encoding="utf-8")
     links = re.findall(r"\]\((docs/[^)#\s]+)(#[^)\s]+)?\)", text)
     assert links, "the README links to no documentation page"
-    for path, anchor in links:
+    for path, _anchor in links:
         assert (ROOT / path).is_file(), f"the README links to {path}, which does not exist"
     assert ("docs/getting_started.md", "#your-own-data") in links, "the own-data recipe is not one click away"
     assert "\n## Your own data\n" in (DOCS / "getting_started.md").read_text(encoding="utf-8")

@@ -954,7 +954,7 @@ def pages_ours_and_nbconverts(monkeypatch, render):
         patch.setattr(nbconvert_html, "BeautifulSoup", lambda *a, **k: soups.append(1) or soup(*a, **k))
         try:
             ours, ours_soups = render(), len(soups)
-            patch.setattr(_render, "_report_exporter_class", lambda: nbconvert_html.HTMLExporter)
+            patch.setattr(_render, "report_exporter_class", lambda: nbconvert_html.HTMLExporter)
             _render._exporter.cache_clear()
             theirs = render()
         finally:
@@ -1455,3 +1455,33 @@ def test_pdf_breaks_a_very_long_name_in_linear_time(tmp_path):
     _write_pdf(html, tmp_path / "long.pdf", tmp_path)
     assert time.perf_counter() - start < 30
     assert (tmp_path / "long.pdf").read_bytes()[:4] == b"%PDF"
+
+
+@pytest.mark.parametrize("with_state", [True, False])
+def test_the_report_exporter_picks_widget_outputs_as_nbconverts_does(monkeypatch, with_state):
+    """The report's exporter registers nbconvert's widget filter through public names only: a widget
+    view is shown when the notebook's metadata holds its state, and skipped (for its text) otherwise,
+    as in nbconvert's own HTMLExporter."""
+    from beyondauc.report import render as _render
+
+    view = "application/vnd.jupyter.widget-view+json"
+    nb = nbformat.v4.new_notebook()
+    if with_state:
+        nb.metadata["widgets"] = {"application/vnd.jupyter.widget-state+json": {
+            "state": {"m1": {"model_name": "IntSliderModel", "state": {}}}, "version_major": 2, "version_minor": 0}}
+    nb.cells = [nbformat.v4.new_code_cell("slider", outputs=[nbformat.v4.new_output(
+        "display_data", data={view: {"model_id": "m1", "version_major": 2, "version_minor": 0},
+                              "text/plain": "IntSlider(value=0)"})])]
+
+    def render():
+        exporter = _render._exporter(False)
+        header = {"title": "beyondauc report: m", "model": "m", "source": "scores.csv", "sha256": "0" * 64,
+                  "version": beyondauc.__version__, "date": "2026-01-01T00:00:00+00:00", "parameters": {},
+                  "failed": None, "include_code": False}
+        return exporter.from_notebook_node(nb, resources={"beyondauc": header, "metadata": {"name": "m"}})[0]
+
+    ours, theirs, _, _ = pages_ours_and_nbconverts(monkeypatch, render)
+    uuid = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")  # a widget's new element id
+    assert dom(uuid.sub("id", ours)) == dom(uuid.sub("id", theirs))
+    assert ('"model_id": "m1"' in ours) == with_state
+    assert ("IntSlider(value=0)" in ours) != with_state

@@ -1,6 +1,6 @@
 """Tests of :mod:`beyondauc.metrics.selective.curves`: selective answering (Mishra et al.).
 
-The definitions tested are those of DESIGN.md section 3 (they win over the
+The definitions tested are those of the selective-answering user guide (they win over the
 paper where the two differ):
 
 * the coverage-accuracy curve ranks examples by confidence, descending, tied

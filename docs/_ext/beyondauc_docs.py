@@ -40,7 +40,7 @@ DOCS = Path(__file__).resolve().parents[1]
 ROOT = DOCS.parent
 GENERATED = "_generated"  # inside the source folder, git-ignored
 
-#: The layers, bottom up, as DESIGN.md's Layout and the import-linter contract have them.
+#: The layers, bottom up, as the design page (docs/design.md) and the import-linter contract have them.
 LAYERS = ("utils", "data", "metrics", "evaluation", "plots", "report", "cli")
 
 #: The gallery's report: the demo's datasets with three of its models (all eight take about twice as

@@ -240,7 +240,7 @@ __all__ = [
 _SUBPACKAGES = ("utils", "data", "metrics", "evaluation", "plots", "report", "cli")
 
 
-def __getattr__(name):
+def __getattr__(name: str) -> object:
     if name == "explore":  # the Jupyter explorer loads matplotlib and ipywidgets: only when asked for
         from .plots.explore import explore
 
@@ -252,5 +252,5 @@ def __getattr__(name):
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def __dir__():
+def __dir__() -> list[str]:
     return sorted(set(globals()) | set(_SUBPACKAGES))

@@ -50,7 +50,7 @@ from .readers import (
 
 __all__ = ["Benchmark", "load_benchmark"]
 
-#: The kinds of benchmark (DESIGN.md, Input data).
+#: The kinds of benchmark: binary scores, or answers with their confidence (docs/user_guide/data.md).
 KINDS = ("scores", "answers")
 
 

@@ -1,4 +1,4 @@
-"""The forms a benchmark is read in (DESIGN.md, Input data), and the long form made one row per example.
+"""The forms a benchmark is read in (docs/user_guide/data.md), and the long form made one row per example.
 
 A table's columns say its form; a table that fits none, or two at once, is refused with the list of
 forms, never guessed:

@@ -525,7 +525,7 @@ def _check_sizes_and_protocols(get, bench, full):
 
     uses = _uses(get, bench, full)
     _check_domain_protocols(get, bench, uses)
-    for what, name, kind, note, data, datasets, ood in uses:  # sizes first: the plainest cause
+    for what, name, kind, note, data, datasets, _ood in uses:  # sizes first: the plainest cause
         sizes = dict(zip(data.datasets, data.dataset_sizes().tolist()))
         for i in protocol_plan(data, kind)[1]:
             d = data.datasets[i]

@@ -1,7 +1,7 @@
 """Which analyses an evaluation holds, and why the others are left out.
 
 A report says, in words, what each analysis means for the benchmark's kind
-(scores or answers, DESIGN.md "Input data") and which analyses its inputs do
+(scores or answers, :class:`~beyondauc.Benchmark`) and which analyses its inputs do
 not allow: domain protocols without domains, cohort diagnostics without
 cohorts, DiSCA out of distribution without an OOD dataset, DiDMA without a
 computation score.

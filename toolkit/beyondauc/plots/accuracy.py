@@ -205,7 +205,7 @@ class RankSlopeDisplay:
         ok = np.isfinite(self.auc_ranks) & np.isfinite(self.ranks)
         sig = np.ones(len(self.models), dtype=bool) if self.significant is None else self.significant
         n_ok = max(int(ok.sum()), 1)
-        for k, (m, a, r, keep, s) in enumerate(zip(self.models, self.auc_ranks, self.ranks, ok, sig)):
+        for _k, (m, a, r, keep, s) in enumerate(zip(self.models, self.auc_ranks, self.ranks, ok, sig)):
             if not keep:
                 continue
             color = "tab:green" if r < a else "tab:red" if r > a else "grey"

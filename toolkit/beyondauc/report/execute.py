@@ -256,6 +256,7 @@ def jupyter_kernel_manager_class():
     from queue import Empty
 
     import traitlets
+    from jupyter_client import protocol_version_info
     from jupyter_client.asynchronous import AsyncKernelClient
     from jupyter_client.manager import AsyncKernelManager
 
@@ -271,7 +272,9 @@ def jupyter_kernel_manager_class():
         the messages of the requests it sends).
         """
 
-        async def _async_wait_for_ready(self, timeout=None):
+        async def wait_for_ready(self, timeout=None):
+            # public API only: ``wait_for_ready`` is what nbclient calls, and every call below is
+            # a public method of jupyter_client's AsyncKernelClient
             deadline = time.monotonic() + (_START_TIMEOUT if timeout is None else timeout)
             while True:
                 self.kernel_info()
@@ -285,9 +288,9 @@ def jupyter_kernel_manager_class():
                     except Empty:
                         pass
                     else:
-                        self._handle_kernel_info_reply(msg)
+                        self._adapt_protocol(msg)
                         break
-                if not await self._async_is_alive():
+                if not await self.is_alive():
                     raise RuntimeError("Jupyter kernel died before replying to kernel_info")
                 if time.monotonic() > deadline:
                     raise RuntimeError(f"Jupyter kernel didn't respond in {timeout} seconds")
@@ -297,7 +300,11 @@ def jupyter_kernel_manager_class():
                 except Empty:
                     break
 
-        wait_for_ready = _async_wait_for_ready
+        def _adapt_protocol(self, msg):
+            """Speak the Jupyter kernel's major protocol version, as jupyter_client's own handshake does."""
+            adapt_version = int(msg["content"]["protocol_version"].split(".")[0])
+            if adapt_version != protocol_version_info[0]:
+                self.session.adapt_version = adapt_version
 
     class JupyterKernelManager(AsyncKernelManager):
         """Remembers the clients it made, so their channels can be closed after each notebook."""

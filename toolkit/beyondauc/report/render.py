@@ -11,6 +11,7 @@ import functools
 import html as html_module
 import logging
 import math
+import os
 import re
 import urllib.parse
 import uuid
@@ -44,7 +45,7 @@ def _notebook_title(nb, default):
     return default
 
 
-def _combine(executed, title):
+def combine(executed, title):
     """One notebook made of the executed ones, each behind a section marker cell.
 
     The first notebook named ``summary`` becomes the report's summary section
@@ -159,7 +160,7 @@ _FOCUSABLE = re.compile(r'<div\b(?=[^>]*\bclass="(?:[^"]*\s)?(?:jp-Cell-inputWra
 _IMG_WITHOUT_ALT = re.compile(r"<img\b(?![^>]*\balt=)", re.I)
 
 
-def _report_exporter_class():
+def report_exporter_class():
     """nbconvert's ``HTMLExporter`` without its BeautifulSoup pass over the finished page.
 
     ``HTMLExporter.from_notebook_node`` parses the whole page (every figure
@@ -171,6 +172,10 @@ def _report_exporter_class():
     same elements and attributes as nbconvert's (tested). A page with an
     image without alt text (which the template never writes) still goes
     through nbconvert's own pass.
+
+    Only nbconvert's public API: the filters ``HTMLExporter`` registers, then
+    ``TemplateExporter.from_notebook_node`` (the exporter's own preprocessors
+    and resources run there), compared with ``HTMLExporter``'s page in the tests.
     """
     from nbconvert import HTMLExporter
     from nbconvert.exporters.templateexporter import TemplateExporter
@@ -184,9 +189,12 @@ def _report_exporter_class():
             lexer = langinfo.get("pygments_lexer", langinfo.get("name", None))
             self.register_filter("highlight_code", self.filters.get(
                 "highlight_code", Highlight2HTML(pygments_lexer=lexer, parent=self)))
-            resources = self._init_resources(resources)
+            # The filter looks the notebook's metadata up by the notebook's path (its name, here),
+            # as HTMLExporter gives it through its own record of the notebooks it converted.
+            meta = (resources or {}).get("metadata", {"name": "Notebook"})
+            path = os.path.join(meta.get("path", ""), meta.get("name", ""))
             self.register_filter("filter_data_type", WidgetsDataTypeFilter(
-                notebook_metadata=self._nb_metadata, parent=self, resources=resources))
+                notebook_metadata={path: nb.metadata}, parent=self, resources=resources))
             html, resources = TemplateExporter.from_notebook_node(self, nb, resources, **kw)
             if _IMG_WITHOUT_ALT.search(html):
                 return HTMLExporter.from_notebook_node(self, nb, resources, **kw)
@@ -202,7 +210,7 @@ def _exporter(include_code):
     Kept: building one compiles its Jinja templates (about 0.3 s), and a report
     worker renders one report after another.
     """
-    exporter = _report_exporter_class()(template_name=_TEMPLATE, extra_template_basedirs=[str(_templates_dir())])
+    exporter = report_exporter_class()(template_name=_TEMPLATE, extra_template_basedirs=[str(_templates_dir())])
     # Markdown displayed by code carries names from the data: the template cleans its HTML.
     exporter.register_filter("clean_markdown_html", clean_markdown_html)
     exporter.exclude_input = not include_code
@@ -216,7 +224,7 @@ def _exporter(include_code):
 
 def render_html(executed, header, *, include_code):
     """HTML of the combined notebooks through the ``templates/beyondauc`` nbconvert template."""
-    combined = _combine(executed, header["title"])
+    combined = combine(executed, header["title"])
     header = dict(header, include_code=bool(include_code))
     exporter = _exporter(bool(include_code))
     body, _ = exporter.from_notebook_node(

@@ -76,7 +76,7 @@ def run_fits(x, cal_pos, cal_neg, ev_pos, ev_neg, methods, class_weight, init=No
                 x, wpos, wneg, init=init, standardize=standardize, max_iter=max_iter, counts=cal_pos + cal_neg))
 
             def decide(r):
-                return override_single(logistic_decision(x, b0[r], b1[r]), single[r])
+                return override_single(logistic_decision(x, b0[r], b1[r]), single[r])  # noqa: B023 -- called in this iteration
         elif method == "isotonic" and reference == "opitz2024":
 
             def decide(r):
@@ -86,7 +86,7 @@ def run_fits(x, cal_pos, cal_neg, ev_pos, ev_neg, methods, class_weight, init=No
             thr, lc, rc = fitted["stump"]
 
             def decide(r):
-                return override_single(stump_decision(x, thr[r], lc[r], rc[r]), single[r])
+                return override_single(stump_decision(x, thr[r], lc[r], rc[r]), single[r])  # noqa: B023 -- called in this iteration
         elif method == "stump":
 
             def decide(r):
@@ -95,7 +95,7 @@ def run_fits(x, cal_pos, cal_neg, ev_pos, ev_neg, methods, class_weight, init=No
             fit_predict = FIT_PREDICT[method]
 
             def decide(r):
-                return fit_predict(x, wpos[r], wneg[r])
+                return fit_predict(x, wpos[r], wneg[r])  # noqa: B023 -- called in this iteration
         parts = [confusion(decide(r), ev_pos[r], ev_neg[r]) for r in blocks]
         out[method] = tuple(np.concatenate([p[k] for p in parts]) for k in range(4))
     return out

@@ -391,7 +391,7 @@ def _errors_table(ctx, bench, per_model, n_bins):
     order of protocol, method, dataset, model (and bin): no frame, no string look-up per model or cell.
     """
     keys, sums = [], []
-    for k, (model, bins) in enumerate(zip(bench.models, per_model)):
+    for k, (_model, bins) in enumerate(zip(bench.models, per_model)):
         for a, p in enumerate(ctx.protocols):
             fits, indata = ctx.plans[p]
             cells = sorted([(f.dataset, p) for f in fits] + [(i, "indata") for i in indata])
