@@ -41,8 +41,8 @@ from sklearn.metrics import roc_auc_score
 
 import beyondauc as ba
 from beyondauc.metrics.core.kernel import auc_from_counts, grid_counts
-from beyondauc.metrics.uncertainty.intervals import _bca_interval, bootstrap_aucs
 from beyondauc.metrics.uncertainty.bootstrap import percentile_interval
+from beyondauc.metrics.uncertainty.intervals import _bca_interval, bootstrap_aucs
 
 
 def binormal(n, d, seed):

@@ -45,9 +45,9 @@ import gzip  # noqa: E402
 import io  # noqa: E402
 import sys  # noqa: E402
 import warnings  # noqa: E402
+from collections.abc import Callable  # noqa: E402
 from dataclasses import dataclass  # noqa: E402
 from pathlib import Path  # noqa: E402
-from typing import Callable  # noqa: E402
 
 import numpy as np  # noqa: E402
 from sklearn.datasets import (  # noqa: E402

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+
 from beyondauc import load_demo
 
 LONG = "x" * 10_000

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
+
 from beyondauc import load_demo
 
 #: Model names that try to break out of HTML, of the report folder, or of ASCII.

@@ -78,7 +78,9 @@ def test_models_are_paired_in_the_bootstrap(evaluation, monkeypatch):
     right/wrong would resample different examples per model and unpair the ranks); an exact copy of
     a model then never differs from it in any replicate.
     """
-    from beyondauc.metrics.calibration import grid_bootstrap  # the evaluation's bootstrap tasks draw there, grid by grid
+    from beyondauc.metrics.calibration import (
+        grid_bootstrap,  # the evaluation's bootstrap tasks draw there, grid by grid
+    )
 
     bench, ev = evaluation
     seen = []

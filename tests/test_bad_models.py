@@ -16,11 +16,12 @@ import sys
 import warnings
 from collections import Counter
 
-import beyondauc as ba
 import nbformat
 import numpy as np
 import pandas as pd
 import pytest
+
+import beyondauc as ba
 from beyondauc.metrics.diagnostics.benchmark import undefined_reasons
 from beyondauc.metrics.selective.benchmark import MAX_TIE_SHARE, MIN_CONFIDENCES, confidence_ties
 from report_helpers import parse_html

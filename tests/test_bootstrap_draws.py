@@ -8,16 +8,17 @@ for equality to the last bit.
 
 import numpy as np
 import pytest
+
 from beyondauc.metrics.uncertainty import bootstrap
 from beyondauc.metrics.uncertainty.bootstrap import (
     BLOCK,
     Uniforms,
-    uniforms,
     bootstrap_counts,
     bootstrap_grid_counts,
     grid_count_chunks,
     grid_weights,
     strata_of,
+    uniforms,
 )
 
 # bounds near 2**31 reject about half the words, near 3e9 about a third: every path of the

@@ -21,9 +21,10 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from browser_helpers import CHROMIUM, CHROMIUM_ARGS, TIMEOUT_MS, require_browser
+
 from beyondauc import load_demo
 from beyondauc.report import run_report, safe_name
+from browser_helpers import CHROMIUM, CHROMIUM_ARGS, TIMEOUT_MS, require_browser
 
 HOSTILE = "<script>alert(1)</script>"
 MODELS = ("svm", "knn")
@@ -367,7 +368,7 @@ def test_index_fits_and_each_model_name_links_its_report(report, sized_page):
         name = link.inner_text().strip()
         assert link.get_attribute("data-beyondauc") == "report-link"
         box = link.bounding_box()
-        assert 0 <= box["x"] and box["x"] + box["width"] <= width, f"the link of {name} is off screen: {box}"
+        assert box["x"] >= 0 and box["x"] + box["width"] <= width, f"the link of {name} is off screen: {box}"
         target = urllib.parse.urljoin(page.url, link.get_attribute("href"))
         assert _file_path(target) == (report.out_dir / "models" / safe_name(name) / "report.html").resolve()
     assert not any(_visible_text_problems(page))

@@ -183,7 +183,7 @@ def load_quiet(df, domains=None, **kw):
         return load_benchmark(df, domains=domains, **kw)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def get_bench(name):
     df, domains = BENCHES[name]()
     return df, domains, load_quiet(df, domains)
@@ -228,7 +228,7 @@ def reference(df, domains, *, protocol, method, class_weight, logistic_tol=None)
                                        n_repeats=N_REPEATS, random_state=0, logistic_tol=logistic_tol)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def bench_reference(name, protocol, method, class_weight, logistic_tol):
     """Reference frame of a named benchmark: one scikit-learn fit per cell (logistic: the standardised pipeline)."""
     df, domains, _ = get_bench(name)
@@ -903,7 +903,7 @@ def test_property_matches_reference(data, class_weight):
 
 # -- 6a. reference="opitz2024": the settings of the code behind the paper's tables -----------
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def opitz_reference(name, protocol, method, class_weight):
     df, domains, _ = get_bench(name)
     with threadpool_limits(limits=1):  # one feature: threads only oversubscribe the cores

@@ -17,6 +17,7 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+
 from beyondauc import (
     METHODS,
     UndefinedMetricWarning,
@@ -24,8 +25,8 @@ from beyondauc import (
     expected_accuracy_grid,
     load_demo,
 )
-from beyondauc.metrics.calibration import grid as calibration
 from beyondauc.metrics.calibration import fits as calibration_fits
+from beyondauc.metrics.calibration import grid as calibration
 from beyondauc.metrics.calibration.fits import logistic_rows, logistic_starts
 from beyondauc.metrics.calibration.reliability import grid_and_calibration_errors
 from test_reliability import small_bench

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import json
 
-import beyondauc as ba
 import numpy as np
 import pandas as pd
 import pytest
+
+import beyondauc as ba
 from beyondauc.cli import commands as cli
 from beyondauc.evaluation.parameters import PARAMETERS
 from cli_helpers import check_single_error, run

@@ -12,6 +12,7 @@ import json
 import numpy as np
 import pandas as pd
 import pytest
+
 from beyondauc import cohort_diagnostics, load_benchmark, load_demo, selective_answering
 from cli_helpers import check_single_error, run
 

@@ -6,6 +6,7 @@ import json
 
 import pandas as pd
 import pytest
+
 from beyondauc import cohort_diagnostics, load_demo, selective_answering
 from cli_helpers import check_single_error, run
 

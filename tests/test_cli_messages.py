@@ -7,6 +7,7 @@ import json
 import numpy as np
 import pandas as pd
 import pytest
+
 from beyondauc import load_benchmark
 from beyondauc.cli import commands as cli
 from cli_helpers import check_single_error, run

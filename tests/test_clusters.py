@@ -41,7 +41,7 @@ def _coverage(clustered, simulations, chunk, seed):
             w = bootstrap_counts(run, B, random_state=start)
         accuracy = (w.reshape(B, chunk, rows) * y).sum(axis=2) / rows
         low, high = percentile_interval(accuracy, 0.95, axis=0)
-        covered += int(((low <= A / (A + BETA)) & (A / (A + BETA) <= high)).sum())
+        covered += int(((low <= A / (A + BETA)) & (high >= A / (A + BETA))).sum())
     return covered / simulations
 
 

@@ -452,7 +452,8 @@ def test_answers_resample_the_same_rows_for_every_model(flipped):
 def test_a_p_value_below_alpha_never_reads_as_alpha():
     """A p-value of 0.0498 shown as "0.050" beside "better" reads as a contradiction (better needs p < 0.05):
     below 0.1 a p-value keeps three significant digits."""
-    from beyondauc.evaluation.comparison import p_text as _p_text, reading
+    from beyondauc.evaluation.comparison import p_text as _p_text
+    from beyondauc.evaluation.comparison import reading
 
     p = 10 / 201  # the bootstrap p-value of 4 replicates of 200 on the other side of 0
     assert _p_text(p) == "0.0498" and reading(0.1, p) == "better"
@@ -463,6 +464,7 @@ def test_a_p_value_below_alpha_never_reads_as_alpha():
 def test_a_missing_interval_is_explained_with_the_rows_it_concerns():
     """The report's sentence names the rows whose Δ interval is missing and why, each reason once."""
     import pandas as pd
+
     from beyondauc.evaluation.comparison import MEAN_ROW, _sentence
 
     why = "only 1.5% of the bootstrap replicates lie below the estimate: too few for a 95% interval around it"

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 
 import pytest
+
 from cli_helpers import run
 from report_helpers import DATASETS, parse_html, spy_run_report
 

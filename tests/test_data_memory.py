@@ -95,7 +95,7 @@ def one_join_sha256(frame):
     h = hashlib.sha256()
     for c in frame.columns:
         values = frame[c].to_numpy()
-        h.update(f"{c}\0{values.dtype.str}\0{len(values)}\0".encode("utf-8"))
+        h.update(f"{c}\0{values.dtype.str}\0{len(values)}\0".encode())
         if values.dtype.kind in "biufcM":
             h.update(np.ascontiguousarray(values).tobytes())
         else:

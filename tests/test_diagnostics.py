@@ -28,10 +28,16 @@ import re
 import warnings
 from fractions import Fraction
 
-import beyondauc
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from scipy.stats import wasserstein_distance
+from sklearn.metrics import roc_auc_score
+from sklearn.model_selection import ShuffleSplit
+
+import beyondauc
 from beyondauc import (
     UndefinedMetricWarning,
     bias_robustness,
@@ -44,11 +50,6 @@ from beyondauc import (
     sens_spec_drift,
     wasserstein_matrix,
 )
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
-from scipy.stats import wasserstein_distance
-from sklearn.metrics import roc_auc_score
-from sklearn.model_selection import ShuffleSplit
 
 KINDS = ("normal", "tied", "int", "offset", "skewed")
 SEEDS = (0, 1, 2)
@@ -966,7 +967,7 @@ def test_cohort_diagnostics_runs_the_four_with_a_common_sigma_max(protocol):
     d = cohort_diagnostics(bench, "m2", "a", protocol=protocol, n_repeats=3, n_points=7, p=1, random_state=2)
     yv, sv, yt, st_ = cohorts(bench, "m2", "a", protocol=protocol, random_state=2)
     assert d.cohorts == (protocol or "split") and (d.model, d.dataset) == ("m2", "a")
-    assert 0 < exact_auc(yt, st_) and 0 < exact_auc(yv, sv)  # every score defined
+    assert exact_auc(yt, st_) > 0 and exact_auc(yv, sv) > 0  # every score defined
     assert_cohorts((d.y_val, d.s_val, d.y_test, d.s_test), (yv, sv, yt, st_))
     both = np.concatenate([sv, st_])
     sm = both.max() - both.min()

@@ -12,8 +12,8 @@ from scipy import stats
 
 from beyondauc.evaluation import summary
 from beyondauc.metrics.diagnostics import null as diagnostics_null
-from beyondauc.metrics.diagnostics.cohorts import sens_spec_drift, wasserstein_matrix
 from beyondauc.metrics.diagnostics.benchmark import diagnostics_intervals
+from beyondauc.metrics.diagnostics.cohorts import sens_spec_drift, wasserstein_matrix
 from beyondauc.metrics.diagnostics.null import permutation_null, permutation_pvalue, permutation_replicates
 
 # tiny cohorts with ties inside and across them

@@ -13,15 +13,9 @@ calls.
 
 import numpy as np
 import pytest
-from beyondauc.metrics.diagnostics import benchmark as db
-from beyondauc.metrics.diagnostics.rows import (
-    bias_units,
-    lead_cumsum,
-    workspace,
-    bias_rows,
-    drift_rows,
-    wasserstein_rows,
-)
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
 from beyondauc.metrics.core.fitting import unit_scale
 from beyondauc.metrics.core.kernel import (
     auc_from_counts,
@@ -29,8 +23,15 @@ from beyondauc.metrics.core.kernel import (
     wasserstein_counts,
     wasserstein_merged,
 )
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from beyondauc.metrics.diagnostics import benchmark as db
+from beyondauc.metrics.diagnostics.rows import (
+    bias_rows,
+    bias_units,
+    drift_rows,
+    lead_cumsum,
+    wasserstein_rows,
+    workspace,
+)
 
 
 def _counts(seed, R=40, m=15, high=3):

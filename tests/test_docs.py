@@ -23,8 +23,9 @@ import urllib.parse
 import urllib.request
 from pathlib import Path
 
-import beyondauc
 import pytest
+
+import beyondauc
 from browser_helpers import CHROMIUM, CHROMIUM_ARGS, TIMEOUT_MS, require_browser
 
 ROOT = Path(__file__).resolve().parents[1]

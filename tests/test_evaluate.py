@@ -17,8 +17,8 @@ import pytest
 from scipy import stats
 
 import beyondauc as ba
-from beyondauc.evaluation.parameters import check_evaluation_parameters as check_parameters
 from beyondauc.evaluation.container import SCHEMA_VERSION, TABLES
+from beyondauc.evaluation.parameters import check_evaluation_parameters as check_parameters
 
 DATASETS = ["wine", "diabetes", "digits_even", "iris_versicolor"]
 MODELS = ["svm", "naive_bayes", "mlp", "knn"]
@@ -300,8 +300,17 @@ def test_result_classes_round_trip_through_their_evaluation_tables():
     """Each result class writes its own rows and reads them back: what a view rebuilds from a saved
     evaluation equals what evaluate computed (the DiSCA, its curve, the diagnostics' curves)."""
     import numpy as np
-    from beyondauc.metrics import (BiasRobustness, CoverageAccuracyCurve, DiSCA, NoiseRobustness, SensSpecDrift,
-                                   WassersteinMatrix, cohort_diagnostics, selective_answering)
+
+    from beyondauc.metrics import (
+        BiasRobustness,
+        CoverageAccuracyCurve,
+        DiSCA,
+        NoiseRobustness,
+        SensSpecDrift,
+        WassersteinMatrix,
+        cohort_diagnostics,
+        selective_answering,
+    )
 
     bench = ba.load_demo().subset(models=["svm"], datasets=["wine", "diabetes"])
     sel = selective_answering(bench, "svm", "wine")

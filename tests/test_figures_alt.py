@@ -10,9 +10,9 @@ from pathlib import Path
 import nbformat
 import pytest
 from matplotlib.figure import Figure
-from report_helpers import parse_html
 
 from beyondauc.report import notebook as _notebook
+from report_helpers import parse_html
 
 TEMPLATES = Path(_notebook.__file__).resolve().parent.parent / "templates"
 ALT = 'ROC of <script>alert(1)</script> & "quotes"'

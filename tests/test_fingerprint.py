@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 
 import beyondauc as ba
-from beyondauc.evaluation.pipeline import frame_sha256, data_fingerprint
+from beyondauc.evaluation.pipeline import data_fingerprint, frame_sha256
 
 
 def _frame(n=1000, seed=0):

@@ -493,8 +493,13 @@ def test_display_from_estimator_equals_from_predictions(cancer):
     from sklearn.linear_model import LogisticRegression
     from sklearn.svm import LinearSVC
 
-    from beyondauc.plots import (ClassHistogramDisplay, CoverageAccuracyDisplay, ReliabilityDisplay,
-                                 ThresholdROCDisplay, WassersteinDisplay)
+    from beyondauc.plots import (
+        ClassHistogramDisplay,
+        CoverageAccuracyDisplay,
+        ReliabilityDisplay,
+        ThresholdROCDisplay,
+        WassersteinDisplay,
+    )
 
     Xf, yf, X, y = cancer
     svm, lr = LinearSVC().fit(Xf, yf), LogisticRegression(max_iter=1000).fit(Xf, yf)

@@ -18,8 +18,8 @@ import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
 import beyondauc as ba  # noqa: E402
-from beyondauc.utils.formatting import format_number  # noqa: E402
 from beyondauc.plots import ConfidenceReliabilityDisplay, RejectionCurveDisplay  # noqa: E402
+from beyondauc.utils.formatting import format_number  # noqa: E402
 
 
 @pytest.fixture(autouse=True)

@@ -14,8 +14,8 @@ import pandas as pd
 import pytest
 
 import beyondauc as ba
-from beyondauc.metrics.selective.curves import loss_points
 from beyondauc.metrics.selective.benchmark import benchmark_replicates
+from beyondauc.metrics.selective.curves import loss_points
 
 
 def _data(seed, n, *, ties):

@@ -385,8 +385,8 @@ def test_auc_replicates_invariant_to_a_monotone_transform_of_the_scores():
 def _xdomain_parts(bench, n_bootstrap, seed):
     """Per model, the fast xdomain path's inputs on ``n_bootstrap`` replicates:
     (model, its set-up, its grid layout, local counts Pl and Nl, totals Tp and Tn)."""
-    from beyondauc.metrics.uncertainty.bootstrap import grid_weights
     from beyondauc.metrics.calibration.grid import Context, protocol_plan
+    from beyondauc.metrics.uncertainty.bootstrap import grid_weights
 
     ctx = Context(y=bench.labels(), codes=bench.dataset_codes(), offsets=bench._offsets, datasets=bench.datasets,
                    domains=dict(bench.domains), protocols=("xdomain",), methods=("logistic",),

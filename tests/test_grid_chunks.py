@@ -21,8 +21,8 @@ import beyondauc as ba
 import beyondauc.evaluation.stages as stages
 import beyondauc.metrics.calibration.grid_chunks as gc
 from beyondauc import bootstrap_grid, load_benchmark
-from beyondauc.metrics.uncertainty.bootstrap import BLOCK
 from beyondauc.metrics.calibration.grid_chunks import bootstrap_grid_chunk, join_grid_chunks, replicate_ranges
+from beyondauc.metrics.uncertainty.bootstrap import BLOCK
 
 sys.path.insert(0, str(Path(__file__).parent))
 from test_answers import answers_benchmark  # noqa: E402
@@ -70,7 +70,7 @@ def test_replicate_ranges_cover_the_replicates_with_two_tasks_per_worker_where_t
                 elif len(chunks) > 1:
                     assert min(b - a for a, b in chunks) >= gc.MIN_CHUNK
                     assert max(b - a for a, b in chunks) - min(b - a for a, b in chunks) <= 1  # equal
-                if workers > 1 and B >= 2 * workers * gc.MIN_CHUNK:  # replicates enough: two tasks per worker
+                if workers > 1 and 2 * workers * gc.MIN_CHUNK <= B:  # replicates enough: two tasks per worker
                     assert n_models * len(chunks) >= 2 * workers
                     assert n_models * (len(chunks) - 1) < 2 * workers  # and no more chunks than that needs
 

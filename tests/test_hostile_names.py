@@ -23,6 +23,9 @@ import mistune
 import numpy as np
 import pandas as pd
 import pytest
+from matplotlib.backends.backend_agg import RendererAgg
+
+import beyondauc
 from beyondauc import (
     auc_table,
     best_of_methods,
@@ -33,6 +36,7 @@ from beyondauc import (
     kendall_tau,
     leaderboard,
     load_benchmark,
+    plots,
     rank_changes,
     rank_table,
     score_histograms,
@@ -40,22 +44,20 @@ from beyondauc import (
     selective_table,
     tolerance_table,
 )
-import beyondauc
-from beyondauc import plots
 from beyondauc.plots import (
     AUCAccuracyDisplay,
-    ConfidenceReliabilityDisplay,
-    RejectionCurveDisplay,
-    RiskControlDisplay,
-    CriticalDifferenceDisplay,
-    PairwiseDifferenceDisplay,
-    ReliabilityDisplay,
     ClassHistogramDisplay,
+    ConfidenceReliabilityDisplay,
     CoverageAccuracyDisplay,
     CoverageAccuracyGridDisplay,
+    CriticalDifferenceDisplay,
     DiagnosticsDashboard,
     DriftDisplay,
+    PairwiseDifferenceDisplay,
     RankSlopeDisplay,
+    RejectionCurveDisplay,
+    ReliabilityDisplay,
+    RiskControlDisplay,
     RobustnessDisplay,
     ScoreHistogramsDisplay,
     ThresholdROCDisplay,
@@ -74,9 +76,7 @@ from hostile_names import (
     rename_values,
     renamed,
 )
-from matplotlib.backends.backend_agg import RendererAgg
 from report_helpers import parse_html
-
 
 
 @pytest.fixture(autouse=True)

@@ -13,10 +13,19 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from beyondauc import leaderboard, open_benchmark, run_report
-from hostile_names import LONG, REPORT_DATASETS, REPORT_DOMAINS, REPORT_MODELS, name_map, plain_frame, rename_values, renamed
-from report_helpers import parse_html
 
+from beyondauc import leaderboard, open_benchmark, run_report
+from hostile_names import (
+    LONG,
+    REPORT_DATASETS,
+    REPORT_DOMAINS,
+    REPORT_MODELS,
+    name_map,
+    plain_frame,
+    rename_values,
+    renamed,
+)
+from report_helpers import parse_html
 
 # -- a real report ----------------------------------------------------------------------------------
 

@@ -7,11 +7,11 @@ import re
 import numpy as np
 import pandas as pd
 import pytest
-from report_helpers import parse_html
 
 import beyondauc as ba
-from beyondauc.utils.html import fmt
 from beyondauc.report import ModelReport, NotebookRun, ReportResult
+from beyondauc.utils.html import fmt
+from report_helpers import parse_html
 
 HOSTILE = "<script>alert(1)</script>"
 HOSTILE_DATASET = '<img src=x onerror="alert(2)">'

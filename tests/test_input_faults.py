@@ -9,10 +9,11 @@ import re
 import zlib
 from importlib import resources
 
-import beyondauc as ba
 import numpy as np
 import pandas as pd
 import pytest
+
+import beyondauc as ba
 from beyondauc import load_benchmark
 from beyondauc.data import readers
 from cli_helpers import check_single_error, run

@@ -9,10 +9,11 @@ import sys
 import warnings
 from pathlib import Path
 
-import beyondauc as ba
 import numpy as np
 import pandas as pd
 import pytest
+
+import beyondauc as ba
 from beyondauc import load_benchmark
 from cli_helpers import check_single_error, run
 

@@ -26,8 +26,8 @@ import pandas as pd
 import pytest
 
 import beyondauc as ba
-from beyondauc.metrics.uncertainty.bootstrap import honest_interval, jackknife_acceleration, strata_of
 from beyondauc.metrics.diagnostics.cohorts import drift_rows
+from beyondauc.metrics.uncertainty.bootstrap import honest_interval, jackknife_acceleration, strata_of
 from beyondauc.metrics.uncertainty.replicates import bootstrap_replicates, interval_frame, jackknife_replicates
 
 SEEDS = range(200)

@@ -12,9 +12,8 @@ from scipy.stats import friedmanchisquare, ks_2samp, norm
 from sklearn.metrics import roc_auc_score
 
 import beyondauc as ba
-from beyondauc.metrics.uncertainty.intervals import acceleration, bootstrap_aucs, nemenyi_q
 from beyondauc.metrics.core.kernel import grid_counts
-
+from beyondauc.metrics.uncertainty.intervals import acceleration, bootstrap_aucs, nemenyi_q
 
 # -- brute-force O(n^2) references -------------------------------------------------------------
 

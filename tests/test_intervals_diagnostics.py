@@ -1,12 +1,13 @@
 """Bootstrap intervals of the diagnostics: the vectorised replicates against a loop over replicates."""
 
 
-import beyondauc as ba
 import numpy as np
 import pandas as pd
 import pytest
-from beyondauc.metrics.uncertainty.bootstrap import bootstrap_counts, strata_of
+
+import beyondauc as ba
 from beyondauc.metrics.diagnostics.benchmark import diagnostics_replicates
+from beyondauc.metrics.uncertainty.bootstrap import bootstrap_counts, strata_of
 
 
 def _cohorts(seed, n_val=70, n_test=50, ties=False):
@@ -47,9 +48,10 @@ def test_replicates_equal_point_functions_on_repeated_rows(seed, ties, p):
 
 
 def test_wasserstein_matrix_rows_equal_scipy_for_p1():
-    from beyondauc.metrics.uncertainty.bootstrap import grid_weights
-    from beyondauc.metrics.diagnostics.cohorts import wasserstein_rows
     from scipy.stats import wasserstein_distance
+
+    from beyondauc.metrics.diagnostics.cohorts import wasserstein_rows
+    from beyondauc.metrics.uncertainty.bootstrap import grid_weights
 
     yv, sv, yt, st = _cohorts(4, ties=True)
     y, s = np.r_[yv, yt], np.r_[sv, st]

@@ -2,15 +2,16 @@
 
 import warnings
 
-import beyondauc as ba
 import numpy as np
 import pandas as pd
 import pytest
-from beyondauc.metrics.uncertainty.bootstrap import bootstrap_counts
+
+import beyondauc as ba
 from beyondauc.metrics.selective.benchmark import (
     benchmark_replicates,
     selective_design,
 )
+from beyondauc.metrics.uncertainty.bootstrap import bootstrap_counts
 
 
 def _reference_row(conf, ok, resolution=0.01, tolerance=0.9, weights=(1 / 3, 1 / 3, 1 / 3)):

@@ -10,6 +10,9 @@ quantile functions evaluated at the midpoints of the 1 / (na * nb) grid.
 
 import numpy as np
 import pytest
+
+from beyondauc.metrics.core.kernel import merge_ranks
+from beyondauc.metrics.diagnostics.cohorts import wasserstein_rows
 from beyondauc.metrics.uncertainty import bootstrap
 from beyondauc.metrics.uncertainty.bootstrap import (
     BLOCK,
@@ -17,8 +20,6 @@ from beyondauc.metrics.uncertainty.bootstrap import (
     bootstrap_grid_counts,
     grid_weights,
 )
-from beyondauc.metrics.diagnostics.cohorts import wasserstein_rows
-from beyondauc.metrics.core.kernel import merge_ranks
 
 
 def _design(n, n_values, seed):

@@ -14,9 +14,7 @@ import numpy as np
 import pytest
 from sklearn.tree import DecisionTreeClassifier
 
-from beyondauc.metrics.core import fitting
-
-from beyondauc.metrics.core import kernel
+from beyondauc.metrics.core import fitting, kernel
 
 M = 400_000  # grid values: 3.2 MB per float64 array
 

@@ -13,8 +13,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-import beyondauc
 import pytest
+
+import beyondauc
 
 PACKAGE = Path(beyondauc.__file__).resolve().parent
 REPO = PACKAGE.parents[1]

@@ -20,12 +20,13 @@ import struct
 import zipfile
 from pathlib import Path
 
-import beyondauc as ba
 import numpy as np
 import pytest
+from sklearn.metrics import roc_auc_score
+
+import beyondauc as ba
 from beyondauc.data.logs import READERS, find_logs, read_logs, safezip
 from cli_helpers import check_single_error
-from sklearn.metrics import roc_auc_score
 
 LOGS = Path(__file__).parent / "data" / "logs"
 LM_EVAL, INSPECT, HELM = LOGS / "lm_eval", LOGS / "inspect", LOGS / "helm"
@@ -351,7 +352,7 @@ def test_unknown_log_options_are_refused():
 
 
 def test_log_options_reach_the_reader_through_the_cli_flags():
-    from beyondauc.cli.commands import build_parser, _parameters
+    from beyondauc.cli.commands import _parameters, build_parser
 
     for command in ("report", "evaluate"):
         args = build_parser().parse_args([command, str(LM_EVAL), "--out", "x", "--correct-metric", "acc_norm",

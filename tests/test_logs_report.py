@@ -11,6 +11,7 @@ import json
 from pathlib import Path
 
 import pytest
+
 from cli_helpers import run
 
 LOGS = Path(__file__).parent / "data" / "logs"

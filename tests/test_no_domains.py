@@ -11,10 +11,11 @@ from __future__ import annotations
 import json
 import warnings
 
-import beyondauc as ba
 import numpy as np
 import pandas as pd
 import pytest
+
+import beyondauc as ba
 from beyondauc.metrics.calibration.protocols import DOMAIN_PROTOCOLS, left_out_protocols
 from cli_helpers import check_single_error, run
 

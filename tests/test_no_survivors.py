@@ -24,6 +24,7 @@ from pathlib import Path
 import nbformat
 import numpy as np
 import pytest
+
 from report_helpers import CLI_WITH_NOTEBOOKS, demo_frame, parse_html, tiny_notebooks
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/environ").is_file(), reason="walks Linux's /proc")

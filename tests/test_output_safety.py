@@ -27,12 +27,13 @@ import subprocess
 import sys
 from pathlib import Path
 
-import beyondauc
 import pytest
-from beyondauc.utils import output as _output
-from beyondauc.utils.output import MANIFEST, OutputFolder, ReportFolder, UnsafeManifestError
+
+import beyondauc
 from beyondauc.evaluation.container import SCHEMA_VERSION, evaluation_folder
 from beyondauc.report import safe_name
+from beyondauc.utils import output as _output
+from beyondauc.utils.output import MANIFEST, OutputFolder, ReportFolder, UnsafeManifestError
 from cli_helpers import check_single_error
 from report_helpers import BROKEN, CLI_WITH_NOTEBOOKS, HEALTHY, broken_frame, tiny_notebooks
 

@@ -6,9 +6,10 @@ import ast
 import math
 from pathlib import Path
 
-import beyondauc
 import papermill
 import pytest
+
+import beyondauc
 from beyondauc import load_demo
 from beyondauc.evaluation.parameters import PARAMETERS, check_against_benchmark, check_parameters, unknown_message
 
@@ -129,7 +130,7 @@ def test_each_notebook_declares_exactly_the_parameters_the_table_gives_it():
 def test_evaluation_parameters_are_the_keywords_evaluate_checks():
     from beyondauc.evaluation.parameters import check_evaluation_parameters
 
-    assert beyondauc.EVALUATION_PARAMETERS == {p.name: p.default for p in PARAMETERS.values() if p.evaluation}
+    assert {p.name: p.default for p in PARAMETERS.values() if p.evaluation} == beyondauc.EVALUATION_PARAMETERS
     assert set(check_evaluation_parameters({})) == set(beyondauc.EVALUATION_PARAMETERS)
     with pytest.raises(ValueError, match="unknown parameter 'model'"):
         check_evaluation_parameters({"model": "svm"})  # a notebook's own, not the evaluation's
@@ -155,7 +156,7 @@ def test_every_parameter_has_its_api_name_as_a_cli_flag(command):
 
 
 def test_a_flag_reads_its_value_as_a_parameter_does(monkeypatch):
-    from beyondauc.cli.commands import build_parser, _parameters
+    from beyondauc.cli.commands import _parameters, build_parser
 
     args = build_parser().parse_args(["report", "demo", "--n-bootstrap", "50", "--protocol", "indata",
                                        "--computation-score", "null", "-p", "tolerance=0.8"])

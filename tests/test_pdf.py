@@ -16,9 +16,9 @@ from __future__ import annotations
 import re
 
 import pytest
-from report_helpers import appendix_starts, parse_html, pdf_layout, summary_pages_and_thin_pages
 
 import beyondauc as ba
+from report_helpers import appendix_starts, parse_html, pdf_layout, summary_pages_and_thin_pages
 
 pytest.importorskip("weasyprint")
 pdfium = pytest.importorskip("pypdfium2")
@@ -117,8 +117,8 @@ def test_a_figure_taller_than_the_page_shrinks_to_it_whole(tmp_path):
     import pypdfium2.raw as raw
     from PIL import Image
 
-    from beyondauc.report.render import render_html, _write_pdf
     from beyondauc.report import NotebookRun
+    from beyondauc.report.render import _write_pdf, render_html
 
     buf = io.BytesIO()
     Image.new("RGB", (1872, 1584), "steelblue").save(buf, format="PNG")  # 11.7 x 9.9 in at 2 x 80 dpi

@@ -572,8 +572,8 @@ def test_dashboard_from_benchmark_has_eight_axes(no_show):
 @pytest.mark.parametrize("model, dataset", [("svm", "iris_versicolor"), ("knn", "wine")])
 def test_dashboard_roc_legend_stays_inside_its_narrow_panel(model, dataset):
     """The ROC panel shares its slot with the colour bar; its legend once reached over the y label."""
-    from beyondauc.report.notebook import raster
     from beyondauc.plots import report_layout
+    from beyondauc.report.notebook import raster
 
     fig = plt.figure(figsize=(12, 7.2), layout=report_layout())
     dash = DiagnosticsDashboard.from_benchmark(beyondauc.load_demo(), model, dataset, n_repeats=2, figure=fig)
@@ -651,7 +651,7 @@ def test_dashboard_not_stuck_on_unit_interval(scale):
     yv, sv, yt, st = _scaled(scale)
     dash = DiagnosticsDashboard.from_predictions(yv, sv, yt, st, n_repeats=2)
     x0, x1 = dash.axes_[1].get_xlim()
-    assert not (0 <= x0 and x1 <= 1.05)
+    assert not (x0 >= 0 and x1 <= 1.05)
     assert (x0, x1) != (0.0, 1.0)
     lc = dash.axes_[3].collections[0]
     assert (lc.norm.vmin, lc.norm.vmax) != (0.0, 1.0)
@@ -761,8 +761,8 @@ def test_auc_accuracy_labels_do_not_overlap(model, score):
     meet (as drawn, after the layout), and a label moved off its point has a line to it."""
     from matplotlib.text import Text
 
-    from beyondauc.report.notebook import raster
     from beyondauc.plots import report_layout
+    from beyondauc.report.notebook import raster
 
     results = beyondauc.expected_accuracy(beyondauc.load_demo(), protocol="xdomain")
     fig, axes = plt.subplots(1, 2, figsize=(12, 4.6), layout=report_layout())
@@ -933,8 +933,8 @@ def test_report_layout_places_panels_where_two_pass_tight_layout_does(kind):
     """report_layout() measures once; layout="tight" measures twice: same positions, same pixels."""
     from matplotlib.layout_engine import TightLayoutEngine
 
-    from beyondauc.report.notebook import raster
     from beyondauc.plots import report_layout
+    from beyondauc.report.notebook import raster
 
     rng = np.random.default_rng(3)
     yv, yt = rng.integers(0, 2, 120), rng.integers(0, 2, 90)

@@ -22,9 +22,9 @@ import pytest  # noqa: E402
 from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 from scipy.special import expit  # noqa: E402
-from threadpoolctl import threadpool_limits  # noqa: E402
 from sklearn.calibration import calibration_curve  # noqa: E402
 from sklearn.model_selection import ShuffleSplit  # noqa: E402
+from threadpoolctl import threadpool_limits  # noqa: E402
 
 from beyondauc import (  # noqa: E402
     METHODS,

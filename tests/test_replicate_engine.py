@@ -8,23 +8,24 @@ explicitly (``np.repeat`` of the rows by their bootstrap counts), to 1e-12.
 
 import warnings
 
-import beyondauc as ba
 import numpy as np
 import pytest
-from beyondauc.metrics.uncertainty import replicates
-from beyondauc.metrics.uncertainty.bootstrap import BLOCK, bootstrap_counts, grid_weights, jackknife_groups, strata_of
-from beyondauc.metrics.diagnostics.curves import roc_band, roc_points, roc_tpr_rows
-from beyondauc.metrics.diagnostics.cohorts import bias_rows, drift_rows, wasserstein_rows
+from sklearn.metrics import roc_auc_score
+
+import beyondauc as ba
 from beyondauc.metrics.core.fitting import class_weighted
 from beyondauc.metrics.core.kernel import auc_from_counts, grid_counts
+from beyondauc.metrics.diagnostics.cohorts import bias_rows, drift_rows, wasserstein_rows
+from beyondauc.metrics.diagnostics.curves import roc_band, roc_points, roc_tpr_rows
+from beyondauc.metrics.selective.curves import accuracy_at_coverages, exact_area_rows
+from beyondauc.metrics.selective.scores import selective_rows
+from beyondauc.metrics.uncertainty import replicates
+from beyondauc.metrics.uncertainty.bootstrap import BLOCK, bootstrap_counts, grid_weights, jackknife_groups, strata_of
 from beyondauc.metrics.uncertainty.replicates import (
     bootstrap_replicates,
     calibrated_rows,
     replicate_chunks,
 )
-from beyondauc.metrics.selective.curves import accuracy_at_coverages, exact_area_rows
-from beyondauc.metrics.selective.scores import selective_rows
-from sklearn.metrics import roc_auc_score
 
 B = 7  # replicates per test: several chunks, one partial
 TOL = {"rel": 1e-12, "abs": 1e-12}

@@ -34,13 +34,14 @@ import urllib.parse
 from importlib import resources
 from pathlib import Path
 
-import beyondauc
 import nbformat
 import numpy as np
 import pandas as pd
 import pytest
-from beyondauc.report import runner as report
-from beyondauc.utils.output import MANIFEST, ReportFolder, atomic_write
+from hypothesis import example, given
+from hypothesis import strategies as st
+
+import beyondauc
 from beyondauc.report import (
     ModelReport,
     NotebookRun,
@@ -50,9 +51,9 @@ from beyondauc.report import (
     run_report,
     safe_name,
 )
+from beyondauc.report import runner as report
+from beyondauc.utils.output import MANIFEST, ReportFolder, atomic_write
 from cli_helpers import check_single_error, run
-from hypothesis import example, given
-from hypothesis import strategies as st
 from report_helpers import (
     ANALYSES,
     BOOM,
@@ -575,7 +576,7 @@ def _printed(path):
 
 
 def test_jupyter_kernel_is_reused_with_a_fresh_namespace_and_replaced_when_it_dies(tmp_path):
-    from beyondauc.report.execute import _execute, JupyterKernel
+    from beyondauc.report.execute import JupyterKernel, _execute
 
     sets = _tiny_notebook(tmp_path / "sets.ipynb", [
         "import os, matplotlib.pyplot as plt\ny = x + 1\nfig = plt.figure()\nprint(os.getcwd())"])
@@ -945,6 +946,7 @@ def pages_ours_and_nbconverts(monkeypatch, render):
     """``render()`` through the report's exporter, then through nbconvert's own HTMLExporter (same
     template, filters and settings): both pages, and how often each ran BeautifulSoup."""
     import nbconvert.exporters.html as nbconvert_html
+
     from beyondauc.report import render as _render
 
     soups = []
@@ -1439,7 +1441,7 @@ def test_pdf_breaks_a_very_long_name_in_linear_time(tmp_path):
     """A 10,000-character model name in a table cell (WeasyPrint's ``overflow-wrap: anywhere`` is quadratic in
     it: the hostile-names report hung for many minutes) prints in seconds, and reads the same."""
     pytest.importorskip("weasyprint")
-    from beyondauc.report.render import breakable_words, _write_pdf
+    from beyondauc.report.render import _write_pdf, breakable_words
 
     name = "x" * 10_000
     png = "data:image/png;base64," + "A" * 200

@@ -16,9 +16,9 @@ from functools import partial
 from pathlib import Path
 
 import pytest
-from report_helpers import tiny_notebooks
 
 import beyondauc as ba
+from report_helpers import tiny_notebooks
 
 REPO_NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
 MODELS = ["svm", "naive_bayes", "mlp"]
@@ -133,8 +133,8 @@ def test_a_rerun_reuses_the_evaluation_and_recompute_does_not(run, tmp_path):
 
 def test_index_without_a_bootstrap_claims_no_intervals():
     """``n_bootstrap=0``: the index says there are no intervals, instead of '0 replicates'."""
-    from beyondauc.report.render import index_rows, render_index
     from beyondauc.report import ModelReport
+    from beyondauc.report.render import index_rows, render_index
 
     ev = ba.evaluate("demo", datasets=["wine", "diabetes"], models=["svm", "knn"], noise_repeats=2, n_bootstrap=0)
     reports = [ModelReport(m, m, "ok", None, None, None, (), 0.0) for m in ev.models]

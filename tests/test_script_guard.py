@@ -16,9 +16,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-import beyondauc as ba
 import pandas as pd
 import pytest
+
+import beyondauc as ba
 from report_helpers import tiny_notebooks
 
 PACKAGE_ROOT = Path(ba.__file__).resolve().parents[1]

@@ -960,7 +960,7 @@ def test_property_e_aurc_nonnegative_without_ties(data):
 
 # -- 8. benchmark level ----------------------------------------------------------------------
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def demo():
     return load_demo()
 

@@ -39,7 +39,6 @@ from beyondauc import (
     selective_table,
 )
 
-
 # -- references -------------------------------------------------------------------
 
 def ref_points(conf, ok):

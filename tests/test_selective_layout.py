@@ -7,10 +7,11 @@ a (role x whole grid) block.
 
 import numpy as np
 import pytest
-from beyondauc.metrics.uncertainty.bootstrap import bootstrap_grid_counts, strata_of
-from beyondauc.metrics.selective.curves import accuracy_at_coverages, exact_area_rows
+
 from beyondauc.metrics.selective.benchmark import BAND_COVERAGES, side_by_side
+from beyondauc.metrics.selective.curves import accuracy_at_coverages, exact_area_rows
 from beyondauc.metrics.selective.scores import selective_rows
+from beyondauc.metrics.uncertainty.bootstrap import bootstrap_grid_counts, strata_of
 
 OPTIONS = {"resolution": 0.01, "tolerance": 0.9, "weights": (1 / 3, 1 / 3, 1 / 3)}
 

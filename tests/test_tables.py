@@ -14,6 +14,7 @@ from html.parser import HTMLParser
 import numpy as np
 import pandas as pd
 import pytest
+
 from beyondauc import readable_table
 from beyondauc.utils.formatting import MINUS, MISSING, format_range
 from beyondauc.utils.tables import column_title

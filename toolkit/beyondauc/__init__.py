@@ -20,67 +20,100 @@
   rendered as self-contained HTML (and PDF) reports with a leaderboard.
 """
 
-from .utils import styled
-from .utils import UndefinedMetricWarning
+from .data import TRUE_DOMAINS, Benchmark, from_estimators, load_benchmark, load_demo, read_domains
+from .evaluation import (
+    EVALUATION_PARAMETERS,
+    THRESHOLDS,
+    ComparisonSummary,
+    Evaluation,
+    ModelSummary,
+    analyses_table,
+    comparison_summary,
+    evaluate,
+    kind_text,
+    load_evaluation,
+    model_summary,
+    open_evaluation,
+    scope_markdown,
+)
 from .metrics import (
     METHODS,
     PROTOCOLS,
+    RESOLUTIONS,
     SCORES,
-    ScoreCalibrator,
-    auc_table,
-    expected_accuracy,
-    expected_accuracy_grid,
-)
-from .data import TRUE_DOMAINS, Benchmark, from_estimators, load_benchmark, load_demo, read_domains
-from .metrics import (
+    TOLERANCES,
+    AUCComparison,
+    AUCInterval,
     BiasRobustness,
+    BrierScore,
+    CalibrationErrors,
     CohortDiagnostics,
+    CoverageAccuracyCurve,
+    DiDMA,
+    DiSCA,
+    FriedmanResult,
+    GridBootstrap,
+    NiDMA,
     NoiseRobustness,
+    Plateau,
+    RejectionCurve,
+    RiskControl,
+    ScoreCalibrator,
+    SelectiveAnswering,
     SensSpecDrift,
     WassersteinMatrix,
+    accuracy_at_coverage,
+    auc_ci,
+    auc_intervals,
+    auc_table,
+    auc_tail,
+    augrc,
+    aurc,
+    best_of_methods,
     bias_robustness,
+    bootstrap_grid,
+    brier_score,
+    calibrated_confidence,
+    calibration_error_table,
+    calibration_modes,
     cohort_diagnostics,
     cohorts,
+    compare_auc,
+    computation_score,
+    coverage_accuracy_curve,
+    coverage_at_accuracy,
     diagnostics_frame,
     diagnostics_intervals,
     diagnostics_table,
-    noise_robustness,
-    sens_spec_drift,
-    wasserstein_matrix,
-)
-from .report import show as show_figure
-from .report import readable_table
-from .evaluation import EVALUATION_PARAMETERS, Evaluation, evaluate, load_evaluation, open_evaluation
-from .metrics import (
-    AUCComparison,
-    AUCInterval,
-    FriedmanResult,
-    auc_ci,
-    auc_intervals,
-    compare_auc,
+    didma,
+    disca,
+    disca_resolution_sensitivity,
+    e_aurc,
+    expected_accuracy,
+    expected_accuracy_grid,
+    expected_calibration_error,
     friedman_test,
-)
-from .metrics import GridBootstrap, bootstrap_grid
-from .metrics import (
-    best_of_methods,
-    calibration_modes,
     kendall_tau,
+    negative_log_likelihood,
+    nidma,
+    noise_robustness,
+    plateau,
+    prediction_rejection_ratio,
     rank_changes,
     rank_table,
-    score_histograms,
-    score_variance,
-)
-from .metrics import CalibrationErrors, calibration_error_table, expected_calibration_error, reliability_bins
-from .metrics import RiskControl, risk_controlled_threshold
-from .metrics import (
-    BrierScore,
-    RejectionCurve,
-    brier_score,
-    negative_log_likelihood,
-    prediction_rejection_ratio,
     rejection_curve,
     reliability_band,
+    reliability_bins,
+    risk_controlled_threshold,
+    score_histograms,
+    score_variance,
+    selective_answering,
+    selective_intervals,
+    selective_table,
+    sens_spec_drift,
     smooth_ece,
+    tolerance_table,
+    wasserstein_matrix,
 )
 from .report import (
     ModelReport,
@@ -88,40 +121,12 @@ from .report import (
     ReportResult,
     leaderboard,
     open_benchmark,
+    readable_table,
     run_report,
     safe_name,
 )
-from .evaluation import THRESHOLDS, ModelSummary, analyses_table, kind_text, model_summary, scope_markdown
-from .evaluation import ComparisonSummary, comparison_summary
-from .metrics import (
-    RESOLUTIONS,
-    TOLERANCES,
-    CoverageAccuracyCurve,
-    DiDMA,
-    DiSCA,
-    NiDMA,
-    Plateau,
-    SelectiveAnswering,
-    accuracy_at_coverage,
-    auc_tail,
-    augrc,
-    aurc,
-    calibrated_confidence,
-    computation_score,
-    coverage_accuracy_curve,
-    coverage_at_accuracy,
-    didma,
-    disca,
-    disca_resolution_sensitivity,
-    e_aurc,
-    nidma,
-    plateau,
-    selective_answering,
-    selective_intervals,
-    selective_table,
-    tolerance_table,
-)
-
+from .report import show as show_figure
+from .utils import UndefinedMetricWarning, styled
 from .utils.version import __version__  # noqa: F401
 
 __all__ = [

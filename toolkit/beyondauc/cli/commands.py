@@ -19,16 +19,11 @@ from typing import TextIO
 import numpy as np
 import pandas as pd
 
-from ..utils.version import __version__
-from ..utils.formatting import comment, plain_table, score_table
-from ..utils.interrupts import Interrupted, signals_stop_the_run
-from ..metrics import METHODS, PROTOCOLS, expected_accuracy_grid
 from ..data.benchmark import load_benchmark
 from ..data.demo import load_demo
 from ..data.readers import domain_pairs, read_domains
 from ..evaluation.parameters import LOG_PARAMETERS, NAN_POLICIES, PARAMETERS, cli_flag
-from ..metrics.diagnostics.cohorts import NOISE_METHODS
-from ..metrics.diagnostics.benchmark import DIAGNOSTIC_INTERVALS, cohort_diagnostics
+from ..metrics import METHODS, PROTOCOLS, expected_accuracy_grid
 from ..metrics.calibration.grid_bootstrap import bootstrap_grid
 from ..metrics.calibration.ranking import (
     best_of_methods,
@@ -37,8 +32,13 @@ from ..metrics.calibration.ranking import (
     rank_changes,
     rank_table,
 )
+from ..metrics.diagnostics.benchmark import DIAGNOSTIC_INTERVALS, cohort_diagnostics
+from ..metrics.diagnostics.cohorts import NOISE_METHODS
 from ..metrics.selective.benchmark import INTERVAL_NAMES, selective_answering
+from ..utils.formatting import comment, plain_table, score_table
+from ..utils.interrupts import Interrupted, signals_stop_the_run
 from ..utils.validation import check_random_state, own_warning
+from ..utils.version import __version__
 from .table import add_table_command, table_command
 from .wording import cli_message, spelling_of
 
@@ -700,8 +700,8 @@ def _report(args, out):
 
 
 def _evaluate(args, out):
-    from ..evaluation.pipeline import evaluate
     from ..evaluation.container import evaluation_folder
+    from ..evaluation.pipeline import evaluate
 
     if args.jobs < 1 and args.jobs != -1:
         raise ValueError(f"--jobs must be an int >= 1 or -1 (all cores), got {args.jobs}")

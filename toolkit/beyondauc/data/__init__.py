@@ -21,8 +21,8 @@ from .open import (  # noqa: F401
     open_benchmark,
 )
 from .readers import (  # noqa: F401
-    read_domains,
     TRUE_DOMAINS,
+    read_domains,
 )
 
 __all__ = [

@@ -23,29 +23,38 @@ import numpy as np
 import pandas as pd
 
 from ..utils.validation import binarize_labels, check_number, check_option
-from .notices import warn_ignored, warn_single_answer_class, warn_single_class
-from .forms import FORMS, WIDE, sample_column, long_ignored, long_models, long_to_wide, probabilities_hint, recognise_form
+from .domains import dataset_domains
+from .forms import (
+    FORMS,
+    WIDE,
+    long_ignored,
+    long_models,
+    long_to_wide,
+    probabilities_hint,
+    recognise_form,
+    sample_column,
+)
 from .logs import read_logs
+from .notices import warn_ignored, warn_single_answer_class, warn_single_class
 from .readers import (
-    TRUE_DOMAINS,
-    RESERVED,
     BOOKKEEPING,
+    RESERVED,
     Origin,
-    read_domains,
-    release_arrow_memory,
     _shown,
-    check_names,
+    annotate,
     check_duplicate_columns,
+    check_misspelled_columns,
+    check_names,
+    closest,
+    is_true_dir,
+    model_columns,
+    read_domains,
     read_table,
     read_tables_dir,
-    annotate,
-    true_dataset_name,
     read_true_dir,
-    is_true_dir,
+    release_arrow_memory,
     table_files,
-    model_columns,
-    closest,
-    check_misspelled_columns,
+    true_dataset_name,
 )
 
 __all__ = ["Benchmark", "load_benchmark"]
@@ -468,7 +477,7 @@ def load_benchmark(
     else:
         rows, scores = _finite_scores(frame, model_cols, nan_policy, origin)
     _check_datasets_have_rows(rows, order, nan_policy, origin.where)
-    dom = _dataset_domains(frame if form.long else rows, order, domains, origin)
+    dom = dataset_domains(frame if form.long else rows, order, domains, origin)
     bench = _benchmark_of(rows, scores, model_cols, order, dom, origin.source, correct)
     del frame, rows, scores
     release_arrow_memory()  # what reading a file took and the benchmark does not hold
@@ -702,50 +711,6 @@ def _check_datasets_have_rows(frame, order, nan_policy, where):
         if sizes.get(d, 0) == 0:
             why = " left after nan_policy=\"drop\" removed rows with NaN/inf scores" if nan_policy == "drop" else ""
             raise ValueError(f"dataset {d!r} in {where} has no rows{why}")
-
-
-def _dataset_domains(frame, order, domains, origin):
-    """Dataset -> domain: from ``domains``, else the 'domain' column, else the TRUE domains (None if unknown)."""
-    where = origin.where
-    column_domains = _column_domains(frame, origin) if "domain" in frame.columns else {}
-    dom = {}
-    for d in order:
-        if domains is not None and d in domains:
-            dom[d] = str(domains[d])
-        elif column_domains.get(d) is not None:
-            dom[d] = column_domains[d]
-        else:
-            dom[d] = TRUE_DOMAINS.get(d)
-    if domains is not None:
-        check_names(dict.fromkeys(str(v) for v in domains.values()), "`domains` value", where)
-    check_names(dict.fromkeys(v for v in dom.values() if v is not None), "domain", where)
-    if domains is not None:
-        extra = [k for k in domains if k not in order]
-        if extra:
-            warnings.warn(f"`domains` names dataset(s) not in the data: {extra}", UserWarning,
-                          stacklevel=3)
-    return dom
-
-
-def _column_domains(frame, origin):
-    """Dataset -> the one value of its 'domain' column (None where empty); several values are an error."""
-    where = origin.where
-    column_domains = {}
-    g = frame.groupby("dataset", sort=False)["domain"].agg(lambda s: s.dropna().astype(str).unique().tolist())
-    for d, vals in g.items():
-        if len(vals) > 1:
-            if origin.one_dataset:
-                raise ValueError(
-                    f"{where} has no 'dataset' column, so all of it is one dataset ({d!r}), but its 'domain' "
-                    f"column has several values {_shown(vals)}; a dataset has one domain: add a 'dataset' "
-                    "column naming each row's dataset")
-            files = frame.loc[frame["dataset"] == d, "_file"].unique() if "_file" in frame.columns else ()
-            at = f"file {str(files[0])!r}" if len(files) == 1 and where.startswith("directory") else where
-            raise ValueError(f"{at}: dataset {d!r} has several values in column 'domain': {_shown(vals)}; "
-                             "a dataset has one domain")
-        column_domains[d] = vals[0] if vals else None
-    check_names(dict.fromkeys(v for v in column_domains.values() if v is not None), "column 'domain' value", where)
-    return column_domains
 
 
 def _benchmark_of(frame, scores, model_cols, order, dom, src, correct=None):

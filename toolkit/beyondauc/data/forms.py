@@ -30,7 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .readers import BOOKKEEPING, check_names, closest, _shown
+from .readers import BOOKKEEPING, _shown, check_names, closest
 
 __all__: list[str] = []
 

@@ -21,8 +21,6 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-
-
 __all__ = ["domain_pairs", "read_domains", "TRUE_DOMAINS"]
 
 

@@ -6,12 +6,13 @@ from .comparison import (  # noqa: F401
     comparison_summary,
 )
 from .container import (  # noqa: F401
+    SCHEMA_VERSION,
+    TABLES,
     Evaluation,
     evaluation_folder,
     load_evaluation,
-    SCHEMA_VERSION,
-    TABLES,
 )
+from .model_summary import ModelSummary, model_summary  # noqa: F401
 from .paper import (  # noqa: F401
     PAPER_FORMATS,
     PAPER_TABLES,
@@ -35,7 +36,6 @@ from .scope import (  # noqa: F401
     kind_text,
     scope_markdown,
 )
-from .model_summary import ModelSummary, model_summary  # noqa: F401
 from .summary import THRESHOLDS  # noqa: F401
 
 __all__ = [

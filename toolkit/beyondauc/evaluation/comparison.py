@@ -32,14 +32,19 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from ..metrics.uncertainty.paired import DIFFERENCE_COLUMNS, delong_differences, grid_differences, holm_adjust, \
-    paired_differences, reference_models
-from ..metrics.uncertainty.answers_auc import paired_auc_replicates
 from ..metrics.calibration.grid_bootstrap import nanmean_quiet
+from ..metrics.uncertainty.answers_auc import paired_auc_replicates
+from ..metrics.uncertainty.paired import (
+    DIFFERENCE_COLUMNS,
+    delong_differences,
+    grid_differences,
+    holm_adjust,
+    paired_differences,
+    reference_models,
+)
 from ..utils.formatting import MISSING, format_number
 from .parts import _columns, _concat
-from .readings import (  # noqa: F401  (reading, VALUE_NAMES...: the names this module's users know)
-    BETTER, MEAN_ROW, NO_DIFFERENCE, NOT_TESTED, VALUE_NAMES, WORSE, difference_text, p_text, reading)
+from .readings import BETTER, MEAN_ROW, NO_DIFFERENCE, NOT_TESTED, VALUE_NAMES, WORSE, difference_text, p_text, reading  # noqa: F401  (reading, VALUE_NAMES...: the names this module's users know)
 
 if TYPE_CHECKING:
     from ..data.benchmark import Benchmark

@@ -12,10 +12,9 @@ import html
 import json
 import os
 from dataclasses import dataclass, field
+from importlib import metadata
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-
-from importlib import metadata
 
 import numpy as np
 import pandas as pd

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -22,7 +22,7 @@ REPEATED_NOTE = ("repeated samples of items (an 'epoch' or 'sample' column): the
                  "diagnostics still treat every sample as an item, so theirs are too narrow for correlated samples")
 
 
-def given_tables(bench: Benchmark, p: Mapping[str, object]) -> tuple[dict[str, pd.DataFrame],
+def given_tables(bench: Benchmark, p: Mapping[str, Any]) -> tuple[dict[str, pd.DataFrame],
                                                                      dict[str, dict[str, np.ndarray]] | None]:
     """(``given_calibration``, ``given_reliability`` and ``rejection_curves`` tables, their paired replicates).
 

@@ -30,12 +30,12 @@ import numpy as np
 
 from ..data.readers import read_domains
 from ..metrics import METHODS, PROTOCOLS
+from ..metrics.calibration.protocols import DOMAIN_HINT, DOMAIN_PROTOCOLS, datasets_without_domain
+from ..metrics.diagnostics.cohorts import NOISE_METHODS
 from ..metrics.selective.benchmark import SELECTIVE_PROTOCOLS
+from ..metrics.selective.risk_control import RISK_CONTROL_METHODS
 from ..metrics.uncertainty.bootstrap import check_bootstrap
 from ..metrics.uncertainty.cells import check_cells
-from ..metrics.diagnostics.cohorts import NOISE_METHODS
-from ..metrics.selective.risk_control import RISK_CONTROL_METHODS
-from ..metrics.calibration.protocols import DOMAIN_HINT, DOMAIN_PROTOCOLS, datasets_without_domain
 from ..utils.validation import check_int, check_names, check_number, check_option, check_random_state
 
 if TYPE_CHECKING:

@@ -23,10 +23,10 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from ..metrics.selective.given_calibration import GIVEN_ECE_TOLERANCE
 from ..metrics.selective.benchmark import MAX_TIE_SHARE, MIN_CONFIDENCES
-from .abstention import HEADLINE_RISK, headline_risk, rows_at_risk
+from ..metrics.selective.given_calibration import GIVEN_ECE_TOLERANCE
 from ..utils.formatting import format_interval, format_number
+from .abstention import HEADLINE_RISK, headline_risk, rows_at_risk
 
 __all__ = ["THRESHOLDS", "RULES", "findings_table", "verdicts_table"]
 

@@ -7,19 +7,39 @@ from .calibration.expected_accuracy import (  # noqa: F401
     expected_accuracy_grid,
 )
 from .calibration.grid import (  # noqa: F401
-    PROTOCOLS,
     METHODS,
+    PROTOCOLS,
     SCORES,
     ScoreCalibrator,
     auc_table,
     point_grid,
 )
-from .diagnostics.curves import (  # noqa: F401
-    ROC_BAND_FPR,
-    class_histogram,
-    histogram_edges,
-    roc_band,
-    roc_points,
+from .calibration.grid_bootstrap import (  # noqa: F401
+    GridBootstrap,
+    bootstrap_grid,
+)
+from .calibration.ranking import (  # noqa: F401
+    best_of_methods,
+    calibration_modes,
+    kendall_tau,
+    rank_changes,
+    rank_table,
+    score_histograms,
+    score_variance,
+)
+from .calibration.reliability import (  # noqa: F401
+    CalibrationErrors,
+    calibration_error_table,
+    expected_calibration_error,
+    reliability_bins,
+)
+from .diagnostics.benchmark import (  # noqa: F401
+    CohortDiagnostics,
+    cohort_diagnostics,
+    cohorts,
+    diagnostics_frame,
+    diagnostics_intervals,
+    diagnostics_table,
 )
 from .diagnostics.cohorts import (  # noqa: F401
     BiasRobustness,
@@ -31,53 +51,24 @@ from .diagnostics.cohorts import (  # noqa: F401
     sens_spec_drift,
     wasserstein_matrix,
 )
-from .diagnostics.benchmark import (  # noqa: F401
-    CohortDiagnostics,
-    cohort_diagnostics,
-    cohorts,
-    diagnostics_intervals,
-    diagnostics_table,
-    diagnostics_frame,
+from .diagnostics.curves import (  # noqa: F401
+    ROC_BAND_FPR,
+    class_histogram,
+    histogram_edges,
+    roc_band,
+    roc_points,
 )
-from .calibration.grid_bootstrap import (  # noqa: F401
-    GridBootstrap,
-    bootstrap_grid,
+from .selective.band import coverage_accuracy_band, selective_intervals  # noqa: F401
+from .selective.benchmark import (  # noqa: F401
+    BAND_COVERAGES,
+    MAX_TIE_SHARE,
+    MIN_CONFIDENCES,
+    SelectiveAnswering,
+    calibrated_confidence,
+    selective_answering,
+    selective_table,
+    tolerance_table,
 )
-from .uncertainty.intervals import (  # noqa: F401
-    AUCComparison,
-    AUCInterval,
-    FriedmanResult,
-    auc_ci,
-    auc_intervals,
-    compare_auc,
-    friedman_test,
-)
-from .calibration.ranking import (  # noqa: F401
-    rank_table,
-    rank_changes,
-    kendall_tau,
-    calibration_modes,
-    best_of_methods,
-    score_variance,
-    score_histograms,
-)
-from .calibration.reliability import (  # noqa: F401
-    CalibrationErrors,
-    calibration_error_table,
-    expected_calibration_error,
-    reliability_bins,
-)
-from .selective.given_confidence import (  # noqa: F401
-    BrierScore,
-    RejectionCurve,
-    brier_score,
-    negative_log_likelihood,
-    prediction_rejection_ratio,
-    rejection_curve,
-    reliability_band,
-    smooth_ece,
-)
-from .selective.risk_control import RISK_CONTROL_METHODS, RiskControl, risk_controlled_threshold  # noqa: F401
 from .selective.curves import (  # noqa: F401
     TOLERANCES,
     CoverageAccuracyCurve,
@@ -91,17 +82,17 @@ from .selective.curves import (  # noqa: F401
     e_aurc,
     plateau,
 )
-from .selective.benchmark import (  # noqa: F401
-    BAND_COVERAGES,
-    MAX_TIE_SHARE,
-    MIN_CONFIDENCES,
-    SelectiveAnswering,
-    calibrated_confidence,
-    selective_answering,
-    selective_table,
-    tolerance_table,
+from .selective.given_confidence import (  # noqa: F401
+    BrierScore,
+    RejectionCurve,
+    brier_score,
+    negative_log_likelihood,
+    prediction_rejection_ratio,
+    rejection_curve,
+    reliability_band,
+    smooth_ece,
 )
-from .selective.band import coverage_accuracy_band, selective_intervals  # noqa: F401
+from .selective.risk_control import RISK_CONTROL_METHODS, RiskControl, risk_controlled_threshold  # noqa: F401
 from .selective.scores import (  # noqa: F401
     RESOLUTIONS,
     DiDMA,
@@ -112,6 +103,15 @@ from .selective.scores import (  # noqa: F401
     disca,
     disca_resolution_sensitivity,
     nidma,
+)
+from .uncertainty.intervals import (  # noqa: F401
+    AUCComparison,
+    AUCInterval,
+    FriedmanResult,
+    auc_ci,
+    auc_intervals,
+    compare_auc,
+    friedman_test,
 )
 
 __all__ = [

@@ -45,13 +45,13 @@ from .diagnostics import (  # noqa: F401
     ThresholdROCDisplay,
     WassersteinDisplay,
 )
-from .given_confidence import (  # noqa: F401
-    ConfidenceReliabilityDisplay,
-    RejectionCurveDisplay,
-)
 from .explore import (  # noqa: F401
     Explorer,
     explore,
+)
+from .given_confidence import (  # noqa: F401
+    ConfidenceReliabilityDisplay,
+    RejectionCurveDisplay,
 )
 from .reliability import (  # noqa: F401
     ReliabilityDisplay,

@@ -8,10 +8,10 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from ..metrics.uncertainty.intervals import FriedmanResult, friedman_test
 from ..metrics.calibration.ranking import (
     check_results,
 )
+from ..metrics.uncertainty.intervals import FriedmanResult, friedman_test
 from ._base import literal_plot, report_layout
 
 if TYPE_CHECKING:  # names in annotations only

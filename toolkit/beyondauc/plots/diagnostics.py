@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..data.estimators import estimator_scores
-from ..metrics.uncertainty.bootstrap import check_bootstrap
-from ..metrics.diagnostics.curves import class_histogram, histogram_edges, roc_band, roc_points
+from ..metrics.calibration.ranking import CLIP_QUANTILES, check_clip_quantiles
+from ..metrics.diagnostics.benchmark import cohort_diagnostics
 from ..metrics.diagnostics.cohorts import (
     bias_robustness,
     check_cohort,
@@ -18,8 +18,8 @@ from ..metrics.diagnostics.cohorts import (
     sens_spec_drift,
     wasserstein_matrix,
 )
-from ..metrics.diagnostics.benchmark import cohort_diagnostics
-from ..metrics.calibration.ranking import CLIP_QUANTILES, check_clip_quantiles
+from ..metrics.diagnostics.curves import class_histogram, histogram_edges, roc_band, roc_points
+from ..metrics.uncertainty.bootstrap import check_bootstrap
 from ..utils.formatting import format_range
 from ..utils.validation import check_int, check_random_state
 from ._base import (
@@ -42,13 +42,13 @@ if TYPE_CHECKING:  # names in annotations only
 
     from ..data.benchmark import Benchmark
     from ..evaluation.container import Evaluation
+    from ..metrics.diagnostics.benchmark import CohortDiagnostics
     from ..metrics.diagnostics.cohorts import (
         BiasRobustness,
         NoiseRobustness,
         SensSpecDrift,
         WassersteinMatrix,
     )
-    from ..metrics.diagnostics.benchmark import CohortDiagnostics
 
 __all__ = ["ThresholdROCDisplay", "ClassHistogramDisplay", "RobustnessDisplay", "DriftDisplay", "WassersteinDisplay", "DiagnosticsDashboard"]
 

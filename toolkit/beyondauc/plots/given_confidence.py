@@ -7,8 +7,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from ..metrics.selective.given_confidence import RejectionCurve, rejection_curve, reliability_band, smooth_ece
 from ..metrics.calibration.reliability import ece_from_bins
+from ..metrics.selective.given_confidence import RejectionCurve, rejection_curve, reliability_band, smooth_ece
 from ..utils.formatting import format_number
 from ..utils.validation import check_number
 from ._base import _axes, _legend, literal_plot

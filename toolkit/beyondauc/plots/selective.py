@@ -7,11 +7,11 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..data.estimators import estimator_answers
-from ..metrics.uncertainty.bootstrap import check_bootstrap
-from ..metrics.selective.curves import TOLERANCES, coverage_accuracy_curve
 from ..metrics.selective.band import coverage_accuracy_band
 from ..metrics.selective.benchmark import selective_answering
+from ..metrics.selective.curves import TOLERANCES, coverage_accuracy_curve
 from ..metrics.selective.scores import disca
+from ..metrics.uncertainty.bootstrap import check_bootstrap
 from ..utils.validation import check_int, check_random_state
 from ._base import _axes, _legend, literal_plot, literal_text, panel_grid
 

@@ -29,17 +29,21 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
-from .execute import INLINE_BACKEND, error_of, _execute, JupyterKernel, worker_jupyter_kernel
-from ..utils.output import HASHED, ReportFolder, atomic_write, safe_name
-from ..evaluation.parameters import check_against_benchmark, check_parameters, declared_parameters, \
-    one_dataset_defaults
-from .render import index_rows, render_html, render_index, _write_pdf
-from ..utils.validation import check_int, check_names
 from ..data.open import DEMO, open_benchmark
-from ..evaluation.parameters import EVALUATION_PARAMETERS
+from ..evaluation.parameters import (
+    EVALUATION_PARAMETERS,
+    check_against_benchmark,
+    check_parameters,
+    declared_parameters,
+    one_dataset_defaults,
+)
 from ..evaluation.pipeline import data_fingerprint, evaluate, load_evaluation
 from ..metrics.calibration.protocols import ONE_DATASET_HINT, left_out_message
+from ..utils.output import HASHED, ReportFolder, atomic_write, safe_name
 from ..utils.parallel import process_pool
+from ..utils.validation import check_int, check_names
+from .execute import INLINE_BACKEND, JupyterKernel, _execute, error_of, worker_jupyter_kernel
+from .render import _write_pdf, index_rows, render_html, render_index
 
 if TYPE_CHECKING:
     from ..data.benchmark import Benchmark
@@ -599,7 +603,8 @@ def _evaluation_for(output, data, bench, parameters, *, recompute, progress, job
 
     Returns ``(evaluation, reused)``; the caller saves it into the staging folder.
     """
-    from ..evaluation.parameters import check_evaluation_parameters as check_evaluation, resolve_auto
+    from ..evaluation.parameters import check_evaluation_parameters as check_evaluation
+    from ..evaluation.parameters import resolve_auto
 
     complete = one_dataset_defaults(resolve_auto(check_evaluation(parameters), bench), parameters, bench)[0]
     _, sha256 = data_fingerprint(data)

@@ -30,25 +30,25 @@ from ...utils.validation import (
     check_random_state,
     check_scores,
 )
-from ..core.views import each_model_view
 from ..core.fitting import (
-    single_class,
     class_weighted,
     isotonic_knots,
     isotonic_transform,
     logistic_decision,
     logistic_params,
+    single_class,
     stump_decision,
     stump_grid,
     stump_params,
 )
-from .fits import as_columns, block_tables, one_blas_thread, positions, repeat_means, run_fits
 from ..core.kernel import (
     auc_from_counts,
     grid_counts,
     scores_from_confusion,
     stacked_counts,
 )
+from ..core.views import each_model_view
+from .fits import as_columns, block_tables, one_blas_thread, positions, repeat_means, run_fits
 
 if TYPE_CHECKING:  # names in annotations only
     from collections.abc import Sequence

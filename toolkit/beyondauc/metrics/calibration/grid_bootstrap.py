@@ -49,6 +49,8 @@ from threadpoolctl import threadpool_limits
 
 from ...utils.parallel import pool_context, process_pool
 from ...utils.validation import check_option
+from ..core.fitting import class_weighted, logistic_params
+from ..core.kernel import grid_counts, stacked_counts
 from ..core.views import each_model_view, sort_like
 from ..uncertainty.bootstrap import (
     BLOCK,
@@ -65,27 +67,25 @@ from ..uncertainty.paired import bootstrap_pvalue, holm_adjust
 from .grid import (
     METHODS,
     SCORES,
-    check_grid_args,
     Context,
-    protocol_plan,
-    splits,
+    check_grid_args,
     check_n_jobs,
     point_grid,
+    protocol_plan,
+    splits,
 )
-from ..core.fitting import class_weighted, logistic_params
 from .grid_fits import (
     BootContext,
+    XGrid,
     _combine,
+    _standardize,
     fit_rows,
     indicator,
     local_grids,
     segment_auc,
-    _standardize,
     xdomain_ok,
     xdomain_scores,
-    XGrid,
 )
-from ..core.kernel import grid_counts, stacked_counts
 from .protocols import grid_protocols
 
 if TYPE_CHECKING:  # names in annotations only

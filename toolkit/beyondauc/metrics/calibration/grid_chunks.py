@@ -33,21 +33,21 @@ import numpy as np
 import pandas as pd
 from threadpoolctl import threadpool_limits
 
+from ..core.views import sort_like
 from ..uncertainty.bootstrap import BLOCK
-from .grid import METHODS, point_grid
 from ..uncertainty.cells import check_cells
+from .grid import METHODS, point_grid
 from .grid_bootstrap import (
     COUNTS_CACHE_BYTES,
     GridBootstrap,
+    ModelBoot,
     ReplicateCounts,
     _batches,
     boot_context,
     checked,
-    ModelBoot,
     replicate_array,
     with_intervals,
 )
-from ..core.views import sort_like
 
 if TYPE_CHECKING:  # names in annotations only
     from collections.abc import Sequence

@@ -13,11 +13,6 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import expit
 
-from .grid import (
-    SCORES,
-    Context,
-    run_fits,
-)
 from ..core.fitting import (
     EPSILON,
     conditioned_grid,
@@ -29,6 +24,11 @@ from ..core.fitting import (
     raw_params,
 )
 from ..core.kernel import scores_from_confusion
+from .grid import (
+    SCORES,
+    Context,
+    run_fits,
+)
 
 __all__: list[str] = []
 
@@ -84,9 +84,9 @@ def _combine(G, A, total=None):
     total minus the datasets it leaves out, whichever is shorter.
     """
     R, D, m = A.shape
-    if G.shape == (D, D) and (G == np.eye(D)).all():  # each fit one dataset, in order: a view
+    if G.shape == (D, D) and (np.eye(D) == G).all():  # each fit one dataset, in order: a view
         return A.reshape(R * D, m), total
-    if G.shape == (D, D) and (G == 1 - np.eye(D)).all():  # each fit all but its dataset (xdomain)
+    if G.shape == (D, D) and (1 - np.eye(D) == G).all():  # each fit all but its dataset (xdomain)
         total = A.sum(axis=1) if total is None else total
         return np.subtract(total[:, None, :], A).reshape(R * D, m), total
     out = np.empty((R, len(G), m))

@@ -15,10 +15,10 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from ...data.benchmark import Benchmark
 from ...utils.validation import check_int, check_option
 from ..core.views import each_model_view
 from .grid import SCORES
-from ...data.benchmark import Benchmark
 from .grid_bootstrap import GridBootstrap
 
 __all__ = [

@@ -21,15 +21,15 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
 
-from ..core.views import each_model_view, sort_like
-from .fits import bin_edges, bin_ids, one_blas_thread, probabilities_binned
-from ..core.kernel import grid_counts, stacked_counts
-from .protocols import grid_protocols
 from ...utils.formatting import MISSING, format_number
 from ...utils.validation import UndefinedMetricWarning, binarize_labels, check_int, check_option, check_scores
+from ..core.kernel import grid_counts, stacked_counts
+from ..core.views import each_model_view, sort_like
+from .fits import bin_edges, bin_ids, one_blas_thread, probabilities_binned
 from .grid import (
     METHODS,
     check_grid_args,
+    check_n_jobs,
     chunks,
     dataset_columns,
     fit_matrices,
@@ -42,8 +42,8 @@ from .grid import (
     model_cells,
     own_grid_fits,
     warn_single_class,
-    check_n_jobs,
 )
+from .protocols import grid_protocols
 
 if TYPE_CHECKING:
     from ...data.benchmark import Benchmark

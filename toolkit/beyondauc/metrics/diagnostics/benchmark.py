@@ -19,28 +19,28 @@ from ...utils.validation import (
     check_option,
     check_random_state,
 )
+from ..calibration.grid import PROTOCOLS, _protocol_rows
+from ..core.kernel import _view, auc_from_counts
 from ..core.views import each_model_view, model_view_of
 from ..uncertainty.bootstrap import check_bootstrap, dataset_seed, strata_of
-from ..calibration.grid import PROTOCOLS, _protocol_rows
+from ..uncertainty.cells import cell_scores, check_cells
+from ..uncertainty.replicates import bootstrap_replicates, interval_frame, interval_summary, jackknife_replicates
 from .cohorts import (
     BiasRobustness,
     NoiseRobustness,
     SensSpecDrift,
     WassersteinMatrix,
+    bias_robustness,
     check_p,
     check_range,
     check_sigma_max,
-    two_cohorts,
-    bias_robustness,
     noise_robustness,
     sens_spec_drift,
+    two_cohorts,
     wasserstein_matrix,
 )
-from ..uncertainty.cells import cell_scores, check_cells
 from .null import permutation_null
-from .rows import bias_units, lead_cumsum, workspace, bias_rows, drift_rows, wasserstein_rows
-from ..core.kernel import auc_from_counts, _view
-from ..uncertainty.replicates import bootstrap_replicates, interval_frame, interval_summary, jackknife_replicates
+from .rows import bias_rows, bias_units, drift_rows, lead_cumsum, wasserstein_rows, workspace
 
 if TYPE_CHECKING:  # names in annotations only
     from collections.abc import Iterable, Sequence

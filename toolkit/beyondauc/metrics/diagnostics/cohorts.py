@@ -35,10 +35,7 @@ from ...utils.validation import (
     check_scores,
     warn_undefined,
 )
-# the batched twins live beside: re-exported here, where their callers and tests have read them
-from .rows import sigma_units, bias_rows, drift_rows, wasserstein_rows  # noqa: F401
 from ..core.fitting import unit_scale
-from .noise_exact import noise_pair_means
 from ..core.kernel import (
     auc_rows,
     auc_sorted,
@@ -47,6 +44,10 @@ from ..core.kernel import (
     rates,
     sorted_by_class,
 )
+from .noise_exact import noise_pair_means
+
+# the batched twins live beside: re-exported here, where their callers and tests have read them
+from .rows import bias_rows, drift_rows, sigma_units, wasserstein_rows  # noqa: F401
 
 __all__ = ["NOISE_METHODS", "BiasRobustness", "NoiseRobustness", "SensSpecDrift", "WassersteinMatrix", "bias_robustness", "noise_robustness", "sens_spec_drift", "wasserstein_matrix"]
 

@@ -11,11 +11,11 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ...utils.validation import check_int, check_random_state
-from ..uncertainty.bootstrap import check_bootstrap, percentile_interval
-from .cohorts import check_cohort
-from ..core.kernel import merged_values, rates, sorted_by_class
 from ..calibration.ranking import CLIP_QUANTILES, check_clip_quantiles, histogram_range
+from ..core.kernel import merged_values, rates, sorted_by_class
+from ..uncertainty.bootstrap import check_bootstrap, percentile_interval
 from ..uncertainty.replicates import bootstrap_replicates
+from .cohorts import check_cohort
 
 __all__ = ["ROC_BAND_FPR", "class_histogram", "histogram_edges", "roc_band", "roc_points"]
 

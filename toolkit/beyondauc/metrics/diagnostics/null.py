@@ -36,9 +36,9 @@ from numpy.typing import ArrayLike
 
 from ...utils.validation import check_int, check_number, check_random_state
 from ..uncertainty.bootstrap import BLOCK
+from ..uncertainty.replicates import replicate_chunks
 from .cohorts import check_cohort
 from .rows import drift_rows, wasserstein_rows
-from ..uncertainty.replicates import replicate_chunks
 
 __all__ = ["PermutationNull", "permutation_null", "permutation_replicates", "permutation_pvalue"]
 

@@ -3,16 +3,18 @@ of the coverage-accuracy curve and the intervals of DiSCA, a, b, AURC and the ar
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
 
 from ...utils.validation import check_random_state
-from ..uncertainty.bootstrap import check_bootstrap
 from ..core.kernel import grid_counts
+from ..uncertainty.bootstrap import check_bootstrap
 from ..uncertainty.replicates import bootstrap_replicates, interval_frame, jackknife_replicates
-from .curves import check_inputs, _curve, accuracy_at_coverages
 from .benchmark import BAND_COVERAGES, SELECTIVE_BCA, _band
+from .curves import _curve, accuracy_at_coverages, check_inputs
 from .scores import disca, selective_rows
 
 __all__ = ["coverage_accuracy_band", "selective_intervals"]
@@ -125,7 +127,7 @@ def selective_intervals(confidence: ArrayLike, correct: ArrayLike, *, n_bootstra
     estimate = {"accuracy": float(exact.accuracy[-1]), "area": exact.score, "aurc": 1.0 - exact.score,
                 "disca": d.score, "a": d.a, "b": d.b}
     values, inv, _, _ = grid_counts(ok, c)
-    design = dict(n_values=len(values), random_state=seed,
+    design: dict[str, Any] = dict(n_values=len(values), random_state=seed,
                   statistic=lambda n_ok, n_wrong: selective_rows(values, n_ok, n_wrong, resolution=d.resolution,
                                                                  tolerance=d.tolerance, weights=d.weights))
     strata = np.zeros(len(c), dtype=np.int64)

@@ -14,6 +14,9 @@ from numpy.typing import ArrayLike
 
 from ...utils.html import result_html
 from ...utils.validation import UndefinedMetricWarning, check_option, check_random_state
+from ..calibration.grid import METHODS, PROTOCOLS, ScoreCalibrator, _protocol_rows
+from ..core.fitting import class_weighted, logistic_params
+from ..core.kernel import grid_counts
 from ..core.views import model_view_of
 from ..uncertainty.bootstrap import (
     check_bootstrap,
@@ -22,10 +25,7 @@ from ..uncertainty.bootstrap import (
     percentile_interval,
     strata_of,
 )
-from ..calibration.grid import METHODS, PROTOCOLS, ScoreCalibrator, _protocol_rows
 from ..uncertainty.cells import cell_scores, check_cells
-from ..core.fitting import class_weighted, logistic_params
-from ..core.kernel import grid_counts
 from ..uncertainty.replicates import (
     bootstrap_replicates,
     calibrated_rows,
@@ -36,15 +36,15 @@ from ..uncertainty.replicates import (
 from .curves import (
     CoverageAccuracyCurve,
     _area,
+    _curve,
     aurc_of,
     check_resolution,
     check_unit,
     check_weights,
-    _curve,
-    excess,
-    risks,
     exact_area_rows,
+    excess,
     graded_excess,
+    risks,
 )
 from .scores import (
     DiSCA,

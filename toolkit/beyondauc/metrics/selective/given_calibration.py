@@ -32,6 +32,7 @@ import pandas as pd
 from numpy.typing import ArrayLike
 from scipy.special import digamma, xlogy
 
+from ..calibration.reliability import expected_calibration_error
 from ..uncertainty.bootstrap import bootstrap_counts, dataset_seed, honest_interval
 from ..uncertainty.clusters import cluster_counts
 from .given_confidence import (
@@ -44,7 +45,6 @@ from .given_confidence import (
     reliability_band,
     smooth_ece,
 )
-from ..calibration.reliability import expected_calibration_error
 
 if TYPE_CHECKING:
     from ...data.benchmark import Benchmark
@@ -198,7 +198,7 @@ def probability_models(bench: Benchmark) -> list[str]:
     """The models whose confidence the table judges: every model of answers; of scores, those in [0, 1]."""
     if bench.kind == "answers":
         return list(bench.models)
-    return [m for m in bench.models if len(bench) and 0 <= bench.scores(m).min() and bench.scores(m).max() <= 1]
+    return [m for m in bench.models if len(bench) and bench.scores(m).min() >= 0 and bench.scores(m).max() <= 1]
 
 
 def given_calibration_replicates(bench: Benchmark, *, n_bootstrap: int = 200, random_state: int | None = 0,

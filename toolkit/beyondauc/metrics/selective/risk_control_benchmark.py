@@ -17,10 +17,10 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from ..calibration.grid import METHODS, PROTOCOLS, ScoreCalibrator, protocol_plan
-from .risk_control import risk_controlled_threshold
-from .benchmark import protocol_rows
 from ...utils.validation import check_option
+from ..calibration.grid import METHODS, PROTOCOLS, ScoreCalibrator, protocol_plan
+from .benchmark import protocol_rows
+from .risk_control import risk_controlled_threshold
 
 if TYPE_CHECKING:
     from ...data.benchmark import Benchmark

@@ -21,14 +21,14 @@ from .curves import (
     GRID_SLACK,
     TOLERANCES,
     CoverageAccuracyCurve,
+    _curve,
+    _sorted_rows,
     accuracy_of,
     area_of,
     check_inputs,
     check_resolution,
     check_unit,
     check_weights,
-    _curve,
-    _sorted_rows,
 )
 
 if TYPE_CHECKING:  # names in annotations only

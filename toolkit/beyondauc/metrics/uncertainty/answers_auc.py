@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .bootstrap import dataset_seed
 from ..core.kernel import auc_from_counts
+from .bootstrap import dataset_seed
 from .replicates import bootstrap_replicates
 
 if TYPE_CHECKING:

@@ -41,12 +41,12 @@ from ...utils.validation import (
     check_scores,
     warn_undefined,
 )
+from ..core.kernel import auc_from_counts, grid_counts
 
 # scipy.stats is imported inside the functions that use it: a report kernel only reads a saved
 # evaluation and draws, and skips its import (see _pool.FITTING_MODULES).
 from ..core.views import each_model_view
 from .bootstrap import BLOCK, bca_interval, check_bootstrap, percentile_interval
-from ..core.kernel import auc_from_counts, grid_counts
 from .replicates import bootstrap_replicates
 
 __all__ = [

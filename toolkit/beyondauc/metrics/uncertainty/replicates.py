@@ -46,10 +46,18 @@ from numpy.typing import ArrayLike
 from scipy.special import expit
 
 from ...utils.validation import check_int, warn_undefined
+from ..core.fitting import (
+    fit_predict_isotonic,
+    logistic_decision,
+    logistic_params,
+    single_class,
+    stump_decision,
+    stump_grid,
+    stump_params,
+)
 from .bootstrap import (
     N_JACKKNIFE,
     _seed,
-    bootstrap_counts,
     grid_count_chunks,
     honest_interval,
     jackknife_acceleration,
@@ -58,15 +66,6 @@ from .bootstrap import (
     percentile_interval,
 )
 from .clusters import cluster_grid_count_chunks, cluster_jackknife_groups
-from ..core.fitting import (
-    single_class,
-    fit_predict_isotonic,
-    logistic_decision,
-    logistic_params,
-    stump_decision,
-    stump_grid,
-    stump_params,
-)
 
 __all__: list[str] = []
 
