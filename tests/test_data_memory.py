@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from beyondauc import load_benchmark, load_demo
-from beyondauc.evaluation import pipeline
+from beyondauc.evaluation import fingerprint, pipeline
 
 
 def grouped_frame(n=40, seed=0):
@@ -104,7 +104,7 @@ def one_join_sha256(frame):
 
 
 def test_fingerprint_read_in_chunks_equals_one_join_of_each_column(monkeypatch):
-    monkeypatch.setattr(pipeline, "_HASH_ROWS", 7)  # many chunks, one cut inside every run of equal values
+    monkeypatch.setattr(fingerprint, "_HASH_ROWS", 7)  # many chunks, one cut inside every run of equal values
     rng = np.random.default_rng(3)
     n = 50
     frame = pd.DataFrame({"text": pd.Series(rng.choice(["a", "bé", "", "x\x1fy"], n), dtype="str"),
@@ -113,10 +113,10 @@ def test_fingerprint_read_in_chunks_equals_one_join_of_each_column(monkeypatch):
                           "codes": pd.Categorical(rng.integers(0, 3, n)),  # numbers in categories: not text
                           "missing": pd.Series(rng.choice(["k", None], n), dtype="str"),
                           "number": rng.normal(size=n), "int": rng.integers(0, 9, n)})
-    assert pipeline.frame_sha256(frame) == one_join_sha256(frame)
-    assert pipeline.frame_sha256(frame.iloc[:0]) == one_join_sha256(frame.iloc[:0])
-    assert pipeline.frame_sha256(frame.iloc[:1]) == one_join_sha256(frame.iloc[:1])
-    assert pipeline.frame_sha256(frame) != pipeline.frame_sha256(frame.assign(text=frame["text"].shift(1)))
+    assert fingerprint.frame_sha256(frame) == one_join_sha256(frame)
+    assert fingerprint.frame_sha256(frame.iloc[:0]) == one_join_sha256(frame.iloc[:0])
+    assert fingerprint.frame_sha256(frame.iloc[:1]) == one_join_sha256(frame.iloc[:1])
+    assert fingerprint.frame_sha256(frame) != fingerprint.frame_sha256(frame.assign(text=frame["text"].shift(1)))
 
 
 def test_thinned_curve_gives_the_rows_of_the_whole_table():
