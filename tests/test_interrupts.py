@@ -280,3 +280,17 @@ def test_a_signal_while_the_command_starts_is_one_line(tmp_path, signame):
     assert len(err.splitlines()) == 1 and f"interrupted ({signame})" in err, err
     assert "Traceback" not in err and "Warning" not in err
     assert not out.exists() or not any(out.iterdir())
+
+
+def test_a_signal_that_a_compiled_module_turned_into_another_exception_still_stops_the_run():
+    """pybind11 modules (matplotlib's) imported while a signal arrives raise ImportError("initialization failed")."""
+    from beyondauc.utils.interrupts import Interrupted, signals_stop_the_run
+
+    with pytest.raises(Interrupted) as info, signals_stop_the_run():
+        try:
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(5)
+        except Interrupted:
+            raise ImportError("initialization failed") from None
+    assert info.value.signum == signal.SIGINT and isinstance(info.value.__cause__, ImportError)
+    assert info.value.exit_status == 130

@@ -90,6 +90,20 @@ def _handler(signum, frame):
     raise Interrupted(signum)
 
 
+def stopped_by(exc: BaseException | None) -> Interrupted | None:
+    """The :class:`Interrupted` that ``exc`` is, or stands for; None if the run was not stopped by a signal.
+
+    A signal's exception raised while a compiled module initialises (pybind11's, e.g.
+    matplotlib's, imported late in the run) comes back as ``ImportError("initialization
+    failed")``: once a signal has stopped the run, any exception is that signal.
+    """
+    if isinstance(exc, Interrupted):
+        return exc
+    if exc is not None and _State.installed and _State.received is not None:
+        return Interrupted(_State.received)
+    return None
+
+
 @contextlib.contextmanager
 def signals_stop_the_run() -> Iterator[None]:
     """Within it, SIGINT, SIGTERM and SIGHUP raise :class:`Interrupted` (main thread only; else nothing changes)."""
@@ -100,6 +114,11 @@ def signals_stop_the_run() -> Iterator[None]:
     _State.installed, _State.received, _State.pending = True, None, None
     try:
         yield
+    except Exception as exc:  # a signal's exception that a compiled module turned into another
+        stopped = stopped_by(exc)
+        if stopped is None:
+            raise
+        raise stopped from exc
     finally:
         for signum, handler in previous.items():
             signal.signal(signum, handler)

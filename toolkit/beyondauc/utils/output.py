@@ -67,7 +67,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path, PureWindowsPath
 
 from .folder_checks import HELD, LOCK_NAME, WRITE_ERRORS, NoSpaceError, WriteFailedError, check_space, check_tree
-from .interrupts import Interrupted, deferred
+from .interrupts import Interrupted, deferred, stopped_by
 
 _MAX_NAME = 80
 
@@ -423,6 +423,10 @@ class OutputFolder:
 
     def __exit__(self, exc_type: type | None, exc: BaseException | None, tb: object) -> bool:
         self._leave()
+        stopped = stopped_by(exc)
+        if stopped is not None and stopped is not exc:  # a signal's exception, turned into another on its way
+            self._said(stopped)
+            raise stopped from exc
         self._said(exc)
         return False
 
