@@ -15,7 +15,7 @@ from ..core.views import each_model_view
 from ..uncertainty.bootstrap import check_bootstrap
 from .grid import METHODS, PROTOCOLS, check_grid_args, check_n_jobs, point_grid
 from .grid_bootstrap import bootstrap_grid
-from .protocols import grid_protocols
+from .protocols import grid_choices
 
 if TYPE_CHECKING:  # names in annotations only
     from collections.abc import Sequence
@@ -64,12 +64,7 @@ def expected_accuracy_grid(
     >>> sorted(grid["protocol"].unique()), sorted(grid["method"].unique())
     (['outdata', 'xdomain'], ['logistic', 'stump'])
     """
-    protocols = grid_protocols(bench, protocols)  # None: every protocol the data allows
-    if isinstance(protocols, str):
-        protocols = [protocols]
-    if isinstance(methods, str):
-        methods = [methods]
-    protocols, methods = list(dict.fromkeys(protocols)), list(dict.fromkeys(methods))
+    protocols, methods = grid_choices(bench, protocols, methods)
     seed = check_grid_args(bench, protocols, methods, class_weight, n_repeats, random_state, reference)
     n_jobs = check_n_jobs(n_jobs)
     n_bootstrap, confidence_level = check_bootstrap(n_bootstrap, confidence_level)

@@ -86,7 +86,7 @@ from .grid_fits import (
     xdomain_ok,
     xdomain_scores,
 )
-from .protocols import grid_protocols
+from .protocols import grid_choices
 
 if TYPE_CHECKING:  # names in annotations only
     from collections.abc import Sequence
@@ -738,12 +738,7 @@ def bootstrap_grid(
 
 def checked(bench, protocols, methods, class_weight, n_repeats, random_state, n_bootstrap, confidence_level):
     """The checked arguments of :func:`bootstrap_grid`: (protocols, methods, seed, n_bootstrap, confidence_level)."""
-    protocols = grid_protocols(bench, protocols)  # None: every protocol the data allows
-    if isinstance(protocols, str):
-        protocols = [protocols]
-    if isinstance(methods, str):
-        methods = [methods]
-    protocols, methods = list(dict.fromkeys(protocols)), list(dict.fromkeys(methods))
+    protocols, methods = grid_choices(bench, protocols, methods)
     seed = check_grid_args(bench, protocols, methods, class_weight, n_repeats, random_state)
     n_bootstrap, confidence_level = check_bootstrap(n_bootstrap, confidence_level)
     if n_bootstrap < 1:

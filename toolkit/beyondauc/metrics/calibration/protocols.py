@@ -113,7 +113,7 @@ def left_out_message(left_out: dict[str, str], *, hint: str = DOMAIN_HINT) -> st
     return f"protocol{'s' if several else ''} {shown} {'are' if several else 'is'} left out: {each}{why}; {hint}"
 
 
-def grid_protocols(bench: Benchmark, protocols: str | Sequence[str] | None = None) -> list[str]:
+def grid_protocols(bench: Benchmark, protocols: str | Sequence[str] | None = None, *, stacklevel: int = 3) -> list[str]:
     """The protocols to compute: ``protocols`` as given, or (None) every protocol ``bench`` allows.
 
     Without a domain for every dataset, None leaves out ``outdomain`` and
@@ -139,5 +139,20 @@ def grid_protocols(bench: Benchmark, protocols: str | Sequence[str] | None = Non
         return list(PROTOCOLS)
     left = left_out_protocols(bench)
     if left:
-        warnings.warn(left_out_message(left), UserWarning, stacklevel=3)
+        warnings.warn(left_out_message(left), UserWarning, stacklevel=stacklevel)
     return [p for p in PROTOCOLS if p not in left]
+
+
+def grid_choices(bench: Benchmark, protocols: str | Sequence[str] | None,
+                 methods: str | Sequence[str]) -> tuple[list[str], list[str]]:
+    """The protocols (:func:`grid_protocols`) and methods of a grid, each a list without repeats, in order.
+
+    Examples
+    --------
+    >>> from beyondauc import load_demo
+    >>> grid_choices(load_demo(), ["indata", "xdomain", "indata"], "stump")
+    (['indata', 'xdomain'], ['stump'])
+    """
+    protocols = grid_protocols(bench, protocols, stacklevel=4)  # None: every protocol the data allows
+    methods = [methods] if isinstance(methods, str) else methods
+    return list(dict.fromkeys(protocols)), list(dict.fromkeys(methods))

@@ -43,7 +43,7 @@ from .grid import (
     own_grid_fits,
     warn_single_class,
 )
-from .protocols import grid_protocols
+from .protocols import grid_choices
 
 if TYPE_CHECKING:
     from ...data.benchmark import Benchmark
@@ -374,12 +374,7 @@ def grid_and_calibration_errors(
 
 def _grid_arguments(bench, protocols, methods, n_bins, class_weight, n_repeats, random_state, reference, n_jobs):
     """(protocols, methods, seed, n_bins, n_jobs) checked (``protocols=None``: those the data allows)."""
-    protocols = grid_protocols(bench, protocols)  # None: every protocol the data allows
-    if isinstance(protocols, str):
-        protocols = [protocols]
-    if isinstance(methods, str):
-        methods = [methods]
-    protocols, methods = list(dict.fromkeys(protocols)), list(dict.fromkeys(methods))
+    protocols, methods = grid_choices(bench, protocols, methods)
     seed = check_grid_args(bench, protocols, methods, class_weight, n_repeats, random_state, reference)
     return protocols, methods, seed, check_int(n_bins, "n_bins", minimum=1), check_n_jobs(n_jobs)
 
