@@ -22,6 +22,16 @@ system to kill it when its parent ends (Linux's parent-death signal; elsewhere a
 worker watches its parent).  The resource tracker that multiprocessing starts then ends by
 itself: it exits when the last process holding its pipe (the run and its
 workers) is gone.
+
+Every task's result reaches the run through a file, and the pool's pipe carries
+only the file's name: a message that short is written to the pipe at once
+(POSIX writes of up to ``PIPE_BUF`` bytes are atomic).  A larger result would be
+written in several pieces, and a worker killed between two of them -- the run
+stopping on a signal kills its workers -- would leave the pool's reading thread
+waiting for the rest for ever; the interpreter's exit waits for that thread, so
+the run would never end.  The files live in the temporary folder for the
+moment between the worker's writing and the run's reading; only a run that is
+itself killed with ``kill -9`` at that moment leaves one behind.
 """
 
 from __future__ import annotations
@@ -30,12 +40,16 @@ import contextlib
 import ctypes
 import functools
 import importlib
+import itertools
 import multiprocessing
 import os
+import pickle
 import signal
 import sys
+import tempfile
 import threading
 import time
+import traceback
 import types
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -189,6 +203,61 @@ class _Started:
         return process
 
 
+class RemoteTraceback(Exception):
+    """The traceback of an exception raised in a worker, set as that exception's ``__cause__``."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__(text)
+        self.text = text
+
+    def __str__(self) -> str:
+        return self.text
+
+
+def _run_to_file(path: str, fn: Callable[..., object], args: tuple, kwargs: dict) -> str:
+    """Run ``fn`` in a worker; write ``(succeeded, value or exception, traceback text)`` to ``path``; return it."""
+    try:
+        outcome: tuple[bool, object, str | None] = (True, fn(*args, **kwargs), None)
+    except Exception as exc:  # an interrupt (not an Exception) stops the worker as before
+        outcome = (False, exc, "".join(traceback.format_exception(exc)))
+    partial = f"{path}.partial"
+    try:
+        with open(partial, "wb") as fh:
+            pickle.dump(outcome, fh, protocol=pickle.HIGHEST_PROTOCOL)
+    except Exception as exc:  # a result that cannot be pickled
+        text = "".join(traceback.format_exception(exc))
+        with open(partial, "wb") as fh:
+            pickle.dump((False, RuntimeError(f"a worker's result could not be sent to the run: {exc!r}"), text), fh)
+    os.replace(partial, path)
+    return path
+
+
+def _take_result(outer: Future, inner: Future) -> None:
+    """Set ``outer`` from the finished ``inner`` future, reading (and removing) the file it names."""
+    if inner.cancelled():
+        outer.cancel()
+        return
+    error = inner.exception()
+    if error is None:
+        path = inner.result()
+        try:
+            with open(path, "rb") as fh:
+                succeeded, value, text = pickle.load(fh)
+        finally:
+            with contextlib.suppress(OSError):
+                os.unlink(path)
+    else:
+        succeeded, value, text = False, error, None
+    if outer.cancelled():
+        return
+    if succeeded:
+        outer.set_result(value)
+        return
+    if text is not None:
+        value.__cause__ = RemoteTraceback(f'\n"""\n{text}"""')
+    outer.set_exception(value)
+
+
 class _Pool(ProcessPoolExecutor):
     """A ``ProcessPoolExecutor`` that starts its workers (all started by ``submit``) with the script hidden.
 
@@ -198,18 +267,38 @@ class _Pool(ProcessPoolExecutor):
     itself and keeps SIGHUP blocked (a hangup of the terminal does not end it
     before the run, which would make it report the run's semaphores).
     Left by an exception that is not an ``Exception`` (an interrupt), it kills
-    its workers instead of waiting for their tasks.
+    its workers instead of waiting for their tasks.  Every result comes through a
+    file (see the module's docstring), so that killing a worker never leaves a
+    message half written to the pool's pipe.
     """
+
+    _pools = itertools.count()
 
     def __init__(self, max_workers: int, mp_context: multiprocessing.context.BaseContext, **kwargs: object) -> None:
         self._started = _Started(mp_context)
         with deferred(), signals_blocked():  # the resource tracker may start here: it must not die of SIGHUP
             super().__init__(max_workers=max_workers, mp_context=self._started, **kwargs)
         self._start_method = mp_context.get_start_method()
+        self._prefix = os.path.join(tempfile.gettempdir(), f"beyondauc-result-{os.getpid()}-{next(self._pools)}-")
+        self._tasks = itertools.count()
 
     def submit(self, fn: Callable[..., object], /, *args: object, **kwargs: object) -> Future:
+        outer: Future = Future()
+        path = f"{self._prefix}{next(self._tasks)}.pickle"
         with deferred(), script_hidden(self._start_method), signals_blocked():  # a worker starts whole
-            return super().submit(fn, *args, **kwargs)
+            inner = super().submit(_run_to_file, path, fn, args, kwargs)
+        outer.add_done_callback(lambda done: done.cancelled() and inner.cancel())
+        inner.add_done_callback(functools.partial(_take_result, outer))
+        return outer
+
+    def _remove_results(self) -> None:
+        """Remove the result files that no future read (the tasks of killed workers)."""
+        folder, prefix = os.path.split(self._prefix)
+        with contextlib.suppress(OSError), os.scandir(folder) as entries:
+            for entry in entries:
+                if entry.name.startswith(prefix):
+                    with contextlib.suppress(OSError):
+                        os.unlink(entry.path)
 
     def kill(self) -> None:
         """Stop now: cancel the tasks not started and kill the workers (their Jupyter kernels die with them)."""
@@ -220,6 +309,7 @@ class _Pool(ProcessPoolExecutor):
         for process in self._started.processes:
             with contextlib.suppress(OSError, ValueError, AssertionError, AttributeError):
                 process.join(timeout=1)
+        self._remove_results()
 
     def __exit__(self, exc_type: type | None, exc: BaseException | None, tb: object) -> bool:
         if exc_type is not None and not issubclass(exc_type, Exception):
@@ -230,6 +320,8 @@ class _Pool(ProcessPoolExecutor):
         except BaseException:  # interrupted while waiting for the workers to end
             self.kill()
             raise
+        finally:
+            self._remove_results()
 
 
 def process_pool(max_workers: int, mp_context: multiprocessing.context.BaseContext,
