@@ -36,6 +36,7 @@ from .scope import (  # noqa: F401
     kind_text,
     scope_markdown,
 )
+from .settings import EvaluationParameters  # noqa: F401
 from .summary import THRESHOLDS  # noqa: F401
 
 __all__ = [
@@ -57,6 +58,7 @@ __all__ = [
     "PARAMETERS",
     "Parameter",
     "check_evaluation_parameters",
+    "EvaluationParameters",
     "cli_flag",
     "parameters_markdown",
     "evaluate",

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 import pandas as pd
 
 from ..metrics.selective.risk_control_benchmark import RISK_CONTROL_PROTOCOLS, risk_control_table
+
+if TYPE_CHECKING:
+    from .settings import EvaluationParameters
 
 __all__ = ["HEADLINE_RISK", "guarantee_held", "headline_risk", "risk_control_evaluation", "rows_at_risk"]
 
@@ -46,7 +50,7 @@ def rows_at_risk(table: pd.DataFrame, risk: float | None = None, *, model: str |
     return table[keep]
 
 
-def risk_control_evaluation(bench, p: Mapping[str, object], left_out: Mapping[str, str]) -> pd.DataFrame:
+def risk_control_evaluation(bench, p: EvaluationParameters, left_out: Mapping[str, str]) -> pd.DataFrame:
     """The ``risk_control`` table of an evaluation with parameters ``p``.
 
     Protocols ``xdomain``, ``outdomain`` (left out without domains, as in the
@@ -55,10 +59,10 @@ def risk_control_evaluation(bench, p: Mapping[str, object], left_out: Mapping[st
     out-of-distribution dataset is never a target.
     """
     protocols = [x for x in RISK_CONTROL_PROTOCOLS if x not in left_out]
-    datasets = [d for d in bench.datasets if d != p["ood_dataset"]]
-    return risk_control_table(bench, risks=p["target_risks"], delta=p["risk_delta"], method=p["risk_method"],
-                              protocols=protocols, calibration_method=p["selective_method"],
-                              class_weight=p["class_weight"], datasets=datasets, random_state=p["random_state"])
+    datasets = [d for d in bench.datasets if d != p.ood_dataset]
+    return risk_control_table(bench, risks=p.target_risks, delta=p.risk_delta, method=p.risk_method,
+                              protocols=protocols, calibration_method=p.selective_method,
+                              class_weight=p.class_weight, datasets=datasets, random_state=p.random_state)
 
 
 def guarantee_held(table: pd.DataFrame, model: str, *, risk: float, protocol: str = "xdomain") -> tuple[int, int]:

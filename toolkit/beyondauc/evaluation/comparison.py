@@ -50,6 +50,7 @@ if TYPE_CHECKING:
     from ..data.benchmark import Benchmark
     from ..metrics.calibration.grid_bootstrap import GridBootstrap
     from .container import Evaluation
+    from .settings import EvaluationParameters
 
 __all__ = ["COMPARISON_COLUMNS", "ComparisonSummary", "comparison_summary", "comparison_table", "holm_pvalues",
            "index_cell", "reading"]
@@ -63,7 +64,7 @@ _ANSWERS_AUC = ("the paired DeLong test needs the same labels, and an answers be
 
 
 def comparison_table(bench: Benchmark, head: pd.DataFrame, boot: GridBootstrap | None, tables: dict, replicates: dict | None,
-                     p: dict, *, given: dict | None = None) -> pd.DataFrame:
+                     p: EvaluationParameters, *, given: dict | None = None) -> pd.DataFrame:
     """Every model minus its reference, per dataset and the mean: AUC, accuracy, kappa, DiSCA, drift.
 
     Parameters
@@ -100,16 +101,16 @@ def comparison_table(bench: Benchmark, head: pd.DataFrame, boot: GridBootstrap |
     models = list(bench.models)
     board = tables["leaderboard"].set_index("model")
     mean_auc = [board["auc"].get(m, np.nan) for m in models]
-    refs = reference_models(models, mean_auc, baseline=p.get("baseline"))
+    refs = reference_models(models, mean_auc, baseline=p.baseline)
     if not refs:
         return pd.DataFrame(columns=list(COMPARISON_COLUMNS))
-    level = p["confidence_level"]
+    level = p.confidence_level
     parts = [_auc_rows(bench, head, refs, level, p), _grid_rows(head, boot, refs, p),
              _bootstrap_rows(tables["selective"], "disca", refs, replicates, board, level, rankable=True),
              _bootstrap_rows(tables["diagnostics"], "drift", refs, replicates, board, level),
              _given_rows(tables.get("given_calibration"), given, refs, level)]
     out = pd.concat([x for x in parts if len(x)], ignore_index=True)
-    base = p.get("baseline")
+    base = p.baseline
     out["reference_kind"] = np.where(out["reference"] == base, "baseline", "best other") if base else "best other"
     order = {m: i for i, m in enumerate(models)}
     values = {v: i for i, v in enumerate(VALUE_NAMES)}
@@ -148,7 +149,7 @@ def _auc_rows(bench, head, refs, level, p=None):
     """ΔAUC per dataset and for the mean: the paired DeLong test (scores), the paired bootstrap (answers)."""
     if bench.kind == "answers":
         n_bootstrap = (p or {}).get("n_bootstrap", 0)
-        reps = paired_auc_replicates(bench, n_bootstrap=n_bootstrap, random_state=p["random_state"]) \
+        reps = paired_auc_replicates(bench, n_bootstrap=n_bootstrap, random_state=p.random_state) \
             if n_bootstrap else None
         auc = head.pivot(index="dataset", columns="model", values="auc").reindex(bench.datasets)
         rows = []
@@ -175,7 +176,7 @@ def _auc_rows(bench, head, refs, level, p=None):
 def _grid_rows(head, boot, refs, p):
     """Δ deployed accuracy and Δkappa of the headline protocol and method, from the grid bootstrap."""
     if boot is not None:
-        t = grid_differences(boot, p["protocol"], p["method"], refs)
+        t = grid_differences(boot, p.protocol, p.method, refs)
         return t.assign(test="paired bootstrap", note=t["interval_note"])
     rows = []
     for value in ("accuracy", "kappa"):

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -12,6 +11,7 @@ from ..metrics.selective.given_calibration import given_calibration_replicates, 
 
 if TYPE_CHECKING:
     from ..data.benchmark import Benchmark
+    from .settings import EvaluationParameters
 
 __all__ = ["REPEATED_NOTE", "given_tables"]
 
@@ -22,17 +22,17 @@ REPEATED_NOTE = ("repeated samples of items (an 'epoch' or 'sample' column): the
                  "diagnostics still treat every sample as an item, so theirs are too narrow for correlated samples")
 
 
-def given_tables(bench: Benchmark, p: Mapping[str, Any]) -> tuple[dict[str, pd.DataFrame],
+def given_tables(bench: Benchmark, p: EvaluationParameters) -> tuple[dict[str, pd.DataFrame],
                                                                      dict[str, dict[str, np.ndarray]] | None]:
     """(``given_calibration``, ``given_reliability`` and ``rejection_curves`` tables, their paired replicates).
 
     The replicates (None without ``n_bootstrap``) also give the baseline
     comparison's rows of the confidence as given.
     """
-    reps = given_calibration_replicates(bench, n_bootstrap=p["n_bootstrap"], random_state=p["random_state"]) \
-        if p["n_bootstrap"] else None
-    tables = {"given_calibration": given_calibration_table(bench, n_bootstrap=p["n_bootstrap"],
-                                                           confidence_level=p["confidence_level"],
-                                                           random_state=p["random_state"], replicates=reps)}
+    reps = given_calibration_replicates(bench, n_bootstrap=p.n_bootstrap, random_state=p.random_state) \
+        if p.n_bootstrap else None
+    tables = {"given_calibration": given_calibration_table(bench, n_bootstrap=p.n_bootstrap,
+                                                           confidence_level=p.confidence_level,
+                                                           random_state=p.random_state, replicates=reps)}
     tables["given_reliability"], tables["rejection_curves"] = given_curves(bench)
     return tables, reps

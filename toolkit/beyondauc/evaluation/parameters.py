@@ -42,7 +42,7 @@ if TYPE_CHECKING:
     from ..data.benchmark import Benchmark
 
 __all__ = ["EVALUATION_PARAMETERS", "PARAMETERS", "Parameter", "check_evaluation_parameters", "cli_flag",
-           "one_dataset_defaults", "parameters_markdown"]
+           "parameters_markdown"]
 
 #: What ``nan_policy`` may be: stop at a NaN/inf score, or drop its row.
 NAN_POLICIES = ("raise", "drop")
@@ -439,39 +439,6 @@ _SOURCES = {  # where a protocol takes a dataset's calibration (validation) data
     "indomain": "the other datasets of its domain",
     "outdata": "the dataset itself",
 }
-
-
-def resolve_auto(p: dict, bench: Benchmark) -> dict:
-    """The checked parameters with ``"auto"`` resolved for the benchmark's kind.
-
-    ``selective_protocol="auto"``: ``"none"`` for answers (the model's own
-    confidence, as Mishra et al. use it), ``"indata"`` for scores.  The
-    evaluation stores the resolved value.
-    """
-    if p.get("selective_protocol") != "auto":
-        return p
-    return {**p, "selective_protocol": "none" if bench.kind == "answers" else "indata"}
-
-
-def one_dataset_defaults(p: Mapping[str, object], given: Mapping[str, object], bench: Benchmark) -> tuple[dict, dict]:
-    """(parameters, what was replaced): on a benchmark of one dataset, defaults that need others fall back.
-
-    The headline ``protocol`` (``xdomain`` by default) becomes ``indata``;
-    the cohorts (``cohort_protocol`` None: the ``split`` column, else
-    ``xdomain``) become the ``indata`` split when there is no ``split``
-    column.  A value the caller gave is kept (and refused where it cannot
-    run).  ``replaced`` maps each name to {"default", "used", "why"}.
-    """
-    if len(bench.datasets) > 1:
-        return dict(p), {}
-    why = f"the data has one dataset ({bench.datasets[0]!r}): no other dataset to calibrate on"
-    replaced = {}
-    if "protocol" not in given and p.get("protocol", PARAMETERS["protocol"].default) != "indata":
-        replaced["protocol"] = {"default": p.get("protocol", PARAMETERS["protocol"].default), "used": "indata",
-                                "why": why}
-    if "cohort_protocol" not in given and p.get("cohort_protocol") is None and not bench.has_split:
-        replaced["cohort_protocol"] = {"default": None, "used": "indata", "why": why + " (and no 'split' column)"}
-    return {**p, **{k: v["used"] for k, v in replaced.items()}}, replaced
 
 
 def _uses(get, bench, full):

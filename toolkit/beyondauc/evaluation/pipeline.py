@@ -63,15 +63,10 @@ from .comparison import comparison_table
 from .container import Evaluation, load_evaluation, package_versions
 from .fingerprint import data_fingerprint, frame_sha256  # noqa: F401 - public here too
 from .given import REPEATED_NOTE, given_tables
-from .parameters import (
-    LOG_PARAMETERS,
-    check_against_benchmark,
-    check_evaluation_parameters,
-    one_dataset_defaults,
-    resolve_auto,
-)
+from .parameters import LOG_PARAMETERS, check_against_benchmark
 from .parts import _concat
 from .ranks import add_ranks
+from .settings import EvaluationParameters, one_dataset_defaults, resolve_auto
 from .stages import SAID_WHEN_READ, StageTimer, Tasks, bootstrap_task, grid_task, model_parts, model_views, one_model
 from .summary import findings_table, verdicts_table
 
@@ -90,11 +85,11 @@ _THIN_STEP = 1e-3  # ... keeping a point whenever a coordinate moves by one step
 
 def _open(data, p):
     """(the benchmark analysed, the same models on every dataset of the data): the data is read once."""
-    full = open_benchmark(data, models=p["models"], pos_label=p["pos_label"], domains=p["domains"],
-                          nan_policy=p["nan_policy"], log_options={k: p[k] for k in LOG_PARAMETERS})
+    full = open_benchmark(data, models=p.models, pos_label=p.pos_label, domains=p.domains,
+                          nan_policy=p.nan_policy, log_options={k: p[k] for k in LOG_PARAMETERS})
     if full.graded:  # graded answers: right/wrong at the threshold wherever a yes/no answer is needed
-        full = full.with_correct_threshold(p["correct_threshold"])
-    return open_benchmark(full, datasets=p["datasets"]), full
+        full = full.with_correct_threshold(p.correct_threshold)
+    return open_benchmark(full, datasets=p.datasets), full
 
 
 # ---------------------------------------------------------------------------
@@ -448,7 +443,7 @@ def evaluate(
     ['disca', 'disca_low', 'disca_high', 'drift', 'drift_low', 'drift_high']
     """
     t_start = time.perf_counter()
-    p = check_evaluation_parameters(parameters)
+    p = EvaluationParameters.checked(parameters)
     n_jobs = check_n_jobs(n_jobs)
     if dask is not None and not isinstance(dask, str) and not hasattr(dask, "submit"):
         raise TypeError(f"`dask` must be a scheduler address such as 'tcp://127.0.0.1:8786' or a "
@@ -471,7 +466,7 @@ def evaluate(
         if left_out:
             hint = ONE_DATASET_HINT if len(bench.datasets) == 1 else DOMAIN_HINT
             warnings.warn(left_out_message(left_out, hint=hint), UserWarning, stacklevel=2)
-        if bench.repeated and p["n_bootstrap"]:
+        if bench.repeated and p.n_bootstrap:
             warnings.warn(REPEATED_NOTE, UserWarning, stacklevel=2)
         with Tasks.opened(n_jobs, dask, progress, log) as tasks:
             ev = _compute(p, bench, full, source, sha256, t_start, tasks=tasks, progress=progress, log=log,
@@ -487,7 +482,7 @@ def _compute(p, bench, full, source, sha256, t_start, *, tasks, progress, log, l
 
     ``tasks`` (:class:`_Tasks`) runs each stage's tasks here, in local processes or on Dask.
     """
-    bench_sel = _selective_benchmark(bench, full, p["ood_dataset"])
+    bench_sel = _selective_benchmark(bench, full, p.ood_dataset)
     stages = StageTimer(progress)
     tables = {"datasets": bench.summary()}
     with stages.timed("calibration grid and calibration error"):
@@ -496,9 +491,9 @@ def _compute(p, bench, full, source, sha256, t_start, *, tasks, progress, log, l
     with stages.timed("bootstrap of the headline setting"):
         boot = _bootstrap(bench, p, tasks)
         tables["grid"] = grid = _with_intervals(grid, boot)
-        head = grid[(grid["protocol"] == p["protocol"]) & (grid["method"] == p["method"])].reset_index(drop=True)
+        head = grid[(grid["protocol"] == p.protocol) & (grid["method"] == p.method)].reset_index(drop=True)
         tables.update(_ranking_tables(head, boot, p))
-        tables["auc_intervals"] = auc_intervals(bench, confidence_level=p["confidence_level"])
+        tables["auc_intervals"] = auc_intervals(bench, confidence_level=p.confidence_level)
         tables["friedman"] = _friedman_table(head)
     with stages.timed("tables of the paper"):
         tables.update(_paper_tables(bench, grid, head, p))
@@ -511,10 +506,10 @@ def _compute(p, bench, full, source, sha256, t_start, *, tasks, progress, log, l
         given, given_reps = given_tables(bench, p)
         tables.update(given)
     add_ranks(tables)
-    replicates = {m: x["replicates"] for m, x in zip(bench.models, parts)} if p["n_bootstrap"] else None
+    replicates = {m: x["replicates"] for m, x in zip(bench.models, parts)} if p.n_bootstrap else None
     tables["leaderboard"] = _leaderboard(head, tables["rank_changes"], tables["selective"], tables["diagnostics"],
                                          bench.models, tables.get("mean_intervals"), replicates,
-                                         p["confidence_level"])
+                                         p.confidence_level)
     tables["comparison"] = comparison_table(bench, head, boot, tables, replicates, p, given=given_reps)
     tables["findings"] = findings_table(tables, p, bench.models)
     tables["verdicts"] = verdicts_table(tables["findings"], tables["leaderboard"])
@@ -539,7 +534,7 @@ def _calibration_grid(bench, p, tasks, protocols):
     the grid cannot be split by dataset); the tables are the models' rows
     concatenated in the order one call over the benchmark gives.
     """
-    kw = dict(class_weight=p["class_weight"], n_repeats=p["n_repeats"], random_state=p["random_state"])
+    kw = dict(class_weight=p.class_weight, n_repeats=p.n_repeats, random_state=p.random_state)
     parts = tasks.run("calibration grid", grid_task, [(m, (tuple(protocols), kw)) for m in bench.models],
                       data=bench, view=one_model)
     grid = sort_like(pd.concat([g for g, _ in parts], ignore_index=True), bench)
@@ -557,12 +552,12 @@ def _bootstrap(bench, p, tasks):
     one bootstrap, the same whatever the split.  It carries the intervals,
     the rank stability and the pairwise wins.
     """
-    if not p["n_bootstrap"]:
+    if not p.n_bootstrap:
         return None
-    kw = dict(protocols=[p["protocol"]], methods=[p["method"]], n_bootstrap=p["n_bootstrap"],
-              confidence_level=p["confidence_level"], class_weight=p["class_weight"], n_repeats=p["n_repeats"],
-              random_state=p["random_state"], cells=p["cells"])
-    chunks = replicate_ranges(p["n_bootstrap"], n_models=len(bench.models), workers=tasks.workers)
+    kw = dict(protocols=[p.protocol], methods=[p.method], n_bootstrap=p.n_bootstrap,
+              confidence_level=p.confidence_level, class_weight=p.class_weight, n_repeats=p.n_repeats,
+              random_state=p.random_state, cells=p.cells)
+    chunks = replicate_ranges(p.n_bootstrap, n_models=len(bench.models), workers=tasks.workers)
     done = tasks.run("bootstrap", bootstrap_task, [(m, (kw, c)) for m in bench.models for c in chunks], data=bench,
                      view=one_model)
     return join_grid_chunks(done, bench)
@@ -589,9 +584,9 @@ def _ranking_tables(head, boot, p):
         ch = rank_changes(head, score=s)
         tau = kendall_tau(head, score=s)
         if boot is not None:
-            st = boot.rank_stability(p["protocol"], p["method"], score=s)
+            st = boot.rank_stability(p.protocol, p.method, score=s)
             ch = ch.merge(st.drop(columns=["auc_rank", "rank", "change"]), on=["dataset", "model"], how="left")
-            kt = boot.kendall(p["protocol"], p["method"], score=s)[["dataset", "tau_low", "tau_high", "p_tau_below_1"]]
+            kt = boot.kendall(p.protocol, p.method, score=s)[["dataset", "tau_low", "tau_high", "p_tau_below_1"]]
             tau = tau.merge(kt, on="dataset", how="left")
         changes.append(ch.assign(score=s))
         kendall.append(tau.assign(score=s))
@@ -600,7 +595,7 @@ def _ranking_tables(head, boot, p):
                                      ignore_index=True)
     tables["kendall"] = pd.concat(kendall, ignore_index=True)
     if boot is not None:
-        tables["pairwise"] = boot.pairwise(p["protocol"], p["method"], score="accuracy")
+        tables["pairwise"] = boot.pairwise(p.protocol, p.method, score="accuracy")
         tables["mean_intervals"] = boot.intervals().query("dataset == 'mean'").reset_index(drop=True)
     return tables
 
@@ -632,7 +627,7 @@ def _paper_tables(bench, grid, head, p):
             [calibration_modes(grid, score=s).assign(score=s) for s in ("accuracy", "kappa")], ignore_index=True),
         "best_of_methods": best_of_methods(grid, score="kappa").assign(score="kappa"),
         "variance": score_variance(bench, head, score="accuracy"),
-        "histograms": score_histograms(bench, bins=p["bins"]),
+        "histograms": score_histograms(bench, bins=p.bins),
     }
 
 
@@ -642,17 +637,17 @@ def _per_model(bench, bench_sel, p, tasks, log):
     One task per model x dataset, reading that model's views only; the
     results do not depend on how the tasks are run.
     """
-    ood = p["ood_dataset"]
-    options = dict(protocol=p["cohort_protocol"], val_split=p["val_split"], test_split=p["test_split"],
-                   sigma_max=p["sigma_max"], n_points=p["n_points"], n_repeats=p["noise_repeats"],
-                   noise_method=p["noise_method"], p=p["p"],
-                   random_state=p["random_state"], n_bootstrap=p["n_bootstrap"],
-                   confidence_level=p["confidence_level"], n_permutations=p["n_permutations"], cells=p["cells"])
-    sel_options = dict(ood_dataset=ood, protocol=p["selective_protocol"], method=p["selective_method"],
-                       class_weight=p["class_weight"], tolerance=p["tolerance"], resolution=p["resolution"],
-                       computation_score=p["computation_score"], random_state=p["random_state"],
-                       n_bootstrap=p["n_bootstrap"], confidence_level=p["confidence_level"], cells=p["cells"])
-    job = _DatasetJob(tuple(d for d in bench.datasets if d != ood), options, sel_options, p["bins"])
+    ood = p.ood_dataset
+    options = dict(protocol=p.cohort_protocol, val_split=p.val_split, test_split=p.test_split,
+                   sigma_max=p.sigma_max, n_points=p.n_points, n_repeats=p.noise_repeats,
+                   noise_method=p.noise_method, p=p.p,
+                   random_state=p.random_state, n_bootstrap=p.n_bootstrap,
+                   confidence_level=p.confidence_level, n_permutations=p.n_permutations, cells=p.cells)
+    sel_options = dict(ood_dataset=ood, protocol=p.selective_protocol, method=p.selective_method,
+                       class_weight=p.class_weight, tolerance=p.tolerance, resolution=p.resolution,
+                       computation_score=p.computation_score, random_state=p.random_state,
+                       n_bootstrap=p.n_bootstrap, confidence_level=p.confidence_level, cells=p.cells)
+    job = _DatasetJob(tuple(d for d in bench.datasets if d != ood), options, sel_options, p.bins)
     runs = [(m, (job, d)) for m in bench.models for d in bench.datasets]
     done = tasks.run("cohort diagnostics and selective answering", _cohort_task, runs, data=(bench, bench_sel),
                      view=model_views)
@@ -683,7 +678,7 @@ def _evaluation(tables, p, bench, source, sha256, stages, t_start, left_out):
 
     ``data["protocols_left_out"]`` maps each protocol the grid leaves out to why (empty: none).
     """
-    stored = {k: list(v) if isinstance(v, tuple) else v for k, v in p.items()}  # as its manifest stores them
+    stored = {k: list(v) if isinstance(v, tuple) else v for k, v in p.as_dict().items()}  # as its manifest stores them
     info = {"source": source, "sha256": sha256, "kind": bench.kind, "graded": bench.graded,
             "n_rows": int(len(bench)), "models": list(bench.models),
             **({"n_items": int(bench.item_counts().sum())} if bench.repeated else {}),

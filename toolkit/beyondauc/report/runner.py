@@ -35,9 +35,9 @@ from ..evaluation.parameters import (
     check_against_benchmark,
     check_parameters,
     declared_parameters,
-    one_dataset_defaults,
 )
 from ..evaluation.pipeline import data_fingerprint, evaluate, load_evaluation
+from ..evaluation.settings import EvaluationParameters, one_dataset_defaults, resolve_auto
 from ..metrics.calibration.protocols import ONE_DATASET_HINT, left_out_message
 from ..utils.output import HASHED, ReportFolder, atomic_write, safe_name
 from ..utils.parallel import process_pool
@@ -530,7 +530,8 @@ def run_report(data: str | os.PathLike | Benchmark | pd.DataFrame = DEMO, *,
     full = open_benchmark(data, pos_label=pos_label, domains=domains, nan_policy=nan_policy, log_options=log_options)
     evaluated = open_benchmark(full, datasets=datasets)  # every model: ranks and pairs are among all of them
     bench = open_benchmark(evaluated, models=models)  # the models whose reports are written
-    given = {**extra, "baseline": baseline}
+    given = EvaluationParameters.checked({**{k: v for k, v in extra.items() if k in EVALUATION_PARAMETERS},
+                                          "baseline": baseline})
     check_against_benchmark(one_dataset_defaults(given, extra, evaluated)[0], evaluated, available=full.datasets)
     slugs = _folder_names(bench.models)
     if out is None:
@@ -603,10 +604,8 @@ def _evaluation_for(output, data, bench, parameters, *, recompute, progress, job
 
     Returns ``(evaluation, reused)``; the caller saves it into the staging folder.
     """
-    from ..evaluation.parameters import check_evaluation_parameters as check_evaluation
-    from ..evaluation.parameters import resolve_auto
-
-    complete = one_dataset_defaults(resolve_auto(check_evaluation(parameters), bench), parameters, bench)[0]
+    checked = resolve_auto(EvaluationParameters.checked(parameters), bench)
+    complete = one_dataset_defaults(checked, parameters, bench)[0].as_dict()
     _, sha256 = data_fingerprint(data)
     previous = Path(output.out) / "evaluation"
     if not recompute and (previous / "manifest.json").is_file():
