@@ -245,7 +245,30 @@ class ReportResult:
                            subtitle=status, parts=parts)
 
 
-def _report_job(spec, shipped=None):
+@dataclasses.dataclass(frozen=True)
+class ReportJob:
+    """One report to execute and render: a model's, or the overview (``model`` None).
+
+    It is all a worker needs (it is pickled to a local worker or a Dask
+    worker): where to write (``target``, the folder ``rel`` inside the report,
+    the file ``stem``), the notebooks with the parameters each declares, the
+    header of the page, and how to run them.
+    """
+
+    model: str | None
+    target: str
+    rel: str
+    stem: str
+    notebooks: tuple[tuple[str, dict[str, object]], ...]
+    header: dict[str, object]
+    kernel_name: str
+    timeout: float | None
+    include_code: bool
+    pdf: bool
+    reuse_jupyter_kernel: bool
+
+
+def _report_job(job: ReportJob, shipped=None):
     """Execute one report's notebooks and render it (runs in a worker).
 
     Locally (``shipped`` None) into its folder of the staging report.  On a
@@ -255,18 +278,18 @@ def _report_job(spec, shipped=None):
     workers need no file system shared with the client.
     """
     if shipped is not None:
-        return _report_elsewhere(spec, shipped)
+        return _report_elsewhere(job, shipped)
     t0 = time.perf_counter()
     os.environ["MPLBACKEND"] = INLINE_BACKEND  # the Jupyter kernels draw inline images, whatever the caller set
-    target = Path(spec["target"])
+    target = Path(job.target)
     target.mkdir()  # in the staging folder; fails if the run was abandoned and the folder removed
-    reuse = spec["reuse_jupyter_kernel"]
-    jupyter_kernel = worker_jupyter_kernel(spec["kernel_name"]) if reuse else JupyterKernel(spec["kernel_name"])
+    reuse = job.reuse_jupyter_kernel
+    jupyter_kernel = worker_jupyter_kernel(job.kernel_name) if reuse else JupyterKernel(job.kernel_name)
     try:
         runs, executed = [], []
-        for src, parameters in spec["notebooks"]:
+        for src, parameters in job.notebooks:
             dst = target / Path(src).name
-            *result, nb = _execute(src, dst, parameters, jupyter_kernel, spec["timeout"])
+            *result, nb = _execute(src, dst, parameters, jupyter_kernel, job.timeout)
             run = NotebookRun(Path(src).stem, dst.name, *result)
             runs.append(run)
             executed.append((run, nb))
@@ -275,26 +298,26 @@ def _report_job(spec, shipped=None):
             jupyter_kernel.shutdown()
     failed = [r for r in runs if r.status != "ok"]
     error = "; ".join(f"{r.name}: {r.error}" for r in failed) or None
-    header = dict(spec["header"], failed=error)
+    header = dict(job.header, failed=error)
     html_name = pdf_name = None
     try:
-        html = render_html(executed, header, include_code=spec["include_code"])
-        html_name = f"{spec['stem']}.html"
+        html = render_html(executed, header, include_code=job.include_code)
+        html_name = f"{job.stem}.html"
         atomic_write(target / html_name, html)
-        if spec["pdf"]:
-            _write_pdf(html, target / f"{spec['stem']}.pdf", target)
-            pdf_name = f"{spec['stem']}.pdf"
+        if job.pdf:
+            _write_pdf(html, target / f"{job.stem}.pdf", target)
+            pdf_name = f"{job.stem}.pdf"
     except Exception as exc:  # noqa: BLE001 - rendering failed: the executed notebooks are still kept
         error = "; ".join(filter(None, [error, f"rendering: {error_of(exc)}"]))
-    rel = spec["rel"]
+    rel = job.rel
     notebooks = tuple(NotebookRun(r.name, f"{rel}/{r.path}", r.status, r.error, r.seconds, r.kernel_seconds,
                                   r.new_kernel) for r in runs)
-    return ModelReport(spec["model"], target.name, "failed" if error else "ok", error,
+    return ModelReport(job.model, target.name, "failed" if error else "ok", error,
                        f"{rel}/{html_name}" if html_name else None, f"{rel}/{pdf_name}" if pdf_name else None,
                        notebooks, time.perf_counter() - t0)
 
 
-def _report_elsewhere(spec, shipped):
+def _report_elsewhere(job, shipped):
     """:func:`_report_job` in a temporary folder laid out like the report's: ``evaluation/`` and the model's folder."""
     with tempfile.TemporaryDirectory(prefix="beyondauc-report-", dir=_worker_directory()) as tmp:
         root = Path(tmp)
@@ -304,10 +327,10 @@ def _report_elsewhere(spec, shipped):
         sources.mkdir()
         for name, text in shipped["notebooks"].items():
             (sources / name).write_bytes(text)
-        target = root / spec["rel"]
+        target = root / job.rel
         target.parent.mkdir(parents=True, exist_ok=True)
-        local = dict(spec, target=str(target),
-                     notebooks=[(str(sources / Path(src).name), params) for src, params in spec["notebooks"]])
+        local = dataclasses.replace(job, target=str(target),
+                        notebooks=tuple((str(sources / Path(src).name), params) for src, params in job.notebooks))
         report = _report_job(local)
         return report, {f.name: f.read_bytes() for f in target.iterdir() if f.is_file()}
 
@@ -321,26 +344,26 @@ def _worker_directory():
     return None
 
 
-def _shipment(evaluation_dir, specs):
+def _shipment(evaluation_dir, report_jobs):
     """What every report job on Dask needs, as data: the saved evaluation zipped, and the notebooks' bytes."""
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_STORED) as z:  # Parquet is compressed already
         for f in sorted(Path(evaluation_dir).rglob("*")):
             if f.is_file():
                 z.write(f, f.relative_to(evaluation_dir).as_posix())
-    sources = {Path(src).name: Path(src).read_bytes() for spec in specs for src, _ in spec["notebooks"]}
+    sources = {Path(src).name: Path(src).read_bytes() for job in report_jobs for src, _ in job.notebooks}
     return {"evaluation": buffer.getvalue(), "notebooks": sources}
 
 
-def _write_shipped(spec, shipped):
+def _write_shipped(job, shipped):
     """Write a Dask worker's report files into the report's staging folder; return its ModelReport.
 
     Only the files the report may hold are written (its notebooks, its HTML
     and PDF), each through :func:`~beyondauc.utils.output.atomic_write`.
     """
     report, files = shipped
-    allowed = {Path(src).name for src, _ in spec["notebooks"]} | {f"{spec['stem']}.{e}" for e in ("html", "pdf")}
-    target = Path(spec["target"])
+    allowed = {Path(src).name for src, _ in job.notebooks} | {f"{job.stem}.{e}" for e in ("html", "pdf")}
+    target = Path(job.target)
     target.mkdir()
     for name, data in files.items():
         if name in allowed:
@@ -680,12 +703,12 @@ def _warm_worker(kernel_name, cwd):
         worker_jupyter_kernel(kernel_name).warm(cwd)
 
 
-def _worker_failed(spec, exc):
-    """The failed ModelReport of ``spec`` whose worker raised ``exc`` or ended."""
+def _worker_failed(job, exc):
+    """The failed ModelReport of ``job`` whose worker raised ``exc`` or ended."""
     error = f"worker: {error_of(exc)}"
     if isinstance(exc, concurrent.futures.process.BrokenProcessPool):
         error += " (a worker process ended abruptly: killed, or out of memory)"
-    return ModelReport(spec["model"], Path(spec["target"]).name, "failed", error, None, None, (), math.nan)
+    return ModelReport(job.model, Path(job.target).name, "failed", error, None, None, (), math.nan)
 
 
 def _render_reports(output, evaluation, reused, bench, folder, slugs, notebook_extra, executor, workers, *, pdf,
@@ -700,51 +723,51 @@ def _render_reports(output, evaluation, reused, bench, folder, slugs, notebook_e
     def notebooks(names, rel, params):
         """(path, the parameters it declares) of each notebook; the evaluation's path is relative to it."""
         params = {"evaluation": posixpath.relpath("evaluation", rel), **notebook_extra, **params}
-        return [(str(folder / f"{n}.ipynb"), {k: v for k, v in params.items() if k in _declared(folder, n)})
-                for n in names]
+        return tuple((str(folder / f"{n}.ipynb"), {k: v for k, v in params.items() if k in _declared(folder, n)})
+                     for n in names)
 
     base_header = {"source": source, "sha256": sha256, "version": __version__, "date": date,
                    "evaluation_created": evaluation.created, "notes": notes(evaluation)}
-    base = {"kernel_name": kernel_name, "timeout": timeout, "include_code": include_code, "pdf": bool(pdf),
-            "reuse_jupyter_kernel": dask is None}
-    specs = []
+    base = dict(kernel_name=kernel_name, timeout=timeout, include_code=include_code, pdf=bool(pdf),
+                reuse_jupyter_kernel=dask is None)
+    report_jobs = []
     for model in bench.models:
         rel = f"models/{slugs[model]}"
-        specs.append(dict(base, model=model, target=str(stage / rel), rel=rel, stem="report",
-                          notebooks=notebooks(NOTEBOOKS, rel, {"model": model}),
-                          header=dict(base_header, title=f"beyondauc report: {model}", model=model,
-                                      index=posixpath.relpath("index.html", rel), parameters=shown)))
-    specs.append(dict(base, model=None, target=str(stage / OVERVIEW), rel=OVERVIEW, stem="overview",
-                      notebooks=notebooks([OVERVIEW], OVERVIEW, {}),
-                      header=dict(base_header, title="beyondauc report: benchmark overview", model=None,
-                                  index=posixpath.relpath("index.html", OVERVIEW), parameters=shown)))
+        report_jobs.append(ReportJob(model=model, target=str(stage / rel), rel=rel, stem="report",
+                               notebooks=notebooks(NOTEBOOKS, rel, {"model": model}),
+                               header=dict(base_header, title=f"beyondauc report: {model}", model=model,
+                                           index=posixpath.relpath("index.html", rel), parameters=shown), **base))
+    report_jobs.append(ReportJob(model=None, target=str(stage / OVERVIEW), rel=OVERVIEW, stem="overview",
+                           notebooks=notebooks([OVERVIEW], OVERVIEW, {}),
+                           header=dict(base_header, title="beyondauc report: benchmark overview", model=None,
+                                       index=posixpath.relpath("index.html", OVERVIEW), parameters=shown), **base))
 
     results, futures = {}, {}
     # on Dask the reports run in the workers' own folders: the evaluation and notebooks go to them as data, once
-    shipped = () if dask is None else (dask.scatter(_shipment(stage / "evaluation", specs), broadcast=True),)
-    for spec in specs:
+    shipped = () if dask is None else (dask.scatter(_shipment(stage / "evaluation", report_jobs), broadcast=True),)
+    for job in report_jobs:
         try:
-            futures[executor.submit(_report_job, spec, *shipped)] = spec
+            futures[executor.submit(_report_job, job, *shipped)] = job
         except concurrent.futures.process.BrokenProcessPool as exc:  # a worker died before: no report can run
-            results[spec["target"]] = _worker_failed(spec, exc)
-    with _progress(len(specs), progress) as bar:
+            results[job.target] = _worker_failed(job, exc)
+    with _progress(len(report_jobs), progress) as bar:
         for fut in concurrent.futures.as_completed(futures):
-            spec = futures[fut]
+            job = futures[fut]
             try:
                 done = fut.result()
-                results[spec["target"]] = _write_shipped(spec, done) if shipped else done
+                results[job.target] = _write_shipped(job, done) if shipped else done
             except Exception as exc:  # noqa: BLE001 - a worker died: only this report fails
-                results[spec["target"]] = _worker_failed(spec, exc)
+                results[job.target] = _worker_failed(job, exc)
             if bar is not None:
                 bar.update(1)
-    reports = tuple(results[s["target"]] for s in specs[:-1])
-    overview = results[specs[-1]["target"]]
+    reports = tuple(results[s.target] for s in report_jobs[:-1])
+    overview = results[report_jobs[-1].target]
     n_failed = sum(r.status != "ok" for r in (*reports, overview))
     board = evaluation.table("leaderboard")
     context = {
         "source": source, "sha256": sha256, "version": __version__, "date": date,
         "n_datasets": len(bench.datasets), "n_models": len(evaluation.data["models"]), "n_failed": n_failed,
-        "n_jobs": len(specs), "parameters": evaluation.parameters, "evaluation_created": evaluation.created,
+        "n_jobs": len(report_jobs), "parameters": evaluation.parameters, "evaluation_created": evaluation.created,
         "n_items": evaluation.data.get("n_items"), "n_samples": evaluation.data.get("n_rows"),
         "reused": reused, "models": index_rows(evaluation, reports), "notes": base_header["notes"],
         "overview": {"html": overview.html, "status": overview.status, "error": overview.error,
