@@ -221,21 +221,29 @@ class ModelBoot:
 
         Returns ``{(protocol, method, dataset): (B, len(VALUES))}``.
         """
+        B, M, S = len(W), len(self.methods), len(SCORES)
+        auc_out = np.empty((B, self.D))
+        fit_out = np.empty((M, B, self.F, S))
+        ind_out = {i: np.empty((M, B, S)) for i, d in self.ind.items() if d is not None}
+        if self.slow or ind_out:  # more than the local grid reads the replicates: draw them once, as per-example counts
+            W.examples()
+        self._other_datasets(W, auc_out, fit_out)
+        for i, out in ind_out.items():
+            self._indata(W, self.ind[i], out)
+        return self._cells(auc_out, fit_out, ind_out, B)
+
+    def _other_datasets(self, W, auc_out, fit_out):
+        """Fill the AUCs and the cross-dataset fits' scores of every replicate, chunk by chunk of replicates."""
         y, codes, methods, class_weight = self.y, self.codes, self.methods, self.class_weight
         D, m, F, std, init = self.D, self.m, self.F, self.std, self.init
         fast, slow, fast_ds, xg = self.fast, self.slow, self.fast_ds, self.xg
-        B, M, S = len(W), len(methods), len(SCORES)
-        auc_out = np.empty((B, D))
-        fit_out = np.empty((M, B, F, S))
-        ind_out = {i: np.empty((M, B, S)) for i, d in self.ind.items() if d is not None}
+        S = len(SCORES)
         # slow fits hold (fits x grid) counts per replicate; the fast path only the grid and local columns
         per = max(1, _CELLS // max(1, (F + 1) * m) if slow else _FAST_CELLS // max(1, m + self.n_local))
-        if slow or ind_out:  # more than the local grid reads the replicates: draw them once, as per-example counts
-            W.examples()
         local = W.grids(per, self.local_col, y, self.n_local)
         grids = [W.grids(per, invg, y, len(xgr), groups=codes, n_groups=D) if slow and meths else None
                  for xgr, invg, meths in self.grids]
-        for c0 in range(0, B, per):
+        for c0 in range(0, len(W), per):
             Pl, Nl = next(local)
             Rc = len(Pl)
             r = slice(c0, c0 + Rc)
@@ -258,31 +266,35 @@ class ModelBoot:
                 sc = fit_rows(xgr, cp, cn, ep, en, meths, class_weight, rows_init, std)
                 for j, meth in enumerate(meths):
                     fit_out[methods.index(meth), r][:, slow] = sc[j].reshape(Rc, Fs, S)
-        W_ex = W.examples() if ind_out else None  # indata's splits read the examples (drawn above)
-        for i, out in ind_out.items():
-            d = self.ind[i]
-            R, md = d["R"], d["md"]
-            per_d = max(1, _CELLS // max(1, R * md))
-            for c0 in range(0, B, per_d):
-                Wd = W_ex[c0:c0 + per_d, d["lo"]:d["hi"]].astype(np.float64)
-                Rc = len(Wd)
-                r = slice(c0, c0 + Rc)
-                ep = np.asarray((d["ev"][0].T @ Wd.T).T).reshape(Rc, R, md)
-                en = np.asarray((d["ev"][1].T @ Wd.T).T).reshape(Rc, R, md)
-                fpos = np.asarray((d["full"][0].T @ Wd.T).T)[:, None, :]
-                fneg = np.asarray((d["full"][1].T @ Wd.T).T)[:, None, :]
-                cp, cn = (fpos - ep).reshape(Rc * R, md), (fneg - en).reshape(Rc * R, md)
-                ep, en = ep.reshape(Rc * R, md), en.reshape(Rc * R, md)
-                rows_init = None if d["init"] is None else (np.repeat(d["init"][0], Rc * R),
-                                                            np.repeat(d["init"][1], Rc * R))
-                sc = fit_rows(d["xd"], cp, cn, ep, en, methods, class_weight, rows_init, d["std"])
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore", RuntimeWarning)  # a score undefined in every repeat
-                    out[:, r] = np.nanmean(sc.reshape(M, Rc, R, S), axis=2)
 
+    def _indata(self, W, d, out):
+        """Fill ``out`` (methods, B, scores): one dataset's ``indata`` scores, its random splits read per example."""
+        W_ex = W.examples()  # drawn once by :meth:`run`
+        M, S = len(self.methods), len(SCORES)
+        R, md = d["R"], d["md"]
+        per_d = max(1, _CELLS // max(1, R * md))
+        for c0 in range(0, len(W), per_d):
+            Wd = W_ex[c0:c0 + per_d, d["lo"]:d["hi"]].astype(np.float64)
+            Rc = len(Wd)
+            r = slice(c0, c0 + Rc)
+            ep = np.asarray((d["ev"][0].T @ Wd.T).T).reshape(Rc, R, md)
+            en = np.asarray((d["ev"][1].T @ Wd.T).T).reshape(Rc, R, md)
+            fpos = np.asarray((d["full"][0].T @ Wd.T).T)[:, None, :]
+            fneg = np.asarray((d["full"][1].T @ Wd.T).T)[:, None, :]
+            cp, cn = (fpos - ep).reshape(Rc * R, md), (fneg - en).reshape(Rc * R, md)
+            ep, en = ep.reshape(Rc * R, md), en.reshape(Rc * R, md)
+            rows_init = None if d["init"] is None else (np.repeat(d["init"][0], Rc * R),
+                                                        np.repeat(d["init"][1], Rc * R))
+            sc = fit_rows(d["xd"], cp, cn, ep, en, self.methods, self.class_weight, rows_init, d["std"])
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)  # a score undefined in every repeat
+                out[:, r] = np.nanmean(sc.reshape(M, Rc, R, S), axis=2)
+
+    def _cells(self, auc_out, fit_out, ind_out, B):
+        """``{(protocol, method, dataset): (B, len(VALUES))}``: the AUC column, then the fit's scores."""
         cells = {}
         for k, f in enumerate(self.fits):
-            for j, meth in enumerate(methods):
+            for j, meth in enumerate(self.methods):
                 if self.empty[k]:
                     v = np.full((B, len(VALUES)), np.nan)
                     v[:, 0] = auc_out[:, f.dataset]
@@ -291,14 +303,13 @@ class ModelBoot:
                 cells[(f.protocol, meth, f.dataset)] = v
         for p in self.bctx.base.protocols:
             for i in self.bctx.base.plans[p][1]:
-                for j, meth in enumerate(methods):
+                for j, meth in enumerate(self.methods):
                     v = np.full((B, len(VALUES)), np.nan)
                     v[:, 0] = auc_out[:, i]
                     if i in ind_out:
                         v[:, 1:] = ind_out[i][j]
                     cells[(p, meth, i)] = v
         return cells
-
 
 
 class _Runner:

@@ -339,6 +339,24 @@ class SelectiveAnswering:
         return result_html(title, rows, subtitle=f"calibrated: {self.protocol} / {self.method}")
 
 
+def _warn_unrankable():
+    warnings.warn(f"too few distinct confidences to rank the answers (DiSCA needs at least {MIN_CONFIDENCES}, "
+                  f"none shared by more than {MAX_TIE_SHARE:.0%} of the answers): DiSCA is flagged "
+                  "`rankable` = False and left out of DiSCA rankings", UndefinedMetricWarning, stacklevel=3)
+
+
+def _didma_nidma(d, d_ood, computation_score, didma_weights, nidma_weights):
+    """(DiDMA, NiDMA), each None without what it needs (a computation score; and DiSCA on OOD data for NiDMA)."""
+    if computation_score is None:
+        return None, None
+    p, q = check_weights(didma_weights, "didma_weights", 2)
+    dd = p * d.score + q * check_computation(computation_score)
+    if d_ood is None:
+        return dd, None
+    u, v = check_weights(nidma_weights, "nidma_weights", 2)
+    return dd, u * dd + v * d_ood.score
+
+
 def selective_answering(
     bench: Benchmark, model: str, dataset: str, *, ood_dataset: str | None = None, protocol: str = "indata",
     method: str = "logistic", class_weight: str | None = None, tolerance: float = 0.9,
@@ -396,22 +414,14 @@ def selective_answering(
     d = disca(conf, ok, tolerance=tolerance, weights=weights, resolution=resolution)
     n_conf, top_share, rankable = confidence_ties(conf)
     if not rankable:
-        warnings.warn(f"too few distinct confidences to rank the answers (DiSCA needs at least {MIN_CONFIDENCES}, "
-                      f"none shared by more than {MAX_TIE_SHARE:.0%} of the answers): DiSCA is flagged "
-                      "`rankable` = False and left out of DiSCA rankings", UndefinedMetricWarning, stacklevel=2)
+        _warn_unrankable()
     exact = _curve(conf, ok, None)
     quality = given_quality(bench, model, dataset) if protocol == "none" else None
     lossy = exact if quality is None else _curve(conf, quality, None)  # AURC, E-AURC, AUGRC: loss 1 - quality
     grisk = risks(lossy)[1]
     d_ood = None if conf_ood is None else disca(conf_ood, ok_ood, tolerance=tolerance, weights=weights,
                                                  resolution=resolution)
-    dd = nd = None
-    if computation_score is not None:
-        p, q = check_weights(didma_weights, "didma_weights", 2)
-        dd = p * d.score + q * check_computation(computation_score)
-        if d_ood is not None:
-            u, v = check_weights(nidma_weights, "nidma_weights", 2)
-            nd = u * dd + v * d_ood.score
+    dd, nd = _didma_nidma(d, d_ood, computation_score, didma_weights, nidma_weights)
     intervals, reps, band, jack, how, why = {}, None, None, None, "", ""
     if n_bootstrap:
         reps, acc, jack = benchmark_bootstrap(
