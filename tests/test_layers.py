@@ -92,7 +92,7 @@ def _code_lines(source_lines, node):
     return sum(1 for line in lines if line.strip() and not line.strip().startswith("#")) - doc
 
 
-def test_no_module_over_800_lines_and_no_function_over_80_lines_of_code():
+def test_no_module_over_800_lines_and_no_function_over_60_lines_of_code():
     long_modules, long_functions = [], []
     for path in _modules():
         text = path.read_text(encoding="utf-8")
@@ -101,7 +101,7 @@ def test_no_module_over_800_lines_and_no_function_over_80_lines_of_code():
             long_modules.append(str(rel))
         lines = text.split("\n")
         for node in ast.walk(ast.parse(text)):
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and _code_lines(lines, node) > 80:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and _code_lines(lines, node) > 60:
                 long_functions.append(f"{rel}:{node.lineno} {node.name}")
     assert long_modules == [] and long_functions == []
 

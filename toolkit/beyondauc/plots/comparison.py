@@ -24,6 +24,18 @@ if TYPE_CHECKING:  # names in annotations only
 __all__ = ["CriticalDifferenceDisplay", "PairwiseDifferenceDisplay"]
 
 
+def _fit_names(ax, models, left, right):
+    """Set the x limits so that the longest name fits beside the rank axis.
+
+    A margin m (data units) holds a label of L points when m * W / (span + 2 m) >= L, W the axes width in points.
+    """
+    longest = max(len(f"{m} (0.00)") for m in models) * 9 * 0.62 + 8
+    width = ax.get_window_extent().width * 72.0 / ax.figure.dpi
+    span = right - left
+    margin = longest * span / max(width - 2 * longest, 0.25 * width)
+    ax.set_xlim(left - margin, right + margin)
+
+
 class CriticalDifferenceDisplay:
     """Critical-difference diagrams (Demšar 2006): average ranks over datasets, one row per ranking.
 
@@ -141,13 +153,7 @@ class CriticalDifferenceDisplay:
                 ax.text(x_end + pad * (k - 1 or 1), y, f"{m} ({r:.2f})", ha=ha, va="center", fontsize=9,
                         color=colors[m], **literal)
             top = y_names - step * (max(n_left, len(ranks) - n_left) + 1.4)
-        # room for the longest name beside the rank axis: a margin m (data units) holds a label of L points
-        # when m * W / (span + 2 m) >= L, W the axes width in points
-        longest = max(len(f"{m} (0.00)") for m in models) * 9 * 0.62 + 8
-        width = ax.get_window_extent().width * 72.0 / ax.figure.dpi
-        span = right - left
-        margin = longest * span / max(width - 2 * longest, 0.25 * width)
-        ax.set_xlim(left - margin, right + margin)
+        _fit_names(ax, models, left, right)
         ax.set_ylim(top + 0.2, 0.45)
         ax.set_axis_off()
         ax.set_title(self.title or f"Average ranks over datasets\nbars join models not significantly different "

@@ -251,12 +251,20 @@ def _watch_dask_task(jupyter_kernel):
 _FLUSH_WAIT = 0.01  # seconds a new client waits for more IOPub messages of the handshake
 
 
+def _adapt_protocol(client, msg):
+    """Speak the Jupyter kernel's major protocol version, as jupyter_client's own handshake does."""
+    from jupyter_client import protocol_version_info
+
+    adapt_version = int(msg["content"]["protocol_version"].split(".")[0])
+    if adapt_version != protocol_version_info[0]:
+        client.session.adapt_version = adapt_version
+
+
 @functools.cache
 def jupyter_kernel_manager_class():
     from queue import Empty
 
     import traitlets
-    from jupyter_client import protocol_version_info
     from jupyter_client.asynchronous import AsyncKernelClient
     from jupyter_client.manager import AsyncKernelManager
 
@@ -288,7 +296,7 @@ def jupyter_kernel_manager_class():
                     except Empty:
                         pass
                     else:
-                        self._adapt_protocol(msg)
+                        _adapt_protocol(self, msg)
                         break
                 if not await self.is_alive():
                     raise RuntimeError("Jupyter kernel died before replying to kernel_info")
@@ -299,12 +307,6 @@ def jupyter_kernel_manager_class():
                     await self.iopub_channel.get_msg(timeout=_FLUSH_WAIT)
                 except Empty:
                     break
-
-        def _adapt_protocol(self, msg):
-            """Speak the Jupyter kernel's major protocol version, as jupyter_client's own handshake does."""
-            adapt_version = int(msg["content"]["protocol_version"].split(".")[0])
-            if adapt_version != protocol_version_info[0]:
-                self.session.adapt_version = adapt_version
 
     class JupyterKernelManager(AsyncKernelManager):
         """Remembers the clients it made, so their channels can be closed after each notebook."""

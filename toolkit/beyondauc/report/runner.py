@@ -711,6 +711,27 @@ def _worker_failed(job, exc):
     return ModelReport(job.model, Path(job.target).name, "failed", error, None, None, (), math.nan)
 
 
+def _run_jobs(executor, report_jobs, shipped, progress):
+    """Run every report job on ``executor``; return {target: ModelReport}. A job whose worker died fails alone."""
+    results, futures = {}, {}
+    for job in report_jobs:
+        try:
+            futures[executor.submit(_report_job, job, *shipped)] = job
+        except concurrent.futures.process.BrokenProcessPool as exc:  # a worker died before: no report can run
+            results[job.target] = _worker_failed(job, exc)
+    with _progress(len(report_jobs), progress) as bar:
+        for fut in concurrent.futures.as_completed(futures):
+            job = futures[fut]
+            try:
+                done = fut.result()
+                results[job.target] = _write_shipped(job, done) if shipped else done
+            except Exception as exc:  # noqa: BLE001 - a worker died: only this report fails
+                results[job.target] = _worker_failed(job, exc)
+            if bar is not None:
+                bar.update(1)
+    return results
+
+
 def _render_reports(output, evaluation, reused, bench, folder, slugs, notebook_extra, executor, workers, *, pdf,
                     dask, include_code, progress, kernel_name, timeout, t0):
     """Execute and render every model's report and the overview from ``evaluation``, then write the index."""
@@ -742,24 +763,9 @@ def _render_reports(output, evaluation, reused, bench, folder, slugs, notebook_e
                            header=dict(base_header, title="beyondauc report: benchmark overview", model=None,
                                        index=posixpath.relpath("index.html", OVERVIEW), parameters=shown), **base))
 
-    results, futures = {}, {}
     # on Dask the reports run in the workers' own folders: the evaluation and notebooks go to them as data, once
     shipped = () if dask is None else (dask.scatter(_shipment(stage / "evaluation", report_jobs), broadcast=True),)
-    for job in report_jobs:
-        try:
-            futures[executor.submit(_report_job, job, *shipped)] = job
-        except concurrent.futures.process.BrokenProcessPool as exc:  # a worker died before: no report can run
-            results[job.target] = _worker_failed(job, exc)
-    with _progress(len(report_jobs), progress) as bar:
-        for fut in concurrent.futures.as_completed(futures):
-            job = futures[fut]
-            try:
-                done = fut.result()
-                results[job.target] = _write_shipped(job, done) if shipped else done
-            except Exception as exc:  # noqa: BLE001 - a worker died: only this report fails
-                results[job.target] = _worker_failed(job, exc)
-            if bar is not None:
-                bar.update(1)
+    results = _run_jobs(executor, report_jobs, shipped, progress)
     reports = tuple(results[s.target] for s in report_jobs[:-1])
     overview = results[report_jobs[-1].target]
     n_failed = sum(r.status != "ok" for r in (*reports, overview))

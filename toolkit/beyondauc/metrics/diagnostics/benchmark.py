@@ -306,6 +306,21 @@ def cohorts(bench: Benchmark, model: str, dataset: str, *, protocol: str | None 
     return y_all[v], s_all[v], y_all[t], s_all[t]
 
 
+def _default_sigma_max(model, dataset, sv, st):
+    """The score range of both cohorts (None when it is 0); refused where floating point cannot hold it."""
+    both = np.concatenate([sv, st])
+    if not len(both):
+        return None
+    lo, hi = float(both.min()), float(both.max())
+    with np.errstate(over="ignore"):  # say so in the data's terms, not the parameter's
+        if not np.isfinite(hi - lo):
+            raise ValueError(f"model {model!r} on dataset {dataset!r}: the scores of the two cohorts range "
+                             f"from {lo!r} to {hi!r}, a range wider than floating point can hold; rescale "
+                             "the scores")
+    rng = float(both.max() - both.min())
+    return rng if rng > 0 else None
+
+
 @model_view_of
 def cohort_diagnostics(
     bench: Benchmark,
@@ -388,16 +403,7 @@ def cohort_diagnostics(
     yv, sv, yt, st = cohorts(bench, model, dataset, protocol=kind, val_split=val_split, test_split=test_split,
                              random_state=random_state)
     if sigma_max is None:
-        both = np.concatenate([sv, st])
-        if len(both):  # the default sigma_max is this range: say so in the data's terms, not the parameter's
-            lo, hi = float(both.min()), float(both.max())
-            with np.errstate(over="ignore"):
-                if not np.isfinite(hi - lo):
-                    raise ValueError(f"model {model!r} on dataset {dataset!r}: the scores of the two cohorts range "
-                                     f"from {lo!r} to {hi!r}, a range wider than floating point can hold; rescale "
-                                     "the scores")
-        rng = float(both.max() - both.min()) if len(both) else 0.0
-        sigma_max = rng if rng > 0 else None
+        sigma_max = _default_sigma_max(model, dataset, sv, st)
     common = dict(sigma_max=sigma_max, n_points=n_points)
     noise = dict(common, n_repeats=n_repeats, random_state=random_state, noise_method=noise_method)
     bv, bt = bias_robustness(yv, sv, **common), bias_robustness(yt, st, **common)
@@ -419,30 +425,12 @@ def cohort_diagnostics(
             confidence_level=confidence_level, by_class=bench.kind != "answers", random_state=seed,
             answered=DIAGNOSTIC_BCA if n_permutations else ())
         intervals, method, note = interval_summary(table)
-    return CohortDiagnostics(
-        model=model,
-        dataset=dataset,
-        cohorts=kind,
-        y_val=yv,
-        s_val=sv,
-        y_test=yt,
-        s_test=st,
-        auc_val=bv.auc,
-        auc_test=bt.auc,
-        bias_val=bv,
-        bias_test=bt,
-        noise_val=noise_robustness(yv, sv, **noise),
-        noise_test=noise_robustness(yt, st, **noise),
-        drift=drift,
-        wasserstein=w,
-        intervals=intervals,
-        replicates=reps,
-        jackknife=jack,
-        interval_method=method,
-        interval_note=note,
-        n_permutations=n_permutations,
-        **null,
-    )
+    return CohortDiagnostics(model=model, dataset=dataset, cohorts=kind, y_val=yv, s_val=sv, y_test=yt, s_test=st,
+                             auc_val=bv.auc, auc_test=bt.auc, bias_val=bv, bias_test=bt,
+                             noise_val=noise_robustness(yv, sv, **noise),
+                             noise_test=noise_robustness(yt, st, **noise), drift=drift, wasserstein=w,
+                             intervals=intervals, replicates=reps, jackknife=jack, interval_method=method,
+                             interval_note=note, n_permutations=n_permutations, **null)
 
 
 # -- bootstrap intervals ------------------------------------------------------------------

@@ -434,38 +434,16 @@ def selective_answering(
                     "disca": d.score, "a": d.a, "b": d.b, **({} if d_ood is None else {"disca_ood": d_ood.score})}
         intervals, how, why = interval_summary(interval_frame(estimate, reps, confidence_level, jackknife=jack))
         band = _band(acc, confidence_level)
-    return SelectiveAnswering(
-        score=d.score,
-        model=model,
-        dataset=dataset,
-        ood_dataset=ood_dataset,
-        protocol=protocol,
-        method=method,
-        disca=d,
-        curve=exact,
-        aurc=aurc_of(lossy, "step"),
-        e_aurc=_e_aurc(lossy, ok, quality, "exact"),
-        disca_ood=d_ood,
-        didma=dd,
-        nidma=nd,
-        confidence=conf,
-        correct=ok,
-        confidence_ood=conf_ood,
-        correct_ood=ok_ood,
-        aurc_linear=aurc_of(lossy, "linear"),
-        e_aurc_analytic=_e_aurc(lossy, ok, quality, "analytic"),
-        augrc=_area(lossy.coverage, grisk, "step", 0.0),
-        augrc_linear=_area(lossy.coverage, grisk, "linear", 0.0),
-        intervals=intervals,
-        replicates=reps,
-        accuracy_band=band,
-        jackknife=jack,
-        interval_method=how,
-        interval_note=why,
-        n_confidences=n_conf,
-        top_share=top_share,
-        rankable=rankable,
-    )
+    return SelectiveAnswering(score=d.score, model=model, dataset=dataset, ood_dataset=ood_dataset,
+                              protocol=protocol, method=method, disca=d, curve=exact, aurc=aurc_of(lossy, "step"),
+                              e_aurc=_e_aurc(lossy, ok, quality, "exact"), disca_ood=d_ood, didma=dd, nidma=nd,
+                              confidence=conf, correct=ok, confidence_ood=conf_ood, correct_ood=ok_ood,
+                              aurc_linear=aurc_of(lossy, "linear"),
+                              e_aurc_analytic=_e_aurc(lossy, ok, quality, "analytic"),
+                              augrc=_area(lossy.coverage, grisk, "step", 0.0),
+                              augrc_linear=_area(lossy.coverage, grisk, "linear", 0.0), intervals=intervals,
+                              replicates=reps, accuracy_band=band, jackknife=jack, interval_method=how,
+                              interval_note=why, n_confidences=n_conf, top_share=top_share, rankable=rankable)
 
 
 def given_quality(bench: Benchmark, model: str, dataset: str) -> np.ndarray | None:

@@ -273,8 +273,7 @@ def selective_rows(conf: ArrayLike, n_ok: ArrayLike, n_wrong: ArrayLike, *, reso
     on the same sorted rows.  Confidences shared by every row (shape (m,))
     are sorted once.
     """
-    n_ok = np.asarray(n_ok, dtype=np.float64)
-    n_wrong = np.asarray(n_wrong, dtype=np.float64)
+    n_ok, n_wrong = (np.asarray(x, dtype=np.float64) for x in (n_ok, n_wrong))
     w = n_ok + n_wrong
     R, m = w.shape
     conf = np.asarray(conf, dtype=np.float64)
