@@ -16,13 +16,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from beyondauc.metrics.core.fitting import unit_scale
 from beyondauc.metrics.core.kernel import (
     auc_from_counts,
     merge_counts,
     wasserstein_counts,
     wasserstein_merged,
 )
+from beyondauc.metrics.core.logistic import unit_scale
 from beyondauc.metrics.diagnostics import benchmark as db
 from beyondauc.metrics.diagnostics.rows import (
     bias_rows,

@@ -407,7 +407,7 @@ def test_xdomain_logistic_second_step_is_as_close_to_the_optimum_as_an_exact_new
     calibration sets of a thousand rows, within 3e-4 (measured: 2e-5 to 2.5e-4, the largest
     on the well-separated "prob" model, whose standardised slope is steep) and with the same
     decisions at every evaluated score."""
-    from beyondauc.metrics.core.fitting import logistic_params
+    from beyondauc.metrics.core.logistic import logistic_params
 
     bench = load_benchmark(small_frame(3, sizes), domains=DOMAINS)
     for model, mb, xg, Pl, Nl, Tp, Tn in _xdomain_parts(bench, 40, 0):
@@ -443,7 +443,7 @@ def test_xdomain_partial_calibration_rows_and_the_general_solvers_rows():
     """The fast path's pieces agree with their dense versions: calibration rows built only for
     some fits, and fits whose first Newton step is long (here forced by a far-off start)
     solved by the general solver on their own rows."""
-    from beyondauc.metrics.core.fitting import logistic_params
+    from beyondauc.metrics.core.logistic import logistic_params
 
     bench = load_benchmark(small_frame(4, (60, 80, 50, 70)), domains=DOMAINS)
     for _, mb, xg, Pl, Nl, Tp, Tn in _xdomain_parts(bench, 12, 5):

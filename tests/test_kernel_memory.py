@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from sklearn.tree import DecisionTreeClassifier
 
-from beyondauc.metrics.core import fitting, kernel
+from beyondauc.metrics.core import isotonic, kernel, logistic, stump
 
 M = 400_000  # grid values: 3.2 MB per float64 array
 
@@ -39,10 +39,10 @@ def long_grid():
 
 def test_stump_search_holds_the_cumulative_counts_and_one_block(long_grid, monkeypatch):
     x, pos, neg = long_grid
-    got, arrays = peak_arrays(lambda: fitting.stump_params(x, pos, neg))
+    got, arrays = peak_arrays(lambda: stump.stump_params(x, pos, neg))
     assert arrays < 3.5  # the whole-row search held about 10 arrays of the grid
     monkeypatch.setattr(kernel, "_STUMP_BLOCK", 10 * M)  # one block: the whole row at once
-    for a, b in zip(got, fitting.stump_params(x, pos, neg)):
+    for a, b in zip(got, stump.stump_params(x, pos, neg)):
         np.testing.assert_array_equal(a, b)
 
 
@@ -56,7 +56,7 @@ def test_stump_in_blocks_of_one_value_is_scikit_learns_tree(seed, monkeypatch):
     neg = rng.integers(0, 3, (1, len(x))).astype(float)
     if seed % 2:  # a periodic pattern: the Gini proxy ties at several splits
         pos[0], neg[0] = np.arange(len(x)) % 2, 1 - np.arange(len(x)) % 2
-    thr, left, right = fitting.stump_params(x, pos, neg)
+    thr, left, right = stump.stump_params(x, pos, neg)
     samples = np.repeat(np.concatenate([x, x]), np.concatenate([pos[0], neg[0]]).astype(int))
     labels = np.repeat([1] * len(x) + [0] * len(x), np.concatenate([pos[0], neg[0]]).astype(int))
     tree = DecisionTreeClassifier(max_depth=1, random_state=0).fit(samples[:, None], labels)
@@ -71,7 +71,7 @@ def test_isotonic_transform_holds_its_output_and_one_block():
     rng = np.random.default_rng(1)
     kx, ky = np.sort(rng.normal(size=500)), np.sort(rng.random(500))
     x_new = rng.normal(size=M) * 1.5  # some beyond the knots: clipped
-    got, arrays = peak_arrays(lambda: fitting.isotonic_transform(x_new, kx, ky))
+    got, arrays = peak_arrays(lambda: isotonic.isotonic_transform(x_new, kx, ky))
     assert arrays < 3.0  # its output and one block; the whole-array formula held about 6 arrays of the values
     t = np.clip(x_new, kx[0], kx[-1])  # scikit-learn's formula over the whole array
     idx = np.clip(np.searchsorted(kx, t), 1, len(kx) - 1)
@@ -82,7 +82,7 @@ def test_isotonic_transform_holds_its_output_and_one_block():
 
 def test_logistic_fit_holds_its_basis_without_copies(long_grid):
     x, pos, neg = long_grid
-    (b0, b1), arrays = peak_arrays(lambda: fitting.logistic_params(x, pos, neg))
+    (b0, b1), arrays = peak_arrays(lambda: logistic.logistic_params(x, pos, neg))
     assert arrays < 5.5  # the basis and its transposed copy built from temporaries: about 7 arrays
     # the optimum: the penalised log-loss's gradient vanishes (the coefficient's penalty on the standardised score)
     w = pos[0] + neg[0]

@@ -53,10 +53,10 @@ def _integer_counts(rng, F, m, lam, p_zero):
 
 def test_isotonic_integer_path_equals_general_path():
     """Same decisions as the general path on many small integer fits (ties, zero weights, blocks at 0.5)."""
-    import beyondauc.metrics.core.fitting as fitting
+    import beyondauc.metrics.core.isotonic as isotonic
 
     calls = []
-    segment = fitting.isotonic_segment
+    segment = isotonic.isotonic_segment
 
     def counted(*a):
         calls.append(1)
@@ -64,16 +64,16 @@ def test_isotonic_integer_path_equals_general_path():
 
     rng = np.random.default_rng(0)
     try:
-        fitting.isotonic_segment = counted
+        isotonic.isotonic_segment = counted
         for trial in range(1500):
             scale = rng.choice([1.0, 1e-6, 1e3])
             x = np.unique(rng.normal(size=int(rng.integers(1, 40))) * scale) if trial % 3 else np.arange(30) * 0.1
             pos, neg = _integer_counts(rng, int(rng.integers(1, 8)), len(x), rng.choice([0.3, 1.0, 3.0]),
                                        rng.choice([0.0, 0.3, 0.7]))
-            np.testing.assert_array_equal(fitting.fit_predict_isotonic(x, pos, neg, integer=True),
-                                          fitting.fit_predict_isotonic(x, pos, neg))
+            np.testing.assert_array_equal(isotonic.fit_predict_isotonic(x, pos, neg, integer=True),
+                                          isotonic.fit_predict_isotonic(x, pos, neg))
     finally:
-        fitting.isotonic_segment = segment
+        isotonic.isotonic_segment = segment
     assert len(calls) > 200  # the restricted PAVA was exercised
 
 

@@ -15,36 +15,34 @@ from __future__ import annotations
 
 import sys
 import warnings
+from collections.abc import Callable
 
 import numpy as np
 from scipy.special import expit
 from threadpoolctl import ThreadpoolController
 
-from ..core.fitting import (
-    FIT_PREDICT,
+from ..core.fitting import class_weighted, override_single, single_class
+from ..core.isotonic import fit_predict_isotonic, isotonic_knots, isotonic_transform, within_range
+from ..core.kernel import confusion
+from ..core.logistic import (
     LogLoss,
-    class_weighted,
     conditioned_grid,
-    fit_predict_isotonic,
-    fit_predict_stump,
     initial_params,
-    isotonic_knots,
-    isotonic_transform,
     logistic_decision,
     logistic_params,
     newton,
-    override_single,
     raw_params,
     scaler_penalty,
-    single_class,
-    stump_decision,
-    stump_grid,
-    stump_params,
-    within_range,
 )
-from ..core.kernel import confusion
+from ..core.stump import fit_predict_stump, stump_decision, stump_grid, stump_params
 
 __all__: list[str] = []
+
+#: Per-row fitters; logistic is solved for all rows at once (logistic_params) and decided with logistic_decision.
+FIT_PREDICT: dict[str, Callable[..., np.ndarray]] = {
+    "isotonic": fit_predict_isotonic,
+    "stump": fit_predict_stump,
+}
 
 _ROW_BLOCK = 32_768  # grid cells per block of decisions (keeps temporaries in cache)
 
@@ -250,7 +248,7 @@ def logistic_starts(x, wpos, wneg, *, counts, inits):
     The conditioned grid, the penalty and the loss's basis depend on the
     calibration counts only; Newton's method then runs from each start on
     them.  Each result is that of ``_logistic_rows(x, wpos, wneg, init=start,
-    counts=counts)``, bit for bit (:func:`~beyondauc.metrics.core.fitting.logistic_params`'s
+    counts=counts)``, bit for bit (:func:`~beyondauc.metrics.core.logistic.logistic_params`'s
     steps, the setup not repeated).
     """
     if len(wpos) == 1:

@@ -30,23 +30,16 @@ from ...utils.validation import (
     check_random_state,
     check_scores,
 )
-from ..core.fitting import (
-    class_weighted,
-    isotonic_knots,
-    isotonic_transform,
-    logistic_decision,
-    logistic_params,
-    single_class,
-    stump_decision,
-    stump_grid,
-    stump_params,
-)
+from ..core.fitting import class_weighted, single_class
+from ..core.isotonic import isotonic_knots, isotonic_transform
 from ..core.kernel import (
     auc_from_counts,
     grid_counts,
     scores_from_confusion,
     stacked_counts,
 )
+from ..core.logistic import logistic_decision, logistic_params
+from ..core.stump import stump_decision, stump_grid, stump_params
 from ..core.views import each_model_view
 from .fits import as_columns, block_tables, one_blas_thread, positions, repeat_means, run_fits
 

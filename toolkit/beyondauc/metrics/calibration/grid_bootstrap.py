@@ -49,8 +49,9 @@ from threadpoolctl import threadpool_limits
 
 from ...utils.parallel import pool_context, process_pool
 from ...utils.validation import check_option
-from ..core.fitting import class_weighted, logistic_params
+from ..core.fitting import class_weighted
 from ..core.kernel import grid_counts, stacked_counts
+from ..core.logistic import logistic_params
 from ..core.views import each_model_view, sort_like
 from ..uncertainty.bootstrap import (
     BLOCK,

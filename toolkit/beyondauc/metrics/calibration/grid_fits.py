@@ -13,17 +13,17 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import expit
 
-from ..core.fitting import (
-    EPSILON,
+from ..core.fitting import EPSILON
+from ..core.isotonic import fit_predict_isotonic
+from ..core.kernel import scores_from_confusion
+from ..core.logistic import (
     conditioned_grid,
     conditioned_params,
-    fit_predict_isotonic,
     grid_standardization,
     logistic_params,
     newton_direction,
     raw_params,
 )
-from ..core.kernel import scores_from_confusion
 from .grid import (
     SCORES,
     Context,
@@ -478,7 +478,7 @@ def _xdomain_moments(xg, Pl, Nl, beta0, xs):
 
 
 def _xdomain_penalty(plain, active):
-    """Each fit's penalty (R, D) on its own standardised score (:func:`~beyondauc.metrics.core.fitting.scaler_penalty`)
+    """Each fit's penalty (R, D) on its own standardised score (:func:`~beyondauc.metrics.core.logistic.scaler_penalty`)
     from its plain sums, and the fits whose variance is too small to trust a one-pass sum (the general solver's)."""
     N = plain[..., 0]
     with np.errstate(invalid="ignore", divide="ignore"):

@@ -35,7 +35,6 @@ from ...utils.validation import (
     check_scores,
     warn_undefined,
 )
-from ..core.fitting import unit_scale
 from ..core.kernel import (
     auc_rows,
     auc_sorted,
@@ -44,6 +43,7 @@ from ..core.kernel import (
     rates,
     sorted_by_class,
 )
+from ..core.logistic import unit_scale
 from .noise_exact import noise_pair_means
 
 # the batched twins live beside: re-exported here, where their callers and tests have read them

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.fitting import unit_scale
 from ..core.kernel import _view, wasserstein_counts, wasserstein_merged
+from ..core.logistic import unit_scale
 
 __all__: list[str] = []
 

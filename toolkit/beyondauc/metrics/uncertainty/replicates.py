@@ -46,15 +46,10 @@ from numpy.typing import ArrayLike
 from scipy.special import expit
 
 from ...utils.validation import check_int, warn_undefined
-from ..core.fitting import (
-    fit_predict_isotonic,
-    logistic_decision,
-    logistic_params,
-    single_class,
-    stump_decision,
-    stump_grid,
-    stump_params,
-)
+from ..core.fitting import single_class
+from ..core.isotonic import fit_predict_isotonic
+from ..core.logistic import logistic_decision, logistic_params
+from ..core.stump import stump_decision, stump_grid, stump_params
 from .bootstrap import (
     N_JACKKNIFE,
     _seed,
@@ -378,7 +373,7 @@ def _isotonic_rows(x: np.ndarray, pos: np.ndarray, neg: np.ndarray, at: np.ndarr
     row r, so no block pools across rows and each row's blocks are its own
     solution.  Block means are recomputed unshifted from the counts, knots
     trimmed as scikit-learn does, and the grid values ``at`` interpolated
-    with :func:`beyondauc.metrics.core.fitting.isotonic_transform`'s formula.
+    with :func:`beyondauc.metrics.core.isotonic.isotonic_transform`'s formula.
     """
     from scipy.optimize import isotonic_regression
     R, m = pos.shape
