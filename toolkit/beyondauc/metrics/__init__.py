@@ -2,6 +2,7 @@
 its batched bootstrap twin. They return frozen dataclasses or tidy DataFrames; they never print or plot.
 """
 
+from .calibration.calibrator import ScoreCalibrator  # noqa: F401
 from .calibration.expected_accuracy import (  # noqa: F401
     expected_accuracy,
     expected_accuracy_grid,
@@ -10,7 +11,6 @@ from .calibration.grid import (  # noqa: F401
     METHODS,
     PROTOCOLS,
     SCORES,
-    ScoreCalibrator,
     auc_table,
     point_grid,
 )

@@ -14,7 +14,8 @@ from numpy.typing import ArrayLike
 
 from ...utils.html import result_html
 from ...utils.validation import UndefinedMetricWarning, check_option, check_random_state
-from ..calibration.grid import METHODS, PROTOCOLS, ScoreCalibrator, _protocol_rows
+from ..calibration.calibrator import ScoreCalibrator
+from ..calibration.grid import METHODS, PROTOCOLS, _protocol_rows
 from ..core.fitting import class_weighted
 from ..core.kernel import grid_counts
 from ..core.logistic import logistic_params

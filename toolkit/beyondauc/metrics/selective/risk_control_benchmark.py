@@ -18,7 +18,8 @@ import numpy as np
 import pandas as pd
 
 from ...utils.validation import check_option
-from ..calibration.grid import METHODS, PROTOCOLS, ScoreCalibrator, protocol_plan
+from ..calibration.calibrator import ScoreCalibrator
+from ..calibration.grid import METHODS, PROTOCOLS, protocol_plan
 from .benchmark import protocol_rows
 from .risk_control import risk_controlled_threshold
 
