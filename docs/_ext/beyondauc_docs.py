@@ -143,7 +143,7 @@ class ParametersDirective(_Generated):
 
 
 def _parser():
-    from beyondauc.cli.commands import build_parser
+    from beyondauc.cli.parser import build_parser
 
     parser = build_parser()
     return next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
