@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..utils.formatting import quoted_name
 from ..utils.validation import binarize_labels, check_number, check_option
 from .domains import dataset_domains
 from .forms import (
@@ -40,7 +41,6 @@ from .readers import (
     BOOKKEEPING,
     RESERVED,
     Origin,
-    _shown,
     annotate,
     check_duplicate_columns,
     check_misspelled_columns,
@@ -612,7 +612,7 @@ def _check_columns(frame, model_cols, where, ignored):
         columns = [c for c in frame.columns if c not in BOOKKEEPING]
         raise ValueError(f"{where}: missing the 'label' column{closest('label', columns)}; columns are {columns}")
     if not model_cols:
-        text = f"; not numeric: {', '.join(map(_shown, ignored))}" if ignored else ""
+        text = f"; not numeric: {', '.join(map(quoted_name, ignored))}" if ignored else ""
         raise ValueError(f"{where}: no numeric model columns found (columns other than {list(RESERVED)}){text}")
     check_names(model_cols, "model column", where)
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import warnings
 
-from .readers import TRUE_DOMAINS, _shown, check_names
+from ..utils.formatting import quoted_name
+from .readers import TRUE_DOMAINS, check_names
 
 __all__ = ["column_domains_of", "dataset_domains"]
 
@@ -42,11 +43,11 @@ def column_domains_of(frame, origin):
             if origin.one_dataset:
                 raise ValueError(
                     f"{where} has no 'dataset' column, so all of it is one dataset ({d!r}), but its 'domain' "
-                    f"column has several values {_shown(vals)}; a dataset has one domain: add a 'dataset' "
+                    f"column has several values {quoted_name(vals)}; a dataset has one domain: add a 'dataset' "
                     "column naming each row's dataset")
             files = frame.loc[frame["dataset"] == d, "_file"].unique() if "_file" in frame.columns else ()
             at = f"file {str(files[0])!r}" if len(files) == 1 and where.startswith("directory") else where
-            raise ValueError(f"{at}: dataset {d!r} has several values in column 'domain': {_shown(vals)}; "
+            raise ValueError(f"{at}: dataset {d!r} has several values in column 'domain': {quoted_name(vals)}; "
                              "a dataset has one domain")
         column_domains[d] = vals[0] if vals else None
     check_names(dict.fromkeys(v for v in column_domains.values() if v is not None), "column 'domain' value", where)

@@ -30,7 +30,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .readers import BOOKKEEPING, _shown, check_names, closest
+from ..utils.formatting import quoted_name
+from .readers import BOOKKEEPING, check_names, closest
 
 __all__: list[str] = []
 
@@ -364,7 +365,7 @@ def _probability_lists(table, column, origin):
         flat = np.array(list(itertools.chain.from_iterable(cells)), dtype=np.float64)
     except (TypeError, ValueError):
         pos = next(i for i, c in enumerate(cells) if not _is_numbers(c))
-        raise ValueError(f"column {column!r} must hold lists of class probabilities, got {_shown(col.iloc[pos])} at "
+        raise ValueError(f"column {column!r} must hold lists of class probabilities, got {quoted_name(col.iloc[pos])} at "
                          f"{origin.locate(table, pos)}") from None
     codes = pd.factorize(table["dataset"])[0]
     _, firsts = np.unique(codes, return_index=True)

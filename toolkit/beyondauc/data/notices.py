@@ -8,8 +8,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from ..utils.formatting import quoted_name
 from .forms import FORMS
-from .readers import RESERVED, _shown
+from .readers import RESERVED
 
 __all__ = ["single_class_message", "warn_ignored", "warn_single_answer_class", "warn_single_class"]
 
@@ -42,7 +43,7 @@ def warn_single_answer_class(bench):
 def warn_ignored(ignored, where, form):
     """One warning listing the columns left out (the wide form: text columns, neither a model nor reserved)."""
     if ignored:
-        shown = ", ".join(_shown(c) for c in list(ignored)[:10]) + (f" and {len(ignored) - 10} more"
+        shown = ", ".join(quoted_name(c) for c in list(ignored)[:10]) + (f" and {len(ignored) - 10} more"
                                                                    if len(ignored) > 10 else "")
         if form.long:
             warnings.warn(f"{where}: ignored column(s) {shown}: not a column of the {form.name} form ({FORMS})",

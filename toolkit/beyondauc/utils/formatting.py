@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 from tabulate import tabulate
 
-__all__ = ["MINUS", "MISSING", "escape_text", "format_interval", "format_number", "format_range", "is_missing", "markdown_text"]
+__all__ = ["MINUS", "MISSING", "escape_text", "format_interval", "format_number", "format_range", "is_missing", "markdown_text", "quoted_name"]
 
 #: How a missing value (None, NaN, pandas' NA) is spelled: an en dash, as the report index shows it.
 MISSING = "\u2013"
@@ -272,3 +272,9 @@ def markdown_text(value: object) -> str:
     a\\_b \\[x\\]
     """
     return _MARKDOWN_SPECIAL.sub(r"\\\1", str(value))
+
+
+def quoted_name(name: object, limit: int = 60) -> str:
+    """``repr(name)`` for a one-line message, shortened in the middle when long."""
+    text = repr(name)
+    return text if len(text) <= limit else f"{text[:limit - 20]}…{text[-19:]}"
