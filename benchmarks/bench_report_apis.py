@@ -78,7 +78,7 @@ def time_render(n_figures, repeats):
     from nbconvert import HTMLExporter
 
     from beyondauc.report import render
-    from beyondauc.report.runner import NotebookRun
+    from beyondauc.report.jobs import NotebookRun
 
     run = NotebookRun("auc_vs_accuracy", "auc_vs_accuracy.ipynb", "ok", None, 1.0, 0.5)
     header = {

@@ -52,6 +52,7 @@ from beyondauc.report import (
     safe_name,
 )
 from beyondauc.report import runner as report
+from beyondauc.report.render import render_html
 from beyondauc.utils.output import MANIFEST, ReportFolder, atomic_write
 from cli_helpers import check_single_error, run
 from report_helpers import (
@@ -906,7 +907,7 @@ def render_notebook(nb, model):
     header = {"title": f"beyondauc report: {model}", "model": model, "source": "scores.csv", "sha256": "0" * 64,
               "version": beyondauc.__version__, "date": "2026-01-01T00:00:00+00:00",
               "parameters": {"model": model}, "failed": None}
-    return report.render_html([(nb_run, nb)], header, include_code=False)
+    return render_html([(nb_run, nb)], header, include_code=False)
 
 
 def test_a_report_is_validated_once_and_an_invalid_one_still_fails(monkeypatch):
@@ -976,7 +977,7 @@ def test_report_page_is_the_page_nbconvert_writes_without_its_soup_pass(demo_cli
               "failed": None}
     for include_code in (False, True):
         ours, theirs, ours_soups, their_soups = pages_ours_and_nbconverts(
-            monkeypatch, lambda: report.render_html(executed, header, include_code=include_code))
+            monkeypatch, lambda: render_html(executed, header, include_code=include_code))
         assert (ours_soups, their_soups) == (0, 1)
         assert dom(ours) == dom(theirs)
         root = parse_html(ours)

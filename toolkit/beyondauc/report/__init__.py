@@ -8,8 +8,9 @@ from ..data.open import DEMO, open_benchmark  # noqa: F401  (the notebooks' entr
 from ..utils.formatting import markdown_text  # noqa: F401
 from ..utils.output import safe_name  # noqa: F401
 from ..utils.tables import readable_table  # noqa: F401
+from .jobs import ModelReport, NotebookRun, ReportResult  # noqa: F401
 from .notebook import FORMATS, displayed, figure_alt, setup_figures, show  # noqa: F401
-from .runner import ModelReport, NotebookRun, ReportResult, leaderboard, run_report  # noqa: F401
+from .runner import leaderboard, run_report  # noqa: F401
 
 __all__ = [
     "DEMO",
