@@ -18,8 +18,8 @@ from typing import TextIO
 import numpy as np
 import pandas as pd
 
-from ..data.benchmark import load_benchmark
 from ..data.demo import load_demo
+from ..data.load import load_benchmark
 from ..data.readers import domain_pairs, read_domains
 from ..evaluation.parameters import LOG_PARAMETERS, PARAMETERS, cli_flag
 from ..metrics import expected_accuracy_grid

@@ -1,16 +1,14 @@
 """Layer 1: readers of every input form, validation, the :class:`Benchmark`.
 """
 
-from .benchmark import (  # noqa: F401
-    Benchmark,
-    load_benchmark,
-)
+from .benchmark import Benchmark  # noqa: F401
 from .demo import load_demo  # noqa: F401
 from .estimators import (  # noqa: F401
     estimator_answers,
     estimator_scores,
     from_estimators,
 )
+from .load import load_benchmark  # noqa: F401
 from .logs import (  # noqa: F401
     find_logs,
     llm_demo,

@@ -5,7 +5,8 @@ from __future__ import annotations
 from importlib import resources
 
 from ..utils.validation import check_option
-from .benchmark import KINDS, Benchmark, load_benchmark
+from .benchmark import KINDS, Benchmark
+from .load import load_benchmark
 
 __all__ = ["load_demo"]
 

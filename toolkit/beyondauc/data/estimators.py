@@ -15,7 +15,8 @@ import numpy as np
 import pandas as pd
 
 from ..utils.validation import check_option
-from .benchmark import Benchmark, load_benchmark
+from .benchmark import Benchmark
+from .load import load_benchmark
 
 __all__ = ["estimator_answers", "estimator_scores", "from_estimators"]
 

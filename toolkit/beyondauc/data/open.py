@@ -11,8 +11,9 @@ from typing import Any
 import pandas as pd
 
 from ..utils.validation import check_names
-from .benchmark import Benchmark, domains_argument, explain_missing_models, load_benchmark
+from .benchmark import Benchmark
 from .demo import load_demo
+from .load import domains_argument, explain_missing_models, load_benchmark
 
 __all__ = ["DEMO", "DEMO_ANSWERS", "open_benchmark"]
 
