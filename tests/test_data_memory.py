@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from beyondauc import load_benchmark, load_demo
-from beyondauc.evaluation import fingerprint, pipeline
+from beyondauc.evaluation import fingerprint, per_dataset
 
 
 def grouped_frame(n=40, seed=0):
@@ -125,11 +125,11 @@ def test_thinned_curve_gives_the_rows_of_the_whole_table():
     rng = np.random.default_rng(5)
     y, s = rng.integers(0, 2, 5000), rng.normal(size=5000)
     curve = sens_spec_drift(y[:2500], s[:2500], y[2500:], s[2500:])
-    rows = pipeline.thin(curve.sensitivity_val, curve.specificity_val)
+    rows = per_dataset.thin(curve.sensitivity_val, curve.specificity_val)
     assert 2 < len(rows) < len(curve.thresholds)
-    pd.testing.assert_frame_equal(pipeline.thinned(curve, rows).to_frame(),
+    pd.testing.assert_frame_equal(per_dataset.thinned(curve, rows).to_frame(),
                                   curve.to_frame().iloc[rows].reset_index(drop=True), check_exact=True)
-    assert pipeline.thinned(curve, np.arange(len(curve.thresholds))) is curve
+    assert per_dataset.thinned(curve, np.arange(len(curve.thresholds))) is curve
 
 
 def test_a_frame_read_back_can_be_edited_and_loaded_again():

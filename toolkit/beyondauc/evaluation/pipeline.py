@@ -16,12 +16,10 @@ recompute what it holds.
 
 from __future__ import annotations
 
-import dataclasses
 import datetime as _dt
 import os
 import time
 import warnings
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -30,7 +28,6 @@ import pandas as pd
 from ..data.benchmark import Benchmark
 from ..data.open import open_benchmark
 from ..metrics.calibration.grid import PROTOCOLS, check_n_jobs
-from ..metrics.calibration.grid_bootstrap import nanmean_quiet
 from ..metrics.calibration.grid_chunks import join_grid_chunks, replicate_ranges
 from ..metrics.calibration.protocols import (
     DOMAIN_HINT,
@@ -42,7 +39,6 @@ from ..metrics.calibration.protocols import (
 from ..metrics.calibration.ranking import (
     best_of_methods,
     calibration_modes,
-    histogram_range,
     kendall_tau,
     rank_changes,
     rank_table,
@@ -51,28 +47,23 @@ from ..metrics.calibration.ranking import (
 )
 from ..metrics.calibration.reliability import CalibrationErrors
 from ..metrics.core.views import sort_like
-from ..metrics.diagnostics.benchmark import cohort_diagnostics
-from ..metrics.diagnostics.curves import class_histogram, roc_points
-from ..metrics.selective.benchmark import selective_answering
-from ..metrics.selective.scores import disca_resolution_sensitivity
-from ..metrics.uncertainty.bootstrap import honest_interval, jackknife_acceleration
 from ..metrics.uncertainty.intervals import auc_intervals, friedman_test
-from ..utils.validation import UndefinedMetricWarning, WarningLog, warnings_once
+from ..utils.validation import UndefinedMetricWarning, warnings_once
 from .abstention import risk_control_evaluation
 from .comparison import comparison_table
 from .container import Evaluation, load_evaluation, package_versions
 from .fingerprint import data_fingerprint, frame_sha256  # noqa: F401 - public here too
 from .given import REPEATED_NOTE, given_tables
+from .leaderboard import leaderboard_table
 from .parameters import LOG_PARAMETERS, check_against_benchmark
 from .parts import _concat
+from .per_dataset import DatasetJob, cohort_task
 from .ranks import add_ranks
 from .settings import EvaluationParameters, one_dataset_defaults, resolve_auto
 from .stages import SAID_WHEN_READ, StageTimer, Tasks, bootstrap_task, grid_task, model_parts, model_views, one_model
 from .summary import findings_table, verdicts_table
 
 __all__ = ["evaluate", "open_evaluation"]
-_MAX_POINTS = 2000  # curves with more points are thinned to what a figure resolves
-_THIN_STEP = 1e-3  # ... keeping a point whenever a coordinate moves by one step of this size
 
 
 # ---------------------------------------------------------------------------
@@ -95,280 +86,6 @@ def _open(data, p):
 # ---------------------------------------------------------------------------
 # curves
 # ---------------------------------------------------------------------------
-
-def thin(*columns):
-    """Indices of the points to keep so a curve keeps its shape at figure resolution.
-
-    Curves of at most ``_MAX_POINTS`` points are kept whole.  Longer ones keep
-    the first and last point and every point where one of ``columns``
-    (values in [0, 1], e.g. rates) enters a new step of ``_THIN_STEP``, plus
-    the point before it, so every step of a step function keeps both its
-    corners; no figure can tell the difference at 1000 pixels.
-    """
-    n = len(columns[0])
-    if n <= _MAX_POINTS:
-        return np.arange(n)
-    keep = np.zeros(n, dtype=bool)
-    keep[[0, -1]] = True
-    for c in columns:
-        q = np.floor(np.nan_to_num(np.asarray(c, dtype=float)) / _THIN_STEP)
-        change = np.flatnonzero(q[1:] != q[:-1]) + 1
-        keep[change] = True
-        keep[change - 1] = True
-    return np.flatnonzero(keep)
-
-
-def _roc_points(y, s):
-    """ROC points of one cohort, thinned to what a figure resolves."""
-    fpr, tpr, thr = roc_points(y, s)
-    k = thin(fpr, tpr)
-    return fpr[k], tpr[k], thr[k]
-
-
-def _diagnostic_curves(d, bins):
-    """The tidy rows every figure of one CohortDiagnostics needs, as parts for :func:`_concat`."""
-    key = dict(model=d.model, dataset=d.dataset)
-    roc, hist, rob = [], [], []
-    both = np.concatenate([d.s_val, d.s_test])
-    edges = np.linspace(*histogram_range(both), bins + 1)  # the dashboard's bins, robust to outliers
-    for cohort, y, s, bias, noise in (("val", d.y_val, d.s_val, d.bias_val, d.noise_val),
-                                      ("test", d.y_test, d.s_test, d.bias_test, d.noise_test)):
-        fpr, tpr, thr = _roc_points(y, s)
-        roc.append((len(fpr), {**key, "cohort": cohort, "fpr": fpr, "tpr": tpr, "threshold": thr}))
-        _, neg, pos, clipped = class_histogram(y, s, edges)
-        hist.append((bins, {**key, "cohort": cohort, "bin": np.arange(bins), "left": edges[:-1], "right": edges[1:],
-                            "negative": neg, "positive": pos, "clipped": clipped}))
-        for kind, r in (("bias", bias), ("noise", noise)):
-            rob.append(_keyed(r.to_frame(), **key, cohort=cohort, kind=kind))
-    dr = d.drift
-    k = thin(dr.sensitivity_val, dr.specificity_val, dr.sensitivity_test, dr.specificity_test)
-    drift = _keyed(thinned(dr, k).to_frame(), **key)
-    wass = []
-    for w in (d.wasserstein_p1, d.wasserstein_p2):
-        n, cols = _keyed(w.to_rows(), **key)
-        wass.append((n, {"model": cols["model"], "dataset": cols["dataset"], "p": cols["p"],
-                         "chosen": w.p == d.wasserstein.p, **{c: cols[c] for c in ("row", "column", "distance",
-                                                                                   "score", "note")}}))
-    return roc, hist, rob, drift, wass
-
-
-def thinned(curve, rows):
-    """``curve`` (a dataclass of per-point arrays) with only the points ``rows``: a table of it is made thinned,
-    never whole and then thinned."""
-    arrays = {f.name: getattr(curve, f.name) for f in dataclasses.fields(curve)
-              if isinstance(getattr(curve, f.name), np.ndarray) and getattr(curve, f.name).ndim == 1}
-    n = max((len(a) for a in arrays.values()), default=0)
-    if len(rows) == n:
-        return curve
-    return dataclasses.replace(curve, **{name: a[rows] for name, a in arrays.items() if len(a) == n})
-
-
-def _keyed(frame, **key):
-    """``frame``'s rows after the key columns, as the tables store them: a part for :func:`_concat`."""
-    return len(frame), {**key, **{c: col.to_numpy() for c, col in frame.items()}}
-
-
-def _selective_rows(r):
-    """Tidy rows of one SelectiveAnswering: curves, tolerance tables, fluctuations (parts for :func:`_concat`)."""
-    key = dict(model=r.model, dataset=r.dataset)
-    curves, tol, fl = [], [], []
-    parts = [("in", r.disca)] + ([("ood", r.disca_ood)] if r.disca_ood is not None else [])
-    for where, d in parts:
-        curves.append(_keyed(d.curve.to_frame(), **key, where=where, curve="grid"))
-        tol.append(_keyed(d.b_table, **key, where=where))
-        fl.append(_keyed(d.fluctuations, **key, where=where))
-    e = r.curve
-    k = thin(e.coverage, e.accuracy)
-    curves.append(_keyed(thinned(e, k).to_frame(), **key, where="in", curve="exact"))
-    return curves, tol, fl
-
-
-def _replicates_of(results, name):
-    """``{"replicates": (D, B), "jackknife": (D, G), "estimate": (D,)}`` of ``name`` over D results (None without any).
-
-    ``results`` are one model's :class:`~beyondauc.CohortDiagnostics` or
-    :class:`~beyondauc.SelectiveAnswering`, one per dataset; each carries the
-    replicates its own interval was read from, and the jackknife of its BCa
-    acceleration.
-    """
-    done = [r for r in results if r.replicates is not None and r.jackknife is not None]
-    if not done:
-        return None
-    return {"replicates": np.stack([r.replicates[name].to_numpy(dtype=float) for r in done]),
-            "jackknife": np.stack([r.jackknife[name].to_numpy(dtype=float) for r in done]),
-            "estimate": np.array([r.to_dict()[name] for r in done], dtype=float)}
-
-
-def _mean_interval(replicates, confidence_level):
-    """(low, high): the BCa interval of the mean over datasets, from per-dataset replicates and jackknives.
-
-    Parameters
-    ----------
-    replicates : dict or None
-        :func:`_replicates_of`: ``replicates`` (row d: dataset d's bootstrap
-        replicates, those its own interval comes from), ``jackknife`` (row d:
-        dataset d's delete-a-group jackknife) and ``estimate`` (dataset d's
-        value).
-    confidence_level : float
-
-    Returns
-    -------
-    low, high : float
-        NaN without replicates, when every replicate of the mean is NaN, or
-        when no BCa interval contains the mean (:func:`~beyondauc.metrics.uncertainty.bootstrap.honest_interval`).
-
-    Notes
-    -----
-    Replicate b of the mean is the mean over datasets of every dataset's
-    replicate b.  A dataset whose value is undefined (NaN) in replicate b is
-    skipped in that replicate's mean, as the point mean (pandas) skips a
-    dataset whose value is NaN and as the grid bootstrap's mean over
-    datasets does; a replicate with no defined dataset is NaN and, as in
-    every per-dataset interval, left out of the percentiles.  One vectorised
-    mean over the dataset axis and one quantile over the replicates.
-
-    The interval is BCa, as each dataset's: the bias correction compares the
-    replicates of the mean with the mean of the datasets' values (datasets
-    with an undefined value left out, as the point mean leaves them out); the
-    acceleration pools the datasets' jackknives (the datasets are resampled
-    independently, so the mean's influence values are each dataset's, scaled
-    by one common factor that cancels).
-    """
-    if replicates is None or not replicates["replicates"].size:
-        return np.nan, np.nan
-    defined = ~np.isnan(replicates["estimate"])
-    if not defined.any():
-        return np.nan, np.nan
-    low, high, _, _ = honest_interval(
-        nanmean_quiet(replicates["replicates"][defined], 0), float(np.mean(replicates["estimate"][defined])),
-        confidence_level, acceleration=jackknife_acceleration(replicates["jackknife"][defined]))
-    return float(low), float(high)
-
-
-def _leaderboard(grid_head, changes, selective, diagnostics, models, mean_intervals=None, replicates=None,
-                 confidence_level=0.95):
-    """One row per model from the evaluation's own tables (nothing recomputed).
-
-    Parameters
-    ----------
-    grid_head : DataFrame
-        The grid rows of the headline protocol and method.
-    changes : DataFrame
-        The ``rank_changes`` table.
-    selective, diagnostics : DataFrame
-        The ``selective`` and ``diagnostics`` tables (one row per model x dataset).
-    models : sequence of str
-    mean_intervals : DataFrame or None
-        The ``mean_intervals`` table (None without a bootstrap).
-    replicates : dict or None
-        ``model -> {"disca": R, "drift": R}`` with ``R`` the (n_datasets,
-        n_bootstrap) per-dataset bootstrap replicates (or None); None without
-        a bootstrap.
-    confidence_level : float
-        Level of the DiSCA and drift intervals.
-
-    Returns
-    -------
-    DataFrame
-        Means over datasets; with a bootstrap, the intervals of the mean AUC,
-        accuracy and kappa (the grid bootstrap: the same replicates for every
-        dataset and model), the rank intervals, ``sign_share`` and ``p_value``, and the
-        intervals of the mean DiSCA and drift (``disca_low``/``_high``,
-        ``drift_low``/``_high``, see :func:`_mean_interval`).
-
-    Notes
-    -----
-    The mean DiSCA and drift have no replicates of their own: every
-    dataset's selective answering and cohort diagnostics are bootstrapped on
-    their own rows (stratified by role or cohort, and class), with the
-    same ``n_bootstrap``, so replicate b of the mean is the mean of the
-    datasets' replicates b (:func:`_mean_interval`).  Each dataset's
-    bootstrap draws from ``random_state``'s child stream for its place among
-    the datasets, so the datasets' resamples are independent draws; but with cohorts or
-    calibration data that span several datasets (``xdomain``-style
-    protocols) a dataset's rows also enter the other datasets' numbers, a
-    dependence the interval does not carry.
-
-    The drift is a squared distance: resampling both cohorts adds noise to
-    both curves and raises it, so its replicates sit above the point value,
-    and the interval of the mean, narrowed by averaging but not re-centred,
-    can lie wholly above the point mean (``docs/user_guide/uncertainty.md``: the demo).
-    """
-    mean = grid_head.groupby("model", sort=False)[["auc", "accuracy", "kappa"]].mean()
-    ch = changes[(changes["score"] == "accuracy") & (changes["dataset"] == "mean")].set_index("model")
-    with np.errstate(all="ignore"):
-        ranked = selective[selective["rankable"].astype(bool)] if "rankable" in selective else selective
-        disca = ranked.groupby("model", sort=False)["disca"].mean() if len(ranked) else pd.Series(dtype=float)
-        drift = diagnostics.groupby("model", sort=False)["drift"].mean() if len(diagnostics) else \
-            pd.Series(dtype=float)
-    board = pd.DataFrame({"model": list(models)})
-    for value in ("auc", "accuracy", "kappa"):
-        board[value] = [mean[value].get(m, np.nan) for m in models]
-        if mean_intervals is not None:
-            iv = mean_intervals[mean_intervals["score"] == value].set_index("model")
-            board[f"{value}_low"] = [iv["low"].get(m, np.nan) for m in models]
-            board[f"{value}_high"] = [iv["high"].get(m, np.nan) for m in models]
-    for src, dst in (("auc_rank", "auc_rank"), ("rank", "accuracy_rank"), ("change", "rank_change"),
-                     ("auc_rank_low", "auc_rank_low"), ("auc_rank_high", "auc_rank_high"),
-                     ("rank_low", "accuracy_rank_low"), ("rank_high", "accuracy_rank_high"),
-                     ("change_low", "rank_change_low"), ("change_high", "rank_change_high"),
-                     ("sign_share", "sign_share"), ("p_value", "p_value"), ("p_change", "p_change"),
-                     ("significant", "significant")):
-        if src in ch.columns:
-            board[dst] = [ch[src].get(m, np.nan) for m in models]
-    for value, point in (("disca", disca), ("drift", drift)):
-        board[value] = [point.get(m, np.nan) for m in models]
-        if replicates is not None:  # the interval of the mean, from the per-dataset replicates
-            ivs = [_mean_interval(replicates.get(m, {}).get(value), confidence_level) for m in models]
-            board[f"{value}_low"] = [low for low, _ in ivs]
-            board[f"{value}_high"] = [high for _, high in ivs]
-    for c in ("auc_rank", "accuracy_rank", "rank_change"):
-        board[c] = pd.array(board[c], dtype="Int64")
-    return board.sort_values(["accuracy_rank", "auc_rank"], kind="stable").reset_index(drop=True)
-
-
-@dataclass(frozen=True)
-class _DatasetJob:
-    """What one task of the diagnostics stage does with a model's views (picklable: options only, no data)."""
-
-    in_datasets: tuple
-    options: dict
-    sel_options: dict
-    bins: int
-
-
-def _cohort_task(views, model, arg):
-    """One model x dataset: cohort diagnostics and their curves, and selective answering (a task).
-
-    ``views`` is the model's (benchmark view, selective benchmark view): the
-    task's only data.  Returns tidy rows and the replicates behind the
-    per-dataset intervals, never the results themselves (their arrays stay in
-    the worker).
-    """
-    job, dataset = arg
-    bench, bench_sel = views
-    log = WarningLog()  # said once per run by evaluate, with the models and datasets they came from
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        d = cohort_diagnostics(bench, model, dataset, **job.options)
-        roc, hist, rob, drift, wass = _diagnostic_curves(d, job.bins)
-    log.record(caught, model=model, dataset=dataset)
-    out = {"diagnostics": d.to_dict(), "roc": roc, "cohort_histograms": hist, "robustness": rob,
-           "drift_curves": [drift], "wasserstein": wass, "selective": [], "tolerance": [], "coverage_curves": [],
-           "fluctuations": [], "resolution_sensitivity": [], "disca": None,
-           "drift": _replicates_of([d], "drift")}
-    if dataset in job.in_datasets:
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            r = selective_answering(bench_sel, model, dataset, **job.sel_options)
-            sens = disca_resolution_sensitivity(r.confidence, r.correct, tolerance=job.sel_options["tolerance"])
-        log.record(caught, model=model, dataset=dataset)
-        out["selective"].append(r.to_dict())
-        out["resolution_sensitivity"].append(_keyed(sens, model=model, dataset=dataset))
-        out["coverage_curves"], out["tolerance"], out["fluctuations"] = _selective_rows(r)
-        out["disca"] = _replicates_of([r], "disca") if r.rankable else None  # as the mean: rankable ones only
-    out["warnings"] = log.records
-    return out
 
 
 # ---------------------------------------------------------------------------
@@ -507,7 +224,7 @@ def _compute(p, bench, full, source, sha256, t_start, *, tasks, progress, log, l
         tables.update(given)
     add_ranks(tables)
     replicates = {m: x["replicates"] for m, x in zip(bench.models, parts)} if p.n_bootstrap else None
-    tables["leaderboard"] = _leaderboard(head, tables["rank_changes"], tables["selective"], tables["diagnostics"],
+    tables["leaderboard"] = leaderboard_table(head, tables["rank_changes"], tables["selective"], tables["diagnostics"],
                                          bench.models, tables.get("mean_intervals"), replicates,
                                          p.confidence_level)
     tables["comparison"] = comparison_table(bench, head, boot, tables, replicates, p, given=given_reps)
@@ -647,9 +364,9 @@ def _per_model(bench, bench_sel, p, tasks, log):
                        class_weight=p.class_weight, tolerance=p.tolerance, resolution=p.resolution,
                        computation_score=p.computation_score, random_state=p.random_state,
                        n_bootstrap=p.n_bootstrap, confidence_level=p.confidence_level, cells=p.cells)
-    job = _DatasetJob(tuple(d for d in bench.datasets if d != ood), options, sel_options, p.bins)
+    job = DatasetJob(tuple(d for d in bench.datasets if d != ood), options, sel_options, p.bins)
     runs = [(m, (job, d)) for m in bench.models for d in bench.datasets]
-    done = tasks.run("cohort diagnostics and selective answering", _cohort_task, runs, data=(bench, bench_sel),
+    done = tasks.run("cohort diagnostics and selective answering", cohort_task, runs, data=(bench, bench_sel),
                      view=model_views)
     n = len(bench.datasets)
     parts = [model_parts(done[i * n:(i + 1) * n]) for i in range(len(bench.models))]
