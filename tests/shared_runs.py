@@ -85,7 +85,8 @@ def _make(argv: list[str], out: Path, record: Path, timeout: float) -> None:
     except (OSError, subprocess.SubprocessError) as exc:  # not started, or timed out: the same for every caller
         code, stdout, stderr = None, "", f"{type(exc).__name__}: {exc}"
     data = {"argv": argv, "returncode": code, "stdout": stdout, "stderr": stderr,
-            "seconds": time.perf_counter() - start, "files": listing(out) if out.is_dir() else {}}
+            "seconds": time.perf_counter() - start, "files": listing(out) if out.is_dir() else {},
+            "made_by": os.environ.get("PYTEST_XDIST_WORKER", "the main process"), "pid": os.getpid()}
     tmp = record.with_suffix(".tmp")
     tmp.write_text(json.dumps(data), encoding="utf-8")
     tmp.replace(record)

@@ -47,11 +47,12 @@ def report(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def demo_report(demo_run):
+def demo_report(request):
     """The README's first command's report (every model and dataset; the session's shared run, read only)."""
     import beyondauc
 
-    require_browser()
+    require_browser()  # before the run: a skipped browser test makes none
+    demo_run = request.getfixturevalue("demo_run")
     return SimpleNamespace(out_dir=demo_run.out, index=demo_run.out / "index.html",
                            evaluation=beyondauc.load_evaluation(demo_run.out / "evaluation"))
 
