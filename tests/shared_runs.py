@@ -4,7 +4,8 @@ A real ``beyondauc demo`` takes a minute of two cores; several test files only r
 pages, its evaluation, what it printed). :func:`shared_run` makes a run once per session: the first
 caller, in whichever worker process, runs the command while holding an ``fcntl.flock`` lock, and saves
 its exit code, stdout and stderr beside the output (``run.json``); every later caller, in any worker,
-waits for that lock and reads them. A run that failed is reported to every caller, never run again.
+waits for that lock and reads them. ``callers.log`` beside them says which process made the run and which
+read it. A run that failed is reported to every caller, never run again.
 
 The output is shared: a test that reads it must never change it (copy it with ``shutil.copytree``
 first). :meth:`SharedRun.check_unchanged` compares the folder with the listing taken right after the
@@ -110,6 +111,9 @@ def shared_run(tmp_path_factory: pytest.TempPathFactory, name: str, argv: list[s
             _make(argv, out, record, timeout)
             made_here = True
         data = json.loads(record.read_text(encoding="utf-8"))
+        with open(folder / "callers.log", "a", encoding="utf-8") as log:  # who made it, who read it: to inspect
+            log.write(f"{os.environ.get('PYTEST_XDIST_WORKER', 'main')} pid {os.getpid()} "
+                      f"{'made' if made_here else 'read'} it\n")
     return SharedRun(name=name, argv=data["argv"], out=out, returncode=data["returncode"], stdout=data["stdout"],
                      stderr=data["stderr"], seconds=data["seconds"], made_here=made_here, files=data["files"])
 

@@ -53,6 +53,8 @@ def test_a_run_is_made_once_and_every_caller_reads_it(tmp_path, monkeypatch):
         r.check_unchanged()
     again, counter = run_together(tmp_path, 0, callers=1)  # a later caller of the same session: read, not run
     assert counter == ["ran"] and not again[0].made_here
+    said = [line.split()[-2] for line in (tmp_path / "shared-run-probe" / "callers.log").read_text().splitlines()]
+    assert sorted(said) == ["made", "read", "read", "read"]
 
 
 def test_a_failed_run_fails_every_caller_and_is_not_run_again(tmp_path, monkeypatch):
