@@ -56,9 +56,12 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
 #: The longest test files (real reports, notebooks, the docs build, property tests), the longest
 #: first, as measured with ``--durations=0``. They go to the workers first, so that no long file
 #: starts last and the workers end together. A new test file that runs a real report belongs here.
+#: test_input_faults.py makes the session's shared demo run (tests/shared_runs.py, a minute) early, so that
+#: the files that read it later (test_browser.py, test_verdicts.py) find it made instead of waiting for it.
 LONG_FILES = (
     "test_no_survivors.py",
     "test_report.py",
+    "test_input_faults.py",
     "test_hostile_names_report.py",
     "test_calibration.py",
     "test_docs.py",
@@ -76,9 +79,9 @@ LONG_FILES = (
     "test_input_messages.py",
     "test_no_domains.py",
     "test_scale_free.py",
-    "test_verdicts.py",
     "test_plots.py",
     "test_comparison_report.py",
+    "test_verdicts.py",
     "test_comparison.py",
     "test_grid_bootstrap.py",
     "test_cli.py",

@@ -19,6 +19,7 @@ import re
 import urllib.parse
 import urllib.request
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -43,6 +44,17 @@ def report(tmp_path_factory):
     result = run_report(frame, out=out, jobs=2, progress=False)
     assert result.ok, result.summary()
     return result
+
+
+@pytest.fixture(scope="module")
+def demo_report(request):
+    """The README's first command's report (every model and dataset; the session's shared run, read only)."""
+    import beyondauc
+
+    require_browser()  # before the run: a skipped browser test makes none
+    demo_run = request.getfixturevalue("demo_run")
+    return SimpleNamespace(out_dir=demo_run.out, index=demo_run.out / "index.html",
+                           evaluation=beyondauc.load_evaluation(demo_run.out / "evaluation"))
 
 
 @pytest.fixture(scope="module")
@@ -541,7 +553,8 @@ def test_leaderboard_cards_sort_with_a_select(report, sized_page):
     page.recorder.check(report.out_dir)
 
 
-def test_leaderboard_sorts_the_real_index_by_its_numbers(report, page):
+def test_leaderboard_sorts_the_real_index_by_its_numbers(demo_report, page):
+    report = demo_report  # the demo's eight models
     _open_index(page, report)
     board = report.evaluation.table("leaderboard").set_index("model")
     for title, column in (("mean accuracy", "accuracy"), ("kappa", "kappa"), ("AUC rank", "auc_rank")):
@@ -573,7 +586,8 @@ def test_leaderboard_filters_models_by_name(report, page):
     page.recorder.check(report.out_dir)
 
 
-def test_leaderboard_without_javascript_is_the_same_table_unsorted(report, browser, page):
+def test_leaderboard_without_javascript_is_the_same_table_unsorted(demo_report, browser, page):
+    report = demo_report  # the demo's eight models, with its baseline
     _open_index(page, report)
     with_js = _row_texts(page)
     context = browser.new_context(viewport=VIEWPORT, java_script_enabled=False, service_workers="block")
@@ -625,8 +639,8 @@ def true_like_report(tmp_path_factory, report):
 
 
 @pytest.mark.parametrize("which", ["demo", "true-like"])
-def test_no_report_is_wider_than_1280_px(report, true_like_report, page, which):
-    result = report if which == "demo" else true_like_report
+def test_no_report_is_wider_than_1280_px(demo_report, true_like_report, page, which):
+    result = demo_report if which == "demo" else true_like_report  # the README's demo: every model and dataset
     model = MODELS[0] if which == "demo" else TRUE_MODELS[0]
     for path in (result.index, result.out_dir / "models" / safe_name(model) / "report.html"):
         page.goto(path.resolve().as_uri(), wait_until="load")

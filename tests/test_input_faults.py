@@ -359,16 +359,9 @@ def test_the_bound_itself_is_accepted_and_python_names_the_keyword():
         ba.evaluate("demo", n_bootstrap=10_001)
 
 
-def test_the_demo_prints_its_progress_and_one_line_of_warnings(tmp_path):
-    import subprocess
-    import sys
-    from pathlib import Path
-
-    script = Path(sys.executable).with_name("beyondauc")
-    cmd = [str(script)] if script.exists() else [sys.executable, "-m", "beyondauc.cli"]
-    out = tmp_path / "demo"
-    proc = subprocess.run([*cmd, "demo", "--out", str(out), "--jobs", "2"], capture_output=True, text=True,
-                          timeout=1200, check=False)
+def test_the_demo_prints_its_progress_and_one_line_of_warnings(demo_run):
+    """The README's first command (the session's shared run, see ``shared_runs``) as a user sees it."""
+    proc, out = demo_run, demo_run.out
     assert proc.returncode == 0, proc.stderr[-3000:]
     clean_stderr(proc.stderr)
     lines = [x for x in re.split(r"[\r\n]", proc.stderr) if x.strip()]

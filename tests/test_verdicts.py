@@ -48,8 +48,10 @@ def synthetic():
 
 
 @pytest.fixture(scope="module")
-def demo():
-    return ba.evaluate("demo", n_bootstrap=60, noise_repeats=2)
+def demo(demo_run):
+    """The demo's evaluation as the README's first command saves it: the default parameters (the session's
+    shared run, read only)."""
+    return ba.load_evaluation(demo_run.out / "evaluation")
 
 
 def diag(**values):

@@ -1,0 +1,25 @@
+"""Fixtures of the test files: the runs shared by several files (see ``shared_runs``).
+
+The set-up shared with the doctests (figures, threads, Hypothesis, the order of the long files) is
+the repository's root ``conftest.py``.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from shared_runs import SharedRun, demo_argv, shared_run
+
+
+@pytest.fixture(scope="session")
+def demo_run(tmp_path_factory: pytest.TempPathFactory):
+    """``beyondauc demo --out DIR`` as the README's first command runs it, once per session (every worker).
+
+    Its output is read-only for the tests: copy it before changing anything. At the end of the session the
+    folder must hold exactly the files the run wrote, unchanged.
+    """
+    run: SharedRun = shared_run(tmp_path_factory, "demo", demo_argv())
+    run.check_ok()
+    run.check_unchanged()
+    yield run
+    run.check_unchanged()
