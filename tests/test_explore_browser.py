@@ -15,6 +15,7 @@ the ``parameters`` cell, as papermill injects them. One server, one kernel.
 
 from __future__ import annotations
 
+import importlib.util
 from pathlib import Path
 
 import nbformat
@@ -24,13 +25,13 @@ import beyondauc as ba
 from browser_helpers import CHROMIUM, CHROMIUM_ARGS, require_browser
 from jupyterlab_helpers import RUN_TIMEOUT_MS, dropdown, jupyterlab, run_all_cells
 
-pytest.importorskip("jupyterlab", reason="the JupyterLab test needs jupyterlab (the `dev` extra)")
-
 NOTEBOOK = Path(ba.__path__[0]) / "notebooks" / "explore.ipynb"
 OVERRIDES = {"models": ["svm", "knn", "logreg"], "datasets": ["wine", "diabetes"], "n_repeats": 2, "n_bootstrap": 0}
 VIEWPORT = {"width": 1280, "height": 900}
 FIGURE = ".widget-tab .widget-output img"  # the open tab's figure (AUC vs accuracy at first)
 VERDICT = ".widget-html h3"  # "<model>: <verdict>"
+# JupyterLab shows an exception's traceback as the cell's stderr
+TRACEBACK = "[data-mime-type='application/vnd.jupyter.stderr']:has-text('Traceback (most recent call last)')"
 SCRIPT_ERRORS: list[str] = []  # errors the page's scripts raised (the widgets' front end included)
 
 
@@ -48,6 +49,9 @@ def notebook_with(overrides: dict, dest: Path) -> None:
 def page(tmp_path_factory):
     """A Chromium page showing the explorer notebook in a JupyterLab of its own, all cells run."""
     require_browser()
+    if importlib.util.find_spec("jupyterlab") is None:
+        pytest.fail("the explorer's browser test needs JupyterLab (the `dev` extra: pip install -e '.[dev]')",
+                    pytrace=False)
     from playwright.sync_api import sync_playwright
 
     tmp = tmp_path_factory.mktemp("jupyterlab")
@@ -60,7 +64,10 @@ def page(tmp_path_factory):
             page = browser.new_page(viewport=VIEWPORT)
             page.on("pageerror", lambda exc: SCRIPT_ERRORS.append(str(exc)))
             run_all_cells(page, url, "explore.ipynb")
-            page.locator(FIGURE).first.wait_for(state="attached", timeout=RUN_TIMEOUT_MS)
+            # the explorer's figure, or a traceback: whichever comes first
+            page.locator(FIGURE).or_(page.locator(TRACEBACK)).first.wait_for(state="attached", timeout=RUN_TIMEOUT_MS)
+            if page.locator(TRACEBACK).count():
+                pytest.fail("the notebook raised:\n" + page.locator(TRACEBACK).first.inner_text()[-3000:], pytrace=False)
             page.locator(".widget-vbox").first.scroll_into_view_if_needed()
             yield page
         finally:
@@ -68,7 +75,7 @@ def page(tmp_path_factory):
 
 
 def test_the_notebook_runs_and_the_widgets_render(page):
-    assert page.locator(".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.error']").count() == 0
+    assert page.locator(TRACEBACK).count() == 0
     assert page.get_by_text("Error displaying widget").count() == 0
     for label in ("Model", "Baseline", "Dataset", "Protocol", "Method"):
         assert dropdown(page, label).count() == 1, label
