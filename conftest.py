@@ -74,6 +74,7 @@ LONG_FILES = (
     "test_pdf.py",
     "test_readme.py",
     "test_browser.py",
+    "test_explore_browser.py",
     "test_hostile_names.py",
     "test_bad_models.py",
     "test_input_messages.py",

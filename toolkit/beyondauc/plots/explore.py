@@ -171,7 +171,10 @@ class Explorer:
             method=w.Dropdown(options=list(dict.fromkeys(grid["method"])), value=p["method"], description="Method"),
             tolerance=w.FloatSlider(value=float(p.get("tolerance", 0.9)), min=t_lo, max=t_hi, step=0.01,
                                     description="Tolerance", continuous_update=False),
-            export_format=w.ToggleButtons(options=["LaTeX", "CSV"], value="LaTeX", description="Export"),
+            # labelled by a Label beside them in the layout: with a description of their own, JupyterLab put the
+            # buttons on a line under it, and the export button beside the label
+            export_format=w.ToggleButtons(options=["LaTeX", "CSV"], value="LaTeX", tooltips=["booktabs", "CSV"],
+                                          layout=w.Layout(width="auto"), style={"button_width": "6em"}),
             export=w.Button(description="Export the table"),
         )
         self.panes = dict(verdict=w.HTML(), accuracy=w.Output(), dashboard=w.Output(), selective=w.Output(),
@@ -193,9 +196,9 @@ class Explorer:
         c, pn = self.controls, self.panes
         bar = w.VBox([w.HBox([c["model"], c["baseline"], c["dataset"]]),
                       w.HBox([c["protocol"], c["method"], c["tolerance"]])])
+        export = w.HBox([w.Label("Export as"), c["export_format"], c["export"]], layout=w.Layout(align_items="center"))
         self.tabs = tabs = w.Tab(children=[pn["accuracy"], pn["dashboard"], pn["selective"], pn["comparison"],
-                                           w.VBox([pn["table"], w.HBox([c["export_format"], c["export"]]),
-                                                   pn["export_text"]])])
+                                           w.VBox([pn["table"], export, pn["export_text"]])])
         for i, title in enumerate(("AUC vs accuracy", "Diagnostics", "Selective answering", "Comparison", "Table")):
             tabs.set_title(i, title)
         tabs.selected_index = 0
@@ -250,8 +253,12 @@ class Explorer:
                         f"{html.escape(str(r.sentence))}</li>" for r in s.findings.itertuples())
         self.shown["verdict"] = {"model": s.model, "verdict": s.verdict, "status": s.status,
                                  "findings": list(s.findings["sentence"])}
-        self.panes["verdict"].value = (f"<h3>{html.escape(s.model)}: {html.escape(s.verdict)}</h3>"
-                                       f"<ul>{items}</ul><p><small>{html.escape(s.note)}</small></p>")
+        # ipywidgets' HTML sets the line height of one control row (28 px): text that wraps needs its own;
+        # the rules behind the findings are folded away (one click opens them), as the report words them
+        self.panes["verdict"].value = (f'<div style="line-height: 1.45"><h3>{html.escape(s.model)}: '
+                                       f"{html.escape(s.verdict)}</h3><ul>{items}</ul><details><summary><small>"
+                                       "How the findings are decided</small></summary><p><small>"
+                                       f"{html.escape(s.note)}</small></p></details></div>")
 
     def _grid_rows(self):
         g = self.evaluation.table("grid")
@@ -350,8 +357,9 @@ class Explorer:
         head = "".join(f"<th>{html.escape(h)}</th>" for h in t.header)
         note = "" if self.evaluation.parameters.get("n_bootstrap") else (
             "<p><em>No intervals: the evaluation ran without the bootstrap.</em></p>")
-        self.panes["table"].value = (f"<p>{html.escape(t.title)}</p>{note}<table><thead><tr>{head}</tr></thead>"
-                                     f"<tbody>{cells}</tbody></table>")
+        self.panes["table"].value = (f'<div style="line-height: 1.45"><p>{html.escape(t.title)}</p>{note}'
+                                     f'<table style="border-spacing: 0.8em 0.2em"><thead><tr>{head}</tr></thead>'
+                                     f"<tbody>{cells}</tbody></table></div>")
 
     def export(self) -> str:
         """The table pane as LaTeX (booktabs) or CSV, per the format control; also put in the text box."""
