@@ -86,7 +86,7 @@ def comparison_table(bench: Benchmark, head: pd.DataFrame, boot: GridBootstrap |
     given : dict, optional
         :func:`~beyondauc.metrics.selective.given_calibration.given_calibration_replicates`:
         with the ``given_calibration`` table, rows for the Brier score, NLL,
-        ECE and PRR of the confidence as given (paired bootstrap).
+        ECE, smooth ECE and PRR of the confidence as given (paired bootstrap).
 
     Returns
     -------
@@ -226,11 +226,11 @@ def _bootstrap_rows(frame, value, refs, replicates, board, level, *, rankable=Fa
 
 
 #: The numbers of the confidence as given that the comparison reads (``given_calibration`` columns).
-GIVEN_COMPARED = ("brier", "nll", "ece_uniform", "prr")
+GIVEN_COMPARED = ("brier", "nll", "ece_uniform", "smooth_ece", "prr")
 
 
 def _given_rows(table, given, refs, level):
-    """ΔBrier, ΔNLL, ΔECE and ΔPRR of the confidence as given per dataset and for the mean (paired bootstrap)."""
+    """ΔBrier, ΔNLL, ΔECE, Δsmooth ECE and ΔPRR of the confidence as given per dataset and for the mean (paired bootstrap)."""
     if table is None or not len(table):
         return pd.DataFrame()
     datasets = list(pd.unique(table["dataset"]))
