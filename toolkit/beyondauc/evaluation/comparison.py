@@ -5,7 +5,8 @@ model by mean AUC (:func:`~beyondauc.metrics.uncertainty.paired.reference_models
 Each model gets, per dataset and for the mean over datasets, the difference
 model - reference of:
 
-* ``auc``: the paired DeLong test on scores benchmarks; on an answers
+* ``auc``: the paired DeLong test on scores benchmarks (Obuchowski's
+  clustered version when rows repeat items); on an answers
   benchmark, whose label is each model's own correctness, the paired
   bootstrap of the items (:func:`~beyondauc.metrics.uncertainty.answers_auc.paired_auc_replicates`);
   the ``test`` column says which;
@@ -51,13 +52,15 @@ if TYPE_CHECKING:
     from ..metrics.calibration.grid_bootstrap import GridBootstrap
     from .container import Evaluation
 
-__all__ = ["COMPARISON_COLUMNS", "ComparisonSummary", "comparison_summary", "comparison_table", "holm_pvalues",
+__all__ = ["CLUSTERED_DELONG", "COMPARISON_COLUMNS", "ComparisonSummary", "comparison_summary", "comparison_table", "holm_pvalues",
            "index_cell", "reading"]
 
 #: The columns of the ``comparison`` table.
 COMPARISON_COLUMNS = ("model", "reference", "reference_kind", "dataset", "value", *DIFFERENCE_COLUMNS,
                       "pvalue_holm", "test", "note")
 
+#: The ``test`` of a ΔAUC row of a scores benchmark whose rows repeat items.
+CLUSTERED_DELONG = "paired DeLong, clustered by item (Obuchowski)"
 _ANSWERS_AUC = ("the paired DeLong test needs the same labels, and an answers benchmark's label is each model's "
                 "own correctness; the paired bootstrap answers it, and needs n_bootstrap > 0")
 
@@ -164,11 +167,13 @@ def _auc_rows(bench, head, refs, level, p=None):
         return pd.concat(rows, ignore_index=True)
     y, groups = bench.labels(), np.asarray(bench.datasets, dtype=object)[bench.dataset_codes()]
     rows = []
+    clusters = bench.items() if bench.repeated else None  # repeated samples: Obuchowski's clustered DeLong
     for m, ref in refs.items():
-        t = delong_differences(y, bench.scores(m), bench.scores(ref), groups, confidence_level=level)
+        t = delong_differences(y, bench.scores(m), bench.scores(ref), groups, confidence_level=level,
+                               clusters=clusters)
         cols = {("dataset" if c == "group" else c): v for c, v in _columns(t).items() if c != "standard_error"}
-        rows.append((len(t), {**cols, "model": m, "reference": ref, "value": "auc", "test": "paired DeLong",
-                              "note": ""}))
+        rows.append((len(t), {**cols, "model": m, "reference": ref, "value": "auc",
+                              "test": "paired DeLong" if clusters is None else CLUSTERED_DELONG, "note": ""}))
     return _concat(rows)
 
 
