@@ -56,8 +56,10 @@ __all__ = ["CURVE_POINTS", "GIVEN_BIASED", "GIVEN_ECE_TOLERANCE", "GIVEN_METRICS
 #: The numbers of the table, in order.
 GIVEN_METRICS = ("brier", "reliability", "resolution", "uncertainty", "nll", "ece_uniform", "ece_quantile",
                  "smooth_ece", "prr", "prr_half")
-#: Numbers the bootstrap biases upwards (sums of absolute or squared gaps): bias-corrected intervals.
-GIVEN_BIASED = ("reliability", "ece_uniform", "ece_quantile", "smooth_ece")
+#: Numbers the bootstrap biases upwards (sums of absolute or squared gaps): bias-corrected intervals.  Not the
+#: smooth ECE: its bandwidth adapts to the sample, its bias is small, and in seeded simulations its percentile
+#: interval covered better than the bias-corrected one (``benchmarks/coverage_smooth_ece.py``).
+GIVEN_BIASED = ("reliability", "ece_uniform", "ece_quantile")
 #: The verdict's rule: the given confidence is miscalibrated where the whole ECE interval (equal-width bins)
 #: lies above this.
 GIVEN_ECE_TOLERANCE = 0.05
