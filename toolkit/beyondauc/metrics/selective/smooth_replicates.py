@@ -22,7 +22,8 @@ counted ``w`` times is ``w`` rows to relplot):
    grid weights;
 2. each grid, reflected at both ends, is convolved with the sampled Gaussian
    of the replicate's own ``sigma`` -- by FFT, the grids' transforms
-   computed once per grid size and reused at every step;
+   computed once per grid size and reused at every step, the kernels'
+   once per distinct bandwidth of a step;
 3. the smoothed residual and density are interpolated on relplot's
    ``max(round(10 / sigma), 200)`` evaluation points (the points of each
    replicate's own count, padded and masked), and the smooth ECE is the
@@ -88,22 +89,33 @@ def _binned(W, confidence, residual, E):
 
 
 class _Grids:
-    """The FFTs of one grid size's reflected residual and density grids, for every replicate (computed once)."""
+    """The FFTs of one grid size's reflected residual and density grids, for every replicate (computed once).
+
+    The convolution is circular, of a length ``N`` just past ``2.5 E``: the
+    reflected grid (``3E - 2`` points) folded onto it, the ``E`` outputs
+    relplot keeps are those of the linear convolution (nothing wraps onto them).
+    """
 
     def __init__(self, W, confidence, residual, E):
-        self.E = E
-        self.nfft = 1 << int(np.ceil(np.log2(4 * E - 3)))  # the full linear convolution fits
-        reflected = [np.concatenate([g[:, ::-1][:, :-1], g, g[:, ::-1][:, 1:]], axis=1)
-                     for g in _binned(W, confidence, residual, E)]
-        self.spectra = [np.fft.rfft(g, self.nfft, axis=1) for g in reflected]
+        from scipy.fft import next_fast_len  # scipy.fft, not scipy.stats: cheap to import in a report kernel
+
+        self.E, self.lo = E, E - 1 + E // 2  # np.convolve's "valid" part starts at E - 1, relplot's slice E // 2 on
+        full = 4 * E - 3  # the linear convolution's length
+        self.nfft = next_fast_len(max(full - self.lo, self.lo + E), real=True)
+        self.spectra = []
+        for g in _binned(W, confidence, residual, E):  # the residuals, then the density (two grids)
+            ext = np.concatenate([g[:, ::-1][:, :-1], g, g[:, ::-1][:, 1:]], axis=1)
+            folded = ext[:, :self.nfft].copy()
+            folded[:, :ext.shape[1] - self.nfft] += ext[:, self.nfft:]
+            self.spectra.append(np.fft.rfft(folded, self.nfft, axis=1))
 
     def smoothed(self, rows, sigma):
         """relplot's reflected convolution of the grids of ``rows`` with the Gaussian of each row's ``sigma``."""
         t = _linspace(np.full(1, self.E), self.E)[0]
-        kernel = np.exp(-(t[None, :] - 0.5) ** 2 / (2 * sigma[:, None] ** 2)) / (np.sqrt(2 * np.pi) * sigma[:, None])
-        spectrum = np.fft.rfft(kernel, self.nfft, axis=1)
-        lo = self.E - 1 + self.E // 2  # np.convolve's "valid" part, then relplot's slice of it
-        return [np.fft.irfft(s[rows] * spectrum, self.nfft, axis=1)[:, lo:lo + self.E] for s in self.spectra]
+        values, which = np.unique(sigma, return_inverse=True)  # the replicates share few bandwidths per step
+        kernel = np.exp(-(t[None, :] - 0.5) ** 2 / (2 * values[:, None] ** 2)) / (np.sqrt(2 * np.pi) * values[:, None])
+        spectrum = np.fft.rfft(kernel, self.nfft, axis=1)[which.ravel()]
+        return [np.fft.irfft(s[rows] * spectrum, self.nfft, axis=1)[:, self.lo:self.lo + self.E] for s in self.spectra]
 
 
 def _interpolate(grid, t):
