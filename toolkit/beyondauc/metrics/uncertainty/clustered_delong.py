@@ -135,10 +135,10 @@ def clustered_by_dataset(y: ArrayLike, s: ArrayLike, items: ArrayLike, order: Ar
     >>> clustered_by_dataset(y, s, np.repeat(np.arange(6), 2), np.arange(12), np.array([0, 6, 12])).round(4).tolist()
     [0.0123, 0.0123]
     """
-    y, s, items, order = (np.asarray(v) for v in (y, s, items, order))
-    out = np.full(len(bounds) - 1, np.nan)
+    y, s, items, order, edges = (np.asarray(v) for v in (y, s, items, order, bounds))
+    out = np.full(len(edges) - 1, np.nan)
     for d in range(len(out)):  # a loop over datasets
-        rows = order[bounds[d]:bounds[d + 1]]
+        rows = order[edges[d]:edges[d + 1]]
         if len(rows):
             out[d] = clustered_auc_variance(y[rows], s[rows], np.unique(items[rows], return_inverse=True)[1])[1]
     return out
