@@ -9,6 +9,7 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+import relplot
 
 import beyondauc as ba
 from beyondauc.metrics.selective.given_calibration import (
@@ -18,6 +19,7 @@ from beyondauc.metrics.selective.given_calibration import (
     given_curves,
     given_replicates,
 )
+from beyondauc.metrics.selective.smooth_replicates import smooth_ece_replicates
 from beyondauc.plots import RejectionCurveDisplay
 
 
@@ -36,7 +38,13 @@ def _public(q, c):
             "nll": ba.negative_log_likelihood(q, c),
             "ece_uniform": ba.expected_calibration_error(q, c, n_bins=15, strategy="uniform"),
             "ece_quantile": ba.expected_calibration_error(q, c, n_bins=15, strategy="quantile"),
-            "prr": ba.prediction_rejection_ratio(q, c), "prr_half": ba.prediction_rejection_ratio(q, c, max_rejection=0.5)}
+            "smooth_ece": ba.smooth_ece(q, c), "prr": ba.prediction_rejection_ratio(q, c),
+            "prr_half": ba.prediction_rejection_ratio(q, c, max_rejection=0.5)}
+
+
+#: The smooth ECE of a replicate convolves by FFT where relplot convolves directly: equal to rounding, far inside
+#: the 1e-6 to which it must equal relplot's.
+SMOOTH_TOL = 1e-9
 
 
 CASES = [dict(graded=g, ties=t) for g in (False, True) for t in (False, True)]
@@ -48,7 +56,7 @@ def test_replicates_of_unit_counts_are_the_point_estimates(case):
     reps = given_replicates(q, c, np.ones((1, len(q))))
     expected = _public(q, c)
     for name, value in expected.items():
-        assert reps[name][0] == pytest.approx(value, abs=1e-12), name
+        assert reps[name][0] == pytest.approx(value, abs=SMOOTH_TOL if name == "smooth_ece" else 1e-12), name
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: f"graded={c['graded']}-ties={c['ties']}")
@@ -61,6 +69,34 @@ def test_each_replicate_is_the_statistic_of_the_answers_its_counts_repeat(case):
         expected = _public(q[rows], c[rows])
         for name in ("brier", "reliability", "resolution", "uncertainty", "nll", "ece_uniform", "prr", "prr_half"):
             assert reps[name][r] == pytest.approx(expected[name], abs=1e-12), (name, r)
+        assert reps["smooth_ece"][r] == pytest.approx(relplot.smECE(c[rows], q[rows]), abs=SMOOTH_TOL), r
+
+
+@pytest.mark.parametrize("n", [2, 7, 40])
+def test_smooth_ece_replicates_of_small_samples_are_relplots_one_at_a_time(n):
+    # few answers: large bandwidths, replicates whose bisections part early; a replicate of one answer is NaN
+    q, c = _data(n, n, graded=False, ties=False)
+    counts = np.random.default_rng(n).multinomial(n, np.full(n, 1 / n), size=12)
+    counts[0] = 0
+    counts[0, 0] = 1
+    got = smooth_ece_replicates(q, c, counts)
+    assert np.isnan(got[0])
+    for r, w in enumerate(counts[1:], start=1):  # a loop over replicates, as the reference
+        rows = np.repeat(np.arange(n), w)
+        assert got[r] == pytest.approx(relplot.smECE(c[rows], q[rows]), abs=SMOOTH_TOL), r
+
+
+def test_smooth_ece_replicates_with_bandwidths_under_one_hundredth_are_relplots():
+    # a calibrated confidence on many answers: bandwidths under 0.01, where relplot's grid grows with 1 / sigma
+    rng = np.random.default_rng(7)
+    c = rng.uniform(size=120_000)
+    q = (rng.uniform(size=len(c)) < c).astype(float)
+    counts = rng.multinomial(len(c), np.full(len(c), 1 / len(c)), size=2)
+    got = smooth_ece_replicates(q, c, counts)
+    for r, w in enumerate(counts):  # a loop over two replicates, as the reference
+        rows = np.repeat(np.arange(len(c)), w)
+        value, sigma = relplot.smECE(c[rows], q[rows], return_width=True)
+        assert sigma < 0.01 and got[r] == pytest.approx(value, abs=SMOOTH_TOL), r
 
 
 def _answers(seed=0, n=600):
@@ -79,10 +115,8 @@ def test_table_intervals_hold_their_estimates_and_the_rule_flags_the_overconfide
     bench = ba.load_benchmark(_answers())
     t = given_calibration_table(bench, n_bootstrap=200, random_state=1)
     assert set(GIVEN_METRICS) <= set(t.columns) and len(t) == 4
+    assert t["smooth_ece_low"].notna().any()
     for name in GIVEN_METRICS:
-        if name == "smooth_ece":
-            assert t[f"{name}_low"].isna().all()
-            continue
         shown = t[f"{name}_low"].notna()
         assert (t.loc[shown, f"{name}_low"] <= t.loc[shown, name]).all()
         assert (t.loc[shown, name] <= t.loc[shown, f"{name}_high"]).all()

@@ -56,3 +56,39 @@ def test_beyondauc_demo_kind_llm_reports_on_the_embedded_logs(tmp_path):
     assert sorted(p.name for p in (out / "models").iterdir()) == ["llama-mini", "phi-tiny", "qwen-small"]
     manifest = json.loads((out / "evaluation" / "manifest.json").read_text())
     assert manifest["parameters"]["baseline"] == "qwen-small"
+
+
+def test_an_inspect_eval_log_with_epochs_gives_a_report_with_items_and_cluster_intervals(tmp_path):
+    # the .eval log Inspect AI itself wrote (mock model, 8 samples, epochs=2): 8 items, 16 samples
+    import numpy as np
+
+    import beyondauc as ba
+    from beyondauc.metrics.uncertainty.bootstrap import dataset_seed, honest_interval
+    from beyondauc.metrics.uncertainty.clustered_delong import clustered_auc_variance
+    from beyondauc.metrics.uncertainty.clusters import cluster_counts
+
+    log = next((LOGS / "inspect").glob("*.eval"))
+    out = tmp_path / "report"
+    code, text = run(["report", str(log), "--out", str(out), "--jobs", "1", "--quiet", "-p", "n_bootstrap=20"])
+    assert code == 0, text
+    index = (out / "index.html").read_text(encoding="utf-8")
+    assert "8 items, 16 samples" in index
+    (page,) = (out / "models").glob("*/report.html")
+    html = page.read_text(encoding="utf-8")
+    assert "The rows are 16 samples of 8 items" in html and "Traceback" not in html
+    ev = ba.load_evaluation(out / "evaluation")
+    assert ev.data["n_items"] == 8 and ev.data["n_rows"] == 16
+    assert ev.table("datasets")["n_items"].tolist() == [8]
+    # the intervals are the cluster ones: the Brier score's, from item draws made here (an item's epochs together)
+    bench = ba.load_benchmark(ba.data.read_logs(log))
+    (model,) = bench.models
+    q, c = bench.quality(bench.datasets[0], model=model), bench.scores(model)
+    items = np.unique(bench.items(), return_inverse=True)[1]
+    W = cluster_counts(items, np.zeros(len(q), dtype=int), 20, random_state=dataset_seed(ev.parameters["random_state"], 0))
+    row = ev.table("given_calibration").iloc[0]
+    low, high, _, _ = honest_interval(W @ (c - q) ** 2 / W.sum(axis=1), row["brier"], 0.95)
+    assert (row["brier_low"], row["brier_high"]) == pytest.approx((low, high), abs=1e-12)
+    # and the AUC's is Obuchowski's clustered DeLong interval over the items
+    auc = ev.table("auc_intervals").iloc[0]
+    _, var = clustered_auc_variance(q >= 0.5, c, items)
+    assert auc["auc_se"] == pytest.approx(np.sqrt(var), abs=1e-12)

@@ -5,7 +5,8 @@ model by mean AUC (:func:`~beyondauc.metrics.uncertainty.paired.reference_models
 Each model gets, per dataset and for the mean over datasets, the difference
 model - reference of:
 
-* ``auc``: the paired DeLong test on scores benchmarks; on an answers
+* ``auc``: the paired DeLong test on scores benchmarks (Obuchowski's
+  clustered version when rows repeat items); on an answers
   benchmark, whose label is each model's own correctness, the paired
   bootstrap of the items (:func:`~beyondauc.metrics.uncertainty.answers_auc.paired_auc_replicates`);
   the ``test`` column says which;
@@ -52,13 +53,15 @@ if TYPE_CHECKING:
     from .container import Evaluation
     from .settings import EvaluationParameters
 
-__all__ = ["COMPARISON_COLUMNS", "ComparisonSummary", "comparison_summary", "comparison_table", "holm_pvalues",
+__all__ = ["CLUSTERED_DELONG", "COMPARISON_COLUMNS", "ComparisonSummary", "comparison_summary", "comparison_table", "holm_pvalues",
            "index_cell", "reading"]
 
 #: The columns of the ``comparison`` table.
 COMPARISON_COLUMNS = ("model", "reference", "reference_kind", "dataset", "value", *DIFFERENCE_COLUMNS,
                       "pvalue_holm", "test", "note")
 
+#: The ``test`` of a ΔAUC row of a scores benchmark whose rows repeat items.
+CLUSTERED_DELONG = "paired DeLong, clustered by item (Obuchowski)"
 _ANSWERS_AUC = ("the paired DeLong test needs the same labels, and an answers benchmark's label is each model's "
                 "own correctness; the paired bootstrap answers it, and needs n_bootstrap > 0")
 
@@ -87,7 +90,7 @@ def comparison_table(bench: Benchmark, head: pd.DataFrame, boot: GridBootstrap |
     given : dict, optional
         :func:`~beyondauc.metrics.selective.given_calibration.given_calibration_replicates`:
         with the ``given_calibration`` table, rows for the Brier score, NLL,
-        ECE and PRR of the confidence as given (paired bootstrap).
+        ECE, smooth ECE and PRR of the confidence as given (paired bootstrap).
 
     Returns
     -------
@@ -165,11 +168,13 @@ def _auc_rows(bench, head, refs, level, p=None):
         return pd.concat(rows, ignore_index=True)
     y, groups = bench.labels(), np.asarray(bench.datasets, dtype=object)[bench.dataset_codes()]
     rows = []
+    clusters = bench.items() if bench.repeated else None  # repeated samples: Obuchowski's clustered DeLong
     for m, ref in refs.items():
-        t = delong_differences(y, bench.scores(m), bench.scores(ref), groups, confidence_level=level)
+        t = delong_differences(y, bench.scores(m), bench.scores(ref), groups, confidence_level=level,
+                               clusters=clusters)
         cols = {("dataset" if c == "group" else c): v for c, v in _columns(t).items() if c != "standard_error"}
-        rows.append((len(t), {**cols, "model": m, "reference": ref, "value": "auc", "test": "paired DeLong",
-                              "note": ""}))
+        rows.append((len(t), {**cols, "model": m, "reference": ref, "value": "auc",
+                              "test": "paired DeLong" if clusters is None else CLUSTERED_DELONG, "note": ""}))
     return _concat(rows)
 
 
@@ -227,11 +232,11 @@ def _bootstrap_rows(frame, value, refs, replicates, board, level, *, rankable=Fa
 
 
 #: The numbers of the confidence as given that the comparison reads (``given_calibration`` columns).
-GIVEN_COMPARED = ("brier", "nll", "ece_uniform", "prr")
+GIVEN_COMPARED = ("brier", "nll", "ece_uniform", "smooth_ece", "prr")
 
 
 def _given_rows(table, given, refs, level):
-    """ΔBrier, ΔNLL, ΔECE and ΔPRR of the confidence as given per dataset and for the mean (paired bootstrap)."""
+    """ΔBrier, ΔNLL, ΔECE, Δsmooth ECE and ΔPRR of the confidence as given per dataset and for the mean (paired bootstrap)."""
     if table is None or not len(table):
         return pd.DataFrame()
     datasets = list(pd.unique(table["dataset"]))

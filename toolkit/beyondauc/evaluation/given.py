@@ -13,13 +13,17 @@ if TYPE_CHECKING:
     from ..data.benchmark import Benchmark
     from .settings import EvaluationParameters
 
-__all__ = ["REPEATED_NOTE", "given_tables"]
+__all__ = ["DIAGNOSTICS_REPEATED", "REPEATED_NOTE", "given_tables"]
 
+#: What the cohort diagnostics' report says of repeated samples: their intervals and nulls treat rows as items.
+DIAGNOSTICS_REPEATED = ("the cohort diagnostics treat every sample as an independent example: their bootstrap "
+                        "intervals and their permutation p-values (drift, W) do not keep an item's samples together, "
+                        "so for correlated samples the intervals are too narrow and the p-values too small")
 #: What an evaluation of repeated samples (rows sharing dataset, model and ``id``) says once.
 REPEATED_NOTE = ("repeated samples of items (an 'epoch' or 'sample' column): the bootstrap intervals of the "
                  "expected accuracy, kappa, ranks, selective answering, the given confidence and ΔAUC resample "
-                 "items, keeping each item's samples together; the DeLong intervals of single AUCs and the cohort "
-                 "diagnostics still treat every sample as an item, so theirs are too narrow for correlated samples")
+                 "items, keeping each item's samples together, and the AUC intervals and the paired DeLong test use "
+                 "the clustered DeLong variance (Obuchowski) over items; " + DIAGNOSTICS_REPEATED)
 
 
 def given_tables(bench: Benchmark, p: EvaluationParameters) -> tuple[dict[str, pd.DataFrame],

@@ -47,6 +47,7 @@ from ..core.kernel import auc_from_counts, grid_counts
 # evaluation and draws, and skips its import (see _pool.FITTING_MODULES).
 from ..core.views import each_model_view
 from .bootstrap import BLOCK, bca_interval, check_bootstrap, percentile_interval
+from .clustered_delong import clustered_by_dataset
 from .replicates import bootstrap_replicates
 
 __all__ = [
@@ -535,6 +536,10 @@ def compare_auc(y_true: ArrayLike, score_a: ArrayLike, score_b: ArrayLike, *, po
 def auc_intervals(bench: Benchmark, *, confidence_level: float = 0.95, method: str = "delong") -> pd.DataFrame:
     """DeLong intervals of the AUC of every model on every dataset of a benchmark.
 
+    When rows repeat items (an ``epoch`` or ``sample`` column beside ``id``),
+    the variance is Obuchowski's clustered DeLong variance over the items
+    (:mod:`~beyondauc.metrics.uncertainty.clustered_delong`), not DeLong's over the rows.
+
     Parameters
     ----------
     bench : Benchmark
@@ -572,6 +577,8 @@ def auc_intervals(bench: Benchmark, *, confidence_level: float = 0.95, method: s
     bounds = np.searchsorted(codes[order], np.arange(n_data + 1))
     for model in bench.models:  # a loop over models, and over datasets: each on its own grid
         auc, var, n_pos, n_neg = _delong_by_dataset(y, bench.scores(model), order, bounds)
+        if bench.repeated:  # rows repeat items: Obuchowski's clustered variance, whole items
+            var = clustered_by_dataset(y, bench.scores(model), bench.items(), order, bounds)
         if not warned and ((n_pos < 2) | (n_neg < 2)).any():
             bad = [d for d, p, q in zip(bench.datasets, n_pos, n_neg) if p < 2 or q < 2]
             warn_undefined(f"the AUC interval needs two examples of each class; NaN on dataset(s) {bad}")

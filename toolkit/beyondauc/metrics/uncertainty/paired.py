@@ -29,6 +29,7 @@ from numpy.typing import ArrayLike
 
 from ...utils.validation import check_number
 from .bootstrap import honest_interval
+from .clustered_delong import clustered_difference_variance
 from .intervals import compare_auc
 
 __all__ = ["bootstrap_pvalue", "delong_differences", "grid_differences", "holm_adjust", "paired_differences",
@@ -195,7 +196,7 @@ def paired_differences(estimate: ArrayLike, reference: ArrayLike, replicates: Ar
 
 
 def delong_differences(y_true: ArrayLike, scores: ArrayLike, reference_scores: ArrayLike, groups: ArrayLike, *,
-                       confidence_level: float = 0.95) -> pd.DataFrame:
+                       confidence_level: float = 0.95, clusters: ArrayLike | None = None) -> pd.DataFrame:
     """The paired DeLong test of two scores within each group, and of the mean over groups.
 
     Parameters
@@ -207,6 +208,10 @@ def delong_differences(y_true: ArrayLike, scores: ArrayLike, reference_scores: A
         The group (dataset) of each example; the groups are disjoint sets of
         examples, so their AUC differences are independent.
     confidence_level : float, default=0.95
+    clusters : array-like of shape (n,), optional
+        Each example's item when rows are repeated samples of items: the
+        variance is then Obuchowski's clustered one
+        (:func:`~beyondauc.metrics.uncertainty.clustered_delong.clustered_difference_variance`).
 
     Returns
     -------
@@ -240,7 +245,9 @@ def delong_differences(y_true: ArrayLike, scores: ArrayLike, reference_scores: A
     for name in pd.unique(g):
         k = g == name
         c = compare_auc(y[k], a[k], b[k], confidence_level=confidence_level)
-        rows.append((name, c.auc_a, c.auc_b, c.difference, c.low, c.high, c.pvalue, c.standard_error))
+        row = (name, c.auc_a, c.auc_b, c.difference, c.low, c.high, c.pvalue, c.standard_error)
+        rows.append(row if clusters is None else _clustered_row(row, y[k], a[k], b[k], np.asarray(clusters)[k],
+                                                                confidence_level))
     t = pd.DataFrame(rows, columns=["group", *DIFFERENCE_COLUMNS, "standard_error"])
     ok = np.isfinite(t["standard_error"].to_numpy()) & np.isfinite(t["difference"].to_numpy())
     n = int(ok.sum())
@@ -253,6 +260,19 @@ def delong_differences(y_true: ArrayLike, scores: ArrayLike, reference_scores: A
         mean = ["mean", float(t["estimate"][ok].mean()), float(t["reference_estimate"][ok].mean()), diff,
                 max(diff - z * se, -1.0), min(diff + z * se, 1.0), p, se]
     return pd.concat([t, pd.DataFrame([mean], columns=t.columns)], ignore_index=True)
+
+
+def _clustered_row(row, y, a, b, clusters, confidence_level):
+    """A group's row of :func:`delong_differences` with Obuchowski's clustered standard error."""
+    from scipy.stats import norm
+
+    if not np.isfinite(row[-1]):
+        return row  # the test is undefined there (a class with fewer than two examples)
+    _, _, var = clustered_difference_variance(y, a, b, np.unique(clusters, return_inverse=True)[1])
+    se, diff = math.sqrt(max(var, 0.0)) if np.isfinite(var) else math.nan, row[3]
+    z = norm.ppf(0.5 + confidence_level / 2)
+    p = float(2 * norm.sf(abs(diff / se))) if se > 0 else float(diff == 0) if np.isfinite(se) else math.nan
+    return (*row[:4], max(diff - z * se, -1.0), min(diff + z * se, 1.0), p, se)
 
 
 def reference_models(models: Sequence[str], mean_auc: ArrayLike, *, baseline: str | None = None) -> dict[str, str]:
