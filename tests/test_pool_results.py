@@ -40,6 +40,7 @@ def test_values_and_errors_come_back_and_leave_no_file():
 
 SCRIPT = textwrap.dedent("""
     import os, sys, tempfile, time
+    from concurrent.futures import wait
     from beyondauc.utils.parallel import pool_context, process_pool
 
     def big(marker):
@@ -48,15 +49,16 @@ SCRIPT = textwrap.dedent("""
 
     if __name__ == "__main__":
         marker = sys.argv[1]
-        for wait in (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.8):
+        for delay in (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.8):
             with process_pool(1, pool_context()) as ex:
                 future = ex.submit(big, marker)
                 while not os.path.exists(marker):
                     time.sleep(0.001)
-                time.sleep(wait)
+                time.sleep(delay)
                 ex.kill()
             os.unlink(marker)
-            assert future.done()
+            # the pool's thread sets it (an error, or the result) once it has seen the worker die
+            assert wait([future], timeout=60).done == {future}
         left = [p for p in os.listdir(tempfile.gettempdir()) if p.startswith(f"beyondauc-result-{os.getpid()}-")]
         print("left", left)
 """)
@@ -69,3 +71,26 @@ def test_a_worker_killed_while_it_sends_a_large_result_does_not_hang_the_run(tmp
                          timeout=120)
     assert run.returncode == 0, run.stderr
     assert run.stdout.strip() == "left []"
+
+
+def test_a_result_removed_before_it_was_read_is_that_tasks_error_and_prints_nothing(tmp_path, capsys):
+    """The pool killed (its result files removed) while a finished task's name was on its way: the callback that
+    reads it must set the task's error, never raise (the pool's thread would print it, and the future stay
+    pending)."""
+    from concurrent.futures import Future
+
+    from beyondauc.utils.parallel import take_result
+
+    inner, outer = Future(), Future()
+    inner.set_result(str(tmp_path / "beyondauc-result-gone.pickle"))  # named, never written (or removed)
+    take_result(outer, inner)
+    assert outer.done() and isinstance(outer.exception(), RuntimeError)
+    assert "could not be read" in str(outer.exception())
+    cancelled, waiting = Future(), Future()
+    cancelled.cancel()
+    take_result(waiting, cancelled)
+    assert waiting.cancelled()
+    from concurrent.futures import wait
+
+    assert wait([waiting], timeout=1).done == {waiting}  # a waiter sees it done, as the pool's own
+    assert capsys.readouterr() == ("", "")

@@ -52,7 +52,7 @@ import time
 import traceback
 import types
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures import Future, InvalidStateError, ProcessPoolExecutor
 from pathlib import Path
 
 from .interrupts import deferred, signals_blocked, worker_signals
@@ -232,30 +232,41 @@ def _run_to_file(path: str, fn: Callable[..., object], args: tuple, kwargs: dict
     return path
 
 
-def _take_result(outer: Future, inner: Future) -> None:
-    """Set ``outer`` from the finished ``inner`` future, reading (and removing) the file it names."""
+def _read_result(path: str) -> tuple[bool, object, str | None]:
+    """``(succeeded, value or exception, traceback text)`` from a worker's result file, which is then removed.
+
+    A file that is gone or unreadable -- the pool was killed, and removed it, while the
+    result was on its way -- gives the error of that as the task's.
+    """
+    try:
+        with open(path, "rb") as fh:
+            return pickle.load(fh)
+    except Exception as exc:  # noqa: BLE001 - whatever it is, it is this task's error, not the pool's
+        return False, RuntimeError(f"the result of a task could not be read: {exc!r}"), None
+    finally:
+        with contextlib.suppress(OSError):
+            os.unlink(path)
+
+
+def take_result(outer: Future, inner: Future) -> None:
+    """Set ``outer`` from the finished ``inner`` future, reading (and removing) the file it names.
+
+    It runs as a callback of the pool's own thread, so it never raises: an
+    exception there would be printed, and ``outer`` never set.
+    """
     if inner.cancelled():
-        outer.cancel()
+        if outer.cancel():
+            outer.set_running_or_notify_cancel()  # as the pool does for its own: waiters see it done
         return
     error = inner.exception()
-    if error is None:
-        path = inner.result()
-        try:
-            with open(path, "rb") as fh:
-                succeeded, value, text = pickle.load(fh)
-        finally:
-            with contextlib.suppress(OSError):
-                os.unlink(path)
-    else:
-        succeeded, value, text = False, error, None
-    if outer.cancelled():
-        return
-    if succeeded:
-        outer.set_result(value)
-        return
-    if text is not None:
+    succeeded, value, text = (False, error, None) if error is not None else _read_result(inner.result())
+    if text is not None and isinstance(value, BaseException):
         value.__cause__ = RemoteTraceback(f'\n"""\n{text}"""')
-    outer.set_exception(value)
+    with contextlib.suppress(InvalidStateError):  # cancelled by its caller meanwhile
+        if succeeded:
+            outer.set_result(value)
+        else:
+            outer.set_exception(value if isinstance(value, BaseException) else RuntimeError(repr(value)))
 
 
 class _Pool(ProcessPoolExecutor):
@@ -288,7 +299,7 @@ class _Pool(ProcessPoolExecutor):
         with deferred(), script_hidden(self._start_method), signals_blocked():  # a worker starts whole
             inner = super().submit(_run_to_file, path, fn, args, kwargs)
         outer.add_done_callback(lambda done: done.cancelled() and inner.cancel())
-        inner.add_done_callback(functools.partial(_take_result, outer))
+        inner.add_done_callback(functools.partial(take_result, outer))
         return outer
 
     def _remove_results(self) -> None:
