@@ -20,6 +20,7 @@ from beyondauc.metrics.uncertainty.clustered_delong import (
     obuchowski_variance,
 )
 from beyondauc.metrics.uncertainty.paired import delong_differences
+from epoch_helpers import epochs_frame
 
 
 def _brute(y, s, clusters):
@@ -122,23 +123,11 @@ def test_clustered_interval_keeps_coverage_where_rows_undercover():
     assert rows < 0.95 - 0.08, rows  # five correlated samples counted as five items
 
 
-def _epochs_frame(seed=0, items=40):
-    rng = np.random.default_rng(seed)
-    parts = []
-    for d in ("qa", "nli"):
-        p = rng.beta(1.2, 0.8, items)
-        for m, shift in (("a", 0.0), ("b", 0.1)):
-            for e in range(EPOCHS):
-                conf = np.clip(p + shift + rng.normal(0, 0.2, items), 0.01, 0.99)
-                parts.append(pd.DataFrame({"dataset": d, "id": np.arange(items), "epoch": e, "model": m,
-                                           "confidence": conf, "correct": (rng.uniform(size=items) < p).astype(int)}))
-    return pd.concat(parts, ignore_index=True)
-
 
 def test_the_auc_intervals_of_repeated_samples_are_clustered():
-    bench = ba.load_benchmark(_epochs_frame())
+    bench = ba.load_benchmark(epochs_frame(items=40, epochs=EPOCHS))
     t = ba.auc_intervals(bench).set_index(["model", "dataset"])
-    frame = _epochs_frame()
+    frame = epochs_frame(items=40, epochs=EPOCHS)
     for (m, d), row in t.iterrows():  # a loop over four rows, as the reference
         rows = frame[(frame["model"] == m) & (frame["dataset"] == d)]
         auc, var = clustered_auc_variance(rows["correct"].to_numpy(), rows["confidence"].to_numpy(),

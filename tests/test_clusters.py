@@ -18,6 +18,7 @@ import beyondauc as ba
 from beyondauc.metrics.uncertainty.bootstrap import bootstrap_counts, percentile_interval
 from beyondauc.metrics.uncertainty.clusters import cluster_counts, clusters_of, item_strata
 from beyondauc.metrics.uncertainty.replicates import bootstrap_replicates
+from epoch_helpers import epochs_frame
 
 EPOCHS, ITEMS, B = 5, 100, 1000
 A, BETA = 1.2, 0.8  # the items' chance of a right answer ~ Beta(A, BETA): population accuracy A / (A + BETA)
@@ -101,21 +102,9 @@ def test_clusters_of_and_a_benchmark_with_epochs(tmp_path):
         ba.load_benchmark(frame.drop(columns="id"))
 
 
-def _epochs_frame(seed=0, items=60, epochs=5):
-    rng = np.random.default_rng(seed)
-    parts = []
-    for d in ("qa", "nli"):
-        p = rng.beta(1.2, 0.8, items)
-        for m, shift in (("a", 0.0), ("b", 0.1)):
-            for e in range(epochs):
-                conf = np.clip(p + shift + rng.normal(0, 0.2, items), 0.01, 0.99)
-                parts.append(pd.DataFrame({"dataset": d, "id": np.arange(items), "epoch": e, "model": m,
-                                           "confidence": conf, "correct": (rng.uniform(size=items) < p).astype(int)}))
-    return pd.concat(parts, ignore_index=True)
-
 
 def test_an_evaluation_of_epochs_counts_items_and_resamples_them():
-    frame = _epochs_frame()
+    frame = epochs_frame()
     with pytest.warns(UserWarning, match="repeated samples of items"):
         ev = ba.evaluate(frame, n_bootstrap=60, noise_repeats=2, n_jobs=1)
     assert ev.data["n_items"] == 120 and ev.data["n_rows"] == 600
