@@ -94,8 +94,7 @@ LONG_FILES = (
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """The long files first, in ``LONG_FILES`` order; every other file after them, as collected."""
     rank = {name: i for i, name in enumerate(LONG_FILES)}
-    items.sort(key=lambda item: rank.get(item.path.name, len(rank)) if item.path.parent.name == "tests"
-               else len(rank))
+    items.sort(key=lambda item: rank.get(item.path.name, len(rank)) if item.path.parent.name == "tests" else len(rank))
 
 
 @pytest.fixture(autouse=True)

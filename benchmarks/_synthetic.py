@@ -9,22 +9,29 @@ import numpy as np
 import pandas as pd
 
 TRUE_SIZES = {
-    "frank": 671, "summeval": 1600, "mnbm": 2500, "qags_cnndm": 235, "qags_xsum": 239,
-    "begin": 836, "q2": 1088, "dialfact": 8689, "paws_wiki": 8000,
+    "frank": 671,
+    "summeval": 1600,
+    "mnbm": 2500,
+    "qags_cnndm": 235,
+    "qags_xsum": 239,
+    "begin": 836,
+    "q2": 1088,
+    "dialfact": 8689,
+    "paws_wiki": 8000,
 }
 
 
 def _model_score(rng, y, kind, strength):
     latent = rng.normal(size=len(y)) + strength * y
-    if kind == "prob":       # NLI-style probability, peaked near 0 / 1
+    if kind == "prob":  # NLI-style probability, peaked near 0 / 1
         return 1 / (1 + np.exp(-3 * latent + 1.0))
-    if kind == "logit":      # unbounded margin
+    if kind == "logit":  # unbounded margin
         return 2.5 * latent - 1.0
-    if kind == "loglik":     # negative log-likelihood scale
+    if kind == "loglik":  # negative log-likelihood scale
         return -np.exp(-0.5 * latent) * 20
-    if kind == "bleu":       # mostly small, many exact zeros (ties)
+    if kind == "bleu":  # mostly small, many exact zeros (ties)
         return np.round(np.clip(0.1 * latent, 0, None), 3)
-    if kind == "discrete":   # a few distinct values
+    if kind == "discrete":  # a few distinct values
         return np.round(np.clip((latent + 2) * 2, 0, 8))
     return 0.8 + 0.05 * latent  # bertscore-like: narrow range near 0.8
 
@@ -78,12 +85,17 @@ def scale_like(n_per_dataset, *, n_datasets=8, n_models=8, random_state=0):
         n = n_per_dataset
         y = (rng.random(n) < rng.uniform(0.3, 0.7)).astype(np.int8)
         split = np.where(np.arange(n) < n // 2, "val", "test")
-        cols = {"dataset": np.full(n, f"d{i}"), "domain": np.full(n, DOMAINS[(i // 2) % len(DOMAINS)]),
-                "split": split, "label": y}
+        cols = {
+            "dataset": np.full(n, f"d{i}"),
+            "domain": np.full(n, DOMAINS[(i // 2) % len(DOMAINS)]),
+            "split": split,
+            "label": y,
+        }
         drift = np.where(split == "test", rng.normal(0, 0.5), 0.0)
         for j in range(n_models):
             kind = SCALE_KINDS[j % len(SCALE_KINDS)]
             cols[f"m{j:02d}"] = _model_score(rng, y, kind, rng.uniform(0.4, 2.0)) + drift * (
-                0.1 if kind in ("prob", "narrow", "bleu") else 1.0)
+                0.1 if kind in ("prob", "narrow", "bleu") else 1.0
+            )
         parts.append(pd.DataFrame(cols))
     return pd.concat(parts, ignore_index=True)

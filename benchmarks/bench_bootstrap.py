@@ -86,8 +86,14 @@ def speed(args):
     fast, slow, fast_cpu, slow_cpu = [], [], [], []
     for run in range(args.runs):
         t, c = time.perf_counter(), _cpu()
-        beyondauc.bootstrap_grid(bench, protocols=["xdomain"], methods=list(METHODS), n_bootstrap=args.n_bootstrap,
-                                 n_jobs=args.jobs, random_state=run)
+        beyondauc.bootstrap_grid(
+            bench,
+            protocols=["xdomain"],
+            methods=list(METHODS),
+            n_bootstrap=args.n_bootstrap,
+            n_jobs=args.jobs,
+            random_state=run,
+        )
         fast.append(time.perf_counter() - t)
         fast_cpu.append(_cpu() - c)
         counts = bootstrap_counts(strata, args.loop_replicates, random_state=run)
@@ -98,21 +104,41 @@ def speed(args):
                 loop_replicate(df, counts[b], bench.models, bench.datasets)
         slow.append(time.perf_counter() - t)
         slow_cpu.append(_cpu() - c)
-        print(json.dumps({"run": run, "bootstrap_seconds": fast[-1], "bootstrap_cpu_seconds": fast_cpu[-1],
-                          "loop_seconds": slow[-1], "loop_cpu_seconds": slow_cpu[-1]}), flush=True)
+        print(
+            json.dumps(
+                {
+                    "run": run,
+                    "bootstrap_seconds": fast[-1],
+                    "bootstrap_cpu_seconds": fast_cpu[-1],
+                    "loop_seconds": slow[-1],
+                    "loop_cpu_seconds": slow_cpu[-1],
+                }
+            ),
+            flush=True,
+        )
     f, s = statistics.median(fast), statistics.median(slow)
     fc, sc = statistics.median(fast_cpu), statistics.median(slow_cpu)
-    print(json.dumps({
-        "rows": len(bench), "models": len(bench.models), "datasets": len(bench.datasets),
-        "n_bootstrap": args.n_bootstrap, "jobs": args.jobs, "runs": args.runs,
-        "bootstrap_seconds_median": f, "bootstrap_ms_per_replicate": 1000 * f / args.n_bootstrap,
-        "loop_replicates": args.loop_replicates, "loop_ms_per_replicate": 1000 * s / args.loop_replicates,
-        "speedup_per_replicate": (s / args.loop_replicates) / (f / args.n_bootstrap),
-        "bootstrap_cpu_ms_per_replicate": 1000 * fc / args.n_bootstrap,
-        "loop_cpu_ms_per_replicate": 1000 * sc / args.loop_replicates,
-        "cpu_speedup_per_replicate": (sc / args.loop_replicates) / (fc / args.n_bootstrap),
-        "projected_wall_seconds_for_1000": 1000 * f / args.n_bootstrap,
-    }))
+    print(
+        json.dumps(
+            {
+                "rows": len(bench),
+                "models": len(bench.models),
+                "datasets": len(bench.datasets),
+                "n_bootstrap": args.n_bootstrap,
+                "jobs": args.jobs,
+                "runs": args.runs,
+                "bootstrap_seconds_median": f,
+                "bootstrap_ms_per_replicate": 1000 * f / args.n_bootstrap,
+                "loop_replicates": args.loop_replicates,
+                "loop_ms_per_replicate": 1000 * s / args.loop_replicates,
+                "speedup_per_replicate": (s / args.loop_replicates) / (f / args.n_bootstrap),
+                "bootstrap_cpu_ms_per_replicate": 1000 * fc / args.n_bootstrap,
+                "loop_cpu_ms_per_replicate": 1000 * sc / args.loop_replicates,
+                "cpu_speedup_per_replicate": (sc / args.loop_replicates) / (fc / args.n_bootstrap),
+                "projected_wall_seconds_for_1000": 1000 * f / args.n_bootstrap,
+            }
+        )
+    )
 
 
 # -- coverage ---------------------------------------------------------------------
@@ -147,17 +173,29 @@ def coverage(args):
             y = (rng.random(n) < pi).astype(int)
             parts.append(pd.DataFrame({"dataset": d, "label": y, "score": rng.normal(size=n) + np.where(y, m1, m0)}))
         bench = beyondauc.load_benchmark(pd.concat(parts, ignore_index=True))
-        bs = beyondauc.bootstrap_grid(bench, protocols=["xdomain"], methods=methods, n_bootstrap=args.n_bootstrap,
-                                      random_state=sim)
+        bs = beyondauc.bootstrap_grid(
+            bench, protocols=["xdomain"], methods=methods, n_bootstrap=args.n_bootstrap, random_state=sim
+        )
         for row in bs.grid.itertuples(index=False):
             key = (row.dataset, row.method)
             hits[key] += row.accuracy_low <= truth[row.dataset] <= row.accuracy_high
             widths[key].append(row.accuracy_high - row.accuracy_low)
     result = {
-        "simulations": args.simulations, "n_bootstrap": args.n_bootstrap, "confidence_level": 0.95,
-        "seconds": time.perf_counter() - t0, "populations": POPULATIONS,
-        "cells": [dict(evaluated_on=d, method=m, true_accuracy=truth[d], coverage=hits[(d, m)] / args.simulations,
-                       median_width=statistics.median(widths[(d, m)])) for d, m in hits],
+        "simulations": args.simulations,
+        "n_bootstrap": args.n_bootstrap,
+        "confidence_level": 0.95,
+        "seconds": time.perf_counter() - t0,
+        "populations": POPULATIONS,
+        "cells": [
+            dict(
+                evaluated_on=d,
+                method=m,
+                true_accuracy=truth[d],
+                coverage=hits[(d, m)] / args.simulations,
+                median_width=statistics.median(widths[(d, m)]),
+            )
+            for d, m in hits
+        ],
     }
     print(json.dumps(result, indent=1))
 

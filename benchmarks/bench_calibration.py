@@ -48,8 +48,18 @@ def _memory_child(n_rows, n_models, n_repeats):
     grid = beyondauc.expected_accuracy_grid(bench, n_repeats=n_repeats, n_jobs=1)
     elapsed = time.perf_counter() - t
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    print(json.dumps({"rows": len(bench), "models": len(bench.models), "cells": len(grid),
-                      "seconds": elapsed, "peak_rss_mib": peak / 1024, "rss_before_grid_mib": base / 1024}))
+    print(
+        json.dumps(
+            {
+                "rows": len(bench),
+                "models": len(bench.models),
+                "cells": len(grid),
+                "seconds": elapsed,
+                "peak_rss_mib": peak / 1024,
+                "rss_before_grid_mib": base / 1024,
+            }
+        )
+    )
 
 
 def main():
@@ -64,8 +74,10 @@ def main():
     repeats = 10 if args.quick else 100
     df = true_like()
     bench = beyondauc.load_benchmark(df)
-    print(f"benchmark: {len(bench.datasets)} datasets, {len(bench.models)} models, {len(bench)} rows; "
-          f"5 protocols x 3 methods, indata repeats = {repeats}")
+    print(
+        f"benchmark: {len(bench.datasets)} datasets, {len(bench.models)} models, {len(bench)} rows; "
+        f"5 protocols x 3 methods, indata repeats = {repeats}"
+    )
 
     times = {}
     for jobs in (1, 2):
@@ -75,8 +87,10 @@ def main():
             grid = beyondauc.expected_accuracy_grid(bench, n_repeats=repeats, n_jobs=jobs)
             runs.append(time.perf_counter() - t)
         times[jobs] = min(runs)
-        print(f"beyondauc grid, n_jobs={jobs}: {times[jobs]:8.2f} s  (best of 3; {', '.join(f'{r:.2f}' for r in runs)}; "
-              f"{len(grid)} cells)")
+        print(
+            f"beyondauc grid, n_jobs={jobs}: {times[jobs]:8.2f} s  (best of 3; {', '.join(f'{r:.2f}' for r in runs)}; "
+            f"{len(grid)} cells)"
+        )
 
     t = time.perf_counter()
     refs = []
@@ -98,18 +112,28 @@ def main():
     for meth, g in mg.groupby("method"):
         sa, sk = same_acc[g.index], same_kappa[g.index]
         examples = (np.abs(g["accuracy"] - g["accuracy_ref"]) * g["n_evaluation"]).max()
-        print(f"  {meth:9s} identical accuracy {int(sa.sum())}/{len(g)} cells, kappa {int(sk.sum())}/{len(g)}; "
-              f"largest difference {examples:.2f} examples")
-    print("  (sklearn's default lbfgs stops at tol=1e-4 short of the optimum beyondauc solves to; "
-          "tests compare logistic exactly against LogisticRegression(tol=1e-10).)")
+        print(
+            f"  {meth:9s} identical accuracy {int(sa.sum())}/{len(g)} cells, kappa {int(sk.sum())}/{len(g)}; "
+            f"largest difference {examples:.2f} examples"
+        )
+    print(
+        "  (sklearn's default lbfgs stops at tol=1e-4 short of the optimum beyondauc solves to; "
+        "tests compare logistic exactly against LogisticRegression(tol=1e-10).)"
+    )
 
     if not args.quick:
-        out = subprocess.run([sys.executable, __file__, "--memory-child", "1000000", "10", "100"],
-                             capture_output=True, text=True, check=True)
+        out = subprocess.run(
+            [sys.executable, __file__, "--memory-child", "1000000", "10", "100"],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
         rec = json.loads(out.stdout.strip().splitlines()[-1])
-        print(f"1M rows x 10 models, full grid, n_jobs=1: {rec['seconds']:.1f} s, peak RSS "
-              f"{rec['peak_rss_mib']:.0f} MiB (of which {rec['rss_before_grid_mib']:.0f} MiB before the grid: "
-              "Python, libraries and the data)")
+        print(
+            f"1M rows x 10 models, full grid, n_jobs=1: {rec['seconds']:.1f} s, peak RSS "
+            f"{rec['peak_rss_mib']:.0f} MiB (of which {rec['rss_before_grid_mib']:.0f} MiB before the grid: "
+            "Python, libraries and the data)"
+        )
 
 
 if __name__ == "__main__":

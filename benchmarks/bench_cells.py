@@ -60,6 +60,7 @@ def bounds(ev):
 def run(path, cells, random_state, n_bootstrap, jobs, cache):
     """(bounds, seconds) of one evaluation, kept in ``cache`` (a folder) so a run is made once."""
     import pickle
+
     saved = Path(cache) / f"{Path(path).stem}_{cells}_{random_state}_{n_bootstrap}.pkl"
     if saved.exists():
         return pickle.loads(saved.read_bytes())
@@ -70,9 +71,9 @@ def run(path, cells, random_state, n_bootstrap, jobs, cache):
 
 def _run(path, cells, random_state, n_bootstrap, jobs):
     import beyondauc as ba
+
     t0 = time.perf_counter()
-    ev = ba.evaluate(path, n_bootstrap=n_bootstrap, n_jobs=jobs, cells=cells, random_state=random_state,
-                     progress=False)
+    ev = ba.evaluate(path, n_bootstrap=n_bootstrap, n_jobs=jobs, cells=cells, random_state=random_state, progress=False)
     return bounds(ev), time.perf_counter() - t0
 
 
@@ -113,6 +114,7 @@ def main():
     ap.add_argument("--cache", default=None, help="a folder keeping each run's bounds (a re-run reuses them)")
     a = ap.parse_args()
     from bench_scale import data_file
+
     with tempfile.TemporaryDirectory() as tmp:
         cache = a.cache or tmp
         Path(cache).mkdir(parents=True, exist_ok=True)
@@ -120,10 +122,17 @@ def main():
         ref, t_ref = run(path, None, 0, a.n_bootstrap, a.jobs, cache)
         seed2, _ = run(path, None, 1, a.n_bootstrap, a.jobs, cache)
         se = standard_errors(ref, seed2)
-        results = {"examples": a.examples, "models": a.models, "n_bootstrap": a.n_bootstrap,
-                   "per_value_seconds": t_ref, "cells": {}}
-        print(f"{a.examples} examples x 8 datasets x {a.models} models, {a.n_bootstrap} replicates; "
-              f"per value: {t_ref:.1f} s")
+        results = {
+            "examples": a.examples,
+            "models": a.models,
+            "n_bootstrap": a.n_bootstrap,
+            "per_value_seconds": t_ref,
+            "cells": {},
+        }
+        print(
+            f"{a.examples} examples x 8 datasets x {a.models} models, {a.n_bootstrap} replicates; "
+            f"per value: {t_ref:.1f} s"
+        )
         print("| cells | wall | bounds compared | largest move / MC SE (where) | median move / MC SE |")
         print("|--:|--:|--:|:--|--:|")
         for c in a.cells:
@@ -133,8 +142,13 @@ def main():
             n = sum(v[2] for v in moves.values())
             med = float(np.median([v[1] for v in moves.values()]))
             print(f"| {c} | {t:.1f} s | {n} | {worst[1][0]:.3f} ({worst[0][0]}.{worst[0][1]}) | {med:.4f} |")
-            results["cells"][str(c)] = {"seconds": t, "largest": worst[1][0], "where": list(worst[0]),
-                                        "median": med, "columns": {f"{k[0]}.{k[1]}": v for k, v in moves.items()}}
+            results["cells"][str(c)] = {
+                "seconds": t,
+                "largest": worst[1][0],
+                "where": list(worst[0]),
+                "median": med,
+                "columns": {f"{k[0]}.{k[1]}": v for k, v in moves.items()},
+            }
     (HERE / "results").mkdir(exist_ok=True)
     (HERE / "results" / "bench_cells.json").write_text(json.dumps(results, indent=1))
 

@@ -9,6 +9,7 @@ or read from ``--evaluation`` (a folder ``Evaluation.save`` wrote).
 
     python benchmarks/bench_explore.py [--repeats 3] [--n-bootstrap 200] [--evaluation FOLDER]
 """
+
 from __future__ import annotations
 
 import argparse

@@ -7,6 +7,7 @@ bytes and the median render time of several runs, side by side in one run.
 
     python benchmarks/bench_figures.py [--repeats 7]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -37,8 +38,10 @@ def figures(large):
     dash = DiagnosticsDashboard.from_benchmark(bench, "svm", "iris_versicolor")
     fig, ax = plt.subplots(figsize=(6.4, 4.8), layout="constrained")
     CoverageAccuracyDisplay.from_benchmark(bench, "logreg", "digits_even", ax=ax)
-    out = {"DiagnosticsDashboard, demo (45 + 45 examples)": dash.figure_,
-           "CoverageAccuracyDisplay, demo (216 examples)": fig}
+    out = {
+        "DiagnosticsDashboard, demo (45 + 45 examples)": dash.figure_,
+        "CoverageAccuracyDisplay, demo (216 examples)": fig,
+    }
     if large:  # every distinct score is a vertex of the ROC and drift curves: SVG grows with n
         rng = np.random.default_rng(0)
         y = rng.integers(0, 2, (2, large))
@@ -79,12 +82,17 @@ def print_table():
     bench = ba.load_demo()
     res = ba.expected_accuracy(bench)
     cases = {
-        "DiagnosticsDashboard (default 20 x 9)": lambda: bp.DiagnosticsDashboard.from_benchmark(
-            bench, "svm", "wine", n_repeats=2).figure_,
-        "DiagnosticsDashboard (test_auroc: 16 x 7)": lambda: bp.DiagnosticsDashboard.from_benchmark(
-            bench, "svm", "wine", n_repeats=2, figure=plt.figure(figsize=(16, 7), layout="constrained")).figure_,
-        "ScoreHistogramsDisplay (9 panels, 16 x 7.8)": lambda: bp.ScoreHistogramsDisplay.from_benchmark(
-            bench, "mlp").figure_,
+        "DiagnosticsDashboard (default 20 x 9)": lambda: (
+            bp.DiagnosticsDashboard.from_benchmark(bench, "svm", "wine", n_repeats=2).figure_
+        ),
+        "DiagnosticsDashboard (test_auroc: 16 x 7)": lambda: (
+            bp.DiagnosticsDashboard.from_benchmark(
+                bench, "svm", "wine", n_repeats=2, figure=plt.figure(figsize=(16, 7), layout="constrained")
+            ).figure_
+        ),
+        "ScoreHistogramsDisplay (9 panels, 16 x 7.8)": lambda: (
+            bp.ScoreHistogramsDisplay.from_benchmark(bench, "mlp").figure_
+        ),
         "AUCAccuracy + RankSlope (auc_vs_accuracy: 13 x 5)": lambda: _pair(bp, res, (13, 5)),
         "overview 1 x 3 (18 x 5.5)": lambda: _triple(bp, res, (18, 5.5)),
         "CoverageAccuracy + Tolerance (14 x 5)": lambda: _cov(bp, bench, (14, 5)),
@@ -126,8 +134,9 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=7)
     parser.add_argument("--large", type=int, default=10_000, help="examples per cohort of a large dashboard (0: none)")
-    parser.add_argument("--print-fonts", action="store_true",
-                        help="only the table of the figures' smallest text as printed in the PDF")
+    parser.add_argument(
+        "--print-fonts", action="store_true", help="only the table of the figures' smallest text as printed in the PDF"
+    )
     args = parser.parse_args(argv)
     if args.print_fonts:
         print_table()
@@ -139,8 +148,10 @@ def main(argv=None):
         for fmt, kwargs in FORMATS.items():
             size, seconds = measure(fig, kwargs, args.repeats)
             base = base or (size, seconds)
-            print(f"| {name} | {fmt} | {size:,} | {size / base[0]:.2f}x | {seconds * 1e3:.0f} | "
-                  f"{seconds / base[1]:.2f}x |")
+            print(
+                f"| {name} | {fmt} | {size:,} | {size / base[0]:.2f}x | {seconds * 1e3:.0f} | "
+                f"{seconds / base[1]:.2f}x |"
+            )
 
 
 if __name__ == "__main__":

@@ -39,8 +39,8 @@ def data(n, graded, seed=0):
     rng = np.random.default_rng(seed)
     conf = rng.beta(5, 2, size=n)
     if graded:
-        return np.clip(conf ** 2 + rng.normal(0, 0.2, size=n), 0, 1), conf
-    return rng.uniform(size=n) < conf ** 2, conf
+        return np.clip(conf**2 + rng.normal(0, 0.2, size=n), 0, 1), conf
+    return rng.uniform(size=n) < conf**2, conf
 
 
 def median_cpu(call, runs):

@@ -46,19 +46,34 @@ def benchmark(n, seed=0):
     for d in ("qa", "nli"):
         for m in ("a", "b"):
             conf = rng.beta(5, 2, size=n)
-            parts.append(pd.DataFrame({"dataset": d, "id": np.arange(n), "model": m, "confidence": conf,
-                                       "correct": (rng.uniform(size=n) < conf ** 1.3).astype(int)}))
+            parts.append(
+                pd.DataFrame(
+                    {
+                        "dataset": d,
+                        "id": np.arange(n),
+                        "model": m,
+                        "confidence": conf,
+                        "correct": (rng.uniform(size=n) < conf**1.3).astype(int),
+                    }
+                )
+            )
     return ba.load_benchmark(pd.concat(parts, ignore_index=True))
 
 
 def public(q, c):
     b = ba.brier_score(q, c)
-    return {"brier": b.score, "reliability": b.reliability, "resolution": b.resolution, "uncertainty": b.uncertainty,
-            "nll": ba.negative_log_likelihood(q, c),
-            "ece_uniform": ba.expected_calibration_error(q, c, strategy="uniform"),
-            "ece_quantile": ba.expected_calibration_error(q, c, strategy="quantile"),
-            "smooth_ece": ba.smooth_ece(q, c), "prr": ba.prediction_rejection_ratio(q, c),
-            "prr_half": ba.prediction_rejection_ratio(q, c, max_rejection=0.5)}
+    return {
+        "brier": b.score,
+        "reliability": b.reliability,
+        "resolution": b.resolution,
+        "uncertainty": b.uncertainty,
+        "nll": ba.negative_log_likelihood(q, c),
+        "ece_uniform": ba.expected_calibration_error(q, c, strategy="uniform"),
+        "ece_quantile": ba.expected_calibration_error(q, c, strategy="quantile"),
+        "smooth_ece": ba.smooth_ece(q, c),
+        "prr": ba.prediction_rejection_ratio(q, c),
+        "prr_half": ba.prediction_rejection_ratio(q, c, max_rejection=0.5),
+    }
 
 
 def timed(fn, runs):
@@ -95,25 +110,35 @@ def main():
     warnings.simplefilter("ignore")
     ba.smooth_ece([1, 0], [0.5, 0.4])  # relplot imported once, outside the timings
     print(f"B = {B}; 2 models x 2 datasets; median of {args.runs} runs; the loop timed on {L} replicates, scaled")
-    print(f"{'n':>7} {'part':<22} {'batched s':>10} {'(cpu)':>7} {'loop s':>9} {'(cpu)':>7} {'speed-up':>9} "
-          f"{'(cpu)':>7} {'max |diff|':>11}")
+    print(
+        f"{'n':>7} {'part':<22} {'batched s':>10} {'(cpu)':>7} {'loop s':>9} {'(cpu)':>7} {'speed-up':>9} "
+        f"{'(cpu)':>7} {'max |diff|':>11}"
+    )
     for n in args.sizes:
         bench = benchmark(n)
         wall, cpu, reps = timed(lambda: given_calibration_replicates(bench, n_bootstrap=B, random_state=0), args.runs)
         lwall, lcpu, ref = timed(lambda: loop(bench, B, L), args.runs)
-        diff = max(np.nanmax(np.abs(reps[m][k][:L, i] - ref[m, i][k])) for (m, i) in ref for k in GIVEN_METRICS
-                   if k != "ece_quantile")
+        diff = max(
+            np.nanmax(np.abs(reps[m][k][:L, i] - ref[m, i][k]))
+            for (m, i) in ref
+            for k in GIVEN_METRICS
+            if k != "ece_quantile"
+        )
         scale = B / L
-        print(f"{n:>7} {'whole stage':<22} {wall:>10.3f} {cpu:>7.2f} {lwall * scale:>9.2f} {lcpu * scale:>7.2f} "
-              f"{lwall * scale / wall:>8.1f}x {lcpu * scale / cpu:>6.1f}x {diff:>11.1e}")
+        print(
+            f"{n:>7} {'whole stage':<22} {wall:>10.3f} {cpu:>7.2f} {lwall * scale:>9.2f} {lcpu * scale:>7.2f} "
+            f"{lwall * scale / wall:>8.1f}x {lcpu * scale / cpu:>6.1f}x {diff:>11.1e}"
+        )
         q, c = bench.quality("qa", model="a"), bench.scores("a", "qa")
         W = bootstrap_counts(np.zeros(n, dtype=int), B, random_state=0)
         swall, scpu, sm = timed(lambda: smooth_ece_replicates(q, c, W), args.runs)
         rows = [np.repeat(np.arange(n), w) for w in W[:L]]
         rwall, rcpu, rel = timed(lambda: np.array([ba.smooth_ece(q[r], c[r]) for r in rows]), args.runs)
-        print(f"{n:>7} {'smooth ECE (1 model)':<22} {swall:>10.3f} {scpu:>7.2f} {rwall * scale:>9.2f} "
-              f"{rcpu * scale:>7.2f} {rwall * scale / swall:>8.1f}x {rcpu * scale / scpu:>6.1f}x "
-              f"{np.max(np.abs(sm[:L] - rel)):>11.1e}")
+        print(
+            f"{n:>7} {'smooth ECE (1 model)':<22} {swall:>10.3f} {scpu:>7.2f} {rwall * scale:>9.2f} "
+            f"{rcpu * scale:>7.2f} {rwall * scale / swall:>8.1f}x {rcpu * scale / scpu:>6.1f}x "
+            f"{np.max(np.abs(sm[:L] - rel)):>11.1e}"
+        )
         others, others_cpu, _ = timed(lambda: given_replicates(q, c, W), args.runs)
         print(f"{n:>7} {'all 10 (1 model)':<22} {others:>10.3f} {others_cpu:>7.2f}")
 

@@ -81,8 +81,17 @@ def coverage(ns, ds, n_sims, boot_ns, boot_reps):
                     width["bca"] += bca[1] - bca[0]
             elapsed = time.perf_counter() - t0
             for method in hits:
-                rows.append(dict(n=n, d=d, auc=truth, method=method, coverage=hits[method] / n_sims,
-                                 width=width[method] / n_sims, seconds=elapsed))
+                rows.append(
+                    dict(
+                        n=n,
+                        d=d,
+                        auc=truth,
+                        method=method,
+                        coverage=hits[method] / n_sims,
+                        width=width[method] / n_sims,
+                        seconds=elapsed,
+                    )
+                )
     return rows
 
 
@@ -124,19 +133,22 @@ def speed(n, repeats, boot_n, boot_reps):
     t_sk, auc_sk = timed(lambda: roc_auc_score(y, s), repeats)
     t_rk, (auc_rk, var_rk) = timed(lambda: delong_rankdata(y, s), repeats)
     t_cmp, _ = timed(lambda: ba.compare_auc(y, s, s2), repeats)
-    assert abs(ci.estimate - auc_sk) < 1e-12 and abs(ci.standard_error ** 2 - var_rk) < 1e-12
+    assert abs(ci.estimate - auc_sk) < 1e-12 and abs(ci.standard_error**2 - var_rk) < 1e-12
     small = 10_000
     t_bf, (auc_bf, var_bf) = timed(lambda: delong_brute(y[:small], s[:small]), 1)
     ref = ba.auc_ci(y[:small], s[:small])
-    assert abs(ref.standard_error ** 2 - var_bf) < 1e-12
+    assert abs(ref.standard_error**2 - var_bf) < 1e-12
     rows += [
         (f"auc_ci (DeLong), n={n:,}", t_ba, 1.0),
         (f"compare_auc (paired DeLong, two scores), n={n:,}", t_cmp, t_cmp / t_ba),
         (f"sklearn roc_auc_score (point estimate only), n={n:,}", t_sk, t_sk / t_ba),
         (f"DeLong with scipy rankdata midranks, n={n:,}", t_rk, t_rk / t_ba),
         (f"O(n^2) structural components, n={small:,} (measured)", t_bf, None),
-        (f"O(n^2) structural components, n={n:,} (extrapolated x{(n / small) ** 2:,.0f})",
-         t_bf * (n / small) ** 2, t_bf * (n / small) ** 2 / t_ba),
+        (
+            f"O(n^2) structural components, n={n:,} (extrapolated x{(n / small) ** 2:,.0f})",
+            t_bf * (n / small) ** 2,
+            t_bf * (n / small) ** 2 / t_ba,
+        ),
     ]
     yb, sb = y[:boot_n], s[:boot_n]
     t_boot, _ = timed(lambda: ba.auc_ci(yb, sb, method="bootstrap", n_bootstrap=boot_reps), repeats)
@@ -172,16 +184,20 @@ def main(argv=None):
         ns = (50, 200) if a.quick else (50, 200, 1000)
         ds = (0.5, 1.0, 2.0, 3.0)
         rows = coverage(ns, ds, n_sims, boot_ns=(50, 200), boot_reps=a.bootstrap_reps)
-        print(f"Coverage of 95% intervals, {n_sims} seeded binormal simulations per row "
-              f"(bootstrap: {a.bootstrap_reps} replicates)\n")
+        print(
+            f"Coverage of 95% intervals, {n_sims} seeded binormal simulations per row "
+            f"(bootstrap: {a.bootstrap_reps} replicates)\n"
+        )
         print("| n per class | d | true AUC | DeLong | logit | bootstrap (pct) | BCa |")
         print("|---|---|---|---|---|---|---|")
         cells = {}
         for r in rows:
             cells.setdefault((r["n"], r["d"], r["auc"]), {})[r["method"]] = r
         for (n, d, auc), m in cells.items():
+
             def c(k):
                 return f"{100 * m[k]['coverage']:.1f}% (w {m[k]['width']:.3f})" if k in m else "-"
+
             print(f"| {n} | {d:g} | {auc:.3f} | {c('delong')} | {c('logit')} | {c('bootstrap')} | {c('bca')} |")
         print()
     if not a.no_speed:

@@ -77,7 +77,7 @@ def _diagnostics_loop(yv, sv, yt, st, n_loop):
     sigma_max = float(np.ptp(np.r_[sv, st]))
     for r in range(n_loop):
         a, b = np.repeat(yv, counts[r, : len(yv)]), np.repeat(sv, counts[r, : len(yv)])
-        c, d = np.repeat(yt, counts[r, len(yv):]), np.repeat(st, counts[r, len(yv):])
+        c, d = np.repeat(yt, counts[r, len(yv) :]), np.repeat(st, counts[r, len(yv) :])
         ba.bias_robustness(a, b, sigma_max=sigma_max, n_points=2)
         ba.bias_robustness(c, d, sigma_max=sigma_max, n_points=2)
         ba.sens_spec_drift(a, b, c, d)
@@ -95,27 +95,33 @@ def main(argv=None):
     B, runs = (100, 1) if args.quick else (args.bootstrap, args.runs)
     bench = ba.load_benchmark(true_like(random_state=0))
     model, dataset = "FactCC", "summeval"
-    print(f"TRUE-sized benchmark: {len(bench)} rows; model {model}, dataset {dataset}; B = {B}; "
-          f"loop timed on {args.loop} replicates; median of {runs} run(s)")
+    print(
+        f"TRUE-sized benchmark: {len(bench)} rows; model {model}, dataset {dataset}; B = {B}; "
+        f"loop timed on {args.loop} replicates; median of {runs} run(s)"
+    )
     print(f"{'what':44s} {'vectorised/rep':>15s} {'loop/rep':>10s} {'speed-up':>9s} {'vectorised total':>17s}")
     for protocol in ("xdomain", "indata") if args.only != "diagnostics" else ():
         for method in ("logistic", "isotonic", "stump"):
-            t_vec = _median_time(lambda: ba.selective_answering(bench, model, dataset, protocol=protocol, method=method,
-                                                                n_bootstrap=B), runs)
-            t_point = _median_time(lambda: ba.selective_answering(bench, model, dataset, protocol=protocol,
-                                                                  method=method), runs)
+            t_vec = _median_time(
+                lambda: ba.selective_answering(bench, model, dataset, protocol=protocol, method=method, n_bootstrap=B),
+                runs,
+            )
+            t_point = _median_time(
+                lambda: ba.selective_answering(bench, model, dataset, protocol=protocol, method=method), runs
+            )
             t_loop = _median_time(lambda: _selective_loop(bench, model, dataset, protocol, method, args.loop), runs)
             per_vec, per_loop = (t_vec - t_point) / B, t_loop / args.loop
-            print(f"{'selective ' + protocol + '/' + method:44s} {per_vec * 1e3:13.2f}ms {per_loop * 1e3:8.1f}ms "
-                  f"{per_loop / per_vec:8.0f}x {t_vec:16.2f}s")
+            print(
+                f"{'selective ' + protocol + '/' + method:44s} {per_vec * 1e3:13.2f}ms {per_loop * 1e3:8.1f}ms "
+                f"{per_loop / per_vec:8.0f}x {t_vec:16.2f}s"
+            )
     for protocol in ("xdomain", "indata") if args.only != "selective" else ():
         yv, sv, yt, st = ba.cohorts(bench, model, dataset, protocol=protocol)
         t_vec = _median_time(lambda: ba.diagnostics_intervals(yv, sv, yt, st, n_bootstrap=B), runs)
         t_loop = _median_time(lambda: _diagnostics_loop(yv, sv, yt, st, args.loop), runs)
         per_vec, per_loop = t_vec / B, t_loop / args.loop
         what = f"diagnostics {protocol} (V {len(yv)}, T {len(yt)})"
-        print(f"{what:44s} {per_vec * 1e3:13.2f}ms {per_loop * 1e3:8.1f}ms {per_loop / per_vec:8.0f}x "
-              f"{t_vec:16.2f}s")
+        print(f"{what:44s} {per_vec * 1e3:13.2f}ms {per_loop * 1e3:8.1f}ms {per_loop / per_vec:8.0f}x {t_vec:16.2f}s")
 
 
 if __name__ == "__main__":

@@ -106,12 +106,13 @@ print("RESULT" + json.dumps(out))
 def kernels(toolkit, n, replicates):
     """CPU seconds of the diagnostics' replicate kernels on two cohorts of n / 2 (medians of 5), and floors."""
     env = {"PYTHONPATH": str(toolkit), "PATH": "/usr/bin:/bin", "OMP_NUM_THREADS": "1"}
-    res = subprocess.run([sys.executable, "-c", KERNELS.format(n=n, r=replicates)], env=env, capture_output=True,
-                         text=True, check=False)
+    res = subprocess.run(
+        [sys.executable, "-c", KERNELS.format(n=n, r=replicates)], env=env, capture_output=True, text=True, check=False
+    )
     line = next((x for x in res.stdout.splitlines() if x.startswith("RESULT")), None)
     if line is None:
         raise RuntimeError(f"kernel run failed ({toolkit}, n={n}):\n{res.stderr[-2000:]}")
-    return json.loads(line[len("RESULT"):])
+    return json.loads(line[len("RESULT") :])
 
 
 def export(rev, where):
@@ -125,13 +126,18 @@ def export(rev, where):
 def run(toolkit, n, args):
     """One evaluation in a fresh process with ``toolkit`` first on the path: its timing dict."""
     code = CHILD.format(bench=str(HERE), n=n, d=args.datasets, m=args.models, b=args.bootstrap)
-    env = {"PYTHONPATH": str(toolkit), "PATH": "/usr/bin:/bin", "OMP_NUM_THREADS": "1",
-           "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+    env = {
+        "PYTHONPATH": str(toolkit),
+        "PATH": "/usr/bin:/bin",
+        "OMP_NUM_THREADS": "1",
+        "OPENBLAS_NUM_THREADS": "1",
+        "MKL_NUM_THREADS": "1",
+    }
     res = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=False)
     line = next((x for x in res.stdout.splitlines() if x.startswith("RESULT")), None)
     if line is None:
         raise RuntimeError(f"run failed ({toolkit}, n={n}):\n{res.stderr[-2000:]}")
-    return json.loads(line[len("RESULT"):])
+    return json.loads(line[len("RESULT") :])
 
 
 def table(results, n):
@@ -169,8 +175,10 @@ def main():
                 for v, toolkit in versions.items():  # alternate, so noise hits both
                     results.setdefault((v, n), []).append(run(toolkit, n, args))
                     print(f"  {v} n={n} run {i + 1}: {results[(v, n)][-1]['total']:.1f} s CPU", file=sys.stderr)
-    print(f"{args.datasets} datasets x {args.models} models, n_bootstrap={args.bootstrap}, n_jobs=1, "
-          f"medians of {args.runs} runs (before: {args.base}); stages and total in CPU s, wall in s, peak RSS in MiB")
+    print(
+        f"{args.datasets} datasets x {args.models} models, n_bootstrap={args.bootstrap}, n_jobs=1, "
+        f"medians of {args.runs} runs (before: {args.base}); stages and total in CPU s, wall in s, peak RSS in MiB"
+    )
     report = {}
     for n in args.sizes:
         print(f"\n{n:,} examples per dataset")
@@ -193,8 +201,16 @@ def print_kernels(versions, args):
         res = {v: kernels(t, n, reps) for v, t in versions.items()}
         print(f"\ntwo cohorts of {n // 2:,} (distinct scores), {reps} replicates, CPU s (median of 5)")
         print(f"{'kernel':<24}{'before':>9}{'after':>9}{'ratio':>7}{'after/floor':>13}")
-        for k in ("draws_to_grid", "bias_rows", "drift_rows", "wasserstein_rows", "bias_rows_shared", "drift_rows_shared",
-                  "wasserstein_rows_shared", "statistic"):
+        for k in (
+            "draws_to_grid",
+            "bias_rows",
+            "drift_rows",
+            "wasserstein_rows",
+            "bias_rows_shared",
+            "drift_rows_shared",
+            "wasserstein_rows_shared",
+            "statistic",
+        ):
             floor = res["after"]["floor_draws" if k == "draws_to_grid" else "floor_pass"]
             b, a = res["before"][k], res["after"][k]
             print(f"{k:<24}{b:>9.3f}{a:>9.3f}{a / b:>7.2f}{a / floor:>13.1f}")

@@ -61,8 +61,10 @@ def clocked(fn):
 
 def speed(n, runs):
     print(f"[1] noise robustness of one cohort, {n:,} + {n:,} scores: exact (default) vs Monte Carlo 21 x 20")
-    print(f"  {'kind':<9}{'exact wall':>11}{'MC wall':>10}{'ratio':>8}{'exact CPU':>11}{'MC CPU':>9}{'ratio':>8}"
-          f"{'R exact':>11}{'R MC':>10}{'MC s.e.':>9}{'bound':>10}")
+    print(
+        f"  {'kind':<9}{'exact wall':>11}{'MC wall':>10}{'ratio':>8}{'exact CPU':>11}{'MC CPU':>9}{'ratio':>8}"
+        f"{'R exact':>11}{'R MC':>10}{'MC s.e.':>9}{'bound':>10}"
+    )
     out = {}
     for kind in KINDS:
         y, s = cohort(kind, n)
@@ -76,14 +78,22 @@ def speed(n, runs):
         ex, mc = res["exact"], res["monte_carlo"]
         # the Monte Carlo score is a trapezoid of 20 means of 20 draws: its standard error from their spread
         se = np.sqrt(np.sum((mc.auc_std[1:] / np.sqrt(mc.n_repeats)) ** 2)) / (len(mc.sigmas) - 1) / mc.auc
-        print(f"  {kind:<9}{med['exact'][0] * 1e3:>9.1f}ms{med['monte_carlo'][0]:>9.2f}s"
-              f"{med['monte_carlo'][0] / med['exact'][0]:>7.0f}x{med['exact'][1] * 1e3:>9.1f}ms"
-              f"{med['monte_carlo'][1]:>8.2f}s{med['monte_carlo'][1] / med['exact'][1]:>7.0f}x"
-              f"{ex.score:>11.6f}{mc.score:>10.6f}{se:>9.1e}{ex.error_bound:>10.1e}")
-        out[kind] = {"exact_wall_s": med["exact"][0], "mc_wall_s": med["monte_carlo"][0],
-                     "exact_cpu_s": med["exact"][1], "mc_cpu_s": med["monte_carlo"][1],
-                     "score_exact": ex.score, "score_mc": mc.score, "mc_standard_error": se,
-                     "error_bound": ex.error_bound}
+        print(
+            f"  {kind:<9}{med['exact'][0] * 1e3:>9.1f}ms{med['monte_carlo'][0]:>9.2f}s"
+            f"{med['monte_carlo'][0] / med['exact'][0]:>7.0f}x{med['exact'][1] * 1e3:>9.1f}ms"
+            f"{med['monte_carlo'][1]:>8.2f}s{med['monte_carlo'][1] / med['exact'][1]:>7.0f}x"
+            f"{ex.score:>11.6f}{mc.score:>10.6f}{se:>9.1e}{ex.error_bound:>10.1e}"
+        )
+        out[kind] = {
+            "exact_wall_s": med["exact"][0],
+            "mc_wall_s": med["monte_carlo"][0],
+            "exact_cpu_s": med["exact"][1],
+            "mc_cpu_s": med["monte_carlo"][1],
+            "score_exact": ex.score,
+            "score_mc": mc.score,
+            "mc_standard_error": se,
+            "error_bound": ex.error_bound,
+        }
     print("  medians of", runs, "runs; 'bound' is the exact score's worst-case error (0: direct sum)")
     return out
 
@@ -110,8 +120,9 @@ def switch(runs):
         t = {}
         for name, pairs in (("direct", 1 << 62), ("fft", 0)):
             old = _with(direct_pairs=pairs)
-            t[name] = np.median([clocked(lambda: noise_exact.noise_pair_means(pos, neg, shifts))[1]
-                                 for _ in range(runs)])
+            t[name] = np.median(
+                [clocked(lambda: noise_exact.noise_pair_means(pos, neg, shifts))[1] for _ in range(runs)]
+            )
             _with(*old)
         print(f"  {'2^' + str(log2):>12}{t['direct'] * 1e3:>10.1f}{t['fft'] * 1e3:>10.1f}")
         out[log2] = t
@@ -146,7 +157,12 @@ def grid(n, runs):
         near_ref = noise_exact.noise_pair_means(*near, shifts)[0]
         _with(*old)
         print(f"  2^{log2:<4}{ms:>9.1f}{bound:>10.1e}{abs(approx - ref):>14.1e}{abs(far - near_ref):>16.1e}")
-        out[log2] = {"ms": ms, "bound": bound, "error_density": abs(approx - ref), "error_near_ties": abs(far - near_ref)}
+        out[log2] = {
+            "ms": ms,
+            "bound": bound,
+            "error_density": abs(approx - ref),
+            "error_near_ties": abs(far - near_ref),
+        }
     _with(*orig)
     print(f"  GRID_POINTS = 2^{int(np.log2(noise_exact.GRID_POINTS))} per sigma_max")
     return out
@@ -159,8 +175,13 @@ def main():
     ap.add_argument("--save", action="store_true", help="also write the numbers to benchmarks/results/")
     args = ap.parse_args()
     n = 20_000 if args.quick else 100_000
-    rec = {"n_per_class": n, "runs": args.runs, "speed": speed(n, args.runs), "switch": switch(args.runs),
-           "grid": grid(n, args.runs)}
+    rec = {
+        "n_per_class": n,
+        "runs": args.runs,
+        "speed": speed(n, args.runs),
+        "switch": switch(args.runs),
+        "grid": grid(n, args.runs),
+    }
     if args.save:
         out = HERE / "results" / ("bench_noise-quick.json" if args.quick else "bench_noise.json")
         out.parent.mkdir(exist_ok=True)

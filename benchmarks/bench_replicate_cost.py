@@ -30,9 +30,25 @@ def one_run(n_bootstrap: int) -> tuple[float, float]:
     process (``RUSAGE_CHILDREN`` after it ends: that process alone, as runs are sequential and waited for)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     with tempfile.TemporaryDirectory() as tmp:
-        subprocess.run([sys.executable, "-m", "beyondauc.cli", "evaluate", "demo", "--out", str(Path(tmp) / "ev"),
-                        "-p", f"n_bootstrap={n_bootstrap}", "--jobs", "1", "--quiet"], check=True,
-                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "beyondauc.cli",
+                "evaluate",
+                "demo",
+                "--out",
+                str(Path(tmp) / "ev"),
+                "-p",
+                f"n_bootstrap={n_bootstrap}",
+                "--jobs",
+                "1",
+                "--quiet",
+            ],
+            check=True,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     return cpu, after.ru_maxrss * 1024.0  # the largest child so far: runs go from few replicates to many

@@ -97,8 +97,9 @@ def one_run(args, tmp, baseline=None):
     if baseline:
         env["PYTHONPATH"] = os.pathsep.join([str(Path(baseline).resolve()), *filter(None, [env.get("PYTHONPATH")])])
     cpu0, t0 = _children_cpu(), time.perf_counter()
-    proc = subprocess.run([*cli(), *args, "--out", str(out), "--jobs", "2", "--quiet"], capture_output=True,
-                          text=True, env=env)
+    proc = subprocess.run(
+        [*cli(), *args, "--out", str(out), "--jobs", "2", "--quiet"], capture_output=True, text=True, env=env
+    )
     wall, cpu = time.perf_counter() - t0, _children_cpu() - cpu0
     if proc.returncode != 0:
         raise SystemExit(f"{' '.join(args)} failed ({proc.returncode}): {proc.stderr[-2000:]}")
@@ -111,9 +112,16 @@ def one_run(args, tmp, baseline=None):
         notebooks += 1
         nb_seconds += float(meta.get("duration") or 0.0)
     sizes = [p.stat().st_size for p in (out / "models").glob("*/report.html")]
-    return {"wall": wall, "cpu": cpu, "evaluation": manifest["timing"]["total"], "notebook_seconds": nb_seconds,
-            "notebooks": notebooks, "max_report_mb": max(sizes) / 1e6, "median_report_mb": statistics.median(sizes) / 1e6,
-            "load": os.getloadavg()[0]}
+    return {
+        "wall": wall,
+        "cpu": cpu,
+        "evaluation": manifest["timing"]["total"],
+        "notebook_seconds": nb_seconds,
+        "notebooks": notebooks,
+        "max_report_mb": max(sizes) / 1e6,
+        "median_report_mb": statistics.median(sizes) / 1e6,
+        "load": os.getloadavg()[0],
+    }
 
 
 def main():
@@ -136,21 +144,27 @@ def main():
                 cases[f"demo datasets, {n} models"] = ["report", models_benchmark(Path(tmp) / f"m{n}.csv", n)]
         for r in range(a.repeats):  # interleaved: each repeat runs every case (and variant) once
             for name, args in cases.items():
-                for label, baseline in (variants if r % 2 == 0 else variants[::-1]):
+                for label, baseline in variants if r % 2 == 0 else variants[::-1]:
                     if a.wait_quiet:
                         wait_quiet(a.wait_quiet)
                     res = one_run(args, tmp, baseline)
                     results.setdefault(name + label, []).append(res)
-                    print(f"[{r + 1}/{a.repeats}] {name}{label}: {res['wall']:.1f} s, {res['cpu']:.1f} CPU s "
-                          f"(evaluation {res['evaluation']:.1f} s, load {res['load']:.1f})", file=sys.stderr, flush=True)
+                    print(
+                        f"[{r + 1}/{a.repeats}] {name}{label}: {res['wall']:.1f} s, {res['cpu']:.1f} CPU s "
+                        f"(evaluation {res['evaluation']:.1f} s, load {res['load']:.1f})",
+                        file=sys.stderr,
+                        flush=True,
+                    )
     print("| case | runs | wall (median) | CPU (median) | evaluation | notebooks | notebook s (sum) | largest report |")
     print("|:--|--:|--:|--:|--:|--:|--:|--:|")
     med = {}
     for name, runs in results.items():
         m = {k: statistics.median(r[k] for r in runs) for k in runs[0]}
         med[name] = m
-        print(f"| {name} | {len(runs)} | {m['wall']:.1f} s | {m['cpu']:.1f} s | {m['evaluation']:.1f} s | "
-              f"{int(m['notebooks'])} | {m['notebook_seconds']:.1f} | {m['max_report_mb']:.2f} MB |")
+        print(
+            f"| {name} | {len(runs)} | {m['wall']:.1f} s | {m['cpu']:.1f} s | {m['evaluation']:.1f} s | "
+            f"{int(m['notebooks'])} | {m['notebook_seconds']:.1f} | {m['max_report_mb']:.2f} MB |"
+        )
     if a.baseline:
         print("\nthis code / baseline (medians of the paired runs):")
         for name in cases:
@@ -158,15 +172,18 @@ def main():
             print(f"- {name}: wall {this['wall'] / base['wall']:.2f}x, CPU {this['cpu'] / base['cpu']:.2f}x")
     k4, k16 = "demo datasets, 4 models", "demo datasets, 16 models"
     if k4 in med and k16 in med:
-        print(f"\n16 models / 4 models: {med[k16]['wall'] / med[k4]['wall']:.2f}x the wall time "
-              f"(linear would be 4x; the target is at most 4.5x)")
+        print(
+            f"\n16 models / 4 models: {med[k16]['wall'] / med[k4]['wall']:.2f}x the wall time "
+            f"(linear would be 4x; the target is at most 4.5x)"
+        )
     (HERE / "results").mkdir(exist_ok=True)
     path = HERE / "results" / "bench_report.json"
     saved = json.loads(path.read_text()) if path.exists() else {}
     runs = {**saved.get("runs", {}), **results}
     if a.baseline:  # the commit, not the folder (a path of this machine)
-        rev = subprocess.run(["git", "-C", str(a.baseline), "rev-parse", "--short", "HEAD"], capture_output=True,
-                             text=True)
+        rev = subprocess.run(
+            ["git", "-C", str(a.baseline), "rev-parse", "--short", "HEAD"], capture_output=True, text=True
+        )
         saved["baseline_commit"] = rev.stdout.strip() or None
     path.write_text(json.dumps({**saved, "runs": runs, "cpus": os.cpu_count()}, indent=1))
 

@@ -20,6 +20,7 @@ layout and the drawing (``_fix_ticks``) against matplotlib's own draw.
 
     python benchmarks/bench_report_figures.py --baseline ../base/toolkit [--repeats 7] [--models svm,knn]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -88,10 +89,11 @@ def builders(ev, model):
         shown = list(dict.fromkeys(cells["dataset"]))
         fig, axes = _grid(len(shown))
         for ax, dataset in zip(axes.flat, shown):
-            ReliabilityDisplay.from_table(rel, model=model, dataset=dataset, protocol=p["protocol"],
-                                          method=p["method"], ax=ax)
+            ReliabilityDisplay.from_table(
+                rel, model=model, dataset=dataset, protocol=p["protocol"], method=p["method"], ax=ax
+            )
             ax.set_title(str(dataset), fontsize=9)
-        for ax in axes.flat[len(shown):]:
+        for ax in axes.flat[len(shown) :]:
             ax.axis("off")
         return fig
 
@@ -107,9 +109,15 @@ def builders(ev, model):
     def coverage():
         return CoverageAccuracyGridDisplay.from_evaluation(ev, model).figure_
 
-    return {"summary: AUC vs accuracy": summary, "diagnostics dashboard": dashboard,
-            "AUC vs accuracy (1x2)": auc_accuracy, "reliability grid": reliability, "rank slopes (1x2)": rank_slope,
-            "score histograms": histograms, "coverage-accuracy grid": coverage}
+    return {
+        "summary: AUC vs accuracy": summary,
+        "diagnostics dashboard": dashboard,
+        "AUC vs accuracy (1x2)": auc_accuracy,
+        "reliability grid": reliability,
+        "rank slopes (1x2)": rank_slope,
+        "score histograms": histograms,
+        "coverage-accuracy grid": coverage,
+    }
 
 
 def render(build):
@@ -146,8 +154,13 @@ class _Side:
         env = dict(os.environ, PYTHONHASHSEED="0")
         if toolkit:
             env["PYTHONPATH"] = os.pathsep.join([str(Path(toolkit).resolve()), *filter(None, [env.get("PYTHONPATH")])])
-        self.proc = subprocess.Popen([sys.executable, __file__, "--worker", evaluation], stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, text=True, env=env)
+        self.proc = subprocess.Popen(
+            [sys.executable, __file__, "--worker", evaluation],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            env=env,
+        )
         self.package = json.loads(self.proc.stdout.readline())["ready"]
 
     def draw(self, model, name):
@@ -193,10 +206,11 @@ def paired(args):
         alike = "yes" if all(same[m, name] for m in args.models) else "no"
         print(f"| {name} | {ours:.3f} s | {theirs:.3f} s | {ours / theirs:.2f} | {alike} |")
     per_model = {s: statistics.mean(sum(med[s, m, n] for n in names) for m in args.models) for s in sides}
-    print(f"| one model's figures | {per_model['this']:.3f} s | {per_model['baseline']:.3f} s | "
-          f"{per_model['this'] / per_model['baseline']:.2f} | |")
-    print(f"(CPU seconds to build and render one figure, median of {args.repeats} paired runs, "
-          f"mean over the models)")
+    print(
+        f"| one model's figures | {per_model['this']:.3f} s | {per_model['baseline']:.3f} s | "
+        f"{per_model['this'] / per_model['baseline']:.2f} | |"
+    )
+    print(f"(CPU seconds to build and render one figure, median of {args.repeats} paired runs, mean over the models)")
 
 
 def ticks(args):
@@ -224,7 +238,7 @@ def ticks(args):
         draw(build, True), draw(build, False)  # warm-up: fonts, caches
         times, pixels = {True: [], False: []}, {}
         for i in range(args.repeats):
-            for fixed in ((True, False) if i % 2 == 0 else (False, True)):
+            for fixed in (True, False) if i % 2 == 0 else (False, True):
                 seconds, pixels[fixed] = draw(build, fixed)
                 times[fixed].append(seconds)
             if not np.array_equal(pixels[True], pixels[False]):

@@ -100,8 +100,12 @@ def scale_frame(n_examples, n_models, *, n_datasets=DATASETS, random_state=0):
     for d in range(n_datasets):
         y = (rng.random(n_examples) < rng.uniform(0.3, 0.7)).astype(np.int8)
         split = np.where(np.arange(n_examples) % 2 == 0, "val", "test")
-        cols = {"dataset": np.full(n_examples, f"set{d}"), "domain": np.full(n_examples, f"domain{d // 2}"),
-                "split": split, "label": y}
+        cols = {
+            "dataset": np.full(n_examples, f"set{d}"),
+            "domain": np.full(n_examples, f"domain{d // 2}"),
+            "split": split,
+            "label": y,
+        }
         shift = rng.normal(0.0, 0.7)  # a dataset's own score shift: what breaks transfer
         drift = (split == "test") * rng.normal(0.0, 0.3)  # and a cohort shift: what the drift sees
         for m in range(n_models):
@@ -203,8 +207,16 @@ def measure(command, env, timeout):
 
 def evaluate_command(path, n_bootstrap, n_jobs, dask, cells=None):
     """The child's command; ``cells`` (an int) is passed only when given, so a baseline without it runs too."""
-    return [sys.executable, "-c", EVALUATE, str(path), str(n_bootstrap), str(n_jobs), "1" if dask else "0",
-            *([] if cells is None else [str(cells)])]
+    return [
+        sys.executable,
+        "-c",
+        EVALUATE,
+        str(path),
+        str(n_bootstrap),
+        str(n_jobs),
+        "1" if dask else "0",
+        *([] if cells is None else [str(cells)]),
+    ]
 
 
 REPORT = """
@@ -227,22 +239,26 @@ def report_command(path, out, n_jobs, dask):
 def cases(only, folder, examples=(10**3, 10**4, 10**5, 10**6), models=(4, 16, 64, 256), custom=()):
     """(name, kind, size axis, data file, n bootstrap) of the cases asked for (``custom``: (examples, datasets,
     models, replicates) each)."""
-    plan = [(f"evaluate {n:.0e} x {d} datasets x {m} models, {b} replicates", "evaluate", None, n, m, b, d)
-            for n, d, m, b in custom]
+    plan = [
+        (f"evaluate {n:.0e} x {d} datasets x {m} models, {b} replicates", "evaluate", None, n, m, b, d)
+        for n, d, m, b in custom
+    ]
     if "issue" in only:  # the issue's first measurement: 109 s and 616 MiB before this work
         plan += [("issue: 1e+04 x 8 models, 200 replicates", "evaluate", None, 10**4, 8, 200)]
     if "examples" in only:
         plan += [(f"evaluate {n:.0e} x 8 models", "evaluate", ("examples", n), n, 8, 0) for n in examples]
     if "models" in only:
-        plan += [(f"evaluate 1e+03 x {m} models, 200 replicates", "evaluate", ("models", m), 10**3, m, 200)
-                 for m in models]
+        plan += [
+            (f"evaluate 1e+03 x {m} models, 200 replicates", "evaluate", ("models", m), 10**3, m, 200) for m in models
+        ]
     if "target" in only:
-        plan += [("target: 1e+05 x 16 models, 200 replicates", "evaluate", None, 10**5, 16, 200),
-                 ("target: 1e+06 x 8 models, no bootstrap", "evaluate", None, 10**6, 8, 0)]
+        plan += [
+            ("target: 1e+05 x 16 models, 200 replicates", "evaluate", None, 10**5, 16, 200),
+            ("target: 1e+06 x 8 models, no bootstrap", "evaluate", None, 10**6, 8, 0),
+        ]
     if "report" in only:
         plan += [(f"report 1e+03 x {m} models", "report", ("report models", m), 10**3, m, 200) for m in (4, 16, 64)]
-    return [(name, kind, axis, data_file(folder, n, m, *rest[1:]), rest[0])
-            for name, kind, axis, n, m, *rest in plan]
+    return [(name, kind, axis, data_file(folder, n, m, *rest[1:]), rest[0]) for name, kind, axis, n, m, *rest in plan]
 
 
 def _pss(run):
@@ -263,32 +279,47 @@ def run_all(plan, variants, a, tmp):
     results = {}
     for r in range(a.repeats):  # interleaved: every repeat runs every case and variant once
         for name, kind, _axis, path, n_boot in plan:
-            for label, base in (variants if r % 2 == 0 else variants[::-1]):
+            for label, base in variants if r % 2 == 0 else variants[::-1]:
                 env = dict(os.environ)  # this checkout's package, or the baseline's: never whatever is installed
-                env["PYTHONPATH"] = os.pathsep.join([str(Path(base or HERE.parent / "toolkit").resolve()),
-                                                     *filter(None, [env.get("PYTHONPATH")])])
+                env["PYTHONPATH"] = os.pathsep.join(
+                    [str(Path(base or HERE.parent / "toolkit").resolve()), *filter(None, [env.get("PYTHONPATH")])]
+                )
                 cells = a.cells if not base else None  # the baseline: code before `cells`
-                cmd = (evaluate_command(path, n_boot, a.jobs, a.dask, cells) if kind == "evaluate" else
-                       report_command(path, Path(tempfile.mkdtemp(dir=tmp)) / "out", a.jobs, a.dask))
+                cmd = (
+                    evaluate_command(path, n_boot, a.jobs, a.dask, cells)
+                    if kind == "evaluate"
+                    else report_command(path, Path(tempfile.mkdtemp(dir=tmp)) / "out", a.jobs, a.dask)
+                )
                 res = measure(cmd, env, a.timeout)
                 results.setdefault(name + label, []).append(res)
-                said = "timed out" if res is None else (f"{res[0]:.1f} s, PSS {_pss(res) / 2**30:.2f} GiB, "
-                                                        f"RSS {res[2] / 2**30:.2f} GiB")
+                said = (
+                    "timed out"
+                    if res is None
+                    else (f"{res[0]:.1f} s, PSS {_pss(res) / 2**30:.2f} GiB, RSS {res[2] / 2**30:.2f} GiB")
+                )
                 print(f"[{r + 1}/{a.repeats}] {name}{label}: {said}", file=sys.stderr, flush=True)
     return results
 
 
 def summary(plan, variants, results, a):
     med, rows = {}, []
-    print(f"| case{' (dask, 2 workers)' if a.dask else f' ({a.jobs} processes)'} | code | wall (median) | CPU | "
-          "peak memory (PSS) | peak RSS summed |")
+    print(
+        f"| case{' (dask, 2 workers)' if a.dask else f' ({a.jobs} processes)'} | code | wall (median) | CPU | "
+        "peak memory (PSS) | peak RSS summed |"
+    )
     print("|:--|:--|--:|--:|--:|--:|")
     for name, _, _, _, _ in plan:
         for label, _ in variants:
             runs = results[name + label]
             done = [x for x in runs if x is not None]
-            m = None if len(done) < len(runs) else (*(statistics.median(x[i] for x in done) for i in range(3)),
-                                                    statistics.median(_pss(x) for x in done))
+            m = (
+                None
+                if len(done) < len(runs)
+                else (
+                    *(statistics.median(x[i] for x in done) for i in range(3)),
+                    statistics.median(_pss(x) for x in done),
+                )
+            )
             med[name + label] = m
             wall = f"> {a.timeout:.0f} s" if m is None else f"{m[0]:.1f} s"
             cpu = "" if m is None else f"{m[1]:.1f} s"
@@ -298,8 +329,11 @@ def summary(plan, variants, results, a):
             rows.append({"case": name, "code": label.strip(" []") or "this", "runs": runs})
     for axis, lo in (("examples", 10**4), ("models", 4), ("report models", 4)):
         for label, _ in variants:
-            pts = [(ax[1], (med[name + label] or (None,))[0]) for name, _, ax, _, _ in plan
-                   if ax and ax[0] == axis and ax[1] >= lo]
+            pts = [
+                (ax[1], (med[name + label] or (None,))[0])
+                for name, _, ax, _, _ in plan
+                if ax and ax[0] == axis and ax[1] >= lo
+            ]
             if len(pts) >= 2:
                 print(f"exponent in {axis} ({label.strip(' []') or 'this'}): {exponent(pts):.2f}")
     if len(variants) > 1:
@@ -307,28 +341,49 @@ def summary(plan, variants, results, a):
         for name, _, _, _, _ in plan:
             this, base = med[name], med[name + variants[1][0]]
             if this and base:
-                print(f"- {name}: wall {this[0] / base[0]:.2f}x, peak PSS {this[3] / base[3]:.2f}x, "
-                      f"peak RSS {this[2] / base[2]:.2f}x")
+                print(
+                    f"- {name}: wall {this[0] / base[0]:.2f}x, peak PSS {this[3] / base[3]:.2f}x, "
+                    f"peak RSS {this[2] / base[2]:.2f}x"
+                )
     return rows
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--only", nargs="+", default=["examples", "models", "target", "report"],
-                    choices=["issue", "examples", "models", "target", "report", "none"])
-    ap.add_argument("--examples", nargs="+", type=int, default=[10**3, 10**4, 10**5, 10**6],
-                    help="examples per dataset of the 'examples' case")
+    ap.add_argument(
+        "--only",
+        nargs="+",
+        default=["examples", "models", "target", "report"],
+        choices=["issue", "examples", "models", "target", "report", "none"],
+    )
+    ap.add_argument(
+        "--examples",
+        nargs="+",
+        type=int,
+        default=[10**3, 10**4, 10**5, 10**6],
+        help="examples per dataset of the 'examples' case",
+    )
     ap.add_argument("--models", nargs="+", type=int, default=[4, 16, 64, 256], help="models of the 'models' case")
-    ap.add_argument("--case", nargs=4, type=int, action="append", default=[],
-                    metavar=("EXAMPLES", "DATASETS", "MODELS", "REPLICATES"),
-                    help="also evaluate this benchmark (examples per dataset, datasets, models, bootstrap "
-                         "replicates); repeatable; with --only none, only these")
+    ap.add_argument(
+        "--case",
+        nargs=4,
+        type=int,
+        action="append",
+        default=[],
+        metavar=("EXAMPLES", "DATASETS", "MODELS", "REPLICATES"),
+        help="also evaluate this benchmark (examples per dataset, datasets, models, bootstrap "
+        "replicates); repeatable; with --only none, only these",
+    )
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="processes (default: the cores)")
     ap.add_argument("--dask", action="store_true", help="run on a 2-worker LocalCluster")
     ap.add_argument("--timeout", type=float, default=900.0, help="seconds before a run is stopped")
-    ap.add_argument("--cells", type=int, default=None,
-                    help="evaluate this code with `cells` (the baseline runs per value, without the parameter)")
+    ap.add_argument(
+        "--cells",
+        type=int,
+        default=None,
+        help="evaluate this code with `cells` (the baseline runs per value, without the parameter)",
+    )
     ap.add_argument("--baseline", help="the toolkit folder of another checkout, run side by side with this one")
     a = ap.parse_args()
     if a.baseline and not (Path(a.baseline) / "beyondauc" / "__init__.py").is_file():

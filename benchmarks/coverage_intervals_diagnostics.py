@@ -89,8 +89,9 @@ def main(argv=None):
         st = np.r_[rng.normal(*T[0], args.n), rng.normal(*T[1], args.n)]
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            ci = ba.diagnostics_intervals(y, sv, y, st, n_bootstrap=args.bootstrap, sigma_max=SIGMA_MAX, p=2,
-                                          random_state=sim)
+            ci = ba.diagnostics_intervals(
+                y, sv, y, st, n_bootstrap=args.bootstrap, sigma_max=SIGMA_MAX, p=2, random_state=sim
+            )
         for k in names:
             lo, hi = ci.loc[k, "low"], ci.loc[k, "high"]
             hits[k] += lo <= true[k] <= hi
@@ -98,30 +99,36 @@ def main(argv=None):
             basic[k] += 2 * est - hi <= true[k] <= 2 * est - lo  # meaningful beside percentile intervals only
             widths[k].append(hi - lo)
     elapsed = time.perf_counter() - t0
-    print(f"{args.sims} simulations, {args.n} examples per class and cohort, B = {args.bootstrap}, "
-          f"95% intervals, BCa for W, percentile for the others ({elapsed:.0f} s)")
+    print(
+        f"{args.sims} simulations, {args.n} examples per class and cohort, B = {args.bootstrap}, "
+        f"95% intervals, BCa for W, percentile for the others ({elapsed:.0f} s)"
+    )
     print(f"{'metric':22s} {'truth':>8s} {'coverage':>9s} {'method':>10s} {'basic':>7s} {'mean width':>11s}")
     for k in names:
         method = ci.loc[k, "interval_method"]
         shown = f"{basic[k] / args.sims:7.3f}" if method == "percentile" else f"{'-':>7s}"
-        print(f"{k:22s} {true[k]:8.4f} {hits[k] / args.sims:9.3f} {method:>10s} {shown} "
-              f"{np.nanmean(widths[k]):11.4f}")
+        print(f"{k:22s} {true[k]:8.4f} {hits[k] / args.sims:9.3f} {method:>10s} {shown} {np.nanmean(widths[k]):11.4f}")
 
 
 def bca_coverage(sims, n_bootstrap):
     """Coverage of the BCa intervals of drift and DiSCA on the simulations of ``tests/test_interval_coverage.py``."""
     import pathlib
     import sys
+
     sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "tests"))
     import test_interval_coverage as sim
 
     cases = {
-        "drift": (sim.draw_cohorts, sim.true_drift(),
-                  lambda data, seed: ba.diagnostics_intervals(*data, n_bootstrap=n_bootstrap, random_state=seed)
-                  .loc["drift"]),
-        "disca": (sim.draw_answers, sim.true_disca(),
-                  lambda data, seed: ba.selective_intervals(*data, n_bootstrap=n_bootstrap, random_state=seed)
-                  .loc["disca"]),
+        "drift": (
+            sim.draw_cohorts,
+            sim.true_drift(),
+            lambda data, seed: ba.diagnostics_intervals(*data, n_bootstrap=n_bootstrap, random_state=seed).loc["drift"],
+        ),
+        "disca": (
+            sim.draw_answers,
+            sim.true_disca(),
+            lambda data, seed: ba.selective_intervals(*data, n_bootstrap=n_bootstrap, random_state=seed).loc["disca"],
+        ),
     }
     print(f"{sims} simulations, B = {n_bootstrap}, 95% BCa intervals")
     print(f"{'metric':8s} {'truth':>8s} {'coverage':>9s} {'no interval':>12s} {'mean width':>11s} {'seconds':>8s}")
@@ -139,8 +146,10 @@ def bca_coverage(sims, n_bootstrap):
             assert lo <= est <= hi, (name, seed)
             hits += lo <= true <= hi
             widths.append(hi - lo)
-        print(f"{name:8s} {true:8.4f} {hits / sims:9.3f} {missing / sims:12.3f} {np.mean(widths):11.4f} "
-              f"{time.perf_counter() - t0:8.0f}")
+        print(
+            f"{name:8s} {true:8.4f} {hits / sims:9.3f} {missing / sims:12.3f} {np.mean(widths):11.4f} "
+            f"{time.perf_counter() - t0:8.0f}"
+        )
 
 
 if __name__ == "__main__":

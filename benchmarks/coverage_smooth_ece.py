@@ -33,7 +33,7 @@ LEVEL = 0.95
 
 def cells():
     c = np.linspace(0.05, 0.95, 10)
-    p = c ** 1.5
+    p = c**1.5
     conf = np.r_[c, c]
     correct = np.r_[np.ones(10), np.zeros(10)]
     prob = np.r_[p, 1 - p] / 10
@@ -48,7 +48,7 @@ def coverage(n, n_samples, n_replicates, seed):
     estimate = smooth_ece_replicates(correct, conf, samples)
     hits_bc = hits_pct = given = 0
     for s0 in range(0, n_samples, 20):  # chunks of 20 samples, each with all its replicates in one call
-        chunk = samples[s0:s0 + 20]
+        chunk = samples[s0 : s0 + 20]
         reps = np.concatenate([rng.multinomial(n, w / n, size=n_replicates) for w in chunk])  # (20 B, 20 cells)
         values = smooth_ece_replicates(correct, conf, reps).reshape(len(chunk), n_replicates)
         for i, v in enumerate(values):  # per sample: its two intervals
@@ -70,8 +70,10 @@ def main():
     for n in args.sizes:
         t0 = time.perf_counter()
         truth, mean, given, bc, pct = coverage(n, args.samples, args.replicates, seed=n)
-        print(f"{n:>6} {truth:>8.4f} {mean:>10.4f} {given:>7} {pct / args.samples:>11.3f} "
-              f"{bc / args.samples:>11.3f} {time.perf_counter() - t0:>6.1f}")
+        print(
+            f"{n:>6} {truth:>8.4f} {mean:>10.4f} {given:>7} {pct / args.samples:>11.3f} "
+            f"{bc / args.samples:>11.3f} {time.perf_counter() - t0:>6.1f}"
+        )
 
 
 if __name__ == "__main__":

@@ -77,5 +77,6 @@ html_theme_options = {
     "footer_start": ["copyright"],
     "footer_end": [],
 }
-html_sidebars = {page: [] for page in ("index", "getting_started", "reports", "evaluation", "cli", "performance",
-                                       "changelog")}
+html_sidebars = {
+    page: [] for page in ("index", "getting_started", "reports", "evaluation", "cli", "performance", "changelog")
+}

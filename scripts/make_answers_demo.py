@@ -28,14 +28,21 @@ Usage::
     python scripts/make_answers_demo.py            # writes the shipped file
     python scripts/make_answers_demo.py --out X    # writes somewhere else
 """
+
 from __future__ import annotations
 
 import os
 
 # Single-threaded numerics, set before numpy is imported: reductions in a
 # multi-threaded BLAS may differ in the last bits between machines/thread counts.
-for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
-             "BLIS_NUM_THREADS", "VECLIB_MAXIMUM_THREADS", "NUMEXPR_NUM_THREADS"):
+for _var in (
+    "OMP_NUM_THREADS",
+    "OPENBLAS_NUM_THREADS",
+    "MKL_NUM_THREADS",
+    "BLIS_NUM_THREADS",
+    "VECLIB_MAXIMUM_THREADS",
+    "NUMEXPR_NUM_THREADS",
+):
     os.environ[_var] = "1"
 
 import argparse  # noqa: E402
@@ -63,12 +70,12 @@ from sklearn.tree import DecisionTreeClassifier  # noqa: E402
 REPO_ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_OUT = REPO_ROOT / "toolkit" / "beyondauc" / "datasets" / "answers.csv.gz"
 
-TRAIN_FRACTION = 0.5     # share of each dataset used for training (not shipped)
-VAL_FRACTION = 0.4       # share of the held-out part in the `val` cohort (the rest is `test`)
-SIG_DIGITS = 6           # significant digits of every confidence
-OOD_MAX_ANGLE = 15.0     # digits_noisy: rotation angle uniform in [-15, 15] degrees
-OOD_NOISE_SD = 1.0       # digits_noisy: Gaussian pixel noise (pixels are ink 0..16)
-OOD_SEED = 1234          # digits_noisy: seed of the angles and the noise
+TRAIN_FRACTION = 0.5  # share of each dataset used for training (not shipped)
+VAL_FRACTION = 0.4  # share of the held-out part in the `val` cohort (the rest is `test`)
+SIG_DIGITS = 6  # significant digits of every confidence
+OOD_MAX_ANGLE = 15.0  # digits_noisy: rotation angle uniform in [-15, 15] degrees
+OOD_NOISE_SD = 1.0  # digits_noisy: Gaussian pixel noise (pixels are ink 0..16)
+OOD_SEED = 1234  # digits_noisy: seed of the angles and the noise
 
 COLUMNS = ("dataset", "domain", "split", "id", "model", "confidence", "correct", "prediction", "label")
 
@@ -80,8 +87,9 @@ def _models(seed: int) -> dict:
         "naive_bayes": GaussianNB(),
         "random_forest": RandomForestClassifier(n_estimators=100, min_samples_leaf=3, random_state=seed),
         "knn": make_pipeline(StandardScaler(), KNeighborsClassifier(n_neighbors=10)),
-        "mlp": make_pipeline(StandardScaler(), MLPClassifier(hidden_layer_sizes=(32,), alpha=1e-3, max_iter=2000,
-                                                             random_state=seed)),
+        "mlp": make_pipeline(
+            StandardScaler(), MLPClassifier(hidden_layer_sizes=(32,), alpha=1e-3, max_iter=2000, random_state=seed)
+        ),
         "deep_tree": DecisionTreeClassifier(min_samples_leaf=2, random_state=seed),
     }
 
@@ -104,15 +112,17 @@ def build_tasks() -> list[Task]:
     """The in-distribution datasets, in file order."""
     digits = load_digits()
     wine = load_wine()
-    wine_cols = [list(wine.feature_names).index(c) for c in
-                 ("malic_acid", "ash", "alcalinity_of_ash", "magnesium", "color_intensity", "hue")]
+    wine_cols = [
+        list(wine.feature_names).index(c)
+        for c in ("malic_acid", "ash", "alcalinity_of_ash", "magnesium", "color_intensity", "hue")
+    ]
     iris = load_iris()
     bc = load_breast_cancer()
     bc_cols = [i for i, n in enumerate(bc.feature_names) if n.startswith("mean ")]
     return [
         Task("digits", "vision", digits.data, digits.target, 11),
         Task("wine", "chemistry", wine.data[:, wine_cols], wine.target, 12),
-        Task("iris", "botany", iris.data[:, :2], iris.target, 13),       # sepal length and width only
+        Task("iris", "botany", iris.data[:, :2], iris.target, 13),  # sepal length and width only
         Task("breast_cancer", "medical", bc.data[:, bc_cols], bc.target, 14),
     ]
 
@@ -131,8 +141,12 @@ def noisy_digits(images: np.ndarray) -> np.ndarray:
     rng = np.random.default_rng(OOD_SEED)
     angles = rng.uniform(-OOD_MAX_ANGLE, OOD_MAX_ANGLE, size=len(images))
     noise = rng.normal(0.0, OOD_NOISE_SD, size=images.shape)
-    out = np.stack([rotate(img.reshape(8, 8), a, reshape=False, order=1, mode="constant", cval=0.0).ravel()
-                    for img, a in zip(images, angles)])
+    out = np.stack(
+        [
+            rotate(img.reshape(8, 8), a, reshape=False, order=1, mode="constant", cval=0.0).ravel()
+            for img, a in zip(images, angles)
+        ]
+    )
     return np.clip(out + noise, 0.0, 16.0)
 
 
@@ -152,8 +166,10 @@ def answer_rows(name, domain, fitted, X, y, index, is_val) -> list[str]:
         if not np.all(np.isfinite(conf)):
             raise RuntimeError(f"{name}/{m}: non-finite confidence")
         for j in range(len(y)):
-            lines.append(f"{name},{domain},{split[j]},{ids[j]},{m},{_fmt(conf[j])},{int(pred[j] == y[j])},"
-                         f"{int(pred[j])},{int(y[j])}")
+            lines.append(
+                f"{name},{domain},{split[j]},{ids[j]},{m},{_fmt(conf[j])},{int(pred[j] == y[j])},"
+                f"{int(pred[j])},{int(y[j])}"
+            )
     return lines
 
 
@@ -186,8 +202,9 @@ def write_gz(text: str, out: Path) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--out", type=Path, default=DEFAULT_OUT,
-                        help=f"output path (default: {DEFAULT_OUT.relative_to(REPO_ROOT)})")
+    parser.add_argument(
+        "--out", type=Path, default=DEFAULT_OUT, help=f"output path (default: {DEFAULT_OUT.relative_to(REPO_ROOT)})"
+    )
     args = parser.parse_args(argv)
     text = build_csv()
     write_gz(text, args.out)

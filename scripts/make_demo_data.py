@@ -30,14 +30,21 @@ Usage::
     python scripts/make_demo_data.py            # writes the shipped file
     python scripts/make_demo_data.py --out X    # writes somewhere else
 """
+
 from __future__ import annotations
 
 import os
 
 # Single-threaded numerics, set before numpy is imported: reductions in a
 # multi-threaded BLAS may differ in the last bits between machines/thread counts.
-for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
-             "BLIS_NUM_THREADS", "VECLIB_MAXIMUM_THREADS", "NUMEXPR_NUM_THREADS"):
+for _var in (
+    "OMP_NUM_THREADS",
+    "OPENBLAS_NUM_THREADS",
+    "MKL_NUM_THREADS",
+    "BLIS_NUM_THREADS",
+    "VECLIB_MAXIMUM_THREADS",
+    "NUMEXPR_NUM_THREADS",
+):
     os.environ[_var] = "1"
 
 import argparse  # noqa: E402
@@ -71,11 +78,11 @@ from sklearn.svm import SVC  # noqa: E402
 REPO_ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_OUT = REPO_ROOT / "toolkit" / "beyondauc" / "datasets" / "demo.csv.gz"
 
-TRAIN_FRACTION = 0.40          # share of each dataset kept aside for training
-SHIFT_QUANTILE = 0.60          # covariate quantile that defines the shifted subgroup
-P_TEST_HIGH = 0.75             # P(test) for rows above the quantile
-P_TEST_LOW = 0.25              # P(test) for the other rows
-SIG_DIGITS = 6                 # significant digits written for every score
+TRAIN_FRACTION = 0.40  # share of each dataset kept aside for training
+SHIFT_QUANTILE = 0.60  # covariate quantile that defines the shifted subgroup
+P_TEST_HIGH = 0.75  # P(test) for rows above the quantile
+P_TEST_LOW = 0.25  # P(test) for the other rows
+SIG_DIGITS = 6  # significant digits written for every score
 
 MODEL_COLUMNS = (
     "logreg",
@@ -136,86 +143,126 @@ def build_tasks() -> list[Task]:
     names = list(bc.feature_names)
     mean_cols = [i for i, n in enumerate(names) if n.startswith("mean ")]
     radius = bc.data[:, _col(names, "mean radius")]
-    tasks.append(Task(
-        name="breast_cancer", domain="medical",
-        X=bc.data[:, mean_cols],                      # the 10 "mean ..." features
-        y=(bc.target == 0).astype(int),               # target 0 = malignant -> 1
-        single_feature=radius,                        # mean radius (raw units)
-        covariate=radius,                             # large tumours over-represented in test
-        index=np.arange(len(bc.target)), seed=101,
-    ))
+    tasks.append(
+        Task(
+            name="breast_cancer",
+            domain="medical",
+            X=bc.data[:, mean_cols],  # the 10 "mean ..." features
+            y=(bc.target == 0).astype(int),  # target 0 = malignant -> 1
+            single_feature=radius,  # mean radius (raw units)
+            covariate=radius,  # large tumours over-represented in test
+            index=np.arange(len(bc.target)),
+            seed=101,
+        )
+    )
 
-    db = load_diabetes(scaled=False)                  # raw units: age in years, BMI kg/m^2
+    db = load_diabetes(scaled=False)  # raw units: age in years, BMI kg/m^2
     names = list(db.feature_names)
-    tasks.append(Task(
-        name="diabetes", domain="medical",
-        X=db.data,
-        y=(db.target > np.median(db.target)).astype(int),  # progression above median -> 1
-        single_feature=db.data[:, _col(names, "bmi")],     # body-mass index
-        covariate=db.data[:, _col(names, "age")],           # older patients over-represented in test
-        index=np.arange(len(db.target)), seed=102,
-    ))
+    tasks.append(
+        Task(
+            name="diabetes",
+            domain="medical",
+            X=db.data,
+            y=(db.target > np.median(db.target)).astype(int),  # progression above median -> 1
+            single_feature=db.data[:, _col(names, "bmi")],  # body-mass index
+            covariate=db.data[:, _col(names, "age")],  # older patients over-represented in test
+            index=np.arange(len(db.target)),
+            seed=102,
+        )
+    )
 
     # ---- vision ----------------------------------------------------------- #
     dg = load_digits()
-    ink = dg.data.sum(axis=1)                         # total ink of the 8x8 image
+    ink = dg.data.sum(axis=1)  # total ink of the 8x8 image
     digit = dg.target
     all_idx = np.arange(len(digit))
-    tasks.append(Task(
-        name="digits_even", domain="vision",
-        X=dg.data[:, DIGIT_PIXELS],
-        y=(digit % 2 == 0).astype(int),               # even digit -> 1
-        single_feature=dg.data[:, 42],                # pixel (row 5, col 2)
-        covariate=ink, index=all_idx, seed=201, label_noise=0.10,
-    ))
-    tasks.append(Task(
-        name="digits_large", domain="vision",
-        X=dg.data[:, DIGIT_PIXELS],
-        y=(digit >= 5).astype(int),                   # digit 5..9 -> 1
-        single_feature=-dg.data[:, 52],               # minus pixel (row 6, col 4)
-        covariate=ink, index=all_idx, seed=202, label_noise=0.10,
-    ))
+    tasks.append(
+        Task(
+            name="digits_even",
+            domain="vision",
+            X=dg.data[:, DIGIT_PIXELS],
+            y=(digit % 2 == 0).astype(int),  # even digit -> 1
+            single_feature=dg.data[:, 42],  # pixel (row 5, col 2)
+            covariate=ink,
+            index=all_idx,
+            seed=201,
+            label_noise=0.10,
+        )
+    )
+    tasks.append(
+        Task(
+            name="digits_large",
+            domain="vision",
+            X=dg.data[:, DIGIT_PIXELS],
+            y=(digit >= 5).astype(int),  # digit 5..9 -> 1
+            single_feature=-dg.data[:, 52],  # minus pixel (row 6, col 4)
+            covariate=ink,
+            index=all_idx,
+            seed=202,
+            label_noise=0.10,
+        )
+    )
     m38 = (digit == 3) | (digit == 8)
-    tasks.append(Task(
-        name="digits_3v8", domain="vision",
-        X=dg.data[m38][:, DIGIT_PIXELS],
-        y=(digit[m38] == 8).astype(int),              # 8 -> 1, 3 -> 0
-        single_feature=dg.data[m38, 34],              # pixel (row 4, col 2)
-        covariate=ink[m38], index=all_idx[m38], seed=203, label_noise=0.10,
-    ))
+    tasks.append(
+        Task(
+            name="digits_3v8",
+            domain="vision",
+            X=dg.data[m38][:, DIGIT_PIXELS],
+            y=(digit[m38] == 8).astype(int),  # 8 -> 1, 3 -> 0
+            single_feature=dg.data[m38, 34],  # pixel (row 4, col 2)
+            covariate=ink[m38],
+            index=all_idx[m38],
+            seed=203,
+            label_noise=0.10,
+        )
+    )
 
     # ---- chemistry -------------------------------------------------------- #
     wn = load_wine()
     names = list(wn.feature_names)
     weak = ["malic_acid", "ash", "alcalinity_of_ash", "magnesium", "color_intensity", "hue"]
-    tasks.append(Task(
-        name="wine", domain="chemistry",
-        X=wn.data[:, [_col(names, n) for n in weak]],
-        y=(wn.target == 0).astype(int),               # cultivar 0 -> 1, cultivars 1,2 -> 0
-        single_feature=wn.data[:, _col(names, "magnesium")],
-        covariate=wn.data[:, _col(names, "alcohol")],  # strong wines over-represented in test
-        index=np.arange(len(wn.target)), seed=301,
-    ))
+    tasks.append(
+        Task(
+            name="wine",
+            domain="chemistry",
+            X=wn.data[:, [_col(names, n) for n in weak]],
+            y=(wn.target == 0).astype(int),  # cultivar 0 -> 1, cultivars 1,2 -> 0
+            single_feature=wn.data[:, _col(names, "magnesium")],
+            covariate=wn.data[:, _col(names, "alcohol")],  # strong wines over-represented in test
+            index=np.arange(len(wn.target)),
+            seed=301,
+        )
+    )
 
     # ---- botany ----------------------------------------------------------- #
     ir = load_iris()
     names = list(ir.feature_names)
     petal_len = ir.data[:, _col(names, "petal length (cm)")]
     sepal_cols = [_col(names, "sepal length (cm)"), _col(names, "sepal width (cm)")]
-    tasks.append(Task(
-        name="iris_virginica", domain="botany",
-        X=ir.data[:, sepal_cols],                     # sepal measurements only
-        y=(ir.target == 2).astype(int),               # virginica -> 1
-        single_feature=ir.data[:, _col(names, "sepal length (cm)")],
-        covariate=petal_len, index=np.arange(len(ir.target)), seed=401,
-    ))
-    tasks.append(Task(
-        name="iris_versicolor", domain="botany",
-        X=ir.data,                                    # all four measurements
-        y=(ir.target == 1).astype(int),               # versicolor -> 1 (middle class)
-        single_feature=-ir.data[:, _col(names, "sepal width (cm)")],
-        covariate=petal_len, index=np.arange(len(ir.target)), seed=402,
-    ))
+    tasks.append(
+        Task(
+            name="iris_virginica",
+            domain="botany",
+            X=ir.data[:, sepal_cols],  # sepal measurements only
+            y=(ir.target == 2).astype(int),  # virginica -> 1
+            single_feature=ir.data[:, _col(names, "sepal length (cm)")],
+            covariate=petal_len,
+            index=np.arange(len(ir.target)),
+            seed=401,
+        )
+    )
+    tasks.append(
+        Task(
+            name="iris_versicolor",
+            domain="botany",
+            X=ir.data,  # all four measurements
+            y=(ir.target == 1).astype(int),  # versicolor -> 1 (middle class)
+            single_feature=-ir.data[:, _col(names, "sepal width (cm)")],
+            covariate=petal_len,
+            index=np.arange(len(ir.target)),
+            seed=402,
+        )
+    )
     return tasks
 
 
@@ -230,34 +277,35 @@ def _scaled(est):
 MODELS: dict[str, tuple[Callable[[int], object], Callable[[object, np.ndarray], np.ndarray]]] = {
     "logreg": (
         lambda s: _scaled(LogisticRegression(C=0.1, max_iter=2000)),
-        lambda m, X: m.decision_function(X),                 # logit margin
+        lambda m, X: m.decision_function(X),  # logit margin
     ),
     "svm": (
         lambda s: _scaled(SVC(kernel="rbf", C=0.5, gamma="scale")),
-        lambda m, X: m.decision_function(X),                 # signed distance-like margin
+        lambda m, X: m.decision_function(X),  # signed distance-like margin
     ),
     "naive_bayes": (
         lambda s: GaussianNB(),
-        lambda m, X: m.predict_proba(X)[:, 1],               # very peaked near 0/1
+        lambda m, X: m.predict_proba(X)[:, 1],  # very peaked near 0/1
     ),
     "random_forest": (
-        lambda s: RandomForestClassifier(n_estimators=200, max_depth=3, min_samples_leaf=5,
-                                         max_features="sqrt", random_state=s, n_jobs=1),
-        lambda m, X: m.predict_proba(X)[:, 1],               # shrunk towards the base rate
+        lambda s: RandomForestClassifier(
+            n_estimators=200, max_depth=3, min_samples_leaf=5, max_features="sqrt", random_state=s, n_jobs=1
+        ),
+        lambda m, X: m.predict_proba(X)[:, 1],  # shrunk towards the base rate
     ),
     "knn": (
         lambda s: _scaled(KNeighborsClassifier(n_neighbors=9)),
-        lambda m, X: m.predict_proba(X)[:, 1],               # multiples of 1/9 -> ties
+        lambda m, X: m.predict_proba(X)[:, 1],  # multiples of 1/9 -> ties
     ),
     "grad_boost": (
-        lambda s: GradientBoostingClassifier(n_estimators=150, max_depth=2, learning_rate=0.1,
-                                             subsample=0.7, random_state=s),
-        lambda m, X: m.decision_function(X),                 # log-odds
+        lambda s: GradientBoostingClassifier(
+            n_estimators=150, max_depth=2, learning_rate=0.1, subsample=0.7, random_state=s
+        ),
+        lambda m, X: m.decision_function(X),  # log-odds
     ),
     "mlp": (
-        lambda s: _scaled(MLPClassifier(hidden_layer_sizes=(32,), alpha=1e-2, max_iter=600,
-                                        random_state=s)),
-        lambda m, X: m.predict_log_proba(X)[:, 1],           # log P(y=1), <= 0
+        lambda s: _scaled(MLPClassifier(hidden_layer_sizes=(32,), alpha=1e-2, max_iter=600, random_state=s)),
+        lambda m, X: m.predict_log_proba(X)[:, 1],  # log P(y=1), <= 0
     ),
 }
 assert tuple(MODELS) + ("single_feature",) == MODEL_COLUMNS
@@ -273,8 +321,7 @@ def _fmt(x: float) -> str:
 
 def score_task(task: Task) -> list[list[str]]:
     idx = np.arange(len(task.y))
-    train_idx, bench_idx = train_test_split(
-        idx, train_size=TRAIN_FRACTION, stratify=task.y, random_state=task.seed)
+    train_idx, bench_idx = train_test_split(idx, train_size=TRAIN_FRACTION, stratify=task.y, random_state=task.seed)
     train_idx = np.sort(train_idx)
     bench_idx = np.sort(bench_idx)
     rng = np.random.default_rng(task.seed)
@@ -313,8 +360,13 @@ def score_task(task: Task) -> list[list[str]]:
     rows = []
     for j, i in enumerate(bench_idx):
         rows.append(
-            [task.name, task.domain, "test" if is_test[j] else "val",
-             f"{task.name}-{task.index[i]:04d}", str(int(y_bench[j]))]
+            [
+                task.name,
+                task.domain,
+                "test" if is_test[j] else "val",
+                f"{task.name}-{task.index[i]:04d}",
+                str(int(y_bench[j])),
+            ]
             + [_fmt(scores[m][j]) for m in MODEL_COLUMNS]
         )
     return rows
@@ -339,8 +391,9 @@ def write_gz(text: str, out: Path) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--out", type=Path, default=DEFAULT_OUT,
-                        help=f"output path (default: {DEFAULT_OUT.relative_to(REPO_ROOT)})")
+    parser.add_argument(
+        "--out", type=Path, default=DEFAULT_OUT, help=f"output path (default: {DEFAULT_OUT.relative_to(REPO_ROOT)})"
+    )
     args = parser.parse_args(argv)
     text = build_csv()
     write_gz(text, args.out)

@@ -39,8 +39,11 @@ VISIBLE_SRC = "sel => [...document.querySelectorAll(sel)].find(i => i.offsetPare
 
 def wait_for_new_figure(page, src_before: str) -> None:
     """Wait until the figure in view is another than ``src_before``."""
-    page.wait_for_function(f"([sel, src]) => {{ const now = ({VISIBLE_SRC})(sel); return now && now !== src; }}",
-                           arg=[FIGURE, src_before], timeout=RUN_TIMEOUT_MS)
+    page.wait_for_function(
+        f"([sel, src]) => {{ const now = ({VISIBLE_SRC})(sel); return now && now !== src; }}",
+        arg=[FIGURE, src_before],
+        timeout=RUN_TIMEOUT_MS,
+    )
 
 
 def shoot(page, out: Path, model: str) -> list[Path]:
@@ -52,8 +55,11 @@ def shoot(page, out: Path, model: str) -> list[Path]:
     app.screenshot(path=str(paths[0]))
     src = page.evaluate(VISIBLE_SRC, FIGURE)
     dropdown(page, "Model").select_option(model)
-    page.wait_for_function("([sel, text]) => document.querySelector(sel)?.innerText.startsWith(text)",
-                           arg=[VERDICT, f"{model}: "], timeout=RUN_TIMEOUT_MS)
+    page.wait_for_function(
+        "([sel, text]) => document.querySelector(sel)?.innerText.startsWith(text)",
+        arg=[VERDICT, f"{model}: "],
+        timeout=RUN_TIMEOUT_MS,
+    )
     wait_for_new_figure(page, src)
     page.mouse.move(0, 0)
     app.screenshot(path=str(paths[1]))

@@ -47,20 +47,45 @@ def lm_eval_runs(out: Path) -> None:
         for task, choices in TASKS.items():
             with open(work / f"{task}.jsonl", "w") as f:
                 for i in range(N_DOCS):
-                    f.write(json.dumps({"question": f"{task} question {i}?", "choices": choices,
-                                        "answer": rng.randrange(len(choices))}) + "\n")
+                    f.write(
+                        json.dumps(
+                            {
+                                "question": f"{task} question {i}?",
+                                "choices": choices,
+                                "answer": rng.randrange(len(choices)),
+                            }
+                        )
+                        + "\n"
+                    )
             (work / f"{task}.yaml").write_text(
                 f"task: {task}\ndataset_path: json\ndataset_kwargs:\n  data_files:\n    test: {task}.jsonl\n"
-                "test_split: test\noutput_type: multiple_choice\ndoc_to_text: \"{{question}}\"\n"
-                "doc_to_choice: \"{{choices}}\"\ndoc_to_target: \"{{answer}}\"\n"
-                "metric_list:\n  - metric: acc\n  - metric: acc_norm\n")
+                'test_split: test\noutput_type: multiple_choice\ndoc_to_text: "{{question}}"\n'
+                'doc_to_choice: "{{choices}}"\ndoc_to_target: "{{answer}}"\n'
+                "metric_list:\n  - metric: acc\n  - metric: acc_norm\n"
+            )
         lm_eval = Path(sys.executable).with_name("lm_eval")
         for model, seed in MODELS.items():
-            subprocess.run([str(lm_eval), "--model", "dummy", "--model_args", f"pretrained={model}",
-                            "--tasks", ",".join(TASKS), "--include_path", ".", "--log_samples",
-                            "--output_path", "out", "--seed", str(seed)],
-                           cwd=work, check=True, env={"HF_DATASETS_OFFLINE": "1", "HF_HUB_OFFLINE": "1",
-                                                      "PATH": "/usr/bin:/bin", "HOME": tmp})
+            subprocess.run(
+                [
+                    str(lm_eval),
+                    "--model",
+                    "dummy",
+                    "--model_args",
+                    f"pretrained={model}",
+                    "--tasks",
+                    ",".join(TASKS),
+                    "--include_path",
+                    ".",
+                    "--log_samples",
+                    "--output_path",
+                    "out",
+                    "--seed",
+                    str(seed),
+                ],
+                cwd=work,
+                check=True,
+                env={"HF_DATASETS_OFFLINE": "1", "HF_HUB_OFFLINE": "1", "PATH": "/usr/bin:/bin", "HOME": tmp},
+            )
             for f in (work / "out" / model).iterdir():
                 if f.name.startswith("results_"):  # the machine's environment report is no test input
                     info = json.loads(f.read_text())
@@ -88,14 +113,19 @@ def inspect_logs(out: Path) -> None:
 
     rng = random.Random(0)
     letters = "ABCD"
-    samples = [Sample(id=i + 1, input=f"Question {i + 1}: pick a letter.", target=rng.choice(letters))
-               for i in range(8)]
+    samples = [
+        Sample(id=i + 1, input=f"Question {i + 1}: pick a letter.", target=rng.choice(letters)) for i in range(8)
+    ]
 
     def output(text: str, logprob: float) -> ModelOutput:
-        choice = ChatCompletionChoice(message=ChatMessageAssistant(content=text), stop_reason="stop",
-                                      logprobs=Logprobs(content=[Logprob(token=text, logprob=logprob)]))
-        return ModelOutput(model="mockllm/model", choices=[choice],
-                           usage=ModelUsage(input_tokens=8, output_tokens=1, total_tokens=9))  # no tokenizer
+        choice = ChatCompletionChoice(
+            message=ChatMessageAssistant(content=text),
+            stop_reason="stop",
+            logprobs=Logprobs(content=[Logprob(token=text, logprob=logprob)]),
+        )
+        return ModelOutput(
+            model="mockllm/model", choices=[choice], usage=ModelUsage(input_tokens=8, output_tokens=1, total_tokens=9)
+        )  # no tokenizer
 
     def answers(epochs: int, items: list[Sample]) -> list[ModelOutput]:
         outs = []
@@ -111,20 +141,35 @@ def inspect_logs(out: Path) -> None:
         async def solve(state, generate):
             state.metadata["confidence"] = round(rng.uniform(0.3, 1.0), 3)
             return state
+
         return solve
 
     with tempfile.TemporaryDirectory() as tmp:
         task = Task(dataset=samples, solver=generate(), scorer=[match(), includes()], name="letters")
-        inspect_eval(task, model=get_model("mockllm/model", custom_outputs=answers(2, samples)), epochs=2, log_dir=tmp,
-                     display="none", max_samples=1, log_format="eval")
+        inspect_eval(
+            task,
+            model=get_model("mockllm/model", custom_outputs=answers(2, samples)),
+            epochs=2,
+            log_dir=tmp,
+            display="none",
+            max_samples=1,
+            log_format="eval",
+        )
         judge = Task(dataset=samples[:5], solver=[generate(), state_confidence()], scorer=match(), name="letters")
-        inspect_eval(judge, model=get_model("mockllm/judge", custom_outputs=answers(1, samples[:5])), log_dir=tmp,
-                     display="none", max_samples=1, log_format="json")
+        inspect_eval(
+            judge,
+            model=get_model("mockllm/judge", custom_outputs=answers(1, samples[:5])),
+            log_dir=tmp,
+            display="none",
+            max_samples=1,
+            log_format="json",
+        )
         for f in sorted(Path(tmp).iterdir()):
             shutil.copy(f, out / f.name)
 
 
 # -- HELM: its dataclasses (src/helm/benchmark/metrics/metric_name.py, statistic.py, metric.py) -------------
+
 
 @dataclasses.dataclass(frozen=True)
 class MetricName:
@@ -153,8 +198,8 @@ class Stat:
         self.max = x if self.max is None else max(self.max, x)
         self.count += 1
         self.mean = self.sum / self.count
-        self.variance = max(self.sum_squared / self.count - self.mean ** 2, 0)
-        self.stddev = self.variance ** 0.5
+        self.variance = max(self.sum_squared / self.count - self.mean**2, 0)
+        self.stddev = self.variance**0.5
         return self
 
 
@@ -180,20 +225,30 @@ def helm_run(out: Path) -> None:
     for i in range(12):
         max_prob = rng.uniform(0.25, 0.99)
         right = float(rng.random() < max_prob)
-        stats = [Stat(MetricName("exact_match", split="test")).add(right),
-                 Stat(MetricName("max_prob", split="test")).add(max_prob),
-                 Stat(MetricName("num_prompt_tokens", split="test")).add(float(rng.randrange(60, 200)))]
+        stats = [
+            Stat(MetricName("exact_match", split="test")).add(right),
+            Stat(MetricName("max_prob", split="test")).add(max_prob),
+            Stat(MetricName("num_prompt_tokens", split="test")).add(float(rng.randrange(60, 200))),
+        ]
         per_instance.append(PerInstanceStats(f"id{2000 + i}", None, 0, stats))
-    (run / "per_instance_stats.json").write_text(
-        json.dumps(list(map(asdict_without_nones, per_instance)), indent=2))
-    spec = {"name": name,
-            "scenario_spec": {"class_name": "helm.benchmark.scenarios.mmlu_scenario.MMLUScenario",
-                              "args": {"subject": "anatomy"}},
-            "adapter_spec": {"method": "multiple_choice_joint", "model": "openai/gpt2", "max_train_instances": 5,
-                             "num_train_trials": 1},
-            "metric_specs": [{"class_name": "helm.benchmark.metrics.basic_metrics.BasicMetric",
-                              "args": {"names": ["exact_match"]}}],
-            "groups": ["mmlu"]}
+    (run / "per_instance_stats.json").write_text(json.dumps(list(map(asdict_without_nones, per_instance)), indent=2))
+    spec = {
+        "name": name,
+        "scenario_spec": {
+            "class_name": "helm.benchmark.scenarios.mmlu_scenario.MMLUScenario",
+            "args": {"subject": "anatomy"},
+        },
+        "adapter_spec": {
+            "method": "multiple_choice_joint",
+            "model": "openai/gpt2",
+            "max_train_instances": 5,
+            "num_train_trials": 1,
+        },
+        "metric_specs": [
+            {"class_name": "helm.benchmark.metrics.basic_metrics.BasicMetric", "args": {"names": ["exact_match"]}}
+        ],
+        "groups": ["mmlu"],
+    }
     (run / "run_spec.json").write_text(json.dumps(spec, indent=2))
 
 

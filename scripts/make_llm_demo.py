@@ -51,11 +51,21 @@ def _docs(task: str, rng: np.random.Generator) -> list[dict]:
         if choices is None:
             a, b = (int(v) for v in rng.integers(10, 99, size=2))
             offsets = rng.permutation([-10, -1, 0, 1])
-            docs.append({"question": template.format(a=a, b=b), "choices": [str(a + b + o) for o in offsets],
-                         "answer": int(np.flatnonzero(offsets == 0)[0])})
+            docs.append(
+                {
+                    "question": template.format(a=a, b=b),
+                    "choices": [str(a + b + o) for o in offsets],
+                    "answer": int(np.flatnonzero(offsets == 0)[0]),
+                }
+            )
         else:
-            docs.append({"question": template.format(i=i + 1), "choices": list(rng.permutation(choices)),
-                         "answer": int(rng.integers(len(choices)))})
+            docs.append(
+                {
+                    "question": template.format(i=i + 1),
+                    "choices": list(rng.permutation(choices)),
+                    "answer": int(rng.integers(len(choices))),
+                }
+            )
     return docs
 
 
@@ -71,8 +81,9 @@ def _sample(k: int, doc: dict, skill: float, noise: float, rng: np.random.Genera
         "doc_id": k,
         "doc": doc,
         "target": str(doc["answer"]),
-        "arguments": {f"gen_args_{j}": {"arg_0": doc["question"], "arg_1": " " + c}
-                      for j, c in enumerate(doc["choices"])},
+        "arguments": {
+            f"gen_args_{j}": {"arg_0": doc["question"], "arg_1": " " + c} for j, c in enumerate(doc["choices"])
+        },
         "resps": [[p] for p in pairs],
         "filtered_resps": pairs,
         "filter": "none",
@@ -115,6 +126,7 @@ def main(out: Path) -> None:
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[1])
-    parser.add_argument("--out", type=Path, default=Path(__file__).resolve().parents[1] / "toolkit" / "beyondauc"
-                        / "datasets" / "llm")
+    parser.add_argument(
+        "--out", type=Path, default=Path(__file__).resolve().parents[1] / "toolkit" / "beyondauc" / "datasets" / "llm"
+    )
     main(parser.parse_args().out)

@@ -27,8 +27,11 @@ from beyondauc.plots import CoverageAccuracyDisplay, DiagnosticsDashboard, Toler
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", default=str(Path(__file__).resolve().parents[1] / "docs" / "images"),
-                        help="output folder (default: docs/images/ of this repository)")
+    parser.add_argument(
+        "--out",
+        default=str(Path(__file__).resolve().parents[1] / "docs" / "images"),
+        help="output folder (default: docs/images/ of this repository)",
+    )
     args = parser.parse_args(argv)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)

@@ -23,8 +23,15 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-        "--disable-sync", "--no-first-run", "--disable-quic"]
+ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+]
 
 
 def main(argv=None):
@@ -67,8 +74,10 @@ def main(argv=None):
         }""")
         page.screenshot(path=str(out / "report_model.png"))
         browser.close()
-    print(f"wrote {out / 'report_index.png'}, {out / 'report_index_sorted.png'}, {out / 'report_summary.png'} and "
-          f"{out / 'report_model.png'}")
+    print(
+        f"wrote {out / 'report_index.png'}, {out / 'report_index_sorted.png'}, {out / 'report_summary.png'} and "
+        f"{out / 'report_model.png'}"
+    )
 
 
 if __name__ == "__main__":

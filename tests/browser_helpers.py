@@ -28,10 +28,16 @@ def require_browser():
     if os.environ.get(SKIP_VARIABLE) == "1":
         pytest.skip(f"{SKIP_VARIABLE}=1: the real-browser test is skipped on request")
     if not CHROMIUM.is_file():
-        pytest.fail(f"{CHROMIUM} not found: the browser test needs Debian's chromium, which .ci/run installs "
-                    f"(apt-get install chromium); set {SKIP_VARIABLE}=1 to skip it on purpose", pytrace=False)
+        pytest.fail(
+            f"{CHROMIUM} not found: the browser test needs Debian's chromium, which .ci/run installs "
+            f"(apt-get install chromium); set {SKIP_VARIABLE}=1 to skip it on purpose",
+            pytrace=False,
+        )
     try:
         import playwright.sync_api  # noqa: F401
     except ImportError:
-        pytest.fail("the browser test needs Playwright's Python package (the `dev` extra: "
-                    f"pip install -e '.[dev]'); set {SKIP_VARIABLE}=1 to skip it on purpose", pytrace=False)
+        pytest.fail(
+            "the browser test needs Playwright's Python package (the `dev` extra: "
+            f"pip install -e '.[dev]'); set {SKIP_VARIABLE}=1 to skip it on purpose",
+            pytrace=False,
+        )

@@ -19,6 +19,16 @@ def epochs_frame(seed=0, items=60, epochs=5):
         for m, shift in (("a", 0.0), ("b", 0.1)):
             for e in range(epochs):
                 conf = np.clip(p + shift + rng.normal(0, 0.2, items), 0.01, 0.99)
-                parts.append(pd.DataFrame({"dataset": d, "id": np.arange(items), "epoch": e, "model": m,
-                                           "confidence": conf, "correct": (rng.uniform(size=items) < p).astype(int)}))
+                parts.append(
+                    pd.DataFrame(
+                        {
+                            "dataset": d,
+                            "id": np.arange(items),
+                            "epoch": e,
+                            "model": m,
+                            "confidence": conf,
+                            "correct": (rng.uniform(size=items) < p).astype(int),
+                        }
+                    )
+                )
     return pd.concat(parts, ignore_index=True)

@@ -89,12 +89,16 @@ def renamed(frame, models, datasets=(), domains=()):
 
 def name_map(models, datasets=(), domains=()):
     """plain -> hostile for every renamed name."""
-    return {**{f"p{j}": m for j, m in enumerate(models)}, **{f"d{i}": d for i, d in enumerate(datasets)},
-            **{f"g{i}": g for i, g in enumerate(domains)}}
+    return {
+        **{f"p{j}": m for j, m in enumerate(models)},
+        **{f"d{i}": d for i, d in enumerate(datasets)},
+        **{f"g{i}": g for i, g in enumerate(domains)},
+    }
 
 
 def rename_values(obj, mapping):
     """A result (DataFrame/Series) with every plain name replaced, in values, index and columns."""
+
     def one(v):
         return mapping.get(v, v) if isinstance(v, str) else v
 

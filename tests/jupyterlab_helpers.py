@@ -31,8 +31,13 @@ from pathlib import Path
 START_TIMEOUT_S = 90
 RUN_TIMEOUT_MS = 120_000
 # JupyterLab's own settings: no news or update check (no request leaves the machine, no toast over the notebook).
-SETTINGS = {"@jupyterlab/apputils-extension/notification.jupyterlab-settings":
-            {"fetchNews": "false", "checkForUpdates": False, "doNotDisturbMode": True}}
+SETTINGS = {
+    "@jupyterlab/apputils-extension/notification.jupyterlab-settings": {
+        "fetchNews": "false",
+        "checkForUpdates": False,
+        "doNotDisturbMode": True,
+    }
+}
 
 
 def free_port() -> int:
@@ -45,9 +50,14 @@ def free_port() -> int:
 def private_environment(scratch: Path) -> dict[str, str]:
     """``os.environ`` with every Jupyter and IPython folder moved into ``scratch`` (and JupyterLab kept quiet)."""
     env = dict(os.environ)
-    for var, sub in (("JUPYTER_CONFIG_DIR", "config"), ("JUPYTER_DATA_DIR", "data"), ("JUPYTER_RUNTIME_DIR", "runtime"),
-                     ("JUPYTERLAB_SETTINGS_DIR", "lab-settings"), ("JUPYTERLAB_WORKSPACES_DIR", "lab-workspaces"),
-                     ("IPYTHONDIR", "ipython")):
+    for var, sub in (
+        ("JUPYTER_CONFIG_DIR", "config"),
+        ("JUPYTER_DATA_DIR", "data"),
+        ("JUPYTER_RUNTIME_DIR", "runtime"),
+        ("JUPYTERLAB_SETTINGS_DIR", "lab-settings"),
+        ("JUPYTERLAB_WORKSPACES_DIR", "lab-workspaces"),
+        ("IPYTHONDIR", "ipython"),
+    ):
         env[var] = str(scratch / sub)
         (scratch / sub).mkdir(parents=True, exist_ok=True)
     for name, values in SETTINGS.items():
@@ -92,15 +102,34 @@ def jupyterlab(root: Path, scratch: Path) -> Iterator[str]:
     port = free_port()
     url = f"http://127.0.0.1:{port}/"
     log = scratch / "jupyterlab.log"
-    cmd = [sys.executable, "-m", "jupyterlab", "--no-browser", "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}",
-           "--ServerApp.port_retries=0", "--IdentityProvider.token=", "--ServerApp.password=",
-           f"--ServerApp.root_dir={root}", "--ServerApp.allow_root=True", "--ServerApp.terminals_enabled=False",
-           "--LabApp.news_url=None", "--LabApp.extension_manager=readonly",
-           "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "jupyterlab",
+        "--no-browser",
+        "--ServerApp.ip=127.0.0.1",
+        f"--ServerApp.port={port}",
+        "--ServerApp.port_retries=0",
+        "--IdentityProvider.token=",
+        "--ServerApp.password=",
+        f"--ServerApp.root_dir={root}",
+        "--ServerApp.allow_root=True",
+        "--ServerApp.terminals_enabled=False",
+        "--LabApp.news_url=None",
+        "--LabApp.extension_manager=readonly",
+        "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+    ]
     with open(log, "wb") as out:
         # its own session: the server and the kernels it starts are one process group, stopped together
-        proc = subprocess.Popen(cmd, cwd=root, env=env, stdout=out, stderr=subprocess.STDOUT,
-                                stdin=subprocess.DEVNULL, start_new_session=True)
+        proc = subprocess.Popen(
+            cmd,
+            cwd=root,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
+        )
     try:
         _wait_until_up(proc, url, log)
         yield url

@@ -113,7 +113,15 @@ def _auc(y, s):
 
 
 def reference_expected_accuracy(
-    df, domains, *, protocol, method, class_weight=None, n_repeats=100, random_state=0, logistic_tol=None,
+    df,
+    domains,
+    *,
+    protocol,
+    method,
+    class_weight=None,
+    n_repeats=100,
+    random_state=0,
+    logistic_tol=None,
     reference=None,
 ):
     """Per-fit loop over models x datasets; returns dataset, model, auc, accuracy, kappa."""
@@ -134,8 +142,15 @@ def reference_expected_accuracy(
                 accs, kappas = [], []
                 ss = ShuffleSplit(n_splits=n_repeats, test_size=0.2, random_state=random_state)
                 for train, test in ss.split(np.zeros((len(sd), 1))):
-                    pred = fit_predict(method, sd[train], yd[train], sd[test], class_weight=class_weight,
-                                       logistic_tol=logistic_tol, reference=reference)
+                    pred = fit_predict(
+                        method,
+                        sd[train],
+                        yd[train],
+                        sd[test],
+                        class_weight=class_weight,
+                        logistic_tol=logistic_tol,
+                        reference=reference,
+                    )
                     a, k = _scores(yd[test], pred)
                     accs.append(a)
                     kappas.append(k)
@@ -156,8 +171,9 @@ def reference_expected_accuracy(
             if not cal.any() or not ev.any():
                 rows.append(dict(dataset=d, model=m, auc=auc, accuracy=np.nan, kappa=np.nan))
                 continue
-            pred = fit_predict(method, s[cal], y[cal], s[ev], class_weight=class_weight, logistic_tol=logistic_tol,
-                               reference=reference)
+            pred = fit_predict(
+                method, s[cal], y[cal], s[ev], class_weight=class_weight, logistic_tol=logistic_tol, reference=reference
+            )
             a, k = _scores(y[ev], pred)
             rows.append(dict(dataset=d, model=m, auc=auc, accuracy=float(a), kappa=float(k)))
     return pd.DataFrame(rows)

@@ -79,16 +79,20 @@ def tiny_notebooks(src_dir, dst_dir, *, sleep=0.0, wait_for=None):
     """
     dst_dir = Path(dst_dir)
     dst_dir.mkdir(parents=True, exist_ok=True)
-    wait = ("" if wait_for is None else
-            f"\ngate = pathlib.Path({str(wait_for)!r})\nstop = time.monotonic() + 300\n"
-            "while not gate.exists() and time.monotonic() < stop:\n    time.sleep(0.05)")
+    wait = (
+        ""
+        if wait_for is None
+        else f"\ngate = pathlib.Path({str(wait_for)!r})\nstop = time.monotonic() + 300\n"
+        "while not gate.exists() and time.monotonic() < stop:\n    time.sleep(0.05)"
+    )
     for path in Path(src_dir).glob("*.ipynb"):
         nb = nbformat.read(str(path), as_version=4)
         at = next(i for i, c in enumerate(nb.cells) if "parameters" in c.metadata.get("tags", []))
         code = nbformat.v4.new_code_cell(
             "import pathlib\nimport time\nimport beyondauc\n"
             "ev = beyondauc.load_evaluation(evaluation)\n"
-            f"print(ev.models, ev.datasets)\ntime.sleep({sleep!r}){wait}")
+            f"print(ev.models, ev.datasets)\ntime.sleep({sleep!r}){wait}"
+        )
         code.id = "tiny-code"
         nb.cells = [nb.cells[0], nb.cells[at], code]
         nbformat.write(nb, str(dst_dir / path.name))
@@ -96,10 +100,12 @@ def tiny_notebooks(src_dir, dst_dir, *, sleep=0.0, wait_for=None):
 
 
 #: Runs the CLI with ``beyondauc.report``'s notebooks taken from argv[1] (a subprocess of the tests).
-CLI_WITH_NOTEBOOKS = ("import sys\nfrom pathlib import Path\nimport beyondauc.report.runner\n"
-                      "beyondauc.report.runner._notebooks_dir = lambda: Path(sys.argv[1])\n"
-                      "from beyondauc.cli import main\n"
-                      "if __name__ == '__main__':\n    sys.exit(main(sys.argv[2:]))\n")
+CLI_WITH_NOTEBOOKS = (
+    "import sys\nfrom pathlib import Path\nimport beyondauc.report.runner\n"
+    "beyondauc.report.runner._notebooks_dir = lambda: Path(sys.argv[1])\n"
+    "from beyondauc.cli import main\n"
+    "if __name__ == '__main__':\n    sys.exit(main(sys.argv[2:]))\n"
+)
 
 
 @contextlib.contextmanager
@@ -150,8 +156,11 @@ class Element:
     def find_all(self, tag=None, **attrs):
         """Descendants with this tag and these attribute values (``data_x`` means ``data-x``)."""
         want = {k.replace("_", "-"): v for k, v in attrs.items()}
-        return [e for e in self.iter()
-                if (tag is None or e.tag == tag) and all(e.attrs.get(k) == v for k, v in want.items())]
+        return [
+            e
+            for e in self.iter()
+            if (tag is None or e.tag == tag) and all(e.attrs.get(k) == v for k, v in want.items())
+        ]
 
     def find(self, tag=None, **attrs):
         found = self.find_all(tag, **attrs)
@@ -216,7 +225,7 @@ def pdf_layout(path, *, scale=50 / 72):
             texts.append(page.get_textpage().get_text_bounded())
             pixels = np.asarray(page.render(scale=scale, grayscale=True).to_pil().convert("L"))
             height = pixels.shape[0]  # A4 landscape: 210 mm, margins 14 mm (running header) and 13 mm (number)
-            body = pixels[round(height * 14 / 210):round(height * (210 - 13) / 210)]
+            body = pixels[round(height * 14 / 210) : round(height * (210 - 13) / 210)]
             rows = np.flatnonzero((body < 245).any(axis=1))
             fills.append((rows[-1] + 1) / len(body) if len(rows) else 0.0)
     finally:
@@ -232,8 +241,9 @@ def appendix_starts(texts):
     starts = {}
     for number, text in enumerate(texts, start=1):
         lines = [line.strip() for line in text.splitlines() if line.strip()]
-        body = [line for line in lines
-                if not line.startswith("beyondauc report:") and not re.match(r"page \d+ / \d+", line)]
+        body = [
+            line for line in lines if not line.startswith("beyondauc report:") and not re.match(r"page \d+ / \d+", line)
+        ]
         for i, line in enumerate(body):
             m = re.match(r"Appendix ([A-Z])\. ", line)
             if m and "(page" not in line and m.group(1) not in starts:
@@ -249,6 +259,9 @@ def summary_pages_and_thin_pages(path, *, minimum=0.2):
     first, at_top = starts["A"]
     summary = first - 1 if at_top else first
     last_of_section = {len(texts)} | {page - 1 for page, top in starts.values() if top} | {summary}
-    thin = [(page, round(fill, 3)) for page, fill in enumerate(fills, start=1)
-            if fill < minimum and page not in last_of_section]
+    thin = [
+        (page, round(fill, 3))
+        for page, fill in enumerate(fills, start=1)
+        if fill < minimum and page not in last_of_section
+    ]
     return summary, thin, fills

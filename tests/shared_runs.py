@@ -45,8 +45,11 @@ def cli() -> list[str]:
 
 def listing(folder: Path) -> dict[str, list[int]]:
     """``{relative path: [size, mtime_ns]}`` of every file below ``folder``."""
-    return {str(p.relative_to(folder)): [p.stat().st_size, p.stat().st_mtime_ns]
-            for p in sorted(folder.rglob("*")) if p.is_file()}
+    return {
+        str(p.relative_to(folder)): [p.stat().st_size, p.stat().st_mtime_ns]
+        for p in sorted(folder.rglob("*"))
+        if p.is_file()
+    }
 
 
 @dataclass(frozen=True)
@@ -65,8 +68,9 @@ class SharedRun:
 
     def check_ok(self) -> None:
         """Fail (every caller alike) with the end of stderr if the run did not exit 0."""
-        assert self.returncode == 0, (f"the shared run {self.name!r} ({' '.join(self.argv)}) exited "
-                                      f"{self.returncode}:\n{self.stderr[-3000:]}")
+        assert self.returncode == 0, (
+            f"the shared run {self.name!r} ({' '.join(self.argv)}) exited {self.returncode}:\n{self.stderr[-3000:]}"
+        )
 
     def check_unchanged(self) -> None:
         """Fail if a test added, removed or rewrote a file of the shared output."""
@@ -85,16 +89,24 @@ def _make(argv: list[str], out: Path, record: Path, timeout: float) -> None:
         code, stdout, stderr = proc.returncode, proc.stdout, proc.stderr
     except (OSError, subprocess.SubprocessError) as exc:  # not started, or timed out: the same for every caller
         code, stdout, stderr = None, "", f"{type(exc).__name__}: {exc}"
-    data = {"argv": argv, "returncode": code, "stdout": stdout, "stderr": stderr,
-            "seconds": time.perf_counter() - start, "files": listing(out) if out.is_dir() else {},
-            "made_by": os.environ.get("PYTEST_XDIST_WORKER", "the main process"), "pid": os.getpid()}
+    data = {
+        "argv": argv,
+        "returncode": code,
+        "stdout": stdout,
+        "stderr": stderr,
+        "seconds": time.perf_counter() - start,
+        "files": listing(out) if out.is_dir() else {},
+        "made_by": os.environ.get("PYTEST_XDIST_WORKER", "the main process"),
+        "pid": os.getpid(),
+    }
     tmp = record.with_suffix(".tmp")
     tmp.write_text(json.dumps(data), encoding="utf-8")
     tmp.replace(record)
 
 
-def shared_run(tmp_path_factory: pytest.TempPathFactory, name: str, argv: list[str], *,
-               timeout: float = 1800) -> SharedRun:
+def shared_run(
+    tmp_path_factory: pytest.TempPathFactory, name: str, argv: list[str], *, timeout: float = 1800
+) -> SharedRun:
     """Run ``argv`` once per test session (every xdist worker included) and return the run.
 
     ``argv`` holds ``"{out}"`` where the output folder goes. The first caller runs it under a file lock;
@@ -112,10 +124,21 @@ def shared_run(tmp_path_factory: pytest.TempPathFactory, name: str, argv: list[s
             made_here = True
         data = json.loads(record.read_text(encoding="utf-8"))
         with open(folder / "callers.log", "a", encoding="utf-8") as log:  # who made it, who read it: to inspect
-            log.write(f"{os.environ.get('PYTEST_XDIST_WORKER', 'main')} pid {os.getpid()} "
-                      f"{'made' if made_here else 'read'} it\n")
-    return SharedRun(name=name, argv=data["argv"], out=out, returncode=data["returncode"], stdout=data["stdout"],
-                     stderr=data["stderr"], seconds=data["seconds"], made_here=made_here, files=data["files"])
+            log.write(
+                f"{os.environ.get('PYTEST_XDIST_WORKER', 'main')} pid {os.getpid()} "
+                f"{'made' if made_here else 'read'} it\n"
+            )
+    return SharedRun(
+        name=name,
+        argv=data["argv"],
+        out=out,
+        returncode=data["returncode"],
+        stdout=data["stdout"],
+        stderr=data["stderr"],
+        seconds=data["seconds"],
+        made_here=made_here,
+        files=data["files"],
+    )
 
 
 def demo_argv() -> list[str]:

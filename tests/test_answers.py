@@ -20,14 +20,20 @@ from beyondauc.data.benchmark import Benchmark
 FAST = dict(n_bootstrap=40, noise_repeats=2, n_repeats=5)
 
 
-def answers_benchmark(n=240, models=("sharp", "coin", "tied"), datasets=("d1", "d2", "d3"), seed=0,
-                      domains=("x", "x", "y"), copies=()):
+def answers_benchmark(
+    n=240, models=("sharp", "coin", "tied"), datasets=("d1", "d2", "d3"), seed=0, domains=("x", "x", "y"), copies=()
+):
     """Answers with a known structure: 'sharp' is right as often as it is confident, 'coin' half the time,
     'tied' has confidences rounded to one decimal; ``copies`` adds exact copies of the first model."""
     rng = np.random.default_rng(seed)
-    frame = pd.DataFrame({"dataset": np.repeat(datasets, n), "domain": np.repeat(domains, n),
-                          "split": np.tile(np.where(np.arange(n) < n // 2, "val", "test"), len(datasets)),
-                          "id": np.tile(np.arange(n), len(datasets))})
+    frame = pd.DataFrame(
+        {
+            "dataset": np.repeat(datasets, n),
+            "domain": np.repeat(domains, n),
+            "split": np.tile(np.where(np.arange(n) < n // 2, "val", "test"), len(datasets)),
+            "id": np.tile(np.arange(n), len(datasets)),
+        }
+    )
     conf, correct = {}, {}
     for m in models:
         q = rng.uniform(0.34, 1.0, len(frame))
@@ -47,7 +53,8 @@ def evaluation():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         return answers_benchmark(copies=("sharp_copy",)), ba.evaluate(
-            answers_benchmark(copies=("sharp_copy",)), ood_dataset="d3", **FAST)
+            answers_benchmark(copies=("sharp_copy",)), ood_dataset="d3", **FAST
+        )
 
 
 def test_selective_disca_is_disca_of_the_raw_answers(evaluation):
@@ -93,8 +100,9 @@ def test_models_are_paired_in_the_bootstrap(evaluation, monkeypatch):
     monkeypatch.setattr(grid_bootstrap, "grid_count_chunks", spy)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        ba.evaluate(bench.subset(models=["sharp", "coin"]), n_bootstrap=5, noise_repeats=2, n_repeats=2,
-                    n_jobs=1)  # the spy sees this process only
+        ba.evaluate(
+            bench.subset(models=["sharp", "coin"]), n_bootstrap=5, noise_repeats=2, n_repeats=2, n_jobs=1
+        )  # the spy sees this process only
     assert len(seen) >= 2 and not np.array_equal(bench.labels(model="sharp"), bench.labels(model="coin"))
     assert all(np.array_equal(seen[0], s) for s in seen)
     assert np.array_equal(seen[0], bench.dataset_codes())
@@ -114,9 +122,11 @@ def test_each_model_is_its_own_single_model_evaluation(evaluation):
         ranks = [c for c in a.columns if c.endswith("_rank")]  # ranks are among the models, by definition
         pd.testing.assert_frame_equal(a.drop(columns=ranks), b.drop(columns=ranks), check_exact=True)
     g = ev.table("grid").query("model == 'coin'").reset_index(drop=True)
-    pd.testing.assert_frame_equal(g[["protocol", "method", "dataset", "auc", "accuracy", "kappa"]],
-                                  alone.table("grid")[["protocol", "method", "dataset", "auc", "accuracy", "kappa"]],
-                                  check_exact=True)
+    pd.testing.assert_frame_equal(
+        g[["protocol", "method", "dataset", "auc", "accuracy", "kappa"]],
+        alone.table("grid")[["protocol", "method", "dataset", "auc", "accuracy", "kappa"]],
+        check_exact=True,
+    )
 
 
 def test_recalibrated_confidence_stays_available():
@@ -163,8 +173,10 @@ def test_benchmark_functions_read_each_models_view():
     views = [bench.model_view(m) for m in bench.models]
     both = ba.auc_table(bench)
     alone = pd.concat([ba.auc_table(v) for v in views], ignore_index=True)
-    pd.testing.assert_frame_equal(both.sort_values(["model", "dataset"]).reset_index(drop=True),
-                                  alone.sort_values(["model", "dataset"]).reset_index(drop=True))
+    pd.testing.assert_frame_equal(
+        both.sort_values(["model", "dataset"]).reset_index(drop=True),
+        alone.sort_values(["model", "dataset"]).reset_index(drop=True),
+    )
     for m in bench.models:
         for d in bench.datasets:
             row = both.query("model == @m and dataset == @d")

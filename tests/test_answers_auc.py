@@ -21,8 +21,15 @@ def _frame(epochs=None, n=80, seed=0):
         for m, noise in (("sharp", 0.1), ("blunt", 0.4)):
             for e in range(epochs or 1):
                 conf = np.clip(p + rng.normal(0, noise, n), 0, 1)
-                rows = pd.DataFrame({"dataset": d, "id": np.arange(n), "model": m, "confidence": conf,
-                                     "correct": (rng.uniform(size=n) < p).astype(int)})
+                rows = pd.DataFrame(
+                    {
+                        "dataset": d,
+                        "id": np.arange(n),
+                        "model": m,
+                        "confidence": conf,
+                        "correct": (rng.uniform(size=n) < p).astype(int),
+                    }
+                )
                 parts.append(rows.assign(epoch=e) if epochs else rows)
     return pd.concat(parts, ignore_index=True)
 

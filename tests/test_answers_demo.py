@@ -4,6 +4,7 @@ The accuracy and confidence checks refit every model from the recipe in
 ``beyondauc/datasets/README.md`` with scikit-learn, independently of the script
 that wrote the file.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -36,8 +37,13 @@ PATH = REPO_ROOT / "toolkit" / "beyondauc" / "datasets" / "answers.csv.gz"
 SCRIPT = REPO_ROOT / "scripts" / "make_answers_demo.py"
 COLUMNS = ["dataset", "domain", "split", "id", "model", "confidence", "correct", "prediction", "label"]
 DATASETS = ("digits", "wine", "iris", "breast_cancer", "digits_noisy")
-DOMAINS = {"digits": "vision", "wine": "chemistry", "iris": "botany", "breast_cancer": "medical",
-           "digits_noisy": "vision"}
+DOMAINS = {
+    "digits": "vision",
+    "wine": "chemistry",
+    "iris": "botany",
+    "breast_cancer": "medical",
+    "digits_noisy": "vision",
+}
 N_CLASSES = {"digits": 10, "wine": 3, "iris": 3, "breast_cancer": 2, "digits_noisy": 10}
 MODELS = ("logreg", "naive_bayes", "random_forest", "knn", "mlp", "deep_tree")
 
@@ -55,14 +61,16 @@ def bench():
 
 # -- the recipe of the README, written out again ------------------------------------------------------------------
 
+
 def _recipe_models(seed):
     return {
         "logreg": make_pipeline(StandardScaler(), LogisticRegression(C=1.0, max_iter=5000)),
         "naive_bayes": GaussianNB(),
         "random_forest": RandomForestClassifier(n_estimators=100, min_samples_leaf=3, random_state=seed),
         "knn": make_pipeline(StandardScaler(), KNeighborsClassifier(n_neighbors=10)),
-        "mlp": make_pipeline(StandardScaler(), MLPClassifier(hidden_layer_sizes=(32,), alpha=1e-3, max_iter=2000,
-                                                             random_state=seed)),
+        "mlp": make_pipeline(
+            StandardScaler(), MLPClassifier(hidden_layer_sizes=(32,), alpha=1e-3, max_iter=2000, random_state=seed)
+        ),
         "deep_tree": DecisionTreeClassifier(min_samples_leaf=2, random_state=seed),
     }
 
@@ -84,8 +92,12 @@ def _noisy(images):
     rng = np.random.default_rng(1234)
     angles = rng.uniform(-15, 15, size=len(images))
     noise = rng.normal(0, 1, size=images.shape)
-    turned = np.array([rotate(im.reshape(8, 8), a, reshape=False, order=1, mode="constant", cval=0).ravel()
-                       for im, a in zip(images, angles)])
+    turned = np.array(
+        [
+            rotate(im.reshape(8, 8), a, reshape=False, order=1, mode="constant", cval=0).ravel()
+            for im, a in zip(images, angles)
+        ]
+    )
     return np.clip(turned + noise, 0, 16)
 
 
@@ -110,14 +122,16 @@ def refit():
 
 # -- the file ------------------------------------------------------------------------------------------------------
 
+
 def test_file_is_small():
     assert PATH.stat().st_size < 300 * 1024
 
 
 def test_regeneration_is_byte_identical(tmp_path):
     out = tmp_path / "answers.csv.gz"
-    subprocess.run([sys.executable, str(SCRIPT), "--out", str(out)],
-                   check=True, cwd=REPO_ROOT, capture_output=True, timeout=300)
+    subprocess.run(
+        [sys.executable, str(SCRIPT), "--out", str(out)], check=True, cwd=REPO_ROOT, capture_output=True, timeout=300
+    )
     assert out.read_bytes() == PATH.read_bytes()
 
 
@@ -149,6 +163,7 @@ def test_confidence_is_a_max_probability(long):
 
 # -- the Benchmark ---------------------------------------------------------------------------------------------------
 
+
 def test_benchmark_shape(bench, long):
     assert bench.kind == "answers" and bench.source == "beyondauc answers demo benchmark"
     assert bench.datasets == DATASETS and bench.models == MODELS
@@ -164,7 +179,7 @@ def test_benchmark_shape(bench, long):
         assert set(split) == {"val", "test"} and abs((split == "val").mean() - 0.4) < 0.02, d
     # the OOD dataset holds the same images (ids) in the same cohorts as digits
     digits, noisy = (bench.frame[bench.frame["dataset"] == d] for d in ("digits", "digits_noisy"))
-    assert digits["id"].str[len("digits-"):].tolist() == noisy["id"].str[len("digits_noisy-"):].tolist()
+    assert digits["id"].str[len("digits-") :].tolist() == noisy["id"].str[len("digits_noisy-") :].tolist()
     assert digits["split"].tolist() == noisy["split"].tolist()
 
 
@@ -186,10 +201,13 @@ def test_demo_name_opens_it(bench):
     opened = open_benchmark(DEMO_ANSWERS, datasets=["iris", "digits_noisy"], models=["deep_tree"])
     assert DEMO_ANSWERS == "demo:answers"
     assert opened.kind == "answers" and opened.datasets == ("iris", "digits_noisy")
-    assert np.array_equal(opened.labels(model="deep_tree"),
-                          bench.subset(datasets=["iris", "digits_noisy"]).labels(model="deep_tree"))
-    assert data_fingerprint(DEMO_ANSWERS) == ("beyondauc answers demo benchmark",
-                                              hashlib.sha256(PATH.read_bytes()).hexdigest())
+    assert np.array_equal(
+        opened.labels(model="deep_tree"), bench.subset(datasets=["iris", "digits_noisy"]).labels(model="deep_tree")
+    )
+    assert data_fingerprint(DEMO_ANSWERS) == (
+        "beyondauc answers demo benchmark",
+        hashlib.sha256(PATH.read_bytes()).hexdigest(),
+    )
 
 
 def test_scores_demo_stays_the_default():
@@ -199,6 +217,7 @@ def test_scores_demo_stays_the_default():
 
 
 # -- against scikit-learn ------------------------------------------------------------------------------------------
+
 
 def test_answers_match_a_scikit_learn_refit(long, refit):
     """Per dataset, cohort and model: the same correct answers, predictions and confidences as a refit."""

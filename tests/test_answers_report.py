@@ -32,9 +32,17 @@ def nli_long(seed=0, n=150):
             p = np.round(p, 6)
             p[:, 2] = 1 - p[:, 0] - p[:, 1]  # rounded, still a distribution
             for i in range(n):
-                rows.append({"dataset": d, "domain": domain, "split": "val" if i < n // 2 else "test",
-                             "id": f"{d}-{i}", "model": m, "label": CLASSES[gold[i]],
-                             **{f"p_{c}": p[i, k] for k, c in enumerate(CLASSES)}})
+                rows.append(
+                    {
+                        "dataset": d,
+                        "domain": domain,
+                        "split": "val" if i < n // 2 else "test",
+                        "id": f"{d}-{i}",
+                        "model": m,
+                        "label": CLASSES[gold[i]],
+                        **{f"p_{c}": p[i, k] for k, c in enumerate(CLASSES)},
+                    }
+                )
     return pd.DataFrame(rows)
 
 
@@ -51,8 +59,12 @@ def test_nli_answers_table_through_report(tmp_path):
     path = tmp_path / "nli.csv"
     long.to_csv(path, index=False)
     out = tmp_path / "report"
-    proc = subprocess.run([sys.executable, "-m", "beyondauc.cli", "report", str(path), "--out", str(out),
-                           "--ood-dataset", "anli", *FAST], capture_output=True, text=True, timeout=600)
+    proc = subprocess.run(
+        [sys.executable, "-m", "beyondauc.cli", "report", str(path), "--out", str(out), "--ood-dataset", "anli", *FAST],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     ev = ba.load_evaluation(out / "evaluation")
     assert ev.data["kind"] == "answers" and ev.parameters["selective_protocol"] == "none"
@@ -75,8 +87,12 @@ def _wide_and_long(tmp_path):
     """The demo's first three datasets and models, wide (CSV) and long (JSON Lines, one row per model)."""
     bench = ba.load_demo().subset(models=["logreg", "svm", "knn"], datasets=["wine", "diabetes", "iris_virginica"])
     wide = bench.frame.assign(id=np.arange(len(bench.frame)))
-    long = wide.melt(id_vars=["dataset", "domain", "label", "split", "id"], value_vars=list(bench.models),
-                     var_name="model", value_name="score")
+    long = wide.melt(
+        id_vars=["dataset", "domain", "label", "split", "id"],
+        value_vars=list(bench.models),
+        var_name="model",
+        value_name="score",
+    )
     wide_path, long_path = tmp_path / "wide.csv", tmp_path / "long.jsonl"
     wide.to_csv(wide_path, index=False)
     with open(long_path, "w", encoding="utf-8") as f:
@@ -99,8 +115,24 @@ def test_wide_csv_and_long_jsonl_give_equal_evaluations(tmp_path):
 
 def test_demo_kind_answers_reports_on_the_answers_demo(tmp_path):
     out = tmp_path / "answers"
-    proc = subprocess.run([sys.executable, "-m", "beyondauc.cli", "demo", "--kind", "answers", "--out", str(out),
-                           "--models", "logreg,deep_tree", *FAST], capture_output=True, text=True, timeout=600)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "beyondauc.cli",
+            "demo",
+            "--kind",
+            "answers",
+            "--out",
+            str(out),
+            "--models",
+            "logreg,deep_tree",
+            *FAST,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     ev = ba.load_evaluation(out / "evaluation")
     assert ev.data["kind"] == "answers" and ev.parameters["ood_dataset"] == "digits_noisy"

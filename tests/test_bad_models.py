@@ -90,15 +90,18 @@ def brute_ties(conf):
     return len(counts), top, len(counts) >= MIN_CONFIDENCES and top <= MAX_TIE_SHARE
 
 
-@pytest.mark.parametrize("conf", [
-    [0.7] * 10,  # constant
-    [0.6, 0.7, 0.8] * 5,  # three values
-    [0.6, 0.7, 0.8, 0.9] * 5,  # four: one short
-    [0.6, 0.7, 0.8, 0.9, 0.95] * 5,  # five, evenly: rankable
-    [0.6, 0.7, 0.8, 0.9, 0.95] + [0.99] * 15,  # six, 75% at one: still rankable
-    [0.6, 0.7, 0.8, 0.9, 0.95] + [0.99] * 16,  # 76% at one: not
-    list(np.linspace(0.5, 1, 200)),
-])
+@pytest.mark.parametrize(
+    "conf",
+    [
+        [0.7] * 10,  # constant
+        [0.6, 0.7, 0.8] * 5,  # three values
+        [0.6, 0.7, 0.8, 0.9] * 5,  # four: one short
+        [0.6, 0.7, 0.8, 0.9, 0.95] * 5,  # five, evenly: rankable
+        [0.6, 0.7, 0.8, 0.9, 0.95] + [0.99] * 15,  # six, 75% at one: still rankable
+        [0.6, 0.7, 0.8, 0.9, 0.95] + [0.99] * 16,  # 76% at one: not
+        list(np.linspace(0.5, 1, 200)),
+    ],
+)
 def test_confidence_ties_against_a_count(conf):
     assert confidence_ties(conf) == pytest.approx(brute_ties(conf))
     assert confidence_ties(np.random.default_rng(0).permutation(conf)) == confidence_ties(conf)  # order-free
@@ -114,14 +117,17 @@ def test_confidence_ties_boundaries_are_the_stated_constants():
     assert confidence_ties([]) == (0, pytest.approx(np.nan, nan_ok=True), False)
 
 
-@pytest.mark.parametrize("args, expected", [
-    (([0, 1, 0], [5, 5, 5], [1, 0], [5, 5]), "constant scores (every score is 5)"),
-    (([0, 1, 0], [2.5, 2.5, 2.5], [0, 1], [0.1, 0.9]), "the validation cohort's scores are constant"),
-    (([1, 1], [0.2, 0.4], [0, 1], [0.1, 0.9]), "the validation cohort has a single class"),
-    (([1, 1], [0.2, 0.4], [0, 0], [0.1, 0.9]), "both cohorts have a single class"),
-    (([0, 1], [0.9, 0.1], [0, 1], [0.1, 0.9]), "an AUC of 0 in the validation cohort"),
-    (([0, 1], [0.2, 0.4], [0, 1], [0.1, 0.9]), ""),
-])
+@pytest.mark.parametrize(
+    "args, expected",
+    [
+        (([0, 1, 0], [5, 5, 5], [1, 0], [5, 5]), "constant scores (every score is 5)"),
+        (([0, 1, 0], [2.5, 2.5, 2.5], [0, 1], [0.1, 0.9]), "the validation cohort's scores are constant"),
+        (([1, 1], [0.2, 0.4], [0, 1], [0.1, 0.9]), "the validation cohort has a single class"),
+        (([1, 1], [0.2, 0.4], [0, 0], [0.1, 0.9]), "both cohorts have a single class"),
+        (([0, 1], [0.9, 0.1], [0, 1], [0.1, 0.9]), "an AUC of 0 in the validation cohort"),
+        (([0, 1], [0.2, 0.4], [0, 1], [0.1, 0.9]), ""),
+    ],
+)
 def test_undefined_reasons_by_hand(args, expected):
     assert undefined_reasons(*args) == expected
 
@@ -132,10 +138,29 @@ def test_undefined_reasons_by_hand(args, expected):
 def test_constant_model_does_not_move_the_others(plain, constant):
     """Every per-model table of the other models is identical with and without a constant model beside them."""
     ev, _ = constant
-    per_model = ["grid", "calibration_error", "reliability", "rank_table", "mean_intervals", "auc_intervals",
-                 "calibration_modes", "best_of_methods", "variance", "histograms", "diagnostics", "roc",
-                 "cohort_histograms", "robustness", "drift_curves", "wasserstein", "selective", "tolerance",
-                 "coverage_curves", "resolution_sensitivity", "fluctuations"]
+    per_model = [
+        "grid",
+        "calibration_error",
+        "reliability",
+        "rank_table",
+        "mean_intervals",
+        "auc_intervals",
+        "calibration_modes",
+        "best_of_methods",
+        "variance",
+        "histograms",
+        "diagnostics",
+        "roc",
+        "cohort_histograms",
+        "robustness",
+        "drift_curves",
+        "wasserstein",
+        "selective",
+        "tolerance",
+        "coverage_curves",
+        "resolution_sensitivity",
+        "fluctuations",
+    ]
     for name in per_model:
         a = plain.table(name).reset_index(drop=True)
         b = ev.table(name)
@@ -146,13 +171,17 @@ def test_constant_model_does_not_move_the_others(plain, constant):
     alone = plain.table("pairwise").reset_index(drop=True)
     # Holm's adjustment is a property of the family of tests, and the judge's pairs join each dataset's family:
     # every pair's own numbers are identical, and no other pair's adjusted p-value can fall by a larger family
-    pd.testing.assert_frame_equal(alone.drop(columns="pvalue_holm"), pairs.drop(columns="pvalue_holm"),
-                                  check_exact=True)
+    pd.testing.assert_frame_equal(
+        alone.drop(columns="pvalue_holm"), pairs.drop(columns="pvalue_holm"), check_exact=True
+    )
     assert (pairs["pvalue_holm"] >= alone["pvalue_holm"]).all()
     # the leaderboard's values (not the ranks, which now count the judge): pandas' group mean may differ in
     # the last bit when another group holds NaN, nothing more
-    values = [c for c in plain.table("leaderboard").columns
-              if c.split("_")[0] in ("auc", "accuracy", "kappa", "disca", "drift") and "rank" not in c]
+    values = [
+        c
+        for c in plain.table("leaderboard").columns
+        if c.split("_")[0] in ("auc", "accuracy", "kappa", "disca", "drift") and "rank" not in c
+    ]
     a = plain.table("leaderboard").set_index("model")[values]
     b = ev.table("leaderboard").set_index("model").loc[a.index, values]
     pd.testing.assert_frame_equal(a, b, rtol=1e-15, atol=1e-17)
@@ -181,11 +210,15 @@ def test_constant_model_findings_and_verdict(constant):
     assert topics == ["analysis", "ranking", "threshold", "drift", "selective"]  # why first
     status, sentence = by["analysis"]
     assert status == "warn"
-    assert sentence.startswith(f"Constant scores on {len(DATASETS)} of {len(DATASETS)} datasets and too few "
-                               f"distinct confidences to rank on {len(DATASETS)} of {len(DATASETS)} datasets:")
+    assert sentence.startswith(
+        f"Constant scores on {len(DATASETS)} of {len(DATASETS)} datasets and too few "
+        f"distinct confidences to rank on {len(DATASETS)} of {len(DATASETS)} datasets:"
+    )
     assert "every score is 5" in sentence and all(d in sentence for d in DATASETS)
-    assert by["drift"] == ("info", "Its cohort drift is undefined on every dataset (constant scores (every score is "
-                                   "5); cohorts: split).")
+    assert by["drift"] == (
+        "info",
+        "Its cohort drift is undefined on every dataset (constant scores (every score is 5); cohorts: split).",
+    )
     assert by["selective"][0] == "warn" and "not ranked by DiSCA" in by["selective"][1]
     verdict = ev.table("verdicts").set_index("model").loc["judge", "verdict"]
     assert "constant scores on 4 of 4 datasets" in verdict and "not ranked by DiSCA" in verdict
@@ -276,8 +309,10 @@ def test_partly_tied_model_is_ranked_on_its_other_datasets(tied):
     assert np.isfinite(low) and np.isfinite(high)
     by, _ = findings(tied, "partly")
     assert by["analysis"][1].startswith("Too few distinct confidences to rank on 1 of 4 datasets:")
-    assert "DiSCA leaves out wine (3 distinct confidences" in by["selective"][1] \
+    assert (
+        "DiSCA leaves out wine (3 distinct confidences" in by["selective"][1]
         or "DiSCA leaves out wine (2 distinct confidences" in by["selective"][1]
+    )
 
 
 # -- the report -----------------------------------------------------------------------------------
@@ -291,9 +326,29 @@ def report(tmp_path_factory):
     f.to_csv(base / "scores.csv", index=False)
     out = base / "out"
     proc = subprocess.run(
-        [sys.executable, "-m", "beyondauc.cli", "report", str(base / "scores.csv"), "--out", str(out),
-         "--n-bootstrap", "20", "--noise-repeats", "2", "--n-repeats", "2", "--jobs", "2", "--quiet"],
-        capture_output=True, text=True, timeout=300, env=dict(os.environ, MPLBACKEND="Agg"))
+        [
+            sys.executable,
+            "-m",
+            "beyondauc.cli",
+            "report",
+            str(base / "scores.csv"),
+            "--out",
+            str(out),
+            "--n-bootstrap",
+            "20",
+            "--noise-repeats",
+            "2",
+            "--n-repeats",
+            "2",
+            "--jobs",
+            "2",
+            "--quiet",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=dict(os.environ, MPLBACKEND="Agg"),
+    )
     return {"out": out, "proc": proc}
 
 

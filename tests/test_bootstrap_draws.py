@@ -93,9 +93,12 @@ def test_counts_are_the_documented_stream(n, strata_kind, R, start, stop, fast, 
         # numpy's own integers, rows skipped in steps too
         monkeypatch.setattr(bootstrap, "_fast_matches_numpy", lambda: False)
     rng = np.random.default_rng(n)
-    make = {"one": lambda: np.zeros(n, int), "tiny": lambda: rng.integers(0, 5, n),
-            "sorted": lambda: np.sort(rng.integers(0, 3, n)),
-            "mixed": lambda: np.r_[rng.integers(0, 4, n - 4), 9, 8, 8, 8]}  # a stratum of one, one of three
+    make = {
+        "one": lambda: np.zeros(n, int),
+        "tiny": lambda: rng.integers(0, 5, n),
+        "sorted": lambda: np.sort(rng.integers(0, 3, n)),
+        "mixed": lambda: np.r_[rng.integers(0, 4, n - 4), 9, 8, 8, 8],
+    }  # a stratum of one, one of three
     strata = make[strata_kind]()
     got = bootstrap_counts(strata, R, random_state=3, start=start, stop=stop)
     assert np.array_equal(got, _reference_counts(strata, R, 3, start, stop))
@@ -108,8 +111,9 @@ def test_grid_counts_are_add_at_of_the_counts(n_values, monkeypatch):
     n, R = 400, 70
     strata, y = rng.integers(0, 3, n), rng.integers(0, 2, n)
     inverse, groups = rng.integers(0, n_values, n), rng.integers(-1, 3, n)
-    pos, neg = bootstrap_grid_counts(strata, inverse, y, n_values, R, random_state=5, start=3, stop=R,
-                                     groups=groups, n_groups=3)
+    pos, neg = bootstrap_grid_counts(
+        strata, inverse, y, n_values, R, random_state=5, start=3, stop=R, groups=groups, n_groups=3
+    )
     counts = _reference_counts(strata, R, 5, 3, R)
     ref = np.zeros((R - 3, 2, 3, n_values))
     kept = groups >= 0
@@ -149,8 +153,12 @@ def test_chunks_drawn_in_one_pass_are_the_chunks_drawn_alone(monkeypatch):
 def test_strata_are_numbered_as_unique_rows_number_them(kinds):
     rng = np.random.default_rng(len(kinds))
     n = 2000
-    make = {"int": lambda: rng.integers(-3, 40, n), "bool": lambda: rng.random(n) < 0.3,
-            "float": lambda: np.round(rng.normal(size=n), 1), "str": lambda: rng.choice(["b", "a", "10", "9"], n)}
+    make = {
+        "int": lambda: rng.integers(-3, 40, n),
+        "bool": lambda: rng.random(n) < 0.3,
+        "float": lambda: np.round(rng.normal(size=n), 1),
+        "str": lambda: rng.choice(["b", "a", "10", "9"], n),
+    }
     keys = [make[k]() for k in kinds]
     ref = np.unique(np.stack(keys, axis=1), axis=0, return_inverse=True)[1].ravel()
     assert np.array_equal(strata_of(*keys), ref)

@@ -53,8 +53,11 @@ def demo_report(request):
 
     require_browser()  # before the run: a skipped browser test makes none
     demo_run = request.getfixturevalue("demo_run")
-    return SimpleNamespace(out_dir=demo_run.out, index=demo_run.out / "index.html",
-                           evaluation=beyondauc.load_evaluation(demo_run.out / "evaluation"))
+    return SimpleNamespace(
+        out_dir=demo_run.out,
+        index=demo_run.out / "index.html",
+        evaluation=beyondauc.load_evaluation(demo_run.out / "evaluation"),
+    )
 
 
 @pytest.fixture(scope="module")
@@ -136,7 +139,8 @@ def _check_screenshot(path, *, blank_check=False):
             histogram = gray.histogram()
         inked = sum(histogram[:200]) / sum(histogram)  # share of pixels clearly darker than the background
         assert hi - lo > 128 and inked > 0.005, (
-            f"{path.name} looks blank: gray levels {lo}..{hi}, {inked:.2%} dark pixels")
+            f"{path.name} looks blank: gray levels {lo}..{hi}, {inked:.2%} dark pixels"
+        )
 
 
 def _fresh_page(browser, viewport):
@@ -193,8 +197,7 @@ def test_index_shows_the_leaderboard_offline(report, page, tmp_path):
 def test_index_links_to_a_model_report(report, page, tmp_path):
     """Click the hostile model's report link: its header names it as text, its figures load, no code shows."""
     _open_index(page, report)
-    row = page.locator('tr[data-beyondauc="model-row"]').filter(
-        has=page.get_by_role("cell", name=HOSTILE, exact=True))
+    row = page.locator('tr[data-beyondauc="model-row"]').filter(has=page.get_by_role("cell", name=HOSTILE, exact=True))
     expected = report.out_dir / "models" / safe_name(HOSTILE) / "report.html"
     _follow(page, row.locator('a[data-beyondauc="report-link"]'), expected)
 
@@ -207,11 +210,13 @@ def test_index_links_to_a_model_report(report, page, tmp_path):
     assert header.locator('[data-beyondauc="model"]').is_visible()
     assert header.locator('[data-beyondauc="model"]').inner_text().strip() == HOSTILE
     assert _scripts_with_payload(page) == 0, "the model name became a script element of the report"
-    loaded = page.evaluate("() => Array.from(document.images)"
-                           ".filter(img => img.complete && img.naturalWidth > 0).length")
+    loaded = page.evaluate(
+        "() => Array.from(document.images).filter(img => img.complete && img.naturalWidth > 0).length"
+    )
     assert loaded >= 1, "no figure of the report was decoded"
-    editors = page.locator(".jp-InputArea-editor, .jp-Editor, .CodeMirror, .cm-editor, .jp-InputPrompt, "
-                           ".jp-CodeCell .jp-InputArea")
+    editors = page.locator(
+        ".jp-InputArea-editor, .jp-Editor, .CodeMirror, .cm-editor, .jp-InputPrompt, .jp-CodeCell .jp-InputArea"
+    )
     shown = sum(editors.nth(i).is_visible() for i in range(editors.count()))
     assert shown == 0, f"{shown} code editor elements are visible in a report without code"
     shot = tmp_path / "report.png"
@@ -255,20 +260,39 @@ def test_index_of_eight_models_with_the_widest_cells_fits_the_window(report, pag
     from beyondauc.report.render import index_rows, render_index
 
     row = index_rows(report.evaluation, report.reports)[0]
-    widest = dict(row, model="random_forest", rank_change="\u22123", change_class="down ns",
-                  stability="stable in 53% of replicates, not significant (p = 0.94)", auc_rank_ci="2\u20135",
-                  accuracy_rank_ci="1\u20135",
-                  verdict="2nd by AUC, 5th by accuracy (change not significant); fragile AUC; DiSCA 0.853.",
-                  verdict_reason="fragile AUC: bias robustness 0.04 < 0.1 on digits_3v8, interval 0.03\u20130.05; "
-                                 "cohort drift: drift 0.081 \u2265 0.05 on iris_versicolor, interval "
-                                 "0.062\u20130.100 (and 1 more)",
-                  verdict_status="warn", disca="\u22120.248", disca_ci="\u22121.696\u20131.021",
-                  kappa_ci="0.702\u20130.772", drift_ci="0.019\u20130.054")
-    context = {"source": "beyondauc demo benchmark", "sha256": "0" * 64, "version": "0.1.0",
-               "date": "2026-11-24T00:00:00+00:00", "n_datasets": 8, "n_models": 8, "n_failed": 0, "n_jobs": 9,
-               "parameters": report.evaluation.parameters, "evaluation_created": "2026-11-24T00:00:00+00:00",
-               "reused": False, "models": [widest] * 8,
-               "overview": {"html": report.overview.html, "status": "ok", "error": None, "notebooks": []}}
+    widest = dict(
+        row,
+        model="random_forest",
+        rank_change="\u22123",
+        change_class="down ns",
+        stability="stable in 53% of replicates, not significant (p = 0.94)",
+        auc_rank_ci="2\u20135",
+        accuracy_rank_ci="1\u20135",
+        verdict="2nd by AUC, 5th by accuracy (change not significant); fragile AUC; DiSCA 0.853.",
+        verdict_reason="fragile AUC: bias robustness 0.04 < 0.1 on digits_3v8, interval 0.03\u20130.05; "
+        "cohort drift: drift 0.081 \u2265 0.05 on iris_versicolor, interval "
+        "0.062\u20130.100 (and 1 more)",
+        verdict_status="warn",
+        disca="\u22120.248",
+        disca_ci="\u22121.696\u20131.021",
+        kappa_ci="0.702\u20130.772",
+        drift_ci="0.019\u20130.054",
+    )
+    context = {
+        "source": "beyondauc demo benchmark",
+        "sha256": "0" * 64,
+        "version": "0.1.0",
+        "date": "2026-11-24T00:00:00+00:00",
+        "n_datasets": 8,
+        "n_models": 8,
+        "n_failed": 0,
+        "n_jobs": 9,
+        "parameters": report.evaluation.parameters,
+        "evaluation_created": "2026-11-24T00:00:00+00:00",
+        "reused": False,
+        "models": [widest] * 8,
+        "overview": {"html": report.overview.html, "status": "ok", "error": None, "notebooks": []},
+    }
     path = report.out_dir / "index_widest.html"
     path.write_text(render_index(context), encoding="utf-8")
     page.goto(path.resolve().as_uri(), wait_until="load")
@@ -294,9 +318,11 @@ def test_report_reads_in_two_minutes(report, page, model):
     assert not any(sections.nth(i).evaluate("e => e.open") for i in range(sections.count()))
     hrefs = page.locator("#contents a").evaluate_all("links => links.map(a => a.getAttribute('href'))")
     assert hrefs[0] == "#summary" and len(hrefs) >= 1 + sections.count()
-    missing = page.evaluate("hrefs => hrefs.filter(h => !h.startsWith('#') || "
-                            "document.querySelectorAll('[id=\"' + CSS.escape(h.slice(1)) + '\"]').length !== 1)",
-                            hrefs)
+    missing = page.evaluate(
+        "hrefs => hrefs.filter(h => !h.startsWith('#') || "
+        "document.querySelectorAll('[id=\"' + CSS.escape(h.slice(1)) + '\"]').length !== 1)",
+        hrefs,
+    )
     assert missing == [], f"contents links without a unique target: {missing}"
     # following a section's link scrolls to it; opening it shows its content, still no sideways scroll
     first = sections.first
@@ -412,20 +438,39 @@ def _widest_index(report, name, *, extra_column=False):
     from beyondauc.report.render import index_rows, render_index
 
     row = index_rows(report.evaluation, report.reports)[0]
-    widest = dict(row, model="random_forest", rank_change="\u22123", change_class="down ns",
-                  stability="not significant (p = 0.81)", auc_rank_ci="2\u20135", accuracy_rank_ci="1\u20135",
-                  verdict="2nd by AUC, 5th by accuracy (not significant); fragile AUC; selective answering "
-                          "average.", verdict_status="warn", disca="\u22120.248", disca_ci="\u22121.696\u20131.021",
-                  kappa_ci="0.702\u20130.772", drift_ci="0.019\u20130.054")
-    context = {"source": "beyondauc demo benchmark", "sha256": "0" * 64, "version": "0.1.0",
-               "date": "2026-11-24T00:00:00+00:00", "n_datasets": 8, "n_models": 8, "n_failed": 0, "n_jobs": 9,
-               "parameters": report.evaluation.parameters, "evaluation_created": "2026-11-24T00:00:00+00:00",
-               "reused": False, "models": [widest] * 8,
-               "overview": {"html": report.overview.html, "status": "ok", "error": None, "notebooks": []}}
+    widest = dict(
+        row,
+        model="random_forest",
+        rank_change="\u22123",
+        change_class="down ns",
+        stability="not significant (p = 0.81)",
+        auc_rank_ci="2\u20135",
+        accuracy_rank_ci="1\u20135",
+        verdict="2nd by AUC, 5th by accuracy (not significant); fragile AUC; selective answering average.",
+        verdict_status="warn",
+        disca="\u22120.248",
+        disca_ci="\u22121.696\u20131.021",
+        kappa_ci="0.702\u20130.772",
+        drift_ci="0.019\u20130.054",
+    )
+    context = {
+        "source": "beyondauc demo benchmark",
+        "sha256": "0" * 64,
+        "version": "0.1.0",
+        "date": "2026-11-24T00:00:00+00:00",
+        "n_datasets": 8,
+        "n_models": 8,
+        "n_failed": 0,
+        "n_jobs": 9,
+        "parameters": report.evaluation.parameters,
+        "evaluation_created": "2026-11-24T00:00:00+00:00",
+        "reused": False,
+        "models": [widest] * 8,
+        "overview": {"html": report.overview.html, "status": "ok", "error": None, "notebooks": []},
+    }
     text = render_index(context)
     if extra_column:
-        cell = ('<td data-label="vs baseline">better than logreg: AUC +0.012 (\u22120.004 to 0.029), '
-                'p = 0.03</td>')
+        cell = '<td data-label="vs baseline">better than logreg: AUC +0.012 (\u22120.004 to 0.029), p = 0.03</td>'
         text = text.replace('<th class="verdict">verdict</th>', '<th class="verdict">verdict</th><th>vs baseline</th>')
         text = re.sub(r'(<td class="verdict[^>]*>.*?</td>)', lambda m: m.group(1) + cell, text, flags=re.DOTALL)
         assert text.count('data-label="vs baseline"') == 8
@@ -470,6 +515,7 @@ def test_overview_fits_and_reads_as_text(report, sized_page):
 
 # -- the leaderboard sorts and filters (JavaScript in the page), and reads the same without it --------------------
 
+
 def _row_texts(page):
     """The text of every cell of the leaderboard's model rows shown, in the order shown."""
     return page.evaluate("""() => Array.from(document.querySelectorAll('tr[data-beyondauc="model-row"]'))
@@ -482,7 +528,8 @@ def _shown_models(page):
 
 def _header(page, title):
     th = page.locator('table[data-beyondauc="leaderboard"] thead th').filter(
-        has=page.get_by_role("button", name=re.compile(rf"^{re.escape(title)}\b")))
+        has=page.get_by_role("button", name=re.compile(rf"^{re.escape(title)}\b"))
+    )
     assert th.count() == 1, f"{th.count()} sortable headers named {title!r}"
     return th
 
@@ -497,13 +544,30 @@ def _sorted_index(report):
     rows = []
     for name, auc in aucs.items():
         values = dict(row["values"], auc="" if auc is None else repr(auc))
-        rows.append(dict(row, model=name, auc="\u2013" if auc is None else f"{auc:.3f}",
-                         auc_ci="" if auc is None else f"{auc - 0.05:.3f}\u2013{auc + 0.05:.3f}", values=values))
-    context = {"source": "sorting", "sha256": "0" * 64, "version": "0.1.0", "date": "2026-11-24T00:00:00+00:00",
-               "n_datasets": 2, "n_models": len(rows), "n_failed": 0, "n_jobs": len(rows) + 1,
-               "parameters": report.evaluation.parameters, "evaluation_created": "2026-11-24T00:00:00+00:00",
-               "reused": False, "models": rows,
-               "overview": {"html": report.overview.html, "status": "ok", "error": None, "notebooks": []}}
+        rows.append(
+            dict(
+                row,
+                model=name,
+                auc="\u2013" if auc is None else f"{auc:.3f}",
+                auc_ci="" if auc is None else f"{auc - 0.05:.3f}\u2013{auc + 0.05:.3f}",
+                values=values,
+            )
+        )
+    context = {
+        "source": "sorting",
+        "sha256": "0" * 64,
+        "version": "0.1.0",
+        "date": "2026-11-24T00:00:00+00:00",
+        "n_datasets": 2,
+        "n_models": len(rows),
+        "n_failed": 0,
+        "n_jobs": len(rows) + 1,
+        "parameters": report.evaluation.parameters,
+        "evaluation_created": "2026-11-24T00:00:00+00:00",
+        "reused": False,
+        "models": rows,
+        "overview": {"html": report.overview.html, "status": "ok", "error": None, "notebooks": []},
+    }
     path = report.out_dir / "index_sorting.html"
     path.write_text(render_index(context), encoding="utf-8")
     return path, aucs
@@ -544,8 +608,10 @@ def test_leaderboard_cards_sort_with_a_select(report, sized_page):
     select.select_option(label="mean AUC, descending")
     present = [m for m in aucs if aucs[m] is not None]
     assert _shown_models(page) == sorted(present, key=lambda m: -aucs[m]) + ["m-b"]
-    sorted_headers = page.evaluate("() => Array.from(document.querySelectorAll('thead th[aria-sort]'))"
-                                   ".map(th => [th.textContent.trim(), th.getAttribute('aria-sort')])")
+    sorted_headers = page.evaluate(
+        "() => Array.from(document.querySelectorAll('thead th[aria-sort]'))"
+        ".map(th => [th.textContent.trim(), th.getAttribute('aria-sort')])"
+    )
     assert sorted_headers == [["mean AUC", "descending"]]  # hidden, but said as the table's
     select.select_option(label="table order")
     assert _shown_models(page) == list(aucs)
@@ -606,12 +672,28 @@ def test_leaderboard_without_javascript_is_the_same_table_unsorted(demo_report, 
 
 # -- no sideways scroll at 1280 px, for the demo's reports and a TRUE-like benchmark's -----------------------------
 
-TRUE_DATASETS = ("mnbm", "frank", "summeval", "qags_xsum", "qags_cnndm", "begin", "q2", "dialfact", "paws", "fever",
-                 "vitaminc")
+TRUE_DATASETS = (
+    "mnbm",
+    "frank",
+    "summeval",
+    "qags_xsum",
+    "qags_cnndm",
+    "begin",
+    "q2",
+    "dialfact",
+    "paws",
+    "fever",
+    "vitaminc",
+)
 #: names as long as real metrics' are, without a space: the first made the index 1283 px wide at 1280, and 1342 px
 #: with its notebook links open, while a table cell broke such a name only at its own width
-TRUE_MODELS = ("t5_11b_anli_mnli_fever_vitaminc", "SummaC-ZS", "bertscore_roberta_large_mnli_f1", "BARTScore-CNN-para",
-               "Q2 metric")
+TRUE_MODELS = (
+    "t5_11b_anli_mnli_fever_vitaminc",
+    "SummaC-ZS",
+    "bertscore_roberta_large_mnli_f1",
+    "BARTScore-CNN-para",
+    "Q2 metric",
+)
 
 
 @pytest.fixture(scope="module")
@@ -626,14 +708,26 @@ def true_like_report(tmp_path_factory, report):
     for k, name in enumerate(TRUE_DATASETS):
         n = 80 + 8 * k
         y = (rng.random(n) < 0.3 + 0.03 * k).astype(int)
-        frame = pd.DataFrame({"id": np.arange(n), "grounding": [f"source {i}" for i in range(n)],
-                              "generated_text": [f"claim {i}" for i in range(n)], "label": y})
+        frame = pd.DataFrame(
+            {
+                "id": np.arange(n),
+                "grounding": [f"source {i}" for i in range(n)],
+                "generated_text": [f"claim {i}" for i in range(n)],
+                "label": y,
+            }
+        )
         for j, model in enumerate(TRUE_MODELS):
             frame[model] = rng.random(n) + 0.15 * (j + 1) * y
         frame.to_csv(root / f"{name}_dev_true_scores.csv", index=False)
-    result = run_report(root, models=[TRUE_MODELS[0]], out=tmp_path_factory.mktemp("true_like_report"), jobs=2,
-                        baseline=TRUE_MODELS[1], parameters={"n_bootstrap": 20, "noise_repeats": 2},
-                        progress=False)
+    result = run_report(
+        root,
+        models=[TRUE_MODELS[0]],
+        out=tmp_path_factory.mktemp("true_like_report"),
+        jobs=2,
+        baseline=TRUE_MODELS[1],
+        parameters={"n_bootstrap": 20, "noise_repeats": 2},
+        progress=False,
+    )
     assert result.ok, result.summary()
     return result
 

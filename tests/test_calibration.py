@@ -26,6 +26,7 @@ Two facts shape the exact comparisons, both computed below rather than assumed:
   rational arithmetic for isotonic and stump), and a cell may differ by no
   more than its tied evaluation examples.
 """
+
 from __future__ import annotations
 
 import functools
@@ -74,6 +75,7 @@ CLASS_WEIGHTS = (None, "balanced")
 # -- generated benchmarks ---------------------------------------------------------
 # Each returns (DataFrame, domains).  Small, seeded, and each stresses one thing.
 
+
 def _signal(rng, y, strength):
     """A noisy score that is higher for positives."""
     return strength * (2 * y - 1) + rng.normal(size=len(y))
@@ -90,15 +92,20 @@ def bench_scales(seed=0):
     for i, (d, n, rate) in enumerate([("a", 120, 0.5), ("b", 80, 0.3), ("c", 200, 0.6), ("d", 60, 0.45)]):
         y = _labels(rng, n, rate)
         z = _signal(rng, y, 0.8 + 0.2 * i) + 0.3 * i  # a shift per dataset
-        parts.append(pd.DataFrame({
-            "dataset": d, "label": y,
-            "prob": expit(z),
-            "logit": 1.7 * z - 0.4,
-            "nll": -1000 + 10 * _signal(rng, y, 0.5),
-            "big": 1e6 + 1e3 * _signal(rng, y, 0.7),  # also collapses in float32 (spacing 0.0625)
-            # distinct in float32 but steps of 3e-8: a tree splits only between values > 1e-7 apart
-            "micro": np.round(expit(_signal(rng, y, 0.8)) * 20) * 3e-8,
-        }))
+        parts.append(
+            pd.DataFrame(
+                {
+                    "dataset": d,
+                    "label": y,
+                    "prob": expit(z),
+                    "logit": 1.7 * z - 0.4,
+                    "nll": -1000 + 10 * _signal(rng, y, 0.5),
+                    "big": 1e6 + 1e3 * _signal(rng, y, 0.7),  # also collapses in float32 (spacing 0.0625)
+                    # distinct in float32 but steps of 3e-8: a tree splits only between values > 1e-7 apart
+                    "micro": np.round(expit(_signal(rng, y, 0.8)) * 20) * 3e-8,
+                }
+            )
+        )
     return pd.concat(parts, ignore_index=True), {"a": "news", "b": "news", "c": "chat", "d": "chat"}
 
 
@@ -110,12 +117,17 @@ def bench_ties(seed=1):
         y = _labels(rng, n, rate)
         z = _signal(rng, y, 0.9)
         zero = rng.random(n) < 0.55 - 0.3 * y
-        parts.append(pd.DataFrame({
-            "dataset": d, "label": y,
-            "round1": np.round(expit(z), 1),
-            "int04": np.clip(np.round(z + 2), 0, 4),
-            "bleu": np.where(zero, 0.0, np.round(rng.random(n) * (0.5 + 0.3 * y), 3)),
-        }))
+        parts.append(
+            pd.DataFrame(
+                {
+                    "dataset": d,
+                    "label": y,
+                    "round1": np.round(expit(z), 1),
+                    "int04": np.clip(np.round(z + 2), 0, 4),
+                    "bleu": np.where(zero, 0.0, np.round(rng.random(n) * (0.5 + 0.3 * y), 3)),
+                }
+            )
+        )
     return pd.concat(parts, ignore_index=True), {"a": "x", "b": "x", "c": "y", "d": "y"}
 
 
@@ -139,8 +151,11 @@ def bench_skewed(seed=3):
             y = np.zeros(n, dtype=int)
             y[rng.integers(n)] = 1
         y[0] = max(y[0], int(y.sum() == 0))
-        parts.append(pd.DataFrame({"dataset": d, "label": y,
-                                   "s1": _signal(rng, y, 1.5), "s2": np.round(_signal(rng, y, 0.7), 1)}))
+        parts.append(
+            pd.DataFrame(
+                {"dataset": d, "label": y, "s1": _signal(rng, y, 1.5), "s2": np.round(_signal(rng, y, 0.7), 1)}
+            )
+        )
     return pd.concat(parts, ignore_index=True), {"a": "x", "b": "x", "rare": "y", "c": "y"}
 
 
@@ -150,8 +165,11 @@ def bench_lone_domain(seed=4):
     parts = []
     for d, n, rate in [("a", 80, 0.5), ("b", 60, 0.4), ("lone", 50, 0.5)]:
         y = _labels(rng, n, rate)
-        parts.append(pd.DataFrame({"dataset": d, "label": y,
-                                   "m1": _signal(rng, y, 1.0), "m2": np.round(_signal(rng, y, 0.5), 1)}))
+        parts.append(
+            pd.DataFrame(
+                {"dataset": d, "label": y, "m1": _signal(rng, y, 1.0), "m2": np.round(_signal(rng, y, 0.5), 1)}
+            )
+        )
     return pd.concat(parts, ignore_index=True), {"a": "x", "b": "x", "lone": "y"}
 
 
@@ -162,8 +180,11 @@ def bench_tiny(seed=5):
     for d, n in [("t3", 3), ("t4", 4), ("t5", 5), ("big", 60)]:
         y = np.resize([0, 1], n)
         rng.shuffle(y)
-        parts.append(pd.DataFrame({"dataset": d, "label": y,
-                                   "m1": _signal(rng, y, 1.0), "m2": rng.integers(0, 3, n).astype(float)}))
+        parts.append(
+            pd.DataFrame(
+                {"dataset": d, "label": y, "m1": _signal(rng, y, 1.0), "m2": rng.integers(0, 3, n).astype(float)}
+            )
+        )
     return pd.concat(parts, ignore_index=True), {"t3": "x", "t4": "x", "t5": "y", "big": "y"}
 
 
@@ -175,6 +196,7 @@ BENCHES = {
     "lone_domain": bench_lone_domain,
     "tiny": bench_tiny,
 }
+
 
 def load_quiet(df, domains=None, **kw):
     """load_benchmark without its single-class UserWarning (tested in test_data.py)."""
@@ -197,6 +219,7 @@ def run(bench, **kw):
 
 
 # -- reference ----------------------------------------------------------------------
+
 
 class RawPenaltyLogisticRegression:
     """``LogisticRegression(C=1)`` on *raw* scores (the opitz2024 objective), solved on standardised scores.
@@ -224,19 +247,29 @@ class RawPenaltyLogisticRegression:
 
 
 def reference(df, domains, *, protocol, method, class_weight, logistic_tol=None):
-    return reference_expected_accuracy(df, domains, protocol=protocol, method=method, class_weight=class_weight,
-                                       n_repeats=N_REPEATS, random_state=0, logistic_tol=logistic_tol)
+    return reference_expected_accuracy(
+        df,
+        domains,
+        protocol=protocol,
+        method=method,
+        class_weight=class_weight,
+        n_repeats=N_REPEATS,
+        random_state=0,
+        logistic_tol=logistic_tol,
+    )
 
 
 @functools.cache
 def bench_reference(name, protocol, method, class_weight, logistic_tol):
     """Reference frame of a named benchmark: one scikit-learn fit per cell (logistic: the standardised pipeline)."""
     df, domains, _ = get_bench(name)
-    return reference(df, domains, protocol=protocol, method=method, class_weight=class_weight,
-                     logistic_tol=logistic_tol)
+    return reference(
+        df, domains, protocol=protocol, method=method, class_weight=class_weight, logistic_tol=logistic_tol
+    )
 
 
 # -- exact ties ---------------------------------------------------------------------
+
 
 def _exact_weights(y, class_weight):
     if class_weight is None:
@@ -285,6 +318,7 @@ def _stump_ties(s_cal, y_cal, s_ev, class_weight, float32=False):
     best splits that disagree on an example, or a leaf whose weighted classes are
     exactly equal.
     """
+
     def as_tree_sees(s):
         return np.asarray(s, dtype=np.float32).astype(np.float64) if float32 else np.asarray(s, dtype=np.float64)
 
@@ -349,8 +383,9 @@ def fit_ties(method, s_cal, y_cal, s_ev, class_weight, *, reference=None):
     return f(s_cal, y_cal, s_ev, class_weight)
 
 
-def cell_tie_fraction(df, domains, *, protocol, method, class_weight, dataset, model, n_repeats=N_REPEATS,
-                      reference=None):
+def cell_tie_fraction(
+    df, domains, *, protocol, method, class_weight, dataset, model, n_repeats=N_REPEATS, reference=None
+):
     """Fraction of a cell's evaluation examples decided by an exact tie (mean over indata repeats)."""
     datasets = list(dict.fromkeys(df["dataset"]))
     in_d = (df["dataset"] == dataset).to_numpy()
@@ -359,8 +394,14 @@ def cell_tie_fraction(df, domains, *, protocol, method, class_weight, dataset, m
     if protocol == "indata" or (protocol == "indomain" and not same):
         sd, yd = s[in_d], y[in_d]
         splits = ShuffleSplit(n_splits=n_repeats, test_size=0.2, random_state=0).split(sd[:, None])
-        return float(np.mean([fit_ties(method, sd[tr], yd[tr], sd[te], class_weight, reference=reference).mean()
-                              for tr, te in splits]))
+        return float(
+            np.mean(
+                [
+                    fit_ties(method, sd[tr], yd[tr], sd[te], class_weight, reference=reference).mean()
+                    for tr, te in splits
+                ]
+            )
+        )
     dom = df["dataset"].map(domains).to_numpy()
     cal, ev = {
         "xdomain": (~in_d, in_d),
@@ -390,18 +431,29 @@ def assert_matches(got, ref, df, domains, *, protocol, method, class_weight, sla
         exact &= nan_equal(merged["kappa"], merged["kappa_ref"])
     problems = []
     for _, r in merged[~exact].iterrows():
-        ties = cell_tie_fraction(df, domains, protocol=protocol, method=method, class_weight=class_weight,
-                                 dataset=r["dataset"], model=r["model"], reference=reference)
+        ties = cell_tie_fraction(
+            df,
+            domains,
+            protocol=protocol,
+            method=method,
+            class_weight=class_weight,
+            dataset=r["dataset"],
+            model=r["model"],
+            reference=reference,
+        )
         # a tied example may flip either way: accuracy moves by at most the tied fraction
         allowed = ties + slack_examples / r["n_evaluation"] + 1e-12
         if not (ties > 0 and abs(r["accuracy"] - r["accuracy_ref"]) <= allowed):
-            problems.append(f"{r['dataset']}/{r['model']}: accuracy {r['accuracy']!r} vs reference "
-                            f"{r['accuracy_ref']!r}, kappa {r['kappa']!r} vs {r['kappa_ref']!r}, "
-                            f"n_evaluation {r['n_evaluation']}, tied fraction {ties}")
+            problems.append(
+                f"{r['dataset']}/{r['model']}: accuracy {r['accuracy']!r} vs reference "
+                f"{r['accuracy_ref']!r}, kappa {r['kappa']!r} vs {r['kappa_ref']!r}, "
+                f"n_evaluation {r['n_evaluation']}, tied fraction {ties}"
+            )
     assert not problems, "\n".join(problems)
 
 
 # -- 1. every protocol x method x class_weight against the per-fit reference ---------
+
 
 @pytest.mark.parametrize("class_weight", CLASS_WEIGHTS)
 @pytest.mark.parametrize("method", METHODS)
@@ -427,12 +479,19 @@ def test_logistic_within_two_examples_of_default_sklearn(name, protocol, class_w
     """
     df, domains, bench = get_bench(name)
     models = list(bench.models)
-    got = run(bench.subset(models=models), protocol=protocol, method="logistic", class_weight=class_weight,
-              n_repeats=N_REPEATS)
-    ref = reference(df[["dataset", "label", *models]], domains, protocol=protocol, method="logistic",
-                    class_weight=class_weight)
-    assert_matches(got, ref, df, domains, protocol=protocol, method="logistic", class_weight=class_weight,
-                   slack_examples=2)
+    got = run(
+        bench.subset(models=models),
+        protocol=protocol,
+        method="logistic",
+        class_weight=class_weight,
+        n_repeats=N_REPEATS,
+    )
+    ref = reference(
+        df[["dataset", "label", *models]], domains, protocol=protocol, method="logistic", class_weight=class_weight
+    )
+    assert_matches(
+        got, ref, df, domains, protocol=protocol, method="logistic", class_weight=class_weight, slack_examples=2
+    )
 
 
 def _logistic_objective(x, y, b0, b1, class_weight=None, sd=1.0):
@@ -488,8 +547,10 @@ def test_lone_domain_falls_back_to_indata():
     assert (got.loc[~fallback, "calibration"] == "indomain").all()
     indata = run(bench, protocol="indata", method="stump", n_repeats=N_REPEATS)
     cols = ["dataset", "model", "auc", *beyondauc.SCORES, "n_calibration", "n_evaluation", "calibration"]
-    assert_frame_equal(got.loc[fallback, cols].reset_index(drop=True),
-                       indata.loc[indata["dataset"] == "lone", cols].reset_index(drop=True))
+    assert_frame_equal(
+        got.loc[fallback, cols].reset_index(drop=True),
+        indata.loc[indata["dataset"] == "lone", cols].reset_index(drop=True),
+    )
     # the others calibrate on the rest of their domain: a on b, b on a
     sizes = df["dataset"].value_counts()
     for d, other in (("a", "b"), ("b", "a")):
@@ -510,11 +571,13 @@ def test_skewed_benchmark_has_single_class_training_splits():
 
 # -- 2. indata reproducibility ---------------------------------------------------------
 
+
 def _indata_grid(bench, random_state=0, n_repeats=N_REPEATS):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UndefinedMetricWarning)
-        return expected_accuracy_grid(bench, protocols=["indata"], class_weight=None, n_repeats=n_repeats,
-                                      random_state=random_state)
+        return expected_accuracy_grid(
+            bench, protocols=["indata"], class_weight=None, n_repeats=n_repeats, random_state=random_state
+        )
 
 
 @pytest.mark.parametrize("name", ["scales", "ties", "skewed"])
@@ -539,8 +602,7 @@ def test_indata_does_not_depend_on_other_datasets(name):
         sub = _indata_grid(alone)
         expect = full[full["dataset"].isin(keep)]
         key = ["method", "dataset", "model"]
-        assert_frame_equal(sub.sort_values(key).reset_index(drop=True),
-                           expect.sort_values(key).reset_index(drop=True))
+        assert_frame_equal(sub.sort_values(key).reset_index(drop=True), expect.sort_values(key).reset_index(drop=True))
 
 
 def test_grid_equals_single_calls():
@@ -548,12 +610,19 @@ def test_grid_equals_single_calls():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UndefinedMetricWarning)
         grid = expected_accuracy_grid(bench, class_weight="balanced", n_repeats=N_REPEATS)
-    singles = pd.concat([run(bench, protocol=p, method=m, class_weight="balanced", n_repeats=N_REPEATS)
-                         for p in PROTOCOLS for m in METHODS], ignore_index=True)
+    singles = pd.concat(
+        [
+            run(bench, protocol=p, method=m, class_weight="balanced", n_repeats=N_REPEATS)
+            for p in PROTOCOLS
+            for m in METHODS
+        ],
+        ignore_index=True,
+    )
     assert_frame_equal(grid, singles)
 
 
 # -- 3. invariances ----------------------------------------------------------------------
+
 
 def _grid_all(bench, protocols=PROTOCOLS, class_weight=None):
     """The full grid, rows sorted by name (dataset order follows first appearance in the input)."""
@@ -574,8 +643,9 @@ def test_interleaving_rows_keeps_results(name, class_weight):
     key = df.assign(k=key).groupby("dataset")["k"].transform(lambda k: np.sort(k.to_numpy())).to_numpy()
     shuffled = df.iloc[np.argsort(key, kind="stable")].reset_index(drop=True)
     assert not shuffled["dataset"].equals(df["dataset"])
-    assert_frame_equal(_grid_all(load_quiet(shuffled, domains), class_weight=class_weight),
-                       _grid_all(bench, class_weight=class_weight))
+    assert_frame_equal(
+        _grid_all(load_quiet(shuffled, domains), class_weight=class_weight), _grid_all(bench, class_weight=class_weight)
+    )
 
 
 @pytest.mark.parametrize("class_weight", CLASS_WEIGHTS)
@@ -585,16 +655,19 @@ def test_any_row_permutation_keeps_cross_dataset_results(name, class_weight):
     df, domains, bench = get_bench(name)
     perm = np.random.default_rng(3).permutation(len(df))
     protocols = ["xdomain", "outdomain", "outdata"]
-    assert_frame_equal(_grid_all(load_quiet(df.iloc[perm], domains), protocols, class_weight),
-                       _grid_all(bench, protocols, class_weight))
+    assert_frame_equal(
+        _grid_all(load_quiet(df.iloc[perm], domains), protocols, class_weight),
+        _grid_all(bench, protocols, class_weight),
+    )
 
 
 def _same_ranks(a, b):
     return np.array_equal(rankdata(a, method="dense"), rankdata(b, method="dense"))
 
 
-@pytest.mark.parametrize("transform", [lambda x: x**3 + 5 * x, np.exp, lambda x: np.arctan(x / 50)],
-                         ids=["cubic", "exp", "arctan"])
+@pytest.mark.parametrize(
+    "transform", [lambda x: x**3 + 5 * x, np.exp, lambda x: np.arctan(x / 50)], ids=["cubic", "exp", "arctan"]
+)
 def test_auc_invariant_under_increasing_transform(transform):
     df, domains, bench = get_bench("ties")
     tdf = df.copy()
@@ -614,9 +687,16 @@ def _dyadic_bench(seed=8):
     parts = []
     for d, n in [("a", 60), ("b", 45), ("c", 70)]:
         y = _labels(rng, n, 0.45)
-        parts.append(pd.DataFrame({"dataset": d, "label": y,
-                                   "m1": np.round(_signal(rng, y, 1.0) * 8) / 8,
-                                   "m2": np.round(_signal(rng, y, 0.4) * 4) / 8}))
+        parts.append(
+            pd.DataFrame(
+                {
+                    "dataset": d,
+                    "label": y,
+                    "m1": np.round(_signal(rng, y, 1.0) * 8) / 8,
+                    "m2": np.round(_signal(rng, y, 0.4) * 4) / 8,
+                }
+            )
+        )
     return pd.concat(parts, ignore_index=True), {"a": "x", "b": "x", "c": "y"}
 
 
@@ -639,6 +719,7 @@ def test_stump_and_isotonic_invariant_under_positive_affine_map(method, class_we
 
 # -- 4. AUC and the other scores against scikit-learn -------------------------------------
 
+
 @pytest.mark.parametrize("name", list(BENCHES))
 def test_auc_matches_sklearn(name):
     df, _, bench = get_bench(name)
@@ -652,8 +733,13 @@ def test_auc_matches_sklearn(name):
 
 
 def test_single_class_dataset_auc_is_nan_and_warns():
-    df = pd.DataFrame({"dataset": ["a"] * 6 + ["b"] * 5, "label": [0, 1, 0, 1, 1, 0] + [1] * 5,
-                       "m": [0.1, 0.8, 0.3, 0.6, 0.9, 0.2, 0.5, 0.4, 0.7, 0.1, 0.3]})
+    df = pd.DataFrame(
+        {
+            "dataset": ["a"] * 6 + ["b"] * 5,
+            "label": [0, 1, 0, 1, 1, 0] + [1] * 5,
+            "m": [0.1, 0.8, 0.3, 0.6, 0.9, 0.2, 0.5, 0.4, 0.7, 0.1, 0.3],
+        }
+    )
     bench = load_quiet(df, {"a": "x", "b": "y"})
     with pytest.warns(UndefinedMetricWarning, match="'b'"):
         got = expected_accuracy(bench, protocol="xdomain", method="stump")
@@ -722,12 +808,14 @@ def test_scores_match_sklearn_metrics(name, method, protocol):
 
 def test_scores_on_a_hand_made_case():
     # calibrate on a (stump threshold between 0.4 and 0.6), evaluate on b
-    df = pd.DataFrame({
-        "dataset": ["a"] * 6 + ["b"] * 6,
-        "label": [0, 0, 0, 1, 1, 1] + [0, 1, 0, 1, 1, 0],
-        "m": [0.1, 0.2, 0.4, 0.6, 0.7, 0.9] + [0.3, 0.55, 0.65, 0.8, 0.2, 0.1],
-        "const": [1.0] * 12,
-    })
+    df = pd.DataFrame(
+        {
+            "dataset": ["a"] * 6 + ["b"] * 6,
+            "label": [0, 0, 0, 1, 1, 1] + [0, 1, 0, 1, 1, 0],
+            "m": [0.1, 0.2, 0.4, 0.6, 0.7, 0.9] + [0.3, 0.55, 0.65, 0.8, 0.2, 0.1],
+            "const": [1.0] * 12,
+        }
+    )
     bench = load_quiet(df, {"a": "x", "b": "y"})
     got = run(bench, protocol="outdata", method="stump").set_index(["dataset", "model"])
     r = got.loc[("a", "m")]
@@ -741,13 +829,18 @@ def test_scores_on_a_hand_made_case():
     assert c["accuracy"] == 0.5 and c["kappa"] == 0.0 and c["mcc"] == 0.0 and c["balanced_accuracy"] == 0.5
     assert c["f1"] == 0.0  # no positive prediction but positive truth: defined, 0
     # evaluation data without positives and no positive prediction: F1 undefined (NaN)
-    neg = load_quiet(pd.DataFrame({"dataset": ["a"] * 4 + ["b"] * 3, "label": [0, 0, 0, 1, 0, 0, 0],
-                                   "m": [0.1, 0.2, 0.3, 0.9, 0.1, 0.2, 0.3]}), {"a": "x", "b": "y"})
+    neg = load_quiet(
+        pd.DataFrame(
+            {"dataset": ["a"] * 4 + ["b"] * 3, "label": [0, 0, 0, 1, 0, 0, 0], "m": [0.1, 0.2, 0.3, 0.9, 0.1, 0.2, 0.3]}
+        ),
+        {"a": "x", "b": "y"},
+    )
     r = run(neg, protocol="outdata", method="stump").set_index("dataset").loc["a"]
     assert r["accuracy"] == 1.0 and np.isnan(r["f1"]) and np.isnan(r["kappa"]) and np.isnan(r["mcc"])
 
 
 # -- 5. ScoreCalibrator ---------------------------------------------------------------------
+
 
 def _calibrator_data(kind, seed):
     rng = np.random.default_rng(seed)
@@ -852,8 +945,14 @@ def test_calibrator_unfitted_raises(method):
         cal.predict_proba([0.5])
 
 
-@pytest.mark.parametrize("kw, param", [({"method": "platt"}, "method"), ({"class_weight": "auto"}, "class_weight"),
-                                       ({"class_weight": {0: 1, 1: 2}}, "class_weight")])
+@pytest.mark.parametrize(
+    "kw, param",
+    [
+        ({"method": "platt"}, "method"),
+        ({"class_weight": "auto"}, "class_weight"),
+        ({"class_weight": {0: 1, 1: 2}}, "class_weight"),
+    ],
+)
 def test_calibrator_bad_options_name_the_parameter(kw, param):
     with pytest.raises(ValueError, match=f"`{param}`"):
         ScoreCalibrator(**kw).fit([0.1, 0.9], [0, 1])
@@ -890,8 +989,14 @@ def test_property_matches_reference(data, class_weight):
     for protocol in ("xdomain", "outdata"):
         for method in METHODS:
             got = run(bench, protocol=protocol, method=method, class_weight=class_weight)
-            ref = reference(df, domains, protocol=protocol, method=method, class_weight=class_weight,
-                            logistic_tol=1e-10 if method == "logistic" else None)
+            ref = reference(
+                df,
+                domains,
+                protocol=protocol,
+                method=method,
+                class_weight=class_weight,
+                logistic_tol=1e-10 if method == "logistic" else None,
+            )
             if method != "logistic" and class_weight is None:
                 # unit weights: every sum is an exact integer, no rounding can decide a tie
                 merged = got.merge(ref, on=["dataset", "model"], suffixes=("", "_ref"))
@@ -903,12 +1008,20 @@ def test_property_matches_reference(data, class_weight):
 
 # -- 6a. reference="opitz2024": the settings of the code behind the paper's tables -----------
 
+
 @functools.cache
 def opitz_reference(name, protocol, method, class_weight):
     df, domains, _ = get_bench(name)
     with threadpool_limits(limits=1):  # one feature: threads only oversubscribe the cores
-        return reference_expected_accuracy(df, domains, protocol=protocol, method=method, class_weight=class_weight,
-                                           n_repeats=N_REPEATS, reference="opitz2024")
+        return reference_expected_accuracy(
+            df,
+            domains,
+            protocol=protocol,
+            method=method,
+            class_weight=class_weight,
+            n_repeats=N_REPEATS,
+            reference="opitz2024",
+        )
 
 
 @pytest.mark.parametrize("class_weight", CLASS_WEIGHTS)
@@ -918,8 +1031,9 @@ def opitz_reference(name, protocol, method, class_weight):
 def test_opitz2024_matches_per_fit_sklearn_loop(name, protocol, method, class_weight):
     """Cell for cell against default LogisticRegression() / IsotonicRegression() fitted per cell and repeat."""
     df, domains, bench = get_bench(name)
-    got = run(bench, protocol=protocol, method=method, class_weight=class_weight, n_repeats=N_REPEATS,
-              reference="opitz2024")
+    got = run(
+        bench, protocol=protocol, method=method, class_weight=class_weight, n_repeats=N_REPEATS, reference="opitz2024"
+    )
     ref = opitz_reference(name, protocol, method, class_weight)
     merged = got.merge(ref, on=["dataset", "model"], suffixes=("", "_ref"), validate="one_to_one")
     assert len(merged) == len(ref)
@@ -992,6 +1106,7 @@ def test_opitz2024_reference_validated():
 
 # -- 6b. stumps on scores within float32 rounding of each other ------------------------------
 
+
 def _float32_steps(base, steps):
     """float32 ``base`` moved by integer numbers of float32 ulps (as float64)."""
     b = np.asarray(base, dtype=np.float32).view(np.int32)
@@ -1042,8 +1157,9 @@ def test_stump_near_tied_float32_matches_sklearn(reference, data, class_weight):
     if len(np.unique(y)) < 2:
         return
     grid = np.concatenate([s, _float32_steps(s.min(), np.arange(-2, 10))])
-    tree = (DecisionTreeClassifier(max_depth=1, class_weight=class_weight) if reference
-            else ScaleFreeStump(class_weight)).fit(s[:, None], y)
+    tree = (
+        DecisionTreeClassifier(max_depth=1, class_weight=class_weight) if reference else ScaleFreeStump(class_weight)
+    ).fit(s[:, None], y)
     cal = ScoreCalibrator("stump", class_weight=class_weight, reference=reference).fit(s, y)
     ties = fit_ties("stump", s, y, grid, class_weight, reference=reference)
     assert np.array_equal(cal.predict(grid)[~ties], tree.predict(grid[:, None])[~ties])
@@ -1055,18 +1171,27 @@ def test_stump_near_tied_float32_matches_sklearn(reference, data, class_weight):
 @pytest.mark.parametrize("reference", [None, "opitz2024"])
 def test_stump_grid_near_tied_float32_matches_reference(reference, parts, class_weight):
     """The batched grid (expected_accuracy_grid, stump) against a per-fit DecisionTreeClassifier loop."""
-    df = pd.concat([pd.DataFrame({"dataset": f"d{i}", "label": y, "m": s}) for i, (s, y) in enumerate(parts)],
-                   ignore_index=True)
+    df = pd.concat(
+        [pd.DataFrame({"dataset": f"d{i}", "label": y, "m": s}) for i, (s, y) in enumerate(parts)], ignore_index=True
+    )
     domains = {"d0": "x", "d1": "x", "d2": "y"}
     bench = load_quiet(df, domains)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UndefinedMetricWarning)
-        grid = expected_accuracy_grid(bench, methods=["stump"], class_weight=class_weight, n_repeats=N_REPEATS,
-                                      reference=reference)
+        grid = expected_accuracy_grid(
+            bench, methods=["stump"], class_weight=class_weight, n_repeats=N_REPEATS, reference=reference
+        )
     for protocol in PROTOCOLS:
         got = grid[grid["protocol"] == protocol].drop(columns="auc")  # (outdata's AUC differs under opitz2024)
-        ref = reference_expected_accuracy(df, domains, protocol=protocol, method="stump", class_weight=class_weight,
-                                          n_repeats=N_REPEATS, reference=reference)
+        ref = reference_expected_accuracy(
+            df,
+            domains,
+            protocol=protocol,
+            method="stump",
+            class_weight=class_weight,
+            n_repeats=N_REPEATS,
+            reference=reference,
+        )
         if class_weight is None:  # integer counts: no rounding can decide a tie
             merged = got.merge(ref, on=["dataset", "model"], suffixes=("", "_ref"))
             assert nan_equal(merged["accuracy"], merged["accuracy_ref"]).all(), protocol
@@ -1074,30 +1199,43 @@ def test_stump_grid_near_tied_float32_matches_reference(reference, parts, class_
         else:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", UndefinedMetricWarning)
-                assert_matches(got, ref, df, domains, protocol=protocol, method="stump", class_weight=class_weight,
-                               reference=reference)
+                assert_matches(
+                    got,
+                    ref,
+                    df,
+                    domains,
+                    protocol=protocol,
+                    method="stump",
+                    class_weight=class_weight,
+                    reference=reference,
+                )
 
 
 # -- 7. errors ----------------------------------------------------------------------------------
 
+
 def _plain_bench(domains=None):
-    df = pd.DataFrame({"dataset": ["p"] * 4 + ["q"] * 4 + ["r"] * 4, "label": [0, 1] * 6,
-                       "m": np.linspace(0, 1, 12)})
+    df = pd.DataFrame({"dataset": ["p"] * 4 + ["q"] * 4 + ["r"] * 4, "label": [0, 1] * 6, "m": np.linspace(0, 1, 12)})
     return load_quiet(df, domains)
 
 
 @pytest.mark.parametrize("func", ["single", "grid"])
-@pytest.mark.parametrize("kw, param", [
-    ({"protocol": "crossdomain"}, "protocol"),
-    ({"method": "platt"}, "method"),
-    ({"class_weight": "auto"}, "class_weight"),
-    ({"class_weight": {0: 1.0, 1: 2.0}}, "class_weight"),
-])
+@pytest.mark.parametrize(
+    "kw, param",
+    [
+        ({"protocol": "crossdomain"}, "protocol"),
+        ({"method": "platt"}, "method"),
+        ({"class_weight": "auto"}, "class_weight"),
+        ({"class_weight": {0: 1.0, 1: 2.0}}, "class_weight"),
+    ],
+)
 def test_bad_options_name_the_parameter(func, kw, param):
     bench = _plain_bench({"p": "x", "q": "x", "r": "y"})
     if func == "grid":  # protocols=[...], methods=[...]
-        kw = {(k + "s" if k in ("protocol", "method") else k): ([v] if k in ("protocol", "method") else v)
-              for k, v in kw.items()}
+        kw = {
+            (k + "s" if k in ("protocol", "method") else k): ([v] if k in ("protocol", "method") else v)
+            for k, v in kw.items()
+        }
     with pytest.raises(ValueError, match=f"`{param}`"):
         (expected_accuracy_grid if func == "grid" else expected_accuracy)(bench, **kw)
 
@@ -1134,8 +1272,9 @@ def test_no_calibration_data_is_nan(method):
     assert got[list(beyondauc.SCORES)].isna().all().all()
     assert (got["n_calibration"] == 0).all() and (got["n_evaluation"] == 4).all()
     assert got["auc"].notna().all()
-    ref = reference_expected_accuracy(bench.frame.drop(columns="domain"), bench.domains, protocol="outdomain",
-                                      method=method)
+    ref = reference_expected_accuracy(
+        bench.frame.drop(columns="domain"), bench.domains, protocol="outdomain", method=method
+    )
     assert ref["accuracy"].isna().all()
 
 
@@ -1160,6 +1299,7 @@ def test_fit_columns_match_dense_counts_on_the_fits_rows():
     with the counts the dense (datasets x grid) matrices give there, for every protocol's fits."""
     from beyondauc.metrics.calibration.grid import dataset_columns, fit_columns, fit_matrices, protocol_plan
     from beyondauc.metrics.core.kernel import grid_counts, stacked_counts
+
     rng = np.random.default_rng(3)
     D, n = 4, 300
     codes = np.repeat(np.arange(D), n)
@@ -1169,8 +1309,12 @@ def test_fit_columns_match_dense_counts_on_the_fits_rows():
     pos_ds, neg_ds = stacked_counts(inv, y, codes, len(x), D)
     parts = dataset_columns(inv, y, codes, len(x), D)
     from beyondauc import load_benchmark
-    bench = load_benchmark(pd.DataFrame({"dataset": [f"d{c}" for c in codes], "label": y, "m": s,
-                                            "domain": [f"dom{c // 2}" for c in codes]}))
+
+    bench = load_benchmark(
+        pd.DataFrame(
+            {"dataset": [f"d{c}" for c in codes], "label": y, "m": s, "domain": [f"dom{c // 2}" for c in codes]}
+        )
+    )
     for protocol in ("xdomain", "outdomain", "indomain", "outdata"):
         fits, _ = protocol_plan(bench, protocol)
         G_cal, G_ev = fit_matrices(fits, D)

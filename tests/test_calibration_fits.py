@@ -53,10 +53,16 @@ def assert_same(combined, separate):
     assert errors.n_bins == errors_ref.n_bins
 
 
-@pytest.mark.parametrize("class_weight, reference, one_repeat_per_chunk", [
-    (None, None, False), (None, None, True), ("balanced", None, False), ("balanced", None, True),
-    ("balanced", "opitz2024", True),  # the reproduction mode: the two computed apart
-])
+@pytest.mark.parametrize(
+    "class_weight, reference, one_repeat_per_chunk",
+    [
+        (None, None, False),
+        (None, None, True),
+        ("balanced", None, False),
+        ("balanced", None, True),
+        ("balanced", "opitz2024", True),  # the reproduction mode: the two computed apart
+    ],
+)
 def test_combined_tables_are_the_two_functions_apart(class_weight, reference, one_repeat_per_chunk, monkeypatch):
     if one_repeat_per_chunk:  # the indata repeats fitted one by one (lone fits), as on large datasets
         monkeypatch.setattr(calibration, "_CHUNK", 1)
@@ -109,6 +115,7 @@ def test_combined_path_fits_the_shared_calibrators_once(monkeypatch):
         def wrapped(*args, **kwargs):
             calls[name] += 1
             return func(*args, **kwargs)
+
         return wrapped
 
     monkeypatch.setattr(calibration_fits, "logistic_rows", counting("logistic", calibration_fits.logistic_rows))

@@ -70,8 +70,17 @@ def _frame():
         y = (rng.random(n) < 0.4).astype(int)
         split = np.where(np.arange(n) % 2 == 0, "val", "test")
         lat = rng.normal(size=n) + 1.2 * y + (split == "test") * 0.3
-        parts.append(pd.DataFrame({"dataset": f"d{d}", "split": split, "label": y,
-                                   "a": 1 / (1 + np.exp(-lat)), "b": np.round(lat + rng.normal(size=n), 1)}))
+        parts.append(
+            pd.DataFrame(
+                {
+                    "dataset": f"d{d}",
+                    "split": split,
+                    "label": y,
+                    "a": 1 / (1 + np.exp(-lat)),
+                    "b": np.round(lat + rng.normal(size=n), 1),
+                }
+            )
+        )
     return pd.concat(parts, ignore_index=True)
 
 
@@ -86,15 +95,23 @@ def test_per_value_intervals_are_reproduced_exactly(bench, cells):
     kw = dict(n_bootstrap=40, random_state=3, cells=cells)
     d = ba.cohort_diagnostics(bench, "a", "d1", n_permutations=19, **kw).to_dict()
     assert {k: d[k] for k in ("drift_low", "drift_high", "wasserstein_low", "auc_val_high", "drift_pvalue")} == {
-        "drift_low": 0.004795615116123109, "drift_high": 0.019201495877551614, "wasserstein_low": 3.1524873589272433,
-        "auc_val_high": 0.8449494409369838, "drift_pvalue": 0.05}
+        "drift_low": 0.004795615116123109,
+        "drift_high": 0.019201495877551614,
+        "wasserstein_low": 3.1524873589272433,
+        "auc_val_high": 0.8449494409369838,
+        "drift_pvalue": 0.05,
+    }
     s = ba.selective_answering(bench, "a", "d1", protocol="xdomain", **kw).to_dict()
     assert {k: s[k] for k in ("accuracy_low", "disca_high", "aurc_low")} == {
-        "accuracy_low": 0.71725, "disca_high": 0.7147528673276261, "aurc_low": 0.12322590764669254}
+        "accuracy_low": 0.71725,
+        "disca_high": 0.7147528673276261,
+        "aurc_low": 0.12322590764669254,
+    }
     g = ba.bootstrap_grid(bench, protocols=["xdomain", "indata"], methods=["logistic", "isotonic"], n_repeats=5, **kw)
-    np.testing.assert_array_equal(g.grid[["accuracy_low", "accuracy_high"]].to_numpy()[[0, 5, 9]].round(15),
-                                  [[0.7066, 0.750716666666667], [0.66265, 0.718066666666667],
-                                   [0.667316666666667, 0.705333333333333]])
+    np.testing.assert_array_equal(
+        g.grid[["accuracy_low", "accuracy_high"]].to_numpy()[[0, 5, 9]].round(15),
+        [[0.7066, 0.750716666666667], [0.66265, 0.718066666666667], [0.667316666666667, 0.705333333333333]],
+    )
 
 
 def _mc_se(reps, q):

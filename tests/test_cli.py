@@ -1,4 +1,5 @@
 """Tests of the ``beyondauc calibrate`` command line, in-process and as a real console script."""
+
 from __future__ import annotations
 
 import io
@@ -51,7 +52,7 @@ def parse_simple(lines):
     spans = [m.span() for m in re.finditer(r"-+", rule)]
 
     def cut(line):
-        return [line[a:b if i < len(spans) - 1 else None].strip() for i, (a, b) in enumerate(spans)]
+        return [line[a : b if i < len(spans) - 1 else None].strip() for i, (a, b) in enumerate(spans)]
 
     header = cut(lines[0])
     return pd.DataFrame([cut(line) for line in lines[2:]], columns=header)
@@ -90,11 +91,15 @@ def demo_table():
 
 # -- default run on the demo: plain tables ------------------------------------------
 
+
 def test_table_format_titles_rank_cells_mean_and_marks(demo, demo_table):
     b = blocks(demo_table)
     assert demo_table.startswith("beyondauc ")
-    titles = ["AUC", "Expected accuracy: protocol=xdomain, method=logistic",
-              "Expected kappa: protocol=xdomain, method=logistic"]
+    titles = [
+        "AUC",
+        "Expected accuracy: protocol=xdomain, method=logistic",
+        "Expected kappa: protocol=xdomain, method=logistic",
+    ]
     for title in titles:
         assert title in b, list(b)
         t = parse_simple(b[title])
@@ -116,8 +121,11 @@ def test_table_format_titles_rank_cells_mean_and_marks(demo, demo_table):
 def test_table_cells_equal_api_values_and_ranks(demo, demo_table):
     res = expected_accuracy(demo, protocol="xdomain", method="logistic")
     b = blocks(demo_table)
-    for title, score in (("AUC", "auc"), ("Expected accuracy: protocol=xdomain, method=logistic", "accuracy"),
-                         ("Expected kappa: protocol=xdomain, method=logistic", "kappa")):
+    for title, score in (
+        ("AUC", "auc"),
+        ("Expected accuracy: protocol=xdomain, method=logistic", "accuracy"),
+        ("Expected kappa: protocol=xdomain, method=logistic", "kappa"),
+    ):
         t = parse_simple(b[title]).set_index("model")
         for d, m, v, r in rank_table(res, score=score).itertuples(index=False):
             cell = CELL.match(t.loc[m, d])
@@ -147,6 +155,7 @@ def test_demo_ranking_differs_between_auc_and_accuracy(demo, demo_table):
 
 # -- JSON ---------------------------------------------------------------------------
 
+
 def test_json_records_match_api_grid(demo):
     protocols, methods = ["xdomain", "outdata"], ["logistic", "stump"]
     argv = [a for p in protocols for a in ("--protocol", p)] + [a for m in methods for a in ("--method", m)]
@@ -165,13 +174,15 @@ def test_json_records_match_api_grid(demo):
 
 
 def test_json_nan_is_null_for_single_class_dataset(tmp_path, capsys):
-    df = pd.DataFrame({
-        "dataset": ["a"] * 4 + ["b"] * 4 + ["one"] * 3,
-        "label": [0, 1, 0, 1, 0, 1, 0, 1, 1, 1, 1],
-        # 'one' holds positives only, scored above everything: calibrated everywhere as positive
-        "m1": [0.1, 0.9, 0.2, 0.8, 0.3, 0.7, 0.4, 0.6, 5.0, 6.0, 7.0],
-        "m2": [0.3, 0.2, 0.5, 0.7, 0.1, 0.9, 0.4, 0.8, 5.0, 6.0, 7.0],
-    })
+    df = pd.DataFrame(
+        {
+            "dataset": ["a"] * 4 + ["b"] * 4 + ["one"] * 3,
+            "label": [0, 1, 0, 1, 0, 1, 0, 1, 1, 1, 1],
+            # 'one' holds positives only, scored above everything: calibrated everywhere as positive
+            "m1": [0.1, 0.9, 0.2, 0.8, 0.3, 0.7, 0.4, 0.6, 5.0, 6.0, 7.0],
+            "m2": [0.3, 0.2, 0.5, 0.7, 0.1, 0.9, 0.4, 0.8, 5.0, 6.0, 7.0],
+        }
+    )
     path = write_csv(tmp_path / "scores.csv", df)
     code, text = run(["calibrate", str(path), "--format", "json"])
     assert code == 0
@@ -243,12 +254,14 @@ def test_markdown_format():
 
 def test_latex_format_bold_and_escaped_underscores(tmp_path):
     # names with underscores, read from a path with underscores
-    df = pd.DataFrame({
-        "dataset": ["news_a"] * 6 + ["chat_b"] * 6 + ["web_c"] * 6,
-        "label": [0, 1] * 9,
-        "model_one": np.linspace(0, 1, 18) + np.tile([0, 0.3], 9),
-        "model_two": np.linspace(1, 0, 18) + np.tile([0, 0.6], 9),
-    })
+    df = pd.DataFrame(
+        {
+            "dataset": ["news_a"] * 6 + ["chat_b"] * 6 + ["web_c"] * 6,
+            "label": [0, 1] * 9,
+            "model_one": np.linspace(0, 1, 18) + np.tile([0, 0.3], 9),
+            "model_two": np.linspace(1, 0, 18) + np.tile([0, 0.6], 9),
+        }
+    )
     path = write_csv(tmp_path / "my_scores.csv", df)
     code, text = run(["calibrate", str(path), *GRID_ARGS, "--format", "latex"])
     assert code == 0
@@ -277,6 +290,7 @@ def test_csv_format_parses_with_pandas(demo):
 
 # -- options are honoured ---------------------------------------------------------------
 
+
 def test_domains_file_is_honoured(demo, tmp_path):
     mapping = {d: ("left" if i % 2 else "right") for i, d in enumerate(demo.datasets)}
     path = tmp_path / "domains.json"
@@ -287,8 +301,10 @@ def test_domains_file_is_honoured(demo, tmp_path):
     grid = expected_accuracy_grid(bench, protocols=["outdomain"], methods=["logistic"])
     assert_records_match_grid(records, grid)
     default = expected_accuracy_grid(demo, protocols=["outdomain"], methods=["logistic"])
-    assert not np.allclose(records_frame(records)["accuracy"].to_numpy(),
-                           default.set_index(["protocol", "method", "dataset", "model"]).sort_index()["accuracy"])
+    assert not np.allclose(
+        records_frame(records)["accuracy"].to_numpy(),
+        default.set_index(["protocol", "method", "dataset", "model"]).sort_index()["accuracy"],
+    )
 
 
 def test_reference_opitz2024_is_honoured(demo):
@@ -325,12 +341,19 @@ def test_models_option(demo):
 
 # -- data sources -----------------------------------------------------------------------
 
+
 def test_csv_data_path(tmp_path):
     rng = np.random.default_rng(0)
     n = 30
     y = np.tile([0, 1], 3 * n // 2)
-    df = pd.DataFrame({"dataset": np.repeat(["x", "y", "z"], n), "label": y,
-                       "good": rng.normal(size=3 * n) + 2 * y, "bad": rng.normal(size=3 * n) + 0.2 * y})
+    df = pd.DataFrame(
+        {
+            "dataset": np.repeat(["x", "y", "z"], n),
+            "label": y,
+            "good": rng.normal(size=3 * n) + 2 * y,
+            "bad": rng.normal(size=3 * n) + 0.2 * y,
+        }
+    )
     path = write_csv(tmp_path / "bench.csv", df)
     records = run_json([str(path)])
     assert len(records) == 3 * 2
@@ -347,21 +370,31 @@ def test_true_style_directory(tmp_path):
     for name in ("mnbm", "frank", "begin", "q2"):
         n = 24
         y = np.tile([0, 1], n // 2)
-        pd.DataFrame({
-            "id": np.arange(n), "grounding": [f"src {i}" for i in range(n)],
-            "generated_text": [f"claim {i}" for i in range(n)], "label": y,
-            "ANLI": rng.random(n) + 0.5 * y, "BLEU": rng.random(n) * 0.1 + 0.02 * y,
-        }).to_csv(root / f"{name}_dev_true_scores.csv", index=False)
+        pd.DataFrame(
+            {
+                "id": np.arange(n),
+                "grounding": [f"src {i}" for i in range(n)],
+                "generated_text": [f"claim {i}" for i in range(n)],
+                "label": y,
+                "ANLI": rng.random(n) + 0.5 * y,
+                "BLEU": rng.random(n) * 0.1 + 0.02 * y,
+            }
+        ).to_csv(root / f"{name}_dev_true_scores.csv", index=False)
     records = run_json([str(root), "--protocol", "indomain", "--protocol", "outdomain"])
     assert {r["dataset"] for r in records} == {"mnbm", "frank", "begin", "q2"}
     assert {r["model"] for r in records} == {"ANLI", "BLEU"}
     assert {r["dataset"]: r["domain"] for r in records} == {
-        "mnbm": "summarization", "frank": "summarization", "begin": "dialogue", "q2": "dialogue"}
+        "mnbm": "summarization",
+        "frank": "summarization",
+        "begin": "dialogue",
+        "q2": "dialogue",
+    }
     grid = expected_accuracy_grid(load_benchmark(root), protocols=["indomain", "outdomain"], methods=["logistic"])
     assert_records_match_grid(records, grid)
 
 
 # -- errors: exit 2, one line on stderr, no traceback -----------------------------------------
+
 
 def test_error_nonexistent_path(capsys, tmp_path):
     check_single_error(capsys, ["calibrate", str(tmp_path / "missing.csv")], "does not exist")
@@ -400,9 +433,14 @@ def test_no_command_prints_help():
 
 # -- the real console script ----------------------------------------------------------------
 
+
 def test_module_entry_point_subprocess(demo):
-    proc = subprocess.run([sys.executable, "-m", "beyondauc.cli", "calibrate", "--format", "json",
-                           "--method", "isotonic"], capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-m", "beyondauc.cli", "calibrate", "--format", "json", "--method", "isotonic"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode == 0, proc.stderr
     records = json.loads(proc.stdout)
     grid = expected_accuracy_grid(demo, protocols=["xdomain"], methods=["isotonic"])

@@ -64,6 +64,7 @@ def domain_forms(tmp_path):
 
 # -- the options ----------------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("command", READING)
 def test_every_reading_command_has_both_options_from_the_table(command):
     sub = cli.build_parser().commands[command]
@@ -78,20 +79,47 @@ def test_every_reading_command_has_both_options_from_the_table(command):
 
 @pytest.mark.parametrize("form", ["pairs", "repeated", "json", "csv", "file and pairs"])
 def test_domains_in_every_form_give_the_api_grid(csv, tmp_path, form):
-    code, text = run(["calibrate", str(csv), "--protocol", "outdomain", "--protocol", "indomain",
-                      "--repeats", "2", "--format", "json", *domain_forms(tmp_path)[form]])
+    code, text = run(
+        [
+            "calibrate",
+            str(csv),
+            "--protocol",
+            "outdomain",
+            "--protocol",
+            "indomain",
+            "--repeats",
+            "2",
+            "--format",
+            "json",
+            *domain_forms(tmp_path)[form],
+        ]
+    )
     assert code == 0
     got = pd.DataFrame(json.loads(text))
     assert dict(zip(got["dataset"], got["domain"])) == DOMAINS
-    want = ba.expected_accuracy_grid(ba.load_benchmark(csv, domains=DOMAINS), protocols=["outdomain", "indomain"],
-                                     methods=["logistic"], n_repeats=2)
+    want = ba.expected_accuracy_grid(
+        ba.load_benchmark(csv, domains=DOMAINS), protocols=["outdomain", "indomain"], methods=["logistic"], n_repeats=2
+    )
     np.testing.assert_array_equal(got["accuracy"].to_numpy(float), want["accuracy"].to_numpy(float))
 
 
 @pytest.mark.parametrize("command, protocol", [("diagnose", "indomain"), ("selective", "outdomain")])
 def test_diagnose_and_selective_read_the_domains(csv, tmp_path, command, protocol):
-    code, text = run([command, str(csv), "--model", "m2", "--dataset", "c", "--protocol", protocol,
-                      "--format", "json", *domain_forms(tmp_path)["repeated"]])
+    code, text = run(
+        [
+            command,
+            str(csv),
+            "--model",
+            "m2",
+            "--dataset",
+            "c",
+            "--protocol",
+            protocol,
+            "--format",
+            "json",
+            *domain_forms(tmp_path)["repeated"],
+        ]
+    )
     assert code == 0
     rec = json.loads(text)
     bench = ba.load_benchmark(csv, domains=DOMAINS)
@@ -130,16 +158,26 @@ def test_report_hands_the_domains_and_the_policy_to_the_evaluation(csv, tmp_path
 
     monkeypatch.setattr(runner, "evaluate", evaluate)
     with pytest.raises(Stop):
-        ba.run_report(csv, out=tmp_path / "r", jobs=1, progress=False, domains=DOMAINS, nan_policy="drop",
-                      parameters={"n_bootstrap": 0})
+        ba.run_report(
+            csv,
+            out=tmp_path / "r",
+            jobs=1,
+            progress=False,
+            domains=DOMAINS,
+            nan_policy="drop",
+            parameters={"n_bootstrap": 0},
+        )
     assert seen["domains"] == DOMAINS and seen["nan_policy"] == "drop" and seen["n_bootstrap"] == 0
 
 
-@pytest.mark.parametrize("bad, needle", [
-    ({"domains": {"a": 1}}, "`domains` must be a mapping dataset -> domain"),
-    ({"nan_policy": "ignore"}, "`nan_policy` must be one of 'raise', 'drop'"),
-    ({"parameters": {"domains": DOMAINS}}, "`parameters` may not set ['domains']; use the arguments"),
-])
+@pytest.mark.parametrize(
+    "bad, needle",
+    [
+        ({"domains": {"a": 1}}, "`domains` must be a mapping dataset -> domain"),
+        ({"nan_policy": "ignore"}, "`nan_policy` must be one of 'raise', 'drop'"),
+        ({"parameters": {"domains": DOMAINS}}, "`parameters` may not set ['domains']; use the arguments"),
+    ],
+)
 def test_report_refuses_bad_data_options_before_any_work(csv, tmp_path, bad, needle):
     with pytest.raises(ValueError) as info:
         ba.run_report(csv, out=tmp_path / "r", progress=False, **bad)
@@ -147,12 +185,18 @@ def test_report_refuses_bad_data_options_before_any_work(csv, tmp_path, bad, nee
     assert not (tmp_path / "r").exists()
 
 
-@pytest.mark.parametrize("argv, needles", [
-    (["--domains", "nofile.json"], ["--domains 'nofile.json' is neither a file nor NAME=DOMAIN pairs"]),
-    (["--domains", "a="], ["--domains 'a=' must be NAME=DOMAIN pairs"]),
-    (["--domains", "a=news", "--domains", "a=chat"], ["--domains gives dataset 'a' two domains: 'news' and 'chat'"]),
-    (["--domains", "a=news,a=chat"], ["two domains"]),
-])
+@pytest.mark.parametrize(
+    "argv, needles",
+    [
+        (["--domains", "nofile.json"], ["--domains 'nofile.json' is neither a file nor NAME=DOMAIN pairs"]),
+        (["--domains", "a="], ["--domains 'a=' must be NAME=DOMAIN pairs"]),
+        (
+            ["--domains", "a=news", "--domains", "a=chat"],
+            ["--domains gives dataset 'a' two domains: 'news' and 'chat'"],
+        ),
+        (["--domains", "a=news,a=chat"], ["two domains"]),
+    ],
+)
 @pytest.mark.parametrize("command", ["calibrate", "evaluate"])
 def test_bad_domains_are_one_line_naming_the_flag(capsys, csv, tmp_path, argv, needles, command):
     extra = ["--out", str(tmp_path / "ev")] if command == "evaluate" else []
@@ -166,13 +210,18 @@ def test_python_keeps_its_own_words_for_the_same_mistake(csv):
 
 # -- --nan-policy drop -------------------------------------------------------------------------------
 
+
 @pytest.mark.filterwarnings("ignore:protocols outdomain and indomain are left out")
 def test_evaluate_nan_policy_drop_equals_the_api(capsys, nan_csv, tmp_path):
-    check_single_error(capsys, ["evaluate", str(nan_csv), "--out", str(tmp_path / "x"), "--quiet"],
-                       "'m2'", "line 9", "--nan-policy drop")
+    check_single_error(
+        capsys,
+        ["evaluate", str(nan_csv), "--out", str(tmp_path / "x"), "--quiet"],
+        "'m2'",
+        "line 9",
+        "--nan-policy drop",
+    )
     out = tmp_path / "ev"
-    code, _ = run(["evaluate", str(nan_csv), "--out", str(out), "--quiet", "--verbose", "--nan-policy", "drop",
-                   *FAST])
+    code, _ = run(["evaluate", str(nan_csv), "--out", str(out), "--quiet", "--verbose", "--nan-policy", "drop", *FAST])
     err = capsys.readouterr().err
     assert code == 0, err
     assert err.count("dropped 1 row(s) with NaN/inf scores") == 1  # --verbose: every warning in full
@@ -184,8 +233,7 @@ def test_evaluate_nan_policy_drop_equals_the_api(capsys, nan_csv, tmp_path):
 
 
 def test_evaluate_nan_policy_may_come_by_p(capsys, nan_csv, tmp_path):
-    code, _ = run(["evaluate", str(nan_csv), "--out", str(tmp_path / "ev"), "--quiet", "-p", "nan_policy=drop",
-                   *FAST])
+    code, _ = run(["evaluate", str(nan_csv), "--out", str(tmp_path / "ev"), "--quiet", "-p", "nan_policy=drop", *FAST])
     assert code == 0, capsys.readouterr().err
     assert ba.load_evaluation(tmp_path / "ev").parameters["nan_policy"] == "drop"
 

@@ -4,6 +4,7 @@ Every number printed is compared with the API (:func:`beyondauc.cohort_diagnosti
 :func:`beyondauc.selective_answering`) called with the same arguments, on the
 embedded demo benchmark and on small CSV files written for the test.
 """
+
 from __future__ import annotations
 
 import io
@@ -78,13 +79,15 @@ def csv_frame(n=60, seed=0, datasets=("x", "y", "z")):
     rng = np.random.default_rng(seed)
     k = len(datasets)
     y = np.tile([0, 1], k * n // 2)
-    return pd.DataFrame({
-        "dataset": np.repeat(list(datasets), n),
-        "label": y,
-        "split": np.tile(np.repeat(["val", "test"], [n // 2 + 6, n // 2 - 6]), k),
-        "strong": rng.normal(size=k * n) + 2.0 * y + np.repeat(np.arange(k) * 0.7, n),
-        "weak": 10.0 * rng.normal(size=k * n) - 3.0 + 4.0 * y,
-    })
+    return pd.DataFrame(
+        {
+            "dataset": np.repeat(list(datasets), n),
+            "label": y,
+            "split": np.tile(np.repeat(["val", "test"], [n // 2 + 6, n // 2 - 6]), k),
+            "strong": rng.normal(size=k * n) + 2.0 * y + np.repeat(np.arange(k) * 0.7, n),
+            "weak": 10.0 * rng.normal(size=k * n) - 3.0 + 4.0 * y,
+        }
+    )
 
 
 @pytest.fixture(scope="module")
@@ -120,11 +123,21 @@ def _source(name, demo, csvs):
     if name == "csv":
         return [str(csvs["split"])], load_benchmark(csvs["split"]), "strong", ["x", "z"], []
     if name == "csv-xdomain":
-        return [str(csvs["nosplit"]), "--protocol", "xdomain"], load_benchmark(csvs["nosplit"]), "weak", ["y", "z"], \
-            ["xdomain"]
+        return (
+            [str(csvs["nosplit"]), "--protocol", "xdomain"],
+            load_benchmark(csvs["nosplit"]),
+            "weak",
+            ["y", "z"],
+            ["xdomain"],
+        )
     if name == "csv-strings":
-        return [str(csvs["strings"]), "--pos-label", "spam"], load_benchmark(csvs["strings"], pos_label="spam"), \
-            "strong", ["x", "y"], []
+        return (
+            [str(csvs["strings"]), "--pos-label", "spam"],
+            load_benchmark(csvs["strings"], pos_label="spam"),
+            "strong",
+            ["x", "y"],
+            [],
+        )
     raise AssertionError(name)
 
 
@@ -133,6 +146,7 @@ SOURCES = ["demo", "csv", "csv-xdomain", "csv-strings"]
 
 # -- diagnose: json equals the API --------------------------------------------------------
 
+
 @pytest.mark.parametrize("which", [0, 1])
 @pytest.mark.parametrize("source", SOURCES)
 def test_diagnose_json_one_dataset_equals_api(capsys, demo, csvs, source, which):
@@ -140,8 +154,9 @@ def test_diagnose_json_one_dataset_equals_api(capsys, demo, csvs, source, which)
     dataset = datasets[which]
     rec = run_json(capsys, ["diagnose", *prefix, "--model", model, "--dataset", dataset, "--repeats", str(REPEATS)])
     assert isinstance(rec, dict)
-    r = assert_diagnose_equals_api(rec, bench, model, dataset, n_repeats=REPEATS,
-                                   protocol=protocol[0] if protocol else None)
+    r = assert_diagnose_equals_api(
+        rec, bench, model, dataset, n_repeats=REPEATS, protocol=protocol[0] if protocol else None
+    )
     assert rec["cohorts"] == (protocol[0] if protocol else "split")
     assert rec["n_val"] == len(r.y_val) and rec["n_test"] == len(r.y_test)
     assert all(isinstance(rec[k], float) for k in DIAGNOSE_KEYS)
@@ -150,8 +165,9 @@ def test_diagnose_json_one_dataset_equals_api(capsys, demo, csvs, source, which)
 def test_diagnose_without_split_defaults_to_xdomain(capsys, csvs):
     """A CSV without a split column needs no --protocol: the default is xdomain."""
     bench = load_benchmark(csvs["nosplit"])
-    rec = run_json(capsys, ["diagnose", str(csvs["nosplit"]), "--model", "strong", "--dataset", "y",
-                            "--repeats", str(REPEATS)])
+    rec = run_json(
+        capsys, ["diagnose", str(csvs["nosplit"]), "--model", "strong", "--dataset", "y", "--repeats", str(REPEATS)]
+    )
     assert rec["cohorts"] == "xdomain"
     assert_diagnose_equals_api(rec, bench, "strong", "y", n_repeats=REPEATS)
     # V = the other datasets pooled, T = the dataset
@@ -170,12 +186,28 @@ def test_diagnose_string_labels_equal_numeric_labels(capsys, csvs):
 
 @pytest.mark.parametrize("protocol", ["split", "xdomain", "outdomain", "indata", "outdata"])
 def test_diagnose_options_are_honoured(capsys, demo, protocol):
-    argv = ["diagnose", "--model", "svm", "--dataset", "diabetes", "--protocol", protocol, "--repeats", "3",
-            "--points", "5", "--p", "1", "--seed", "7"]
+    argv = [
+        "diagnose",
+        "--model",
+        "svm",
+        "--dataset",
+        "diabetes",
+        "--protocol",
+        protocol,
+        "--repeats",
+        "3",
+        "--points",
+        "5",
+        "--p",
+        "1",
+        "--seed",
+        "7",
+    ]
     rec = run_json(capsys, argv)
     assert rec["cohorts"] == protocol
-    r = assert_diagnose_equals_api(rec, demo, "svm", "diabetes", protocol=protocol, n_repeats=3, n_points=5, p=1,
-                                   random_state=7)
+    r = assert_diagnose_equals_api(
+        rec, demo, "svm", "diabetes", protocol=protocol, n_repeats=3, n_points=5, p=1, random_state=7
+    )
     assert len(r.bias_test.sigmas) == 5 and r.wasserstein.p == 1
     default = cohort_diagnostics(demo, "svm", "diabetes", protocol=protocol, n_repeats=3)
     assert rec["wasserstein"] != default.wasserstein.score  # p = 1, not 2
@@ -185,22 +217,45 @@ def test_diagnose_options_are_honoured(capsys, demo, protocol):
 def test_diagnose_noise_method(capsys, demo, method):
     argv = ["diagnose", "--model", "svm", "--dataset", "wine", "--noise-repeats", "4", "--seed", "3"]
     rec = run_json(capsys, argv + ([] if method is None else ["--noise-method", method]))
-    r = assert_diagnose_equals_api(rec, demo, "svm", "wine", n_repeats=4, random_state=3,
-                                   noise_method=method or "exact")
+    r = assert_diagnose_equals_api(
+        rec, demo, "svm", "wine", n_repeats=4, random_state=3, noise_method=method or "exact"
+    )
     assert r.noise_test.method == (method or "exact")
-    other = cohort_diagnostics(demo, "svm", "wine", n_repeats=4, random_state=3,
-                               noise_method="exact" if method == "monte_carlo" else "monte_carlo")
+    other = cohort_diagnostics(
+        demo,
+        "svm",
+        "wine",
+        n_repeats=4,
+        random_state=3,
+        noise_method="exact" if method == "monte_carlo" else "monte_carlo",
+    )
     assert rec["noise_robustness"] != other.noise_test.score
     assert rec["bias_robustness"] == other.bias_test.score  # nothing else moves
 
 
 def test_diagnose_custom_split_names(capsys, csvs):
     bench = load_benchmark(csvs["renamed"])
-    rec = run_json(capsys, ["diagnose", str(csvs["renamed"]), "--model", "weak", "--dataset", "z",
-                            "--val-split", "dev", "--test-split", "holdout", "--repeats", str(REPEATS)])
+    rec = run_json(
+        capsys,
+        [
+            "diagnose",
+            str(csvs["renamed"]),
+            "--model",
+            "weak",
+            "--dataset",
+            "z",
+            "--val-split",
+            "dev",
+            "--test-split",
+            "holdout",
+            "--repeats",
+            str(REPEATS),
+        ],
+    )
     assert_diagnose_equals_api(rec, bench, "weak", "z", val_split="dev", test_split="holdout", n_repeats=REPEATS)
-    original = run_json(capsys, ["diagnose", str(csvs["split"]), "--model", "weak", "--dataset", "z",
-                                 "--repeats", str(REPEATS)])
+    original = run_json(
+        capsys, ["diagnose", str(csvs["split"]), "--model", "weak", "--dataset", "z", "--repeats", str(REPEATS)]
+    )
     assert rec == original
 
 
@@ -211,11 +266,13 @@ def test_diagnose_json_every_dataset_is_a_list(capsys, demo, csvs, source):
     assert isinstance(recs, list)
     assert [r["dataset"] for r in recs] == list(bench.datasets)
     for rec in recs[:: max(1, len(recs) // 3)]:
-        assert_diagnose_equals_api(rec, bench, model, rec["dataset"], n_repeats=REPEATS,
-                                   protocol=protocol[0] if protocol else None)
+        assert_diagnose_equals_api(
+            rec, bench, model, rec["dataset"], n_repeats=REPEATS, protocol=protocol[0] if protocol else None
+        )
 
 
 # -- selective: json equals the API --------------------------------------------------------
+
 
 @pytest.mark.parametrize("score", [None, 0.25])
 @pytest.mark.parametrize("ood", [False, True])
@@ -254,12 +311,36 @@ def test_selective_json_one_dataset_equals_api(capsys, demo, csvs, source, ood, 
 
 @pytest.mark.parametrize("protocol, method", [("indata", "stump"), ("xdomain", "isotonic"), ("outdata", "logistic")])
 def test_selective_options_are_honoured(capsys, demo, protocol, method):
-    argv = ["selective", "--model", "knn", "--dataset", "breast_cancer", "--protocol", protocol, "--method", method,
-            "--tolerance", "0.8", "--resolution", "0.05", "--seed", "3"]
+    argv = [
+        "selective",
+        "--model",
+        "knn",
+        "--dataset",
+        "breast_cancer",
+        "--protocol",
+        protocol,
+        "--method",
+        method,
+        "--tolerance",
+        "0.8",
+        "--resolution",
+        "0.05",
+        "--seed",
+        "3",
+    ]
     rec = run_json(capsys, argv)
     assert rec["protocol"] == protocol and rec["method"] == method and rec["tolerance"] == 0.8
-    assert_selective_equals_api(rec, demo, "knn", "breast_cancer", protocol=protocol, method=method, tolerance=0.8,
-                                resolution=0.05, random_state=3)
+    assert_selective_equals_api(
+        rec,
+        demo,
+        "knn",
+        "breast_cancer",
+        protocol=protocol,
+        method=method,
+        tolerance=0.8,
+        resolution=0.05,
+        random_state=3,
+    )
 
 
 @pytest.mark.parametrize("source", SOURCES)
@@ -279,10 +360,38 @@ def test_selective_json_every_dataset_excludes_the_ood_dataset(capsys, demo, csv
 
 
 def test_selective_string_labels_equal_numeric_labels(capsys, csvs):
-    numeric = run_json(capsys, ["selective", str(csvs["split"]), "--model", "weak", "--dataset", "y",
-                                "--ood-dataset", "x", "--computation-score", "1"])
-    strings = run_json(capsys, ["selective", str(csvs["strings"]), "--pos-label", "spam", "--model", "weak",
-                                "--dataset", "y", "--ood-dataset", "x", "--computation-score", "1"])
+    numeric = run_json(
+        capsys,
+        [
+            "selective",
+            str(csvs["split"]),
+            "--model",
+            "weak",
+            "--dataset",
+            "y",
+            "--ood-dataset",
+            "x",
+            "--computation-score",
+            "1",
+        ],
+    )
+    strings = run_json(
+        capsys,
+        [
+            "selective",
+            str(csvs["strings"]),
+            "--pos-label",
+            "spam",
+            "--model",
+            "weak",
+            "--dataset",
+            "y",
+            "--ood-dataset",
+            "x",
+            "--computation-score",
+            "1",
+        ],
+    )
     assert strings == numeric
 
 
@@ -304,6 +413,7 @@ def test_numeric_labels_with_pos_label(capsys, tmp_path, command):
 
 
 # -- text formats and csv -----------------------------------------------------------------
+
 
 def _argv(command, prefix, model, extra=()):
     argv = [command, *prefix, "--model", model, *extra]
@@ -372,6 +482,7 @@ def test_selective_table_has_ood_and_didma_columns_when_asked(capsys, ood):
 
 # -- errors: exit 2, one line on stderr, no traceback ---------------------------------------
 
+
 @pytest.mark.parametrize("command", ["diagnose", "selective"])
 def test_error_unknown_model(capsys, command):
     check_single_error(capsys, [command, "--model", "oracle"], "model", "'oracle'")
@@ -402,27 +513,33 @@ def test_error_selective_tolerance(capsys, tolerance):
     check_single_error(capsys, ["selective", "--model", "logreg", "--tolerance", tolerance], "tolerance")
 
 
-@pytest.mark.parametrize("args, needle", [
-    (["--repeats", "0"], "--noise-repeats"),  # the old spelling still works; messages name the API's
-    (["--noise-repeats", "-3"], "--noise-repeats"),
-    (["--points", "1"], "--n-points"),
-    (["--n-points", "0"], "--n-points"),
-    (["--seed", "-1"], "--random-state"),
-    (["--p", "0.5"], "--p must be a finite number >= 1"),  # the command line's spelling, not Python's `p`
-    (["--repeats", "many"], "--repeats"),
-    (["--noise-method", "mc"], "--noise-method"),
-])
+@pytest.mark.parametrize(
+    "args, needle",
+    [
+        (["--repeats", "0"], "--noise-repeats"),  # the old spelling still works; messages name the API's
+        (["--noise-repeats", "-3"], "--noise-repeats"),
+        (["--points", "1"], "--n-points"),
+        (["--n-points", "0"], "--n-points"),
+        (["--seed", "-1"], "--random-state"),
+        (["--p", "0.5"], "--p must be a finite number >= 1"),  # the command line's spelling, not Python's `p`
+        (["--repeats", "many"], "--repeats"),
+        (["--noise-method", "mc"], "--noise-method"),
+    ],
+)
 def test_error_diagnose_bad_numbers(capsys, args, needle):
     check_single_error(capsys, ["diagnose", "--model", "logreg", *args], needle)
 
 
-@pytest.mark.parametrize("args, needle", [
-    (["--resolution", "0"], "resolution"),
-    (["--seed", "-1"], "--random-state"),
-    (["--computation-score", "-1"], "computation_score"),
-    (["--dataset", "wine", "--ood-dataset", "wine"], "--ood-dataset must differ from --dataset"),
-    (["--ood-dataset", "mnist"], "mnist"),
-])
+@pytest.mark.parametrize(
+    "args, needle",
+    [
+        (["--resolution", "0"], "resolution"),
+        (["--seed", "-1"], "--random-state"),
+        (["--computation-score", "-1"], "computation_score"),
+        (["--dataset", "wine", "--ood-dataset", "wine"], "--ood-dataset must differ from --dataset"),
+        (["--ood-dataset", "mnist"], "mnist"),
+    ],
+)
 def test_error_selective_bad_options(capsys, args, needle):
     check_single_error(capsys, ["selective", "--model", "logreg", *args], needle)
 
@@ -431,8 +548,9 @@ def test_error_selective_bad_options(capsys, args, needle):
 @pytest.mark.parametrize("source", ["demo", "csv"])
 def test_error_split_naming_no_rows(capsys, csvs, source, flag):
     prefix, model = ([], "logreg") if source == "demo" else ([str(csvs["split"])], "strong")
-    line = check_single_error(capsys, ["diagnose", *prefix, "--model", model, flag, "train"],
-                              f"{flag} train names no rows")  # the command line's spelling
+    line = check_single_error(
+        capsys, ["diagnose", *prefix, "--model", model, flag, "train"], f"{flag} train names no rows"
+    )  # the command line's spelling
     assert flag.lstrip("-").replace("-", "_") not in line
 
 
@@ -444,8 +562,7 @@ def test_error_split_message_lists_the_split_values(capsys):
 
 
 def test_error_protocol_split_without_split_column(capsys, csvs):
-    check_single_error(capsys, ["diagnose", str(csvs["nosplit"]), "--model", "strong", "--protocol", "split"],
-                       "split")
+    check_single_error(capsys, ["diagnose", str(csvs["nosplit"]), "--model", "strong", "--protocol", "split"], "split")
 
 
 @pytest.mark.parametrize("command", ["diagnose", "selective"])

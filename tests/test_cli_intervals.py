@@ -1,4 +1,5 @@
 """``--bootstrap`` and ``--confidence-level`` on ``beyondauc diagnose`` and ``beyondauc selective``."""
+
 from __future__ import annotations
 
 import io
@@ -19,10 +20,29 @@ def _ok(capsys, argv):
 
 
 def test_selective_json_intervals_equal_api(capsys):
-    rec = json.loads(_ok(capsys, ["selective", "--model", "svm", "--dataset", "wine", "--bootstrap", "40",
-                                  "--confidence-level", "0.9", "--seed", "3", "--format", "json"]))
-    api = selective_answering(load_demo(), "svm", "wine", n_bootstrap=40, confidence_level=0.9,
-                              random_state=3).to_dict()
+    rec = json.loads(
+        _ok(
+            capsys,
+            [
+                "selective",
+                "--model",
+                "svm",
+                "--dataset",
+                "wine",
+                "--bootstrap",
+                "40",
+                "--confidence-level",
+                "0.9",
+                "--seed",
+                "3",
+                "--format",
+                "json",
+            ],
+        )
+    )
+    api = selective_answering(
+        load_demo(), "svm", "wine", n_bootstrap=40, confidence_level=0.9, random_state=3
+    ).to_dict()
     for name in ("accuracy", "area", "aurc", "disca", "a", "b"):
         assert rec[f"{name}_low"] == pytest.approx(api[f"{name}_low"], abs=1e-12)
         assert rec[f"{name}_high"] == pytest.approx(api[f"{name}_high"], abs=1e-12)

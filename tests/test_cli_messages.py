@@ -1,5 +1,6 @@
 """The command line speaks its own interface: ``--nan-policy`` exists on every command
 that loads data, and errors suggest flags (``--nan-policy drop``), not API arguments."""
+
 from __future__ import annotations
 
 import json
@@ -18,11 +19,13 @@ LOADING = ["calibrate", "diagnose", "selective", "report", "demo"]
 def frame_with_nan():
     rng = np.random.default_rng(0)
     n = 40
-    df = pd.DataFrame({
-        "dataset": np.repeat(["a", "b"], n // 2),
-        "split": np.tile(["val", "test"], n // 2),
-        "label": np.tile([0, 0, 1, 1], n // 4),
-    })
+    df = pd.DataFrame(
+        {
+            "dataset": np.repeat(["a", "b"], n // 2),
+            "split": np.tile(["val", "test"], n // 2),
+            "label": np.tile([0, 0, 1, 1], n // 4),
+        }
+    )
     df["good"] = df["label"] + rng.normal(0, 0.6, n)
     df["other"] = df["label"] + rng.normal(0, 0.9, n)
     df.loc[5, "other"] = np.nan
@@ -43,12 +46,15 @@ def test_every_loading_command_has_nan_policy(command):
     assert tuple(action.choices) == ("raise", "drop") and action.default == "raise"
 
 
-@pytest.mark.parametrize("argv", [
-    ["calibrate", "{path}"],
-    ["diagnose", "{path}", "--model", "good"],
-    ["selective", "{path}", "--model", "good"],
-    ["report", "{path}", "--quiet"],
-])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["calibrate", "{path}"],
+        ["diagnose", "{path}", "--model", "good"],
+        ["selective", "{path}", "--model", "good"],
+        ["report", "{path}", "--quiet"],
+    ],
+)
 def test_nonfinite_error_suggests_the_cli_flag(capsys, nan_csv, argv):
     argv = [a.format(path=nan_csv) for a in argv]
     line = check_single_error(capsys, argv, "'other'", "line 7", "--nan-policy drop")
@@ -62,8 +68,10 @@ def test_api_error_suggests_the_api_argument(nan_csv):
 
 @pytest.mark.parametrize("command", ["diagnose", "selective"])
 def test_nan_policy_drop_equals_the_api(capsys, nan_csv, command):
-    code, text = run([command, str(nan_csv), "--model", "good", "--dataset", "a", "--nan-policy", "drop",
-                      "--format", "json"] + (["--repeats", "2"] if command == "diagnose" else []))
+    code, text = run(
+        [command, str(nan_csv), "--model", "good", "--dataset", "a", "--nan-policy", "drop", "--format", "json"]
+        + (["--repeats", "2"] if command == "diagnose" else [])
+    )
     err = capsys.readouterr().err
     assert code == 0, err
     assert "warning: dropped 1 row(s) with NaN/inf scores" in err
@@ -73,6 +81,7 @@ def test_nan_policy_drop_equals_the_api(capsys, nan_csv, command):
     assert rec["n_val"] + rec["n_test"] == 19 if command == "diagnose" else rec["n"] < 20
     if command == "diagnose":
         from beyondauc import cohort_diagnostics
+
         assert rec["drift"] == cohort_diagnostics(bench, "good", "a", n_repeats=2).drift.score
 
 
@@ -100,8 +109,9 @@ def test_report_passes_nan_policy_and_domains_to_run_report(monkeypatch, capsys,
         return Result()
 
     monkeypatch.setattr("beyondauc.report.run_report", fake_run_report)
-    code, _ = run(["report", str(nan_csv), "--nan-policy", "drop", "--quiet", "--pos-label", "1",
-                   "--domains", "x=news"])
+    code, _ = run(
+        ["report", str(nan_csv), "--nan-policy", "drop", "--quiet", "--pos-label", "1", "--domains", "x=news"]
+    )
     assert code == 0, capsys.readouterr().err
     assert seen["data"] == str(nan_csv)
     assert seen["kwargs"]["nan_policy"] == "drop" and seen["kwargs"]["pos_label"] == 1
@@ -130,6 +140,12 @@ def test_misspelled_dataset_column_in_the_cli(capsys, tmp_path, misspelled):
     df["domain"] = np.where(df[misspelled] == "a", "news", "chat")
     path = tmp_path / "scores.csv"
     df.to_csv(path, index=False)
-    line = check_single_error(capsys, ["calibrate", str(path)],
-                              f"a column {misspelled!r}: did you mean 'dataset'?", "'label'", "'split'", "'id'")
+    line = check_single_error(
+        capsys,
+        ["calibrate", str(path)],
+        f"a column {misspelled!r}: did you mean 'dataset'?",
+        "'label'",
+        "'split'",
+        "'id'",
+    )
     assert "several values" not in line

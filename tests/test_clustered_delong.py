@@ -36,8 +36,8 @@ def _brute(y, s, clusters):
     i10 = len(np.unique(clusters[pos]))
     i01 = len(np.unique(clusters[neg]))
     i_all = len(items)
-    s10 = i10 / ((i10 - 1) * M) * (a ** 2).sum()
-    s01 = i01 / ((i01 - 1) * N) * (b ** 2).sum()
+    s10 = i10 / ((i10 - 1) * M) * (a**2).sum()
+    s01 = i01 / ((i01 - 1) * N) * (b**2).sum()
     s11 = i_all / (i_all - 1) * (a * b).sum()
     return auc, s10 / M + s01 / N + 2 * s11 / (M * N), v10, v01
 
@@ -73,14 +73,19 @@ def test_the_paired_difference_is_the_formula_on_the_differences_of_the_componen
     assert var == pytest.approx(obuchowski_variance(comp, y, clusters, ra - rb), abs=1e-12)
     # the formula on differences by brute force: S10, S01, S11 of the components' differences
     items = np.unique(clusters)
-    a = np.array([comp[(clusters == i) & (y == 1)].sum() - ((clusters == i) & (y == 1)).sum() * (ra - rb)
-                  for i in items])
-    b = np.array([comp[(clusters == i) & (y == 0)].sum() - ((clusters == i) & (y == 0)).sum() * (ra - rb)
-                  for i in items])
+    a = np.array(
+        [comp[(clusters == i) & (y == 1)].sum() - ((clusters == i) & (y == 1)).sum() * (ra - rb) for i in items]
+    )
+    b = np.array(
+        [comp[(clusters == i) & (y == 0)].sum() - ((clusters == i) & (y == 0)).sum() * (ra - rb) for i in items]
+    )
     M, N = (y == 1).sum(), (y == 0).sum()
     i10, i01, i_all = len(np.unique(clusters[y == 1])), len(np.unique(clusters[y == 0])), len(items)
-    ref = (i10 / ((i10 - 1) * M) * (a ** 2).sum() / M + i01 / ((i01 - 1) * N) * (b ** 2).sum() / N
-           + 2 * i_all / (i_all - 1) * (a * b).sum() / (M * N))
+    ref = (
+        i10 / ((i10 - 1) * M) * (a**2).sum() / M
+        + i01 / ((i01 - 1) * N) * (b**2).sum() / N
+        + 2 * i_all / (i_all - 1) * (a * b).sum() / (M * N)
+    )
     assert var == pytest.approx(ref, abs=1e-12)
 
 
@@ -123,15 +128,15 @@ def test_clustered_interval_keeps_coverage_where_rows_undercover():
     assert rows < 0.95 - 0.08, rows  # five correlated samples counted as five items
 
 
-
 def test_the_auc_intervals_of_repeated_samples_are_clustered():
     bench = ba.load_benchmark(epochs_frame(items=40, epochs=EPOCHS))
     t = ba.auc_intervals(bench).set_index(["model", "dataset"])
     frame = epochs_frame(items=40, epochs=EPOCHS)
     for (m, d), row in t.iterrows():  # a loop over four rows, as the reference
         rows = frame[(frame["model"] == m) & (frame["dataset"] == d)]
-        auc, var = clustered_auc_variance(rows["correct"].to_numpy(), rows["confidence"].to_numpy(),
-                                          rows["id"].to_numpy())
+        auc, var = clustered_auc_variance(
+            rows["correct"].to_numpy(), rows["confidence"].to_numpy(), rows["id"].to_numpy()
+        )
         assert row["auc"] == pytest.approx(auc, abs=1e-12)
         assert row["auc_se"] == pytest.approx(np.sqrt(var), abs=1e-12)
 
@@ -139,8 +144,16 @@ def test_the_auc_intervals_of_repeated_samples_are_clustered():
 def test_the_comparison_of_repeated_scores_uses_the_clustered_test():
     rng = np.random.default_rng(5)
     y, s = _epochs(rng, 80)
-    frame = pd.DataFrame({"dataset": "qa", "id": np.repeat(np.arange(80), EPOCHS), "epoch": np.tile(np.arange(EPOCHS), 80),
-                          "label": y, "a": s, "b": s + rng.normal(0, 1, len(s))})
+    frame = pd.DataFrame(
+        {
+            "dataset": "qa",
+            "id": np.repeat(np.arange(80), EPOCHS),
+            "epoch": np.tile(np.arange(EPOCHS), 80),
+            "label": y,
+            "a": s,
+            "b": s + rng.normal(0, 1, len(s)),
+        }
+    )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         ev = ba.evaluate(frame, n_bootstrap=0, noise_repeats=2, n_jobs=1, baseline="b")

@@ -59,8 +59,16 @@ def test_the_engine_draws_the_cluster_counts():
     items = np.repeat(np.arange(30), 3)
     y = (rng.uniform(size=90) < 0.6).astype(np.int8)
     strata = np.repeat(rng.integers(2, size=30), 3)
-    reps = bootstrap_replicates(strata, np.zeros(90, dtype=np.int64), y, n_values=1, n_bootstrap=50, random_state=3,
-                                statistic=lambda pos, neg: pos[:, 0] / (pos[:, 0] + neg[:, 0]), clusters=items)
+    reps = bootstrap_replicates(
+        strata,
+        np.zeros(90, dtype=np.int64),
+        y,
+        n_values=1,
+        n_bootstrap=50,
+        random_state=3,
+        statistic=lambda pos, neg: pos[:, 0] / (pos[:, 0] + neg[:, 0]),
+        clusters=items,
+    )
     w = cluster_counts(items, strata, 50, random_state=3)
     assert np.allclose(reps, (w @ y) / w.sum(axis=1), rtol=0, atol=1e-12)
 
@@ -79,8 +87,13 @@ def test_cluster_counts_draw_items_whole_with_the_item_draws_of_the_bootstrap():
 def test_clusters_of_and_a_benchmark_with_epochs(tmp_path):
     assert clusters_of(["a", "a", "b", "a"], [1, 2, 1, 1]).tolist() == [0, 1, 2, 0]
     rng = np.random.default_rng(0)
-    rows = [{"dataset": d, "id": i, "epoch": e, "model": m, "confidence": rng.uniform(), "correct": int(rng.integers(2))}
-            for d in ("qa", "nli") for i in range(6) for e in (1, 2, 3) for m in ("a", "b")]
+    rows = [
+        {"dataset": d, "id": i, "epoch": e, "model": m, "confidence": rng.uniform(), "correct": int(rng.integers(2))}
+        for d in ("qa", "nli")
+        for i in range(6)
+        for e in (1, 2, 3)
+        for m in ("a", "b")
+    ]
     frame = pd.DataFrame(rows)
     frame.to_csv(tmp_path / "epochs.csv", index=False)
     bench = ba.load_benchmark(tmp_path / "epochs.csv")
@@ -91,8 +104,9 @@ def test_clusters_of_and_a_benchmark_with_epochs(tmp_path):
     items = bench.items()
     ids = bench.frame["id"].to_numpy()
     codes = bench.dataset_codes()
-    assert len(np.unique(items)) == 12 and all(len(set(zip(codes[items == k], ids[items == k]))) == 1
-                                               for k in range(12))
+    assert len(np.unique(items)) == 12 and all(
+        len(set(zip(codes[items == k], ids[items == k]))) == 1 for k in range(12)
+    )
     dup = pd.concat([frame, frame.iloc[[3]]], ignore_index=True)
     with pytest.raises(ValueError, match=r"two rows for model 'b' on dataset 'qa', id 0, epoch 2: at DataFrame "):
         ba.load_benchmark(dup)
@@ -100,7 +114,6 @@ def test_clusters_of_and_a_benchmark_with_epochs(tmp_path):
         ba.load_benchmark(frame.drop(columns="epoch"))
     with pytest.raises(ValueError, match=r"column 'epoch' numbers repeated samples of an item, but there is no 'id'"):
         ba.load_benchmark(frame.drop(columns="id"))
-
 
 
 def test_an_evaluation_of_epochs_counts_items_and_resamples_them():

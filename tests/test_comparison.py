@@ -33,6 +33,7 @@ B = 30
 
 # -- the pure functions ------------------------------------------------------------
 
+
 def test_bootstrap_pvalue_by_hand_and_by_loop():
     # 10 replicates, 3 <= 0 and 7 >= 0: p = 2 * (3 + 1) / 11
     r = np.array([-0.2, -0.1, 0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7])
@@ -161,8 +162,14 @@ def test_delong_differences_equal_compare_auc_per_group_and_combine_the_mean():
     for i, name in enumerate("xyz"):
         c = compare_auc(y[g == name], a[g == name], b[g == name], confidence_level=0.9)
         row = t.iloc[i]
-        assert (row["estimate"], row["reference_estimate"], row["difference"], row["low"], row["high"],
-                row["pvalue"]) == pytest.approx((c.auc_a, c.auc_b, c.difference, c.low, c.high, c.pvalue))
+        assert (
+            row["estimate"],
+            row["reference_estimate"],
+            row["difference"],
+            row["low"],
+            row["high"],
+            row["pvalue"],
+        ) == pytest.approx((c.auc_a, c.auc_b, c.difference, c.low, c.high, c.pvalue))
     from scipy.stats import norm
 
     se = np.sqrt((t["standard_error"][:3] ** 2).sum()) / 3
@@ -191,6 +198,7 @@ def test_reading():
 
 
 # -- the resample is paired ---------------------------------------------------------
+
 
 @pytest.fixture(scope="module")
 def twin():
@@ -226,8 +234,15 @@ def test_selective_answering_resamples_the_same_rows_for_every_model(twin):
 
 
 def test_evaluation_of_a_model_against_its_twin_is_an_exact_tie(twin):
-    ev = ba.evaluate(twin, models=["svm", "svm_t", "logreg"], baseline="svm", noise_repeats=2, n_bootstrap=B,
-                     selective_method="stump", method="stump")
+    ev = ba.evaluate(
+        twin,
+        models=["svm", "svm_t", "logreg"],
+        baseline="svm",
+        noise_repeats=2,
+        n_bootstrap=B,
+        selective_method="stump",
+        method="stump",
+    )
     t = ev.table("comparison")
     # the stump threshold and the AUC depend only on the ranking (DiSCA of stump confidences is not rankable)
     t = t[(t["model"] == "svm_t") & t["value"].isin(["auc", "accuracy", "kappa"])]
@@ -239,6 +254,7 @@ def test_evaluation_of_a_model_against_its_twin_is_an_exact_tie(twin):
 
 
 # -- the evaluation's comparison table ----------------------------------------------
+
 
 @pytest.fixture(scope="module")
 def ev():
@@ -252,11 +268,16 @@ def test_delong_rows_equal_compare_auc_on_the_raw_scores(ev):
     assert set(t["reference"][t["model"] != "logreg"]) == {"logreg"}
     for model in ("svm", "knn", "single_feature"):
         for d in DATASETS:
-            c = compare_auc(bench.labels(d), bench.scores(model, d), bench.scores("logreg", d),
-                            confidence_level=ev.parameters["confidence_level"])
+            c = compare_auc(
+                bench.labels(d),
+                bench.scores(model, d),
+                bench.scores("logreg", d),
+                confidence_level=ev.parameters["confidence_level"],
+            )
             row = t[(t["model"] == model) & (t["dataset"] == d)].iloc[0]
             assert (row["difference"], row["low"], row["high"], row["pvalue"]) == pytest.approx(
-                (c.difference, c.low, c.high, c.pvalue), abs=1e-12)
+                (c.difference, c.low, c.high, c.pvalue), abs=1e-12
+            )
             assert row["test"] == "paired DeLong"
 
 
@@ -268,8 +289,13 @@ def test_differences_are_the_differences_of_the_estimates_shown_elsewhere(ev):
     sel = ev.table("selective").set_index(["model", "dataset"])
     diag = ev.table("diagnostics").set_index(["model", "dataset"])
     board = ev.table("leaderboard").set_index("model")
-    sources = {"auc": head["auc"], "accuracy": head["accuracy"], "kappa": head["kappa"], "disca": sel["disca"],
-               "drift": diag["drift"]}
+    sources = {
+        "auc": head["auc"],
+        "accuracy": head["accuracy"],
+        "kappa": head["kappa"],
+        "disca": sel["disca"],
+        "drift": diag["drift"],
+    }
     checked = 0
     for (model, value, dataset), row in t.iterrows():
         ref = row["reference"]
@@ -287,9 +313,15 @@ def test_differences_are_the_differences_of_the_estimates_shown_elsewhere(ev):
 def test_grid_differences_equal_a_loop_over_the_grid_bootstrap(ev):
     bench = ba.load_demo().subset(datasets=DATASETS, models=MODELS)
     p = ev.parameters
-    boot = bootstrap_grid(bench, protocols=[p["protocol"]], methods=[p["method"]], n_bootstrap=B,
-                          confidence_level=p["confidence_level"], n_repeats=p["n_repeats"],
-                          random_state=p["random_state"])
+    boot = bootstrap_grid(
+        bench,
+        protocols=[p["protocol"]],
+        methods=[p["method"]],
+        n_bootstrap=B,
+        confidence_level=p["confidence_level"],
+        n_repeats=p["n_repeats"],
+        random_state=p["random_state"],
+    )
     g = boot.grid.reset_index(drop=True)
     t = ev.table("comparison")
     for value in ("accuracy", "kappa"):
@@ -355,8 +387,9 @@ def test_the_reading_comes_from_the_holm_adjusted_p_value(ev):
     for r in t.itertuples():
         name, higher = VALUE_NAMES[r.value]
         row = summary[(summary["Dataset"] == r.dataset) & (summary["Value"] == name)]
-        assert row["Reading"].tolist() == [reading(r.difference, r.pvalue_holm, higher_is_better=higher,
-                                                   alpha=1 - level)]
+        assert row["Reading"].tolist() == [
+            reading(r.difference, r.pvalue_holm, higher_is_better=higher, alpha=1 - level)
+        ]
 
 
 def test_the_baseline_is_compared_with_the_best_other_model(ev):
@@ -371,8 +404,9 @@ def test_the_baseline_is_compared_with_the_best_other_model(ev):
 
 
 def test_without_baseline_each_model_meets_the_best_other():
-    ev = ba.evaluate("demo", datasets=["wine", "diabetes"], models=["logreg", "svm", "knn"], noise_repeats=2,
-                     n_bootstrap=0)
+    ev = ba.evaluate(
+        "demo", datasets=["wine", "diabetes"], models=["logreg", "svm", "knn"], noise_repeats=2, n_bootstrap=0
+    )
     t = ev.table("comparison")
     auc = ev.table("leaderboard").set_index("model")["auc"]
     for model, ref in t.groupby("model")["reference"].first().items():
@@ -458,7 +492,12 @@ def test_a_p_value_below_alpha_never_reads_as_alpha():
     p = 10 / 201  # the bootstrap p-value of 4 replicates of 200 on the other side of 0
     assert _p_text(p) == "0.0498" and reading(0.1, p) == "better"
     assert [_p_text(v) for v in (0.597, 0.052, 2 / 201, 0.0004, float("nan"))] == [
-        "0.597", "0.052", "0.00995", "< 0.001", "\u2013"]
+        "0.597",
+        "0.052",
+        "0.00995",
+        "< 0.001",
+        "\u2013",
+    ]
 
 
 def test_a_missing_interval_is_explained_with_the_rows_it_concerns():
@@ -468,14 +507,27 @@ def test_a_missing_interval_is_explained_with_the_rows_it_concerns():
     from beyondauc.evaluation.comparison import MEAN_ROW, _sentence
 
     why = "only 1.5% of the bootstrap replicates lie below the estimate: too few for a 95% interval around it"
-    t = pd.DataFrame({"value": ["auc", "disca", "drift", "drift"], "dataset": ["mean", "wine", "wine", "mean"],
-                      "note": ["", why, why, ""]})
-    table = pd.DataFrame({"Dataset": [MEAN_ROW, "wine", "wine", MEAN_ROW], "Value": ["AUC", "DiSCA", "drift", "drift"],
-                          "Reading": ["better", "not tested", "not tested", "no detectable difference"]})
+    t = pd.DataFrame(
+        {
+            "value": ["auc", "disca", "drift", "drift"],
+            "dataset": ["mean", "wine", "wine", "mean"],
+            "note": ["", why, why, ""],
+        }
+    )
+    table = pd.DataFrame(
+        {
+            "Dataset": [MEAN_ROW, "wine", "wine", MEAN_ROW],
+            "Value": ["AUC", "DiSCA", "drift", "drift"],
+            "Reading": ["better", "not tested", "not tested", "no detectable difference"],
+        }
+    )
     text = _sentence("svm", "logreg", "baseline", table, t, "logreg")
-    assert text.startswith("svm against the baseline logreg. Over the mean of the datasets: better by AUC; "
-                           "no detectable difference in drift.")
+    assert text.startswith(
+        "svm against the baseline logreg. Over the mean of the datasets: better by AUC; "
+        "no detectable difference in drift."
+    )
     assert text.endswith(f" Note (DiSCA on wine and drift on wine): {why}.") and text.count(why) == 1
     everywhere = t.assign(note="no interval: n_bootstrap = 0")
     assert _sentence("svm", "logreg", "baseline", table, everywhere, "logreg").endswith(
-        " Note: no interval: n_bootstrap = 0.")
+        " Note: no interval: n_bootstrap = 0."
+    )

@@ -5,6 +5,7 @@ cliques of "average ranks differ by less than the CD", found by enumerating ever
 marked cells of the matrix are those whose interval excludes 0, read from the table row by row;
 the Friedman statistic is scipy's ``friedmanchisquare``.
 """
+
 from __future__ import annotations
 
 import itertools
@@ -34,8 +35,12 @@ def ev():
 def _brute_force_groups(ranks, cd):
     """Maximal sets of 2 or more models whose average ranks all differ by less than ``cd`` (every subset)."""
     names = list(ranks.index)
-    cliques = [set(c) for size in range(2, len(names) + 1) for c in itertools.combinations(names, size)
-               if all(abs(ranks[a] - ranks[b]) < cd for a, b in itertools.combinations(c, 2))]
+    cliques = [
+        set(c)
+        for size in range(2, len(names) + 1)
+        for c in itertools.combinations(names, size)
+        if all(abs(ranks[a] - ranks[b]) < cd for a, b in itertools.combinations(c, 2))
+    ]
     return sorted(sorted(c) for c in cliques if not any(c < other for other in cliques))
 
 
@@ -46,6 +51,7 @@ def _models_under(line, ranks):
 
 
 # -- critical-difference diagram ---------------------------------------------------------------
+
 
 @pytest.mark.parametrize("seed", range(6))
 def test_group_bars_are_the_maximal_cliques_of_a_brute_force_search(seed):
@@ -97,8 +103,9 @@ def test_from_evaluation_labels_every_model_once_per_row_at_its_average_rank(ev)
         assert rows["pvalue"].iloc[0] == pytest.approx(p)
         assert any(f"Friedman p = {p:.3g}" in t for t in texts)
     assert sorted(t for t in texts if t.endswith(")") and not t.startswith(("AUC", "accuracy"))) == sorted(expected)
-    assert sorted(sorted(g) for g in disp.groups_[1]) == _brute_force_groups(disp.average_ranks[1],
-                                                                             disp.critical_difference[1])
+    assert sorted(sorted(g) for g in disp.groups_[1]) == _brute_force_groups(
+        disp.average_ranks[1], disp.critical_difference[1]
+    )
     plt.close(disp.figure_)
 
 
@@ -109,6 +116,7 @@ def test_from_evaluation_of_one_model_says_there_is_no_friedman_test(ev):
 
 
 # -- pairwise-difference matrix ----------------------------------------------------------------
+
 
 def _pairwise_table(n, seed, *, width=0.05):
     rng = np.random.default_rng(seed)
@@ -167,7 +175,8 @@ def test_pairwise_from_evaluation_reads_the_bootstrap_table(ev):
     plt.close(disp.figure_)
     one = PairwiseDifferenceDisplay.from_evaluation(ev, dataset="wine")
     assert one.difference.loc["svm", "knn"] == pytest.approx(
-        pw.query("dataset == 'wine' and model == 'svm' and other == 'knn'")["difference"].iloc[0])
+        pw.query("dataset == 'wine' and model == 'svm' and other == 'knn'")["difference"].iloc[0]
+    )
     plt.close(one.figure_)
 
 

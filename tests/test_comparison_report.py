@@ -20,9 +20,27 @@ MODELS = ("svm", "single_feature")
 def baseline_run(tmp_path_factory):
     out = tmp_path_factory.mktemp("baseline") / "out"
     with spy_run_report() as calls:
-        code, stdout = run(["report", "demo", "--baseline", "logreg", "--models", ",".join(MODELS), "--datasets",
-                            ",".join(DATASETS), "--out", str(out), "--jobs", "2", "--quiet", "--n-bootstrap", "20",
-                            "--noise-repeats", "2"])
+        code, stdout = run(
+            [
+                "report",
+                "demo",
+                "--baseline",
+                "logreg",
+                "--models",
+                ",".join(MODELS),
+                "--datasets",
+                ",".join(DATASETS),
+                "--out",
+                str(out),
+                "--jobs",
+                "2",
+                "--quiet",
+                "--n-bootstrap",
+                "20",
+                "--noise-repeats",
+                "2",
+            ]
+        )
     return {"out": out, "code": code, "stdout": stdout, "kwargs": calls[0][0], "result": calls[0][1]}
 
 

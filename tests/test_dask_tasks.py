@@ -64,15 +64,20 @@ def _watch_writes(dask_worker):
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory):
     workers = tmp_path_factory.mktemp("workers")
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
-                                  local_directory=str(workers)) as cluster, distributed.Client(cluster) as client:
+    with (
+        distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None, local_directory=str(workers)
+        ) as cluster,
+        distributed.Client(cluster) as client,
+    ):
         cwd = client.run(_watch_writes)
         yield {"cluster": cluster, "client": client, "cwd": cwd, "workers": workers}
 
 
 def test_evaluate_gives_the_same_tables_in_any_split(cluster, monkeypatch):
-    small = dict(models=["svm", "knn", "mlp"], datasets=["wine", "diabetes"], noise_repeats=2, n_bootstrap=10,
-                 n_repeats=3)
+    small = dict(
+        models=["svm", "knn", "mlp"], datasets=["wine", "diabetes"], noise_repeats=2, n_bootstrap=10, n_repeats=3
+    )
     one = ba.evaluate("demo", n_jobs=1, **small)  # the bootstrap: one task per model
     monkeypatch.setattr(grid_chunks, "MIN_CHUNK", 4)  # 3 models, 2 workers: two chunks of 5 replicates per model
     two = ba.evaluate("demo", n_jobs=2, **small)
@@ -90,18 +95,39 @@ def test_evaluate_gives_the_same_tables_in_any_split(cluster, monkeypatch):
 @pytest.fixture(scope="module")
 def runs(cluster, tmp_path_factory):
     client_dir = tmp_path_factory.mktemp("client")
-    local = ba.run_report("demo", models=MODELS, datasets=DATASETS, out=client_dir / "local", jobs=1,
-                          progress=False, parameters=PARAMETERS)
+    local = ba.run_report(
+        "demo",
+        models=MODELS,
+        datasets=DATASETS,
+        out=client_dir / "local",
+        jobs=1,
+        progress=False,
+        parameters=PARAMETERS,
+    )
     client = cluster["client"]
     with distributed.get_task_stream(client) as stream:
         t0 = time.perf_counter()
-        remote = ba.run_report("demo", models=MODELS, datasets=DATASETS, out=client_dir / "dask", progress=False,
-                               parameters=PARAMETERS, dask=cluster["cluster"].scheduler_address)
+        remote = ba.run_report(
+            "demo",
+            models=MODELS,
+            datasets=DATASETS,
+            out=client_dir / "dask",
+            progress=False,
+            parameters=PARAMETERS,
+            dask=cluster["cluster"].scheduler_address,
+        )
         seconds = time.perf_counter() - t0
     written = client.run(lambda dask_worker: list(dask_worker.beyondauc_written))
     directories = client.run(lambda dask_worker: dask_worker.local_directory)
-    return {"local": local, "dask": remote, "client_dir": client_dir, "stream": stream.data, "seconds": seconds,
-            "written": written, "directories": directories}
+    return {
+        "local": local,
+        "dask": remote,
+        "client_dir": client_dir,
+        "stream": stream.data,
+        "seconds": seconds,
+        "written": written,
+        "directories": directories,
+    }
 
 
 def _leaderboard_text(out):
@@ -145,8 +171,11 @@ def test_the_evaluation_runs_on_the_workers(cluster, runs):
             computed.setdefault(prefix, []).append(spent)
     n_models, n_datasets = len(runs["dask"].evaluation.models), len(DATASETS)  # every model: --models picks reports
     assert n_models > len(MODELS)
-    assert {k: len(v) for k, v in computed.items()} == {"grid_task": n_models, "bootstrap_task": n_models,
-                                                        "cohort_task": n_models * n_datasets}
+    assert {k: len(v) for k, v in computed.items()} == {
+        "grid_task": n_models,
+        "bootstrap_task": n_models,
+        "cohort_task": n_models * n_datasets,
+    }
     timing = runs["dask"].evaluation.timing
     stages = sum(v for k, v in timing.items() if k.startswith(("calibration grid", "bootstrap", "cohort")))
     on_workers = sum(sum(v) for v in computed.values())
@@ -180,31 +209,47 @@ class _Terminal(io.StringIO):
 def test_a_bar_per_stage_counts_its_tasks_with_the_time_left_on_a_terminal(monkeypatch, terminal):
     err = _Terminal() if terminal else io.StringIO()
     monkeypatch.setattr(sys, "stderr", err)
-    ba.evaluate("demo", models=["svm", "knn"], datasets=["wine", "diabetes"], n_jobs=1, n_bootstrap=5,
-                noise_repeats=2, n_repeats=2, progress=True)
+    ba.evaluate(
+        "demo",
+        models=["svm", "knn"],
+        datasets=["wine", "diabetes"],
+        n_jobs=1,
+        n_bootstrap=5,
+        noise_repeats=2,
+        n_repeats=2,
+        progress=True,
+    )
     text = err.getvalue()
     lines = [line for line in text.replace("\r", "\n").splitlines() if line.startswith("beyondauc evaluate:")]
     assert [line.rsplit(" ", 2)[0] for line in lines] == [
-        "beyondauc evaluate: calibration grid and calibration error", "beyondauc evaluate: bootstrap of the "
-        "headline setting", "beyondauc evaluate: tables of the paper",
+        "beyondauc evaluate: calibration grid and calibration error",
+        "beyondauc evaluate: bootstrap of the headline setting",
+        "beyondauc evaluate: tables of the paper",
         "beyondauc evaluate: cohort diagnostics and selective answering",
         "beyondauc evaluate: abstention with a guarantee",
-        "beyondauc evaluate: calibration of the given confidence"]
+        "beyondauc evaluate: calibration of the given confidence",
+    ]
     bars = re.findall(r"\rbeyondauc ([a-z ]+): +(\d+)%\|[^|]*\| (\d+)/(\d+) \[\d\d:\d\d<(\d\d:\d\d|\?)", text)
     if not terminal:
         assert bars == [] and "\r" not in text  # a log file gets the stage lines only
         return
     final = {stage: (done, total) for stage, _, done, total, _ in bars}
-    assert final == {"calibration grid": ("2", "2"), "bootstrap": ("2", "2"),
-                     "cohort diagnostics and selective answering": ("4", "4")}
+    assert final == {
+        "calibration grid": ("2", "2"),
+        "bootstrap": ("2", "2"),
+        "cohort diagnostics and selective answering": ("4", "4"),
+    }
     assert any(left != "?" for *_, left in bars)  # the time left, estimated once a task is done
 
 
-@pytest.mark.parametrize("bad, error, needle", [
-    ({"dask": 8786}, TypeError, "`dask` must be a scheduler address"),
-    ({"n_jobs": 0}, ValueError, "`n_jobs` must be an int >= 1 or -1"),
-    ({"n_jobs": 1.5}, ValueError, "`n_jobs`"),
-])
+@pytest.mark.parametrize(
+    "bad, error, needle",
+    [
+        ({"dask": 8786}, TypeError, "`dask` must be a scheduler address"),
+        ({"n_jobs": 0}, ValueError, "`n_jobs` must be an int >= 1 or -1"),
+        ({"n_jobs": 1.5}, ValueError, "`n_jobs`"),
+    ],
+)
 def test_bad_runner_options_are_refused_before_any_work(monkeypatch, bad, error, needle):
     import beyondauc.evaluation.pipeline as pipeline
 

@@ -1,4 +1,5 @@
 """End-to-end tests of :mod:`beyondauc.data`: reading benchmarks and the Benchmark accessors."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -19,6 +20,7 @@ TEXT_COLUMNS = ("generated_text", "grounding")
 
 
 # -- helpers ------------------------------------------------------------------
+
 
 def true_frame(n=6, *, seed=0, models=("m1", "m2"), id_start=100):
     """A frame in the TRUE per-dataset layout: id, text columns, label, models."""
@@ -77,11 +79,14 @@ def path_re(path):
 
 # -- TRUE directory -------------------------------------------------------------
 
+
 @pytest.mark.parametrize("suffix", ["_dev_true_scores.csv", "_true_scores.csv", "_dev_true_scores.csv.gz", ".csv"])
 @pytest.mark.parametrize(
     "name, domain",
-    [(d, TRUE_DOMAINS[d]) for d in
-     ("mnbm", "frank", "summeval", "qags_xsum", "qags_cnndm", "begin", "q2", "dialfact", "paws_wiki")]
+    [
+        (d, TRUE_DOMAINS[d])
+        for d in ("mnbm", "frank", "summeval", "qags_xsum", "qags_cnndm", "begin", "q2", "dialfact", "paws_wiki")
+    ]
     + [("my_corpus", None)],
 )
 def test_true_dir_dataset_name_and_builtin_domain(tmp_path, suffix, name, domain):
@@ -104,10 +109,13 @@ def test_true_builtin_domain_groups():
 
 
 def test_true_dir_text_columns_are_not_models(tmp_path):
-    root = write_true_dir(tmp_path / "t", [
-        ("begin_dev_true_scores.csv", true_frame(4, seed=1)),
-        ("q2_dev_true_scores.csv", true_frame(5, seed=2)),
-    ])
+    root = write_true_dir(
+        tmp_path / "t",
+        [
+            ("begin_dev_true_scores.csv", true_frame(4, seed=1)),
+            ("q2_dev_true_scores.csv", true_frame(5, seed=2)),
+        ],
+    )
     bench = load_benchmark(root)
     assert bench.models == ("m1", "m2")
     for col in TEXT_COLUMNS:
@@ -119,10 +127,13 @@ def test_true_dir_text_columns_are_not_models(tmp_path):
 
 @pytest.mark.parametrize("models, expected", [(["m2"], ("m2",)), ("m2", ("m2",)), (["m3", "m1"], ("m3", "m1"))])
 def test_true_dir_models_restriction(tmp_path, models, expected):
-    root = write_true_dir(tmp_path / "t", [
-        ("begin_dev_true_scores.csv", true_frame(4, seed=1, models=("m1", "m2", "m3"))),
-        ("frank_dev_true_scores.csv", true_frame(3, seed=2, models=("m1", "m2", "m3"))),
-    ])
+    root = write_true_dir(
+        tmp_path / "t",
+        [
+            ("begin_dev_true_scores.csv", true_frame(4, seed=1, models=("m1", "m2", "m3"))),
+            ("frank_dev_true_scores.csv", true_frame(3, seed=2, models=("m1", "m2", "m3"))),
+        ],
+    )
     bench = load_benchmark(root, models=models)
     assert bench.models == expected
     model_cols = [c for c in bench.frame.columns if c not in ("dataset", "domain", "label", "id")]
@@ -131,10 +142,13 @@ def test_true_dir_models_restriction(tmp_path, models, expected):
 
 def test_true_dir_models_restriction_allows_models_missing_elsewhere(tmp_path):
     # m_extra exists in one file only; restricting to m1 must not complain about it.
-    root = write_true_dir(tmp_path / "t", [
-        ("begin_dev_true_scores.csv", true_frame(4, seed=1, models=("m1", "m_extra"))),
-        ("frank_dev_true_scores.csv", true_frame(3, seed=2, models=("m1",))),
-    ])
+    root = write_true_dir(
+        tmp_path / "t",
+        [
+            ("begin_dev_true_scores.csv", true_frame(4, seed=1, models=("m1", "m_extra"))),
+            ("frank_dev_true_scores.csv", true_frame(3, seed=2, models=("m1",))),
+        ],
+    )
     assert load_benchmark(root, models=["m1"]).models == ("m1",)
 
 
@@ -143,11 +157,14 @@ def test_true_dir_rows_contiguous_in_file_order_with_ids(tmp_path):
     f_begin["id"] = [506, 500, 503, 501, 505, 502, 504]  # ids not sorted: file order must win
     f_frank = true_frame(5, seed=2, id_start=0)
     f_q2 = true_frame(3, seed=3, id_start=900)
-    root = write_true_dir(tmp_path / "t", [
-        ("q2_true_scores.csv", f_q2),
-        ("begin_dev_true_scores.csv", f_begin),
-        ("frank_dev_true_scores.csv", f_frank),
-    ])
+    root = write_true_dir(
+        tmp_path / "t",
+        [
+            ("q2_true_scores.csv", f_q2),
+            ("begin_dev_true_scores.csv", f_begin),
+            ("frank_dev_true_scores.csv", f_frank),
+        ],
+    )
     bench = load_benchmark(root)
     assert bench.datasets == ("begin", "frank", "q2")  # sorted file names
     codes = bench.dataset_codes()
@@ -170,10 +187,13 @@ def test_true_dir_dataset_column_is_an_error(tmp_path):
 
 
 def test_true_dir_two_files_same_dataset_name(tmp_path):
-    root = write_true_dir(tmp_path / "t", [
-        ("begin_dev_true_scores.csv", true_frame(3, seed=1)),
-        ("begin_true_scores.csv", true_frame(3, seed=2)),
-    ])
+    root = write_true_dir(
+        tmp_path / "t",
+        [
+            ("begin_dev_true_scores.csv", true_frame(3, seed=1)),
+            ("begin_true_scores.csv", true_frame(3, seed=2)),
+        ],
+    )
     with pytest.raises(ValueError, match=path_re(root) + r".*same dataset name"):
         load_benchmark(root)
 
@@ -187,6 +207,7 @@ def test_true_dir_without_csv_files(tmp_path):
 
 
 # -- single file versus DataFrame -------------------------------------------------
+
 
 def write_table(frame, path):
     if path.name.endswith(".parquet"):
@@ -216,8 +237,9 @@ def test_file_formats_match_dataframe(tmp_path, fname):
     assert from_file.has_split
 
 
-@pytest.mark.parametrize("fname, stem", [("scores.csv", "scores"), ("my_set.csv.gz", "my_set"),
-                                         ("results.parquet", "results")])
+@pytest.mark.parametrize(
+    "fname, stem", [("scores.csv", "scores"), ("my_set.csv.gz", "my_set"), ("results.parquet", "results")]
+)
 def test_file_without_dataset_column_is_one_dataset_named_by_stem(tmp_path, fname, stem):
     df = pd.DataFrame({"label": [0, 1, 1, 0], "m1": [0.1, 0.8, 0.7, 0.2]})
     bench = load_benchmark(write_table(df, tmp_path / fname))
@@ -238,6 +260,7 @@ def test_dataframe_input_is_not_modified():
 
 
 # -- labels -------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("via", ["frame", "csv"])
 @pytest.mark.parametrize(
@@ -276,6 +299,7 @@ def test_pos_label_not_among_labels():
 
 # -- domains ------------------------------------------------------------------------
 
+
 def domains_frame():
     return pd.DataFrame(
         {
@@ -300,19 +324,22 @@ def test_domain_precedence_mapping_then_column_then_builtin(tmp_path, kind):
         mapping = str(path)
     bench = load_benchmark(domains_frame(), domains=mapping)
     assert bench.domains == {
-        "begin": "map_begin",        # mapping beats the column and the built-in 'dialogue'
+        "begin": "map_begin",  # mapping beats the column and the built-in 'dialogue'
         "summeval": "summarization",  # no column value: built-in TRUE domain
-        "x": "col_x",                 # column
-        "frank": "col_frank",         # column (one missing value ignored) beats built-in
+        "x": "col_x",  # column
+        "frank": "col_frank",  # column (one missing value ignored) beats built-in
     }
     assert list(bench.frame["domain"]) == ["map_begin"] * 2 + ["summarization"] * 2 + ["col_x"] * 2 + ["col_frank"] * 2
 
 
 def test_domains_mapping_for_true_dir(tmp_path):
-    root = write_true_dir(tmp_path / "t", [
-        ("begin_dev_true_scores.csv", true_frame(3, seed=1)),
-        ("custom_true_scores.csv", true_frame(3, seed=2)),
-    ])
+    root = write_true_dir(
+        tmp_path / "t",
+        [
+            ("begin_dev_true_scores.csv", true_frame(3, seed=1)),
+            ("custom_true_scores.csv", true_frame(3, seed=2)),
+        ],
+    )
     bench = load_benchmark(root, domains={"custom": "medical"})
     assert bench.domains == {"begin": "dialogue", "custom": "medical"}
 
@@ -368,6 +395,7 @@ def test_dataset_with_two_domain_values_is_an_error():
 
 # -- bad inputs -----------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("via", ["frame", "csv", "parquet"])
 def test_missing_label_column(tmp_path, via):
     df = two_dataset_frame().rename(columns={"label": "target"})
@@ -381,10 +409,13 @@ def test_missing_label_column(tmp_path, via):
 
 
 def test_missing_label_column_in_one_true_file(tmp_path):
-    root = write_true_dir(tmp_path / "t", [
-        ("begin_dev_true_scores.csv", true_frame(3, seed=1)),
-        ("q2_dev_true_scores.csv", true_frame(3, seed=2).drop(columns="label")),
-    ])
+    root = write_true_dir(
+        tmp_path / "t",
+        [
+            ("begin_dev_true_scores.csv", true_frame(3, seed=1)),
+            ("q2_dev_true_scores.csv", true_frame(3, seed=2).drop(columns="label")),
+        ],
+    )
     with pytest.raises(ValueError, match=path_re(root / "q2_dev_true_scores.csv") + r".*missing the 'label' column"):
         load_benchmark(root)
 
@@ -406,29 +437,40 @@ def test_non_finite_score_names_column_and_csv_line(tmp_path, bad_value, row):
     df.loc[row, "m2"] = bad_value
     path = write_table(df, tmp_path / "scores.csv")
     line = row + 2  # header is line 1
-    with pytest.raises(ValueError, match=r"model column 'm2' has a non-finite score .* at file "
-                       + path_re(path) + rf", line {line};.*nan_policy=\"drop\""):
+    with pytest.raises(
+        ValueError,
+        match=r"model column 'm2' has a non-finite score .* at file "
+        + path_re(path)
+        + rf", line {line};.*nan_policy=\"drop\"",
+    ):
         load_benchmark(path)
 
 
 def test_non_finite_score_in_true_dir_names_file_and_line(tmp_path):
     bad = true_frame(5, seed=2)
     bad.loc[3, "m1"] = np.inf
-    root = write_true_dir(tmp_path / "t", [
-        ("begin_dev_true_scores.csv", true_frame(4, seed=1)),
-        ("q2_dev_true_scores.csv", bad),
-    ])
-    with pytest.raises(ValueError, match=r"model column 'm1' has a non-finite score \(inf\) at file "
-                       + path_re(root / "q2_dev_true_scores.csv") + r", line 5"):
+    root = write_true_dir(
+        tmp_path / "t",
+        [
+            ("begin_dev_true_scores.csv", true_frame(4, seed=1)),
+            ("q2_dev_true_scores.csv", bad),
+        ],
+    )
+    with pytest.raises(
+        ValueError,
+        match=r"model column 'm1' has a non-finite score \(inf\) at file "
+        + path_re(root / "q2_dev_true_scores.csv")
+        + r", line 5",
+    ):
         load_benchmark(root)
 
 
 MULTILINE_TRUE_FILE = (
-    "id,generated_text,grounding,label,m1\n"   # line 1
-    '1,"a claim\nover two lines",g,0,0.1\n'    # lines 2-3
+    "id,generated_text,grounding,label,m1\n"  # line 1
+    '1,"a claim\nover two lines",g,0,0.1\n'  # lines 2-3
     '2,x,"a source\n\nwith a blank line",1,0.2\n'  # lines 4-6
-    "\n"                                      # line 7: blank, skipped
-    "3,y,z,{label},{score}\n"                 # line 8
+    "\n"  # line 7: blank, skipped
+    "3,y,z,{label},{score}\n"  # line 8
 )
 
 
@@ -494,8 +536,9 @@ def test_duplicate_columns_in_csv_header(tmp_path):
 
 def test_duplicate_columns_in_gzipped_csv_header(tmp_path):
     path = tmp_path / "dup.csv.gz"
-    pd.DataFrame([["a", 0, 0.1, 0.2], ["a", 1, 0.3, 0.4]],
-                 columns=["dataset", "label", "m2", "m2"]).to_csv(path, index=False)
+    pd.DataFrame([["a", 0, 0.1, 0.2], ["a", 1, 0.3, 0.4]], columns=["dataset", "label", "m2", "m2"]).to_csv(
+        path, index=False
+    )
     with pytest.raises(ValueError, match=path_re(path) + r": duplicate column\(s\) \['m2'\]"):
         load_benchmark(path)
 
@@ -542,14 +585,21 @@ def test_dataset_left_without_rows_after_drop_is_an_error():
 
 
 def test_model_missing_from_one_true_file(tmp_path):
-    root = write_true_dir(tmp_path / "t", [
-        ("begin_dev_true_scores.csv", true_frame(3, seed=1, models=("m1", "m2"))),
-        ("q2_dev_true_scores.csv", true_frame(3, seed=2, models=("m1",))),
-    ])
-    with pytest.raises(ValueError, match=r"model 'm2' is missing from file "
-                       + path_re(root / "q2_dev_true_scores.csv") + r" \(dataset 'q2'\)"):
+    root = write_true_dir(
+        tmp_path / "t",
+        [
+            ("begin_dev_true_scores.csv", true_frame(3, seed=1, models=("m1", "m2"))),
+            ("q2_dev_true_scores.csv", true_frame(3, seed=2, models=("m1",))),
+        ],
+    )
+    with pytest.raises(
+        ValueError,
+        match=r"model 'm2' is missing from file " + path_re(root / "q2_dev_true_scores.csv") + r" \(dataset 'q2'\)",
+    ):
         load_benchmark(root)
-    with pytest.raises(ValueError, match=r"model 'm2' is missing from file " + path_re(root / "q2_dev_true_scores.csv")):
+    with pytest.raises(
+        ValueError, match=r"model 'm2' is missing from file " + path_re(root / "q2_dev_true_scores.csv")
+    ):
         load_benchmark(root, models=["m2"])
 
 
@@ -605,7 +655,9 @@ def test_unknown_datasets_name(tmp_path, datasets, via):
     df = two_dataset_frame()
     source = df if via == "frame" else write_table(df, tmp_path / "scores.csv")
     where = "DataFrame" if via == "frame" else "file " + path_re(source)
-    with pytest.raises(ValueError, match=r"`datasets` names \['zz'\], not in " + where + r"; datasets are \['a', 'b'\]"):
+    with pytest.raises(
+        ValueError, match=r"`datasets` names \['zz'\], not in " + where + r"; datasets are \['a', 'b'\]"
+    ):
         load_benchmark(source, datasets=datasets)
 
 
@@ -614,8 +666,9 @@ def test_non_numeric_model_value_names_column_and_line(tmp_path, models):
     df = two_dataset_frame().astype({"m2": object})
     df.loc[4, "m2"] = "0.5x"
     path = write_table(df, tmp_path / "scores.csv")
-    with pytest.raises(ValueError, match=r"model column 'm2' must be numeric: '0.5x' at file "
-                       + path_re(path) + r", line 6"):
+    with pytest.raises(
+        ValueError, match=r"model column 'm2' must be numeric: '0.5x' at file " + path_re(path) + r", line 6"
+    ):
         load_benchmark(path, models=models)
 
 
@@ -623,12 +676,19 @@ def test_non_numeric_model_value_names_column_and_line(tmp_path, models):
 def test_non_numeric_model_value_in_true_file_names_file_and_line(tmp_path, models):
     bad = true_frame(6, seed=2).astype({"m1": object})
     bad.loc[2, "m1"] = "oops"
-    root = write_true_dir(tmp_path / "t", [
-        ("begin_dev_true_scores.csv", true_frame(4, seed=1)),
-        ("q2_dev_true_scores.csv", bad),
-    ])
-    with pytest.raises(ValueError, match=r"model column 'm1' must be numeric: 'oops' at file "
-                       + path_re(root / "q2_dev_true_scores.csv") + r", line 4"):
+    root = write_true_dir(
+        tmp_path / "t",
+        [
+            ("begin_dev_true_scores.csv", true_frame(4, seed=1)),
+            ("q2_dev_true_scores.csv", bad),
+        ],
+    )
+    with pytest.raises(
+        ValueError,
+        match=r"model column 'm1' must be numeric: 'oops' at file "
+        + path_re(root / "q2_dev_true_scores.csv")
+        + r", line 4",
+    ):
         load_benchmark(root, models=models)
 
 
@@ -662,17 +722,22 @@ def test_nonexistent_path(tmp_path):
 def test_unsupported_file_extension(tmp_path, fname):
     path = tmp_path / fname
     path.write_text("{}")
-    with pytest.raises(ValueError, match=r"`source` " + path_re(path) + r": expected a directory, a \.csv\(\.gz\) or a \.parquet file"):
+    with pytest.raises(
+        ValueError, match=r"`source` " + path_re(path) + r": expected a directory, a \.csv\(\.gz\) or a \.parquet file"
+    ):
         load_benchmark(path)
 
 
 @pytest.mark.parametrize("policy", ["bogus", "omit", None])
 def test_bad_nan_policy(policy):
-    with pytest.raises(ValueError, match=r"`nan_policy` must be one of 'raise', 'drop', got " + re.escape(repr(policy))):
+    with pytest.raises(
+        ValueError, match=r"`nan_policy` must be one of 'raise', 'drop', got " + re.escape(repr(policy))
+    ):
         load_benchmark(two_dataset_frame(), nan_policy=policy)
 
 
 # -- Benchmark accessors ------------------------------------------------------------------
+
 
 @pytest.fixture
 def bench():
@@ -769,6 +834,7 @@ def test_summary_without_split():
 
 # -- property test ----------------------------------------------------------------------
 
+
 @st.composite
 def benchmark_frames(draw):
     n_datasets = draw(st.integers(2, 4))
@@ -807,6 +873,7 @@ def test_property_scores_and_labels_follow_input_rows(frame):
 
 # -- misspelled reserved columns ---------------------------------------------------
 
+
 @pytest.mark.parametrize("misspelled", ["datset", "Dataset", "DATASET", "datasets", " dataset"])
 @pytest.mark.parametrize("via", ["frame", "csv"])
 def test_misspelled_dataset_column_names_expected_columns(tmp_path, via, misspelled):
@@ -827,14 +894,23 @@ def test_misspelled_dataset_column_names_expected_columns(tmp_path, via, misspel
     assert "several values" not in msg
 
 
-@pytest.mark.parametrize("reserved, misspelled", [
-    ("split", "Split"), ("split", "splt"), ("domain", "Domain"), ("domain", "domian"), ("id", "ID"),
-])
+@pytest.mark.parametrize(
+    "reserved, misspelled",
+    [
+        ("split", "Split"),
+        ("split", "splt"),
+        ("domain", "Domain"),
+        ("domain", "domian"),
+        ("id", "ID"),
+    ],
+)
 def test_misspelled_optional_column_is_an_error(reserved, misspelled):
     """`Split`/`ID` would otherwise be silently ignored or (numeric) read as a model."""
     df = two_dataset_frame()
     df[misspelled] = [1, 2, 3, 4, 5, 6] if reserved == "id" else ["x"] * 6
-    with pytest.raises(ValueError, match=rf"no column {reserved!r} but a column {misspelled!r}: did you mean {reserved!r}\?"):
+    with pytest.raises(
+        ValueError, match=rf"no column {reserved!r} but a column {misspelled!r}: did you mean {reserved!r}\?"
+    ):
         load_benchmark(df)
 
 

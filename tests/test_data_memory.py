@@ -15,9 +15,16 @@ def grouped_frame(n=40, seed=0):
     """Three datasets, rows interleaved (so loading sorts them), a split, an id, two models."""
     rng = np.random.default_rng(seed)
     names = np.array(["gamma", "alpha", "beta"])
-    return pd.DataFrame({"dataset": names[rng.integers(0, 3, n)], "split": rng.choice(["val", "test"], n),
-                         "id": np.arange(n), "label": rng.integers(0, 2, n),
-                         "m1": rng.normal(size=n), "m2": rng.normal(size=n)})
+    return pd.DataFrame(
+        {
+            "dataset": names[rng.integers(0, 3, n)],
+            "split": rng.choice(["val", "test"], n),
+            "id": np.arange(n),
+            "label": rng.integers(0, 2, n),
+            "m1": rng.normal(size=n),
+            "m2": rng.normal(size=n),
+        }
+    )
 
 
 def test_text_columns_refer_to_each_name_once_and_read_back_without_a_string_per_row():
@@ -35,8 +42,9 @@ def test_text_columns_refer_to_each_name_once_and_read_back_without_a_string_per
     assert values.tolist() == ref["dataset"].tolist()
     assert frame["split"].astype(str).tolist() == ref["split"].tolist()
     domains = frame["domain"].astype(object)
-    assert domains.where(domains.notna(), None).tolist() == [{"gamma": "news", "alpha": "news"}.get(d)
-                                                             for d in ref["dataset"]]
+    assert domains.where(domains.notna(), None).tolist() == [
+        {"gamma": "news", "alpha": "news"}.get(d) for d in ref["dataset"]
+    ]
     np.testing.assert_array_equal(frame["m2"].to_numpy(), ref["m2"].to_numpy())
     np.testing.assert_array_equal(frame["label"].to_numpy(), ref["label"].to_numpy())
     assert frame["m1"].to_numpy().flags.c_contiguous  # each model's column contiguous for the kernels
@@ -52,8 +60,10 @@ def test_single_class_warning_names_the_datasets_in_order():
         load_benchmark(df)
 
 
-@pytest.mark.parametrize("datasets", [None, ("gamma",), ("gamma", "alpha"), ("alpha", "beta"), ("beta", "gamma"),
-                                      ("beta", "alpha", "gamma"), ()])
+@pytest.mark.parametrize(
+    "datasets",
+    [None, ("gamma",), ("gamma", "alpha"), ("alpha", "beta"), ("beta", "gamma"), ("beta", "alpha", "gamma"), ()],
+)
 def test_subset_equals_rows_filtered_by_hand(datasets):
     bench = load_benchmark(grouped_frame())
     sub = bench.subset(models=["m2"], datasets=datasets)
@@ -107,12 +117,17 @@ def test_fingerprint_read_in_chunks_equals_one_join_of_each_column(monkeypatch):
     monkeypatch.setattr(fingerprint, "_HASH_ROWS", 7)  # many chunks, one cut inside every run of equal values
     rng = np.random.default_rng(3)
     n = 50
-    frame = pd.DataFrame({"text": pd.Series(rng.choice(["a", "bé", "", "x\x1fy"], n), dtype="str"),
-                          "object": pd.Series(rng.choice(["u", "v"], n).tolist(), dtype=object),
-                          "category": pd.Categorical(rng.choice(["p", "q"], n)),
-                          "codes": pd.Categorical(rng.integers(0, 3, n)),  # numbers in categories: not text
-                          "missing": pd.Series(rng.choice(["k", None], n), dtype="str"),
-                          "number": rng.normal(size=n), "int": rng.integers(0, 9, n)})
+    frame = pd.DataFrame(
+        {
+            "text": pd.Series(rng.choice(["a", "bé", "", "x\x1fy"], n), dtype="str"),
+            "object": pd.Series(rng.choice(["u", "v"], n).tolist(), dtype=object),
+            "category": pd.Categorical(rng.choice(["p", "q"], n)),
+            "codes": pd.Categorical(rng.integers(0, 3, n)),  # numbers in categories: not text
+            "missing": pd.Series(rng.choice(["k", None], n), dtype="str"),
+            "number": rng.normal(size=n),
+            "int": rng.integers(0, 9, n),
+        }
+    )
     assert fingerprint.frame_sha256(frame) == one_join_sha256(frame)
     assert fingerprint.frame_sha256(frame.iloc[:0]) == one_join_sha256(frame.iloc[:0])
     assert fingerprint.frame_sha256(frame.iloc[:1]) == one_join_sha256(frame.iloc[:1])
@@ -127,8 +142,11 @@ def test_thinned_curve_gives_the_rows_of_the_whole_table():
     curve = sens_spec_drift(y[:2500], s[:2500], y[2500:], s[2500:])
     rows = per_dataset.thin(curve.sensitivity_val, curve.specificity_val)
     assert 2 < len(rows) < len(curve.thresholds)
-    pd.testing.assert_frame_equal(per_dataset.thinned(curve, rows).to_frame(),
-                                  curve.to_frame().iloc[rows].reset_index(drop=True), check_exact=True)
+    pd.testing.assert_frame_equal(
+        per_dataset.thinned(curve, rows).to_frame(),
+        curve.to_frame().iloc[rows].reset_index(drop=True),
+        check_exact=True,
+    )
     assert per_dataset.thinned(curve, np.arange(len(curve.thresholds))) is curve
 
 

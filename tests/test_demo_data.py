@@ -1,4 +1,5 @@
 """Checks on the embedded demo benchmark ``beyondauc/datasets/demo.csv.gz``."""
+
 from __future__ import annotations
 
 import subprocess
@@ -24,7 +25,7 @@ def demo() -> pd.DataFrame:
 
 @pytest.fixture(scope="module")
 def model_columns(demo) -> list[str]:
-    return list(demo.columns[len(META_COLUMNS):])
+    return list(demo.columns[len(META_COLUMNS) :])
 
 
 def test_file_size():
@@ -34,8 +35,7 @@ def test_file_size():
 def test_column_order(demo, model_columns):
     assert list(demo.columns[: len(META_COLUMNS)]) == META_COLUMNS
     assert len(model_columns) >= 6
-    for required in ("logreg", "svm", "naive_bayes", "random_forest", "knn",
-                     "grad_boost", "single_feature"):
+    for required in ("logreg", "svm", "naive_bayes", "random_forest", "knn", "grad_boost", "single_feature"):
         assert required in model_columns
     for m in model_columns:
         assert pd.api.types.is_float_dtype(demo[m]), m
@@ -91,6 +91,7 @@ def test_every_model_beats_chance_on_every_dataset(demo, model_columns):
 
 def test_regeneration_is_byte_identical(tmp_path):
     out = tmp_path / "demo.csv.gz"
-    subprocess.run([sys.executable, str(SCRIPT), "--out", str(out)],
-                   check=True, cwd=REPO_ROOT, capture_output=True, timeout=300)
+    subprocess.run(
+        [sys.executable, str(SCRIPT), "--out", str(out)], check=True, cwd=REPO_ROOT, capture_output=True, timeout=300
+    )
     assert out.read_bytes() == DEMO_PATH.read_bytes()

@@ -20,6 +20,7 @@ AUCs are compared with the exact pair count (a ``Fraction``, so the float is
 the correctly rounded value); ``roc_auc_score`` sums trapezoids and may be one
 ulp off that, e.g. 0.44999999999999996 for 9 / 20.
 """
+
 from __future__ import annotations
 
 import itertools
@@ -57,6 +58,7 @@ SEEDS = (0, 1, 2)
 
 # -- generated cohorts ------------------------------------------------------------------
 
+
 def make_cohort(kind, seed, n=None, shift=0.0):
     """Labels 0/1 (both classes present) and scores of one small cohort.
 
@@ -88,6 +90,7 @@ def make_pair(kind, seed):
 
 
 # -- references ---------------------------------------------------------------------------
+
 
 def exact_auc(y, s):
     """AUC by counting pairs (ties one half), correctly rounded from the exact fraction."""
@@ -177,7 +180,8 @@ def drift_by_loop(yv, sv, yt, st_):
     total = 0.0
     for j in range(1, len(taus)):
         gap = (curves["sensitivity_val"][j] - curves["sensitivity_test"][j]) ** 2 + (
-            curves["specificity_val"][j] - curves["specificity_test"][j]) ** 2
+            curves["specificity_val"][j] - curves["specificity_test"][j]
+        ) ** 2
         total += (taus[j] - taus[j - 1]) * gap
     return total / (taus[-1] - taus[0]), np.array(taus), {k: np.array(v) for k, v in curves.items()}
 
@@ -226,6 +230,7 @@ def quiet(func, *args, **kw):
 
 
 # -- 1. bias robustness -------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("factor", [None, 0.3, 2.0])
 @pytest.mark.parametrize("seed", SEEDS)
@@ -300,6 +305,7 @@ def test_bias_explicit_sigma_max_on_constant_scores_is_zero():
 
 # -- 2. noise robustness ------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("kind", ["normal", "tied", "int"])
 def test_noise_same_seed_same_result_other_seed_close(kind):
     y, s = make_cohort(kind, 4)
@@ -326,14 +332,22 @@ def test_noise_converges_to_monte_carlo_reference(kind, sigma_max):
     y, s = make_cohort(kind, 5, n=12)
     sm = s.max() - s.min() if sigma_max is None else sigma_max
     truth, truth_curve, truth_std = noise_by_monte_carlo(y, s, sm, 11, 20_000, seed=123)
-    r = noise_robustness(y, s, noise_method="monte_carlo", sigma_max=sigma_max, n_points=11, n_repeats=1000, random_state=0)
+    r = noise_robustness(
+        y, s, noise_method="monte_carlo", sigma_max=sigma_max, n_points=11, n_repeats=1000, random_state=0
+    )
     assert r.sigma_max == sm
     np.testing.assert_array_equal(r.sigmas, np.linspace(0.0, sm, 11))
     assert abs(r.score - truth) < 0.01
     np.testing.assert_allclose(r.auc_curve, truth_curve, atol=0.02, rtol=0)
     np.testing.assert_allclose(r.auc_std, truth_std, atol=0.02, rtol=0.15)
     # far fewer repeats: still an estimate of the same number, only noisier
-    assert abs(noise_robustness(y, s, noise_method="monte_carlo", sigma_max=sigma_max, n_points=11, n_repeats=20).score - truth) < 0.05
+    assert (
+        abs(
+            noise_robustness(y, s, noise_method="monte_carlo", sigma_max=sigma_max, n_points=11, n_repeats=20).score
+            - truth
+        )
+        < 0.05
+    )
 
 
 @pytest.mark.parametrize("n_repeats", [1, 7])
@@ -365,6 +379,7 @@ def test_noise_score_at_most_one_for_separated_data(seed):
 
 
 # -- 3. sensitivity/specificity drift ------------------------------------------------------
+
 
 @pytest.mark.parametrize("seed", SEEDS)
 @pytest.mark.parametrize("kind", KINDS)
@@ -408,14 +423,19 @@ def test_drift_depends_on_distributions_not_sample_sizes(kind):
 
 # -- 4. Wasserstein ------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("seed", SEEDS)
 @pytest.mark.parametrize("kind", KINDS)
 def test_wasserstein_p1_matches_scipy(kind, seed):
     yv, sv, yt, st_ = make_pair(kind, seed)
     w = wasserstein_matrix(yv, sv, yt, st_, p=1)
     vn, vp, tn, tp = class_samples(yv, sv, yt, st_)
-    expected = np.array([[wasserstein_distance(vn, vp), wasserstein_distance(vn, tn)],
-                         [wasserstein_distance(tp, vp), wasserstein_distance(tp, tn)]])
+    expected = np.array(
+        [
+            [wasserstein_distance(vn, vp), wasserstein_distance(vn, tn)],
+            [wasserstein_distance(tp, vp), wasserstein_distance(tp, tn)],
+        ]
+    )
     np.testing.assert_allclose(w.matrix, expected, rtol=1e-12, atol=1e-12)
     assert w.p == 1 and w.note == ""
 
@@ -448,8 +468,10 @@ def test_wasserstein_agrees_with_numpy_quantiles_on_a_grid(kind, p):
     yv, sv, yt, st_ = make_pair(kind, 0)
     w = wasserstein_matrix(yv, sv, yt, st_, p=p)
     vn, vp, tn, tp = class_samples(yv, sv, yt, st_)
-    expected = [[wasserstein_by_grid(vn, vp, p), wasserstein_by_grid(vn, tn, p)],
-                [wasserstein_by_grid(tp, vp, p), wasserstein_by_grid(tp, tn, p)]]
+    expected = [
+        [wasserstein_by_grid(vn, vp, p), wasserstein_by_grid(vn, tn, p)],
+        [wasserstein_by_grid(tp, vp, p), wasserstein_by_grid(tp, tn, p)],
+    ]
     np.testing.assert_allclose(w.matrix, expected, rtol=1e-3, atol=1e-3)
 
 
@@ -496,6 +518,7 @@ def test_wasserstein_all_four_identical_is_nan_and_warns():
 
 # -- 5. invariances ------------------------------------------------------------------------
 
+
 def run_all(yv, sv, yt, st_, **kw):
     """Scores of all four diagnostics (robustness on V)."""
     return {
@@ -516,8 +539,9 @@ def test_permuting_examples_changes_nothing(kind, seed):
     a = noise_robustness(yv, sv, n_repeats=5, random_state=3)
     b = noise_robustness(yv[pv], sv[pv], n_repeats=5, random_state=3)
     np.testing.assert_array_equal(a.auc_curve, b.auc_curve)
-    np.testing.assert_array_equal(wasserstein_matrix(yv, sv, yt, st_).matrix,
-                                  wasserstein_matrix(yv[pv], sv[pv], yt[pt], st_[pt]).matrix)
+    np.testing.assert_array_equal(
+        wasserstein_matrix(yv, sv, yt, st_).matrix, wasserstein_matrix(yv[pv], sv[pv], yt[pt], st_[pt]).matrix
+    )
 
 
 @pytest.mark.parametrize("k, c", [(2.5, -7.0), (1.0, 1e3), (0.01, 3.0), (40.0, -1e3)])
@@ -529,15 +553,25 @@ def test_positive_affine_map_changes_nothing(kind, k, c):
     for name in before:
         assert np.isclose(after[name], before[name], rtol=1e-9, atol=0), name
     # every Wasserstein entry scales by k
-    np.testing.assert_allclose(wasserstein_matrix(yv, k * sv + c, yt, k * st_ + c).matrix,
-                               k * wasserstein_matrix(yv, sv, yt, st_).matrix, rtol=1e-9, atol=1e-9 * k)
+    np.testing.assert_allclose(
+        wasserstein_matrix(yv, k * sv + c, yt, k * st_ + c).matrix,
+        k * wasserstein_matrix(yv, sv, yt, st_).matrix,
+        rtol=1e-9,
+        atol=1e-9 * k,
+    )
     # bias robustness with an explicit sigma_max scales with it
-    assert np.isclose(bias_robustness(yv, k * sv + c, sigma_max=0.7 * k).score,
-                      bias_robustness(yv, sv, sigma_max=0.7).score, rtol=1e-9)
+    assert np.isclose(
+        bias_robustness(yv, k * sv + c, sigma_max=0.7 * k).score,
+        bias_robustness(yv, sv, sigma_max=0.7).score,
+        rtol=1e-9,
+    )
 
 
-@pytest.mark.parametrize("transform", [np.exp, lambda x: x**3, np.arctan, lambda x: -1.0 / (x + 10)],
-                         ids=["exp", "cube", "arctan", "neg_reciprocal"])
+@pytest.mark.parametrize(
+    "transform",
+    [np.exp, lambda x: x**3, np.arctan, lambda x: -1.0 / (x + 10)],
+    ids=["exp", "cube", "arctan", "neg_reciprocal"],
+)
 @pytest.mark.parametrize("kind", ["normal", "tied", "int", "skewed"])
 def test_auc_and_rates_invariant_under_increasing_transform(kind, transform):
     yv, sv, yt, st_ = make_pair(kind, 10)
@@ -832,13 +866,17 @@ def small_frame():
     for d, n in [("a", 30), ("b", 25), ("c", 20), ("d", 11)]:
         y = np.resize([0, 1], n)
         rng.shuffle(y)
-        parts.append(pd.DataFrame({
-            "dataset": d,
-            "label": y,
-            "split": np.where(np.arange(n) % 3 == 0, "test", "val"),
-            "m1": rng.normal(size=n) + y,
-            "m2": np.round(rng.normal(size=n) + 0.5 * y, 1),
-        }))
+        parts.append(
+            pd.DataFrame(
+                {
+                    "dataset": d,
+                    "label": y,
+                    "split": np.where(np.arange(n) % 3 == 0, "test", "val"),
+                    "m1": rng.normal(size=n) + y,
+                    "m2": np.round(rng.normal(size=n) + 0.5 * y, 1),
+                }
+            )
+        )
     return pd.concat(parts, ignore_index=True)
 
 
@@ -867,8 +905,7 @@ def test_cohorts_from_split_column(dataset, model):
     assert_cohorts(got, expected)
     assert_cohorts(cohorts(bench, model, dataset, protocol="split"), expected)
     # the roles can be swapped
-    assert_cohorts(cohorts(bench, model, dataset, val_split="test", test_split="val"),
-                   expected[2:] + expected[:2])
+    assert_cohorts(cohorts(bench, model, dataset, val_split="test", test_split="val"), expected[2:] + expected[:2])
 
 
 @pytest.mark.parametrize("dataset", ["a", "c", "d"])
@@ -956,9 +993,25 @@ def test_cohorts_on_demo():
     np.testing.assert_array_equal(st_, frame.loc[in_wine, "logreg"].to_numpy())
 
 
-KEYS = ["model", "dataset", "cohorts", "n_val", "n_test", "auc_val", "auc_test", "bias_robustness_val",
-        "bias_robustness_test", "noise_robustness_val", "noise_robustness_test", "drift", "wasserstein",
-        "wasserstein_p", "wasserstein_p1", "wasserstein_p2", "note"]
+KEYS = [
+    "model",
+    "dataset",
+    "cohorts",
+    "n_val",
+    "n_test",
+    "auc_val",
+    "auc_test",
+    "bias_robustness_val",
+    "bias_robustness_test",
+    "noise_robustness_val",
+    "noise_robustness_test",
+    "drift",
+    "wasserstein",
+    "wasserstein_p",
+    "wasserstein_p1",
+    "wasserstein_p2",
+    "note",
+]
 
 
 @pytest.mark.parametrize("protocol", [None, "xdomain", "indata"])
@@ -1011,16 +1064,21 @@ def test_diagnostics_table_on_demo():
     bench = load_demo()
     table = diagnostics_table(bench, models=["logreg", "naive_bayes"], n_repeats=2, n_points=5)
     assert len(table) == 2 * len(bench.datasets)
-    assert set(zip(table["model"], table["dataset"])) == {(m, d) for m in ("logreg", "naive_bayes") for d in bench.datasets}
+    assert set(zip(table["model"], table["dataset"])) == {
+        (m, d) for m in ("logreg", "naive_bayes") for d in bench.datasets
+    }
     assert (table["cohorts"] == "split").all()
     assert (table["n_val"] + table["n_test"] == np.tile(bench.dataset_sizes(), 2)).all()
     assert table[KEYS[5:]].notna().all().all()
 
 
-@pytest.mark.parametrize("call", [
-    lambda: bias_robustness([0, 1], [-1e308, 1e308]),
-    lambda: noise_robustness([0, 1], [-1e308, 1e308]),
-])
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: bias_robustness([0, 1], [-1e308, 1e308]),
+        lambda: noise_robustness([0, 1], [-1e308, 1e308]),
+    ],
+)
 def test_score_range_overflow_is_an_error_naming_the_scores(call):
     with pytest.raises(ValueError, match="`y_score` spans more than float64"):
         call()
@@ -1032,8 +1090,14 @@ def test_cohort_ranges_overflowing_together_is_an_error():
 
 
 def test_protocol_without_calibration_data_is_a_clear_error():
-    frame = pd.DataFrame({"dataset": ["a"] * 4 + ["b"] * 4, "domain": ["x"] * 8, "label": [0, 1] * 4,
-                          "m": [0.1, 0.9, 0.2, 0.8, 0.3, 0.7, 0.4, 0.6]})
+    frame = pd.DataFrame(
+        {
+            "dataset": ["a"] * 4 + ["b"] * 4,
+            "domain": ["x"] * 8,
+            "label": [0, 1] * 4,
+            "m": [0.1, 0.9, 0.2, 0.8, 0.3, 0.7, 0.4, 0.6],
+        }
+    )
     bench = load_benchmark(frame)
     with pytest.raises(ValueError, match="`protocol`='outdomain' leaves dataset 'a' no calibration data"):
         cohorts(bench, "m", "a", protocol="outdomain")
@@ -1044,8 +1108,11 @@ def test_protocol_without_calibration_data_is_a_clear_error():
 def test_diagnostics_frame_equals_diagnostics_table(models, protocol):
     """The table of computed results is the table that computes them."""
     bench = beyondauc.load_demo().subset(datasets=["wine", "diabetes"])
-    results = [beyondauc.cohort_diagnostics(bench, m, d, protocol=protocol, n_repeats=2)
-               for m in models for d in bench.datasets]
+    results = [
+        beyondauc.cohort_diagnostics(bench, m, d, protocol=protocol, n_repeats=2)
+        for m in models
+        for d in bench.datasets
+    ]
     expected = beyondauc.diagnostics_table(bench, models=models, protocol=protocol, n_repeats=2)
     pd.testing.assert_frame_equal(beyondauc.diagnostics_frame(results), expected)
 

@@ -35,8 +35,10 @@ def _exact_law(by_class, p=2):
     y, s = np.concatenate([YV, YT]), np.concatenate([SV, ST])
     if by_class:
         neg, pos = np.flatnonzero(y == 0), np.flatnonzero(y == 1)
-        picks = [np.r_[a, b] for a, b in product(combinations(neg, int((YV == 0).sum())),
-                                                  combinations(pos, int((YV == 1).sum())))]
+        picks = [
+            np.r_[a, b]
+            for a, b in product(combinations(neg, int((YV == 0).sum())), combinations(pos, int((YV == 1).sum())))
+        ]
     else:
         picks = [np.array(c) for c in combinations(range(len(y)), len(YV))]
     rows = []
@@ -136,8 +138,9 @@ def test_the_permutations_depend_on_the_seed_only(monkeypatch):
     monkeypatch.setattr(diagnostics_null, "_NULL_CELLS", 40)  # chunks of two permutations: the same draws
     pd.testing.assert_frame_equal(a, permutation_replicates(YV, SV, YT, ST, n_permutations=300, random_state=7))
     # the first permutations do not depend on how many are drawn
-    pd.testing.assert_frame_equal(a.iloc[:100], permutation_replicates(YV, SV, YT, ST, n_permutations=100,
-                                                                        random_state=7))
+    pd.testing.assert_frame_equal(
+        a.iloc[:100], permutation_replicates(YV, SV, YT, ST, n_permutations=100, random_state=7)
+    )
 
 
 def test_bad_input_is_a_one_line_error():
@@ -165,8 +168,13 @@ def _finding_rate(shift, seed):
         null = permutation_null(yv, sv, yt, st, n_permutations=99, random_state=b)
         row = {"model": "m", "dataset": f"d{b}", "cohorts": "split", **null.to_dict()}
         for name in ("drift", "wasserstein"):
-            row.update({name: ci.loc[name, "estimate"], f"{name}_low": ci.loc[name, "low"],
-                        f"{name}_high": ci.loc[name, "high"]})
+            row.update(
+                {
+                    name: ci.loc[name, "estimate"],
+                    f"{name}_low": ci.loc[name, "low"],
+                    f"{name}_high": ci.loc[name, "high"],
+                }
+            )
         rows.append(row)
     table = pd.DataFrame(rows)
     judged = summary.drift_judged(table, 0.05)
@@ -188,9 +196,11 @@ def test_without_drift_the_finding_fires_rarely_and_with_a_shift_mostly():
 
 # -- in the cohort diagnostics ----------------------------------------------------------------
 
+
 def test_cohort_diagnostics_carry_the_null_of_their_cohorts_seeded_as_the_bootstrap():
     import beyondauc as ba
     from beyondauc.metrics.uncertainty.bootstrap import dataset_seed
+
     bench = ba.load_demo()
     d = ba.cohort_diagnostics(bench, "knn", "iris_versicolor", n_repeats=2, n_permutations=199, random_state=4)
     seed = dataset_seed(4, list(bench.datasets).index("iris_versicolor"))
@@ -204,12 +214,14 @@ def test_cohort_diagnostics_carry_the_null_of_their_cohorts_seeded_as_the_bootst
 def test_answers_shuffle_the_whole_pool_as_their_bootstrap_resamples_it():
     import beyondauc as ba
     from beyondauc.metrics.uncertainty.bootstrap import dataset_seed
+
     bench = ba.load_demo(kind="answers")
     model, dataset = bench.models[0], bench.datasets[0]
     d = ba.cohort_diagnostics(bench, model, dataset, n_repeats=2, n_permutations=99)
     seed = dataset_seed(0, 0)
-    pooled = permutation_null(d.y_val, d.s_val, d.y_test, d.s_test, n_permutations=99, by_class=False,
-                              random_state=seed)
+    pooled = permutation_null(
+        d.y_val, d.s_val, d.y_test, d.s_test, n_permutations=99, by_class=False, random_state=seed
+    )
     assert d.drift_pvalue == pooled.drift_pvalue and d.wasserstein_pvalue == pooled.wasserstein_pvalue
 
 
@@ -217,6 +229,7 @@ def test_the_null_answers_the_question_an_interval_of_drift_cannot():
     import warnings
 
     import beyondauc as ba
+
     bench = ba.load_demo()  # logreg on digits_even: drift about 0, every replicate above it
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")

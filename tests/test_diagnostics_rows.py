@@ -50,7 +50,11 @@ def test_merge_counts_is_the_stable_merge_with_a_first():
     rng = np.random.default_rng(0)
     ka = np.cumsum(rng.integers(0, 3, (60, 30)), axis=1) * 3  # sorted rows, many ties within and across
     kb = np.cumsum(rng.integers(0, 4, (60, 30)), axis=1) * 2
-    key, fb, ib = np.concatenate([2 * ka, 2 * kb + 1], axis=1), np.empty((60, 60), np.int64), np.empty((60, 60), np.int64)
+    key, fb, ib = (
+        np.concatenate([2 * ka, 2 * kb + 1], axis=1),
+        np.empty((60, 60), np.int64),
+        np.empty((60, 60), np.int64),
+    )
     merge_counts(key, fb, ib)
     both = np.concatenate([ka, kb], axis=1)
     perm = np.argsort(both, axis=1, kind="stable")  # a's columns first among equals

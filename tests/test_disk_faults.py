@@ -22,13 +22,27 @@ import pytest
 
 from beyondauc.cli import main
 
-EVALUATE = ("evaluate", "demo", "--models", "svm,knn", "--datasets", "wine,diabetes", "-p", "n_bootstrap=0",
-            "--jobs", "1", "--quiet")
+EVALUATE = (
+    "evaluate",
+    "demo",
+    "--models",
+    "svm,knn",
+    "--datasets",
+    "wine,diabetes",
+    "-p",
+    "n_bootstrap=0",
+    "--jobs",
+    "1",
+    "--quiet",
+)
 
 
 def digest(folder):
-    return {p.relative_to(folder).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(Path(folder).rglob("*")) if p.is_file()}
+    return {
+        p.relative_to(folder).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(Path(folder).rglob("*"))
+        if p.is_file()
+    }
 
 
 @contextlib.contextmanager
@@ -88,13 +102,26 @@ def test_no_space_for_a_new_evaluation_beside_the_previous_is_refused_before_the
         err = capsys.readouterr().err
         assert len(err.splitlines()) == 1, err
         assert err.startswith(f"beyondauc: error: --out {str(out)!r} has "), err
-        assert ("free and the new evaluation needs about" in err
-                and "(it is written beside the previous one before replacing it); nothing was written" in err), err
+        assert (
+            "free and the new evaluation needs about" in err
+            and "(it is written beside the previous one before replacing it); nothing was written" in err
+        ), err
         assert digest(out) == before
 
 
-REPORT = ("report", "demo", "--models", "svm,knn", "--datasets", "wine,diabetes", "-p", "n_bootstrap=20",
-          "--jobs", "2", "--quiet")
+REPORT = (
+    "report",
+    "demo",
+    "--models",
+    "svm,knn",
+    "--datasets",
+    "wine,diabetes",
+    "-p",
+    "n_bootstrap=20",
+    "--jobs",
+    "2",
+    "--quiet",
+)
 
 
 def test_a_disk_that_fills_during_a_report_keeps_the_previous_report(tmp_path):
@@ -103,12 +130,19 @@ def test_a_disk_that_fills_during_a_report_keeps_the_previous_report(tmp_path):
         if disk is None:
             pytest.skip("needs a small file system (tmpfs, as root); the evaluation's case covers the fallback")
         out = disk / "report"
-        first = subprocess.run([sys.executable, "-m", "beyondauc.cli", *REPORT, "--out", str(out)],
-                               capture_output=True, text=True, timeout=900)
+        first = subprocess.run(
+            [sys.executable, "-m", "beyondauc.cli", *REPORT, "--out", str(out)],
+            capture_output=True,
+            text=True,
+            timeout=900,
+        )
         assert first.returncode == 0, first.stderr
         before = digest(out)
-        proc = subprocess.Popen([sys.executable, "-m", "beyondauc.cli", *REPORT, "--out", str(out), "--recompute"],
-                                stderr=subprocess.PIPE, text=True)
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "beyondauc.cli", *REPORT, "--out", str(out), "--recompute"],
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         while not glob.glob(str(out / ".beyondauc-staging-*")):
             assert proc.poll() is None, proc.communicate()[1]
             time.sleep(0.01)

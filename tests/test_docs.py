@@ -37,8 +37,11 @@ BUILD_TIMEOUT_S = 900
 THEME_FIRST_VISIT = "Got invalid theme mode"
 
 # A reference that makes the browser fetch something: script, stylesheet, image, frame, font.
-_LOADING = re.compile(r"""<(?:script|img|iframe|source|embed)\b[^>]*\bsrc\s*=\s*["']([^"']+)["']"""
-                      r"""|<link\b[^>]*\bhref\s*=\s*["']([^"']+)["']""", re.IGNORECASE)
+_LOADING = re.compile(
+    r"""<(?:script|img|iframe|source|embed)\b[^>]*\bsrc\s*=\s*["']([^"']+)["']"""
+    r"""|<link\b[^>]*\bhref\s*=\s*["']([^"']+)["']""",
+    re.IGNORECASE,
+)
 _CSS_URL = re.compile(r"""(?:@import\s+|url\()\s*["']?((?:https?:)?//[^"')\s]+)""", re.IGNORECASE)
 _REMOTE = re.compile(r"^(?:https?:)?//", re.IGNORECASE)
 
@@ -76,9 +79,11 @@ def test_api_reference_documents_every_public_name(site):
     for name in beyondauc.__all__:
         obj = getattr(beyondauc, name)
         homes = {f"beyondauc.{name}"} | {
-            f"beyondauc.{layer}.{n}" for layer in LAYERS
+            f"beyondauc.{layer}.{n}"
+            for layer in LAYERS
             for n in importlib.import_module(f"beyondauc.{layer}").__all__
-            if getattr(importlib.import_module(f"beyondauc.{layer}"), n) is obj and (n == name or callable(obj))}
+            if getattr(importlib.import_module(f"beyondauc.{layer}"), n) is obj and (n == name or callable(obj))
+        }
         assert homes & documented, f"beyondauc.{name} is documented nowhere (looked for {sorted(homes)})"
         assert f"ba.{name}<" in index, f"the API index does not list ba.{name}"
 
@@ -143,12 +148,18 @@ def test_search_works_offline_in_chromium(site):
             page.on("request", lambda request: requests.append(request.url))
             page.on("requestfailed", lambda request: problems.append(f"failed: {request.url}"))
             page.on("pageerror", lambda exc: problems.append(f"script error: {exc}"))
-            page.on("console", lambda msg: problems.append(f"console: {msg.text}")
-                    if msg.type == "error" and THEME_FIRST_VISIT not in msg.text else None)
+            page.on(
+                "console",
+                lambda msg: (
+                    problems.append(f"console: {msg.text}")
+                    if msg.type == "error" and THEME_FIRST_VISIT not in msg.text
+                    else None
+                ),
+            )
             page.goto((site / "search.html").resolve().as_uri() + "?q=DiSCA", wait_until="load")
             page.wait_for_function(  # Sphinx writes the summary when the search has finished
-                "() => (document.querySelector('#search-results .search-summary') || {}).textContent"
-                "?.includes('found')")
+                "() => (document.querySelector('#search-results .search-summary') || {}).textContent?.includes('found')"
+            )
             summary = page.locator("#search-results .search-summary").inner_text()
             results = page.locator("#search-results ul.search li")
             titles = [results.nth(i).locator("a").first.inner_text() for i in range(results.count())]
@@ -157,6 +168,10 @@ def test_search_works_offline_in_chromium(site):
     assert any("disca" in title.lower() for title in titles), f"no result names DiSCA: {titles[:10]}"
     assert re.search(r"found [1-9]\d* page", summary), summary[:200]
     assert not problems, problems
-    outside = [url for url in requests if urllib.parse.urlsplit(url).scheme != "data"
-               and not (_file_path(url) or Path("/")).is_relative_to(site.resolve())]
+    outside = [
+        url
+        for url in requests
+        if urllib.parse.urlsplit(url).scheme != "data"
+        and not (_file_path(url) or Path("/")).is_relative_to(site.resolve())
+    ]
     assert not outside, f"requests that leave the site: {outside}"

@@ -22,9 +22,21 @@ from beyondauc.evaluation.parameters import check_evaluation_parameters as check
 
 DATASETS = ["wine", "diabetes", "digits_even", "iris_versicolor"]
 MODELS = ["svm", "naive_bayes", "mlp", "knn"]
-PARAMS = dict(models=MODELS, datasets=DATASETS, protocol="outdomain", method="isotonic", n_repeats=5,
-              random_state=3, tolerance=0.8, resolution=0.02, noise_repeats=3, n_bootstrap=30, p=1,
-              ood_dataset="iris_virginica", computation_score=0.5)
+PARAMS = dict(
+    models=MODELS,
+    datasets=DATASETS,
+    protocol="outdomain",
+    method="isotonic",
+    n_repeats=5,
+    random_state=3,
+    tolerance=0.8,
+    resolution=0.02,
+    noise_repeats=3,
+    n_bootstrap=30,
+    p=1,
+    ood_dataset="iris_virginica",
+    computation_score=0.5,
+)
 
 
 @pytest.fixture(scope="module")
@@ -95,8 +107,9 @@ def test_the_grid_is_expected_accuracy_grid(ev, bench):
 
 
 def test_headline_intervals_are_the_bootstrap_of_that_setting(ev, bench):
-    boot = ba.bootstrap_grid(bench, protocols=["outdomain"], methods=["isotonic"], n_bootstrap=30, n_repeats=5,
-                             random_state=3)
+    boot = ba.bootstrap_grid(
+        bench, protocols=["outdomain"], methods=["isotonic"], n_bootstrap=30, n_repeats=5, random_state=3
+    )
     head = ev.headline()
     pdt.assert_frame_equal(head[boot.grid.columns].reset_index(drop=True), boot.grid.reset_index(drop=True))
     other = ev.table("grid").query("protocol == 'xdomain'")
@@ -109,8 +122,17 @@ def test_diagnostics_and_selective_rows_are_the_functions(ev, bench):
     for key, value in d.to_dict().items():
         assert row[key] == value or (pd.isna(row[key]) and pd.isna(value)), key
     full = ba.load_demo().subset(models=MODELS, datasets=[*DATASETS, "iris_virginica"])
-    r = ba.selective_answering(full, "knn", "diabetes", ood_dataset="iris_virginica", tolerance=0.8, resolution=0.02,
-                               computation_score=0.5, random_state=3, n_bootstrap=30)
+    r = ba.selective_answering(
+        full,
+        "knn",
+        "diabetes",
+        ood_dataset="iris_virginica",
+        tolerance=0.8,
+        resolution=0.02,
+        computation_score=0.5,
+        random_state=3,
+        n_bootstrap=30,
+    )
     row = ev.table("selective").query("model == 'knn' and dataset == 'diabetes'").iloc[0]
     for key in ("disca", "disca_ood", "a", "b", "area", "nidma", "disca_low", "disca_high"):
         assert row[key] == r.to_dict()[key], key
@@ -144,16 +166,30 @@ def test_leaderboard_reads_the_other_tables(ev):
 def _per_dataset_replicates(bench, model):
     """The drift and DiSCA replicates, jackknives and values of ``model`` on every dataset (as PARAMS)."""
     full = ba.load_demo().subset(models=MODELS, datasets=[*DATASETS, "iris_virginica"])
-    diags = [ba.cohort_diagnostics(bench, model, d, n_repeats=3, p=1, random_state=3, n_bootstrap=30)
-             for d in DATASETS]
-    answers = [ba.selective_answering(full, model, d, ood_dataset="iris_virginica", tolerance=0.8, resolution=0.02,
-                                      computation_score=0.5, random_state=3, n_bootstrap=30) for d in DATASETS]
+    diags = [ba.cohort_diagnostics(bench, model, d, n_repeats=3, p=1, random_state=3, n_bootstrap=30) for d in DATASETS]
+    answers = [
+        ba.selective_answering(
+            full,
+            model,
+            d,
+            ood_dataset="iris_virginica",
+            tolerance=0.8,
+            resolution=0.02,
+            computation_score=0.5,
+            random_state=3,
+            n_bootstrap=30,
+        )
+        for d in DATASETS
+    ]
     answers = [r for r in answers if r.rankable]  # as the mean DiSCA
-    return {name: (np.array([r.replicates[name].to_numpy() for r in results]),
-                   np.array([r.jackknife[name].to_numpy() for r in results]),
-                   np.array([value(r) for r in results]))
-            for name, results, value in (("disca", answers, lambda r: r.score),
-                                         ("drift", diags, lambda r: r.drift.score))}
+    return {
+        name: (
+            np.array([r.replicates[name].to_numpy() for r in results]),
+            np.array([r.jackknife[name].to_numpy() for r in results]),
+            np.array([value(r) for r in results]),
+        )
+        for name, results, value in (("disca", answers, lambda r: r.score), ("drift", diags, lambda r: r.drift.score))
+    }
 
 
 def _bca_reference(replicates, jackknife, values, level=0.95):
@@ -165,7 +201,7 @@ def _bca_reference(replicates, jackknife, values, level=0.95):
     if share in (0, 1):
         return np.array([np.nan, np.nan])
     u = np.concatenate([np.nanmean(j) - j[~np.isnan(j)] for j in jackknife[keep]])
-    a = (u ** 3).sum() / (6 * (u ** 2).sum() ** 1.5)
+    a = (u**3).sum() / (6 * (u**2).sum() ** 1.5)
     z0, z = stats.norm.ppf(share), stats.norm.ppf([(1 - level) / 2, (1 + level) / 2])
     got = np.quantile(reps, stats.norm.cdf(z0 + (z0 + z) / (1 - a * (z0 + z))))
     return got if got[0] <= mean <= got[1] else np.array([np.nan, np.nan])
@@ -176,7 +212,7 @@ def test_mean_disca_and_drift_intervals_come_from_the_per_dataset_replicates(ev,
     board = ev.table("leaderboard").set_index("model")
     columns = board.columns.tolist()
     for name in ("disca", "drift"):  # each interval right after its value
-        assert columns[columns.index(name) + 1:columns.index(name) + 3] == [f"{name}_low", f"{name}_high"]
+        assert columns[columns.index(name) + 1 : columns.index(name) + 3] == [f"{name}_low", f"{name}_high"]
     shown = 0
     for model in MODELS:
         reps = _per_dataset_replicates(bench, model)
@@ -209,14 +245,17 @@ def test_no_bootstrap_no_mean_intervals():
     assert f"mean DiSCA {board.set_index('model').loc['svm', 'disca']:.3f}, " in sentence  # no interval to state
 
 
-@pytest.mark.parametrize("params, match", [
-    ({"tolerance": 1.5}, r"`tolerance` must be a number in \(0, 1\], got 1.5"),
-    ({"protocol": "xdomian"}, "`protocol` must be one of"),
-    ({"tolerence": 0.8}, "unknown parameter 'tolerence'; did you mean 'tolerance'"),
-    ({"n_bootstrap": -1}, "`n_bootstrap` must be an int >= 0"),
-    ({"confidence_level": 1.0}, "`confidence_level` must be a number in"),
-    ({"p": 3}, "`p` must be one of"),
-])
+@pytest.mark.parametrize(
+    "params, match",
+    [
+        ({"tolerance": 1.5}, r"`tolerance` must be a number in \(0, 1\], got 1.5"),
+        ({"protocol": "xdomian"}, "`protocol` must be one of"),
+        ({"tolerence": 0.8}, "unknown parameter 'tolerence'; did you mean 'tolerance'"),
+        ({"n_bootstrap": -1}, "`n_bootstrap` must be an int >= 0"),
+        ({"confidence_level": 1.0}, "`confidence_level` must be a number in"),
+        ({"p": 3}, "`p` must be one of"),
+    ],
+)
 def test_parameters_are_checked_before_any_work(params, match):
     with pytest.raises(ValueError, match=match):
         check_parameters(params)
@@ -238,8 +277,10 @@ def test_findings_state_the_numbers_of_the_tables(ev):
         assert list(s.findings["topic"]) == [*first, "ranking", "threshold", "drift", "selective"]
         sentence = dict(zip(s.findings["topic"], s.findings["sentence"]))
         ranking = sentence["ranking"]
-        assert f"{board.loc[model, 'auc']:.3f} ({board.loc[model, 'auc_low']:.3f}–{board.loc[model, 'auc_high']:.3f})" \
+        assert (
+            f"{board.loc[model, 'auc']:.3f} ({board.loc[model, 'auc_low']:.3f}–{board.loc[model, 'auc_high']:.3f})"
             in ranking
+        )
         assert f"{board.loc[model, 'accuracy']:.3f}" in ranking
         share, p = board.loc[model, "sign_share"], board.loc[model, "p_value"]
         if board.loc[model, "rank_change"] != 0:  # the share is a stability; the p-value decides significance
@@ -265,7 +306,8 @@ def test_threshold_finding_follows_its_stated_rule(ev):
         chance = (head["kappa_high"] < ba.THRESHOLDS["kappa_floor"]) & (head["auc_low"] >= ba.THRESHOLDS["auc_promise"])
         failing = set(head.index[(loss >= ba.THRESHOLDS["transfer_loss"]) | chance])
         point = (indata["accuracy"] - head["accuracy"] >= ba.THRESHOLDS["transfer_loss"]) | (
-            (head["kappa"] < ba.THRESHOLDS["kappa_floor"]) & (head["auc"] >= ba.THRESHOLDS["auc_promise"]))
+            (head["kappa"] < ba.THRESHOLDS["kappa_floor"]) & (head["auc"] >= ba.THRESHOLDS["auc_promise"])
+        )
         f = ba.model_summary(ev, model).findings.set_index("topic")
         sentence = f.loc["threshold", "sentence"]
         if failing:
@@ -292,7 +334,9 @@ def test_one_model_is_evaluated_without_the_friedman_test():
     assert len(one.table("friedman")) == 0 and len(two.table("friedman")) == 4
     assert one.table("friedman").dtypes.to_dict() == two.table("friedman").dtypes.to_dict()
     board = one.table("leaderboard")
-    assert board["model"].tolist() == ["svm"] and board[["auc_rank", "accuracy_rank", "rank_change"]].values.tolist() == [[1, 1, 0]]
+    assert board["model"].tolist() == ["svm"] and board[
+        ["auc_rank", "accuracy_rank", "rank_change"]
+    ].values.tolist() == [[1, 1, 0]]
     assert one.table("verdicts")["model"].tolist() == ["svm"]
 
 

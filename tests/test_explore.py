@@ -18,8 +18,9 @@ DATASETS = ["wine", "diabetes", "iris_versicolor"]
 
 @pytest.fixture(scope="module")
 def ev():
-    return ba.evaluate("demo", models=MODELS, datasets=DATASETS, noise_repeats=2, n_bootstrap=20,
-                       baseline="logreg", progress=False)
+    return ba.evaluate(
+        "demo", models=MODELS, datasets=DATASETS, noise_repeats=2, n_bootstrap=20, baseline="logreg", progress=False
+    )
 
 
 @pytest.fixture()
@@ -41,12 +42,17 @@ def test_the_verdict_is_the_evaluations_for_each_model(app, ev):
         assert app.shown["verdict"]["verdict"] == v["verdict"]
         assert app.shown["verdict"]["findings"] == list(f["sentence"])
         import html
+
         assert html.escape(str(v["verdict"])) in app.panes["verdict"].value
 
 
 def test_each_control_changes_the_figure_it_drives(app):
-    drives = {"model": ("accuracy", "knn"), "protocol": ("accuracy", "indata"), "method": ("accuracy", "isotonic"),
-              "dataset": ("dashboard", "diabetes")}
+    drives = {
+        "model": ("accuracy", "knn"),
+        "protocol": ("accuracy", "indata"),
+        "method": ("accuracy", "isotonic"),
+        "dataset": ("dashboard", "diabetes"),
+    }
     for control, (tab, value) in drives.items():
         app.show(tab)
         before = _png(app.panes[tab])
@@ -143,6 +149,7 @@ def test_it_opens_a_saved_evaluation(ev, tmp_path):
 
 # -- the notebook ------------------------------------------------------------------------------------------------
 
+
 def _notebook():
     import nbformat
 
@@ -165,8 +172,13 @@ def test_papermill_runs_the_notebook_on_a_saved_evaluation(ev, tmp_path):
     import papermill
 
     path = ev.save(tmp_path / "ev")
-    out = papermill.execute_notebook(ba.__path__[0] + "/notebooks/explore.ipynb", str(tmp_path / "out.ipynb"),
-                                     parameters={"evaluation": str(path)}, progress_bar=False, kernel_name="python3")
+    out = papermill.execute_notebook(
+        ba.__path__[0] + "/notebooks/explore.ipynb",
+        str(tmp_path / "out.ipynb"),
+        parameters={"evaluation": str(path)},
+        progress_bar=False,
+        kernel_name="python3",
+    )
     (last,) = out.cells[-1].outputs
     assert "application/vnd.jupyter.widget-view+json" in last["data"]
     assert not [o for c in out.cells if c.cell_type == "code" for o in c.outputs if o["output_type"] == "error"]

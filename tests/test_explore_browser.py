@@ -50,8 +50,9 @@ def page(tmp_path_factory):
     """A Chromium page showing the explorer notebook in a JupyterLab of its own, all cells run."""
     require_browser()
     if importlib.util.find_spec("jupyterlab") is None:
-        pytest.fail("the explorer's browser test needs JupyterLab (the `dev` extra: pip install -e '.[dev]')",
-                    pytrace=False)
+        pytest.fail(
+            "the explorer's browser test needs JupyterLab (the `dev` extra: pip install -e '.[dev]')", pytrace=False
+        )
     from playwright.sync_api import sync_playwright
 
     tmp = tmp_path_factory.mktemp("jupyterlab")
@@ -67,7 +68,9 @@ def page(tmp_path_factory):
             # the explorer's figure, or a traceback: whichever comes first
             page.locator(FIGURE).or_(page.locator(TRACEBACK)).first.wait_for(state="attached", timeout=RUN_TIMEOUT_MS)
             if page.locator(TRACEBACK).count():
-                pytest.fail("the notebook raised:\n" + page.locator(TRACEBACK).first.inner_text()[-3000:], pytrace=False)
+                pytest.fail(
+                    "the notebook raised:\n" + page.locator(TRACEBACK).first.inner_text()[-3000:], pytrace=False
+                )
             page.locator(".widget-vbox").first.scroll_into_view_if_needed()
             yield page
         finally:
@@ -83,7 +86,12 @@ def test_the_notebook_runs_and_the_widgets_render(page):
     assert page.locator(VERDICT).inner_text().startswith(f"{OVERRIDES['models'][0]}: ")
     assert page.locator(FIGURE).get_attribute("src").startswith("data:image/png;base64,")
     assert page.locator(".widget-tab .lm-TabBar-tab").all_inner_texts() == [
-        "AUC vs accuracy", "Diagnostics", "Selective answering", "Comparison", "Table"]
+        "AUC vs accuracy",
+        "Diagnostics",
+        "Selective answering",
+        "Comparison",
+        "Table",
+    ]
 
 
 def test_picking_another_model_changes_the_verdict_and_the_figure(page):
@@ -91,10 +99,16 @@ def test_picking_another_model_changes_the_verdict_and_the_figure(page):
     src_before, verdict_before = figure.get_attribute("src"), verdict.inner_text()
     dropdown(page, "Model").select_option("knn")
     # the kernel redraws: wait for the new verdict, then for the new figure (each a concrete change in the page)
-    page.wait_for_function("([sel, text]) => document.querySelector(sel)?.innerText.startsWith(text)",
-                           arg=[VERDICT, "knn: "], timeout=RUN_TIMEOUT_MS)
-    page.wait_for_function("([sel, src]) => { const img = document.querySelector(sel); return img && img.src !== src; }",
-                           arg=[FIGURE, src_before], timeout=RUN_TIMEOUT_MS)
+    page.wait_for_function(
+        "([sel, text]) => document.querySelector(sel)?.innerText.startsWith(text)",
+        arg=[VERDICT, "knn: "],
+        timeout=RUN_TIMEOUT_MS,
+    )
+    page.wait_for_function(
+        "([sel, src]) => { const img = document.querySelector(sel); return img && img.src !== src; }",
+        arg=[FIGURE, src_before],
+        timeout=RUN_TIMEOUT_MS,
+    )
     assert verdict.inner_text() != verdict_before
     src_after = figure.get_attribute("src")
     assert src_after.startswith("data:image/png;base64,") and src_after != src_before

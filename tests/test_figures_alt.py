@@ -1,6 +1,7 @@
 """Figures in the reports: beyondauc.report.notebook.show puts alt text into the output
 metadata, the report template writes it into <img alt>, escaped; setup_figures("retina")
 makes the inline backend emit 2x PNG (half-size width metadata)."""
+
 from __future__ import annotations
 
 import base64
@@ -24,8 +25,18 @@ def render(nb):
 
     exporter = HTMLExporter(template_name="beyondauc", extra_template_basedirs=[str(TEMPLATES)])
     exporter.register_filter("clean_markdown_html", lambda text: text)
-    header = {"title": "t", "model": "m", "source": "s", "sha256": "0", "parameters": {}, "version": "0",
-              "date": "d", "sections": [], "include_code": False, "failed": None}
+    header = {
+        "title": "t",
+        "model": "m",
+        "source": "s",
+        "sha256": "0",
+        "parameters": {},
+        "version": "0",
+        "date": "d",
+        "sections": [],
+        "include_code": False,
+        "failed": None,
+    }
     body, _ = exporter.from_notebook_node(nb, resources={"beyondauc": header})
     return body
 
@@ -38,13 +49,18 @@ def executed():
 
     nb = nbformat.v4.new_notebook()
     nb.cells = [
-        nbformat.v4.new_code_cell("%matplotlib inline\nimport matplotlib.pyplot as plt\n"
-                                  "from beyondauc.report.notebook import setup_figures, show\nsetup_figures('retina')"),
-        nbformat.v4.new_code_cell("fig, ax = plt.subplots(figsize=(4, 3))\nax.set_title('first')\n"
-                                  f"show(fig, alt={ALT!r});"),
+        nbformat.v4.new_code_cell(
+            "%matplotlib inline\nimport matplotlib.pyplot as plt\n"
+            "from beyondauc.report.notebook import setup_figures, show\nsetup_figures('retina')"
+        ),
+        nbformat.v4.new_code_cell(
+            f"fig, ax = plt.subplots(figsize=(4, 3))\nax.set_title('first')\nshow(fig, alt={ALT!r});"
+        ),
         nbformat.v4.new_code_cell("fig, ax = plt.subplots(figsize=(4, 3))\nax.plot([0, 1], [1, 0]);"),
-        nbformat.v4.new_code_cell("fig, ax = plt.subplots(figsize=(3, 2))\nfig.suptitle('svm on wine')\n"
-                                  "ax.set_title('drift')\nshow(fig, format='svg');"),
+        nbformat.v4.new_code_cell(
+            "fig, ax = plt.subplots(figsize=(3, 2))\nfig.suptitle('svm on wine')\n"
+            "ax.set_title('drift')\nshow(fig, format='svg');"
+        ),
     ]
     NotebookClient(nb, timeout=120, kernel_name="python3").execute()
     return nb
@@ -121,8 +137,9 @@ def test_raster_without_layout_engine_is_cropped_tight():
     fig = Figure(figsize=(4, 3))
     ax = fig.subplots()
     ax.set(title="t", ylabel="a label drawn outside the axes' default margin " * 2)
-    np.testing.assert_array_equal(np.asarray(_notebook.raster(fig, 100)),
-                                  _savefig_pixels(fig, 100, bbox_inches="tight"))
+    np.testing.assert_array_equal(
+        np.asarray(_notebook.raster(fig, 100)), _savefig_pixels(fig, 100, bbox_inches="tight")
+    )
 
 
 def _one_draw_pixels(fig, dpi):
@@ -176,8 +193,9 @@ def _tick_figure(kind):
     return fig
 
 
-@pytest.mark.parametrize("kind", ["ticks change in the layout", "offset and log", "shared, twin and categories",
-                                  "titles and views"])
+@pytest.mark.parametrize(
+    "kind", ["ticks change in the layout", "offset and log", "shared, twin and categories", "titles and views"]
+)
 def test_fixed_ticks_draw_what_matplotlib_draws(kind):
     """_raster computes each axis's ticks once for the tight layout and the drawing: the pixels are those
     of a plain matplotlib draw, including an axis that gets more ticks once laid out (it gets its own
@@ -186,8 +204,12 @@ def test_fixed_ticks_draw_what_matplotlib_draws(kind):
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 
     fig = _tick_figure(kind)
-    tickers = [(t, t.locator, t.formatter) for ax in fig.axes for axis in (ax.xaxis, ax.yaxis)
-               for t in (axis.major, axis.minor)]
+    tickers = [
+        (t, t.locator, t.formatter)
+        for ax in fig.axes
+        for axis in (ax.xaxis, ax.yaxis)
+        for t in (axis.major, axis.minor)
+    ]
     if kind == "ticks change in the layout":  # the hard case is really there
         probe = _tick_figure(kind)
         FigureCanvasAgg(probe)

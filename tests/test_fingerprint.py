@@ -11,17 +11,25 @@ from beyondauc.evaluation.pipeline import data_fingerprint, frame_sha256
 
 def _frame(n=1000, seed=0):
     rng = np.random.default_rng(seed)
-    return pd.DataFrame({"dataset": np.repeat(["a", "b"], n // 2), "label": rng.integers(0, 2, n),
-                         "m": rng.random(n), "n": rng.random(n)})
+    return pd.DataFrame(
+        {
+            "dataset": np.repeat(["a", "b"], n // 2),
+            "label": rng.integers(0, 2, n),
+            "m": rng.random(n),
+            "n": rng.random(n),
+        }
+    )
 
 
 def test_same_content_same_hash_any_change_another():
     f = _frame()
     assert frame_sha256(f) == frame_sha256(f.copy())
-    for change in (lambda g: g.loc.__setitem__((5, "m"), g.loc[5, "m"] + 1e-12),
-                   lambda g: g.loc.__setitem__((0, "dataset"), "c"),
-                   lambda g: g.rename(columns={"n": "o"}, inplace=True),
-                   lambda g: g.__setitem__("label", g["label"].astype(float))):
+    for change in (
+        lambda g: g.loc.__setitem__((5, "m"), g.loc[5, "m"] + 1e-12),
+        lambda g: g.loc.__setitem__((0, "dataset"), "c"),
+        lambda g: g.rename(columns={"n": "o"}, inplace=True),
+        lambda g: g.__setitem__("label", g["label"].astype(float)),
+    ):
         g = f.copy()
         change(g)
         assert frame_sha256(g) != frame_sha256(f)

@@ -1,6 +1,7 @@
 """The input forms (docs/user_guide/data.md): wide and long tables, scores and answers, CSV / Parquet /
 JSON Lines files and directories of them, fitted scikit-learn estimators.  Each form is checked against
 a benchmark built by hand from the same numbers; each bad input against its one-line message."""
+
 from __future__ import annotations
 
 import gzip
@@ -23,18 +24,21 @@ CLASSES = ["entailment", "neutral", "contradiction"]
 
 # -- helpers ----------------------------------------------------------------------------
 
+
 def wide_scores(n=6, seed=0, *, with_id=True):
     """A wide scores frame: two datasets (interleaved rows), domains, splits, ids, two models."""
     rng = np.random.default_rng(seed)
-    df = pd.DataFrame({
-        "dataset": np.tile(["alpha", "beta"], n),
-        "domain": np.tile(["news", "chat"], n),
-        "split": np.repeat(["val", "test"], n),
-        "id": np.arange(100, 100 + 2 * n),
-        "label": np.tile([0, 0, 1, 1], n)[: 2 * n],  # both classes in both datasets
-        "m1": rng.normal(size=2 * n).round(6),
-        "m2": rng.random(2 * n).round(6),
-    })
+    df = pd.DataFrame(
+        {
+            "dataset": np.tile(["alpha", "beta"], n),
+            "domain": np.tile(["news", "chat"], n),
+            "split": np.repeat(["val", "test"], n),
+            "id": np.arange(100, 100 + 2 * n),
+            "label": np.tile([0, 0, 1, 1], n)[: 2 * n],  # both classes in both datasets
+            "m1": rng.normal(size=2 * n).round(6),
+            "m2": rng.random(2 * n).round(6),
+        }
+    )
     return df if with_id else df.drop(columns="id")
 
 
@@ -81,9 +85,13 @@ def answers_reference(long, models, correct_of):
         rows = long[long["model"] == m].set_index(["dataset", "id"]).loc[list(zip(examples["dataset"], examples["id"]))]
         conf[:, j] = rows["confidence"].to_numpy()
         correct[:, j] = correct_of(rows)
-    frame = pd.DataFrame({"dataset": pd.Series(examples["dataset"].to_numpy(dtype=object), dtype=object),
-                          "domain": pd.Series(np.full(len(examples), np.nan, dtype=object), dtype=object),
-                          "id": examples["id"].to_numpy()})  # the text columns hold Python objects
+    frame = pd.DataFrame(
+        {
+            "dataset": pd.Series(examples["dataset"].to_numpy(dtype=object), dtype=object),
+            "domain": pd.Series(np.full(len(examples), np.nan, dtype=object), dtype=object),
+            "id": examples["id"].to_numpy(),
+        }
+    )  # the text columns hold Python objects
     for j, m in enumerate(models):
         frame[m] = conf[:, j]
     return Benchmark(frame, tuple(models), tuple(order), dict.fromkeys(order), "<DataFrame>", "answers", correct)
@@ -96,8 +104,15 @@ def qa_long(n=5, seed=1):
     for d in ("qa1", "qa2"):
         for i in range(n):
             for m in ("gpt", "llama"):
-                rows.append({"dataset": d, "id": f"{d}-{i}", "model": m,
-                             "confidence": round(float(rng.random()), 6), "correct": int(rng.random() < 0.6)})
+                rows.append(
+                    {
+                        "dataset": d,
+                        "id": f"{d}-{i}",
+                        "model": m,
+                        "confidence": round(float(rng.random()), 6),
+                        "correct": int(rng.random() < 0.6),
+                    }
+                )
     return pd.DataFrame(rows)
 
 
@@ -106,8 +121,14 @@ def nli_probabilities(n=8, seed=2):
     rng = np.random.default_rng(seed)
     p = rng.dirichlet(np.ones(3), size=(2, n)).round(6)  # (models, examples, classes)
     gold = rng.integers(0, 3, n)
-    long = pd.DataFrame({"dataset": "mnli", "id": np.tile(np.arange(n), 2), "model": np.repeat(["bert", "roberta"], n),
-                         "label": np.tile(np.asarray(CLASSES)[gold], 2)})
+    long = pd.DataFrame(
+        {
+            "dataset": "mnli",
+            "id": np.tile(np.arange(n), 2),
+            "model": np.repeat(["bert", "roberta"], n),
+            "label": np.tile(np.asarray(CLASSES)[gold], 2),
+        }
+    )
     for k, c in enumerate(CLASSES):
         long[f"p_{c}"] = p[:, :, k].reshape(-1)
     return long, p, gold
@@ -122,6 +143,7 @@ def error_of(source, **kwargs):
 
 
 # -- long scores ---------------------------------------------------------------------------
+
 
 def test_long_scores_equal_wide():
     wide = wide_scores()
@@ -152,8 +174,9 @@ def test_long_scores_without_id_match_by_order():
     assert_same(load_benchmark(melt(wide)), load_benchmark(wide))
 
 
-@pytest.mark.parametrize("fname", ["long.csv", "long.csv.gz", "long.parquet", "long.jsonl", "long.jsonl.gz",
-                                   "long.ndjson"])
+@pytest.mark.parametrize(
+    "fname", ["long.csv", "long.csv.gz", "long.parquet", "long.jsonl", "long.jsonl.gz", "long.ndjson"]
+)
 def test_long_scores_files_equal_the_wide_frame(tmp_path, fname):
     wide = wide_scores()
     bench = load_benchmark(write(melt(wide), tmp_path / fname))
@@ -191,22 +214,27 @@ def test_long_nan_drop_equals_wide_nan_drop():
 
 # -- long answers ---------------------------------------------------------------------------
 
+
 def test_confidence_correct_against_hand_built_benchmark():
     long = qa_long()
     expected = answers_reference(long, ["gpt", "llama"], lambda rows: rows["correct"].to_numpy())
     bench = load_benchmark(long)
     assert_same(bench, expected)
-    np.testing.assert_array_equal(bench.labels("qa2", model="llama"),
-                                  long.query("dataset == 'qa2' and model == 'llama'")["correct"].to_numpy())
+    np.testing.assert_array_equal(
+        bench.labels("qa2", model="llama"), long.query("dataset == 'qa2' and model == 'llama'")["correct"].to_numpy()
+    )
 
 
-@pytest.mark.parametrize("encode", [
-    lambda c: c.astype(bool),
-    lambda c: c.map({1: "true", 0: "false"}),
-    lambda c: c.map({1: "TRUE", 0: "False"}),
-    lambda c: c.astype(float),
-    lambda c: c.map({1: "1", 0: "0"}),
-])
+@pytest.mark.parametrize(
+    "encode",
+    [
+        lambda c: c.astype(bool),
+        lambda c: c.map({1: "true", 0: "false"}),
+        lambda c: c.map({1: "TRUE", 0: "False"}),
+        lambda c: c.astype(float),
+        lambda c: c.map({1: "1", 0: "0"}),
+    ],
+)
 def test_correct_encodings_are_the_same(encode):
     long = qa_long()
     reference = load_benchmark(long)
@@ -226,26 +254,49 @@ def test_prediction_label_confidence_gives_correct_as_equality():
     rng = np.random.default_rng(4)
     n = 10
     gold = rng.choice(["paris", "rome", "oslo"], n)
-    long = pd.DataFrame({"dataset": "capitals", "id": np.tile(np.arange(n), 2), "model": np.repeat(["a", "b"], n),
-                         "prediction": rng.choice(["paris", "rome", "oslo"], 2 * n), "label": np.tile(gold, 2),
-                         "confidence": rng.random(2 * n).round(6)})
+    long = pd.DataFrame(
+        {
+            "dataset": "capitals",
+            "id": np.tile(np.arange(n), 2),
+            "model": np.repeat(["a", "b"], n),
+            "prediction": rng.choice(["paris", "rome", "oslo"], 2 * n),
+            "label": np.tile(gold, 2),
+            "confidence": rng.random(2 * n).round(6),
+        }
+    )
     expected = answers_reference(long, ["a", "b"], lambda rows: (rows["prediction"] == rows["label"]).to_numpy())
     assert_same(load_benchmark(long), expected)
 
 
 def test_prediction_numbers_compare_as_classes():
     """A label read as 2.0 (a float column) and a prediction 2 (int) are the same class."""
-    long = pd.DataFrame({"dataset": "d", "id": [1, 2, 1, 2], "model": ["a", "a", "b", "b"],
-                         "prediction": [2, 1, 1, 1], "label": [2.0, 1.0, 2.0, 1.0], "confidence": [0.9, 0.6, 0.7, 0.8]})
+    long = pd.DataFrame(
+        {
+            "dataset": "d",
+            "id": [1, 2, 1, 2],
+            "model": ["a", "a", "b", "b"],
+            "prediction": [2, 1, 1, 1],
+            "label": [2.0, 1.0, 2.0, 1.0],
+            "confidence": [0.9, 0.6, 0.7, 0.8],
+        }
+    )
     with pytest.warns(UserWarning, match=r"model 'a' on 'd' \(all right\)"):
         np.testing.assert_array_equal(load_benchmark(long).correct, [[1, 0], [1, 1]])
 
 
 def test_correct_column_wins_over_prediction_and_label():
     """With 'correct' given (a judge, a normalised match), prediction and label are only carried along."""
-    long = pd.DataFrame({"dataset": "d", "id": [1, 2, 1, 2], "model": ["a", "a", "b", "b"],
-                         "prediction": ["Paris.", "Rome", "paris", "x"], "label": ["Paris"] * 2 + ["Paris"] * 2,
-                         "confidence": [0.9, 0.6, 0.7, 0.8], "correct": [1, 0, 1, 0]})
+    long = pd.DataFrame(
+        {
+            "dataset": "d",
+            "id": [1, 2, 1, 2],
+            "model": ["a", "a", "b", "b"],
+            "prediction": ["Paris.", "Rome", "paris", "x"],
+            "label": ["Paris"] * 2 + ["Paris"] * 2,
+            "confidence": [0.9, 0.6, 0.7, 0.8],
+            "correct": [1, 0, 1, 0],
+        }
+    )
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         bench = load_benchmark(long)
@@ -291,9 +342,16 @@ def test_probability_lists_written_by_numpy_in_a_csv(tmp_path):
 def test_datasets_with_different_classes():
     """A class column empty on a whole dataset is not one of its classes: a 2-class dataset beside a 3-class one."""
     long, p, gold = nli_probabilities(n=4)
-    two = pd.DataFrame({"dataset": "rte", "id": np.tile([0, 1, 2], 2), "model": np.repeat(["bert", "roberta"], 3),
-                        "label": ["entailment", "neutral", "neutral"] * 2,
-                        "p_entailment": [0.9, 0.2, 0.55, 0.3, 0.4, 0.5], "p_neutral": [0.1, 0.8, 0.45, 0.7, 0.6, 0.5]})
+    two = pd.DataFrame(
+        {
+            "dataset": "rte",
+            "id": np.tile([0, 1, 2], 2),
+            "model": np.repeat(["bert", "roberta"], 3),
+            "label": ["entailment", "neutral", "neutral"] * 2,
+            "p_entailment": [0.9, 0.2, 0.55, 0.3, 0.4, 0.5],
+            "p_neutral": [0.1, 0.8, 0.45, 0.7, 0.6, 0.5],
+        }
+    )
     bench = load_benchmark(pd.concat([long, two], ignore_index=True))
     np.testing.assert_array_equal(bench.scores("bert", "rte"), [0.9, 0.8, 0.55])
     np.testing.assert_array_equal(bench.scores("roberta", "rte"), [0.7, 0.6, 0.5])  # a tie: the first column wins
@@ -348,6 +406,7 @@ def test_open_benchmark_routes_long_files(tmp_path):
 
 # -- directories -------------------------------------------------------------------------------
 
+
 def test_directory_of_jsonl_files_one_dataset_each(tmp_path):
     long = qa_long()
     root = tmp_path / "runs"
@@ -372,8 +431,15 @@ def test_directory_of_mixed_file_types_is_concatenated(tmp_path):
 def test_true_directory_stays_true(tmp_path):
     root = tmp_path / "true"
     root.mkdir()
-    frame = pd.DataFrame({"id": [1, 2, 3, 4], "generated_text": list("abcd"), "grounding": list("wxyz"),
-                          "label": [0, 1, 0, 1], "m1": [0.1, 0.9, 0.2, 0.8]})
+    frame = pd.DataFrame(
+        {
+            "id": [1, 2, 3, 4],
+            "generated_text": list("abcd"),
+            "grounding": list("wxyz"),
+            "label": [0, 1, 0, 1],
+            "m1": [0.1, 0.9, 0.2, 0.8],
+        }
+    )
     frame.to_csv(root / "begin_dev_true_scores.csv", index=False)
     frame.to_csv(root / "qags_xsum_dev_true_scores.csv", index=False)
     with warnings.catch_warnings():
@@ -396,6 +462,7 @@ def test_directory_files_of_two_forms_are_refused(tmp_path):
 
 # -- fitted estimators -------------------------------------------------------------------------------
 
+
 @pytest.fixture(scope="module")
 def cancer():
     from sklearn.datasets import load_breast_cancer
@@ -412,8 +479,9 @@ def test_from_estimators_binary_scores_as_sklearn(cancer):
     Xf, yf, X, y = cancer
     lr = LogisticRegression(max_iter=1000).fit(Xf, yf)
     svm = LinearSVC().fit(Xf, yf)
-    bench = from_estimators({"lr": lr, "svm": svm}, {"a": (X[:120], y[:120]), "b": (X[120:], y[120:])},
-                            domains={"a": "x", "b": "x"})
+    bench = from_estimators(
+        {"lr": lr, "svm": svm}, {"a": (X[:120], y[:120]), "b": (X[120:], y[120:])}, domains={"a": "x", "b": "x"}
+    )
     assert bench.kind == "scores" and bench.source == "<estimators>" and bench.datasets == ("a", "b")
     np.testing.assert_array_equal(bench.scores("lr"), lr.predict_proba(X)[:, 1])
     np.testing.assert_array_equal(bench.scores("svm"), svm.decision_function(X))
@@ -430,9 +498,13 @@ def test_from_estimators_cohorts_and_per_dataset_estimators(cancer):
     Xf, yf, X, y = cancer
     lr1 = LogisticRegression(max_iter=1000).fit(Xf, yf)
     lr2 = LogisticRegression(max_iter=1000, C=0.01).fit(Xf, yf)
-    bench = from_estimators({"lr": {"a": lr1, "b": lr2}},
-                            {"a": (X[:50], y[:50], X[50:100], y[50:100]),
-                             "b": {"val": (X[100:150], y[100:150]), "test": (X[150:], y[150:])}})
+    bench = from_estimators(
+        {"lr": {"a": lr1, "b": lr2}},
+        {
+            "a": (X[:50], y[:50], X[50:100], y[50:100]),
+            "b": {"val": (X[100:150], y[100:150]), "test": (X[150:], y[150:])},
+        },
+    )
     assert list(bench.frame["split"]) == ["val"] * 50 + ["test"] * 50 + ["val"] * 50 + ["test"] * (len(y) - 150)
     for d, est, cuts in (("a", lr1, (0, 50, 100)), ("b", lr2, (100, 150, len(y)))):  # scored cohort by cohort
         expected = np.concatenate([est.predict_proba(X[lo:hi])[:, 1] for lo, hi in zip(cuts[:-1], cuts[1:])])
@@ -478,8 +550,11 @@ def test_from_estimators_bad_input(cancer):
         from_estimators({"new": LogisticRegression()}, {"a": (X, y)})
     with pytest.raises(ValueError, match=r"is not a classifier: it has no classes_"):
         from_estimators({"ols": LinearRegression().fit(Xf, yf)}, {"a": (X, y)})
-    with pytest.raises(ValueError, match=r"y for estimator 'lr' on dataset 'a' holds 7, not one of the estimator's "
-                                         r"classes \[0, 1\]"):
+    with pytest.raises(
+        ValueError,
+        match=r"y for estimator 'lr' on dataset 'a' holds 7, not one of the estimator's "
+        r"classes \[0, 1\]",
+    ):
         from_estimators({"lr": lr}, {"a": (X, np.where(y == 1, 7, 0))})
     with pytest.raises(ValueError, match=r"datasets \['b'\] have splits and \['a'\] none"):
         from_estimators({"lr": lr}, {"a": (X, y), "b": (X, y, X, y)})
@@ -528,24 +603,50 @@ def test_display_from_estimator_equals_from_predictions(cancer):
 
 # -- forms that cannot be recognised ---------------------------------------------------------------
 
-@pytest.mark.parametrize("columns, pattern", [
-    ({"dataset": ["a"], "score": [0.1], "label": [1]},
-     r"DataFrame: column\(s\) 'score' belong to the long form, which needs a 'model' column"),
-    ({"dataset": ["a"], "Model": ["x"], "score": [0.1], "label": [1]},
-     r"needs a 'model' column naming each row's model \(is 'Model' meant to be 'model'\?\)"),
-    ({"dataset": ["a"], "model": ["x"], "score": [0.1], "confidence": [0.5], "label": [1]},
-     r"'score' and 'confidence' are two forms at once"),
-    ({"dataset": ["a"], "model": ["x"], "confidence": [0.5], "correct": [1], "p_a": [0.5], "p_b": [0.5]},
-     r"'confidence', 'correct' and class probabilities \('p_a', 'p_b'\) are two forms at once"),
-    ({"dataset": ["a"], "model": ["x"], "label": [1]}, r"a 'model' column, but no 'score', 'confidence'"),
-    ({"dataset": ["a"], "model": ["x"], "confidence": [0.5]},
-     r"the long form with 'confidence' needs column\(s\) 'correct'"),
-    ({"dataset": ["a"], "model": ["x"], "score": [0.5]}, r"the long form with 'score' needs column\(s\) 'label'"),
-    ({"dataset": ["a"], "model": ["x"], "prediction": ["y"], "label": ["y"]},
-     r"the long form with 'prediction' needs column\(s\) 'confidence'"),
-    ({"dataset": ["a"], "model": ["x"], "label": [1], "p_a": [0.5], "p_b": [0.5], "proba_a": [0.5], "proba_b": [0.5]},
-     r"'proba_<class>' columns and 'p_<class>' columns both look like class probabilities: keep one set"),
-])
+
+@pytest.mark.parametrize(
+    "columns, pattern",
+    [
+        (
+            {"dataset": ["a"], "score": [0.1], "label": [1]},
+            r"DataFrame: column\(s\) 'score' belong to the long form, which needs a 'model' column",
+        ),
+        (
+            {"dataset": ["a"], "Model": ["x"], "score": [0.1], "label": [1]},
+            r"needs a 'model' column naming each row's model \(is 'Model' meant to be 'model'\?\)",
+        ),
+        (
+            {"dataset": ["a"], "model": ["x"], "score": [0.1], "confidence": [0.5], "label": [1]},
+            r"'score' and 'confidence' are two forms at once",
+        ),
+        (
+            {"dataset": ["a"], "model": ["x"], "confidence": [0.5], "correct": [1], "p_a": [0.5], "p_b": [0.5]},
+            r"'confidence', 'correct' and class probabilities \('p_a', 'p_b'\) are two forms at once",
+        ),
+        ({"dataset": ["a"], "model": ["x"], "label": [1]}, r"a 'model' column, but no 'score', 'confidence'"),
+        (
+            {"dataset": ["a"], "model": ["x"], "confidence": [0.5]},
+            r"the long form with 'confidence' needs column\(s\) 'correct'",
+        ),
+        ({"dataset": ["a"], "model": ["x"], "score": [0.5]}, r"the long form with 'score' needs column\(s\) 'label'"),
+        (
+            {"dataset": ["a"], "model": ["x"], "prediction": ["y"], "label": ["y"]},
+            r"the long form with 'prediction' needs column\(s\) 'confidence'",
+        ),
+        (
+            {
+                "dataset": ["a"],
+                "model": ["x"],
+                "label": [1],
+                "p_a": [0.5],
+                "p_b": [0.5],
+                "proba_a": [0.5],
+                "proba_b": [0.5],
+            },
+            r"'proba_<class>' columns and 'p_<class>' columns both look like class probabilities: keep one set",
+        ),
+    ],
+)
 def test_unrecognised_forms_are_refused_naming_the_forms(columns, pattern):
     message = error_of(pd.DataFrame(columns))
     assert re.search(pattern, message), message
@@ -569,57 +670,76 @@ def test_one_model_probabilities_without_model_column_get_a_hint():
     long, _, _ = nli_probabilities()
     one = long[long["model"] == "bert"].drop(columns="model")
     message = error_of(one)
-    assert message.endswith("must be binary, got 3 classes: 'contradiction', 'entailment', 'neutral'; columns "
-                            "'p_entailment', 'p_neutral', 'p_contradiction' look like class probabilities: add a "
-                            "'model' column (the long form, one row per example and model) to read them as that "
-                            "model's answers"), message
+    assert message.endswith(
+        "must be binary, got 3 classes: 'contradiction', 'entailment', 'neutral'; columns "
+        "'p_entailment', 'p_neutral', 'p_contradiction' look like class probabilities: add a "
+        "'model' column (the long form, one row per example and model) to read them as that "
+        "model's answers"
+    ), message
 
 
 # -- bad long input ------------------------------------------------------------------------------------
+
 
 def test_labels_disagreeing_across_models(tmp_path):
     long = melt(wide_scores())
     long.loc[(long["model"] == "m2") & (long["id"] == 104), "label"] = 1 - long.loc[long["id"] == 104, "label"].iloc[0]
     path = write(long, tmp_path / "long.csv")
     message = error_of(path)
-    assert re.search(r"the models disagree on the label of dataset 'alpha', id 104: .* for model 'm1' at file "
-                     r"'.*long\.csv', line 6, .* for model 'm2' at file '.*long\.csv', line 18; an example has one "
-                     r"label", message), message
+    assert re.search(
+        r"the models disagree on the label of dataset 'alpha', id 104: .* for model 'm1' at file "
+        r"'.*long\.csv', line 6, .* for model 'm2' at file '.*long\.csv', line 18; an example has one "
+        r"label",
+        message,
+    ), message
 
 
 def test_split_disagreeing_across_models():
     long = qa_long().assign(split="val")
     long.loc[3, "split"] = "test"
-    assert re.search(r"disagree on the split of dataset 'qa1', id 'qa1-1': 'val' for model 'gpt' at DataFrame row 2, "
-                     r"'test' for model 'llama' at DataFrame row 3", error_of(long))
+    assert re.search(
+        r"disagree on the split of dataset 'qa1', id 'qa1-1': 'val' for model 'gpt' at DataFrame row 2, "
+        r"'test' for model 'llama' at DataFrame row 3",
+        error_of(long),
+    )
 
 
 def test_duplicate_rows_name_both_lines(tmp_path):
     long = qa_long()
     long = pd.concat([long, long.iloc[[4]]], ignore_index=True)
     path = write(long, tmp_path / "dup.jsonl")
-    assert re.search(r"two rows for model 'gpt' on dataset 'qa1', id 'qa1-2': at file '.*dup\.jsonl', line 5 and at "
-                     r"file '.*dup\.jsonl', line 21; each \(dataset, id, model\) has one row", error_of(path))
+    assert re.search(
+        r"two rows for model 'gpt' on dataset 'qa1', id 'qa1-2': at file '.*dup\.jsonl', line 5 and at "
+        r"file '.*dup\.jsonl', line 21; each \(dataset, id, model\) has one row",
+        error_of(path),
+    )
 
 
 def test_model_missing_from_a_dataset():
     long = qa_long()
     long = long[~((long["model"] == "llama") & (long["dataset"] == "qa2"))]
-    assert re.search(r"model 'llama' is missing from dataset 'qa2' in DataFrame \(no rows; models there: \['gpt'\]\)",
-                     error_of(long))
+    assert re.search(
+        r"model 'llama' is missing from dataset 'qa2' in DataFrame \(no rows; models there: \['gpt'\]\)", error_of(long)
+    )
 
 
 def test_model_missing_one_example():
     long = qa_long().drop(index=5)
-    assert re.search(r"model 'llama' has no row for dataset 'qa1', id 'qa1-2', which model 'gpt' answers at "
-                     r"DataFrame row 4", error_of(long))
+    assert re.search(
+        r"model 'llama' has no row for dataset 'qa1', id 'qa1-2', which model 'gpt' answers at "
+        r"DataFrame row 4",
+        error_of(long),
+    )
 
 
 def test_without_id_models_need_as_many_rows():
     long = melt(wide_scores(with_id=False)).drop(index=0)
-    assert re.search(r"without an 'id' column, examples are matched by their order within dataset and model, so each "
-                     r"model needs as many rows in a dataset: dataset 'alpha' has 5 rows of model 'm1' and 6 of model "
-                     r"'m2'; add an 'id' column", error_of(long))
+    assert re.search(
+        r"without an 'id' column, examples are matched by their order within dataset and model, so each "
+        r"model needs as many rows in a dataset: dataset 'alpha' has 5 rows of model 'm1' and 6 of model "
+        r"'m2'; add an 'id' column",
+        error_of(long),
+    )
 
 
 def test_nan_confidence_names_file_column_line_and_drop_drops_the_example(tmp_path):
@@ -630,8 +750,11 @@ def test_nan_confidence_names_file_column_line_and_drop_drops_the_example(tmp_pa
     lines = long.to_json(orient="records", lines=True).splitlines()
     path.write_text("\n".join(lines[:3] + [""] + lines[3:]) + "\n")  # a blank line: line numbers count it
     message = error_of(path)
-    assert re.search(r"column 'confidence' has a non-finite value \(nan\) at file '.*nan\.jsonl', line 8 \(model "
-                     r"'gpt'\); 1 such value\(s\) in all\. Fix the data or pass nan_policy=\"drop\"", message), message
+    assert re.search(
+        r"column 'confidence' has a non-finite value \(nan\) at file '.*nan\.jsonl', line 8 \(model "
+        r"'gpt'\); 1 such value\(s\) in all\. Fix the data or pass nan_policy=\"drop\"",
+        message,
+    ), message
     with pytest.warns(UserWarning, match=r"dropped 1 example\(s\) with NaN/inf confidences from file .*: \{'gpt': 1\}"):
         bench = load_benchmark(path, nan_policy="drop")
     assert "qa1-3" not in set(bench.frame["id"]) and len(bench) == 9
@@ -641,15 +764,19 @@ def test_probability_outside_unit_interval(tmp_path):
     long, _, _ = nli_probabilities()
     long.loc[3, "p_neutral"] = 1.5
     path = write(long, tmp_path / "nli.csv")
-    assert re.search(r"column 'p_neutral' must hold probabilities in \[0, 1\], got 1\.5 at file '.*nli\.csv', "
-                     r"line 5", error_of(path))
+    assert re.search(
+        r"column 'p_neutral' must hold probabilities in \[0, 1\], got 1\.5 at file '.*nli\.csv', "
+        r"line 5",
+        error_of(path),
+    )
 
 
 def test_nan_probability_follows_nan_policy():
     long, p, gold = nli_probabilities()
     long.loc[2, "p_contradiction"] = np.nan
-    assert re.search(r"column 'p_contradiction' has a non-finite value \(nan\) at DataFrame row 2 \(model 'bert'\)",
-                     error_of(long))
+    assert re.search(
+        r"column 'p_contradiction' has a non-finite value \(nan\) at DataFrame row 2 \(model 'bert'\)", error_of(long)
+    )
     with pytest.warns(UserWarning, match="dropped 1 example"):
         bench = load_benchmark(long, nan_policy="drop")
     keep = np.arange(len(gold)) != 2
@@ -659,15 +786,21 @@ def test_nan_probability_follows_nan_policy():
 def test_label_not_among_the_probability_classes():
     long, _, _ = nli_probabilities()
     long.loc[4, "label"] = "unknown"
-    assert re.search(r"column 'label' value 'unknown' at DataFrame row 4 is not one of the classes of the probability "
-                     r"columns \['entailment', 'neutral', 'contradiction'\]", error_of(long))
+    assert re.search(
+        r"column 'label' value 'unknown' at DataFrame row 4 is not one of the classes of the probability "
+        r"columns \['entailment', 'neutral', 'contradiction'\]",
+        error_of(long),
+    )
 
 
 def test_list_column_labels_must_be_positions():
     long, p, gold = nli_probabilities()
     listed = long[["dataset", "id", "model", "label"]].assign(probabilities=list(p.reshape(-1, 3)))
-    assert re.search(r"column 'label' value 'entailment' at DataFrame row \d+ is not a position in the "
-                     r"'probabilities' lists \(0 to 2\)", error_of(listed))
+    assert re.search(
+        r"column 'label' value 'entailment' at DataFrame row \d+ is not a position in the "
+        r"'probabilities' lists \(0 to 2\)",
+        error_of(listed),
+    )
 
 
 @pytest.mark.parametrize("value", ["maybe", 2])
@@ -676,30 +809,39 @@ def test_bad_correct_value(tmp_path, value):
     long["correct"] = long["correct"].astype(object)
     long.loc[7, "correct"] = value
     path = write(long, tmp_path / "bad.csv")
-    assert re.search(r"column 'correct' must say whether the answer is right \(1/0, true/false\), got .* at file "
-                     r"'.*bad\.csv', line 9", error_of(path))
+    assert re.search(
+        r"column 'correct' must say whether the answer is right \(1/0, true/false\), got .* at file "
+        r"'.*bad\.csv', line 9",
+        error_of(path),
+    )
 
 
 def test_missing_model_value(tmp_path):
     long = qa_long()
     long.loc[2, "model"] = None
-    assert re.search(r"column 'model' has a missing value at file '.*m\.jsonl', line 3",
-                     error_of(write(long, tmp_path / "m.jsonl")))
+    assert re.search(
+        r"column 'model' has a missing value at file '.*m\.jsonl', line 3", error_of(write(long, tmp_path / "m.jsonl"))
+    )
 
 
 def test_unknown_model_selection():
-    assert "`models` names ['gemini'], not in column 'model' of DataFrame; models are ['gpt', 'llama']" \
-        in error_of(qa_long(), models=["gemini"])
+    assert "`models` names ['gemini'], not in column 'model' of DataFrame; models are ['gpt', 'llama']" in error_of(
+        qa_long(), models=["gemini"]
+    )
 
 
 # -- JSON Lines -------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("text, pattern", [
-    ('{"dataset": "a", "model": "x"}\n{"dataset": "a", \n', r"line 2: not valid JSON"),
-    ('{"a": 1}\n[1, 2]\n', r"line 2: a JSON Lines row must be an object"),
-    ('{"a": 1} {"a": 2}\n', r"line 1: not valid JSON \(one JSON object per line\)"),
-    ("\n\n", r"is empty"),
-])
+
+@pytest.mark.parametrize(
+    "text, pattern",
+    [
+        ('{"dataset": "a", "model": "x"}\n{"dataset": "a", \n', r"line 2: not valid JSON"),
+        ('{"a": 1}\n[1, 2]\n', r"line 2: a JSON Lines row must be an object"),
+        ('{"a": 1} {"a": 2}\n', r"line 1: not valid JSON \(one JSON object per line\)"),
+        ("\n\n", r"is empty"),
+    ],
+)
 def test_bad_json_lines(tmp_path, text, pattern):
     path = tmp_path / "bad.jsonl"
     path.write_text(text)

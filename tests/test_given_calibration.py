@@ -28,18 +28,24 @@ def _data(seed, n, *, graded, ties):
     conf = rng.uniform(size=n)
     if ties:
         conf = np.round(conf * 8) / 8
-    quality = rng.uniform(size=n) if graded else (rng.uniform(size=n) < conf ** 1.3).astype(float)
+    quality = rng.uniform(size=n) if graded else (rng.uniform(size=n) < conf**1.3).astype(float)
     return quality, conf
 
 
 def _public(q, c):
     b = ba.brier_score(q, c)
-    return {"brier": b.score, "reliability": b.reliability, "resolution": b.resolution, "uncertainty": b.uncertainty,
-            "nll": ba.negative_log_likelihood(q, c),
-            "ece_uniform": ba.expected_calibration_error(q, c, n_bins=15, strategy="uniform"),
-            "ece_quantile": ba.expected_calibration_error(q, c, n_bins=15, strategy="quantile"),
-            "smooth_ece": ba.smooth_ece(q, c), "prr": ba.prediction_rejection_ratio(q, c),
-            "prr_half": ba.prediction_rejection_ratio(q, c, max_rejection=0.5)}
+    return {
+        "brier": b.score,
+        "reliability": b.reliability,
+        "resolution": b.resolution,
+        "uncertainty": b.uncertainty,
+        "nll": ba.negative_log_likelihood(q, c),
+        "ece_uniform": ba.expected_calibration_error(q, c, n_bins=15, strategy="uniform"),
+        "ece_quantile": ba.expected_calibration_error(q, c, n_bins=15, strategy="quantile"),
+        "smooth_ece": ba.smooth_ece(q, c),
+        "prr": ba.prediction_rejection_ratio(q, c),
+        "prr_half": ba.prediction_rejection_ratio(q, c, max_rejection=0.5),
+    }
 
 
 #: The smooth ECE of a replicate convolves by FFT where relplot convolves directly: equal to rounding, far inside
@@ -106,8 +112,17 @@ def _answers(seed=0, n=600):
         for m, shrink in (("honest", 1.0), ("overconfident", 0.4)):
             p = rng.uniform(0.3, 1.0, n)
             conf = 1 - (1 - p) * shrink  # the overconfident model says more than it knows
-            parts.append(pd.DataFrame({"dataset": d, "id": np.arange(n), "model": m, "confidence": conf,
-                                       "correct": (rng.uniform(size=n) < p).astype(int)}))
+            parts.append(
+                pd.DataFrame(
+                    {
+                        "dataset": d,
+                        "id": np.arange(n),
+                        "model": m,
+                        "confidence": conf,
+                        "correct": (rng.uniform(size=n) < p).astype(int),
+                    }
+                )
+            )
     return pd.concat(parts, ignore_index=True)
 
 
@@ -149,7 +164,9 @@ def test_an_evaluation_has_the_table_and_warns_of_a_miscalibrated_confidence():
     f = ev.table("findings")
     rule = f[f["rule"].str.contains("miscalibrated confidence")]
     assert set(rule["model"]) == {"overconfident"} and (rule["status"] == "warn").all()
-    assert "confidence as given miscalibrated" in ev.table("verdicts").set_index("model").loc["overconfident", "verdict"]
+    assert (
+        "confidence as given miscalibrated" in ev.table("verdicts").set_index("model").loc["overconfident", "verdict"]
+    )
 
 
 def test_the_baseline_comparison_has_the_given_confidence_rows():

@@ -34,7 +34,7 @@ def _data(seed, n, *, graded=False, ties=False):
     conf = rng.uniform(size=n)
     if ties:
         conf = np.round(conf * 4) / 4
-    correct = rng.uniform(size=n) if graded else (rng.uniform(size=n) < conf ** 1.5).astype(int)
+    correct = rng.uniform(size=n) if graded else (rng.uniform(size=n) < conf**1.5).astype(int)
     return correct, conf
 
 
@@ -42,6 +42,7 @@ CASES = [dict(graded=g, ties=t) for g in (False, True) for t in (False, True)]
 
 
 # -- brute force --------------------------------------------------------------------------
+
 
 def brute_brier(correct, conf):
     n = len(conf)
@@ -70,8 +71,7 @@ def brute_ece(correct, conf, edges):
         b = sum(1 for e in edges if c > e)
         bins.setdefault(b, []).append((q, c))
     n = len(conf)
-    return sum(len(v) / n * abs(sum(q for q, _ in v) / len(v) - sum(c for _, c in v) / len(v))
-               for v in bins.values())
+    return sum(len(v) / n * abs(sum(q for q, _ in v) / len(v) - sum(c for _, c in v) / len(v)) for v in bins.values())
 
 
 def brute_rejection(correct, conf):
@@ -91,7 +91,7 @@ def brute_rejection(correct, conf):
             if keep == 0:
                 break
         model.append(kept / (n - j))
-        oracle.append(sum(by_loss[:n - j]) / (n - j))
+        oracle.append(sum(by_loss[: n - j]) / (n - j))
     return model, oracle, [sum(loss) / n] * n
 
 
@@ -103,6 +103,7 @@ def brute_prr(correct, conf, max_rejection=1.0):
 
 
 # -- Brier and NLL ------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("case", CASES)
 @pytest.mark.parametrize("seed", range(3))
@@ -131,7 +132,7 @@ def test_brier_hand_worked():
     b = ba.brier_score([1, 1, 0, 1], [0.9, 0.9, 0.9, 0.5])
     assert b.score == pytest.approx((0.01 + 0.01 + 0.81 + 0.25) / 4, abs=TOL)
     assert b.reliability == pytest.approx((3 * (0.9 - 2 / 3) ** 2 + 0.25) / 4, abs=TOL)
-    assert b.resolution == pytest.approx((3 * (2 / 3 - 0.75) ** 2 + 0.25 ** 2) / 4, abs=TOL)
+    assert b.resolution == pytest.approx((3 * (2 / 3 - 0.75) ** 2 + 0.25**2) / 4, abs=TOL)
     assert "BrierScore(score=0.27" in repr(b) and "reliability" in b._repr_html_()
 
 
@@ -139,8 +140,9 @@ def test_brier_hand_worked():
 def test_nll_equals_the_loop(case):
     correct, conf = _data(3, 80, **case)
     conf[:3] = [0.0, 1.0, 0.5]
-    assert ba.negative_log_likelihood(correct, conf) == pytest.approx(brute_nll(correct.tolist(), conf.tolist()),
-                                                                      abs=TOL)
+    assert ba.negative_log_likelihood(correct, conf) == pytest.approx(
+        brute_nll(correct.tolist(), conf.tolist()), abs=TOL
+    )
 
 
 def test_nll_matches_sklearn_log_loss_inside_the_clip():
@@ -165,6 +167,7 @@ def test_graded_nll_is_minimal_at_the_quality():
 
 # -- ECE ----------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("case", CASES)
 @pytest.mark.parametrize("n_bins", [1, 4, 15])
 def test_both_eces_equal_the_loops(case, n_bins):
@@ -187,8 +190,7 @@ def test_quantile_ece_equals_sklearn_calibration_curve(seed):
         expected = np.sum(counts * np.abs(prob_true - prob_pred)) / len(conf)
         got = ba.expected_calibration_error(correct, conf, n_bins=n_bins, strategy="quantile")
         assert got == pytest.approx(expected, abs=TOL)
-        _, mean_predicted, fraction_positive, _ = ba.reliability_bins(correct, conf, n_bins=n_bins,
-                                                                      strategy="quantile")
+        _, mean_predicted, fraction_positive, _ = ba.reliability_bins(correct, conf, n_bins=n_bins, strategy="quantile")
         np.testing.assert_allclose(mean_predicted, prob_pred, atol=TOL)
         np.testing.assert_allclose(fraction_positive, prob_true, atol=TOL)
 
@@ -200,7 +202,8 @@ def test_uniform_default_is_sklearns_uniform_bins_and_strategy_checked():
     expected = np.sum(counts[counts > 0] * np.abs(prob_true - prob_pred)) / len(conf)
     assert ba.expected_calibration_error(correct, conf) == pytest.approx(expected, abs=TOL)
     assert ba.expected_calibration_error(correct, conf, strategy="uniform") == ba.expected_calibration_error(
-        correct, conf)
+        correct, conf
+    )
     with pytest.raises(ValueError, match="`strategy` must be one of 'uniform', 'quantile'"):
         ba.expected_calibration_error(correct, conf, strategy="equal")
 
@@ -213,6 +216,7 @@ def test_ece_labels_keep_their_meaning():
 
 
 # -- smooth ECE ---------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("case", CASES)
 @pytest.mark.parametrize("seed", range(2))
@@ -227,7 +231,7 @@ def test_smooth_ece_orders_calibrated_below_overconfident():
     rng = np.random.default_rng(5)
     conf = rng.uniform(size=3000)
     calibrated = ba.smooth_ece(rng.uniform(size=3000) < conf, conf)
-    overconfident = ba.smooth_ece(rng.uniform(size=3000) < conf ** 3, conf)
+    overconfident = ba.smooth_ece(rng.uniform(size=3000) < conf**3, conf)
     assert calibrated < 0.03 < 0.1 < overconfident
 
 
@@ -237,6 +241,7 @@ def test_smooth_ece_of_one_answer_warns():
 
 
 # -- rejection curve and PRR --------------------------------------------------------------
+
 
 @pytest.mark.parametrize("case", CASES)
 @pytest.mark.parametrize("seed", range(3))
@@ -250,19 +255,22 @@ def test_rejection_curves_equal_the_loops(case, seed):
     np.testing.assert_allclose(rc.rejection, np.arange(40) / 40, atol=0)
     for max_rejection in (1.0, 0.5, 0.3):
         assert ba.prediction_rejection_ratio(correct, conf, max_rejection=max_rejection) == pytest.approx(
-            brute_prr(correct.tolist(), conf.tolist(), max_rejection), abs=TOL)
+            brute_prr(correct.tolist(), conf.tolist(), max_rejection), abs=TOL
+        )
 
 
 def lm_polygraph_prr(quality, confidence, max_rejection=1.0):
     """LM-Polygraph's PRR (ue_metrics/pred_rej_area.py, normalised as in utils/manager.py), written out:
     the area under the kept mean quality, uncertainty = -confidence, oracle uncertainty = -quality,
     random = the mean over shuffles (here its exact value: the mean quality)."""
+
     def area(uncertainty):
         order = np.argsort(uncertainty, kind="stable")
         n = len(order)
         k = int(max_rejection * n)
         cumsum = np.cumsum(np.asarray(quality, dtype=float)[order])[-k:]
         return np.sum((cumsum / np.arange(n - k + 1, n + 1))[::-1]) / k
+
     model, oracle, random = area(-np.asarray(confidence)), area(-np.asarray(quality)), float(np.mean(quality))
     return (model - random) / (oracle - random)
 
@@ -272,7 +280,8 @@ def lm_polygraph_prr(quality, confidence, max_rejection=1.0):
 def test_prr_equals_lm_polygraphs_formula_without_ties(graded, max_rejection):
     correct, conf = _data(11, 300, graded=graded)
     assert ba.prediction_rejection_ratio(correct, conf, max_rejection=max_rejection) == pytest.approx(
-        lm_polygraph_prr(correct, conf, max_rejection), abs=1e-12)
+        lm_polygraph_prr(correct, conf, max_rejection), abs=1e-12
+    )
 
 
 def test_ties_are_the_average_over_every_order():
@@ -307,8 +316,10 @@ def test_prr_scale_free_and_order_invariant():
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.lists(st.tuples(st.sampled_from([0.0, 0.25, 1.0]), st.integers(0, 4)), min_size=2, max_size=12),
-       st.sampled_from([1.0, 0.5]))
+@given(
+    st.lists(st.tuples(st.sampled_from([0.0, 0.25, 1.0]), st.integers(0, 4)), min_size=2, max_size=12),
+    st.sampled_from([1.0, 0.5]),
+)
 def test_prr_property_equals_the_loops(rows, max_rejection):
     correct = [q for q, _ in rows]
     conf = [c / 4 for _, c in rows]
@@ -317,7 +328,8 @@ def test_prr_property_equals_the_loops(rows, max_rejection):
             assert math.isnan(ba.prediction_rejection_ratio(correct, conf, max_rejection=max_rejection))
         return
     assert ba.prediction_rejection_ratio(correct, conf, max_rejection=max_rejection) == pytest.approx(
-        brute_prr(correct, conf, max_rejection), abs=TOL)
+        brute_prr(correct, conf, max_rejection), abs=TOL
+    )
 
 
 @settings(max_examples=60, deadline=None)
@@ -332,8 +344,9 @@ def test_brier_nll_ece_properties(rows):
     perm = np.random.default_rng(len(rows)).permutation(len(rows))
     for strategy in ("uniform", "quantile"):
         ece = ba.expected_calibration_error(correct, conf, n_bins=5, strategy=strategy)
-        shuffled = ba.expected_calibration_error(np.array(correct)[perm], np.array(conf)[perm], n_bins=5,
-                                                 strategy=strategy)
+        shuffled = ba.expected_calibration_error(
+            np.array(correct)[perm], np.array(conf)[perm], n_bins=5, strategy=strategy
+        )
         assert shuffled == pytest.approx(ece, abs=TOL)
 
 
@@ -362,12 +375,18 @@ def test_reliability_band_is_wilson():
         assert row.high == pytest.approx(min(centre + half, 1), abs=TOL)
 
 
-@pytest.mark.parametrize("call", [ba.brier_score, ba.negative_log_likelihood, ba.smooth_ece,
-                                  ba.prediction_rejection_ratio])
+@pytest.mark.parametrize(
+    "call", [ba.brier_score, ba.negative_log_likelihood, ba.smooth_ece, ba.prediction_rejection_ratio]
+)
 def test_bad_inputs_are_one_line_errors(call):
-    cases = [(([1, 0], [0.5]), "one length"), (([], []), "empty"), (([1, 2], [0.5, 0.5]), "`correct` must be"),
-             (([1, np.nan], [0.5, 0.5]), "`correct` must be finite"), ((["a", "b"], [0.5, 0.5]), "`correct`"),
-             (([1, 0], [0.5, np.inf]), "`confidence` must be finite")]
+    cases = [
+        (([1, 0], [0.5]), "one length"),
+        (([], []), "empty"),
+        (([1, 2], [0.5, 0.5]), "`correct` must be"),
+        (([1, np.nan], [0.5, 0.5]), "`correct` must be finite"),
+        ((["a", "b"], [0.5, 0.5]), "`correct`"),
+        (([1, 0], [0.5, np.inf]), "`confidence` must be finite"),
+    ]
     if call is not ba.prediction_rejection_ratio:
         cases.append((([1, 0], [0.5, 1.5]), "`confidence` must be a probability"))
     for args, message in cases:

@@ -31,7 +31,7 @@ def _close():
 def _data(n=400, seed=0, graded=False):
     rng = np.random.default_rng(seed)
     conf = rng.beta(5, 2, size=n)
-    correct = np.clip(conf ** 2 + rng.normal(0, 0.2, size=n), 0, 1) if graded else (rng.uniform(size=n) < conf ** 2)
+    correct = np.clip(conf**2 + rng.normal(0, 0.2, size=n), 0, 1) if graded else (rng.uniform(size=n) < conf**2)
     return correct, conf
 
 

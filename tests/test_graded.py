@@ -57,11 +57,11 @@ def test_aurc_family_on_graded_loss_equals_the_brute_force_definitions(seed, tie
     conf, quality = _data(seed, 40, ties=ties)
     assert ba.aurc(conf, quality) == pytest.approx(_brute_aurc(conf, quality), abs=1e-12)
     assert ba.augrc(conf, quality) == pytest.approx(_brute_augrc(conf, quality), abs=1e-12)
-    assert ba.e_aurc(conf, quality) == pytest.approx(_brute_aurc(conf, quality) - _brute_best_aurc(quality),
-                                                     abs=1e-12)
+    assert ba.e_aurc(conf, quality) == pytest.approx(_brute_aurc(conf, quality) - _brute_best_aurc(quality), abs=1e-12)
     r = np.mean(1 - quality)
     assert ba.e_aurc(conf, quality, optimum="analytic") == pytest.approx(
-        _brute_aurc(conf, quality) - (r + (1 - r) * np.log(1 - r)), abs=1e-12)
+        _brute_aurc(conf, quality) - (r + (1 - r) * np.log(1 - r)), abs=1e-12
+    )
 
 
 def test_graded_e_aurc_of_0_1_qualities_is_the_binary_one():
@@ -69,7 +69,8 @@ def test_graded_e_aurc_of_0_1_qualities_is_the_binary_one():
     right = quality > 0.5
     for interpolation in ("step", "linear"):
         graded = ba.metrics.selective.curves.graded_excess(
-            ba.coverage_accuracy_curve(conf, right.astype(float)), right.astype(float), "exact", interpolation)
+            ba.coverage_accuracy_curve(conf, right.astype(float)), right.astype(float), "exact", interpolation
+        )
         assert graded == pytest.approx(ba.e_aurc(conf, right, interpolation=interpolation), abs=1e-12)
 
 
@@ -85,8 +86,11 @@ def test_loss_points_equal_brute_force_and_feed_the_risk_controlled_threshold():
 
 
 def test_quality_outside_the_unit_interval_is_refused():
-    with pytest.raises(ValueError, match=r"`correct` must be boolean \(True/False or 0/1\) or a quality in \[0, 1\], "
-                                         r"got 1.5 at position 1"):
+    with pytest.raises(
+        ValueError,
+        match=r"`correct` must be boolean \(True/False or 0/1\) or a quality in \[0, 1\], "
+        r"got 1.5 at position 1",
+    ):
         ba.aurc([0.9, 0.8], [0.5, 1.5])
 
 
@@ -97,8 +101,9 @@ def _graded_frame(seed=0, n=80):
         for m, skill in (("good", 0.4), ("weak", 0.1)):
             conf = rng.uniform(size=n)
             quality = np.clip(skill + conf * 0.6 + rng.normal(0, 0.2, n), 0, 1)
-            rows.append(pd.DataFrame({"dataset": d, "id": np.arange(n), "model": m, "confidence": conf,
-                                      "correct": quality}))
+            rows.append(
+                pd.DataFrame({"dataset": d, "id": np.arange(n), "model": m, "confidence": conf, "correct": quality})
+            )
     return pd.concat(rows, ignore_index=True)
 
 
@@ -114,8 +119,11 @@ def test_loader_reads_graded_correct_and_thresholds_it_for_labels(tmp_path):
     assert not binary.graded and binary.correct.dtype == np.int8
     bad = frame.assign(correct=frame["correct"].where(frame.index != 5, 1.2))
     bad.to_csv(tmp_path / "bad.csv", index=False)
-    with pytest.raises(ValueError, match=r"column 'correct' must say whether the answer is right \(1/0, true/false\), "
-                                         r"got 1.2 at file '.*bad\.csv', line 7 \(or how good it is"):
+    with pytest.raises(
+        ValueError,
+        match=r"column 'correct' must say whether the answer is right \(1/0, true/false\), "
+        r"got 1.2 at file '.*bad\.csv', line 7 \(or how good it is",
+    ):
         ba.load_benchmark(tmp_path / "bad.csv")
 
 
@@ -142,8 +150,17 @@ def test_graded_bootstrap_of_0_1_qualities_equals_the_binary_bootstrap():
     binary = ba.load_benchmark(frame)
     graded = dataclasses.replace(binary, correct=binary.correct.astype(np.float64))
     assert graded.graded and not binary.graded
-    opts = dict(ood_dataset="nli", protocol="none", method="logistic", class_weight=None, tolerance=0.9,
-                weights=(1 / 3, 1 / 3, 1 / 3), resolution=0.01, random_state=0, n_bootstrap=30)
+    opts = dict(
+        ood_dataset="nli",
+        protocol="none",
+        method="logistic",
+        class_weight=None,
+        tolerance=0.9,
+        weights=(1 / 3, 1 / 3, 1 / 3),
+        resolution=0.01,
+        random_state=0,
+        n_bootstrap=30,
+    )
     a = benchmark_replicates(binary, "good", "qa", **opts)
     b = benchmark_replicates(graded, "good", "qa", **opts)
     pd.testing.assert_frame_equal(a, b, atol=1e-12, rtol=0)

@@ -4,6 +4,7 @@ The vectorised replicates are checked cell for cell against a straightforward
 loop: the same replicate's rows materialised with ``np.repeat``, one
 scikit-learn estimator refitted per cell (``tests/reference_impl.py``).
 """
+
 from __future__ import annotations
 
 import sys
@@ -41,12 +42,17 @@ def small_frame(seed=0, sizes=(40, 55, 35, 30)):
         y = (rng.random(n) < 0.5).astype(int)
         y[:2] = [0, 1]
         shift = rng.normal(0, 0.5)
-        parts.append(pd.DataFrame({
-            "dataset": d, "label": y,
-            "cont": rng.normal(size=n) + 1.2 * y + shift,
-            "tied": np.round(rng.normal(size=n) + 0.8 * y + shift, 1),
-            "prob": 1 / (1 + np.exp(-(rng.normal(size=n) + 1.5 * y))),
-        }))
+        parts.append(
+            pd.DataFrame(
+                {
+                    "dataset": d,
+                    "label": y,
+                    "cont": rng.normal(size=n) + 1.2 * y + shift,
+                    "tied": np.round(rng.normal(size=n) + 0.8 * y + shift, 1),
+                    "prob": 1 / (1 + np.exp(-(rng.normal(size=n) + 1.5 * y))),
+                }
+            )
+        )
     return pd.concat(parts, ignore_index=True)
 
 
@@ -70,7 +76,7 @@ def reference_replicate(df, counts, protocol, method, model, n_repeats, seed):
             idx = np.flatnonzero(in_d)
             ss = ShuffleSplit(n_splits=n_repeats, test_size=0.2, random_state=seed)
             acc, kap = [], []
-            for _, test in list(ss.split(np.zeros((len(idx), 1))))[:min(n_repeats, gb.BOOTSTRAP_REPEATS)]:
+            for _, test in list(ss.split(np.zeros((len(idx), 1))))[: min(n_repeats, gb.BOOTSTRAP_REPEATS)]:
                 is_test = np.zeros(len(idx), bool)
                 is_test[test] = True
                 tr = np.repeat(idx[~is_test], counts[idx[~is_test]])
@@ -98,8 +104,9 @@ def reference_replicate(df, counts, protocol, method, model, n_repeats, seed):
 def small():
     df = small_frame()
     bench = load_benchmark(df, domains=DOMAINS)
-    bs = bootstrap_grid(bench, protocols=["xdomain", "outdomain", "indata", "outdata"], n_bootstrap=3, n_repeats=3,
-                        random_state=7)
+    bs = bootstrap_grid(
+        bench, protocols=["xdomain", "outdomain", "indata", "outdata"], n_bootstrap=3, n_repeats=3, random_state=7
+    )
     return df, bench, bs
 
 
@@ -113,8 +120,14 @@ def test_replicates_equal_refitting_sklearn_on_repeated_rows(small, protocol, me
         for model in bench.models:
             ref = reference_replicate(df, counts[b], protocol, method, model, 3, 7)
             for d, (auc, acc, kap) in ref.items():
-                row = np.flatnonzero(((g["protocol"] == protocol) & (g["method"] == method) & (g["dataset"] == d)
-                                      & (g["model"] == model)).to_numpy())[0]
+                row = np.flatnonzero(
+                    (
+                        (g["protocol"] == protocol)
+                        & (g["method"] == method)
+                        & (g["dataset"] == d)
+                        & (g["model"] == model)
+                    ).to_numpy()
+                )[0]
                 got = bs.replicates[b, row]
                 assert got[0] == pytest.approx(auc, abs=1e-12)
                 if method == "logistic":  # lbfgs vs Newton: a decision may flip at the threshold
@@ -126,8 +139,9 @@ def test_replicates_equal_refitting_sklearn_on_repeated_rows(small, protocol, me
 
 def test_point_grid_is_unchanged_and_intervals_bracket(small):
     _, bench, bs = small
-    plain = expected_accuracy_grid(bench, protocols=["xdomain", "outdomain", "indata", "outdata"], n_repeats=3,
-                                   random_state=7)
+    plain = expected_accuracy_grid(
+        bench, protocols=["xdomain", "outdomain", "indata", "outdata"], n_repeats=3, random_state=7
+    )
     pd.testing.assert_frame_equal(bs.grid[plain.columns], plain)
     for v in gb.VALUES:
         ok = bs.grid[f"{v}_low"].notna()
@@ -178,8 +192,11 @@ def test_replicates_drawn_on_each_grid_are_those_of_the_per_example_counts(monke
     kw = dict(protocols=["xdomain", "indomain", "indata"], n_repeats=4, n_bootstrap=70, random_state=3)
     a = bootstrap_grid(bench, **kw)
     grids = gb.ReplicateCounts.grids
-    monkeypatch.setattr(gb.ReplicateCounts, "grids", lambda self, *args, **kws: grids(
-        gb.ReplicateCounts.of(self.examples()), *args, **kws))
+    monkeypatch.setattr(
+        gb.ReplicateCounts,
+        "grids",
+        lambda self, *args, **kws: grids(gb.ReplicateCounts.of(self.examples()), *args, **kws),
+    )
     np.testing.assert_array_equal(a.replicates, bootstrap_grid(bench, **kw).replicates)
 
 
@@ -202,10 +219,14 @@ def test_expected_accuracy_adds_interval_columns():
     assert "accuracy_low" not in expected_accuracy(bench).columns
 
 
-@pytest.mark.parametrize("kw, match", [
-    (dict(n_bootstrap=-1), "n_bootstrap"), (dict(n_bootstrap=1.5), "n_bootstrap"),
-    (dict(n_bootstrap=5, confidence_level=1.0), "confidence_level"),
-])
+@pytest.mark.parametrize(
+    "kw, match",
+    [
+        (dict(n_bootstrap=-1), "n_bootstrap"),
+        (dict(n_bootstrap=1.5), "n_bootstrap"),
+        (dict(n_bootstrap=5, confidence_level=1.0), "confidence_level"),
+    ],
+)
 def test_bad_arguments(kw, match):
     bench = load_benchmark(small_frame(4), domains=DOMAINS)
     with pytest.raises(ValueError, match=match):
@@ -214,13 +235,29 @@ def test_bad_arguments(kw, match):
 
 # -- rank stability on hand-made replicates ----------------------------------------------
 
+
 def hand_bootstrap(auc_reps, acc_reps, auc, acc, datasets=("d1",)):
     """A GridBootstrap over one protocol x method from given replicate arrays (B, D, M)."""
     B, D, M = acc_reps.shape
     models = [f"m{j}" for j in range(M)]
-    grid = pd.DataFrame([dict(protocol="xdomain", method="logistic", dataset=datasets[i], model=models[j],
-                              auc=auc[i][j], accuracy=acc[i][j], kappa=np.nan, balanced_accuracy=np.nan,
-                              mcc=np.nan, f1=np.nan) for i in range(D) for j in range(M)])
+    grid = pd.DataFrame(
+        [
+            dict(
+                protocol="xdomain",
+                method="logistic",
+                dataset=datasets[i],
+                model=models[j],
+                auc=auc[i][j],
+                accuracy=acc[i][j],
+                kappa=np.nan,
+                balanced_accuracy=np.nan,
+                mcc=np.nan,
+                f1=np.nan,
+            )
+            for i in range(D)
+            for j in range(M)
+        ]
+    )
     reps = np.full((B, D * M, len(gb.VALUES)), np.nan)
     reps[:, :, 0] = auc_reps.reshape(B, D * M)
     reps[:, :, 1] = acc_reps.reshape(B, D * M)
@@ -234,8 +271,12 @@ def test_rank_change_p_value_is_the_bootstrap_tail_by_hand():
     = 2 * k/40 (capped at 1); significant at 95% exactly when p <= 0.05."""
     B = 40
     auc_reps = np.tile([0.9, 0.8], (B, 1))[:, None]
-    for k, share, p, significant in [(0, 1.0, 0.0, True), (1, 0.975, 0.05, True), (2, 0.95, 0.1, False),
-                                     (30, 0.25, 1.0, False)]:
+    for k, share, p, significant in [
+        (0, 1.0, 0.0, True),
+        (1, 0.975, 0.05, True),
+        (2, 0.95, 0.1, False),
+        (30, 0.25, 1.0, False),
+    ]:
         acc = np.tile([0.6, 0.7], (B, 1))
         acc[:k] = [0.7, 0.6]
         bs = hand_bootstrap(auc_reps, acc[:, None], [[0.9, 0.8]], [[0.6, 0.7]])
@@ -249,10 +290,12 @@ def test_rank_stability_dominated_and_exchangeable():
     rng = np.random.default_rng(0)
     B = 4000
     # m0 has the higher AUC but a clearly lower accuracy; m1 and m2 are exchangeable
-    auc_reps = np.stack([0.9 + 0.005 * rng.normal(size=B), 0.8 + 0.005 * rng.normal(size=B),
-                         0.7 + 0.005 * rng.normal(size=B)], axis=1)[:, None]
-    acc_reps = np.stack([0.6 + 0.005 * rng.normal(size=B), 0.8 + 0.02 * rng.normal(size=B),
-                         0.8 + 0.02 * rng.normal(size=B)], axis=1)[:, None]
+    auc_reps = np.stack(
+        [0.9 + 0.005 * rng.normal(size=B), 0.8 + 0.005 * rng.normal(size=B), 0.7 + 0.005 * rng.normal(size=B)], axis=1
+    )[:, None]
+    acc_reps = np.stack(
+        [0.6 + 0.005 * rng.normal(size=B), 0.8 + 0.02 * rng.normal(size=B), 0.8 + 0.02 * rng.normal(size=B)], axis=1
+    )[:, None]
     bs = hand_bootstrap(auc_reps, acc_reps, [[0.9, 0.8, 0.7]], [[0.6, 0.81, 0.8]])
     rs = bs.rank_stability("xdomain", "logistic").query("dataset == 'd1'").set_index("model")
     assert rs.loc["m0", "change"] == -2 and rs.loc["m0", "sign_share"] == 1.0 and rs.loc["m0", "significant"]
@@ -314,6 +357,7 @@ def test_rank_changes_takes_the_bootstrap():
 
 # -- displays and command line ---------------------------------------------------------------
 
+
 def test_displays_draw_intervals_and_mark_non_significant_changes():
     import matplotlib
 
@@ -327,11 +371,15 @@ def test_displays_draw_intervals_and_mark_non_significant_changes():
     disp = AUCAccuracyDisplay.from_results(bs.grid)
     segments = disp.errorbars_.lines[2]  # (x bars, y bars)
     assert len(segments) == 2 and all(len(s.get_segments()) == len(bs.grid) for s in segments)
-    assert AUCAccuracyDisplay.from_results(expected_accuracy_grid(bench, protocols=["xdomain"],
-                                                                  methods=["isotonic"])).errorbars_ is None
+    assert (
+        AUCAccuracyDisplay.from_results(
+            expected_accuracy_grid(bench, protocols=["xdomain"], methods=["isotonic"])
+        ).errorbars_
+        is None
+    )
     ch = rank_changes(bs.grid, bootstrap=bs).query("dataset == 'mean'")
     disp = RankSlopeDisplay.from_results(bs.grid, bootstrap=bs)
-    styles = [ln.get_linestyle() for ln in disp.ax_.lines[:len(ch)]]
+    styles = [ln.get_linestyle() for ln in disp.ax_.lines[: len(ch)]]
     expect = ["-" if s or c == 0 else "--" for s, c in zip(ch["significant"], ch["change"])]
     assert styles == expect
     plt.close("all")
@@ -388,9 +436,19 @@ def _xdomain_parts(bench, n_bootstrap, seed):
     from beyondauc.metrics.calibration.grid import Context, protocol_plan
     from beyondauc.metrics.uncertainty.bootstrap import grid_weights
 
-    ctx = Context(y=bench.labels(), codes=bench.dataset_codes(), offsets=bench._offsets, datasets=bench.datasets,
-                   domains=dict(bench.domains), protocols=("xdomain",), methods=("logistic",),
-                   plans={"xdomain": protocol_plan(bench, "xdomain")}, class_weight=None, n_repeats=3, seed=0)
+    ctx = Context(
+        y=bench.labels(),
+        codes=bench.dataset_codes(),
+        offsets=bench._offsets,
+        datasets=bench.datasets,
+        domains=dict(bench.domains),
+        protocols=("xdomain",),
+        methods=("logistic",),
+        plans={"xdomain": protocol_plan(bench, "xdomain")},
+        class_weight=None,
+        n_repeats=3,
+        seed=0,
+    )
     bctx = gb.BootContext(base=ctx, strata=strata_of(ctx.codes, ctx.y), n_bootstrap=n_bootstrap, boot_seed=0)
     W = bootstrap_counts(bctx.strata, n_bootstrap, random_state=seed)
     for model in bench.models:
@@ -412,8 +470,9 @@ def test_xdomain_logistic_second_step_is_as_close_to_the_optimum_as_an_exact_new
     bench = load_benchmark(small_frame(3, sizes), domains=DOMAINS)
     for model, mb, xg, Pl, Nl, Tp, Tn in _xdomain_parts(bench, 40, 0):
         cal = fits.xdomain_cal_rows(xg, Pl, Nl, Tp, Tn)
-        a_t, c_t, _, _ = fits.xdomain_logistic_params(xg, Pl, Nl, lambda rows: (cal[0][rows], cal[1][rows]),
-                                                     mb.init_ds, mb.std)
+        a_t, c_t, _, _ = fits.xdomain_logistic_params(
+            xg, Pl, Nl, lambda rows: (cal[0][rows], cal[1][rows]), mb.init_ds, mb.std
+        )
         R, D = a_t.shape
         k = np.tile(np.arange(D), R)
         init = (mb.init_ds[0][k], mb.init_ds[1][k])
@@ -463,8 +522,14 @@ def test_xdomain_partial_calibration_rows_and_the_general_solvers_rows():
         R, D = a_t.shape
         (r1,) = asked
         assert len(r1) == R * D
-        a_g, c_g = logistic_params(xg.x, full[0][r1], full[1][r1], init=(far[0][r1 % D], far[1][r1 % D]),
-                                   standardize=mb.std, max_iter=fits.LOGISTIC_STEPS)
+        a_g, c_g = logistic_params(
+            xg.x,
+            full[0][r1],
+            full[1][r1],
+            init=(far[0][r1 % D], far[1][r1 % D]),
+            standardize=mb.std,
+            max_iter=fits.LOGISTIC_STEPS,
+        )
         np.testing.assert_array_equal(a_t.ravel()[r1], a_g)
         np.testing.assert_array_equal(c_t.ravel()[r1], c_g)
 

@@ -35,23 +35,31 @@ def _assert_same(joined, whole):
     pd.testing.assert_frame_equal(joined.grid, whole.grid, check_exact=True)
     np.testing.assert_array_equal(joined.replicates, whole.replicates)
     assert (joined.n_bootstrap, joined.confidence_level, joined.random_state) == (
-        whole.n_bootstrap, whole.confidence_level, whole.random_state)
+        whole.n_bootstrap,
+        whole.confidence_level,
+        whole.random_state,
+    )
 
 
 @pytest.mark.parametrize("kind", ["scores", "answers"])
 def test_chunks_of_any_split_join_to_bootstrap_grid(monkeypatch, kind):
-    bench = (load_benchmark(small_frame(1), domains=DOMAINS) if kind == "scores"
-             else answers_benchmark(n=40, models=("sharp", "coin")))
+    bench = (
+        load_benchmark(small_frame(1), domains=DOMAINS)
+        if kind == "scores"
+        else answers_benchmark(n=40, models=("sharp", "coin"))
+    )
     kw = dict(KW, protocols=["xdomain", "indata"]) if kind == "answers" else KW
     B = BLOCK + 10
     whole = bootstrap_grid(bench, n_bootstrap=B, **kw)
     # batches of counts inside a chunk, cut at 16, 32, ... (grid_bootstrap._batches, which the chunks use)
     monkeypatch.setattr("beyondauc.metrics.calibration.grid_bootstrap._TASK_REPLICATES", 16)
-    splits = [[(0, B)], [(0, 1), (1, 20), (20, BLOCK), (BLOCK, BLOCK + 1), (BLOCK + 1, B)],
-              [(0, 37), (37, B)]]
+    splits = [[(0, B)], [(0, 1), (1, 20), (20, BLOCK), (BLOCK, BLOCK + 1), (BLOCK + 1, B)], [(0, 37), (37, B)]]
     for split in splits:  # per-model benchmarks (the evaluation's tasks), the chunks in reverse order
-        chunks = [bootstrap_grid_chunk(bench.subset(models=[m]), start=a, stop=b, n_bootstrap=B, **kw)
-                  for m in bench.models for a, b in split]
+        chunks = [
+            bootstrap_grid_chunk(bench.subset(models=[m]), start=a, stop=b, n_bootstrap=B, **kw)
+            for m in bench.models
+            for a, b in split
+        ]
         _assert_same(join_grid_chunks(chunks[::-1], bench), whole)
     # the whole benchmark in each chunk
     chunks = [bootstrap_grid_chunk(bench, start=a, stop=b, n_bootstrap=B, **kw) for a, b in splits[1]]
@@ -107,8 +115,7 @@ def test_a_process_sets_a_model_up_once_for_its_chunks_and_drops_it_with_the_ben
     kw = dict(protocols=["xdomain"], methods=["logistic"], n_bootstrap=30, random_state=0)
     chunks = [bootstrap_grid_chunk(part, start=a, stop=b, **kw) for a, b in [(0, 10), (10, 20), (20, 30)]]
     assert made == [len(bench)]  # one set-up for the three chunks
-    np.testing.assert_array_equal(join_grid_chunks(chunks, part).replicates,
-                                  bootstrap_grid(part, **kw).replicates)
+    np.testing.assert_array_equal(join_grid_chunks(chunks, part).replicates, bootstrap_grid(part, **kw).replicates)
     key = id(part)
     assert [k[0] for k in gc.SETUPS].count(key) == 1
     del part, chunks
@@ -130,8 +137,14 @@ class _Bars(stages.StageProgress):
 @pytest.mark.filterwarnings("ignore:no bootstrap interval contains")
 def test_the_evaluation_is_the_same_in_any_split_and_its_bar_counts_the_chunks(monkeypatch):
     # one model on two datasets: fewer models than workers, so its bootstrap is split into chunks
-    small = dict(models=["svm"], datasets=["wine", "diabetes"], noise_repeats=2, n_repeats=3, n_bootstrap=40,
-                 ood_dataset="breast_cancer")
+    small = dict(
+        models=["svm"],
+        datasets=["wine", "diabetes"],
+        noise_repeats=2,
+        n_repeats=3,
+        n_bootstrap=40,
+        ood_dataset="breast_cancer",
+    )
     one = ba.evaluate("demo", n_jobs=1, **small)
     monkeypatch.setattr(stages, "StageProgress", _Bars)
     _Bars.seen = []

@@ -121,8 +121,9 @@ def test_accepted_names_load_verbatim(tmp_path, kind):
 
 
 def _refusal(tmp_path, kind, where, name, other="ok"):
-    frame = pd.DataFrame({"dataset": ["a"] * 4 + ["b"] * 4, "domain": "g", "label": [0, 1] * 4,
-                          "m": np.linspace(0, 1, 8)})
+    frame = pd.DataFrame(
+        {"dataset": ["a"] * 4 + ["b"] * 4, "domain": "g", "label": [0, 1] * 4, "m": np.linspace(0, 1, 8)}
+    )
     if where == "model":
         frame[name] = frame["m"]
         if other != "ok":
@@ -227,10 +228,25 @@ def analyses():
     }
 
 
-@pytest.mark.parametrize("name", ["auc_table", "expected_accuracy", "grid", "rank_table", "rank_changes",
-                                  "kendall_tau", "calibration_modes", "best_of_methods", "score_variance",
-                                  "score_histograms", "diagnostics_table", "selective_table", "tolerance_table",
-                                  "leaderboard"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "auc_table",
+        "expected_accuracy",
+        "grid",
+        "rank_table",
+        "rank_changes",
+        "kendall_tau",
+        "calibration_modes",
+        "best_of_methods",
+        "score_variance",
+        "score_histograms",
+        "diagnostics_table",
+        "selective_table",
+        "tolerance_table",
+        "leaderboard",
+    ],
+)
 def test_every_analysis_gives_the_same_numbers_under_hostile_names(analyses, name):
     expected = rename_values(analyses["plain"][name], analyses["mapping"])
     got = analyses["hostile"][name]
@@ -246,8 +262,10 @@ PER_MODEL = {  # analysis -> (columns that identify a row, numbers of the model 
     "expected_accuracy": (["dataset", "model"], ["auc", "accuracy", "kappa", "mcc", "f1"]),
     "grid": (["protocol", "method", "dataset", "model"], ["auc", "accuracy", "kappa"]),
     "score_histograms": (["model", "dataset", "label", "bin"], ["count", "density"]),
-    "diagnostics_table": (["model", "dataset"], ["auc_val", "auc_test", "bias_robustness_test",
-                                                 "noise_robustness_test", "drift", "wasserstein"]),
+    "diagnostics_table": (
+        ["model", "dataset"],
+        ["auc_val", "auc_test", "bias_robustness_test", "noise_robustness_test", "drift", "wasserstein"],
+    ),
     "selective_table": (["model", "dataset"], ["disca", "a", "b", "area", "aurc"]),
 }
 
@@ -320,9 +338,16 @@ def _figures(wide):
         "wasserstein": (WassersteinDisplay.from_predictions(y, s, y2, s2), ()),
         "dashboard": (DiagnosticsDashboard.from_predictions(y, s, y2, s2, model=a, dataset=b, n_repeats=2), (a, b)),
         "coverage": (CoverageAccuracyDisplay.from_predictions(conf, ok, name=a), (a,)),
-        "coverage_grid": (CoverageAccuracyGridDisplay(
-            {name: CoverageAccuracyDisplay(d.curve, disca=d, name=a) for name, d in (
-                (b, beyondauc.disca(conf, ok)), ("None", beyondauc.disca(conf, ~ok)))}, model=a).plot(), (a, b)),
+        "coverage_grid": (
+            CoverageAccuracyGridDisplay(
+                {
+                    name: CoverageAccuracyDisplay(d.curve, disca=d, name=a)
+                    for name, d in ((b, beyondauc.disca(conf, ok)), ("None", beyondauc.disca(conf, ~ok)))
+                },
+                model=a,
+            ).plot(),
+            (a, b),
+        ),
         "tolerance": (ToleranceDisplay({n: table for n in NAMES}).plot(), NAMES),
         "auc_accuracy": (AUCAccuracyDisplay.from_results(res, model=a), (a, *bench.datasets)),
         "auc_accuracy_all": (AUCAccuracyDisplay.from_results(res), NAMES),
@@ -333,19 +358,48 @@ def _figures(wide):
         "reliability": (ReliabilityDisplay.from_predictions(y, conf, name=a), (a,)),
         "given_reliability": (ConfidenceReliabilityDisplay.from_predictions(ok, conf, n_bins=5, name=a), (a,)),
         "rejection": (RejectionCurveDisplay.from_predictions(ok, conf, max_rejection=0.5, name=b), (b,)),
-        "risk_control": (RiskControlDisplay(pd.DataFrame({
-            "dataset": [a, b], "protocol": ["xdomain", "indata"], "certified": [True, False],
-            "calibration_coverage": [0.5, 0.0], "calibration_risk": [0.05, np.nan], "target_coverage": [0.4, 0.0],
-            "realised_risk": [0.12, np.nan], "held": pd.array([False, pd.NA], dtype="boolean")}),
-            target_risk=0.1, model=a).plot(), (a, b)),
+        "risk_control": (
+            RiskControlDisplay(
+                pd.DataFrame(
+                    {
+                        "dataset": [a, b],
+                        "protocol": ["xdomain", "indata"],
+                        "certified": [True, False],
+                        "calibration_coverage": [0.5, 0.0],
+                        "calibration_risk": [0.05, np.nan],
+                        "target_coverage": [0.4, 0.0],
+                        "realised_risk": [0.12, np.nan],
+                        "held": pd.array([False, pd.NA], dtype="boolean"),
+                    }
+                ),
+                target_risk=0.1,
+                model=a,
+            ).plot(),
+            (a, b),
+        ),
     }
 
 
-DRAWN = (ThresholdROCDisplay, ClassHistogramDisplay, RobustnessDisplay, DriftDisplay, WassersteinDisplay,
-         DiagnosticsDashboard, CoverageAccuracyDisplay, CoverageAccuracyGridDisplay, ToleranceDisplay,
-         AUCAccuracyDisplay, RankSlopeDisplay, ScoreHistogramsDisplay, CriticalDifferenceDisplay,
-         PairwiseDifferenceDisplay, ReliabilityDisplay, ConfidenceReliabilityDisplay,
-         RejectionCurveDisplay, RiskControlDisplay)  # what _figures draws
+DRAWN = (
+    ThresholdROCDisplay,
+    ClassHistogramDisplay,
+    RobustnessDisplay,
+    DriftDisplay,
+    WassersteinDisplay,
+    DiagnosticsDashboard,
+    CoverageAccuracyDisplay,
+    CoverageAccuracyGridDisplay,
+    ToleranceDisplay,
+    AUCAccuracyDisplay,
+    RankSlopeDisplay,
+    ScoreHistogramsDisplay,
+    CriticalDifferenceDisplay,
+    PairwiseDifferenceDisplay,
+    ReliabilityDisplay,
+    ConfidenceReliabilityDisplay,
+    RejectionCurveDisplay,
+    RiskControlDisplay,
+)  # what _figures draws
 
 
 def test_every_display_is_covered():
@@ -370,8 +424,11 @@ def _check_drawn(key, drawn, names):
     assert max(map(len, texts)) <= 120
 
 
-@pytest.mark.parametrize("rc", [{}, {"text.usetex": True}, {"text.parse_math": True, "axes.formatter.use_mathtext": True}],
-                         ids=["default", "usetex", "mathtext"])
+@pytest.mark.parametrize(
+    "rc",
+    [{}, {"text.usetex": True}, {"text.parse_math": True, "axes.formatter.use_mathtext": True}],
+    ids=["default", "usetex", "mathtext"],
+)
 def test_every_display_draws_names_literally(wide, drawn, rc):
     """Every string drawn is the name itself, not mathtext and not TeX (there is no TeX here: usetex would
     fail to draw), with the user's rcParams in force and unchanged; ticks re-created at draw time included."""
@@ -405,8 +462,12 @@ def test_literal_text_keeps_the_users_other_axes_alone():
 
 # -- CLI -----------------------------------------------------------------------------------------
 
-CLI_MODELS = ("a & b % c_d \\ {x} ~^ $x^2$ #1", "_x_ *y* |p| <script>alert(1)</script>", "naive_bayes",
-              "“q” «g» 'it''s' `b` e\u0301 نموذج")
+CLI_MODELS = (
+    "a & b % c_d \\ {x} ~^ $x^2$ #1",
+    "_x_ *y* |p| <script>alert(1)</script>",
+    "naive_bayes",
+    "“q” «g» 'it''s' `b` e\u0301 نموذج",
+)
 CLI_DATASETS = ("None", "w_1&% [l](javascript:x) \\")
 CLI_DOMAINS = ("NA", "dom $")
 
@@ -458,8 +519,14 @@ def test_cli_markdown_renders_names_verbatim(cli_csv):
     assert "naive_bayes" in out  # an underscore between letters cannot emphasise: left as it is
 
 
-_LATEX_TEXT = [(r"\textbackslash{}", "\\"), (r"\textasciitilde{}", "~"), (r"\textasciicircum{}", "^"),
-               (r"\textless{}", "<"), (r"\textgreater{}", ">"), (r"\textbar{}", "|")]
+_LATEX_TEXT = [
+    (r"\textbackslash{}", "\\"),
+    (r"\textasciitilde{}", "~"),
+    (r"\textasciicircum{}", "^"),
+    (r"\textless{}", "<"),
+    (r"\textgreater{}", ">"),
+    (r"\textbar{}", "|"),
+]
 
 
 def _latex_cells(line):
@@ -479,7 +546,7 @@ def _latex_cells(line):
                 i += 2
             elif body.startswith(r"\textbf{", i):
                 end = body.index("}", i)
-                cell.append(body[i + 8:end])
+                cell.append(body[i + 8 : end])
                 i = end + 1
             elif c == "&":
                 cells.append("".join(cell).strip())
@@ -517,7 +584,9 @@ def test_cli_latex_escapes_every_name(cli_csv):
 def test_cli_diagnose_and_selective_take_hostile_names(cli_csv, command, fmt):
     model = CLI_MODELS[1]
     extra = ["--repeats", "2", "--points", "5"] if command == "diagnose" else []
-    code, out = run([command, str(cli_csv), f"--model={model}", f"--dataset={CLI_DATASETS[1]}", "--format", fmt, *extra])
+    code, out = run(
+        [command, str(cli_csv), f"--model={model}", f"--dataset={CLI_DATASETS[1]}", "--format", fmt, *extra]
+    )
     assert code == 0
     if fmt == "json":
         record = json.loads(out)

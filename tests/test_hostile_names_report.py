@@ -118,6 +118,7 @@ def test_report_pdf_of_a_long_name_has_it_whole_and_a_short_running_header(repor
     running = "beyondauc report: " + "x" * 81 + "\u2026"
     assert all(running in page for page in pages), [page[-200:] for page in pages if running not in page][:1]
     # the heading itself runs over pages: read the body of each page, without its header and number
-    body = "".join(page.replace(running, "").replace(f"page {i} / {len(pages)}", "")
-                   for i, page in enumerate(pages, start=1))
+    body = "".join(
+        page.replace(running, "").replace(f"page {i} / {len(pages)}", "") for i, page in enumerate(pages, start=1)
+    )
     assert "beyondaucreport:" + LONG in re.sub(r"[\s\u200b\ufffe\x02]", "", body)

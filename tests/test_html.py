@@ -1,5 +1,6 @@
 """Rich display in Jupyter: every result's ``_repr_html_`` shows its key numbers and
 escapes names; :func:`beyondauc.styled` marks the best value per column like the CLI."""
+
 from __future__ import annotations
 
 import re
@@ -43,9 +44,21 @@ def check_html(obj, numbers, names=()):
 
 def test_cohort_diagnostics_and_its_parts(hostile_bench):
     d = ba.cohort_diagnostics(hostile_bench, HOSTILE, HOSTILE_DATASET, n_repeats=2)
-    text = check_html(d, [d.auc_val, d.auc_test, d.bias_val.score, d.bias_test.score, d.noise_val.score,
-                          d.noise_test.score, d.drift.score, d.wasserstein.score, len(d.y_val)],
-                      [HOSTILE, HOSTILE_DATASET])
+    text = check_html(
+        d,
+        [
+            d.auc_val,
+            d.auc_test,
+            d.bias_val.score,
+            d.bias_test.score,
+            d.noise_val.score,
+            d.noise_test.score,
+            d.drift.score,
+            d.wasserstein.score,
+            len(d.y_val),
+        ],
+        [HOSTILE, HOSTILE_DATASET],
+    )
     assert "&lt;script&gt;" in text
     check_html(d.bias_test, [d.bias_test.score, d.bias_test.auc, d.bias_test.sigma_max])
     check_html(d.noise_val, [d.noise_val.score, d.noise_val.auc, d.noise_val.n_repeats])
@@ -65,12 +78,26 @@ def test_wasserstein_note_is_shown():
 
 
 def test_selective_results(hostile_bench):
-    r = ba.selective_answering(hostile_bench, HOSTILE, HOSTILE_DATASET, ood_dataset="diabetes",
-                               computation_score=0.5)
-    check_html(r, [r.disca.score, r.disca.a, r.disca.b, r.disca.n_fluctuations, r.aurc, r.e_aurc,
-                   r.disca_ood.score, r.didma, r.nidma], [HOSTILE, HOSTILE_DATASET, "indata / logistic"])
-    check_html(r.disca, [r.disca.score, r.disca.a, r.disca.b, r.disca.n_fluctuations, r.disca.penalty,
-                         *r.disca.b_table["b"].head(3)])
+    r = ba.selective_answering(hostile_bench, HOSTILE, HOSTILE_DATASET, ood_dataset="diabetes", computation_score=0.5)
+    check_html(
+        r,
+        [
+            r.disca.score,
+            r.disca.a,
+            r.disca.b,
+            r.disca.n_fluctuations,
+            r.aurc,
+            r.e_aurc,
+            r.disca_ood.score,
+            r.didma,
+            r.nidma,
+        ],
+        [HOSTILE, HOSTILE_DATASET, "indata / logistic"],
+    )
+    check_html(
+        r.disca,
+        [r.disca.score, r.disca.a, r.disca.b, r.disca.n_fluctuations, r.disca.penalty, *r.disca.b_table["b"].head(3)],
+    )
     check_html(r.curve, [r.curve.score, len(r.curve.coverage), r.curve.accuracy[-1]])
     conf, ok = r.confidence, r.correct
     d = ba.didma(conf, ok, computation_score=2.0)
@@ -101,15 +128,31 @@ def test_score_calibrator_single_class_note():
 
 
 def report_result(tmp_path, *, failed=False):
-    nb = NotebookRun("test_auroc", "test_auroc.ipynb", "failed" if failed else "ok",
-                     "ValueError: <b>bad</b>" if failed else None, 12.34, 1.5)
-    rep = ModelReport(HOSTILE, "x-1234", nb.status, nb.error, None if failed else "models/x/report.html",
-                      None, (nb,), 20.0)
+    nb = NotebookRun(
+        "test_auroc",
+        "test_auroc.ipynb",
+        "failed" if failed else "ok",
+        "ValueError: <b>bad</b>" if failed else None,
+        12.34,
+        1.5,
+    )
+    rep = ModelReport(
+        HOSTILE, "x-1234", nb.status, nb.error, None if failed else "models/x/report.html", None, (nb,), 20.0
+    )
     overview = ModelReport(None, "overview", "ok", None, "overview/overview.html", None, (), 5.0)
-    board = pd.DataFrame({"model": [HOSTILE, "knn"], "auc": [0.93, 0.95], "auc_rank": pd.array([2, 1], "Int64"),
-                          "accuracy": [0.88, 0.85], "accuracy_rank": pd.array([1, 2], "Int64"),
-                          "rank_change": pd.array([1, -1], "Int64"), "kappa": [0.7, 0.6],
-                          "disca": [0.5, np.nan], "drift": [0.01, 0.02]})
+    board = pd.DataFrame(
+        {
+            "model": [HOSTILE, "knn"],
+            "auc": [0.93, 0.95],
+            "auc_rank": pd.array([2, 1], "Int64"),
+            "accuracy": [0.88, 0.85],
+            "accuracy_rank": pd.array([1, 2], "Int64"),
+            "rank_change": pd.array([1, -1], "Int64"),
+            "kappa": [0.7, 0.6],
+            "disca": [0.5, np.nan],
+            "drift": [0.01, 0.02],
+        }
+    )
     return ReportResult(tmp_path, tmp_path / "index.html", (rep,), overview, board, 33.3, 2)
 
 
@@ -125,11 +168,16 @@ def test_report_results(tmp_path, failed):
     check_html(res.reports[0], [20.0, 12.3], [HOSTILE, "test_auroc"])
     check_html(res.overview, [5.0], ["overview"])
     # the leaderboard marks the best per column: knn's AUC, the HOSTILE model's accuracy
-    assert best_cells(res.leaderboard, text.split("leaderboard")[-1]) >= {(1, "auc"), (0, "accuracy"),
-                                                                           (1, "auc_rank"), (0, "drift")}
+    assert best_cells(res.leaderboard, text.split("leaderboard")[-1]) >= {
+        (1, "auc"),
+        (0, "accuracy"),
+        (1, "auc_rank"),
+        (0, "drift"),
+    }
 
 
 # -- styled ------------------------------------------------------------------------------
+
 
 def best_cells(frame, text):
     """(row, column name) of cells a Styler's HTML makes bold."""
@@ -141,9 +189,15 @@ def best_cells(frame, text):
 
 def test_styled_marks_the_best_per_column_like_a_brute_force():
     rng = np.random.default_rng(3)
-    frame = pd.DataFrame({"model": [f"m{i}" for i in range(7)], "auc": rng.random(7).round(2),
-                          "drift": rng.random(7).round(1), "rank": pd.array(rng.integers(1, 4, 7), "Int64"),
-                          "other": rng.random(7)})
+    frame = pd.DataFrame(
+        {
+            "model": [f"m{i}" for i in range(7)],
+            "auc": rng.random(7).round(2),
+            "drift": rng.random(7).round(1),
+            "rank": pd.array(rng.integers(1, 4, 7), "Int64"),
+            "other": rng.random(7),
+        }
+    )
     frame.loc[2, "auc"] = np.nan
     frame.loc[4, "auc"] = frame["auc"].max()  # a tie
     text = ba.styled(frame, higher_is_better=["auc"], lower_is_better=["drift", "rank"]).to_html()
@@ -173,14 +227,17 @@ def test_styled_formats_escapes_and_keeps_ranks_integer():
     assert "0.91" in cells and "1" in cells and "1.00" not in cells and "–" in cells
 
 
-@pytest.mark.parametrize("kwargs, needle", [
-    (dict(higher_is_better="nope"), "higher_is_better"),
-    (dict(lower_is_better=["model"]), "numeric"),
-    (dict(higher_is_better="auc", lower_is_better="auc"), "both"),
-    (dict(higher_is_better=True, lower_is_better=True), "both"),
-    (dict(precision=-1), "precision"),
-    (dict(precision=1.5), "precision"),
-])
+@pytest.mark.parametrize(
+    "kwargs, needle",
+    [
+        (dict(higher_is_better="nope"), "higher_is_better"),
+        (dict(lower_is_better=["model"]), "numeric"),
+        (dict(higher_is_better="auc", lower_is_better="auc"), "both"),
+        (dict(higher_is_better=True, lower_is_better=True), "both"),
+        (dict(precision=-1), "precision"),
+        (dict(precision=1.5), "precision"),
+    ],
+)
 def test_styled_bad_input(kwargs, needle):
     frame = pd.DataFrame({"model": ["a"], "auc": [0.5]})
     with pytest.raises(ValueError, match=needle):
@@ -192,4 +249,15 @@ def test_styled_bad_input(kwargs, needle):
 def test_fmt():
     """One spelling of missing (None, NA and NaN alike) and a true minus sign, as the report index."""
     assert [fmt(v) for v in (None, pd.NA, True, 3, 2.0, 0.123456, np.nan, np.inf, -np.inf, -0.5, "x")] == [
-        "–", "–", "yes", "3", "2", "0.1235", "–", "∞", "−∞", "−0.5", "x"]
+        "–",
+        "–",
+        "yes",
+        "3",
+        "2",
+        "0.1235",
+        "–",
+        "∞",
+        "−∞",
+        "−0.5",
+        "x",
+    ]

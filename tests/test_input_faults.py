@@ -2,6 +2,7 @@
 without a newline, a gzip file cut short or damaged, a seed out of numpy's range, a text column named as a
 model, a missing `dataset` column; every message in the command line's spelling on the command line and
 in the API's in Python; no traceback and no other library's warning text on stderr."""
+
 from __future__ import annotations
 
 import gzip
@@ -99,6 +100,7 @@ def test_one_line_larger_than_the_field_limit_without_a_newline(tmp_path, capsys
 
 # -- compressed input cut short or damaged -------------------------------------------------------------
 
+
 def demo_gzip():
     return (resources.files("beyondauc") / "datasets" / "demo.csv.gz").read_bytes()
 
@@ -108,7 +110,7 @@ def complete_lines(data):
     unpack, text = zlib.decompressobj(wbits=31), b""
     for i in range(len(data)):
         try:
-            text += unpack.decompress(data[i:i + 1])
+            text += unpack.decompress(data[i : i + 1])
         except zlib.error:
             break
     return text.count(b"\n")
@@ -117,13 +119,18 @@ def complete_lines(data):
 @pytest.mark.parametrize("keep", [0.2, 0.6, 0.97])
 def test_a_truncated_gzip_is_one_line_naming_file_and_line(tmp_path, capsys, keep):
     data = demo_gzip()
-    cut = data[:int(len(data) * keep)]
+    cut = data[: int(len(data) * keep)]
     path = tmp_path / "demo.csv.gz"
     path.write_bytes(cut)
     n = complete_lines(cut)
     assert n > 0
-    line = check_single_error(capsys, ["evaluate", str(path), "--out", str(tmp_path / "ev"), "--quiet"],
-                              str(path), "is cut short", f"after line {n},")
+    line = check_single_error(
+        capsys,
+        ["evaluate", str(path), "--out", str(tmp_path / "ev"), "--quiet"],
+        str(path),
+        "is cut short",
+        f"after line {n},",
+    )
     clean_stderr(line)
     assert not (tmp_path / "ev").exists()
     with pytest.raises(ValueError, match=rf"is cut short: its gzip stream ends after line {n},"):
@@ -158,7 +165,7 @@ def test_every_gzip_form_cut_short(tmp_path, name):
     else:
         text = df.to_csv(index=False, sep="\t" if ".tsv" in name else ",")
     data = gzip.compress(text.encode())
-    path.write_bytes(data[:len(data) // 2])
+    path.write_bytes(data[: len(data) // 2])
     with pytest.raises(ValueError, match=rf"file '.*{re.escape(name)}' is cut short"):
         load_benchmark(path)
 
@@ -167,20 +174,24 @@ def test_a_truncated_gzip_domains_file(tmp_path):
     path = tmp_path / "domains.csv.gz"
     text = "dataset,domain\n" + "".join(f"d{i},news\n" for i in range(5000))
     data = gzip.compress(text.encode())
-    path.write_bytes(data[:len(data) // 2])
+    path.write_bytes(data[: len(data) // 2])
     with pytest.raises(ValueError, match=r"domains file '.*domains\.csv\.gz' is cut short"):
         ba.read_domains(path)
 
 
 # -- messages that say what to do, in the caller's spelling ---------------------------------------------
 
-@pytest.mark.parametrize("argv", [
-    ["evaluate", "--out", "{out}", "-p", "random_state=4294967296"],
-    ["evaluate", "--out", "{out}", "--random-state", "4294967296"],
-    ["report", "demo", "--out", "{out}", "--random-state", "4294967296"],
-    ["calibrate", "--random-state", "4294967296"],
-    ["diagnose", "--model", "svm", "--random-state", "-1"],
-])
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["evaluate", "--out", "{out}", "-p", "random_state=4294967296"],
+        ["evaluate", "--out", "{out}", "--random-state", "4294967296"],
+        ["report", "demo", "--out", "{out}", "--random-state", "4294967296"],
+        ["calibrate", "--random-state", "4294967296"],
+        ["diagnose", "--model", "svm", "--random-state", "-1"],
+    ],
+)
 def test_a_seed_out_of_range_names_the_flag_and_the_range(capsys, tmp_path, argv):
     argv = [a.format(out=tmp_path / "out") for a in argv]
     line = check_single_error(capsys, argv, "--random-state must be an int in [0, 4294967295]")
@@ -209,15 +220,24 @@ def with_text_column(request, tmp_path):
 @pytest.mark.parametrize("command", ["evaluate", "report", "calibrate"])
 def test_models_naming_a_text_column_says_it_is_not_numeric(capsys, tmp_path, with_text_column, command):
     extra = ["--out", str(tmp_path / "out"), "--quiet"] if command != "calibrate" else []
-    line = check_single_error(capsys, [command, str(with_text_column), "--models", "m1,prompt", *extra],
-                              "'prompt' must be numeric", "'hello'", str(with_text_column))
+    line = check_single_error(
+        capsys,
+        [command, str(with_text_column), "--models", "m1,prompt", *extra],
+        "'prompt' must be numeric",
+        "'hello'",
+        str(with_text_column),
+    )
     assert "not in" not in line and "not found" not in line
     clean_stderr(line)
 
 
 def test_models_naming_no_column_lists_the_columns(capsys, tmp_path, with_text_column):
-    check_single_error(capsys, ["evaluate", str(with_text_column), "--models", "zz", "--out", str(tmp_path / "o")],
-                       "['zz'] not found", "'prompt'")
+    check_single_error(
+        capsys,
+        ["evaluate", str(with_text_column), "--models", "zz", "--out", str(tmp_path / "o")],
+        "['zz'] not found",
+        "'prompt'",
+    )
 
 
 @pytest.fixture
@@ -230,9 +250,12 @@ def no_dataset_column(tmp_path):
 # one dataset: xdomain cohorts asked for by name have no validation cohort (by default they fall back to indata)
 @pytest.mark.parametrize("command", ["evaluate", "report"])
 def test_a_missing_dataset_column_speaks_the_cli(capsys, tmp_path, no_dataset_column, command):
-    line = check_single_error(capsys, [command, str(no_dataset_column), "--out", str(tmp_path / "o"), "--quiet",
-                                       "--cohort-protocol", "xdomain"],
-                              "--cohort-protocol xdomain", "set --cohort-protocol indata")
+    line = check_single_error(
+        capsys,
+        [command, str(no_dataset_column), "--out", str(tmp_path / "o"), "--quiet", "--cohort-protocol", "xdomain"],
+        "--cohort-protocol xdomain",
+        "set --cohort-protocol indata",
+    )
     assert "`" not in line and "cohort_protocol" not in line
 
 
@@ -246,12 +269,17 @@ def test_one_example_dataset_speaks_the_cli(capsys, tmp_path):
     df = frame()
     df.loc[len(df)] = {"dataset": "c", "label": 1, "m1": 0.5, "m2": 0.5}
     df.to_csv(path, index=False)
-    line = check_single_error(capsys, ["evaluate", str(path), "--out", str(tmp_path / "o")],
-                              "--selective-protocol indata", "leave the dataset out with --datasets")
+    line = check_single_error(
+        capsys,
+        ["evaluate", str(path), "--out", str(tmp_path / "o")],
+        "--selective-protocol indata",
+        "leave the dataset out with --datasets",
+    )
     assert "`" not in line
 
 
 # -- the one renderer of parameter names ---------------------------------------------------------------
+
 
 def test_the_renderer_follows_each_subcommands_options():
     from beyondauc.cli.commands import build_parser
@@ -259,18 +287,25 @@ def test_the_renderer_follows_each_subcommands_options():
 
     commands = build_parser().commands
     message = "set `cohort_protocol`='indata', or give `domains=` (dataset -> domain); `n_repeats` too"
-    assert cli_message(message, spelling_of(commands["evaluate"])) == \
-        "set --cohort-protocol indata, or give --domains (dataset -> domain); --n-repeats too"
+    assert (
+        cli_message(message, spelling_of(commands["evaluate"]))
+        == "set --cohort-protocol indata, or give --domains (dataset -> domain); --n-repeats too"
+    )
     # calibrate has --domains and --n-repeats but no cohorts and no -p: the clause suggesting them is left out
-    assert cli_message(message, spelling_of(commands["calibrate"])) == \
-        "give --domains (dataset -> domain); --n-repeats too"
+    assert (
+        cli_message(message, spelling_of(commands["calibrate"]))
+        == "give --domains (dataset -> domain); --n-repeats too"
+    )
     # names that are no parameter stay as written; so does a value with a space, quoted for the shell
     assert cli_message("`y_true` has one class", spelling_of(commands["evaluate"])) == "`y_true` has one class"
-    assert cli_message("`val_split`='my val' names no rows", spelling_of(commands["evaluate"])) == \
-        "--val-split 'my val' names no rows"
+    assert (
+        cli_message("`val_split`='my val' names no rows", spelling_of(commands["evaluate"]))
+        == "--val-split 'my val' names no rows"
+    )
 
 
 # -- quiet by default ----------------------------------------------------------------------------------
+
 
 @pytest.fixture
 def noisy_csv(tmp_path):
@@ -286,8 +321,9 @@ def test_evaluate_prints_one_line_about_its_warnings(capsys, tmp_path, noisy_csv
     code, _ = run(["evaluate", str(noisy_csv), "--out", str(out), "--quiet", *FAST])
     err = clean_stderr(capsys.readouterr().err)
     assert code == 0, err
-    assert err.splitlines() == ["beyondauc: 2 warnings, each kept in full in the evaluation (its manifest's "
-                                "data.notes); --verbose prints them"]
+    assert err.splitlines() == [
+        "beyondauc: 2 warnings, each kept in full in the evaluation (its manifest's data.notes); --verbose prints them"
+    ]
     notes = ba.load_evaluation(out).data["notes"]
     assert len(notes) == 2 and any("ignored column(s) 'note'" in n["text"] for n in notes)
     assert any("left out" in n["text"] for n in notes)
@@ -334,17 +370,22 @@ def test_other_libraries_warnings_are_dropped_at_the_boundary():
 
 # -- a bootstrap too large to run is refused up front, with what it would cost -----------------------
 
-@pytest.mark.parametrize("argv", [
-    ["evaluate", "--out", "{out}", "-p", "n_bootstrap=100000000"],
-    ["report", "demo", "--out", "{out}", "--n-bootstrap", "100000000"],
-    ["calibrate", "--n-bootstrap", "100000000"],
-    ["selective", "--model", "svm", "--n-bootstrap", "100000000"],
-])
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["evaluate", "--out", "{out}", "-p", "n_bootstrap=100000000"],
+        ["report", "demo", "--out", "{out}", "--n-bootstrap", "100000000"],
+        ["calibrate", "--n-bootstrap", "100000000"],
+        ["selective", "--model", "svm", "--n-bootstrap", "100000000"],
+    ],
+)
 def test_a_huge_bootstrap_is_refused_with_its_cost(capsys, tmp_path, argv):
     argv = [a.format(out=tmp_path / "out") for a in argv]
     # 10^8 replicates x 59 kB = 5.9e12 bytes = 5.4 TiB; x 0.014 s = 1.4e6 s = 16 days (REPLICATE_COST)
-    line = check_single_error(capsys, argv, "--n-bootstrap must be an int in [0, 10000]", "got 100000000",
-                              "about 5.4 TiB and 16 days of CPU")
+    line = check_single_error(
+        capsys, argv, "--n-bootstrap must be an int in [0, 10000]", "got 100000000", "about 5.4 TiB and 16 days of CPU"
+    )
     assert "`" not in line
     assert not (tmp_path / "out").exists()
 
@@ -354,8 +395,11 @@ def test_the_bound_itself_is_accepted_and_python_names_the_keyword():
     from beyondauc.metrics.uncertainty.bootstrap import MAX_BOOTSTRAP
 
     assert check_evaluation_parameters({"n_bootstrap": MAX_BOOTSTRAP})["n_bootstrap"] == 10_000
-    with pytest.raises(ValueError, match=r"^`n_bootstrap` must be an int in \[0, 10000\].*got 10001, which would "
-                                         r"need about 0\.5 GiB and 2 minutes of CPU on the 8 x 8 demo$"):
+    with pytest.raises(
+        ValueError,
+        match=r"^`n_bootstrap` must be an int in \[0, 10000\].*got 10001, which would "
+        r"need about 0\.5 GiB and 2 minutes of CPU on the 8 x 8 demo$",
+    ):
         ba.evaluate("demo", n_bootstrap=10_001)
 
 
@@ -370,9 +414,11 @@ def test_the_demo_prints_its_progress_and_one_line_of_warnings(demo_run):
     assert len(said) <= 1, said  # at most one line about the warnings (the issue's bound is 3)
     notes = ba.load_evaluation(out / "evaluation").data["notes"]
     if said:
-        assert said[0] == (f"beyondauc: {len(notes)} warning{'s' if len(notes) > 1 else ''}, each kept in full in "
-                           "the reports (What this report shows); --verbose prints "
-                           f"{'them' if len(notes) > 1 else 'it'}")
+        assert said[0] == (
+            f"beyondauc: {len(notes)} warning{'s' if len(notes) > 1 else ''}, each kept in full in "
+            "the reports (What this report shows); --verbose prints "
+            f"{'them' if len(notes) > 1 else 'it'}"
+        )
     for note in notes:  # shown in the report of every model it concerns (the demo's folders are its names)
         opening = re.match(r"[\w ]+", note["text"]).group(0)
         for model in note["models"]:
@@ -382,13 +428,19 @@ def test_the_demo_prints_its_progress_and_one_line_of_warnings(demo_run):
 
 # -- the fault cases as a user runs them: a real process, Python's warnings on ----------------------------
 
+
 def cli_process(*args):
     """The command line in its own process with ``-W default`` (so any uncaught warning would be printed)."""
     import subprocess
     import sys
 
-    proc = subprocess.run([sys.executable, "-W", "default", "-m", "beyondauc.cli", *map(str, args)],
-                          capture_output=True, text=True, timeout=600, check=False)
+    proc = subprocess.run(
+        [sys.executable, "-W", "default", "-m", "beyondauc.cli", *map(str, args)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
     return proc.returncode, proc.stdout, proc.stderr
 
 
@@ -396,24 +448,36 @@ def cli_process(*args):
 def fault_files(tmp_path, prompt_csv, no_dataset_column):
     cut = tmp_path / "cut.csv.gz"
     data = demo_gzip()
-    cut.write_bytes(data[:len(data) // 2])
+    cut.write_bytes(data[: len(data) // 2])
     text = tmp_path / "text.csv"
     df = frame()
     df["prompt"] = "hello"
     df.to_csv(text, index=False)
-    return {"big": prompt_csv[0], "cut": cut, "text": text, "nodataset": no_dataset_column,
-            "lines": complete_lines(data[:len(data) // 2]), "out": tmp_path / "out"}
+    return {
+        "big": prompt_csv[0],
+        "cut": cut,
+        "text": text,
+        "nodataset": no_dataset_column,
+        "lines": complete_lines(data[: len(data) // 2]),
+        "out": tmp_path / "out",
+    }
 
 
-@pytest.mark.parametrize(("argv", "needles"), [
-    (["evaluate", "{cut}", "--out", "{out}"], ["{cut}", "is cut short", "after line {lines},"]),
-    (["calibrate", "{cut}"], ["{cut}", "is cut short"]),
-    (["evaluate", "--out", "{out}", "-p", "random_state=4294967296"], ["--random-state", "[0, 4294967295]"]),
-    (["evaluate", "{text}", "--models", "m1,prompt", "--out", "{out}"], ["'prompt' must be numeric", "{text}",
-                                                                         "line 2"]),
-    (["evaluate", "{nodataset}", "--out", "{out}", "--cohort-protocol", "xdomain"], ["--cohort-protocol indata"]),
-    (["evaluate", "--out", "{out}", "-p", "n_bootstrap=100000000"], ["--n-bootstrap", "10000", "TiB"]),
-], ids=["truncated-gzip", "truncated-gzip-calibrate", "seed", "text-model", "no-dataset-column", "huge-bootstrap"])
+@pytest.mark.parametrize(
+    ("argv", "needles"),
+    [
+        (["evaluate", "{cut}", "--out", "{out}"], ["{cut}", "is cut short", "after line {lines},"]),
+        (["calibrate", "{cut}"], ["{cut}", "is cut short"]),
+        (["evaluate", "--out", "{out}", "-p", "random_state=4294967296"], ["--random-state", "[0, 4294967295]"]),
+        (
+            ["evaluate", "{text}", "--models", "m1,prompt", "--out", "{out}"],
+            ["'prompt' must be numeric", "{text}", "line 2"],
+        ),
+        (["evaluate", "{nodataset}", "--out", "{out}", "--cohort-protocol", "xdomain"], ["--cohort-protocol indata"]),
+        (["evaluate", "--out", "{out}", "-p", "n_bootstrap=100000000"], ["--n-bootstrap", "10000", "TiB"]),
+    ],
+    ids=["truncated-gzip", "truncated-gzip-calibrate", "seed", "text-model", "no-dataset-column", "huge-bootstrap"],
+)
 def test_each_fault_is_one_line_in_a_real_process(fault_files, argv, needles):
     argv = [a.format(**fault_files) for a in argv]
     code, out, err = cli_process(*argv)
@@ -433,12 +497,26 @@ def test_a_big_text_field_runs_in_a_real_process(fault_files):
     clean_stderr(err)
     notes = ba.load_evaluation(fault_files["out"]).data["notes"]
     assert any("ignored column(s) 'prompt'" in n["text"] for n in notes)
-    assert err.splitlines() == [f"beyondauc: {len(notes)} warnings, each kept in full in the evaluation (its "
-                                "manifest's data.notes); --verbose prints them"]
+    assert err.splitlines() == [
+        f"beyondauc: {len(notes)} warnings, each kept in full in the evaluation (its "
+        "manifest's data.notes); --verbose prints them"
+    ]
 
 
-@pytest.mark.parametrize("text", ["a,b,c\n1,2,3\n", "a,b,c\r\n1,2,3\r\n", "a,b,c", '"a,1",b\n1,2\n',
-                                  '"a\nb",c\n1,2\n', "\n\na,b\n", "", "x" * 10, " a , b \n"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "a,b,c\n1,2,3\n",
+        "a,b,c\r\n1,2,3\r\n",
+        "a,b,c",
+        '"a,1",b\n1,2\n',
+        '"a\nb",c\n1,2\n',
+        "\n\na,b\n",
+        "",
+        "x" * 10,
+        " a , b \n",
+    ],
+)
 @pytest.mark.parametrize("sep", [",", "\t"])
 def test_the_header_is_the_csv_modules(tmp_path, text, sep):
     import csv

@@ -1,5 +1,6 @@
 """Bad input is refused early, in one line that names the file, the column or the line; every column is
 accounted for; and each warning is said once per run, listing the datasets (and models) it concerns."""
+
 from __future__ import annotations
 
 import gzip
@@ -21,12 +22,18 @@ from cli_helpers import check_single_error, run
 def frame(n=20, datasets=("a", "b", "c"), models=("m1", "m2"), seed=0):
     """A small benchmark: every dataset has both classes and a domain."""
     rng = np.random.default_rng(seed)
-    df = pd.DataFrame({
-        "dataset": np.repeat(list(datasets), n),
-        "domain": np.repeat(["news", "chat", "news", "chat"][:len(datasets)] if len(datasets) <= 4
-                            else [f"d{i % 2}" for i in range(len(datasets))], n),
-        "label": np.tile([0, 1], n * len(datasets) // 2),
-    })
+    df = pd.DataFrame(
+        {
+            "dataset": np.repeat(list(datasets), n),
+            "domain": np.repeat(
+                ["news", "chat", "news", "chat"][: len(datasets)]
+                if len(datasets) <= 4
+                else [f"d{i % 2}" for i in range(len(datasets))],
+                n,
+            ),
+            "label": np.tile([0, 1], n * len(datasets) // 2),
+        }
+    )
     for m in models:
         df[m] = df["label"] + rng.normal(0, 1, len(df))
     return df
@@ -54,6 +61,7 @@ def cli(*args):
 @pytest.fixture
 def no_grid(monkeypatch):
     """Make the calibration grid (the first computation of `evaluate`) fail the test if it runs."""
+
     def grid(*args, **kwargs):
         raise AssertionError("the calibration grid ran before the input was refused")
 
@@ -61,6 +69,7 @@ def no_grid(monkeypatch):
 
 
 # -- columns ------------------------------------------------------------------------------------------
+
 
 def test_boolean_model_column_is_refused_naming_file_and_column(tmp_path):
     df = frame()
@@ -82,10 +91,14 @@ def test_boolean_column_in_the_cli_names_the_flag(capsys, tmp_path):
     check_single_error(capsys, ["calibrate", str(path)], "'flag' holds booleans", str(path), "--models")
 
 
-@pytest.mark.parametrize("values", [
-    pd.Series(pd.date_range("2024-01-01", periods=60, freq="D")),
-    pd.Series(pd.date_range("2024-01-01", periods=60, freq="D")).dt.strftime("%Y-%m-%d"),
-], ids=["datetime64", "iso-text"])
+@pytest.mark.parametrize(
+    "values",
+    [
+        pd.Series(pd.date_range("2024-01-01", periods=60, freq="D")),
+        pd.Series(pd.date_range("2024-01-01", periods=60, freq="D")).dt.strftime("%Y-%m-%d"),
+    ],
+    ids=["datetime64", "iso-text"],
+)
 def test_date_column_is_refused_naming_the_column(values):
     df = frame()
     df["when"] = values.to_numpy()
@@ -133,6 +146,7 @@ def test_true_format_text_columns_are_known(tmp_path):
 
 
 # -- files the reader cannot read -----------------------------------------------------------------------
+
 
 def test_utf16_file_one_line_in_the_cli(tmp_path):
     path = tmp_path / "utf16.csv"
@@ -212,10 +226,13 @@ def test_domain_column_without_dataset_column_says_the_dataset_column_is_missing
 
 # -- refused before the computation -------------------------------------------------------------------
 
+
 @pytest.mark.filterwarnings("ignore:dataset .* has a single class:UserWarning")
 def test_one_row_dataset_is_refused_before_the_grid(no_grid):
-    df = pd.concat([frame(), pd.DataFrame({"dataset": ["tiny"], "domain": ["news"], "label": [1],
-                                           "m1": [0.3], "m2": [0.1]})], ignore_index=True)
+    df = pd.concat(
+        [frame(), pd.DataFrame({"dataset": ["tiny"], "domain": ["news"], "label": [1], "m1": [0.3], "m2": [0.1]})],
+        ignore_index=True,
+    )
     with pytest.raises(ValueError) as info:
         ba.evaluate(df, n_bootstrap=0)
     message = one_line(str(info.value))
@@ -238,8 +255,10 @@ def test_single_dataset_needs_a_split_for_the_cohorts(no_grid):
     with pytest.raises(ValueError) as info:
         ba.evaluate(frame(datasets=("a",)), n_bootstrap=0, cohort_protocol="xdomain")
     message = one_line(str(info.value))
-    assert message.startswith("the cohort diagnostics of dataset 'a' take the validation cohort from the other "
-                              "datasets (`cohort_protocol`='xdomain'), and there is none")
+    assert message.startswith(
+        "the cohort diagnostics of dataset 'a' take the validation cohort from the other "
+        "datasets (`cohort_protocol`='xdomain'), and there is none"
+    )
     assert "(the data has one dataset)" in message
 
 
@@ -256,10 +275,14 @@ def test_single_dataset_cohorts_default_to_indata():
 def test_a_domain_protocol_asked_for_without_domains_is_refused_before_the_grid(no_grid, name):
     """Without domains the grid leaves outdomain and indomain out (tests/test_no_domains.py); asked for by name,
     one is an error naming the parameter and the datasets without a domain."""
-    with pytest.raises(ValueError, match=rf"^`{name}`='indomain' needs the domain of every dataset, and "
-                                         r"\['a', 'c'\] have none: add a 'domain' column"):
-        ba.evaluate(frame().assign(domain=lambda f: f["domain"].where(f["dataset"] == "b")), n_bootstrap=0,
-                    **{name: "indomain"})
+    with pytest.raises(
+        ValueError,
+        match=rf"^`{name}`='indomain' needs the domain of every dataset, and "
+        r"\['a', 'c'\] have none: add a 'domain' column",
+    ):
+        ba.evaluate(
+            frame().assign(domain=lambda f: f["domain"].where(f["dataset"] == "b")), n_bootstrap=0, **{name: "indomain"}
+        )
 
 
 def test_a_range_that_overflows_is_refused_up_front_naming_model_and_dataset(no_grid):
@@ -282,8 +305,15 @@ def test_one_huge_score_among_ordinary_ones_just_works(value):
     grid = ev.tables["grid"].query("model == 'm2'")
     assert grid[["auc", "accuracy", "kappa"]].notna().all().all()
     diag = ev.tables["diagnostics"].query("model == 'm2'")
-    unitless = ["auc_val", "auc_test", "bias_robustness_val", "bias_robustness_test", "noise_robustness_val",
-                "noise_robustness_test", "drift"]
+    unitless = [
+        "auc_val",
+        "auc_test",
+        "bias_robustness_val",
+        "bias_robustness_test",
+        "noise_robustness_val",
+        "noise_robustness_test",
+        "drift",
+    ]
     assert np.isfinite(diag[unitless].to_numpy(dtype=float)).all()
     curves = ev.tables["robustness"].query("model == 'm2'")
     assert np.isfinite(curves[["auc", "score"]].to_numpy(dtype=float)).all()
@@ -302,8 +332,11 @@ def test_scores_at_a_large_but_safe_scale_are_accepted(scale):
 def test_a_too_small_sigma_max_is_named():
     from beyondauc.evaluation.parameters import check_against_benchmark
 
-    with pytest.raises(ValueError, match=r"^`sigma_max`=1e-306 is too small for the robustness curves of model "
-                                         r"'m1' on dataset 'a'"):
+    with pytest.raises(
+        ValueError,
+        match=r"^`sigma_max`=1e-306 is too small for the robustness curves of model "
+        r"'m1' on dataset 'a'",
+    ):
         check_against_benchmark({"sigma_max": 1e-306}, load_benchmark(frame()))
     check_against_benchmark({"sigma_max": 1e307}, load_benchmark(frame()))  # curves in its units: a large one is fine
 
@@ -321,6 +354,7 @@ def test_report_refuses_a_one_row_dataset_before_making_its_folder(tmp_path):
 
 # -- each warning once --------------------------------------------------------------------------------
 
+
 def test_single_class_datasets_are_warned_about_once(tmp_path):
     df = frame(datasets=("a", "b", "c", "d"), models=("m1", "m2", "m3"))
     df.loc[df["dataset"] == "b", "label"] = 1
@@ -331,9 +365,13 @@ def test_single_class_datasets_are_warned_about_once(tmp_path):
     texts = [str(w.message) for w in caught]
     assert len(texts) == len(set(texts)), texts  # no warning twice
     single = [t for t in texts if "single class" in t]
-    assert single == [("2 datasets have a single class: 'b' (all labels positive), 'd' (all labels negative); "
-                       "their AUC, and every other number that needs both classes, is NaN (kappa too where all "
-                       "decisions are that class)")], texts
+    assert single == [
+        (
+            "2 datasets have a single class: 'b' (all labels positive), 'd' (all labels negative); "
+            "their AUC, and every other number that needs both classes, is NaN (kappa too where all "
+            "decisions are that class)"
+        )
+    ], texts
     assert len(texts) <= 6, texts
 
 
@@ -371,8 +409,9 @@ def test_the_cli_prints_each_warning_once(capsys, tmp_path):
 
 def test_many_models_build_their_tables_without_fragmentation_warnings(tmp_path):
     rng = np.random.default_rng(0)
-    base = pd.DataFrame({"dataset": np.repeat(["a", "b"], 6), "domain": np.repeat(["x", "y"], 6),
-                         "label": np.tile([0, 1], 6)})
+    base = pd.DataFrame(
+        {"dataset": np.repeat(["a", "b"], 6), "domain": np.repeat(["x", "y"], 6), "label": np.tile([0, 1], 6)}
+    )
     scores = pd.DataFrame({f"m{i}": base["label"] + rng.normal(0, 1, 12) for i in range(200)})
     df = pd.concat([base, scores], axis=1)
     path = tmp_path / "many.csv"

@@ -33,14 +33,23 @@ GRACE = 3.0  # seconds the run's processes have to end after it exits
 #: seeded, spread over the evaluation (computed again: --recompute) and the notebooks.
 DELAYS = np.random.default_rng(39).uniform(0.0, 6.0, size=6).round(2)
 #: (signal, sent to the process group as a terminal does, or to the run only as `kill` or Kubernetes does)
-CASES = [("SIGINT", True), ("SIGTERM", False), ("SIGHUP", True), ("SIGINT", False), ("SIGTERM", True),
-         ("SIGHUP", False)]
+CASES = [
+    ("SIGINT", True),
+    ("SIGTERM", False),
+    ("SIGHUP", True),
+    ("SIGINT", False),
+    ("SIGTERM", True),
+    ("SIGHUP", False),
+]
 
 
 def digest(folder):
     """SHA-256 of every file under ``folder`` (hidden ones too), by relative path."""
-    return {p.relative_to(folder).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(Path(folder).rglob("*")) if p.is_file()}
+    return {
+        p.relative_to(folder).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(Path(folder).rglob("*"))
+        if p.is_file()
+    }
 
 
 def marked(tag):
@@ -64,8 +73,14 @@ def survivors(tag):
 
 
 def start(args, tag):
-    return subprocess.Popen([*CLI, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            start_new_session=True, env={**os.environ, MARKER: tag})
+    return subprocess.Popen(
+        [*CLI, *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+        env={**os.environ, MARKER: tag},
+    )
 
 
 def entered(out, proc):
@@ -94,8 +109,9 @@ def clean_up(proc, tag):
 @pytest.fixture(scope="module")
 def previous(tmp_path_factory):
     out = tmp_path_factory.mktemp("interrupts") / "previous"
-    run = subprocess.run([*CLI, "report", "demo", "--out", str(out), *ARGS], capture_output=True, text=True,
-                         timeout=900)
+    run = subprocess.run(
+        [*CLI, "report", "demo", "--out", str(out), *ARGS], capture_output=True, text=True, timeout=900
+    )
     assert run.returncode == 0, run.stderr
     return out
 
@@ -115,8 +131,11 @@ def assert_clean(out, before, tag, err):
     assert survivors(tag) == []
 
 
-@pytest.mark.parametrize(("name", "group", "delay"), [(*case, d) for case, d in zip(CASES, DELAYS)],
-                         ids=[f"{n}-{'group' if g else 'run'}-{d}s" for (n, g), d in zip(CASES, DELAYS)])
+@pytest.mark.parametrize(
+    ("name", "group", "delay"),
+    [(*case, d) for case, d in zip(CASES, DELAYS)],
+    ids=[f"{n}-{'group' if g else 'run'}-{d}s" for (n, g), d in zip(CASES, DELAYS)],
+)
 def test_a_signal_stops_the_run_and_keeps_the_previous_report(report, name, group, delay):
     out, before = report
     signum = getattr(signal, name)
@@ -129,8 +148,9 @@ def test_a_signal_stops_the_run_and_keeps_the_previous_report(report, name, grou
         _, err, seconds = stop(proc, signum, group)
         print(f"{name} to the {'group' if group else 'run'} at {delay} s: exited in {seconds:.2f} s")
         assert proc.returncode == 128 + signum, err
-        assert err.splitlines() == [f"beyondauc: interrupted ({name}); the previous report in {str(out)!r} is "
-                                    "unchanged"], err
+        assert err.splitlines() == [
+            f"beyondauc: interrupted ({name}); the previous report in {str(out)!r} is unchanged"
+        ], err
         assert seconds < 30, "the run did not stop promptly"  # a hang guard; the times are printed above
         assert_clean(out, before, tag, err)
     finally:
@@ -140,13 +160,29 @@ def test_a_signal_stops_the_run_and_keeps_the_previous_report(report, name, grou
 def test_an_evaluation_inside_a_report_belongs_to_it(report):
     """After the report: `evaluate --out REPORT/evaluation` is refused, the report unchanged."""
     out, before = report
-    run = subprocess.run([*CLI, "evaluate", "demo", "--out", str(out / "evaluation"), "-p", "tolerance=0.8",
-                          "--datasets", "wine,diabetes", "--quiet"], capture_output=True, text=True, timeout=600)
+    run = subprocess.run(
+        [
+            *CLI,
+            "evaluate",
+            "demo",
+            "--out",
+            str(out / "evaluation"),
+            "-p",
+            "tolerance=0.8",
+            "--datasets",
+            "wine,diabetes",
+            "--quiet",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert run.returncode == 2, run.stderr
     assert run.stderr.splitlines() == [
         f"beyondauc: error: --out {str(out / 'evaluation')!r} belongs to the beyondauc report in {str(out)!r} (its "
         ".beyondauc-report.json lists 'evaluation/auc_intervals.parquet'), whose run writes it; nothing was written: "
-        "run that report again, or give a folder outside it"]
+        "run that report again, or give a folder outside it"
+    ]
     assert digest(out) == before
 
 
@@ -158,12 +194,17 @@ def test_an_evaluation_inside_a_folder_a_report_is_writing_is_refused(tmp_path):
     proc = start(["report", "demo", "--out", str(out), *ARGS], tag)
     try:
         entered(out, proc)
-        run = subprocess.run([*CLI, "evaluate", "demo", "--out", str(out / "evaluation"), "-p", "tolerance=0.8",
-                              "--quiet"], capture_output=True, text=True, timeout=600)
+        run = subprocess.run(
+            [*CLI, "evaluate", "demo", "--out", str(out / "evaluation"), "-p", "tolerance=0.8", "--quiet"],
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
         assert run.returncode == 2, run.stderr
         assert run.stderr.splitlines() == [
             f"beyondauc: error: --out {str(out / 'evaluation')!r} is inside {str(out)!r}, which another beyondauc "
-            f"run (pid {proc.pid}) is writing; wait for it to finish (nothing was written)"]
+            f"run (pid {proc.pid}) is writing; wait for it to finish (nothing was written)"
+        ]
         assert proc.poll() is None
         _, err, _ = stop(proc, signal.SIGTERM, False)
         assert proc.returncode == 143, err
@@ -186,7 +227,8 @@ def test_a_report_refuses_a_folder_holding_an_evaluation_being_written(tmp_path,
     assert code == 2
     assert capsys.readouterr().err.splitlines() == [
         f"beyondauc: error: --out {str(out)!r} is not empty and is not a beyondauc report (no .beyondauc-report.json); "
-        "nothing was written: give a new or empty folder"]
+        "nothing was written: give a new or empty folder"
+    ]
 
 
 # -- the mechanisms ---------------------------------------------------------------------------------------------
@@ -271,8 +313,12 @@ def test_a_signal_while_the_command_starts_is_one_line(tmp_path, signame):
     machine, already in the command's own policy."""
     script = Path(sys.executable).with_name("beyondauc")
     out = tmp_path / "out"
-    proc = subprocess.Popen([str(script), "report", "demo", "--out", str(out), "--quiet"], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [str(script), "report", "demo", "--out", str(out), "--quiet"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     time.sleep(0.3)  # the interpreter is up, the package is still loading
     proc.send_signal(getattr(signal, signame))
     _, err = proc.communicate(timeout=60)

@@ -109,8 +109,13 @@ def drift_interval(cohorts, seed, n_bootstrap=1000):
     y, s = np.r_[yv, yt], np.r_[sv, st]
     cohort = np.r_[np.zeros(len(yv), int), np.ones(len(yt), int)]
     x, inv = np.unique(s, return_inverse=True)
-    design = dict(n_values=len(x), random_state=seed, groups=cohort, n_groups=2,
-                  statistic=lambda pos, neg: {"drift": drift_rows(x, pos, neg)})
+    design = dict(
+        n_values=len(x),
+        random_state=seed,
+        groups=cohort,
+        n_groups=2,
+        statistic=lambda pos, neg: {"drift": drift_rows(x, pos, neg)},
+    )
     strata = strata_of(cohort, y)
     reps = pd.DataFrame(bootstrap_replicates(strata, inv, y, n_bootstrap=n_bootstrap, **design))
     jack = pd.DataFrame(jackknife_replicates(strata, inv, y, **design))
@@ -156,12 +161,14 @@ def test_bca_equals_scipy_with_one_group_per_example():
     from scipy import stats
 
     from beyondauc.metrics.uncertainty.bootstrap import jackknife_groups
+
     x = np.random.default_rng(1).exponential(size=40)
     res = stats.bootstrap((x,), np.var, method="BCa", n_resamples=999, random_state=2)
     assert sorted(jackknife_groups(np.zeros(40, int), 40, random_state=0).tolist()) == list(range(40))
     loo = np.array([np.var(np.delete(x, i)) for i in range(40)])
-    low, high, method, note = honest_interval(res.bootstrap_distribution, np.var(x), 0.95,
-                                              acceleration=jackknife_acceleration(loo))
+    low, high, method, note = honest_interval(
+        res.bootstrap_distribution, np.var(x), 0.95, acceleration=jackknife_acceleration(loo)
+    )
     assert (method, note) == ("BCa", "")
     np.testing.assert_allclose([low, high], [res.confidence_interval.low, res.confidence_interval.high], rtol=1e-10)
 
@@ -180,13 +187,22 @@ def test_no_interval_rather_than_one_that_excludes_its_estimate():
 def test_jackknife_rows_are_the_statistic_without_each_group():
     """Row g of the jackknife is the point function on the data with group g's examples deleted (stratified)."""
     from beyondauc.metrics.uncertainty.bootstrap import jackknife_groups
+
     yv, sv, yt, st = draw_cohorts(np.random.default_rng(3), 40)
     y, s = np.r_[yv, yt], np.r_[sv, st]
     cohort = np.r_[np.zeros(len(yv), int), np.ones(len(yt), int)]
     x, inv = np.unique(s, return_inverse=True)
     strata = strata_of(cohort, y)
-    jack = jackknife_replicates(strata, inv, y, n_values=len(x), random_state=5, groups=cohort, n_groups=2,
-                                statistic=lambda pos, neg: drift_rows(x, pos, neg))
+    jack = jackknife_replicates(
+        strata,
+        inv,
+        y,
+        n_values=len(x),
+        random_state=5,
+        groups=cohort,
+        n_groups=2,
+        statistic=lambda pos, neg: drift_rows(x, pos, neg),
+    )
     member = jackknife_groups(strata, 20, random_state=5)
     for g in range(20):
         keep = member != g

@@ -17,6 +17,7 @@ from beyondauc.metrics.uncertainty.intervals import acceleration, bootstrap_aucs
 
 # -- brute-force O(n^2) references -------------------------------------------------------------
 
+
 def _psi(y, s):
     """psi(X_i, Y_j) for every positive i (rows) and negative j (columns); ties one half."""
     y, s = np.asarray(y), np.asarray(s, dtype=float)
@@ -57,7 +58,7 @@ def test_delong_variance_equals_brute_force_with_ties(case):
     auc, var = _delong_brute(y, s)
     ci = ba.auc_ci(y, s)
     assert ci.estimate == pytest.approx(auc, abs=1e-12)
-    assert ci.standard_error ** 2 == pytest.approx(var, abs=1e-10)
+    assert ci.standard_error**2 == pytest.approx(var, abs=1e-10)
     assert ci.estimate == pytest.approx(roc_auc_score(y, s), abs=1e-12)
 
 
@@ -68,7 +69,7 @@ def test_paired_delong_equals_brute_force_with_ties(case):
     diff, var = _paired_brute(y, a, b)
     res = ba.compare_auc(y, a, b)
     assert res.difference == pytest.approx(diff, abs=1e-12)
-    assert res.standard_error ** 2 == pytest.approx(max(var, 0.0), abs=1e-10)
+    assert res.standard_error**2 == pytest.approx(max(var, 0.0), abs=1e-10)
     if diff != 0 and var > 1e-20:
         z = diff / np.sqrt(var)
         assert res.statistic == pytest.approx(z, rel=1e-8)
@@ -147,6 +148,7 @@ def test_bad_input_is_one_line_naming_the_parameter():
 
 # -- bootstrap ----------------------------------------------------------------------------------
 
+
 def _binormal(n_pos, n_neg, d, seed):
     rng = np.random.default_rng(seed)
     y = np.r_[np.ones(n_pos, dtype=int), np.zeros(n_neg, dtype=int)]
@@ -183,8 +185,12 @@ def test_bootstrap_agrees_with_a_numpy_loop_in_distribution():
     y, s = _binormal(100, 150, 1.0, 11)
     pos, neg = s[y == 1], s[y == 0]
     rng = np.random.default_rng(12345)
-    loop = np.array([roc_auc_score(np.r_[np.ones(100), np.zeros(150)],
-                                   np.r_[rng.choice(pos, 100), rng.choice(neg, 150)]) for _ in range(1000)])
+    loop = np.array(
+        [
+            roc_auc_score(np.r_[np.ones(100), np.zeros(150)], np.r_[rng.choice(pos, 100), rng.choice(neg, 150)])
+            for _ in range(1000)
+        ]
+    )
     _, inverse, _, _ = grid_counts(y, s)
     ours = bootstrap_aucs(y, inverse, inverse.max() + 1, 2000, 0)  # vs 1,000 loop replicates
     assert ks_2samp(ours, loop).pvalue > 0.01
@@ -205,10 +211,10 @@ def test_acceleration_equals_brute_force_stratified_jackknife():
         th = np.array([roc_auc_score(np.delete(y, i), np.delete(s, i)) for i in idx])
         u = (len(idx) - 1) * (th.mean() - th)
         loo.append((u, len(idx)))
-    num = sum((u ** 3).sum() / n ** 3 for u, n in loo)
-    den = sum((u ** 2).sum() / n ** 2 for u, n in loo)
+    num = sum((u**3).sum() / n**3 for u, n in loo)
+    den = sum((u**2).sum() / n**2 for u, n in loo)
     _, _, pos, neg = grid_counts(y, s)
-    assert acceleration(pos, neg) == pytest.approx(num / (6 * den ** 1.5), rel=1e-9, abs=1e-14)
+    assert acceleration(pos, neg) == pytest.approx(num / (6 * den**1.5), rel=1e-9, abs=1e-14)
 
 
 def test_bca_agrees_with_scipy_bootstrap():
@@ -217,10 +223,18 @@ def test_bca_agrees_with_scipy_bootstrap():
 
     def auc(p, q, axis=-1):
         return (p[..., :, None] > q[..., None, :]).mean(axis=(-2, -1)) + 0.5 * (
-            p[..., :, None] == q[..., None, :]).mean(axis=(-2, -1))
+            p[..., :, None] == q[..., None, :]
+        ).mean(axis=(-2, -1))
 
-    ref = scipy_bootstrap((pos, neg), auc, method="BCa", n_resamples=4000, vectorized=True,
-                          random_state=np.random.default_rng(0), batch=200).confidence_interval
+    ref = scipy_bootstrap(
+        (pos, neg),
+        auc,
+        method="BCa",
+        n_resamples=4000,
+        vectorized=True,
+        random_state=np.random.default_rng(0),
+        batch=200,
+    ).confidence_interval
     ours = ba.auc_ci(y, s, method="bca", n_bootstrap=4000)
     assert ours.method == "bca"
     assert (ours.low, ours.high) == pytest.approx((ref.low, ref.high), abs=0.012)
@@ -249,6 +263,7 @@ def test_delong_coverage_binormal_small():
 
 # -- benchmark level -----------------------------------------------------------------------------
 
+
 def test_auc_intervals_match_auc_ci_per_cell():
     bench = ba.load_demo()
     t = ba.auc_intervals(bench, confidence_level=0.9)
@@ -257,22 +272,30 @@ def test_auc_intervals_match_auc_ci_per_cell():
     for row in t.sample(6, random_state=0).itertuples():
         ci = ba.auc_ci(bench.labels(row.dataset), bench.scores(row.model, row.dataset), confidence_level=0.9)
         assert (row.auc, row.auc_low, row.auc_high, row.auc_se) == pytest.approx(
-            (ci.estimate, ci.low, ci.high, ci.standard_error), rel=1e-10)
+            (ci.estimate, ci.low, ci.high, ci.standard_error), rel=1e-10
+        )
     with pytest.raises(ValueError, match="`bench` must be a Benchmark"):
         ba.auc_intervals(pd.DataFrame())
 
 
 def test_auc_intervals_one_class_dataset_warns():
     with pytest.warns(UserWarning, match="single class"):
-        bench = ba.load_benchmark(pd.DataFrame({
-            "dataset": ["a"] * 4 + ["b"] * 3, "label": [0, 1, 0, 1, 1, 1, 1],
-            "m": [0.1, 0.9, 0.3, 0.5, 0.2, 0.4, 0.6]}))
+        bench = ba.load_benchmark(
+            pd.DataFrame(
+                {
+                    "dataset": ["a"] * 4 + ["b"] * 3,
+                    "label": [0, 1, 0, 1, 1, 1, 1],
+                    "m": [0.1, 0.9, 0.3, 0.5, 0.2, 0.4, 0.6],
+                }
+            )
+        )
     with pytest.warns(ba.UndefinedMetricWarning, match=r"\['b'\]"):
         t = ba.auc_intervals(bench)
     assert np.isfinite(t.loc[0, "auc_se"]) and t.loc[1, ["auc", "auc_low", "auc_se"]].isna().all()
 
 
 # -- Friedman and Nemenyi ------------------------------------------------------------------------
+
 
 def test_nemenyi_q_matches_demsar_table():
     demsar = [1.960, 2.343, 2.569, 2.728, 2.850, 2.949, 3.031, 3.102, 3.164]  # Table 5(a), alpha = 0.05
@@ -286,8 +309,9 @@ def test_nemenyi_q_matches_demsar_table():
 def test_friedman_equals_scipy_with_ties(k, n_data, seed):
     rng = np.random.default_rng(seed)
     vals = rng.integers(0, 4, size=(n_data, k)) / 4  # coarse values: many ties
-    t = pd.DataFrame([{"dataset": f"d{i}", "model": f"m{j}", "accuracy": vals[i, j]}
-                      for i in range(n_data) for j in range(k)])
+    t = pd.DataFrame(
+        [{"dataset": f"d{i}", "model": f"m{j}", "accuracy": vals[i, j]} for i in range(n_data) for j in range(k)]
+    )
     if (vals == vals[:, :1]).all():
         with pytest.warns(ba.UndefinedMetricWarning):
             res = ba.friedman_test(t)
@@ -309,7 +333,7 @@ def test_friedman_equals_scipy_with_ties(k, n_data, seed):
     windows = [(i, j) for i in range(k) for j in range(i + 1, k) if r[j] - r[i] < res.critical_difference]
     maximal = [w for w in windows if not any(o != w and o[0] <= w[0] and w[1] <= o[1] for o in windows)]
     names = list(res.average_ranks.index)
-    assert res.groups() == [tuple(names[i:j + 1]) for i, j in sorted(maximal)]
+    assert res.groups() == [tuple(names[i : j + 1]) for i, j in sorted(maximal)]
     # Iman-Davenport
     if np.isfinite(res.f_statistic):
         assert res.f_statistic == pytest.approx((n_data - 1) * res.statistic / (n_data * (k - 1) - res.statistic))
@@ -328,7 +352,7 @@ def test_friedman_critical_difference_and_groups():
     windows = [(i, j) for i in range(4) for j in range(i + 1, 4) if r[j] - r[i] < res.critical_difference]
     maximal = [w for w in windows if not any(o != w and o[0] <= w[0] and w[1] <= o[1] for o in windows)]
     names = list(res.average_ranks.index)
-    assert res.groups() == [tuple(names[i:j + 1]) for i, j in sorted(maximal)]
+    assert res.groups() == [tuple(names[i : j + 1]) for i, j in sorted(maximal)]
     # lower is better mirrors the ranks
     low = ba.friedman_test(t, value="auc", higher_is_better=False)
     assert low.average_ranks[models].to_numpy() == pytest.approx(5 - res.average_ranks[models].to_numpy())
@@ -365,6 +389,7 @@ def test_reprs_are_concise():
 
 
 # -- the critical-difference diagram -------------------------------------------------------------
+
 
 def test_critical_difference_display():
     import matplotlib
@@ -404,7 +429,9 @@ def test_critical_difference_display_literal_names_and_errors():
     assert label.get_parse_math() is False
     disp.figure_.canvas.draw()  # a `$` in a name must not break drawing
     assert [b.get_xdata().tolist() for b in disp.ax_.lines if b.get_linewidth() == 3.5] == [
-        pytest.approx([1.17, 2.03]), pytest.approx([1.97, 2.83])]
+        pytest.approx([1.17, 2.03]),
+        pytest.approx([1.97, 2.83]),
+    ]
     plt.close(disp.figure_)
     with pytest.raises(ValueError, match="`critical_difference` must give one value per ranking"):
         CriticalDifferenceDisplay([ranks, ranks], [1.0])

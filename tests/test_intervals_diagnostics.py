@@ -1,6 +1,5 @@
 """Bootstrap intervals of the diagnostics: the vectorised replicates against a loop over replicates."""
 
-
 import numpy as np
 import pandas as pd
 import pytest
@@ -30,7 +29,7 @@ def test_replicates_equal_point_functions_on_repeated_rows(seed, ties, p):
     reps = diagnostics_replicates(yv, sv, yt, st, sigma_max=sigma_max, p=p, n_bootstrap=B, random_state=seed)
     cohort = np.r_[np.zeros(len(yv), int), np.ones(len(yt), int)]
     counts = bootstrap_counts(strata_of(cohort, np.r_[yv, yt]), B, random_state=seed)
-    cv, ct = counts[:, : len(yv)], counts[:, len(yv):]
+    cv, ct = counts[:, : len(yv)], counts[:, len(yv) :]
     for r in range(B):  # the straightforward way: repeat rows, call the point estimate
         a, b = np.repeat(yv, cv[r]), np.repeat(sv, cv[r])
         c, d = np.repeat(yt, ct[r]), np.repeat(st, ct[r])
@@ -78,8 +77,7 @@ def test_cohort_diagnostics_intervals_reproducible_and_contain_estimate():
 
 
 def test_diagnostics_table_interval_columns():
-    t = ba.diagnostics_table(ba.load_demo(), models=["logreg", "svm"], datasets=["wine"], n_repeats=2,
-                             n_bootstrap=50)
+    t = ba.diagnostics_table(ba.load_demo(), models=["logreg", "svm"], datasets=["wine"], n_repeats=2, n_bootstrap=50)
     assert {"drift_low", "drift_high", "wasserstein_low", "bias_robustness_test_high"} <= set(t.columns)
     assert (t["drift_low"] <= t["drift_high"]).all()
 
@@ -114,9 +112,15 @@ def test_each_dataset_draws_its_own_replicates_and_every_model_the_same():
     n = 80
     y = (rng.random(n) < 0.5).astype(int)
     s = rng.normal(size=n) + y
-    frame = pd.DataFrame({"dataset": np.repeat(["a", "b"], n), "label": np.tile(y, 2),
-                          "split": np.tile(np.where(np.arange(n) < n // 2, "val", "test"), 2),
-                          "m1": np.tile(s, 2), "m2": np.tile(2 * s + 1, 2)})  # m2: a monotone copy of m1
+    frame = pd.DataFrame(
+        {
+            "dataset": np.repeat(["a", "b"], n),
+            "label": np.tile(y, 2),
+            "split": np.tile(np.where(np.arange(n) < n // 2, "val", "test"), 2),
+            "m1": np.tile(s, 2),
+            "m2": np.tile(2 * s + 1, 2),
+        }
+    )  # m2: a monotone copy of m1
     bench = ba.load_benchmark(frame)
     kw = dict(n_bootstrap=25, random_state=4, n_repeats=2)
     reps = {(m, d): ba.cohort_diagnostics(bench, m, d, **kw).replicates for m in ("m1", "m2") for d in "ab"}
@@ -127,14 +131,17 @@ def test_each_dataset_draws_its_own_replicates_and_every_model_the_same():
         np.testing.assert_allclose(reps[("m1", d)]["auc_test"], reps[("m2", d)]["auc_test"], rtol=0, atol=1e-12)
     # and the stream is the array-level bootstrap's with the dataset's seed
     yv, sv, yt, st = ba.cohorts(bench, "m1", "b")
-    direct = diagnostics_replicates(yv, sv, yt, st, sigma_max=float(np.ptp(np.r_[sv, st])), p=2, n_bootstrap=25,
-                                     random_state=dataset_seed(4, 1))  # b: the second dataset
+    direct = diagnostics_replicates(
+        yv, sv, yt, st, sigma_max=float(np.ptp(np.r_[sv, st])), p=2, n_bootstrap=25, random_state=dataset_seed(4, 1)
+    )  # b: the second dataset
     np.testing.assert_allclose(direct["drift"], reps[("m1", "b")]["drift"], rtol=0, atol=0)
     sel = {d: ba.selective_answering(bench, "m1", d, n_bootstrap=25, random_state=4).replicates["aurc"] for d in "ab"}
     assert not np.allclose(sel["a"], sel["b"])
     # names do not enter: the same datasets renamed give the same replicates
     renamed = ba.load_benchmark(frame.assign(dataset=frame["dataset"].map({"a": "<z> a", "b": "$b$"})))
-    np.testing.assert_array_equal(ba.cohort_diagnostics(renamed, "m1", "$b$", **kw).replicates["drift"],
-                                  reps[("m1", "b")]["drift"])
     np.testing.assert_array_equal(
-        ba.selective_answering(renamed, "m1", "$b$", n_bootstrap=25, random_state=4).replicates["aurc"], sel["b"])
+        ba.cohort_diagnostics(renamed, "m1", "$b$", **kw).replicates["drift"], reps[("m1", "b")]["drift"]
+    )
+    np.testing.assert_array_equal(
+        ba.selective_answering(renamed, "m1", "$b$", n_bootstrap=25, random_state=4).replicates["aurc"], sel["b"]
+    )

@@ -16,9 +16,17 @@ from beyondauc.metrics.uncertainty.bootstrap import bootstrap_counts
 
 def _reference_row(conf, ok, resolution=0.01, tolerance=0.9, weights=(1 / 3, 1 / 3, 1 / 3)):
     d = ba.disca(conf, ok, tolerance=tolerance, weights=weights, resolution=resolution)
-    return {"accuracy": float(np.mean(ok)), "area": 1.0 - ba.aurc(conf, ok), "aurc": ba.aurc(conf, ok),
-            "disca": d.score, "a": d.a, "b": d.b, "n_fluctuations": d.n_fluctuations,
-            "fluctuation_magnitude": d.fluctuation_magnitude, "penalty": d.penalty}
+    return {
+        "accuracy": float(np.mean(ok)),
+        "area": 1.0 - ba.aurc(conf, ok),
+        "aurc": ba.aurc(conf, ok),
+        "disca": d.score,
+        "a": d.a,
+        "b": d.b,
+        "n_fluctuations": d.n_fluctuations,
+        "fluctuation_magnitude": d.fluctuation_magnitude,
+        "penalty": d.penalty,
+    }
 
 
 def _assert_rows_equal(got, want):
@@ -31,11 +39,21 @@ def _assert_rows_equal(got, want):
 def test_benchmark_replicates_equal_a_refit_per_replicate(method, protocol):
     bench = ba.load_demo()
     model, dataset, B, seed = "svm", "wine", 4, 3
-    reps = benchmark_replicates(bench, model, dataset, ood_dataset=None, protocol=protocol, method=method,
-                                 class_weight=None, tolerance=0.9, weights=(1 / 3, 1 / 3, 1 / 3), resolution=0.01,
-                                 random_state=seed, n_bootstrap=B)
-    s, y, role, strata = selective_design(bench, model, dataset, ood_dataset=None, protocol=protocol,
-                                           random_state=seed)
+    reps = benchmark_replicates(
+        bench,
+        model,
+        dataset,
+        ood_dataset=None,
+        protocol=protocol,
+        method=method,
+        class_weight=None,
+        tolerance=0.9,
+        weights=(1 / 3, 1 / 3, 1 / 3),
+        resolution=0.01,
+        random_state=seed,
+        n_bootstrap=B,
+    )
+    s, y, role, strata = selective_design(bench, model, dataset, ood_dataset=None, protocol=protocol, random_state=seed)
     counts = bootstrap_counts(strata, B, random_state=seed)
     for r in range(B):  # straightforward: resample rows, refit the calibrator, score the answers
         rows = np.repeat(np.arange(len(y)), counts[r])
@@ -97,11 +115,23 @@ def test_selective_intervals_bad_input():
 def test_ood_disca_replicates_equal_a_refit_per_replicate(method):
     bench = ba.load_demo()
     B, seed = 3, 2
-    reps = benchmark_replicates(bench, "logreg", "breast_cancer", ood_dataset="diabetes", protocol="indata",
-                                 method=method, class_weight=None, tolerance=0.9, weights=(1 / 3, 1 / 3, 1 / 3),
-                                 resolution=0.01, random_state=seed, n_bootstrap=B)
-    s, y, role, strata = selective_design(bench, "logreg", "breast_cancer", ood_dataset="diabetes",
-                                           protocol="indata", random_state=seed)
+    reps = benchmark_replicates(
+        bench,
+        "logreg",
+        "breast_cancer",
+        ood_dataset="diabetes",
+        protocol="indata",
+        method=method,
+        class_weight=None,
+        tolerance=0.9,
+        weights=(1 / 3, 1 / 3, 1 / 3),
+        resolution=0.01,
+        random_state=seed,
+        n_bootstrap=B,
+    )
+    s, y, role, strata = selective_design(
+        bench, "logreg", "breast_cancer", ood_dataset="diabetes", protocol="indata", random_state=seed
+    )
     counts = bootstrap_counts(strata, B, random_state=seed)
     for r in range(B):
         rows = np.repeat(np.arange(len(y)), counts[r])

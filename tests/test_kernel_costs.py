@@ -64,8 +64,10 @@ def test_grid_counts_are_the_hand_drawn_replicates_on_the_grid(n, n_bootstrap):
     counts = _hand_drawn_counts(strata, n_bootstrap, seed=4)
     assert (bootstrap_counts(strata, n_bootstrap, random_state=4) == counts).all()
     ref = _one_hot_weights(counts, inverse, y, 9, groups, 3)
-    for got in (grid_weights(counts, inverse, y, 9, groups=groups, n_groups=3),
-                bootstrap_grid_counts(strata, inverse, y, 9, n_bootstrap, random_state=4, groups=groups, n_groups=3)):
+    for got in (
+        grid_weights(counts, inverse, y, 9, groups=groups, n_groups=3),
+        bootstrap_grid_counts(strata, inverse, y, 9, n_bootstrap, random_state=4, groups=groups, n_groups=3),
+    ):
         assert got[0].shape == got[1].shape == (n_bootstrap, 3, 9)
         assert (got[0] == ref[0]).all() and (got[1] == ref[1]).all()
 
@@ -75,11 +77,14 @@ def test_grid_counts_do_not_depend_on_the_row_blocks_or_the_slice(monkeypatch):
     full = bootstrap_grid_counts(strata, inverse, y, 40, 200, random_state=7, groups=groups, n_groups=3)
     monkeypatch.setattr(bootstrap, "_DRAW_CELLS", 700)  # one row (a piece of a block) at a time
     for start, stop in [(0, 200), (41, 82), (63, 65), (130, 200)]:
-        part = bootstrap_grid_counts(strata, inverse, y, 40, 200, random_state=7, start=start, stop=stop,
-                                     groups=groups, n_groups=3)
+        part = bootstrap_grid_counts(
+            strata, inverse, y, 40, 200, random_state=7, start=start, stop=stop, groups=groups, n_groups=3
+        )
         assert (part[0] == full[0][start:stop]).all() and (part[1] == full[1][start:stop]).all()
-        assert (bootstrap_counts(strata, 200, random_state=7, start=start, stop=stop)
-                == _hand_drawn_counts(strata, 200, seed=7)[start:stop]).all()
+        assert (
+            bootstrap_counts(strata, 200, random_state=7, start=start, stop=stop)
+            == _hand_drawn_counts(strata, 200, seed=7)[start:stop]
+        ).all()
 
 
 def test_merge_ranks_are_the_per_row_searchsorted():
@@ -113,14 +118,17 @@ def test_wasserstein_rows_equal_the_quantile_functions_at_midpoints(p):
     _, mat = wasserstein_rows(x, pos, neg, p)
     vn, vp, tn, tp = neg[:, 0], pos[:, 0], neg[:, 1], pos[:, 1]
     for r in range(len(pos)):
-        ref = [[_midpoint_wasserstein(x, vn[r], vp[r], p), _midpoint_wasserstein(x, vn[r], tn[r], p)],
-               [_midpoint_wasserstein(x, tp[r], vp[r], p), _midpoint_wasserstein(x, tp[r], tn[r], p)]]
+        ref = [
+            [_midpoint_wasserstein(x, vn[r], vp[r], p), _midpoint_wasserstein(x, vn[r], tn[r], p)],
+            [_midpoint_wasserstein(x, tp[r], vp[r], p), _midpoint_wasserstein(x, tp[r], tn[r], p)],
+        ]
         np.testing.assert_allclose(mat[r], ref, rtol=1e-12, atol=1e-12)
     assert np.isnan(mat[0, 0, 1]) and np.isnan(mat[0, 1, 1])
 
 
 def test_diagnostics_replicates_do_not_depend_on_the_chunks_beyond_rounding(monkeypatch):
     from beyondauc.metrics.diagnostics import benchmark as db
+
     rng = np.random.default_rng(5)
     yv, yt = rng.integers(0, 2, 400), rng.integers(0, 2, 300)
     sv, st = rng.normal(yv, 1.0), np.round(rng.normal(yt, 1.0) + 0.3, 1)  # ties in T

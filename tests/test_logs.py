@@ -34,6 +34,7 @@ LM_EVAL, INSPECT, HELM = LOGS / "lm_eval", LOGS / "inspect", LOGS / "helm"
 
 # -- independent parsing of the raw files ---------------------------------------------------------------------
 
+
 def _lm_eval_raw(path, metric="acc"):
     """(doc_ids, confidences, correct) of a samples file: json per line, the soft-max by hand."""
     ids, conf, correct = [], [], []
@@ -58,9 +59,9 @@ def _zip_members(path):
             if info.compress_type != 93:
                 out[info.filename] = z.read(info)
                 continue
-            name_len, extra_len = struct.unpack("<HH", data[info.header_offset + 26:info.header_offset + 30])
+            name_len, extra_len = struct.unpack("<HH", data[info.header_offset + 26 : info.header_offset + 30])
             start = info.header_offset + 30 + name_len + extra_len
-            raw = data[start:start + info.compress_size]
+            raw = data[start : start + info.compress_size]
             out[info.filename] = zstandard.ZstdDecompressor().decompress(raw, max_output_size=info.file_size)
     return out
 
@@ -103,6 +104,7 @@ def _check_numbers(frame, conf, correct, n_items):
 
 
 # -- lm-evaluation-harness --------------------------------------------------------------------------------------
+
 
 def test_the_lm_eval_folder_gives_two_models_on_two_tasks_equal_to_the_raw_files():
     bench = ba.load_benchmark(LM_EVAL)
@@ -179,6 +181,7 @@ def test_a_samples_file_without_its_results_file_is_refused(tmp_path):
 
 # -- Inspect AI ------------------------------------------------------------------------------------------------
 
+
 def test_the_eval_log_is_zstd_compressed_as_inspect_writes_it():
     with zipfile.ZipFile(_eval_file()) as z:
         assert {i.compress_type for i in z.infolist()} == {93}
@@ -234,6 +237,7 @@ def test_a_log_without_log_probs_is_refused_saying_what_to_log(tmp_path):
 
 # -- hostile .eval archives: refused in one line, before any member is read, nothing written -----------------
 
+
 def _zip(tmp_path, members, name="bad.eval"):
     path = tmp_path / name
     with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
@@ -271,7 +275,7 @@ def test_a_member_lying_about_its_size_is_stopped_at_the_limit(tmp_path, monkeyp
     path = _zip(tmp_path, {"header.json": b" " * 50_000})
     data = bytearray(path.read_bytes())
     central = data.rindex(b"PK\x01\x02")  # the member's central directory entry says 100 bytes
-    data[central + 24:central + 28] = struct.pack("<L", 100)
+    data[central + 24 : central + 28] = struct.pack("<L", 100)
     path.write_bytes(bytes(data))
     _refused(path, "'header.json' inflates past the limit of 10000 bytes")
 
@@ -289,7 +293,7 @@ def test_an_archive_of_a_real_log_cut_in_its_last_member_is_refused(tmp_path):
         last = max(z.infolist(), key=lambda i: i.header_offset)
     # keep the central directory but lose the last member's bytes: the offsets point past the data
     path = tmp_path / "holed.eval"
-    path.write_bytes(data[:last.header_offset + 10] + data[last.header_offset + 10 + last.compress_size:])
+    path.write_bytes(data[: last.header_offset + 10] + data[last.header_offset + 10 + last.compress_size :])
     with pytest.raises(ValueError) as err:
         ba.load_benchmark(path)
     assert "\n" not in str(err.value)
@@ -303,6 +307,7 @@ def test_the_cli_refuses_a_hostile_log_in_one_line(tmp_path, capsys):
 
 
 # -- HELM --------------------------------------------------------------------------------------------------------
+
 
 def test_a_helm_run_equals_its_raw_file():
     run = HELM / "mmlu-anatomy-gpt2"
@@ -332,10 +337,12 @@ def test_a_helm_run_without_max_prob_is_refused(tmp_path):
 
 # -- the registry --------------------------------------------------------------------------------------------
 
+
 def test_the_registry_recognises_every_log_from_the_files_themselves():
     found = [(reader.name, file.relative_to(LOGS).parts[0]) for reader, file in find_logs(LOGS)]
-    assert sorted(found) == sorted([("HELM", "helm")] + [("Inspect AI", "inspect")] * 2
-                                   + [("lm-evaluation-harness", "lm_eval")] * 4)
+    assert sorted(found) == sorted(
+        [("HELM", "helm")] + [("Inspect AI", "inspect")] * 2 + [("lm-evaluation-harness", "lm_eval")] * 4
+    )
     assert [r.name for r in READERS] == ["lm-evaluation-harness", "Inspect AI", "HELM"]
 
 
@@ -355,8 +362,20 @@ def test_log_options_reach_the_reader_through_the_cli_flags():
     from beyondauc.cli.commands import _parameters, build_parser
 
     for command in ("report", "evaluate"):
-        args = build_parser().parse_args([command, str(LM_EVAL), "--out", "x", "--correct-metric", "acc_norm",
-                                           "--scorer", "s", "--confidence-field", "c"])
+        args = build_parser().parse_args(
+            [
+                command,
+                str(LM_EVAL),
+                "--out",
+                "x",
+                "--correct-metric",
+                "acc_norm",
+                "--scorer",
+                "s",
+                "--confidence-field",
+                "c",
+            ]
+        )
         assert _parameters([], args) == {"correct_metric": "acc_norm", "scorer": "s", "confidence_field": "c"}
 
 
@@ -384,6 +403,9 @@ def test_a_deflate_eval_log_reads_as_its_zstd_twin(tmp_path):
 def test_a_folder_of_logs_and_tables_is_refused(tmp_path):
     shutil.copytree(HELM / "mmlu-anatomy-gpt2", tmp_path / "run")
     (tmp_path / "scores.csv").write_text("dataset,label,m\nx,0,0.1\nx,1,0.9\n")
-    with pytest.raises(ValueError, match=r"holds HELM logs \('run/per_instance_stats.json'\) and table files "
-                                         r"\('scores.csv'\); a directory is read as logs or as tables"):
+    with pytest.raises(
+        ValueError,
+        match=r"holds HELM logs \('run/per_instance_stats.json'\) and table files "
+        r"\('scores.csv'\); a directory is read as logs or as tables",
+    ):
         ba.load_benchmark(tmp_path)

@@ -40,8 +40,11 @@ def test_the_llm_demo_script_rewrites_the_shipped_folder_byte_for_byte(tmp_path)
     from beyondauc.data.logs import llm_demo
 
     root = Path(__file__).resolve().parents[1]
-    subprocess.run([sys.executable, str(root / "scripts" / "make_llm_demo.py"), "--out", str(tmp_path / "llm")],
-                   check=True, capture_output=True)
+    subprocess.run(
+        [sys.executable, str(root / "scripts" / "make_llm_demo.py"), "--out", str(tmp_path / "llm")],
+        check=True,
+        capture_output=True,
+    )
     shipped = sorted(p.relative_to(llm_demo()) for p in llm_demo().rglob("*") if p.is_file())
     made = sorted(p.relative_to(tmp_path / "llm") for p in (tmp_path / "llm").rglob("*") if p.is_file())
     assert shipped == made and len(made) == 9
@@ -84,7 +87,9 @@ def test_an_inspect_eval_log_with_epochs_gives_a_report_with_items_and_cluster_i
     (model,) = bench.models
     q, c = bench.quality(bench.datasets[0], model=model), bench.scores(model)
     items = np.unique(bench.items(), return_inverse=True)[1]
-    W = cluster_counts(items, np.zeros(len(q), dtype=int), 20, random_state=dataset_seed(ev.parameters["random_state"], 0))
+    W = cluster_counts(
+        items, np.zeros(len(q), dtype=int), 20, random_state=dataset_seed(ev.parameters["random_state"], 0)
+    )
     row = ev.table("given_calibration").iloc[0]
     low, high, _, _ = honest_interval(W @ (c - q) ** 2 / W.sum(axis=1), row["brier"], 0.95)
     assert (row["brier_low"], row["brier_high"]) == pytest.approx((low, high), abs=1e-12)

@@ -30,8 +30,17 @@ def scores(seed=0, n=60):
     parts = []
     for shift, d in enumerate("abc"):
         y = np.tile([0, 1], n // 2)
-        parts.append(pd.DataFrame({"dataset": d, "label": y, "m1": y + rng.normal(shift, 1, n),
-                                   "m2": y + rng.normal(0, 1.5, n), "m3": 0.3 * y + rng.normal(0, 1, n)}))
+        parts.append(
+            pd.DataFrame(
+                {
+                    "dataset": d,
+                    "label": y,
+                    "m1": y + rng.normal(shift, 1, n),
+                    "m2": y + rng.normal(0, 1.5, n),
+                    "m3": 0.3 * y + rng.normal(0, 1, n),
+                }
+            )
+        )
     return pd.concat(parts, ignore_index=True)
 
 
@@ -58,13 +67,16 @@ def evaluations(csv):
 
 # -- the evaluation -------------------------------------------------------------------------------
 
+
 def test_the_evaluation_runs_without_domains_and_says_once_what_it_left_out(evaluations):
     bare, caught, _ = evaluations
     said = left_out_warnings(caught)
     assert len(said) == 1, [str(w.message) for w in caught]
     message = str(said[0].message)
-    assert message.startswith("protocols outdomain and indomain are left out: each needs the domain of every "
-                              "dataset, and ['a', 'b', 'c'] have none")
+    assert message.startswith(
+        "protocols outdomain and indomain are left out: each needs the domain of every "
+        "dataset, and ['a', 'b', 'c'] have none"
+    )
     assert "`domains=`" in message and "--domains" not in message  # Python's words in Python
     assert set(bare.table("grid")["protocol"]) == {"xdomain", "indata", "outdata"}
     assert set(bare.table("calibration_error")["protocol"]) == {"xdomain", "indata", "outdata"}
@@ -81,8 +93,10 @@ def test_leaving_protocols_out_changes_no_other_number(evaluations):
     assert named.data["protocols_left_out"] == {}
     kept = named.table("grid")
     kept = kept[~kept["protocol"].isin(DOMAIN_PROTOCOLS)].drop(columns="domain")
-    pd.testing.assert_frame_equal(bare.table("grid").drop(columns="domain").sort_values(KEY).reset_index(drop=True),
-                                  kept.sort_values(KEY).reset_index(drop=True))
+    pd.testing.assert_frame_equal(
+        bare.table("grid").drop(columns="domain").sort_values(KEY).reset_index(drop=True),
+        kept.sort_values(KEY).reset_index(drop=True),
+    )
     for name in ("leaderboard", "diagnostics", "selective"):
         pd.testing.assert_frame_equal(bare.table(name), named.table(name), check_like=True)
 
@@ -104,9 +118,12 @@ def test_the_record_of_what_was_left_out_survives_save_and_load(evaluations, tmp
 @pytest.mark.parametrize("name", ["protocol", "selective_protocol", "cohort_protocol"])
 @pytest.mark.parametrize("protocol", DOMAIN_PROTOCOLS)
 def test_a_domain_protocol_asked_for_by_name_is_an_error(csv, name, protocol):
-    with pytest.raises(ValueError, match=rf"^`{name}`='{protocol}' needs the domain of every dataset, and "
-                                         r"\['a', 'b', 'c'\] have none: add a 'domain' column to the data, or "
-                                         rf"give `domains=` \(dataset -> domain\), or choose another `{name}`$"):
+    with pytest.raises(
+        ValueError,
+        match=rf"^`{name}`='{protocol}' needs the domain of every dataset, and "
+        r"\['a', 'b', 'c'\] have none: add a 'domain' column to the data, or "
+        rf"give `domains=` \(dataset -> domain\), or choose another `{name}`$",
+    ):
         ba.evaluate(csv, **FAST, **{name: protocol})
 
 
@@ -126,12 +143,15 @@ def test_a_bad_domains_value_is_refused_naming_the_parameter(csv, value):
 
 # -- the metric functions: their default is every protocol the data allows ---------------------------
 
+
 def test_the_grid_functions_leave_domain_protocols_out_by_default_and_refuse_them_by_name(csv):
     bench = ba.load_benchmark(csv)
     assert left_out_protocols(bench).keys() == set(DOMAIN_PROTOCOLS)
-    for func, table in ((ba.expected_accuracy_grid, lambda r: r),
-                        (ba.calibration_error_table, lambda r: r.ece),
-                        (lambda b, **k: ba.bootstrap_grid(b, n_bootstrap=2, **k), lambda r: r.grid)):
+    for func, table in (
+        (ba.expected_accuracy_grid, lambda r: r),
+        (ba.calibration_error_table, lambda r: r.ece),
+        (lambda b, **k: ba.bootstrap_grid(b, n_bootstrap=2, **k), lambda r: r.grid),
+    ):
         with pytest.warns(UserWarning, match="outdomain and indomain are left out") as caught:
             got = table(func(bench, methods=["stump"], n_repeats=2))
         assert len(left_out_warnings(caught)) == 1
@@ -146,10 +166,29 @@ def test_the_grid_functions_leave_domain_protocols_out_by_default_and_refuse_the
 
 # -- the command line and the reports ---------------------------------------------------------------
 
+
 def test_report_on_a_csv_without_domains_exits_0_and_says_what_it_left_out(csv, tmp_path, capsys):
     out = tmp_path / "report"
-    code, text = run(["report", str(csv), "--out", str(out), "--n-bootstrap", "0", "--n-repeats", "2",
-                      "--noise-repeats", "2", "--n-points", "5", "--jobs", "2", "--quiet", "--verbose"])
+    code, text = run(
+        [
+            "report",
+            str(csv),
+            "--out",
+            str(out),
+            "--n-bootstrap",
+            "0",
+            "--n-repeats",
+            "2",
+            "--noise-repeats",
+            "2",
+            "--n-points",
+            "5",
+            "--jobs",
+            "2",
+            "--quiet",
+            "--verbose",
+        ]
+    )
     err = capsys.readouterr().err
     assert code == 0, err
     assert "3 model reports and the overview" in text
@@ -157,9 +196,11 @@ def test_report_on_a_csv_without_domains_exits_0_and_says_what_it_left_out(csv, 
     assert len(said) == 1, err
     assert said[0].startswith("beyondauc: warning: protocols outdomain and indomain are left out")
     assert "give --domains" in said[0] and "`domains=`" not in said[0]  # the CLI's words on the CLI
-    note = ("Protocols outdomain and indomain are left out: each needs the domain of every dataset, and "
-            "[&#39;a&#39;, &#39;b&#39;, &#39;c&#39;] have none; to include them, add a &#39;domain&#39; column to "
-            "the data, or give the domains (--domains on the command line, domains= in Python).")
+    note = (
+        "Protocols outdomain and indomain are left out: each needs the domain of every dataset, and "
+        "[&#39;a&#39;, &#39;b&#39;, &#39;c&#39;] have none; to include them, add a &#39;domain&#39; column to "
+        "the data, or give the domains (--domains on the command line, domains= in Python)."
+    )
     index = (out / "index.html").read_text(encoding="utf-8")
     assert f'<p class="note" data-beyondauc="note">{note}</p>' in index
     for page in [out / "overview" / "overview.html", *sorted((out / "models").glob("*/report.html"))]:
@@ -180,16 +221,23 @@ def test_a_report_with_every_domain_has_no_note():
     assert notes(named) == [] and notes(old) == []
 
 
-@pytest.mark.parametrize("argv", [
-    ["calibrate", "{csv}", "--protocol", "outdomain"],
-    ["diagnose", "{csv}", "--model", "m1", "--protocol", "indomain"],
-    ["selective", "{csv}", "--model", "m1", "--protocol", "outdomain"],
-    ["evaluate", "{csv}", "--out", "{out}", "--protocol", "indomain", "--quiet"],
-    ["report", "{csv}", "--out", "{out}", "--selective-protocol", "outdomain", "--quiet"],
-])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["calibrate", "{csv}", "--protocol", "outdomain"],
+        ["diagnose", "{csv}", "--model", "m1", "--protocol", "indomain"],
+        ["selective", "{csv}", "--model", "m1", "--protocol", "outdomain"],
+        ["evaluate", "{csv}", "--out", "{out}", "--protocol", "indomain", "--quiet"],
+        ["report", "{csv}", "--out", "{out}", "--selective-protocol", "outdomain", "--quiet"],
+    ],
+)
 def test_a_domain_protocol_asked_for_on_the_cli_names_the_flag(capsys, csv, tmp_path, argv):
     argv = [a.format(csv=csv, out=tmp_path / "out") for a in argv]
-    line = check_single_error(capsys, argv, "needs a domain" if argv[0] in ("calibrate", "diagnose", "selective")
-                              else "needs the domain of every dataset", "--domains")
+    line = check_single_error(
+        capsys,
+        argv,
+        "needs a domain" if argv[0] in ("calibrate", "diagnose", "selective") else "needs the domain of every dataset",
+        "--domains",
+    )
     assert "`domains=`" not in line and "load_benchmark" not in line
     assert not (tmp_path / "out").exists()  # refused before any folder is made

@@ -33,8 +33,18 @@ REPO_NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
 MARKER = "BEYONDAUC_TEST_RUN"
 MODELS = ("logreg", "svm")
 #: Evaluation parameters that make the evaluation take about two seconds.
-CHEAP = ("-p", "protocol=indata", "-p", "n_repeats=2", "-p", "n_bootstrap=20", "-p", "noise_repeats=2",
-         "-p", "n_points=5")
+CHEAP = (
+    "-p",
+    "protocol=indata",
+    "-p",
+    "n_repeats=2",
+    "-p",
+    "n_bootstrap=20",
+    "-p",
+    "noise_repeats=2",
+    "-p",
+    "n_points=5",
+)
 GRACE = 5.0  # seconds the processes of a killed run have to end (issue 26)
 
 
@@ -65,9 +75,13 @@ class Run:
         self.tag = uuid.uuid4().hex
         self.stderr_path = Path(folder) / f"stderr-{self.tag}.txt"
         with self.stderr_path.open("w") as err:
-            self.proc = subprocess.Popen([sys.executable, "-c", CLI_WITH_NOTEBOOKS, str(nbdir), *args],
-                                         stdout=subprocess.DEVNULL, stderr=err, start_new_session=True,
-                                         env={**os.environ, MARKER: self.tag})
+            self.proc = subprocess.Popen(
+                [sys.executable, "-c", CLI_WITH_NOTEBOOKS, str(nbdir), *args],
+                stdout=subprocess.DEVNULL,
+                stderr=err,
+                start_new_session=True,
+                env={**os.environ, MARKER: self.tag},
+            )
         self.started = time.monotonic()
 
     def stderr(self):
@@ -125,8 +139,13 @@ def bench(tmp_path_factory):
     demo_frame(dict(zip(MODELS, MODELS))).to_csv(data, index=False)
     flags = base / "flags"
     flags.mkdir()
-    return {"data": data, "base": base, "flags": flags, "slow": flagging_notebooks(base / "slow", flags, 0.5),
-            "tiny": tiny_notebooks(REPO_NOTEBOOKS, base / "tiny")}
+    return {
+        "data": data,
+        "base": base,
+        "flags": flags,
+        "slow": flagging_notebooks(base / "slow", flags, 0.5),
+        "tiny": tiny_notebooks(REPO_NOTEBOOKS, base / "tiny"),
+    }
 
 
 def report_args(bench, out):
@@ -134,15 +153,25 @@ def report_args(bench, out):
 
 
 def _described(processes):
-    return "\n".join(f"  pid {pid} (parent {ppid}): {' '.join(cmd.split())[:160]}"
-                     for pid, (ppid, cmd) in sorted(processes.items()))
+    return "\n".join(
+        f"  pid {pid} (parent {ppid}): {' '.join(cmd.split())[:160]}" for pid, (ppid, cmd) in sorted(processes.items())
+    )
 
 
 def _kinds(processes, main):
     """How many processes of each kind: the run, spawned workers, their kernels, the tracker, forked workers."""
-    kinds = ["run" if pid == main else "kernel" if _is_kernel(cmd) else "spawned worker" if "spawn_main" in cmd
-             else "resource tracker" if "resource_tracker" in cmd else "forked worker"
-             for pid, (_, cmd) in processes.items()]
+    kinds = [
+        "run"
+        if pid == main
+        else "kernel"
+        if _is_kernel(cmd)
+        else "spawned worker"
+        if "spawn_main" in cmd
+        else "resource tracker"
+        if "resource_tracker" in cmd
+        else "forked worker"
+        for pid, (_, cmd) in processes.items()
+    ]
     return {k: kinds.count(k) for k in sorted(set(kinds))}
 
 
@@ -159,8 +188,11 @@ def _evaluation_pool(run, procs, bench):
     """A forked evaluation worker exists: a child with the run's own command line, once both report workers
     have started (they are spawned: a child of the run that has not run its own command yet may be one)."""
     main = procs.get(run.proc.pid)
-    return (main is not None and _workers_starting(run, procs, bench)
-            and any(ppid == run.proc.pid and cmd == main[1] for ppid, cmd in procs.values()))
+    return (
+        main is not None
+        and _workers_starting(run, procs, bench)
+        and any(ppid == run.proc.pid and cmd == main[1] for ppid, cmd in procs.values())
+    )
 
 
 def _kernel_starting(run, procs, bench):
@@ -173,8 +205,12 @@ def _notebook_running(run, procs, bench):
     return (bench["flags"] / "running").exists()
 
 
-MOMENTS = {"workers starting": _workers_starting, "evaluation pool": _evaluation_pool,
-           "kernel starting": _kernel_starting, "notebook running": _notebook_running}
+MOMENTS = {
+    "workers starting": _workers_starting,
+    "evaluation pool": _evaluation_pool,
+    "kernel starting": _kernel_starting,
+    "notebook running": _notebook_running,
+}
 
 
 @pytest.mark.parametrize("moment", list(MOMENTS))
@@ -189,8 +225,10 @@ def test_kill_9_of_the_run_leaves_no_process(bench, runs, tmp_path, moment):
     alive = run.kill()
     assert len(alive) >= 4, _described(alive)  # the run, the tracker and two workers at least
     survivors = run.survivors()
-    assert survivors == {}, (f"alive {GRACE} s after kill -9 at '{moment}':\n{_described(survivors)}\n"
-                             f"alive at the kill:\n{_described(alive)}")
+    assert survivors == {}, (
+        f"alive {GRACE} s after kill -9 at '{moment}':\n{_described(survivors)}\n"
+        f"alive at the kill:\n{_described(alive)}"
+    )
 
 
 def test_a_finished_run_leaves_no_process(bench, runs, tmp_path):
@@ -224,8 +262,14 @@ def test_kill_9_of_a_run_on_dask_stops_its_kernels_on_the_workers(bench, runs, t
     flags.mkdir()
     notebooks = flagging_notebooks(tmp_path / "notebooks", flags, 20.0)
     tag = uuid.uuid4().hex  # the cluster's processes, and the kernels its workers start
-    cluster = subprocess.Popen([sys.executable, "-c", CLUSTER], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                               text=True, start_new_session=True, env={**os.environ, MARKER: tag})
+    cluster = subprocess.Popen(
+        [sys.executable, "-c", CLUSTER],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+        env={**os.environ, MARKER: tag},
+    )
     try:
         address = cluster.stdout.readline().strip()
         assert address, "the cluster did not start"
@@ -260,8 +304,11 @@ def check_complete(out):
     root = parse_html((out / "index.html").read_text(encoding="utf-8"))
     names = [row.find("td", **{"class": "name"}).text for row in root.marked("model-row")]
     assert sorted(names) == sorted(MODELS)
-    links = {urllib.parse.unquote(a.attrs["href"]) for a in root.find_all("a")
-             if not a.attrs.get("href", "#").startswith(("#", "http"))}
+    links = {
+        urllib.parse.unquote(a.attrs["href"])
+        for a in root.find_all("a")
+        if not a.attrs.get("href", "#").startswith(("#", "http"))
+    }
     pages = {f"models/{m}/report.html" for m in MODELS} | {"overview/overview.html"}
     assert pages <= links, sorted(links)
     assert all((out / link).is_file() for link in links), [link for link in links if not (out / link).is_file()]
@@ -302,8 +349,10 @@ def test_soak_killed_runs_into_one_folder_then_a_clean_one(bench, runs, tmp_path
         alive = run.kill()
         print(f"run {i} killed at {delay:.2f} s of {duration:.2f} s; alive then: {_kinds(alive, run.proc.pid)}")
         survivors = run.survivors()
-        assert survivors == {}, (f"run {i}, killed at {delay:.2f} s of {duration:.2f} s: alive {GRACE} s later:\n"
-                                 f"{_described(survivors)}\nalive at the kill:\n{_described(alive)}")
+        assert survivors == {}, (
+            f"run {i}, killed at {delay:.2f} s of {duration:.2f} s: alive {GRACE} s later:\n"
+            f"{_described(survivors)}\nalive at the kill:\n{_described(alive)}"
+        )
     stopped_by_signals(bench, runs, tmp_path, args, out, duration, rng)
     last = Run(bench["tiny"], args, tmp_path)
     runs.append(last)
@@ -329,8 +378,11 @@ def _entered(run, out):
 
 def _report_files(out):
     """Every file of ``out`` but a run's staging folder and lock, with its bytes."""
-    return {p.relative_to(out).as_posix(): p.read_bytes() for p in sorted(out.rglob("*"))
-            if p.is_file() and not p.relative_to(out).parts[0].startswith((".beyondauc-staging-", ".beyondauc.lock"))}
+    return {
+        p.relative_to(out).as_posix(): p.read_bytes()
+        for p in sorted(out.rglob("*"))
+        if p.is_file() and not p.relative_to(out).parts[0].startswith((".beyondauc-staging-", ".beyondauc.lock"))
+    }
 
 
 def stopped_by_signals(bench, runs, tmp_path, args, out, duration, rng):
@@ -351,8 +403,9 @@ def stopped_by_signals(bench, runs, tmp_path, args, out, duration, rng):
             check_complete(out)
             continue
         assert run.proc.returncode == 128 + signum, err
-        assert err.splitlines() == [f"beyondauc: interrupted ({name}); the previous report in {str(out)!r} is "
-                                    "unchanged"], err
+        assert err.splitlines() == [
+            f"beyondauc: interrupted ({name}); the previous report in {str(out)!r} is unchanged"
+        ], err
         assert _report_files(out) == before
         assert sorted(p.name for p in out.iterdir() if p.name.startswith(".beyondauc")) == [".beyondauc-report.json"]
         survivors = run.survivors()
@@ -379,8 +432,13 @@ def test_where_the_death_signal_is_missing_a_worker_watches_its_parent(runs):
         mp.setattr(_pool, "_prctl", lambda: None)
         assert _pool.child_preexec() is None  # a kernel then relies on its own parent poller
     tag = uuid.uuid4().hex
-    proc = subprocess.Popen([sys.executable, "-c", WATCHED_POOL], stdout=subprocess.PIPE, text=True,
-                            start_new_session=True, env={**os.environ, MARKER: tag})
+    proc = subprocess.Popen(
+        [sys.executable, "-c", WATCHED_POOL],
+        stdout=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+        env={**os.environ, MARKER: tag},
+    )
     worker = int(proc.stdout.readline())
     assert worker in run_processes(tag)
     os.kill(proc.pid, signal.SIGKILL)
@@ -396,6 +454,11 @@ def test_where_the_death_signal_is_missing_a_worker_watches_its_parent(runs):
 def test_a_worker_whose_parent_is_already_gone_exits():
     """The parent may die before the worker asks for the signal: the worker sees another parent and exits."""
     code = "from beyondauc.utils.parallel import die_with_parent\ndie_with_parent(1)\nprint('still alive')"
-    proc = subprocess.run([sys.executable, "-c", code], check=False,  # its parent is pytest, not pid 1
-                          capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-c", code],
+        check=False,  # its parent is pytest, not pid 1
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert (proc.returncode, proc.stdout) == (1, "")

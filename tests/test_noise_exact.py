@@ -10,6 +10,7 @@
 * the exact value against the seeded Monte Carlo with many repeats (within
   the Monte Carlo error).
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -49,12 +50,12 @@ def cohort(kind, seed, n):
     y = (rng.random(n) < 0.4).astype(int)
     y[:2] = 0, 1
     z = rng.normal(size=n) + y
-    s = {"normal": z, "tied": np.round(z, 1), "int": np.clip(np.round(z + 2), 0, 4),
-         "offset": 1e3 + 1e-3 * z}[kind]
+    s = {"normal": z, "tied": np.round(z, 1), "int": np.clip(np.round(z + 2), 0, 4), "offset": 1e3 + 1e-3 * z}[kind]
     return y, s
 
 
 # -- the closed form ----------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("d", [-3.0, -0.7, -1e-6, 1e-12, 1e-6, 0.01, 0.3, 1.0, 2.5, 12.0])
 def test_closed_form_equals_quadrature(d):
@@ -85,6 +86,7 @@ def test_integral_is_odd_around_one_half(d):
 
 
 # -- the direct sum: equal to the brute force -----------------------------------------------
+
 
 @pytest.mark.parametrize("sigma_max", [None, 0.5, 3.0])
 @pytest.mark.parametrize("kind", ["normal", "tied", "int", "offset"])
@@ -131,6 +133,7 @@ def test_any_small_cohort_equals_brute_force(rows):
 
 # -- the FFT: within its stated bound ---------------------------------------------------------
 
+
 def _pair_means(pos, neg, shifts, *, direct, monkeypatch):
     monkeypatch.setattr(noise_exact, "DIRECT_PAIRS", 1 << 62 if direct else 0)
     return noise_pair_means(np.sort(pos), np.sort(neg), shifts)
@@ -170,6 +173,7 @@ def test_fft_path_taken_by_large_cohorts():
 
 
 # -- against the Monte Carlo ------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("kind", ["normal", "int"])
 def test_exact_is_what_the_monte_carlo_estimates(kind):

@@ -12,6 +12,7 @@ from the demo (module-scoped), then once more for the variants that matter
 ``split`` column for the cohort diagnostics).  The outputs must hold no
 error, at least one HTML table and one PNG figure, and name the model.
 """
+
 from __future__ import annotations
 
 import ast
@@ -73,13 +74,15 @@ def _parameters(nb):
     for node in ast.parse(_parameters_cell(nb).source).body:
         if isinstance(node, ast.ImportFrom) and node.module == "typing":  # for Optional[...] annotations
             continue
-        assert isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.value is not None, \
+        assert isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.value is not None, (
             ast.unparse(node)
+        )
         out[node.target.id] = (ast.unparse(node.annotation), ast.literal_eval(node.value))
     return out
 
 
 # -- structure ------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("name", NAMES)
 def test_notebook_is_valid_nbformat4_with_python3_kernel(name):
@@ -120,8 +123,11 @@ def test_one_parameters_cell_of_typed_commented_defaults(name):
 
 def _comments(source):
     """line number -> text of the comment on that line."""
-    return {tok.start[0]: tok.string.lstrip("#").strip()
-            for tok in tokenize.generate_tokens(io.StringIO(source).readline) if tok.type == tokenize.COMMENT}
+    return {
+        tok.start[0]: tok.string.lstrip("#").strip()
+        for tok in tokenize.generate_tokens(io.StringIO(source).readline)
+        if tok.type == tokenize.COMMENT
+    }
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -132,15 +138,21 @@ def test_papermill_lists_every_parameter(name):
     expected = {}
     for node in ast.parse(source).body:
         if isinstance(node, ast.AnnAssign):
-            expected[node.target.id] = {"inferred_type_name": ast.unparse(node.annotation),
-                                        "default": ast.literal_eval(node.value), "help": comments[node.lineno]}
+            expected[node.target.id] = {
+                "inferred_type_name": ast.unparse(node.annotation),
+                "default": ast.literal_eval(node.value),
+                "help": comments[node.lineno],
+            }
     got = papermill.inspect_notebook(str(NOTEBOOKS / f"{name}.ipynb"))
     assert list(got) == list(expected)
     for pname, want in expected.items():
         info = got[pname]
         assert info["name"] == pname
-        assert {"inferred_type_name": info["inferred_type_name"], "default": ast.literal_eval(info["default"]),
-                "help": info["help"]} == want, pname
+        assert {
+            "inferred_type_name": info["inferred_type_name"],
+            "default": ast.literal_eval(info["default"]),
+            "help": info["help"],
+        } == want, pname
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -198,8 +210,13 @@ def test_every_table_and_figure_follows_a_markdown_explanation(name):
 @pytest.mark.parametrize("name", NAMES)
 def test_markdown_cites_the_paper(name):
     text = " ".join(c.source for c in _read(name).cells if c.cell_type == "markdown")
-    papers = {"auc_vs_accuracy": ["Opitz"], "test_auroc": ["Roberts"], "selective_answering": ["Mishra"],
-              "overview": ["Opitz", "Roberts", "Mishra"], "summary": ["Opitz", "Roberts", "Mishra"]}
+    papers = {
+        "auc_vs_accuracy": ["Opitz"],
+        "test_auroc": ["Roberts"],
+        "selective_answering": ["Mishra"],
+        "overview": ["Opitz", "Roberts", "Mishra"],
+        "summary": ["Opitz", "Roberts", "Mishra"],
+    }
     for author in papers[name]:
         assert author in text
 
@@ -209,6 +226,7 @@ def test_the_notebooks_directory_holds_exactly_these():
 
 
 # -- execution --------------------------------------------------------------------------------
+
 
 def _small_benchmark_frame():
     return beyondauc.load_demo().subset(models=MODELS, datasets=DATASETS).frame
@@ -223,8 +241,9 @@ def _small_benchmark(path, *, split=True):
 
 
 def _execute(name, out, parameters):
-    return papermill.execute_notebook(str(NOTEBOOKS / f"{name}.ipynb"), str(out), parameters=parameters,
-                                      kernel_name="python3", progress_bar=False)
+    return papermill.execute_notebook(
+        str(NOTEBOOKS / f"{name}.ipynb"), str(out), parameters=parameters, kernel_name="python3", progress_bar=False
+    )
 
 
 def _outputs(nb):
@@ -259,20 +278,38 @@ def runs(tmp_path_factory):
     data = _small_benchmark(tmp / "small.csv")
     common = {"data": data, "overrides": {"n_repeats": 3, "random_state": 1}}
     jobs = {name: (name, dict(common, model=MODEL) if name in PER_MODEL else common) for name in NAMES}
-    jobs["selective_ood"] = ("selective_answering", dict(
-        common, model=MODEL, overrides=dict(common["overrides"], datasets=["wine", "iris_versicolor"],
-                                            ood_dataset="breast_cancer", computation_score=0.5)))
-    jobs["test_auroc_nosplit"] = ("test_auroc", dict(
-        common, data=_small_benchmark(tmp / "nosplit.csv", split=False), model=MODEL,
-        overrides=dict(common["overrides"], noise_repeats=2), n_dashboards=2))
+    jobs["selective_ood"] = (
+        "selective_answering",
+        dict(
+            common,
+            model=MODEL,
+            overrides=dict(
+                common["overrides"],
+                datasets=["wine", "iris_versicolor"],
+                ood_dataset="breast_cancer",
+                computation_score=0.5,
+            ),
+        ),
+    )
+    jobs["test_auroc_nosplit"] = (
+        "test_auroc",
+        dict(
+            common,
+            data=_small_benchmark(tmp / "nosplit.csv", split=False),
+            model=MODEL,
+            overrides=dict(common["overrides"], noise_repeats=2),
+            n_dashboards=2,
+        ),
+    )
     # given a saved evaluation, a notebook reads it and computes nothing: its `data` does not even exist
     evaluation = beyondauc.evaluate(data, n_repeats=3, random_state=1, tolerance=0.8).save(tmp / "evaluation")
     for name in NAMES:
         params = {"evaluation": str(evaluation), "data": str(tmp / "absent.csv"), "overrides": {"tolerance": 0.5}}
         jobs[f"{name}_evaluation"] = (name, dict(params, model=MODEL) if name in PER_MODEL else params)
     with ThreadPoolExecutor(max_workers=3) as pool:
-        futures = {key: pool.submit(_execute, name, tmp / f"{key}.ipynb", params)
-                   for key, (name, params) in jobs.items()}
+        futures = {
+            key: pool.submit(_execute, name, tmp / f"{key}.ipynb", params) for key, (name, params) in jobs.items()
+        }
         return {key: f.result() for key, f in futures.items()}
 
 
@@ -337,13 +374,14 @@ def test_overview_shows_the_pairwise_matrix_and_the_friedman_test(runs):
         alts = _figure_alts(runs[key])
         assert sum(a.startswith("Accuracy difference of every pair of models") for a in alts) == 1
         assert sum(a.startswith("Critical-difference diagram") for a in alts) == 1
-    injected = next(c for c in runs["overview_evaluation"].cells
-                    if "injected-parameters" in c.metadata.get("tags", []))
+    injected = next(c for c in runs["overview_evaluation"].cells if "injected-parameters" in c.metadata.get("tags", []))
     evaluation = beyondauc.open_evaluation(re.search(r'^evaluation = "(.*)"$', injected.source, re.M).group(1))
     test = evaluation.table("friedman").drop_duplicates("value").set_index("value")
     said = next(t for t in _texts(runs["overview_evaluation"]) if t.startswith("Friedman test over"))
-    assert f"by accuracy, chi-square = {test.loc['accuracy', 'statistic']:.2f}, " \
-           f"p = {test.loc['accuracy', 'pvalue']:.2g}" in said
+    assert (
+        f"by accuracy, chi-square = {test.loc['accuracy', 'statistic']:.2f}, "
+        f"p = {test.loc['accuracy', 'pvalue']:.2g}" in said
+    )
     assert f"CD = {test.loc['accuracy', 'critical_difference']:.2f}" in said
     html = "\n".join(_texts(runs["auc_vs_accuracy_evaluation"]))
     delong = evaluation.table("auc_intervals").query("model == @MODEL")
@@ -373,8 +411,9 @@ def test_selective_with_ood_dataset_computes_nidma(runs):
     assert len(tables) == 1 and "None" not in tables[0] and "NaN" not in tables[0]
     shown = [float(x.replace("\u2212", "-")) for x in re.findall(r"[-\u2212]?\d+\.\d+", tables[0])]
     for dataset in ("wine", "iris_versicolor"):
-        r = beyondauc.selective_answering(bench, MODEL, dataset, ood_dataset="breast_cancer", computation_score=0.5,
-                                          random_state=1)
+        r = beyondauc.selective_answering(
+            bench, MODEL, dataset, ood_dataset="breast_cancer", computation_score=0.5, random_state=1
+        )
         for value in (r.nidma, r.didma, r.disca_ood.score):
             assert any(abs(x - value) < 6e-4 for x in shown), (dataset, value, tables[0])
     # the OOD dataset is not analysed as an in-distribution one
@@ -390,8 +429,11 @@ def test_selective_with_ood_dataset_computes_nidma(runs):
 def test_selective_shows_abstention_with_a_guarantee_from_the_evaluation(runs):
     nb = runs["selective_answering_evaluation"]
     cells = nb.cells
-    at = next(i for i, c in enumerate(cells) if c.cell_type == "markdown"
-              and c.source.startswith("## Abstaining with a guarantee"))
+    at = next(
+        i
+        for i, c in enumerate(cells)
+        if c.cell_type == "markdown" and c.source.startswith("## Abstaining with a guarantee")
+    )
     figure = [o for o in cells[at + 1].get("outputs", []) if "image/png" in o.get("data", {})]
     assert len(figure) == 1
     table = [o["data"]["text/plain"] for o in cells[at + 3].get("outputs", []) if "text/html" in o.get("data", {})]
@@ -441,13 +483,20 @@ def test_a_report_kernel_skips_the_fitting_libraries():
     import subprocess
     import sys
 
-    code = ("import sys, beyondauc, beyondauc.plots, beyondauc.report, beyondauc.report.notebook; "
-            "print(sorted(m for m in ('sklearn', 'scipy.stats', 'scipy.optimize', 'scipy.sparse') if m in sys.modules))")
+    code = (
+        "import sys, beyondauc, beyondauc.plots, beyondauc.report, beyondauc.report.notebook; "
+        "print(sorted(m for m in ('sklearn', 'scipy.stats', 'scipy.optimize', 'scipy.sparse') if m in sys.modules))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
-    code = ("import sys, beyondauc as ba; ba.auc_ci([0, 1, 1, 0], [0.1, 0.8, 0.7, 0.3]); "
-            "print('scipy.stats' in sys.modules)")
-    assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip() == "True"
+    code = (
+        "import sys, beyondauc as ba; ba.auc_ci([0, 1, 1, 0], [0.1, 0.8, 0.7, 0.3]); "
+        "print('scipy.stats' in sys.modules)"
+    )
+    assert (
+        subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
+        == "True"
+    )
 
 
 def test_a_computation_pool_forks_with_the_fitting_libraries_imported():
@@ -455,9 +504,14 @@ def test_a_computation_pool_forks_with_the_fitting_libraries_imported():
     import subprocess
     import sys
 
-    code = ("import sys, beyondauc.utils.parallel as p; p.pool_context(); "
-            "print(all(m in sys.modules for m in p.FITTING_MODULES))")
-    assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip() == "True"
+    code = (
+        "import sys, beyondauc.utils.parallel as p; p.pool_context(); "
+        "print(all(m in sys.modules for m in p.FITTING_MODULES))"
+    )
+    assert (
+        subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
+        == "True"
+    )
 
 
 @pytest.mark.parametrize("name", NAMES)

@@ -18,15 +18,26 @@ def _one_task(n=300, seed=0):
     parts = []
     for m, noise in (("a", 0.1), ("b", 0.3)):
         p = rng.uniform(0.2, 0.95, n)
-        parts.append(pd.DataFrame({"dataset": "task", "id": np.arange(n), "model": m,
-                                   "confidence": np.clip(p + rng.normal(0, noise, n), 0, 1),
-                                   "correct": (rng.uniform(size=n) < p).astype(int)}))
+        parts.append(
+            pd.DataFrame(
+                {
+                    "dataset": "task",
+                    "id": np.arange(n),
+                    "model": m,
+                    "confidence": np.clip(p + rng.normal(0, noise, n), 0, 1),
+                    "correct": (rng.uniform(size=n) < p).astype(int),
+                }
+            )
+        )
     return pd.concat(parts, ignore_index=True)
 
 
 def test_one_dataset_runs_with_the_defaults_replaced_and_says_so():
-    with pytest.warns(UserWarning, match=r"protocols outdomain, indomain, xdomain and outdata are left out: each "
-                                         r"needs other datasets than the one evaluated, and the data has one"):
+    with pytest.warns(
+        UserWarning,
+        match=r"protocols outdomain, indomain, xdomain and outdata are left out: each "
+        r"needs other datasets than the one evaluated, and the data has one",
+    ):
         ev = ba.evaluate(_one_task(), n_bootstrap=20, noise_repeats=2, n_jobs=1)
     assert ev.parameters["protocol"] == "indata" and ev.parameters["cohort_protocol"] == "indata"
     assert set(ev.data["defaults_replaced"]) == {"protocol", "cohort_protocol"}
@@ -42,8 +53,9 @@ def test_one_dataset_runs_with_the_defaults_replaced_and_says_so():
 def test_a_value_given_is_kept_and_two_datasets_keep_the_defaults():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        ev = ba.evaluate(_one_task(), n_bootstrap=0, noise_repeats=2, n_jobs=1, cohort_protocol="indata",
-                         protocol="indata")
+        ev = ba.evaluate(
+            _one_task(), n_bootstrap=0, noise_repeats=2, n_jobs=1, cohort_protocol="indata", protocol="indata"
+        )
         assert ev.data["defaults_replaced"] == {}
         two = pd.concat([_one_task(), _one_task(seed=1).assign(dataset="other")], ignore_index=True)
         ev2 = ba.evaluate(two, n_bootstrap=0, noise_repeats=2, n_jobs=1)
@@ -57,8 +69,9 @@ def test_the_report_command_runs_on_one_task(tmp_path):
     _one_task(n=120).to_csv(path, index=False)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        code = main(["report", str(path), "--out", str(tmp_path / "rep"), "--n-bootstrap", "10", "--jobs", "1",
-                     "--quiet"])
+        code = main(
+            ["report", str(path), "--out", str(tmp_path / "rep"), "--n-bootstrap", "10", "--jobs", "1", "--quiet"]
+        )
     assert code == 0
     html = (tmp_path / "rep" / "models" / "a" / "report.html").read_text(encoding="utf-8")
     assert "Default protocol" in html and "Cross-dataset protocols" in html

@@ -39,8 +39,19 @@ from report_helpers import BROKEN, CLI_WITH_NOTEBOOKS, HEALTHY, broken_frame, ti
 
 REPO_NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
 #: ``beyondauc evaluate`` on two datasets and one model, with cheap parameters: about a second.
-CHEAP = ["--datasets", "wine,diabetes", "--models", "svm", "-p", "noise_repeats=2", "-p", "n_bootstrap=0",
-         "-p", "n_repeats=2", "--quiet"]
+CHEAP = [
+    "--datasets",
+    "wine,diabetes",
+    "--models",
+    "svm",
+    "-p",
+    "noise_repeats=2",
+    "-p",
+    "n_bootstrap=0",
+    "-p",
+    "n_repeats=2",
+    "--quiet",
+]
 
 
 # -- helpers ------------------------------------------------------------------------------
@@ -61,16 +72,25 @@ def tree(folder):
 def hidden(folder):
     """The lock and staging entries of beyondauc inside ``folder`` and beside it."""
     folder = Path(folder)
-    inside = [p.name for p in folder.iterdir() if p.name.startswith(".beyondauc") and p.name != MANIFEST] \
-        if folder.is_dir() else []
+    inside = (
+        [p.name for p in folder.iterdir() if p.name.startswith(".beyondauc") and p.name != MANIFEST]
+        if folder.is_dir()
+        else []
+    )
     beside = [p.name for p in folder.parent.iterdir() if p.name.startswith(f".{folder.name}.")]
     return sorted(inside + beside)
 
 
 def cli(*args, cwd=None, preexec_fn=None):
     """Run ``beyondauc`` in a subprocess; return the CompletedProcess."""
-    return subprocess.run([sys.executable, "-m", "beyondauc.cli", *map(str, args)], capture_output=True, text=True,
-                          timeout=300, cwd=cwd, preexec_fn=preexec_fn)
+    return subprocess.run(
+        [sys.executable, "-m", "beyondauc.cli", *map(str, args)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=cwd,
+        preexec_fn=preexec_fn,
+    )
 
 
 def check_one_line_error(proc, *needles):
@@ -99,14 +119,24 @@ def manifest_files(out):
 
 def report_manifest(listed, **fields):
     """A report manifest as this version writes it, listing ``listed`` (``fields`` replace or, when None, drop)."""
-    data = {"kind": "beyondauc-report", "schema_version": 1, "format": "beyondauc-report", "version": 1,
-            "beyondauc": beyondauc.__version__, "files": listed}
+    data = {
+        "kind": "beyondauc-report",
+        "schema_version": 1,
+        "format": "beyondauc-report",
+        "version": 1,
+        "beyondauc": beyondauc.__version__,
+        "files": listed,
+    }
     data.update(fields)
     return json.dumps({k: v for k, v in data.items() if v is not None})
 
 
-FIRST = {"index.html": "1", "models/bert/report.html": "bert 1", "models/svm/report.html": "svm 1",
-         "overview/overview.html": "o 1"}
+FIRST = {
+    "index.html": "1",
+    "models/bert/report.html": "bert 1",
+    "models/svm/report.html": "svm 1",
+    "overview/overview.html": "o 1",
+}
 SECOND = {"index.html": "2", "models/svm/report.html": "svm 2", "overview/overview.html": "o 2"}
 
 
@@ -166,8 +196,10 @@ def test_report_manifest_traversal_is_refused_and_nothing_deleted(tmp_path, smal
 def test_manifest_entries_through_symlinks_are_refused(tmp_path):
     """A listed symlink pointing out, or a path through a symlinked folder out: refused, nothing deleted."""
     victims = _victims(tmp_path)
-    for entry, make in [("link.txt", lambda out: (out / "link.txt").symlink_to(tmp_path / "victim1.txt")),
-                        ("sub/victim2.txt", lambda out: (out / "sub").symlink_to(tmp_path / "elsewhere"))]:
+    for entry, make in [
+        ("link.txt", lambda out: (out / "link.txt").symlink_to(tmp_path / "victim1.txt")),
+        ("sub/victim2.txt", lambda out: (out / "sub").symlink_to(tmp_path / "elsewhere")),
+    ]:
         out = tmp_path / f"out-{entry.split('/')[0]}"
         out.mkdir()
         make(out)
@@ -194,8 +226,13 @@ def test_evaluation_manifest_traversal_is_refused(tmp_path):
     victims = _victims(tmp_path)
     out = tmp_path / "ev"
     out.mkdir()
-    manifest = {"kind": "beyondauc-evaluation", "schema_version": SCHEMA_VERSION, "parameters": {}, "data": {},
-                "tables": {"grid": {"file": "../victim1.txt"}}}
+    manifest = {
+        "kind": "beyondauc-evaluation",
+        "schema_version": SCHEMA_VERSION,
+        "parameters": {},
+        "data": {},
+        "tables": {"grid": {"file": "../victim1.txt"}},
+    }
     (out / "manifest.json").write_text(json.dumps(manifest))
     proc = cli("evaluate", "demo", "--out", out, *CHEAP)
     check_one_line_error(proc, str(out), "manifest.json lists '../victim1.txt'", "nothing was deleted")
@@ -210,9 +247,17 @@ def test_a_killed_runs_staging_state_is_untrusted_too(tmp_path):
     write_report(out, FIRST)
     stage = out / ".beyondauc-staging-forged"
     stage.mkdir()
-    (stage / ".beyondauc-staging.json").write_text(json.dumps(
-        {"kind": "beyondauc-staging", "complete": True, "manifest": MANIFEST, "files": [],
-         "remove": ["../victim1.txt"]}))
+    (stage / ".beyondauc-staging.json").write_text(
+        json.dumps(
+            {
+                "kind": "beyondauc-staging",
+                "complete": True,
+                "manifest": MANIFEST,
+                "files": [],
+                "remove": ["../victim1.txt"],
+            }
+        )
+    )
     before = tree(out)
     with pytest.raises(UnsafeManifestError, match="lists '../victim1.txt'"):
         write_report(out, SECOND)
@@ -244,8 +289,9 @@ def test_evaluate_into_a_foreign_manifest_keeps_every_file(tmp_path):
     (out / "README.md").write_text("# myapp")
     before = tree(out)
     proc = cli("evaluate", "demo", "--out", out, *CHEAP)
-    check_one_line_error(proc, str(out), "manifest.json that is not a beyondauc evaluation manifest",
-                         "give a new or empty folder")
+    check_one_line_error(
+        proc, str(out), "manifest.json that is not a beyondauc evaluation manifest", "give a new or empty folder"
+    )
     assert tree(out) == before and hidden(out) == []
     (out / "README.md").unlink()  # a foreign manifest.json alone is not ours either
     (out / "src" / "app.js").unlink()
@@ -278,8 +324,9 @@ def test_a_users_notes_in_an_evaluation_folder_survive_a_rerun(tmp_path):
 
 
 def test_evaluation_save_through_the_api_keeps_user_files(tmp_path):
-    ev = beyondauc.evaluate("demo", datasets=["wine", "diabetes"], models=["svm"], noise_repeats=2, n_bootstrap=0,
-                            n_repeats=2)
+    ev = beyondauc.evaluate(
+        "demo", datasets=["wine", "diabetes"], models=["svm"], noise_repeats=2, n_bootstrap=0, n_repeats=2
+    )
     path = ev.save(tmp_path / "ev")
     (path / "NOTES.md").write_text("n")
     assert ev.save(path) == path and (path / "NOTES.md").read_text() == "n"
@@ -303,12 +350,22 @@ def test_a_report_manifest_of_the_previous_version_is_ours(tmp_path):
     assert (out / "index.html").read_text() == "2" and not (out / "models" / "bert").exists()
     data = json.loads((out / MANIFEST).read_text())
     assert (data["kind"], data["schema_version"], data["format"], data["version"]) == (
-        "beyondauc-report", 1, "beyondauc-report", 1)
+        "beyondauc-report",
+        1,
+        "beyondauc-report",
+        1,
+    )
 
 
-@pytest.mark.parametrize("fields", [{"kind": "beyondauc-report", "schema_version": 99}, {"kind": "something"},
-                                    {"kind": None, "format": "beyondauc-report", "version": 7},
-                                    {"files": "index.html"}])
+@pytest.mark.parametrize(
+    "fields",
+    [
+        {"kind": "beyondauc-report", "schema_version": 99},
+        {"kind": "something"},
+        {"kind": None, "format": "beyondauc-report", "version": 7},
+        {"files": "index.html"},
+    ],
+)
 def test_an_unknown_report_manifest_is_not_ours(tmp_path, fields):
     out = tmp_path / "out"
     out.mkdir()
@@ -323,8 +380,9 @@ def test_an_unknown_report_manifest_is_not_ours(tmp_path, fields):
 # -- refused before any computation ------------------------------------------------------------
 
 
-def test_a_users_file_where_a_model_report_goes_is_refused_before_computing(tmp_path, small_csv, capsys,
-                                                                           no_computation):
+def test_a_users_file_where_a_model_report_goes_is_refused_before_computing(
+    tmp_path, small_csv, capsys, no_computation
+):
     """``models/<model>/report.html`` of the user's, in a report folder of ours: refused at once, nothing computed."""
     out = tmp_path / "out"
     write_report(out, FIRST)
@@ -332,15 +390,20 @@ def test_a_users_file_where_a_model_report_goes_is_refused_before_computing(tmp_
     theirs.parent.mkdir(parents=True)
     theirs.write_text("the user's")
     before = tree(out)
-    check_single_error(capsys, ["report", str(small_csv), "--out", str(out), "--quiet"],
-                       f"models/{safe_name(HEALTHY)}/report.html", "move it away")
+    check_single_error(
+        capsys,
+        ["report", str(small_csv), "--out", str(out), "--quiet"],
+        f"models/{safe_name(HEALTHY)}/report.html",
+        "move it away",
+    )
     assert no_computation == [] and not (out / "evaluation").exists()
     assert tree(out) == before and hidden(out) == []
 
 
 @pytest.mark.parametrize("blocker", ["models", "evaluation"])
-def test_a_users_file_where_a_folder_goes_is_refused_before_computing(tmp_path, small_csv, capsys, no_computation,
-                                                                      blocker):
+def test_a_users_file_where_a_folder_goes_is_refused_before_computing(
+    tmp_path, small_csv, capsys, no_computation, blocker
+):
     out = tmp_path / "out"
     write_report(out, SECOND)
     if blocker == "models":
@@ -353,8 +416,15 @@ def test_a_users_file_where_a_folder_goes_is_refused_before_computing(tmp_path, 
 def test_a_users_table_file_is_refused_before_computing(tmp_path, capsys, no_computation):
     out = tmp_path / "ev"
     out.mkdir()
-    (out / "manifest.json").write_text(json.dumps({"kind": "beyondauc-evaluation", "schema_version": SCHEMA_VERSION,
-                                                   "tables": {"datasets": {"file": "datasets.parquet"}}}))
+    (out / "manifest.json").write_text(
+        json.dumps(
+            {
+                "kind": "beyondauc-evaluation",
+                "schema_version": SCHEMA_VERSION,
+                "tables": {"datasets": {"file": "datasets.parquet"}},
+            }
+        )
+    )
     (out / "grid.parquet").write_bytes(b"the user's")
     check_single_error(capsys, ["evaluate", "demo", "--out", str(out), *CHEAP], "'grid.parquet'", "move it away")
     assert no_computation == [] and (out / "grid.parquet").read_bytes() == b"the user's"
@@ -398,8 +468,11 @@ def read_only_parent(tmp_path):
     (parent / "rw").mkdir(parents=True)
     parent.chmod(0o555)
     try:
-        probe = subprocess.run([sys.executable, "-c", f"open({str(parent / 'probe')!r}, 'w')"],
-                               preexec_fn=_without_root_override(), capture_output=True)
+        probe = subprocess.run(
+            [sys.executable, "-c", f"open({str(parent / 'probe')!r}, 'w')"],
+            preexec_fn=_without_root_override(),
+            capture_output=True,
+        )
         if probe.returncode == 0:
             pytest.skip("this system lets the test write into a read-only folder")
         yield parent / "rw"
@@ -420,10 +493,31 @@ def test_evaluate_into_a_writable_folder_of_a_read_only_parent(read_only_parent)
 def test_report_into_a_writable_folder_of_a_read_only_parent(read_only_parent, small_csv, tmp_path):
     out = read_only_parent
     nbdir = tiny_notebooks(REPO_NOTEBOOKS, tmp_path / "notebooks")
-    proc = subprocess.run([sys.executable, "-c", CLI_WITH_NOTEBOOKS, str(nbdir), "report", str(small_csv),
-                           "--out", str(out), "--jobs", "1", "--quiet", "-p", "noise_repeats=2",
-                           "-p", "n_bootstrap=0", "-p", "n_repeats=2"],
-                          capture_output=True, text=True, timeout=600, preexec_fn=_without_root_override())
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            CLI_WITH_NOTEBOOKS,
+            str(nbdir),
+            "report",
+            str(small_csv),
+            "--out",
+            str(out),
+            "--jobs",
+            "1",
+            "--quiet",
+            "-p",
+            "noise_repeats=2",
+            "-p",
+            "n_bootstrap=0",
+            "-p",
+            "n_repeats=2",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        preexec_fn=_without_root_override(),
+    )
     assert proc.returncode == 0, proc.stderr
     files = manifest_files(out)
     assert "index.html" in files and f"models/{safe_name(BROKEN)}/report.html" in files
@@ -438,8 +532,13 @@ def test_an_unwritable_out_is_refused_before_computing(tmp_path, capsys, no_comp
         raise PermissionError(13, "Permission denied", str(out / ".beyondauc.lock"))
 
     monkeypatch.setattr(_output.os, "open", denied)
-    check_single_error(capsys, ["evaluate", "demo", "--out", str(out), *CHEAP], str(out), "is not writable",
-                       "choose a folder you can write to")
+    check_single_error(
+        capsys,
+        ["evaluate", "demo", "--out", str(out), *CHEAP],
+        str(out),
+        "is not writable",
+        "choose a folder you can write to",
+    )
     assert no_computation == [] and not out.exists()  # the folder this run made is removed again
 
 
@@ -523,7 +622,9 @@ def test_a_run_killed_during_its_roll_forward_is_finished_by_the_next(tmp_path, 
         pass  # entering finishes it
     assert manifest_files(out) == sorted(SECOND)
     assert {k: v for k, v in tree(out).items() if k != MANIFEST} == {
-        **{k: v.encode() for k, v in SECOND.items()}, "models/bert/weights.pt": b"user"}
+        **{k: v.encode() for k, v in SECOND.items()},
+        "models/bert/weights.pt": b"user",
+    }
     assert hidden(out) == []
 
 
@@ -538,15 +639,21 @@ def test_a_first_run_killed_during_its_roll_forward_is_finished_by_the_next(tmp_
 
 
 def test_an_evaluation_run_finishes_a_killed_evaluation_save(tmp_path):
-    ev = beyondauc.evaluate("demo", datasets=["wine", "diabetes"], models=["svm"], noise_repeats=2, n_bootstrap=0,
-                            n_repeats=2)
+    ev = beyondauc.evaluate(
+        "demo", datasets=["wine", "diabetes"], models=["svm"], noise_repeats=2, n_bootstrap=0, n_repeats=2
+    )
     out = ev.save(tmp_path / "ev")
     with evaluation_folder(out) as folder:
         ev._write(folder.staging)
         folder.commit = lambda: None  # killed after writing everything, before the commit point
         files = sorted(_output._files(folder.staging))
-        state = {"kind": "beyondauc-staging", "complete": True, "manifest": "manifest.json", "files": files,
-                 "remove": []}
+        state = {
+            "kind": "beyondauc-staging",
+            "complete": True,
+            "manifest": "manifest.json",
+            "files": files,
+            "remove": [],
+        }
         (folder.staging / ".beyondauc-staging.json").write_text(json.dumps(state))
         os.replace(folder.staging / "grid.parquet", out / "grid.parquet")  # ... and after one rename
         folder._committed = True  # leaving does not clean it up: as after a kill
@@ -564,8 +671,9 @@ def test_output_folder_kinds_do_not_mix(tmp_path):
         with evaluation_folder(report):
             pass
     with OutputFolder(ev, _output.EVALUATION) as folder:
-        (folder.staging / "manifest.json").write_text(json.dumps(
-            {"kind": "beyondauc-evaluation", "schema_version": SCHEMA_VERSION, "tables": {}}))
+        (folder.staging / "manifest.json").write_text(
+            json.dumps({"kind": "beyondauc-evaluation", "schema_version": SCHEMA_VERSION, "tables": {}})
+        )
         folder.commit()
     with pytest.raises(FileExistsError, match="not a beyondauc report"):
         write_report(ev, SECOND)

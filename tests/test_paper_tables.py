@@ -38,15 +38,30 @@ def ev():
 
 @pytest.fixture(scope="module")
 def ev0():
-    return ba.evaluate("demo", models=["svm", "knn"], datasets=["wine", "diabetes"], noise_repeats=2,
-                       n_bootstrap=0, progress=False)
+    return ba.evaluate(
+        "demo", models=["svm", "knn"], datasets=["wine", "diabetes"], noise_repeats=2, n_bootstrap=0, progress=False
+    )
 
 
 # -- an independent reading of the LaTeX ----------------------------------------------------------------------
 
-_UNESCAPE = {r"\textbackslash{}": "\\", r"\textasciitilde{}": "~", r"\textasciicircum{}": "^",
-             r"\textless{}": "<", r"\textgreater{}": ">", r"\textbar{}": "|", r"\_": "_", r"\%": "%", r"\&": "&",
-             r"\#": "#", r"\$": "$", r"\{": "{", r"\}": "}", "$-$": "\u2212", "--": "\u2013"}
+_UNESCAPE = {
+    r"\textbackslash{}": "\\",
+    r"\textasciitilde{}": "~",
+    r"\textasciicircum{}": "^",
+    r"\textless{}": "<",
+    r"\textgreater{}": ">",
+    r"\textbar{}": "|",
+    r"\_": "_",
+    r"\%": "%",
+    r"\&": "&",
+    r"\#": "#",
+    r"\$": "$",
+    r"\{": "{",
+    r"\}": "}",
+    "$-$": "\u2212",
+    "--": "\u2013",
+}
 _TOKEN = re.compile("|".join(re.escape(k) for k in sorted(_UNESCAPE, key=len, reverse=True)))
 
 
@@ -61,8 +76,11 @@ def latex_rows(text):
     assert lines[start + 1] == r"\toprule" and lines[start + 3] == r"\midrule"
     end = lines.index(r"\end{tabular}")
     assert lines[end - 1] == r"\bottomrule"
-    assert all(line.startswith("%") for line in lines[:start] if not line.startswith(("\\begin{table}", "\\centering",
-                                                                                       "\\caption", "\\label")))
+    assert all(
+        line.startswith("%")
+        for line in lines[:start]
+        if not line.startswith(("\\begin{table}", "\\centering", "\\caption", "\\label"))
+    )
     align = re.fullmatch(r"\\begin\{tabular\}\{([lr]+)\}", lines[start]).group(1)
 
     def split(line):
@@ -73,10 +91,10 @@ def latex_rows(text):
 
     header = split(lines[start + 2])
     rows = []
-    for line in lines[start + 4:end - 1]:
+    for line in lines[start + 4 : end - 1]:
         cells = split(line)
         bold = [c.startswith(r"\textbf{") for c in cells]
-        rows.append(([c[len(r"\textbf{"):-1] if b else c for c, b in zip(cells, bold)], bold))
+        rows.append(([c[len(r"\textbf{") : -1] if b else c for c, b in zip(cells, bold)], bold))
     return [unescape(h) for h in header], [([unescape(c) for c in cells], bold) for cells, bold in rows]
 
 
@@ -91,6 +109,7 @@ def check_specials_escaped(text):
 
 
 # -- numbers formatted here, from the evaluation's tables -------------------------------------------------------
+
 
 def num(x, digits=3):
     return "\u2013" if not np.isfinite(x) else f"{x:.{digits}f}".replace("-", "\u2212")
@@ -144,22 +163,41 @@ def test_leaderboard_latex_numbers_bold_and_names(ev):
     text = ev.to_latex("leaderboard")
     check_specials_escaped(text)
     header, rows = latex_rows(text)
-    assert header == ["model", "mean AUC", "AUC rank", "mean accuracy", "accuracy rank", "change", "kappa", "DiSCA",
-                      "drift"]
+    assert header == [
+        "model",
+        "mean AUC",
+        "AUC rank",
+        "mean accuracy",
+        "accuracy rank",
+        "change",
+        "kappa",
+        "DiSCA",
+        "drift",
+    ]
     board = ev.table("leaderboard")
     assert [cells[0] for cells, _ in rows] == list(board["model"])  # the odd name reads back verbatim
     assert ODD_MODEL in [cells[0] for cells, _ in rows]
     for (cells, _bold), rec in zip(rows, board.to_dict("records")):
         by = dict(zip(header, cells))
-        for name, title in (("auc", "mean AUC"), ("accuracy", "mean accuracy"), ("kappa", "kappa"),
-                            ("disca", "DiSCA"), ("drift", "drift")):
+        for name, title in (
+            ("auc", "mean AUC"),
+            ("accuracy", "mean accuracy"),
+            ("kappa", "kappa"),
+            ("disca", "DiSCA"),
+            ("drift", "drift"),
+        ):
             assert by[title] == with_interval(rec[name], rec[f"{name}_low"], rec[f"{name}_high"]), title
         lo, hi = (int(np.floor(rec[f"auc_rank_{e}"] + 0.5)) for e in ("low", "high"))
         assert by["AUC rank"] == f"{rec['auc_rank']} [{lo}\u2013{hi}]"
         change = int(rec["rank_change"])
         assert by["change"] == (f"+{change}" if change > 0 else str(change).replace("-", "\u2212"))
-    for col, name, higher in (("mean AUC", "auc", True), ("mean accuracy", "accuracy", True), ("kappa", "kappa", True),
-                              ("DiSCA", "disca", True), ("drift", "drift", False)):
+    for col, name, higher in (
+        ("mean AUC", "auc", True),
+        ("mean accuracy", "accuracy", True),
+        ("kappa", "kappa", True),
+        ("DiSCA", "disca", True),
+        ("drift", "drift", False),
+    ):
         j = header.index(col)
         best = brute_best(board[name], board[f"{name}_low"], board[f"{name}_high"], higher)
         assert [bold[j] for _, bold in rows] == [i == best for i in range(len(rows))], col
@@ -170,12 +208,23 @@ def test_a_separated_best_is_bold():
     """A hand-made evaluation whose best AUC is separated and whose accuracies overlap."""
     from beyondauc.evaluation import Evaluation
 
-    board = pd.DataFrame({"model": ["a", "b", "c"], "auc": [0.9, 0.8, 0.7], "auc_low": [0.85, 0.75, 0.6],
-                          "auc_high": [0.95, 0.84, 0.86], "accuracy": [0.8, 0.79, 0.5],
-                          "accuracy_low": [0.7, 0.72, 0.4], "accuracy_high": [0.9, 0.85, 0.6]})
-    ev = Evaluation(tables={"leaderboard": board}, parameters={"protocol": "xdomain", "method": "logistic",
-                                                               "n_bootstrap": 10, "confidence_level": 0.95},
-                    data={"models": ["a", "b", "c"], "datasets": ["d"]}, versions={})
+    board = pd.DataFrame(
+        {
+            "model": ["a", "b", "c"],
+            "auc": [0.9, 0.8, 0.7],
+            "auc_low": [0.85, 0.75, 0.6],
+            "auc_high": [0.95, 0.84, 0.86],
+            "accuracy": [0.8, 0.79, 0.5],
+            "accuracy_low": [0.7, 0.72, 0.4],
+            "accuracy_high": [0.9, 0.85, 0.6],
+        }
+    )
+    ev = Evaluation(
+        tables={"leaderboard": board},
+        parameters={"protocol": "xdomain", "method": "logistic", "n_bootstrap": 10, "confidence_level": 0.95},
+        data={"models": ["a", "b", "c"], "datasets": ["d"]},
+        versions={},
+    )
     header, rows = latex_rows(ev.to_latex())
     assert [bold[header.index("mean AUC")] for _, bold in rows] == [False, False, False]  # 0.85 < 0.86 (model c)
     board.loc[2, "auc_high"] = 0.84
@@ -203,8 +252,7 @@ def test_grid_numbers_ranks_and_csv(ev):
                 r = head.loc[(model, dataset)]
                 expected = with_interval(r["accuracy"], r["accuracy_low"], r["accuracy_high"])
             assert cell == f"{expected} ({ranks.loc[(model, dataset)]})", (model, dataset)
-    back = pd.read_csv(io.StringIO(table.to_csv()), keep_default_na=False,
-                       na_values=[""])
+    back = pd.read_csv(io.StringIO(table.to_csv()), keep_default_na=False, na_values=[""])
     for rec in back.to_dict("records"):
         if rec["dataset"] != "mean":
             assert rec["accuracy"] == head.loc[(rec["model"], rec["dataset"]), "accuracy"]
@@ -280,14 +328,17 @@ def test_caption_and_label_make_a_float(ev0):
     assert lines[-1] == r"\end{table}"
 
 
-@pytest.mark.parametrize("kwargs, words", [
-    ({"table": "nope"}, ["`table`", "nope"]),
-    ({"table": "leaderboard", "score": "auc"}, ["`score`", "leaderboard"]),
-    ({"table": "grid", "score": "bogus"}, ["`score`", "bogus"]),
-    ({"table": "grid", "protocol": "indata", "method": "nope"}, ["'indata'", "'nope'"]),
-    ({"table": "comparison", "dataset": "nowhere"}, ["`dataset`", "nowhere"]),
-    ({"table": "comparison", "values": ("auc", "x")}, ["`values`", "'x'"]),
-])
+@pytest.mark.parametrize(
+    "kwargs, words",
+    [
+        ({"table": "nope"}, ["`table`", "nope"]),
+        ({"table": "leaderboard", "score": "auc"}, ["`score`", "leaderboard"]),
+        ({"table": "grid", "score": "bogus"}, ["`score`", "bogus"]),
+        ({"table": "grid", "protocol": "indata", "method": "nope"}, ["'indata'", "'nope'"]),
+        ({"table": "comparison", "dataset": "nowhere"}, ["`dataset`", "nowhere"]),
+        ({"table": "comparison", "values": ("auc", "x")}, ["`values`", "'x'"]),
+    ],
+)
 def test_bad_options_one_line(ev0, kwargs, words):
     with pytest.raises(ValueError) as err:
         paper_table(ev0, **kwargs)
@@ -296,6 +347,7 @@ def test_bad_options_one_line(ev0, kwargs, words):
 
 
 # -- the command line -------------------------------------------------------------------------------------------
+
 
 @pytest.fixture(scope="module")
 def saved(ev, tmp_path_factory):
@@ -313,21 +365,28 @@ def test_cli_table_prints_what_the_api_gives(ev, saved, table, fmt):
 
 def test_cli_table_options(saved):
     out = io.StringIO()
-    assert main(["table", str(saved), "--table", "grid", "--score", "auc", "--caption", "AUC", "--label", "t"],
-                out=out) == 0
+    assert (
+        main(["table", str(saved), "--table", "grid", "--score", "auc", "--caption", "AUC", "--label", "t"], out=out)
+        == 0
+    )
     assert out.getvalue().startswith("\\begin{table}") and "AUC per dataset" in out.getvalue()
     out = io.StringIO()
-    assert main(["table", str(saved), "--table", "comparison", "--values", "kappa,disca", "--format", "markdown"],
-                out=out) == 0
+    assert (
+        main(["table", str(saved), "--table", "comparison", "--values", "kappa,disca", "--format", "markdown"], out=out)
+        == 0
+    )
     assert "kappa difference" in out.getvalue() and "DiSCA difference" in out.getvalue()
 
 
-@pytest.mark.parametrize("argv, words", [
-    (["--score", "auc"], ["--score", "--table grid"]),
-    (["--table", "comparison", "--values", "auc,bogus"], ["--values", "bogus"]),
-    (["--format", "csv", "--caption", "x"], ["--caption", "latex"]),
-    (["--table", "grid", "--score", "bogus"], ["--score", "bogus"]),
-])
+@pytest.mark.parametrize(
+    "argv, words",
+    [
+        (["--score", "auc"], ["--score", "--table grid"]),
+        (["--table", "comparison", "--values", "auc,bogus"], ["--values", "bogus"]),
+        (["--format", "csv", "--caption", "x"], ["--caption", "latex"]),
+        (["--table", "grid", "--score", "bogus"], ["--score", "bogus"]),
+    ],
+)
 def test_cli_table_errors_are_one_line(saved, capsys, argv, words):
     assert main(["table", str(saved), *argv], out=io.StringIO()) == 2
     err = capsys.readouterr().err.strip()
@@ -349,15 +408,24 @@ ENGINES = [e for e in ("pdflatex", "lualatex") if shutil.which(e)]
 @pytest.mark.parametrize("table", ["leaderboard", "comparison", "grid"])
 def test_latex_compiles(ev, tmp_path, table):
     if not ENGINES:
-        pytest.skip("no TeX engine (pdflatex or lualatex) on PATH: the LaTeX structure is checked by the other tests, "
-                    "only compiling it is skipped")
+        pytest.skip(
+            "no TeX engine (pdflatex or lualatex) on PATH: the LaTeX structure is checked by the other tests, "
+            "only compiling it is skipped"
+        )
     body = ev.to_latex(table, caption=f"The {table}", label=f"tab:{table}")
-    doc = ("\\documentclass{article}\n\\usepackage{booktabs}\n\\usepackage[margin=1cm,landscape]{geometry}\n"
-           f"\\begin{{document}}\n{body}\\end{{document}}\n")
+    doc = (
+        "\\documentclass{article}\n\\usepackage{booktabs}\n\\usepackage[margin=1cm,landscape]{geometry}\n"
+        f"\\begin{{document}}\n{body}\\end{{document}}\n"
+    )
     (tmp_path / "t.tex").write_text(doc, encoding="utf-8")
     engine = ENGINES[0]
-    proc = subprocess.run([engine, "-interaction=nonstopmode", "-halt-on-error", "-no-shell-escape", "t.tex"],
-                          cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        [engine, "-interaction=nonstopmode", "-halt-on-error", "-no-shell-escape", "t.tex"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     log = (tmp_path / "t.log").read_text(errors="replace") if (tmp_path / "t.log").exists() else proc.stdout
     assert proc.returncode == 0, log[-2000:]
     assert (tmp_path / "t.pdf").stat().st_size > 1000

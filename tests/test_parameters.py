@@ -37,33 +37,36 @@ def test_every_declared_parameter_has_a_check_with_the_notebooks_default_and_hel
         assert check_parameters({pname: param.default}) == {pname: param.default}  # the default passes
 
 
-@pytest.mark.parametrize(("name", "value", "expected"), [
-    ("tolerance", 1.5, "a number in (0, 1]"),
-    ("tolerance", 0, "a number in (0, 1]"),
-    ("tolerance", "0.8", "a number in (0, 1]"),
-    ("tolerance", math.nan, "a number in (0, 1]"),
-    ("resolution", 2, "a number in (0, 1]"),
-    ("protocol", "nope", "one of 'xdomain'"),
-    ("method", "platt", "one of"),
-    ("selective_protocol", 1, "one of"),
-    ("cohort_protocol", "val", "one of"),
-    ("n_repeats", 0, "an int >= 1"),
-    ("n_repeats", 2.5, "an int"),
-    ("n_repeats", True, "an int"),
-    ("n_points", 1, "an int >= 2"),
-    ("noise_repeats", -1, "an int >= 1"),
-    ("random_state", -1, "an int in [0, 4294967295]"),  # numpy's seeds: the whole range, either end
-    ("random_state", 2**32, "an int in [0, 4294967295]"),
-    ("p", 0.5, "one of 1, 2"),
-    ("sigma_max", 0, "> 0"),
-    ("computation_score", -1, ">= 0"),
-    ("model", 3, "a str"),
-    ("val_split", None, "a split value (str)"),
-    ("ood_dataset", 1, "a dataset name (str) or None"),
-    ("datasets", ["wine", 2], "a list of str"),  # (a str is a comma-separated list, as on the CLI)
-    ("datasets", [1], "a list of str"),
-    ("pos_label", [1], "a str, int or bool"),
-])
+@pytest.mark.parametrize(
+    ("name", "value", "expected"),
+    [
+        ("tolerance", 1.5, "a number in (0, 1]"),
+        ("tolerance", 0, "a number in (0, 1]"),
+        ("tolerance", "0.8", "a number in (0, 1]"),
+        ("tolerance", math.nan, "a number in (0, 1]"),
+        ("resolution", 2, "a number in (0, 1]"),
+        ("protocol", "nope", "one of 'xdomain'"),
+        ("method", "platt", "one of"),
+        ("selective_protocol", 1, "one of"),
+        ("cohort_protocol", "val", "one of"),
+        ("n_repeats", 0, "an int >= 1"),
+        ("n_repeats", 2.5, "an int"),
+        ("n_repeats", True, "an int"),
+        ("n_points", 1, "an int >= 2"),
+        ("noise_repeats", -1, "an int >= 1"),
+        ("random_state", -1, "an int in [0, 4294967295]"),  # numpy's seeds: the whole range, either end
+        ("random_state", 2**32, "an int in [0, 4294967295]"),
+        ("p", 0.5, "one of 1, 2"),
+        ("sigma_max", 0, "> 0"),
+        ("computation_score", -1, ">= 0"),
+        ("model", 3, "a str"),
+        ("val_split", None, "a split value (str)"),
+        ("ood_dataset", 1, "a dataset name (str) or None"),
+        ("datasets", ["wine", 2], "a list of str"),  # (a str is a comma-separated list, as on the CLI)
+        ("datasets", [1], "a list of str"),
+        ("pos_label", [1], "a str, int or bool"),
+    ],
+)
 def test_bad_value_one_line_naming_the_parameter(name, value, expected):
     with pytest.raises(ValueError) as info:
         check_parameters({name: value})
@@ -71,12 +74,27 @@ def test_bad_value_one_line_naming_the_parameter(name, value, expected):
     assert f"`{name}`" in message and expected in message and "\n" not in message
 
 
-@pytest.mark.parametrize(("name", "value"), [
-    ("tolerance", 1), ("tolerance", 0.5), ("resolution", 0.001), ("cohort_protocol", "split"),
-    ("cohort_protocol", None), ("cohort_protocol", "indata"), ("sigma_max", 0.3), ("p", 1),
-    ("computation_score", 0), ("datasets", ["wine"]), ("pos_label", "yes"), ("pos_label", 1),
-    ("pos_label", True), ("random_state", 7), ("data", "scores.csv"), ("evaluation", None),
-])
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("tolerance", 1),
+        ("tolerance", 0.5),
+        ("resolution", 0.001),
+        ("cohort_protocol", "split"),
+        ("cohort_protocol", None),
+        ("cohort_protocol", "indata"),
+        ("sigma_max", 0.3),
+        ("p", 1),
+        ("computation_score", 0),
+        ("datasets", ["wine"]),
+        ("pos_label", "yes"),
+        ("pos_label", 1),
+        ("pos_label", True),
+        ("random_state", 7),
+        ("data", "scores.csv"),
+        ("evaluation", None),
+    ],
+)
 def test_good_value_passes_unchanged(name, value):
     assert check_parameters({name: value}) == {name: value}
 
@@ -101,8 +119,11 @@ def test_checks_against_the_data():
     check_against_benchmark({"ood_dataset": "iris_virginica"}, small, available=bench.datasets)
     with pytest.raises(ValueError, match="`ood_dataset` 'nope' is not a dataset"):
         check_against_benchmark({"ood_dataset": "nope"}, small, available=bench.datasets)
-    with pytest.raises(ValueError, match=r"`val_split`='dev' names no rows of dataset 'wine'; its split values "
-                                         r"are \['test', 'val'\]"):
+    with pytest.raises(
+        ValueError,
+        match=r"`val_split`='dev' names no rows of dataset 'wine'; its split values "
+        r"are \['test', 'val'\]",
+    ):
         check_against_benchmark({"val_split": "dev"}, small)
     check_against_benchmark({"val_split": "dev", "cohort_protocol": "xdomain"}, small)  # not used then
     frame = small.frame.assign(split=small.frame["split"].map({"val": "dev", "test": "test"}))
@@ -117,6 +138,7 @@ def test_checks_against_the_data():
 
 
 # -- one table: everything else derives from it ------------------------------------------
+
 
 def test_each_notebook_declares_exactly_the_parameters_the_table_gives_it():
     from beyondauc.evaluation.parameters import ALL_NOTEBOOKS
@@ -158,10 +180,26 @@ def test_every_parameter_has_its_api_name_as_a_cli_flag(command):
 def test_a_flag_reads_its_value_as_a_parameter_does(monkeypatch):
     from beyondauc.cli.commands import _parameters, build_parser
 
-    args = build_parser().parse_args(["report", "demo", "--n-bootstrap", "50", "--protocol", "indata",
-                                       "--computation-score", "null", "-p", "tolerance=0.8"])
-    assert _parameters(args.parameter, args) == {"tolerance": 0.8, "n_bootstrap": 50, "protocol": "indata",
-                                                  "computation_score": None}
+    args = build_parser().parse_args(
+        [
+            "report",
+            "demo",
+            "--n-bootstrap",
+            "50",
+            "--protocol",
+            "indata",
+            "--computation-score",
+            "null",
+            "-p",
+            "tolerance=0.8",
+        ]
+    )
+    assert _parameters(args.parameter, args) == {
+        "tolerance": 0.8,
+        "n_bootstrap": 50,
+        "protocol": "indata",
+        "computation_score": None,
+    }
 
 
 def test_old_cli_spellings_stay_as_aliases():

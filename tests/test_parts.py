@@ -14,19 +14,29 @@ def by_frames(parts, columns=None):
 
 
 CASES = {
-    "keys and numbers": [(3, {"model": "a", "x": np.arange(3.0), "k": np.arange(3), "flag": True}),
-                         (2, {"model": "b", "x": np.ones(2), "k": np.arange(2), "flag": False})],
+    "keys and numbers": [
+        (3, {"model": "a", "x": np.arange(3.0), "k": np.arange(3), "flag": True}),
+        (2, {"model": "b", "x": np.ones(2), "k": np.arange(2), "flag": False}),
+    ],
     "int then float": [(2, {"m": "a", "v": np.arange(2)}), (2, {"m": "b", "v": np.ones(2)})],
     "text and numbers in one column": [(2, {"m": "a", "v": np.arange(2)}), (1, {"m": "b", "v": "mean"})],
-    "object text with a missing value": [(2, {"note": np.array(["x", None], dtype=object)}),
-                                         (1, {"note": np.array(["y"], dtype=object)})],
-    "pandas text arrays": [(2, {"note": pd.array(["x", "y"], dtype="str")}),
-                           (1, {"note": pd.array([np.nan], dtype="str")})],
+    "object text with a missing value": [
+        (2, {"note": np.array(["x", None], dtype=object)}),
+        (1, {"note": np.array(["y"], dtype=object)}),
+    ],
+    "pandas text arrays": [
+        (2, {"note": pd.array(["x", "y"], dtype="str")}),
+        (1, {"note": pd.array([np.nan], dtype="str")}),
+    ],
     "pandas text and plain text": [(2, {"note": pd.array(["x", "y"], dtype="str")}), (1, {"note": "z"})],
-    "mixed object labels": [(2, {"dataset": np.array([1, "mean"], dtype=object)}),
-                            (2, {"dataset": np.array([2, "mean"], dtype=object)})],
-    "empty parts left out": [(0, {"a": np.array([], dtype=object), "b": np.array([])}),
-                             (2, {"a": "x", "b": np.arange(2.0)})],
+    "mixed object labels": [
+        (2, {"dataset": np.array([1, "mean"], dtype=object)}),
+        (2, {"dataset": np.array([2, "mean"], dtype=object)}),
+    ],
+    "empty parts left out": [
+        (0, {"a": np.array([], dtype=object), "b": np.array([])}),
+        (2, {"a": "x", "b": np.arange(2.0)}),
+    ],
     "flags then counts": [(2, {"v": np.array([True, False])}), (1, {"v": np.array([3])})],
     "no text then text": [(2, {"note": np.array([None, None], dtype=object)}), (1, {"note": "x"})],
     "columns in another order": [(1, {"a": "x", "b": 1.0}), (1, {"b": 2.0, "a": "y"})],

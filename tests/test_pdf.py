@@ -11,6 +11,7 @@ page and 'noise_robustness_val' / 'noise_robustness_test' were missing; with the
 followed, cells wrapped anywhere: '0.9/85/6', 'auc_ran/k', 'significa/nt', and the verdict began
 on page 2.)
 """
+
 from __future__ import annotations
 
 import re
@@ -33,8 +34,7 @@ SPACE = " \t\n\r\f"  # what a line may break at (with an underscore's <wbr> and 
 @pytest.fixture(scope="module")
 def rendered(tmp_path_factory):
     out = tmp_path_factory.mktemp("pdf_report")
-    result = ba.run_report("demo", models=MODEL, datasets="wine,digits_3v8", out=out, pdf=True, jobs=2,
-                           progress=False)
+    result = ba.run_report("demo", models=MODEL, datasets="wine,digits_3v8", out=out, pdf=True, jobs=2, progress=False)
     assert result.ok, result.summary()
     rep = result.reports[0]
     return out / rep.html, out / rep.pdf
@@ -123,13 +123,32 @@ def test_a_figure_taller_than_the_page_shrinks_to_it_whole(tmp_path):
     buf = io.BytesIO()
     Image.new("RGB", (1872, 1584), "steelblue").save(buf, format="PNG")  # 11.7 x 9.9 in at 2 x 80 dpi
     nb = nbformat.v4.new_notebook()
-    nb.cells = [nbformat.v4.new_markdown_cell("# Tall"), nbformat.v4.new_code_cell("show(fig)", outputs=[
-        nbformat.v4.new_output("display_data", data={"image/png": base64.b64encode(buf.getvalue()).decode()},
-                               metadata={"image/png": {"width": 936, "height": 792, "alt": "a grid"}})])]
-    header = {"title": "beyondauc report: m", "model": "m", "source": "s", "sha256": "0" * 64,
-              "version": ba.__version__, "date": "d", "parameters": {}, "failed": None}
-    html = render_html([(NotebookRun("summary", "summary.ipynb", "ok", None, 1.0, 0.5), nb)], header,
-                        include_code=False)
+    nb.cells = [
+        nbformat.v4.new_markdown_cell("# Tall"),
+        nbformat.v4.new_code_cell(
+            "show(fig)",
+            outputs=[
+                nbformat.v4.new_output(
+                    "display_data",
+                    data={"image/png": base64.b64encode(buf.getvalue()).decode()},
+                    metadata={"image/png": {"width": 936, "height": 792, "alt": "a grid"}},
+                )
+            ],
+        ),
+    ]
+    header = {
+        "title": "beyondauc report: m",
+        "model": "m",
+        "source": "s",
+        "sha256": "0" * 64,
+        "version": ba.__version__,
+        "date": "d",
+        "parameters": {},
+        "failed": None,
+    }
+    html = render_html(
+        [(NotebookRun("summary", "summary.ipynb", "ok", None, 1.0, 0.5), nb)], header, include_code=False
+    )
     _write_pdf(html, tmp_path / "tall.pdf", tmp_path)
     pdf = pdfium.PdfDocument(str(tmp_path / "tall.pdf"))
     try:
@@ -142,11 +161,12 @@ def test_a_figure_taller_than_the_page_shrinks_to_it_whole(tmp_path):
         pdf.close()
     assert len(images) == 1
     (left, bottom, right, top), width, height = images[0]
-    assert 0 <= left < right <= width and 0 <= bottom < top <= height, (images[0])
+    assert 0 <= left < right <= width and 0 <= bottom < top <= height, images[0]
     assert (right - left) / (top - bottom) == pytest.approx(1872 / 1584, rel=0.01)  # not squashed
 
 
 # -- no cell broken inside a word, the verdict on page 1, no near-empty page ---------------------------------
+
 
 def breaks_inside_words(source, lines):
     """The line breaks of a table cell that fall inside a word or a number.
@@ -181,8 +201,11 @@ def table_cells(document):
     for number, page in enumerate(document.pages, start=1):
         for cell in page._page_box.descendants():
             if isinstance(cell, TableCellBox) and cell.element_tag in ("td", "th"):
-                lines = ["".join(t.text for t in line.descendants() if isinstance(t, TextBox))
-                         for line in cell.descendants() if isinstance(line, LineBox)]
+                lines = [
+                    "".join(t.text for t in line.descendants() if isinstance(t, TextBox))
+                    for line in cell.descendants()
+                    if isinstance(line, LineBox)
+                ]
                 yield number, "".join(cell.element.itertext()), lines
 
 
@@ -232,8 +255,16 @@ def page_fill(document):
     fills = []
     for page in document.pages:
         box = page._page_box
-        bottom = max((b.position_y + b.margin_height() for child in box.children if not isinstance(child, MarginBox)
-                      for b in child.descendants() if isinstance(b, (LineBox, ReplacedBox))), default=0)
+        bottom = max(
+            (
+                b.position_y + b.margin_height()
+                for child in box.children
+                if not isinstance(child, MarginBox)
+                for b in child.descendants()
+                if isinstance(b, (LineBox, ReplacedBox))
+            ),
+            default=0,
+        )
         fills.append((bottom - box.content_box_y()) / box.height)
     return fills
 
@@ -256,12 +287,24 @@ def wide_table_notebook(columns, rows=6, levels=1):
     names = [f"bias_robustness_test_{i}" for i in range(columns)]
     if levels == 2:
         names = pd.MultiIndex.from_tuples([(f"protocol_{i // 4}", name) for i, name in enumerate(names)])
-    frame = pd.DataFrame(np.random.default_rng(0).uniform(size=(rows, columns)).round(4), columns=names,
-                         index=pd.Index([f"iris_versicolor_{i}" for i in range(rows)], name="dataset"))
+    frame = pd.DataFrame(
+        np.random.default_rng(0).uniform(size=(rows, columns)).round(4),
+        columns=names,
+        index=pd.Index([f"iris_versicolor_{i}" for i in range(rows)], name="dataset"),
+    )
     nb = nbformat.v4.new_notebook()
-    nb.cells = [nbformat.v4.new_markdown_cell("# Wide"), nbformat.v4.new_markdown_cell("The caption."),
-                nbformat.v4.new_code_cell("frame", outputs=[nbformat.v4.new_output(
-                    "execute_result", data={"text/html": frame.to_html(), "text/plain": "frame"}, execution_count=1)])]
+    nb.cells = [
+        nbformat.v4.new_markdown_cell("# Wide"),
+        nbformat.v4.new_markdown_cell("The caption."),
+        nbformat.v4.new_code_cell(
+            "frame",
+            outputs=[
+                nbformat.v4.new_output(
+                    "execute_result", data={"text/html": frame.to_html(), "text/plain": "frame"}, execution_count=1
+                )
+            ],
+        ),
+    ]
     return nb
 
 
@@ -269,10 +312,19 @@ def print_html(nb):
     from beyondauc.report import NotebookRun
     from beyondauc.report.render import render_html
 
-    header = {"title": "beyondauc report: m", "model": "m", "source": "s", "sha256": "0" * 64,
-              "version": ba.__version__, "date": "d", "parameters": {}, "failed": None}
-    return render_html([(NotebookRun("summary", "summary.ipynb", "ok", None, 1.0, 0.5), nb)], header,
-                        include_code=False)
+    header = {
+        "title": "beyondauc report: m",
+        "model": "m",
+        "source": "s",
+        "sha256": "0" * 64,
+        "version": ba.__version__,
+        "date": "d",
+        "parameters": {},
+        "failed": None,
+    }
+    return render_html(
+        [(NotebookRun("summary", "summary.ipynb", "ok", None, 1.0, 0.5), nb)], header, include_code=False
+    )
 
 
 def table_boxes(document):
@@ -307,8 +359,15 @@ def test_a_table_wider_than_the_page_shrinks_or_turns_and_no_word_breaks(tmp_pat
     right, table = tables[0]
     assert all(t.position_x + t.margin_width() <= r + 0.5 for r, t in tables)  # on the page
     size = table.style["font_size"] * 0.75
-    shape = (len(table.column_widths), sum(len(group.children) for i, (_, t) in enumerate(tables)
-                                           for group in t.children if i == 0 or not group.is_header))  # columns, rows
+    shape = (
+        len(table.column_widths),
+        sum(
+            len(group.children)
+            for i, (_, t) in enumerate(tables)
+            for group in t.children
+            if i == 0 or not group.is_header
+        ),
+    )  # columns, rows
     # 6 rows under 2 header rows (names, then the index name), 3 with two levels; turned: the index name
     # row goes into the top-left cell
     assert shape == ((columns + 1, 8 + (levels == 2)) if (columns, levels) != (40, 1) else (7, columns + 1))
@@ -320,9 +379,12 @@ def test_a_table_wider_than_the_page_shrinks_or_turns_and_no_word_breaks(tmp_pat
     if levels == 1:
         assert broken_cells(document) == []
     if columns == 16:
-        before = weasyprint.CSS(string="td, th { overflow-wrap: anywhere !important; word-break: break-all !important }")
+        before = weasyprint.CSS(
+            string="td, th { overflow-wrap: anywhere !important; word-break: break-all !important }"
+        )
         old = weasyprint.HTML(string=print_tables(breakable_words(html)), base_url=str(tmp_path)).render(
-            stylesheets=[before])
+            stylesheets=[before]
+        )
         assert broken_cells(old)
     if levels == 2:
         assert broken_cells(document)  # the last resort, said in the docs
@@ -332,12 +394,15 @@ def test_transposed_table_turns_a_plain_table_and_leaves_the_others():
     from beyondauc.report.render import transposed_table
 
     head = '<p>x</p><table data-ba-table="3" class="dataframe">'
-    plain = (f'{head}<thead><tr><th></th><th>auc_val</th><th>drift</th><th>w</th></tr>'
-             '<tr><th>dataset</th><th></th><th></th><th></th></tr></thead>'
-             '<tbody><tr><th>wine</th><td>0.98</td><td>0.01</td><td>4.2</td></tr></tbody></table><p>y</p>')
+    plain = (
+        f"{head}<thead><tr><th></th><th>auc_val</th><th>drift</th><th>w</th></tr>"
+        "<tr><th>dataset</th><th></th><th></th><th></th></tr></thead>"
+        "<tbody><tr><th>wine</th><td>0.98</td><td>0.01</td><td>4.2</td></tr></tbody></table><p>y</p>"
+    )
     assert transposed_table(plain, 3) == (
-        f'{head}<tbody><tr><th>dataset</th><th>wine</th></tr><tr><th>auc_val</th><td>0.98</td></tr>'
-        '<tr><th>drift</th><td>0.01</td></tr><tr><th>w</th><td>4.2</td></tr></tbody></table><p>y</p>')
+        f"{head}<tbody><tr><th>dataset</th><th>wine</th></tr><tr><th>auc_val</th><td>0.98</td></tr>"
+        "<tr><th>drift</th><td>0.01</td></tr><tr><th>w</th><td>4.2</td></tr></tbody></table><p>y</p>"
+    )
     assert transposed_table(plain, 4) is None  # no such table
     assert transposed_table(plain.replace("<th>auc_val</th>", '<th colspan="2">auc_val</th>'), 3) is None
     tall = plain.replace("</tbody>", "<tr><th>a</th><td>1</td><td>2</td><td>3</td></tr>" * 3 + "</tbody>")
@@ -347,12 +412,16 @@ def test_transposed_table_turns_a_plain_table_and_leaves_the_others():
 def test_print_tables_numbers_tables_and_breaks_after_underscores_only_inside_them():
     from beyondauc.report.render import print_tables
 
-    html = ('<style>td_x { color: red }</style><p>a_b</p><table class="t"><tr><th>auc_rank</th>'
-            '<td>0.9856</td></tr></table><p>c_d</p><TABLE><tr><td>x_y</td></tr></TABLE>')
+    html = (
+        '<style>td_x { color: red }</style><p>a_b</p><table class="t"><tr><th>auc_rank</th>'
+        "<td>0.9856</td></tr></table><p>c_d</p><TABLE><tr><td>x_y</td></tr></TABLE>"
+    )
     out = print_tables(html)
-    assert out == ('<style>td_x { color: red }</style><p>a_b</p><table data-ba-table="0" class="t"><tr>'
-                   '<th>auc_<wbr>rank</th><td>0.9856</td></tr></table><p>c_d</p><table data-ba-table="1">'
-                   '<tr><td>x_<wbr>y</td></tr></TABLE>')
+    assert out == (
+        '<style>td_x { color: red }</style><p>a_b</p><table data-ba-table="0" class="t"><tr>'
+        '<th>auc_<wbr>rank</th><td>0.9856</td></tr></table><p>c_d</p><table data-ba-table="1">'
+        "<tr><td>x_<wbr>y</td></tr></TABLE>"
+    )
 
 
 # -- a summary first, the analyses as appendices; no hole left by a table -------------------------------------
@@ -376,7 +445,7 @@ def test_the_pdf_opens_with_a_summary_of_at_most_four_pages_then_the_appendices(
     # summary, which names the test once in its prose and once in the mean's row
     d_page = starts["D"][0]
     assert "AppendixD.Againstthebaselineoneverydataset" in squash(texts[d_page - 1])
-    after = squash("".join(texts[d_page - 1:starts["E"][0]]))
+    after = squash("".join(texts[d_page - 1 : starts["E"][0]]))
     assert "AppendixE.Whatthisreportshows" in squash(texts[starts["E"][0] - 1])
     assert before.count("pairedDeLong") == 2 and after.count("pairedDeLong") >= 2
     assert after.count("meanoverdatasets") == 0
@@ -424,29 +493,47 @@ def test_a_long_table_breaks_across_pages_and_repeats_its_header_rows(tmp_path):
     old = weasyprint.CSS(string=".jp-OutputArea-child { break-inside: avoid-page !important }")
     from beyondauc.report.render import breakable_words, print_tables
 
-    before, _ = pages(weasyprint.HTML(string=print_tables(breakable_words(html)), base_url=str(tmp_path)).render(
-        stylesheets=[old]))
+    before, _ = pages(
+        weasyprint.HTML(string=print_tables(breakable_words(html)), base_url=str(tmp_path)).render(stylesheets=[old])
+    )
     assert "iris_versicolor_0" not in before[0]  # the table moved whole to page 2
 
 
 def test_print_appendix_moves_the_marked_cells_after_the_analyses():
     from beyondauc.report.render import print_appendix
 
-    html = ('<nav class="ba-contents"><ol><li><a href="#summary">Summary</a></li><li><a href="#a">A</a><ol>'
-            '<li>x</li></ol></li></ol><p><small>s</small></p></nav><section id="summary"><p>verdict</p>'
-            '<!--ba-print-appendix--><h2 id="e">Every &amp; dataset<a class="anchor-link" href="#e">&#182;</a></h2>'
-            '<!--/ba-print-appendix--><!--ba-print-appendix--><table><tr><td>1</td></tr></table>'
-            '<!--/ba-print-appendix--><p>the data</p></section><details class="ba-section">A</details><!--ba-end-->')
+    html = (
+        '<nav class="ba-contents"><ol><li><a href="#summary">Summary</a></li><li><a href="#a">A</a><ol>'
+        '<li>x</li></ol></li></ol><p><small>s</small></p></nav><section id="summary"><p>verdict</p>'
+        '<!--ba-print-appendix--><h2 id="e">Every &amp; dataset<a class="anchor-link" href="#e">&#182;</a></h2>'
+        "<!--/ba-print-appendix--><!--ba-print-appendix--><table><tr><td>1</td></tr></table>"
+        '<!--/ba-print-appendix--><p>the data</p></section><details class="ba-section">A</details><!--ba-end-->'
+    )
     out = print_appendix(html)
-    assert out.index("<p>verdict</p>") < out.index("<p>the data</p>") < out.index("A</details>") < \
-        out.index('<div class="ba-section-title">Every &amp; dataset</div>') < out.index("<td>1</td>")
+    assert (
+        out.index("<p>verdict</p>")
+        < out.index("<p>the data</p>")
+        < out.index("A</details>")
+        < out.index('<div class="ba-section-title">Every &amp; dataset</div>')
+        < out.index("<td>1</td>")
+    )
     assert "<h2" not in out and "ba-print-appendix-->" not in out
     assert '<li><a href="#print-appendix">Every &amp; dataset</a></li></ol><p>' in out
     assert print_appendix(html.replace("<!--ba-end-->", "")) == html.replace("<!--ba-end-->", "")  # an overview
     # a second marked heading opens a second appendix, after the first, both in the contents
-    two = print_appendix(html.replace("<p>the data</p>", '<!--ba-print-appendix--><h2 id="n">Notes</h2><p>n1</p>'
-                                                          '<!--/ba-print-appendix--><p>the data</p>'))
-    assert two.index("<td>1</td>") < two.index('id="print-appendix-2"') < two.index(
-        '<div class="ba-section-title">Notes</div>') < two.index("<p>n1</p>")
-    assert ('<li><a href="#print-appendix">Every &amp; dataset</a></li><li><a href="#print-appendix-2">Notes</a></li>'
-            '</ol><p>') in two
+    two = print_appendix(
+        html.replace(
+            "<p>the data</p>",
+            '<!--ba-print-appendix--><h2 id="n">Notes</h2><p>n1</p><!--/ba-print-appendix--><p>the data</p>',
+        )
+    )
+    assert (
+        two.index("<td>1</td>")
+        < two.index('id="print-appendix-2"')
+        < two.index('<div class="ba-section-title">Notes</div>')
+        < two.index("<p>n1</p>")
+    )
+    assert (
+        '<li><a href="#print-appendix">Every &amp; dataset</a></li><li><a href="#print-appendix-2">Notes</a></li>'
+        "</ol><p>"
+    ) in two

@@ -6,6 +6,7 @@ figure of its own when given no ax) and for leaving global state alone
 (``rcParams``, the pyplot figure list, ``plt.show``).  The data drawn is
 compared with the package's metric functions and with scikit-learn.
 """
+
 from __future__ import annotations
 
 import re
@@ -68,6 +69,7 @@ OK_CLEAN = np.r_[np.ones(35, bool), np.zeros(15, bool)]
 
 # -- registry of the axes-level Displays ------------------------------------------------------
 
+
 def _roc(ax):
     return ThresholdROCDisplay.from_predictions(YV, SV, YT, ST, ax=ax)
 
@@ -126,14 +128,17 @@ ARTISTS = {
 
 
 # the AUC vs expected accuracy Displays, on a hand-made results table (3 models x 3 datasets)
-RESULTS = pd.DataFrame({
-    "protocol": "xdomain", "method": "logistic",
-    "dataset": np.repeat(["d1", "d2", "d3"], 3),
-    "model": ["m1", "m2", "m3"] * 3,
-    "auc": [0.90, 0.80, 0.70, 0.85, 0.95, 0.60, 0.99, 0.75, 0.70],
-    "accuracy": [0.70, 0.78, 0.65, 0.80, 0.90, 0.55, 0.60, 0.74, 0.66],
-    "kappa": [0.40, 0.55, 0.30, 0.60, 0.80, 0.10, 0.20, 0.48, 0.32],
-})
+RESULTS = pd.DataFrame(
+    {
+        "protocol": "xdomain",
+        "method": "logistic",
+        "dataset": np.repeat(["d1", "d2", "d3"], 3),
+        "model": ["m1", "m2", "m3"] * 3,
+        "auc": [0.90, 0.80, 0.70, 0.85, 0.95, 0.60, 0.99, 0.75, 0.70],
+        "accuracy": [0.70, 0.78, 0.65, 0.80, 0.90, 0.55, 0.60, 0.74, 0.66],
+        "kappa": [0.40, 0.55, 0.30, 0.60, 0.80, 0.10, 0.20, 0.48, 0.32],
+    }
+)
 
 
 def _auc_accuracy(ax):
@@ -144,14 +149,18 @@ def _rank_slope(ax):
     return RankSlopeDisplay.from_results(RESULTS, ax=ax)
 
 
-DISPLAYS.update({
-    "auc_accuracy": (_auc_accuracy, AUCAccuracyDisplay),
-    "rank_slope": (_rank_slope, RankSlopeDisplay),
-})
-ARTISTS.update({
-    "auc_accuracy": {"collections": 2, "texts": 3, "lines": 1},
-    "rank_slope": {"lines": 3, "texts": 2},
-})
+DISPLAYS.update(
+    {
+        "auc_accuracy": (_auc_accuracy, AUCAccuracyDisplay),
+        "rank_slope": (_rank_slope, RankSlopeDisplay),
+    }
+)
+ARTISTS.update(
+    {
+        "auc_accuracy": {"collections": 2, "texts": 3, "lines": 1},
+        "rank_slope": {"lines": 3, "texts": 2},
+    }
+)
 
 
 def _counts(ax):
@@ -172,6 +181,7 @@ def no_leaked_figures():
 @pytest.fixture
 def no_show(monkeypatch):
     """Make any call of ``plt.show`` (or ``Figure.show``) fail the test."""
+
     def boom(*args, **kwargs):
         raise AssertionError("plt.show() must never be called by the package")
 
@@ -180,6 +190,7 @@ def no_show(monkeypatch):
 
 
 # -- the Display contract ---------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("name", list(DISPLAYS))
 def test_from_predictions_draws_on_given_ax_and_returns_itself(name):
@@ -243,6 +254,7 @@ def test_global_state_untouched_without_ax(name, no_show):
 
 
 # -- ThresholdROCDisplay --------------------------------------------------------------------
+
 
 def _points(x, y, decimals=12):
     return set(zip(np.round(np.asarray(x, float), decimals), np.round(np.asarray(y, float), decimals)))
@@ -311,6 +323,7 @@ def test_roc_without_colorbar_adds_no_axes():
 
 # -- ClassHistogramDisplay ------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("scale", [1.0, 100.0])
 @pytest.mark.parametrize("offset", [0.0, -1e4])
 def test_histogram_counts_per_class(scale, offset):
@@ -364,8 +377,10 @@ def test_histogram_string_labels_with_pos_label():
 
 # -- RobustnessDisplay ----------------------------------------------------------------------
 
-@pytest.mark.parametrize("kind, opts", [("bias", {}), ("noise", {"n_repeats": 3, "noise_method": "monte_carlo"}),
-                                        ("noise", {})])
+
+@pytest.mark.parametrize(
+    "kind, opts", [("bias", {}), ("noise", {"n_repeats": 3, "noise_method": "monte_carlo"}), ("noise", {})]
+)
 def test_robustness_curve_is_the_metric_curve(kind, opts):
     _, ax = plt.subplots()
     RobustnessDisplay.from_predictions(YV, SV, kind=kind, name="val", ax=ax, **opts)
@@ -381,6 +396,7 @@ def test_robustness_curve_is_the_metric_curve(kind, opts):
 
 
 # -- DriftDisplay ---------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("labels", ["01", "strings"])
 @pytest.mark.parametrize("seed", [0, 5])
@@ -404,6 +420,7 @@ def test_drift_lines_are_sens_spec_drift(labels, seed):
 
 # -- WassersteinDisplay ---------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("p", [1, 2])
 @pytest.mark.parametrize("scale", [1.0, 1000.0])
 def test_wasserstein_texts_show_the_matrix(p, scale):
@@ -425,6 +442,7 @@ def test_wasserstein_texts_show_the_matrix(p, scale):
 
 
 # -- CoverageAccuracyDisplay ----------------------------------------------------------------
+
 
 @pytest.mark.parametrize("data", ["noisy", "clean"])
 @pytest.mark.parametrize("tolerance", [0.9, 0.7])
@@ -468,10 +486,12 @@ def test_coverage_without_legend_draws_the_same_lines():
     _, (ax, bare) = plt.subplots(1, 2)
     with_legend = CoverageAccuracyDisplay.from_predictions(CONF, OK, ax=ax)
     without = CoverageAccuracyDisplay(with_legend.curve, disca=with_legend.disca, exact=with_legend.exact).plot(
-        bare, legend=False)
+        bare, legend=False
+    )
     assert ax.get_legend() is not None and bare.get_legend() is None
     assert [(ln.get_label(), list(ln.get_xdata())) for ln in ax.lines] == [
-        (ln.get_label(), list(ln.get_xdata())) for ln in bare.lines]
+        (ln.get_label(), list(ln.get_xdata())) for ln in bare.lines
+    ]
     assert without.line_.get_label() == with_legend.line_.get_label() == f"area {with_legend.curve.score:.3f}"
     plt.close("all")
 
@@ -481,8 +501,14 @@ def test_coverage_grid_titles_each_panel_with_the_evaluations_numbers_and_has_on
     fluctuations; no panel has a legend of its own; one legend, in its own panel, names every mark."""
     from beyondauc.plots import CoverageAccuracyGridDisplay
 
-    ev = beyondauc.evaluate("demo", models=["svm", "knn"], datasets=["wine", "diabetes", "iris_virginica"],
-                            ood_dataset="iris_virginica", noise_repeats=2, n_bootstrap=0)
+    ev = beyondauc.evaluate(
+        "demo",
+        models=["svm", "knn"],
+        datasets=["wine", "diabetes", "iris_virginica"],
+        ood_dataset="iris_virginica",
+        noise_repeats=2,
+        n_bootstrap=0,
+    )
     disp = CoverageAccuracyGridDisplay.from_evaluation(ev, "knn")
     sel = ev.table("selective").set_index(["model", "dataset"])
     assert [ax.get_title().split(":")[0] for ax in disp.axes_] == ["wine", "diabetes"]  # not the OOD dataset
@@ -490,16 +516,24 @@ def test_coverage_grid_titles_each_panel_with_the_evaluations_numbers_and_has_on
         dataset = ax.get_title().split(":")[0]
         row = sel.loc[("knn", dataset)]
         n = int(row["n_fluctuations"])
-        assert ax.get_title() == (f"{dataset}: DiSCA = {row['disca']:.3f}\narea {row['area']:.3f} · "
-                                  f"a = {row['a']:.3f} · b = {row['b']:.3f} · {n} fluctuation{'' if n == 1 else 's'}")
+        assert ax.get_title() == (
+            f"{dataset}: DiSCA = {row['disca']:.3f}\narea {row['area']:.3f} · "
+            f"a = {row['a']:.3f} · b = {row['b']:.3f} · {n} fluctuation{'' if n == 1 else 's'}"
+        )
         assert ax.get_legend() is None
         curve = ev.disca("knn", dataset).curve
         np.testing.assert_array_equal(disp.displays[dataset].line_.get_xdata(), curve.coverage)
     legend_ax = disp.legend_.axes
     assert legend_ax not in disp.axes_ and not legend_ax.axison
     labels = [t.get_text() for t in disp.legend_.get_texts()]
-    assert labels == ["exact curve (every confidence)", "knn on the resolution grid", "tolerance 0.9",
-                      "b: accuracy falls below 0.9", "a: the first error", "fluctuation: accuracy rises again"]
+    assert labels == [
+        "exact curve (every confidence)",
+        "knn on the resolution grid",
+        "tolerance 0.9",
+        "b: accuracy falls below 0.9",
+        "a: the first error",
+        "fluctuation: accuracy rises again",
+    ]
     assert len(disp.figure_.axes) == 3  # 2 panels and the legend's, in one row
     with pytest.raises(ValueError, match="`ncols`"):
         CoverageAccuracyGridDisplay.from_evaluation(ev, "knn", ncols=0)
@@ -519,6 +553,7 @@ def test_coverage_from_benchmark_marks_a_and_b():
 
 
 # -- ToleranceDisplay -----------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("value", ["b", "disca"])
 def test_tolerance_one_line_of_nine_points(value):
@@ -554,6 +589,7 @@ def test_tolerance_several_models():
 
 
 # -- DiagnosticsDashboard -------------------------------------------------------------------
+
 
 def test_dashboard_from_benchmark_has_eight_axes(no_show):
     rc = _rc_snapshot()
@@ -680,8 +716,9 @@ def test_dashboard_plot_without_figure_creates_one():
 
 
 def test_dashboard_numbers_are_the_metrics():
-    dash = DiagnosticsDashboard.from_predictions(YV, SV, YT, ST, n_repeats=3, random_state=4,
-                                                 figure=Figure(figsize=(20, 9)))
+    dash = DiagnosticsDashboard.from_predictions(
+        YV, SV, YT, ST, n_repeats=3, random_state=4, figure=Figure(figsize=(20, 9))
+    )
     d = dash.diagnostics
     sigma = max(SV.max(), ST.max()) - min(SV.min(), ST.min())
     assert d.bias_val.score == bias_robustness(YV, SV, sigma_max=sigma).score
@@ -691,6 +728,7 @@ def test_dashboard_numbers_are_the_metrics():
 
 
 # -- bad input ------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("bad", [np.nan, np.inf])
 @pytest.mark.parametrize("where", ["s_val", "s_test"])
@@ -737,6 +775,7 @@ def test_tolerance_unknown_value(value):
 
 
 # -- AUCAccuracyDisplay ------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("model", ["m1", "m3"])
 @pytest.mark.parametrize("score", ["accuracy", "kappa"])
@@ -820,6 +859,7 @@ def test_auc_accuracy_rejects_several_protocols():
 
 # -- RankSlopeDisplay -----------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("dataset", ["mean", "d1", "d3"])
 @pytest.mark.parametrize("score", ["accuracy", "kappa"])
 def test_rank_slope_lines_are_the_rank_changes(score, dataset):
@@ -856,6 +896,7 @@ def test_rank_slope_unknown_dataset():
 
 
 # -- ScoreHistogramsDisplay -----------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("density", [True, False])
 @pytest.mark.parametrize("model", ["knn", "single_feature"])

@@ -74,8 +74,17 @@ def test_coverage_accuracy_band_from_benchmark_equals_a_refit_loop():
     )
 
     bench = ba.load_demo()
-    opts = dict(ood_dataset=None, protocol="xdomain", method="logistic", class_weight=None, tolerance=0.9,
-                weights=(1 / 3, 1 / 3, 1 / 3), resolution=0.01, random_state=1, n_bootstrap=3)
+    opts = dict(
+        ood_dataset=None,
+        protocol="xdomain",
+        method="logistic",
+        class_weight=None,
+        tolerance=0.9,
+        weights=(1 / 3, 1 / 3, 1 / 3),
+        resolution=0.01,
+        random_state=1,
+        n_bootstrap=3,
+    )
     _, acc, _ = benchmark_bootstrap(bench, "svm", "wine", **opts)
     s, y, role, strata = selective_design(bench, "svm", "wine", ood_dataset=None, protocol="xdomain", random_state=1)
     counts = bootstrap_counts(strata, 3, random_state=1)

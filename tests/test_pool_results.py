@@ -67,8 +67,9 @@ SCRIPT = textwrap.dedent("""
 def test_a_worker_killed_while_it_sends_a_large_result_does_not_hang_the_run(tmp_path):
     script = tmp_path / "kill_while_sending.py"
     script.write_text(SCRIPT)
-    run = subprocess.run([sys.executable, str(script), str(tmp_path / "started")], capture_output=True, text=True,
-                         timeout=120)
+    run = subprocess.run(
+        [sys.executable, str(script), str(tmp_path / "started")], capture_output=True, text=True, timeout=120
+    )
     assert run.returncode == 0, run.stderr
     assert run.stdout.strip() == "left []"
 

@@ -4,6 +4,7 @@ Conventions under test: rank 1 = best, ties share the minimum rank, a NaN
 value has a NaN rank, and the ``"mean"`` row ranks the mean over datasets
 (NaN values skipped).
 """
+
 from __future__ import annotations
 
 import re
@@ -33,6 +34,7 @@ NAN = np.nan
 
 # -- fixtures -------------------------------------------------------------------
 
+
 def hand_results():
     """3 datasets x 4 models; dyadic values so every mean is exact.
 
@@ -45,8 +47,12 @@ def hand_results():
       d2          .8125  .625   .75    .9375
       d3          .75    .6875  .875   .5625
     """
-    acc = {"d1": [.750, .625, .625, .500], "d2": [.500, .875, NAN, .625], "d3": [.625, .500, .750, .375]}
-    auc = {"d1": [.875, .8125, .9375, .6875], "d2": [.8125, .625, .75, .9375], "d3": [.75, .6875, .875, .5625]}
+    acc = {"d1": [0.750, 0.625, 0.625, 0.500], "d2": [0.500, 0.875, NAN, 0.625], "d3": [0.625, 0.500, 0.750, 0.375]}
+    auc = {
+        "d1": [0.875, 0.8125, 0.9375, 0.6875],
+        "d2": [0.8125, 0.625, 0.75, 0.9375],
+        "d3": [0.75, 0.6875, 0.875, 0.5625],
+    }
     rows = []
     for d in ("d1", "d2", "d3"):
         for j, m in enumerate("ABCD"):
@@ -91,21 +97,30 @@ def generated():
         y = (rng.random(n) < 0.45).astype(int)
         y[:2] = [0, 1]
         shift = rng.normal(0, 0.8)
-        parts.append(pd.DataFrame({
-            "dataset": d,
-            "domain": "news" if k < 2 else "chat",
-            "label": y,
-            "strong": rng.normal(size=n) + 2.0 * y + shift,
-            "weak": 1 / (1 + np.exp(-(rng.normal(size=n) + 0.7 * y + 0.3 * shift))),
-            "coarse": np.round(np.clip(rng.normal(size=n) + 1.2 * y + 2, 0, 5)),
-        }))
+        parts.append(
+            pd.DataFrame(
+                {
+                    "dataset": d,
+                    "domain": "news" if k < 2 else "chat",
+                    "label": y,
+                    "strong": rng.normal(size=n) + 2.0 * y + shift,
+                    "weak": 1 / (1 + np.exp(-(rng.normal(size=n) + 0.7 * y + 0.3 * shift))),
+                    "coarse": np.round(np.clip(rng.normal(size=n) + 1.2 * y + 2, 0, 5)),
+                }
+            )
+        )
     return load_benchmark(pd.concat(parts, ignore_index=True))
 
 
 @pytest.fixture(scope="module")
 def generated_grid(generated):
-    return expected_accuracy_grid(generated, protocols=["xdomain", "outdata", "indata"],
-                                  methods=["logistic", "isotonic", "stump"], n_repeats=5, random_state=3)
+    return expected_accuracy_grid(
+        generated,
+        protocols=["xdomain", "outdata", "indata"],
+        methods=["logistic", "isotonic", "stump"],
+        n_repeats=5,
+        random_state=3,
+    )
 
 
 def as_lookup(frame, key="rank"):
@@ -118,6 +133,7 @@ def same(a, b):
 
 
 # -- rank_table -----------------------------------------------------------------
+
 
 def test_rank_table_hand_computed_ranks_ties_nan_and_mean_row():
     t = rank_table(hand_results(), score="accuracy")
@@ -157,8 +173,14 @@ def test_rank_table_all_nan_model_has_nan_mean_and_rank():
 
 
 def test_rank_table_tie_in_mean_shares_minimum_rank():
-    res = pd.DataFrame({"dataset": ["a", "a", "a", "b", "b", "b"], "model": ["x", "y", "z"] * 2,
-                        "auc": [.5] * 6, "accuracy": [.75, .5, .25, .25, .5, .25]})
+    res = pd.DataFrame(
+        {
+            "dataset": ["a", "a", "a", "b", "b", "b"],
+            "model": ["x", "y", "z"] * 2,
+            "auc": [0.5] * 6,
+            "accuracy": [0.75, 0.5, 0.25, 0.25, 0.5, 0.25],
+        }
+    )
     mean = rank_table(res).query("dataset == 'mean'").set_index("model")
     # means: x .5, y .5, z .25
     assert mean["rank"].to_dict() == {"x": 1.0, "y": 1.0, "z": 3.0}
@@ -203,6 +225,7 @@ def test_rank_table_invariant_to_row_order(demo_results):
 
 # -- rank_changes ---------------------------------------------------------------
 
+
 def test_rank_changes_hand_checked_and_sign_convention():
     ch = rank_changes(hand_results(), score="accuracy")
     assert list(ch.columns) == ["dataset", "model", "auc", "auc_rank", "value", "rank", "change"]
@@ -221,6 +244,7 @@ def test_rank_changes_hand_checked_and_sign_convention():
 
 
 # -- kendall_tau ----------------------------------------------------------------
+
 
 def reference_tau(res, score):
     rows = {}
@@ -265,23 +289,26 @@ def test_kendall_tau_matches_scipy_on_demo(demo_results):
 
 
 def test_kendall_tau_nan_for_fewer_than_two_models_or_constant_values():
-    res = pd.DataFrame({
-        "dataset": ["one"] * 3 + ["flat"] * 3 + ["flatauc"] * 3 + ["ok"] * 3,
-        "model": ["x", "y", "z"] * 4,
-        "auc": [.9, .8, .7, .9, .8, .7, .6, .6, .6, .9, .8, .7],
-        "accuracy": [.7, NAN, NAN, .5, .5, .5, .9, .8, .7, .7, .8, .6],
-    })
+    res = pd.DataFrame(
+        {
+            "dataset": ["one"] * 3 + ["flat"] * 3 + ["flatauc"] * 3 + ["ok"] * 3,
+            "model": ["x", "y", "z"] * 4,
+            "auc": [0.9, 0.8, 0.7, 0.9, 0.8, 0.7, 0.6, 0.6, 0.6, 0.9, 0.8, 0.7],
+            "accuracy": [0.7, NAN, NAN, 0.5, 0.5, 0.5, 0.9, 0.8, 0.7, 0.7, 0.8, 0.6],
+        }
+    )
     got = kendall_tau(res).set_index("dataset")
     for d, n in (("one", 1), ("flat", 3), ("flatauc", 3)):
         assert np.isnan(got.loc[d, "tau"]) and np.isnan(got.loc[d, "p_value"]), d
         assert got.loc[d, "n_models"] == n
-    assert got.loc["ok", "tau"] == pytest.approx(stats.kendalltau([.9, .8, .7], [.7, .8, .6]).statistic)
+    assert got.loc["ok", "tau"] == pytest.approx(stats.kendalltau([0.9, 0.8, 0.7], [0.7, 0.8, 0.6]).statistic)
     # a single model: NaN for every row, including the mean
     single = kendall_tau(res[res["model"] == "x"])
     assert single["tau"].isna().all() and (single["n_models"] <= 1).all()
 
 
 # -- calibration_modes / best_of_methods ---------------------------------------------
+
 
 def test_calibration_modes_matches_groupby_means(generated, generated_grid):
     grid = generated_grid
@@ -299,10 +326,11 @@ def test_calibration_modes_matches_groupby_means(generated, generated_grid):
         np.testing.assert_array_equal(auc_part["rank"].to_numpy(), exp_auc_rank)
 
         ref = grid.groupby(["protocol", "method", "model"])[score].mean()
-        rest = modes.iloc[len(generated.models):]
+        rest = modes.iloc[len(generated.models) :]
         assert len(rest) == 3 * 3 * len(generated.models)
         assert set(zip(rest["protocol"], rest["method"])) == {
-            (p, m) for p in ("xdomain", "outdata", "indata") for m in ("logistic", "isotonic", "stump")}
+            (p, m) for p in ("xdomain", "outdata", "indata") for m in ("logistic", "isotonic", "stump")
+        }
         for (p, meth), g in rest.groupby(["protocol", "method"]):
             expected = np.array([ref[(p, meth, m)] for m in g["model"]])
             np.testing.assert_allclose(g["value"].to_numpy(), expected, rtol=1e-13)
@@ -322,27 +350,32 @@ def test_best_of_methods_picks_the_max_over_methods(generated, generated_grid):
                 assert v == pytest.approx(per_method.max(), rel=1e-13)
                 assert per_method[meth] == pytest.approx(per_method.max(), rel=1e-13)  # names the winner
                 assert (per_method <= v + 1e-12).all()
-            np.testing.assert_array_equal(g["rank"].to_numpy(),
-                                          stats.rankdata(-g["value"].to_numpy(), method="min"))
+            np.testing.assert_array_equal(g["rank"].to_numpy(), stats.rankdata(-g["value"].to_numpy(), method="min"))
 
 
 def test_best_of_methods_hand_grid_names_method_and_handles_all_nan():
     rows = []
-    vals = {("p", "m1", "logistic"): [.2, .4], ("p", "m1", "stump"): [.5, .5],
-            ("p", "m2", "logistic"): [.9, .7], ("p", "m2", "stump"): [.1, .1],
-            ("p", "m3", "logistic"): [NAN, NAN], ("p", "m3", "stump"): [NAN, NAN]}
+    vals = {
+        ("p", "m1", "logistic"): [0.2, 0.4],
+        ("p", "m1", "stump"): [0.5, 0.5],
+        ("p", "m2", "logistic"): [0.9, 0.7],
+        ("p", "m2", "stump"): [0.1, 0.1],
+        ("p", "m3", "logistic"): [NAN, NAN],
+        ("p", "m3", "stump"): [NAN, NAN],
+    }
     for (p, model, meth), ks in vals.items():
         for d, k in zip(("a", "b"), ks):
-            rows.append(dict(protocol=p, method=meth, dataset=d, model=model, auc=.8, accuracy=.7, kappa=k))
+            rows.append(dict(protocol=p, method=meth, dataset=d, model=model, auc=0.8, accuracy=0.7, kappa=k))
     best = best_of_methods(pd.DataFrame(rows), score="kappa").set_index("model")
-    assert best.loc["m1", "method"] == "stump" and best.loc["m1", "value"] == pytest.approx(.5)
-    assert best.loc["m2", "method"] == "logistic" and best.loc["m2", "value"] == pytest.approx(.8)
+    assert best.loc["m1", "method"] == "stump" and best.loc["m1", "value"] == pytest.approx(0.5)
+    assert best.loc["m2", "method"] == "logistic" and best.loc["m2", "value"] == pytest.approx(0.8)
     # no method has a defined score: no value, no winner, no rank
     assert np.isnan(best.loc["m3", "value"]) and pd.isna(best.loc["m3", "method"])
     assert best.loc["m1", "rank"] == 2.0 and best.loc["m2", "rank"] == 1.0 and pd.isna(best.loc["m3", "rank"])
 
 
 # -- score_variance -------------------------------------------------------------------
+
 
 def test_score_variance_raw_and_scaled(demo):
     v = score_variance(demo).set_index("model")
@@ -374,11 +407,23 @@ def test_score_variance_groups_agree_with_rank_changes(demo, demo_results, score
 
 # -- score_histograms -----------------------------------------------------------------
 
+
 def test_score_histograms_counts_density_edges_vs_numpy(demo):
     bins = 7
     h = score_histograms(demo, bins=bins, clip_quantiles=None)
-    assert list(h.columns) == ["model", "dataset", "label", "bin", "left", "right", "scaled_left",
-                               "scaled_right", "count", "density", "clipped"]
+    assert list(h.columns) == [
+        "model",
+        "dataset",
+        "label",
+        "bin",
+        "left",
+        "right",
+        "scaled_left",
+        "scaled_right",
+        "count",
+        "density",
+        "clipped",
+    ]
     assert (h["clipped"] == 0).all()
     assert set(h["model"]) == set(demo.models)
     assert list(pd.unique(h["dataset"])) == list(demo.datasets) + ["all"]
@@ -409,8 +454,14 @@ def test_score_histograms_counts_density_edges_vs_numpy(demo):
 
 
 def test_score_histograms_one_model_and_constant_scores():
-    df = pd.DataFrame({"dataset": ["a"] * 4 + ["b"] * 4, "label": [0, 1] * 4,
-                       "m": [0.0, 1.0, 0.5, 0.25, 0.75, 1.0, 0.0, 0.5], "flat": [3.0] * 8})
+    df = pd.DataFrame(
+        {
+            "dataset": ["a"] * 4 + ["b"] * 4,
+            "label": [0, 1] * 4,
+            "m": [0.0, 1.0, 0.5, 0.25, 0.75, 1.0, 0.0, 0.5],
+            "flat": [3.0] * 8,
+        }
+    )
     bench = load_benchmark(df)
     h = score_histograms(bench, bins=4, models="m")
     assert set(h["model"]) == {"m"}
@@ -496,6 +547,7 @@ def test_score_histograms_unknown_model(demo):
 
 # -- errors -----------------------------------------------------------------------------
 
+
 def test_several_protocol_method_combinations_are_refused(generated_grid):
     for fn in (rank_table, rank_changes, kendall_tau):
         with pytest.raises(ValueError, match="protocol x method"):
@@ -532,12 +584,20 @@ def test_bad_inputs():
 
 
 def test_all_exported():
-    for name in ("rank_table", "rank_changes", "kendall_tau", "calibration_modes", "best_of_methods",
-                 "score_variance", "score_histograms"):
+    for name in (
+        "rank_table",
+        "rank_changes",
+        "kendall_tau",
+        "calibration_modes",
+        "best_of_methods",
+        "score_variance",
+        "score_histograms",
+    ):
         assert name in beyondauc.__all__ and callable(getattr(beyondauc, name))
 
 
 # -- ranks are integers -----------------------------------------------------------------
+
 
 def test_rank_columns_are_nullable_integers_everywhere():
     """Every rank and rank change is Int64 (prints 2, not 2.0); a NaN score's rank is <NA>."""

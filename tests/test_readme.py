@@ -13,6 +13,7 @@ The README also stays short and points into the docs: at most 150 lines, the two
 commands first, the docs build command, and links to pages that exist, the own-data recipe
 among them.
 """
+
 from __future__ import annotations
 
 import re
@@ -28,8 +29,10 @@ PAGES = sorted(p for p in DOCS.rglob("*.md") if not {"_build", "_generated"} & s
 FENCE = re.compile(r"^```python[ \t]*\n(.*?)^```[ \t]*$", re.DOTALL | re.MULTILINE)
 SETUP = [
     "python3 -m venv .venv && .venv/bin/pip install -q -e '.[dev]' && .venv/bin/beyondauc demo",
-    ("bash scripts/install_system_deps.sh && python3 -m venv .venv && .venv/bin/pip install -q -e '.[dev]' "
-     "&& .venv/bin/python -m pytest"),
+    (
+        "bash scripts/install_system_deps.sh && python3 -m venv .venv && .venv/bin/pip install -q -e '.[dev]' "
+        "&& .venv/bin/python -m pytest"
+    ),
 ]
 DOCS_BUILD = ".venv/bin/sphinx-build -W -b html docs docs/_build/html"
 MAX_README_LINES = 150
@@ -88,8 +91,9 @@ def test_readme_python_blocks_run(tmp_path, monkeypatch):
         assert namespace["result"].ok, namespace["result"].summary()
 
 
-@pytest.mark.parametrize("page", [p for p in PAGES if python_blocks(p.read_text(encoding="utf-8"))],
-                         ids=lambda p: str(p.relative_to(DOCS)))
+@pytest.mark.parametrize(
+    "page", [p for p in PAGES if python_blocks(p.read_text(encoding="utf-8"))], ids=lambda p: str(p.relative_to(DOCS))
+)
 def test_docs_python_blocks_run(page, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     run_blocks(page, {"__name__": "__docs__"})

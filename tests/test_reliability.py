@@ -49,6 +49,7 @@ def _one_thread():
 
 # -- the independent reference ------------------------------------------------------------
 
+
 def loop_bins(y, p, n_bins):
     """Per-bin (count, positives, sum of p), bin membership decided example by example.
 
@@ -108,17 +109,21 @@ def test_ece_hand_worked():
     assert expected_calibration_error([0, 1, 0, 1], [0.5, 0.5, 0.5, 0.5]) == 0.0
     # labels by pos_label; one bin = |mean(y) - mean(p)|
     assert expected_calibration_error(["a", "b", "b"], [0.2, 0.9, 0.4], n_bins=1, pos_label="b") == pytest.approx(
-        abs(2 / 3 - 0.5))
+        abs(2 / 3 - 0.5)
+    )
 
 
-@pytest.mark.parametrize("kw, match", [
-    (dict(y_true=[0, 1], y_prob=[0.2, 1.5]), "`y_prob` must be probabilities in \\[0, 1\\], got 1.5 at position 1"),
-    (dict(y_true=[0, 1], y_prob=[0.2]), "same length"),
-    (dict(y_true=[0, 1], y_prob=[0.2, 0.3], n_bins=0), "`n_bins` must be an int >= 1"),
-    (dict(y_true=[0, 1], y_prob=[0.2, np.nan]), "`y_prob` must be finite"),
-    (dict(y_true=[0, 1, 2], y_prob=[0.2, 0.3, 0.4]), "`y_true` must be binary"),
-    (dict(y_true=[], y_prob=[]), "empty"),
-])
+@pytest.mark.parametrize(
+    "kw, match",
+    [
+        (dict(y_true=[0, 1], y_prob=[0.2, 1.5]), "`y_prob` must be probabilities in \\[0, 1\\], got 1.5 at position 1"),
+        (dict(y_true=[0, 1], y_prob=[0.2]), "same length"),
+        (dict(y_true=[0, 1], y_prob=[0.2, 0.3], n_bins=0), "`n_bins` must be an int >= 1"),
+        (dict(y_true=[0, 1], y_prob=[0.2, np.nan]), "`y_prob` must be finite"),
+        (dict(y_true=[0, 1, 2], y_prob=[0.2, 0.3, 0.4]), "`y_true` must be binary"),
+        (dict(y_true=[], y_prob=[]), "empty"),
+    ],
+)
 def test_ece_bad_input(kw, match):
     with pytest.raises(ValueError, match=match):
         expected_calibration_error(**kw)
@@ -126,14 +131,25 @@ def test_ece_bad_input(kw, match):
 
 # -- calibration_error_table against ScoreCalibrator per cell ----------------------------------
 
+
 def small_bench(seed=0):
     rng = np.random.default_rng(seed)
     parts = []
     for i, (d, n, rate) in enumerate([("a", 90, 0.5), ("b", 60, 0.3), ("c", 120, 0.6), ("lone", 40, 0.45)]):
         y = (rng.random(n) < rate).astype(int)
         z = (0.8 + 0.3 * i) * (2 * y - 1) + rng.normal(size=n) + 0.4 * i
-        parts.append(pd.DataFrame({"dataset": d, "label": y, "prob": expit(z), "logit": 2 * z - 1,
-                                   "tied": np.round(z), "big": 1e4 + 300 * z}))
+        parts.append(
+            pd.DataFrame(
+                {
+                    "dataset": d,
+                    "label": y,
+                    "prob": expit(z),
+                    "logit": 2 * z - 1,
+                    "tied": np.round(z),
+                    "big": 1e4 + 300 * z,
+                }
+            )
+        )
     df = pd.concat(parts, ignore_index=True)
     domains = {"a": "x", "b": "x", "c": "y", "lone": "z"}
     with warnings.catch_warnings():
@@ -156,8 +172,12 @@ def reference_cell(df, domains, protocol, method, class_weight, reference, datas
             pairs.append((sd[tr], yd[tr], sd[te], yd[te]))
     else:
         dom = df["dataset"].map(domains).to_numpy()
-        cal, ev = {"xdomain": (~in_d, in_d), "outdomain": (dom != domains[dataset], in_d),
-                   "indomain": (df["dataset"].isin(same).to_numpy(), in_d), "outdata": (in_d, ~in_d)}[protocol]
+        cal, ev = {
+            "xdomain": (~in_d, in_d),
+            "outdomain": (dom != domains[dataset], in_d),
+            "indomain": (df["dataset"].isin(same).to_numpy(), in_d),
+            "outdata": (in_d, ~in_d),
+        }[protocol]
         if cal.any() and ev.any():
             pairs.append((s[cal], y[cal], s[ev], y[ev]))
     ys, ps, n_nan = [], [], 0
@@ -180,14 +200,16 @@ def reference_cell(df, domains, protocol, method, class_weight, reference, datas
 def test_table_matches_score_calibrator_per_cell(method, class_weight, reference):
     df, domains, bench = small_bench()
     n_bins = 15 if method == "logistic" else 10  # 10 bins put 0.5 (a balanced leaf) on an edge
-    res = calibration_error_table(bench, methods=[method], class_weight=class_weight, n_repeats=N_REPEATS,
-                                  n_bins=n_bins, reference=reference)
+    res = calibration_error_table(
+        bench, methods=[method], class_weight=class_weight, n_repeats=N_REPEATS, n_bins=n_bins, reference=reference
+    )
     assert isinstance(res, CalibrationErrors) and res.n_bins == n_bins
     assert len(res.ece) == len(PROTOCOLS) * len(bench.datasets) * len(bench.models)
     rel = res.reliability.set_index(["protocol", "method", "dataset", "model"]).sort_index()
     for row in res.ece.itertuples():
-        count, pos, psum, n_nan = reference_cell(df, domains, row.protocol, method, class_weight, reference,
-                                                 row.dataset, row.model, n_bins)
+        count, pos, psum, n_nan = reference_cell(
+            df, domains, row.protocol, method, class_weight, reference, row.dataset, row.model, n_bins
+        )
         where = (row.protocol, row.dataset, row.model)
         assert row.n_evaluation == count.sum() and row.n_nan == n_nan, where
         if count.sum() == 0:
@@ -202,7 +224,8 @@ def test_table_matches_score_calibrator_per_cell(method, class_weight, reference
         assert np.allclose(cell["fraction_positive"], pos[nz] / count[nz], rtol=0, atol=1e-12), where
         assert np.allclose(cell["mean_predicted"], psum[nz] / count[nz], rtol=0, atol=1e-12), where
         assert np.allclose(cell["bin_low"], np.flatnonzero(nz) / n_bins) and np.allclose(
-            cell["bin_high"], (np.flatnonzero(nz) + 1) / n_bins)
+            cell["bin_high"], (np.flatnonzero(nz) + 1) / n_bins
+        )
     if reference == "opitz2024" and method == "isotonic":
         assert res.ece["n_nan"].sum() > 0  # precondition: some scores fall outside a calibration range
     else:
@@ -211,27 +234,45 @@ def test_table_matches_score_calibrator_per_cell(method, class_weight, reference
 
 def test_table_frames_are_tidy_and_ordered():
     _, _, bench = small_bench()
-    res = calibration_error_table(bench, protocols=["outdata", "xdomain"], methods=["stump", "logistic"],
-                                  n_repeats=2)
+    res = calibration_error_table(bench, protocols=["outdata", "xdomain"], methods=["stump", "logistic"], n_repeats=2)
     ece = res.ece
-    assert list(ece.columns) == ["protocol", "method", "dataset", "domain", "model", "calibration", "ece",
-                                 "n_evaluation", "n_nan"]
+    assert list(ece.columns) == [
+        "protocol",
+        "method",
+        "dataset",
+        "domain",
+        "model",
+        "calibration",
+        "ece",
+        "n_evaluation",
+        "n_nan",
+    ]
     assert list(dict.fromkeys(ece["protocol"])) == ["outdata", "xdomain"]
     assert list(dict.fromkeys(ece["method"])) == ["stump", "logistic"]
-    assert list(res.reliability.columns) == ["protocol", "method", "dataset", "model", "bin", "bin_low", "bin_high",
-                                             "mean_predicted", "fraction_positive", "count"]
+    assert list(res.reliability.columns) == [
+        "protocol",
+        "method",
+        "dataset",
+        "model",
+        "bin",
+        "bin_low",
+        "bin_high",
+        "mean_predicted",
+        "fraction_positive",
+        "count",
+    ]
     # bins of a cell sum to its evaluation examples
     sums = res.reliability.groupby(["protocol", "method", "dataset", "model"], sort=False)["count"].sum()
     merged = ece.set_index(["protocol", "method", "dataset", "model"])["n_evaluation"]
     assert (sums.reindex(merged.index) == merged).all()
     assert "CalibrationErrors(n_bins=15" in repr(res) and "<table" in res._repr_html_()
     # same seed, same numbers
-    again = calibration_error_table(bench, protocols=["outdata", "xdomain"], methods=["stump", "logistic"],
-                                    n_repeats=2)
+    again = calibration_error_table(bench, protocols=["outdata", "xdomain"], methods=["stump", "logistic"], n_repeats=2)
     pd.testing.assert_frame_equal(res.ece, again.ece)
     # models in parallel processes: the same frames
-    par = calibration_error_table(bench, protocols=["outdata", "xdomain"], methods=["stump", "logistic"],
-                                  n_repeats=2, n_jobs=2)
+    par = calibration_error_table(
+        bench, protocols=["outdata", "xdomain"], methods=["stump", "logistic"], n_repeats=2, n_jobs=2
+    )
     pd.testing.assert_frame_equal(res.ece, par.ece)
     pd.testing.assert_frame_equal(res.reliability, par.reliability)
 
@@ -246,8 +287,15 @@ def test_indomain_fallback_is_labelled_indata():
     assert np.array_equal(a, b)
 
 
-@pytest.mark.parametrize("kw, param", [({"n_bins": 0}, "n_bins"), ({"reference": "paper"}, "reference"),
-                                       ({"methods": ["platt"]}, "method"), ({"protocols": ["x"]}, "protocol")])
+@pytest.mark.parametrize(
+    "kw, param",
+    [
+        ({"n_bins": 0}, "n_bins"),
+        ({"reference": "paper"}, "reference"),
+        ({"methods": ["platt"]}, "method"),
+        ({"protocols": ["x"]}, "protocol"),
+    ],
+)
 def test_table_bad_options(kw, param):
     _, _, bench = small_bench()
     with pytest.raises(ValueError, match=f"`{param}`"):
@@ -255,6 +303,7 @@ def test_table_bad_options(kw, param):
 
 
 # -- the display -------------------------------------------------------------------------------
+
 
 def test_display_from_predictions_draws_bins_diagonal_and_ece():
     rng = np.random.default_rng(0)
@@ -287,8 +336,9 @@ def test_display_from_table():
     assert disp.ece == pytest.approx(row["ece"].item(), abs=1e-12)
     assert disp.count.sum() == row["n_evaluation"].item()
     with pytest.raises(ValueError, match="`dataset` must be one of"):
-        ReliabilityDisplay.from_table(res.reliability, model="logit", dataset="zz", protocol="xdomain",
-                                      method="isotonic")
+        ReliabilityDisplay.from_table(
+            res.reliability, model="logit", dataset="zz", protocol="xdomain", method="isotonic"
+        )
     with pytest.raises(ValueError, match="`table` must be"):
         ReliabilityDisplay.from_table(res.ece, model="logit", dataset="b", protocol="xdomain", method="isotonic")
     plt.close("all")

@@ -39,8 +39,9 @@ def small_chunks(monkeypatch):
 
 def _run(strata, inverse, y, n_values, statistic, seed, **kw):
     """The engine's replicates, and the counts they were drawn from (the reference's resamples)."""
-    got = bootstrap_replicates(strata, inverse, y, n_values=n_values, statistic=statistic, n_bootstrap=B,
-                               random_state=seed, **kw)
+    got = bootstrap_replicates(
+        strata, inverse, y, n_values=n_values, statistic=statistic, n_bootstrap=B, random_state=seed, **kw
+    )
     return got, bootstrap_counts(strata, B, random_state=seed)
 
 
@@ -63,11 +64,16 @@ def _cohorts(seed, ties):
 def _split(counts, y, s, cohort):
     """The V and T cohorts of one replicate, resampled explicitly."""
     v, t = cohort == 0, cohort == 1
-    return (np.repeat(y[v], counts[v]), np.repeat(s[v], counts[v]), np.repeat(y[t], counts[t]),
-            np.repeat(s[t], counts[t]))
+    return (
+        np.repeat(y[v], counts[v]),
+        np.repeat(s[v], counts[v]),
+        np.repeat(y[t], counts[t]),
+        np.repeat(s[t], counts[t]),
+    )
 
 
 # -- the engine ---------------------------------------------------------------------------
+
 
 def test_chunks_are_bounded_and_cover_every_replicate():
     assert replicate_chunks(7, 100) == [(0, 3), (3, 6), (6, 7)]
@@ -105,11 +111,21 @@ def test_jackknife_rows_are_the_counts_with_each_group_left_out(monkeypatch, cel
     strata = strata_of(cohort, y)
     if cells is not None:
         monkeypatch.setattr(replicates, "CELLS", cells)
-    got = replicates.jackknife_replicates(strata, inv, y, n_values=len(x), random_state=4, groups=cohort, n_groups=2,
-                                          n_jackknife=6, statistic=lambda pos, neg: {"pos": pos, "neg": neg})
+    got = replicates.jackknife_replicates(
+        strata,
+        inv,
+        y,
+        n_values=len(x),
+        random_state=4,
+        groups=cohort,
+        n_groups=2,
+        n_jackknife=6,
+        statistic=lambda pos, neg: {"pos": pos, "neg": neg},
+    )
     member = jackknife_groups(strata, 6, random_state=4)
-    pos, neg = grid_weights((member[None, :] != np.arange(6)[:, None]).astype(np.int32), inv, y, len(x),
-                            groups=cohort, n_groups=2)
+    pos, neg = grid_weights(
+        (member[None, :] != np.arange(6)[:, None]).astype(np.int32), inv, y, len(x), groups=cohort, n_groups=2
+    )
     np.testing.assert_array_equal(got["pos"], pos)
     np.testing.assert_array_equal(got["neg"], neg)
 
@@ -117,18 +133,21 @@ def test_jackknife_rows_are_the_counts_with_each_group_left_out(monkeypatch, cel
 def test_engine_without_a_seed_draws_one_stream():
     y, s = _cohort(2)
     x, inv = np.unique(s, return_inverse=True)
-    n_pos = bootstrap_replicates(y, inv, y, n_values=len(x), n_bootstrap=B, random_state=None,
-                                 statistic=lambda pos, neg: pos.sum(axis=1))
+    n_pos = bootstrap_replicates(
+        y, inv, y, n_values=len(x), n_bootstrap=B, random_state=None, statistic=lambda pos, neg: pos.sum(axis=1)
+    )
     assert (n_pos == y.sum()).all()
 
 
 def test_engine_needs_a_replicate():
     with pytest.raises(ValueError, match="n_bootstrap"):
-        bootstrap_replicates([0, 1], [0, 1], [0, 1], n_values=2, n_bootstrap=0, random_state=0,
-                             statistic=lambda pos, neg: pos)
+        bootstrap_replicates(
+            [0, 1], [0, 1], [0, 1], n_values=2, n_bootstrap=0, random_state=0, statistic=lambda pos, neg: pos
+        )
 
 
 # -- AUC ----------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("ties", [False, True])
 def test_auc_from_counts_batched_equals_the_auc_of_each_resample(ties):
@@ -143,14 +162,18 @@ def test_auc_from_counts_batched_equals_the_auc_of_each_resample(ties):
 
 # -- ROC band -----------------------------------------------------------------------------
 
+
 def _tpr_at(fpr, tpr, f):
     """The TPR of the drawn ROC polyline at FPR f: the top of a vertical rise, else linear interpolation."""
     out = []
     for v in f:  # a reference loop over grid points
         i = np.flatnonzero(fpr <= v)[-1]
         j = i + 1
-        out.append(tpr[i] + (v - fpr[i]) * (tpr[j] - tpr[i]) / (fpr[j] - fpr[i])
-                   if j < len(fpr) and fpr[j] > fpr[i] else tpr[i])
+        out.append(
+            tpr[i] + (v - fpr[i]) * (tpr[j] - tpr[i]) / (fpr[j] - fpr[i])
+            if j < len(fpr) and fpr[j] > fpr[i]
+            else tpr[i]
+        )
     return np.array(out)
 
 
@@ -179,6 +202,7 @@ def test_roc_band_is_the_percentile_band_of_the_resamples():
 
 # -- selective answering ------------------------------------------------------------------
 
+
 def _answers(seed, ties):
     rng = np.random.default_rng(seed)
     conf = np.round(rng.uniform(0.5, 1, 80), 2 if ties else 6)  # ties: many, on grid steps
@@ -189,8 +213,9 @@ def _answers(seed, ties):
 def test_exact_area_rows_equal_the_curve_of_each_resample(ties):
     conf, ok = _answers(7, ties)
     values, inv, _, _ = grid_counts(ok, conf)
-    got, counts = _run(np.zeros(len(ok), int), inv, ok, len(values),
-                       lambda n_ok, n_wrong: exact_area_rows(values, n_ok, n_wrong), 7)
+    got, counts = _run(
+        np.zeros(len(ok), int), inv, ok, len(values), lambda n_ok, n_wrong: exact_area_rows(values, n_ok, n_wrong), 7
+    )
     for r in range(B):
         cur = ba.coverage_accuracy_curve(np.repeat(conf, counts[r]), np.repeat(ok, counts[r]))
         assert got[r] == pytest.approx(cur.score, **TOL)
@@ -201,8 +226,14 @@ def test_accuracy_at_coverages_equal_accuracy_at_coverage_of_each_resample(ties)
     conf, ok = _answers(8, ties)
     values, inv, _, _ = grid_counts(ok, conf)
     levels = np.linspace(0.05, 1, 20)
-    got, counts = _run(np.zeros(len(ok), int), inv, ok, len(values),
-                       lambda n_ok, n_wrong: accuracy_at_coverages(values, n_ok, n_wrong, levels), 8)
+    got, counts = _run(
+        np.zeros(len(ok), int),
+        inv,
+        ok,
+        len(values),
+        lambda n_ok, n_wrong: accuracy_at_coverages(values, n_ok, n_wrong, levels),
+        8,
+    )
     for r in range(B):
         c, o = np.repeat(conf, counts[r]), np.repeat(ok, counts[r])
         want = [ba.accuracy_at_coverage(c, o, coverage=v) for v in levels]
@@ -215,15 +246,30 @@ def test_selective_rows_equal_disca_and_aurc_of_each_resample(ties, resolution, 
     conf, ok = _answers(9, ties)
     values, inv, _, _ = grid_counts(ok, conf)
     weights = (0.2, 0.3, 0.5)
-    got, counts = _run(np.zeros(len(ok), int), inv, ok, len(values),
-                       lambda n_ok, n_wrong: selective_rows(values, n_ok, n_wrong, resolution=resolution,
-                                                            tolerance=tolerance, weights=weights), 9)
+    got, counts = _run(
+        np.zeros(len(ok), int),
+        inv,
+        ok,
+        len(values),
+        lambda n_ok, n_wrong: selective_rows(
+            values, n_ok, n_wrong, resolution=resolution, tolerance=tolerance, weights=weights
+        ),
+        9,
+    )
     for r in range(B):
         c, o = np.repeat(conf, counts[r]), np.repeat(ok, counts[r])
         d = ba.disca(c, o, tolerance=tolerance, weights=weights, resolution=resolution)
-        want = {"accuracy": float(np.mean(o)), "area": 1.0 - ba.aurc(c, o), "aurc": ba.aurc(c, o),
-                "disca": d.score, "a": d.a, "b": d.b, "n_fluctuations": d.n_fluctuations,
-                "fluctuation_magnitude": d.fluctuation_magnitude, "penalty": d.penalty}
+        want = {
+            "accuracy": float(np.mean(o)),
+            "area": 1.0 - ba.aurc(c, o),
+            "aurc": ba.aurc(c, o),
+            "disca": d.score,
+            "a": d.a,
+            "b": d.b,
+            "n_fluctuations": d.n_fluctuations,
+            "fluctuation_magnitude": d.fluctuation_magnitude,
+            "penalty": d.penalty,
+        }
         for k, v in want.items():
             assert got[k][r] == pytest.approx(v, **TOL), (k, r)
 
@@ -243,13 +289,15 @@ def test_calibrated_rows_equal_a_score_calibrator_fitted_on_each_resample(method
 
     got, counts = _run(y, inv, y, len(x), statistic, 1)
     for r in range(B):
-        cal = ba.ScoreCalibrator(method, class_weight=class_weight).fit(np.repeat(s, counts[r]),
-                                                                      np.repeat(y, counts[r]))
+        cal = ba.ScoreCalibrator(method, class_weight=class_weight).fit(
+            np.repeat(s, counts[r]), np.repeat(y, counts[r])
+        )
         np.testing.assert_allclose(got["proba"][r], cal.predict_proba(x), rtol=0, atol=1e-12)
         np.testing.assert_array_equal(got["pred"][r], cal.predict(x).astype(bool))
 
 
 # -- diagnostics --------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("ties", [False, True])
 def test_bias_rows_equal_bias_robustness_of_each_resample(ties):
@@ -271,8 +319,9 @@ def test_bias_rows_equal_bias_robustness_of_each_resample(ties):
 @pytest.mark.parametrize("ties", [False, True])
 def test_drift_rows_equal_sens_spec_drift_of_each_resample(ties):
     y, s, cohort, x, inv = _cohorts(11, ties)
-    got, counts = _run(strata_of(cohort, y), inv, y, len(x), lambda pos, neg: drift_rows(x, pos, neg), 11,
-                       groups=cohort, n_groups=2)
+    got, counts = _run(
+        strata_of(cohort, y), inv, y, len(x), lambda pos, neg: drift_rows(x, pos, neg), 11, groups=cohort, n_groups=2
+    )
     for r in range(B):
         assert got[r] == pytest.approx(ba.sens_spec_drift(*_split(counts[r], y, s, cohort)).score, **TOL)
 

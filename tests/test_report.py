@@ -102,8 +102,11 @@ def dotfiles(folder):
 
 def leftovers(out):
     """Lock and staging entries of ``out``'s runs: inside it, or beside it (where the previous version put them)."""
-    inside = [p.name for p in Path(out).iterdir() if p.name.startswith((".beyondauc.lock", ".beyondauc-staging"))] \
-        if Path(out).is_dir() else []
+    inside = (
+        [p.name for p in Path(out).iterdir() if p.name.startswith((".beyondauc.lock", ".beyondauc-staging"))]
+        if Path(out).is_dir()
+        else []
+    )
     beside = [p.name for p in Path(out).parent.iterdir() if p.name.startswith(f".{Path(out).name}.beyondauc")]
     return sorted(inside + beside)
 
@@ -129,14 +132,33 @@ def broken(tmp_path_factory):
     data = base / "scores.csv"
     broken_frame().to_csv(data, index=False)
     nbdir = notebooks_with_failure(REPO_NOTEBOOKS, base / "notebooks")
-    argv = ["report", str(data), "--out", str(base / "out"), "--jobs", "2", "--quiet", "--include-code",
-            "-p", "protocol=indata", "-p", "n_repeats=2"]
+    argv = [
+        "report",
+        str(data),
+        "--out",
+        str(base / "out"),
+        "--jobs",
+        "2",
+        "--quiet",
+        "--include-code",
+        "-p",
+        "protocol=indata",
+        "-p",
+        "n_repeats=2",
+    ]
     with spy_run_report(notebooks_dir=nbdir) as calls:
         code, stdout = run(argv)
     assert len(calls) == 1
     kwargs, result = calls[0]
-    return {"data": data, "out": base / "out", "nbdir": nbdir, "code": code, "stdout": stdout,
-            "kwargs": kwargs, "result": result}
+    return {
+        "data": data,
+        "out": base / "out",
+        "nbdir": nbdir,
+        "code": code,
+        "stdout": stdout,
+        "kwargs": kwargs,
+        "result": result,
+    }
 
 
 @pytest.fixture(scope="module")
@@ -149,31 +171,52 @@ def rerun(broken, tmp_path_factory):
     for rel, data in USER_FILES.items():  # the user's files in our report folder, one in the model not re-run
         (out / rel).parent.mkdir(parents=True, exist_ok=True)
         (out / rel).write_bytes(data)
-    before = {str(p.relative_to(out)): (p.stat().st_mtime_ns, sha256_file(p))
-              for p in out.rglob("*") if p.is_file()}
+    before = {str(p.relative_to(out)): (p.stat().st_mtime_ns, sha256_file(p)) for p in out.rglob("*") if p.is_file()}
     time.sleep(0.01)  # coarse file-system clocks
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
-        argv = ["report", str(broken["data"]), "--models", HEALTHY, "--out", str(out), "--quiet",
-                "--dask", cluster.scheduler_address]
+        argv = [
+            "report",
+            str(broken["data"]),
+            "--models",
+            HEALTHY,
+            "--out",
+            str(out),
+            "--quiet",
+            "--dask",
+            cluster.scheduler_address,
+        ]
         with spy_run_report() as calls:
             code, stdout = run(argv)
         prefixes = set(cluster.scheduler.task_prefixes)
         address = cluster.scheduler_address
     kwargs, result = calls[0]
-    return {"out": out, "before": before, "code": code, "stdout": stdout, "kwargs": kwargs,
-            "result": result, "prefixes": prefixes, "address": address}
+    return {
+        "out": out,
+        "before": before,
+        "code": code,
+        "stdout": stdout,
+        "kwargs": kwargs,
+        "result": result,
+        "prefixes": prefixes,
+        "address": address,
+    }
 
 
-USER_FILES = {f"models/{BROKEN}/weights.pt": b"\x00weights", "overview/my_slides.pptx": b"slides",
-              f"models/{HEALTHY}/notes.md": b"notes", "mine/data.csv": b"a,b\n"}
+USER_FILES = {
+    f"models/{BROKEN}/weights.pt": b"\x00weights",
+    "overview/my_slides.pptx": b"slides",
+    f"models/{HEALTHY}/notes.md": b"notes",
+    "mine/data.csv": b"a,b\n",
+}
 
 
 @pytest.fixture(scope="module")
 def demo_cli(tmp_path_factory):
     out = tmp_path_factory.mktemp("demo") / "out"
     with spy_run_report() as calls:
-        code, stdout = run(["demo", "--out", str(out), "--models", "svm", "--datasets", ",".join(DATASETS),
-                            "--jobs", "1", "--quiet"])
+        code, stdout = run(
+            ["demo", "--out", str(out), "--models", "svm", "--datasets", ",".join(DATASETS), "--jobs", "1", "--quiet"]
+        )
     return {"out": out, "code": code, "stdout": stdout, "result": calls[0][1] if calls else None}
 
 
@@ -193,36 +236,42 @@ def check_safe(name, result):
     assert unicodedata.normalize("NFC", result) == result
 
 
-@pytest.mark.parametrize(("name", "expected"), [
-    ("svm", "svm"),
-    ("a_b", "a_b"),
-    ("grad-boost.v2", "grad-boost.v2"),
-    ("modèle", "modèle"),
-    ("../x", "x-72e4d01d"),  # the docstring's examples
-    ("modèle 1", "modèle_1-9f6f6f25"),
-])
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        ("svm", "svm"),
+        ("a_b", "a_b"),
+        ("grad-boost.v2", "grad-boost.v2"),
+        ("modèle", "modèle"),
+        ("../x", "x-72e4d01d"),  # the docstring's examples
+        ("modèle 1", "modèle_1-9f6f6f25"),
+    ],
+)
 def test_safe_name_examples(name, expected):
     assert safe_name(name) == expected
 
 
-@pytest.mark.parametrize(("name", "prefix"), [
-    ("../x", "x-"),
-    ("a/b", "a_b-"),
-    ("a\\b", "a_b-"),
-    ("a b", "a_b-"),
-    ("..", "model-"),
-    (".", "model-"),
-    ("", "model-"),
-    ("/", "model-"),
-    ("\0", "model-"),
-    ("   ", "model-"),
-    ("_", "model-"),
-    (".hidden", "hidden-"),
-    ("x.", "x-"),
-    ("../../etc/passwd", "etc_passwd-"),
-    ("<script>alert(1)</script>", "script_alert_1_script_-"),
-    ("e\u0301", "é-"),  # decomposed: NFC letter, but the name differs so it is hashed
-])
+@pytest.mark.parametrize(
+    ("name", "prefix"),
+    [
+        ("../x", "x-"),
+        ("a/b", "a_b-"),
+        ("a\\b", "a_b-"),
+        ("a b", "a_b-"),
+        ("..", "model-"),
+        (".", "model-"),
+        ("", "model-"),
+        ("/", "model-"),
+        ("\0", "model-"),
+        ("   ", "model-"),
+        ("_", "model-"),
+        (".hidden", "hidden-"),
+        ("x.", "x-"),
+        ("../../etc/passwd", "etc_passwd-"),
+        ("<script>alert(1)</script>", "script_alert_1_script_-"),
+        ("e\u0301", "é-"),  # decomposed: NFC letter, but the name differs so it is hashed
+    ],
+)
 def test_safe_name_cleans_and_hashes(name, prefix):
     result = safe_name(name)
     assert result.startswith(prefix)
@@ -295,11 +344,14 @@ def _raise_oserror(*args, **kwargs):
     raise OSError("disk full (test)")
 
 
-@pytest.mark.parametrize(("where", "data", "error"), [
-    ("replace", "new", OSError),
-    ("chmod", "new", OSError),
-    (None, 12345, TypeError),  # fails inside the write
-])
+@pytest.mark.parametrize(
+    ("where", "data", "error"),
+    [
+        ("replace", "new", OSError),
+        ("chmod", "new", OSError),
+        (None, 12345, TypeError),  # fails inside the write
+    ],
+)
 def test_atomic_write_failure_keeps_old_file_and_no_temp(tmp_path, monkeypatch, where, data, error):
     target = tmp_path / "index.html"
     target.write_text("old content")
@@ -333,8 +385,12 @@ def manifest_files(out):
     return json.loads((Path(out) / MANIFEST).read_text())["files"]
 
 
-FIRST = {"index.html": "1", "models/bert/report.html": "bert 1", "models/svm/report.html": "svm 1",
-         "overview/overview.html": "o 1"}
+FIRST = {
+    "index.html": "1",
+    "models/bert/report.html": "bert 1",
+    "models/svm/report.html": "svm 1",
+    "overview/overview.html": "o 1",
+}
 SECOND = {"index.html": "2", "models/svm/report.html": "svm 2", "overview/overview.html": "o 2"}
 
 
@@ -353,8 +409,13 @@ def test_report_folder_new_then_replaced_whole(tmp_path):
 def test_report_folder_keeps_the_users_files(tmp_path):
     out = tmp_path / "out"
     write_report(out, FIRST)
-    user = {"models/bert/weights.pt": b"\x00weights", "overview/my_slides.pptx": b"slides", "notes.txt": b"n",
-            "mine/deep/a.csv": b"a", "models/svm/comments.md": b"c"}
+    user = {
+        "models/bert/weights.pt": b"\x00weights",
+        "overview/my_slides.pptx": b"slides",
+        "notes.txt": b"n",
+        "mine/deep/a.csv": b"a",
+        "models/svm/comments.md": b"c",
+    }
     for rel, data in user.items():
         (out / rel).parent.mkdir(parents=True, exist_ok=True)
         (out / rel).write_bytes(data)
@@ -451,29 +512,34 @@ def small_csv(tmp_path_factory):
     return path
 
 
-@pytest.mark.parametrize(("data", "kwargs", "error", "needle"), [
-    pytest.param("csv", {"models": ["nope"]}, ValueError, "`models`", id="models-file"),
-    pytest.param("demo", {"models": ["nope"]}, ValueError, "`models`", id="models-demo"),
-    pytest.param("csv", {"datasets": ["nope"]}, ValueError, "`datasets`", id="datasets-file"),
-    pytest.param("demo", {"datasets": "wine,nope"}, ValueError, "`datasets`", id="datasets-demo"),
-    pytest.param("csv", {"models": [1]}, TypeError, "`models`", id="models-type"),
-    pytest.param("csv", {"jobs": 0}, ValueError, "`jobs`", id="jobs-0"),
-    pytest.param("csv", {"jobs": 1.5}, ValueError, "`jobs`", id="jobs-float"),
-    pytest.param("csv", {"parameters": {"data": "x.csv"}}, ValueError, "`parameters`", id="param-data"),
-    pytest.param("csv", {"parameters": {"model": "svm"}}, ValueError, "`parameters`", id="param-model"),
-    pytest.param("csv", {"parameters": {"x": object()}}, ValueError, "`parameters`['x']", id="param-object"),
-    pytest.param("csv", {"parameters": {"x": {1, 2}}}, ValueError, "`parameters`['x']", id="param-set"),
-    pytest.param("csv", {"parameters": {"not a name": 1}}, ValueError, "`parameters`", id="param-key"),
-    pytest.param("csv", {"dask": 8786}, TypeError, "`dask`", id="dask-type"),
-    pytest.param("csv", {"parameters": {"tolerence": 0.8}}, ValueError, "did you mean 'tolerance'", id="param-unknown"),
-    pytest.param("csv", {"parameters": {"tolerance": 1.5}}, ValueError, "`tolerance`", id="param-value"),
-    pytest.param("csv", {"parameters": {"ood_dataset": "nope"}}, ValueError, "`ood_dataset`", id="param-ood"),
-    pytest.param("csv", {"parameters": {"val_split": "dev"}}, ValueError, "`val_split`='dev'", id="param-split"),
-    pytest.param("csv", {"parameters": [("tolerance", 0.8)]}, TypeError, "`parameters`", id="param-not-dict"),
-    pytest.param("csv", {"pos_label": [1]}, ValueError, "`pos_label`", id="pos-label"),
-    pytest.param("missing", {}, (ValueError, OSError), "`data`", id="data-missing"),
-    pytest.param("csv", {"notebooks_dir": "empty"}, FileNotFoundError, "`notebooks_dir`", id="notebooks"),
-])
+@pytest.mark.parametrize(
+    ("data", "kwargs", "error", "needle"),
+    [
+        pytest.param("csv", {"models": ["nope"]}, ValueError, "`models`", id="models-file"),
+        pytest.param("demo", {"models": ["nope"]}, ValueError, "`models`", id="models-demo"),
+        pytest.param("csv", {"datasets": ["nope"]}, ValueError, "`datasets`", id="datasets-file"),
+        pytest.param("demo", {"datasets": "wine,nope"}, ValueError, "`datasets`", id="datasets-demo"),
+        pytest.param("csv", {"models": [1]}, TypeError, "`models`", id="models-type"),
+        pytest.param("csv", {"jobs": 0}, ValueError, "`jobs`", id="jobs-0"),
+        pytest.param("csv", {"jobs": 1.5}, ValueError, "`jobs`", id="jobs-float"),
+        pytest.param("csv", {"parameters": {"data": "x.csv"}}, ValueError, "`parameters`", id="param-data"),
+        pytest.param("csv", {"parameters": {"model": "svm"}}, ValueError, "`parameters`", id="param-model"),
+        pytest.param("csv", {"parameters": {"x": object()}}, ValueError, "`parameters`['x']", id="param-object"),
+        pytest.param("csv", {"parameters": {"x": {1, 2}}}, ValueError, "`parameters`['x']", id="param-set"),
+        pytest.param("csv", {"parameters": {"not a name": 1}}, ValueError, "`parameters`", id="param-key"),
+        pytest.param("csv", {"dask": 8786}, TypeError, "`dask`", id="dask-type"),
+        pytest.param(
+            "csv", {"parameters": {"tolerence": 0.8}}, ValueError, "did you mean 'tolerance'", id="param-unknown"
+        ),
+        pytest.param("csv", {"parameters": {"tolerance": 1.5}}, ValueError, "`tolerance`", id="param-value"),
+        pytest.param("csv", {"parameters": {"ood_dataset": "nope"}}, ValueError, "`ood_dataset`", id="param-ood"),
+        pytest.param("csv", {"parameters": {"val_split": "dev"}}, ValueError, "`val_split`='dev'", id="param-split"),
+        pytest.param("csv", {"parameters": [("tolerance", 0.8)]}, TypeError, "`parameters`", id="param-not-dict"),
+        pytest.param("csv", {"pos_label": [1]}, ValueError, "`pos_label`", id="pos-label"),
+        pytest.param("missing", {}, (ValueError, OSError), "`data`", id="data-missing"),
+        pytest.param("csv", {"notebooks_dir": "empty"}, FileNotFoundError, "`notebooks_dir`", id="notebooks"),
+    ],
+)
 def test_run_report_bad_input_names_the_parameter(tmp_path, small_csv, data, kwargs, error, needle):
     data = {"csv": str(small_csv), "missing": str(tmp_path / "missing.csv")}.get(data, data)
     if kwargs.get("notebooks_dir") == "empty":
@@ -497,21 +563,26 @@ def test_run_report_out_is_a_file(tmp_path, small_csv):
     assert out.read_text() == "not a folder"
 
 
-@pytest.mark.parametrize(("args", "needle"), [
-    pytest.param(["--models", "nope"], "nope", id="models"),
-    pytest.param(["--datasets", "nope"], "--datasets", id="datasets"),
-    pytest.param(["--jobs", "0"], "--jobs", id="jobs"),
-    pytest.param(["-p", "data=x.csv"], "`parameters`", id="param-data"),
-    pytest.param(["-p", "model=svm"], "`parameters`", id="param-model"),
-    pytest.param(["-p", "protocol"], "--parameter", id="param-syntax"),
-    pytest.param(["-p", "a b=1"], "`parameters`", id="param-key"),
-    pytest.param(["--out", "FILE"], "--out", id="out-file"),
-    pytest.param(["-p", "tolerence=0.8"], "unknown parameter 'tolerence'; did you mean 'tolerance'?", id="param-unknown"),
-    pytest.param(["-p", "tolerance=1.5"], "--tolerance must be a number in (0, 1], got 1.5", id="param-value"),
-    pytest.param(["-p", "n_points=many"], "--n-points must be an int", id="param-type"),
-    pytest.param(["DATA=missing"], "does not exist", id="data-missing"),
-    pytest.param(["NOTEBOOKS=empty"], "`notebooks_dir`", id="notebooks"),
-])
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        pytest.param(["--models", "nope"], "nope", id="models"),
+        pytest.param(["--datasets", "nope"], "--datasets", id="datasets"),
+        pytest.param(["--jobs", "0"], "--jobs", id="jobs"),
+        pytest.param(["-p", "data=x.csv"], "`parameters`", id="param-data"),
+        pytest.param(["-p", "model=svm"], "`parameters`", id="param-model"),
+        pytest.param(["-p", "protocol"], "--parameter", id="param-syntax"),
+        pytest.param(["-p", "a b=1"], "`parameters`", id="param-key"),
+        pytest.param(["--out", "FILE"], "--out", id="out-file"),
+        pytest.param(
+            ["-p", "tolerence=0.8"], "unknown parameter 'tolerence'; did you mean 'tolerance'?", id="param-unknown"
+        ),
+        pytest.param(["-p", "tolerance=1.5"], "--tolerance must be a number in (0, 1], got 1.5", id="param-value"),
+        pytest.param(["-p", "n_points=many"], "--n-points must be an int", id="param-type"),
+        pytest.param(["DATA=missing"], "does not exist", id="data-missing"),
+        pytest.param(["NOTEBOOKS=empty"], "`notebooks_dir`", id="notebooks"),
+    ],
+)
 def test_cli_report_bad_input_one_line(tmp_path, small_csv, capsys, monkeypatch, args, needle):
     data = str(small_csv)
     if args == ["DATA=missing"]:
@@ -540,16 +611,23 @@ def test_cli_report_refuses_a_foreign_folder(tmp_path, small_csv, capsys):
     assert sorted(os.listdir(out)) == ["weights.pt"] and leftovers(out) == []
 
 
-@pytest.mark.parametrize(("args", "needle"), [
-    (["-p", "tolerance=1.5"], "beyondauc: error: --tolerance must be a number in (0, 1], got 1.5"),
-    (["-p", "tolerence=0.8"], "beyondauc: error: unknown parameter 'tolerence'; did you mean 'tolerance'?"),
-])
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        (["-p", "tolerance=1.5"], "beyondauc: error: --tolerance must be a number in (0, 1], got 1.5"),
+        (["-p", "tolerence=0.8"], "beyondauc: error: unknown parameter 'tolerence'; did you mean 'tolerance'?"),
+    ],
+)
 def test_cli_strict_parameters_fail_before_any_work(tmp_path, small_csv, args, needle):
     """The console script exits 2 with one line in seconds (import included), no kernel, nothing written."""
     out = tmp_path / "out"
     start = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-m", "beyondauc.cli", "report", str(small_csv), "--out", str(out),
-                           *args], capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-m", "beyondauc.cli", "report", str(small_csv), "--out", str(out), *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     seconds = time.perf_counter() - start
     assert proc.returncode == 2 and proc.stdout == ""
     assert proc.stderr.strip().splitlines() == [proc.stderr.strip()] and proc.stderr.startswith(needle), proc.stderr
@@ -572,18 +650,29 @@ def _tiny_notebook(path, code):
 
 def _printed(path):
     nb = nbformat.read(str(path), as_version=4)
-    return [o.get("text", "").strip() for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])
-            if o.get("output_type") == "stream"]
+    return [
+        o.get("text", "").strip()
+        for c in nb.cells
+        if c.cell_type == "code"
+        for o in c.get("outputs", [])
+        if o.get("output_type") == "stream"
+    ]
 
 
 def test_jupyter_kernel_is_reused_with_a_fresh_namespace_and_replaced_when_it_dies(tmp_path):
     from beyondauc.report.execute import JupyterKernel, _execute
 
-    sets = _tiny_notebook(tmp_path / "sets.ipynb", [
-        "import os, matplotlib.pyplot as plt\ny = x + 1\nfig = plt.figure()\nprint(os.getcwd())"])
-    reads = _tiny_notebook(tmp_path / "reads.ipynb", [
-        "import matplotlib.pyplot as plt\nnames = dir()\n"
-        "print(sorted(k for k in ('x', 'y', 'os', 'fig', 'plt') if k in names), len(plt.get_fignums()), x)"])
+    sets = _tiny_notebook(
+        tmp_path / "sets.ipynb",
+        ["import os, matplotlib.pyplot as plt\ny = x + 1\nfig = plt.figure()\nprint(os.getcwd())"],
+    )
+    reads = _tiny_notebook(
+        tmp_path / "reads.ipynb",
+        [
+            "import matplotlib.pyplot as plt\nnames = dir()\n"
+            "print(sorted(k for k in ('x', 'y', 'os', 'fig', 'plt') if k in names), len(plt.get_fignums()), x)"
+        ],
+    )
     dies = _tiny_notebook(tmp_path / "dies.ipynb", ["import os\nos._exit(3)"])
     kernel = JupyterKernel("python3")
     runs = []
@@ -620,8 +709,9 @@ def test_layout(hostile):
     assert result.out_dir == out and result.index == out / "index.html" and result.index.is_file()
     assert sorted(os.listdir(out)) == [MANIFEST, "evaluation", "index.html", "models", "overview"]
     assert (out / "evaluation" / "manifest.json").is_file()
-    assert manifest_files(out) == sorted(p.relative_to(out).as_posix() for p in out.rglob("*")
-                                         if p.is_file() and p.name != MANIFEST)
+    assert manifest_files(out) == sorted(
+        p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file() and p.name != MANIFEST
+    )
     assert leftovers(out) == []
     assert sorted(os.listdir(out / "models")) == sorted(safe_name(m) for m in HOSTILE)
     for model in HOSTILE:
@@ -662,8 +752,10 @@ def test_notebook_runs(hostile):
     # one kernel per worker process, not one per notebook (usually started while the evaluation is
     # computed, before any notebook: then no notebook reports a new kernel)
     assert sum(nb.new_kernel for nb in runs) <= hostile["result"].jobs == 2
-    assert all(r.notebooks[0].new_kernel or not any(nb.new_kernel for nb in r.notebooks[1:])
-               for r in (*hostile["result"].reports, hostile["result"].overview))
+    assert all(
+        r.notebooks[0].new_kernel or not any(nb.new_kernel for nb in r.notebooks[1:])
+        for r in (*hostile["result"].reports, hostile["result"].overview)
+    )
 
 
 @pytest.mark.parametrize("notebook", NOTEBOOKS)
@@ -701,15 +793,18 @@ def test_report_header(hostile, model):
     else:
         assert one_text(header, "model") == model
     # the parameters are the evaluation's (every number is read from it); the model is named above
-    shown = {k: v for k, v in beyondauc.load_evaluation(hostile["out"]).parameters.items()
-             if v is not None and k != "models"}
+    shown = {
+        k: v for k, v in beyondauc.load_evaluation(hostile["out"]).parameters.items() if v is not None and k != "models"
+    }
     assert "protocol" in shown and "tolerance" in shown
     assert one_text(header, "parameters") == ", ".join(f"{k}={v}" for k, v in shown.items())
     # a link back to the index of the same run, first in the header
     back = header.marked("back")
     assert len(back) == 1 and back[0] is header.find_all("a")[0]
     assert back[0].attrs["href"] == ("../index.html" if model is None else "../../index.html")
-    assert (report_path(hostile, model).parent / back[0].attrs["href"]).resolve() == (hostile["out"] / "index.html").resolve()
+    assert (report_path(hostile, model).parent / back[0].attrs["href"]).resolve() == (
+        hostile["out"] / "index.html"
+    ).resolve()
     # the meta table is folded away under "About this report"
     about = header.find("details", **{"class": "ba-about"})
     assert "open" not in about.attrs and about.find("summary").text.startswith("About this report")
@@ -742,7 +837,9 @@ def check_structure(root, analyses=ANALYSES):
     flat = list(root.iter())
     sections = root.marked("section")
     assert [(s.tag, s.attrs.get("id")) for s in sections] == [
-        ("section", "summary"), *(("details", f"section-{n}") for n in analyses)]
+        ("section", "summary"),
+        *(("details", f"section-{n}") for n in analyses),
+    ]
     contents = root.marked("contents")
     assert len(contents) == 1 and contents[0].tag == "nav" and contents[0].attrs.get("id") == "contents"
     assert flat.index(root.marked("report-header")[0]) < flat.index(sections[0]) < flat.index(contents[0])
@@ -887,26 +984,40 @@ def test_hostile_name_is_escaped_text(hostile, which):
     if which == SCRIPT:
         assert one_text(root, "model") == SCRIPT
     # the notebooks display Markdown naming the models: the name is shown as text, not dropped
-    markdown = [e for e in root.iter() if e.attrs.get("data-mime-type") == "text/markdown"
-                or "jp-MarkdownOutput" in e.classes]
+    markdown = [
+        e for e in root.iter() if e.attrs.get("data-mime-type") == "text/markdown" or "jp-MarkdownOutput" in e.classes
+    ]
     assert any(SCRIPT in e.text for e in markdown)
 
 
 def render_markdown_output(text):
     """Render, without a kernel, one notebook whose code displayed ``text`` as Markdown (as the notebooks do)."""
     nb = nbformat.v4.new_notebook()
-    nb.cells = [nbformat.v4.new_markdown_cell("# A section"),
-                nbformat.v4.new_code_cell("display(Markdown(text))", outputs=[nbformat.v4.new_output(
-                    "display_data", data={"text/markdown": text, "text/plain": "<Markdown object>"})])]
+    nb.cells = [
+        nbformat.v4.new_markdown_cell("# A section"),
+        nbformat.v4.new_code_cell(
+            "display(Markdown(text))",
+            outputs=[
+                nbformat.v4.new_output("display_data", data={"text/markdown": text, "text/plain": "<Markdown object>"})
+            ],
+        ),
+    ]
     return render_notebook(nb, text)
 
 
 def render_notebook(nb, model):
     """The report HTML of one executed notebook ``nb`` of model ``model``, without a kernel."""
     nb_run = NotebookRun("auc_vs_accuracy", "auc_vs_accuracy.ipynb", "ok", None, 1.0, 0.5)
-    header = {"title": f"beyondauc report: {model}", "model": model, "source": "scores.csv", "sha256": "0" * 64,
-              "version": beyondauc.__version__, "date": "2026-01-01T00:00:00+00:00",
-              "parameters": {"model": model}, "failed": None}
+    header = {
+        "title": f"beyondauc report: {model}",
+        "model": model,
+        "source": "scores.csv",
+        "sha256": "0" * 64,
+        "version": beyondauc.__version__,
+        "date": "2026-01-01T00:00:00+00:00",
+        "parameters": {"model": model},
+        "failed": None,
+    }
     return render_html([(nb_run, nb)], header, include_code=False)
 
 
@@ -917,8 +1028,9 @@ def test_a_report_is_validated_once_and_an_invalid_one_still_fails(monkeypatch):
 
     calls = []
     validate = Exporter._validate_preprocessor
-    monkeypatch.setattr(Exporter, "_validate_preprocessor",
-                        lambda self, nb, pre: calls.append(pre) or validate(self, nb, pre))
+    monkeypatch.setattr(
+        Exporter, "_validate_preprocessor", lambda self, nb, pre: calls.append(pre) or validate(self, nb, pre)
+    )
     assert "A section" in render_markdown_output("text")
     assert len(calls) == 1
     nb = nbformat.v4.new_notebook()
@@ -932,14 +1044,18 @@ def dom(text):
     """The page's element tree as nested tuples: (tag, sorted attributes, children); text as is. What
     BeautifulSoup shortens when it writes a page is compared as it shows: whitespace between
     elements (outside ``<pre>``) as one space, a class list as its classes."""
+
     def value(name, v):
         return " ".join((v or "").split()) if name == "class" else v or ""
 
     def walk(node, pre=False):
         pre = pre or node.tag in ("pre", "textarea")
-        return (node.tag, tuple(sorted((k, value(k, v)) for k, v in node.attrs.items())),
-                tuple(walk(c, pre) if not isinstance(c, str) else c if pre or c.strip() else " "
-                      for c in node.children))
+        return (
+            node.tag,
+            tuple(sorted((k, value(k, v)) for k, v in node.attrs.items())),
+            tuple(walk(c, pre) if not isinstance(c, str) else c if pre or c.strip() else " " for c in node.children),
+        )
+
     return walk(parse_html(text))
 
 
@@ -970,14 +1086,24 @@ def test_report_page_is_the_page_nbconvert_writes_without_its_soup_pass(demo_cli
     and writes every inlined figure again to add alt and tabindex): on a real report the page has
     the same elements, attributes (tabindex="0" on every input and output) and text."""
     folder = demo_cli["out"] / "models" / "svm"
-    executed = [(NotebookRun(n, f"{n}.ipynb", "ok", None, 1.0, 0.5), nbformat.read(folder / f"{n}.ipynb", 4))
-                for n in report.NOTEBOOKS]
-    header = {"title": "beyondauc report: svm", "model": "svm", "source": "demo", "sha256": "0" * 64,
-              "version": beyondauc.__version__, "date": "2026-01-01T00:00:00+00:00", "parameters": {},
-              "failed": None}
+    executed = [
+        (NotebookRun(n, f"{n}.ipynb", "ok", None, 1.0, 0.5), nbformat.read(folder / f"{n}.ipynb", 4))
+        for n in report.NOTEBOOKS
+    ]
+    header = {
+        "title": "beyondauc report: svm",
+        "model": "svm",
+        "source": "demo",
+        "sha256": "0" * 64,
+        "version": beyondauc.__version__,
+        "date": "2026-01-01T00:00:00+00:00",
+        "parameters": {},
+        "failed": None,
+    }
     for include_code in (False, True):
         ours, theirs, ours_soups, their_soups = pages_ours_and_nbconverts(
-            monkeypatch, lambda: render_html(executed, header, include_code=include_code))
+            monkeypatch, lambda: render_html(executed, header, include_code=include_code)
+        )
         assert (ours_soups, their_soups) == (0, 1)
         assert dom(ours) == dom(theirs)
         root = parse_html(ours)
@@ -991,28 +1117,33 @@ def test_an_image_without_alt_text_goes_through_nbconverts_own_pass(monkeypatch)
     """The template writes alt text on every figure; an image it did not write (raw HTML in a Markdown
     cell) still gets nbconvert's alt text, through nbconvert's own pass."""
     nb = nbformat.v4.new_notebook()
-    nb.cells = [nbformat.v4.new_markdown_cell("# A section\n\n<img src=\"logo.png\">")]
+    nb.cells = [nbformat.v4.new_markdown_cell('# A section\n\n<img src="logo.png">')]
     ours, theirs, ours_soups, their_soups = pages_ours_and_nbconverts(monkeypatch, lambda: render_notebook(nb, "m"))
     assert (ours_soups, their_soups) == (1, 1)
     assert dom(ours) == dom(theirs)
     assert parse_html(ours).find("img").attrs["alt"] == "No description has been provided for this image"
 
 
-@pytest.mark.parametrize("name", [
-    SCRIPT,
-    "<img src=x onerror=alert(1)>",
-    "</div><script>alert(1)</script>",
-    "a & b <i>",
-    "[x](javascript:alert(1))",
-    "![t](http://evil.example/t.png)",
-    "a_b *c* `d` $x$ \\ www.example.com",
-])
+@pytest.mark.parametrize(
+    "name",
+    [
+        SCRIPT,
+        "<img src=x onerror=alert(1)>",
+        "</div><script>alert(1)</script>",
+        "a & b <i>",
+        "[x](javascript:alert(1))",
+        "![t](http://evil.example/t.png)",
+        "a_b *c* `d` $x$ \\ www.example.com",
+    ],
+)
 @pytest.mark.parametrize("template", ["Model **{}**, compared with 3 others.", "### {}"])
 @pytest.mark.parametrize("escaped", [True, False])
 def test_displayed_markdown_cannot_inject_markup(name, template, escaped):
     """Names go through markdown_text in the notebooks (shown verbatim); unescaped, the
     template's cleaning still keeps them inert (no script, handler, javascript: or remote URL)."""
-    root = parse_html(render_markdown_output(template.format(beyondauc.report.markdown_text(name) if escaped else name)))
+    root = parse_html(
+        render_markdown_output(template.format(beyondauc.report.markdown_text(name) if escaped else name))
+    )
     assert root.find_all("script") == []
     for el in root.iter():
         assert not [a for a in el.attrs if a.startswith("on")], el
@@ -1023,15 +1154,21 @@ def test_displayed_markdown_cannot_inject_markup(name, template, escaped):
         assert name in root.text  # shown verbatim, not dropped or turned into markup
 
 
-@pytest.mark.parametrize(("html", "expected"), [
-    ("<p>a <script>alert(1)</script>b</p>", "<p>a b</p>"),  # script goes with its content
-    ('<p><a href="javascript:alert(1)">x</a></p>', '<p><a rel="noopener noreferrer">x</a></p>'),
-    ('<p><img src="http://evil.example/t.png">t</p>', "<p>t</p>"),  # nothing is loaded
-    ('<p onclick="alert(1)"><b>x</b></p>', "<p><b>x</b></p>"),
-    ("<p>&lt;script&gt;</p>", "<p>&lt;script&gt;</p>"),  # escaped text stays text
-    ('<a href="https://example.com" title="t">y</a>', '<a href="https://example.com" title="t" rel="noopener noreferrer">y</a>'),
-    ('<span class="math" id="m">x</span>', '<span class="math" id="m">x</span>'),
-])
+@pytest.mark.parametrize(
+    ("html", "expected"),
+    [
+        ("<p>a <script>alert(1)</script>b</p>", "<p>a b</p>"),  # script goes with its content
+        ('<p><a href="javascript:alert(1)">x</a></p>', '<p><a rel="noopener noreferrer">x</a></p>'),
+        ('<p><img src="http://evil.example/t.png">t</p>', "<p>t</p>"),  # nothing is loaded
+        ('<p onclick="alert(1)"><b>x</b></p>', "<p><b>x</b></p>"),
+        ("<p>&lt;script&gt;</p>", "<p>&lt;script&gt;</p>"),  # escaped text stays text
+        (
+            '<a href="https://example.com" title="t">y</a>',
+            '<a href="https://example.com" title="t" rel="noopener noreferrer">y</a>',
+        ),
+        ('<span class="math" id="m">x</span>', '<span class="math" id="m">x</span>'),
+    ],
+)
 def test_clean_markdown_html(html, expected):
     from beyondauc.report.render import clean_markdown_html
 
@@ -1081,8 +1218,21 @@ def test_index_leaderboard_values(hostile):
     verdicts = evaluation.table("verdicts").set_index("model")
     root = page(hostile["out"] / "index.html")
     head = [th.text.strip() for th in root.marked("leaderboard")[0].find("thead").find_all("th")]
-    assert head == ["model", "verdict", "mean AUC", "AUC rank", "mean accuracy", "accuracy rank", "change",
-                    "kappa", "DiSCA", "drift", "guarantee held", "vs best other", "files"]
+    assert head == [
+        "model",
+        "verdict",
+        "mean AUC",
+        "AUC rank",
+        "mean accuracy",
+        "accuracy rank",
+        "change",
+        "kappa",
+        "DiSCA",
+        "drift",
+        "guarantee held",
+        "vs best other",
+        "files",
+    ]
     rows = root.marked("model-row")
     assert len(rows) == len(HOSTILE)
     got = [[_cell(td) for td in row.find_all("td")][:10] for row in rows]
@@ -1092,16 +1242,28 @@ def test_index_leaderboard_values(hostile):
         if change == 0 or pd.isna(r["significant"]):
             stability = ""
         else:  # the share of replicates is a stability; only the p-value says significant
-            p = f"p < {1 / evaluation.parameters['n_bootstrap']:.2g}" if r["p_value"] == 0 else f"p = {r['p_value']:.2f}"
-            stability = (f"stable in {r['sign_share']:.0%} of replicates, "
-                         f"{'' if r['significant'] else 'not '}significant ({p})")
-        expected.append([(r["model"], ""), (verdicts.loc[r["model"], "verdict"], verdicts.loc[r["model"], "reason"]),
-                         (_fmt(r["auc"]), _ci(r, "auc")), (_rank(r["auc_rank"]), _rank_ci(r, "auc_rank")),
-                         (_fmt(r["accuracy"]), _ci(r, "accuracy")),
-                         (_rank(r["accuracy_rank"]), _rank_ci(r, "accuracy_rank")),
-                         ("0" if change == 0 else f"{change:+g}".replace("-", "\u2212"), stability),
-                         (_fmt(r["kappa"]), _ci(r, "kappa")), (_fmt(r["disca"]), _ci(r, "disca")),
-                         (_fmt(r["drift"]), _ci(r, "drift"))])
+            p = (
+                f"p < {1 / evaluation.parameters['n_bootstrap']:.2g}"
+                if r["p_value"] == 0
+                else f"p = {r['p_value']:.2f}"
+            )
+            stability = (
+                f"stable in {r['sign_share']:.0%} of replicates, {'' if r['significant'] else 'not '}significant ({p})"
+            )
+        expected.append(
+            [
+                (r["model"], ""),
+                (verdicts.loc[r["model"], "verdict"], verdicts.loc[r["model"], "reason"]),
+                (_fmt(r["auc"]), _ci(r, "auc")),
+                (_rank(r["auc_rank"]), _rank_ci(r, "auc_rank")),
+                (_fmt(r["accuracy"]), _ci(r, "accuracy")),
+                (_rank(r["accuracy_rank"]), _rank_ci(r, "accuracy_rank")),
+                ("0" if change == 0 else f"{change:+g}".replace("-", "\u2212"), stability),
+                (_fmt(r["kappa"]), _ci(r, "kappa")),
+                (_fmt(r["disca"]), _ci(r, "disca")),
+                (_fmt(r["drift"]), _ci(r, "drift")),
+            ]
+        )
     assert got == expected
     assert any(e[2][1] for e in expected)  # intervals are shown (the default bootstrap)
     assert sorted(board["auc_rank"]) == [1, 2, 3, 4] and sorted(board["accuracy_rank"]) == [1, 2, 3, 4]
@@ -1119,8 +1281,16 @@ def test_index_leaderboard_values(hostile):
         assert f"status-{verdicts.loc[model, 'status']}" in cell.classes
     guide = root.marked("column-guide")
     assert len(guide) == 1 and [dt.text for dt in guide[0].find_all("dt")] == [
-        "verdict", "mean AUC, AUC rank", "mean accuracy, accuracy rank", "change", "kappa", "DiSCA", "drift",
-        "guarantee held", "vs best other"]
+        "verdict",
+        "mean AUC, AUC rank",
+        "mean accuracy, accuracy rank",
+        "change",
+        "kappa",
+        "DiSCA",
+        "drift",
+        "guarantee held",
+        "vs best other",
+    ]
     assert f"protocol {evaluation.parameters['protocol']}" in guide[0].text
     assert all(row.attrs["class"] == "ok" for row in rows)
     assert root.marked("summary-failed") == [] and root.marked("leaderboard-failed") == []
@@ -1174,8 +1344,9 @@ def test_pdf_renders(hostile, model):
         if model is not None:
             assert model in text  # the header, fonts and unicode intact
         # the figures made it into the PDF: the first page holding an image renders as more than text
-        with_image = [i for i in range(len(pdf))
-                      if list(pdf[i].get_objects(filter=[pdfium.raw.FPDF_PAGEOBJ_IMAGE], max_depth=3))]
+        with_image = [
+            i for i in range(len(pdf)) if list(pdf[i].get_objects(filter=[pdfium.raw.FPDF_PAGEOBJ_IMAGE], max_depth=3))
+        ]
         assert with_image
         pixels = np.asarray(pdf[with_image[0]].render(scale=1).to_pil().convert("RGB"))
         assert (pixels.min(axis=2) < 240).mean() > 0.03
@@ -1206,7 +1377,8 @@ def test_failure_fails_only_its_model(broken):
     assert bad.status == "failed"
     assert "RuntimeError" in bad.error and BOOM in bad.error and FAILING_NOTEBOOK in bad.error
     assert [(nb.name, nb.status) for nb in bad.notebooks] == [
-        (n, "failed" if n == FAILING_NOTEBOOK else "ok") for n in NOTEBOOKS]
+        (n, "failed" if n == FAILING_NOTEBOOK else "ok") for n in NOTEBOOKS
+    ]
     failed_nb = bad.notebooks[NOTEBOOKS.index(FAILING_NOTEBOOK)]
     assert failed_nb.error == f"RuntimeError: {BOOM}"
     assert good.status == "ok" and good.error is None
@@ -1319,18 +1491,25 @@ def test_rerun_cli_exits_0_and_writes_the_index(rerun):
 def test_rerun_replaces_cleanly(rerun):
     out, before = rerun["out"], rerun["before"]
     assert sorted(os.listdir(out / "models")) == [BROKEN, HEALTHY]
-    assert os.listdir(out / "models" / BROKEN) == ["weights.pt"]  # the model not in this run is gone, not the user's file
+    assert os.listdir(out / "models" / BROKEN) == [
+        "weights.pt"
+    ]  # the model not in this run is gone, not the user's file
     assert {rel: (out / rel).read_bytes() for rel in USER_FILES} == USER_FILES  # the user's files are all there
     assert not set(USER_FILES) & set(manifest_files(out))
     assert dotfiles(out) == [] and leftovers(out) == []  # no staging folder, old report, lock or temp file
-    for rel in ("index.html", f"models/{HEALTHY}/report.html", "overview/overview.html",
-                *(f"models/{HEALTHY}/{n}.ipynb" for n in NOTEBOOKS)):
+    for rel in (
+        "index.html",
+        f"models/{HEALTHY}/report.html",
+        "overview/overview.html",
+        *(f"models/{HEALTHY}/{n}.ipynb" for n in NOTEBOOKS),
+    ):
         assert (out / rel).stat().st_mtime_ns > before[rel][0], rel
     for rel in ("index.html", f"models/{HEALTHY}/report.html"):
         assert sha256_file(out / rel) != before[rel][1], rel
     # the first run showed code, this one does not: the old page is not patched, it is replaced
-    assert "jp-InputArea-editor" not in {c for e in page(out / "models" / HEALTHY / "report.html").iter()
-                                         for c in e.classes}
+    assert "jp-InputArea-editor" not in {
+        c for e in page(out / "models" / HEALTHY / "report.html").iter() for c in e.classes
+    }
     root = page(out / "index.html")
     assert [row.find("td", **{"class": "name"}).text for row in root.marked("model-row")] == [HEALTHY]
     assert f"models/{BROKEN}" not in (out / "index.html").read_text(encoding="utf-8")  # no report of it (it is
@@ -1362,7 +1541,9 @@ def test_cli_demo_subset(demo_cli):
     assert nb.metadata.papermill.parameters == {"evaluation": "../../evaluation", "model": "svm"}
     evaluation = beyondauc.load_evaluation(out)  # the demo's subset, evaluated once
     # --models picks the reports: the evaluation holds every model, so svm is ranked among all 8
-    assert len(evaluation.models) == 8 and "svm" in evaluation.models and sorted(evaluation.datasets) == sorted(DATASETS)
+    assert (
+        len(evaluation.models) == 8 and "svm" in evaluation.models and sorted(evaluation.datasets) == sorted(DATASETS)
+    )
     assert evaluation.data["source"] == "beyondauc demo benchmark"
     assert not (out / "data.csv.gz").exists()
 
@@ -1371,8 +1552,13 @@ def test_cli_demo_subset(demo_cli):
 
 
 def _start_cli(nbdir, args):
-    return subprocess.Popen([sys.executable, "-c", CLI_WITH_NOTEBOOKS, str(nbdir), *args], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, start_new_session=True)
+    return subprocess.Popen(
+        [sys.executable, "-c", CLI_WITH_NOTEBOOKS, str(nbdir), *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
 
 
 def check_complete(out):
@@ -1446,12 +1632,16 @@ def test_pdf_breaks_a_very_long_name_in_linear_time(tmp_path):
 
     name = "x" * 10_000
     png = "data:image/png;base64," + "A" * 200
-    html = (f'<html><head><style>td, th {{ overflow-wrap: anywhere; }} .a{name[:70]} {{ color: red; }}</style></head>'
-            f'<body><table><tr><th>{name}</th><td>{name}</td><td>0.5</td></tr></table><img src="{png}" alt="{name}">'
-            f"<p>short words stay {'y' * 63}</p></body></html>")
+    html = (
+        f"<html><head><style>td, th {{ overflow-wrap: anywhere; }} .a{name[:70]} {{ color: red; }}</style></head>"
+        f'<body><table><tr><th>{name}</th><td>{name}</td><td>0.5</td></tr></table><img src="{png}" alt="{name}">'
+        f"<p>short words stay {'y' * 63}</p></body></html>"
+    )
     broken = breakable_words(html)
-    assert broken.replace("\u200b", "").replace('<span style="overflow-wrap: break-word">', "").replace(
-        "</span>", "") == html
+    assert (
+        broken.replace("\u200b", "").replace('<span style="overflow-wrap: break-word">', "").replace("</span>", "")
+        == html
+    )
     assert f'src="{png}" alt="{name}"' in broken and f".a{name[:70]} " in broken  # tags and styles untouched
     assert "y" * 63 in broken and max(map(len, re.findall("x+", broken.split("<body>")[1].split("<img")[0]))) == 32
     start = time.perf_counter()
@@ -1470,17 +1660,41 @@ def test_the_report_exporter_picks_widget_outputs_as_nbconverts_does(monkeypatch
     view = "application/vnd.jupyter.widget-view+json"
     nb = nbformat.v4.new_notebook()
     if with_state:
-        nb.metadata["widgets"] = {"application/vnd.jupyter.widget-state+json": {
-            "state": {"m1": {"model_name": "IntSliderModel", "state": {}}}, "version_major": 2, "version_minor": 0}}
-    nb.cells = [nbformat.v4.new_code_cell("slider", outputs=[nbformat.v4.new_output(
-        "display_data", data={view: {"model_id": "m1", "version_major": 2, "version_minor": 0},
-                              "text/plain": "IntSlider(value=0)"})])]
+        nb.metadata["widgets"] = {
+            "application/vnd.jupyter.widget-state+json": {
+                "state": {"m1": {"model_name": "IntSliderModel", "state": {}}},
+                "version_major": 2,
+                "version_minor": 0,
+            }
+        }
+    nb.cells = [
+        nbformat.v4.new_code_cell(
+            "slider",
+            outputs=[
+                nbformat.v4.new_output(
+                    "display_data",
+                    data={
+                        view: {"model_id": "m1", "version_major": 2, "version_minor": 0},
+                        "text/plain": "IntSlider(value=0)",
+                    },
+                )
+            ],
+        )
+    ]
 
     def render():
         exporter = _render._exporter(False)
-        header = {"title": "beyondauc report: m", "model": "m", "source": "scores.csv", "sha256": "0" * 64,
-                  "version": beyondauc.__version__, "date": "2026-01-01T00:00:00+00:00", "parameters": {},
-                  "failed": None, "include_code": False}
+        header = {
+            "title": "beyondauc report: m",
+            "model": "m",
+            "source": "scores.csv",
+            "sha256": "0" * 64,
+            "version": beyondauc.__version__,
+            "date": "2026-01-01T00:00:00+00:00",
+            "parameters": {},
+            "failed": None,
+            "include_code": False,
+        }
         return exporter.from_notebook_node(nb, resources={"beyondauc": header, "metadata": {"name": "m"}})[0]
 
     ours, theirs, _, _ = pages_ours_and_nbconverts(monkeypatch, render)

@@ -23,8 +23,16 @@ from report_helpers import tiny_notebooks
 REPO_NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
 MODELS = ["svm", "naive_bayes", "mlp"]
 DATASETS = ["wine", "diabetes", "digits_3v8"]
-PARAMETERS = {"val_split": "dev", "tolerance": 0.8, "protocol": "indata", "method": "stump", "n_bootstrap": 20,
-              "noise_repeats": 2, "n_repeats": 5, "random_state": 7}
+PARAMETERS = {
+    "val_split": "dev",
+    "tolerance": 0.8,
+    "protocol": "indata",
+    "method": "stump",
+    "n_bootstrap": 20,
+    "noise_repeats": 2,
+    "n_repeats": 5,
+    "random_state": 7,
+}
 
 
 def _text(page):
@@ -61,6 +69,7 @@ def test_index_shows_the_evaluations_leaderboard(run):
     rows = re.findall(r'<tr class="[^"]*" data-beyondauc="model-row">(.*?)</tr>', page, re.S)
     assert len(rows) == len(MODELS)
     verdicts = ba.load_evaluation(out).table("verdicts").set_index("model")
+
     def num(value):  # the index writes negative numbers with a minus sign (U+2212)
         return f"{value:.3f}".replace("-", "\u2212")
 
@@ -105,8 +114,16 @@ def test_a_rerun_reuses_the_evaluation_and_recompute_does_not(run, tmp_path):
     result, out, data = run
     # what is tested is the evaluation's reuse: the re-runs' notebooks are cut to a cell that reads it, and one
     # worker (one Jupyter kernel) runs them (the job count is no input of the evaluation: its numbers are the same)
-    rerun = partial(ba.run_report, data, out=out, jobs=1, progress=False, parameters=PARAMETERS, models=["svm"],
-                    notebooks_dir=tiny_notebooks(REPO_NOTEBOOKS, tmp_path / "notebooks"))
+    rerun = partial(
+        ba.run_report,
+        data,
+        out=out,
+        jobs=1,
+        progress=False,
+        parameters=PARAMETERS,
+        models=["svm"],
+        notebooks_dir=tiny_notebooks(REPO_NOTEBOOKS, tmp_path / "notebooks"),
+    )
     created = ba.load_evaluation(out).created
     again = rerun()
     # --models picks the reports, not what is evaluated: same data and parameters, so the evaluation is reused
@@ -138,11 +155,23 @@ def test_index_without_a_bootstrap_claims_no_intervals():
 
     ev = ba.evaluate("demo", datasets=["wine", "diabetes"], models=["svm", "knn"], noise_repeats=2, n_bootstrap=0)
     reports = [ModelReport(m, m, "ok", None, None, None, (), 0.0) for m in ev.models]
-    page = render_index({
-        "source": "demo", "sha256": "0" * 64, "version": ba.__version__, "date": "today", "n_datasets": 2,
-        "n_models": 2, "n_failed": 0, "n_jobs": 1, "parameters": ev.parameters, "evaluation_created": ev.created,
-        "reused": False, "models": index_rows(ev, reports),
-        "overview": {"html": None, "status": "ok", "error": None, "notebooks": []}})
+    page = render_index(
+        {
+            "source": "demo",
+            "sha256": "0" * 64,
+            "version": ba.__version__,
+            "date": "today",
+            "n_datasets": 2,
+            "n_models": 2,
+            "n_failed": 0,
+            "n_jobs": 1,
+            "parameters": ev.parameters,
+            "evaluation_created": ev.created,
+            "reused": False,
+            "models": index_rows(ev, reports),
+            "overview": {"html": None, "status": "ok", "error": None, "notebooks": []},
+        }
+    )
     text = _text(page)
     assert "ran without a bootstrap" in text
     assert "replicates" not in text

@@ -29,6 +29,7 @@ SLACK = 3.1 * math.sqrt(DELTA * (1 - DELTA) / DRAWS)
 
 # -- brute force on small inputs ----------------------------------------------------------------
 
+
 def _brute(correct, confidence, risk, delta, method):
     """The certified threshold by loops: each distinct confidence as a threshold, p-values one at a time."""
     q = np.asarray(correct, dtype=float)
@@ -107,10 +108,10 @@ def test_equals_the_brute_force_loops(method, graded, seed):
 
 def test_pvalues_by_hand():
     # no error among 30 answered: P(Binom(30, 0.1) <= 0) = 0.9^30
-    assert selective_risk_pvalues([0], [30], risk=0.1, graded=False)[0] == pytest.approx(0.9 ** 30)
+    assert selective_risk_pvalues([0], [30], risk=0.1, graded=False)[0] == pytest.approx(0.9**30)
     assert selective_risk_pvalues([0], [0], risk=0.1, graded=False)[0] == 1.0  # nothing answered
     # graded: the Hoeffding bound exp(-n h(0, r)) = (1 - r)^n beside Bentkus' e * (1 - r)^n
-    assert selective_risk_pvalues([0.0], [30], risk=0.1, graded=True)[0] == pytest.approx(0.9 ** 30)
+    assert selective_risk_pvalues([0.0], [30], risk=0.1, graded=True)[0] == pytest.approx(0.9**30)
     # a mean loss above the target gives h = 0: p = 1
     assert selective_risk_pvalues([5.0], [10], risk=0.1, graded=True)[0] == 1.0
 
@@ -129,8 +130,11 @@ def test_nothing_certified_is_a_result_and_bad_input_one_line():
     r = risk_controlled_threshold([0, 1, 0, 1], [0.9, 0.8, 0.7, 0.6], risk=0.1)
     assert isinstance(r, RiskControl) and not r.certified and r.threshold == np.inf and np.isnan(r.risk)
     assert "no threshold certified" in repr(r) and "RiskControl" in r._repr_html_()
-    for kwargs, message in [({"risk": 0}, "`risk` must be"), ({"risk": 0.1, "delta": 1.5}, "`delta` must be"),
-                            ({"risk": 0.1, "method": "x"}, "`method` must be")]:
+    for kwargs, message in [
+        ({"risk": 0}, "`risk` must be"),
+        ({"risk": 0.1, "delta": 1.5}, "`delta` must be"),
+        ({"risk": 0.1, "method": "x"}, "`method` must be"),
+    ]:
         with pytest.raises(ValueError, match=message):
             risk_controlled_threshold([1, 0], [0.2, 0.4], **kwargs)
     with pytest.raises(ValueError, match="`correct` must be 0/1 or a quality in"):
@@ -141,6 +145,7 @@ def test_nothing_certified_is_a_result_and_bad_input_one_line():
 
 
 # -- the guarantee, simulated ---------------------------------------------------------------------
+
 
 def _draw(rng, n, graded, shift=0.0):
     """Confidence ~ U(0, 1); P(right | c) = 0.5 + 0.5 c - shift; graded: a Beta quality with that mean."""

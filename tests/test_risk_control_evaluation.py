@@ -37,9 +37,18 @@ def small_frame(seed=0, n=300, shifted=None, flip=0.35):
             noisy = rng.random(n) < flip
             y = np.where(noisy, 1 - y, y)
         sign = 2 * truth - 1
-        parts.append(pd.DataFrame({"dataset": name, "domain": f"dom{d % 2}", "label": y, "id": np.arange(n),
-                                   "sharp": 2.0 * sign + rng.normal(size=n),
-                                   "blunt": 0.8 * sign + rng.normal(size=n)}))
+        parts.append(
+            pd.DataFrame(
+                {
+                    "dataset": name,
+                    "domain": f"dom{d % 2}",
+                    "label": y,
+                    "id": np.arange(n),
+                    "sharp": 2.0 * sign + rng.normal(size=n),
+                    "blunt": 0.8 * sign + rng.normal(size=n),
+                }
+            )
+        )
     return pd.concat(parts, ignore_index=True)
 
 
@@ -74,10 +83,19 @@ def _brute_rows(frame, model, dataset, protocol, risks, delta, method):
                 n_answered += 1
                 n_wrong += int(not right)
         realised = n_wrong / n_answered if n_answered else np.nan
-        out.append({"certified": rc.certified, "threshold": rc.threshold, "calibration_coverage": rc.coverage,
-                    "calibration_risk": rc.risk, "n_calibration": len(cal), "realised_risk": realised,
-                    "target_coverage": n_answered / len(target), "n_target": len(target),
-                    "held": (realised <= r) if rc.certified and n_answered else None})
+        out.append(
+            {
+                "certified": rc.certified,
+                "threshold": rc.threshold,
+                "calibration_coverage": rc.coverage,
+                "calibration_risk": rc.risk,
+                "n_calibration": len(cal),
+                "realised_risk": realised,
+                "target_coverage": n_answered / len(target),
+                "n_target": len(target),
+                "held": (realised <= r) if rc.certified and n_answered else None,
+            }
+        )
     return out
 
 
@@ -121,14 +139,23 @@ def test_a_shifted_target_breaks_the_transferred_guarantee_and_the_verdict_says_
     assert row["certified"] and row["realised_risk"] > 0.25 and not row["held"]  # a third of the labels flipped
     assert head.set_index("dataset").drop(index="d2")["held"].all()  # unshifted datasets keep the promise
     finding = ev.table("findings").query("model == 'sharp' and topic == 'selective'").iloc[0]
-    worst = rc[(rc["model"] == "sharp") & rc["protocol"].isin(["xdomain", "outdomain"]) & (rc["target_risk"] == 0.1)
-               & rc["certified"]].sort_values("realised_risk").iloc[-1]
+    worst = (
+        rc[
+            (rc["model"] == "sharp")
+            & rc["protocol"].isin(["xdomain", "outdomain"])
+            & (rc["target_risk"] == 0.1)
+            & rc["certified"]
+        ]
+        .sort_values("realised_risk")
+        .iloc[-1]
+    )
     assert worst["dataset"] == "d2"
     assert finding["status"] == "warn" and "guarantee fails to transfer" in finding["rule"]
     where = {"xdomain": "the other datasets", "outdomain": "the datasets of other domains"}[worst["protocol"]]
     assert finding["sentence"].startswith(
         f"A guarantee fails to transfer: certified at risk \u2264 0.10 on {where} ({worst['protocol']}), its threshold "
-        f"answered {100 * worst['target_coverage']:.0f}% of d2 at a realised risk of {worst['realised_risk']:.2f}")
+        f"answered {100 * worst['target_coverage']:.0f}% of d2 at a realised risk of {worst['realised_risk']:.2f}"
+    )
     assert "guarantee fails to transfer" in ev.table("verdicts").set_index("model").loc["sharp", "verdict"]
     # the realised risk's interval: Clopper-Pearson from the answered examples, wholly above the target
     n = round(worst["target_coverage"] * worst["n_target"])
@@ -176,8 +203,11 @@ def test_rows_at_risk_selects_as_a_brute_force_loop_does(shifted):
     for risk in (*ev.parameters["target_risks"], None, 0.1 + 1e-17, 0.3):
         for model in (None, "sharp"):
             want = 0.1 if risk is None else risk  # the headline risk of (0.05, 0.1, 0.2)
-            brute = [i for i, row in rc.iterrows() if abs(row["target_risk"] - want) <= 1e-9
-                     and (model is None or row["model"] == model)]
+            brute = [
+                i
+                for i, row in rc.iterrows()
+                if abs(row["target_risk"] - want) <= 1e-9 and (model is None or row["model"] == model)
+            ]
             assert rows_at_risk(rc, risk, model=model).index.tolist() == brute, (risk, model)
     assert len(rows_at_risk(rc)) == len(rc) // 3
 
@@ -207,6 +237,10 @@ def test_the_figure_draws_each_datasets_risk_coverage_curve_and_the_certified_po
         assert x[-1] == pytest.approx(1.0) and y[-1] == pytest.approx(1 - selective.loc[("sharp", dataset), "accuracy"])
         assert any(line.get_ydata()[0] == 0.1 and line.get_linestyle() == "--" for line in ax.get_lines())
         mine = rows[(rows["dataset"] == dataset) & rows["certified"].astype(bool)]
-        filled = {(round(float(a), 9), round(float(b), 9)) for line in ax.get_lines() if line.get_marker() == "o"
-                  and line.get_markerfacecolor() != "white" for a, b in zip(*line.get_data())}
+        filled = {
+            (round(float(a), 9), round(float(b), 9))
+            for line in ax.get_lines()
+            if line.get_marker() == "o" and line.get_markerfacecolor() != "white"
+            for a, b in zip(*line.get_data())
+        }
         assert filled == {(round(a, 9), round(b, 9)) for a, b in zip(mine["target_coverage"], mine["realised_risk"])}

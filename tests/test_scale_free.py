@@ -11,6 +11,7 @@ Numbers in the scores' own units move with the scores by definition (``SCORE_UNI
 other number of the evaluation must stay put, to 1e-9.  ``reference="opitz2024"`` fits
 scikit-learn on the raw scores and depends on the scale, as the published code does.
 """
+
 from __future__ import annotations
 
 import functools
@@ -30,7 +31,9 @@ from reference_impl import ScaleFreeStump, standardized_logistic
 
 MODEL = "logreg"
 TRANSFORMS = {"x1e300": (1e300, 0.0), "x1e-300": (1e-300, 0.0), "3.7s-12": (3.7, -12.0)}
-EVALUATION = dict(n_bootstrap=20, n_repeats=2, noise_repeats=2, n_permutations=19)  # few draws: every number is compared
+EVALUATION = dict(
+    n_bootstrap=20, n_repeats=2, noise_repeats=2, n_permutations=19
+)  # few draws: every number is compared
 
 #: The evaluation's columns in the scores' own units and how they move under s -> a s + b
 #: (documented in the user guide's note on scale); every other number is unitless.
@@ -89,8 +92,9 @@ def test_the_transforms_keep_the_order_and_ties_of_the_scores():
     for a, b in TRANSFORMS.values():
         moved = a * df[MODEL] + b
         for rows in df.groupby("dataset").groups.values():
-            np.testing.assert_array_equal(rankdata(df.loc[rows, MODEL], method="dense"),
-                                          rankdata(moved.loc[rows], method="dense"))
+            np.testing.assert_array_equal(
+                rankdata(df.loc[rows, MODEL], method="dense"), rankdata(moved.loc[rows], method="dense")
+            )
 
 
 @pytest.mark.parametrize("transform", list(TRANSFORMS))
@@ -104,15 +108,18 @@ def test_evaluation_tables_do_not_change_when_one_models_scores_are_rescaled(tra
         for col in want.columns:
             w, g = want[col], got[col]
             if pd.api.types.is_numeric_dtype(w) and not pd.api.types.is_bool_dtype(w):
-                _assert_same_numbers(name, col, g.to_numpy(dtype=float), w.to_numpy(dtype=float),
-                                     SCORE_UNITS.get((name, col)), a, b)
+                _assert_same_numbers(
+                    name, col, g.to_numpy(dtype=float), w.to_numpy(dtype=float), SCORE_UNITS.get((name, col)), a, b
+                )
             else:
                 pd.testing.assert_series_equal(g.astype(str), w.astype(str), obj=f"{name}.{col}")
     # the score-unit columns really move (else the list above would hide nothing)
     for name, col in SCORE_UNITS:
         if a != 1.0 and np.isfinite(_rows(base.tables[name])[col]).any():
-            assert not np.allclose(_rows(moved.tables[name])[col], _rows(base.tables[name])[col],
-                                   equal_nan=True), (name, col)
+            assert not np.allclose(_rows(moved.tables[name])[col], _rows(base.tables[name])[col], equal_nan=True), (
+                name,
+                col,
+            )
 
 
 def test_the_headline_numbers_of_the_rescaled_model_are_its_own():
@@ -125,6 +132,7 @@ def test_the_headline_numbers_of_the_rescaled_model_are_its_own():
 
 
 # -- the reference mode keeps the published code's scale dependence ---------------------------------
+
 
 def _demo_grid(scale, shift=0.0, **kw):
     df = ba.load_demo().frame[["dataset", "domain", "label", MODEL]]
@@ -150,6 +158,7 @@ def test_reference_mode_depends_on_the_scale_and_the_default_does_not(method, sc
 
 
 # -- the fits against scikit-learn, at any scale ----------------------------------------------------
+
 
 def _random_scores(seed, n=300):
     rng = np.random.default_rng(seed)

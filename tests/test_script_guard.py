@@ -47,8 +47,15 @@ def run_script(path, *, module=False, timeout=240):
     marker.unlink(missing_ok=True)
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(PACKAGE_ROOT), os.environ.get("PYTHONPATH", "")])}
     target = ["-m", path.stem] if module else [str(path)]
-    proc = subprocess.run([sys.executable, *target, str(marker)], cwd=path.parent, env=env, capture_output=True,
-                          text=True, timeout=timeout, check=False)
+    proc = subprocess.run(
+        [sys.executable, *target, str(marker)],
+        cwd=path.parent,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
     runs = marker.read_text().split() if marker.exists() else []
     return proc, runs
 
@@ -75,9 +82,10 @@ def test_a_spawn_pool_of_the_package_runs_a_script_once_with_or_without_guard(tm
 
 def test_the_standard_library_pool_breaks_on_the_same_script(tmp_path):
     """The control: what a script without guard meets with a plain spawn pool (so the tests above can fail)."""
-    body = POOL.replace("from beyondauc.utils.parallel import process_pool", "import concurrent.futures") \
-        .replace('process_pool(2, multiprocessing.get_context("spawn"))',
-                 'concurrent.futures.ProcessPoolExecutor(2, mp_context=multiprocessing.get_context("spawn"))')
+    body = POOL.replace("from beyondauc.utils.parallel import process_pool", "import concurrent.futures").replace(
+        'process_pool(2, multiprocessing.get_context("spawn"))',
+        'concurrent.futures.ProcessPoolExecutor(2, mp_context=multiprocessing.get_context("spawn"))',
+    )
     proc, runs = run_script(script(tmp_path, body, guard=False))
     assert proc.returncode != 0 and "BrokenProcessPool" in proc.stderr
     assert len(runs) > 1  # the workers ran the script again
@@ -115,8 +123,16 @@ def test_evaluate_with_spawned_workers_runs_a_script_without_guard_once(tmp_path
     assert proc.returncode == 0, proc.stderr
     assert len(runs) == 1
     got = pd.DataFrame(json.loads(proc.stdout.strip().splitlines()[-1]))
-    want = ba.evaluate("demo", datasets=["wine", "diabetes"], models=["svm", "knn", "mlp"], n_jobs=1, n_bootstrap=5,
-                       n_repeats=2, noise_repeats=2, n_points=5).table("leaderboard")
+    want = ba.evaluate(
+        "demo",
+        datasets=["wine", "diabetes"],
+        models=["svm", "knn", "mlp"],
+        n_jobs=1,
+        n_bootstrap=5,
+        n_repeats=2,
+        noise_repeats=2,
+        n_points=5,
+    ).table("leaderboard")
     for column in ("auc", "accuracy", "accuracy_low", "accuracy_high", "disca", "drift"):  # n_jobs changes nothing
         assert got[column].tolist() == pytest.approx(want[column].tolist(), rel=1e-12, nan_ok=True), column
 

@@ -21,6 +21,7 @@ Expected values are either worked by hand (literal fractions, derived in the
 comments) or computed by the brute-force references below, which loop over
 thresholds and examples in plain Python and share no code with the package.
 """
+
 from __future__ import annotations
 
 import functools
@@ -64,6 +65,7 @@ SLACK = 1e-9  # documented: a confidence within 1e-9 grid steps of a threshold r
 
 
 # -- brute-force references ---------------------------------------------------------------
+
 
 def ref_points(confidence, correct, resolution=None):
     """Curve points as (confidence, n_answered, n_correct), by looping over thresholds.
@@ -193,9 +195,15 @@ HAND = {
     # Every answer right: accuracy never drops below 100%, so a = b = the lowest
     # confidence 0.55; no fluctuation (penalty 0).  DiSCA = (2/3)/0.55 = 40/33.
     "never_below_100": dict(
-        conf=[0.9, 0.8, 0.7, 0.6, 0.55], ok=[1, 1, 1, 1, 1], kw={},
+        conf=[0.9, 0.8, 0.7, 0.6, 0.55],
+        ok=[1, 1, 1, 1, 1],
+        kw={},
         curve=[(0.9, 1, 1), (0.8, 2, 2), (0.7, 3, 3), (0.6, 4, 4), (0.55, 5, 5)],
-        a=0.55, b=0.55, flucts=[], penalty=0.0, score=F(40, 33),
+        a=0.55,
+        b=0.55,
+        flucts=[],
+        penalty=0.0,
+        score=F(40, 33),
     ),
     # Accuracies 1, 1, 2/3, 3/4, 4/5: first below 100% at 0.7 (a = 0.7); never below the
     # tolerance 0.6, so b = the lowest confidence 0.5.  Two rises: 2/3 -> 3/4 at 0.7 -> 0.6
@@ -203,75 +211,112 @@ HAND = {
     # weights 2, 1: (2*5/6 + 1/2) / 3 = 13/18, penalty 13/54.
     # DiSCA = (1/3)/0.7 + (1/3)/0.5 - 13/54 = 180/378 + 252/378 - 91/378 = 341/378.
     "never_below_tolerance": dict(
-        conf=[0.9, 0.8, 0.7, 0.6, 0.5], ok=[1, 1, 0, 1, 1], kw=dict(tolerance=0.6),
+        conf=[0.9, 0.8, 0.7, 0.6, 0.5],
+        ok=[1, 1, 0, 1, 1],
+        kw=dict(tolerance=0.6),
         curve=[(0.9, 1, 1), (0.8, 2, 2), (0.7, 3, 2), (0.6, 4, 3), (0.5, 5, 4)],
-        a=0.7, b=0.5,
+        a=0.7,
+        b=0.5,
         flucts=[(F(2, 3), F(3, 4), 0.7, 0.6, 0.1), (F(3, 4), F(4, 5), 0.6, 0.5, 0.1)],
-        penalty=F(13, 54), score=F(341, 378),
+        penalty=F(13, 54),
+        score=F(341, 378),
     ),
     # Same data, weights (0.5, 0.2, 0.3): 0.5/0.7 + 0.2/0.5 - 0.3 * 13/18
     # = 5/7 + 2/5 - 13/60 = (300 + 168 - 91)/420 = 377/420.
     "weights_0.5_0.2_0.3": dict(
-        conf=[0.9, 0.8, 0.7, 0.6, 0.5], ok=[1, 1, 0, 1, 1], kw=dict(tolerance=0.6, weights=(0.5, 0.2, 0.3)),
+        conf=[0.9, 0.8, 0.7, 0.6, 0.5],
+        ok=[1, 1, 0, 1, 1],
+        kw=dict(tolerance=0.6, weights=(0.5, 0.2, 0.3)),
         curve=[(0.9, 1, 1), (0.8, 2, 2), (0.7, 3, 2), (0.6, 4, 3), (0.5, 5, 4)],
-        a=0.7, b=0.5,
+        a=0.7,
+        b=0.5,
         flucts=[(F(2, 3), F(3, 4), 0.7, 0.6, 0.1), (F(3, 4), F(4, 5), 0.6, 0.5, 0.1)],
-        penalty=F(13, 60), score=F(377, 420),
+        penalty=F(13, 60),
+        score=F(377, 420),
     ),
     # The most confident answer is wrong: accuracies 0, 1/2, 2/3, 3/4, so a = b = 0.9 (the
     # highest confidence).  Three rises, each c = 0.1: (d2-d1)/c = 5, 5/3, 5/6, weights 3, 2, 1:
     # (15 + 10/3 + 5/6) / 6 = 115/36, penalty 115/108.
     # DiSCA = (2/3)/0.9 - 115/108 = 80/108 - 115/108 = -35/108.
     "first_wrong": dict(
-        conf=[0.9, 0.8, 0.7, 0.6], ok=[0, 1, 1, 1], kw={},
+        conf=[0.9, 0.8, 0.7, 0.6],
+        ok=[0, 1, 1, 1],
+        kw={},
         curve=[(0.9, 1, 0), (0.8, 2, 1), (0.7, 3, 2), (0.6, 4, 3)],
-        a=0.9, b=0.9,
-        flucts=[(F(0), F(1, 2), 0.9, 0.8, 0.1), (F(1, 2), F(2, 3), 0.8, 0.7, 0.1),
-                (F(2, 3), F(3, 4), 0.7, 0.6, 0.1)],
-        penalty=F(115, 108), score=F(-35, 108),
+        a=0.9,
+        b=0.9,
+        flucts=[(F(0), F(1, 2), 0.9, 0.8, 0.1), (F(1, 2), F(2, 3), 0.8, 0.7, 0.1), (F(2, 3), F(3, 4), 0.7, 0.6, 0.1)],
+        penalty=F(115, 108),
+        score=F(-35, 108),
     ),
     # Same data, weights (0, 0, 1): only the penalty, -115/36.
     "weights_penalty_only": dict(
-        conf=[0.9, 0.8, 0.7, 0.6], ok=[0, 1, 1, 1], kw=dict(weights=(0, 0, 1)),
+        conf=[0.9, 0.8, 0.7, 0.6],
+        ok=[0, 1, 1, 1],
+        kw=dict(weights=(0, 0, 1)),
         curve=[(0.9, 1, 0), (0.8, 2, 1), (0.7, 3, 2), (0.6, 4, 3)],
-        a=0.9, b=0.9,
-        flucts=[(F(0), F(1, 2), 0.9, 0.8, 0.1), (F(1, 2), F(2, 3), 0.8, 0.7, 0.1),
-                (F(2, 3), F(3, 4), 0.7, 0.6, 0.1)],
-        penalty=F(115, 36), score=F(-115, 36),
+        a=0.9,
+        b=0.9,
+        flucts=[(F(0), F(1, 2), 0.9, 0.8, 0.1), (F(1, 2), F(2, 3), 0.8, 0.7, 0.1), (F(2, 3), F(3, 4), 0.7, 0.6, 0.1)],
+        penalty=F(115, 36),
+        score=F(-115, 36),
     ),
     # Mistakes only at low confidence: accuracies 1, 1, 2/3, 1/2 never rise (penalty 0);
     # a = 0.7; b(0.6): 2/3 >= 0.6, 1/2 < 0.6, so b = 0.6.  DiSCA = (1/3)/0.7 + (1/3)/0.6 = 65/63.
     "monotone_no_fluctuation": dict(
-        conf=[0.9, 0.8, 0.7, 0.6], ok=[1, 1, 0, 0], kw=dict(tolerance=0.6),
+        conf=[0.9, 0.8, 0.7, 0.6],
+        ok=[1, 1, 0, 0],
+        kw=dict(tolerance=0.6),
         curve=[(0.9, 1, 1), (0.8, 2, 2), (0.7, 3, 2), (0.6, 4, 2)],
-        a=0.7, b=0.6, flucts=[], penalty=0.0, score=F(65, 63),
+        a=0.7,
+        b=0.6,
+        flucts=[],
+        penalty=0.0,
+        score=F(65, 63),
     ),
     # A tied group {0.8: right, wrong, right} enters at once: accuracies 1 (at 0.9), 3/4 (at 0.8),
     # 4/5 (at 0.6) -- no point with only part of the group.  a = 0.8; b(0.8) = 0.8 (3/4 < 0.8).
     # One rise 3/4 -> 4/5 at 0.8 -> 0.6: (1/20)/0.2 = 1/4, penalty 1/12.
     # DiSCA = (2/3)/0.8 - 1/12 = 5/6 - 1/12 = 3/4.
     "tied_group_with_wrong": dict(
-        conf=[0.9, 0.8, 0.8, 0.8, 0.6], ok=[1, 1, 0, 1, 1], kw=dict(tolerance=0.8),
+        conf=[0.9, 0.8, 0.8, 0.8, 0.6],
+        ok=[1, 1, 0, 1, 1],
+        kw=dict(tolerance=0.8),
         curve=[(0.9, 1, 1), (0.8, 4, 3), (0.6, 5, 4)],
-        a=0.8, b=0.8, flucts=[(F(3, 4), F(4, 5), 0.8, 0.6, 0.2)], penalty=F(1, 12), score=F(3, 4),
+        a=0.8,
+        b=0.8,
+        flucts=[(F(3, 4), F(4, 5), 0.8, 0.6, 0.2)],
+        penalty=F(1, 12),
+        score=F(3, 4),
     ),
     # The same answers with the wrong one just below the group (0.79): now the group is all right
     # (accuracy 1 at 0.8), accuracy first drops at 0.79, so a = b = 0.79 instead of 0.8.
     # Rise 3/4 -> 4/5 at 0.79 -> 0.6: (1/20)/0.19 = 5/19, penalty 5/57.
     # DiSCA = (2/3)/0.79 - 5/57 = 200/237 - 5/57.
     "tie_broken": dict(
-        conf=[0.9, 0.8, 0.79, 0.8, 0.6], ok=[1, 1, 0, 1, 1], kw=dict(tolerance=0.8),
+        conf=[0.9, 0.8, 0.79, 0.8, 0.6],
+        ok=[1, 1, 0, 1, 1],
+        kw=dict(tolerance=0.8),
         curve=[(0.9, 1, 1), (0.8, 3, 3), (0.79, 4, 3), (0.6, 5, 4)],
-        a=0.79, b=0.79, flucts=[(F(3, 4), F(4, 5), 0.79, 0.6, 0.19)], penalty=F(5, 57),
+        a=0.79,
+        b=0.79,
+        flucts=[(F(3, 4), F(4, 5), 0.79, 0.6, 0.19)],
+        penalty=F(5, 57),
         score=F(200, 237) - F(5, 57),
     ),
     # A tied group with a wrong answer at the top: accuracies 2/3 (0.7), 3/5 (0.5), 4/6 (0.3),
     # so a = b = 0.7 = the highest confidence.  Rise 3/5 -> 2/3 at 0.5 -> 0.3: (1/15)/0.2 = 1/3,
     # penalty 1/9.  DiSCA = (2/3)/0.7 - 1/9 = 60/63 - 7/63 = 53/63.
     "tied_top": dict(
-        conf=[0.7, 0.5, 0.7, 0.3, 0.7, 0.5], ok=[1, 1, 0, 1, 1, 0], kw={},
+        conf=[0.7, 0.5, 0.7, 0.3, 0.7, 0.5],
+        ok=[1, 1, 0, 1, 1, 0],
+        kw={},
         curve=[(0.7, 3, 2), (0.5, 5, 3), (0.3, 6, 4)],
-        a=0.7, b=0.7, flucts=[(F(3, 5), F(2, 3), 0.5, 0.3, 0.2)], penalty=F(1, 9), score=F(53, 63),
+        a=0.7,
+        b=0.7,
+        flucts=[(F(3, 5), F(2, 3), 0.5, 0.3, 0.2)],
+        penalty=F(1, 9),
+        score=F(53, 63),
     ),
     # resolution 0.1 from c_max 0.95: thresholds 0.95, 0.85, 0.75, 0.65.  0.93 and 0.91 first
     # answer at 0.85, 0.84 and 0.82 at 0.75, 0.7 at 0.65, so six distinct confidences give four
@@ -279,9 +324,14 @@ HAND = {
     # curve would give 0.93).  One rise 2/3 -> 4/5 at 0.91 -> 0.82: (2/15)/0.09 = 40/27, penalty
     # 40/81 (the exact curve has three rises).  DiSCA = (2/3)/0.91 - 40/81 = 200/273 - 40/81.
     "grid_merges": dict(
-        conf=[0.95, 0.93, 0.91, 0.84, 0.82, 0.7], ok=[1, 0, 1, 1, 1, 0], kw=dict(resolution=0.1),
+        conf=[0.95, 0.93, 0.91, 0.84, 0.82, 0.7],
+        ok=[1, 0, 1, 1, 1, 0],
+        kw=dict(resolution=0.1),
         curve=[(0.95, 1, 1), (0.91, 3, 2), (0.82, 5, 4), (0.7, 6, 4)],
-        a=0.91, b=0.91, flucts=[(F(2, 3), F(4, 5), 0.91, 0.82, 0.09)], penalty=F(40, 81),
+        a=0.91,
+        b=0.91,
+        flucts=[(F(2, 3), F(4, 5), 0.91, 0.82, 0.09)],
+        penalty=F(40, 81),
         score=F(200, 273) - F(40, 81),
     ),
     # resolution 0.1 from c_max 1.0: 0.7 sits exactly on the threshold 1 - 3 * 0.1 and must be
@@ -291,35 +341,55 @@ HAND = {
     # (1/12)/0.35 = 5/21; weights 2, 1: (20/3 + 5/21)/3 = 145/63, penalty 145/189.
     # DiSCA = (2/3)/0.7 - 145/189 = 180/189 - 145/189 = 5/27.
     "on_grid_threshold": dict(
-        conf=[1.0, 0.7, 0.65, 0.3], ok=[1, 0, 1, 1], kw=dict(resolution=0.1),
+        conf=[1.0, 0.7, 0.65, 0.3],
+        ok=[1, 0, 1, 1],
+        kw=dict(resolution=0.1),
         curve=[(1.0, 1, 1), (0.7, 2, 1), (0.65, 3, 2), (0.3, 4, 3)],
-        a=0.7, b=0.7,
+        a=0.7,
+        b=0.7,
         flucts=[(F(1, 2), F(2, 3), 0.7, 0.65, 0.05), (F(2, 3), F(3, 4), 0.65, 0.3, 0.35)],
-        penalty=F(145, 189), score=F(5, 27),
+        penalty=F(145, 189),
+        score=F(5, 27),
     ),
     # resolution 0.0001 separates 0.5004 and 0.5; their gap 0.0004 is floored to c = 0.001.
     # Accuracies 1, 1/2 (0.5004), 2/3 (0.5), 3/4 (0.2); a = b = 0.5004.  Rises: (1/6)/0.001 = 500/3
     # and (1/12)/0.3 = 5/18; weights 2, 1: (1000/3 + 5/18)/3 = 6005/54, penalty 6005/162.
     # DiSCA = (2/3)/0.5004 - 6005/162.
     "c_floored": dict(
-        conf=[0.9, 0.5004, 0.5, 0.2], ok=[1, 0, 1, 1], kw=dict(resolution=0.0001),
+        conf=[0.9, 0.5004, 0.5, 0.2],
+        ok=[1, 0, 1, 1],
+        kw=dict(resolution=0.0001),
         curve=[(0.9, 1, 1), (0.5004, 2, 1), (0.5, 3, 2), (0.2, 4, 3)],
-        a=0.5004, b=0.5004,
+        a=0.5004,
+        b=0.5004,
         flucts=[(F(1, 2), F(2, 3), 0.5004, 0.5, 0.001), (F(2, 3), F(3, 4), 0.5, 0.2, 0.3)],
-        penalty=F(6005, 162), score=F(2, 3) / F("0.5004") - F(6005, 162),
+        penalty=F(6005, 162),
+        score=F(2, 3) / F("0.5004") - F(6005, 162),
     ),
     # Accuracy drops at confidence 0: a = b = max(0, 0.001) = 0.001, no rise.
     # DiSCA = (1/3)/0.001 + (1/3)/0.001 = 2000/3.
     "a_b_floored": dict(
-        conf=[0.3, 0.0], ok=[1, 0], kw={},
+        conf=[0.3, 0.0],
+        ok=[1, 0],
+        kw={},
         curve=[(0.3, 1, 1), (0.0, 2, 1)],
-        a=0.001, b=0.001, flucts=[], penalty=0.0, score=F(2000, 3),
+        a=0.001,
+        b=0.001,
+        flucts=[],
+        penalty=0.0,
+        score=F(2000, 3),
     ),
     # All right but all at confidence 0: a = b = the lowest confidence 0, floored to 0.001.
     "all_zero_confidence": dict(
-        conf=[0.0, 0.0, 0.0], ok=[1, 1, 1], kw={},
+        conf=[0.0, 0.0, 0.0],
+        ok=[1, 1, 1],
+        kw={},
         curve=[(0.0, 3, 3)],
-        a=0.001, b=0.001, flucts=[], penalty=0.0, score=F(2000, 3),
+        a=0.001,
+        b=0.001,
+        flucts=[],
+        penalty=0.0,
+        score=F(2000, 3),
     ),
 }
 
@@ -339,15 +409,21 @@ def test_disca_hand_worked(name):
     assert d.n_fluctuations == len(case["flucts"])
     assert list(d.fluctuations["i"]) == list(range(1, len(case["flucts"]) + 1))
     for col, k in zip(["d1", "d2", "c1", "c2", "c"], range(5)):
-        np.testing.assert_allclose(d.fluctuations[col].to_numpy(dtype=float),
-                                   [float(f[k]) for f in case["flucts"]], rtol=1e-9, atol=1e-12, err_msg=col)
+        np.testing.assert_allclose(
+            d.fluctuations[col].to_numpy(dtype=float),
+            [float(f[k]) for f in case["flucts"]],
+            rtol=1e-9,
+            atol=1e-12,
+            err_msg=col,
+        )
     assert d.fluctuation_magnitude == pytest.approx(float(sum(f[1] - f[0] for f in case["flucts"])), abs=1e-12)
     assert d.penalty == pytest.approx(float(case["penalty"]), rel=1e-9, abs=1e-12)
     assert d.score == pytest.approx(float(case["score"]), rel=1e-9)
     # and the brute-force reference agrees with the hand numbers
     score, a, b, _, penalty = ref_disca(conf, ok, **case["kw"])
     assert (score, a, b, penalty) == pytest.approx(
-        (float(case["score"]), case["a"], case["b"], float(case["penalty"])), rel=1e-9, abs=1e-12)
+        (float(case["score"]), case["a"], case["b"], float(case["penalty"])), rel=1e-9, abs=1e-12
+    )
 
 
 def test_hand_tie_changes_the_point():
@@ -416,6 +492,7 @@ def test_weights_033_accepted():
 
 
 # -- 2. curves against the brute-force reference ---------------------------------------------
+
 
 @pytest.mark.parametrize("resolution", [None, 0.01, 0.05, 0.1, 0.25, 0.3, 1.0])
 @pytest.mark.parametrize("seed", range(8))
@@ -528,6 +605,7 @@ def test_readouts_by_hand():
 
 # -- 3. b table ------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("resolution", [0.01, 0.05, 0.1])
 @pytest.mark.parametrize("seed", range(8))
 def test_b_table_matches_reference(seed, resolution):
@@ -550,6 +628,7 @@ def test_b_table_matches_reference(seed, resolution):
 
 # -- 4. DiDMA, NiDMA, computation score -------------------------------------------------------
 
+
 def test_didma_nidma_by_hand():
     # in distribution: tied_group_with_wrong at tolerance 0.8, DiSCA = 3/4 (see HAND)
     conf, ok = HAND["tied_group_with_wrong"]["conf"], [1, 1, 0, 1, 1]
@@ -563,8 +642,9 @@ def test_didma_nidma_by_hand():
     # default weights 1/2, 1/2: 3/8 + 1 = 11/8
     assert didma(conf, ok, computation_score=2.0, tolerance=0.8).score == pytest.approx(11 / 8)
     # NiDMA = 0.7 * 1.25 + 0.3 * 40/33 = 7/8 + 4/11 = 109/88
-    nd = nidma(conf, ok, conf_ood, ok_ood, computation_score=2.0, weights=(0.7, 0.3), didma_weights=(0.6, 0.4),
-               tolerance=0.8)
+    nd = nidma(
+        conf, ok, conf_ood, ok_ood, computation_score=2.0, weights=(0.7, 0.3), didma_weights=(0.6, 0.4), tolerance=0.8
+    )
     assert nd.score == pytest.approx(109 / 88)
     assert nd.didma.score == pytest.approx(1.25)
     assert nd.disca_ood.score == pytest.approx(40 / 33)
@@ -582,8 +662,17 @@ def test_didma_nidma_pass_options_through():
     ref_ood = disca(conf_ood, ok_ood, weights=dw, **opts).score
     dd = didma(conf, ok, computation_score=0.3, weights=(0.9, 0.1), disca_weights=dw, **opts)
     assert dd.score == pytest.approx(0.9 * ref + 0.1 * 0.3)
-    nd = nidma(conf, ok, conf_ood, ok_ood, computation_score=0.3, weights=(0.25, 0.75), didma_weights=(0.9, 0.1),
-               disca_weights=dw, **opts)
+    nd = nidma(
+        conf,
+        ok,
+        conf_ood,
+        ok_ood,
+        computation_score=0.3,
+        weights=(0.25, 0.75),
+        didma_weights=(0.9, 0.1),
+        disca_weights=dw,
+        **opts,
+    )
     assert nd.score == pytest.approx(0.25 * (0.9 * ref + 0.1 * 0.3) + 0.75 * ref_ood)
 
 
@@ -594,19 +683,22 @@ def test_computation_score_values():
     assert computation_score(energy=0.5) == 2.0
 
 
-@pytest.mark.parametrize("kw, name", [
-    (dict(energy=1.0, parameters=1e6, reference_parameters=1e6), "energy"),
-    (dict(energy=1.0, parameters=1e6), "energy"),
-    (dict(), "energy"),
-    (dict(parameters=1e6), "reference_parameters"),
-    (dict(reference_parameters=1e6), "parameters"),
-    (dict(energy=0), "energy"),
-    (dict(energy=-2), "energy"),
-    (dict(energy=float("nan")), "energy"),
-    (dict(energy=True), "energy"),
-    (dict(parameters=0, reference_parameters=1e6), "parameters"),
-    (dict(parameters=1e6, reference_parameters=-1), "reference_parameters"),
-])
+@pytest.mark.parametrize(
+    "kw, name",
+    [
+        (dict(energy=1.0, parameters=1e6, reference_parameters=1e6), "energy"),
+        (dict(energy=1.0, parameters=1e6), "energy"),
+        (dict(), "energy"),
+        (dict(parameters=1e6), "reference_parameters"),
+        (dict(reference_parameters=1e6), "parameters"),
+        (dict(energy=0), "energy"),
+        (dict(energy=-2), "energy"),
+        (dict(energy=float("nan")), "energy"),
+        (dict(energy=True), "energy"),
+        (dict(parameters=0, reference_parameters=1e6), "parameters"),
+        (dict(parameters=1e6, reference_parameters=-1), "reference_parameters"),
+    ],
+)
 def test_computation_score_errors(kw, name):
     with pytest.raises(ValueError, match=re.escape(f"`{name}`")):
         computation_score(**kw)
@@ -614,13 +706,15 @@ def test_computation_score_errors(kw, name):
 
 # -- 5. invariances --------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("seed", range(6))
 def test_permutation_changes_nothing(seed):
     conf, ok = random_case(400 + seed, n=50)
     perm = np.random.default_rng(seed).permutation(len(conf))
     for res in (None, 0.01, 0.1):
-        assert curve_points(coverage_accuracy_curve(conf, ok, resolution=res)) == \
-            curve_points(coverage_accuracy_curve(conf[perm], ok[perm], resolution=res))
+        assert curve_points(coverage_accuracy_curve(conf, ok, resolution=res)) == curve_points(
+            coverage_accuracy_curve(conf[perm], ok[perm], resolution=res)
+        )
     d, dp = disca(conf, ok), disca(conf[perm], ok[perm])
     assert (d.score, d.a, d.b, d.n_fluctuations, d.penalty) == (dp.score, dp.a, dp.b, dp.n_fluctuations, dp.penalty)
     pd.testing.assert_frame_equal(d.b_table, dp.b_table)
@@ -723,9 +817,19 @@ def test_nonfinite_confidence_rejected(func, bad):
         ARRAY_FUNCS[func]([0.9, bad, 0.6], [True, False, True])
 
 
-@pytest.mark.parametrize("bad", [[0, 2, 1], [0.5, 1, 0], ["yes", "no", "yes"], ["True", "False", "True"],
-                                 [None, True, False], [np.nan, 1, 0], [-1, 0, 1]],
-                         ids=["two", "half", "words", "bool-strings", "none", "nan", "minus-one"])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        [0, 2, 1],
+        [0.5, 1, 0],
+        ["yes", "no", "yes"],
+        ["True", "False", "True"],
+        [None, True, False],
+        [np.nan, 1, 0],
+        [-1, 0, 1],
+    ],
+    ids=["two", "half", "words", "bool-strings", "none", "nan", "minus-one"],
+)
 @pytest.mark.parametrize("func", list(ARRAY_FUNCS))
 def test_correct_not_boolean_rejected(func, bad):
     if func in GRADED_FUNCS and bad == [0.5, 1, 0]:  # a quality in [0, 1]: graded correctness, the loss 1 - q
@@ -794,8 +898,16 @@ def test_resolution_one_accepted():
     assert disca([0.9, 0.7, 0.2], [1, 0, 1], resolution=1).a == 0.2
 
 
-BAD_WEIGHTS_3 = [(-0.1, 0.6, 0.5), (0.5, 0.5), (0.25, 0.25, 0.25, 0.25), (0.5, 0.5, 0.5), (0.3, 0.3, 0.3),
-                 (np.nan, 0.5, 0.5), ("a", "b", "c"), 1.0]
+BAD_WEIGHTS_3 = [
+    (-0.1, 0.6, 0.5),
+    (0.5, 0.5),
+    (0.25, 0.25, 0.25, 0.25),
+    (0.5, 0.5, 0.5),
+    (0.3, 0.3, 0.3),
+    (np.nan, 0.5, 0.5),
+    ("a", "b", "c"),
+    1.0,
+]
 BAD_WEIGHTS_2 = [(-0.2, 1.2), (1.0,), (0.5, 0.5, 0.0), (0.6, 0.6), (np.inf, 0.0), None]
 
 
@@ -875,19 +987,23 @@ def test_computation_score_zero_accepted():
     assert d.score == pytest.approx(0.4 * disca([0.9, 0.7, 0.6], [1, 0, 1]).score)
 
 
-@pytest.mark.parametrize("conf_ood, ok_ood, name", [
-    ([0.9, 1.5], [True, False], "confidence_ood"),
-    ([0.9, -0.2], [True, False], "confidence_ood"),
-    ([0.9, np.nan], [True, False], "confidence_ood"),
-    ([0.9, np.inf], [True, False], "confidence_ood"),
-    ([], [], "confidence_ood"),
-    (["a", "b"], [True, False], "confidence_ood"),
-    ([0.9, 0.8], [0, 2], "correct_ood"),
-    ([0.9, 0.8], [0.5, 1], "correct_ood"),
-    ([0.9, 0.8], ["yes", "no"], "correct_ood"),
-    ([0.9, 0.8], [True], "correct_ood"),
-    ([0.9, 0.8], [True, False, True], "correct_ood"),
-], ids=lambda v: repr(v)[:20])
+@pytest.mark.parametrize(
+    "conf_ood, ok_ood, name",
+    [
+        ([0.9, 1.5], [True, False], "confidence_ood"),
+        ([0.9, -0.2], [True, False], "confidence_ood"),
+        ([0.9, np.nan], [True, False], "confidence_ood"),
+        ([0.9, np.inf], [True, False], "confidence_ood"),
+        ([], [], "confidence_ood"),
+        (["a", "b"], [True, False], "confidence_ood"),
+        ([0.9, 0.8], [0, 2], "correct_ood"),
+        ([0.9, 0.8], [0.5, 1], "correct_ood"),
+        ([0.9, 0.8], ["yes", "no"], "correct_ood"),
+        ([0.9, 0.8], [True], "correct_ood"),
+        ([0.9, 0.8], [True, False, True], "correct_ood"),
+    ],
+    ids=lambda v: repr(v)[:20],
+)
 def test_nidma_ood_arguments_rejected(conf_ood, ok_ood, name):
     with pytest.raises(ValueError, match=re.escape(f"`{name}`")):
         nidma([0.9, 0.7, 0.6], [1, 0, 1], conf_ood, ok_ood, computation_score=1.0)
@@ -901,15 +1017,19 @@ GRID_VALUES = [k / 20 for k in range(21)]
 @st.composite
 def answers(draw, unique=False):
     n = draw(st.integers(1, 40))
-    value = st.floats(0.0, 1.0, allow_subnormal=False) if unique else st.one_of(
-        st.sampled_from(GRID_VALUES), st.floats(0.0, 1.0, allow_subnormal=False))
+    value = (
+        st.floats(0.0, 1.0, allow_subnormal=False)
+        if unique
+        else st.one_of(st.sampled_from(GRID_VALUES), st.floats(0.0, 1.0, allow_subnormal=False))
+    )
     conf = draw(st.lists(value, min_size=n, max_size=n, unique=unique))
     ok = draw(st.lists(st.booleans(), min_size=n, max_size=n))
     return np.array(conf), np.array(ok)
 
 
-RESOLUTIONS = st.one_of(st.sampled_from([0.01, 0.05, 0.1, 0.25, 1 / 3, 1.0]),
-                        st.floats(0.002, 1.0, allow_subnormal=False))
+RESOLUTIONS = st.one_of(
+    st.sampled_from([0.01, 0.05, 0.1, 0.25, 1 / 3, 1.0]), st.floats(0.002, 1.0, allow_subnormal=False)
+)
 PROPERTY = settings(max_examples=80, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
 
 
@@ -960,6 +1080,7 @@ def test_property_e_aurc_nonnegative_without_ties(data):
 
 # -- 8. benchmark level ----------------------------------------------------------------------
 
+
 @functools.cache
 def demo():
     return load_demo()
@@ -989,8 +1110,9 @@ def test_calibrated_confidence_xdomain_reproduced(method, model):
         ev = _rows(bench, dataset)
         pool = ~ev & ~_rows(bench, ood)  # the OOD dataset must stay unseen
         cal = ScoreCalibrator(method).fit(s[pool], y[pool])
-        conf, ok, conf_ood, ok_ood = calibrated_confidence(bench, model, dataset, protocol="xdomain", method=method,
-                                                           ood_dataset=ood)
+        conf, ok, conf_ood, ok_ood = calibrated_confidence(
+            bench, model, dataset, protocol="xdomain", method=method, ood_dataset=ood
+        )
         assert np.array_equal(ok, cal.predict(s[ev]) == y[ev])
         p = cal.predict_proba(s[ev])
         np.testing.assert_allclose(conf, np.maximum(p, 1 - p), rtol=0, atol=1e-12)
@@ -1058,32 +1180,45 @@ def test_selective_answering_to_dict():
     out = r.to_dict()
     assert "disca_ood" in out and out["nidma"] is None and out["didma"] is None
     # the OOD dataset is held out of calibration, so the in-distribution answers come from that run too
-    conf, ok, conf_ood, ok_ood = calibrated_confidence(bench, "logreg", "breast_cancer", protocol="xdomain",
-                                                       ood_dataset="diabetes")
+    conf, ok, conf_ood, ok_ood = calibrated_confidence(
+        bench, "logreg", "breast_cancer", protocol="xdomain", ood_dataset="diabetes"
+    )
     assert out["disca_ood"] == disca(conf_ood, ok_ood).score
     assert out["disca"] == disca(conf, ok).score
 
     # with a computation score: numbers equal to didma() and nidma()
-    r = selective_answering(bench, "logreg", "breast_cancer", ood_dataset="diabetes", protocol="xdomain",
-                            computation_score=0.5, didma_weights=(0.7, 0.3), nidma_weights=(0.6, 0.4))
+    r = selective_answering(
+        bench,
+        "logreg",
+        "breast_cancer",
+        ood_dataset="diabetes",
+        protocol="xdomain",
+        computation_score=0.5,
+        didma_weights=(0.7, 0.3),
+        nidma_weights=(0.6, 0.4),
+    )
     out = r.to_dict()
     assert isinstance(out["didma"], float) and isinstance(out["nidma"], float)
     assert out["didma"] == pytest.approx(didma(conf, ok, computation_score=0.5, weights=(0.7, 0.3)).score)
     assert out["nidma"] == pytest.approx(
-        nidma(conf, ok, conf_ood, ok_ood, computation_score=0.5, weights=(0.6, 0.4), didma_weights=(0.7, 0.3)).score)
+        nidma(conf, ok, conf_ood, ok_ood, computation_score=0.5, weights=(0.6, 0.4), didma_weights=(0.7, 0.3)).score
+    )
     # DiDMA without OOD data, NiDMA None
     out = selective_answering(bench, "logreg", "breast_cancer", protocol="xdomain", computation_score=0.5).to_dict()
     assert isinstance(out["didma"], float) and out["nidma"] is None
 
 
-@pytest.mark.parametrize("kw, name", [
-    (dict(computation_score=-1.0), "computation_score"),
-    (dict(computation_score=1.0, didma_weights=(0.9, 0.9)), "didma_weights"),
-    (dict(computation_score=1.0, ood_dataset="diabetes", nidma_weights=(-1, 2)), "nidma_weights"),
-    (dict(tolerance=0), "tolerance"),
-    (dict(resolution=0), "resolution"),
-    (dict(weights=(0.5, 0.5)), "weights"),
-])
+@pytest.mark.parametrize(
+    "kw, name",
+    [
+        (dict(computation_score=-1.0), "computation_score"),
+        (dict(computation_score=1.0, didma_weights=(0.9, 0.9)), "didma_weights"),
+        (dict(computation_score=1.0, ood_dataset="diabetes", nidma_weights=(-1, 2)), "nidma_weights"),
+        (dict(tolerance=0), "tolerance"),
+        (dict(resolution=0), "resolution"),
+        (dict(weights=(0.5, 0.5)), "weights"),
+    ],
+)
 def test_selective_answering_bad_options(kw, name):
     with pytest.raises(ValueError, match=re.escape(f"`{name}`")):
         selective_answering(demo(), "logreg", "wine", **kw)
@@ -1106,8 +1241,18 @@ def test_tolerance_table(value):
     bench = demo()
     models = ["logreg", "svm", "knn"]
     t = tolerance_table(bench, "wine", models=models, value=value)
-    assert list(t.columns) == ["<0.95", "<0.9", "<0.85", "<0.8", "<0.75", "<0.7", "<0.65", "<0.6", "<0.55",
-                               "resolution"]
+    assert list(t.columns) == [
+        "<0.95",
+        "<0.9",
+        "<0.85",
+        "<0.8",
+        "<0.75",
+        "<0.7",
+        "<0.65",
+        "<0.6",
+        "<0.55",
+        "resolution",
+    ]
     assert (t["resolution"] == 0.01).all()  # the grid step every DiSCA/b was read at
     t = t.drop(columns="resolution")
     assert sorted(t.index) == sorted(models)
@@ -1116,8 +1261,7 @@ def test_tolerance_table(value):
         conf, ok, _, _ = calibrated_confidence(bench, m, "wine")
         pts = ref_points(conf, ok, 0.01)
         for t_value, col in zip(TOLERANCES, t.columns):
-            expected = ref_first_below(pts, t_value)[0] if value == "b" else \
-                ref_disca(conf, ok, tolerance=t_value)[0]
+            expected = ref_first_below(pts, t_value)[0] if value == "b" else ref_disca(conf, ok, tolerance=t_value)[0]
             assert t.loc[m, col] == pytest.approx(expected, rel=1e-9)
     first = t.iloc[:, 0].to_numpy()
     assert np.all(np.diff(first) >= 0) if value == "b" else np.all(np.diff(first) <= 0)
@@ -1129,8 +1273,20 @@ def test_tolerance_table_bad_value():
 
 
 def test_public_names_reexported():
-    for name in ("coverage_accuracy_curve", "aurc", "e_aurc", "disca", "didma", "nidma", "computation_score",
-                 "calibrated_confidence", "selective_answering", "selective_table", "tolerance_table", "TOLERANCES"):
+    for name in (
+        "coverage_accuracy_curve",
+        "aurc",
+        "e_aurc",
+        "disca",
+        "didma",
+        "nidma",
+        "computation_score",
+        "calibrated_confidence",
+        "selective_answering",
+        "selective_table",
+        "tolerance_table",
+        "TOLERANCES",
+    ):
         assert getattr(beyondauc, name) is getattr(beyondauc.metrics, name)
     assert TOLERANCES == (0.95, 0.9, 0.85, 0.8, 0.75, 0.7, 0.65, 0.6, 0.55)
 
@@ -1140,7 +1296,13 @@ def test_protocol_without_calibration_data_is_a_clear_error():
 
     from beyondauc import calibrated_confidence, load_benchmark
 
-    frame = pd.DataFrame({"dataset": ["a"] * 4 + ["b"] * 4, "domain": ["x"] * 8, "label": [0, 1] * 4,
-                          "m": [0.1, 0.9, 0.2, 0.8, 0.3, 0.7, 0.4, 0.6]})
+    frame = pd.DataFrame(
+        {
+            "dataset": ["a"] * 4 + ["b"] * 4,
+            "domain": ["x"] * 8,
+            "label": [0, 1] * 4,
+            "m": [0.1, 0.9, 0.2, 0.8, 0.3, 0.7, 0.4, 0.6],
+        }
+    )
     with pytest.raises(ValueError, match="`protocol`='outdomain' leaves dataset 'a' no calibration data"):
         calibrated_confidence(load_benchmark(frame), "m", "a", protocol="outdomain")

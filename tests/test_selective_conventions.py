@@ -13,6 +13,7 @@ and share no code with the package; the peers' conventions (fd-shifts'
 ``RiskCoverageStats``, torch-uncertainty's ``AURC``/``AUGRC``) are re-written
 here from their published definitions.
 """
+
 from __future__ import annotations
 
 import math
@@ -40,6 +41,7 @@ from beyondauc import (
 )
 
 # -- references -------------------------------------------------------------------
+
 
 def ref_points(conf, ok):
     """(coverage, selective risk, generalized risk) per distinct confidence, highest first, as Fractions."""
@@ -123,6 +125,7 @@ distinct_answers = st.lists(st.booleans(), min_size=2, max_size=25).flatmap(
 
 # -- hand-worked ----------------------------------------------------------------------
 
+
 def test_hand_worked_three_answers():
     # confidences 0.9 (right), 0.8 (wrong), 0.7 (right): points at coverage 1/3, 2/3, 1
     # with risk 0, 1/2, 1/3 and generalized risk 0, 1/3, 1/3.
@@ -157,15 +160,18 @@ def test_e_aurc_analytic_hand_worked():
 
 # -- brute force -------------------------------------------------------------------------
 
+
 @settings(max_examples=150, deadline=None)
 @given(answers)
 def test_areas_match_brute_force(pairs):
     conf, ok = [c for c, _ in pairs], [o for _, o in pairs]
     for interpolation in ("step", "linear"):
         assert aurc(conf, ok, interpolation=interpolation) == pytest.approx(
-            float(ref_area(conf, ok, kind="risk", interpolation=interpolation)), abs=1e-12)
+            float(ref_area(conf, ok, kind="risk", interpolation=interpolation)), abs=1e-12
+        )
         assert augrc(conf, ok, interpolation=interpolation) == pytest.approx(
-            float(ref_area(conf, ok, kind="generalized", interpolation=interpolation)), abs=1e-12)
+            float(ref_area(conf, ok, kind="generalized", interpolation=interpolation)), abs=1e-12
+        )
         best = ref_optimal(len(ok), sum(ok), interpolation)
         want = ref_area(conf, ok, kind="risk", interpolation=interpolation) - best
         assert e_aurc(conf, ok, interpolation=interpolation) == pytest.approx(float(want), abs=1e-12)
@@ -214,7 +220,8 @@ def test_linear_areas_against_torch_uncertainty(data):
     first_risk = 0.0 if ok[int(np.argmax(conf))] else 1.0
     assert aurc(conf, ok, interpolation="linear") == pytest.approx(first_risk / n + tu_aurc * (1 - 1 / n), abs=1e-12)
     assert augrc(conf, ok, interpolation="linear") == pytest.approx(
-        first_risk / (2 * n * n) + tu_augrc * (1 - 1 / n), abs=1e-12)
+        first_risk / (2 * n * n) + tu_augrc * (1 - 1 / n), abs=1e-12
+    )
     # and without ties step AURC is the mean selective risk over the n prefixes (Geifman et al., CRL)
     order = np.argsort(-np.asarray(conf))
     err = 1.0 - np.asarray(ok, float)[order]
@@ -251,20 +258,24 @@ def test_invariant_to_order_and_monotone_maps():
             assert f(np.exp(3 * conf) - 7, ok, interpolation=interpolation) == pytest.approx(v, abs=1e-14)
 
 
-@pytest.mark.parametrize("call, name", [
-    (lambda: aurc([0.9], [True], interpolation="trapezoid"), "interpolation"),
-    (lambda: augrc([0.9], [True], interpolation=None), "interpolation"),
-    (lambda: e_aurc([0.9], [True], optimum="asymptotic"), "optimum"),
-    (lambda: e_aurc([0.9], [True], interpolation="spline"), "interpolation"),
-    (lambda: augrc([0.9, np.nan], [True, False]), "confidence"),
-    (lambda: augrc([0.9, 0.8], [True]), "correct"),
-])
+@pytest.mark.parametrize(
+    "call, name",
+    [
+        (lambda: aurc([0.9], [True], interpolation="trapezoid"), "interpolation"),
+        (lambda: augrc([0.9], [True], interpolation=None), "interpolation"),
+        (lambda: e_aurc([0.9], [True], optimum="asymptotic"), "optimum"),
+        (lambda: e_aurc([0.9], [True], interpolation="spline"), "interpolation"),
+        (lambda: augrc([0.9, np.nan], [True, False]), "confidence"),
+        (lambda: augrc([0.9, 0.8], [True]), "correct"),
+    ],
+)
 def test_bad_options(call, name):
     with pytest.raises(ValueError, match=re.escape(f"`{name}`")):
         call()
 
 
 # -- DiSCA over resolutions ----------------------------------------------------------------
+
 
 def test_disca_reports_its_resolution():
     d = disca([0.95, 0.9, 0.8, 0.7], [True, False, True, True], resolution=0.05)
@@ -276,12 +287,25 @@ def test_disca_reports_its_resolution():
 def test_resolution_sensitivity_rows_equal_disca(pairs):
     conf, ok = [c for c, _ in pairs], [o for _, o in pairs]
     t = disca_resolution_sensitivity(conf, ok, resolutions=(0.3, 0.1, 0.01), tolerance=0.8)
-    assert list(t.columns) == ["resolution", "disca", "a", "b", "n_fluctuations", "fluctuation_magnitude",
-                               "penalty", "n_points"]
+    assert list(t.columns) == [
+        "resolution",
+        "disca",
+        "a",
+        "b",
+        "n_fluctuations",
+        "fluctuation_magnitude",
+        "penalty",
+        "n_points",
+    ]
     for row in t.itertuples():
         d = disca(conf, ok, tolerance=0.8, resolution=row.resolution)
-        assert (row.disca, row.a, row.b, row.n_fluctuations, row.penalty) == (d.score, d.a, d.b, d.n_fluctuations,
-                                                                               d.penalty)
+        assert (row.disca, row.a, row.b, row.n_fluctuations, row.penalty) == (
+            d.score,
+            d.a,
+            d.b,
+            d.n_fluctuations,
+            d.penalty,
+        )
         assert row.fluctuation_magnitude == d.fluctuation_magnitude and row.n_points == len(d.curve.coverage)
 
 
@@ -295,8 +319,7 @@ def test_resolution_sensitivity_on_demo():
     assert t["disca"].nunique() > 1  # DiSCA depends on the grid
 
 
-@pytest.mark.parametrize("resolutions, bad", [((), "none"), ((0.1, 0), "0.0"), ((0.1, 1.5), "1.5"),
-                                              ("fine", "fine")])
+@pytest.mark.parametrize("resolutions, bad", [((), "none"), ((0.1, 0), "0.0"), ((0.1, 1.5), "1.5"), ("fine", "fine")])
 def test_resolution_sensitivity_bad_resolutions(resolutions, bad):
     with pytest.raises(ValueError, match=re.escape("`resolutions`")):
         disca_resolution_sensitivity([0.9, 0.8], [True, False], resolutions=resolutions)
@@ -304,10 +327,17 @@ def test_resolution_sensitivity_bad_resolutions(resolutions, bad):
 
 # -- benchmark level ----------------------------------------------------------------------------
 
+
 def test_selective_table_carries_the_conventions_and_the_resolution():
     bench = load_demo()
-    t = selective_table(bench, models=["svm"], datasets=["wine", "breast_cancer"], protocol="xdomain",
-                        resolution=0.02, ood_dataset="diabetes")
+    t = selective_table(
+        bench,
+        models=["svm"],
+        datasets=["wine", "breast_cancer"],
+        protocol="xdomain",
+        resolution=0.02,
+        ood_dataset="diabetes",
+    )
     for col in ("aurc", "aurc_linear", "e_aurc", "e_aurc_analytic", "augrc", "augrc_linear", "resolution"):
         assert col in t.columns
     assert "resolution_ood" not in t.columns and (t["resolution"] == 0.02).all()

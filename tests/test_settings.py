@@ -26,10 +26,24 @@ def _accepts(hint, value):
     return any(value is None if o is type(None) else isinstance(value, typing.get_origin(o) or o) for o in options)
 
 
-@pytest.mark.parametrize("values", [{}, {"models": "svm,knn", "datasets": ["wine"], "domains": {"wine": "a"},
-                                         "computation_score": 2, "sigma_max": 1.5, "cells": 64, "class_weight":
-                                         "balanced", "target_risks": [0.1], "random_state": None}],
-                         ids=["defaults", "given"])
+@pytest.mark.parametrize(
+    "values",
+    [
+        {},
+        {
+            "models": "svm,knn",
+            "datasets": ["wine"],
+            "domains": {"wine": "a"},
+            "computation_score": 2,
+            "sigma_max": 1.5,
+            "cells": 64,
+            "class_weight": "balanced",
+            "target_risks": [0.1],
+            "random_state": None,
+        },
+    ],
+    ids=["defaults", "given"],
+)
 def test_every_checked_value_has_its_fields_type(values):
     params = EvaluationParameters.checked(values)
     hints = typing.get_type_hints(EvaluationParameters)
@@ -71,7 +85,13 @@ def test_auto_and_one_dataset_fallbacks():
 
 def test_the_evaluation_stores_the_checked_parameters():
     ev = ba.evaluate("demo", datasets=["wine", "diabetes"], models=["svm", "knn"], n_bootstrap=0, noise_repeats=2)
-    expected = EvaluationParameters.checked({"datasets": ["wine", "diabetes"], "models": ["svm", "knn"],
-                                             "n_bootstrap": 0, "noise_repeats": 2,
-                                             "selective_protocol": "indata"}).as_dict()
+    expected = EvaluationParameters.checked(
+        {
+            "datasets": ["wine", "diabetes"],
+            "models": ["svm", "knn"],
+            "n_bootstrap": 0,
+            "noise_repeats": 2,
+            "selective_protocol": "indata",
+        }
+    ).as_dict()
     assert ev.parameters == {k: list(v) if isinstance(v, tuple) else v for k, v in expected.items()}

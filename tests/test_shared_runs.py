@@ -15,12 +15,14 @@ from shared_runs import shared_run
 
 #: Appends a line to the counter file (argv[1]), writes a file into the output folder (argv[2]) after a pause
 #: long enough for the other callers to arrive, prints, and exits with argv[3].
-COMMAND = ("import pathlib, sys, time\n"
-           "with open(sys.argv[1], 'a') as f: f.write('ran\\n')\n"
-           "time.sleep(0.5)\n"
-           "out = pathlib.Path(sys.argv[2]); out.mkdir(); (out / 'result.txt').write_text('made')\n"
-           "print('to stdout'); print('to stderr', file=sys.stderr)\n"
-           "sys.exit(int(sys.argv[3]))\n")
+COMMAND = (
+    "import pathlib, sys, time\n"
+    "with open(sys.argv[1], 'a') as f: f.write('ran\\n')\n"
+    "time.sleep(0.5)\n"
+    "out = pathlib.Path(sys.argv[2]); out.mkdir(); (out / 'result.txt').write_text('made')\n"
+    "print('to stdout'); print('to stderr', file=sys.stderr)\n"
+    "sys.exit(int(sys.argv[3]))\n"
+)
 
 
 class Factory:

@@ -55,16 +55,26 @@ def _parts(table):
 
 def _body(part):
     """The rows of a part that hold data cells: [(row labels...), [cell texts]]."""
-    return [([t for tag, t in row if tag == "th"], [t for tag, t in row if tag == "td"])
-            for row in part if any(tag == "td" for tag, _ in row)]
+    return [
+        ([t for tag, t in row if tag == "th"], [t for tag, t in row if tag == "td"])
+        for row in part
+        if any(tag == "td" for tag, _ in row)
+    ]
 
 
 def test_ranks_are_integers_and_their_intervals_integers_within_the_models():
     # percentiles of integer ranks are interpolated: 0.975 and 4.025 are ranks 1 and 4 of 4 models
-    frame = pd.DataFrame({"model": ["a", "b", "c"], "auc_rank": [1.0, 2.0, 4.0],
-                          "auc_rank_low": [0.975, 1.5, 2.49], "auc_rank_high": [2.51, 3.0, 4.025],
-                          "change": [-1.0, 0.0, 2.0], "change_low": [-3.6, -0.975, 0.5],
-                          "change_high": [0.4, 1.0, 4.2]}).set_index("model")
+    frame = pd.DataFrame(
+        {
+            "model": ["a", "b", "c"],
+            "auc_rank": [1.0, 2.0, 4.0],
+            "auc_rank_low": [0.975, 1.5, 2.49],
+            "auc_rank_high": [2.51, 3.0, 4.025],
+            "change": [-1.0, 0.0, 2.0],
+            "change_low": [-3.6, -0.975, 0.5],
+            "change_high": [0.4, 1.0, 4.2],
+        }
+    ).set_index("model")
     (part,) = _parts(readable_table(frame, n_models=4))
     rows = {labels[0]: cells for labels, cells in _body(part)}
     # rank: value, then its interval (rounded half up, clipped to 1..4); change: clipped to -3..3
@@ -82,8 +92,9 @@ def test_ranks_without_the_number_of_models_are_still_integers():
 
 
 def test_booleans_are_words():
-    frame = pd.DataFrame({"significant": [True, False], "rankable": np.array([False, True]),
-                          "maybe": [True, None]}, index=["x", "y"])
+    frame = pd.DataFrame(
+        {"significant": [True, False], "rankable": np.array([False, True]), "maybe": [True, None]}, index=["x", "y"]
+    )
     table = readable_table(frame, words={"rankable": ("rankable", "not rankable")})
     rows = [cells for _, cells in _body(_parts(table)[0])]
     assert rows == [["yes", "not rankable", "yes"], ["no", "rankable", MISSING]]
@@ -97,8 +108,9 @@ def test_columns_are_titled_but_the_labels_of_a_pivot_are_data():
     frame = pd.DataFrame({"balanced_accuracy": [0.5], "my_measure": [1.0]}, index=pd.Index(["w"], name="dataset"))
     headers = [t for tag, t in _parts(readable_table(frame))[0][0]]
     assert headers == ["dataset", "balanced accuracy", "my measure"]
-    long = pd.DataFrame({"model": ["m"] * 2, "dataset": ["iris_versicolor", "wine"], "tolerance": [0.9, 0.9],
-                         "disca": [0.5, 0.25]})
+    long = pd.DataFrame(
+        {"model": ["m"] * 2, "dataset": ["iris_versicolor", "wine"], "tolerance": [0.9, 0.9], "disca": [0.5, 0.25]}
+    )
     pivot = long.pivot_table(index="model", columns=["dataset"], values="disca")
     head = _parts(readable_table(pivot))[0]
     assert [t for _, t in head[0]] == ["model", "dataset"]  # the pivot's level names its columns...
@@ -106,21 +118,34 @@ def test_columns_are_titled_but_the_labels_of_a_pivot_are_data():
 
 
 def test_intervals_show_under_their_estimate_not_as_columns():
-    frame = pd.DataFrame({"drift": [0.0213, np.nan], "drift_low": [0.0227, 0.1], "drift_high": [0.0502, 0.2],
-                          "auc": [-0.5, 0.9], "auc_low": [-0.61, np.nan], "auc_high": [-0.4, 0.95]},
-                         index=["a", "b"])
+    frame = pd.DataFrame(
+        {
+            "drift": [0.0213, np.nan],
+            "drift_low": [0.0227, 0.1],
+            "drift_high": [0.0502, 0.2],
+            "auc": [-0.5, 0.9],
+            "auc_low": [-0.61, np.nan],
+            "auc_high": [-0.4, 0.95],
+        },
+        index=["a", "b"],
+    )
     table = readable_table(frame)
     assert table.columns == [("drift",), ("AUC",)]
     rows = [cells for _, cells in _body(_parts(table)[0])]
-    assert rows == [["0.021 0.023\u20130.050", f"{MINUS}0.500 {MINUS}0.610 to {MINUS}0.400"],
-                    [f"{MISSING} 0.100\u20130.200", "0.900"]]  # an interval without both ends is not shown
-    assert "<span class=\"ci\"" in table._repr_html_()
+    assert rows == [
+        ["0.021 0.023\u20130.050", f"{MINUS}0.500 {MINUS}0.610 to {MINUS}0.400"],
+        [f"{MISSING} 0.100\u20130.200", "0.900"],
+    ]  # an interval without both ends is not shown
+    assert '<span class="ci"' in table._repr_html_()
 
 
 def test_nothing_is_truncated_and_a_wide_table_is_split_into_parts_that_fit():
     rng = np.random.default_rng(0)
-    frame = pd.DataFrame(rng.normal(size=(70, 40)), columns=[f"measure_{i}" for i in range(40)],
-                         index=pd.Index([f"dataset_{i}" for i in range(70)], name="dataset"))
+    frame = pd.DataFrame(
+        rng.normal(size=(70, 40)),
+        columns=[f"measure_{i}" for i in range(40)],
+        index=pd.Index([f"dataset_{i}" for i in range(70)], name="dataset"),
+    )
     with pd.option_context("display.max_rows", 5, "display.max_columns", 5):  # no global option matters
         table = readable_table(frame, width=720)
     parts = _parts(table)
@@ -155,8 +180,10 @@ def test_a_split_is_as_even_as_its_number_of_parts_allows():
 
 
 def test_a_split_keeps_the_groups_of_a_two_level_header_together():
-    columns = pd.MultiIndex.from_product([["xdomain", "outdomain", "indomain", "indata", "outdata"],
-                                          ["logistic", "isotonic", "stump"]], names=["protocol", "method"])
+    columns = pd.MultiIndex.from_product(
+        [["xdomain", "outdomain", "indomain", "indata", "outdata"], ["logistic", "isotonic", "stump"]],
+        names=["protocol", "method"],
+    )
     frame = pd.DataFrame(np.full((3, 15), 0.5), columns=columns, index=pd.Index(["a", "b", "c"], name="dataset"))
     table = readable_table(frame, width=520)
     assert len(table.parts) > 1
@@ -182,14 +209,17 @@ def test_a_table_without_row_labels_and_bad_input():
         readable_table([[1, 2]])
 
 
-@pytest.mark.parametrize("kwargs, needle", [
-    ({"n_models": 0}, "`n_models` must be an int >= 1"),
-    ({"n_models": 2.5}, "`n_models` must be an int"),
-    ({"digits": -1}, "`digits` must be an int >= 0"),
-    ({"digits": {"auc": "3"}}, "`digits` must be an int"),
-    ({"words": {"auc": ("yes",)}}, "`words` must map a column to (word for true, word for false)"),
-    ({"width": 0}, "`width`"),
-])
+@pytest.mark.parametrize(
+    "kwargs, needle",
+    [
+        ({"n_models": 0}, "`n_models` must be an int >= 1"),
+        ({"n_models": 2.5}, "`n_models` must be an int"),
+        ({"digits": -1}, "`digits` must be an int >= 0"),
+        ({"digits": {"auc": "3"}}, "`digits` must be an int"),
+        ({"words": {"auc": ("yes",)}}, "`words` must map a column to (word for true, word for false)"),
+        ({"width": 0}, "`width`"),
+    ],
+)
 def test_bad_parameters_are_named(kwargs, needle):
     with pytest.raises(ValueError, match=re.escape(needle)):
         readable_table(pd.DataFrame({"auc": [0.9]}), **kwargs)
@@ -200,13 +230,16 @@ def test_a_rank_column_of_text_is_shown_as_text():
     assert [cells for _, cells in rows] == [["first"], [MISSING]]
 
 
-@pytest.mark.parametrize("low, high, expected", [
-    (-10.7, -5.98e-11, f"[{MINUS}10.7, 0.0]"),  # the histogram title of issue 24
-    (0.0123, 0.9871, "[0.012, 0.987]"),  # three significant digits of the width, 0.975
-    (-1.3612, 2.6079, f"[{MINUS}1.36, 2.61]"),
-    (120.0, 4567.0, "[120, 4567]"),
-    (2.0, 2.0, "[2.000, 2.000]"),
-])
+@pytest.mark.parametrize(
+    "low, high, expected",
+    [
+        (-10.7, -5.98e-11, f"[{MINUS}10.7, 0.0]"),  # the histogram title of issue 24
+        (0.0123, 0.9871, "[0.012, 0.987]"),  # three significant digits of the width, 0.975
+        (-1.3612, 2.6079, f"[{MINUS}1.36, 2.61]"),
+        (120.0, 4567.0, "[120, 4567]"),
+        (2.0, 2.0, "[2.000, 2.000]"),
+    ],
+)
 def test_format_range_gives_both_ends_the_decimals_of_the_width(low, high, expected):
     assert format_range(low, high) == expected
 
@@ -216,8 +249,12 @@ def test_a_number_that_rounds_to_zero_has_no_sign_and_a_negative_interval_reads_
     rounds to zero is zero, and an interval with a negative end reads 'low to high' (as readable_table's)."""
     from beyondauc.utils.formatting import format_interval, format_number
 
-    assert [format_number(v) for v in (-0.0004, -0.0005001, 0.0004, -1e-12)] == ["0.000", f"{MINUS}0.001", "0.000",
-                                                                                  "0.000"]
+    assert [format_number(v) for v in (-0.0004, -0.0005001, 0.0004, -1e-12)] == [
+        "0.000",
+        f"{MINUS}0.001",
+        "0.000",
+        "0.000",
+    ]
     assert format_number(-0.0004, signed=True) == "0.000" and format_number(-0.4, 0) == "0"
     assert format_interval(-0.0004, 0.026) == "0.000\u20130.026"
     assert format_interval(-0.15, 0.84, 2, minus="-") == "-0.15 to 0.84"

@@ -1,4 +1,5 @@
 """Vectorised helpers against the numpy/scikit-learn functions they replace: same numbers."""
+
 from __future__ import annotations
 
 import warnings
@@ -14,8 +15,11 @@ _values = st.one_of(st.floats(-5, 5, allow_nan=False), st.just(np.nan), st.sampl
 
 
 @settings(max_examples=300, deadline=None)
-@given(a=arrays(np.float64, array_shapes(min_dims=1, max_dims=3, min_side=1, max_side=6), elements=_values),
-       q=st.one_of(st.sampled_from([0.0, 0.025, 0.5, 0.975, 1.0]), st.floats(0, 1)), data=st.data())
+@given(
+    a=arrays(np.float64, array_shapes(min_dims=1, max_dims=3, min_side=1, max_side=6), elements=_values),
+    q=st.one_of(st.sampled_from([0.0, 0.025, 0.5, 0.975, 1.0]), st.floats(0, 1)),
+    data=st.data(),
+)
 def test_nanquantile_equals_numpy_to_the_bit(a, q, data):
     """NaN left out, ties, all-NaN slices (NaN), any axis: np.nanquantile's numbers exactly."""
     axis = data.draw(st.integers(0, a.ndim - 1))
@@ -43,6 +47,7 @@ def test_percentile_interval_is_the_two_quantiles():
 
 # -- isotonic on integer counts: PAVA only on the exact level sets around 0.5 ----------
 
+
 def _integer_counts(rng, F, m, lam, p_zero):
     pos = rng.poisson(lam * np.linspace(0.2, 1.5, m), size=(F, m)).astype(float)
     neg = rng.poisson(lam * np.linspace(1.5, 0.2, m), size=(F, m)).astype(float)
@@ -68,10 +73,12 @@ def test_isotonic_integer_path_equals_general_path():
         for trial in range(1500):
             scale = rng.choice([1.0, 1e-6, 1e3])
             x = np.unique(rng.normal(size=int(rng.integers(1, 40))) * scale) if trial % 3 else np.arange(30) * 0.1
-            pos, neg = _integer_counts(rng, int(rng.integers(1, 8)), len(x), rng.choice([0.3, 1.0, 3.0]),
-                                       rng.choice([0.0, 0.3, 0.7]))
-            np.testing.assert_array_equal(isotonic.fit_predict_isotonic(x, pos, neg, integer=True),
-                                          isotonic.fit_predict_isotonic(x, pos, neg))
+            pos, neg = _integer_counts(
+                rng, int(rng.integers(1, 8)), len(x), rng.choice([0.3, 1.0, 3.0]), rng.choice([0.0, 0.3, 0.7])
+            )
+            np.testing.assert_array_equal(
+                isotonic.fit_predict_isotonic(x, pos, neg, integer=True), isotonic.fit_predict_isotonic(x, pos, neg)
+            )
     finally:
         isotonic.isotonic_segment = segment
     assert len(calls) > 200  # the restricted PAVA was exercised

@@ -55,8 +55,15 @@ def demo(demo_run):
 
 
 def diag(**values):
-    row = {"model": "m", "dataset": "iris_versicolor", "cohorts": "split", "drift": 0.01, "wasserstein": 4.0,
-           "bias_robustness_test": 0.3, "note": ""}
+    row = {
+        "model": "m",
+        "dataset": "iris_versicolor",
+        "cohorts": "split",
+        "drift": 0.01,
+        "wasserstein": 4.0,
+        "bias_robustness_test": 0.3,
+        "note": "",
+    }
     row.update(values)
     return pd.DataFrame([row])
 
@@ -65,8 +72,10 @@ def test_a_drift_whose_interval_straddles_the_threshold_is_inconclusive():
     # the demo's svm on iris_versicolor (90 rows): 0.060 (0.019–0.166) straddles 0.05
     status, topic, sentence, rule, reason = summary._drift("m", diag(drift=0.060, drift_low=0.019, drift_high=0.166))
     assert (status, rule) == ("info", "cohort drift")
-    assert reason == ("cohort drift inconclusive: drift 0.060 \u2265 0.05 on iris_versicolor, but its interval "
-                      "0.019\u20130.166 straddles 0.05")
+    assert reason == (
+        "cohort drift inconclusive: drift 0.060 \u2265 0.05 on iris_versicolor, but its interval "
+        "0.019\u20130.166 straddles 0.05"
+    )
     assert sentence.startswith("No dataset shows cohort drift with evidence from its interval")
     assert "inconclusive on iris_versicolor (drift 0.060 (0.019\u20130.166) \u2265 0.05)" in sentence
     # the whole interval past the threshold: a warning that names its rule, number and interval
@@ -86,25 +95,33 @@ def test_a_drift_whose_interval_straddles_the_threshold_is_inconclusive():
 def test_drift_needs_its_permutation_null_rejected_too():
     nan = float("nan")
     # interval past the threshold, null rejected: a warning that gives both numbers
-    status, _, sentence, rule, reason = summary._drift("m", diag(drift=0.081, drift_low=0.062, drift_high=0.10,
-                                                                  drift_pvalue=0.004))
+    status, _, sentence, rule, reason = summary._drift(
+        "m", diag(drift=0.081, drift_low=0.062, drift_high=0.10, drift_pvalue=0.004)
+    )
     assert (status, rule) == ("warn", "cohort drift")
-    assert reason == ("cohort drift: drift 0.081 \u2265 0.05 on iris_versicolor, interval 0.062\u20130.100, "
-                      "permutation p = 0.004")
+    assert reason == (
+        "cohort drift: drift 0.081 \u2265 0.05 on iris_versicolor, interval 0.062\u20130.100, permutation p = 0.004"
+    )
     assert "(drift 0.081 (0.062\u20130.100) \u2265 0.05; permutation p = 0.004)" in sentence
     # the same numbers, but sampling alone explains them: a note, never a warning
-    status, _, sentence, rule, reason = summary._drift("m", diag(drift=0.081, drift_low=0.062, drift_high=0.10,
-                                                                  drift_pvalue=0.31))
+    status, _, sentence, rule, reason = summary._drift(
+        "m", diag(drift=0.081, drift_low=0.062, drift_high=0.10, drift_pvalue=0.31)
+    )
     assert (status, rule) == ("info", "cohort drift")
-    assert reason == ("cohort drift inconclusive: drift 0.081 \u2265 0.05 on iris_versicolor, but permutation "
-                      "p = 0.31 \u2265 0.05: sampling alone can explain it")
+    assert reason == (
+        "cohort drift inconclusive: drift 0.081 \u2265 0.05 on iris_versicolor, but permutation "
+        "p = 0.31 \u2265 0.05: sampling alone can explain it"
+    )
     assert "sampling alone can explain it" in sentence
     # no interval can contain the estimate (NaN): the estimate and the null decide, and the finding says so
-    status, _, sentence, _, reason = summary._drift("m", diag(drift=0.081, drift_low=nan, drift_high=nan,
-                                                               drift_pvalue=0.004))
+    status, _, sentence, _, reason = summary._drift(
+        "m", diag(drift=0.081, drift_low=nan, drift_high=nan, drift_pvalue=0.004)
+    )
     assert status == "warn"
-    assert reason == ("cohort drift: drift 0.081 \u2265 0.05 on iris_versicolor, permutation p = 0.004 "
-                      "(no interval can contain the estimate)")
+    assert reason == (
+        "cohort drift: drift 0.081 \u2265 0.05 on iris_versicolor, permutation p = 0.004 "
+        "(no interval can contain the estimate)"
+    )
     assert "drift 0.081 \u2265 0.05; permutation p = 0.004 (no interval can contain it)" in sentence
     assert summary._drift("m", diag(drift=0.081, drift_low=nan, drift_high=nan, drift_pvalue=0.2))[0] == "info"
     # the level is 1 - confidence level: p = 0.02 is evidence at 0.05, not at 0.01
@@ -125,10 +142,18 @@ def test_wasserstein_and_fragile_auc_need_their_intervals_too():
     fragile = diag(bias_robustness_test=0.04, bias_robustness_test_low=0.03, bias_robustness_test_high=0.05)
     status, _, sentence, rule, reason = summary._drift("m", fragile)
     assert (status, rule) == ("warn", "fragile AUC")
-    assert sentence.startswith("Its AUC is fragile to a small shift of the positives on iris_versicolor "
-                               "(bias robustness 0.04 (0.03\u20130.05) < 0.1); no dataset shows cohort drift")
-    both = diag(drift=0.2, drift_low=0.1, drift_high=0.3, bias_robustness_test=0.04, bias_robustness_test_low=0.03,
-                bias_robustness_test_high=0.05)
+    assert sentence.startswith(
+        "Its AUC is fragile to a small shift of the positives on iris_versicolor "
+        "(bias robustness 0.04 (0.03\u20130.05) < 0.1); no dataset shows cohort drift"
+    )
+    both = diag(
+        drift=0.2,
+        drift_low=0.1,
+        drift_high=0.3,
+        bias_robustness_test=0.04,
+        bias_robustness_test_low=0.03,
+        bias_robustness_test_high=0.05,
+    )
     assert summary._drift("m", both)[:2] == ("bad", "drift")
 
 
@@ -145,8 +170,9 @@ def test_clearly_good_models_are_good_and_clearly_bad_ones_are_flagged_by_name(s
         rules = dict(zip(*findings.query("model == @model")[["topic", "rule"]].T.values))
         assert rules["drift"] == "cohort drift" and rules["threshold"] == "threshold transfer"
         reason = verdicts.loc[model, "reason"]
-        assert re.search(r"threshold transfer: accuracy lost 0\.\d\d \u2265 0\.05 on d\d, interval 0\.\d\d\u20130\.\d\d",
-                         reason), reason
+        assert re.search(
+            r"threshold transfer: accuracy lost 0\.\d\d \u2265 0\.05 on d\d, interval 0\.\d\d\u20130\.\d\d", reason
+        ), reason
         assert re.search(r"cohort drift: drift 0\.\d{3} \u2265 0\.05 on d\d, interval 0\.\d{3}\u20130\.\d{3}", reason)
 
 
@@ -157,17 +183,27 @@ def test_without_a_bootstrap_a_rule_is_unchecked_never_a_warning():
     ruled = findings[findings["rule"] != ""]
     assert len(ruled) and ruled["reason"].str.contains("unchecked: ", regex=False).all()
     for model in BAD:
-        assert verdicts.loc[model, "status"] == "info" and "threshold transfer unchecked" in verdicts.loc[model, "reason"]
+        assert (
+            verdicts.loc[model, "status"] == "info" and "threshold transfer unchecked" in verdicts.loc[model, "reason"]
+        )
     s = ba.model_summary(ev, "bad_drift")
     assert "unchecked" in s._repr_html_() and "without a bootstrap a note (unchecked)" in s.note
 
 
 #: What the sentence of a warning or problem opens with, per rule.
-_OPENING = {"rank drop": "by mean AUC", "threshold transfer": "fails on", "decisions near chance": "fails on",
-            "cohort drift": "drift apart", "Wasserstein": "drift apart", "fragile AUC": "fragile",
-            "abstains worse": "abstains worse", "unrankable confidences": "not ranked by DiSCA",
-            "undefined analysis": "", "guarantee fails to transfer": "guarantee fails to transfer",
-            "miscalibrated confidence": "miscalibrated"}
+_OPENING = {
+    "rank drop": "by mean AUC",
+    "threshold transfer": "fails on",
+    "decisions near chance": "fails on",
+    "cohort drift": "drift apart",
+    "Wasserstein": "drift apart",
+    "fragile AUC": "fragile",
+    "abstains worse": "abstains worse",
+    "unrankable confidences": "not ranked by DiSCA",
+    "undefined analysis": "",
+    "guarantee fails to transfer": "guarantee fails to transfer",
+    "miscalibrated confidence": "miscalibrated",
+}
 
 
 def _expected_drift(mine):
@@ -175,15 +211,30 @@ def _expected_drift(mine):
     their permutation null rejected (p < 0.05) and their interval past the threshold, or no interval (one that
     cannot contain the estimate) and the estimate past it."""
     null_d, null_w = mine["drift_pvalue"] < 0.05, mine["wasserstein_pvalue"] < 0.05
-    drift = ((null_d & (mine["drift"] >= THRESHOLDS["drift"])
-              & (mine["drift_low"].isna() | (mine["drift_low"] >= THRESHOLDS["drift"])))
-             | (null_w & (mine["wasserstein"] < THRESHOLDS["wasserstein"])
-                & (mine["wasserstein_high"].isna() | (mine["wasserstein_high"] < THRESHOLDS["wasserstein"]))))
+    drift = (
+        null_d
+        & (mine["drift"] >= THRESHOLDS["drift"])
+        & (mine["drift_low"].isna() | (mine["drift_low"] >= THRESHOLDS["drift"]))
+    ) | (
+        null_w
+        & (mine["wasserstein"] < THRESHOLDS["wasserstein"])
+        & (mine["wasserstein_high"].isna() | (mine["wasserstein_high"] < THRESHOLDS["wasserstein"]))
+    )
     fragile = mine["bias_robustness_test_high"] < THRESHOLDS["bias_robustness"]
-    past = ((mine["drift"] >= THRESHOLDS["drift"]) | (mine["wasserstein"] < THRESHOLDS["wasserstein"])
-            | (mine["bias_robustness_test"] < THRESHOLDS["bias_robustness"]))
-    return "bad" if drift.any() and fragile.any() else "warn" if (drift | fragile).any() else \
-        "info" if past.any() else "good"
+    past = (
+        (mine["drift"] >= THRESHOLDS["drift"])
+        | (mine["wasserstein"] < THRESHOLDS["wasserstein"])
+        | (mine["bias_robustness_test"] < THRESHOLDS["bias_robustness"])
+    )
+    return (
+        "bad"
+        if drift.any() and fragile.any()
+        else "warn"
+        if (drift | fragile).any()
+        else "info"
+        if past.any()
+        else "good"
+    )
 
 
 def test_every_demo_finding_agrees_with_its_badge_and_its_rule(demo):
@@ -233,29 +284,41 @@ def test_the_user_guide_lists_every_rule():
     rows = {line.split("|")[1].strip(): line for line in page.splitlines() if line.startswith("| ")}
     for rule, topic, *_ in summary.RULES:
         assert rule in rows and f"| {topic} |" in rows[rule], rule
-    assert set(THRESHOLDS) == {"transfer_loss", "kappa_floor", "auc_promise", "drift", "wasserstein",
-                               "bias_robustness"}
+    assert set(THRESHOLDS) == {"transfer_loss", "kappa_floor", "auc_promise", "drift", "wasserstein", "bias_robustness"}
     for value in (THRESHOLDS["transfer_loss"], THRESHOLDS["drift"], THRESHOLDS["bias_robustness"]):
         assert f"{value:g}" in page
 
 
 def test_threshold_rules_need_the_accuracy_and_kappa_intervals():
-    row = {"dataset": "iris_virginica", "auc": 0.921, "auc_low": 0.87, "auc_high": 0.96, "accuracy": 0.778,
-           "accuracy_low": 0.711, "accuracy_high": 0.834, "kappa": 0.55, "kappa_low": 0.4, "kappa_high": 0.7}
+    row = {
+        "dataset": "iris_virginica",
+        "auc": 0.921,
+        "auc_low": 0.87,
+        "auc_high": 0.96,
+        "accuracy": 0.778,
+        "accuracy_low": 0.711,
+        "accuracy_high": 0.834,
+        "kappa": 0.55,
+        "kappa_low": 0.4,
+        "kappa_high": 0.7,
+    }
     # the demo's logreg: 0.07 lost against indata 0.848, but the accuracy's upper end loses only 0.014
-    (judged, rule, reason, _), = summary.transfer(row, 0.848)
+    ((judged, rule, reason, _),) = summary.transfer(row, 0.848)
     assert (judged, rule) == ("inconclusive", "threshold transfer")
-    assert reason == ("threshold transfer inconclusive: accuracy lost 0.07 \u2265 0.05 on iris_virginica, but its "
-                      "interval 0.01\u20130.14 straddles 0.05")
-    (judged, _, reason, _), = summary.transfer(dict(row, accuracy_high=0.79), 0.848)  # 0.058 lost at the upper end
+    assert reason == (
+        "threshold transfer inconclusive: accuracy lost 0.07 \u2265 0.05 on iris_virginica, but its "
+        "interval 0.01\u20130.14 straddles 0.05"
+    )
+    ((judged, _, reason, _),) = summary.transfer(dict(row, accuracy_high=0.79), 0.848)  # 0.058 lost at the upper end
     assert judged == "flag" and reason.endswith("interval 0.06\u20130.14")
     assert summary.transfer(dict(row, accuracy_high=None, accuracy_low=None), 0.848)[0][0] == "unchecked"
     assert summary.transfer(row, 0.82) == []  # 0.042 lost: clear
     # kappa near chance at an AUC of at least 0.8: both intervals must say so
-    chance = dict(row, accuracy=0.5, accuracy_low=0.48, accuracy_high=0.52, kappa=0.05, kappa_low=0.01,
-                  kappa_high=0.11)
+    chance = dict(row, accuracy=0.5, accuracy_low=0.48, accuracy_high=0.52, kappa=0.05, kappa_low=0.01, kappa_high=0.11)
     found = {rule: (judged, reason) for judged, rule, reason, _ in summary.transfer(chance, None)}
     assert found["decisions near chance"] == (
-        "flag", "decisions near chance: kappa 0.05 < 0.2 at AUC 0.921 on iris_virginica, interval 0.01\u20130.11")
+        "flag",
+        "decisions near chance: kappa 0.05 < 0.2 at AUC 0.921 on iris_virginica, interval 0.01\u20130.11",
+    )
     low_auc = dict(chance, auc=0.801, auc_low=0.75)
     assert summary.transfer(low_auc, None)[0][0] == "inconclusive"

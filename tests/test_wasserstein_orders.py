@@ -8,6 +8,7 @@ inside (0, 1); the test cohort maps each score s to
 ``0.5 + sign(s - 0.5) * |s - 0.5|^0.05 / 2``), and the figure's matrix
 comes out at p = 1, not at p = 2.
 """
+
 from __future__ import annotations
 
 import json
@@ -54,8 +55,10 @@ def test_figure4_is_the_one_wasserstein():
     np.testing.assert_array_equal(w1.matrix.round(2), [[0.04, 0.38], [0.38, 0.56]])  # the published figure
     # scipy's earth mover's distance, entry by entry
     vneg, vpos, tneg, tpos = sv[yv == 0], sv[yv == 1], st[yt == 0], st[yt == 1]
-    want = [[wasserstein_distance(vneg, vpos), wasserstein_distance(vneg, tneg)],
-            [wasserstein_distance(tpos, vpos), wasserstein_distance(tpos, tneg)]]
+    want = [
+        [wasserstein_distance(vneg, vpos), wasserstein_distance(vneg, tneg)],
+        [wasserstein_distance(tpos, vpos), wasserstein_distance(tpos, tneg)],
+    ]
     np.testing.assert_allclose(w1.matrix, want, rtol=1e-10)
     # at p = 2 the test cohort's between-class entry is not the figure's 0.56
     w2 = wasserstein_matrix(yv, sv, yt, st, p=2)
@@ -67,8 +70,10 @@ def test_p2_against_common_grid_quantiles():
     yv, sv = np.r_[np.zeros(6), np.ones(9)], rng.normal(size=15)
     yt, st = np.r_[np.zeros(4), np.ones(10)], rng.normal(size=14) + 0.5
     w = wasserstein_matrix(yv, sv, yt, st, p=2)
-    pairs = [[(sv[yv == 0], sv[yv == 1]), (sv[yv == 0], st[yt == 0])],
-             [(st[yt == 1], sv[yv == 1]), (st[yt == 1], st[yt == 0])]]
+    pairs = [
+        [(sv[yv == 0], sv[yv == 1]), (sv[yv == 0], st[yt == 0])],
+        [(st[yt == 1], sv[yv == 1]), (st[yt == 1], st[yt == 0])],
+    ]
     for i in range(2):
         for j in range(2):
             assert w.matrix[i, j] == pytest.approx(brute_w2(*pairs[i][j]), rel=1e-12)
@@ -98,8 +103,9 @@ def test_cohort_diagnostics_carries_both_orders(p):
 def test_single_class_warns_once():
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        d = DiagnosticsDashboard.from_predictions([0, 0, 0], [0.1, 0.2, 0.3], [0, 1, 1], [0.1, 0.5, 0.6],
-                                                  n_repeats=1, n_points=3).figure_
+        d = DiagnosticsDashboard.from_predictions(
+            [0, 0, 0], [0.1, 0.2, 0.3], [0, 1, 1], [0.1, 0.5, 0.6], n_repeats=1, n_points=3
+        ).figure_
     import matplotlib.pyplot as plt
 
     plt.close(d)
@@ -123,8 +129,9 @@ def test_dashboard_shows_both_orders():
 
 
 def test_cli_json_names_p(capsys):
-    code, text = run(["diagnose", "--model", "svm", "--dataset", "wine", "--repeats", "2", "--points", "5",
-                      "--format", "json"])
+    code, text = run(
+        ["diagnose", "--model", "svm", "--dataset", "wine", "--repeats", "2", "--points", "5", "--format", "json"]
+    )
     assert code == 0, capsys.readouterr().err
     rec = json.loads(text)
     d = cohort_diagnostics(load_demo(), "svm", "wine", n_repeats=2, n_points=5)

@@ -19,8 +19,7 @@ _SIGNALS = {signal.SIGINT: "SIGINT", signal.SIGTERM: "SIGTERM", signal.SIGHUP: "
 
 
 def _stopped_while_starting(signum: int, frame: object) -> None:
-    sys.stderr.write(f"beyondauc: interrupted ({_SIGNALS.get(signum, signum)}) while starting; nothing was "
-                     "written\n")
+    sys.stderr.write(f"beyondauc: interrupted ({_SIGNALS.get(signum, signum)}) while starting; nothing was written\n")
     sys.stderr.flush()
     os._exit(128 + signum)
 

@@ -53,6 +53,7 @@ SHOWN_OUT = "reports/demo"  # what the gallery's own output folder is called in 
 
 # -- helpers --------------------------------------------------------------------------------------
 
+
 def write_if_changed(path, text):
     """Write ``text`` to ``path`` unless it holds it already (Sphinx then re-reads nothing)."""
     path = Path(path)
@@ -97,6 +98,7 @@ class _Generated(SphinxDirective):
 
 # -- the evaluation's schema ------------------------------------------------------------------------
 
+
 def gallery_manifest(env):
     """The manifest of the gallery's evaluation, or None when the gallery is off."""
     folder = getattr(env.app, "beyondauc_gallery", None)
@@ -122,6 +124,7 @@ class SchemaDirective(_Generated):
 
 # -- parameters and the command line ----------------------------------------------------------------------
 
+
 def _shown_default(value):
     return f'``"{value}"``' if isinstance(value, str) else f"``{value!r}``"
 
@@ -137,8 +140,15 @@ class ParametersDirective(_Generated):
         for p in PARAMETERS.values():
             flags = [f for f in (p.flag, *p.aliases) if f in options]
             used = (["evaluation"] if p.evaluation else []) + list(p.notebooks)
-            rows.append([f"``{p.name}``", ", ".join(f"``{f}``" for f in flags) or "(set by the runner)",
-                         _shown_default(p.default), literal(p.help), ", ".join(used) or "--"])
+            rows.append(
+                [
+                    f"``{p.name}``",
+                    ", ".join(f"``{f}``" for f in flags) or "(set by the runner)",
+                    _shown_default(p.default),
+                    literal(p.help),
+                    ", ".join(used) or "--",
+                ]
+            )
         return list_table(["name", "option", "default", "meaning", "used by"], rows, widths=[14, 18, 10, 38, 20])
 
 
@@ -176,14 +186,22 @@ class CliDirective(_Generated):
         out = []
         for name, help_, text in subcommands():
             title = f"beyondauc {name}"
-            out += [title, "-" * len(title), "", literal(help_[:1].upper() + help_[1:]) + ".", "",
-                    ".. code-block:: text", ""]
+            out += [
+                title,
+                "-" * len(title),
+                "",
+                literal(help_[:1].upper() + help_[1:]) + ".",
+                "",
+                ".. code-block:: text",
+                "",
+            ]
             out += [f"   {line}".rstrip() for line in text.rstrip().splitlines()]
             out.append("")
         return out
 
 
 # -- the API reference ----------------------------------------------------------------------------------------
+
 
 def _is_routine_or_class(obj):
     return inspect.isclass(obj) or inspect.isroutine(obj)
@@ -209,16 +227,27 @@ def _constant(module, name):
     comment = [line for line in docs.get(("", name), []) if line.strip()]
     value = repr(getattr(module, name))
     value = value if len(value) <= 70 else value[:66] + " ..."
-    return [f".. py:data:: {name}", f"   :value: {value}", ""] + \
-        [f"   {line}" for line in comment or [f"Defined in ``{home}``."]] + [""]
+    return (
+        [f".. py:data:: {name}", f"   :value: {value}", ""]
+        + [f"   {line}" for line in comment or [f"Defined in ``{home}``."]]
+        + [""]
+    )
 
 
 def layer_page(layer):
     """The reST page of one layer: its docstring, then its public names grouped by the module that defines them."""
     module = importlib.import_module(f"beyondauc.{layer}")
     title = f"``beyondauc.{layer}``"
-    lines = [title, "=" * len(title), "", f".. automodule:: beyondauc.{layer}", "   :no-members:", "",
-             f".. currentmodule:: beyondauc.{layer}", ""]
+    lines = [
+        title,
+        "=" * len(title),
+        "",
+        f".. automodule:: beyondauc.{layer}",
+        "   :no-members:",
+        "",
+        f".. currentmodule:: beyondauc.{layer}",
+        "",
+    ]
     groups, constants = {}, []
     for name in module.__all__:
         if _is_routine_or_class(getattr(module, name)):
@@ -294,6 +323,7 @@ def resolve_top_level(app, env, node, contnode):
 
 # -- the gallery ------------------------------------------------------------------------------------------------
 
+
 def sources_key():
     """A hash of everything a report depends on: the package, the notebooks, the templates, the gallery's settings."""
     digest = hashlib.sha256(f"{GALLERY_MODELS} {GALLERY_MODEL} {GALLERY_NOTEBOOKS}".encode())
@@ -357,8 +387,10 @@ def prepare_gallery(app, config):
     if not config.beyondauc_gallery:
         app.beyondauc_gallery = None
         for name in GALLERY_NOTEBOOKS:
-            write_if_changed(target / f"{name}.md", f"# {name}\n\nThe gallery was turned off for this build "
-                             "(`-D beyondauc_gallery=0`).\n")
+            write_if_changed(
+                target / f"{name}.md",
+                f"# {name}\n\nThe gallery was turned off for this build (`-D beyondauc_gallery=0`).\n",
+            )
             (target / f"{name}.ipynb").unlink(missing_ok=True)
         return
     folder = run_gallery(Path(app.srcdir) / "_build" / ".beyondauc-gallery")

@@ -46,8 +46,11 @@ __all__ = ["main"]
 
 def _table_values(args):
     """name -> value of the table options given on the command line (read as -p reads a VALUE)."""
-    return {name[len("table_"):]: _value(text) for name, text in vars(args).items()
-            if name.startswith("table_") and text is not None}
+    return {
+        name[len("table_") :]: _value(text)
+        for name, text in vars(args).items()
+        if name.startswith("table_") and text is not None
+    }
 
 
 def _domains(args):
@@ -63,8 +66,9 @@ def _domains(args):
         elif "=" in value:
             mapping = domain_pairs(value, name=flag)
         else:
-            raise ValueError(f"{flag} {value!r} is neither a file nor NAME=DOMAIN pairs (e.g. "
-                             f"{flag} begin=dialogue,q2=dialogue)")
+            raise ValueError(
+                f"{flag} {value!r} is neither a file nor NAME=DOMAIN pairs (e.g. {flag} begin=dialogue,q2=dialogue)"
+            )
         for dataset, domain in mapping.items():
             if out.get(dataset, domain) != domain:
                 raise ValueError(f"{flag} gives dataset {dataset!r} two domains: {out[dataset]!r} and {domain!r}")
@@ -81,14 +85,29 @@ def _load(args):
         if models is not None or domains:
             bench = load_benchmark(bench.frame, models=models, domains=domains, nan_policy=args.nan_policy)
     else:
-        bench = load_benchmark(args.data, domains=domains, pos_label=label_value(args.pos_label), models=models,
-                               nan_policy=args.nan_policy)
+        bench = load_benchmark(
+            args.data, domains=domains, pos_label=label_value(args.pos_label), models=models, nan_policy=args.nan_policy
+        )
     return bench
 
 
 def _records(grid):
-    keys = ["protocol", "method", "dataset", "domain", "model", "auc", "accuracy", "kappa",
-            "balanced_accuracy", "mcc", "f1", "n_calibration", "n_evaluation", "calibration"]
+    keys = [
+        "protocol",
+        "method",
+        "dataset",
+        "domain",
+        "model",
+        "auc",
+        "accuracy",
+        "kappa",
+        "balanced_accuracy",
+        "mcc",
+        "f1",
+        "n_calibration",
+        "n_evaluation",
+        "calibration",
+    ]
     keys = [c for c in grid.columns if c in keys or (c.endswith(("_low", "_high")) and c.rsplit("_", 1)[0] in keys)]
     out = []
     for rec in grid[keys].to_dict("records"):
@@ -103,8 +122,11 @@ def _grid_interval_table(bs, protocol, method):
     wide = {}
     for rec in iv.to_dict("records"):
         if rec["score"] in ("auc", "accuracy", "kappa"):
-            text = "n/a" if not np.isfinite(rec["estimate"]) else (
-                f"{100 * rec['estimate']:.1f} [{100 * rec['low']:.1f}, {100 * rec['high']:.1f}]")
+            text = (
+                "n/a"
+                if not np.isfinite(rec["estimate"])
+                else (f"{100 * rec['estimate']:.1f} [{100 * rec['low']:.1f}, {100 * rec['high']:.1f}]")
+            )
             wide.setdefault(rec["model"], {"model": rec["model"]})[rec["score"]] = text
     return pd.DataFrame(list(wide.values()), columns=["model", "auc", "accuracy", "kappa"])
 
@@ -154,15 +176,30 @@ def _check_calibrate_options(args):
 def _calibrate_grid(bench, protocols, methods, args):
     """(the grid, its bootstrap or None): with --n-bootstrap the grid carries the intervals."""
     if not args.bootstrap:
-        grid = expected_accuracy_grid(bench, protocols=protocols, methods=methods, class_weight=args.class_weight,
-                                      n_repeats=args.repeats, random_state=args.seed, n_jobs=args.jobs,
-                                      reference=args.reference)
+        grid = expected_accuracy_grid(
+            bench,
+            protocols=protocols,
+            methods=methods,
+            class_weight=args.class_weight,
+            n_repeats=args.repeats,
+            random_state=args.seed,
+            n_jobs=args.jobs,
+            reference=args.reference,
+        )
         return grid, None
     if args.reference is not None:
         raise CliError("--n-bootstrap is not available with --reference opitz2024 (a reproduction mode)")
-    bs = bootstrap_grid(bench, protocols=protocols, methods=methods, class_weight=args.class_weight,
-                        n_repeats=args.repeats, random_state=args.seed, n_jobs=args.jobs,
-                        n_bootstrap=args.bootstrap, confidence_level=args.confidence_level)
+    bs = bootstrap_grid(
+        bench,
+        protocols=protocols,
+        methods=methods,
+        class_weight=args.class_weight,
+        n_repeats=args.repeats,
+        random_state=args.seed,
+        n_jobs=args.jobs,
+        n_bootstrap=args.bootstrap,
+        confidence_level=args.confidence_level,
+    )
     return bs.grid, bs
 
 
@@ -170,12 +207,21 @@ def _setting_blocks(grid, bs, p, m, args):
     """The text tables of one protocol x method: expected scores, intervals, rank changes, Kendall's tau."""
     fmt = args.format
     res = grid[(grid["protocol"] == p) & (grid["method"] == m)]
-    blocks = [score_table(rank_table(res, score=score), fmt=fmt, title=f"Expected {score}: protocol={p}, method={m}")
-              for score in ("accuracy", "kappa")]
+    blocks = [
+        score_table(rank_table(res, score=score), fmt=fmt, title=f"Expected {score}: protocol={p}, method={m}")
+        for score in ("accuracy", "kappa")
+    ]
     if bs is not None:
-        blocks.append(plain_table(_grid_interval_table(bs, p, m), fmt=fmt, title=(
-            f"Mean over datasets, {args.confidence_level:.0%} bootstrap intervals "
-            f"({args.bootstrap} replicates, calibrators refitted) ({p}, {m})")))
+        blocks.append(
+            plain_table(
+                _grid_interval_table(bs, p, m),
+                fmt=fmt,
+                title=(
+                    f"Mean over datasets, {args.confidence_level:.0%} bootstrap intervals "
+                    f"({args.bootstrap} replicates, calibrators refitted) ({p}, {m})"
+                ),
+            )
+        )
     blocks.append(plain_table(_rank_change_table(res, bs), fmt=fmt, title=f"Rank changes AUC -> accuracy ({p}, {m})"))
     tau = kendall_tau(res, score="accuracy", bootstrap=bs)
     blocks.append(plain_table(tau, fmt=fmt, title=f"Kendall's tau, AUC vs accuracy ranking ({p}, {m})"))
@@ -186,10 +232,22 @@ def _rank_change_table(res, bs):
     """The mean rank changes AUC -> accuracy of one setting, in readers' column names (with rank intervals)."""
     ch = rank_changes(res, score="accuracy", bootstrap=bs).query("dataset == 'mean'")
     cols = ["model", "auc", "auc_rank", "value", "rank", "change"]
-    ch = ch[cols + (["auc_rank_low", "auc_rank_high", "rank_low", "rank_high", "sign_share", "p_value", "significant"]
-                    if bs is not None else [])].rename(
-        columns={"auc": "mean AUC", "auc_rank": "AUC rank", "value": "mean accuracy",
-                 "rank": "accuracy rank", "change": "rank change"})
+    ch = ch[
+        cols
+        + (
+            ["auc_rank_low", "auc_rank_high", "rank_low", "rank_high", "sign_share", "p_value", "significant"]
+            if bs is not None
+            else []
+        )
+    ].rename(
+        columns={
+            "auc": "mean AUC",
+            "auc_rank": "AUC rank",
+            "value": "mean accuracy",
+            "rank": "accuracy rank",
+            "change": "rank change",
+        }
+    )
     for c in ("AUC rank", "accuracy rank", "rank change"):
         ch[c] = ch[c].astype("Int64")
     if bs is not None:
@@ -197,8 +255,11 @@ def _rank_change_table(res, bs):
             lo, hi = ("auc_rank_low", "auc_rank_high") if c == "AUC rank" else ("rank_low", "rank_high")
             ch[f"{c} interval"] = [f"[{a:g}, {b:g}]" for a, b in zip(ch.pop(lo), ch.pop(hi))]
         alpha = 1 - bs.confidence_level
-        ch["significant"] = np.where(ch["significant"], f"yes (p <= {alpha:g})",
-                                     np.where(ch["rank change"] == 0, "no change", f"no (p > {alpha:g})"))
+        ch["significant"] = np.where(
+            ch["significant"],
+            f"yes (p <= {alpha:g})",
+            np.where(ch["rank change"] == 0, "no change", f"no (p > {alpha:g})"),
+        )
         ch = ch.rename(columns={"sign_share": "sign kept in (share)", "p_value": "p-value"})
     return ch
 
@@ -207,11 +268,26 @@ def _mode_blocks(grid, fmt):
     """The paper's Tables 4 and 5 over several protocols x methods."""
     modes = calibration_modes(grid, score="accuracy")
     modes["mode"] = [p if not m else f"{p}-{m}" for p, m in zip(modes["protocol"], modes["method"])]
-    blocks = [score_table(modes, fmt=fmt, title="Calibration modes: mean accuracy over datasets (Table 4); "
-                          "best mode per model marked", row_key="mode", col_key="model", unmarked_rows=("auc",))]
+    blocks = [
+        score_table(
+            modes,
+            fmt=fmt,
+            title="Calibration modes: mean accuracy over datasets (Table 4); best mode per model marked",
+            row_key="mode",
+            col_key="model",
+            unmarked_rows=("auc",),
+        )
+    ]
     best = best_of_methods(grid, score="kappa")
-    blocks.append(score_table(best, fmt=fmt, title="Kappa, best of the calibration methods (Table 5); best protocol per "
-                              "model marked", row_key="protocol", col_key="model"))
+    blocks.append(
+        score_table(
+            best,
+            fmt=fmt,
+            title="Kappa, best of the calibration methods (Table 5); best protocol per model marked",
+            row_key="protocol",
+            col_key="model",
+        )
+    )
     return blocks
 
 
@@ -247,8 +323,11 @@ def _interval_table(records, names, args):
                 row[name] = f"{rec[name]:.4f} [{rec[name + '_low']:.4f}, {rec[name + '_high']:.4f}]"
         rows.append(row)
     level = f"{100 * args.confidence_level:g}%"
-    return plain_table(pd.DataFrame(rows), fmt=args.format,
-                       title=f"Estimate [{level} bootstrap percentile interval], {args.bootstrap} replicates")
+    return plain_table(
+        pd.DataFrame(rows),
+        fmt=args.format,
+        title=f"Estimate [{level} bootstrap percentile interval], {args.bootstrap} replicates",
+    )
 
 
 def _emit(records, single, args, out, tables):
@@ -284,15 +363,33 @@ def _diagnose(args, out):
     bench._check_model(args.model)
     records, results = [], []
     for d in _datasets(bench, args):
-        r = cohort_diagnostics(bench, args.model, d, protocol=args.protocol, val_split=args.val_split,
-                               test_split=args.test_split, n_points=args.points, n_repeats=args.repeats,
-                               noise_method=args.noise_method,
-                               p=args.p, random_state=args.seed, n_bootstrap=args.bootstrap,
-                               confidence_level=args.confidence_level)
+        r = cohort_diagnostics(
+            bench,
+            args.model,
+            d,
+            protocol=args.protocol,
+            val_split=args.val_split,
+            test_split=args.test_split,
+            n_points=args.points,
+            n_repeats=args.repeats,
+            noise_method=args.noise_method,
+            p=args.p,
+            random_state=args.seed,
+            n_bootstrap=args.bootstrap,
+            confidence_level=args.confidence_level,
+        )
         rec = r.to_dict()
-        rec = {"model": rec["model"], "dataset": rec["dataset"], "cohorts": rec["cohorts"],
-               "auc": r.auc_test, "bias_robustness": r.bias_test.score, "noise_robustness": r.noise_test.score,
-               "drift": r.drift.score, "wasserstein": r.wasserstein.score, **rec}
+        rec = {
+            "model": rec["model"],
+            "dataset": rec["dataset"],
+            "cohorts": rec["cohorts"],
+            "auc": r.auc_test,
+            "bias_robustness": r.bias_test.score,
+            "noise_robustness": r.noise_test.score,
+            "drift": r.drift.score,
+            "wasserstein": r.wasserstein.score,
+            **rec,
+        }
         rec["wasserstein_matrix"] = r.wasserstein.to_frame().to_dict(orient="index")
         rec["wasserstein_note"] = r.wasserstein.note
         for order, w in ((1, r.wasserstein_p1), (2, r.wasserstein_p2)):
@@ -301,13 +398,30 @@ def _diagnose(args, out):
         results.append(r)
 
     def tables():
-        cols = ["dataset", "cohorts", "n_val", "n_test", "auc_val", "auc_test", "bias_robustness_val",
-                "bias_robustness_test", "noise_robustness_val", "noise_robustness_test", "drift", "wasserstein",
-                "wasserstein_p1", "wasserstein_p2"]
+        cols = [
+            "dataset",
+            "cohorts",
+            "n_val",
+            "n_test",
+            "auc_val",
+            "auc_test",
+            "bias_robustness_val",
+            "bias_robustness_test",
+            "noise_robustness_val",
+            "noise_robustness_test",
+            "drift",
+            "wasserstein",
+            "wasserstein_p1",
+            "wasserstein_p2",
+        ]
         head = pd.DataFrame(records)[cols].rename(columns=lambda c: c.replace("_robustness", ""))
         matrices = [
-            plain_table(w.to_frame().reset_index(names=""), fmt=args.format, floatfmt=".4g",
-                        title=f"{w.p:g}-Wasserstein matrix, {r.dataset} (W = {w.score:.3f})")
+            plain_table(
+                w.to_frame().reset_index(names=""),
+                fmt=args.format,
+                floatfmt=".4g",
+                title=f"{w.p:g}-Wasserstein matrix, {r.dataset} (W = {w.score:.3f})",
+            )
             for r in results
             for w in _orders(r)
         ]
@@ -340,14 +454,38 @@ def _selective(args, out):
     bench._check_model(args.model)
     records, b_rows = [], []
     for d in _datasets(bench, args):
-        r = selective_answering(bench, args.model, d, ood_dataset=args.ood_dataset, protocol=args.protocol,
-                                method=args.method, tolerance=args.tolerance, resolution=args.resolution,
-                                computation_score=args.computation_score, random_state=args.seed,
-                                n_bootstrap=args.bootstrap, confidence_level=args.confidence_level)
+        r = selective_answering(
+            bench,
+            args.model,
+            d,
+            ood_dataset=args.ood_dataset,
+            protocol=args.protocol,
+            method=args.method,
+            tolerance=args.tolerance,
+            resolution=args.resolution,
+            computation_score=args.computation_score,
+            random_state=args.seed,
+            n_bootstrap=args.bootstrap,
+            confidence_level=args.confidence_level,
+        )
         records.append(r.to_dict())
-        b_rows.append({"dataset": d, **{f"<{t:g}": b for t, b in zip(r.disca.b_table["tolerance"], r.disca.b_table["b"])}})
-    cols = ["dataset", "n", "accuracy", "disca", "a", "b", "n_fluctuations", "penalty", "area", "aurc", "e_aurc",
-            "augrc"]
+        b_rows.append(
+            {"dataset": d, **{f"<{t:g}": b for t, b in zip(r.disca.b_table["tolerance"], r.disca.b_table["b"])}}
+        )
+    cols = [
+        "dataset",
+        "n",
+        "accuracy",
+        "disca",
+        "a",
+        "b",
+        "n_fluctuations",
+        "penalty",
+        "area",
+        "aurc",
+        "e_aurc",
+        "augrc",
+    ]
     if args.ood_dataset is not None:
         cols += ["disca_ood", "n_fluctuations_ood"]
     if args.computation_score is not None:
@@ -359,11 +497,16 @@ def _selective(args, out):
             f"(calibrated: {args.protocol}/{args.method}; tolerance {args.tolerance:g}; confidence grid step "
             f"{args.resolution:g}, which DiSCA depends on). a, b: confidence where "
             "accuracy first drops below 100% / the tolerance (lower is better); DiSCA higher is better.",
-            plain_table(pd.DataFrame(records)[cols], fmt=args.format, floatfmt=".4f",
-                        title="Selective answering per dataset"),
+            plain_table(
+                pd.DataFrame(records)[cols], fmt=args.format, floatfmt=".4f", title="Selective answering per dataset"
+            ),
             *([_interval_table(records, INTERVAL_NAMES + ("disca_ood",), args)] if args.bootstrap else []),
-            plain_table(pd.DataFrame(b_rows), fmt=args.format, floatfmt=".3f",
-                        title="b over tolerance (the paper's Table 2 layout)"),
+            plain_table(
+                pd.DataFrame(b_rows),
+                fmt=args.format,
+                floatfmt=".3f",
+                title="b over tolerance (the paper's Table 2 layout)",
+            ),
         ]
 
     _emit(records, args.dataset is not None, args, out, tables)
@@ -419,11 +562,22 @@ def _report(args, out):
         for name, value in DEMO_PARAMETERS[args.kind].items():
             parameters.setdefault(name, value)
     result = run_report(
-        data, models=args.models, datasets=args.datasets, out=out_dir, pdf=args.pdf, jobs=args.jobs,
-        dask=args.dask, include_code=args.include_code, pos_label=label_value(args.pos_label),
-        domains=_domains(args), nan_policy=args.nan_policy, baseline=parameters.pop("baseline", None),
-        log_options={name: parameters.pop(name, None) for name in LOG_PARAMETERS}, parameters=parameters,
-        progress=not args.quiet, recompute=args.recompute,
+        data,
+        models=args.models,
+        datasets=args.datasets,
+        out=out_dir,
+        pdf=args.pdf,
+        jobs=args.jobs,
+        dask=args.dask,
+        include_code=args.include_code,
+        pos_label=label_value(args.pos_label),
+        domains=_domains(args),
+        nan_policy=args.nan_policy,
+        baseline=parameters.pop("baseline", None),
+        log_options={name: parameters.pop(name, None) for name in LOG_PARAMETERS},
+        parameters=parameters,
+        progress=not args.quiet,
+        recompute=args.recompute,
     )
     print(result.summary(), file=out)
     if not result.ok:
@@ -437,8 +591,12 @@ def _evaluate(args, out):
     if args.jobs < 1 and args.jobs != -1:
         raise ValueError(f"--jobs must be an int >= 1 or -1 (all cores), got {args.jobs}")
     params = _parameters(args.parameter, args)
-    for name, value in (("models", args.models), ("datasets", args.datasets),
-                        ("pos_label", label_value(args.pos_label)), ("domains", _domains(args))):
+    for name, value in (
+        ("models", args.models),
+        ("datasets", args.datasets),
+        ("pos_label", label_value(args.pos_label)),
+        ("domains", _domains(args)),
+    ):
         if value is not None:
             params[name] = value
     params.setdefault("nan_policy", args.nan_policy)  # -p nan_policy=... or the flag (default: raise)
@@ -447,8 +605,9 @@ def _evaluate(args, out):
     with evaluation_folder(args.out) as folder:
         ev = evaluate(args.data, n_jobs=args.jobs, dask=args.dask, progress=not args.quiet, **params)
         path = ev.save(folder)
-    print(f"{ev!r}: {len(ev.tables)} tables written to {path} in {ev.timing.get('total', float('nan')):.1f} s",
-          file=out)
+    print(
+        f"{ev!r}: {len(ev.tables)} tables written to {path} in {ev.timing.get('total', float('nan')):.1f} s", file=out
+    )
 
 
 class _ReportFailed(Exception):
@@ -458,13 +617,23 @@ class _ReportFailed(Exception):
 #: The commands that write an output folder: a signal stops them by :mod:`beyondauc.utils.interrupts`' policy.
 _WRITERS = ("report", "demo", "evaluate")
 
-_COMMANDS = {"calibrate": _calibrate, "diagnose": _diagnose, "selective": _selective,
-             "report": _report, "demo": _report, "evaluate": _evaluate, "table": table_command}
+_COMMANDS = {
+    "calibrate": _calibrate,
+    "diagnose": _diagnose,
+    "selective": _selective,
+    "report": _report,
+    "demo": _report,
+    "evaluate": _evaluate,
+    "table": table_command,
+}
 
 
 #: Where a run that keeps its warnings says they are (the commands whose output holds them).
-_KEPT = {"report": "the reports (What this report shows)", "demo": "the reports (What this report shows)",
-         "evaluate": "the evaluation (its manifest's data.notes)"}
+_KEPT = {
+    "report": "the reports (What this report shows)",
+    "demo": "the reports (What this report shows)",
+    "evaluate": "the evaluation (its manifest's data.notes)",
+}
 
 
 def _say_warnings(caught, args, spelling):
@@ -481,8 +650,11 @@ def _say_warnings(caught, args, spelling):
             print(f"beyondauc: warning: {cli_message(message, spelling)}", file=sys.stderr)
     elif said:
         n = len(said)
-        print(f"beyondauc: {n} warning{'s' if n > 1 else ''}, each kept in full in {kept}; --verbose prints "
-              f"{'them' if n > 1 else 'it'}", file=sys.stderr)
+        print(
+            f"beyondauc: {n} warning{'s' if n > 1 else ''}, each kept in full in {kept}; --verbose prints "
+            f"{'them' if n > 1 else 'it'}",
+            file=sys.stderr,
+        )
 
 
 def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:

@@ -58,29 +58,54 @@ def _add_calibrate(sub):
         description="Calibrate every model on other datasets and report the accuracy and kappa it "
         "really reaches, next to its AUC, with ranks.",
     )
-    cal.add_argument("data", nargs="?", default=None,
-                     help="TRUE-format directory, CSV or Parquet file (default: the embedded demo benchmark)")
-    cal.add_argument("--protocol", action="append", choices=PROTOCOLS,
-                     help="calibration protocol; repeat for several (default: xdomain)")
-    cal.add_argument("--method", action="append", choices=METHODS,
-                     help="calibration method; repeat for several (default: logistic)")
+    cal.add_argument(
+        "data",
+        nargs="?",
+        default=None,
+        help="TRUE-format directory, CSV or Parquet file (default: the embedded demo benchmark)",
+    )
+    cal.add_argument(
+        "--protocol",
+        action="append",
+        choices=PROTOCOLS,
+        help="calibration protocol; repeat for several (default: xdomain)",
+    )
+    cal.add_argument(
+        "--method", action="append", choices=METHODS, help="calibration method; repeat for several (default: logistic)"
+    )
     _domains_option(cal)
     cal.add_argument("--class-weight", choices=["balanced"], default=None, help="weight classes by n / (2 n_class)")
-    cal.add_argument("--reference", choices=["opitz2024"], default=None,
-                     help="reproduce the settings of the code behind the Opitz paper's tables instead of its text: "
-                     "scikit-learn's default lbfgs logistic, isotonic negative outside the calibration range, "
-                     "outdata AUC on the pooled other datasets (slower)")
-    cal.add_argument("--n-repeats", "--repeats", dest="repeats", type=int, default=100,
-                     help="indata 80/20 repeats (default: 100)")
-    cal.add_argument("--random-state", "--seed", dest="seed", type=int, default=0, help="indata random seed (default: 0)")
+    cal.add_argument(
+        "--reference",
+        choices=["opitz2024"],
+        default=None,
+        help="reproduce the settings of the code behind the Opitz paper's tables instead of its text: "
+        "scikit-learn's default lbfgs logistic, isotonic negative outside the calibration range, "
+        "outdata AUC on the pooled other datasets (slower)",
+    )
+    cal.add_argument(
+        "--n-repeats", "--repeats", dest="repeats", type=int, default=100, help="indata 80/20 repeats (default: 100)"
+    )
+    cal.add_argument(
+        "--random-state", "--seed", dest="seed", type=int, default=0, help="indata random seed (default: 0)"
+    )
     cal.add_argument("--pos-label", default=None, help="the positive label, if labels are not 0/1, -1/1 or booleans")
     cal.add_argument("--models", default=None, help="comma-separated model columns (default: all numeric columns)")
     _nan_policy(cal)
-    cal.add_argument("--jobs", type=int, default=1, help="models computed in parallel processes; -1 = all cores (default: 1)")
+    cal.add_argument(
+        "--jobs", type=int, default=1, help="models computed in parallel processes; -1 = all cores (default: 1)"
+    )
     cal.add_argument("--format", choices=FORMATS, default="table", help="output format (default: table)")
-    cal.add_argument("--n-bootstrap", "--bootstrap", dest="bootstrap", type=int, default=0, metavar="B",
-                     help="bootstrap replicates (stratified, paired, refitting the calibrators) for intervals, rank "
-                          "intervals and p_change (default: 0 = none)")
+    cal.add_argument(
+        "--n-bootstrap",
+        "--bootstrap",
+        dest="bootstrap",
+        type=int,
+        default=0,
+        metavar="B",
+        help="bootstrap replicates (stratified, paired, refitting the calibrators) for intervals, rank "
+        "intervals and p_change (default: 0 = none)",
+    )
     cal.add_argument("--confidence-level", type=float, default=0.95, help="of the bootstrap intervals (default: 0.95)")
 
 
@@ -98,20 +123,50 @@ def _add_diagnose(sub):
         "'wasserstein_p2'/'wasserstein_matrix_p2' at p = 1 (the paper's Figure 4) and p = 2 (its text).",
     )
     _common(diag)
-    diag.add_argument("--protocol", choices=("split",) + PROTOCOLS, default=None,
-                      help="how V and T are formed (default: the split column if there is one, else xdomain; indata for one dataset)")
+    diag.add_argument(
+        "--protocol",
+        choices=("split",) + PROTOCOLS,
+        default=None,
+        help="how V and T are formed (default: the split column if there is one, else xdomain; indata for one dataset)",
+    )
     diag.add_argument("--val-split", default="val", help="split value of the validation cohort (default: val)")
     diag.add_argument("--test-split", default="test", help="split value of the test cohort (default: test)")
-    diag.add_argument("--noise-method", choices=NOISE_METHODS, default="exact",
-                      help="noise robustness: exact (default) or seeded Monte Carlo draws, as testAUC")
-    diag.add_argument("--noise-repeats", "--repeats", dest="repeats", type=int, default=20,
-                      help="noise robustness Monte Carlo repeats with --noise-method monte_carlo (default: 20)")
-    diag.add_argument("--n-points", "--points", dest="points", type=int, default=21,
-                      help="sigma grid points of the robustness curves (default: 21)")
-    diag.add_argument("--p", type=float, default=2,
-                      help="Wasserstein order of 'wasserstein' (default: 2); p = 1 and 2 are reported too")
-    diag.add_argument("--random-state", "--seed", dest="seed", type=int, default=0,
-                      help="random seed (noise, indata split, bootstrap; default: 0)")
+    diag.add_argument(
+        "--noise-method",
+        choices=NOISE_METHODS,
+        default="exact",
+        help="noise robustness: exact (default) or seeded Monte Carlo draws, as testAUC",
+    )
+    diag.add_argument(
+        "--noise-repeats",
+        "--repeats",
+        dest="repeats",
+        type=int,
+        default=20,
+        help="noise robustness Monte Carlo repeats with --noise-method monte_carlo (default: 20)",
+    )
+    diag.add_argument(
+        "--n-points",
+        "--points",
+        dest="points",
+        type=int,
+        default=21,
+        help="sigma grid points of the robustness curves (default: 21)",
+    )
+    diag.add_argument(
+        "--p",
+        type=float,
+        default=2,
+        help="Wasserstein order of 'wasserstein' (default: 2); p = 1 and 2 are reported too",
+    )
+    diag.add_argument(
+        "--random-state",
+        "--seed",
+        dest="seed",
+        type=int,
+        default=0,
+        help="random seed (noise, indata split, bootstrap; default: 0)",
+    )
     _interval_options(diag, "the AUCs, bias robustness, drift and W (stratified by cohort and class)")
 
 
@@ -126,15 +181,29 @@ def _add_selective(sub):
     )
     _common(sel)
     sel.add_argument("--ood-dataset", default=None, help="out-of-distribution dataset for DiSCA(OOD) and NiDMA")
-    sel.add_argument("--protocol", choices=PROTOCOLS, default="indata",
-                     help="calibration protocol (default: indata, so the dataset is in distribution)")
+    sel.add_argument(
+        "--protocol",
+        choices=PROTOCOLS,
+        default="indata",
+        help="calibration protocol (default: indata, so the dataset is in distribution)",
+    )
     sel.add_argument("--method", choices=METHODS, default="logistic", help="calibration method (default: logistic)")
     sel.add_argument("--tolerance", type=float, default=0.9, help="worst admissible accuracy for b (default: 0.9)")
     sel.add_argument("--resolution", type=float, default=0.01, help="confidence grid step (default: 0.01)")
-    sel.add_argument("--computation-score", type=float, default=None,
-                     help="1/energy or reference_parameters/parameters; enables DiDMA and NiDMA")
-    sel.add_argument("--random-state", "--seed", dest="seed", type=int, default=0,
-                     help="indata split and bootstrap seed (default: 0)")
+    sel.add_argument(
+        "--computation-score",
+        type=float,
+        default=None,
+        help="1/energy or reference_parameters/parameters; enables DiDMA and NiDMA",
+    )
+    sel.add_argument(
+        "--random-state",
+        "--seed",
+        dest="seed",
+        type=int,
+        default=0,
+        help="indata split and bootstrap seed (default: 0)",
+    )
     _interval_options(sel, "accuracy, area, AURC, DiSCA, a and b (the calibrator refitted per replicate)")
 
 
@@ -162,12 +231,16 @@ def _add_demo(sub):
         "logreg unless given.",
     )
     _report_options(demo, out_default="reports/demo")
-    demo.add_argument("--kind", choices=("scores", "answers", "llm"), default="scores",
-                      help="which embedded demo: 'scores' (8 models' scores on 8 binary datasets), 'answers' "
-                      "(6 classifiers' answers with confidence on 4 multi-class datasets, the out-of-distribution "
-                      "digits_noisy as --ood-dataset, into reports/demo-answers unless --out) or 'llm' "
-                      "(lm-evaluation-harness logs of 3 simulated LLMs on 2 multiple-choice tasks, read as they are "
-                      "written, into reports/demo-llm unless --out)")
+    demo.add_argument(
+        "--kind",
+        choices=("scores", "answers", "llm"),
+        default="scores",
+        help="which embedded demo: 'scores' (8 models' scores on 8 binary datasets), 'answers' "
+        "(6 classifiers' answers with confidence on 4 multi-class datasets, the out-of-distribution "
+        "digits_noisy as --ood-dataset, into reports/demo-answers unless --out) or 'llm' "
+        "(lm-evaluation-harness logs of 3 simulated LLMs on 2 multiple-choice tasks, read as they are "
+        "written, into reports/demo-llm unless --out)",
+    )
 
 
 def _add_evaluate(sub):
@@ -186,12 +259,26 @@ def _add_evaluate(sub):
     ev.add_argument("--pos-label", default=None, help="the positive label, if labels are not 0/1, -1/1 or booleans")
     _domains_option(ev)
     _nan_policy(ev)
-    ev.add_argument("--jobs", type=int, default=-1, help="local processes that run the evaluation's tasks "
-                    "(default: -1, the cores; 1: none)")
-    ev.add_argument("--dask", default=None, metavar="ADDRESS",
-                    help="run the tasks on a Dask distributed scheduler, e.g. tcp://127.0.0.1:8786 (extra: dask)")
-    ev.add_argument("-p", "--parameter", action="append", default=[], metavar="NAME=VALUE",
-                    help="an evaluation parameter, e.g. -p protocol=indata -p n_bootstrap=1000 (repeatable)")
+    ev.add_argument(
+        "--jobs",
+        type=int,
+        default=-1,
+        help="local processes that run the evaluation's tasks (default: -1, the cores; 1: none)",
+    )
+    ev.add_argument(
+        "--dask",
+        default=None,
+        metavar="ADDRESS",
+        help="run the tasks on a Dask distributed scheduler, e.g. tcp://127.0.0.1:8786 (extra: dask)",
+    )
+    ev.add_argument(
+        "-p",
+        "--parameter",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="an evaluation parameter, e.g. -p protocol=indata -p n_bootstrap=1000 (repeatable)",
+    )
     ev.add_argument("--quiet", action="store_true", help="no progress lines")
     _verbose_option(ev)
     _table_options(ev, notebooks=False)
@@ -200,38 +287,54 @@ def _add_evaluate(sub):
 def _report_options(p, *, out_default):
     p.add_argument("--models", default=None, help="comma-separated models to report on (default: all)")
     p.add_argument("--datasets", default=None, help="comma-separated datasets to analyse (default: all)")
-    p.add_argument("--out", default=out_default,
-                   help=f"output folder (default: {out_default or 'reports/<name of DATA>'})")
+    p.add_argument(
+        "--out", default=out_default, help=f"output folder (default: {out_default or 'reports/<name of DATA>'})"
+    )
     p.add_argument("--pdf", action="store_true", help="also write each report as PDF (WeasyPrint)")
     p.add_argument("--jobs", type=int, default=None, help="parallel local processes (default: the cores)")
-    p.add_argument("--dask", default=None, metavar="ADDRESS",
-                   help="run the evaluation and the reports on a Dask distributed scheduler, e.g. "
-                   "tcp://127.0.0.1:8786 (extra: dask; no shared file system needed)")
+    p.add_argument(
+        "--dask",
+        default=None,
+        metavar="ADDRESS",
+        help="run the evaluation and the reports on a Dask distributed scheduler, e.g. "
+        "tcp://127.0.0.1:8786 (extra: dask; no shared file system needed)",
+    )
     p.add_argument("--include-code", action="store_true", help="show code and parameters in the HTML")
     p.add_argument("--pos-label", default=None, help="the positive label, if labels are not 0/1, -1/1 or booleans")
     _domains_option(p)
     _nan_policy(p)
-    p.add_argument("-p", "--parameter", action="append", default=[], metavar="NAME=VALUE",
-                   help="a notebook parameter, e.g. -p protocol=indata -p tolerance=0.8 (repeatable; "
-                   "VALUE is read as JSON when it can be, else as text)")
+    p.add_argument(
+        "-p",
+        "--parameter",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="a notebook parameter, e.g. -p protocol=indata -p tolerance=0.8 (repeatable; "
+        "VALUE is read as JSON when it can be, else as text)",
+    )
     _table_options(p, notebooks=True)
-    p.add_argument("--recompute", action="store_true",
-                   help="compute the evaluation again even if the output folder holds one of the same data and "
-                   "parameters (default: reuse it)")
+    p.add_argument(
+        "--recompute",
+        action="store_true",
+        help="compute the evaluation again even if the output folder holds one of the same data and "
+        "parameters (default: reuse it)",
+    )
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     _verbose_option(p)
 
 
 def _verbose_option(p):
-    p.add_argument("--verbose", action="store_true",
-                   help="print every warning of the run in full (default: one line counting them; each is kept "
-                   "in full in the evaluation, and the reports show it)")
+    p.add_argument(
+        "--verbose",
+        action="store_true",
+        help="print every warning of the run in full (default: one line counting them; each is kept "
+        "in full in the evaluation, and the reports show it)",
+    )
 
 
 #: Table parameters with an option of their own on report, demo and evaluate (not generated from the table).
 #: (``overrides`` is how a notebook opened by hand takes what these options give.)
-_OWN_OPTIONS = ("data", "evaluation", "model", "models", "datasets", "pos_label", "domains", "nan_policy",
-                "overrides")
+_OWN_OPTIONS = ("data", "evaluation", "model", "models", "datasets", "pos_label", "domains", "nan_policy", "overrides")
 
 
 def _table_options(parser, *, notebooks):
@@ -240,13 +343,22 @@ def _table_options(parser, *, notebooks):
     for param in PARAMETERS.values():
         if param.name in _OWN_OPTIONS or not (param.evaluation or notebooks):
             continue
-        group.add_argument(param.flag, dest=f"table_{param.name}", default=None, metavar="VALUE",
-                           help=f"{param.help} (default: {param.default})")
+        group.add_argument(
+            param.flag,
+            dest=f"table_{param.name}",
+            default=None,
+            metavar="VALUE",
+            help=f"{param.help} (default: {param.default})",
+        )
 
 
 def _common(p):
-    p.add_argument("data", nargs="?", default=None,
-                   help="TRUE-format directory, CSV or Parquet file (default: the embedded demo benchmark)")
+    p.add_argument(
+        "data",
+        nargs="?",
+        default=None,
+        help="TRUE-format directory, CSV or Parquet file (default: the embedded demo benchmark)",
+    )
     p.add_argument("--model", required=True, help="the model column to analyse")
     p.add_argument("--dataset", default=None, help="one dataset (default: every dataset)")
     _domains_option(p)
@@ -258,17 +370,23 @@ def _common(p):
 def _nan_policy(p):
     """``--nan-policy``, from the parameter table."""
     param = PARAMETERS["nan_policy"]
-    p.add_argument(param.flag, choices=NAN_POLICIES, default=param.default,
-                   help=f"{param.help} (default: {param.default})")
+    p.add_argument(
+        param.flag, choices=NAN_POLICIES, default=param.default, help=f"{param.help} (default: {param.default})"
+    )
 
 
 def _domains_option(p):
     """``--domains FILE`` or ``--domains NAME=DOMAIN[,NAME=DOMAIN...]`` (repeatable), from the parameter table."""
     param = PARAMETERS["domains"]
-    p.add_argument(param.flag, action="append", default=None, metavar="FILE|NAME=DOMAIN,...",
-                   help=f"{param.help}. Here: a JSON or CSV file (columns dataset, domain), or NAME=DOMAIN pairs "
-                   "separated by commas, e.g. --domains begin=dialogue,q2=dialogue; repeatable, later values "
-                   "adding to earlier ones")
+    p.add_argument(
+        param.flag,
+        action="append",
+        default=None,
+        metavar="FILE|NAME=DOMAIN,...",
+        help=f"{param.help}. Here: a JSON or CSV file (columns dataset, domain), or NAME=DOMAIN pairs "
+        "separated by commas, e.g. --domains begin=dialogue,q2=dialogue; repeatable, later values "
+        "adding to earlier ones",
+    )
 
 
 def label_value(text):
@@ -284,8 +402,16 @@ def label_value(text):
 
 
 def _interval_options(parser, what):
-    parser.add_argument("--n-bootstrap", "--bootstrap", dest="bootstrap", type=int, default=0, metavar="B",
-                        help=f"bootstrap replicates for percentile intervals of {what}; adds <name>_low/_high "
-                        "(default: 0, no intervals)")
-    parser.add_argument("--confidence-level", type=float, default=0.95,
-                        help="interval confidence level in (0, 1) (default: 0.95)")
+    parser.add_argument(
+        "--n-bootstrap",
+        "--bootstrap",
+        dest="bootstrap",
+        type=int,
+        default=0,
+        metavar="B",
+        help=f"bootstrap replicates for percentile intervals of {what}; adds <name>_low/_high "
+        "(default: 0, no intervals)",
+    )
+    parser.add_argument(
+        "--confidence-level", type=float, default=0.95, help="interval confidence level in (0, 1) (default: 0.95)"
+    )

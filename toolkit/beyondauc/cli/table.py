@@ -24,14 +24,19 @@ def add_table_command(sub):
     tab.add_argument("evaluation", help="a folder written by `beyondauc evaluate`, or a report folder")
     tab.add_argument("--table", choices=PAPER_TABLES, default="leaderboard", help="which table (default: leaderboard)")
     tab.add_argument("--format", choices=PAPER_FORMATS, default="latex", help="output format (default: latex)")
-    tab.add_argument("--score", default=None,
-                     help="--table grid: auc, accuracy, kappa, balanced_accuracy, mcc or f1 (default: accuracy)")
+    tab.add_argument(
+        "--score",
+        default=None,
+        help="--table grid: auc, accuracy, kappa, balanced_accuracy, mcc or f1 (default: accuracy)",
+    )
     tab.add_argument("--protocol", default=None, help="--table grid: the protocol (default: the headline's)")
     tab.add_argument("--method", default=None, help="--table grid: the method (default: the headline's)")
     tab.add_argument("--dataset", default=None, help="--table comparison: a dataset, or mean (default: mean)")
-    tab.add_argument("--values", default=None,
-                     help="--table comparison: comma-separated among auc, accuracy, kappa, disca, drift "
-                     "(default: auc,accuracy)")
+    tab.add_argument(
+        "--values",
+        default=None,
+        help="--table comparison: comma-separated among auc, accuracy, kappa, disca, drift (default: auc,accuracy)",
+    )
     tab.add_argument("--caption", default=None, help="--format latex: a caption (LaTeX), in a table float")
     tab.add_argument("--label", default=None, help="--format latex: a \\label (LaTeX), in a table float")
 

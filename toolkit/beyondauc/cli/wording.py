@@ -64,8 +64,11 @@ def spelling_of(parser: argparse.ArgumentParser | None) -> Spelling:
         long = [s for s in action.option_strings if s.startswith("--")]
         if not long or action.dest == "help":
             continue
-        names = [action.dest.removeprefix("table_"), *(s[2:].replace("-", "_") for s in long),
-                 *getattr(action, "api_names", ())]
+        names = [
+            action.dest.removeprefix("table_"),
+            *(s[2:].replace("-", "_") for s in long),
+            *getattr(action, "api_names", ()),
+        ]
         for name in names:
             flags.setdefault(name, long[0])
     return Spelling(flags, "-p" in parser._option_string_actions)

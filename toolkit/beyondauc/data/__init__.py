@@ -1,5 +1,4 @@
-"""Layer 1: readers of every input form, validation, the :class:`Benchmark`.
-"""
+"""Layer 1: readers of every input form, validation, the :class:`Benchmark`."""
 
 from .benchmark import Benchmark  # noqa: F401
 from .demo import load_demo  # noqa: F401

@@ -144,8 +144,10 @@ class Benchmark:
     def _answer_model(self, model):
         if model is None:
             if len(self.models) != 1:
-                raise ValueError("an answers benchmark has a label per model (whether its answer is correct): "
-                                 f"give `model`, one of {list(self.models)}")
+                raise ValueError(
+                    "an answers benchmark has a label per model (whether its answer is correct): "
+                    f"give `model`, one of {list(self.models)}"
+                )
             return self.models[0]
         self._check_model(model)
         return model
@@ -193,9 +195,7 @@ class Benchmark:
         try:
             i = self.datasets.index(dataset)
         except ValueError:
-            raise ValueError(
-                f"`dataset` must be one of {list(self.datasets)}, got {dataset!r}"
-            ) from None
+            raise ValueError(f"`dataset` must be one of {list(self.datasets)}, got {dataset!r}") from None
         return slice(int(self._offsets[i]), int(self._offsets[i + 1]))
 
     def _check_model(self, model: str) -> None:
@@ -244,8 +244,16 @@ class Benchmark:
         j = self.models.index(model)
         keep = [c for c in self.frame.columns if c not in self.models]
         frame = self.frame[keep].assign(**{"label": self.labels(model=model), model: self.frame[model].to_numpy()})
-        return Benchmark(frame, (model,), self.datasets, dict(self.domains), self.source, "answers",
-                         self.correct[:, [j]].copy(), self.correct_threshold)
+        return Benchmark(
+            frame,
+            (model,),
+            self.datasets,
+            dict(self.domains),
+            self.source,
+            "answers",
+            self.correct[:, [j]].copy(),
+            self.correct_threshold,
+        )
 
     def scores(self, model: str, dataset: str | None = None) -> np.ndarray:
         """Return the raw scores of ``model``, of one dataset or of all rows."""
@@ -310,8 +318,9 @@ class Benchmark:
         """
         codes = self.dataset_codes()
         if self.kind == "answers":
-            per_model = np.stack([np.bincount(codes, weights=self.labels(model=m), minlength=len(self.datasets))
-                                  for m in self.models])
+            per_model = np.stack(
+                [np.bincount(codes, weights=self.labels(model=m), minlength=len(self.datasets)) for m in self.models]
+            )
             positives = per_model.mean(axis=0)
         else:
             positives = np.bincount(codes, weights=self.labels(), minlength=len(self.datasets))

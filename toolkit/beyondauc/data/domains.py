@@ -28,8 +28,7 @@ def dataset_domains(frame, order, domains, origin):
     if domains is not None:
         extra = [k for k in domains if k not in order]
         if extra:
-            warnings.warn(f"`domains` names dataset(s) not in the data: {extra}", UserWarning,
-                          stacklevel=3)
+            warnings.warn(f"`domains` names dataset(s) not in the data: {extra}", UserWarning, stacklevel=3)
     return dom
 
 
@@ -44,11 +43,14 @@ def column_domains_of(frame, origin):
                 raise ValueError(
                     f"{where} has no 'dataset' column, so all of it is one dataset ({d!r}), but its 'domain' "
                     f"column has several values {quoted_name(vals)}; a dataset has one domain: add a 'dataset' "
-                    "column naming each row's dataset")
+                    "column naming each row's dataset"
+                )
             files = frame.loc[frame["dataset"] == d, "_file"].unique() if "_file" in frame.columns else ()
             at = f"file {str(files[0])!r}" if len(files) == 1 and where.startswith("directory") else where
-            raise ValueError(f"{at}: dataset {d!r} has several values in column 'domain': {quoted_name(vals)}; "
-                             "a dataset has one domain")
+            raise ValueError(
+                f"{at}: dataset {d!r} has several values in column 'domain': {quoted_name(vals)}; "
+                "a dataset has one domain"
+            )
         column_domains[d] = vals[0] if vals else None
     check_names(dict.fromkeys(v for v in column_domains.values() if v is not None), "column 'domain' value", where)
     return column_domains

@@ -24,8 +24,9 @@ __all__ = ["estimator_answers", "estimator_scores", "from_estimators"]
 RESPONSE_METHODS = ("auto", "predict_proba", "decision_function")
 
 
-def estimator_scores(estimator: Any, X: Any, y: Any, *, response_method: str = "auto", pos_label: Any = None,
-                     name: str = "estimator") -> tuple[np.ndarray, np.ndarray]:
+def estimator_scores(
+    estimator: Any, X: Any, y: Any, *, response_method: str = "auto", pos_label: Any = None, name: str = "estimator"
+) -> tuple[np.ndarray, np.ndarray]:
     """Labels (0/1) and scores of a fitted binary classifier on ``(X, y)``.
 
     Parameters
@@ -59,8 +60,10 @@ def estimator_scores(estimator: Any, X: Any, y: Any, *, response_method: str = "
     check_option(response_method, "response_method", RESPONSE_METHODS)
     classes = _classes(estimator, name)
     if len(classes) != 2:
-        raise ValueError(f"{name} has {len(classes)} classes {classes.tolist()}: scores need a binary classifier "
-                         "(the answers of any classifier: estimator_answers, or kind=\"answers\")")
+        raise ValueError(
+            f"{name} has {len(classes)} classes {classes.tolist()}: scores need a binary classifier "
+            '(the answers of any classifier: estimator_answers, or kind="answers")'
+        )
     pos = classes[1] if pos_label is None else pos_label
     idx = np.flatnonzero(classes == pos)
     if not len(idx):
@@ -110,17 +113,25 @@ def estimator_answers(estimator: Any, X: Any, y: Any, *, name: str = "estimator"
     """
     classes = _classes(estimator, name)
     if not hasattr(estimator, "predict_proba"):
-        raise ValueError(f"{name} ({type(estimator).__name__}) has no predict_proba: an answer's confidence is its "
-                         "largest class probability")
+        raise ValueError(
+            f"{name} ({type(estimator).__name__}) has no predict_proba: an answer's confidence is its "
+            "largest class probability"
+        )
     y = _check_y(y, X, classes, name)
     proba = np.asarray(estimator.predict_proba(X), dtype=np.float64)
     k = proba.argmax(axis=1)
     return proba[np.arange(len(k)), k], (classes[k] == y).astype(np.int8)
 
 
-def from_estimators(estimators: Mapping[str, Any], data: Mapping[str, Any], *, kind: str | None = None,
-                    response_method: str = "auto", pos_label: Any = None,
-                    domains: Mapping[str, str] | None = None) -> Benchmark:
+def from_estimators(
+    estimators: Mapping[str, Any],
+    data: Mapping[str, Any],
+    *,
+    kind: str | None = None,
+    response_method: str = "auto",
+    pos_label: Any = None,
+    domains: Mapping[str, str] | None = None,
+) -> Benchmark:
     """A :class:`~beyondauc.Benchmark` of fitted classifiers on (X, y) per dataset.
 
     Parameters
@@ -164,8 +175,9 @@ def from_estimators(estimators: Mapping[str, Any], data: Mapping[str, Any], *, k
     cohorts = _cohorts(data)
     per_dataset = _estimators_per_dataset(estimators, list(cohorts))
     if kind is None:
-        binary = all(len(_classes(e, f"estimator {m!r}")) == 2
-                     for m, ests in per_dataset.items() for e in ests.values())
+        binary = all(
+            len(_classes(e, f"estimator {m!r}")) == 2 for m, ests in per_dataset.items() for e in ests.values()
+        )
         kind = "scores" if binary else "answers"
     parts = []
     for dataset, splits in cohorts.items():
@@ -173,8 +185,9 @@ def from_estimators(estimators: Mapping[str, Any], data: Mapping[str, Any], *, k
             for model, ests in per_dataset.items():
                 name = f"estimator {model!r} on dataset {dataset!r}" + (f" ({split})" if split is not None else "")
                 if kind == "scores":
-                    label, score = estimator_scores(ests[dataset], X, y, response_method=response_method,
-                                                    pos_label=pos_label, name=name)
+                    label, score = estimator_scores(
+                        ests[dataset], X, y, response_method=response_method, pos_label=pos_label, name=name
+                    )
                     values = {"score": score, "label": label}
                 else:
                     confidence, correct = estimator_answers(ests[dataset], X, y, name=name)
@@ -182,8 +195,9 @@ def from_estimators(estimators: Mapping[str, Any], data: Mapping[str, Any], *, k
                 split_column = {} if split is None else {"split": split}
                 parts.append(pd.DataFrame({"dataset": dataset, **split_column, "model": model, **values}))
     bench = load_benchmark(pd.concat(parts, ignore_index=True), domains=domains)
-    return Benchmark(bench.frame, bench.models, bench.datasets, bench.domains, "<estimators>", bench.kind,
-                     bench.correct)
+    return Benchmark(
+        bench.frame, bench.models, bench.datasets, bench.domains, "<estimators>", bench.kind, bench.correct
+    )
 
 
 def _classes(estimator, name):
@@ -196,8 +210,9 @@ def _classes(estimator, name):
     except NotFittedError:
         raise ValueError(f"{name} ({type(estimator).__name__}) is not fitted: fit it first") from None
     except TypeError as exc:  # not an estimator at all
-        raise ValueError(f"{name} must be a fitted scikit-learn classifier, got {type(estimator).__name__} "
-                         f"({exc})") from None
+        raise ValueError(
+            f"{name} must be a fitted scikit-learn classifier, got {type(estimator).__name__} ({exc})"
+        ) from None
     classes = getattr(estimator, "classes_", None)
     if classes is None:
         raise ValueError(f"{name} ({type(estimator).__name__}) is not a classifier: it has no classes_")
@@ -214,8 +229,10 @@ def _check_y(y, X, classes, name):
         raise ValueError(f"y for {name} has {len(y)} values for {n} rows of X")
     unknown = ~np.isin(y, classes)
     if unknown.any():
-        raise ValueError(f"y for {name} holds {y[np.flatnonzero(unknown)[0]].item()!r}, not one of the estimator's "
-                         f"classes {classes.tolist()}")
+        raise ValueError(
+            f"y for {name} holds {y[np.flatnonzero(unknown)[0]].item()!r}, not one of the estimator's "
+            f"classes {classes.tolist()}"
+        )
     return y
 
 
@@ -233,23 +250,29 @@ def _cohorts(data):
             cohorts[str(dataset)] = [(None, *_pair(value, f"`data[{dataset!r}]`"))]
     with_splits = {d for d, parts in cohorts.items() if parts[0][0] is not None}
     if with_splits and len(with_splits) < len(cohorts):
-        raise ValueError(f"`data`: datasets {sorted(with_splits)} have splits and "
-                         f"{sorted(set(cohorts) - with_splits)} none; give every dataset splits, or none")
+        raise ValueError(
+            f"`data`: datasets {sorted(with_splits)} have splits and "
+            f"{sorted(set(cohorts) - with_splits)} none; give every dataset splits, or none"
+        )
     return cohorts
 
 
 def _pair(value, what):
     if not isinstance(value, (tuple, list)) or len(value) != 2:
-        raise ValueError(f"{what} must be (X, y), (X_val, y_val, X_test, y_test) or a mapping split -> (X, y), got "
-                         f"{type(value).__name__}" + (f" of {len(value)}" if isinstance(value, (tuple, list)) else ""))
+        raise ValueError(
+            f"{what} must be (X, y), (X_val, y_val, X_test, y_test) or a mapping split -> (X, y), got "
+            f"{type(value).__name__}" + (f" of {len(value)}" if isinstance(value, (tuple, list)) else "")
+        )
     return value
 
 
 def _estimators_per_dataset(estimators, datasets):
     """Model -> {dataset: estimator}: one estimator for every dataset, or one per dataset."""
     if not isinstance(estimators, Mapping) or not estimators:
-        raise ValueError("`estimators` must be a non-empty mapping model name -> fitted estimator (or -> a mapping "
-                         f"dataset -> fitted estimator), got {type(estimators).__name__}")
+        raise ValueError(
+            "`estimators` must be a non-empty mapping model name -> fitted estimator (or -> a mapping "
+            f"dataset -> fitted estimator), got {type(estimators).__name__}"
+        )
     out = {}
     for model, est in estimators.items():
         if isinstance(est, Mapping):

@@ -43,9 +43,11 @@ _EXAMPLE = ("dataset", "domain", "split", "id", "model", "label")
 #: Columns that number repeated samples of one item (e.g. the epochs of an LLM run): rows sharing
 #: (dataset, model, id) are then samples of one item, told apart by this column.
 SAMPLE_COLUMNS = ("epoch", "sample")
-FORMS = ("the forms read are wide ('dataset', 'label', one numeric column per model) and long, one row per example "
-         "and model: 'dataset', 'model', then 'score' + 'label', or 'confidence' + 'correct', or 'prediction' + "
-         "'label' + 'confidence', or class probabilities ('p_<class>' columns or a 'probabilities' list) + 'label'")
+FORMS = (
+    "the forms read are wide ('dataset', 'label', one numeric column per model) and long, one row per example "
+    "and model: 'dataset', 'model', then 'score' + 'label', or 'confidence' + 'correct', or 'prediction' + "
+    "'label' + 'confidence', or class probabilities ('p_<class>' columns or a 'probabilities' list) + 'label'"
+)
 
 
 @dataclass(frozen=True)
@@ -68,14 +70,17 @@ WIDE = Form("wide")
 
 # -- which form -------------------------------------------------------------------
 
+
 def recognise_form(columns, where):
     """The form ``columns`` say; refuse columns that say none, or two."""
     cols = [c for c in columns if c not in BOOKKEEPING]
     if "model" not in cols:
         found = [c for c in (*_VALUES, *_LISTS) if c in cols]
         if found:
-            raise ValueError(f"{where}: column(s) {', '.join(map(repr, found))} belong to the long form, which "
-                             f"needs a 'model' column naming each row's model{closest('model', cols)}; {FORMS}")
+            raise ValueError(
+                f"{where}: column(s) {', '.join(map(repr, found))} belong to the long form, which "
+                f"needs a 'model' column naming each row's model{closest('model', cols)}; {FORMS}"
+            )
         return WIDE
     probabilities, classes = _probability_columns(cols, where)
     has = set(cols)
@@ -85,15 +90,18 @@ def recognise_form(columns, where):
         missing = [c for c in columns if c not in has]
         if missing:
             near = "".join(closest(c, cols) for c in missing)
-            raise ValueError(f"{where}: the long form with {name} needs column(s) {', '.join(map(repr, missing))}"
-                             f"{near}; {FORMS}")
+            raise ValueError(
+                f"{where}: the long form with {name} needs column(s) {', '.join(map(repr, missing))}{near}; {FORMS}"
+            )
 
     def alone(*allowed):
         extra = [g for g in given if g not in allowed]
         if extra:
             own = [g for g in given if g in allowed]
-            raise ValueError(f"{where}: {', '.join(own)} and {', '.join(extra)} are two forms at once; keep the "
-                             f"columns of one ({FORMS})")
+            raise ValueError(
+                f"{where}: {', '.join(own)} and {', '.join(extra)} are two forms at once; keep the "
+                f"columns of one ({FORMS})"
+            )
 
     if "score" in has:
         alone("'score'")
@@ -113,8 +121,10 @@ def recognise_form(columns, where):
         return Form("long probabilities", "answers", probabilities, classes)
     if "confidence" in has:
         need("'confidence'", "correct")
-    raise ValueError(f"{where}: a 'model' column, but no 'score', 'confidence', 'correct', 'prediction' or "
-                     f"class-probability columns; {FORMS}")
+    raise ValueError(
+        f"{where}: a 'model' column, but no 'score', 'confidence', 'correct', 'prediction' or "
+        f"class-probability columns; {FORMS}"
+    )
 
 
 def _probability_columns(cols, where):
@@ -128,7 +138,7 @@ def _probability_columns(cols, where):
     if lists:
         return (lists[0],), ()
     for prefix, group in groups.items():
-        return tuple(group), tuple(c[len(prefix):] for c in group)
+        return tuple(group), tuple(c[len(prefix) :] for c in group)
     return (), ()
 
 
@@ -143,8 +153,10 @@ def probabilities_hint(columns):
         return ""
     if not classes:
         return ""
-    return (f"; columns {', '.join(map(repr, probabilities))} look like class probabilities: add a 'model' column "
-            "(the long form, one row per example and model) to read them as that model's answers")
+    return (
+        f"; columns {', '.join(map(repr, probabilities))} look like class probabilities: add a 'model' column "
+        "(the long form, one row per example and model) to read them as that model's answers"
+    )
 
 
 def _described(probabilities, classes):
@@ -166,6 +178,7 @@ def long_ignored(columns, form):
 
 # -- the long form, read ------------------------------------------------------------
 
+
 def long_models(table, models, origin):
     """(the rows of the models asked for, the models in order): the ``model`` column checked and made text."""
     missing = pd.isna(table["model"]).to_numpy()
@@ -174,8 +187,12 @@ def long_models(table, models, origin):
         raise ValueError(f"column 'model' has a missing value at {origin.locate(table, pos)}")
     table["model"] = table["model"].astype(str).to_numpy(dtype=object)
     present = list(pd.unique(table["model"]))
-    check_names(present, "column 'model' value", origin.where,
-                 lambda m: origin.locate(table, int(np.flatnonzero((table["model"] == m).to_numpy())[0])))
+    check_names(
+        present,
+        "column 'model' value",
+        origin.where,
+        lambda m: origin.locate(table, int(np.flatnonzero((table["model"] == m).to_numpy())[0])),
+    )
     if models is None:
         return table, present
     unknown = [m for m in models if m not in present]
@@ -205,13 +222,18 @@ def long_to_wide(table, form, models, origin, nan_policy):
     if bad.any():
         pos = int(np.flatnonzero(bad)[0])
         if nan_policy == "raise":
-            raise ValueError(f"{describe(pos)} at {origin.locate(table, pos)} (model {table['model'].iloc[pos]!r}); "
-                             f"{int(bad.sum())} such value(s) in all. Fix the data or pass nan_policy=\"drop\"")
+            raise ValueError(
+                f"{describe(pos)} at {origin.locate(table, pos)} (model {table['model'].iloc[pos]!r}); "
+                f'{int(bad.sum())} such value(s) in all. Fix the data or pass nan_policy="drop"'
+            )
         keep[example[bad]] = False
         per_model = {models[j]: int(c) for j, c in enumerate(np.bincount(m[bad], minlength=len(models))) if c}
         what = {"scores": "scores", "answers": "confidences"}[form.kind]
-        warnings.warn(f"dropped {int((~keep).sum())} example(s) with NaN/inf {what} from {origin.where}: "
-                      f"{per_model}", UserWarning, stacklevel=3)
+        warnings.warn(
+            f"dropped {int((~keep).sum())} example(s) with NaN/inf {what} from {origin.where}: {per_model}",
+            UserWarning,
+            stacklevel=3,
+        )
     values = np.full((n_examples, len(models)), np.nan)
     values[example, m] = value
     grid = None
@@ -236,8 +258,9 @@ def _values(table, form, origin):
     elif form.name == "long answers":
         correct = _correct_column(table, origin)
     else:
-        correct = (_class_text(_present(table, "prediction", origin))
-                   == _class_text(_present(table, "label", origin))).astype(np.int8)
+        correct = (
+            _class_text(_present(table, "prediction", origin)) == _class_text(_present(table, "label", origin))
+        ).astype(np.int8)
     return value, correct, lambda pos: f"column {column!r} has a non-finite value ({value[pos]})"
 
 
@@ -283,9 +306,11 @@ def _correct_column(table, origin):
     bad = np.isnan(v)
     if bad.any():
         pos = int(np.flatnonzero(bad)[0])
-        raise ValueError(f"column 'correct' must say whether the answer is right (1/0, true/false), got "
-                         f"{_plain(col.iloc[pos])!r} at {origin.locate(table, pos)} (or how good it is: a quality "
-                         f"in [0, 1])")
+        raise ValueError(
+            f"column 'correct' must say whether the answer is right (1/0, true/false), got "
+            f"{_plain(col.iloc[pos])!r} at {origin.locate(table, pos)} (or how good it is: a quality "
+            f"in [0, 1])"
+        )
     return v if ((v != 0) & (v != 1)).any() else v.astype(np.int8)
 
 
@@ -294,7 +319,7 @@ def _class_text(values):
     if values.dtype.kind == "f":
         v = values.to_numpy(dtype=np.float64)
         out = values.astype(str).to_numpy(dtype=object)
-        whole = np.isfinite(v) & (np.round(v) == v) & (np.abs(v) < 2.0 ** 53)
+        whole = np.isfinite(v) & (np.round(v) == v) & (np.abs(v) < 2.0**53)
         out[whole] = v[whole].astype(np.int64).astype(str)
         return out
     return values.astype(str).to_numpy(dtype=object)
@@ -316,8 +341,10 @@ def _from_probabilities(table, form, origin):
     outside = finite & ((p < 0) | (p > 1))
     if outside.any():
         r, k = (int(i) for i in np.argwhere(outside)[0])
-        raise ValueError(f"column {names[k]!r} must hold probabilities in [0, 1], got {_plain(p[r, k])!r} at "
-                         f"{origin.locate(table, r)}")
+        raise ValueError(
+            f"column {names[k]!r} must hold probabilities in [0, 1], got {_plain(p[r, k])!r} at "
+            f"{origin.locate(table, r)}"
+        )
     gold = _gold_classes(table, classes, names, available, origin, list_column=not form.classes)
     ranked = np.where(available & finite, p, -np.inf)
     predicted = ranked.argmax(axis=1)
@@ -339,16 +366,22 @@ def _gold_classes(table, classes, names, available, origin, *, list_column):
     unknown = gold < 0
     if unknown.any():
         pos = int(np.flatnonzero(unknown)[0])
-        what = (f"a position in the {names[0][:-3]!r} lists (0 to {len(classes) - 1})" if list_column
-                else f"one of the classes of the probability columns {classes}")
-        raise ValueError(f"column 'label' value {_plain(labels.iloc[pos])!r} at {origin.locate(table, pos)} is not "
-                         f"{what}")
+        what = (
+            f"a position in the {names[0][:-3]!r} lists (0 to {len(classes) - 1})"
+            if list_column
+            else f"one of the classes of the probability columns {classes}"
+        )
+        raise ValueError(
+            f"column 'label' value {_plain(labels.iloc[pos])!r} at {origin.locate(table, pos)} is not {what}"
+        )
     absent = ~available[np.arange(len(gold)), gold]
     if absent.any():
         pos = int(np.flatnonzero(absent)[0])
-        raise ValueError(f"column 'label' value {_plain(labels.iloc[pos])!r} at {origin.locate(table, pos)}: column "
-                         f"{names[gold[pos]]!r} is empty on dataset {table['dataset'].iloc[pos]!r}, so that class is "
-                         "not one of its classes")
+        raise ValueError(
+            f"column 'label' value {_plain(labels.iloc[pos])!r} at {origin.locate(table, pos)}: column "
+            f"{names[gold[pos]]!r} is empty on dataset {table['dataset'].iloc[pos]!r}, so that class is "
+            "not one of its classes"
+        )
     return gold
 
 
@@ -358,24 +391,29 @@ def _probability_lists(table, column, origin):
     cells = list(col)
     if pd.api.types.infer_dtype(col, skipna=False) == "string":  # lists written as text, e.g. in a CSV file:
         inner = col.str.strip().str.removeprefix("[").str.removesuffix("]").str.strip()  # "[0.1, 0.9]", "[0.1 0.9]"
-        cells = list(inner.str.split(r"[\s,]+", regex=True).where(inner != "", pd.Series([[]] * len(inner),
-                                                                                           index=inner.index)))
+        cells = list(
+            inner.str.split(r"[\s,]+", regex=True).where(inner != "", pd.Series([[]] * len(inner), index=inner.index))
+        )
     try:
         lengths = np.fromiter(map(len, cells), dtype=np.int64, count=len(cells))
         flat = np.array(list(itertools.chain.from_iterable(cells)), dtype=np.float64)
     except (TypeError, ValueError):
         pos = next(i for i, c in enumerate(cells) if not _is_numbers(c))
-        raise ValueError(f"column {column!r} must hold lists of class probabilities, got {quoted_name(col.iloc[pos])} at "
-                         f"{origin.locate(table, pos)}") from None
+        raise ValueError(
+            f"column {column!r} must hold lists of class probabilities, got {quoted_name(col.iloc[pos])} at "
+            f"{origin.locate(table, pos)}"
+        ) from None
     codes = pd.factorize(table["dataset"])[0]
     _, firsts = np.unique(codes, return_index=True)
     other = lengths != lengths[firsts[codes]]
     if other.any():
         pos = int(np.flatnonzero(other)[0])
         ref = int(firsts[codes[pos]])
-        raise ValueError(f"column {column!r}: the rows of dataset {table['dataset'].iloc[pos]!r} hold lists of "
-                         f"{lengths[ref]} ({origin.locate(table, ref)}) and {lengths[pos]} class probabilities "
-                         f"({origin.locate(table, pos)}); a dataset's rows share their classes")
+        raise ValueError(
+            f"column {column!r}: the rows of dataset {table['dataset'].iloc[pos]!r} hold lists of "
+            f"{lengths[ref]} ({origin.locate(table, ref)}) and {lengths[pos]} class probabilities "
+            f"({origin.locate(table, pos)}); a dataset's rows share their classes"
+        )
     p = np.full((len(cells), int(lengths.max(initial=0))), np.nan)
     starts = np.cumsum(lengths) - lengths
     p[np.repeat(np.arange(len(cells)), lengths), np.arange(len(flat)) - np.repeat(starts, lengths)] = flat
@@ -392,6 +430,7 @@ def _is_numbers(cell):
 
 # -- matching the models' rows into examples ------------------------------------------
 
+
 def _examples(table, models, origin):
     """(each row's example, each example's first row): by ``id``, or by order within dataset and model."""
     datasets = table["dataset"].to_numpy(dtype=object)
@@ -399,8 +438,10 @@ def _examples(table, models, origin):
     counts, names = _models_everywhere(datasets, m, models, origin)
     sample = sample_column(table.columns)
     if sample is not None and "id" not in table.columns:
-        raise ValueError(f"{origin.where}: column {sample!r} numbers repeated samples of an item, but there is no "
-                         "'id' column to say which item; add one")
+        raise ValueError(
+            f"{origin.where}: column {sample!r} numbers repeated samples of an item, but there is no "
+            "'id' column to say which item; add one"
+        )
     if "id" in table.columns:
         _present(table, "id", origin)
         _no_duplicates(table, origin, sample)
@@ -410,10 +451,12 @@ def _examples(table, models, origin):
         if uneven.any():
             i, j = (int(v) for v in np.argwhere(uneven)[0])
             name = names[i]
-            raise ValueError(f"{origin.where}: without an 'id' column, examples are matched by their order within "
-                             f"dataset and model, so each model needs as many rows in a dataset: dataset {name!r} "
-                             f"has {counts[i, 0]} rows of model {models[0]!r} and {counts[i, j]} of model "
-                             f"{models[j]!r}; add an 'id' column")
+            raise ValueError(
+                f"{origin.where}: without an 'id' column, examples are matched by their order within "
+                f"dataset and model, so each model needs as many rows in a dataset: dataset {name!r} "
+                f"has {counts[i, 0]} rows of model {models[0]!r} and {counts[i, j]} of model "
+                f"{models[j]!r}; add an 'id' column"
+            )
         key = table.groupby(["dataset", "model"], sort=False).cumcount().to_numpy()
     example = pd.DataFrame({"d": datasets, "k": key}).groupby(["d", "k"], sort=False, dropna=False).ngroup().to_numpy()
     _, first = np.unique(example, return_index=True)
@@ -422,9 +465,11 @@ def _examples(table, models, origin):
     if not filled.all():
         e, j = (int(v) for v in np.argwhere(~filled)[0])
         pos = int(first[e])
-        raise ValueError(f"{origin.where}: model {models[j]!r} has no row for dataset {datasets[pos]!r}, "
-                         f"{_example_name(table, pos)}, which model {table['model'].iloc[pos]!r} answers at "
-                         f"{origin.locate(table, pos)}; every model needs a row for every example")
+        raise ValueError(
+            f"{origin.where}: model {models[j]!r} has no row for dataset {datasets[pos]!r}, "
+            f"{_example_name(table, pos)}, which model {table['model'].iloc[pos]!r} answers at "
+            f"{origin.locate(table, pos)}; every model needs a row for every example"
+        )
     return example, first
 
 
@@ -435,8 +480,10 @@ def _models_everywhere(datasets, m, models, origin):
     if (counts == 0).any():
         i, j = (int(v) for v in np.argwhere(counts == 0)[0])
         there = [models[k] for k in np.flatnonzero(counts[i])]
-        raise ValueError(f"model {models[j]!r} is missing from dataset {names[i]!r} in {origin.where} (no rows; "
-                         f"models there: {there})")
+        raise ValueError(
+            f"model {models[j]!r} is missing from dataset {names[i]!r} in {origin.where} (no rows; "
+            f"models there: {there})"
+        )
     return counts, names
 
 
@@ -463,20 +510,26 @@ def _no_duplicates(table, origin, sample=None):
         same = np.logical_and.reduce([(table[k] == table[k].iloc[pos]).to_numpy() for k in key])
         earlier = int(np.flatnonzero(same)[0])
         what = f", {sample} {_plain(table[sample].iloc[pos])!r}" if sample else ""
-        hint = (f"each ({', '.join(key)}) has one row" if sample else
-                "each (dataset, id, model) has one row (repeated samples of an item, e.g. epochs, are told apart "
-                f"by a column {' or '.join(map(repr, SAMPLE_COLUMNS))})")
-        raise ValueError(f"{origin.where}: two rows for model {table['model'].iloc[pos]!r} on dataset "
-                         f"{table['dataset'].iloc[pos]!r}, id {_plain(table['id'].iloc[pos])!r}{what}: at "
-                         f"{origin.locate(table, earlier)} and at {origin.locate(table, pos)}; {hint}")
+        hint = (
+            f"each ({', '.join(key)}) has one row"
+            if sample
+            else "each (dataset, id, model) has one row (repeated samples of an item, e.g. epochs, are told apart "
+            f"by a column {' or '.join(map(repr, SAMPLE_COLUMNS))})"
+        )
+        raise ValueError(
+            f"{origin.where}: two rows for model {table['model'].iloc[pos]!r} on dataset "
+            f"{table['dataset'].iloc[pos]!r}, id {_plain(table['id'].iloc[pos])!r}{what}: at "
+            f"{origin.locate(table, earlier)} and at {origin.locate(table, pos)}; {hint}"
+        )
 
 
 def _example_name(table, pos):
     """'id 7', or the example's place in its dataset when there is no ``id`` column."""
     if "id" in table.columns:
         return f"id {_plain(table['id'].iloc[pos])!r}"
-    same = (table["dataset"].to_numpy()[:pos] == table["dataset"].iloc[pos]) \
-        & (table["model"].to_numpy()[:pos] == table["model"].iloc[pos])
+    same = (table["dataset"].to_numpy()[:pos] == table["dataset"].iloc[pos]) & (
+        table["model"].to_numpy()[:pos] == table["model"].iloc[pos]
+    )
     return f"example {int(same.sum()) + 1} (matched by order: no 'id' column)"
 
 
@@ -490,7 +543,9 @@ def _check_agree(table, example, first, origin, column):
         pos = int(np.flatnonzero(bad)[0])
         p0 = int(ref[pos])
         model = table["model"]
-        raise ValueError(f"{origin.where}: the models disagree on the {column} of dataset "
-                         f"{table['dataset'].iloc[pos]!r}, {_example_name(table, p0)}: {_plain(col.iloc[p0])!r} for "
-                         f"model {model.iloc[p0]!r} at {origin.locate(table, p0)}, {_plain(col.iloc[pos])!r} for model "
-                         f"{model.iloc[pos]!r} at {origin.locate(table, pos)}; an example has one {column}")
+        raise ValueError(
+            f"{origin.where}: the models disagree on the {column} of dataset "
+            f"{table['dataset'].iloc[pos]!r}, {_example_name(table, p0)}: {_plain(col.iloc[p0])!r} for "
+            f"model {model.iloc[p0]!r} at {origin.locate(table, p0)}, {_plain(col.iloc[pos])!r} for model "
+            f"{model.iloc[pos]!r} at {origin.locate(table, pos)}; an example has one {column}"
+        )

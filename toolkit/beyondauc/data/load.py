@@ -210,6 +210,7 @@ def explain_missing_models(source: str | os.PathLike | pd.DataFrame, names: Sequ
 # -- the steps of load_benchmark -----------------------------------------------
 # Each step is called by load_benchmark itself: its warnings (stacklevel=3) point at load_benchmark's caller.
 
+
 def _models_argument(models):
     """``models`` as a non-empty list (or None)."""
     if models is not None:
@@ -281,9 +282,11 @@ def _read_dir(path, origin):
     forms = [(recognise_form(p.columns, f"file {p['_file'].iloc[0]!r}"), p["_file"].iloc[0]) for p in parts]
     other = next(((f, name) for f, name in forms if f.name != forms[0][0].name), None)
     if other is not None:
-        raise ValueError(f"{origin.where}: file {forms[0][1]!r} is in the {forms[0][0].name} form and file "
-                         f"{other[1]!r} in the {other[0].name} form; a directory's files are read as one table, so "
-                         f"they share one form ({FORMS})")
+        raise ValueError(
+            f"{origin.where}: file {forms[0][1]!r} is in the {forms[0][0].name} form and file "
+            f"{other[1]!r} in the {other[0].name} form; a directory's files are read as one table, so "
+            f"they share one form ({FORMS})"
+        )
     return pd.concat(parts, ignore_index=True, sort=False)
 
 
@@ -320,8 +323,9 @@ def _convert_model_columns(frame, model_cols, origin):
             bad = values.isna() & frame[m].notna()
             if bad.any():
                 pos = int(np.flatnonzero(bad.to_numpy())[0])
-                raise ValueError(f"model column {m!r} must be numeric: {frame[m].iloc[pos]!r} at "
-                                 f"{origin.locate(frame, pos)}")
+                raise ValueError(
+                    f"model column {m!r} must be numeric: {frame[m].iloc[pos]!r} at {origin.locate(frame, pos)}"
+                )
             converted[m] = values
     if converted:  # at once (column by column fragments a frame of many models); by position, not index
         frame[list(converted)] = np.column_stack([v.to_numpy(dtype=np.float64) for v in converted.values()])
@@ -336,8 +340,12 @@ def _select_datasets(frame, datasets, origin):
         raise ValueError(f"column 'dataset' has a missing value at {origin.locate(frame, pos)}")
     frame["dataset"] = frame["dataset"].astype(str)
     first = frame["dataset"].drop_duplicates()
-    check_names(first, "column 'dataset' value", where,
-                 lambda d: origin.locate(frame, int(np.flatnonzero((frame["dataset"] == d).to_numpy())[0])))
+    check_names(
+        first,
+        "column 'dataset' value",
+        where,
+        lambda d: origin.locate(frame, int(np.flatnonzero((frame["dataset"] == d).to_numpy())[0])),
+    )
     if datasets is not None:
         datasets = [datasets] if isinstance(datasets, str) else list(datasets)
         present = list(pd.unique(frame["dataset"]))
@@ -377,12 +385,13 @@ def _finite_scores(frame, model_cols, nan_policy, origin):
         raise ValueError(
             f"model column {model_cols[j]!r} has a non-finite score ({scores[pos, j]}) at "
             f"{origin.locate(frame, pos)}; {int(bad.sum())} such value(s) in all. Fix the data or pass "
-            "nan_policy=\"drop\""
+            'nan_policy="drop"'
         )
     drop = bad.any(axis=1)
     per_col = {m: int(bad[:, j].sum()) for j, m in enumerate(model_cols) if bad[:, j].any()}
-    warnings.warn(f"dropped {int(drop.sum())} row(s) with NaN/inf scores from {where}: {per_col}", UserWarning,
-                  stacklevel=3)
+    warnings.warn(
+        f"dropped {int(drop.sum())} row(s) with NaN/inf scores from {where}: {per_col}", UserWarning, stacklevel=3
+    )
     return frame.loc[~drop], scores[~drop]
 
 
@@ -403,7 +412,7 @@ def _check_datasets_have_rows(frame, order, nan_policy, where):
     sizes = frame["dataset"].value_counts()
     for d in order:
         if sizes.get(d, 0) == 0:
-            why = " left after nan_policy=\"drop\" removed rows with NaN/inf scores" if nan_policy == "drop" else ""
+            why = ' left after nan_policy="drop" removed rows with NaN/inf scores' if nan_policy == "drop" else ""
             raise ValueError(f"dataset {d!r} in {where} has no rows{why}")
 
 
@@ -424,8 +433,10 @@ def _benchmark_of(frame, scores, model_cols, order, dom, src, correct=None):
 
     domains = list(dict.fromkeys(v for v in dom.values() if v is not None))
     dom_code = np.array([domains.index(dom[d]) if dom[d] is not None else -1 for d in order], dtype=np.int64)
-    columns = {"dataset": _text_column(code, order),
-               "domain": _text_column(dom_code[code] if len(order) else code, domains)}
+    columns = {
+        "dataset": _text_column(code, order),
+        "domain": _text_column(dom_code[code] if len(order) else code, domains),
+    }
     if correct is None:
         columns["label"] = take(frame["label"].to_numpy().astype(np.int8))
     if "split" in frame.columns:

@@ -79,10 +79,12 @@ def open_benchmark(
         bench = None
     if bench is None:
         if isinstance(data, (str, os.PathLike)) and not Path(data).expanduser().exists():
-            raise FileNotFoundError(f"`data` {str(data)!r} does not exist (give 'demo', 'demo:answers', a file or a "
-                                    "directory)")
-        bench = load_benchmark(data, pos_label=pos_label, domains=domains, nan_policy=nan_policy,
-                               log_options=log_options)
+            raise FileNotFoundError(
+                f"`data` {str(data)!r} does not exist (give 'demo', 'demo:answers', a file or a directory)"
+            )
+        bench = load_benchmark(
+            data, pos_label=pos_label, domains=domains, nan_policy=nan_policy, log_options=log_options
+        )
     elif domains is not None:  # the demo or a Benchmark, with domains of the caller's
         bench = _with_domains(bench, domains)
     missing = _missing(models, bench.models)

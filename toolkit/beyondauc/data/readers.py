@@ -61,8 +61,10 @@ _NAME_COLUMNS = ("dataset", "domain")
 #: Bidirectional embedding, override and isolate controls: they reorder the text that follows them.
 _BIDI_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
 BOOKKEEPING = ("_file", "_line")  # where each row came from, for messages; never a model
-_EXPECTED = ("expected columns 'dataset', 'label', one numeric column per model, optionally 'domain', 'split', 'id' "
-             "(or the long form: 'dataset', 'model', then 'score' + 'label', or the model's answers)")
+_EXPECTED = (
+    "expected columns 'dataset', 'label', one numeric column per model, optionally 'domain', 'split', 'id' "
+    "(or the long form: 'dataset', 'model', then 'score' + 'label', or the model's answers)"
+)
 _TRUE_SUFFIXES = ("_dev_true_scores", "_true_scores")
 _TRUE_TEXT = ("generated_text", "grounding")  # the TRUE format's own text columns: known, never models
 _JSONL = (".jsonl", ".jsonl.gz", ".ndjson", ".ndjson.gz")
@@ -87,6 +89,7 @@ class Origin:
 
 
 # -- reading ------------------------------------------------------------------
+
 
 def read_domains(path: str | os.PathLike) -> dict[str, str]:
     """Read a dataset -> domain mapping from a JSON object or a CSV file.
@@ -151,8 +154,10 @@ def domain_pairs(text: str, *, name: str = "`domains`") -> dict[str, str]:
     for item in text.split(","):
         dataset, sep, domain = (part.strip() for part in item.partition("="))
         if not sep or not dataset or not domain or "=" in domain:
-            raise ValueError(f"{name} {text!r} must be NAME=DOMAIN pairs separated by commas, e.g. "
-                             f"begin=dialogue,q2=dialogue; got {item.strip()!r}")
+            raise ValueError(
+                f"{name} {text!r} must be NAME=DOMAIN pairs separated by commas, e.g. "
+                f"begin=dialogue,q2=dialogue; got {item.strip()!r}"
+            )
         if out.get(dataset, domain) != domain:
             raise ValueError(f"{name} {text!r} gives dataset {dataset!r} two domains: {out[dataset]!r} and {domain!r}")
         out[dataset] = domain
@@ -168,22 +173,25 @@ def check_names(names, what, where, locate=None):
     seen = {}
     for name in names:
         name = str(name)
-        bad = next((ch for ch in name if ch in _BIDI_CONTROLS
-                    or unicodedata.category(ch) in ("Cc", "Cs", "Zl", "Zp")), None)
+        bad = next(
+            (ch for ch in name if ch in _BIDI_CONTROLS or unicodedata.category(ch) in ("Cc", "Cs", "Zl", "Zp")), None
+        )
         if bad is not None:
             at = f" at {locate(name)}" if locate is not None else ""  # found only for the message: a scan
             kind = unicodedata.name(bad, "control character").lower()
             raise ValueError(
                 f"{where}: {what} {quoted_name(name)}{at} holds a {kind} ({ascii(bad)}); names are shown as one line "
                 "of text in tables, figures and reports, so control, line-break and bidirectional-override "
-                "characters are refused: rename it")
+                "characters are refused: rename it"
+            )
         key = unicodedata.normalize("NFC", name)
         other = seen.setdefault(key, name)
         if other != name:
             at = f" at {locate(name)}" if locate is not None else ""
             raise ValueError(
                 f"{where}: {what}s {ascii(other)} and {ascii(name)}{at} are the same name in two Unicode "
-                "normalisation forms (they look identical in every table and figure): rename one")
+                "normalisation forms (they look identical in every table and figure): rename one"
+            )
 
 
 def read_table(path):
@@ -194,8 +202,7 @@ def read_table(path):
             magic = fh.read(4)
         if magic != b"PAR1":
             text = " (its bytes are gzip-compressed)" if magic[:2] == GZIP_MAGIC else ""
-            raise ValueError(f"file {str(path)!r} is not a Parquet file{text}: it does not start with 'PAR1'. "
-                             f"{READS}")
+            raise ValueError(f"file {str(path)!r} is not a Parquet file{text}: it does not start with 'PAR1'. {READS}")
         try:
             frame = pd.read_parquet(path)
         except ImportError as exc:
@@ -233,10 +240,15 @@ def read_table(path):
         return frame, 2  # row numbers in messages are file line numbers (header = line 1)
     if name.endswith(_JSONL):
         return _read_jsonl(path)
-    hint = ("; a .json file is read as JSON Lines when named .jsonl (one object per line)"
-            if name.endswith((".json", ".json.gz")) else "")
-    raise ValueError(f"`source` {str(path)!r}: expected a directory, a .csv(.gz) or a .parquet file, or JSON Lines "
-                     f"(.jsonl, .jsonl.gz, .ndjson){hint}")
+    hint = (
+        "; a .json file is read as JSON Lines when named .jsonl (one object per line)"
+        if name.endswith((".json", ".json.gz"))
+        else ""
+    )
+    raise ValueError(
+        f"`source` {str(path)!r}: expected a directory, a .csv(.gz) or a .parquet file, or JSON Lines "
+        f"(.jsonl, .jsonl.gz, .ndjson){hint}"
+    )
 
 
 def _read_jsonl(path):
@@ -274,11 +286,14 @@ def _jsonl_error(lines, numbers, where):
         except json.JSONDecodeError as exc:
             text = lines[n - 1].strip()
             several = " (one JSON object per line)" if exc.msg == "Extra data" else ""
-            return ValueError(f"{where}, line {n}: not valid JSON{several}: {exc.msg} at column {exc.colno}: "
-                              f"{quoted_name(text)}")
+            return ValueError(
+                f"{where}, line {n}: not valid JSON{several}: {exc.msg} at column {exc.colno}: {quoted_name(text)}"
+            )
         if not isinstance(value, dict):
-            return ValueError(f"{where}, line {n}: a JSON Lines row must be an object "
-                              f"{{\"column\": value, ...}}, got {type(value).__name__} {quoted_name(lines[n - 1].strip())}")
+            return ValueError(
+                f"{where}, line {n}: a JSON Lines row must be an object "
+                f'{{"column": value, ...}}, got {type(value).__name__} {quoted_name(lines[n - 1].strip())}'
+            )
     return ValueError(f"{where} cannot be read as JSON Lines")
 
 
@@ -296,7 +311,9 @@ def annotate(frame, path, offset, dataset=None):
     column, and inserting into it column by column fragments it further.
     """
     lines = offset if isinstance(offset, np.ndarray) else np.arange(len(frame)) + offset
-    file = pd.Categorical.from_codes(np.zeros(len(frame), dtype=np.int8), categories=pd.Index([str(path)], dtype=object))
+    file = pd.Categorical.from_codes(
+        np.zeros(len(frame), dtype=np.int8), categories=pd.Index([str(path)], dtype=object)
+    )
     parts = [frame, pd.DataFrame({"_file": file, "_line": lines}, index=frame.index)]  # the path held once
     if dataset is not None:
         parts.insert(0, pd.DataFrame({"dataset": dataset}, index=frame.index))
@@ -355,8 +372,9 @@ def _csv_line(path, record):
 
 def table_files(path):
     """The files of directory ``path`` that hold tables, sorted by name (hidden files left out)."""
-    files = sorted(p for p in path.iterdir()
-                   if p.is_file() and not p.name.startswith(".") and p.name.lower().endswith(_DIR_TABLES))
+    files = sorted(
+        p for p in path.iterdir() if p.is_file() and not p.name.startswith(".") and p.name.lower().endswith(_DIR_TABLES)
+    )
     if not files:
         raise ValueError(f"directory {str(path)!r} holds no .csv files (nor .tsv, .parquet, .jsonl or .ndjson ones)")
     return files
@@ -399,7 +417,9 @@ def read_true_dir(path, models, ignored=None):
         frame, offset = read_table(f)
         name = true_dataset_name(f)
         if "dataset" in frame.columns:
-            raise ValueError(f"file {str(f)!r}: a TRUE-format file must not have a 'dataset' column (the file name is the dataset)")
+            raise ValueError(
+                f"file {str(f)!r}: a TRUE-format file must not have a 'dataset' column (the file name is the dataset)"
+            )
         if len(frame) == 0:
             raise ValueError(f"file {str(f)!r} (dataset {name!r}) has no rows")
         if "label" not in frame.columns:
@@ -408,8 +428,7 @@ def read_true_dir(path, models, ignored=None):
                 f"{closest('label', frame.columns)}; columns are {list(frame.columns)}"
             )
         frame = annotate(frame, f, offset, dataset=name)
-        found = model_columns(frame, None, f"file {str(f)!r}", ignored, _TRUE_TEXT) if models is None \
-            else frame.columns
+        found = model_columns(frame, None, f"file {str(f)!r}", ignored, _TRUE_TEXT) if models is None else frame.columns
         model_sets[name] = (f, set(found))
         parts.append(frame)
     names = [p["dataset"].iloc[0] for p in parts]
@@ -454,7 +473,8 @@ def model_columns(frame, models, where, ignored=None, known=()):
         if what is not None:
             raise ValueError(
                 f"{where}: column {quoted_name(c)} holds {what}, not scores: convert it to numbers if it is a model, "
-                "or give `models=` to name the model columns")
+                "or give `models=` to name the model columns"
+            )
         if kind == "O" and _mostly_numeric(column):
             cols.append(c)
         elif ignored is not None and c not in known:
@@ -477,8 +497,10 @@ def _not_scores(column):
     sample = values.iloc[:1000]
     if all(isinstance(v, (bool, np.bool_)) for v in sample):
         return "booleans"
-    if all(isinstance(v, (str, pd.Timestamp, np.datetime64)) for v in sample) \
-            and not pd.to_numeric(sample, errors="coerce").notna().any():
+    if (
+        all(isinstance(v, (str, pd.Timestamp, np.datetime64)) for v in sample)
+        and not pd.to_numeric(sample, errors="coerce").notna().any()
+    ):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             dates = pd.to_datetime(sample.astype(str), format="ISO8601", errors="coerce")

@@ -15,8 +15,19 @@ import zlib
 
 from ..utils.formatting import quoted_name
 
-__all__ = ["GZIP_ERRORS", "GZIP_MAGIC", "READS", "check_delimiter", "check_duplicate_columns", "csv_header",
-           "gzip_fault", "open_text", "parser_error", "sniff", "undecodable"]
+__all__ = [
+    "GZIP_ERRORS",
+    "GZIP_MAGIC",
+    "READS",
+    "check_delimiter",
+    "check_duplicate_columns",
+    "csv_header",
+    "gzip_fault",
+    "open_text",
+    "parser_error",
+    "sniff",
+    "undecodable",
+]
 
 
 GZIP_MAGIC = b"\x1f\x8b"
@@ -76,13 +87,17 @@ def gzip_fault(path: str | os.PathLike, exc: BaseException, where: str) -> Value
     lines = _lines_decompressed(path)
     after = f"after line {lines}" if lines else "before its first line ends"
     if isinstance(exc, EOFError):
-        return ValueError(f"{where} is cut short: its gzip stream ends {after}, before the end-of-stream marker "
-                          "(a copy or download that did not finish?); copy or compress it again")
+        return ValueError(
+            f"{where} is cut short: its gzip stream ends {after}, before the end-of-stream marker "
+            "(a copy or download that did not finish?); copy or compress it again"
+        )
     if isinstance(exc, gzip.BadGzipFile):  # a wrong CRC or length: damaged somewhere, the check cannot say where
-        return ValueError(f"{where} is damaged: its gzip stream fails gzip's own check ({exc}); copy or compress it "
-                          "again")
-    return ValueError(f"{where} is damaged: its gzip stream cannot be decompressed {after} ({exc}); copy or "
-                      "compress it again")
+        return ValueError(
+            f"{where} is damaged: its gzip stream fails gzip's own check ({exc}); copy or compress it again"
+        )
+    return ValueError(
+        f"{where} is damaged: its gzip stream cannot be decompressed {after} ({exc}); copy or compress it again"
+    )
 
 
 def _lines_decompressed(path):
@@ -97,7 +112,7 @@ def _feed(unpack, data, sizes):
     fails is fed again in the next smaller pieces, so the lines before the fault count to the byte."""
     lines = 0
     for start in range(0, len(data), sizes[0]):
-        piece = data[start:start + sizes[0]]
+        piece = data[start : start + sizes[0]]
         saved = [unpack[0].copy()]
         try:
             lines += _count_lines(unpack, piece)
@@ -152,22 +167,28 @@ def sniff(path):
         raise gzip_fault(path, exc, where) from None
     unpacked = " (once decompressed)" if gz else ""
     if head.startswith((b"\xff\xfe", b"\xfe\xff")):
-        raise ValueError(f"{where} is UTF-16 text{unpacked} (it starts with a UTF-16 byte-order mark); "
-                         "re-save it as UTF-8")
+        raise ValueError(
+            f"{where} is UTF-16 text{unpacked} (it starts with a UTF-16 byte-order mark); re-save it as UTF-8"
+        )
     if head.startswith(b"PAR1"):
         raise ValueError(f"{where} holds a Parquet file{unpacked} (it starts with 'PAR1'); give it a .parquet name")
     if head.startswith(b"PK\x03\x04"):
-        raise ValueError(f"{where} is a ZIP archive{unpacked} (an .xlsx workbook is one), not a CSV file; "
-                         f"export the table as CSV. {READS}")
+        raise ValueError(
+            f"{where} is a ZIP archive{unpacked} (an .xlsx workbook is one), not a CSV file; "
+            f"export the table as CSV. {READS}"
+        )
     if b"\x00" in head:
         even, odd = head[0::2], head[1::2]
         if min(even.count(0), odd.count(0)) == 0 and max(even.count(0), odd.count(0)) > len(head) // 4:
-            raise ValueError(f"{where} looks like UTF-16 text{unpacked} (every other byte is zero); "
-                             "re-save it as UTF-8")
+            raise ValueError(
+                f"{where} looks like UTF-16 text{unpacked} (every other byte is zero); re-save it as UTF-8"
+            )
     controls = len(head) - len(head.translate(None, _CONTROL_BYTES))
     if controls > len(head) // 20:  # text holds few (a stray one may sit in a quoted name); binary data ~1 in 9
-        raise ValueError(f"{where} is not a CSV/Parquet file: it holds binary data{unpacked} ({controls} control "
-                         f"bytes in its first {len(head)}). {READS}")
+        raise ValueError(
+            f"{where} is not a CSV/Parquet file: it holds binary data{unpacked} ({controls} control "
+            f"bytes in its first {len(head)}). {READS}"
+        )
     return "gzip" if gz else None
 
 
@@ -185,8 +206,10 @@ def undecodable(path, where):
                 line.decode("utf-8")
             except UnicodeDecodeError as exc:
                 byte = line[exc.start]
-                return ValueError(f"{where}, line {number}: byte 0x{byte:02x} is not UTF-8 text (the file may be "
-                                  "Latin-1 or Windows-1252); re-save it as UTF-8")
+                return ValueError(
+                    f"{where}, line {number}: byte 0x{byte:02x} is not UTF-8 text (the file may be "
+                    "Latin-1 or Windows-1252); re-save it as UTF-8"
+                )
     return ValueError(f"{where} is not UTF-8 text; re-save it as UTF-8")
 
 
@@ -198,10 +221,17 @@ def check_delimiter(header, sep, where):
     if others:
         shown = {"\t": "tabs"}.get(others[0], repr(others[0]))
         told = "comma-separated" if sep == "," else "tab-separated"
-        fix = ("give it a .tsv name" if others[0] == "\t" else "re-save it with ',' between values") if sep == "," \
-            else "give it a .csv name" if others[0] == "," else "re-save it with tabs between values"
-        raise ValueError(f"{where} looks delimited by {shown}, not {told} (its header line is one field, "
-                         f"{quoted_name(header[0])}): {fix}")
+        fix = (
+            ("give it a .tsv name" if others[0] == "\t" else "re-save it with ',' between values")
+            if sep == ","
+            else "give it a .csv name"
+            if others[0] == ","
+            else "re-save it with tabs between values"
+        )
+        raise ValueError(
+            f"{where} looks delimited by {shown}, not {told} (its header line is one field, "
+            f"{quoted_name(header[0])}): {fix}"
+        )
 
 
 def parser_error(path, sep, exc, where):
@@ -219,12 +249,15 @@ def parser_error(path, sep, exc, where):
                 elif row and len(row) > len(header):
                     return ValueError(
                         f"{where}, line {start}: {len(row)} fields, but the header has {len(header)}; a value that "
-                        f"holds {'a tab' if sep == chr(9) else repr(sep)} must be in double quotes")
+                        f"holds {'a tab' if sep == chr(9) else repr(sep)} must be in double quotes"
+                    )
                 start = reader.line_num + 1
         except csv.Error as error:
             if "end of data" in str(error):
-                return ValueError(f"{where}, line {start}: a quoted value opens here and is never closed "
-                                  "(a '\"' inside a value must be doubled)")
+                return ValueError(
+                    f"{where}, line {start}: a quoted value opens here and is never closed "
+                    "(a '\"' inside a value must be doubled)"
+                )
             return ValueError(f"{where}, line {start}: {error}")
     text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
     text = text.replace("Error tokenizing data. C error: ", "")

@@ -1,5 +1,4 @@
-"""Layer 3: the parameter table, :func:`evaluate` and the :class:`Evaluation` every view reads.
-"""
+"""Layer 3: the parameter table, :func:`evaluate` and the :class:`Evaluation` every view reads."""
 
 from .comparison import (  # noqa: F401
     ComparisonSummary,

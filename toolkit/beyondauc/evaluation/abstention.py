@@ -60,9 +60,17 @@ def risk_control_evaluation(bench, p: EvaluationParameters, left_out: Mapping[st
     """
     protocols = [x for x in RISK_CONTROL_PROTOCOLS if x not in left_out]
     datasets = [d for d in bench.datasets if d != p.ood_dataset]
-    return risk_control_table(bench, risks=p.target_risks, delta=p.risk_delta, method=p.risk_method,
-                              protocols=protocols, calibration_method=p.selective_method,
-                              class_weight=p.class_weight, datasets=datasets, random_state=p.random_state)
+    return risk_control_table(
+        bench,
+        risks=p.target_risks,
+        delta=p.risk_delta,
+        method=p.risk_method,
+        protocols=protocols,
+        calibration_method=p.selective_method,
+        class_weight=p.class_weight,
+        datasets=datasets,
+        random_state=p.random_state,
+    )
 
 
 def guarantee_held(table: pd.DataFrame, model: str, *, risk: float, protocol: str = "xdomain") -> tuple[int, int]:

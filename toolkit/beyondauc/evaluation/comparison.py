@@ -53,21 +53,48 @@ if TYPE_CHECKING:
     from .container import Evaluation
     from .settings import EvaluationParameters
 
-__all__ = ["CLUSTERED_DELONG", "COMPARISON_COLUMNS", "ComparisonSummary", "comparison_summary", "comparison_table", "holm_pvalues",
-           "index_cell", "reading"]
+__all__ = [
+    "CLUSTERED_DELONG",
+    "COMPARISON_COLUMNS",
+    "ComparisonSummary",
+    "comparison_summary",
+    "comparison_table",
+    "holm_pvalues",
+    "index_cell",
+    "reading",
+]
 
 #: The columns of the ``comparison`` table.
-COMPARISON_COLUMNS = ("model", "reference", "reference_kind", "dataset", "value", *DIFFERENCE_COLUMNS,
-                      "pvalue_holm", "test", "note")
+COMPARISON_COLUMNS = (
+    "model",
+    "reference",
+    "reference_kind",
+    "dataset",
+    "value",
+    *DIFFERENCE_COLUMNS,
+    "pvalue_holm",
+    "test",
+    "note",
+)
 
 #: The ``test`` of a ΔAUC row of a scores benchmark whose rows repeat items.
 CLUSTERED_DELONG = "paired DeLong, clustered by item (Obuchowski)"
-_ANSWERS_AUC = ("the paired DeLong test needs the same labels, and an answers benchmark's label is each model's "
-                "own correctness; the paired bootstrap answers it, and needs n_bootstrap > 0")
+_ANSWERS_AUC = (
+    "the paired DeLong test needs the same labels, and an answers benchmark's label is each model's "
+    "own correctness; the paired bootstrap answers it, and needs n_bootstrap > 0"
+)
 
 
-def comparison_table(bench: Benchmark, head: pd.DataFrame, boot: GridBootstrap | None, tables: dict, replicates: dict | None,
-                     p: EvaluationParameters, *, given: dict | None = None) -> pd.DataFrame:
+def comparison_table(
+    bench: Benchmark,
+    head: pd.DataFrame,
+    boot: GridBootstrap | None,
+    tables: dict,
+    replicates: dict | None,
+    p: EvaluationParameters,
+    *,
+    given: dict | None = None,
+) -> pd.DataFrame:
     """Every model minus its reference, per dataset and the mean: AUC, accuracy, kappa, DiSCA, drift.
 
     Parameters
@@ -108,10 +135,13 @@ def comparison_table(bench: Benchmark, head: pd.DataFrame, boot: GridBootstrap |
     if not refs:
         return pd.DataFrame(columns=list(COMPARISON_COLUMNS))
     level = p.confidence_level
-    parts = [_auc_rows(bench, head, refs, level, p), _grid_rows(head, boot, refs, p),
-             _bootstrap_rows(tables["selective"], "disca", refs, replicates, board, level, rankable=True),
-             _bootstrap_rows(tables["diagnostics"], "drift", refs, replicates, board, level),
-             _given_rows(tables.get("given_calibration"), given, refs, level)]
+    parts = [
+        _auc_rows(bench, head, refs, level, p),
+        _grid_rows(head, boot, refs, p),
+        _bootstrap_rows(tables["selective"], "disca", refs, replicates, board, level, rankable=True),
+        _bootstrap_rows(tables["diagnostics"], "drift", refs, replicates, board, level),
+        _given_rows(tables.get("given_calibration"), given, refs, level),
+    ]
     out = pd.concat([x for x in parts if len(x)], ignore_index=True)
     base = p.baseline
     out["reference_kind"] = np.where(out["reference"] == base, "baseline", "best other") if base else "best other"
@@ -152,29 +182,51 @@ def _auc_rows(bench, head, refs, level, p=None):
     """ΔAUC per dataset and for the mean: the paired DeLong test (scores), the paired bootstrap (answers)."""
     if bench.kind == "answers":
         n_bootstrap = (p or {}).get("n_bootstrap", 0)
-        reps = paired_auc_replicates(bench, n_bootstrap=n_bootstrap, random_state=p.random_state) \
-            if n_bootstrap else None
+        reps = (
+            paired_auc_replicates(bench, n_bootstrap=n_bootstrap, random_state=p.random_state) if n_bootstrap else None
+        )
         auc = head.pivot(index="dataset", columns="model", values="auc").reindex(bench.datasets)
         rows = []
         for m, ref in refs.items():
             a, b = auc[m].to_numpy(float), auc[ref].to_numpy(float)
-            ra, rb = (None, None) if reps is None else (np.column_stack([reps[x], nanmean_quiet(reps[x], 1)])
-                                                        for x in (m, ref))
-            t = paired_differences(np.r_[a, nanmean_quiet(a, 0)], np.r_[b, nanmean_quiet(b, 0)], ra, rb,
-                                   confidence_level=level)
-            rows.append(t.assign(model=m, reference=ref, dataset=[*bench.datasets, "mean"], value="auc",
-                                 test="" if reps is None else "paired bootstrap",
-                                 note=_ANSWERS_AUC if reps is None else t["interval_note"]))
+            ra, rb = (
+                (None, None)
+                if reps is None
+                else (np.column_stack([reps[x], nanmean_quiet(reps[x], 1)]) for x in (m, ref))
+            )
+            t = paired_differences(
+                np.r_[a, nanmean_quiet(a, 0)], np.r_[b, nanmean_quiet(b, 0)], ra, rb, confidence_level=level
+            )
+            rows.append(
+                t.assign(
+                    model=m,
+                    reference=ref,
+                    dataset=[*bench.datasets, "mean"],
+                    value="auc",
+                    test="" if reps is None else "paired bootstrap",
+                    note=_ANSWERS_AUC if reps is None else t["interval_note"],
+                )
+            )
         return pd.concat(rows, ignore_index=True)
     y, groups = bench.labels(), np.asarray(bench.datasets, dtype=object)[bench.dataset_codes()]
     rows = []
     clusters = bench.items() if bench.repeated else None  # repeated samples: Obuchowski's clustered DeLong
     for m, ref in refs.items():
-        t = delong_differences(y, bench.scores(m), bench.scores(ref), groups, confidence_level=level,
-                               clusters=clusters)
+        t = delong_differences(y, bench.scores(m), bench.scores(ref), groups, confidence_level=level, clusters=clusters)
         cols = {("dataset" if c == "group" else c): v for c, v in _columns(t).items() if c != "standard_error"}
-        rows.append((len(t), {**cols, "model": m, "reference": ref, "value": "auc",
-                              "test": "paired DeLong" if clusters is None else CLUSTERED_DELONG, "note": ""}))
+        rows.append(
+            (
+                len(t),
+                {
+                    **cols,
+                    "model": m,
+                    "reference": ref,
+                    "value": "auc",
+                    "test": "paired DeLong" if clusters is None else CLUSTERED_DELONG,
+                    "note": "",
+                },
+            )
+        )
     return _concat(rows)
 
 
@@ -189,9 +241,20 @@ def _grid_rows(head, boot, refs, p):
         for m, ref in refs.items():
             a, b = wide[m].to_numpy(float), wide[ref].to_numpy(float)
             t = paired_differences(np.r_[a, nanmean_quiet(a, 0)], np.r_[b, nanmean_quiet(b, 0)])
-            rows.append((len(t), {**_columns(t), "model": m, "reference": ref,
-                                  "dataset": np.array([*wide.index, "mean"], dtype=object), "value": value, "test": "",
-                                  "note": "no interval: n_bootstrap = 0"}))
+            rows.append(
+                (
+                    len(t),
+                    {
+                        **_columns(t),
+                        "model": m,
+                        "reference": ref,
+                        "dataset": np.array([*wide.index, "mean"], dtype=object),
+                        "value": value,
+                        "test": "",
+                        "note": "no interval: n_bootstrap = 0",
+                    },
+                )
+            )
     return _concat(rows)
 
 
@@ -208,8 +271,11 @@ def _bootstrap_rows(frame, value, refs, replicates, board, level, *, rankable=Fa
     est, reps = {}, {}
     for m, rows in frame.groupby("model", sort=False):
         rows = rows.set_index("dataset").reindex(datasets)
-        keep = rows["rankable"].fillna(False).astype(bool).to_numpy() if rankable and "rankable" in rows else \
-            np.ones(len(datasets), dtype=bool)
+        keep = (
+            rows["rankable"].fillna(False).astype(bool).to_numpy()
+            if rankable and "rankable" in rows
+            else np.ones(len(datasets), dtype=bool)
+        )
         est[m] = np.r_[rows[value].to_numpy(float), board[value].get(m, np.nan)]
         r = None if replicates is None else (replicates.get(m) or {}).get(value)
         r = None if r is None else r["replicates"]  # beside the jackknife the BCa intervals of the means read
@@ -222,12 +288,24 @@ def _bootstrap_rows(frame, value, refs, replicates, board, level, *, rankable=Fa
         if m not in est or ref not in est:
             continue
         paired = m in reps and ref in reps
-        t = paired_differences(est[m], est[ref], reps.get(m) if paired else None, reps.get(ref) if paired else None,
-                               confidence_level=level)
+        t = paired_differences(
+            est[m], est[ref], reps.get(m) if paired else None, reps.get(ref) if paired else None, confidence_level=level
+        )
         cols = _columns(t)
-        out.append((len(t), {**cols, "model": m, "reference": ref, "dataset": np.array([*datasets, "mean"], dtype=object),
-                             "value": value, "test": "paired bootstrap" if paired else "",
-                             "note": cols["interval_note"] if paired else "no interval: n_bootstrap = 0"}))
+        out.append(
+            (
+                len(t),
+                {
+                    **cols,
+                    "model": m,
+                    "reference": ref,
+                    "dataset": np.array([*datasets, "mean"], dtype=object),
+                    "value": value,
+                    "test": "paired bootstrap" if paired else "",
+                    "note": cols["interval_note"] if paired else "no interval: n_bootstrap = 0",
+                },
+            )
+        )
     return _concat(out) if out else pd.DataFrame()
 
 
@@ -248,21 +326,36 @@ def _given_rows(table, given, refs, level):
                 continue  # a model whose scores are no probabilities has no row there
             a, b = wide[m].to_numpy(float), wide[ref].to_numpy(float)
             paired = given is not None and m in given and ref in given
-            ra, rb = (np.column_stack([given[x][value], nanmean_quiet(given[x][value], 1)]) for x in (m, ref)) \
-                if paired else (None, None)
-            t = paired_differences(np.r_[a, nanmean_quiet(a, 0)], np.r_[b, nanmean_quiet(b, 0)], ra, rb,
-                                   confidence_level=level)
+            ra, rb = (
+                (np.column_stack([given[x][value], nanmean_quiet(given[x][value], 1)]) for x in (m, ref))
+                if paired
+                else (None, None)
+            )
+            t = paired_differences(
+                np.r_[a, nanmean_quiet(a, 0)], np.r_[b, nanmean_quiet(b, 0)], ra, rb, confidence_level=level
+            )
             cols = _columns(t)
-            out.append((len(t), {**cols, "model": m, "reference": ref, "dataset": np.array([*datasets, "mean"],
-                                                                                            dtype=object),
-                                 "value": value, "test": "paired bootstrap" if paired else "",
-                                 "note": cols["interval_note"] if paired else "no interval: n_bootstrap = 0"}))
+            out.append(
+                (
+                    len(t),
+                    {
+                        **cols,
+                        "model": m,
+                        "reference": ref,
+                        "dataset": np.array([*datasets, "mean"], dtype=object),
+                        "value": value,
+                        "test": "paired bootstrap" if paired else "",
+                        "note": cols["interval_note"] if paired else "no interval: n_bootstrap = 0",
+                    },
+                )
+            )
     return _concat(out) if out else pd.DataFrame()
 
 
 # ---------------------------------------------------------------------------
 # the view: one model against its reference, in words
 # ---------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class ComparisonSummary:
@@ -317,11 +410,16 @@ class ComparisonSummary:
         text = ("Dataset", "Value", "Test", "Reading")  # left-aligned; the numbers stay right-aligned
         align = [' style="text-align: left"' if c in text else "" for c in self.table.columns]
         head = "".join(f"<th{a}>{html.escape(str(c))}</th>" for a, c in zip(align, self.table.columns))
-        body = "".join("<tr>" + "".join(f"<td{a}>{html.escape(str(v))}</td>" for a, v in zip(align, r)) + "</tr>"
-                       for r in self.table.itertuples(index=False))
+        body = "".join(
+            "<tr>" + "".join(f"<td{a}>{html.escape(str(v))}</td>" for a, v in zip(align, r)) + "</tr>"
+            for r in self.table.itertuples(index=False)
+        )
         sentence = f"<p>{html.escape(self.sentence)}</p>" if self.sentence else ""
-        table = (f'<table class="ba-comparison-table"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
-                 if len(self.table) else "")
+        table = (
+            f'<table class="ba-comparison-table"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
+            if len(self.table)
+            else ""
+        )
         return f'<div class="ba-comparison">{sentence}{table}</div>'
 
 
@@ -358,11 +456,19 @@ def comparison_summary(evaluation: Evaluation, model: str) -> ComparisonSummary:
     rows = []
     for _, r in t.iterrows():
         name, higher = VALUE_NAMES[r["value"]]
-        rows.append({"Dataset": MEAN_ROW if r["dataset"] == "mean" else r["dataset"], "Value": name,
-                     model: format_number(r["estimate"]), ref: format_number(r["reference_estimate"]),
-                     f"Difference ({level:.0%} interval)": difference_text(r), "p-value": p_text(r["pvalue"]),
-                     "Holm p": p_text(_holm(r)), "Test": r["test"] or MISSING,
-                     "Reading": reading(r["difference"], _holm(r), higher_is_better=higher, alpha=1 - level)})
+        rows.append(
+            {
+                "Dataset": MEAN_ROW if r["dataset"] == "mean" else r["dataset"],
+                "Value": name,
+                model: format_number(r["estimate"]),
+                ref: format_number(r["reference_estimate"]),
+                f"Difference ({level:.0%} interval)": difference_text(r),
+                "p-value": p_text(r["pvalue"]),
+                "Holm p": p_text(_holm(r)),
+                "Test": r["test"] or MISSING,
+                "Reading": reading(r["difference"], _holm(r), higher_is_better=higher, alpha=1 - level),
+            }
+        )
     table = pd.DataFrame(rows)
     sentence = _sentence(model, ref, kind, table, t, evaluation.parameters.get("baseline"))
     return ComparisonSummary(model, ref, kind, sentence, table)
@@ -387,8 +493,10 @@ def _sentence(model, ref, kind, table, t, baseline):
     for n, value, dataset in zip(t["note"], t["value"], t["dataset"]):
         if n:
             notes.setdefault(n, []).append(f"{VALUE_NAMES[value][0]} on {MEAN_ROW if dataset == 'mean' else dataset}")
-    return text + "".join(f" Note: {n}." if len(rows) == len(t) or n.startswith("no interval") else
-                          f" Note ({_and(rows)}): {n}." for n, rows in sorted(notes.items()))
+    return text + "".join(
+        f" Note: {n}." if len(rows) == len(t) or n.startswith("no interval") else f" Note ({_and(rows)}): {n}."
+        for n, rows in sorted(notes.items())
+    )
 
 
 def _holm(row):
@@ -428,6 +536,8 @@ def index_cell(evaluation: Evaluation, model: str) -> str:
     for _, r in t.iterrows():
         p = p_text(r["pvalue"])
         p = "p " + p if p.startswith("<") else "p = " + p
-        parts.append(f"{'AUC' if r['value'] == 'auc' else 'accuracy'} {format_number(r['difference'], signed=True)}: "
-                     f"{reading(r['difference'], _holm(r), alpha=alpha)} ({p})")
+        parts.append(
+            f"{'AUC' if r['value'] == 'auc' else 'accuracy'} {format_number(r['difference'], signed=True)}: "
+            f"{reading(r['difference'], _holm(r), alpha=alpha)} ({p})"
+        )
     return "; ".join([f"vs {t['reference'].iloc[0]}", *parts])

@@ -39,7 +39,7 @@ TABLES: dict[str, str] = {
     "datasets": "one row per dataset: domain, examples, positives, positive rate (and the split values)",
     "grid": "AUC and every score (accuracy, kappa, balanced accuracy, MCC, F1) per protocol x method x dataset x model",
     "rank_changes": "rank by AUC vs rank by the score per dataset and for the mean (headline protocol and method), "
-                    "for score = accuracy and kappa",
+    "for score = accuracy and kappa",
     "rank_table": "value and rank of every model per dataset and mean, for score = auc, accuracy and kappa",
     "kendall": "Kendall's tau between the AUC ranking and the score ranking, per dataset and mean",
     "calibration_modes": "the paper's Table 4: mean score and rank per protocol x method (score = accuracy, kappa)",
@@ -47,63 +47,62 @@ TABLES: dict[str, str] = {
     "variance": "the paper's Table 3: score variance per model, raw and min-max scaled",
     "histograms": "class-conditional score histograms per model and dataset (and 'all'), shared bins per model",
     "diagnostics": "test-set AUROC diagnostics per model x dataset: AUCs, bias and noise robustness, drift, W "
-                   "(and a note saying why any of them is undefined); drift_pvalue / wasserstein_pvalue: their "
-                   "permutation p-values (cohorts shuffled within class); drift_rank, wasserstein_rank, "
-                   "bias_robustness_rank: the model's rank per dataset",
+    "(and a note saying why any of them is undefined); drift_pvalue / wasserstein_pvalue: their "
+    "permutation p-values (cohorts shuffled within class); drift_rank, wasserstein_rank, "
+    "bias_robustness_rank: the model's rank per dataset",
     "roc": "ROC curves of the validation and test cohorts per model x dataset (thinned, see docs/evaluation.md)",
     "cohort_histograms": "class histograms of the validation and test cohorts on shared bins, per model x dataset",
     "robustness": "bias and noise robustness curves per model x dataset x cohort",
     "drift_curves": "sensitivity and specificity of both cohorts per threshold (thinned, see docs/evaluation.md)",
     "wasserstein": "the 2x2 Wasserstein matrices (p = 1 and p = 2; `chosen` marks parameter p) per model x dataset",
     "selective": "selective answering per model x dataset: accuracy, area, AURC, E-AURC, a, b, fluctuations, "
-                 "DiSCA (and on the OOD dataset, DiDMA, NiDMA); n_confidences, top_share and rankable: whether the "
-                 "answers have enough distinct confidences for DiSCA to rank them; disca_rank: its rank per dataset",
+    "DiSCA (and on the OOD dataset, DiDMA, NiDMA); n_confidences, top_share and rankable: whether the "
+    "answers have enough distinct confidences for DiSCA to rank them; disca_rank: its rank per dataset",
     "tolerance": "b and DiSCA over the tolerance grid per model x dataset (and on the OOD dataset); disca_rank: the "
-                 "rank per dataset and tolerance",
+    "rank per dataset and tolerance",
     "coverage_curves": "coverage-accuracy curves per model x dataset: the grid curve DiSCA reads, the exact curve "
-                       "(thinned) and the grid curve on the OOD dataset",
+    "(thinned) and the grid curve on the OOD dataset",
     "fluctuations": "every fluctuation of the grid curve per model x dataset (and on the OOD dataset)",
     "leaderboard": "one row per model: mean AUC and accuracy, their ranks and the change, kappa, DiSCA (over the "
-                   "datasets where its answers are rankable), drift, with intervals, sign_share and p_value",
+    "datasets where its answers are rankable), drift, with intervals, sign_share and p_value",
     "calibration_error": "expected calibration error (15 equal-width bins) of the probabilities a calibrator learnt "
-                         "under each protocol x method gives on the evaluation data, per dataset x model",
+    "under each protocol x method gives on the evaluation data, per dataset x model",
     "calibration_error_ranks": "the mean over datasets of that expected calibration error per protocol x method x "
-                               "model, and its rank among the models (1 = the lowest)",
+    "model, and its rank among the models (1 = the lowest)",
     "reliability": "the reliability bins behind each ECE: mean predicted probability, fraction of positives, count",
     "resolution_sensitivity": "DiSCA and its parts on the same answers over grid steps 0.1 ... 1e-4, per model x "
-                              "dataset (DiSCA depends on the step through the 0.001 floor)",
+    "dataset (DiSCA depends on the step through the 0.001 floor)",
     "mean_intervals": "the mean over datasets of every score with its bootstrap interval (headline setting)",
     "findings": "the verdict on each model: one sentence per finding (ranking, threshold, drift, selective, and "
-                "first, where part of it is undefined, analysis) with its status (good, warn, bad, info), the rule "
-                "that set it and the number behind it (reason), generated from the tables above",
+    "first, where part of it is undefined, analysis) with its status (good, warn, bad, info), the rule "
+    "that set it and the number behind it (reason), generated from the tables above",
     "verdicts": "one line per model for the index, from its findings, with the reason for its status",
     "risk_control": "abstention with a guarantee per model x dataset x protocol x target risk: the threshold "
-                    "certified on the protocol's calibration data (coverage and risk there) and, on the dataset, "
-                    "the realised risk, the coverage and whether the guarantee held",
+    "certified on the protocol's calibration data (coverage and risk there) and, on the dataset, "
+    "the realised risk, the coverage and whether the guarantee held",
     "given_calibration": "calibration of the confidence as given (answers, and scores that are probabilities) per "
-                         "model x dataset: Brier score with Murphy's reliability, resolution and uncertainty, NLL, "
-                         "ECE over equal-width and equal-mass bins, smooth ECE, PRR and PRR over the first half of "
-                         "the rejection curve, each with its bootstrap interval, and whether the ECE flags it",
+    "model x dataset: Brier score with Murphy's reliability, resolution and uncertainty, NLL, "
+    "ECE over equal-width and equal-mass bins, smooth ECE, PRR and PRR over the first half of "
+    "the rejection curve, each with its bootstrap interval, and whether the ECE flags it",
     "given_reliability": "reliability diagram of the confidence as given per model x dataset: per equal-width "
-                         "bin the mean confidence, the mean correctness, the count and its Wilson band",
+    "bin the mean confidence, the mean correctness, the count and its Wilson band",
     "rejection_curves": "prediction rejection curves per model x dataset: the mean loss of the kept answers as "
-                        "the least confident are rejected (loss), the oracle's and random, at up to 201 shares",
+    "the least confident are rejected (loss), the oracle's and random, at up to 201 shares",
     "auc_intervals": "DeLong confidence interval of the AUC per model x dataset",
     "pairwise": "per dataset and mean, for each ordered pair of models: the accuracy difference, its interval and "
-                "the bootstrap probability that the first beats the second (headline protocol and method)",
+    "the bootstrap probability that the first beats the second (headline protocol and method)",
     "comparison": "each model against its reference (the baseline, or the best other model by mean AUC) per "
-                  "dataset and mean: the difference of AUC (paired DeLong test), deployed accuracy and kappa "
-                  "(headline protocol and method), DiSCA and drift (paired bootstrap), with interval and p-value",
+    "dataset and mean: the difference of AUC (paired DeLong test), deployed accuracy and kappa "
+    "(headline protocol and method), DiSCA and drift (paired bootstrap), with interval and p-value",
     "friedman": "Friedman test and Nemenyi critical difference over datasets, for the AUC and the deployed "
-                "accuracy: average rank per model, statistic, p-value, critical difference",
+    "accuracy: average rank per model, statistic, p-value, critical difference",
 }
-
-
 
 
 # ---------------------------------------------------------------------------
 # the result
 # ---------------------------------------------------------------------------
+
 
 def package_versions() -> dict[str, str | None]:
     """The installed versions of beyondauc and of the libraries its numbers depend on (the manifest records them)."""
@@ -181,8 +180,11 @@ class Evaluation:
     def same_inputs(self, sha256: str, parameters: dict[str, Any]) -> bool:
         """Whether this evaluation was computed from data ``sha256`` with ``parameters`` (complete), by the
         versions of beyondauc and of the libraries its numbers depend on that are installed now."""
-        return (self.data.get("sha256") == sha256 and _jsonable(self.parameters) == _jsonable(parameters)
-                and self.versions == package_versions())
+        return (
+            self.data.get("sha256") == sha256
+            and _jsonable(self.parameters) == _jsonable(parameters)
+            and self.versions == package_versions()
+        )
 
     def _rows(self, name, **where):
         t = self.table(name)
@@ -191,8 +193,9 @@ class Evaluation:
             mask &= (t[k] == v).to_numpy()
         return t[mask]
 
-    def coverage_curve(self, model: str, dataset: str, *, curve: str = "exact",
-                       where: str = "in") -> CoverageAccuracyCurve:
+    def coverage_curve(
+        self, model: str, dataset: str, *, curve: str = "exact", where: str = "in"
+    ) -> CoverageAccuracyCurve:
         """A stored coverage-accuracy curve as a :class:`~beyondauc.CoverageAccuracyCurve`.
 
         ``curve="grid"`` is the curve DiSCA reads (step ``resolution``),
@@ -207,8 +210,9 @@ class Evaluation:
             raise ValueError(f"the evaluation has no {curve} curve of {model!r} on {dataset!r} ({where})")
         sel = self._rows("selective", model=model, dataset=dataset).iloc[0]
         area = float(sel["area"]) if curve == "exact" and where == "in" else None  # None: from the points
-        return CoverageAccuracyCurve.from_frame(c, score=area,
-                                                resolution=self.parameters["resolution"] if curve == "grid" else None)
+        return CoverageAccuracyCurve.from_frame(
+            c, score=area, resolution=self.parameters["resolution"] if curve == "grid" else None
+        )
 
     def disca(self, model: str, dataset: str, *, where: str = "in") -> DiSCA:
         """The stored :class:`~beyondauc.DiSCA` of ``model`` on ``dataset`` (``where="ood"``: on the OOD data)."""
@@ -221,14 +225,21 @@ class Evaluation:
         sfx = "" if where == "in" else "_ood"
         fl = self._rows("fluctuations", model=model, dataset=dataset, where=where)
         tab = self._rows("tolerance", model=model, dataset=dataset, where=where)
-        numbers = {name: row[name + sfx] for name in ("disca", "a", "b", "n_fluctuations", "fluctuation_magnitude",
-                                                      "penalty")}
+        numbers = {
+            name: row[name + sfx] for name in ("disca", "a", "b", "n_fluctuations", "fluctuation_magnitude", "penalty")
+        }
         curve = self._rows("coverage_curves", model=model, dataset=dataset, curve="grid", where=where)
         tables = {"fluctuations": fl, "tolerance": tab, "curve": curve}
-        tables = {k: v.drop(columns=[c for c in ("model", "dataset", "where", "curve") if c in v.columns])
-                  for k, v in tables.items()}
-        return DiSCA.from_tables(numbers, tables, tolerance=float(self.parameters["tolerance"]),
-                                 resolution=float(self.parameters["resolution"]))
+        tables = {
+            k: v.drop(columns=[c for c in ("model", "dataset", "where", "curve") if c in v.columns])
+            for k, v in tables.items()
+        }
+        return DiSCA.from_tables(
+            numbers,
+            tables,
+            tolerance=float(self.parameters["tolerance"]),
+            resolution=float(self.parameters["resolution"]),
+        )
 
     def cohort_panels(self, model: str, dataset: str) -> dict[str, Any]:
         """What the diagnostics dashboard of ``model`` on ``dataset`` draws, rebuilt from the stored tables."""
@@ -240,8 +251,10 @@ class Evaluation:
         if not len(row):
             raise ValueError(f"the evaluation has no diagnostics of {model!r} on {dataset!r}")
         row = row.iloc[0]
-        matrices = {bool(w["chosen"].iloc[0]): WassersteinMatrix.from_rows(w)
-                    for _, w in self._rows("wasserstein", **key).groupby("p", sort=True)}
+        matrices = {
+            bool(w["chosen"].iloc[0]): WassersteinMatrix.from_rows(w)
+            for _, w in self._rows("wasserstein", **key).groupby("p", sort=True)
+        }
         n_repeats, seed = int(self.parameters["noise_repeats"]), self.parameters["random_state"]
         method = self.parameters.get("noise_method", "monte_carlo")  # evaluations from before the exact method
         robust = {}
@@ -249,27 +262,46 @@ class Evaluation:
             empty = np.array([])
             auc = float(row[f"auc_{cohort}"])
             robust[(cohort, "bias")] = BiasRobustness(np.nan, auc, np.nan, empty, empty)
-            robust[(cohort, "noise")] = NoiseRobustness(np.nan, auc, np.nan, empty, empty, empty, n_repeats, seed,
-                                                       method)
+            robust[(cohort, "noise")] = NoiseRobustness(
+                np.nan, auc, np.nan, empty, empty, empty, n_repeats, seed, method
+            )
         for (cohort, kind), r in self._rows("robustness", **key).groupby(["cohort", "kind"], sort=False):
-            robust[(cohort, kind)] = BiasRobustness.from_frame(r) if kind == "bias" else NoiseRobustness.from_frame(
-                r, n_repeats=n_repeats, random_state=seed, method=method)
+            robust[(cohort, kind)] = (
+                BiasRobustness.from_frame(r)
+                if kind == "bias"
+                else NoiseRobustness.from_frame(r, n_repeats=n_repeats, random_state=seed, method=method)
+            )
         drift = SensSpecDrift.from_frame(self._rows("drift_curves", **key), score=float(row["drift"]))
         roc = {c: r for c, r in self._rows("roc", **key).groupby("cohort", sort=False)}
         hist = {c: r for c, r in self._rows("cohort_histograms", **key).groupby("cohort", sort=False)}
-        return dict(model=model, dataset=dataset, cohorts=str(row["cohorts"]), summary=row.to_dict(),
-                    wasserstein=matrices[True], wasserstein_other=matrices.get(False), bias=(robust[("val", "bias")], robust[("test", "bias")]),
-                    noise=(robust[("val", "noise")], robust[("test", "noise")]), drift=drift,
-                    roc={c: (r["fpr"].to_numpy(), r["tpr"].to_numpy(), r["threshold"].to_numpy()) for c, r in roc.items()},
-                    auc={"val": float(row["auc_val"]), "test": float(row["auc_test"])},
-                    histograms={c: (np.r_[r["left"].to_numpy(), r["right"].to_numpy()[-1:]],
-                                    r["negative"].to_numpy(), r["positive"].to_numpy(), int(r["clipped"].iloc[0]))
-                                for c, r in hist.items()})
+        return dict(
+            model=model,
+            dataset=dataset,
+            cohorts=str(row["cohorts"]),
+            summary=row.to_dict(),
+            wasserstein=matrices[True],
+            wasserstein_other=matrices.get(False),
+            bias=(robust[("val", "bias")], robust[("test", "bias")]),
+            noise=(robust[("val", "noise")], robust[("test", "noise")]),
+            drift=drift,
+            roc={c: (r["fpr"].to_numpy(), r["tpr"].to_numpy(), r["threshold"].to_numpy()) for c, r in roc.items()},
+            auc={"val": float(row["auc_val"]), "test": float(row["auc_test"])},
+            histograms={
+                c: (
+                    np.r_[r["left"].to_numpy(), r["right"].to_numpy()[-1:]],
+                    r["negative"].to_numpy(),
+                    r["positive"].to_numpy(),
+                    int(r["clipped"].iloc[0]),
+                )
+                for c, r in hist.items()
+            },
+        )
 
     # -- tables for papers ------------------------------------------------------------
 
-    def to_latex(self, table: str = "leaderboard", *, caption: str | None = None, label: str | None = None,
-                 **options: Any) -> str:
+    def to_latex(
+        self, table: str = "leaderboard", *, caption: str | None = None, label: str | None = None, **options: Any
+    ) -> str:
         """A table of the evaluation as LaTeX for a paper: a booktabs ``tabular`` (``\\usepackage{booktabs}``).
 
         Parameters
@@ -309,20 +341,30 @@ class Evaluation:
     # -- display ---------------------------------------------------------------------
 
     def __repr__(self) -> str:
-        return (f"Evaluation({len(self.models)} models, {len(self.datasets)} datasets, {len(self.tables)} tables, "
-                f"source={self.data.get('source')!r}, sha256={str(self.data.get('sha256'))[:12]}...)")
+        return (
+            f"Evaluation({len(self.models)} models, {len(self.datasets)} datasets, {len(self.tables)} tables, "
+            f"source={self.data.get('source')!r}, sha256={str(self.data.get('sha256'))[:12]}...)"
+        )
 
     def _repr_html_(self) -> str:
         esc = html.escape
         board = self.tables.get("leaderboard")
-        rows = "".join(f"<tr><td>{esc(k)}</td><td>{esc(str(v))}</td></tr>" for k, v in (
-            ("source", self.data.get("source")), ("sha256", self.data.get("sha256")),
-            ("models", len(self.models)), ("datasets", len(self.datasets)), ("created", self.created),
-            ("headline", f"{self.parameters.get('protocol')}, {self.parameters.get('method')}")))
+        rows = "".join(
+            f"<tr><td>{esc(k)}</td><td>{esc(str(v))}</td></tr>"
+            for k, v in (
+                ("source", self.data.get("source")),
+                ("sha256", self.data.get("sha256")),
+                ("models", len(self.models)),
+                ("datasets", len(self.datasets)),
+                ("created", self.created),
+                ("headline", f"{self.parameters.get('protocol')}, {self.parameters.get('method')}"),
+            )
+        )
         tables = ", ".join(f"<code>{esc(k)}</code> ({len(v)})" for k, v in self.tables.items())
         lb = board.to_html(index=False, float_format=format_number, na_rep=MISSING) if board is not None else ""
-        return (f"<div><strong>beyondauc Evaluation</strong><table>{rows}</table>"
-                f"<p>Tables (rows): {tables}</p>{lb}</div>")
+        return (
+            f"<div><strong>beyondauc Evaluation</strong><table>{rows}</table><p>Tables (rows): {tables}</p>{lb}</div>"
+        )
 
     # -- saving -----------------------------------------------------------------------
 
@@ -337,8 +379,12 @@ class Evaluation:
             "versions": self.versions,
             "timing": self.timing,
             "tables": {
-                name: {"file": f"{name}.parquet", "rows": int(len(t)), "description": TABLES.get(name, ""),
-                       "columns": {str(c): str(t[c].dtype) for c in t.columns}}
+                name: {
+                    "file": f"{name}.parquet",
+                    "rows": int(len(t)),
+                    "description": TABLES.get(name, ""),
+                    "columns": {str(c): str(t[c].dtype) for c in t.columns},
+                }
                 for name, t in self.tables.items()
             },
         }
@@ -466,8 +512,10 @@ def load_evaluation(path: str | os.PathLike) -> Evaluation:
         raise ValueError(f"{manifest_path}: not a beyondauc evaluation manifest")
     version = manifest.get("schema_version")
     if version != SCHEMA_VERSION:
-        raise ValueError(f"{manifest_path}: schema version {version!r}, this beyondauc reads version {SCHEMA_VERSION}; "
-                         "recompute the evaluation")
+        raise ValueError(
+            f"{manifest_path}: schema version {version!r}, this beyondauc reads version {SCHEMA_VERSION}; "
+            "recompute the evaluation"
+        )
     tables = {}
     for name, spec in manifest["tables"].items():
         reason = outside(os.path.realpath(path), spec["file"])
@@ -477,9 +525,14 @@ def load_evaluation(path: str | os.PathLike) -> Evaluation:
         if not file.is_file():
             raise FileNotFoundError(f"{file}: table {name!r} of the evaluation is missing")
         tables[name] = pd.read_parquet(file)
-    ev = Evaluation(tables=add_ranks(tables), parameters=manifest["parameters"], data=manifest["data"],
-                    versions=manifest.get("versions", {}), created=manifest.get("created", ""),
-                    timing=manifest.get("timing", {}))
+    ev = Evaluation(
+        tables=add_ranks(tables),
+        parameters=manifest["parameters"],
+        data=manifest["data"],
+        versions=manifest.get("versions", {}),
+        created=manifest.get("created", ""),
+        timing=manifest.get("timing", {}),
+    )
     _CACHE.clear()  # one evaluation at a time: a report's
     _CACHE[key] = ev
     return ev

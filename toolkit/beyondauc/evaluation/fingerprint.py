@@ -57,7 +57,7 @@ def _hash_column(h, name, values):
     if isinstance(values, pd.Series) and _text_dtype(values.dtype):  # reads back as Python objects: by chunks
         h.update(f"{name}\0{np.dtype(object).str}\0{len(values)}\0".encode())
         for start in range(0, len(values), _HASH_ROWS):  # the same bytes as one join of the whole column
-            text = "\x1f".join(map(str, values.iloc[start:start + _HASH_ROWS].to_numpy()))
+            text = "\x1f".join(map(str, values.iloc[start : start + _HASH_ROWS].to_numpy()))
             h.update((("\x1f" if start else "") + text).encode("utf-8", "surrogatepass"))
         return
     values = values.to_numpy() if hasattr(values, "to_numpy") else values

@@ -16,27 +16,41 @@ if TYPE_CHECKING:
 __all__ = ["DIAGNOSTICS_REPEATED", "REPEATED_NOTE", "given_tables"]
 
 #: What the cohort diagnostics' report says of repeated samples: their intervals and nulls treat rows as items.
-DIAGNOSTICS_REPEATED = ("the cohort diagnostics treat every sample as an independent example: their bootstrap "
-                        "intervals and their permutation p-values (drift, W) do not keep an item's samples together, "
-                        "so for correlated samples the intervals are too narrow and the p-values too small")
+DIAGNOSTICS_REPEATED = (
+    "the cohort diagnostics treat every sample as an independent example: their bootstrap "
+    "intervals and their permutation p-values (drift, W) do not keep an item's samples together, "
+    "so for correlated samples the intervals are too narrow and the p-values too small"
+)
 #: What an evaluation of repeated samples (rows sharing dataset, model and ``id``) says once.
-REPEATED_NOTE = ("repeated samples of items (an 'epoch' or 'sample' column): the bootstrap intervals of the "
-                 "expected accuracy, kappa, ranks, selective answering, the given confidence and ΔAUC resample "
-                 "items, keeping each item's samples together, and the AUC intervals and the paired DeLong test use "
-                 "the clustered DeLong variance (Obuchowski) over items; " + DIAGNOSTICS_REPEATED)
+REPEATED_NOTE = (
+    "repeated samples of items (an 'epoch' or 'sample' column): the bootstrap intervals of the "
+    "expected accuracy, kappa, ranks, selective answering, the given confidence and ΔAUC resample "
+    "items, keeping each item's samples together, and the AUC intervals and the paired DeLong test use "
+    "the clustered DeLong variance (Obuchowski) over items; " + DIAGNOSTICS_REPEATED
+)
 
 
-def given_tables(bench: Benchmark, p: EvaluationParameters) -> tuple[dict[str, pd.DataFrame],
-                                                                     dict[str, dict[str, np.ndarray]] | None]:
+def given_tables(
+    bench: Benchmark, p: EvaluationParameters
+) -> tuple[dict[str, pd.DataFrame], dict[str, dict[str, np.ndarray]] | None]:
     """(``given_calibration``, ``given_reliability`` and ``rejection_curves`` tables, their paired replicates).
 
     The replicates (None without ``n_bootstrap``) also give the baseline
     comparison's rows of the confidence as given.
     """
-    reps = given_calibration_replicates(bench, n_bootstrap=p.n_bootstrap, random_state=p.random_state) \
-        if p.n_bootstrap else None
-    tables = {"given_calibration": given_calibration_table(bench, n_bootstrap=p.n_bootstrap,
-                                                           confidence_level=p.confidence_level,
-                                                           random_state=p.random_state, replicates=reps)}
+    reps = (
+        given_calibration_replicates(bench, n_bootstrap=p.n_bootstrap, random_state=p.random_state)
+        if p.n_bootstrap
+        else None
+    )
+    tables = {
+        "given_calibration": given_calibration_table(
+            bench,
+            n_bootstrap=p.n_bootstrap,
+            confidence_level=p.confidence_level,
+            random_state=p.random_state,
+            replicates=reps,
+        )
+    }
     tables["given_reliability"], tables["rejection_curves"] = given_curves(bench)
     return tables, reps

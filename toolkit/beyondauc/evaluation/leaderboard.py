@@ -54,13 +54,17 @@ def _mean_interval(replicates, confidence_level):
     if not defined.any():
         return np.nan, np.nan
     low, high, _, _ = honest_interval(
-        nanmean_quiet(replicates["replicates"][defined], 0), float(np.mean(replicates["estimate"][defined])),
-        confidence_level, acceleration=jackknife_acceleration(replicates["jackknife"][defined]))
+        nanmean_quiet(replicates["replicates"][defined], 0),
+        float(np.mean(replicates["estimate"][defined])),
+        confidence_level,
+        acceleration=jackknife_acceleration(replicates["jackknife"][defined]),
+    )
     return float(low), float(high)
 
 
-def leaderboard_table(grid_head, changes, selective, diagnostics, models, mean_intervals=None, replicates=None,
-                 confidence_level=0.95):
+def leaderboard_table(
+    grid_head, changes, selective, diagnostics, models, mean_intervals=None, replicates=None, confidence_level=0.95
+):
     """One row per model from the evaluation's own tables (nothing recomputed).
 
     Parameters
@@ -113,8 +117,7 @@ def leaderboard_table(grid_head, changes, selective, diagnostics, models, mean_i
     with np.errstate(all="ignore"):
         ranked = selective[selective["rankable"].astype(bool)] if "rankable" in selective else selective
         disca = ranked.groupby("model", sort=False)["disca"].mean() if len(ranked) else pd.Series(dtype=float)
-        drift = diagnostics.groupby("model", sort=False)["drift"].mean() if len(diagnostics) else \
-            pd.Series(dtype=float)
+        drift = diagnostics.groupby("model", sort=False)["drift"].mean() if len(diagnostics) else pd.Series(dtype=float)
     board = pd.DataFrame({"model": list(models)})
     for value in ("auc", "accuracy", "kappa"):
         board[value] = [mean[value].get(m, np.nan) for m in models]
@@ -122,12 +125,21 @@ def leaderboard_table(grid_head, changes, selective, diagnostics, models, mean_i
             iv = mean_intervals[mean_intervals["score"] == value].set_index("model")
             board[f"{value}_low"] = [iv["low"].get(m, np.nan) for m in models]
             board[f"{value}_high"] = [iv["high"].get(m, np.nan) for m in models]
-    for src, dst in (("auc_rank", "auc_rank"), ("rank", "accuracy_rank"), ("change", "rank_change"),
-                     ("auc_rank_low", "auc_rank_low"), ("auc_rank_high", "auc_rank_high"),
-                     ("rank_low", "accuracy_rank_low"), ("rank_high", "accuracy_rank_high"),
-                     ("change_low", "rank_change_low"), ("change_high", "rank_change_high"),
-                     ("sign_share", "sign_share"), ("p_value", "p_value"), ("p_change", "p_change"),
-                     ("significant", "significant")):
+    for src, dst in (
+        ("auc_rank", "auc_rank"),
+        ("rank", "accuracy_rank"),
+        ("change", "rank_change"),
+        ("auc_rank_low", "auc_rank_low"),
+        ("auc_rank_high", "auc_rank_high"),
+        ("rank_low", "accuracy_rank_low"),
+        ("rank_high", "accuracy_rank_high"),
+        ("change_low", "rank_change_low"),
+        ("change_high", "rank_change_high"),
+        ("sign_share", "sign_share"),
+        ("p_value", "p_value"),
+        ("p_change", "p_change"),
+        ("significant", "significant"),
+    ):
         if src in ch.columns:
             board[dst] = [ch[src].get(m, np.nan) for m in models]
     for value, point in (("disca", disca), ("drift", drift)):

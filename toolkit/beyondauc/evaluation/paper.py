@@ -45,9 +45,16 @@ PAPER_TABLES = ("leaderboard", "comparison", "grid")
 PAPER_FORMATS = ("latex", "markdown", "csv")
 _GRID_SCORES = ("auc", "accuracy", "kappa", "balanced_accuracy", "mcc", "f1")
 #: The leaderboard's value columns: title, and whether higher is better (None: a rank, never bold).
-_BOARD = {"auc": ("mean AUC", True), "auc_rank": ("AUC rank", None), "accuracy": ("mean accuracy", True),
-          "accuracy_rank": ("accuracy rank", None), "rank_change": ("change", None), "kappa": ("kappa", True),
-          "disca": ("DiSCA", True), "drift": ("drift", False)}
+_BOARD = {
+    "auc": ("mean AUC", True),
+    "auc_rank": ("AUC rank", None),
+    "accuracy": ("mean accuracy", True),
+    "accuracy_rank": ("accuracy rank", None),
+    "rank_change": ("change", None),
+    "kappa": ("kappa", True),
+    "disca": ("DiSCA", True),
+    "drift": ("drift", False),
+}
 #: Unicode the report prints, as LaTeX that compiles without any package (after the special characters).
 _LATEX_UNICODE = str.maketrans({MINUS: "$-$", MISSING: "--", "\u221e": r"$\infty$", "\n": " ", "\r": " "})
 
@@ -87,13 +94,20 @@ class PaperTable:
         no other package. With ``caption`` or ``label`` (LaTeX source, put
         in as given) the tabular goes in a centred ``table`` float.
         """
+
         def cell(text, bold):
             text = escape_text(text, "latex").translate(_LATEX_UNICODE)
             return f"\\textbf{{{text}}}" if bold else text
 
         align = "l" * self.label_columns + "r" * (len(self.header) - self.label_columns)
-        lines = [comment(self.title), comment(_BOLD_RULES[self.name]), f"\\begin{{tabular}}{{{align}}}", r"\toprule",
-                 " & ".join(cell(h, False) for h in self.header) + r" \\", r"\midrule"]
+        lines = [
+            comment(self.title),
+            comment(_BOLD_RULES[self.name]),
+            f"\\begin{{tabular}}{{{align}}}",
+            r"\toprule",
+            " & ".join(cell(h, False) for h in self.header) + r" \\",
+            r"\midrule",
+        ]
         lines += [" & ".join(cell(*c) for c in row) + r" \\" for row in self.rows]
         lines += [r"\bottomrule", r"\end{tabular}"]
         if caption is None and label is None:
@@ -104,6 +118,7 @@ class PaperTable:
 
     def to_markdown(self) -> str:
         """The table as Markdown (a pipe table, bold as ``**``), then the rule that set the bold cells."""
+
         def cell(text, bold):
             text = escape_text(str(text).replace("\n", " ").replace("\r", " "), "markdown")
             return f"**{text}**" if bold and text else text
@@ -206,19 +221,25 @@ def leaderboard_table(evaluation: Evaluation) -> PaperTable:
         kept += [c for c in (name, name + "_low", name + "_high") if c in board.columns]
     header = tuple(cells)
     rows = tuple(zip(*cells.values()))
-    title = (f"Leaderboard: mean over {len(evaluation.datasets)} datasets, protocol {evaluation.parameters['protocol']}, "
-             f"method {evaluation.parameters['method']}{_level(evaluation)}")
+    title = (
+        f"Leaderboard: mean over {len(evaluation.datasets)} datasets, protocol {evaluation.parameters['protocol']}, "
+        f"method {evaluation.parameters['method']}{_level(evaluation)}"
+    )
     return PaperTable("leaderboard", title, header, rows, board[kept].reset_index(drop=True))
 
 
 def _level(evaluation: Evaluation) -> str:
     p = evaluation.parameters
-    return (f"; intervals: {float(p.get('confidence_level', 0.95)):.0%} bootstrap ({p['n_bootstrap']} replicates)"
-            if p.get("n_bootstrap") else "; no intervals (n_bootstrap=0)")
+    return (
+        f"; intervals: {float(p.get('confidence_level', 0.95)):.0%} bootstrap ({p['n_bootstrap']} replicates)"
+        if p.get("n_bootstrap")
+        else "; no intervals (n_bootstrap=0)"
+    )
 
 
-def comparison_paper_table(evaluation: Evaluation, *, dataset: str = "mean",
-                           values: tuple[str, ...] = ("auc", "accuracy")) -> PaperTable:
+def comparison_paper_table(
+    evaluation: Evaluation, *, dataset: str = "mean", values: tuple[str, ...] = ("auc", "accuracy")
+) -> PaperTable:
     """Each model against its reference on ``dataset``: the difference of each of ``values``, interval, p-value.
 
     On one dataset the p-value is Holm-adjusted within the model's family of per-dataset tests of that
@@ -256,14 +277,29 @@ def comparison_paper_table(evaluation: Evaluation, *, dataset: str = "mean",
         rows.append(tuple(row))
     where = "the mean over datasets" if dataset == "mean" else f"dataset {dataset}"
     title = f"Each model minus its reference on {where}{_level(evaluation)}"
-    numbers = t[["model", "reference", "reference_kind", "dataset", "value", "estimate", "reference_estimate",
-                 "difference", "low", "high", "pvalue", *(["pvalue_holm"] if "pvalue_holm" in t else []),
-                 "test"]].reset_index(drop=True)
+    numbers = t[
+        [
+            "model",
+            "reference",
+            "reference_kind",
+            "dataset",
+            "value",
+            "estimate",
+            "reference_estimate",
+            "difference",
+            "low",
+            "high",
+            "pvalue",
+            *(["pvalue_holm"] if "pvalue_holm" in t else []),
+            "test",
+        ]
+    ].reset_index(drop=True)
     return PaperTable("comparison", title, tuple(header), tuple(rows), numbers, label_columns=2)
 
 
-def grid_table(evaluation: Evaluation, *, score: str = "accuracy", protocol: str | None = None,
-               method: str | None = None) -> PaperTable:
+def grid_table(
+    evaluation: Evaluation, *, score: str = "accuracy", protocol: str | None = None, method: str | None = None
+) -> PaperTable:
     """``score`` per model (rows) and dataset (columns, then the mean), with its interval and rank."""
     if score not in _GRID_SCORES:
         raise ValueError(f"`score` must be one of {', '.join(_GRID_SCORES)}, got {score!r}")
@@ -282,16 +318,23 @@ def grid_table(evaluation: Evaluation, *, score: str = "accuracy", protocol: str
     for d in datasets:
         part = full.xs(d, level=1)
         best = separated_best(part["value"], part["low"], part["high"], higher_is_better=True)
-        cells[d] = [(_estimate(r.value, r.low, r.high) + ("" if is_missing(r.rank) else f" ({r.rank})"), i == best)
-                    for i, r in enumerate(part.itertuples())]
+        cells[d] = [
+            (_estimate(r.value, r.low, r.high) + ("" if is_missing(r.rank) else f" ({r.rank})"), i == best)
+            for i, r in enumerate(part.itertuples())
+        ]
     numbers = full.rename_axis(["model", "dataset"]).reset_index()[["model", "dataset", "value", "low", "high", "rank"]]
-    title = (f"{column_title(score)} per dataset (rank in parentheses), protocol {protocol}, method {method}"
-             f"{_level(evaluation)}")
-    return PaperTable("grid", title, tuple(cells), tuple(zip(*cells.values())), numbers.rename(columns={"value": score}))
+    title = (
+        f"{column_title(score)} per dataset (rank in parentheses), protocol {protocol}, method {method}"
+        f"{_level(evaluation)}"
+    )
+    return PaperTable(
+        "grid", title, tuple(cells), tuple(zip(*cells.values())), numbers.rename(columns={"value": score})
+    )
 
 
 def _grid_intervals(evaluation, rows, ranked, score, protocol, method):
     """The intervals of ``ranked``'s values: each dataset's from the grid, the mean's from ``mean_intervals``."""
+
     def lookup(frame, keys, column):
         table = frame.set_index(keys)[column] if column in frame.columns else pd.Series(dtype=float)
         return ranked.set_index(keys).index.map(lambda k: table.get(k, np.nan)).to_numpy(dtype=float)
@@ -306,9 +349,16 @@ def _grid_intervals(evaluation, rows, ranked, score, protocol, method):
     return low, high
 
 
-def paper_table(evaluation: Evaluation, table: str = "leaderboard", *, score: str | None = None,
-                dataset: str | None = None, values: tuple[str, ...] | None = None, protocol: str | None = None,
-                method: str | None = None) -> PaperTable:
+def paper_table(
+    evaluation: Evaluation,
+    table: str = "leaderboard",
+    *,
+    score: str | None = None,
+    dataset: str | None = None,
+    values: tuple[str, ...] | None = None,
+    protocol: str | None = None,
+    method: str | None = None,
+) -> PaperTable:
     """A table of ``evaluation`` for a paper (see the module's text for the bold rule).
 
     Parameters
@@ -350,10 +400,15 @@ def paper_table(evaluation: Evaluation, table: str = "leaderboard", *, score: st
     allowed = {"leaderboard": (), "comparison": ("dataset", "values"), "grid": ("score", "protocol", "method")}[table]
     extra = [k for k, v in options.items() if v is not None and k not in allowed]
     if extra:
-        raise ValueError(f"`{extra[0]}` does not apply to the {table} table"
-                         + (f" (it takes {', '.join(f'`{a}`' for a in allowed)})" if allowed else ""))
-    given = {k: ((v,) if k == "values" and isinstance(v, str) else tuple(v) if k == "values" else v)
-             for k, v in options.items() if v is not None}
+        raise ValueError(
+            f"`{extra[0]}` does not apply to the {table} table"
+            + (f" (it takes {', '.join(f'`{a}`' for a in allowed)})" if allowed else "")
+        )
+    given = {
+        k: ((v,) if k == "values" and isinstance(v, str) else tuple(v) if k == "values" else v)
+        for k, v in options.items()
+        if v is not None
+    }
     if table == "leaderboard":
         return leaderboard_table(evaluation)
     if table == "comparison":

@@ -41,8 +41,14 @@ from ..utils.validation import check_int, check_names, check_number, check_optio
 if TYPE_CHECKING:
     from ..data.benchmark import Benchmark
 
-__all__ = ["EVALUATION_PARAMETERS", "PARAMETERS", "Parameter", "check_evaluation_parameters", "cli_flag",
-           "parameters_markdown"]
+__all__ = [
+    "EVALUATION_PARAMETERS",
+    "PARAMETERS",
+    "Parameter",
+    "check_evaluation_parameters",
+    "cli_flag",
+    "parameters_markdown",
+]
 
 #: What ``nan_policy`` may be: stop at a NaN/inf score, or drop its row.
 NAN_POLICIES = ("raise", "drop")
@@ -153,10 +159,11 @@ def _domain_map(value, name):
         return None
     if isinstance(value, (str, os.PathLike)):
         return read_domains(value)
-    if not isinstance(value, Mapping) or not all(isinstance(k, str) and isinstance(v, str)
-                                                 for k, v in value.items()):
-        raise ValueError(f"`{name}` must be a mapping dataset -> domain (str -> str), a JSON or CSV file of one, "
-                         f"or None, got {value!r}")
+    if not isinstance(value, Mapping) or not all(isinstance(k, str) and isinstance(v, str) for k, v in value.items()):
+        raise ValueError(
+            f"`{name}` must be a mapping dataset -> domain (str -> str), a JSON or CSV file of one, "
+            f"or None, got {value!r}"
+        )
     return dict(value)
 
 
@@ -208,73 +215,177 @@ def _cells(value, name):
 _UNIT = dict(low=0, high=1, low_open=True)
 _P = Parameter
 _TABLE = (
-    _P("evaluation", None, _optional(_data), "a saved evaluation to display (None: compute it here from `data`)",
-       False, ALL_NOTEBOOKS),
-    _P("data", "demo", _data, 'the benchmark to evaluate when `evaluation` is None: "demo", a file or a folder', False,
-       ALL_NOTEBOOKS),
+    _P(
+        "evaluation",
+        None,
+        _optional(_data),
+        "a saved evaluation to display (None: compute it here from `data`)",
+        False,
+        ALL_NOTEBOOKS,
+    ),
+    _P(
+        "data",
+        "demo",
+        _data,
+        'the benchmark to evaluate when `evaluation` is None: "demo", a file or a folder',
+        False,
+        ALL_NOTEBOOKS,
+    ),
     _P("models", None, _names, "models to evaluate (None: all)"),
     _P("datasets", None, _names, "datasets to analyse (None: all)"),
     _P("pos_label", None, _label, "positive label when labels are not 0/1, -1/1 or booleans"),
-    _P("domains", None, _domain_map, "dataset -> domain, as a mapping or a JSON/CSV file (None: the 'domain' column "
-       "or the TRUE names; without a domain per dataset, outdomain and indomain are left out)"),
-    _P("nan_policy", "raise", _option(NAN_POLICIES), "NaN/inf scores: 'raise' an error naming the row, or 'drop' "
-       "those rows with a warning"),
-    _P("correct_metric", None, _optional(_str), "LLM logs: the per-sample metric saying whether an answer is "
-       "correct (None: 'acc' for lm-evaluation-harness, 'exact_match' for HELM)"),
-    _P("scorer", None, _optional(_str), "Inspect AI logs: the scorer saying whether an answer is correct (None: the "
-       "log's first)"),
-    _P("confidence_field", None, _optional(_str), "Inspect AI logs: the sample metadata field holding the "
-       "confidence (None: the output's probability from its token log-probs)"),
-    _P("correct_threshold", 0.5, _number(**_UNIT), "graded answers (correct a quality in [0, 1]) count as right at a "
-       "quality of at least it wherever a yes/no answer is needed; AURC, E-AURC, AUGRC and PRR use 1 - quality"),
+    _P(
+        "domains",
+        None,
+        _domain_map,
+        "dataset -> domain, as a mapping or a JSON/CSV file (None: the 'domain' column "
+        "or the TRUE names; without a domain per dataset, outdomain and indomain are left out)",
+    ),
+    _P(
+        "nan_policy",
+        "raise",
+        _option(NAN_POLICIES),
+        "NaN/inf scores: 'raise' an error naming the row, or 'drop' those rows with a warning",
+    ),
+    _P(
+        "correct_metric",
+        None,
+        _optional(_str),
+        "LLM logs: the per-sample metric saying whether an answer is "
+        "correct (None: 'acc' for lm-evaluation-harness, 'exact_match' for HELM)",
+    ),
+    _P(
+        "scorer",
+        None,
+        _optional(_str),
+        "Inspect AI logs: the scorer saying whether an answer is correct (None: the log's first)",
+    ),
+    _P(
+        "confidence_field",
+        None,
+        _optional(_str),
+        "Inspect AI logs: the sample metadata field holding the "
+        "confidence (None: the output's probability from its token log-probs)",
+    ),
+    _P(
+        "correct_threshold",
+        0.5,
+        _number(**_UNIT),
+        "graded answers (correct a quality in [0, 1]) count as right at a "
+        "quality of at least it wherever a yes/no answer is needed; AURC, E-AURC, AUGRC and PRR use 1 - quality",
+    ),
     _P("protocol", "xdomain", _option(PROTOCOLS), "calibration protocol of the headline expected accuracy"),
     _P("method", "logistic", _option(METHODS), "calibration method of the headline expected accuracy"),
     _P("class_weight", None, _option((None, "balanced")), 'None or "balanced" for every calibrator'),
     _P("n_repeats", 20, _int(1), "repeats of the indata protocol", aliases=("--repeats",)),
     _P("random_state", 0, _seed, "seed for every random choice", aliases=("--seed",)),
-    _P("baseline", None, _optional(_str), "model every report compares with: ΔAUC (paired DeLong), Δ accuracy, "
-       "kappa, DiSCA and drift (paired bootstrap) per dataset (None: the best other model by mean AUC)"),
+    _P(
+        "baseline",
+        None,
+        _optional(_str),
+        "model every report compares with: ΔAUC (paired DeLong), Δ accuracy, "
+        "kappa, DiSCA and drift (paired bootstrap) per dataset (None: the best other model by mean AUC)",
+    ),
     _P("ood_dataset", None, _dataset_name, "out-of-distribution dataset for DiSCA(OOD) and NiDMA (None: none)"),
     _P("tolerance", 0.9, _number(**_UNIT), "worst admissible accuracy t of b(t)"),
-    _P("computation_score", None, _optional(_number(low=0)),
-       "DiDMA's computation score, e.g. 1/energy (None: no DiDMA/NiDMA)"),
-    _P("selective_protocol", "auto", _option(("auto", *SELECTIVE_PROTOCOLS)),
-       "where the selective-answering confidences come from: a calibration protocol, 'none' (as given) or 'auto' "
-       "('none' for answers, 'indata' for scores)"),
+    _P(
+        "computation_score",
+        None,
+        _optional(_number(low=0)),
+        "DiDMA's computation score, e.g. 1/energy (None: no DiDMA/NiDMA)",
+    ),
+    _P(
+        "selective_protocol",
+        "auto",
+        _option(("auto", *SELECTIVE_PROTOCOLS)),
+        "where the selective-answering confidences come from: a calibration protocol, 'none' (as given) or 'auto' "
+        "('none' for answers, 'indata' for scores)",
+    ),
     _P("selective_method", "logistic", _option(METHODS), "calibration method of the selective-answering confidences"),
     _P("resolution", 0.01, _number(**_UNIT), "confidence step of the coverage-accuracy grid"),
-    _P("cohort_protocol", None, _option((None, "split", *PROTOCOLS)),
-       "cohorts: None: the split column if present, else xdomain (indata for one dataset); or a "
-       "protocol"),
+    _P(
+        "cohort_protocol",
+        None,
+        _option((None, "split", *PROTOCOLS)),
+        "cohorts: None: the split column if present, else xdomain (indata for one dataset); or a protocol",
+    ),
     _P("val_split", "val", _split, "split value of the validation cohort V"),
     _P("test_split", "test", _split, "split value of the test cohort T"),
-    _P("sigma_max", None, _optional(_number(low=0, low_open=True)),
-       "largest bias/noise sigma (None: the score range of V and T together)"),
+    _P(
+        "sigma_max",
+        None,
+        _optional(_number(low=0, low_open=True)),
+        "largest bias/noise sigma (None: the score range of V and T together)",
+    ),
     _P("n_points", 21, _int(2), "sigma grid points of the robustness curves", aliases=("--points",)),
-    _P("noise_method", "exact", _option(NOISE_METHODS), "noise robustness: 'exact' (no draws) or 'monte_carlo' "
-       "(seeded draws, as testAUC)"),
-    _P("noise_repeats", 20, _int(1), "Monte Carlo draws per sigma for the noise robustness (monte_carlo "
-       "method only)"),
+    _P(
+        "noise_method",
+        "exact",
+        _option(NOISE_METHODS),
+        "noise robustness: 'exact' (no draws) or 'monte_carlo' (seeded draws, as testAUC)",
+    ),
+    _P("noise_repeats", 20, _int(1), "Monte Carlo draws per sigma for the noise robustness (monte_carlo method only)"),
     _P("p", 2, _option((1, 2)), "order of the Wasserstein distance (1 or 2)"),
     _P("bins", 20, _int(1), "histogram bins"),
-    _P("n_bootstrap", 200, _replicates, "bootstrap replicates behind every interval (0: none)", aliases=("--bootstrap",)),
-    _P("cells", None, _cells, "cells per model, dataset and class the bootstrap, its jackknife and the drift "
-       "permutations run on: the distinct scores when fewer, else quantile cells (None: every distinct score); "
-       "point estimates stay exact"),
-    _P("confidence_level", 0.95, _number(low=0, high=1, low_open=True, high_open=True),
-       "confidence level of every interval"),
-    _P("n_permutations", 199, _int(0), "permutations behind the p-values of drift and W: cohorts shuffled within "
-       "class, is there drift at all? (0: none; the interval alone then decides a drift finding)"),
+    _P(
+        "n_bootstrap",
+        200,
+        _replicates,
+        "bootstrap replicates behind every interval (0: none)",
+        aliases=("--bootstrap",),
+    ),
+    _P(
+        "cells",
+        None,
+        _cells,
+        "cells per model, dataset and class the bootstrap, its jackknife and the drift "
+        "permutations run on: the distinct scores when fewer, else quantile cells (None: every distinct score); "
+        "point estimates stay exact",
+    ),
+    _P(
+        "confidence_level",
+        0.95,
+        _number(low=0, high=1, low_open=True, high_open=True),
+        "confidence level of every interval",
+    ),
+    _P(
+        "n_permutations",
+        199,
+        _int(0),
+        "permutations behind the p-values of drift and W: cohorts shuffled within "
+        "class, is there drift at all? (0: none; the interval alone then decides a drift finding)",
+    ),
     _P("target_risks", (0.05, 0.1, 0.2), _risks, "target risks of abstention with a guarantee (risk_control table)"),
-    _P("risk_delta", 0.05, _number(low=0, high=1, low_open=True, high_open=True),
-       "admissible probability delta that a certified risk is exceeded"),
-    _P("risk_method", "ltt", _option(RISK_CONTROL_METHODS), "how thresholds are certified: 'ltt' (Learn-then-Test) "
-       "or 'sgr' (Selection with Guaranteed Risk)"),
+    _P(
+        "risk_delta",
+        0.05,
+        _number(low=0, high=1, low_open=True, high_open=True),
+        "admissible probability delta that a certified risk is exceeded",
+    ),
+    _P(
+        "risk_method",
+        "ltt",
+        _option(RISK_CONTROL_METHODS),
+        "how thresholds are certified: 'ltt' (Learn-then-Test) or 'sgr' (Selection with Guaranteed Risk)",
+    ),
     _P("model", "svm", _str, "the model this notebook is about", False, MODEL_NOTEBOOKS),
-    _P("n_dashboards", 1, _int(-1), "full dashboards for the datasets with the largest drift (-1: all)", False,
-       ("test_auroc",)),
-    _P("overrides", None, _overrides, "evaluation parameters other than their defaults when computing here, "
-       'e.g. {"datasets": ["wine"], "n_bootstrap": 0} (the table in notebooks/README.md)', False, ALL_NOTEBOOKS),
+    _P(
+        "n_dashboards",
+        1,
+        _int(-1),
+        "full dashboards for the datasets with the largest drift (-1: all)",
+        False,
+        ("test_auroc",),
+    ),
+    _P(
+        "overrides",
+        None,
+        _overrides,
+        "evaluation parameters other than their defaults when computing here, "
+        'e.g. {"datasets": ["wine"], "n_bootstrap": 0} (the table in notebooks/README.md)',
+        False,
+        ALL_NOTEBOOKS,
+    ),
 )
 
 #: name -> Parameter: every parameter of an evaluation and of the notebooks.
@@ -311,8 +422,11 @@ def check_evaluation_parameters(parameters: Mapping[str, object]) -> dict[str, o
     if unknown:
         k = unknown[0]
         close = difflib.get_close_matches(str(k), list(EVALUATION_PARAMETERS), n=3)
-        hint = f"; did you mean {', '.join(repr(c) for c in close)}?" if close else \
-            f"; known: {', '.join(EVALUATION_PARAMETERS)}"
+        hint = (
+            f"; did you mean {', '.join(repr(c) for c in close)}?"
+            if close
+            else f"; known: {', '.join(EVALUATION_PARAMETERS)}"
+        )
         raise ValueError(f"unknown parameter {k!r}{hint}")
     p = {**EVALUATION_PARAMETERS, **parameters}
     for name in EVALUATION_PARAMETERS:
@@ -321,8 +435,9 @@ def check_evaluation_parameters(parameters: Mapping[str, object]) -> dict[str, o
     return p
 
 
-def check_parameters(values: Mapping[str, object], *, known: Iterable[str] | None = None,
-                     what: str = "parameter") -> dict[str, object]:
+def check_parameters(
+    values: Mapping[str, object], *, known: Iterable[str] | None = None, what: str = "parameter"
+) -> dict[str, object]:
     """Validate ``values`` (name -> value) against the table; return them in a new dict.
 
     ``known`` are the names allowed (default: every name of the table); an
@@ -392,8 +507,9 @@ def _inspect(path, mtime_ns, size):
     return tuple(dict.fromkeys(names))
 
 
-def check_against_benchmark(values: Mapping[str, object], bench: Benchmark, *,
-                            available: Benchmark | Iterable[str] | None = None) -> None:
+def check_against_benchmark(
+    values: Mapping[str, object], bench: Benchmark, *, available: Benchmark | Iterable[str] | None = None
+) -> None:
     """Checks that need the data, before any work: raise a one-line ``ValueError``.
 
     ``values`` are the parameters given (defaults fill the rest), ``bench`` the
@@ -427,8 +543,9 @@ def check_against_benchmark(values: Mapping[str, object], bench: Benchmark, *,
             for dataset in bench.datasets:
                 seen = sorted(values_of.get(dataset, ()))
                 if value not in seen:
-                    raise ValueError(f"`{name}`={value!r} names no rows of dataset {dataset!r}; its split values "
-                                     f"are {seen}")
+                    raise ValueError(
+                        f"`{name}`={value!r} names no rows of dataset {dataset!r}; its split values are {seen}"
+                    )
     _check_sizes_and_protocols(get, bench, full)
     _check_score_ranges(get, bench)
 
@@ -501,7 +618,8 @@ def _check_sizes_and_protocols(get, bench, full):
                 raise ValueError(
                     f"dataset {d!r} has {sizes[d]} example, and {what} {_needs(what)} at least 2 there: "
                     f"`{name}`={kind!r}{note}{why} splits each dataset 80/20; leave the dataset out with "
-                    f"`datasets`, or choose another `{name}`")
+                    f"`datasets`, or choose another `{name}`"
+                )
     for what, name, kind, note, data, datasets, ood in uses:
         for fit in protocol_plan(data, kind)[0]:
             d = data.datasets[fit.dataset]
@@ -510,15 +628,23 @@ def _check_sizes_and_protocols(get, bench, full):
             if d not in datasets or (cal and evl):
                 continue
             cohorts = what.startswith("the cohort")
-            part = ("validation cohort" if cohorts else "calibration data") if not cal else \
-                ("test cohort" if cohorts else "answers to score")
+            part = (
+                ("validation cohort" if cohorts else "calibration data")
+                if not cal
+                else ("test cohort" if cohorts else "answers to score")
+            )
             source = _SOURCES[kind] if not cal else "the other datasets"
             left = f" once the out-of-distribution dataset {ood!r} is left out" if ood is not None else ""
             one = " (the data has one dataset)" if len(data.datasets) == 1 else ""
-            fix = "add a 'split' column with 'val' and 'test' rows, or set `cohort_protocol`='indata'" if cohorts \
+            fix = (
+                "add a 'split' column with 'val' and 'test' rows, or set `cohort_protocol`='indata'"
+                if cohorts
                 else f"set `{name}`='indata'"
-            raise ValueError(f"{what} of dataset {d!r} {_needs(what, 'take')} the {part} from {source} "
-                             f"(`{name}`={kind!r}{note}), and there is none{left}{one}: {fix}")
+            )
+            raise ValueError(
+                f"{what} of dataset {d!r} {_needs(what, 'take')} the {part} from {source} "
+                f"(`{name}`={kind!r}{note}), and there is none{left}{one}: {fix}"
+            )
 
 
 def _check_domain_protocols(get, bench, uses):
@@ -534,8 +660,10 @@ def _check_domain_protocols(get, bench, uses):
         missing = datasets_without_domain(data)
         if kind in DOMAIN_PROTOCOLS and missing:
             have = "has" if len(missing) == 1 else "have"
-            raise ValueError(f"`{name}`={kind!r} needs the domain of every dataset, and {missing} {have} none: "
-                             f"{DOMAIN_HINT}, or choose another `{name}`")
+            raise ValueError(
+                f"`{name}`={kind!r} needs the domain of every dataset, and {missing} {have} none: "
+                f"{DOMAIN_HINT}, or choose another `{name}`"
+            )
 
 
 #: Headroom the robustness curves need: noise draws reach several sigma, sums run over pairs of examples.
@@ -612,10 +740,14 @@ def _check_score_ranges(get, bench):
             j = int(np.flatnonzero(~ok)[0])
             d = bench.datasets[i]
             if own[j]:  # the scores would do; the sigma_max given is what overflows
-                raise ValueError(f"`sigma_max`={sigma_max!r} is too small for the robustness curves of model "
-                                 f"{models[j]!r} on dataset {d!r} (its scores range from {low[j]:.3g} to "
-                                 f"{high[j]:.3g}): give a larger one, or None for that range")
+                raise ValueError(
+                    f"`sigma_max`={sigma_max!r} is too small for the robustness curves of model "
+                    f"{models[j]!r} on dataset {d!r} (its scores range from {low[j]:.3g} to "
+                    f"{high[j]:.3g}): give a larger one, or None for that range"
+                )
             wide = "wider than floating point can hold" if not np.isfinite(spread[j]) else "too wide"
-            raise ValueError(f"model {models[j]!r} on dataset {d!r}: the scores range from {low[j]:.3g} to "
-                             f"{high[j]:.3g}, a range {wide} for the robustness curves to compute with (they would "
-                             "overflow); rescale the model's scores, e.g. divide them by a power of 10")
+            raise ValueError(
+                f"model {models[j]!r} on dataset {d!r}: the scores range from {low[j]:.3g} to "
+                f"{high[j]:.3g}, a range {wide} for the robustness curves to compute with (they would "
+                "overflow); rescale the model's scores, e.g. divide them by a power of 10"
+            )

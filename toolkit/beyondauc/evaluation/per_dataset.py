@@ -66,13 +66,28 @@ def _diagnostic_curves(d, bins):
     roc, hist, rob = [], [], []
     both = np.concatenate([d.s_val, d.s_test])
     edges = np.linspace(*histogram_range(both), bins + 1)  # the dashboard's bins, robust to outliers
-    for cohort, y, s, bias, noise in (("val", d.y_val, d.s_val, d.bias_val, d.noise_val),
-                                      ("test", d.y_test, d.s_test, d.bias_test, d.noise_test)):
+    for cohort, y, s, bias, noise in (
+        ("val", d.y_val, d.s_val, d.bias_val, d.noise_val),
+        ("test", d.y_test, d.s_test, d.bias_test, d.noise_test),
+    ):
         fpr, tpr, thr = _roc_points(y, s)
         roc.append((len(fpr), {**key, "cohort": cohort, "fpr": fpr, "tpr": tpr, "threshold": thr}))
         _, neg, pos, clipped = class_histogram(y, s, edges)
-        hist.append((bins, {**key, "cohort": cohort, "bin": np.arange(bins), "left": edges[:-1], "right": edges[1:],
-                            "negative": neg, "positive": pos, "clipped": clipped}))
+        hist.append(
+            (
+                bins,
+                {
+                    **key,
+                    "cohort": cohort,
+                    "bin": np.arange(bins),
+                    "left": edges[:-1],
+                    "right": edges[1:],
+                    "negative": neg,
+                    "positive": pos,
+                    "clipped": clipped,
+                },
+            )
+        )
         for kind, r in (("bias", bias), ("noise", noise)):
             rob.append(_keyed(r.to_frame(), **key, cohort=cohort, kind=kind))
     dr = d.drift
@@ -81,17 +96,29 @@ def _diagnostic_curves(d, bins):
     wass = []
     for w in (d.wasserstein_p1, d.wasserstein_p2):
         n, cols = _keyed(w.to_rows(), **key)
-        wass.append((n, {"model": cols["model"], "dataset": cols["dataset"], "p": cols["p"],
-                         "chosen": w.p == d.wasserstein.p, **{c: cols[c] for c in ("row", "column", "distance",
-                                                                                   "score", "note")}}))
+        wass.append(
+            (
+                n,
+                {
+                    "model": cols["model"],
+                    "dataset": cols["dataset"],
+                    "p": cols["p"],
+                    "chosen": w.p == d.wasserstein.p,
+                    **{c: cols[c] for c in ("row", "column", "distance", "score", "note")},
+                },
+            )
+        )
     return roc, hist, rob, drift, wass
 
 
 def thinned(curve, rows):
     """``curve`` (a dataclass of per-point arrays) with only the points ``rows``: a table of it is made thinned,
     never whole and then thinned."""
-    arrays = {f.name: getattr(curve, f.name) for f in dataclasses.fields(curve)
-              if isinstance(getattr(curve, f.name), np.ndarray) and getattr(curve, f.name).ndim == 1}
+    arrays = {
+        f.name: getattr(curve, f.name)
+        for f in dataclasses.fields(curve)
+        if isinstance(getattr(curve, f.name), np.ndarray) and getattr(curve, f.name).ndim == 1
+    }
     n = max((len(a) for a in arrays.values()), default=0)
     if len(rows) == n:
         return curve
@@ -129,9 +156,11 @@ def replicates_of(results, name):
     done = [r for r in results if r.replicates is not None and r.jackknife is not None]
     if not done:
         return None
-    return {"replicates": np.stack([r.replicates[name].to_numpy(dtype=float) for r in done]),
-            "jackknife": np.stack([r.jackknife[name].to_numpy(dtype=float) for r in done]),
-            "estimate": np.array([r.to_dict()[name] for r in done], dtype=float)}
+    return {
+        "replicates": np.stack([r.replicates[name].to_numpy(dtype=float) for r in done]),
+        "jackknife": np.stack([r.jackknife[name].to_numpy(dtype=float) for r in done]),
+        "estimate": np.array([r.to_dict()[name] for r in done], dtype=float),
+    }
 
 
 @dataclass(frozen=True)
@@ -160,10 +189,21 @@ def cohort_task(views, model, arg):
         d = cohort_diagnostics(bench, model, dataset, **job.options)
         roc, hist, rob, drift, wass = _diagnostic_curves(d, job.bins)
     log.record(caught, model=model, dataset=dataset)
-    out = {"diagnostics": d.to_dict(), "roc": roc, "cohort_histograms": hist, "robustness": rob,
-           "drift_curves": [drift], "wasserstein": wass, "selective": [], "tolerance": [], "coverage_curves": [],
-           "fluctuations": [], "resolution_sensitivity": [], "disca": None,
-           "drift": replicates_of([d], "drift")}
+    out = {
+        "diagnostics": d.to_dict(),
+        "roc": roc,
+        "cohort_histograms": hist,
+        "robustness": rob,
+        "drift_curves": [drift],
+        "wasserstein": wass,
+        "selective": [],
+        "tolerance": [],
+        "coverage_curves": [],
+        "fluctuations": [],
+        "resolution_sensitivity": [],
+        "disca": None,
+        "drift": replicates_of([d], "drift"),
+    }
     if dataset in job.in_datasets:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")

@@ -74,10 +74,17 @@ __all__ = ["evaluate", "open_evaluation"]
 # the data
 # ---------------------------------------------------------------------------
 
+
 def _open(data, p):
     """(the benchmark analysed, the same models on every dataset of the data): the data is read once."""
-    full = open_benchmark(data, models=p.models, pos_label=p.pos_label, domains=p.domains,
-                          nan_policy=p.nan_policy, log_options={k: p[k] for k in LOG_PARAMETERS})
+    full = open_benchmark(
+        data,
+        models=p.models,
+        pos_label=p.pos_label,
+        domains=p.domains,
+        nan_policy=p.nan_policy,
+        log_options={k: p[k] for k in LOG_PARAMETERS},
+    )
     if full.graded:  # graded answers: right/wrong at the threshold wherever a yes/no answer is needed
         full = full.with_correct_threshold(p.correct_threshold)
     return open_benchmark(full, datasets=p.datasets), full
@@ -91,6 +98,7 @@ def _open(data, p):
 # ---------------------------------------------------------------------------
 # evaluate
 # ---------------------------------------------------------------------------
+
 
 def evaluate(
     data: str | os.PathLike | Benchmark | pd.DataFrame = "demo",
@@ -163,8 +171,10 @@ def evaluate(
     p = EvaluationParameters.checked(parameters)
     n_jobs = check_n_jobs(n_jobs)
     if dask is not None and not isinstance(dask, str) and not hasattr(dask, "submit"):
-        raise TypeError(f"`dask` must be a scheduler address such as 'tcp://127.0.0.1:8786' or a "
-                        f"distributed.Client, got {type(dask).__name__}")
+        raise TypeError(
+            f"`dask` must be a scheduler address such as 'tcp://127.0.0.1:8786' or a "
+            f"distributed.Client, got {type(dask).__name__}"
+        )
     source, sha256 = data_fingerprint(data)
     with warnings.catch_warnings(record=True) as read:  # said again below, with the run's other warnings
         warnings.simplefilter("always")
@@ -176,8 +186,7 @@ def evaluate(
     left_out = {**left_out_protocols(bench), **one_dataset_protocols(bench)}
     # each warning once, with the models and datasets it came from; a single class was said when the data was read
     single = [] if bench.kind == "answers" else [d for d in bench.datasets if len(np.unique(bench.labels(d))) < 2]
-    with warnings_once(explained=single, models=bench.models,
-                       ignore=[(SAID_WHEN_READ, UndefinedMetricWarning)]) as log:
+    with warnings_once(explained=single, models=bench.models, ignore=[(SAID_WHEN_READ, UndefinedMetricWarning)]) as log:
         for w in read:  # first, in order, with the block's own
             warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
         if left_out:
@@ -186,8 +195,9 @@ def evaluate(
         if bench.repeated and p.n_bootstrap:
             warnings.warn(REPEATED_NOTE, UserWarning, stacklevel=2)
         with Tasks.opened(n_jobs, dask, progress, log) as tasks:
-            ev = _compute(p, bench, full, source, sha256, t_start, tasks=tasks, progress=progress, log=log,
-                          left_out=left_out)
+            ev = _compute(
+                p, bench, full, source, sha256, t_start, tasks=tasks, progress=progress, log=log, left_out=left_out
+            )
     ev.data["defaults_replaced"] = fallbacks
     # every warning kept in full: the reports show each where it applies (a CLI run prints one line about them)
     ev.data["notes"] = [{k: v for k, v in note.items() if k != "category"} for note in log.said]
@@ -224,9 +234,16 @@ def _compute(p, bench, full, source, sha256, t_start, *, tasks, progress, log, l
         tables.update(given)
     add_ranks(tables)
     replicates = {m: x["replicates"] for m, x in zip(bench.models, parts)} if p.n_bootstrap else None
-    tables["leaderboard"] = leaderboard_table(head, tables["rank_changes"], tables["selective"], tables["diagnostics"],
-                                         bench.models, tables.get("mean_intervals"), replicates,
-                                         p.confidence_level)
+    tables["leaderboard"] = leaderboard_table(
+        head,
+        tables["rank_changes"],
+        tables["selective"],
+        tables["diagnostics"],
+        bench.models,
+        tables.get("mean_intervals"),
+        replicates,
+        p.confidence_level,
+    )
     tables["comparison"] = comparison_table(bench, head, boot, tables, replicates, p, given=given_reps)
     tables["findings"] = findings_table(tables, p, bench.models)
     tables["verdicts"] = verdicts_table(tables["findings"], tables["leaderboard"])
@@ -252,12 +269,15 @@ def _calibration_grid(bench, p, tasks, protocols):
     concatenated in the order one call over the benchmark gives.
     """
     kw = dict(class_weight=p.class_weight, n_repeats=p.n_repeats, random_state=p.random_state)
-    parts = tasks.run("calibration grid", grid_task, [(m, (tuple(protocols), kw)) for m in bench.models],
-                      data=bench, view=one_model)
+    parts = tasks.run(
+        "calibration grid", grid_task, [(m, (tuple(protocols), kw)) for m in bench.models], data=bench, view=one_model
+    )
     grid = sort_like(pd.concat([g for g, _ in parts], ignore_index=True), bench)
-    ce = CalibrationErrors(ece=sort_like(pd.concat([e.ece for _, e in parts], ignore_index=True), bench),
-                           reliability=sort_like(pd.concat([e.reliability for _, e in parts], ignore_index=True),
-                                                 bench), n_bins=parts[0][1].n_bins)
+    ce = CalibrationErrors(
+        ece=sort_like(pd.concat([e.ece for _, e in parts], ignore_index=True), bench),
+        reliability=sort_like(pd.concat([e.reliability for _, e in parts], ignore_index=True), bench),
+        n_bins=parts[0][1].n_bins,
+    )
     return grid, ce
 
 
@@ -271,12 +291,20 @@ def _bootstrap(bench, p, tasks):
     """
     if not p.n_bootstrap:
         return None
-    kw = dict(protocols=[p.protocol], methods=[p.method], n_bootstrap=p.n_bootstrap,
-              confidence_level=p.confidence_level, class_weight=p.class_weight, n_repeats=p.n_repeats,
-              random_state=p.random_state, cells=p.cells)
+    kw = dict(
+        protocols=[p.protocol],
+        methods=[p.method],
+        n_bootstrap=p.n_bootstrap,
+        confidence_level=p.confidence_level,
+        class_weight=p.class_weight,
+        n_repeats=p.n_repeats,
+        random_state=p.random_state,
+        cells=p.cells,
+    )
     chunks = replicate_ranges(p.n_bootstrap, n_models=len(bench.models), workers=tasks.workers)
-    done = tasks.run("bootstrap", bootstrap_task, [(m, (kw, c)) for m in bench.models for c in chunks], data=bench,
-                     view=one_model)
+    done = tasks.run(
+        "bootstrap", bootstrap_task, [(m, (kw, c)) for m in bench.models for c in chunks], data=bench, view=one_model
+    )
     return join_grid_chunks(done, bench)
 
 
@@ -287,7 +315,7 @@ def _with_intervals(grid, boot):
     key = ["protocol", "method", "dataset", "model"]
     extra = [c for c in boot.grid.columns if c.endswith(("_low", "_high"))]
     grid = grid.merge(boot.grid[key + extra], on=key, how="left")
-    order = list(grid.columns[:len(grid.columns) - len(extra)])
+    order = list(grid.columns[: len(grid.columns) - len(extra)])
     for c in extra:
         base = c.rsplit("_", 1)[0]
         order.insert(order.index(base) + 1 + (c.endswith("_high")), c)
@@ -308,8 +336,9 @@ def _ranking_tables(head, boot, p):
         changes.append(ch.assign(score=s))
         kendall.append(tau.assign(score=s))
     tables = {"rank_changes": pd.concat(changes, ignore_index=True)}
-    tables["rank_table"] = pd.concat([rank_table(head, score=s).assign(score=s) for s in ("auc", "accuracy", "kappa")],
-                                     ignore_index=True)
+    tables["rank_table"] = pd.concat(
+        [rank_table(head, score=s).assign(score=s) for s in ("auc", "accuracy", "kappa")], ignore_index=True
+    )
     tables["kendall"] = pd.concat(kendall, ignore_index=True)
     if boot is not None:
         tables["pairwise"] = boot.pairwise(p.protocol, p.method, score="accuracy")
@@ -326,22 +355,47 @@ def _friedman_table(head):
             continue  # the test needs 2 models on 2 datasets: a report on one model has no Friedman test
         f = friedman_test(head, value=value)
         ranks = f.average_ranks
-        friedman.append(pd.DataFrame({"value": value, "model": list(ranks.index), "average_rank": ranks.to_numpy(),
-                                      "statistic": f.statistic, "pvalue": f.pvalue, "f_statistic": f.f_statistic,
-                                      "f_pvalue": f.f_pvalue, "n_datasets": f.n_datasets,
-                                      "critical_difference": f.critical_difference, "alpha": f.alpha}))
-    return pd.concat(friedman, ignore_index=True) if friedman else pd.DataFrame({
-        "value": pd.Series(dtype="str"), "model": pd.Series(dtype="str"),
-        **{c: pd.Series(dtype=float) for c in ("average_rank", "statistic", "pvalue", "f_statistic", "f_pvalue")},
-        "n_datasets": pd.Series(dtype="int64"), "critical_difference": pd.Series(dtype=float),
-        "alpha": pd.Series(dtype=float)})
+        friedman.append(
+            pd.DataFrame(
+                {
+                    "value": value,
+                    "model": list(ranks.index),
+                    "average_rank": ranks.to_numpy(),
+                    "statistic": f.statistic,
+                    "pvalue": f.pvalue,
+                    "f_statistic": f.f_statistic,
+                    "f_pvalue": f.f_pvalue,
+                    "n_datasets": f.n_datasets,
+                    "critical_difference": f.critical_difference,
+                    "alpha": f.alpha,
+                }
+            )
+        )
+    return (
+        pd.concat(friedman, ignore_index=True)
+        if friedman
+        else pd.DataFrame(
+            {
+                "value": pd.Series(dtype="str"),
+                "model": pd.Series(dtype="str"),
+                **{
+                    c: pd.Series(dtype=float)
+                    for c in ("average_rank", "statistic", "pvalue", "f_statistic", "f_pvalue")
+                },
+                "n_datasets": pd.Series(dtype="int64"),
+                "critical_difference": pd.Series(dtype=float),
+                "alpha": pd.Series(dtype=float),
+            }
+        )
+    )
 
 
 def _paper_tables(bench, grid, head, p):
     """The Opitz paper's Tables 3 to 5 and its score histograms."""
     return {
         "calibration_modes": pd.concat(
-            [calibration_modes(grid, score=s).assign(score=s) for s in ("accuracy", "kappa")], ignore_index=True),
+            [calibration_modes(grid, score=s).assign(score=s) for s in ("accuracy", "kappa")], ignore_index=True
+        ),
         "best_of_methods": best_of_methods(grid, score="kappa").assign(score="kappa"),
         "variance": score_variance(bench, head, score="accuracy"),
         "histograms": score_histograms(bench, bins=p.bins),
@@ -355,21 +409,41 @@ def _per_model(bench, bench_sel, p, tasks, log):
     results do not depend on how the tasks are run.
     """
     ood = p.ood_dataset
-    options = dict(protocol=p.cohort_protocol, val_split=p.val_split, test_split=p.test_split,
-                   sigma_max=p.sigma_max, n_points=p.n_points, n_repeats=p.noise_repeats,
-                   noise_method=p.noise_method, p=p.p,
-                   random_state=p.random_state, n_bootstrap=p.n_bootstrap,
-                   confidence_level=p.confidence_level, n_permutations=p.n_permutations, cells=p.cells)
-    sel_options = dict(ood_dataset=ood, protocol=p.selective_protocol, method=p.selective_method,
-                       class_weight=p.class_weight, tolerance=p.tolerance, resolution=p.resolution,
-                       computation_score=p.computation_score, random_state=p.random_state,
-                       n_bootstrap=p.n_bootstrap, confidence_level=p.confidence_level, cells=p.cells)
+    options = dict(
+        protocol=p.cohort_protocol,
+        val_split=p.val_split,
+        test_split=p.test_split,
+        sigma_max=p.sigma_max,
+        n_points=p.n_points,
+        n_repeats=p.noise_repeats,
+        noise_method=p.noise_method,
+        p=p.p,
+        random_state=p.random_state,
+        n_bootstrap=p.n_bootstrap,
+        confidence_level=p.confidence_level,
+        n_permutations=p.n_permutations,
+        cells=p.cells,
+    )
+    sel_options = dict(
+        ood_dataset=ood,
+        protocol=p.selective_protocol,
+        method=p.selective_method,
+        class_weight=p.class_weight,
+        tolerance=p.tolerance,
+        resolution=p.resolution,
+        computation_score=p.computation_score,
+        random_state=p.random_state,
+        n_bootstrap=p.n_bootstrap,
+        confidence_level=p.confidence_level,
+        cells=p.cells,
+    )
     job = DatasetJob(tuple(d for d in bench.datasets if d != ood), options, sel_options, p.bins)
     runs = [(m, (job, d)) for m in bench.models for d in bench.datasets]
-    done = tasks.run("cohort diagnostics and selective answering", cohort_task, runs, data=(bench, bench_sel),
-                     view=model_views)
+    done = tasks.run(
+        "cohort diagnostics and selective answering", cohort_task, runs, data=(bench, bench_sel), view=model_views
+    )
     n = len(bench.datasets)
-    parts = [model_parts(done[i * n:(i + 1) * n]) for i in range(len(bench.models))]
+    parts = [model_parts(done[i * n : (i + 1) * n]) for i in range(len(bench.models))]
     for x in parts:
         log.records.extend(x["warnings"])
     return parts
@@ -384,9 +458,10 @@ def _per_model_tables(parts):
     tables["tolerance"] = _concat([y for x in parts for y in x["tolerance"]])
     tables["coverage_curves"] = _concat([y for x in parts for y in x["coverage_curves"]])
     tables["resolution_sensitivity"] = _concat([y for x in parts for y in x["resolution_sensitivity"]])
-    tables["fluctuations"] = _concat([y for x in parts for y in x["fluctuations"]],
-                                     ["model", "dataset", "where", "i", "coverage_1", "coverage_2", "d1", "d2", "c1",
-                                      "c2", "c"])
+    tables["fluctuations"] = _concat(
+        [y for x in parts for y in x["fluctuations"]],
+        ["model", "dataset", "where", "i", "coverage_1", "coverage_2", "d1", "d2", "c1", "c2", "c"],
+    )
     return tables
 
 
@@ -396,16 +471,24 @@ def _evaluation(tables, p, bench, source, sha256, stages, t_start, left_out):
     ``data["protocols_left_out"]`` maps each protocol the grid leaves out to why (empty: none).
     """
     stored = {k: list(v) if isinstance(v, tuple) else v for k, v in p.as_dict().items()}  # as its manifest stores them
-    info = {"source": source, "sha256": sha256, "kind": bench.kind, "graded": bench.graded,
-            "n_rows": int(len(bench)), "models": list(bench.models),
-            **({"n_items": int(bench.item_counts().sum())} if bench.repeated else {}),
-            "datasets": list(bench.datasets), "domains": {d: bench.domains.get(d) for d in bench.datasets},
-            "protocols_left_out": dict(left_out)}
+    info = {
+        "source": source,
+        "sha256": sha256,
+        "kind": bench.kind,
+        "graded": bench.graded,
+        "n_rows": int(len(bench)),
+        "models": list(bench.models),
+        **({"n_items": int(bench.item_counts().sum())} if bench.repeated else {}),
+        "datasets": list(bench.datasets),
+        "domains": {d: bench.domains.get(d) for d in bench.datasets},
+        "protocols_left_out": dict(left_out),
+    }
     created = _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat()
     timing = {name: round(sec, 3) for name, sec in stages}
     timing["total"] = round(time.perf_counter() - t_start, 3)
-    return Evaluation(tables=tables, parameters=stored, data=info, versions=package_versions(), created=created,
-                      timing=timing)
+    return Evaluation(
+        tables=tables, parameters=stored, data=info, versions=package_versions(), created=created, timing=timing
+    )
 
 
 def open_evaluation(

@@ -12,14 +12,31 @@ import numpy as np
 
 from ..utils.formatting import MISSING, format_number
 
-__all__ = ["BETTER", "MEAN_ROW", "NOT_TESTED", "NO_DIFFERENCE", "VALUE_NAMES", "WORSE", "difference_text", "p_text",
-           "reading"]
+__all__ = [
+    "BETTER",
+    "MEAN_ROW",
+    "NOT_TESTED",
+    "NO_DIFFERENCE",
+    "VALUE_NAMES",
+    "WORSE",
+    "difference_text",
+    "p_text",
+    "reading",
+]
 
 #: How each compared value is named, and whether higher is better.
-VALUE_NAMES = {"auc": ("AUC", True), "accuracy": ("deployed accuracy", True), "kappa": ("kappa", True),
-               "disca": ("DiSCA", True), "drift": ("drift", False), "brier": ("Brier score", False),
-               "nll": ("NLL", False), "ece_uniform": ("ECE", False), "smooth_ece": ("smooth ECE", False),
-               "prr": ("PRR", True)}
+VALUE_NAMES = {
+    "auc": ("AUC", True),
+    "accuracy": ("deployed accuracy", True),
+    "kappa": ("kappa", True),
+    "disca": ("DiSCA", True),
+    "drift": ("drift", False),
+    "brier": ("Brier score", False),
+    "nll": ("NLL", False),
+    "ece_uniform": ("ECE", False),
+    "smooth_ece": ("smooth ECE", False),
+    "prr": ("PRR", True),
+}
 #: The readings of a difference.
 BETTER, WORSE, NO_DIFFERENCE, NOT_TESTED = "better", "worse", "no detectable difference", "not tested"
 MEAN_ROW = "mean over datasets"

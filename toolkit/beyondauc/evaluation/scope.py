@@ -30,15 +30,19 @@ def kind_text(evaluation: Evaluation) -> str:
     'Scores'
     """
     if evaluation.data.get("kind", "scores") == "answers":
-        return ("Answers: each model gave an answer per example with its own confidence, and whether the answer is "
-                "right is known. Here \"label\" means *the answer is right* and \"score\" means *the model's "
-                "confidence*: the AUC is the AUROC of confidence for telling right answers from wrong ones, "
-                "\"accuracy\" is how often a confidence threshold learnt on other data tells them apart, and "
-                "selective answering ranks the answers by the confidence "
-                f"{_selective_source(evaluation)}.")
-    return ("Scores: a binary label per example and one score per model; the AUC ranks the scores, the accuracy "
-            "is that of a threshold learnt on other data, and selective answering ranks the answers by the "
-            f"confidence {_selective_source(evaluation)}.")
+        return (
+            "Answers: each model gave an answer per example with its own confidence, and whether the answer is "
+            'right is known. Here "label" means *the answer is right* and "score" means *the model\'s '
+            "confidence*: the AUC is the AUROC of confidence for telling right answers from wrong ones, "
+            '"accuracy" is how often a confidence threshold learnt on other data tells them apart, and '
+            "selective answering ranks the answers by the confidence "
+            f"{_selective_source(evaluation)}."
+        )
+    return (
+        "Scores: a binary label per example and one score per model; the AUC ranks the scores, the accuracy "
+        "is that of a threshold learnt on other data, and selective answering ranks the answers by the "
+        f"confidence {_selective_source(evaluation)}."
+    )
 
 
 def _selective_source(evaluation):
@@ -70,30 +74,57 @@ def analyses_table(evaluation: Evaluation) -> pd.DataFrame:
     'left out'
     """
     p, data = evaluation.parameters, evaluation.data
-    rows = [_threshold_row(evaluation), _domain_row(evaluation), _cohort_row(evaluation),
-            ("Selective answering (DiSCA, AURC)", "shown", "confidences " + _selective_source(evaluation))]
+    rows = [
+        _threshold_row(evaluation),
+        _domain_row(evaluation),
+        _cohort_row(evaluation),
+        ("Selective answering (DiSCA, AURC)", "shown", "confidences " + _selective_source(evaluation)),
+    ]
     ood = p.get("ood_dataset")
     one = len(data.get("datasets", [])) == 1
-    rows.append(("DiSCA out of distribution, NiDMA", "shown" if ood else "left out",
-                 f"on the out-of-distribution dataset {ood!r}" if ood else
-                 "needs a second dataset as the out-of-distribution one, and the data has one" if one else
-                 "needs an out-of-distribution dataset: give --ood-dataset (ood_dataset=)"))
+    rows.append(
+        (
+            "DiSCA out of distribution, NiDMA",
+            "shown" if ood else "left out",
+            f"on the out-of-distribution dataset {ood!r}"
+            if ood
+            else "needs a second dataset as the out-of-distribution one, and the data has one"
+            if one
+            else "needs an out-of-distribution dataset: give --ood-dataset (ood_dataset=)",
+        )
+    )
     if one:
-        rows.append(("Cross-dataset protocols (xdomain, outdomain, indomain, outdata)", "left out",
-                     "they calibrate on other datasets, and the data has one: the indata protocol (a random split "
-                     "of the dataset) stands in, and the threshold-transfer, cross-dataset risk-control and "
-                     "Friedman analyses are left out"))
+        rows.append(
+            (
+                "Cross-dataset protocols (xdomain, outdomain, indomain, outdata)",
+                "left out",
+                "they calibrate on other datasets, and the data has one: the indata protocol (a random split "
+                "of the dataset) stands in, and the threshold-transfer, cross-dataset risk-control and "
+                "Friedman analyses are left out",
+            )
+        )
     for name, r in (data.get("defaults_replaced") or {}).items():
         rows.append((f"Default {name}", "replaced", f"{r['used']!r} instead of {r['default']!r}: {r['why']}"))
     cs = p.get("computation_score")
-    rows.append(("DiDMA", "shown" if cs is not None else "left out",
-                 f"with the computation score {cs}" if cs is not None else
-                 "needs the model's computation score (1/energy or reference/parameters): give "
-                 "--computation-score (computation_score=)"))
+    rows.append(
+        (
+            "DiDMA",
+            "shown" if cs is not None else "left out",
+            f"with the computation score {cs}"
+            if cs is not None
+            else "needs the model's computation score (1/energy or reference/parameters): give "
+            "--computation-score (computation_score=)",
+        )
+    )
     if data.get("kind") == "answers":
-        rows.append(("Paired DeLong test between models", "left out",
-                     "the models' answers are right on different examples, so their AUROCs rest on different "
-                     "labels; models are compared by the paired bootstrap instead"))
+        rows.append(
+            (
+                "Paired DeLong test between models",
+                "left out",
+                "the models' answers are right on different examples, so their AUROCs rest on different "
+                "labels; models are compared by the paired bootstrap instead",
+            )
+        )
     return pd.DataFrame(rows, columns=_COLUMNS)
 
 
@@ -111,14 +142,20 @@ def _domain_row(evaluation):
     grid = evaluation.table("grid")
     shown = sorted(set(grid["protocol"]) & {"outdomain", "indomain"}) if len(grid) else []
     if len(domains) == 1:
-        return ("Domain protocols (outdomain, indomain)", "left out", "they calibrate on the datasets of other "
-                "domains, and the data has one dataset")
+        return (
+            "Domain protocols (outdomain, indomain)",
+            "left out",
+            "they calibrate on the datasets of other domains, and the data has one dataset",
+        )
     if not missing:
         return ("Domain protocols (outdomain, indomain)", "shown", "every dataset has a domain")
     names = ", ".join(map(repr, missing[:5])) + (f" and {len(missing) - 5} more" if len(missing) > 5 else "")
     status = "shown" if shown else "left out"
-    return ("Domain protocols (outdomain, indomain)", status,
-            f"need a domain per dataset; none for {names}: give --domains (domains=) or a 'domain' column")
+    return (
+        "Domain protocols (outdomain, indomain)",
+        status,
+        f"need a domain per dataset; none for {names}: give --domains (domains=) or a 'domain' column",
+    )
 
 
 def _cohort_row(evaluation):
@@ -127,8 +164,11 @@ def _cohort_row(evaluation):
     if not len(diag):
         return ("Cohort diagnostics (test-set AUROC)", "left out", "no model had two cohorts to compare")
     if protocol is None:
-        return ("Cohort diagnostics (test-set AUROC)", "shown",
-                "validation and test cohorts from the 'split' column, or the indata split without one")
+        return (
+            "Cohort diagnostics (test-set AUROC)",
+            "shown",
+            "validation and test cohorts from the 'split' column, or the indata split without one",
+        )
     return ("Cohort diagnostics (test-set AUROC)", "shown", f"cohorts from the {protocol!r} protocol")
 
 

@@ -135,8 +135,9 @@ def resolve_auto(params: EvaluationParameters, bench: Benchmark) -> EvaluationPa
     return dataclasses.replace(params, selective_protocol="none" if bench.kind == "answers" else "indata")
 
 
-def one_dataset_defaults(params: EvaluationParameters, given: Mapping[str, object],
-                         bench: Benchmark) -> tuple[EvaluationParameters, dict[str, dict[str, object]]]:
+def one_dataset_defaults(
+    params: EvaluationParameters, given: Mapping[str, object], bench: Benchmark
+) -> tuple[EvaluationParameters, dict[str, dict[str, object]]]:
     """(parameters, what was replaced): on a benchmark of one dataset, defaults that need others fall back.
 
     The headline ``protocol`` (``xdomain`` by default) becomes ``indata``;

@@ -59,8 +59,15 @@ class Tasks:
         """``func(view(data, key), key, arg)`` for each ``(key, arg)`` of ``tasks``, in order."""
         bar = StageProgress(stage, len(tasks), enabled=self.progress)
         try:
-            done = run_tasks(functools.partial(_recorded, func), tasks, data=data, view=view, n_jobs=self.n_jobs,
-                             dask=self.client, progress=bar)
+            done = run_tasks(
+                functools.partial(_recorded, func),
+                tasks,
+                data=data,
+                view=view,
+                n_jobs=self.n_jobs,
+                dask=self.client,
+                progress=bar,
+            )
         finally:
             bar.close()
         for _, records in done:
@@ -81,9 +88,22 @@ def _recorded(func, part, key, arg):
 
 def model_parts(parts):
     """One model's rows from its datasets' task results, as the model's tables hold them (datasets in order)."""
-    out = {k: [y for x in parts for y in x[k]] for k in (
-        "roc", "cohort_histograms", "robustness", "drift_curves", "wasserstein", "selective", "tolerance",
-        "coverage_curves", "fluctuations", "resolution_sensitivity", "warnings")}
+    out = {
+        k: [y for x in parts for y in x[k]]
+        for k in (
+            "roc",
+            "cohort_histograms",
+            "robustness",
+            "drift_curves",
+            "wasserstein",
+            "selective",
+            "tolerance",
+            "coverage_curves",
+            "fluctuations",
+            "resolution_sensitivity",
+            "warnings",
+        )
+    }
     out["diagnostics"] = pd.DataFrame([x["diagnostics"] for x in parts])  # as diagnostics_frame makes it
 
     def stacked(name):
@@ -110,6 +130,7 @@ def one_model(bench, model):
 # ---------------------------------------------------------------------------
 # tasks per model: the calibration grid; per model x chunk of replicates: its bootstrap
 # ---------------------------------------------------------------------------
+
 
 def grid_task(bench, model, options):
     """One model's expected-accuracy grid and calibration errors, from one set of fits (a task; ``bench`` holds that

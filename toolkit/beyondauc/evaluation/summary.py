@@ -45,33 +45,87 @@ THRESHOLDS = {
 #: threshold too; when the interval reaches back across it the finding is a note, "inconclusive", and
 #: without a bootstrap (no interval) a note, "unchecked".  ``docs/reports.md`` prints this table.
 RULES = (
-    ("rank drop", "ranking", "AUC rank - accuracy rank (mean over datasets)", "< 0",
-     "bootstrap p-value of the change <= 1 - confidence level"),
-    ("threshold transfer", "threshold", "accuracy lost against a threshold learnt on the dataset itself (indata)",
-     f">= {THRESHOLDS['transfer_loss']:g}", "the upper end of the accuracy's interval loses it too"),
-    ("decisions near chance", "threshold", "kappa, where the AUC is at least "
-     f"{THRESHOLDS['auc_promise']:g}", f"< {THRESHOLDS['kappa_floor']:g}",
-     "kappa's interval below the floor and the AUC's above the promise"),
-    ("cohort drift", "drift", "sensitivity/specificity drift between validation and test cohorts",
-     f">= {THRESHOLDS['drift']:g}", "permutation p-value < 1 - confidence level and the lower end of the drift's "
-     "interval at or above the threshold (the estimate, where no interval can contain it)"),
-    ("Wasserstein", "drift", "W = distance between the classes / distance between the cohorts",
-     f"< {THRESHOLDS['wasserstein']:g}", "permutation p-value < 1 - confidence level and the upper end of W's "
-     "interval below the threshold (the estimate, where no interval can contain it)"),
-    ("fragile AUC", "drift", "bias robustness of the test cohort", f"< {THRESHOLDS['bias_robustness']:g}",
-     "the upper end of its interval below the threshold"),
-    ("abstains worse", "selective", "mean DiSCA against the best other model's",
-     "below", "its interval wholly below the best other model's interval"),
-    ("unrankable confidences", "selective", "distinct confidences of the answers on every dataset",
-     f"< {MIN_CONFIDENCES} or one shared by > {MAX_TIE_SHARE:.0%}", "a count, no interval needed"),
-    ("guarantee fails to transfer", "selective", "realised risk on a dataset of a threshold certified on other data "
-     f"(xdomain, outdomain) at the headline target risk {HEADLINE_RISK:g}", "> the target risk",
-     "the certificate itself (probability >= 1 - delta on its calibration data), no interval needed"),
-    ("miscalibrated confidence", "calibration", "ECE (15 equal-width bins) of the confidence as given, on a dataset "
-     "(where selective answering reads it as given: answers by default)", f"> {GIVEN_ECE_TOLERANCE:g}",
-     "the lower end of its interval above the threshold"),
-    ("undefined analysis", "analysis", "datasets where the model's scores leave a measure undefined "
-     "(constant scores, tied confidences)", ">= 1", "a count, no interval needed"),
+    (
+        "rank drop",
+        "ranking",
+        "AUC rank - accuracy rank (mean over datasets)",
+        "< 0",
+        "bootstrap p-value of the change <= 1 - confidence level",
+    ),
+    (
+        "threshold transfer",
+        "threshold",
+        "accuracy lost against a threshold learnt on the dataset itself (indata)",
+        f">= {THRESHOLDS['transfer_loss']:g}",
+        "the upper end of the accuracy's interval loses it too",
+    ),
+    (
+        "decisions near chance",
+        "threshold",
+        f"kappa, where the AUC is at least {THRESHOLDS['auc_promise']:g}",
+        f"< {THRESHOLDS['kappa_floor']:g}",
+        "kappa's interval below the floor and the AUC's above the promise",
+    ),
+    (
+        "cohort drift",
+        "drift",
+        "sensitivity/specificity drift between validation and test cohorts",
+        f">= {THRESHOLDS['drift']:g}",
+        "permutation p-value < 1 - confidence level and the lower end of the drift's "
+        "interval at or above the threshold (the estimate, where no interval can contain it)",
+    ),
+    (
+        "Wasserstein",
+        "drift",
+        "W = distance between the classes / distance between the cohorts",
+        f"< {THRESHOLDS['wasserstein']:g}",
+        "permutation p-value < 1 - confidence level and the upper end of W's "
+        "interval below the threshold (the estimate, where no interval can contain it)",
+    ),
+    (
+        "fragile AUC",
+        "drift",
+        "bias robustness of the test cohort",
+        f"< {THRESHOLDS['bias_robustness']:g}",
+        "the upper end of its interval below the threshold",
+    ),
+    (
+        "abstains worse",
+        "selective",
+        "mean DiSCA against the best other model's",
+        "below",
+        "its interval wholly below the best other model's interval",
+    ),
+    (
+        "unrankable confidences",
+        "selective",
+        "distinct confidences of the answers on every dataset",
+        f"< {MIN_CONFIDENCES} or one shared by > {MAX_TIE_SHARE:.0%}",
+        "a count, no interval needed",
+    ),
+    (
+        "guarantee fails to transfer",
+        "selective",
+        "realised risk on a dataset of a threshold certified on other data "
+        f"(xdomain, outdomain) at the headline target risk {HEADLINE_RISK:g}",
+        "> the target risk",
+        "the certificate itself (probability >= 1 - delta on its calibration data), no interval needed",
+    ),
+    (
+        "miscalibrated confidence",
+        "calibration",
+        "ECE (15 equal-width bins) of the confidence as given, on a dataset "
+        "(where selective answering reads it as given: answers by default)",
+        f"> {GIVEN_ECE_TOLERANCE:g}",
+        "the lower end of its interval above the threshold",
+    ),
+    (
+        "undefined analysis",
+        "analysis",
+        "datasets where the model's scores leave a measure undefined (constant scores, tied confidences)",
+        ">= 1",
+        "a count, no interval needed",
+    ),
 )
 
 THRESHOLD_TEXT = (
@@ -93,8 +147,10 @@ THRESHOLD_TEXT = (
 )
 
 #: Why DiSCA leaves some answers out of its ranking (:func:`~beyondauc.metrics.selective.benchmark.confidence_ties`).
-RANK_RULE = (f"DiSCA needs at least {MIN_CONFIDENCES} distinct confidences, none shared by more than "
-             f"{MAX_TIE_SHARE:.0%} of the answers")
+RANK_RULE = (
+    f"DiSCA needs at least {MIN_CONFIDENCES} distinct confidences, none shared by more than "
+    f"{MAX_TIE_SHARE:.0%} of the answers"
+)
 
 _ORDINAL = {1: "st", 2: "nd", 3: "rd"}
 
@@ -182,9 +238,11 @@ def _ranking(model, p, board, n_models):
     setting = f"{p['protocol']}, {p['method']}"
     if pd.isna(auc_rank) or pd.isna(rank):
         return "info", "ranking", f"No rank could be given (undefined AUC or accuracy), ({setting}).", "", ""
-    text = (f"{_ordinal(auc_rank)} of {n_models} by mean AUC, {_ci(row, 'auc')}, and {_ordinal(rank)} by expected "
-            f"accuracy once its threshold is learnt on other data ({setting}), {_ci(row, 'accuracy')}; "
-            f"kappa {_ci(row, 'kappa')}.")
+    text = (
+        f"{_ordinal(auc_rank)} of {n_models} by mean AUC, {_ci(row, 'auc')}, and {_ordinal(rank)} by expected "
+        f"accuracy once its threshold is learnt on other data ({setting}), {_ci(row, 'accuracy')}; "
+        f"kappa {_ci(row, 'kappa')}."
+    )
     share = row.get("sign_share", row.get("p_change", np.nan))
     p_value, alpha = row.get("p_value", np.nan), 1 - p.get("confidence_level", 0.95)
     if _missing(change) or not change:
@@ -199,11 +257,14 @@ def _ranking(model, p, board, n_models):
     else:
         sig = p_value <= alpha
         ptext = _p_text(p_value, p.get("n_bootstrap", 0))
-        text += (f" It {move}; the change keeps its sign in {share:.0%} of bootstrap replicates ({ptext}: "
-                 f"{'significant' if sig else 'not significant'} at {alpha:g}).")
+        text += (
+            f" It {move}; the change keeps its sign in {share:.0%} of bootstrap replicates ({ptext}: "
+            f"{'significant' if sig else 'not significant'} at {alpha:g})."
+        )
         judged = "clear" if change > 0 else "flag" if sig else "inconclusive"
-        reason = (f"rank drop{'' if sig else ' inconclusive'}: {places} once a threshold is learnt elsewhere, "
-                  + (f"{ptext} (significant at {alpha:g})" if sig else f"{ptext} > {alpha:g}"))
+        reason = f"rank drop{'' if sig else ' inconclusive'}: {places} once a threshold is learnt elsewhere, " + (
+            f"{ptext} (significant at {alpha:g})" if sig else f"{ptext} > {alpha:g}"
+        )
     if judged == "clear":
         return "good", "ranking", text, "", ""
     return ("warn" if judged == "flag" else "info"), "ranking", text, "rank drop", reason
@@ -219,19 +280,46 @@ def transfer(row, indata):
         judged = _judge(loss, low, high, THRESHOLDS["transfer_loss"])
         if judged != "clear":
             iv = format_interval(low, high, 2, minus="-")
-            out.append((judged, "threshold transfer", _reason(
-                "threshold transfer", judged, f"accuracy lost {_num(loss, 2)}", name, THRESHOLDS["transfer_loss"],
-                interval=iv), f"{loss:.2f} below a threshold learnt on the dataset itself ({iv or 'no interval'})"))
+            out.append(
+                (
+                    judged,
+                    "threshold transfer",
+                    _reason(
+                        "threshold transfer",
+                        judged,
+                        f"accuracy lost {_num(loss, 2)}",
+                        name,
+                        THRESHOLDS["transfer_loss"],
+                        interval=iv,
+                    ),
+                    f"{loss:.2f} below a threshold learnt on the dataset itself ({iv or 'no interval'})",
+                )
+            )
     if not _missing(row["auc"]) and row["auc"] >= THRESHOLDS["auc_promise"]:
-        judged = _judge(row["kappa"], row.get("kappa_low"), row.get("kappa_high"), THRESHOLDS["kappa_floor"],
-                        below=True)
+        judged = _judge(
+            row["kappa"], row.get("kappa_low"), row.get("kappa_high"), THRESHOLDS["kappa_floor"], below=True
+        )
         if judged == "flag" and not row.get("auc_low", 0) >= THRESHOLDS["auc_promise"]:
             judged = "inconclusive"  # the AUC's interval reaches below its promise
         if judged != "clear":
             iv = format_interval(row.get("kappa_low"), row.get("kappa_high"), 2, minus="-")
-            out.append((judged, "decisions near chance", _reason(
-                "decisions near chance", judged, f"kappa {_num(row['kappa'], 2)}", name, THRESHOLDS["kappa_floor"],
-                below=True, interval=iv, context=f" at AUC {_num(row['auc'])}"), f"kappa {_ci(row, 'kappa', 2)}"))
+            out.append(
+                (
+                    judged,
+                    "decisions near chance",
+                    _reason(
+                        "decisions near chance",
+                        judged,
+                        f"kappa {_num(row['kappa'], 2)}",
+                        name,
+                        THRESHOLDS["kappa_floor"],
+                        below=True,
+                        interval=iv,
+                        context=f" at AUC {_num(row['auc'])}",
+                    ),
+                    f"kappa {_ci(row, 'kappa', 2)}",
+                )
+            )
     return out
 
 
@@ -248,8 +336,15 @@ def _threshold(model, p, grid):
             loss = indata.get(row["dataset"], np.nan) - row["accuracy"] if p["protocol"] != "indata" else 1.0
             what = [f"accuracy {_ci(row, 'accuracy')} at AUC {_num(row['auc'])}"]
             what += [description for j, _, _, description in found if j == worst]
-            judged.append((worst, loss if np.isfinite(loss) else 1.0, f"{row['dataset']} ({'; '.join(what)})",
-                           found[0][1], found[0][2]))
+            judged.append(
+                (
+                    worst,
+                    loss if np.isfinite(loss) else 1.0,
+                    f"{row['dataset']} ({'; '.join(what)})",
+                    found[0][1],
+                    found[0][2],
+                )
+            )
     failed = sorted([j for j in judged if j[0] == "flag"], key=lambda t: -t[1])
     doubt = sorted([j for j in judged if j[0] != "flag"], key=lambda t: -t[1])
     where = f"A threshold learnt on other data ({p['protocol']})"
@@ -258,21 +353,26 @@ def _threshold(model, p, grid):
         status = "bad" if len(failed) > 1 or failed[0][1] >= 2 * THRESHOLDS["transfer_loss"] else "warn"
         rule, reason = failed[0][3], failed[0][4] + (f" (and {len(failed) - 1} more)" if len(failed) > 1 else "")
     elif doubt:
-        text = (f"{where} fails on no dataset with evidence from the intervals (it holds on "
-                f"{len(head) - len(doubt)} of {len(head)}).")
+        text = (
+            f"{where} fails on no dataset with evidence from the intervals (it holds on "
+            f"{len(head) - len(doubt)} of {len(head)})."
+        )
         status, rule, reason = "info", doubt[0][3], doubt[0][4]
     else:
         return "good", "threshold", f"{where} holds on all {len(head)} datasets.", "", ""
     if doubt:
-        text += (f" {'Unchecked' if doubt[0][0] == 'unchecked' else 'Inconclusive'} on "
-                 f"{_names([f[2] for f in doubt], 2)}.")
+        text += (
+            f" {'Unchecked' if doubt[0][0] == 'unchecked' else 'Inconclusive'} on {_names([f[2] for f in doubt], 2)}."
+        )
     return status, "threshold", text, rule, reason
 
 
 #: The drift topic's rules: (rule, column, threshold, below, label in the sentence, digits).
-_DRIFT_RULES = (("cohort drift", "drift", THRESHOLDS["drift"], False, "drift", 3),
-                ("Wasserstein", "wasserstein", THRESHOLDS["wasserstein"], True, "W", 2),
-                ("fragile AUC", "bias_robustness_test", THRESHOLDS["bias_robustness"], True, "bias robustness", 2))
+_DRIFT_RULES = (
+    ("cohort drift", "drift", THRESHOLDS["drift"], False, "drift", 3),
+    ("Wasserstein", "wasserstein", THRESHOLDS["wasserstein"], True, "W", 2),
+    ("fragile AUC", "bias_robustness_test", THRESHOLDS["bias_robustness"], True, "bias robustness", 2),
+)
 
 
 def _null_judged(judged, r, col, alpha):
@@ -299,8 +399,10 @@ def _drift_reason(rule, judged, why, r, col, threshold, below, label, digits, al
     iv = format_interval(r.get(f"{col}_low"), r.get(f"{col}_high"), digits, minus="-")
     sign, perm = _LT if below else _GE, _p_perm(r, col)
     if why == "null":
-        return f"{rule} inconclusive: {past} {sign} {threshold:g} on {where}, but {perm} \u2265 {alpha:g}: " \
-               "sampling alone can explain it"
+        return (
+            f"{rule} inconclusive: {past} {sign} {threshold:g} on {where}, but {perm} \u2265 {alpha:g}: "
+            "sampling alone can explain it"
+        )
     if why == "estimate":
         return f"{rule}: {past} {sign} {threshold:g} on {where}, {perm} (no interval can contain the estimate)"
     return _reason(rule, judged, past, where, threshold, below=below, interval=iv) + (f", {perm}" if perm else "")
@@ -318,8 +420,9 @@ def drift_judged(mine, alpha=0.05):
         if col not in mine:
             continue
         for r in records:
-            judged, why = _null_judged(_judge(r[col], r.get(f"{col}_low"), r.get(f"{col}_high"), threshold,
-                                              below=below), r, col, alpha)
+            judged, why = _null_judged(
+                _judge(r[col], r.get(f"{col}_low"), r.get(f"{col}_high"), threshold, below=below), r, col, alpha
+            )
             if judged != "clear":
                 reason = _drift_reason(rule, judged, why, r, col, threshold, below, label, digits, alpha)
                 value = _num(r[col], digits) if why == "estimate" else _ci(r, col, digits)
@@ -339,8 +442,13 @@ def _drift(model, diagnostics, alpha=0.05):
     why = _notes(undefined)
     if len(undefined) == len(mine):  # nothing to judge: say why instead
         reasons = "; ".join(why) or "a cohort with a single class"
-        return "info", "drift", (f"Its cohort drift is undefined on every dataset ({reasons}; cohorts: {cohorts})."), \
-            "", ""
+        return (
+            "info",
+            "drift",
+            (f"Its cohort drift is undefined on every dataset ({reasons}; cohorts: {cohorts})."),
+            "",
+            "",
+        )
     judged = drift_judged(mine, alpha)
     flags = [j for j in judged if j[0] == "flag"]
     doubts = [j for j in judged if j[0] != "flag"]
@@ -349,26 +457,49 @@ def _drift(model, diagnostics, alpha=0.05):
     parts = []
     if drifted:
         items = _merge_items(drifted)
-        parts.append(f"validation and test cohorts ({cohorts}) drift apart on {len(items)} of {len(mine)} datasets: "
-                     f"{_names(items, 2)}")
+        parts.append(
+            f"validation and test cohorts ({cohorts}) drift apart on {len(items)} of {len(mine)} datasets: "
+            f"{_names(items, 2)}"
+        )
     if fragile:
-        parts.append(f"{'its' if drifted else 'Its'} AUC is fragile to a small shift of the positives on "
-                     f"{_names(_merge_items(fragile), 2)}")
+        parts.append(
+            f"{'its' if drifted else 'Its'} AUC is fragile to a small shift of the positives on "
+            f"{_names(_merge_items(fragile), 2)}"
+        )
     if not drifted:
-        with_evidence = "" if not any(j[1] != "fragile AUC" for j in doubts) else \
-            " with evidence from its interval and permutation null" if "drift_pvalue" in mine else \
-            " with evidence from its interval"
-        parts.append(f"no dataset shows cohort drift{with_evidence} (largest {_num(mine['drift'].max(), 3)} on "
-                     f"{mine.loc[mine['drift'].idxmax(), 'dataset']}; cohorts: {cohorts})")
+        with_evidence = (
+            ""
+            if not any(j[1] != "fragile AUC" for j in doubts)
+            else " with evidence from its interval and permutation null"
+            if "drift_pvalue" in mine
+            else " with evidence from its interval"
+        )
+        parts.append(
+            f"no dataset shows cohort drift{with_evidence} (largest {_num(mine['drift'].max(), 3)} on "
+            f"{mine.loc[mine['drift'].idxmax(), 'dataset']}; cohorts: {cohorts})"
+        )
     if doubts:
         word = "unchecked" if all(j[0] == "unchecked" for j in doubts) else "inconclusive"
-        but = "without an interval" if word == "unchecked" else " or ".join(dict.fromkeys(
-            "sampling alone can explain it (permutation null)" if j[6] == "null" else
-            "its interval reaches back across it" for j in doubts if j[0] == "inconclusive"))
+        but = (
+            "without an interval"
+            if word == "unchecked"
+            else " or ".join(
+                dict.fromkeys(
+                    "sampling alone can explain it (permutation null)"
+                    if j[6] == "null"
+                    else "its interval reaches back across it"
+                    for j in doubts
+                    if j[0] == "inconclusive"
+                )
+            )
+        )
         parts.append(f"{word} on {_names(_merge_items(doubts), 2)}: past the threshold, but {but}")
     if len(undefined):
-        parts.append("its drift is undefined on " + "; ".join(f"{_and(d, 2)} ({note})" for note, d in why.items())
-                     if why else f"its drift is undefined on {_and(map(str, undefined['dataset']), 2)}")
+        parts.append(
+            "its drift is undefined on " + "; ".join(f"{_and(d, 2)} ({note})" for note, d in why.items())
+            if why
+            else f"its drift is undefined on {_and(map(str, undefined['dataset']), 2)}"
+        )
     status = "bad" if drifted and fragile else "warn" if flags else "info" if doubts else "good"
     text = "; ".join(parts)
     top = flags or doubts
@@ -401,23 +532,34 @@ def _selective(model, p, selective, board):
     mine = selective[selective["model"] == model]
     if mine["disca"].isna().all():
         return "info", "selective", "DiSCA is undefined on every dataset.", "", ""
-    setting = ("Selective answering (confidences as given)" if p["selective_protocol"] == "none" else
-               f"Selective answering (confidences calibrated {p['selective_protocol']}/{p['selective_method']})")
+    setting = (
+        "Selective answering (confidences as given)"
+        if p["selective_protocol"] == "none"
+        else f"Selective answering (confidences calibrated {p['selective_protocol']}/{p['selective_method']})"
+    )
     ranked = mine[_rankable(mine)]
     if model not in rank.index and len(ranked):
         return "info", "selective", "DiSCA is undefined on every dataset where its answers can be ranked.", "", ""
     if model not in rank.index:
-        return "warn", "selective", (
-            f"{setting}: not ranked by DiSCA, since on every dataset its answers have too few distinct confidences "
-            f"to rank ({RANK_RULE}); the DiSCA they get ({_num(mine['disca'].min(), 2)} to "
-            f"{_num(mine['disca'].max(), 2)}) says nothing about when to abstain."), "unrankable confidences", (
-            f"unrankable confidences: too few distinct confidences on all {len(mine)} datasets ({RANK_RULE})")
+        return (
+            "warn",
+            "selective",
+            (
+                f"{setting}: not ranked by DiSCA, since on every dataset its answers have too few distinct confidences "
+                f"to rank ({RANK_RULE}); the DiSCA they get ({_num(mine['disca'].min(), 2)} to "
+                f"{_num(mine['disca'].max(), 2)}) says nothing about when to abstain."
+            ),
+            "unrankable confidences",
+            (f"unrankable confidences: too few distinct confidences on all {len(mine)} datasets ({RANK_RULE})"),
+        )
     worst = ranked.loc[ranked["disca"].idxmin()]
     row = board[board["model"] == model].iloc[0].to_dict()
-    text = (f"{setting}: mean DiSCA {_ci(row, 'disca')}, {_ordinal(rank[model])} of {n_ranked}; median first mistake "
-            f"at confidence a = {_num(ranked['a'].median(), 2)}, accuracy below {p['tolerance']:g} from b = "
-            f"{_num(ranked['b'].median(), 2)}; {int(ranked['n_fluctuations'].sum())} fluctuation(s) in all, the "
-            f"lowest DiSCA on {worst['dataset']} ({_ci(worst.to_dict(), 'disca', 2)}).")
+    text = (
+        f"{setting}: mean DiSCA {_ci(row, 'disca')}, {_ordinal(rank[model])} of {n_ranked}; median first mistake "
+        f"at confidence a = {_num(ranked['a'].median(), 2)}, accuracy below {p['tolerance']:g} from b = "
+        f"{_num(ranked['b'].median(), 2)}; {int(ranked['n_fluctuations'].sum())} fluctuation(s) in all, the "
+        f"lowest DiSCA on {worst['dataset']} ({_ci(worst.to_dict(), 'disca', 2)})."
+    )
     if len(ranked) < len(mine):
         left = mine[~_rankable(mine)]
         where = _grouped(left["dataset"], map(_confidences, left["n_confidences"], left["top_share"]))
@@ -459,19 +601,28 @@ def _guarantee(model, risk_control, p):
     judged = "unchecked" if not p.get("n_bootstrap") else "flag" if worst["low"] > risk else "inconclusive"
     where = "the other datasets" if worst["protocol"] == "xdomain" else "the datasets of other domains"
     interval = format_interval(worst["low"], worst["high"], 2, minus="-")
-    evidence = {"flag": f" (interval {interval}, wholly above the target)", "unchecked": "",
-                "inconclusive": f" (interval {interval}, which reaches back to the target)"}[judged]
+    evidence = {
+        "flag": f" (interval {interval}, wholly above the target)",
+        "unchecked": "",
+        "inconclusive": f" (interval {interval}, which reaches back to the target)",
+    }[judged]
     others = failed[failed["dataset"] != worst["dataset"]].groupby("dataset", sort=False)["low"].max()
     more = _more_datasets(others, risk, judged)
-    details = (f"certified at risk \u2264 {risk:.2f} on {where} ({worst['protocol']}), its threshold answered "
-               f"{_num(100 * worst['target_coverage'], 0)}% of {worst['dataset']} at a realised risk of "
-               f"{worst['realised_risk']:.2f}{evidence}{more}")
+    details = (
+        f"certified at risk \u2264 {risk:.2f} on {where} ({worst['protocol']}), its threshold answered "
+        f"{_num(100 * worst['target_coverage'], 0)}% of {worst['dataset']} at a realised risk of "
+        f"{worst['realised_risk']:.2f}{evidence}{more}"
+    )
     past = f"realised risk {_num(worst['realised_risk'], 2)} > {risk:g} on {worst['dataset']} ({worst['protocol']})"
     rule = "guarantee fails to transfer"
     also = f"; above {risk:g} also on {len(others)} more dataset{'s' * (len(others) > 1)}" if len(others) else ""
-    reason = (f"{rule}: {past}, interval {interval} wholly above{also}" if judged == "flag" else
-              f"{rule} inconclusive: {past}, but its interval {interval} reaches {risk:g}{also}"
-              if judged == "inconclusive" else f"{rule} unchecked: {past}, no interval (no bootstrap){also}")
+    reason = (
+        f"{rule}: {past}, interval {interval} wholly above{also}"
+        if judged == "flag"
+        else f"{rule} inconclusive: {past}, but its interval {interval} reaches {risk:g}{also}"
+        if judged == "inconclusive"
+        else f"{rule} unchecked: {past}, no interval (no bootstrap){also}"
+    )
     return judged, details, reason
 
 
@@ -482,8 +633,13 @@ def _more_datasets(others, risk, judged):
         return ""
     sure = int((others > risk).sum())
     if len(others) == 1:
-        evidence = ("" if judged != "flag" else ", its interval wholly above as well" if sure else
-                    ", its interval reaching back to the target")
+        evidence = (
+            ""
+            if judged != "flag"
+            else ", its interval wholly above as well"
+            if sure
+            else ", its interval reaching back to the target"
+        )
         return f"; the realised risk is above {risk:.2f} on {others.index[0]} too{evidence}"
     names = ", ".join(map(str, others.index[:3])) + (", ..." if len(others) > 3 else "")
     evidence = f", {sure} of them with the interval wholly above" if judged == "flag" else ""
@@ -500,8 +656,13 @@ def _with_guarantee(item, guarantee):
     if judged != "flag":
         if rule:  # the finding's own rule stands; the guarantee's doubt is said after it
             return status, topic, f"{text} A guarantee may fail to transfer: {details}.", rule, f"{reason}; {why}"
-        return ("info" if status == "good" else status, topic, f"{text} A guarantee may fail to transfer: {details}.",
-                "guarantee fails to transfer", why)
+        return (
+            "info" if status == "good" else status,
+            topic,
+            f"{text} A guarantee may fail to transfer: {details}.",
+            "guarantee fails to transfer",
+            why,
+        )
     if rule:  # both rules open the sentence; the guarantee's number follows the other's
         text = f"A guarantee fails to transfer, and {text[0].lower()}{text[1:]} The guarantee: {details}."
     else:
@@ -568,16 +729,23 @@ def _analysis(model, diagnostics, selective, single=frozenset()):
     if notes:
         n = sum(len(d) for d in notes.values())
         constant = all(note.startswith("constant scores") for note in notes)
-        short.append(f"{'constant scores' if constant else 'cohort diagnostics undefined'} on {n} of "
-                     f"{len(diag)} datasets")
-        details.append("; ".join(f"{note} on {_and(d)}" for note, d in notes.items())
-                       + ", so its cohort diagnostics are undefined there (NaN)")
+        short.append(
+            f"{'constant scores' if constant else 'cohort diagnostics undefined'} on {n} of {len(diag)} datasets"
+        )
+        details.append(
+            "; ".join(f"{note} on {_and(d)}" for note, d in notes.items())
+            + ", so its cohort diagnostics are undefined there (NaN)"
+        )
     if len(left):
         short.append(f"too few distinct confidences to rank on {len(left)} of {len(sel)} datasets")
-        why = [("a single class" if str(d) in single else _confidences(n, t))
-               for d, n, t in zip(left["dataset"], left["n_confidences"], left["top_share"])]
-        details.append(f"DiSCA cannot rank its answers on {_grouped(left['dataset'], why)} and leaves them out of "
-                       f"its ranking ({RANK_RULE})")
+        why = [
+            ("a single class" if str(d) in single else _confidences(n, t))
+            for d, n, t in zip(left["dataset"], left["n_confidences"], left["top_share"])
+        ]
+        details.append(
+            f"DiSCA cannot rank its answers on {_grouped(left['dataset'], why)} and leaves them out of "
+            f"its ranking ({RANK_RULE})"
+        )
     own = any(str(d) not in single for d in left["dataset"]) if len(left) else False
     own = own or any("single class" not in part for note in notes for part in note.split("; "))
     text = " and ".join(short)
@@ -604,12 +772,22 @@ def _given(model, table, p):
     more = f" (and {len(over) - 1} more dataset(s))" if len(over) > 1 else ""
     past = f"ECE {_num(worst['ece_uniform'])} > {GIVEN_ECE_TOLERANCE:g} on {worst['dataset']}"
     if len(flagged):
-        return ("warn", "calibration", f"Its confidence as given is miscalibrated: {past}, interval {interval}"
-                f"{more}.", rule, f"{rule}: {past}, interval {interval}{more}")
+        return (
+            "warn",
+            "calibration",
+            f"Its confidence as given is miscalibrated: {past}, interval {interval}{more}.",
+            rule,
+            f"{rule}: {past}, interval {interval}{more}",
+        )
     judged = "unchecked" if not p.get("n_bootstrap") else "inconclusive"
     why = "no interval (no bootstrap)" if judged == "unchecked" else f"its interval {interval} reaches it"
-    return ("info", "calibration", f"Its confidence as given may be miscalibrated: {past}{more}; {why}.", rule,
-            f"{rule} {judged}: {past}, {why}")
+    return (
+        "info",
+        "calibration",
+        f"Its confidence as given may be miscalibrated: {past}{more}; {why}.",
+        rule,
+        f"{rule} {judged}: {past}, {why}",
+    )
 
 
 def _by_model(frame):
@@ -618,8 +796,9 @@ def _by_model(frame):
     return lambda model: groups[model] if model in groups else frame[frame["model"] == model]
 
 
-def findings_table(tables: Mapping[str, pd.DataFrame], parameters: Mapping[str, object],
-                   models: Sequence[str]) -> pd.DataFrame:
+def findings_table(
+    tables: Mapping[str, pd.DataFrame], parameters: Mapping[str, object], models: Sequence[str]
+) -> pd.DataFrame:
     """The ``findings`` table of an evaluation: model, order, topic, status, sentence, rule, reason.
 
     ``rule`` names the rule that set a warning, a problem or a note (see :data:`RULES`; empty when no
@@ -638,14 +817,25 @@ def findings_table(tables: Mapping[str, pd.DataFrame], parameters: Mapping[str, 
             _ranking(model, parameters, tables["leaderboard"], n),
             _threshold(model, parameters, grid(model)),
             _drift(model, diag, 1 - parameters.get("confidence_level", 0.95)),
-            _with_guarantee(_selective(model, parameters, tables["selective"], tables["leaderboard"]),  # whole
-                            _guarantee(model, tables.get("risk_control"), parameters)),
+            _with_guarantee(
+                _selective(model, parameters, tables["selective"], tables["leaderboard"]),  # whole
+                _guarantee(model, tables.get("risk_control"), parameters),
+            ),
         ]
         given = _given(model, tables.get("given_calibration"), parameters)
         items += [given] if given else []
         for i, (status, topic, sentence, rule, reason) in enumerate(items):
-            rows.append({"model": model, "order": i, "topic": topic, "status": status, "sentence": sentence,
-                         "rule": rule, "reason": reason})
+            rows.append(
+                {
+                    "model": model,
+                    "order": i,
+                    "topic": topic,
+                    "status": status,
+                    "sentence": sentence,
+                    "rule": rule,
+                    "reason": reason,
+                }
+            )
     return pd.DataFrame(rows, columns=["model", "order", "topic", "status", "sentence", "rule", "reason"])
 
 
@@ -672,17 +862,26 @@ def _verdict_parts(r, by, text):
         why = text["analysis"].split(":", 1)[0]
         parts.append(why[0].lower() + why[1:])
     if by.get("threshold") in ("warn", "bad"):
-        parts.append(text["threshold"].split(":")[0].replace("A threshold learnt on other data", "threshold")
-                     .replace(" datasets", ""))
+        parts.append(
+            text["threshold"]
+            .split(":")[0]
+            .replace("A threshold learnt on other data", "threshold")
+            .replace(" datasets", "")
+        )
     elif by.get("threshold") == "info":
         parts.append("threshold transfer inconclusive")
     if by.get("drift") in ("warn", "bad", "info") and by.get("drift_rule"):
         rules = by["drift_rule"].replace("Wasserstein", "W below 1")
         parts.append(rules if by["drift"] != "info" else f"{rules} inconclusive")
     if by.get("selective") == "warn":
-        parts.append("not ranked by DiSCA" if "not ranked" in text["selective"] else
-                     text["selective"].split(":", 1)[0].replace("It abstains", "abstains")
-                     .replace("A guarantee fails", "guarantee fails"))
+        parts.append(
+            "not ranked by DiSCA"
+            if "not ranked" in text["selective"]
+            else text["selective"]
+            .split(":", 1)[0]
+            .replace("It abstains", "abstains")
+            .replace("A guarantee fails", "guarantee fails")
+        )
     elif "disca" in r and not pd.isna(r["disca"]):
         parts.append(f"DiSCA {_num(r['disca'])}")
     if by.get("calibration") == "warn":
@@ -714,7 +913,8 @@ def verdicts_table(findings: pd.DataFrame, leaderboard: pd.DataFrame) -> pd.Data
             ruled = f[f["rule"].astype(str) != ""]
             if status != "info":  # the problems first, then the warnings; notes are left to the report
                 ruled = ruled[ruled["status"].isin(["bad", "warn"])].sort_values(
-                    "status", key=lambda c: c.map({"bad": 0, "warn": 1}), kind="stable")
+                    "status", key=lambda c: c.map({"bad": 0, "warn": 1}), kind="stable"
+                )
             reasons = [str(x) for x in ruled["reason"]]
             reason = "; ".join(reasons[:2]) + (f"; and {len(reasons) - 2} more" if len(reasons) > 2 else "")
         parts = _verdict_parts(board.loc[model], by, text)

@@ -48,8 +48,10 @@ def _shorten(text, limit=_MAX_LINE):
     if len(text) <= limit:
         return text
     half = (limit - 1) // 2
-    return "\n".join(line if len(line) <= limit else f"{line[:half]}…{line[len(line) - (limit - 1 - half):]}"
-                     for line in text.split("\n"))
+    return "\n".join(
+        line if len(line) <= limit else f"{line[:half]}…{line[len(line) - (limit - 1 - half) :]}"
+        for line in text.split("\n")
+    )
 
 
 def literal_text(*targets):
@@ -133,8 +135,12 @@ def _legend(ax, **kwargs):
         if not isinstance(artist, (Line2D, Patch, Collection)) and artist not in ax.containers:
             continue
         label = artist.get_label()
-        if (not label or label == "_nolegend_" or re.fullmatch(r"_(child|container)\d+", label)
-                or Legend.get_legend_handler(handler_map, artist) is None):
+        if (
+            not label
+            or label == "_nolegend_"
+            or re.fullmatch(r"_(child|container)\d+", label)
+            or Legend.get_legend_handler(handler_map, artist) is None
+        ):
             continue
         handles.append(artist)
         labels.append(label)
@@ -172,9 +178,17 @@ def spread_labels(ax, x, y, texts, *, fontsize=8):
         placed.append((left, right, top))
         tops[i] = top
     leader = dict(arrowstyle="-", color="grey", linewidth=0.5, shrinkA=0, shrinkB=2)
-    return [ax.annotate(text, (x[i], y[i]), xytext=(dx, tops[i] - py[i]), textcoords="offset points",
-                        fontsize=fontsize, arrowprops=leader if tops[i] < py[i] + dy - 0.5 else None)
-            for i, text in enumerate(texts)]
+    return [
+        ax.annotate(
+            text,
+            (x[i], y[i]),
+            xytext=(dx, tops[i] - py[i]),
+            textcoords="offset points",
+            fontsize=fontsize,
+            arrowprops=leader if tops[i] < py[i] + dy - 0.5 else None,
+        )
+        for i, text in enumerate(texts)
+    ]
 
 
 def panel_grid(figure, n, ncols, panel_size, *, extra_height=0.0):
@@ -209,6 +223,7 @@ def _drawn_by(display):
 
 def literal_plot(plot):
     """Decorate a Display's ``plot``: whatever it drew is then drawn literally (see :func:`_literal_text`)."""
+
     @functools.wraps(plot)
     def wrapper(self, *args, **kwargs):
         result = plot(self, *args, **kwargs)

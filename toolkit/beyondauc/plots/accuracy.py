@@ -39,6 +39,7 @@ __all__ = ["AUCAccuracyDisplay", "RankSlopeDisplay", "ScoreHistogramsDisplay"]
 
 # -- AUC vs expected accuracy --------------------------------------------------------------
 
+
 class AUCAccuracyDisplay:
     """AUC against the expected accuracy (or kappa) after calibration.
 
@@ -78,10 +79,19 @@ class AUCAccuracyDisplay:
     8
     """
 
-    def __init__(self, auc: ArrayLike, value: ArrayLike, models: ArrayLike, datasets: ArrayLike, *,
-                 model: str | None = None, score: str = "accuracy", title: str = "",
-                 auc_interval: tuple[ArrayLike, ArrayLike] | None = None,
-                 value_interval: tuple[ArrayLike, ArrayLike] | None = None) -> None:
+    def __init__(
+        self,
+        auc: ArrayLike,
+        value: ArrayLike,
+        models: ArrayLike,
+        datasets: ArrayLike,
+        *,
+        model: str | None = None,
+        score: str = "accuracy",
+        title: str = "",
+        auc_interval: tuple[ArrayLike, ArrayLike] | None = None,
+        value_interval: tuple[ArrayLike, ArrayLike] | None = None,
+    ) -> None:
         self.auc = np.asarray(auc, dtype=float)
         self.value = np.asarray(value, dtype=float)
         self.models = np.asarray(models, dtype=object)
@@ -101,9 +111,16 @@ class AUCAccuracyDisplay:
         ax = _axes(ax)
         self.errorbars_ = None
         if self.auc_interval is not None or self.value_interval is not None:
-            self.errorbars_ = ax.errorbar(self.auc, self.value, xerr=self._err(self.auc, self.auc_interval),
-                                          yerr=self._err(self.value, self.value_interval), fmt="none",
-                                          ecolor="silver", elinewidth=0.8, zorder=1)
+            self.errorbars_ = ax.errorbar(
+                self.auc,
+                self.value,
+                xerr=self._err(self.auc, self.auc_interval),
+                yerr=self._err(self.value, self.value_interval),
+                fmt="none",
+                ecolor="silver",
+                elinewidth=0.8,
+                zorder=1,
+            )
         if self.model is None:
             for m in dict.fromkeys(self.models):
                 sel = self.models == m
@@ -118,22 +135,35 @@ class AUCAccuracyDisplay:
                 spread_labels(ax, self.auc[ok], self.value[ok], [str(d) for d in self.datasets[ok]])
         if self.score in ("accuracy", "balanced_accuracy"):
             ax.axline((0.5, 0.5), slope=1.0, color="grey", linestyle=":", linewidth=1, label=f"{self.score} = AUC")
-        ax.set(xlabel="AUC", ylabel=f"expected {self.score}",
-               title=self.title or f"AUC vs expected {self.score}")
+        ax.set(xlabel="AUC", ylabel=f"expected {self.score}", title=self.title or f"AUC vs expected {self.score}")
         ax.grid(color="lightgrey", linewidth=0.5)
         _legend(ax, fontsize=8)
         self.ax_, self.figure_ = ax, ax.figure
         return self
 
     @classmethod
-    def from_evaluation(cls, evaluation: Evaluation, *, model: str | None = None, score: str = "accuracy",
-                        ax: Axes | None = None, **kwargs: object) -> AUCAccuracyDisplay:
+    def from_evaluation(
+        cls,
+        evaluation: Evaluation,
+        *,
+        model: str | None = None,
+        score: str = "accuracy",
+        ax: Axes | None = None,
+        **kwargs: object,
+    ) -> AUCAccuracyDisplay:
         """The headline protocol x method of an :class:`~beyondauc.Evaluation`."""
         return cls.from_results(evaluation.headline(), model=model, score=score, ax=ax, **kwargs)
 
     @classmethod
-    def from_results(cls, results: pd.DataFrame, *, model: str | None = None, score: str = "accuracy",
-                     ax: Axes | None = None, **kwargs: object) -> AUCAccuracyDisplay:
+    def from_results(
+        cls,
+        results: pd.DataFrame,
+        *,
+        model: str | None = None,
+        score: str = "accuracy",
+        ax: Axes | None = None,
+        **kwargs: object,
+    ) -> AUCAccuracyDisplay:
         """Take the points from :func:`~beyondauc.expected_accuracy` results (one protocol x method)."""
         check_results(results, score)
         if model is not None and model not in set(results["model"]):
@@ -143,9 +173,20 @@ class AUCAccuracyDisplay:
             title += f"\n({results['protocol'].iloc[0]}, {results['method'].iloc[0]})"
         cols = set(results.columns)
         auc_iv = (results["auc_low"], results["auc_high"]) if {"auc_low", "auc_high"} <= cols else None
-        val_iv = (results[f"{score}_low"], results[f"{score}_high"]) if {f"{score}_low", f"{score}_high"} <= cols else None
-        return cls(results["auc"], results[score], results["model"], results["dataset"], model=model,
-                   score=score, title=title, auc_interval=auc_iv, value_interval=val_iv).plot(ax, **kwargs)
+        val_iv = (
+            (results[f"{score}_low"], results[f"{score}_high"]) if {f"{score}_low", f"{score}_high"} <= cols else None
+        )
+        return cls(
+            results["auc"],
+            results[score],
+            results["model"],
+            results["dataset"],
+            model=model,
+            score=score,
+            title=title,
+            auc_interval=auc_iv,
+            value_interval=val_iv,
+        ).plot(ax, **kwargs)
 
 
 class RankSlopeDisplay:
@@ -184,11 +225,19 @@ class RankSlopeDisplay:
     ['-', '--']
     """
 
-    def __init__(self, models: ArrayLike, auc_ranks: ArrayLike, ranks: ArrayLike, *, score: str = "accuracy",
-                 highlight: str | None = None, title: str = "",
-                 auc_rank_interval: tuple[ArrayLike, ArrayLike] | None = None,
-                 rank_interval: tuple[ArrayLike, ArrayLike] | None = None,
-                 significant: ArrayLike | None = None) -> None:
+    def __init__(
+        self,
+        models: ArrayLike,
+        auc_ranks: ArrayLike,
+        ranks: ArrayLike,
+        *,
+        score: str = "accuracy",
+        highlight: str | None = None,
+        title: str = "",
+        auc_rank_interval: tuple[ArrayLike, ArrayLike] | None = None,
+        rank_interval: tuple[ArrayLike, ArrayLike] | None = None,
+        significant: ArrayLike | None = None,
+    ) -> None:
         self.models = [str(m) for m in models]
         self.auc_ranks = np.asarray(auc_ranks, dtype=float)
         self.ranks = np.asarray(ranks, dtype=float)
@@ -213,8 +262,16 @@ class RankSlopeDisplay:
                 color = "grey"
             bold = m == self.highlight
             faded = self.highlight is not None and not bold
-            ax.plot([0, 1], [a, r], color=color, marker="o", linewidth=3.0 if bold else 1.5,
-                    linestyle="-" if s or r == a else "--", alpha=0.3 if faded else 0.9, zorder=3 if bold else 2)
+            ax.plot(
+                [0, 1],
+                [a, r],
+                color=color,
+                marker="o",
+                linewidth=3.0 if bold else 1.5,
+                linestyle="-" if s or r == a else "--",
+                alpha=0.3 if faded else 0.9,
+                zorder=3 if bold else 2,
+            )
         # rank intervals: a thin bar beside each end, offset per model so bars do not overlap
         for x, iv, side in ((0, self.auc_rank_interval, -1), (1, self.rank_interval, 1)):
             if iv is None:
@@ -228,15 +285,28 @@ class RankSlopeDisplay:
                 if keep:
                     names.setdefault(float(r), []).append(m)
             for r, ms in names.items():
-                ax.text(x + (0.05 if x else -0.05), r, ", ".join(ms), ha=ha, va="center", fontsize=8,
-                        fontweight="bold" if self.highlight in ms else "normal")
+                ax.text(
+                    x + (0.05 if x else -0.05),
+                    r,
+                    ", ".join(ms),
+                    ha=ha,
+                    va="center",
+                    fontsize=8,
+                    fontweight="bold" if self.highlight in ms else "normal",
+                )
         n = int(max(self.auc_ranks[ok].max(), self.ranks[ok].max())) if ok.any() else 1
         ax.set_xticks([0, 1], ["AUC rank", f"{self.score} rank"])
         ax.set_yticks(range(1, n + 1))
-        ax.set(xlim=(-0.9, 1.9), ylim=(n + 1.2, 0.5), ylabel="rank (1 = best)",  # room for the legend
-               title=self.title or f"Rank by AUC vs by {self.score}")
-        handles = [Line2D([], [], color=c, label=t) for c, t in
-                   (("tab:green", "climbs"), ("tab:red", "drops"), ("grey", "same"))]
+        ax.set(
+            xlim=(-0.9, 1.9),
+            ylim=(n + 1.2, 0.5),
+            ylabel="rank (1 = best)",  # room for the legend
+            title=self.title or f"Rank by AUC vs by {self.score}",
+        )
+        handles = [
+            Line2D([], [], color=c, label=t)
+            for c, t in (("tab:green", "climbs"), ("tab:red", "drops"), ("grey", "same"))
+        ]
         if self.significant is not None:
             handles.append(Line2D([], [], color="grey", linestyle="--", label="not significant"))
         ax.legend(handles=handles, loc="lower center", ncols=3, fontsize=8, frameon=False)
@@ -244,24 +314,37 @@ class RankSlopeDisplay:
         return self
 
     @classmethod
-    def from_evaluation(cls, evaluation: Evaluation, *, score: str = "accuracy", dataset: str = "mean",
-                        highlight: str | None = None, ax: Axes | None = None) -> RankSlopeDisplay:
+    def from_evaluation(
+        cls,
+        evaluation: Evaluation,
+        *,
+        score: str = "accuracy",
+        dataset: str = "mean",
+        highlight: str | None = None,
+        ax: Axes | None = None,
+    ) -> RankSlopeDisplay:
         """The stored rank changes of an :class:`~beyondauc.Evaluation` (headline protocol x method),
         with their bootstrap rank intervals when the evaluation has them."""
         ch = evaluation.table("rank_changes")
         return cls._from_changes(ch[ch["score"] == score], score, dataset, highlight, ax)
 
     @classmethod
-    def from_results(cls, results: pd.DataFrame, *, score: str = "accuracy", dataset: str = "mean",
-                     highlight: str | None = None, ax: Axes | None = None,
-                     bootstrap: GridBootstrap | None = None) -> RankSlopeDisplay:
+    def from_results(
+        cls,
+        results: pd.DataFrame,
+        *,
+        score: str = "accuracy",
+        dataset: str = "mean",
+        highlight: str | None = None,
+        ax: Axes | None = None,
+        bootstrap: GridBootstrap | None = None,
+    ) -> RankSlopeDisplay:
         """Rank the models of :func:`~beyondauc.expected_accuracy` results on ``dataset`` (or their mean).
 
         With ``bootstrap`` (a :class:`~beyondauc.GridBootstrap` of the same
         benchmark), draw the rank intervals and mark non-significant changes.
         """
-        return cls._from_changes(rank_changes(results, score=score, bootstrap=bootstrap), score, dataset, highlight,
-                                 ax)
+        return cls._from_changes(rank_changes(results, score=score, bootstrap=bootstrap), score, dataset, highlight, ax)
 
     @classmethod
     def _from_changes(cls, ch, score, dataset, highlight, ax):
@@ -271,10 +354,20 @@ class RankSlopeDisplay:
         where = "mean over datasets" if dataset == "mean" else str(dataset)
         iv = {}
         if "rank_low" in ch.columns:
-            iv = dict(auc_rank_interval=(ch["auc_rank_low"], ch["auc_rank_high"]),
-                      rank_interval=(ch["rank_low"], ch["rank_high"]), significant=ch["significant"].to_numpy(bool))
-        return cls(ch["model"], ch["auc_rank"], ch["rank"], score=score, highlight=highlight,
-                   title=f"Rank by AUC vs by {score}\n({where})", **iv).plot(ax)
+            iv = dict(
+                auc_rank_interval=(ch["auc_rank_low"], ch["auc_rank_high"]),
+                rank_interval=(ch["rank_low"], ch["rank_high"]),
+                significant=ch["significant"].to_numpy(bool),
+            )
+        return cls(
+            ch["model"],
+            ch["auc_rank"],
+            ch["rank"],
+            score=score,
+            highlight=highlight,
+            title=f"Rank by AUC vs by {score}\n({where})",
+            **iv,
+        ).plot(ax)
 
 
 class ScoreHistogramsDisplay:
@@ -314,8 +407,13 @@ class ScoreHistogramsDisplay:
         self.model = model
 
     @literal_plot
-    def plot(self, figure: FigureBase | None = None, *, ncols: int = 4, density: bool = True,
-             ) -> ScoreHistogramsDisplay:
+    def plot(
+        self,
+        figure: FigureBase | None = None,
+        *,
+        ncols: int = 4,
+        density: bool = True,
+    ) -> ScoreHistogramsDisplay:
         """Draw on ``figure`` (its layout is left to the caller), or on a new one sized to the panels."""
         ncols = check_int(ncols, "ncols", minimum=1)
         h = self.histograms
@@ -328,15 +426,29 @@ class ScoreHistogramsDisplay:
                 if not len(part):
                     continue
                 edges = np.r_[part["left"].to_numpy(), part["right"].to_numpy()[-1]]
-                ax.stairs(np.nan_to_num(part[column].to_numpy(dtype=float)), edges, fill=True, alpha=0.6,
-                          color=color, label=text)
+                ax.stairs(
+                    np.nan_to_num(part[column].to_numpy(dtype=float)),
+                    edges,
+                    fill=True,
+                    alpha=0.6,
+                    color=color,
+                    label=text,
+                )
             clipped = int(h.loc[h["dataset"] == name, "clipped"].sum()) if "clipped" in h else 0
             if clipped:
-                ax.text(0.98, 0.96, f"{clipped} clipped", transform=ax.transAxes, ha="right", va="top", fontsize=8,
-                        color="#555555")
+                ax.text(
+                    0.98,
+                    0.96,
+                    f"{clipped} clipped",
+                    transform=ax.transAxes,
+                    ha="right",
+                    va="top",
+                    fontsize=8,
+                    color="#555555",
+                )
             ax.set_title(str(name))
         _legend(axes.flat[0], fontsize=8)
-        for ax in axes.flat[max(len(names) - ncols, 0):len(names)]:  # the lowest panel of each column
+        for ax in axes.flat[max(len(names) - ncols, 0) : len(names)]:  # the lowest panel of each column
             ax.set_xlabel("score")
         for ax in axes[:, 0]:
             ax.set_ylabel("share of class" if density else "examples")
@@ -344,24 +456,34 @@ class ScoreHistogramsDisplay:
         pooled = h[h["dataset"] == names[-1]] if "clipped" in h else None
         if pooled is not None and pooled["clipped"].sum() > 0:
             lo, hi = pooled["left"].min(), pooled["right"].max()
-            title += (f"\n{int(pooled['clipped'].sum())} of {int(pooled['count'].sum())} scores outside "
-                      f"{format_range(lo, hi)} are counted in the end bins")
+            title += (
+                f"\n{int(pooled['clipped'].sum())} of {int(pooled['count'].sum())} scores outside "
+                f"{format_range(lo, hi)} are counted in the end bins"
+            )
         figure.suptitle(title)
-        self.figure_, self.axes_ = figure, list(axes.flat[:len(names)])
+        self.figure_, self.axes_ = figure, list(axes.flat[: len(names)])
         return self
 
     @classmethod
-    def from_evaluation(cls, evaluation: Evaluation, model: str, *, figure: FigureBase | None = None,
-                        **kwargs: object) -> ScoreHistogramsDisplay:
+    def from_evaluation(
+        cls, evaluation: Evaluation, model: str, *, figure: FigureBase | None = None, **kwargs: object
+    ) -> ScoreHistogramsDisplay:
         """One model's stored histograms of an :class:`~beyondauc.Evaluation`."""
         evaluation.check_model(model)
         h = evaluation.table("histograms")
         return cls(h[h["model"] == model], model=model).plot(figure, **kwargs)
 
     @classmethod
-    def from_benchmark(cls, bench: Benchmark, model: str, *, bins: int = 20,
-                       clip_quantiles: tuple[float, float] | None = CLIP_QUANTILES, figure: FigureBase | None = None,
-                       **kwargs: object) -> ScoreHistogramsDisplay:
+    def from_benchmark(
+        cls,
+        bench: Benchmark,
+        model: str,
+        *,
+        bins: int = 20,
+        clip_quantiles: tuple[float, float] | None = CLIP_QUANTILES,
+        figure: FigureBase | None = None,
+        **kwargs: object,
+    ) -> ScoreHistogramsDisplay:
         """Run :func:`~beyondauc.score_histograms` for ``model`` and draw every dataset."""
         table = score_histograms(bench, bins=bins, models=[model], clip_quantiles=clip_quantiles)
         return cls(table, model=model).plot(figure, **kwargs)

@@ -82,15 +82,23 @@ class CriticalDifferenceDisplay:
     ['AUC', 'accuracy']
     """
 
-    def __init__(self, average_ranks: pd.Series | Sequence[pd.Series], critical_difference: float | Sequence[float],
-                 *, labels: Sequence[str] | None = None, pvalues: Sequence[float] | None = None, alpha: float = 0.05,
-                 title: str = "") -> None:
+    def __init__(
+        self,
+        average_ranks: pd.Series | Sequence[pd.Series],
+        critical_difference: float | Sequence[float],
+        *,
+        labels: Sequence[str] | None = None,
+        pvalues: Sequence[float] | None = None,
+        alpha: float = 0.05,
+        title: str = "",
+    ) -> None:
         single = isinstance(average_ranks, pd.Series)
         self.average_ranks = [average_ranks] if single else list(average_ranks)
         cds = [critical_difference] if np.ndim(critical_difference) == 0 else list(critical_difference)
         if len(cds) != len(self.average_ranks):
-            raise ValueError(f"`critical_difference` must give one value per ranking ({len(self.average_ranks)}), "
-                             f"got {len(cds)}")
+            raise ValueError(
+                f"`critical_difference` must give one value per ranking ({len(self.average_ranks)}), got {len(cds)}"
+            )
         self.critical_difference = [float(c) for c in cds]
         self.labels = [str(r.name) for r in self.average_ranks] if labels is None else [str(x) for x in labels]
         self.pvalues = None if pvalues is None else [float(p) for p in pvalues]
@@ -107,8 +115,7 @@ class CriticalDifferenceDisplay:
             import matplotlib.pyplot as plt
 
             k = max(len(r) for r in self.average_ranks)
-            _, ax = plt.subplots(figsize=(9, 0.9 + len(self.average_ranks) * (1.2 + 0.28 * k)),
-                                 layout=report_layout())
+            _, ax = plt.subplots(figsize=(9, 0.9 + len(self.average_ranks) * (1.2 + 0.28 * k)), layout=report_layout())
         k = max(len(r) for r in self.average_ranks)
         models = list(dict.fromkeys(m for r in self.average_ranks for m in r.index))
         colors = {m: f"C{i % 10}" for i, m in enumerate(models)}
@@ -122,8 +129,14 @@ class CriticalDifferenceDisplay:
             ax.text((1 + k) / 2, top, text, ha="center", va="bottom", fontsize=10, fontweight="bold", **literal)
             y_cd = top - 0.45
             self.cd_lines_.append(ax.plot([1, 1 + cd], [y_cd, y_cd], color="black", linewidth=1.2)[0])
-            ax.plot([1, 1], [y_cd - 0.08, y_cd + 0.08], [1 + cd] * 2, [y_cd - 0.08, y_cd + 0.08], color="black",
-                    linewidth=1.2)
+            ax.plot(
+                [1, 1],
+                [y_cd - 0.08, y_cd + 0.08],
+                [1 + cd] * 2,
+                [y_cd - 0.08, y_cd + 0.08],
+                color="black",
+                linewidth=1.2,
+            )
             ax.text(1 + cd / 2, y_cd + 0.06, f"CD = {cd:.2f}", ha="center", va="bottom", fontsize=8)
             y_axis = top - 1.05
             ax.plot([1, k], [y_axis, y_axis], color="black", linewidth=1)
@@ -135,9 +148,15 @@ class CriticalDifferenceDisplay:
             self.group_lines_.append([])
             for g, members in enumerate(groups):  # bars of not-significantly-different models
                 y_bar = y_axis - 0.2 - 0.15 * g
-                self.group_lines_[-1].append(ax.plot(
-                    [ranks[members[0]] - 0.03, ranks[members[-1]] + 0.03], [y_bar, y_bar], color="black",
-                    linewidth=3.5, solid_capstyle="round")[0])
+                self.group_lines_[-1].append(
+                    ax.plot(
+                        [ranks[members[0]] - 0.03, ranks[members[-1]] + 0.03],
+                        [y_bar, y_bar],
+                        color="black",
+                        linewidth=3.5,
+                        solid_capstyle="round",
+                    )[0]
+                )
             y_names = y_axis - 0.2 - 0.15 * len(groups)
             n_left = (len(ranks) + 1) // 2
             names, values = list(ranks.index), ranks.to_numpy()
@@ -150,26 +169,44 @@ class CriticalDifferenceDisplay:
                 ax.plot([r, r, x_end], [y_axis, y, y], color=colors[m], linewidth=1.2)
                 ax.plot([r], [y_axis], marker="o", markersize=4, color=colors[m])
                 pad = -0.04 if ha == "right" else 0.04
-                ax.text(x_end + pad * (k - 1 or 1), y, f"{m} ({r:.2f})", ha=ha, va="center", fontsize=9,
-                        color=colors[m], **literal)
+                ax.text(
+                    x_end + pad * (k - 1 or 1),
+                    y,
+                    f"{m} ({r:.2f})",
+                    ha=ha,
+                    va="center",
+                    fontsize=9,
+                    color=colors[m],
+                    **literal,
+                )
             top = y_names - step * (max(n_left, len(ranks) - n_left) + 1.4)
         _fit_names(ax, models, left, right)
         ax.set_ylim(top + 0.2, 0.45)
         ax.set_axis_off()
-        ax.set_title(self.title or f"Average ranks over datasets\nbars join models not significantly different "
-                                   f"(Nemenyi, alpha = {self.alpha:g})", fontsize=9)
+        ax.set_title(
+            self.title
+            or f"Average ranks over datasets\nbars join models not significantly different "
+            f"(Nemenyi, alpha = {self.alpha:g})",
+            fontsize=9,
+        )
         self.ax_, self.figure_ = ax, ax.figure
         return self
 
     @classmethod
-    def from_friedman(cls, *results: FriedmanResult, labels: Sequence[str] | None = None, ax: Axes | None = None,
-                      title: str = "") -> CriticalDifferenceDisplay:
+    def from_friedman(
+        cls, *results: FriedmanResult, labels: Sequence[str] | None = None, ax: Axes | None = None, title: str = ""
+    ) -> CriticalDifferenceDisplay:
         """Draw the results of :func:`~beyondauc.friedman_test`, one row each."""
         if not results or not all(isinstance(r, FriedmanResult) for r in results):
             raise ValueError("`results` must be one or more FriedmanResult (from friedman_test)")
-        return cls([r.average_ranks for r in results], [r.critical_difference for r in results],
-                   labels=labels or [r.value for r in results], pvalues=[r.pvalue for r in results],
-                   alpha=results[0].alpha, title=title).plot(ax)
+        return cls(
+            [r.average_ranks for r in results],
+            [r.critical_difference for r in results],
+            labels=labels or [r.value for r in results],
+            pvalues=[r.pvalue for r in results],
+            alpha=results[0].alpha,
+            title=title,
+        ).plot(ax)
 
     @classmethod
     def from_evaluation(cls, evaluation: Evaluation, *, ax: Axes | None = None) -> CriticalDifferenceDisplay:
@@ -182,24 +219,35 @@ class CriticalDifferenceDisplay:
         """
         table = evaluation.table("friedman")
         if not len(table):
-            raise ValueError("the evaluation has no Friedman test: it needs at least 2 models on 2 datasets "
-                             f"(it has {len(evaluation.models)} models on {len(evaluation.datasets)} datasets)")
+            raise ValueError(
+                "the evaluation has no Friedman test: it needs at least 2 models on 2 datasets "
+                f"(it has {len(evaluation.models)} models on {len(evaluation.datasets)} datasets)"
+            )
         values = list(dict.fromkeys(table["value"]))
         rows = [table[table["value"] == v] for v in values]
-        ranks = [pd.Series(r["average_rank"].to_numpy(float), index=list(r["model"]), name=v)
-                 for r, v in zip(rows, values)]
+        ranks = [
+            pd.Series(r["average_rank"].to_numpy(float), index=list(r["model"]), name=v) for r, v in zip(rows, values)
+        ]
         p = evaluation.parameters
         alpha = float(rows[0]["alpha"].iloc[0])
-        title = (f"AUC ranks vs accuracy ranks ({p['protocol']}, {p['method']}) over "
-                 f"{int(rows[-1]['n_datasets'].iloc[0])} datasets\nbars join models not significantly different "
-                 f"(Nemenyi, alpha = {alpha:g})")
-        return cls(ranks, [float(r["critical_difference"].iloc[0]) for r in rows],
-                   labels=["AUC" if v == "auc" else v for v in values],
-                   pvalues=[float(r["pvalue"].iloc[0]) for r in rows], alpha=alpha, title=title).plot(ax)
+        title = (
+            f"AUC ranks vs accuracy ranks ({p['protocol']}, {p['method']}) over "
+            f"{int(rows[-1]['n_datasets'].iloc[0])} datasets\nbars join models not significantly different "
+            f"(Nemenyi, alpha = {alpha:g})"
+        )
+        return cls(
+            ranks,
+            [float(r["critical_difference"].iloc[0]) for r in rows],
+            labels=["AUC" if v == "auc" else v for v in values],
+            pvalues=[float(r["pvalue"].iloc[0]) for r in rows],
+            alpha=alpha,
+            title=title,
+        ).plot(ax)
 
     @classmethod
-    def from_results(cls, results: pd.DataFrame, *, value: str = "accuracy", alpha: float = 0.05,
-                     ax: Axes | None = None) -> CriticalDifferenceDisplay:
+    def from_results(
+        cls, results: pd.DataFrame, *, value: str = "accuracy", alpha: float = 0.05, ax: Axes | None = None
+    ) -> CriticalDifferenceDisplay:
         """Rank the models of :func:`~beyondauc.expected_accuracy` results by AUC and by ``value``; draw both."""
         check_results(results, value)
         by_auc = friedman_test(results, value="auc", alpha=alpha)
@@ -207,8 +255,10 @@ class CriticalDifferenceDisplay:
         where = ""
         if {"protocol", "method"} <= set(results.columns) and len(results):
             where = f" ({results['protocol'].iloc[0]}, {results['method'].iloc[0]})"
-        title = (f"AUC ranks vs {value} ranks{where} over {by_value.n_datasets} datasets\nbars join models not "
-                 f"significantly different (Nemenyi, alpha = {alpha:g})")
+        title = (
+            f"AUC ranks vs {value} ranks{where} over {by_value.n_datasets} datasets\nbars join models not "
+            f"significantly different (Nemenyi, alpha = {alpha:g})"
+        )
         return cls.from_friedman(by_auc, by_value, labels=["AUC", value], ax=ax, title=title)
 
 
@@ -266,13 +316,24 @@ class PairwiseDifferenceDisplay:
     (True, False)
     """
 
-    def __init__(self, difference: pd.DataFrame, low: pd.DataFrame, high: pd.DataFrame, *, score: str = "accuracy",
-                 dataset: str = "mean", confidence_level: float = 0.95, annotate_max: int = 12,
-                 title: str = "") -> None:
+    def __init__(
+        self,
+        difference: pd.DataFrame,
+        low: pd.DataFrame,
+        high: pd.DataFrame,
+        *,
+        score: str = "accuracy",
+        dataset: str = "mean",
+        confidence_level: float = 0.95,
+        annotate_max: int = 12,
+        title: str = "",
+    ) -> None:
         for name, t in (("difference", difference), ("low", low), ("high", high)):
             if list(t.index) != list(difference.index) or list(t.columns) != list(difference.index):
-                raise ValueError(f"`{name}` must be a square table with the same models as rows and columns as "
-                                 f"`difference` ({list(difference.index)})")
+                raise ValueError(
+                    f"`{name}` must be a square table with the same models as rows and columns as "
+                    f"`difference` ({list(difference.index)})"
+                )
         order = difference.mean(axis=1, skipna=True).sort_values(ascending=False, kind="stable").index
         self.models = [str(m) for m in order]
         self.difference, self.low, self.high = (t.loc[order, order].astype(float) for t in (difference, low, high))
@@ -294,11 +355,18 @@ class PairwiseDifferenceDisplay:
         np.fill_diagonal(d, np.nan)
         vmax = float(np.nanmax(np.abs(d))) if np.isfinite(d).any() else 1.0
         cmap = plt.get_cmap("RdBu").with_extremes(bad="#eeeeee")  # the diagonal: light grey
-        self.im_ = ax.imshow(d, cmap=cmap, vmin=-(vmax or 1.0), vmax=vmax or 1.0,
-                             aspect="equal", interpolation="nearest")
+        self.im_ = ax.imshow(
+            d, cmap=cmap, vmin=-(vmax or 1.0), vmax=vmax or 1.0, aspect="equal", interpolation="nearest"
+        )
         # a cell's side in points (about 0.8 of the axes' shorter side over n): labels and dots fit the rows
-        cell = 0.8 * min(ax.get_position().width * ax.figure.get_figwidth(),
-                         ax.get_position().height * ax.figure.get_figheight()) * 72.0 / max(n, 1)
+        cell = (
+            0.8
+            * min(
+                ax.get_position().width * ax.figure.get_figwidth(), ax.get_position().height * ax.figure.get_figheight()
+            )
+            * 72.0
+            / max(n, 1)
+        )
         fontsize = 9 if n <= self.annotate_max else float(np.clip(0.6 * cell, 5.0, 8.0))
         for axis in (ax.xaxis, ax.yaxis):  # a FixedFormatter: the names are then drawn literally (_literal_text)
             axis.set_major_locator(FixedLocator(np.arange(n)))
@@ -316,13 +384,16 @@ class PairwiseDifferenceDisplay:
             self.text_ = self._annotate(ax, d, sig, vmax)
         elif sig.any():  # many models: a dot marks a cell whose interval excludes 0 (one artist)
             rows, cols = np.nonzero(sig)
-            ax.scatter(cols, rows, s=float(np.clip((0.15 * cell) ** 2, 2.0, 16.0)), color="black", marker="o",
-                       linewidths=0)
+            ax.scatter(
+                cols, rows, s=float(np.clip((0.15 * cell) ** 2, 2.0, 16.0)), color="black", marker="o", linewidths=0
+            )
         level = f"{100 * self.confidence_level:g}%"
         mark = "*" if n <= self.annotate_max else "a dot"
         where = "mean over datasets" if self.dataset == "mean" else self.dataset
-        ax.set_title(self.title or f"{self.score} difference, row - column ({where})\n{mark}: its "
-                                   f"{level} interval excludes 0", fontsize=9)
+        ax.set_title(
+            self.title or f"{self.score} difference, row - column ({where})\n{mark}: its {level} interval excludes 0",
+            fontsize=9,
+        )
         self.colorbar_ = ax.figure.colorbar(self.im_, ax=ax, shrink=0.8, label=f"{self.score} difference")
         self.ax_, self.figure_ = ax, ax.figure
         return self
@@ -334,13 +405,28 @@ class PairwiseDifferenceDisplay:
         for i, j in zip(*np.nonzero(np.isfinite(d))):  # a loop over cells (models squared, at most annotate_max²)
             value = d[i, j]
             color = "white" if abs(value) > 0.6 * vmax else "black"
-            texts[i, j] = ax.text(j, i, f"{value:+.3f}{'*' if sig[i, j] else ''}", ha="center", va="center",
-                                  fontsize=7.5, color=color, fontweight="bold" if sig[i, j] else "normal")
+            texts[i, j] = ax.text(
+                j,
+                i,
+                f"{value:+.3f}{'*' if sig[i, j] else ''}",
+                ha="center",
+                va="center",
+                fontsize=7.5,
+                color=color,
+                fontweight="bold" if sig[i, j] else "normal",
+            )
         return texts
 
     @classmethod
-    def from_table(cls, pairwise: pd.DataFrame, *, dataset: str = "mean", score: str = "accuracy",
-                   confidence_level: float = 0.95, annotate_max: int = 12) -> PairwiseDifferenceDisplay:
+    def from_table(
+        cls,
+        pairwise: pd.DataFrame,
+        *,
+        dataset: str = "mean",
+        score: str = "accuracy",
+        confidence_level: float = 0.95,
+        annotate_max: int = 12,
+    ) -> PairwiseDifferenceDisplay:
         """The rows of ``dataset`` of a pairwise table (:meth:`~beyondauc.GridBootstrap.pairwise`), not drawn."""
         missing = {"dataset", "model", "other", "difference", "low", "high"} - set(pairwise.columns)
         if missing:
@@ -349,19 +435,35 @@ class PairwiseDifferenceDisplay:
         if not len(rows):
             raise ValueError(f"`dataset` must be 'mean' or a dataset of the pairwise table, got {dataset!r}")
         models = list(dict.fromkeys([*rows["model"], *rows["other"]]))
-        wide = {v: rows.pivot(index="model", columns="other", values=v).reindex(index=models, columns=models)
-                for v in ("difference", "low", "high")}
-        return cls(wide["difference"], wide["low"], wide["high"], score=score, dataset=dataset,
-                   confidence_level=confidence_level, annotate_max=annotate_max)
+        wide = {
+            v: rows.pivot(index="model", columns="other", values=v).reindex(index=models, columns=models)
+            for v in ("difference", "low", "high")
+        }
+        return cls(
+            wide["difference"],
+            wide["low"],
+            wide["high"],
+            score=score,
+            dataset=dataset,
+            confidence_level=confidence_level,
+            annotate_max=annotate_max,
+        )
 
     @classmethod
-    def from_evaluation(cls, evaluation: Evaluation, *, dataset: str = "mean", annotate_max: int = 12,
-                        ax: Axes | None = None) -> PairwiseDifferenceDisplay:
+    def from_evaluation(
+        cls, evaluation: Evaluation, *, dataset: str = "mean", annotate_max: int = 12, ax: Axes | None = None
+    ) -> PairwiseDifferenceDisplay:
         """Draw the accuracy differences an :class:`~beyondauc.Evaluation` stored (its grid bootstrap's
         ``pairwise`` table, headline protocol x method); an evaluation without the bootstrap has none."""
         if "pairwise" not in evaluation.tables:
-            raise ValueError("the evaluation has no pairwise differences: they come from the bootstrap "
-                             "(evaluate with n_bootstrap > 0)")
-        return cls.from_table(evaluation.table("pairwise"), dataset=dataset, score="accuracy",
-                              confidence_level=evaluation.parameters["confidence_level"],
-                              annotate_max=annotate_max).plot(ax)
+            raise ValueError(
+                "the evaluation has no pairwise differences: they come from the bootstrap "
+                "(evaluate with n_bootstrap > 0)"
+            )
+        return cls.from_table(
+            evaluation.table("pairwise"),
+            dataset=dataset,
+            score="accuracy",
+            confidence_level=evaluation.parameters["confidence_level"],
+            annotate_max=annotate_max,
+        ).plot(ax)

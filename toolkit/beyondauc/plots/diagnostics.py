@@ -50,15 +50,38 @@ if TYPE_CHECKING:  # names in annotations only
         WassersteinMatrix,
     )
 
-__all__ = ["ThresholdROCDisplay", "ClassHistogramDisplay", "RobustnessDisplay", "DriftDisplay", "WassersteinDisplay", "DiagnosticsDashboard"]
+__all__ = [
+    "ThresholdROCDisplay",
+    "ClassHistogramDisplay",
+    "RobustnessDisplay",
+    "DriftDisplay",
+    "WassersteinDisplay",
+    "DiagnosticsDashboard",
+]
 
 
-_DASHBOARD_NUMBERS = ("model", "dataset", "cohorts", "n_val", "n_test", "auc_val", "auc_test", "bias_robustness_val",
-                      "bias_robustness_test", "noise_robustness_val", "noise_robustness_test", "drift",
-                      "wasserstein", "wasserstein_p", "wasserstein_p1", "wasserstein_p2")
+_DASHBOARD_NUMBERS = (
+    "model",
+    "dataset",
+    "cohorts",
+    "n_val",
+    "n_test",
+    "auc_val",
+    "auc_test",
+    "bias_robustness_val",
+    "bias_robustness_test",
+    "noise_robustness_val",
+    "noise_robustness_test",
+    "drift",
+    "wasserstein",
+    "wasserstein_p",
+    "wasserstein_p1",
+    "wasserstein_p2",
+)
 
 
 # -- cohort diagnostics -------------------------------------------------------------------
+
 
 class ThresholdROCDisplay:
     """ROC curves of a validation and a test cohort, coloured by threshold.
@@ -92,15 +115,21 @@ class ThresholdROCDisplay:
     (2, True)
     """
 
-    def __init__(self, curves: list[tuple], color_lim: tuple[float, float], *,
-                 bands: list[tuple[np.ndarray, np.ndarray, np.ndarray]] | None = None) -> None:
+    def __init__(
+        self,
+        curves: list[tuple],
+        color_lim: tuple[float, float],
+        *,
+        bands: list[tuple[np.ndarray, np.ndarray, np.ndarray]] | None = None,
+    ) -> None:
         self.curves = curves
         self.color_lim = color_lim
         self.bands = bands
 
     @literal_plot
-    def plot(self, ax: Axes | None = None, *, cmap: str = "viridis", linewidth: float = 5.0,
-             colorbar: bool = True) -> ThresholdROCDisplay:
+    def plot(
+        self, ax: Axes | None = None, *, cmap: str = "viridis", linewidth: float = 5.0, colorbar: bool = True
+    ) -> ThresholdROCDisplay:
         from matplotlib.collections import LineCollection
         from matplotlib.colors import Normalize
 
@@ -120,18 +149,34 @@ class ThresholdROCDisplay:
         if colorbar and lc is not None:
             self.colorbar_ = ax.figure.colorbar(lc, ax=ax, label="threshold (score)")
         ax.plot([0, 1], [0, 1], color="lightgrey", linewidth=0.8)
-        ax.set(xlim=(-0.01, 1.01), ylim=(-0.01, 1.01), xlabel="False positive rate (1 - specificity)",
-               ylabel="True positive rate (sensitivity)", title="ROC coloured by threshold")
+        ax.set(
+            xlim=(-0.01, 1.01),
+            ylim=(-0.01, 1.01),
+            xlabel="False positive rate (1 - specificity)",
+            ylabel="True positive rate (sensitivity)",
+            title="ROC coloured by threshold",
+        )
         # small, with short handles: in the dashboard the panel is narrow and the legend stays inside it
         _legend(ax, loc="lower right", fontsize=8, handlelength=1.2, handletextpad=0.5)
         self.ax_, self.figure_ = ax, ax.figure
         return self
 
     @classmethod
-    def from_predictions(cls, y_val: ArrayLike, s_val: ArrayLike, y_test: ArrayLike, s_test: ArrayLike, *,
-                         pos_label: object = None, names: tuple[str, str] = ("validation", "test"),
-                         n_bootstrap: int = 0, confidence_level: float = 0.95, random_state: int | None = 0,
-                         ax: Axes | None = None, **kwargs: object) -> ThresholdROCDisplay:
+    def from_predictions(
+        cls,
+        y_val: ArrayLike,
+        s_val: ArrayLike,
+        y_test: ArrayLike,
+        s_test: ArrayLike,
+        *,
+        pos_label: object = None,
+        names: tuple[str, str] = ("validation", "test"),
+        n_bootstrap: int = 0,
+        confidence_level: float = 0.95,
+        random_state: int | None = 0,
+        ax: Axes | None = None,
+        **kwargs: object,
+    ) -> ThresholdROCDisplay:
         """Compute both ROC curves (and, with ``n_bootstrap`` > 0, their bands) and plot them.
 
         The band of a cohort is the pointwise percentile interval of the TPR
@@ -141,17 +186,28 @@ class ThresholdROCDisplay:
         yt, st = check_cohort(y_test, s_test, pos_label=pos_label, names=("y_test", "s_test"))
         n_bootstrap, confidence_level = check_bootstrap(n_bootstrap, confidence_level)
         seed = check_random_state(random_state)
-        return cls._from_cohorts(yv, sv, yt, st, names, n_bootstrap=n_bootstrap, confidence_level=confidence_level,
-                                 random_state=seed).plot(ax, **kwargs)
+        return cls._from_cohorts(
+            yv, sv, yt, st, names, n_bootstrap=n_bootstrap, confidence_level=confidence_level, random_state=seed
+        ).plot(ax, **kwargs)
 
     @classmethod
-    def from_estimator(cls, estimator: object, X_val: ArrayLike, y_val: ArrayLike, X_test: ArrayLike,
-                       y_test: ArrayLike, *, response_method: str = "auto", pos_label: object = None,
-                       **kwargs: object) -> ThresholdROCDisplay:
+    def from_estimator(
+        cls,
+        estimator: object,
+        X_val: ArrayLike,
+        y_val: ArrayLike,
+        X_test: ArrayLike,
+        y_test: ArrayLike,
+        *,
+        response_method: str = "auto",
+        pos_label: object = None,
+        **kwargs: object,
+    ) -> ThresholdROCDisplay:
         """Score both cohorts with a fitted binary classifier (:func:`~beyondauc.data.estimator_scores`), then
         :meth:`from_predictions`."""
-        return cls.from_predictions(*_cohort_scores(estimator, X_val, y_val, X_test, y_test, response_method,
-                                                    pos_label), **kwargs)
+        return cls.from_predictions(
+            *_cohort_scores(estimator, X_val, y_val, X_test, y_test, response_method, pos_label), **kwargs
+        )
 
     @classmethod
     def _from_cohorts(cls, yv, sv, yt, st, names, *, n_bootstrap=0, confidence_level=0.95, random_state=0):
@@ -162,8 +218,10 @@ class ThresholdROCDisplay:
         lim = (float(min(sv.min(), st.min())), float(max(sv.max(), st.max())))
         bands = None
         if n_bootstrap:
-            bands = [roc_band(y, s, n_bootstrap=n_bootstrap, confidence_level=confidence_level,
-                              random_state=random_state) for y, s in ((yv, sv), (yt, st))]
+            bands = [
+                roc_band(y, s, n_bootstrap=n_bootstrap, confidence_level=confidence_level, random_state=random_state)
+                for y, s in ((yv, sv), (yt, st))
+            ]
         return cls(curves, lim, bands=bands)
 
 
@@ -200,9 +258,17 @@ class ClassHistogramDisplay:
     (True, 0)
     """
 
-    def __init__(self, neg: ArrayLike, pos: ArrayLike, *, bins: int | ArrayLike = 30, name: str = "",
-                 clip_quantiles: tuple[float, float] | None = CLIP_QUANTILES,
-                 weights: tuple[np.ndarray, np.ndarray] | None = None, clipped: int | None = None) -> None:
+    def __init__(
+        self,
+        neg: ArrayLike,
+        pos: ArrayLike,
+        *,
+        bins: int | ArrayLike = 30,
+        name: str = "",
+        clip_quantiles: tuple[float, float] | None = CLIP_QUANTILES,
+        weights: tuple[np.ndarray, np.ndarray] | None = None,
+        clipped: int | None = None,
+    ) -> None:
         self.neg, self.pos, self.bins, self.name, self.weights = neg, pos, bins, name, weights
         self.clip_quantiles = check_clip_quantiles(clip_quantiles)
         self.clipped = clipped
@@ -216,18 +282,26 @@ class ClassHistogramDisplay:
         return histogram_edges(both, bins=self.bins, clip_quantiles=self.clip_quantiles)
 
     @classmethod
-    def from_counts(cls, edges: ArrayLike, neg_counts: ArrayLike, pos_counts: ArrayLike, *, name: str = "",
-                    clipped: int = 0) -> ClassHistogramDisplay:
+    def from_counts(
+        cls, edges: ArrayLike, neg_counts: ArrayLike, pos_counts: ArrayLike, *, name: str = "", clipped: int = 0
+    ) -> ClassHistogramDisplay:
         """A display of already binned scores: ``edges`` (n_bins + 1), the counts per bin of each class, and
         how many scores beyond the edges were counted in the end bins."""
         edges = np.asarray(edges, dtype=float)
         centers = (edges[:-1] + edges[1:]) / 2
-        return cls(centers, centers, bins=edges, name=name, clipped=int(clipped),
-                   weights=(np.asarray(neg_counts, dtype=float), np.asarray(pos_counts, dtype=float)))
+        return cls(
+            centers,
+            centers,
+            bins=edges,
+            name=name,
+            clipped=int(clipped),
+            weights=(np.asarray(neg_counts, dtype=float), np.asarray(pos_counts, dtype=float)),
+        )
 
     @literal_plot
-    def plot(self, ax: Axes | None = None, *, density: bool = False,
-             xlim: tuple[float, float] | None = None) -> ClassHistogramDisplay:
+    def plot(
+        self, ax: Axes | None = None, *, density: bool = False, xlim: tuple[float, float] | None = None
+    ) -> ClassHistogramDisplay:
         ax = _axes(ax)
         edges = self._edges()
         lo, hi = edges[0], edges[-1]
@@ -237,8 +311,15 @@ class ClassHistogramDisplay:
             scores = np.asarray(scores, dtype=float)
             clipped += int(((scores < lo) | (scores > hi)).sum())
             n = len(scores) if w is None else int(w.sum())
-            ax.hist(np.clip(scores, lo, hi), bins=edges, weights=w, alpha=0.65, color=color, label=f"{text} (n={n})",
-                    density=density)
+            ax.hist(
+                np.clip(scores, lo, hi),
+                bins=edges,
+                weights=w,
+                alpha=0.65,
+                color=color,
+                label=f"{text} (n={n})",
+                density=density,
+            )
         if self.clipped is not None:
             clipped = self.clipped
         xlabel = "score" if not clipped else f"score ({clipped} outside {format_range(lo, hi)} in the end bins)"
@@ -251,17 +332,33 @@ class ClassHistogramDisplay:
         return self
 
     @classmethod
-    def from_predictions(cls, y_true: ArrayLike, y_score: ArrayLike, *, pos_label: object = None,
-                         bins: int | ArrayLike = 30, name: str = "",
-                         clip_quantiles: tuple[float, float] | None = CLIP_QUANTILES, ax: Axes | None = None,
-                         **kwargs: object) -> ClassHistogramDisplay:
+    def from_predictions(
+        cls,
+        y_true: ArrayLike,
+        y_score: ArrayLike,
+        *,
+        pos_label: object = None,
+        bins: int | ArrayLike = 30,
+        name: str = "",
+        clip_quantiles: tuple[float, float] | None = CLIP_QUANTILES,
+        ax: Axes | None = None,
+        **kwargs: object,
+    ) -> ClassHistogramDisplay:
         """Split the scores by class and plot them."""
         y, s = check_cohort(y_true, y_score, pos_label=pos_label)
         return cls(s[y == 0], s[y == 1], bins=bins, name=name, clip_quantiles=clip_quantiles).plot(ax, **kwargs)
 
     @classmethod
-    def from_estimator(cls, estimator: object, X: ArrayLike, y: ArrayLike, *, response_method: str = "auto",
-                       pos_label: object = None, **kwargs: object) -> ClassHistogramDisplay:
+    def from_estimator(
+        cls,
+        estimator: object,
+        X: ArrayLike,
+        y: ArrayLike,
+        *,
+        response_method: str = "auto",
+        pos_label: object = None,
+        **kwargs: object,
+    ) -> ClassHistogramDisplay:
         """Score ``X`` with a fitted binary classifier (:func:`~beyondauc.data.estimator_scores`), then
         :meth:`from_predictions` (named after the estimator's class)."""
         labels, scores = estimator_scores(estimator, X, y, response_method=response_method, pos_label=pos_label)
@@ -285,8 +382,9 @@ class RobustnessDisplay:
     'AUC relative to unperturbed (%)'
     """
 
-    def __init__(self, results: Sequence[BiasRobustness | NoiseRobustness], names: Sequence[str], *,
-                 kind: str = "bias") -> None:
+    def __init__(
+        self, results: Sequence[BiasRobustness | NoiseRobustness], names: Sequence[str], *, kind: str = "bias"
+    ) -> None:
         self.results, self.names, self.kind = list(results), list(names), kind
 
     @literal_plot
@@ -294,24 +392,32 @@ class RobustnessDisplay:
         ax = _axes(ax)
         for r, name, style in zip(self.results, self.names, (VAL_STYLE, TEST_STYLE, ":", "-.")):
             if len(r.sigmas):
-                ax.plot(r.sigmas, 100 * r.relative_curve, linestyle=style, marker=".",
-                        label=f"{name}: R = {r.score:.3f}")
+                ax.plot(
+                    r.sigmas, 100 * r.relative_curve, linestyle=style, marker=".", label=f"{name}: R = {r.score:.3f}"
+                )
                 std = np.nan_to_num(np.asarray(getattr(r, "auc_std", ()), dtype=float))  # NaN: exact, no draws
                 if self.kind == "noise" and np.any(std):  # the spread of the Monte Carlo draws
                     lo = 100 * (r.auc_curve - std) / r.auc
                     hi = 100 * (r.auc_curve + std) / r.auc
                     ax.fill_between(r.sigmas, lo, hi, alpha=0.15)
         shift = "positives shifted down by σ" if self.kind == "bias" else "Gaussian noise of sd σ"
-        ax.set(xlabel=f"σ ({shift})", ylabel="AUC relative to unperturbed (%)",
-               title=f"Robustness to {self.kind}")
+        ax.set(xlabel=f"σ ({shift})", ylabel="AUC relative to unperturbed (%)", title=f"Robustness to {self.kind}")
         ax.grid(color="lightgrey", linewidth=0.5)
         _legend(ax)
         self.ax_, self.figure_ = ax, ax.figure
         return self
 
     @classmethod
-    def from_predictions(cls, y_true: ArrayLike, y_score: ArrayLike, *, kind: str = "bias", name: str = "scores",
-                         ax: Axes | None = None, **options: object) -> RobustnessDisplay:
+    def from_predictions(
+        cls,
+        y_true: ArrayLike,
+        y_score: ArrayLike,
+        *,
+        kind: str = "bias",
+        name: str = "scores",
+        ax: Axes | None = None,
+        **options: object,
+    ) -> RobustnessDisplay:
         """Compute one cohort's robustness curve and plot it; ``options`` go to the metric."""
         fn = {"bias": bias_robustness, "noise": noise_robustness}
         if kind not in fn:
@@ -319,8 +425,16 @@ class RobustnessDisplay:
         return cls([fn[kind](y_true, y_score, **options)], [name], kind=kind).plot(ax)
 
     @classmethod
-    def from_estimator(cls, estimator: object, X: ArrayLike, y: ArrayLike, *, response_method: str = "auto",
-                       pos_label: object = None, **kwargs: object) -> RobustnessDisplay:
+    def from_estimator(
+        cls,
+        estimator: object,
+        X: ArrayLike,
+        y: ArrayLike,
+        *,
+        response_method: str = "auto",
+        pos_label: object = None,
+        **kwargs: object,
+    ) -> RobustnessDisplay:
         """Score ``X`` with a fitted binary classifier (:func:`~beyondauc.data.estimator_scores`), then
         :meth:`from_predictions` (named after the estimator's class)."""
         labels, scores = estimator_scores(estimator, X, y, response_method=response_method, pos_label=pos_label)
@@ -354,25 +468,46 @@ class DriftDisplay:
         ax.plot(d.thresholds, d.specificity_drift, color=NEG_COLOR, label="specificity (T - V)", **kw)
         ax.plot(d.thresholds, d.distance, color="black", label="distance ‖S_T − S_V‖", **kw)
         ax.axhline(0, color="lightgrey", linewidth=0.8)
-        ax.set(xlabel="threshold (predict positive when score >= threshold)", ylabel="drift",
-               title=f"Sensitivity/specificity drift: D = {d.score:.4f}")
+        ax.set(
+            xlabel="threshold (predict positive when score >= threshold)",
+            ylabel="drift",
+            title=f"Sensitivity/specificity drift: D = {d.score:.4f}",
+        )
         _legend(ax)
         self.ax_, self.figure_ = ax, ax.figure
         return self
 
     @classmethod
-    def from_predictions(cls, y_val: ArrayLike, s_val: ArrayLike, y_test: ArrayLike, s_test: ArrayLike, *,
-                         pos_label: object = None, ax: Axes | None = None) -> DriftDisplay:
+    def from_predictions(
+        cls,
+        y_val: ArrayLike,
+        s_val: ArrayLike,
+        y_test: ArrayLike,
+        s_test: ArrayLike,
+        *,
+        pos_label: object = None,
+        ax: Axes | None = None,
+    ) -> DriftDisplay:
         """Compute the drift and plot it."""
         return cls(sens_spec_drift(y_val, s_val, y_test, s_test, pos_label=pos_label)).plot(ax)
 
     @classmethod
-    def from_estimator(cls, estimator: object, X_val: ArrayLike, y_val: ArrayLike, X_test: ArrayLike,
-                       y_test: ArrayLike, *, response_method: str = "auto", pos_label: object = None,
-                       ax: Axes | None = None) -> DriftDisplay:
+    def from_estimator(
+        cls,
+        estimator: object,
+        X_val: ArrayLike,
+        y_val: ArrayLike,
+        X_test: ArrayLike,
+        y_test: ArrayLike,
+        *,
+        response_method: str = "auto",
+        pos_label: object = None,
+        ax: Axes | None = None,
+    ) -> DriftDisplay:
         """Score both cohorts with a fitted binary classifier, then :meth:`from_predictions`."""
-        return cls.from_predictions(*_cohort_scores(estimator, X_val, y_val, X_test, y_test, response_method,
-                                                    pos_label), ax=ax)
+        return cls.from_predictions(
+            *_cohort_scores(estimator, X_val, y_val, X_test, y_test, response_method, pos_label), ax=ax
+        )
 
 
 class WassersteinDisplay:
@@ -413,8 +548,15 @@ class WassersteinDisplay:
             for j in range(2):
                 dark = finite[i, j] and m[i, j] > 0.6 * vmax
                 extra = f"\n[p={o.p:g}: {o.matrix[i, j]:.4g}]" if o is not None else ""
-                ax.text(j, i, f"{m[i, j]:.4g}{extra}\n({hints[i][j]})", ha="center", va="center", fontsize=9,
-                        color="white" if dark else "black")
+                ax.text(
+                    j,
+                    i,
+                    f"{m[i, j]:.4g}{extra}\n({hints[i][j]})",
+                    ha="center",
+                    va="center",
+                    fontsize=9,
+                    color="white" if dark else "black",
+                )
         ax.set_xticks([0, 1], list(r.col_labels))
         ax.set_yticks([0, 1], list(r.row_labels))
         title = f"{r.p:g}-Wasserstein matrix: W = {r.score:.3f}"
@@ -425,19 +567,38 @@ class WassersteinDisplay:
         return self
 
     @classmethod
-    def from_predictions(cls, y_val: ArrayLike, s_val: ArrayLike, y_test: ArrayLike, s_test: ArrayLike, *,
-                         p: float = 2, pos_label: object = None, ax: Axes | None = None,
-                         **kwargs: object) -> WassersteinDisplay:
+    def from_predictions(
+        cls,
+        y_val: ArrayLike,
+        s_val: ArrayLike,
+        y_test: ArrayLike,
+        s_test: ArrayLike,
+        *,
+        p: float = 2,
+        pos_label: object = None,
+        ax: Axes | None = None,
+        **kwargs: object,
+    ) -> WassersteinDisplay:
         """Compute the matrix and plot it."""
         return cls(wasserstein_matrix(y_val, s_val, y_test, s_test, p=p, pos_label=pos_label)).plot(ax, **kwargs)
 
     @classmethod
-    def from_estimator(cls, estimator: object, X_val: ArrayLike, y_val: ArrayLike, X_test: ArrayLike,
-                       y_test: ArrayLike, *, response_method: str = "auto", pos_label: object = None,
-                       **kwargs: object) -> WassersteinDisplay:
+    def from_estimator(
+        cls,
+        estimator: object,
+        X_val: ArrayLike,
+        y_val: ArrayLike,
+        X_test: ArrayLike,
+        y_test: ArrayLike,
+        *,
+        response_method: str = "auto",
+        pos_label: object = None,
+        **kwargs: object,
+    ) -> WassersteinDisplay:
         """Score both cohorts with a fitted binary classifier, then :meth:`from_predictions`."""
-        return cls.from_predictions(*_cohort_scores(estimator, X_val, y_val, X_test, y_test, response_method,
-                                                    pos_label), **kwargs)
+        return cls.from_predictions(
+            *_cohort_scores(estimator, X_val, y_val, X_test, y_test, response_method, pos_label), **kwargs
+        )
 
 
 class DiagnosticsDashboard:
@@ -469,17 +630,33 @@ class DiagnosticsDashboard:
     def _panels_of(d, bins, clip_quantiles=CLIP_QUANTILES):
         """What the dashboard draws, computed from a CohortDiagnostics's cohorts."""
         edges = histogram_edges(np.concatenate([d.s_val, d.s_test]), bins=bins, clip_quantiles=clip_quantiles)
-        hist = {c: class_histogram(y, s, edges) for c, y, s in (("val", d.y_val, d.s_val), ("test", d.y_test, d.s_test))}
+        hist = {
+            c: class_histogram(y, s, edges) for c, y, s in (("val", d.y_val, d.s_val), ("test", d.y_test, d.s_test))
+        }
         other = d.wasserstein_p1 if d.wasserstein.p != 1 else d.wasserstein_p2
-        return dict(model=d.model, dataset=d.dataset, cohorts=d.cohorts, summary=d.to_dict(),
-                    wasserstein=d.wasserstein, wasserstein_other=other, bias=(d.bias_val, d.bias_test),
-                    noise=(d.noise_val, d.noise_test), drift=d.drift,
-                    roc={"val": roc_points(d.y_val, d.s_val), "test": roc_points(d.y_test, d.s_test)},
-                    auc={"val": d.auc_val, "test": d.auc_test}, histograms=hist)
+        return dict(
+            model=d.model,
+            dataset=d.dataset,
+            cohorts=d.cohorts,
+            summary=d.to_dict(),
+            wasserstein=d.wasserstein,
+            wasserstein_other=other,
+            bias=(d.bias_val, d.bias_test),
+            noise=(d.noise_val, d.noise_test),
+            drift=d.drift,
+            roc={"val": roc_points(d.y_val, d.s_val), "test": roc_points(d.y_test, d.s_test)},
+            auc={"val": d.auc_val, "test": d.auc_test},
+            histograms=hist,
+        )
 
     @literal_plot
-    def plot(self, figure: FigureBase | None = None, *, bins: int = 30,
-             clip_quantiles: tuple[float, float] | None = CLIP_QUANTILES) -> DiagnosticsDashboard:
+    def plot(
+        self,
+        figure: FigureBase | None = None,
+        *,
+        bins: int = 30,
+        clip_quantiles: tuple[float, float] | None = CLIP_QUANTILES,
+    ) -> DiagnosticsDashboard:
         """Draw on ``figure`` (its layout is left to the caller), or on a new 20 x 9 inch one.
 
         The two histograms share ``bins`` edges over the ``clip_quantiles`` of
@@ -503,27 +680,52 @@ class DiagnosticsDashboard:
         RobustnessDisplay(d["bias"], ["validation", "test"], kind="bias").plot(axes[1, 0])
         RobustnessDisplay(d["noise"], ["validation", "test"], kind="noise").plot(axes[1, 1])
         DriftDisplay(d["drift"]).plot(axes[1, 2])
-        lines = [f"{k}: {v:.4f}" if isinstance(v, float) else f"{k}: {v}" for k, v in d["summary"].items()
-                 if k in _DASHBOARD_NUMBERS]
+        lines = [
+            f"{k}: {v:.4f}" if isinstance(v, float) else f"{k}: {v}"
+            for k, v in d["summary"].items()
+            if k in _DASHBOARD_NUMBERS
+        ]
         axes[1, 3].axis("off")
-        axes[1, 3].text(0.0, 1.0, "\n".join(lines), va="top", ha="left", family="monospace", fontsize=9,
-                        transform=axes[1, 3].transAxes)
+        axes[1, 3].text(
+            0.0,
+            1.0,
+            "\n".join(lines),
+            va="top",
+            ha="left",
+            family="monospace",
+            fontsize=9,
+            transform=axes[1, 3].transAxes,
+        )
         figure.suptitle(f"{d['model']} on {d['dataset']}: validation vs test cohort ({d['cohorts']})")
         self.figure_, self.axes_ = figure, list(axes.ravel())
         return self
 
     @classmethod
-    def from_evaluation(cls, evaluation: Evaluation, model: str, dataset: str, *, figure: FigureBase | None = None,
-                        **kwargs: object) -> DiagnosticsDashboard:
+    def from_evaluation(
+        cls, evaluation: Evaluation, model: str, dataset: str, *, figure: FigureBase | None = None, **kwargs: object
+    ) -> DiagnosticsDashboard:
         """Draw the dashboard from an :class:`~beyondauc.Evaluation`'s stored curves (nothing recomputed)."""
         return cls(None, panels=evaluation.cohort_panels(model, dataset)).plot(figure, **kwargs)
 
     @classmethod
-    def from_predictions(cls, y_val: ArrayLike, s_val: ArrayLike, y_test: ArrayLike, s_test: ArrayLike, *,
-                         pos_label: object = None, sigma_max: float | None = None, n_points: int = 21,
-                         n_repeats: int = 20, p: float = 2, random_state: int | None = 0,
-                         noise_method: str = "exact", figure: FigureBase | None = None, model: str = "model",
-                         dataset: str = "data") -> DiagnosticsDashboard:
+    def from_predictions(
+        cls,
+        y_val: ArrayLike,
+        s_val: ArrayLike,
+        y_test: ArrayLike,
+        s_test: ArrayLike,
+        *,
+        pos_label: object = None,
+        sigma_max: float | None = None,
+        n_points: int = 21,
+        n_repeats: int = 20,
+        p: float = 2,
+        random_state: int | None = 0,
+        noise_method: str = "exact",
+        figure: FigureBase | None = None,
+        model: str = "model",
+        dataset: str = "data",
+    ) -> DiagnosticsDashboard:
         """Compute every diagnostic of two cohorts and draw the dashboard."""
         from ..metrics.diagnostics.benchmark import CohortDiagnostics
 
@@ -536,32 +738,63 @@ class DiagnosticsDashboard:
         noise = dict(common, n_repeats=n_repeats, random_state=random_state, noise_method=noise_method)
         bv, bt = bias_robustness(yv, sv, **common), bias_robustness(yt, st, **common)
         diag = CohortDiagnostics(
-            model, dataset, "given", yv, sv, yt, st, bv.auc, bt.auc, bv, bt,
-            noise_robustness(yv, sv, **noise), noise_robustness(yt, st, **noise),
-            sens_spec_drift(yv, sv, yt, st), wasserstein_matrix(yv, sv, yt, st, p=p),
+            model,
+            dataset,
+            "given",
+            yv,
+            sv,
+            yt,
+            st,
+            bv.auc,
+            bt.auc,
+            bv,
+            bt,
+            noise_robustness(yv, sv, **noise),
+            noise_robustness(yt, st, **noise),
+            sens_spec_drift(yv, sv, yt, st),
+            wasserstein_matrix(yv, sv, yt, st, p=p),
         )
         return cls(diag).plot(figure)
 
     @classmethod
-    def from_estimator(cls, estimator: object, X_val: ArrayLike, y_val: ArrayLike, X_test: ArrayLike,
-                       y_test: ArrayLike, *, response_method: str = "auto", pos_label: object = None,
-                       **kwargs: object) -> DiagnosticsDashboard:
+    def from_estimator(
+        cls,
+        estimator: object,
+        X_val: ArrayLike,
+        y_val: ArrayLike,
+        X_test: ArrayLike,
+        y_test: ArrayLike,
+        *,
+        response_method: str = "auto",
+        pos_label: object = None,
+        **kwargs: object,
+    ) -> DiagnosticsDashboard:
         """Score both cohorts with a fitted binary classifier, then :meth:`from_predictions` (the model named
         after the estimator's class)."""
-        return cls.from_predictions(*_cohort_scores(estimator, X_val, y_val, X_test, y_test, response_method,
-                                                    pos_label), **{"model": type(estimator).__name__, **kwargs})
+        return cls.from_predictions(
+            *_cohort_scores(estimator, X_val, y_val, X_test, y_test, response_method, pos_label),
+            **{"model": type(estimator).__name__, **kwargs},
+        )
 
     @classmethod
-    def from_benchmark(cls, bench: Benchmark, model: str, dataset: str, *, figure: FigureBase | None = None,
-                       **options: object) -> DiagnosticsDashboard:
+    def from_benchmark(
+        cls, bench: Benchmark, model: str, dataset: str, *, figure: FigureBase | None = None, **options: object
+    ) -> DiagnosticsDashboard:
         """Run :func:`~beyondauc.cohort_diagnostics` and draw the dashboard."""
         return cls(cohort_diagnostics(bench, model, dataset, **options)).plot(figure)
 
 
 def _cohort_scores(estimator, X_val, y_val, X_test, y_test, response_method, pos_label):
     """(y_val, s_val, y_test, s_test) of a fitted binary classifier on two cohorts, labels 0/1."""
-    yv, sv = estimator_scores(estimator, X_val, y_val, response_method=response_method, pos_label=pos_label,
-                              name="estimator (validation cohort)")
-    yt, st = estimator_scores(estimator, X_test, y_test, response_method=response_method, pos_label=pos_label,
-                              name="estimator (test cohort)")
+    yv, sv = estimator_scores(
+        estimator,
+        X_val,
+        y_val,
+        response_method=response_method,
+        pos_label=pos_label,
+        name="estimator (validation cohort)",
+    )
+    yt, st = estimator_scores(
+        estimator, X_test, y_test, response_method=response_method, pos_label=pos_label, name="estimator (test cohort)"
+    )
     return yv, sv, yt, st

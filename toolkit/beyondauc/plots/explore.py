@@ -71,8 +71,7 @@ def _png(figure: Figure) -> str:
 
 def _image_output(out: Any, png: str, alt: str) -> None:
     """Show the base64 PNG ``png`` in the Output ``out`` (with ``alt`` as its text form)."""
-    out.outputs = ({"output_type": "display_data", "metadata": {},
-                    "data": {"image/png": png, "text/plain": alt}},)
+    out.outputs = ({"output_type": "display_data", "metadata": {}, "data": {"image/png": png, "text/plain": alt}},)
 
 
 class FrozenLayout:
@@ -129,8 +128,13 @@ class FrozenLayout:
 
 def _text_output(out: Any, text: str) -> None:
     """Show why a pane is empty."""
-    out.outputs = ({"output_type": "display_data", "metadata": {}, "data": {"text/plain": text,
-                    "text/html": f"<p><em>{html.escape(text)}</em></p>"}},)
+    out.outputs = (
+        {
+            "output_type": "display_data",
+            "metadata": {},
+            "data": {"text/plain": text, "text/html": f"<p><em>{html.escape(text)}</em></p>"},
+        },
+    )
 
 
 class Explorer:
@@ -166,20 +170,38 @@ class Explorer:
             model=w.Dropdown(options=models, value=models[0], description="Model"),
             baseline=w.Dropdown(options=models, value=base, description="Baseline"),
             dataset=w.Dropdown(options=datasets, value=datasets[0], description="Dataset"),
-            protocol=w.Dropdown(options=list(dict.fromkeys(grid["protocol"])), value=p["protocol"],
-                                description="Protocol"),
+            protocol=w.Dropdown(
+                options=list(dict.fromkeys(grid["protocol"])), value=p["protocol"], description="Protocol"
+            ),
             method=w.Dropdown(options=list(dict.fromkeys(grid["method"])), value=p["method"], description="Method"),
-            tolerance=w.FloatSlider(value=float(p.get("tolerance", 0.9)), min=t_lo, max=t_hi, step=0.01,
-                                    description="Tolerance", continuous_update=False),
+            tolerance=w.FloatSlider(
+                value=float(p.get("tolerance", 0.9)),
+                min=t_lo,
+                max=t_hi,
+                step=0.01,
+                description="Tolerance",
+                continuous_update=False,
+            ),
             # labelled by a Label beside them in the layout: with a description of their own, JupyterLab put the
             # buttons on a line under it, and the export button beside the label
-            export_format=w.ToggleButtons(options=["LaTeX", "CSV"], value="LaTeX", tooltips=["booktabs", "CSV"],
-                                          layout=w.Layout(width="auto"), style={"button_width": "6em"}),
+            export_format=w.ToggleButtons(
+                options=["LaTeX", "CSV"],
+                value="LaTeX",
+                tooltips=["booktabs", "CSV"],
+                layout=w.Layout(width="auto"),
+                style={"button_width": "6em"},
+            ),
             export=w.Button(description="Export the table"),
         )
-        self.panes = dict(verdict=w.HTML(), accuracy=w.Output(), dashboard=w.Output(), selective=w.Output(),
-                          comparison=w.HTML(), table=w.HTML(),
-                          export_text=w.Textarea(layout=w.Layout(width="100%", height="12em")))
+        self.panes = dict(
+            verdict=w.HTML(),
+            accuracy=w.Output(),
+            dashboard=w.Output(),
+            selective=w.Output(),
+            comparison=w.HTML(),
+            table=w.HTML(),
+            export_text=w.Textarea(layout=w.Layout(width="100%", height="12em")),
+        )
         self.shown: dict[str, Any] = {}
         self.stale: set[str] = set()
         self.layouts = {"dashboard": FrozenLayout((13, 7)), "selective": FrozenLayout((11, 4.2))}
@@ -194,11 +216,19 @@ class Explorer:
 
     def _layout(self, w):
         c, pn = self.controls, self.panes
-        bar = w.VBox([w.HBox([c["model"], c["baseline"], c["dataset"]]),
-                      w.HBox([c["protocol"], c["method"], c["tolerance"]])])
+        bar = w.VBox(
+            [w.HBox([c["model"], c["baseline"], c["dataset"]]), w.HBox([c["protocol"], c["method"], c["tolerance"]])]
+        )
         export = w.HBox([w.Label("Export as"), c["export_format"], c["export"]], layout=w.Layout(align_items="center"))
-        self.tabs = tabs = w.Tab(children=[pn["accuracy"], pn["dashboard"], pn["selective"], pn["comparison"],
-                                           w.VBox([pn["table"], export, pn["export_text"]])])
+        self.tabs = tabs = w.Tab(
+            children=[
+                pn["accuracy"],
+                pn["dashboard"],
+                pn["selective"],
+                pn["comparison"],
+                w.VBox([pn["table"], export, pn["export_text"]]),
+            ]
+        )
         for i, title in enumerate(("AUC vs accuracy", "Diagnostics", "Selective answering", "Comparison", "Table")):
             tabs.set_title(i, title)
         tabs.selected_index = 0
@@ -211,9 +241,14 @@ class Explorer:
 
     # -- what changes what ------------------------------------------------------------
 
-    _DEPENDS = {"model": ("verdict", "accuracy", "dashboard", "selective", "comparison", "table"),
-                "baseline": ("comparison",), "dataset": ("dashboard", "selective", "comparison"),
-                "protocol": ("accuracy", "table"), "method": ("accuracy", "table"), "tolerance": ("selective",)}
+    _DEPENDS = {
+        "model": ("verdict", "accuracy", "dashboard", "selective", "comparison", "table"),
+        "baseline": ("comparison",),
+        "dataset": ("dashboard", "selective", "comparison"),
+        "protocol": ("accuracy", "table"),
+        "method": ("accuracy", "table"),
+        "tolerance": ("selective",),
+    }
 
     def _on_change(self, name):
         return lambda change: self.redraw(self._DEPENDS[name])
@@ -226,8 +261,14 @@ class Explorer:
         """
         self.stale |= set(panes)
         visible = {"verdict", TABS[self.tabs.selected_index or 0]}
-        draw = dict(verdict=self._verdict, accuracy=self._accuracy, dashboard=self._dashboard,
-                    selective=self._selective, comparison=self._comparison, table=self._table)
+        draw = dict(
+            verdict=self._verdict,
+            accuracy=self._accuracy,
+            dashboard=self._dashboard,
+            selective=self._selective,
+            comparison=self._comparison,
+            table=self._table,
+        )
         for name in [p for p in draw if p in self.stale & visible]:
             draw[name]()
             self.stale.discard(name)
@@ -249,16 +290,25 @@ class Explorer:
 
     def _verdict(self):
         s = model_summary(self.evaluation, self.controls["model"].value)
-        items = "".join(f"<li><strong>{html.escape(str(r.topic))}</strong> ({html.escape(str(r.status))}): "
-                        f"{html.escape(str(r.sentence))}</li>" for r in s.findings.itertuples())
-        self.shown["verdict"] = {"model": s.model, "verdict": s.verdict, "status": s.status,
-                                 "findings": list(s.findings["sentence"])}
+        items = "".join(
+            f"<li><strong>{html.escape(str(r.topic))}</strong> ({html.escape(str(r.status))}): "
+            f"{html.escape(str(r.sentence))}</li>"
+            for r in s.findings.itertuples()
+        )
+        self.shown["verdict"] = {
+            "model": s.model,
+            "verdict": s.verdict,
+            "status": s.status,
+            "findings": list(s.findings["sentence"]),
+        }
         # ipywidgets' HTML sets the line height of one control row (28 px): text that wraps needs its own;
         # the rules behind the findings are folded away (one click opens them), as the report words them
-        self.panes["verdict"].value = (f'<div style="line-height: 1.45"><h3>{html.escape(s.model)}: '
-                                       f"{html.escape(s.verdict)}</h3><ul>{items}</ul><details><summary><small>"
-                                       "How the findings are decided</small></summary><p><small>"
-                                       f"{html.escape(s.note)}</small></p></details></div>")
+        self.panes["verdict"].value = (
+            f'<div style="line-height: 1.45"><h3>{html.escape(s.model)}: '
+            f"{html.escape(s.verdict)}</h3><ul>{items}</ul><details><summary><small>"
+            "How the findings are decided</small></summary><p><small>"
+            f"{html.escape(s.note)}</small></p></details></div>"
+        )
 
     def _grid_rows(self):
         g = self.evaluation.table("grid")
@@ -269,12 +319,16 @@ class Explorer:
         sel, rows = self.selection, self._grid_rows()
         out = self.panes["accuracy"]
         if not len(rows):
-            return _text_output(out, f"The evaluation has no {sel['protocol']} x {sel['method']} results: "
-                                     "that protocol and method were not evaluated.")
+            return _text_output(
+                out,
+                f"The evaluation has no {sel['protocol']} x {sel['method']} results: "
+                "that protocol and method were not evaluated.",
+            )
         fig = Figure(figsize=(6, 4.5), dpi=DPI)
         AUCAccuracyDisplay.from_results(rows, model=sel["model"], ax=fig.subplots())
-        _image_output(out, _png(fig), f"AUC vs expected accuracy ({sel['protocol']}, {sel['method']}), "
-                                f"{sel['model']} highlighted")
+        _image_output(
+            out, _png(fig), f"AUC vs expected accuracy ({sel['protocol']}, {sel['method']}), {sel['model']} highlighted"
+        )
 
     def _dashboard(self):
         sel, out = self.selection, self.panes["dashboard"]
@@ -296,19 +350,29 @@ class Explorer:
         t = float(sel["tolerance"])
         b = b_at_tolerance(d.curve.confidence, d.curve.accuracy, t)
         score = d.weights[0] / d.a + d.weights[1] / b - d.penalty
-        self.shown["selective"] = {"a": float(d.a), "b": b, "disca": float(score), "tolerance": t,
-                                   "stored_tolerance": float(d.tolerance), "stored_disca": float(d.score)}
+        self.shown["selective"] = {
+            "a": float(d.a),
+            "b": b,
+            "disca": float(score),
+            "tolerance": t,
+            "stored_tolerance": float(d.tolerance),
+            "stored_disca": float(d.score),
+        }
         layout = self.layouts["selective"]
         fig = layout.figure()
         ax1, ax2 = fig.subplots(1, 2)
-        CoverageAccuracyDisplay(d.curve, disca=d, exact=ev.coverage_curve(sel["model"], sel["dataset"]),
-                                name=sel["model"]).plot(ax1)
+        CoverageAccuracyDisplay(
+            d.curve, disca=d, exact=ev.coverage_curve(sel["model"], sel["dataset"]), name=sel["model"]
+        ).plot(ax1)
         ax1.axvline(b, color="tab:red", linestyle="--", linewidth=1, label=f"b({t:.2f}) = {b:.3f}")
         ax1.legend(fontsize=7)
         ToleranceDisplay.from_evaluation(ev, sel["dataset"], ax=ax2)
         ax2.axvline(t, color="grey", linestyle=":", linewidth=1)
-        fig.suptitle(f"{sel['model']} on {sel['dataset']}: a = {d.a:.3f}, b({t:.2f}) = {b:.3f}, "
-                     f"DiSCA = {score:.3f} (stored at t = {d.tolerance:g}: {d.score:.3f})", fontsize=9)
+        fig.suptitle(
+            f"{sel['model']} on {sel['dataset']}: a = {d.a:.3f}, b({t:.2f}) = {b:.3f}, "
+            f"DiSCA = {score:.3f} (stored at t = {d.tolerance:g}: {d.score:.3f})",
+            fontsize=9,
+        )
         _image_output(out, layout.png(fig), f"Coverage-accuracy of {sel['model']} on {sel['dataset']}")
 
     def _comparison(self):
@@ -334,32 +398,46 @@ class Explorer:
 
     def _pairwise_html(self, model, base):
         rows = self._pairwise(model, base)
-        head = (f"<p>The evaluation compared {html.escape(model)} in full with "
-                f"{html.escape(comparison_summary(self.evaluation, model).reference or 'no model')}; against "
-                f"{html.escape(base)} it holds the paired bootstrap difference of the ranking score:</p>")
+        head = (
+            f"<p>The evaluation compared {html.escape(model)} in full with "
+            f"{html.escape(comparison_summary(self.evaluation, model).reference or 'no model')}; against "
+            f"{html.escape(base)} it holds the paired bootstrap difference of the ranking score:</p>"
+        )
         if rows is None or not len(rows):
             return head.replace(" it holds", " it holds no") + (
-                "<p><em>none stored: the evaluation ran without the bootstrap.</em></p>")
+                "<p><em>none stored: the evaluation ran without the bootstrap.</em></p>"
+            )
         return head + rows.drop(columns=["model", "other"]).to_html(index=False, float_format="{:.3f}".format)
 
     def _table(self):
         sel = self.selection
         if not len(self._grid_rows()):
             self.shown["table"] = None
-            self.panes["table"].value = (f"<p><em>{html.escape(sel['protocol'])} x {html.escape(sel['method'])} "
-                                         "was not evaluated.</em></p>")
+            self.panes["table"].value = (
+                f"<p><em>{html.escape(sel['protocol'])} x {html.escape(sel['method'])} was not evaluated.</em></p>"
+            )
             return
         t = paper_table(self.evaluation, "grid", protocol=sel["protocol"], method=sel["method"])
         self.shown["table"] = t
-        cells = "".join("<tr>" + "".join(
-            f"<td>{'<b>' if bold else ''}{html.escape(text)}{'</b>' if bold else ''}</td>" for text, bold in r)
-            + "</tr>" for r in t.rows)
+        cells = "".join(
+            "<tr>"
+            + "".join(
+                f"<td>{'<b>' if bold else ''}{html.escape(text)}{'</b>' if bold else ''}</td>" for text, bold in r
+            )
+            + "</tr>"
+            for r in t.rows
+        )
         head = "".join(f"<th>{html.escape(h)}</th>" for h in t.header)
-        note = "" if self.evaluation.parameters.get("n_bootstrap") else (
-            "<p><em>No intervals: the evaluation ran without the bootstrap.</em></p>")
-        self.panes["table"].value = (f'<div style="line-height: 1.45"><p>{html.escape(t.title)}</p>{note}'
-                                     f'<table style="border-spacing: 0.8em 0.2em"><thead><tr>{head}</tr></thead>'
-                                     f"<tbody>{cells}</tbody></table></div>")
+        note = (
+            ""
+            if self.evaluation.parameters.get("n_bootstrap")
+            else ("<p><em>No intervals: the evaluation ran without the bootstrap.</em></p>")
+        )
+        self.panes["table"].value = (
+            f'<div style="line-height: 1.45"><p>{html.escape(t.title)}</p>{note}'
+            f'<table style="border-spacing: 0.8em 0.2em"><thead><tr>{head}</tr></thead>'
+            f"<tbody>{cells}</tbody></table></div>"
+        )
 
     def export(self) -> str:
         """The table pane as LaTeX (booktabs) or CSV, per the format control; also put in the text box."""

@@ -56,17 +56,31 @@ class ConfidenceReliabilityDisplay:
     True
     """
 
-    def __init__(self, band: pd.DataFrame, *, ece: float = float("nan"), smooth_ece: float = float("nan"),
-                 strategy: str = "uniform", level: float = 0.95, name: str = "", title: str = "") -> None:
+    def __init__(
+        self,
+        band: pd.DataFrame,
+        *,
+        ece: float = float("nan"),
+        smooth_ece: float = float("nan"),
+        strategy: str = "uniform",
+        level: float = 0.95,
+        name: str = "",
+        title: str = "",
+    ) -> None:
         if not isinstance(band, pd.DataFrame) or not set(_BAND_COLUMNS) <= set(band.columns):
-            raise ValueError(f"`band` must be a DataFrame with columns {list(_BAND_COLUMNS)} (reliability_band's), "
-                             f"got {type(band).__name__}")
+            raise ValueError(
+                f"`band` must be a DataFrame with columns {list(_BAND_COLUMNS)} (reliability_band's), "
+                f"got {type(band).__name__}"
+            )
         self.band, self.ece, self.smooth_ece = band, float(ece), float(smooth_ece)
         self.strategy, self.level, self.name, self.title = strategy, float(level), name, title
 
     def _label(self):
-        numbers = [f"{what} = {format_number(value, 3)}" for what, value in
-                   (("ECE", self.ece), ("smooth ECE", self.smooth_ece)) if not np.isnan(value)]
+        numbers = [
+            f"{what} = {format_number(value, 3)}"
+            for what, value in (("ECE", self.ece), ("smooth ECE", self.smooth_ece))
+            if not np.isnan(value)
+        ]
         inner = ", ".join(numbers)
         return f"{self.name} ({inner})" if self.name and inner else (self.name or inner or "given confidence")
 
@@ -80,25 +94,54 @@ class ConfidenceReliabilityDisplay:
         (self.line_,) = ax.plot(b["mean_confidence"], b["accuracy"], marker="o", label=self._label(), **kwargs)
         colour = self.line_.get_color()
         ax.fill_between(b["mean_confidence"], b["low"], b["high"], color=colour, alpha=0.15, linewidth=0)
-        ax.vlines(b["mean_confidence"], b["low"], b["high"], color=colour, alpha=0.6, linewidth=1.5,
-                  label=f"Wilson {self.level:.0%} band (per bin)")
+        ax.vlines(
+            b["mean_confidence"],
+            b["low"],
+            b["high"],
+            color=colour,
+            alpha=0.6,
+            linewidth=1.5,
+            label=f"Wilson {self.level:.0%} band (per bin)",
+        )
         bins = "equal-mass" if self.strategy == "quantile" else "equal-width"
-        ax.set(xlim=(-0.02, 1.02), ylim=(-0.02, 1.02), xlabel=f"mean confidence ({bins} bins)",
-               ylabel="mean correctness (per bin)", title=self.title or "Reliability of the given confidence")
+        ax.set(
+            xlim=(-0.02, 1.02),
+            ylim=(-0.02, 1.02),
+            xlabel=f"mean confidence ({bins} bins)",
+            ylabel="mean correctness (per bin)",
+            title=self.title or "Reliability of the given confidence",
+        )
         ax.grid(color="lightgrey", linewidth=0.5)
         _legend(ax, loc="upper left", fontsize=8)
         self.ax_, self.figure_ = ax, ax.figure
         return self
 
     @classmethod
-    def from_predictions(cls, correct: ArrayLike, confidence: ArrayLike, *, n_bins: int = 15,
-                         strategy: str = "uniform", level: float = 0.95, name: str = "", title: str = "",
-                         ax: Axes | None = None, **kwargs: object) -> ConfidenceReliabilityDisplay:
+    def from_predictions(
+        cls,
+        correct: ArrayLike,
+        confidence: ArrayLike,
+        *,
+        n_bins: int = 15,
+        strategy: str = "uniform",
+        level: float = 0.95,
+        name: str = "",
+        title: str = "",
+        ax: Axes | None = None,
+        **kwargs: object,
+    ) -> ConfidenceReliabilityDisplay:
         """Bin the confidence, compute the band, the binned ECE (same bins) and the smooth ECE, then plot."""
         band = reliability_band(correct, confidence, n_bins=n_bins, strategy=strategy, level=level)
         ece = ece_from_bins(band["mean_confidence"], band["accuracy"], band["count"])  # the ECE of these bins
-        return cls(band, ece=ece, smooth_ece=smooth_ece(correct, confidence), strategy=strategy, level=level,
-                   name=name, title=title).plot(ax, **kwargs)
+        return cls(
+            band,
+            ece=ece,
+            smooth_ece=smooth_ece(correct, confidence),
+            strategy=strategy,
+            level=level,
+            name=name,
+            title=title,
+        ).plot(ax, **kwargs)
 
 
 class RejectionCurveDisplay:
@@ -131,8 +174,15 @@ class RejectionCurveDisplay:
     (0.82, 'm (PRR = 0.820)')
     """
 
-    def __init__(self, curve: RejectionCurve, *, max_rejection: float = 1.0, name: str = "",
-                 title: str = "", prr: float | None = None) -> None:
+    def __init__(
+        self,
+        curve: RejectionCurve,
+        *,
+        max_rejection: float = 1.0,
+        name: str = "",
+        title: str = "",
+        prr: float | None = None,
+    ) -> None:
         if not isinstance(curve, RejectionCurve):
             raise ValueError(f"`curve` must be a RejectionCurve (rejection_curve's), got {type(curve).__name__}")
         self.max_rejection = check_number(max_rejection, "max_rejection", low=0, high=1, low_open=True)
@@ -146,15 +196,17 @@ class RejectionCurveDisplay:
         c = self.curve
         part = "" if self.max_rejection == 1 else f" over the first {self.max_rejection:.0%}"
         label = f"PRR{part} = {format_number(self.prr, 3)}"
-        (self.line_,) = ax.plot(c.rejection, c.model, label=f"{self.name} ({label})" if self.name else label,
-                                **kwargs)
+        (self.line_,) = ax.plot(c.rejection, c.model, label=f"{self.name} ({label})" if self.name else label, **kwargs)
         ax.plot(c.rejection, c.oracle, color="black", linestyle="--", linewidth=1, label="oracle (by true loss)")
         ax.plot(c.rejection, c.random, color="grey", linestyle=":", linewidth=1, label="random")
         if self.max_rejection < 1:
             ax.axvline(self.max_rejection, color="grey", linewidth=0.8, alpha=0.7)
-        ax.set(xlim=(0, 1), xlabel="share rejected (least confident first)",
-               ylabel="mean loss of kept answers (1 - correct)",
-               title=self.title or "Prediction rejection curve")
+        ax.set(
+            xlim=(0, 1),
+            xlabel="share rejected (least confident first)",
+            ylabel="mean loss of kept answers (1 - correct)",
+            title=self.title or "Prediction rejection curve",
+        )
         top = max(float(np.max(c.model)), float(c.random[0]))
         ax.set_ylim(0, 1.05 * top if top > 0 else 1)
         ax.grid(color="lightgrey", linewidth=0.5)
@@ -163,9 +215,18 @@ class RejectionCurveDisplay:
         return self
 
     @classmethod
-    def from_predictions(cls, correct: ArrayLike, confidence: ArrayLike, *, max_rejection: float = 1.0,
-                         name: str = "", title: str = "", ax: Axes | None = None,
-                         **kwargs: object) -> RejectionCurveDisplay:
+    def from_predictions(
+        cls,
+        correct: ArrayLike,
+        confidence: ArrayLike,
+        *,
+        max_rejection: float = 1.0,
+        name: str = "",
+        title: str = "",
+        ax: Axes | None = None,
+        **kwargs: object,
+    ) -> RejectionCurveDisplay:
         """Compute the rejection curves (:func:`~beyondauc.rejection_curve`) and PRR, then plot."""
-        return cls(rejection_curve(correct, confidence), max_rejection=max_rejection, name=name,
-                   title=title).plot(ax, **kwargs)
+        return cls(rejection_curve(correct, confidence), max_rejection=max_rejection, name=name, title=title).plot(
+            ax, **kwargs
+        )

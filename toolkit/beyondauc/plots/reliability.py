@@ -20,6 +20,7 @@ __all__ = ["ReliabilityDisplay"]
 
 # -- calibration quality ------------------------------------------------------------------
 
+
 class ReliabilityDisplay:
     """Reliability diagram: per probability bin, the fraction of positives against the mean probability.
 
@@ -58,8 +59,15 @@ class ReliabilityDisplay:
     True
     """
 
-    def __init__(self, mean_predicted: ArrayLike, fraction_positive: ArrayLike, count: ArrayLike, *, name: str = "",
-                 title: str = "") -> None:
+    def __init__(
+        self,
+        mean_predicted: ArrayLike,
+        fraction_positive: ArrayLike,
+        count: ArrayLike,
+        *,
+        name: str = "",
+        title: str = "",
+    ) -> None:
         self.mean_predicted = np.asarray(mean_predicted, dtype=float)
         self.fraction_positive = np.asarray(fraction_positive, dtype=float)
         self.count = np.asarray(count)
@@ -67,54 +75,90 @@ class ReliabilityDisplay:
         self.ece = ece_from_bins(self.mean_predicted, self.fraction_positive, self.count) if len(self.count) else np.nan
 
     @literal_plot
-    def plot(self, ax: Axes | None = None, *, ref_line: bool = True, marker: str = "s",
-             **kwargs: object) -> ReliabilityDisplay:
+    def plot(
+        self, ax: Axes | None = None, *, ref_line: bool = True, marker: str = "s", **kwargs: object
+    ) -> ReliabilityDisplay:
         """Draw the diagonal and the bins; returns self (``ax_``, ``figure_``, ``line_``)."""
         ax = _axes(ax)
         if ref_line:
             ax.plot([0, 1], [0, 1], color="grey", linestyle=":", linewidth=1, label="perfectly calibrated")
         label = f"{self.name} (ECE = {self.ece:.3f})" if self.name else f"ECE = {self.ece:.3f}"
         (self.line_,) = ax.plot(self.mean_predicted, self.fraction_positive, marker=marker, label=label, **kwargs)
-        ax.set(xlim=(-0.02, 1.02), ylim=(-0.02, 1.02), xlabel="mean predicted probability (per bin)",
-               ylabel="fraction of positives (per bin)", title=self.title or "Reliability diagram")
+        ax.set(
+            xlim=(-0.02, 1.02),
+            ylim=(-0.02, 1.02),
+            xlabel="mean predicted probability (per bin)",
+            ylabel="fraction of positives (per bin)",
+            title=self.title or "Reliability diagram",
+        )
         ax.grid(color="lightgrey", linewidth=0.5)
         ax.legend(loc="upper left", fontsize=8)
         self.ax_, self.figure_ = ax, ax.figure
         return self
 
     @classmethod
-    def from_predictions(cls, y_true: ArrayLike, y_prob: ArrayLike, *, n_bins: int = 15, pos_label: object = None,
-                         name: str = "", title: str = "", ax: Axes | None = None,
-                         **kwargs: object) -> ReliabilityDisplay:
+    def from_predictions(
+        cls,
+        y_true: ArrayLike,
+        y_prob: ArrayLike,
+        *,
+        n_bins: int = 15,
+        pos_label: object = None,
+        name: str = "",
+        title: str = "",
+        ax: Axes | None = None,
+        **kwargs: object,
+    ) -> ReliabilityDisplay:
         """Bin probabilities of the positive class against binary labels, then plot."""
-        _, mean_predicted, fraction_positive, count = reliability_bins(y_true, y_prob, n_bins=n_bins,
-                                                                       pos_label=pos_label)
+        _, mean_predicted, fraction_positive, count = reliability_bins(
+            y_true, y_prob, n_bins=n_bins, pos_label=pos_label
+        )
         return cls(mean_predicted, fraction_positive, count, name=name, title=title).plot(ax, **kwargs)
 
     @classmethod
-    def from_estimator(cls, estimator: object, X: ArrayLike, y: ArrayLike, *, pos_label: object = None,
-                       **kwargs: object) -> ReliabilityDisplay:
+    def from_estimator(
+        cls, estimator: object, X: ArrayLike, y: ArrayLike, *, pos_label: object = None, **kwargs: object
+    ) -> ReliabilityDisplay:
         """The positive class's ``predict_proba`` of a fitted binary classifier on ``X`` (as scikit-learn's
         ``CalibrationDisplay``), then :meth:`from_predictions` (named after the estimator's class)."""
         labels, proba = estimator_scores(estimator, X, y, response_method="predict_proba", pos_label=pos_label)
         return cls.from_predictions(labels, proba, **{"name": type(estimator).__name__, **kwargs})
 
     @classmethod
-    def from_table(cls, table: CalibrationErrors | pd.DataFrame, *, model: str, dataset: str, protocol: str,
-                   method: str, name: str | None = None, ax: Axes | None = None,
-                   **kwargs: object) -> ReliabilityDisplay:
+    def from_table(
+        cls,
+        table: CalibrationErrors | pd.DataFrame,
+        *,
+        model: str,
+        dataset: str,
+        protocol: str,
+        method: str,
+        name: str | None = None,
+        ax: Axes | None = None,
+        **kwargs: object,
+    ) -> ReliabilityDisplay:
         """Plot one cell of :func:`~beyondauc.calibration_error_table` (its result or its ``reliability`` frame)."""
         if isinstance(table, CalibrationErrors):
             table = table.reliability
         need = {"protocol", "method", "dataset", "model", "mean_predicted", "fraction_positive", "count"}
         if not isinstance(table, pd.DataFrame) or not need <= set(table.columns):
-            raise ValueError("`table` must be a CalibrationErrors or its reliability DataFrame with columns "
-                             f"{sorted(need)}, got {type(table).__name__}")
+            raise ValueError(
+                "`table` must be a CalibrationErrors or its reliability DataFrame with columns "
+                f"{sorted(need)}, got {type(table).__name__}"
+            )
         for key, value in (("protocol", protocol), ("method", method), ("dataset", dataset), ("model", model)):
             if not (table[key] == value).any():  # vectorised: a set of the column walks it value by value
                 raise ValueError(f"`{key}` must be one of {list(dict.fromkeys(table[key]))}, got {value!r}")
-        cell = table[(table["protocol"] == protocol) & (table["method"] == method) & (table["dataset"] == dataset)
-                     & (table["model"] == model)]
-        return cls(cell["mean_predicted"], cell["fraction_positive"], cell["count"],
-                   name=model if name is None else name,
-                   title=f"Reliability: {dataset} ({protocol}, {method})").plot(ax, **kwargs)
+        cell = table[
+            (table["protocol"] == protocol)
+            & (table["method"] == method)
+            & (table["dataset"] == dataset)
+            & (table["model"] == model)
+        ]
+        return cls(
+            cell["mean_predicted"],
+            cell["fraction_positive"],
+            cell["count"],
+            name=model if name is None else name,
+            title=f"Reliability: {dataset} ({protocol}, {method})",
+        ).plot(ax, **kwargs)

@@ -58,8 +58,9 @@ class RiskControlDisplay:
     ['wine', 'diabetes']
     """
 
-    def __init__(self, table: pd.DataFrame, *, target_risk: float, model: str = "",
-                 curves: pd.DataFrame | None = None) -> None:
+    def __init__(
+        self, table: pd.DataFrame, *, target_risk: float, model: str = "", curves: pd.DataFrame | None = None
+    ) -> None:
         self.table, self.target_risk, self.model, self.curves = table, float(target_risk), model, curves
 
     @literal_plot
@@ -72,7 +73,7 @@ class RiskControlDisplay:
         for ax, name in zip(axes, names):
             self._panel(ax, name, self.table[self.table["dataset"] == name])
         self.legend_ = self._legend(axes[len(names)])
-        self.figure_, self.axes_ = figure, list(axes[:len(names)])
+        self.figure_, self.axes_ = figure, list(axes[: len(names)])
         return self
 
     def _panel(self, ax, name, rows):
@@ -89,14 +90,26 @@ class RiskControlDisplay:
                 uncertified.append(r["protocol"])
                 continue
             color = _COLORS.get(r["protocol"], "tab:grey")
-            ax.plot([r["calibration_coverage"], r["target_coverage"]], [r["calibration_risk"], r["realised_risk"]],
-                    color=color, linewidth=0.8, alpha=0.6)
+            ax.plot(
+                [r["calibration_coverage"], r["target_coverage"]],
+                [r["calibration_risk"], r["realised_risk"]],
+                color=color,
+                linewidth=0.8,
+                alpha=0.6,
+            )
             ax.plot(r["calibration_coverage"], r["calibration_risk"], "o", mfc="white", mec=color, markersize=6)
             ax.plot(r["target_coverage"], r["realised_risk"], "o", color=color, markersize=6)
             top = np.nanmax([top, r["realised_risk"], r["calibration_risk"]])
         if uncertified:
-            ax.text(0.02, 0.97, "not certified: " + ", ".join(uncertified), transform=ax.transAxes, fontsize=7,
-                    va="top", color="#555")
+            ax.text(
+                0.02,
+                0.97,
+                "not certified: " + ", ".join(uncertified),
+                transform=ax.transAxes,
+                fontsize=7,
+                va="top",
+                color="#555",
+            )
         held = rows["held"].dropna().astype(bool)
         ax.set_xlim(-0.02, 1.02)
         ax.set_ylim(0, max(0.05, 1.25 * top))
@@ -114,19 +127,40 @@ class RiskControlDisplay:
             handles.append(Line2D([], [], color="0.45", linewidth=1.2, label="risk-coverage curve on the dataset"))
         for protocol in dict.fromkeys(self.table["protocol"]):
             color = _COLORS.get(protocol, "tab:grey")
-            handles += [Line2D([], [], color=color, marker="o", mfc="white", linestyle="",
-                               label=f"{protocol}: on its calibration data"),
-                        Line2D([], [], color=color, marker="o", linestyle="", label=f"{protocol}: on the dataset")]
-        legend = ax.legend(handles=handles, loc="center", fontsize=8, frameon=False,
-                           title=f"{self.model}: certified thresholds" if self.model else "certified thresholds",
-                           title_fontproperties={"size": 8})
+            handles += [
+                Line2D(
+                    [],
+                    [],
+                    color=color,
+                    marker="o",
+                    mfc="white",
+                    linestyle="",
+                    label=f"{protocol}: on its calibration data",
+                ),
+                Line2D([], [], color=color, marker="o", linestyle="", label=f"{protocol}: on the dataset"),
+            ]
+        legend = ax.legend(
+            handles=handles,
+            loc="center",
+            fontsize=8,
+            frameon=False,
+            title=f"{self.model}: certified thresholds" if self.model else "certified thresholds",
+            title_fontproperties={"size": 8},
+        )
         literal_text(ax)  # the legend names the model; its panel is not one of axes_
         return legend
 
     @classmethod
-    def from_evaluation(cls, evaluation: Evaluation, model: str, *, target_risk: float | None = None,
-                        datasets: Sequence[str] | None = None, figure: FigureBase | None = None,
-                        **kwargs: object) -> RiskControlDisplay:
+    def from_evaluation(
+        cls,
+        evaluation: Evaluation,
+        model: str,
+        *,
+        target_risk: float | None = None,
+        datasets: Sequence[str] | None = None,
+        figure: FigureBase | None = None,
+        **kwargs: object,
+    ) -> RiskControlDisplay:
         """The ``risk_control`` rows an :class:`~beyondauc.Evaluation` stored for ``model`` at ``target_risk``
         (default: the headline risk the verdict reads; nothing recomputed)."""
         from ..evaluation.abstention import headline_risk, rows_at_risk

@@ -33,6 +33,7 @@ __all__ = ["CoverageAccuracyDisplay", "CoverageAccuracyGridDisplay", "ToleranceD
 
 # -- selective answering -------------------------------------------------------------------
 
+
 class CoverageAccuracyDisplay:
     """Coverage-accuracy curve with a, b(t) and the fluctuations marked.
 
@@ -63,9 +64,15 @@ class CoverageAccuracyDisplay:
     True
     """
 
-    def __init__(self, curve: CoverageAccuracyCurve, *, disca: DiSCA | None = None,
-                 exact: CoverageAccuracyCurve | None = None, name: str = "",
-                 band: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None) -> None:
+    def __init__(
+        self,
+        curve: CoverageAccuracyCurve,
+        *,
+        disca: DiSCA | None = None,
+        exact: CoverageAccuracyCurve | None = None,
+        name: str = "",
+        band: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
+    ) -> None:
         self.curve, self.disca, self.exact, self.name = curve, disca, exact, name
         self.band = band
 
@@ -77,29 +84,36 @@ class CoverageAccuracyDisplay:
         c = self.curve
         if self.band is not None:
             cov, low, high = self.band
-            ax.fill_between(cov, low, high, step="pre", color="tab:blue", alpha=0.2, linewidth=0,
-                            label="bootstrap band (pointwise)")
+            ax.fill_between(
+                cov, low, high, step="pre", color="tab:blue", alpha=0.2, linewidth=0, label="bootstrap band (pointwise)"
+            )
         if self.exact is not None:
-            ax.plot(self.exact.coverage, self.exact.accuracy, color="lightgrey", linewidth=1,
-                    label="exact (every confidence)")
+            ax.plot(
+                self.exact.coverage,
+                self.exact.accuracy,
+                color="lightgrey",
+                linewidth=1,
+                label="exact (every confidence)",
+            )
         label = f"{self.name} " if self.name else ""
         (self.line_,) = ax.plot(c.coverage, c.accuracy, marker=".", label=f"{label}area {c.score:.3f}")
         d = self.disca
         if mark and d is not None:
+
             def at(conf):
                 k = int(np.argmin(np.abs(c.confidence - conf)))
                 return c.coverage[k], c.accuracy[k]
 
             xb, yb = at(d.b)
-            ax.plot([xb], [yb], "s", color="darkorange", markersize=8,
-                    label=f"b = {d.b:.3f} (accuracy < {d.tolerance:g})")
+            ax.plot(
+                [xb], [yb], "s", color="darkorange", markersize=8, label=f"b = {d.b:.3f} (accuracy < {d.tolerance:g})"
+            )
             xa, ya = at(d.a)
             ax.plot([xa], [ya], "v", color="crimson", markersize=9, zorder=5, label=f"a = {d.a:.3f} (first error)")
             ax.axhline(d.tolerance, color="darkorange", linestyle=":", linewidth=1)
             f = d.fluctuations
             if len(f):
-                ax.plot(f["coverage_2"], f["d2"], "^", color="purple", markersize=6,
-                        label=f"{len(f)} fluctuation(s)")
+                ax.plot(f["coverage_2"], f["d2"], "^", color="purple", markersize=6, label=f"{len(f)} fluctuation(s)")
             ax.set_title(f"Selective answering: DiSCA = {d.score:.3f}")
         else:
             ax.set_title("Selective answering")
@@ -111,10 +125,20 @@ class CoverageAccuracyDisplay:
         return self
 
     @classmethod
-    def from_predictions(cls, confidence: ArrayLike, correct: ArrayLike, *, tolerance: float = 0.9,
-                         weights: tuple[float, float, float] = (1 / 3, 1 / 3, 1 / 3), resolution: float = 0.01,
-                         name: str = "", n_bootstrap: int = 0, confidence_level: float = 0.95,
-                         random_state: int | None = 0, ax: Axes | None = None) -> CoverageAccuracyDisplay:
+    def from_predictions(
+        cls,
+        confidence: ArrayLike,
+        correct: ArrayLike,
+        *,
+        tolerance: float = 0.9,
+        weights: tuple[float, float, float] = (1 / 3, 1 / 3, 1 / 3),
+        resolution: float = 0.01,
+        name: str = "",
+        n_bootstrap: int = 0,
+        confidence_level: float = 0.95,
+        random_state: int | None = 0,
+        ax: Axes | None = None,
+    ) -> CoverageAccuracyDisplay:
         """Compute DiSCA and both curves (and the band with ``n_bootstrap`` > 0), then plot.
 
         The band is :func:`~beyondauc.metrics.selective.band.coverage_accuracy_band`."""
@@ -123,14 +147,14 @@ class CoverageAccuracyDisplay:
         d = disca(confidence, correct, tolerance=tolerance, weights=weights, resolution=resolution)
         band = None
         if n_bootstrap:
-            band = coverage_accuracy_band(confidence, correct, n_bootstrap=n_bootstrap,
-                                          confidence_level=confidence_level, random_state=seed)
+            band = coverage_accuracy_band(
+                confidence, correct, n_bootstrap=n_bootstrap, confidence_level=confidence_level, random_state=seed
+            )
         exact = coverage_accuracy_curve(confidence, correct)
         return cls(d.curve, disca=d, exact=exact, name=name, band=band).plot(ax)
 
     @classmethod
-    def from_estimator(cls, estimator: object, X: ArrayLike, y: ArrayLike,
-                       **kwargs: object) -> CoverageAccuracyDisplay:
+    def from_estimator(cls, estimator: object, X: ArrayLike, y: ArrayLike, **kwargs: object) -> CoverageAccuracyDisplay:
         """The answers of a fitted classifier of any number of classes on ``(X, y)``
         (:func:`~beyondauc.data.estimator_answers`: confidence = largest ``predict_proba``), then
         :meth:`from_predictions` (named after the estimator's class)."""
@@ -138,8 +162,16 @@ class CoverageAccuracyDisplay:
         return cls.from_predictions(confidence, correct, **{"name": type(estimator).__name__, **kwargs})
 
     @classmethod
-    def from_evaluation(cls, evaluation: Evaluation, model: str, dataset: str, *, where: str = "in",
-                        ax: Axes | None = None, **kwargs: object) -> CoverageAccuracyDisplay:
+    def from_evaluation(
+        cls,
+        evaluation: Evaluation,
+        model: str,
+        dataset: str,
+        *,
+        where: str = "in",
+        ax: Axes | None = None,
+        **kwargs: object,
+    ) -> CoverageAccuracyDisplay:
         """Plot the curve an :class:`~beyondauc.Evaluation` stored (``where="ood"``: on the OOD dataset)."""
         return cls._stored(evaluation, model, dataset, where=where, name=kwargs.pop("name", model)).plot(ax, **kwargs)
 
@@ -151,8 +183,9 @@ class CoverageAccuracyDisplay:
         return cls(d.curve, disca=d, exact=exact, name=model if name is None else name)
 
     @classmethod
-    def from_benchmark(cls, bench: Benchmark, model: str, dataset: str, *, ax: Axes | None = None,
-                       **options: object) -> CoverageAccuracyDisplay:
+    def from_benchmark(
+        cls, bench: Benchmark, model: str, dataset: str, *, ax: Axes | None = None, **options: object
+    ) -> CoverageAccuracyDisplay:
         """Run :func:`~beyondauc.selective_answering` and plot its curve (with its band if ``n_bootstrap``)."""
         r = selective_answering(bench, model, dataset, **options)
         return cls(r.disca.curve, disca=r.disca, exact=r.curve, name=model, band=r.accuracy_band).plot(ax)
@@ -208,13 +241,23 @@ class CoverageAccuracyGridDisplay:
                 continue
             tolerance, band = d.tolerance, band or disp.band is not None
             n = len(d.fluctuations)
-            ax.set_title(f"{name}: DiSCA = {d.score:.3f}\narea {disp.curve.score:.3f} · a = {d.a:.3f} · "
-                         f"b = {d.b:.3f} · {n} fluctuation{'' if n == 1 else 's'}", fontsize=9)
+            ax.set_title(
+                f"{name}: DiSCA = {d.score:.3f}\narea {disp.curve.score:.3f} · a = {d.a:.3f} · "
+                f"b = {d.b:.3f} · {n} fluctuation{'' if n == 1 else 's'}",
+                fontsize=9,
+            )
         axes[len(names)].axis("off")
         color = self.displays[names[0]].line_.get_color() if names else "C0"
-        handles = [Line2D([], [], color="lightgrey", linewidth=1, label="exact curve (every confidence)"),
-                   Line2D([], [], color=color, marker=".", label=f"{self.model} on the resolution grid"
-                                                                 if self.model else "curve on the resolution grid")]
+        handles = [
+            Line2D([], [], color="lightgrey", linewidth=1, label="exact curve (every confidence)"),
+            Line2D(
+                [],
+                [],
+                color=color,
+                marker=".",
+                label=f"{self.model} on the resolution grid" if self.model else "curve on the resolution grid",
+            ),
+        ]
         if band:
             from matplotlib.patches import Patch
 
@@ -222,20 +265,48 @@ class CoverageAccuracyGridDisplay:
         if tolerance is not None:
             handles += [
                 Line2D([], [], color="darkorange", linestyle=":", linewidth=1, label=f"tolerance {tolerance:g}"),
-                Line2D([], [], color="darkorange", marker="s", linestyle="", markersize=8,
-                       label=f"b: accuracy falls below {tolerance:g}"),
+                Line2D(
+                    [],
+                    [],
+                    color="darkorange",
+                    marker="s",
+                    linestyle="",
+                    markersize=8,
+                    label=f"b: accuracy falls below {tolerance:g}",
+                ),
                 Line2D([], [], color="crimson", marker="v", linestyle="", markersize=9, label="a: the first error"),
-                Line2D([], [], color="purple", marker="^", linestyle="", markersize=6,
-                       label="fluctuation: accuracy rises again")]
-        self.legend_ = axes[len(names)].legend(handles=handles, loc="center", fontsize=9, frameon=False,
-                                               title="Each panel", title_fontproperties={"size": 9})
+                Line2D(
+                    [],
+                    [],
+                    color="purple",
+                    marker="^",
+                    linestyle="",
+                    markersize=6,
+                    label="fluctuation: accuracy rises again",
+                ),
+            ]
+        self.legend_ = axes[len(names)].legend(
+            handles=handles,
+            loc="center",
+            fontsize=9,
+            frameon=False,
+            title="Each panel",
+            title_fontproperties={"size": 9},
+        )
         literal_text(axes[len(names)])  # the legend names the model; its panel is not one of axes_
-        self.figure_, self.axes_ = figure, list(axes[:len(names)])
+        self.figure_, self.axes_ = figure, list(axes[: len(names)])
         return self
 
     @classmethod
-    def from_evaluation(cls, evaluation: Evaluation, model: str, *, datasets: Sequence[str] | None = None,
-                        figure: FigureBase | None = None, **kwargs: object) -> CoverageAccuracyGridDisplay:
+    def from_evaluation(
+        cls,
+        evaluation: Evaluation,
+        model: str,
+        *,
+        datasets: Sequence[str] | None = None,
+        figure: FigureBase | None = None,
+        **kwargs: object,
+    ) -> CoverageAccuracyGridDisplay:
         """The curves an :class:`~beyondauc.Evaluation` stored for ``model`` on each in-distribution dataset
         (nothing recomputed)."""
         evaluation.check_model(model)
@@ -275,17 +346,27 @@ class ToleranceDisplay:
         # a tick at every tolerance, a label at every other one: nine labels overlap on a small panel
         ax.set_xticks(list(TOLERANCES), [f"{t:g}" if i % 2 == 0 else "" for i, t in enumerate(TOLERANCES)])
         ax.set_xlim(max(TOLERANCES) + 0.02, min(TOLERANCES) - 0.02)
-        ax.set(xlabel="tolerance t (worst admissible accuracy)",
-               ylabel="b (confidence where accuracy drops below)" if self.value == "b" else "DiSCA",
-               title="b over tolerance" if self.value == "b" else "DiSCA over tolerance")
+        ax.set(
+            xlabel="tolerance t (worst admissible accuracy)",
+            ylabel="b (confidence where accuracy drops below)" if self.value == "b" else "DiSCA",
+            title="b over tolerance" if self.value == "b" else "DiSCA over tolerance",
+        )
         ax.grid(color="lightgrey", linewidth=0.5)
         _legend(ax, fontsize=8)
         self.ax_, self.figure_ = ax, ax.figure
         return self
 
     @classmethod
-    def from_predictions(cls, confidence: ArrayLike, correct: ArrayLike, *, name: str = "model", value: str = "b",
-                         ax: Axes | None = None, **options: object) -> ToleranceDisplay:
+    def from_predictions(
+        cls,
+        confidence: ArrayLike,
+        correct: ArrayLike,
+        *,
+        name: str = "model",
+        value: str = "b",
+        ax: Axes | None = None,
+        **options: object,
+    ) -> ToleranceDisplay:
         """One model's table from its confidences; ``options`` go to :func:`~beyondauc.disca`."""
         return cls({name: disca(confidence, correct, **options).b_table}, value=value).plot(ax)
 
@@ -297,8 +378,16 @@ class ToleranceDisplay:
         return cls.from_predictions(confidence, correct, **{"name": type(estimator).__name__, **kwargs})
 
     @classmethod
-    def from_evaluation(cls, evaluation: Evaluation, dataset: str, *, models: Sequence[str] | None = None,
-                        value: str = "b", where: str = "in", ax: Axes | None = None) -> ToleranceDisplay:
+    def from_evaluation(
+        cls,
+        evaluation: Evaluation,
+        dataset: str,
+        *,
+        models: Sequence[str] | None = None,
+        value: str = "b",
+        where: str = "in",
+        ax: Axes | None = None,
+    ) -> ToleranceDisplay:
         """Every model's stored table on one dataset of an :class:`~beyondauc.Evaluation`."""
         t = evaluation.table("tolerance")
         t = t[(t["dataset"] == dataset) & (t["where"] == where)]
@@ -307,8 +396,16 @@ class ToleranceDisplay:
         return cls(tables, value=value).plot(ax)
 
     @classmethod
-    def from_benchmark(cls, bench: Benchmark, dataset: str, *, models: Sequence[str] | None = None, value: str = "b",
-                       ax: Axes | None = None, **options: object) -> ToleranceDisplay:
+    def from_benchmark(
+        cls,
+        bench: Benchmark,
+        dataset: str,
+        *,
+        models: Sequence[str] | None = None,
+        value: str = "b",
+        ax: Axes | None = None,
+        **options: object,
+    ) -> ToleranceDisplay:
         """Every model's table on one dataset; ``options`` go to :func:`~beyondauc.selective_answering`."""
         models = bench.models if models is None else list(models)
         tables = {m: selective_answering(bench, m, dataset, **options).disca.b_table for m in models}

@@ -58,8 +58,11 @@ def _timing(nb):
     try:
         start = _dt.datetime.fromisoformat(meta["start_time"])
         end = _dt.datetime.fromisoformat(meta["end_time"])
-        first = next(_dt.datetime.fromisoformat(c.metadata["papermill"]["start_time"]) for c in nb.cells
-                     if c.metadata.get("papermill", {}).get("start_time"))
+        first = next(
+            _dt.datetime.fromisoformat(c.metadata["papermill"]["start_time"])
+            for c in nb.cells
+            if c.metadata.get("papermill", {}).get("start_time")
+        )
     except (KeyError, TypeError, ValueError, StopIteration):
         return math.nan, math.nan
     return (end - start).total_seconds(), (first - start).total_seconds()
@@ -139,8 +142,9 @@ class JupyterKernel:
         launch = {"preexec_fn": preexec} if preexec is not None else {}
         # its stderr is not the user's terminal: a Jupyter kernel that cannot bind a port (taken by another
         # process between the choice and the bind) dies with a traceback there, and is started again (prepare)
-        run_sync(self.km.start_kernel)(extra_arguments=list(_JUPYTER_KERNEL_ARGUMENTS), stderr=subprocess.DEVNULL,
-                                       **launch)
+        run_sync(self.km.start_kernel)(
+            extra_arguments=list(_JUPYTER_KERNEL_ARGUMENTS), stderr=subprocess.DEVNULL, **launch
+        )
         self.started += 1
         # a client on the shell channel only: it sends the resets and reads their replies
         self._client = self.km.blocking_client()
@@ -363,8 +367,15 @@ def _execute(src, dst, parameters, jupyter_kernel, timeout):
     try:
         start_seconds = jupyter_kernel.prepare(Path(dst).parent.resolve())
         nb = papermill.execute_notebook(
-            str(src), str(dst), parameters=parameters, kernel_name=jupyter_kernel.kernel_name, km=jupyter_kernel.km,
-            progress_bar=False, log_output=False, execution_timeout=timeout, request_save_on_cell_execute=False,
+            str(src),
+            str(dst),
+            parameters=parameters,
+            kernel_name=jupyter_kernel.kernel_name,
+            km=jupyter_kernel.km,
+            progress_bar=False,
+            log_output=False,
+            execution_timeout=timeout,
+            request_save_on_cell_execute=False,
         )
     except Exception as exc:  # noqa: BLE001 - a failing notebook fails its model's report, not the run
         status, error = "failed", error_of(exc)

@@ -28,7 +28,17 @@ if TYPE_CHECKING:
     from ..evaluation.container import Evaluation
 
 
-__all__ = ["ModelReport", "NotebookRun", "ReportJob", "ReportResult", "report_job", "shipment", "warm_worker", "worker_failed", "write_shipped"]
+__all__ = [
+    "ModelReport",
+    "NotebookRun",
+    "ReportJob",
+    "ReportResult",
+    "report_job",
+    "shipment",
+    "warm_worker",
+    "worker_failed",
+    "write_shipped",
+]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -87,8 +97,12 @@ class ModelReport:
         rows = [("status", self.status), ("html", self.html), ("pdf", self.pdf), ("seconds", round(self.seconds, 1))]
         if self.error:
             rows.insert(1, ("error", self.error))
-        runs = pd.DataFrame([{"notebook": nb.name, "status": nb.status, "seconds": round(nb.seconds, 1),
-                              "error": nb.error or ""} for nb in self.notebooks])
+        runs = pd.DataFrame(
+            [
+                {"notebook": nb.name, "status": nb.status, "seconds": round(nb.seconds, 1), "error": nb.error or ""}
+                for nb in self.notebooks
+            ]
+        )
         title = "ModelReport: overview" if self.model is None else f"ModelReport: {self.model}"
         return result_html(title, rows, parts=[frame_html(runs, index=False)] if len(runs) else [])
 
@@ -139,8 +153,12 @@ class ReportResult:
     def summary(self) -> str:
         """A few lines for a terminal: what was written and what failed."""
         runs = self.notebook_runs
-        lines = [(f"{len(self.reports)} model reports and the overview, {len(runs)} notebooks in "
-                  f"{self.seconds:.1f} s with {self.jobs} worker(s): {self.index}")]
+        lines = [
+            (
+                f"{len(self.reports)} model reports and the overview, {len(runs)} notebooks in "
+                f"{self.seconds:.1f} s with {self.jobs} worker(s): {self.index}"
+            )
+        ]
         for r in self.failed:
             who = "overview" if r.model is None else f"model {r.model!r}"
             lines.append(f"FAILED {who}: {r.error}")
@@ -149,20 +167,41 @@ class ReportResult:
     def _repr_html_(self) -> str:
         from ..utils.html import frame_html, result_html, styled
 
-        reports = pd.DataFrame([{"model": "(overview)" if r.model is None else r.model, "status": r.status,
-                                 "html": r.html or "", "pdf": r.pdf or "", "seconds": round(r.seconds, 1),
-                                 "error": r.error or ""} for r in (*self.reports, self.overview)])
+        reports = pd.DataFrame(
+            [
+                {
+                    "model": "(overview)" if r.model is None else r.model,
+                    "status": r.status,
+                    "html": r.html or "",
+                    "pdf": r.pdf or "",
+                    "seconds": round(r.seconds, 1),
+                    "error": r.error or "",
+                }
+                for r in (*self.reports, self.overview)
+            ]
+        )
         parts = [frame_html(reports, index=False, caption=f"reports (paths relative to {self.out_dir})")]
         if self.leaderboard is not None:
-            board = styled(self.leaderboard, higher_is_better=["auc", "accuracy", "kappa", "disca"],
-                           lower_is_better=["auc_rank", "accuracy_rank", "drift"]).hide(axis="index")
+            board = styled(
+                self.leaderboard,
+                higher_is_better=["auc", "accuracy", "kappa", "disca"],
+                lower_is_better=["auc_rank", "accuracy_rank", "drift"],
+            ).hide(axis="index")
             parts.append('<div style="margin-top: 4px; color: #555">leaderboard (best per column in bold)</div>')
             parts.append(board.to_html())
         status = "all ok" if self.ok else f"{len(self.failed)} failed"
-        return result_html("ReportResult", [("index", str(self.index)), ("reports", len(self.reports)),
-                                            ("notebooks", len(self.notebook_runs)),
-                                            ("seconds", round(self.seconds, 1)), ("jobs", self.jobs)],
-                           subtitle=status, parts=parts)
+        return result_html(
+            "ReportResult",
+            [
+                ("index", str(self.index)),
+                ("reports", len(self.reports)),
+                ("notebooks", len(self.notebook_runs)),
+                ("seconds", round(self.seconds, 1)),
+                ("jobs", self.jobs),
+            ],
+            subtitle=status,
+            parts=parts,
+        )
 
 
 @dataclasses.dataclass(frozen=True)
@@ -230,11 +269,20 @@ def report_job(job: ReportJob, shipped=None):
     except Exception as exc:  # noqa: BLE001 - rendering failed: the executed notebooks are still kept
         error = "; ".join(filter(None, [error, f"rendering: {error_of(exc)}"]))
     rel = job.rel
-    notebooks = tuple(NotebookRun(r.name, f"{rel}/{r.path}", r.status, r.error, r.seconds, r.kernel_seconds,
-                                  r.new_kernel) for r in runs)
-    return ModelReport(job.model, target.name, "failed" if error else "ok", error,
-                       f"{rel}/{html_name}" if html_name else None, f"{rel}/{pdf_name}" if pdf_name else None,
-                       notebooks, time.perf_counter() - t0)
+    notebooks = tuple(
+        NotebookRun(r.name, f"{rel}/{r.path}", r.status, r.error, r.seconds, r.kernel_seconds, r.new_kernel)
+        for r in runs
+    )
+    return ModelReport(
+        job.model,
+        target.name,
+        "failed" if error else "ok",
+        error,
+        f"{rel}/{html_name}" if html_name else None,
+        f"{rel}/{pdf_name}" if pdf_name else None,
+        notebooks,
+        time.perf_counter() - t0,
+    )
 
 
 def _report_elsewhere(job, shipped):
@@ -249,8 +297,11 @@ def _report_elsewhere(job, shipped):
             (sources / name).write_bytes(text)
         target = root / job.rel
         target.parent.mkdir(parents=True, exist_ok=True)
-        local = dataclasses.replace(job, target=str(target),
-                        notebooks=tuple((str(sources / Path(src).name), params) for src, params in job.notebooks))
+        local = dataclasses.replace(
+            job,
+            target=str(target),
+            notebooks=tuple((str(sources / Path(src).name), params) for src, params in job.notebooks),
+        )
         report = report_job(local)
         return report, {f.name: f.read_bytes() for f in target.iterdir() if f.is_file()}
 

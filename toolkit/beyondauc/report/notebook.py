@@ -79,8 +79,11 @@ def figure_alt(fig: Figure) -> str:
     if titles:
         parts.append(("Panels: " if len(titles) > 1 else "Panel: ") + "; ".join(titles) + ".")
     if not parts:
-        labels = [ax.get_ylabel() + " against " + ax.get_xlabel() for ax in fig.axes
-                  if ax.get_xlabel().strip() and ax.get_ylabel().strip()]
+        labels = [
+            ax.get_ylabel() + " against " + ax.get_xlabel()
+            for ax in fig.axes
+            if ax.get_xlabel().strip() and ax.get_ylabel().strip()
+        ]
         parts.append("Figure: " + "; ".join(labels) + "." if labels else "Figure.")
     return " ".join(parts)
 
@@ -180,8 +183,13 @@ def _keep_fixed(fixed):
     for item in fixed:
         _, locator, formatter, values, labels, axis, view = item
         now = locator()
-        if (len(now) == len(values) and np.array_equal(now, values) and tuple(axis.get_view_interval()) == view
-                and list(formatter.format_ticks(now)) == list(labels) and not formatter.get_offset()):
+        if (
+            len(now) == len(values)
+            and np.array_equal(now, values)
+            and tuple(axis.get_view_interval()) == view
+            and list(formatter.format_ticks(now)) == list(labels)
+            and not formatter.get_offset()
+        ):
             kept.append(item)
         else:
             _unfix([item])
@@ -206,11 +214,18 @@ def _fix_titles(fig, fixed):
     places = [ax.get_position().bounds for ax in fig.axes]
     out = []
     for ax, place in zip(fig.axes, places):
-        titles = [t for t in (ax.title, getattr(ax, "_left_title", None), getattr(ax, "_right_title", None))
-                  if t is not None]
-        if (getattr(ax, "_autotitlepos", False) is False or ax.child_axes or places.count(place) > 1
-                or id(ax.yaxis.major) not in fixed_y or ax.xaxis.get_ticks_position() in ("top", "unknown")
-                or ax.xaxis.get_label_position() == "top" or not any(t.get_text() for t in titles)):
+        titles = [
+            t for t in (ax.title, getattr(ax, "_left_title", None), getattr(ax, "_right_title", None)) if t is not None
+        ]
+        if (
+            getattr(ax, "_autotitlepos", False) is False
+            or ax.child_axes
+            or places.count(place) > 1
+            or id(ax.yaxis.major) not in fixed_y
+            or ax.xaxis.get_ticks_position() in ("top", "unknown")
+            or ax.xaxis.get_label_position() == "top"
+            or not any(t.get_text() for t in titles)
+        ):
             continue
         for t in titles:
             t.set_y(1.0)

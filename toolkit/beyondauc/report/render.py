@@ -64,9 +64,15 @@ def combine(executed, title):
                 if key in nb.metadata:
                     combined.metadata[key] = copy.deepcopy(nb.metadata[key])
         kind = "summary" if run.name == "summary" and i == 0 else "analysis"
-        section = {"name": run.name, "title": _notebook_title(nb, run.name), "error": run.error, "kind": kind,
-                   "close": close, "contents": kind == "analysis" and (i == 1 or (i == 0 and len(executed) > 1)),
-                   "open": len(executed) == 1}
+        section = {
+            "name": run.name,
+            "title": _notebook_title(nb, run.name),
+            "error": run.error,
+            "kind": kind,
+            "close": close,
+            "contents": kind == "analysis" and (i == 1 or (i == 0 and len(executed) > 1)),
+            "open": len(executed) == 1,
+        }
         marker = nbformat.v4.new_markdown_cell("", metadata={"beyondauc_section": section})
         marker.id = f"s{i}-section"
         combined.cells.append(marker)
@@ -85,8 +91,20 @@ def combine(executed, title):
                         continue
             cell.id = f"s{i}-{cell.get('id', uuid.uuid4().hex[:8])}"[:64]
             combined.cells.append(cell)
-    end = nbformat.v4.new_markdown_cell("", metadata={"beyondauc_section": {
-        "name": "end", "title": "", "error": None, "kind": "end", "close": close, "contents": False, "open": False}})
+    end = nbformat.v4.new_markdown_cell(
+        "",
+        metadata={
+            "beyondauc_section": {
+                "name": "end",
+                "title": "",
+                "error": None,
+                "kind": "end",
+                "close": close,
+                "contents": False,
+                "open": False,
+            }
+        },
+    )
     end.id = "end-section"
     combined.cells.append(end)
     combined.metadata["title"] = title
@@ -108,8 +126,12 @@ def _unique_ids(body):
 
     out = _ID.sub(rename, body)
     # links of headings point at their own (renamed) heading
-    return re.sub(r'(<h\d id="([^"]+)">.*?<a class="anchor-link" href=")#[^"]+"',
-                  lambda m: f'{m.group(1)}#{m.group(2)}"', out, flags=re.S)
+    return re.sub(
+        r'(<h\d id="([^"]+)">.*?<a class="anchor-link" href=")#[^"]+"',
+        lambda m: f'{m.group(1)}#{m.group(2)}"',
+        out,
+        flags=re.S,
+    )
 
 
 def _contents(body):
@@ -119,19 +141,56 @@ def _contents(body):
     for head, text in zip(parts[1::2], parts[2::2]):
         sid = re.search(r'id="([^"]+)"', head).group(1)
         title = re.search(r'<summary class="ba-section-title">(.*?)</summary>', text, re.S)
-        subs = "".join(f'<li><a href="#{hid}">{re.sub(r"<[^>]+>", "", label).strip()}</a></li>'
-                       for hid, label in _H2.findall(text.split("</details>")[0]))
-        items.append(f'<li><a href="#{sid}">{title.group(1) if title else sid}</a>'
-                     + (f"<ol>{subs}</ol>" if subs else "") + "</li>")
+        subs = "".join(
+            f'<li><a href="#{hid}">{re.sub(r"<[^>]+>", "", label).strip()}</a></li>'
+            for hid, label in _H2.findall(text.split("</details>")[0])
+        )
+        items.append(
+            f'<li><a href="#{sid}">{title.group(1) if title else sid}</a>'
+            + (f"<ol>{subs}</ol>" if subs else "")
+            + "</li>"
+        )
     summary = '<li><a href="#summary">Summary</a></li>' if 'id="summary"' in body else ""
-    return (f'<nav class="ba-contents" id="contents" data-beyondauc="contents"><strong>Contents</strong>'
-            f"<ol>{summary}{''.join(items)}</ol><p><small>Open a section to read it; "
-            f"every number is read from the same evaluation as the index.</small></p></nav>")
+    return (
+        f'<nav class="ba-contents" id="contents" data-beyondauc="contents"><strong>Contents</strong>'
+        f"<ol>{summary}{''.join(items)}</ol><p><small>Open a section to read it; "
+        f"every number is read from the same evaluation as the index.</small></p></nav>"
+    )
 
 
-_MARKDOWN_TAGS = frozenset({"p", "br", "hr", "a", "strong", "em", "b", "i", "code", "pre", "ul", "ol", "li",
-                            "blockquote", "h1", "h2", "h3", "h4", "h5", "h6", "table", "thead", "tbody", "tr",
-                            "th", "td", "del", "span", "div"})
+_MARKDOWN_TAGS = frozenset(
+    {
+        "p",
+        "br",
+        "hr",
+        "a",
+        "strong",
+        "em",
+        "b",
+        "i",
+        "code",
+        "pre",
+        "ul",
+        "ol",
+        "li",
+        "blockquote",
+        "h1",
+        "h2",
+        "h3",
+        "h4",
+        "h5",
+        "h6",
+        "table",
+        "thead",
+        "tbody",
+        "tr",
+        "th",
+        "td",
+        "del",
+        "span",
+        "div",
+    }
+)
 _MARKDOWN_ATTRIBUTES = {"a": {"href", "title"}, "*": {"class", "id"}}
 
 
@@ -147,16 +206,19 @@ def clean_markdown_html(text):
     """
     import nh3
 
-    return nh3.clean(str(text), tags=set(_MARKDOWN_TAGS), attributes=_MARKDOWN_ATTRIBUTES,
-                     url_schemes={"http", "https", "mailto"})
+    return nh3.clean(
+        str(text), tags=set(_MARKDOWN_TAGS), attributes=_MARKDOWN_ATTRIBUTES, url_schemes={"http", "https", "mailto"}
+    )
 
 
 #: The start tags of the cells' inputs and outputs, to which nbconvert's HTML exporter gives
 #: ``tabindex="0"`` (so a keyboard reaches them): every ``div`` of class ``jp-Cell-inputWrapper`` or
 #: ``jp-OutputArea-output``. Only the template writes such tags: the text of names and tables is
 #: escaped, and Markdown shown at run time is cleaned (:func:`_clean_markdown_html`).
-_FOCUSABLE = re.compile(r'<div\b(?=[^>]*\bclass="(?:[^"]*\s)?(?:jp-Cell-inputWrapper|jp-OutputArea-output)'
-                        r'(?:\s[^"]*)?")(?![^>]*\btabindex=)([^>]*)>')
+_FOCUSABLE = re.compile(
+    r'<div\b(?=[^>]*\bclass="(?:[^"]*\s)?(?:jp-Cell-inputWrapper|jp-OutputArea-output)'
+    r'(?:\s[^"]*)?")(?![^>]*\btabindex=)([^>]*)>'
+)
 _IMG_WITHOUT_ALT = re.compile(r"<img\b(?![^>]*\balt=)", re.I)
 
 
@@ -187,14 +249,17 @@ def report_exporter_class():
             # what HTMLExporter.from_notebook_node does before its BeautifulSoup pass
             langinfo = nb.metadata.get("language_info", {})
             lexer = langinfo.get("pygments_lexer", langinfo.get("name", None))
-            self.register_filter("highlight_code", self.filters.get(
-                "highlight_code", Highlight2HTML(pygments_lexer=lexer, parent=self)))
+            self.register_filter(
+                "highlight_code", self.filters.get("highlight_code", Highlight2HTML(pygments_lexer=lexer, parent=self))
+            )
             # The filter looks the notebook's metadata up by the notebook's path (its name, here),
             # as HTMLExporter gives it through its own record of the notebooks it converted.
             meta = (resources or {}).get("metadata", {"name": "Notebook"})
             path = os.path.join(meta.get("path", ""), meta.get("name", ""))
-            self.register_filter("filter_data_type", WidgetsDataTypeFilter(
-                notebook_metadata={path: nb.metadata}, parent=self, resources=resources))
+            self.register_filter(
+                "filter_data_type",
+                WidgetsDataTypeFilter(notebook_metadata={path: nb.metadata}, parent=self, resources=resources),
+            )
             html, resources = TemplateExporter.from_notebook_node(self, nb, resources, **kw)
             if _IMG_WITHOUT_ALT.search(html):
                 return HTMLExporter.from_notebook_node(self, nb, resources, **kw)
@@ -228,7 +293,8 @@ def render_html(executed, header, *, include_code):
     header = dict(header, include_code=bool(include_code))
     exporter = _exporter(bool(include_code))
     body, _ = exporter.from_notebook_node(
-        combined, resources={"beyondauc": header, "metadata": {"name": header["title"]}})
+        combined, resources={"beyondauc": header, "metadata": {"name": header["title"]}}
+    )
     body = _unique_ids(body)
     return body.replace("<!--ba-contents-->", _contents(body), 1)
 
@@ -248,9 +314,10 @@ def breakable_words(html):
     space every 32 characters and ``overflow-wrap: break-word`` instead. Tags,
     styles and scripts are left alone; the text reads the same.
     """
+
     def split(m):
         word = m.group(0)
-        pieces = "\u200b".join(word[i:i + 32] for i in range(0, len(word), 32))
+        pieces = "\u200b".join(word[i : i + 32] for i in range(0, len(word), 32))
         return f'<span style="overflow-wrap: break-word">{pieces}</span>'
 
     parts = _MARKUP.split(html)
@@ -326,7 +393,7 @@ def transposed_table(html, number):
     end = html.find("</table>", start)
     if start < 0 or end < 0:
         return None
-    body = html[html.index(">", start) + 1:end]
+    body = html[html.index(">", start) + 1 : end]
     if re.search(r"<table\b|\b(?:col|row)span=", body, re.I):
         return None
     rows = [_CELL.findall(row) for row in _ROW.findall(body)]
@@ -337,9 +404,11 @@ def transposed_table(html, number):
         rows[0][0] = rows.pop(blank[0])[0]
     if len(rows) >= len(rows[0]):
         return None
-    flipped = "".join("<tr>" + "".join(f"<{tag}{attrs}>{text}</{tag}>" for tag, attrs, text in column) + "</tr>"
-                      for column in zip(*rows))
-    head = html[start:html.index(">", start) + 1]
+    flipped = "".join(
+        "<tr>" + "".join(f"<{tag}{attrs}>{text}</{tag}>" for tag, attrs, text in column) + "</tr>"
+        for column in zip(*rows)
+    )
+    head = html[start : html.index(">", start) + 1]
     return f"{html[:start]}{head}<tbody>{flipped}</tbody>{html[end:]}"
 
 
@@ -368,8 +437,10 @@ def _fit_tables(html, too_wide, state):
 
 def _tables_css(sizes, anywhere):
     rules = [f'table[data-ba-table="{n}"] {{ font-size: {size:.2f}pt !important; }}' for n, size in sizes.items()]
-    rules += [f'table[data-ba-table="{n}"] th, table[data-ba-table="{n}"] td {{ overflow-wrap: anywhere !important; }}'
-              for n in anywhere]
+    rules += [
+        f'table[data-ba-table="{n}"] th, table[data-ba-table="{n}"] td {{ overflow-wrap: anywhere !important; }}'
+        for n in anywhere
+    ]
     return "@media print { " + "\n".join(rules) + " }"
 
 
@@ -398,18 +469,25 @@ def print_appendix(html):
             title = html_module.escape(html_module.unescape(text).replace("\u00b6", "").strip())
             title = title or "Details of the summary"
             groups.append([title, ""])
-            cell = cell[:heading.start()] + cell[heading.end():] if heading else cell
+            cell = cell[: heading.start()] + cell[heading.end() :] if heading else cell
         groups[-1][1] += cell
     sections, items = [], []
     for i, (title, body) in enumerate(groups):
         sid = "print-appendix" if i == 0 else f"print-appendix-{i + 1}"
-        sections.append(f'<section class="ba-section ba-print-appendix" id="{sid}" data-beyondauc="print-appendix">'
-                        f'<div class="ba-section-title">{title}</div>'
-                        f'<div class="ba-section-body">{body}</div></section>')
+        sections.append(
+            f'<section class="ba-section ba-print-appendix" id="{sid}" data-beyondauc="print-appendix">'
+            f'<div class="ba-section-title">{title}</div>'
+            f'<div class="ba-section-body">{body}</div></section>'
+        )
         items.append(f'<li><a href="#{sid}">{title}</a></li>')
     html = _PRINT_APPENDIX.sub("", html).replace("<!--ba-end-->", "".join(sections), 1)
-    return re.sub(r'(<nav class="ba-contents".*?)(</ol><p>)', lambda m: m.group(1) + "".join(items) + m.group(2),
-                  html, count=1, flags=re.S)
+    return re.sub(
+        r'(<nav class="ba-contents".*?)(</ol><p>)',
+        lambda m: m.group(1) + "".join(items) + m.group(2),
+        html,
+        count=1,
+        flags=re.S,
+    )
 
 
 def print_document(html, base_dir):
@@ -526,29 +604,40 @@ def index_rows(evaluation, reports):
         stability = _stability(row, change, evaluation.parameters)
         verdict = verdicts.loc[rep.model] if rep.model in verdicts.index else None
         guarantee = _guarantee_cell(evaluation, rep.model)
-        rows.append({
-            "model": rep.model, "status": rep.status, "error": rep.error,
-            "verdict": None if verdict is None else verdict["verdict"],
-            "verdict_status": None if verdict is None else verdict["status"],
-            "verdict_reason": "" if verdict is None else str(verdict.get("reason", "") or ""),
-            "auc": format_number(row.get("auc")), "auc_ci": _interval(row, "auc"),
-            "auc_rank": format_number(row.get("auc_rank"), 0), "auc_rank_ci": _interval(row, "auc_rank", None),
-            "accuracy": format_number(row.get("accuracy")), "accuracy_ci": _interval(row, "accuracy"),
-            "accuracy_rank": format_number(row.get("accuracy_rank"), 0),
-            "accuracy_rank_ci": _interval(row, "accuracy_rank", None),
-            "rank_change": format_number(change, 0, signed=True),
-            "change_class": ("up" if change > 0 else "down" if change < 0 else "") + (
-                " ns" if "not significant" in stability else ""),
-            "stability": stability,
-            "kappa": format_number(row.get("kappa")), "kappa_ci": _interval(row, "kappa"),
-            "disca": format_number(row.get("disca")), "disca_ci": _interval(row, "disca"),
-            "drift": format_number(row.get("drift")), "drift_ci": _interval(row, "drift"),
-            "vs": index_cell(evaluation, rep.model),
-            "guarantee": guarantee[0],
-            "values": {**sort_values(row, change), "guarantee": guarantee[1]},
-            "html": rep.html, "pdf": rep.pdf,
-            "notebooks": [{"name": nb.name, "path": nb.path} for nb in rep.notebooks],
-        })
+        rows.append(
+            {
+                "model": rep.model,
+                "status": rep.status,
+                "error": rep.error,
+                "verdict": None if verdict is None else verdict["verdict"],
+                "verdict_status": None if verdict is None else verdict["status"],
+                "verdict_reason": "" if verdict is None else str(verdict.get("reason", "") or ""),
+                "auc": format_number(row.get("auc")),
+                "auc_ci": _interval(row, "auc"),
+                "auc_rank": format_number(row.get("auc_rank"), 0),
+                "auc_rank_ci": _interval(row, "auc_rank", None),
+                "accuracy": format_number(row.get("accuracy")),
+                "accuracy_ci": _interval(row, "accuracy"),
+                "accuracy_rank": format_number(row.get("accuracy_rank"), 0),
+                "accuracy_rank_ci": _interval(row, "accuracy_rank", None),
+                "rank_change": format_number(change, 0, signed=True),
+                "change_class": ("up" if change > 0 else "down" if change < 0 else "")
+                + (" ns" if "not significant" in stability else ""),
+                "stability": stability,
+                "kappa": format_number(row.get("kappa")),
+                "kappa_ci": _interval(row, "kappa"),
+                "disca": format_number(row.get("disca")),
+                "disca_ci": _interval(row, "disca"),
+                "drift": format_number(row.get("drift")),
+                "drift_ci": _interval(row, "drift"),
+                "vs": index_cell(evaluation, rep.model),
+                "guarantee": guarantee[0],
+                "values": {**sort_values(row, change), "guarantee": guarantee[1]},
+                "html": rep.html,
+                "pdf": rep.pdf,
+                "notebooks": [{"name": nb.name, "path": nb.path} for nb in rep.notebooks],
+            }
+        )
     order = {m: i for i, m in enumerate(by_model)}
     rows.sort(key=lambda r: order.get(r["model"], len(order)))
     return rows
@@ -557,12 +646,12 @@ def index_rows(evaluation, reports):
 def render_index(context):
     import jinja2
 
-    env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(_templates_dir())),
-                             autoescape=True, undefined=jinja2.StrictUndefined)
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(_templates_dir())), autoescape=True, undefined=jinja2.StrictUndefined
+    )
     env.filters["urlpath"] = lambda p: urllib.parse.quote(p)
     return env.get_template("index.html.j2").render(**context)
 
 
 def _templates_dir():
     return Path(__file__).resolve().parent.parent / "templates"  # a symlink in a checkout
-

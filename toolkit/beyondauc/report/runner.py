@@ -165,14 +165,28 @@ def _progress(total, enabled):
     return tqdm(total=total, desc="beyondauc report", unit="report", file=sys.stderr, dynamic_ncols=True)
 
 
-def run_report(data: str | os.PathLike | Benchmark | pd.DataFrame = DEMO, *,
-               models: str | Sequence[str] | None = None, datasets: str | Sequence[str] | None = None,
-               out: str | os.PathLike | None = None, pdf: bool = False, jobs: int | None = None,
-               dask: str | None = None, include_code: bool = False, pos_label: str | int | bool | None = None,
-               domains: dict[str, str] | str | os.PathLike | None = None, nan_policy: str = "raise",
-               baseline: str | None = None, parameters: dict[str, object] | None = None, progress: bool = True,
-               log_options: dict[str, str | None] | None = None, notebooks_dir: str | os.PathLike | None = None, kernel_name: str = "python3",
-               timeout: float | None = None, recompute: bool = False) -> ReportResult:
+def run_report(
+    data: str | os.PathLike | Benchmark | pd.DataFrame = DEMO,
+    *,
+    models: str | Sequence[str] | None = None,
+    datasets: str | Sequence[str] | None = None,
+    out: str | os.PathLike | None = None,
+    pdf: bool = False,
+    jobs: int | None = None,
+    dask: str | None = None,
+    include_code: bool = False,
+    pos_label: str | int | bool | None = None,
+    domains: dict[str, str] | str | os.PathLike | None = None,
+    nan_policy: str = "raise",
+    baseline: str | None = None,
+    parameters: dict[str, object] | None = None,
+    progress: bool = True,
+    log_options: dict[str, str | None] | None = None,
+    notebooks_dir: str | os.PathLike | None = None,
+    kernel_name: str = "python3",
+    timeout: float | None = None,
+    recompute: bool = False,
+) -> ReportResult:
     """Compute the evaluation once, then execute the notebooks per model in parallel and write the reports.
 
     For every model, papermill runs ``auc_vs_accuracy``, ``test_auroc`` and
@@ -291,13 +305,15 @@ def run_report(data: str | os.PathLike | Benchmark | pd.DataFrame = DEMO, *,
     folder = _check_notebooks(notebooks_dir or _notebooks_dir())
     extra = _check_extra(parameters, folder)
     log_options = {k: v for k, v in (log_options or {}).items() if v is not None}
-    check_parameters({"pos_label": pos_label, "domains": domains, "nan_policy": nan_policy, "baseline": baseline,
-                      **log_options})
+    check_parameters(
+        {"pos_label": pos_label, "domains": domains, "nan_policy": nan_policy, "baseline": baseline, **log_options}
+    )
     full = open_benchmark(data, pos_label=pos_label, domains=domains, nan_policy=nan_policy, log_options=log_options)
     evaluated = open_benchmark(full, datasets=datasets)  # every model: ranks and pairs are among all of them
     bench = open_benchmark(evaluated, models=models)  # the models whose reports are written
-    given = EvaluationParameters.checked({**{k: v for k, v in extra.items() if k in EVALUATION_PARAMETERS},
-                                          "baseline": baseline})
+    given = EvaluationParameters.checked(
+        {**{k: v for k, v in extra.items() if k in EVALUATION_PARAMETERS}, "baseline": baseline}
+    )
     check_against_benchmark(one_dataset_defaults(given, extra, evaluated)[0], evaluated, available=full.datasets)
     slugs = _folder_names(bench.models)
     if out is None:
@@ -306,11 +322,32 @@ def run_report(data: str | os.PathLike | Benchmark | pd.DataFrame = DEMO, *,
     # entering refuses, before any computation, a folder not ours and a file of the user's the report would replace
     space = _estimated_size(len(bench.models), len(bench.datasets), pdf)  # checked with the previous report's
     with ReportFolder(out, planned=_planned_files(slugs.values(), pdf), space=space) as output:
-        data_options = {"datasets": datasets, "pos_label": pos_label, "domains": domains,
-                        "nan_policy": nan_policy, "baseline": baseline, **log_options}
-        result = _run(output, data, evaluated, bench, folder, slugs, extra, data_options, pdf=pdf, jobs=jobs,
-                      dask=dask, include_code=include_code, progress=progress,
-                      kernel_name=kernel_name, timeout=timeout, recompute=recompute)
+        data_options = {
+            "datasets": datasets,
+            "pos_label": pos_label,
+            "domains": domains,
+            "nan_policy": nan_policy,
+            "baseline": baseline,
+            **log_options,
+        }
+        result = _run(
+            output,
+            data,
+            evaluated,
+            bench,
+            folder,
+            slugs,
+            extra,
+            data_options,
+            pdf=pdf,
+            jobs=jobs,
+            dask=dask,
+            include_code=include_code,
+            progress=progress,
+            kernel_name=kernel_name,
+            timeout=timeout,
+            recompute=recompute,
+        )
         output.commit()
     return dataclasses.replace(result, seconds=time.perf_counter() - t0)
 
@@ -330,8 +367,11 @@ def _planned_files(slugs, pdf):
     from ..evaluation.container import evaluation_files
 
     pdfs = ("pdf",) if pdf else ()
-    files = ["index.html", *(f"{OVERVIEW}/{OVERVIEW}.{ext}" for ext in ("html", "ipynb", *pdfs)),
-             *(f"evaluation/{f}" for f in evaluation_files())]
+    files = [
+        "index.html",
+        *(f"{OVERVIEW}/{OVERVIEW}.{ext}" for ext in ("html", "ipynb", *pdfs)),
+        *(f"evaluation/{f}" for f in evaluation_files()),
+    ]
     for slug in slugs:
         files += [f"models/{slug}/report.{ext}" for ext in ("html", *pdfs)]
         files += [f"models/{slug}/{n}.ipynb" for n in NOTEBOOKS]
@@ -353,8 +393,10 @@ def _check_extra(parameters, folder):
         try:
             json.dumps(value, allow_nan=False)
         except (TypeError, ValueError):
-            raise ValueError(f"`parameters`[{key!r}] must be a plain value (str, finite number, bool, None, list), "
-                             f"got {type(value).__name__}") from None
+            raise ValueError(
+                f"`parameters`[{key!r}] must be a plain value (str, finite number, bool, None, list), "
+                f"got {type(value).__name__}"
+            ) from None
     declared = set().union(*(_declared(folder, n) for n in (*NOTEBOOKS, OVERVIEW)))
     known = (declared | set(EVALUATION_PARAMETERS)) - set(_RUNNER_PARAMETERS)
     return check_parameters(extra, known=sorted(known))
@@ -381,17 +423,42 @@ def _evaluation_for(output, data, bench, parameters, *, recompute, progress, job
             old = None
         if old is not None and old.same_inputs(sha256, complete):
             if progress:
-                print("beyondauc report: reusing the evaluation of the previous run (same data, parameters and "
-                      "package versions; --recompute to compute it again)", file=sys.stderr, flush=True)
+                print(
+                    "beyondauc report: reusing the evaluation of the previous run (same data, parameters and "
+                    "package versions; --recompute to compute it again)",
+                    file=sys.stderr,
+                    flush=True,
+                )
             return old, True
     if progress:
-        print(f"beyondauc report: computing the evaluation of {len(bench.models)} models on {len(bench.datasets)} "
-              f"datasets (once, for every report and the index)", file=sys.stderr, flush=True)
+        print(
+            f"beyondauc report: computing the evaluation of {len(bench.models)} models on {len(bench.datasets)} "
+            f"datasets (once, for every report and the index)",
+            file=sys.stderr,
+            flush=True,
+        )
     return evaluate(data, progress=progress, n_jobs=jobs, dask=client, **parameters), False
 
 
-def _run(output, data, evaluated, bench, folder, slugs, extra, data_options, *, pdf, jobs, dask, include_code, progress,
-         kernel_name, timeout, recompute):
+def _run(
+    output,
+    data,
+    evaluated,
+    bench,
+    folder,
+    slugs,
+    extra,
+    data_options,
+    *,
+    pdf,
+    jobs,
+    dask,
+    include_code,
+    progress,
+    kernel_name,
+    timeout,
+    recompute,
+):
     """Write the report into ``output.staging``; return the ReportResult (paths of the final folder).
 
     ``data_options`` are the evaluation parameters that say how to read the data (datasets, pos_label,
@@ -409,17 +476,35 @@ def _run(output, data, evaluated, bench, folder, slugs, extra, data_options, *, 
         if dask is None:  # the workers start their Jupyter kernels and import while the evaluation is computed
             for _ in range(workers):
                 executor.submit(warm_worker, kernel_name, str(stage))
-        evaluation, reused = _evaluation_for(output, data, evaluated, ev_params, recompute=recompute,
-                                             progress=progress, jobs=jobs, client=client)
+        evaluation, reused = _evaluation_for(
+            output, data, evaluated, ev_params, recompute=recompute, progress=progress, jobs=jobs, client=client
+        )
         evaluation.save(stage / "evaluation")
-        return _render_reports(output, evaluation, reused, bench, folder, slugs, notebook_extra, executor, workers,
-                               pdf=pdf, dask=client, include_code=include_code, progress=progress,
-                               kernel_name=kernel_name, timeout=timeout, t0=t0)
+        return _render_reports(
+            output,
+            evaluation,
+            reused,
+            bench,
+            folder,
+            slugs,
+            notebook_extra,
+            executor,
+            workers,
+            pdf=pdf,
+            dask=client,
+            include_code=include_code,
+            progress=progress,
+            kernel_name=kernel_name,
+            timeout=timeout,
+            t0=t0,
+        )
 
 
 #: How a report tells its readers to give the domains (the reader may use either interface).
-_REPORT_DOMAIN_HINT = ("to include them, add a 'domain' column to the data, or give the domains (--domains on the "
-                       "command line, domains= in Python)")
+_REPORT_DOMAIN_HINT = (
+    "to include them, add a 'domain' column to the data, or give the domains (--domains on the "
+    "command line, domains= in Python)"
+)
 
 
 def notes(evaluation):
@@ -456,8 +541,25 @@ def _run_jobs(executor, report_jobs, shipped, progress):
     return results
 
 
-def _render_reports(output, evaluation, reused, bench, folder, slugs, notebook_extra, executor, workers, *, pdf,
-                    dask, include_code, progress, kernel_name, timeout, t0):
+def _render_reports(
+    output,
+    evaluation,
+    reused,
+    bench,
+    folder,
+    slugs,
+    notebook_extra,
+    executor,
+    workers,
+    *,
+    pdf,
+    dask,
+    include_code,
+    progress,
+    kernel_name,
+    timeout,
+    t0,
+):
     """Execute and render every model's report and the overview from ``evaluation``, then write the index."""
     stage = output.staging
     source, sha256 = evaluation.data["source"], evaluation.data["sha256"]
@@ -468,24 +570,62 @@ def _render_reports(output, evaluation, reused, bench, folder, slugs, notebook_e
     def notebooks(names, rel, params):
         """(path, the parameters it declares) of each notebook; the evaluation's path is relative to it."""
         params = {"evaluation": posixpath.relpath("evaluation", rel), **notebook_extra, **params}
-        return tuple((str(folder / f"{n}.ipynb"), {k: v for k, v in params.items() if k in _declared(folder, n)})
-                     for n in names)
+        return tuple(
+            (str(folder / f"{n}.ipynb"), {k: v for k, v in params.items() if k in _declared(folder, n)}) for n in names
+        )
 
-    base_header = {"source": source, "sha256": sha256, "version": __version__, "date": date,
-                   "evaluation_created": evaluation.created, "notes": notes(evaluation)}
-    base = dict(kernel_name=kernel_name, timeout=timeout, include_code=include_code, pdf=bool(pdf),
-                reuse_jupyter_kernel=dask is None)
+    base_header = {
+        "source": source,
+        "sha256": sha256,
+        "version": __version__,
+        "date": date,
+        "evaluation_created": evaluation.created,
+        "notes": notes(evaluation),
+    }
+    base = dict(
+        kernel_name=kernel_name,
+        timeout=timeout,
+        include_code=include_code,
+        pdf=bool(pdf),
+        reuse_jupyter_kernel=dask is None,
+    )
     report_jobs = []
     for model in bench.models:
         rel = f"models/{slugs[model]}"
-        report_jobs.append(ReportJob(model=model, target=str(stage / rel), rel=rel, stem="report",
-                               notebooks=notebooks(NOTEBOOKS, rel, {"model": model}),
-                               header=dict(base_header, title=f"beyondauc report: {model}", model=model,
-                                           index=posixpath.relpath("index.html", rel), parameters=shown), **base))
-    report_jobs.append(ReportJob(model=None, target=str(stage / OVERVIEW), rel=OVERVIEW, stem="overview",
-                           notebooks=notebooks([OVERVIEW], OVERVIEW, {}),
-                           header=dict(base_header, title="beyondauc report: benchmark overview", model=None,
-                                       index=posixpath.relpath("index.html", OVERVIEW), parameters=shown), **base))
+        report_jobs.append(
+            ReportJob(
+                model=model,
+                target=str(stage / rel),
+                rel=rel,
+                stem="report",
+                notebooks=notebooks(NOTEBOOKS, rel, {"model": model}),
+                header=dict(
+                    base_header,
+                    title=f"beyondauc report: {model}",
+                    model=model,
+                    index=posixpath.relpath("index.html", rel),
+                    parameters=shown,
+                ),
+                **base,
+            )
+        )
+    report_jobs.append(
+        ReportJob(
+            model=None,
+            target=str(stage / OVERVIEW),
+            rel=OVERVIEW,
+            stem="overview",
+            notebooks=notebooks([OVERVIEW], OVERVIEW, {}),
+            header=dict(
+                base_header,
+                title="beyondauc report: benchmark overview",
+                model=None,
+                index=posixpath.relpath("index.html", OVERVIEW),
+                parameters=shown,
+            ),
+            **base,
+        )
+    )
 
     # on Dask the reports run in the workers' own folders: the evaluation and notebooks go to them as data, once
     shipped = () if dask is None else (dask.scatter(shipment(stage / "evaluation", report_jobs), broadcast=True),)
@@ -495,15 +635,30 @@ def _render_reports(output, evaluation, reused, bench, folder, slugs, notebook_e
     n_failed = sum(r.status != "ok" for r in (*reports, overview))
     board = evaluation.table("leaderboard")
     context = {
-        "source": source, "sha256": sha256, "version": __version__, "date": date,
-        "n_datasets": len(bench.datasets), "n_models": len(evaluation.data["models"]), "n_failed": n_failed,
-        "n_jobs": len(report_jobs), "parameters": evaluation.parameters, "evaluation_created": evaluation.created,
-        "n_items": evaluation.data.get("n_items"), "n_samples": evaluation.data.get("n_rows"),
-        "reused": reused, "models": index_rows(evaluation, reports), "notes": base_header["notes"],
-        "overview": {"html": overview.html, "status": overview.status, "error": overview.error,
-                     "notebooks": [{"name": nb.name, "path": nb.path} for nb in overview.notebooks]},
+        "source": source,
+        "sha256": sha256,
+        "version": __version__,
+        "date": date,
+        "n_datasets": len(bench.datasets),
+        "n_models": len(evaluation.data["models"]),
+        "n_failed": n_failed,
+        "n_jobs": len(report_jobs),
+        "parameters": evaluation.parameters,
+        "evaluation_created": evaluation.created,
+        "n_items": evaluation.data.get("n_items"),
+        "n_samples": evaluation.data.get("n_rows"),
+        "reused": reused,
+        "models": index_rows(evaluation, reports),
+        "notes": base_header["notes"],
+        "overview": {
+            "html": overview.html,
+            "status": overview.status,
+            "error": overview.error,
+            "notebooks": [{"name": nb.name, "path": nb.path} for nb in overview.notebooks],
+        },
     }
     atomic_write(stage / "index.html", render_index(context))  # last: the report is complete
     out_dir = Path(output.out)
-    return ReportResult(out_dir, out_dir / "index.html", reports, overview, board, time.perf_counter() - t0, workers,
-                        evaluation)
+    return ReportResult(
+        out_dir, out_dir / "index.html", reports, overview, board, time.perf_counter() - t0, workers, evaluation
+    )

@@ -1,5 +1,4 @@
-"""Shared plumbing below every layer: argument checks, number and HTML formatting, process pools, safe output folders.
-"""
+"""Shared plumbing below every layer: argument checks, number and HTML formatting, process pools, safe output folders."""
 
 from .formatting import (  # noqa: F401
     markdown_text,

@@ -35,8 +35,9 @@ __all__: list[str] = []
 #: The lock file of an output folder.
 LOCK_NAME = ".beyondauc.lock"
 #: Errors of writing that leave the previous output in place and are said in one line (with the path).
-WRITE_ERRORS = frozenset(getattr(errno, n) for n in ("ENOSPC", "EDQUOT", "EFBIG", "EIO", "EROFS", "EACCES", "EPERM")
-                         if hasattr(errno, n))
+WRITE_ERRORS = frozenset(
+    getattr(errno, n) for n in ("ENOSPC", "EDQUOT", "EFBIG", "EIO", "EROFS", "EACCES", "EPERM") if hasattr(errno, n)
+)
 #: Bytes kept free beyond the estimate.
 SPACE_MARGIN = 1 << 20
 #: The folders (real paths) this process holds the lock of: an output inside one is part of the same run.
@@ -82,7 +83,8 @@ def check_tree(path: Path, out: Path, name: str, kinds: Iterable[object]) -> Non
                 raise FileExistsError(
                     f"{name} belongs to the beyondauc {kind.name} in {shown!r} (its {kind.manifest} lists "
                     f"{owned[0]!r}), whose run writes it; nothing was written: run that {kind.name} again, or give "
-                    "a folder outside it")
+                    "a folder outside it"
+                )
 
 
 def _listed(folder, kind):
@@ -110,7 +112,9 @@ def check_unlocked(lock: Path, who: str) -> None:
             fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
         except OSError:
             pid = os.pread(fd, 32, 0).decode("ascii", "replace").strip() or "?"
-            raise BlockingIOError(f"{who} (pid {pid}) is writing; wait for it to finish (nothing was written)") from None
+            raise BlockingIOError(
+                f"{who} (pid {pid}) is writing; wait for it to finish (nothing was written)"
+            ) from None
         fcntl.flock(fd, fcntl.LOCK_UN)
     finally:
         os.close(fd)
@@ -130,8 +134,10 @@ def check_space(path: Path, owned: Iterable[str], space: int, name: str, kind: s
     free = shutil.disk_usage(path).free
     if need and free < need + SPACE_MARGIN:
         beside = " (it is written beside the previous one before replacing it)" if previous else ""
-        raise NoSpaceError(f"{name} has {_mb(free)} free and the new {kind} needs about {_mb(need + SPACE_MARGIN)}"
-                           f"{beside}; nothing was written: free some space or give a folder on another disk")
+        raise NoSpaceError(
+            f"{name} has {_mb(free)} free and the new {kind} needs about {_mb(need + SPACE_MARGIN)}"
+            f"{beside}; nothing was written: free some space or give a folder on another disk"
+        )
 
 
 def _mb(n):

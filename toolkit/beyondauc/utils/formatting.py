@@ -19,7 +19,17 @@ import numpy as np
 import pandas as pd
 from tabulate import tabulate
 
-__all__ = ["MINUS", "MISSING", "escape_text", "format_interval", "format_number", "format_range", "is_missing", "markdown_text", "quoted_name"]
+__all__ = [
+    "MINUS",
+    "MISSING",
+    "escape_text",
+    "format_interval",
+    "format_number",
+    "format_range",
+    "is_missing",
+    "markdown_text",
+    "quoted_name",
+]
 
 #: How a missing value (None, NaN, pandas' NA) is spelled: an en dash, as the report index shows it.
 MISSING = "\u2013"
@@ -50,8 +60,15 @@ def is_missing(value: object) -> bool:
     return isinstance(value, numbers.Real) and math.isnan(value)
 
 
-def format_number(x: float | None, digits: int = 3, *, significant: bool = False, signed: bool = False,
-                  missing: str = MISSING, minus: str = MINUS) -> str:
+def format_number(
+    x: float | None,
+    digits: int = 3,
+    *,
+    significant: bool = False,
+    signed: bool = False,
+    missing: str = MISSING,
+    minus: str = MINUS,
+) -> str:
     """``x`` as text: ``digits`` decimals (or significant digits), a true minus sign, one spelling of missing.
 
     Parameters
@@ -164,11 +181,23 @@ def _cell(value: float | None, rank: float | None, scale: float) -> str:
 
 
 #: LaTeX's special characters as text (one pass: the replacements hold braces and backslashes).
-_LATEX = str.maketrans({
-    "\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#",
-    "_": r"\_", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}", "<": r"\textless{}",
-    ">": r"\textgreater{}", "|": r"\textbar{}",
-})
+_LATEX = str.maketrans(
+    {
+        "\\": r"\textbackslash{}",
+        "{": r"\{",
+        "}": r"\}",
+        "&": r"\&",
+        "%": r"\%",
+        "$": r"\$",
+        "#": r"\#",
+        "_": r"\_",
+        "~": r"\textasciitilde{}",
+        "^": r"\textasciicircum{}",
+        "<": r"\textless{}",
+        ">": r"\textgreater{}",
+        "|": r"\textbar{}",
+    }
+)
 # Markdown: characters that can start markup inside a table cell (CommonMark lets any ASCII punctuation be
 # backslash-escaped); "_" only where it could emphasise, i.e. not between two letters or digits (naive_bayes).
 _MARKDOWN = re.compile(r"([\\`*\[\]<>|~$&!#^])|(?<![^\W_])_|_(?![^\W_])")
@@ -195,8 +224,16 @@ def escape_text(text: object, fmt: str) -> str:
     return text
 
 
-def score_table(ranked: pd.DataFrame, *, fmt: str = "table", title: str | None = None, scale: float = 100.0,
-                row_key: str = "model", col_key: str = "dataset", unmarked_rows: Collection[str] = ()) -> str:
+def score_table(
+    ranked: pd.DataFrame,
+    *,
+    fmt: str = "table",
+    title: str | None = None,
+    scale: float = 100.0,
+    row_key: str = "model",
+    col_key: str = "dataset",
+    unmarked_rows: Collection[str] = (),
+) -> str:
     """Render a tidy (row, column, value, rank) frame as a paper-style table.
 
     Rows are models, columns datasets (and the mean); each cell is
@@ -246,10 +283,17 @@ def _titled(out: str, title: str | None, fmt: str) -> str:
 
 def plain_table(frame: pd.DataFrame, *, fmt: str = "table", title: str | None = None, floatfmt: str = ".3f") -> str:
     """Render an ordinary DataFrame in the chosen text format."""
-    body = [[escape_text(v, fmt) if isinstance(v, str) else None if v is pd.NA else v for v in row]
-            for row in frame.itertuples(index=False)]
-    out = tabulate(body, headers=[escape_text(c, fmt) for c in frame.columns], tablefmt=_TABLEFMT[fmt],
-                   floatfmt=floatfmt, missingval=TEXT_MISSING)
+    body = [
+        [escape_text(v, fmt) if isinstance(v, str) else None if v is pd.NA else v for v in row]
+        for row in frame.itertuples(index=False)
+    ]
+    out = tabulate(
+        body,
+        headers=[escape_text(c, fmt) for c in frame.columns],
+        tablefmt=_TABLEFMT[fmt],
+        floatfmt=floatfmt,
+        missingval=TEXT_MISSING,
+    )
     return _titled(out, title, fmt)
 
 
@@ -277,4 +321,4 @@ def markdown_text(value: object) -> str:
 def quoted_name(name: object, limit: int = 60) -> str:
     """``repr(name)`` for a one-line message, shortened in the middle when long."""
     text = repr(name)
-    return text if len(text) <= limit else f"{text[:limit - 20]}…{text[-19:]}"
+    return text if len(text) <= limit else f"{text[: limit - 20]}…{text[-19:]}"

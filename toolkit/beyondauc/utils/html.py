@@ -48,8 +48,7 @@ def esc(value: object, digits: int = 4) -> str:
 def kv_table(rows: Iterable[tuple[object, object]]) -> str:
     """``<table>`` of (name, value) rows; values formatted and escaped, names escaped."""
     body = "".join(
-        f'<tr><th style="{_TH}">{html.escape(str(k))}</th><td style="{_TD}">{esc(v)}</td></tr>'
-        for k, v in rows
+        f'<tr><th style="{_TH}">{html.escape(str(k))}</th><td style="{_TD}">{esc(v)}</td></tr>' for k, v in rows
     )
     return f'<table style="border-collapse:collapse">{body}</table>'
 
@@ -57,8 +56,7 @@ def kv_table(rows: Iterable[tuple[object, object]]) -> str:
 def frame_html(frame: pd.DataFrame, *, max_rows: int = 30, index: bool = True, caption: str | None = None) -> str:
     """A DataFrame as escaped HTML (numbers as :func:`fmt`, missing as ``–``), at most ``max_rows`` rows."""
     shown = frame.head(max_rows)
-    out = shown.to_html(escape=True, index=index, border=0, na_rep=MISSING, max_cols=30,
-                        float_format=fmt)
+    out = shown.to_html(escape=True, index=index, border=0, na_rep=MISSING, max_cols=30, float_format=fmt)
     if caption:
         out = f'<div style="margin-top: 4px; color: #555">{html.escape(caption)}</div>' + out
     if len(frame) > max_rows:
@@ -66,8 +64,14 @@ def frame_html(frame: pd.DataFrame, *, max_rows: int = 30, index: bool = True, c
     return out
 
 
-def result_html(title: object, rows: Sequence[tuple[object, object]], *, subtitle: str | None = None,
-                parts: Iterable[str] = (), note: str | None = None) -> str:
+def result_html(
+    title: object,
+    rows: Sequence[tuple[object, object]],
+    *,
+    subtitle: str | None = None,
+    parts: Iterable[str] = (),
+    note: str | None = None,
+) -> str:
     """The HTML of one result: a bold title, a key/value table, optional parts (HTML)."""
     head = f"<strong>{html.escape(str(title))}</strong>"
     if subtitle:
@@ -84,8 +88,9 @@ def result_html(title: object, rows: Sequence[tuple[object, object]], *, subtitl
 def _columns(spec: object, frame: pd.DataFrame, name: str) -> list:
     if spec is None or spec is False:
         return []
-    numeric = [c for c in frame.columns if pd.api.types.is_numeric_dtype(frame[c])
-               and not pd.api.types.is_bool_dtype(frame[c])]
+    numeric = [
+        c for c in frame.columns if pd.api.types.is_numeric_dtype(frame[c]) and not pd.api.types.is_bool_dtype(frame[c])
+    ]
     if spec is True:
         return numeric
     cols = [spec] if isinstance(spec, str) or not hasattr(spec, "__iter__") else list(spec)
@@ -98,9 +103,14 @@ def _columns(spec: object, frame: pd.DataFrame, name: str) -> list:
     return cols
 
 
-def styled(frame: pd.DataFrame, *, higher_is_better: str | Sequence[str] | bool | None = None,
-           lower_is_better: str | Sequence[str] | bool | None = None, precision: int = 3,
-           na_rep: str = MISSING) -> Styler:
+def styled(
+    frame: pd.DataFrame,
+    *,
+    higher_is_better: str | Sequence[str] | bool | None = None,
+    lower_is_better: str | Sequence[str] | bool | None = None,
+    precision: int = 3,
+    na_rep: str = MISSING,
+) -> Styler:
     """A :class:`pandas.io.formats.style.Styler` with the best value of each column in bold.
 
     As the command line marks its tables: in each column of

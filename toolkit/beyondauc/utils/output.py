@@ -124,7 +124,6 @@ def atomic_write(path: str | os.PathLike, data: str | bytes) -> None:
         raise
 
 
-
 #: The manifest that marks a report folder as ours and lists the files we wrote.
 MANIFEST = ".beyondauc-report.json"
 #: The manifest of an evaluation folder (:meth:`beyondauc.Evaluation.save`): it lists the tables' files.
@@ -166,8 +165,9 @@ def _evaluation_files(data):
     if data.get("kind") != _EVALUATION_KIND or data.get("schema_version") != EVALUATION_SCHEMA_VERSION:
         return None
     tables = data.get("tables")
-    if not isinstance(tables, dict) or not all(isinstance(t, dict) and isinstance(t.get("file"), str)
-                                               for t in tables.values()):
+    if not isinstance(tables, dict) or not all(
+        isinstance(t, dict) and isinstance(t.get("file"), str) for t in tables.values()
+    ):
         return None
     return [t["file"] for t in tables.values()]
 
@@ -243,8 +243,9 @@ class OutputFolder:
         system with less free (or less than the previous output's size).
     """
 
-    def __init__(self, out: str | os.PathLike, kind: Kind, *, planned: Iterable[str] = (),
-                 label: str = "`out`", space: int = 0) -> None:
+    def __init__(
+        self, out: str | os.PathLike, kind: Kind, *, planned: Iterable[str] = (), label: str = "`out`", space: int = 0
+    ) -> None:
         self.space = int(space)
         self.out = Path(out)
         self.path = Path(os.path.realpath(self.out))
@@ -279,13 +280,16 @@ class OutputFolder:
                 raise FileExistsError(
                     f"{self._name()} holds a {kind.manifest} that is not a beyondauc {kind.name} manifest (no kind "
                     f"{kind.tag!r} of a known schema version), so the folder is not beyondauc's to replace; nothing "
-                    "was written: give a new or empty folder")
+                    "was written: give a new or empty folder"
+                )
             self._check_listed([kind.manifest, *files], kind.manifest)
             return {kind.manifest, *files}
         if not self._entries() or (not strict and self._pending()):
             return set()
-        raise FileExistsError(f"{self._name()} is not empty and is not a beyondauc {kind.name} (no {kind.manifest}); "
-                              "nothing was written: give a new or empty folder")
+        raise FileExistsError(
+            f"{self._name()} is not empty and is not a beyondauc {kind.name} (no {kind.manifest}); "
+            "nothing was written: give a new or empty folder"
+        )
 
     def _check_listed(self, files, where):
         root = str(self.path)
@@ -294,7 +298,8 @@ class OutputFolder:
             if reason:
                 raise UnsafeManifestError(
                     f"{self._name()} is refused: its {where} lists {rel!r}, which {reason}; nothing was deleted. "
-                    "A manifest may only name files inside its folder: give a new or empty folder")
+                    "A manifest may only name files inside its folder: give a new or empty folder"
+                )
 
     def _entries(self):
         """What ``out`` holds but the lock and the staging folders: the folder is empty without them."""
@@ -345,13 +350,16 @@ class OutputFolder:
         for rel in sorted(paths):
             clash = self._conflict(rel)
             if clash is not None:
-                raise FileExistsError(f"{self._name()} holds {clash!r}, which beyondauc did not write and the new "
-                                      f"{self.kind.name} would replace; move it away (nothing was written)")
+                raise FileExistsError(
+                    f"{self._name()} holds {clash!r}, which beyondauc did not write and the new "
+                    f"{self.kind.name} would replace; move it away (nothing was written)"
+                )
 
     # -- the lock -------------------------------------------------------------------
     def _not_writable(self, exc, what="is not writable"):
-        return PermissionError(f"{self._name()} {what} ({(exc.strerror or 'permission denied').lower()}); "
-                               "choose a folder you can write to")
+        return PermissionError(
+            f"{self._name()} {what} ({(exc.strerror or 'permission denied').lower()}); choose a folder you can write to"
+        )
 
     def _lock(self):
         import fcntl
@@ -369,8 +377,10 @@ class OutputFolder:
             except OSError:
                 pid = os.pread(fd, 32, 0).decode("ascii", "replace").strip() or "?"
                 os.close(fd)
-                raise BlockingIOError(f"{self._name()} is in use by another beyondauc {self.kind.name} run "
-                                      f"(pid {pid}); wait for it to finish") from None
+                raise BlockingIOError(
+                    f"{self._name()} is in use by another beyondauc {self.kind.name} run "
+                    f"(pid {pid}); wait for it to finish"
+                ) from None
             try:  # the file may have been unlinked by a run that just finished: lock the current one
                 same = os.fstat(fd).st_ino == os.stat(path).st_ino
             except FileNotFoundError:
@@ -495,8 +505,13 @@ class OutputFolder:
             raise RuntimeError(f"the new {self.kind.name}'s {manifest} does not list {sorted(unlisted)[:3]}")
         self.owned = self._read_owned(strict=True)  # `out` may have changed during the run
         self.check(files)
-        state = {"kind": _STATE_KIND, "complete": True, "manifest": manifest, "files": files,
-                 "remove": sorted(self.owned - set(files))}
+        state = {
+            "kind": _STATE_KIND,
+            "complete": True,
+            "manifest": manifest,
+            "files": files,
+            "remove": sorted(self.owned - set(files)),
+        }
         with deferred():  # a signal waits for the renames (no computation): the new output is then complete
             atomic_write(staging / _STATE, json.dumps(state, indent=1) + "\n")  # the commit point
             self._committed = True
@@ -531,9 +546,11 @@ class OutputFolder:
         for part in Path(rel).parts[:-1]:
             folder = folder / part
             if folder.is_symlink() or (os.path.lexists(folder) and not folder.is_dir()):
-                raise FileExistsError(f"{self._name()} holds {folder.relative_to(self.path).as_posix()!r}, which "
-                                      f"beyondauc did not write and the new {self.kind.name} needs as its folder; "
-                                      "move it away and run again")
+                raise FileExistsError(
+                    f"{self._name()} holds {folder.relative_to(self.path).as_posix()!r}, which "
+                    f"beyondauc did not write and the new {self.kind.name} needs as its folder; "
+                    "move it away and run again"
+                )
             if not folder.exists():
                 folder.mkdir()
 
@@ -569,8 +586,14 @@ def _write_manifest(folder, files):
     """Write the report manifest listing ``files`` (``format`` and ``version`` are for the previous version)."""
     from .version import __version__
 
-    data = {"kind": _REPORT_KIND, "schema_version": _REPORT_SCHEMA, "format": _REPORT_KIND, "version": 1,
-            "beyondauc": __version__, "files": sorted(f for f in files if f != MANIFEST)}
+    data = {
+        "kind": _REPORT_KIND,
+        "schema_version": _REPORT_SCHEMA,
+        "format": _REPORT_KIND,
+        "version": 1,
+        "beyondauc": __version__,
+        "files": sorted(f for f in files if f != MANIFEST),
+    }
     atomic_write(Path(folder) / MANIFEST, json.dumps(data, indent=1) + "\n")
 
 

@@ -60,8 +60,7 @@ from .interrupts import deferred, signals_blocked, worker_signals
 __all__: list[str] = []
 
 #: Imported by the functions that fit, test or resample, not by ``import beyondauc``.
-FITTING_MODULES = ("sklearn.linear_model", "sklearn.model_selection", "scipy.stats", "scipy.optimize",
-                   "scipy.sparse")
+FITTING_MODULES = ("sklearn.linear_model", "sklearn.model_selection", "scipy.stats", "scipy.optimize", "scipy.sparse")
 
 
 def pool_context() -> multiprocessing.context.BaseContext:
@@ -335,13 +334,17 @@ class _Pool(ProcessPoolExecutor):
             self._remove_results()
 
 
-def process_pool(max_workers: int, mp_context: multiprocessing.context.BaseContext,
-                 initializer: Callable[..., object] | None = None, initargs: Iterable[object] = ()
-                 ) -> ProcessPoolExecutor:
+def process_pool(
+    max_workers: int,
+    mp_context: multiprocessing.context.BaseContext,
+    initializer: Callable[..., object] | None = None,
+    initargs: Iterable[object] = (),
+) -> ProcessPoolExecutor:
     """A ``ProcessPoolExecutor`` whose workers end when this process ends, however it ends (kill -9 too).
 
     Its workers never import the calling script (:func:`script_hidden`): a
     script needs no ``if __name__ == "__main__":`` guard, whatever the start method.
     """
-    return _Pool(max_workers, mp_context, initializer=_start_worker,
-                 initargs=(os.getpid(), initializer, tuple(initargs)))
+    return _Pool(
+        max_workers, mp_context, initializer=_start_worker, initargs=(os.getpid(), initializer, tuple(initargs))
+    )

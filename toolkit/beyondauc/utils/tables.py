@@ -29,28 +29,80 @@ __all__ = ["TITLES", "ReadableTable", "column_title", "readable_table"]
 
 #: Titles of the evaluation's column names (lower case as the report index's headers; acronyms as written).
 TITLES = {
-    "auc": "AUC", "auc_rank": "AUC rank", "auc_val": "AUC (V)", "auc_test": "AUC (T)",
-    "accuracy": "accuracy", "accuracy_rank": "accuracy rank", "kappa": "kappa", "kappa_rank": "kappa rank",
-    "balanced_accuracy": "balanced accuracy", "mcc": "MCC", "f1": "F1",
-    "n": "examples", "n_positive": "positives", "positive_rate": "share of positives", "splits": "cohorts",
-    "n_calibration": "calibration examples", "n_evaluation": "evaluation examples", "n_nan": "missing",
-    "calibration": "calibrated on", "value": "score", "rank": "rank", "change": "rank change",
-    "p_change": "share keeping the sign", "significant": "significant",
-    "cohorts": "cohorts", "n_val": "examples (V)", "n_test": "examples (T)",
-    "bias_robustness_val": "bias robustness (V)", "bias_robustness_test": "bias robustness (T)",
-    "noise_robustness_val": "noise robustness (V)", "noise_robustness_test": "noise robustness (T)",
-    "drift": "drift", "wasserstein": "Wasserstein W", "wasserstein_p": "W order",
-    "drift_pvalue": "drift p", "wasserstein_pvalue": "W p",
-    "wasserstein_p1": "W (order 1)", "wasserstein_p2": "W (order 2)", "drift_rank": "drift rank",
-    "wasserstein_rank": "W rank", "bias_robustness_rank": "bias robustness rank",
-    "n_confidences": "distinct confidences", "rankable": "rankable", "area": "area", "aurc": "AURC",
-    "e_aurc": "excess AURC", "a": "a", "b": "b", "n_fluctuations": "fluctuations", "penalty": "penalty",
-    "disca": "DiSCA", "disca_rank": "DiSCA rank", "disca_ood": "DiSCA (OOD)", "a_ood": "a (OOD)",
-    "b_ood": "b (OOD)", "n_fluctuations_ood": "fluctuations (OOD)", "didma": "DiDMA", "nidma": "NiDMA",
-    "ece": "ECE", "ece_rank": "ECE rank", "variance": "variance", "scaled_variance": "scaled variance",
-    "mean_dataset_variance": "mean variance per dataset", "group": "by accuracy", "tolerance": "tolerance t",
-    "resolution": "grid step", "coverage_1": "coverage 1", "coverage_2": "coverage 2", "i": "fluctuation",
-    "d1": "d1", "d2": "d2", "c1": "c1", "c2": "c2", "c": "gap",
+    "auc": "AUC",
+    "auc_rank": "AUC rank",
+    "auc_val": "AUC (V)",
+    "auc_test": "AUC (T)",
+    "accuracy": "accuracy",
+    "accuracy_rank": "accuracy rank",
+    "kappa": "kappa",
+    "kappa_rank": "kappa rank",
+    "balanced_accuracy": "balanced accuracy",
+    "mcc": "MCC",
+    "f1": "F1",
+    "n": "examples",
+    "n_positive": "positives",
+    "positive_rate": "share of positives",
+    "splits": "cohorts",
+    "n_calibration": "calibration examples",
+    "n_evaluation": "evaluation examples",
+    "n_nan": "missing",
+    "calibration": "calibrated on",
+    "value": "score",
+    "rank": "rank",
+    "change": "rank change",
+    "p_change": "share keeping the sign",
+    "significant": "significant",
+    "cohorts": "cohorts",
+    "n_val": "examples (V)",
+    "n_test": "examples (T)",
+    "bias_robustness_val": "bias robustness (V)",
+    "bias_robustness_test": "bias robustness (T)",
+    "noise_robustness_val": "noise robustness (V)",
+    "noise_robustness_test": "noise robustness (T)",
+    "drift": "drift",
+    "wasserstein": "Wasserstein W",
+    "wasserstein_p": "W order",
+    "drift_pvalue": "drift p",
+    "wasserstein_pvalue": "W p",
+    "wasserstein_p1": "W (order 1)",
+    "wasserstein_p2": "W (order 2)",
+    "drift_rank": "drift rank",
+    "wasserstein_rank": "W rank",
+    "bias_robustness_rank": "bias robustness rank",
+    "n_confidences": "distinct confidences",
+    "rankable": "rankable",
+    "area": "area",
+    "aurc": "AURC",
+    "e_aurc": "excess AURC",
+    "a": "a",
+    "b": "b",
+    "n_fluctuations": "fluctuations",
+    "penalty": "penalty",
+    "disca": "DiSCA",
+    "disca_rank": "DiSCA rank",
+    "disca_ood": "DiSCA (OOD)",
+    "a_ood": "a (OOD)",
+    "b_ood": "b (OOD)",
+    "n_fluctuations_ood": "fluctuations (OOD)",
+    "didma": "DiDMA",
+    "nidma": "NiDMA",
+    "ece": "ECE",
+    "ece_rank": "ECE rank",
+    "variance": "variance",
+    "scaled_variance": "scaled variance",
+    "mean_dataset_variance": "mean variance per dataset",
+    "group": "by accuracy",
+    "tolerance": "tolerance t",
+    "resolution": "grid step",
+    "coverage_1": "coverage 1",
+    "coverage_2": "coverage 2",
+    "i": "fluctuation",
+    "d1": "d1",
+    "d2": "d2",
+    "c1": "c1",
+    "c2": "c2",
+    "c": "gap",
 }
 _PX_PER_CHAR, _PX_PADDING = 7.2, 16  # 13 px text (JupyterLab's tables), 0.5 em padding each side
 # inline, so a table reads the same in Jupyter, the HTML report and its PDF: numbers never break
@@ -108,18 +160,25 @@ class _Column:
     def width(self) -> float:
         """Estimated CSS pixels: its widest cell, or the longest word of its own header (headers wrap; the
         upper levels of a header span several columns)."""
-        chars = max([len(c) for c in self.cells] + [len(i) * 0.8 for i in self.intervals] +
-                    [len(word) for word in self.header[-1].split()] + [1])
+        chars = max(
+            [len(c) for c in self.cells]
+            + [len(i) * 0.8 for i in self.intervals]
+            + [len(word) for word in self.header[-1].split()]
+            + [1]
+        )
         return chars * _PX_PER_CHAR + _PX_PADDING
 
 
-def _format_cells(series: pd.Series, *, digits: int, bounds: tuple[float, float] | None,
-                  words: tuple[str, str]) -> list[str]:
+def _format_cells(
+    series: pd.Series, *, digits: int, bounds: tuple[float, float] | None, words: tuple[str, str]
+) -> list[str]:
     """A column's cells as text: booleans as ``words``, ranks within ``bounds``, integers, numbers to ``digits``."""
     values = series.tolist()
     if pd.api.types.is_bool_dtype(series) or (
-            series.dtype == object and all(isinstance(v, (bool, np.bool_)) or is_missing(v) for v in values)
-            and any(isinstance(v, (bool, np.bool_)) for v in values)):
+        series.dtype == object
+        and all(isinstance(v, (bool, np.bool_)) or is_missing(v) for v in values)
+        and any(isinstance(v, (bool, np.bool_)) for v in values)
+    ):
         return [MISSING if is_missing(v) else words[0] if v else words[1] for v in values]
     numeric = pd.api.types.is_numeric_dtype(series)
     if bounds is not None and numeric:
@@ -158,8 +217,15 @@ def _bounds(name: object, n_models: int | None) -> tuple[float, float] | None:
     return None
 
 
-def _columns(frame: pd.DataFrame, *, titles: Mapping[object, str], digits: int | Mapping[object, int],
-             n_models: int | None, words: Mapping[object, tuple[str, str]], data_labels: bool) -> list[_Column]:
+def _columns(
+    frame: pd.DataFrame,
+    *,
+    titles: Mapping[object, str],
+    digits: int | Mapping[object, int],
+    n_models: int | None,
+    words: Mapping[object, tuple[str, str]],
+    data_labels: bool,
+) -> list[_Column]:
     """The frame's columns as text; ``X_low``/``X_high`` beside ``X`` become X's interval (shown under it)."""
     names = list(frame.columns)
     out = []
@@ -178,8 +244,9 @@ def _columns(frame: pd.DataFrame, *, titles: Mapping[object, str], digits: int |
             if bounds is not None:
                 intervals = [_interval(_integer(lo, *bounds), _integer(hi, *bounds)) for lo, hi in zip(lows, highs)]
             else:
-                intervals = [_interval(format_number(lo, places), format_number(hi, places))
-                             for lo, hi in zip(lows, highs)]
+                intervals = [
+                    _interval(format_number(lo, places), format_number(hi, places)) for lo, hi in zip(lows, highs)
+                ]
         levels = name if isinstance(name, tuple) else (name,)
         if name in titles:
             header = (titles[name],)
@@ -234,8 +301,9 @@ def _greedy_split(columns: list[_Column], budget: float) -> list[list[_Column]]:
 class ReadableTable:
     """A table laid out for people (see :func:`readable_table`); shows as HTML in Jupyter and the reports."""
 
-    def __init__(self, row_header: tuple[str, ...], rows: list[tuple[str, ...]], parts: list[list[_Column]],
-                 caption: str | None) -> None:
+    def __init__(
+        self, row_header: tuple[str, ...], rows: list[tuple[str, ...]], parts: list[list[_Column]], caption: str | None
+    ) -> None:
         self.row_header, self.rows, self.parts, self.caption = row_header, rows, parts, caption
 
     @property
@@ -258,8 +326,9 @@ class ReadableTable:
             for level in range(depth):
                 cells = []
                 if level == 0:
-                    cells += [f'<th scope="col" rowspan="{depth}" style="{_ROW_LABEL}">{e(h)}</th>'
-                              for h in self.row_header]
+                    cells += [
+                        f'<th scope="col" rowspan="{depth}" style="{_ROW_LABEL}">{e(h)}</th>' for h in self.row_header
+                    ]
                 cells += _header_cells(part, level, depth)
                 out.append(f"<tr>{''.join(cells)}</tr>")
             out.append("</thead><tbody>")
@@ -269,8 +338,11 @@ class ReadableTable:
                 cells = [f'<th scope="row" style="{_ROW_LABEL}">{e(lab)}</th>' for lab in shown]
                 for col in part:
                     ci = col.intervals[r]
-                    cells.append(f'<td style="{_TD}">{e(col.cells[r])}'
-                                 + (f' <span class="ci" style="{_CI}">{e(ci)}</span>' if ci else "") + "</td>")  # value, interval: two words
+                    cells.append(
+                        f'<td style="{_TD}">{e(col.cells[r])}'
+                        + (f' <span class="ci" style="{_CI}">{e(ci)}</span>' if ci else "")
+                        + "</td>"
+                    )  # value, interval: two words
                 out.append(f"<tr>{''.join(cells)}</tr>")
             out.append("</tbody></table>")
         out.append("</div>")
@@ -280,8 +352,10 @@ class ReadableTable:
         texts = []
         for part in self.parts:
             headers = list(self.row_header) + [" / ".join(h for h in c.header if h) for c in part]
-            body = [list(labels) + [c.cells[r] + (f" ({c.intervals[r]})" if c.intervals[r] else "")
-                                            for c in part] for r, labels in enumerate(self.rows)]
+            body = [
+                list(labels) + [c.cells[r] + (f" ({c.intervals[r]})" if c.intervals[r] else "") for c in part]
+                for r, labels in enumerate(self.rows)
+            ]
             texts.append(tabulate(body, headers=headers, disable_numparse=True))
         return "\n\n".join(([self.caption] if self.caption else []) + texts)
 
@@ -300,7 +374,7 @@ def _header_cells(part: list[_Column], level: int, depth: int) -> list[str]:
             continue
         j = i + 1
         if level < depth - 1:
-            while j < len(part) and part[j].header[:level + 1] == header[:level + 1]:
+            while j < len(part) and part[j].header[: level + 1] == header[: level + 1]:
                 j += 1
         span = f' colspan="{j - i}" style="{_SPANNING}"' if j - i > 1 else ""
         cells.append(f'<th scope="col"{span}>{html.escape(header[level])}</th>')
@@ -312,7 +386,7 @@ def _check(frame: object, *, digits: object, n_models: object, words: object, wi
     """One line naming the parameter for bad input, before any formatting."""
     if not isinstance(frame, pd.DataFrame):
         raise ValueError(f"`frame` must be a pandas DataFrame, got {type(frame).__name__}")
-    for value in (digits.values() if isinstance(digits, Mapping) else [digits]):
+    for value in digits.values() if isinstance(digits, Mapping) else [digits]:
         check_int(value, "digits", minimum=0)
     if n_models is not None:
         check_int(n_models, "n_models", minimum=1)
@@ -322,10 +396,16 @@ def _check(frame: object, *, digits: object, n_models: object, words: object, wi
     check_number(width, "width", low=0, low_open=True)
 
 
-def readable_table(frame: pd.DataFrame, *, titles: Mapping[object, str] | None = None,
-                   digits: int | Mapping[object, int] = 3, n_models: int | None = None,
-                   words: Mapping[object, tuple[str, str]] | None = None, caption: str | None = None,
-                   width: float = 720) -> ReadableTable:
+def readable_table(
+    frame: pd.DataFrame,
+    *,
+    titles: Mapping[object, str] | None = None,
+    digits: int | Mapping[object, int] = 3,
+    n_models: int | None = None,
+    words: Mapping[object, tuple[str, str]] | None = None,
+    caption: str | None = None,
+    width: float = 720,
+) -> ReadableTable:
     """``frame`` as a table for people: titled columns, integer ranks, words for booleans, nothing cut.
 
     Parameters
@@ -378,13 +458,21 @@ def readable_table(frame: pd.DataFrame, *, titles: Mapping[object, str] | None =
     else:
         row_header = tuple(column_title(n) if n is not None else "" for n in frame.index.names)
         rows = [tuple(_label(v) for v in (i if isinstance(i, tuple) else (i,))) for i in frame.index.to_list()]
-    columns = _columns(frame, titles=dict(titles or {}), digits=digits, n_models=n_models,
-                       words=dict(words or {}), data_labels=data_labels)
+    columns = _columns(
+        frame,
+        titles=dict(titles or {}),
+        digits=digits,
+        n_models=n_models,
+        words=dict(words or {}),
+        data_labels=data_labels,
+    )
     if data_labels and not isinstance(frame.columns, pd.MultiIndex):  # the pivot's level titles its columns
         for col in columns:
             col.header = (column_title(frame.columns.name),) + col.header
-    label_width = sum(max([len(w) for r in rows for w in r[k].split()] + [len(w) for w in h.split()] + [1])
-                      * _PX_PER_CHAR + _PX_PADDING for k, h in enumerate(row_header))
+    label_width = sum(
+        max([len(w) for r in rows for w in r[k].split()] + [len(w) for w in h.split()] + [1]) * _PX_PER_CHAR
+        + _PX_PADDING
+        for k, h in enumerate(row_header)
+    )
     budget = max(float(width) - label_width, 1.0)
     return ReadableTable(row_header, rows, _split(columns, budget) if columns else [[]], caption)
-

@@ -54,8 +54,9 @@ class StageProgress:
         if enabled and total > 0 and _interactive():
             from tqdm import tqdm  # text, also in Jupyter (tqdm.auto's widget needs ipywidgets)
 
-            self._bar = tqdm(total=total, desc=f"beyondauc {desc}", unit="task", file=sys.stderr,
-                             dynamic_ncols=True, leave=False)
+            self._bar = tqdm(
+                total=total, desc=f"beyondauc {desc}", unit="task", file=sys.stderr, dynamic_ncols=True, leave=False
+            )
 
     def update(self, n: int = 1) -> None:
         """Count ``n`` more tasks done."""
@@ -94,9 +95,16 @@ def dask_client(dask: Any) -> contextlib.AbstractContextManager:
     return Client(dask)
 
 
-def run_tasks(func: Callable[[Any, Any, Any], Any], tasks: Sequence[tuple[Any, Any]], *, data: Any,
-              view: Callable[[Any, Any], Any], n_jobs: int = 1, dask: Any = None,
-              progress: StageProgress | None = None) -> list:
+def run_tasks(
+    func: Callable[[Any, Any, Any], Any],
+    tasks: Sequence[tuple[Any, Any]],
+    *,
+    data: Any,
+    view: Callable[[Any, Any], Any],
+    n_jobs: int = 1,
+    dask: Any = None,
+    progress: StageProgress | None = None,
+) -> list:
     """``[func(view(data, key), key, arg) for key, arg in tasks]``, in this process, local processes or on Dask.
 
     ``func`` and ``view`` must be module-level functions (picklable by name)
@@ -143,6 +151,7 @@ def _init_worker(data, view, n_jobs):
     global _WORKER_PARTS
     _WORKER_PARTS = _PartCache(data, view)
     from threadpoolctl import threadpool_limits
+
     threadpool_limits(limits=max(1, (os.cpu_count() or 1) // n_jobs))  # no oversubscription of the cores
 
 
@@ -170,8 +179,7 @@ def _on_dask(func, tasks, data, view, dask, progress):
         futures = []
         for key, group in _by_key(tasks):
             part = client.scatter(view(data, key), hash=False)
-            futures += [client.submit(func, part, key, arg, pure=False, key=_task_key(func, key, arg))
-                        for arg in group]
+            futures += [client.submit(func, part, key, arg, pure=False, key=_task_key(func, key, arg)) for arg in group]
             del part  # the tasks hold the scattered part; it is released with them
         try:
             for _ in as_completed(futures):

@@ -21,14 +21,18 @@ class UndefinedMetricWarning(UserWarning):
     """A metric is undefined for the given input (for example one class only)."""
 
 
-def check_int(value: object, name: str, *, minimum: int | None = None, maximum: int | None = None,
-              hint: str = "") -> int:
+def check_int(
+    value: object, name: str, *, minimum: int | None = None, maximum: int | None = None, hint: str = ""
+) -> int:
     """Return ``value`` as an int, or raise naming ``name`` and the range expected (``hint`` appended)."""
     if minimum is not None and maximum is not None:
         expected = f"an int in [{minimum}, {maximum}]"
     else:
-        expected = "an int" + (f" >= {minimum}" if minimum is not None else "") \
+        expected = (
+            "an int"
+            + (f" >= {minimum}" if minimum is not None else "")
             + (f" <= {maximum}" if maximum is not None else "")
+        )
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
         raise ValueError(f"`{name}` must be {expected}{hint}, got {value!r}")
     value = int(value)
@@ -41,8 +45,16 @@ def check_int(value: object, name: str, *, minimum: int | None = None, maximum: 
 MAX_SEED = 2**32 - 1
 
 
-def check_number(value: object, name: str, *, low: float | None = None, high: float | None = None,
-                 low_open: bool = False, high_open: bool = False, hint: str = "") -> float:
+def check_number(
+    value: object,
+    name: str,
+    *,
+    low: float | None = None,
+    high: float | None = None,
+    low_open: bool = False,
+    high_open: bool = False,
+    hint: str = "",
+) -> float:
     """Return ``value`` as a float, or raise naming ``name`` and the range expected.
 
     ``low``/``high`` bound the range (open ends with ``low_open``/``high_open``);
@@ -79,7 +91,9 @@ def check_random_state(random_state: object, name: str = "random_state") -> int 
     if random_state is None:
         return None
     if isinstance(random_state, (np.random.RandomState, np.random.Generator)):
-        raise ValueError(f"`{name}` must be an int or None so results are reproducible, got {type(random_state).__name__}")
+        raise ValueError(
+            f"`{name}` must be an int or None so results are reproducible, got {type(random_state).__name__}"
+        )
     return check_int(random_state, name, minimum=0, maximum=MAX_SEED, hint=" (numpy's seeds)")
 
 
@@ -111,8 +125,13 @@ def check_scores(y_score: ArrayLike, name: str = "y_score", *, allow_nonfinite: 
     return arr
 
 
-def binarize_labels(y: ArrayLike, name: str = "y_true", *, pos_label: object = None, where: str | None = None,
-                    ) -> np.ndarray:
+def binarize_labels(
+    y: ArrayLike,
+    name: str = "y_true",
+    *,
+    pos_label: object = None,
+    where: str | None = None,
+) -> np.ndarray:
     """Map binary labels to a 0/1 int8 array.
 
     Accepts {0, 1}, {-1, 1}, booleans, or any two values with an explicit
@@ -136,7 +155,9 @@ def binarize_labels(y: ArrayLike, name: str = "y_true", *, pos_label: object = N
     classes = np.unique(arr)
     if len(classes) > 2:
         shown = ", ".join(repr(c.item() if hasattr(c, "item") else c) for c in classes[:5])
-        raise ValueError(f"`{name}`{where} must be binary, got {len(classes)} classes: {shown}{', ...' if len(classes) > 5 else ''}")
+        raise ValueError(
+            f"`{name}`{where} must be binary, got {len(classes)} classes: {shown}{', ...' if len(classes) > 5 else ''}"
+        )
     if pos_label is not None:
         if pos_label not in set(classes.tolist()) and len(classes) == 2:
             raise ValueError(f"`pos_label`={pos_label!r} is not one of the labels{where}: {classes.tolist()}")
@@ -191,8 +212,9 @@ class WarningLog:
         self.explained = frozenset(explained)
         self.models = tuple(models)
 
-    def record(self, caught: Iterable[warnings.WarningMessage], *, model: str | None = None,
-               dataset: str | None = None) -> None:
+    def record(
+        self, caught: Iterable[warnings.WarningMessage], *, model: str | None = None, dataset: str | None = None
+    ) -> None:
         """Add warnings caught by :func:`warnings.catch_warnings` (``record=True``), from ``model`` on ``dataset``."""
         self.records.extend((w.category, str(w.message), model, dataset) for w in caught)
 
@@ -223,8 +245,14 @@ class WarningLog:
             if models:
                 every = len(self.models) > 1 and set(models) == set(self.models)
                 where.append("every model" if every else _listed("model", models))
-            out.append({"text": message + (f" ({'; '.join(where)})" if where else ""), "category": category,
-                        "models": list(models), "datasets": list(datasets)})
+            out.append(
+                {
+                    "text": message + (f" ({'; '.join(where)})" if where else ""),
+                    "category": category,
+                    "models": list(models),
+                    "datasets": list(datasets),
+                }
+            )
         return out
 
     def emit(self) -> list[dict]:
@@ -256,8 +284,9 @@ def _listed(noun, names, limit=6):
 
 
 @contextlib.contextmanager
-def warnings_once(*, explained: Iterable[str] = (), models: Iterable[str] = (),
-                  ignore: Iterable[tuple[str, type[Warning]]] = ()) -> Iterator[WarningLog]:
+def warnings_once(
+    *, explained: Iterable[str] = (), models: Iterable[str] = (), ignore: Iterable[tuple[str, type[Warning]]] = ()
+) -> Iterator[WarningLog]:
     """Collect the warnings of the block and re-emit each once (see :class:`WarningLog`) when it ends.
 
     Yields the :class:`WarningLog`, for warnings caught elsewhere (in worker

@@ -96,9 +96,11 @@ def _check_no_tables(path: Path, logs: list[tuple[LogReader, Path]]) -> None:
     table = next((f for f in sorted(_files(path)) if f.name.lower().endswith(_TABLES) and f not in found), None)
     if table is not None:
         reader, log = logs[0]
-        raise ValueError(f"directory {str(path)!r} holds {reader.name} logs ({str(log.relative_to(path))!r}) and "
-                         f"table files ({str(table.relative_to(path))!r}); a directory is read as logs or as tables: "
-                         "give each its own")
+        raise ValueError(
+            f"directory {str(path)!r} holds {reader.name} logs ({str(log.relative_to(path))!r}) and "
+            f"table files ({str(table.relative_to(path))!r}); a directory is read as logs or as tables: "
+            "give each its own"
+        )
 
 
 def read_logs(path: str | Path, *, options: Mapping[str, Any] | None = None) -> pd.DataFrame | None:

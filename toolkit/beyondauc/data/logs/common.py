@@ -12,7 +12,17 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-__all__ = ["COLUMNS", "LOG_OPTIONS", "REPEAT", "answers_frame", "json_lines", "json_object", "number", "option", "softmax_max"]
+__all__ = [
+    "COLUMNS",
+    "LOG_OPTIONS",
+    "REPEAT",
+    "answers_frame",
+    "json_lines",
+    "json_object",
+    "number",
+    "option",
+    "softmax_max",
+]
 
 #: The columns every log reader returns: the long answers form, one row per item (and repeat).
 COLUMNS = ("dataset", "model", "id", "confidence", "correct")
@@ -23,10 +33,10 @@ REPEAT = "epoch"
 #: The options a log reader may take, with what each says (the parameter table shows them on the CLI).
 LOG_OPTIONS = {
     "correct_metric": "lm-evaluation-harness and HELM: the per-sample metric that says whether the answer is "
-                      "correct (default: 'acc', HELM 'exact_match')",
+    "correct (default: 'acc', HELM 'exact_match')",
     "scorer": "Inspect AI: the scorer whose value says whether the answer is correct (default: the log's first)",
     "confidence_field": "Inspect AI: a sample metadata field holding the confidence (default: the probability of "
-                        "the output from its token log-probs)",
+    "the output from its token log-probs)",
 }
 
 
@@ -69,8 +79,9 @@ def softmax_max(loglikelihoods: Sequence[Sequence[float]]) -> np.ndarray:
     lengths = np.fromiter(map(len, loglikelihoods), dtype=np.int64, count=len(loglikelihoods))
     width = int(lengths.max()) if len(lengths) else 0
     ll = np.full((len(lengths), width), -np.inf)
-    ll[np.arange(width) < lengths[:, None]] = np.fromiter(itertools.chain.from_iterable(loglikelihoods),
-                                                           dtype=np.float64, count=int(lengths.sum()))
+    ll[np.arange(width) < lengths[:, None]] = np.fromiter(
+        itertools.chain.from_iterable(loglikelihoods), dtype=np.float64, count=int(lengths.sum())
+    )
     top = ll.max(axis=1, keepdims=True) if width else ll[:, :0]
     return 1.0 / np.exp(ll - top).sum(axis=1)
 

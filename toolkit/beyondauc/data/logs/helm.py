@@ -25,8 +25,10 @@ from .common import REPEAT, answers_frame, json_object, number, option
 __all__ = ["read", "recognise"]
 
 STATS_FILE = "per_instance_stats.json"
-_NEEDS = ("HELM logs the confidence as the stat 'max_prob' for multiple-choice runs whose model returns "
-          "log-probs; run a multiple_choice_joint scenario")
+_NEEDS = (
+    "HELM logs the confidence as the stat 'max_prob' for multiple-choice runs whose model returns "
+    "log-probs; run a multiple_choice_joint scenario"
+)
 
 
 def recognise(path: Path) -> bool:

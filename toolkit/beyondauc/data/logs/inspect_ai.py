@@ -25,8 +25,10 @@ __all__ = ["read", "recognise"]
 
 _VALUES = {"C": 1.0, "I": 0.0, "P": 0.5, "N": 0.0}
 _SAMPLE_MEMBER = re.compile(r"^samples/[^/]+\.json$")
-_NEEDS = ("run the model with logprobs=True (GenerateConfig) so the outputs carry token log-probs, or name a "
-          "metadata field holding a confidence with --confidence-field")
+_NEEDS = (
+    "run the model with logprobs=True (GenerateConfig) so the outputs carry token log-probs, or name a "
+    "metadata field holding a confidence with --confidence-field"
+)
 
 
 def recognise(path: Path) -> bool:
@@ -76,8 +78,9 @@ def read(path: Path, *, options: Mapping[str, Any] | None = None) -> pd.DataFram
         rows["confidence"].append(_confidence(sample, field, at))
         rows["_line"].append(k)
     n = len(rows["id"])
-    frame = answers_frame({"dataset": [spec["task"]] * n, "model": [spec["model"]] * n, **rows,
-                           "_file": [str(path)] * n}, where)
+    frame = answers_frame(
+        {"dataset": [spec["task"]] * n, "model": [spec["model"]] * n, **rows, "_file": [str(path)] * n}, where
+    )
     if frame[REPEAT].nunique() == 1:  # one epoch: no repeats to say
         frame = frame.drop(columns=REPEAT)
     return frame
@@ -96,8 +99,7 @@ def _open(path: Path, where: str) -> tuple[dict, Iterator[tuple[str, dict]]]:
         raise ValueError(f"{where} has no header.json member; is it an Inspect AI .eval log?")
     header = json_object(archive.read("header.json"), f"{where}, member 'header.json'")
     names = [n for n in archive.names() if _SAMPLE_MEMBER.match(n)]
-    return header, ((f"{where}, member {n!r}", json_object(archive.read(n), f"{where}, member {n!r}"))
-                    for n in names)
+    return header, ((f"{where}, member {n!r}", json_object(archive.read(n), f"{where}, member {n!r}")) for n in names)
 
 
 def _object(value: Any, at: str) -> dict:

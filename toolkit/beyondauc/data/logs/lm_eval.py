@@ -27,8 +27,7 @@ from .common import answers_frame, json_lines, json_object, number, option, soft
 __all__ = ["read", "recognise"]
 
 _SAMPLES = re.compile(r"^samples_(?P<task>.+)_(?P<date>\d{4}-\d{2}-\d{2}T[0-9.\-]+)\.jsonl$")
-_NEEDS = ("confidence needs the choices' log-likelihoods: run a multiple-choice (loglikelihood) task with "
-          "--log_samples")
+_NEEDS = "confidence needs the choices' log-likelihoods: run a multiple-choice (loglikelihood) task with --log_samples"
 
 
 def recognise(path: Path) -> bool:
@@ -68,8 +67,12 @@ def read(path: Path, *, options: Mapping[str, Any] | None = None) -> pd.DataFram
         rows["correct"].append(_correct(sample, metric, at))
         rows["_line"].append(line)
     n = len(rows["id"])
-    rows.update(dataset=[match["task"]] * n, model=[model] * n, _file=[str(path)] * n,
-                confidence=list(softmax_max(lls)) if n else [])
+    rows.update(
+        dataset=[match["task"]] * n,
+        model=[model] * n,
+        _file=[str(path)] * n,
+        confidence=list(softmax_max(lls)) if n else [],
+    )
     frame = answers_frame(rows, where)
     if frame["filter"].nunique() > 1:  # one dataset per filter: a document is one row under each
         frame["dataset"] = frame["dataset"] + ":" + frame["filter"]
@@ -79,8 +82,10 @@ def read(path: Path, *, options: Mapping[str, Any] | None = None) -> pd.DataFram
 def _model_name(results: Path, where: str) -> str:
     """The model of a run: ``model_name`` of its results file (else its ``config.model``)."""
     if not results.is_file():
-        raise ValueError(f"{where}: no {results.name} beside it, which names the model; keep the run's folder "
-                         "as lm-evaluation-harness wrote it")
+        raise ValueError(
+            f"{where}: no {results.name} beside it, which names the model; keep the run's folder "
+            "as lm-evaluation-harness wrote it"
+        )
     info = json_object(results.read_bytes(), f"file {str(results)!r}")
     name = info.get("model_name") or (info.get("config") or {}).get("model")
     if not isinstance(name, str) or not name:
@@ -105,8 +110,10 @@ def _loglikelihoods(sample: dict, at: str) -> list[float]:
         if isinstance(r, str) and r.startswith("("):  # a (log-likelihood, is_greedy) tuple written as text
             r = r.strip("()").split(",")
         if not isinstance(r, (list, tuple)) or len(r) != 2:
-            raise ValueError(f"{at}: 'filtered_resps' holds {json.dumps(r)[:60]}, not a [log-likelihood, "
-                             f"is_greedy] pair: a generation task has no confidence; {_NEEDS}")
+            raise ValueError(
+                f"{at}: 'filtered_resps' holds {json.dumps(r)[:60]}, not a [log-likelihood, "
+                f"is_greedy] pair: a generation task has no confidence; {_NEEDS}"
+            )
         lls.append(number(r[0], "a log-likelihood in 'filtered_resps'", at))
     if len(lls) < 2:
         raise ValueError(f"{at}: 'filtered_resps' has one choice, so no soft-max over choices; {_NEEDS}")

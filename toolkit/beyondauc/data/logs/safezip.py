@@ -63,11 +63,15 @@ class SafeZip:
         if name.startswith(("/", "\\")) or "\\" in name or ".." in parts or (len(name) > 1 and name[1] == ":"):
             raise ValueError(f"{self.where}: member {name!r} is a path out of the archive; refused")
         if info.compress_type not in (_STORED, _DEFLATE, _ZSTD):
-            raise ValueError(f"{self.where}: member {name!r} uses zip compression method {info.compress_type}; "
-                             "stored, deflate and zstd (93) are read")
+            raise ValueError(
+                f"{self.where}: member {name!r} uses zip compression method {info.compress_type}; "
+                "stored, deflate and zstd (93) are read"
+            )
         if info.file_size > MAX_MEMBER_BYTES:
-            raise ValueError(f"{self.where}: member {name!r} inflates to {info.file_size} bytes, past the limit "
-                             f"of {MAX_MEMBER_BYTES}")
+            raise ValueError(
+                f"{self.where}: member {name!r} inflates to {info.file_size} bytes, past the limit "
+                f"of {MAX_MEMBER_BYTES}"
+            )
         if info.header_offset + _LOCAL_HEADER.size + info.compress_size > len(self.data):
             raise ValueError(f"{self.where}: member {name!r} runs past the end of the archive; it is truncated")
 
@@ -99,13 +103,14 @@ class SafeZip:
     def _raw(self, info: zipfile.ZipInfo) -> bytes:
         """The compressed bytes of a member, located through its local header."""
         start = info.header_offset
-        head = self.data[start:start + _LOCAL_HEADER.size]
+        head = self.data[start : start + _LOCAL_HEADER.size]
         if len(head) < _LOCAL_HEADER.size or head[:4] != b"PK\x03\x04":
             raise ValueError(f"{self.where}: member {info.filename!r} has no local header; the archive is damaged")
         fields = _LOCAL_HEADER.unpack(head)
         begin = start + _LOCAL_HEADER.size + fields[-2] + fields[-1]
-        raw = self.data[begin:begin + info.compress_size]
+        raw = self.data[begin : begin + info.compress_size]
         if len(raw) < info.compress_size:
-            raise ValueError(f"{self.where}: member {info.filename!r} runs past the end of the archive; it is "
-                             "truncated")
+            raise ValueError(
+                f"{self.where}: member {info.filename!r} runs past the end of the archive; it is truncated"
+            )
         return raw

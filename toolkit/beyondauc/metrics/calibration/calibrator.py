@@ -96,8 +96,9 @@ class ScoreCalibrator:
     [0, 1, 0]
     """
 
-    def __init__(self, method: str = "logistic", *, class_weight: str | None = None,
-                 reference: str | None = None) -> None:
+    def __init__(
+        self, method: str = "logistic", *, class_weight: str | None = None, reference: str | None = None
+    ) -> None:
         self.method = method
         self.class_weight = class_weight
         self.reference = reference
@@ -129,7 +130,9 @@ class ScoreCalibrator:
             else:
                 b0, b1 = logistic_params(x, pos, neg, counts=counts)
             self.intercept_, self.coef_ = float(b0[0]), float(b1[0])
-            self.threshold_ = -self.intercept_ / self.coef_ if self.coef_ != 0 else (-np.inf if self.intercept_ > 0 else np.inf)
+            self.threshold_ = (
+                -self.intercept_ / self.coef_ if self.coef_ != 0 else (-np.inf if self.intercept_ > 0 else np.inf)
+            )
         elif self.method == "isotonic":
             self.knots_x_, self.knots_y_ = isotonic_knots(x, pos[0], neg[0])
             self._range = (float(x[0]), float(x[-1]))
@@ -228,6 +231,7 @@ def lbfgs_params(samples, class_weight):
     """
     from sklearn.exceptions import ConvergenceWarning
     from sklearn.linear_model import LogisticRegression
+
     b0, b1 = np.zeros(len(samples)), np.zeros(len(samples))
     # one thread: on a single feature, OpenMP/BLAS threads only cost (15x on a loaded machine);
     # the per-example loss terms are summed by numpy, so the numbers do not depend on it

@@ -29,9 +29,17 @@ __all__ = ["expected_accuracy", "expected_accuracy_grid"]
 
 @each_model_view()
 def expected_accuracy_grid(
-    bench: Benchmark, *, protocols: str | Sequence[str] | None = None, methods: str | Sequence[str] = METHODS,
-    class_weight: str | None = None, n_repeats: int = 100, random_state: int | None = 0, n_jobs: int = 1,
-    n_bootstrap: int = 0, confidence_level: float = 0.95, reference: str | None = None,
+    bench: Benchmark,
+    *,
+    protocols: str | Sequence[str] | None = None,
+    methods: str | Sequence[str] = METHODS,
+    class_weight: str | None = None,
+    n_repeats: int = 100,
+    random_state: int | None = 0,
+    n_jobs: int = 1,
+    n_bootstrap: int = 0,
+    confidence_level: float = 0.95,
+    reference: str | None = None,
 ) -> pd.DataFrame:
     """Expected accuracy for several protocols x methods in one pass.
 
@@ -69,22 +77,47 @@ def expected_accuracy_grid(
     n_jobs = check_n_jobs(n_jobs)
     n_bootstrap, confidence_level = check_bootstrap(n_bootstrap, confidence_level)
     if n_bootstrap > 0 and reference is not None:
-        raise ValueError("`n_bootstrap` > 0 is not available with `reference`='opitz2024' (a reproduction mode that "
-                         "fits scikit-learn per cell); use reference=None for intervals")
+        raise ValueError(
+            "`n_bootstrap` > 0 is not available with `reference`='opitz2024' (a reproduction mode that "
+            "fits scikit-learn per cell); use reference=None for intervals"
+        )
     if n_bootstrap > 0:
         return bootstrap_grid(
-            bench, protocols=protocols, methods=methods, n_bootstrap=n_bootstrap, confidence_level=confidence_level,
-            class_weight=class_weight, n_repeats=n_repeats, random_state=seed, n_jobs=n_jobs,
+            bench,
+            protocols=protocols,
+            methods=methods,
+            n_bootstrap=n_bootstrap,
+            confidence_level=confidence_level,
+            class_weight=class_weight,
+            n_repeats=n_repeats,
+            random_state=seed,
+            n_jobs=n_jobs,
         ).grid
-    return point_grid(bench, protocols, methods, class_weight=class_weight, n_repeats=n_repeats, seed=seed,
-                      n_jobs=n_jobs, reference=reference)
+    return point_grid(
+        bench,
+        protocols,
+        methods,
+        class_weight=class_weight,
+        n_repeats=n_repeats,
+        seed=seed,
+        n_jobs=n_jobs,
+        reference=reference,
+    )
 
 
 @each_model_view()
 def expected_accuracy(
-    bench: Benchmark, *, protocol: str = "xdomain", method: str = "logistic", class_weight: str | None = None,
-    n_repeats: int = 100, random_state: int | None = 0, n_jobs: int = 1, n_bootstrap: int = 0,
-    confidence_level: float = 0.95, reference: str | None = None,
+    bench: Benchmark,
+    *,
+    protocol: str = "xdomain",
+    method: str = "logistic",
+    class_weight: str | None = None,
+    n_repeats: int = 100,
+    random_state: int | None = 0,
+    n_jobs: int = 1,
+    n_bootstrap: int = 0,
+    confidence_level: float = 0.95,
+    reference: str | None = None,
 ) -> pd.DataFrame:
     """AUC and the accuracy a model really reaches once calibrated on other data.
 
@@ -174,7 +207,14 @@ def expected_accuracy(
     check_option(protocol, "protocol", PROTOCOLS)
     check_option(method, "method", METHODS)
     return expected_accuracy_grid(
-        bench, protocols=[protocol], methods=[method], class_weight=class_weight, n_repeats=n_repeats,
-        random_state=random_state, n_jobs=n_jobs, n_bootstrap=n_bootstrap, confidence_level=confidence_level,
+        bench,
+        protocols=[protocol],
+        methods=[method],
+        class_weight=class_weight,
+        n_repeats=n_repeats,
+        random_state=random_state,
+        n_jobs=n_jobs,
+        n_bootstrap=n_bootstrap,
+        confidence_level=confidence_level,
         reference=reference,
     )

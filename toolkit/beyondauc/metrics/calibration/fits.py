@@ -49,8 +49,22 @@ _ROW_BLOCK = 32_768  # grid cells per block of decisions (keeps temporaries in c
 
 # -- decisions: the expected-accuracy grid ----------------------------------------------
 
-def run_fits(x, cal_pos, cal_neg, ev_pos, ev_neg, methods, class_weight, init=None, standardize=None,
-              reference=None, lbfgs=None, max_iter=100, fitted=None):
+
+def run_fits(
+    x,
+    cal_pos,
+    cal_neg,
+    ev_pos,
+    ev_neg,
+    methods,
+    class_weight,
+    init=None,
+    standardize=None,
+    reference=None,
+    lbfgs=None,
+    max_iter=100,
+    fitted=None,
+):
     """Fit every method on every row of the calibration counts; return confusions.
 
     Logistic parameters are solved for all rows at once (each row standardised
@@ -70,8 +84,14 @@ def run_fits(x, cal_pos, cal_neg, ev_pos, ev_neg, methods, class_weight, init=No
     single = single_class(wpos, wneg)
     for method in methods:
         if method == "logistic":
-            b0, b1 = _chosen_logistic(reference, lbfgs, fitted, lambda: logistic_rows(
-                x, wpos, wneg, init=init, standardize=standardize, max_iter=max_iter, counts=cal_pos + cal_neg))
+            b0, b1 = _chosen_logistic(
+                reference,
+                lbfgs,
+                fitted,
+                lambda: logistic_rows(
+                    x, wpos, wneg, init=init, standardize=standardize, max_iter=max_iter, counts=cal_pos + cal_neg
+                ),
+            )
 
             def decide(r):
                 return override_single(logistic_decision(x, b0[r], b1[r]), single[r])  # noqa: B023 -- called in this iteration
@@ -94,6 +114,7 @@ def run_fits(x, cal_pos, cal_neg, ev_pos, ev_neg, methods, class_weight, init=No
 
             def decide(r):
                 return fit_predict(x, wpos[r], wneg[r])  # noqa: B023 -- called in this iteration
+
         parts = [confusion(decide(r), ev_pos[r], ev_neg[r]) for r in blocks]
         out[method] = tuple(np.concatenate([p[k] for p in parts]) for k in range(4))
     return out
@@ -138,6 +159,7 @@ def stump_rows(x, pos, neg, *, reference=None):
 
 # -- probabilities: the calibration errors ----------------------------------------------
 
+
 def bin_edges(n_bins):
     """``calibration_curve``'s uniform edges: ``linspace(0, 1, n_bins + 1)``."""
     return np.linspace(0.0, 1.0, n_bins + 1)
@@ -151,8 +173,9 @@ def bin_ids(prob, n_bins):
     return np.searchsorted(bin_edges(n_bins)[1:-1], prob)
 
 
-def _grid_probabilities(x, cal_pos, cal_neg, method, class_weight, *, at, reference=None, lbfgs=None, init=None,
-                        fitted=None):
+def _grid_probabilities(
+    x, cal_pos, cal_neg, method, class_weight, *, at, reference=None, lbfgs=None, init=None, fitted=None
+):
     """Probability of the positive class of F fits at the grid entries ``at``: (rows, columns), row-major.
 
     The probabilities of :meth:`ScoreCalibrator.predict_proba` fitted on each
@@ -170,8 +193,9 @@ def _grid_probabilities(x, cal_pos, cal_neg, method, class_weight, *, at, refere
     F, m = wpos.shape
     single = single_class(wpos, wneg)
     if method == "logistic":
-        b0, b1 = _chosen_logistic(reference, lbfgs, fitted,
-                                  lambda: logistic_rows(x, wpos, wneg, init=init, counts=cal_pos + cal_neg))
+        b0, b1 = _chosen_logistic(
+            reference, lbfgs, fitted, lambda: logistic_rows(x, wpos, wneg, init=init, counts=cal_pos + cal_neg)
+        )
         prob = expit(x[cols] * b1[rows] + b0[rows])
     elif method == "isotonic":
         prob = np.zeros(len(rows))
@@ -242,6 +266,7 @@ def probabilities_binned(x, cal_pos, cal_neg, ev_pos, ev_neg, method, class_weig
 
 # -- both from one set of fits ------------------------------------------------------------
 
+
 def logistic_starts(x, wpos, wneg, *, counts, inits):
     """:func:`_logistic_rows` of the rows from each start of ``inits`` (raw (intercept, coef), or None), one setup.
 
@@ -296,8 +321,21 @@ def _shared_fits(x, cal_pos, cal_neg, methods, class_weight, init, reference):
     return grid, prob
 
 
-def block_tables(x, cal_pos, cal_neg, ev_pos, ev_neg, methods, class_weight, *, init=None, reference=None,
-                  lbfgs=None, grid=True, n_bins=None):
+def block_tables(
+    x,
+    cal_pos,
+    cal_neg,
+    ev_pos,
+    ev_neg,
+    methods,
+    class_weight,
+    *,
+    init=None,
+    reference=None,
+    lbfgs=None,
+    grid=True,
+    n_bins=None,
+):
     """One block's confusions (:func:`_run_fits`; None without ``grid``) and its bin sums per method
     (:func:`_probabilities_binned`; None without ``n_bins``).
 
@@ -306,16 +344,26 @@ def block_tables(x, cal_pos, cal_neg, ev_pos, ev_neg, methods, class_weight, *, 
     once (:func:`_shared_fits`): every number is that of the two called
     apart, bit for bit.
     """
-    fitted = (_shared_fits(x, cal_pos, cal_neg, methods, class_weight, init, reference)
-              if grid and n_bins is not None else ({}, {}))
+    fitted = (
+        _shared_fits(x, cal_pos, cal_neg, methods, class_weight, init, reference)
+        if grid and n_bins is not None
+        else ({}, {})
+    )
     kw = dict(reference=reference, lbfgs=lbfgs)
-    conf = run_fits(x, cal_pos, cal_neg, ev_pos, ev_neg, methods, class_weight, init=init, fitted=fitted[0],
-                     **kw) if grid else None
+    conf = (
+        run_fits(x, cal_pos, cal_neg, ev_pos, ev_neg, methods, class_weight, init=init, fitted=fitted[0], **kw)
+        if grid
+        else None
+    )
     if n_bins is None:
         return conf, None
     at = _evaluation_entries(ev_pos, ev_neg)
-    return conf, {m: probabilities_binned(x, cal_pos, cal_neg, ev_pos, ev_neg, m, class_weight, n_bins, at=at,
-                                           fitted=fitted[1], **kw) for m in methods}
+    return conf, {
+        m: probabilities_binned(
+            x, cal_pos, cal_neg, ev_pos, ev_neg, m, class_weight, n_bins, at=at, fitted=fitted[1], **kw
+        )
+        for m in methods
+    }
 
 
 _BLAS = [None, -1]  # (the process's ThreadpoolController, len(sys.modules) when it was made)

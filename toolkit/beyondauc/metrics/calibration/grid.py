@@ -61,6 +61,7 @@ _CHUNK = 131_072  # grid cells per batch of fits (bounds memory, keeps batches c
 
 # -- protocols --------------------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class _Fit:
     """One calibration: calibrate on datasets ``cal``, evaluate on ``evl``."""
@@ -113,6 +114,7 @@ def _indata_splits(n, n_repeats, random_state, *, dtype=np.int64):
     Written into one array as the splits come (never a list of them and then its stack).
     """
     from sklearn.model_selection import ShuffleSplit
+
     if n < 2:
         return None
     ss = ShuffleSplit(n_splits=n_repeats, test_size=_INDATA_TEST_SIZE, random_state=random_state)
@@ -145,7 +147,9 @@ def _protocol_rows(bench, dataset, protocol, random_state):
         return cal, ev
     test = _indata_splits(sl.stop - sl.start, 1, random_state)
     if test is None:
-        raise ValueError(f"dataset {dataset!r} has {sl.stop - sl.start} example(s); the indata protocol needs at least 2")
+        raise ValueError(
+            f"dataset {dataset!r} has {sl.stop - sl.start} example(s); the indata protocol needs at least 2"
+        )
     cal = np.zeros(len(bench), dtype=bool)
     cal[sl] = True
     ev = np.zeros(len(bench), dtype=bool)
@@ -163,7 +167,7 @@ def dataset_columns(inv, y, codes, m, D):
     pos = np.bincount(where.ravel(), weights=np.asarray(y, dtype=np.float64), minlength=len(uk))
     ds, cols = np.divmod(uk, m)
     b = np.searchsorted(ds, np.arange(D + 1))
-    return [(cols[b[d]:b[d + 1]], pos[b[d]:b[d + 1]], n[b[d]:b[d + 1]] - pos[b[d]:b[d + 1]]) for d in range(D)]
+    return [(cols[b[d] : b[d + 1]], pos[b[d] : b[d + 1]], n[b[d] : b[d + 1]] - pos[b[d] : b[d + 1]]) for d in range(D)]
 
 
 def fit_columns(parts, fit, m=None):
@@ -227,6 +231,7 @@ def splits(n, n_repeats, seed):
 def _indata_train(n, n_repeats, seed):
     """Calibration rows of each repeat's split, in ShuffleSplit's order, (R, n_train) ints."""
     from sklearn.model_selection import ShuffleSplit
+
     ss = ShuffleSplit(n_splits=n_repeats, test_size=_INDATA_TEST_SIZE, random_state=seed)
     return np.stack([train for train, _ in ss.split(np.zeros((n, 1)))])
 
@@ -260,9 +265,18 @@ def indata_datasets(ctx):
 
 def _cell_row(ctx, model, protocol, method, i, auc, scores, n_cal, n_ev, calibration):
     """One cell of the grid: dataset ``i``'s row for a protocol and method, ``scores`` a dict of floats."""
-    return dict(protocol=protocol, method=method, dataset=ctx.datasets[i], domain=ctx.domains.get(ctx.datasets[i]),
-                model=model, auc=float(auc), **scores, n_calibration=n_cal, n_evaluation=n_ev,
-                calibration=calibration)
+    return dict(
+        protocol=protocol,
+        method=method,
+        dataset=ctx.datasets[i],
+        domain=ctx.domains.get(ctx.datasets[i]),
+        model=model,
+        auc=float(auc),
+        **scores,
+        n_calibration=n_cal,
+        n_evaluation=n_ev,
+        calibration=calibration,
+    )
 
 
 def _warm_start(ctx, x, pos, neg):
@@ -298,8 +312,9 @@ def own_grid_fits(ctx, x, fits, parts, init, *, grid=True, n_bins=None):
             if n_bins is not None:
                 bins.update({(f.protocol, f.dataset, m): (np.zeros(n_bins),) * 3 + (0.0,) for m in ctx.methods})
             continue
-        conf, binned = block_tables(x[u], cp, cn, ep, en, ctx.methods, ctx.class_weight, init=init, grid=grid,
-                                     n_bins=n_bins)
+        conf, binned = block_tables(
+            x[u], cp, cn, ep, en, ctx.methods, ctx.class_weight, init=init, grid=grid, n_bins=n_bins
+        )
         for m in ctx.methods:
             if grid:
                 out[m][:, k] = [c[0] for c in conf[m]]
@@ -319,8 +334,9 @@ def _fit_confusions(ctx, s, x, fits, G_cal, G_ev, pos_ds, neg_ds, parts, totals,
     methods = ctx.methods
     lbfgs = None
     if ctx.reference == "opitz2024" and "logistic" in methods:
-        lbfgs = lbfgs_params([(s[np.isin(ctx.codes, f.cal)], ctx.y[np.isin(ctx.codes, f.cal)]) for f in fits],
-                              ctx.class_weight)
+        lbfgs = lbfgs_params(
+            [(s[np.isin(ctx.codes, f.cal)], ctx.y[np.isin(ctx.codes, f.cal)]) for f in fits], ctx.class_weight
+        )
     # warm start from the fit on all data: the pooled fits lie near it
     init = _warm_start(ctx, x, *totals)
     if ctx.reference != "opitz2024":  # each fit on its own rows' grid
@@ -330,8 +346,15 @@ def _fit_confusions(ctx, s, x, fits, G_cal, G_ev, pos_ds, neg_ds, parts, totals,
     results = {m: [[], [], [], []] for m in methods}
     for sl in chunks(len(fits), len(x)):
         conf = run_fits(
-            x, G_cal[sl] @ pos_ds, G_cal[sl] @ neg_ds, G_ev[sl] @ pos_ds, G_ev[sl] @ neg_ds, methods,
-            ctx.class_weight, init=init, reference=ctx.reference,
+            x,
+            G_cal[sl] @ pos_ds,
+            G_cal[sl] @ neg_ds,
+            G_ev[sl] @ pos_ds,
+            G_ev[sl] @ neg_ds,
+            methods,
+            ctx.class_weight,
+            init=init,
+            reference=ctx.reference,
             lbfgs=None if lbfgs is None else (lbfgs[0][sl], lbfgs[1][sl]),
         )
         for m in methods:
@@ -351,8 +374,9 @@ def _fit_cells(ctx, model, s, x, inv, parts, auc, totals, *, bins, n_bins=None):
     pos_ds = neg_ds = None
     if ctx.reference == "opitz2024":  # the code behind the paper's tables: outdata AUC on the pooled evaluation data
         pos_ds, neg_ds = stacked_counts(inv, ctx.y, ctx.codes, len(x), len(ctx.datasets))
-        auc_fit = np.where([f.protocol == "outdata" for f in fits], auc_from_counts(G_ev @ pos_ds, G_ev @ neg_ds),
-                           auc_fit)
+        auc_fit = np.where(
+            [f.protocol == "outdata" for f in fits], auc_from_counts(G_ev @ pos_ds, G_ev @ neg_ds), auc_fit
+        )
     results = _fit_confusions(ctx, s, x, fits, G_cal, G_ev, pos_ds, neg_ds, parts, totals, bins, n_bins)
     sizes = np.diff(ctx.offsets)
     n_cal = [int(sizes[list(f.cal)].sum()) for f in fits]
@@ -364,8 +388,9 @@ def _fit_cells(ctx, model, s, x, inv, parts, auc, totals, *, bins, n_bins=None):
         columns = {name: v.tolist() for name, v in scores_from_confusion(*conf).items()}
         for k, f in enumerate(fits):
             scores = {name: v[k] for name, v in columns.items()}
-            rows.append(_cell_row(ctx, model, f.protocol, m, f.dataset, auc_fit[k], scores, n_cal[k], n_ev[k],
-                                  f.protocol))
+            rows.append(
+                _cell_row(ctx, model, f.protocol, m, f.dataset, auc_fit[k], scores, n_cal[k], n_ev[k], f.protocol)
+            )
     return rows
 
 
@@ -393,8 +418,20 @@ def indata_fits(ctx, s, i, *, grid=True, n_bins=None):
         groups = np.repeat(np.arange(R), n_test)
         ep, en = stacked_counts(invd[rows_.ravel()], yd[rows_.ravel()], groups, len(xd), R, presorted=True)
         lbfgs = lbfgs_params([(sd[t], yd[t]) for t in trains[ch]], ctx.class_weight) if lbfgs_needed else None
-        conf, binned = block_tables(xd, full_pos - ep, full_neg - en, ep, en, methods, ctx.class_weight, init=init,
-                                     reference=ctx.reference, lbfgs=lbfgs, grid=grid, n_bins=n_bins)
+        conf, binned = block_tables(
+            xd,
+            full_pos - ep,
+            full_neg - en,
+            ep,
+            en,
+            methods,
+            ctx.class_weight,
+            init=init,
+            reference=ctx.reference,
+            lbfgs=lbfgs,
+            grid=grid,
+            n_bins=n_bins,
+        )
         for m in methods:
             if grid:
                 acc[m].append(np.stack(conf[m], axis=1))
@@ -417,7 +454,18 @@ def _indata_rows(ctx, model, auc, indata_cells):
     return rows
 
 
-_COLUMNS = ["protocol", "method", "dataset", "domain", "model", "auc", *SCORES, "n_calibration", "n_evaluation", "calibration"]
+_COLUMNS = [
+    "protocol",
+    "method",
+    "dataset",
+    "domain",
+    "model",
+    "auc",
+    *SCORES,
+    "n_calibration",
+    "n_evaluation",
+    "calibration",
+]
 
 
 def check_grid_args(bench, protocols, methods, class_weight, n_repeats, random_state, reference=None):
@@ -474,12 +522,22 @@ def check_n_jobs(n_jobs: int) -> int:
     return int(n_jobs)
 
 
-def point_grid(bench: Benchmark, protocols: Sequence[str], methods: Sequence[str], *, class_weight: str | None,
-               n_repeats: int, seed: int | None, n_jobs: int, reference: str | None = None) -> pd.DataFrame:
+def point_grid(
+    bench: Benchmark,
+    protocols: Sequence[str],
+    methods: Sequence[str],
+    *,
+    class_weight: str | None,
+    n_repeats: int,
+    seed: int | None,
+    n_jobs: int,
+    reference: str | None = None,
+) -> pd.DataFrame:
     """The grid of :func:`~beyondauc.expected_accuracy_grid` without intervals, arguments already checked."""
     warn_single_class(bench)
-    ctx = grid_context(bench, protocols, methods, class_weight=class_weight, n_repeats=n_repeats, seed=seed,
-                        reference=reference)
+    ctx = grid_context(
+        bench, protocols, methods, class_weight=class_weight, n_repeats=n_repeats, seed=seed, reference=reference
+    )
     rows = []
     # the grid's matrix products are small: BLAS threads cost more than they give
     with one_blas_thread():
@@ -503,9 +561,17 @@ def warn_single_class(bench):
 def grid_context(bench, protocols, methods, *, class_weight, n_repeats, seed, reference):
     """The :class:`_Context` of a benchmark's grid (arguments already checked)."""
     return Context(
-        y=bench.labels(), codes=bench.dataset_codes(), offsets=bench._offsets, datasets=bench.datasets,
-        domains=dict(bench.domains), protocols=tuple(protocols), methods=tuple(methods),
-        plans={p: protocol_plan(bench, p) for p in protocols}, class_weight=class_weight, n_repeats=n_repeats, seed=seed,
+        y=bench.labels(),
+        codes=bench.dataset_codes(),
+        offsets=bench._offsets,
+        datasets=bench.datasets,
+        domains=dict(bench.domains),
+        protocols=tuple(protocols),
+        methods=tuple(methods),
+        plans={p: protocol_plan(bench, p) for p in protocols},
+        class_weight=class_weight,
+        n_repeats=n_repeats,
+        seed=seed,
         reference=reference,
     )
 
@@ -543,5 +609,7 @@ def auc_table(bench: Benchmark) -> pd.DataFrame:
         x, inv, _, _ = grid_counts(y, bench.scores(model))
         pos, neg = stacked_counts(inv, y, codes, len(x), D)
         auc = auc_from_counts(pos, neg)
-        rows += [dict(dataset=d, domain=bench.domains.get(d), model=model, auc=float(a)) for d, a in zip(bench.datasets, auc)]
+        rows += [
+            dict(dataset=d, domain=bench.domains.get(d), model=model, auc=float(a)) for d, a in zip(bench.datasets, auc)
+        ]
     return pd.DataFrame(rows, columns=["dataset", "domain", "model", "auc"])

@@ -107,6 +107,7 @@ COUNTS_CACHE_BYTES = 512 * 2**20  # keep a process's drawn counts while they fit
 
 # -- the engine ---------------------------------------------------------------------
 
+
 class ReplicateCounts:
     """Replicates ``start:stop`` of a bootstrap, as per-example counts given, or drawn grid by grid when asked.
 
@@ -136,19 +137,29 @@ class ReplicateCounts:
     def examples(self):
         """The per-example counts (R, n), drawn once."""
         if self.W is None:
-            self.W = bootstrap_counts(self.strata, self.n_bootstrap, random_state=self.random_state,
-                                      start=self.start, stop=self.stop)
+            self.W = bootstrap_counts(
+                self.strata, self.n_bootstrap, random_state=self.random_state, start=self.start, stop=self.stop
+            )
         return self.W
 
     def grids(self, per, inverse, y, n_values, *, groups=None, n_groups=1):
         """Yield the (positive, negative) per-value counts of each ``per`` replicates in turn."""
         if self.W is not None:
             for c0 in range(0, len(self), per):
-                yield grid_weights(self.W[c0:c0 + per], inverse, y, n_values, groups=groups, n_groups=n_groups)
+                yield grid_weights(self.W[c0 : c0 + per], inverse, y, n_values, groups=groups, n_groups=n_groups)
             return
         chunks = [(c0, min(c0 + per, self.stop)) for c0 in range(self.start, self.stop, per)]
-        yield from grid_count_chunks(self.strata, inverse, y, n_values, self.n_bootstrap, chunks,
-                                     random_state=self.random_state, groups=groups, n_groups=n_groups)
+        yield from grid_count_chunks(
+            self.strata,
+            inverse,
+            y,
+            n_values,
+            self.n_bootstrap,
+            chunks,
+            random_state=self.random_state,
+            groups=groups,
+            n_groups=n_groups,
+        )
 
 
 class ModelBoot:
@@ -197,7 +208,7 @@ class ModelBoot:
             if tests is None:
                 ind[i] = None
                 continue
-            tests = tests[:min(ctx.n_repeats, BOOTSTRAP_REPEATS)]
+            tests = tests[: min(ctx.n_repeats, BOOTSTRAP_REPEATS)]
             R, n_test = tests.shape
             yd = y[lo:hi]
             xd, invd, fp, fn = grid_counts(yd, s[lo:hi])
@@ -210,12 +221,35 @@ class ModelBoot:
             if "logistic" in methods:
                 wp, wn = class_weighted(fp[None], fn[None], class_weight)
                 init_d = logistic_params(xd, wp, wn, standardize=std_d, counts=(fp + fn)[None])
-            ind[i] = dict(lo=lo, hi=hi, xd=xd, R=R, md=md, ev=ev_ind, full=full_ind, std=std_d, init=init_d,
-                          n_test=n_test)
+            ind[i] = dict(
+                lo=lo, hi=hi, xd=xd, R=R, md=md, ev=ev_ind, full=full_ind, std=std_d, init=init_d, n_test=n_test
+            )
         self.__dict__.update(
-            y=y, codes=codes, methods=methods, class_weight=class_weight, D=D, m=m, std=std, local_col=local_col,
-            first_col=first_col, n_local=n_local, grids=grids, fits=fits, F=F, G_cal=G_cal, G_ev=G_ev, empty=empty,
-            fast=fast, slow=slow, xg=xg, fast_ds=fast_ds, init=init, init_ds=init_ds, indata=indata, ind=ind)
+            y=y,
+            codes=codes,
+            methods=methods,
+            class_weight=class_weight,
+            D=D,
+            m=m,
+            std=std,
+            local_col=local_col,
+            first_col=first_col,
+            n_local=n_local,
+            grids=grids,
+            fits=fits,
+            F=F,
+            G_cal=G_cal,
+            G_ev=G_ev,
+            empty=empty,
+            fast=fast,
+            slow=slow,
+            xg=xg,
+            fast_ds=fast_ds,
+            init=init,
+            init_ds=init_ds,
+            indata=indata,
+            ind=ind,
+        )
 
     def run(self, W):
         """Replicate values of every cell for the replicates ``W`` (:class:`ReplicateCounts`).
@@ -242,8 +276,10 @@ class ModelBoot:
         # slow fits hold (fits x grid) counts per replicate; the fast path only the grid and local columns
         per = max(1, _CELLS // max(1, (F + 1) * m) if slow else _FAST_CELLS // max(1, m + self.n_local))
         local = W.grids(per, self.local_col, y, self.n_local)
-        grids = [W.grids(per, invg, y, len(xgr), groups=codes, n_groups=D) if slow and meths else None
-                 for xgr, invg, meths in self.grids]
+        grids = [
+            W.grids(per, invg, y, len(xgr), groups=codes, n_groups=D) if slow and meths else None
+            for xgr, invg, meths in self.grids
+        ]
         for c0 in range(0, len(W), per):
             Pl, Nl = next(local)
             Rc = len(Pl)
@@ -275,7 +311,7 @@ class ModelBoot:
         R, md = d["R"], d["md"]
         per_d = max(1, _CELLS // max(1, R * md))
         for c0 in range(0, len(W), per_d):
-            Wd = W_ex[c0:c0 + per_d, d["lo"]:d["hi"]].astype(np.float64)
+            Wd = W_ex[c0 : c0 + per_d, d["lo"] : d["hi"]].astype(np.float64)
             Rc = len(Wd)
             r = slice(c0, c0 + Rc)
             ep = np.asarray((d["ev"][0].T @ Wd.T).T).reshape(Rc, R, md)
@@ -284,8 +320,9 @@ class ModelBoot:
             fneg = np.asarray((d["full"][1].T @ Wd.T).T)[:, None, :]
             cp, cn = (fpos - ep).reshape(Rc * R, md), (fneg - en).reshape(Rc * R, md)
             ep, en = ep.reshape(Rc * R, md), en.reshape(Rc * R, md)
-            rows_init = None if d["init"] is None else (np.repeat(d["init"][0], Rc * R),
-                                                        np.repeat(d["init"][1], Rc * R))
+            rows_init = (
+                None if d["init"] is None else (np.repeat(d["init"][0], Rc * R), np.repeat(d["init"][1], Rc * R))
+            )
             sc = fit_rows(d["xd"], cp, cn, ep, en, self.methods, self.class_weight, rows_init, d["std"])
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", RuntimeWarning)  # a score undefined in every repeat
@@ -332,8 +369,9 @@ class _Runner:
     def counts(self, b0, b1):
         W = self._counts.get((b0, b1))
         if W is None:
-            W = ReplicateCounts(self.bctx.strata, self.bctx.n_bootstrap, self.bctx.boot_seed, b0, b1,
-                                clusters=self.bctx.clusters)
+            W = ReplicateCounts(
+                self.bctx.strata, self.bctx.n_bootstrap, self.bctx.boot_seed, b0, b1, clusters=self.bctx.clusters
+            )
             if self._keep:
                 self._counts[(b0, b1)] = W
         return W
@@ -385,6 +423,7 @@ def _map_tasks(bctx, scores, n_jobs):
 
 # -- ranks ----------------------------------------------------------------------------
 
+
 def ranks(values):
     """Ranks along the last axis: 1 = highest, ties share the best rank, NaN stays NaN."""
     v = np.asarray(values, dtype=float)
@@ -415,6 +454,7 @@ def nanmean_quiet(a, axis):
 
 # -- the result -----------------------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class GridBootstrap:
     """Bootstrap replicates of an expected-accuracy grid (see :func:`bootstrap_grid`).
@@ -443,8 +483,10 @@ class GridBootstrap:
     def __repr__(self) -> str:
         p = list(pd.unique(self.grid["protocol"]))
         meth = list(pd.unique(self.grid["method"]))
-        return (f"GridBootstrap(n_bootstrap={self.n_bootstrap}, confidence_level={self.confidence_level}, "
-                f"protocols={p}, methods={meth}, cells={len(self.grid)})")
+        return (
+            f"GridBootstrap(n_bootstrap={self.n_bootstrap}, confidence_level={self.confidence_level}, "
+            f"protocols={p}, methods={meth}, cells={len(self.grid)})"
+        )
 
     def _repr_html_(self) -> str:
         import html
@@ -495,11 +537,21 @@ class GridBootstrap:
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore", RuntimeWarning)
                     se = np.nanstd(reps, axis=0, ddof=1)
-                parts.append(pd.DataFrame({
-                    "protocol": p, "method": meth, "dataset": np.repeat(datasets, len(models)),
-                    "model": np.tile(models, len(datasets)), "score": v, "estimate": point.ravel(),
-                    "low": low.ravel(), "high": high.ravel(), "standard_error": se.ravel(),
-                }))
+                parts.append(
+                    pd.DataFrame(
+                        {
+                            "protocol": p,
+                            "method": meth,
+                            "dataset": np.repeat(datasets, len(models)),
+                            "model": np.tile(models, len(datasets)),
+                            "score": v,
+                            "estimate": point.ravel(),
+                            "low": low.ravel(),
+                            "high": high.ravel(),
+                            "standard_error": se.ravel(),
+                        }
+                    )
+                )
         return pd.concat(parts, ignore_index=True)
 
     def rank_stability(self, protocol: str, method: str, *, score: str = "accuracy") -> pd.DataFrame:
@@ -543,13 +595,24 @@ class GridBootstrap:
         p = np.where(np.isfinite(ch_p), p, np.nan)
         p_value = np.where(np.isfinite(ch_p), np.minimum(1.0, 2 * tail), np.nan)
         n = len(models)
-        out = pd.DataFrame({
-            "dataset": np.repeat(datasets, n), "model": np.tile(models, len(datasets)),
-            "auc_rank": ra_p.ravel(), "auc_rank_low": ra_lo.ravel(), "auc_rank_high": ra_hi.ravel(),
-            "rank": rs_p.ravel(), "rank_low": rs_lo.ravel(), "rank_high": rs_hi.ravel(),
-            "change": ch_p.ravel(), "change_low": ch_lo.ravel(), "change_high": ch_hi.ravel(),
-            "sign_share": p.ravel(), "p_value": p_value.ravel(), "p_change": p.ravel(),
-        })
+        out = pd.DataFrame(
+            {
+                "dataset": np.repeat(datasets, n),
+                "model": np.tile(models, len(datasets)),
+                "auc_rank": ra_p.ravel(),
+                "auc_rank_low": ra_lo.ravel(),
+                "auc_rank_high": ra_hi.ravel(),
+                "rank": rs_p.ravel(),
+                "rank_low": rs_lo.ravel(),
+                "rank_high": rs_hi.ravel(),
+                "change": ch_p.ravel(),
+                "change_low": ch_lo.ravel(),
+                "change_high": ch_hi.ravel(),
+                "sign_share": p.ravel(),
+                "p_value": p_value.ravel(),
+                "p_change": p.ravel(),
+            }
+        )
         out["significant"] = (out["change"] != 0) & (out["p_value"] <= 1 - lvl)
         return out
 
@@ -590,12 +653,20 @@ class GridBootstrap:
         matrix[:, a[once], b[once]] = holm_adjust(pvalue[:, once].ravel(), groups=family.ravel()).reshape(family.shape)
         matrix[:, b[once], a[once]] = matrix[:, a[once], b[once]]
         holm = matrix[:, a, b]
-        return pd.DataFrame({
-            "dataset": np.repeat(datasets, k), "model": np.tile(names[a], len(datasets)),
-            "other": np.tile(names[b], len(datasets)), "difference": diff_p.ravel(), "low": low.ravel(),
-            "high": high.ravel(), "p_better": p_better.ravel(), "p_tie": p_tie.ravel(), "pvalue": pvalue.ravel(),
-            "pvalue_holm": holm.ravel(),
-        })
+        return pd.DataFrame(
+            {
+                "dataset": np.repeat(datasets, k),
+                "model": np.tile(names[a], len(datasets)),
+                "other": np.tile(names[b], len(datasets)),
+                "difference": diff_p.ravel(),
+                "low": low.ravel(),
+                "high": high.ravel(),
+                "p_better": p_better.ravel(),
+                "p_tie": p_tie.ravel(),
+                "pvalue": pvalue.ravel(),
+                "pvalue_holm": holm.ravel(),
+            }
+        )
 
     def kendall(self, protocol: str, method: str, *, score: str = "accuracy") -> pd.DataFrame:
         """Kendall's tau-b between the AUC and ``score`` rankings, with a percentile interval.
@@ -616,10 +687,16 @@ class GridBootstrap:
         valid = np.isfinite(tau_r)
         with np.errstate(invalid="ignore", divide="ignore"):
             below = ((tau_r < 1) & valid).sum(axis=0) / valid.sum(axis=0)
-        return pd.DataFrame({
-            "dataset": datasets, "tau": tau_p, "tau_low": low, "tau_high": high, "p_tau_below_1": below,
-            "n_models": (np.isfinite(auc_p) & np.isfinite(sc_p)).sum(axis=1),
-        })
+        return pd.DataFrame(
+            {
+                "dataset": datasets,
+                "tau": tau_p,
+                "tau_low": low,
+                "tau_high": high,
+                "p_tau_below_1": below,
+                "n_models": (np.isfinite(auc_p) & np.isfinite(sc_p)).sum(axis=1),
+            }
+        )
 
 
 def with_intervals(grid, replicates, confidence_level):
@@ -668,15 +745,28 @@ def combine_bootstraps(boots: Sequence[GridBootstrap], bench: Benchmark) -> Grid
     order = grid.pop("_row").to_numpy()
     reps = np.concatenate([b.replicates for b in boots], axis=1)[:, order]
     b = boots[0]
-    return GridBootstrap(grid=grid, replicates=reps, n_bootstrap=b.n_bootstrap,
-                         confidence_level=b.confidence_level, random_state=b.random_state)
+    return GridBootstrap(
+        grid=grid,
+        replicates=reps,
+        n_bootstrap=b.n_bootstrap,
+        confidence_level=b.confidence_level,
+        random_state=b.random_state,
+    )
 
 
 @each_model_view(combine=combine_bootstraps)
 def bootstrap_grid(
-    bench: Benchmark, *, protocols: str | Sequence[str] | None = None, methods: str | Sequence[str] = METHODS,
-    n_bootstrap: int = 1000, confidence_level: float = 0.95, class_weight: str | None = None, n_repeats: int = 100,
-    random_state: int | None = 0, n_jobs: int = 1, cells: int | None = None,
+    bench: Benchmark,
+    *,
+    protocols: str | Sequence[str] | None = None,
+    methods: str | Sequence[str] = METHODS,
+    n_bootstrap: int = 1000,
+    confidence_level: float = 0.95,
+    class_weight: str | None = None,
+    n_repeats: int = 100,
+    random_state: int | None = 0,
+    n_jobs: int = 1,
+    cells: int | None = None,
 ) -> GridBootstrap:
     """Stratified, paired bootstrap of the expected-accuracy grid, refitting every calibrator.
 
@@ -732,20 +822,31 @@ def bootstrap_grid(
     ['sign_share', 'p_value', 'p_change', 'significant']
     """
     protocols, methods, seed, n_bootstrap, confidence_level = checked(
-        bench, protocols, methods, class_weight, n_repeats, random_state, n_bootstrap, confidence_level)
+        bench, protocols, methods, class_weight, n_repeats, random_state, n_bootstrap, confidence_level
+    )
     n_jobs = check_n_jobs(n_jobs)
-    grid = point_grid(bench, protocols, methods, class_weight=class_weight, n_repeats=n_repeats, seed=seed,
-                      n_jobs=n_jobs)
-    bctx = boot_context(bench, protocols, methods, class_weight, n_repeats, seed, n_bootstrap,
-                         cells=check_cells(cells))
+    grid = point_grid(
+        bench, protocols, methods, class_weight=class_weight, n_repeats=n_repeats, seed=seed, n_jobs=n_jobs
+    )
+    bctx = boot_context(bench, protocols, methods, class_weight, n_repeats, seed, n_bootstrap, cells=check_cells(cells))
     with threadpool_limits(limits=1, user_api="blas"), warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         scores = np.stack([bench.scores(model) for model in bench.models], axis=1)
-        reps = replicate_array(grid, n_bootstrap, ((bench.models[j], b0, b1, {
-            (p, meth, bench.datasets[i]): v for (p, meth, i), v in cells.items()})
-            for j, b0, b1, cells in _map_tasks(bctx, scores, n_jobs)))
-    return GridBootstrap(grid=with_intervals(grid, reps, confidence_level), replicates=reps,
-                         n_bootstrap=n_bootstrap, confidence_level=confidence_level, random_state=random_state)
+        reps = replicate_array(
+            grid,
+            n_bootstrap,
+            (
+                (bench.models[j], b0, b1, {(p, meth, bench.datasets[i]): v for (p, meth, i), v in cells.items()})
+                for j, b0, b1, cells in _map_tasks(bctx, scores, n_jobs)
+            ),
+        )
+    return GridBootstrap(
+        grid=with_intervals(grid, reps, confidence_level),
+        replicates=reps,
+        n_bootstrap=n_bootstrap,
+        confidence_level=confidence_level,
+        random_state=random_state,
+    )
 
 
 def checked(bench, protocols, methods, class_weight, n_repeats, random_state, n_bootstrap, confidence_level):
@@ -761,14 +862,28 @@ def checked(bench, protocols, methods, class_weight, n_repeats, random_state, n_
 def boot_context(bench, protocols, methods, class_weight, n_repeats, seed, n_bootstrap, *, cells=None):
     """The bootstrap's context of ``bench`` (its strata: dataset and class; an answers benchmark's: dataset)."""
     ctx = Context(
-        y=bench.labels(), codes=bench.dataset_codes(), offsets=bench._offsets, datasets=bench.datasets,
-        domains=dict(bench.domains), protocols=tuple(protocols), methods=tuple(methods),
-        plans={p: protocol_plan(bench, p) for p in protocols}, class_weight=class_weight, n_repeats=n_repeats, seed=seed,
+        y=bench.labels(),
+        codes=bench.dataset_codes(),
+        offsets=bench._offsets,
+        datasets=bench.datasets,
+        domains=dict(bench.domains),
+        protocols=tuple(protocols),
+        methods=tuple(methods),
+        plans={p: protocol_plan(bench, p) for p in protocols},
+        class_weight=class_weight,
+        n_repeats=n_repeats,
+        seed=seed,
     )
     # answers: the class is per model, so every model resamples the same examples within datasets (paired)
     strata = strata_of(ctx.codes) if bench.kind == "answers" else strata_of(ctx.codes, ctx.y)
-    return BootContext(base=ctx, strata=strata, n_bootstrap=n_bootstrap, boot_seed=seed, cells=cells,
-                        clusters=bench.items() if bench.repeated else None)
+    return BootContext(
+        base=ctx,
+        strata=strata,
+        n_bootstrap=n_bootstrap,
+        boot_seed=seed,
+        cells=cells,
+        clusters=bench.items() if bench.repeated else None,
+    )
 
 
 def replicate_array(grid, n_bootstrap, pieces):

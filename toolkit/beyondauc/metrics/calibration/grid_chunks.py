@@ -113,9 +113,18 @@ def replicate_ranges(n_bootstrap: int, *, n_models: int, workers: int) -> list[t
 
 
 def bootstrap_grid_chunk(
-    bench: Benchmark, *, start: int, stop: int, protocols: str | Sequence[str] | None = None,
-    methods: str | Sequence[str] = METHODS, n_bootstrap: int = 1000, confidence_level: float = 0.95,
-    class_weight: str | None = None, n_repeats: int = 100, random_state: int | None = 0, cells: int | None = None,
+    bench: Benchmark,
+    *,
+    start: int,
+    stop: int,
+    protocols: str | Sequence[str] | None = None,
+    methods: str | Sequence[str] = METHODS,
+    n_bootstrap: int = 1000,
+    confidence_level: float = 0.95,
+    class_weight: str | None = None,
+    n_repeats: int = 100,
+    random_state: int | None = 0,
+    cells: int | None = None,
 ) -> GridChunk:
     """Replicates ``start:stop`` of ``bootstrap_grid(bench, ...)``, and its point grid when ``start`` is 0.
 
@@ -139,17 +148,33 @@ def bootstrap_grid_chunk(
     True
     """
     protocols, methods, seed, n_bootstrap, confidence_level = checked(
-        bench, protocols, methods, class_weight, n_repeats, random_state, n_bootstrap, confidence_level)
-    if not (isinstance(start, (int, np.integer)) and isinstance(stop, (int, np.integer))
-            and 0 <= start < stop <= n_bootstrap):
-        raise ValueError(f"`start`, `stop` must be ints with 0 <= start < stop <= n_bootstrap ({n_bootstrap}), "
-                         f"got {start!r}, {stop!r}")
+        bench, protocols, methods, class_weight, n_repeats, random_state, n_bootstrap, confidence_level
+    )
+    if not (
+        isinstance(start, (int, np.integer))
+        and isinstance(stop, (int, np.integer))
+        and 0 <= start < stop <= n_bootstrap
+    ):
+        raise ValueError(
+            f"`start`, `stop` must be ints with 0 <= start < stop <= n_bootstrap ({n_bootstrap}), "
+            f"got {start!r}, {stop!r}"
+        )
     args = (tuple(protocols), tuple(methods), class_weight, n_repeats, seed, n_bootstrap, check_cells(cells))
     grid = None
     if start == 0:  # an answers benchmark: each model's view (its labels are that model's correctness)
         parts = [bench] if bench.kind != "answers" else [bench.model_view(m) for m in bench.models]
-        grid = sort_like(pd.concat([point_grid(x, protocols, methods, class_weight=class_weight, n_repeats=n_repeats,
-                                               seed=seed, n_jobs=1) for x in parts], ignore_index=True), bench)
+        grid = sort_like(
+            pd.concat(
+                [
+                    point_grid(
+                        x, protocols, methods, class_weight=class_weight, n_repeats=n_repeats, seed=seed, n_jobs=1
+                    )
+                    for x in parts
+                ],
+                ignore_index=True,
+            ),
+            bench,
+        )
     cells = {}
     with threadpool_limits(limits=1, user_api="blas"), warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
@@ -167,8 +192,16 @@ def bootstrap_grid_chunk(
                 for (p, meth, i), values in boot.run(W).items():
                     cells.setdefault((p, meth, bench.datasets[i], m), []).append(values)
     cells = {k: np.concatenate(v) for k, v in cells.items()}
-    return GridChunk(start=int(start), stop=int(stop), models=tuple(bench.models), cells=cells, grid=grid,
-                     n_bootstrap=n_bootstrap, confidence_level=confidence_level, random_state=random_state)
+    return GridChunk(
+        start=int(start),
+        stop=int(stop),
+        models=tuple(bench.models),
+        cells=cells,
+        grid=grid,
+        n_bootstrap=n_bootstrap,
+        confidence_level=confidence_level,
+        random_state=random_state,
+    )
 
 
 SETUPS: OrderedDict = OrderedDict()
@@ -224,16 +257,23 @@ def join_grid_chunks(chunks: Sequence[GridChunk], bench: Benchmark) -> GridBoots
     covered: dict[Any, np.ndarray] = {}
     for c in chunks:
         if (c.n_bootstrap, c.confidence_level, c.random_state) != (B, first.confidence_level, first.random_state):
-            raise ValueError("`chunks` come from different bootstraps (n_bootstrap, confidence_level or "
-                             "random_state differ)")
+            raise ValueError(
+                "`chunks` come from different bootstraps (n_bootstrap, confidence_level or random_state differ)"
+            )
         for model in c.models:
-            covered.setdefault(model, np.zeros(B, dtype=np.int64))[c.start:c.stop] += 1
+            covered.setdefault(model, np.zeros(B, dtype=np.int64))[c.start : c.stop] += 1
     bad = sorted(m for m in bench.models if m not in covered or (covered[m] != 1).any())
     if bad:
         raise ValueError(f"the chunks of model(s) {bad} do not cover replicates 0 to {B} once each")
     grid = sort_like(pd.concat([c.grid for c in chunks if c.grid is not None], ignore_index=True), bench)
-    pieces = ((m, c.start, c.stop, {k[:3]: v for k, v in c.cells.items() if k[3] == m})
-              for c in chunks for m in c.models)
+    pieces = (
+        (m, c.start, c.stop, {k[:3]: v for k, v in c.cells.items() if k[3] == m}) for c in chunks for m in c.models
+    )
     reps = replicate_array(grid, B, pieces)
-    return GridBootstrap(grid=with_intervals(grid, reps, first.confidence_level), replicates=reps, n_bootstrap=B,
-                         confidence_level=first.confidence_level, random_state=first.random_state)
+    return GridBootstrap(
+        grid=with_intervals(grid, reps, first.confidence_level),
+        replicates=reps,
+        n_bootstrap=B,
+        confidence_level=first.confidence_level,
+        random_state=first.random_state,
+    )

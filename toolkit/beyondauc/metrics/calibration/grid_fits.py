@@ -38,6 +38,7 @@ LOGISTIC_STEPS = 2  # Newton steps of a replicate's logistic fit from its cell's
 
 # -- the engine ---------------------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class BootContext:
     base: Context
@@ -72,8 +73,9 @@ def fit_rows(x, cp, cn, ep, en, methods, class_weight, init, standardize):
     raw-score fit: 2e-5 on the TRUE-sized benchmark, where no decision of 14
     million differed.)
     """
-    conf = run_fits(x, cp, cn, ep, en, methods, class_weight, init=init, standardize=standardize,
-                     max_iter=LOGISTIC_STEPS)
+    conf = run_fits(
+        x, cp, cn, ep, en, methods, class_weight, init=init, standardize=standardize, max_iter=LOGISTIC_STEPS
+    )
     return np.stack([_cell_scores(conf[m]) for m in methods])
 
 
@@ -142,6 +144,7 @@ def segment_auc(P, N, first_col, D):
 def indicator(rows, cols, y, n_rows, n_cols):
     """Sparse 0/1 matrices (positives, negatives) mapping examples to columns."""
     import scipy.sparse as sp
+
     y = np.asarray(y).astype(bool)
     out = []
     for mask in (y, ~y):
@@ -170,8 +173,11 @@ def xdomain_ok(fits, sizes, D, class_weight):
     if class_weight is not None or D < 2 or (sizes == 0).any():
         return []  # no fit on the fast path (one dataset: no other to calibrate on)
     everything = set(range(D))
-    return [k for k, f in enumerate(fits)
-            if tuple(f.evl) == (f.dataset,) and set(f.cal) == everything - {f.dataset} and len(f.cal) == D - 1]
+    return [
+        k
+        for k, f in enumerate(fits)
+        if tuple(f.evl) == (f.dataset,) and set(f.cal) == everything - {f.dataset} and len(f.cal) == D - 1
+    ]
 
 
 class XGrid:
@@ -194,7 +200,7 @@ class XGrid:
         idx = np.empty((D, self.m), dtype=np.int64)
         pos = np.arange(self.m)
         for k in range(D):
-            gk = g[starts[k]:starts[k + 1]]
+            gk = g[starts[k] : starts[k + 1]]
             idx[k] = self.pad_off[k] + np.searchsorted(gk, pos, side="right")
         self.idx = idx
         self.pad_end = self.pad_off + np.diff(starts)
@@ -295,8 +301,10 @@ def _stump_block_bounds(c):
     cp, cn = c.at(np.arange(R)[:, None, None], np.arange(D)[None, :, None], np.minimum(jb, m - 1))
     P3, N3 = c.TPk[..., None], c.TNk[..., None]
     alo, ahi, blo, bhi = cp[..., :nb], cp[..., nb:], cn[..., :nb], cn[..., nb:]
-    ub = np.maximum(np.maximum(_stump_gain_ub(alo, blo, P3, N3), _stump_gain_ub(alo, bhi, P3, N3)),
-                    np.maximum(_stump_gain_ub(ahi, blo, P3, N3), _stump_gain_ub(ahi, bhi, P3, N3)))
+    ub = np.maximum(
+        np.maximum(_stump_gain_ub(alo, blo, P3, N3), _stump_gain_ub(alo, bhi, P3, N3)),
+        np.maximum(_stump_gain_ub(ahi, blo, P3, N3), _stump_gain_ub(ahi, bhi, P3, N3)),
+    )
     total = c.TPk + c.TNk
     ub = ub - total[..., None]  # bound on scikit-learn's proxy (gain minus the total)
     margin = 1e-9 * (total + 1.0)
@@ -543,8 +551,7 @@ def xdomain_logistic_params(xg, Pl, Nl, cal_rows, init, std):
     if rows1.size:
         cp, cn = cal_rows(rows1)
         kq = rows1 % D
-        a, b = logistic_params(xg.x, cp, cn, init=(i0[kq], c0[kq]), standardize=std,
-                               max_iter=LOGISTIC_STEPS)
+        a, b = logistic_params(xg.x, cp, cn, init=(i0[kq], c0[kq]), standardize=std, max_iter=LOGISTIC_STEPS)
         intercept.ravel()[rows1], coef.ravel()[rows1] = a, b
     return intercept, coef, tpos, tneg
 
@@ -558,7 +565,7 @@ def _xdomain_logistic(xg, Pl, Nl, cal_rows, init, std):
     pred = np.empty(Pl.shape, dtype=bool)
     for k in range(len(xg.starts)):  # a loop over datasets: each local column at its own dataset's fit
         a, b = xg.bounds[k], xg.bounds[k + 1]
-        pred[:, a:b] = xg.x_loc[None, a:b] * coef[:, k:k + 1] + intercept[:, k:k + 1] > 0
+        pred[:, a:b] = xg.x_loc[None, a:b] * coef[:, k : k + 1] + intercept[:, k : k + 1] > 0
     return _override_local(pred, _single_rows(tpos, tneg), xg.code)
 
 
@@ -621,8 +628,6 @@ def _xdomain_isotonic(xg, cal_rows):
     per_r = max(1, per // D)
     for r0 in range(0, R, per_r):
         r1 = min(R, r0 + per_r)
-        pred = fit_predict_isotonic(xg.x, cp[r0 * D:r1 * D], cn[r0 * D:r1 * D], integer=True)
+        pred = fit_predict_isotonic(xg.x, cp[r0 * D : r1 * D], cn[r0 * D : r1 * D], integer=True)
         out[r0:r1] = pred.reshape(r1 - r0, D * m)[:, flat]
     return out
-
-

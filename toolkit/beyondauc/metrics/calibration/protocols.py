@@ -143,8 +143,9 @@ def grid_protocols(bench: Benchmark, protocols: str | Sequence[str] | None = Non
     return [p for p in PROTOCOLS if p not in left]
 
 
-def grid_choices(bench: Benchmark, protocols: str | Sequence[str] | None,
-                 methods: str | Sequence[str]) -> tuple[list[str], list[str]]:
+def grid_choices(
+    bench: Benchmark, protocols: str | Sequence[str] | None, methods: str | Sequence[str]
+) -> tuple[list[str], list[str]]:
     """The protocols (:func:`grid_protocols`) and methods of a grid, each a list without repeats, in order.
 
     Examples

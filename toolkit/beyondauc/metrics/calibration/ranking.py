@@ -42,6 +42,7 @@ def rank(values):
 
     Returns a pandas ``Int64`` array."""
     from scipy.stats import rankdata
+
     values = np.asarray(values, dtype=float)
     out = np.zeros(len(values), dtype=np.int64)
     ok = np.isfinite(values)
@@ -103,25 +104,33 @@ def rank_table(results: pd.DataFrame, *, score: str = "accuracy") -> pd.DataFram
     table = pd.concat([wide, mean.to_frame(MEAN).T])
     values = table.to_numpy(dtype=float)
     ranks = np.concatenate([rank(row) for row in values])
-    return pd.DataFrame({
-        "dataset": np.repeat(np.asarray(datasets + [MEAN], dtype=object), len(models)),
-        "model": np.tile(np.asarray(models, dtype=object), len(table)),
-        "value": values.ravel(),
-        "rank": pd.array(ranks, dtype=RANK_DTYPE),
-    })
+    return pd.DataFrame(
+        {
+            "dataset": np.repeat(np.asarray(datasets + [MEAN], dtype=object), len(models)),
+            "model": np.tile(np.asarray(models, dtype=object), len(table)),
+            "value": values.ravel(),
+            "rank": pd.array(ranks, dtype=RANK_DTYPE),
+        }
+    )
 
 
 def _check_bootstrap_for(results, bootstrap):
     """(protocol, method) of ``results`` in ``bootstrap``; one-line error otherwise."""
     if not isinstance(bootstrap, GridBootstrap):
-        raise ValueError(f"`bootstrap` must be a GridBootstrap (see bootstrap_grid) or None, got {type(bootstrap).__name__}")
+        raise ValueError(
+            f"`bootstrap` must be a GridBootstrap (see bootstrap_grid) or None, got {type(bootstrap).__name__}"
+        )
     if not {"protocol", "method"} <= set(results.columns):
         raise ValueError("`results` needs `protocol` and `method` columns to be matched with `bootstrap`")
     return results["protocol"].iloc[0], results["method"].iloc[0]
 
 
-def rank_changes(results: pd.DataFrame, *, score: str = "accuracy", bootstrap: GridBootstrap | None = None,
-                 ) -> pd.DataFrame:
+def rank_changes(
+    results: pd.DataFrame,
+    *,
+    score: str = "accuracy",
+    bootstrap: GridBootstrap | None = None,
+) -> pd.DataFrame:
     """Rank of each model by AUC vs by ``score``, per dataset and for the mean.
 
     Parameters
@@ -171,13 +180,27 @@ def rank_changes(results: pd.DataFrame, *, score: str = "accuracy", bootstrap: G
         return out
     protocol, method = _check_bootstrap_for(results, bootstrap)
     st = bootstrap.rank_stability(protocol, method, score=score)
-    extra = ["auc_rank_low", "auc_rank_high", "rank_low", "rank_high", "change_low", "change_high", "sign_share",
-             "p_value", "p_change", "significant"]
+    extra = [
+        "auc_rank_low",
+        "auc_rank_high",
+        "rank_low",
+        "rank_high",
+        "change_low",
+        "change_high",
+        "sign_share",
+        "p_value",
+        "p_change",
+        "significant",
+    ]
     return out.merge(st[["dataset", "model", *extra]], on=["dataset", "model"], how="left")
 
 
-def kendall_tau(results: pd.DataFrame, *, score: str = "accuracy", bootstrap: GridBootstrap | None = None,
-                ) -> pd.DataFrame:
+def kendall_tau(
+    results: pd.DataFrame,
+    *,
+    score: str = "accuracy",
+    bootstrap: GridBootstrap | None = None,
+) -> pd.DataFrame:
     """Kendall's tau-b between the AUC ranking and the ``score`` ranking of the models.
 
     One row per dataset and one for the mean over datasets: ``dataset``,
@@ -197,6 +220,7 @@ def kendall_tau(results: pd.DataFrame, *, score: str = "accuracy", bootstrap: Gr
     0.333
     """
     from scipy.stats import kendalltau
+
     check_results(results, score)
     a = rank_table(results, score="auc")
     s = rank_table(results, score=score)
@@ -248,7 +272,9 @@ def calibration_modes(grid: pd.DataFrame, *, score: str = "accuracy") -> pd.Data
     auc = _means(grid, "auc").groupby("model", sort=False)["auc"].first().reset_index()
     auc = auc.assign(protocol="auc", method="").rename(columns={"auc": "value"})
     parts = []
-    for (p, meth), g in [(("auc", ""), auc)] + list(m.rename(columns={score: "value"}).groupby(["protocol", "method"], sort=False)):
+    for (p, meth), g in [(("auc", ""), auc)] + list(
+        m.rename(columns={score: "value"}).groupby(["protocol", "method"], sort=False)
+    ):
         g = g.copy()
         g["protocol"], g["method"] = p, meth
         g["rank"] = rank(g["value"].to_numpy())
@@ -291,8 +317,12 @@ def best_of_methods(grid: pd.DataFrame, *, score: str = "kappa") -> pd.DataFrame
 
 
 @each_model_view(("model",))
-def score_variance(bench: Benchmark, results: pd.DataFrame | None = None, *, score: str = "accuracy",
-                   ) -> pd.DataFrame:
+def score_variance(
+    bench: Benchmark,
+    results: pd.DataFrame | None = None,
+    *,
+    score: str = "accuracy",
+) -> pd.DataFrame:
     """Variance of each model's scores (the paper's Table 3).
 
     Raw scores are on different scales, so the variance is also given after
@@ -326,15 +356,24 @@ def score_variance(bench: Benchmark, results: pd.DataFrame | None = None, *, sco
         lo, hi = s.min(), s.max()
         scaled = (s - lo) / (hi - lo) if hi > lo else np.zeros_like(s)
         per_ds = pd.Series(scaled).groupby(codes).var(ddof=0).mean()
-        rows.append(dict(model=m, variance=float(s.var()), scaled_variance=float(scaled.var()),
-                         mean_dataset_variance=float(per_ds)))
+        rows.append(
+            dict(
+                model=m,
+                variance=float(s.var()),
+                scaled_variance=float(scaled.var()),
+                mean_dataset_variance=float(per_ds),
+            )
+        )
     out = pd.DataFrame(rows)
     if results is not None:
         ch = rank_changes(results, score=score).query("dataset == @MEAN")[["model", "auc_rank", "rank", "change"]]
         out = out.merge(ch, on="model", how="left")
         change = out["change"]
-        out["group"] = np.select([change.gt(0).fillna(False).to_numpy(dtype=bool),
-                                  change.lt(0).fillna(False).to_numpy(dtype=bool)], ["better", "worse"], "same")
+        out["group"] = np.select(
+            [change.gt(0).fillna(False).to_numpy(dtype=bool), change.lt(0).fillna(False).to_numpy(dtype=bool)],
+            ["better", "worse"],
+            "same",
+        )
     return out
 
 
@@ -348,7 +387,9 @@ def check_clip_quantiles(clip_quantiles):
     try:
         lo, hi = (float(q) for q in clip_quantiles)
     except (TypeError, ValueError):
-        raise ValueError(f"`clip_quantiles` must be None or two quantiles (low, high), got {clip_quantiles!r}") from None
+        raise ValueError(
+            f"`clip_quantiles` must be None or two quantiles (low, high), got {clip_quantiles!r}"
+        ) from None
     if not 0.0 <= lo < hi <= 1.0:
         raise ValueError(f"`clip_quantiles` must satisfy 0 <= low < high <= 1, got {clip_quantiles!r}")
     return lo, hi
@@ -383,10 +424,14 @@ def histogram_range(values, clip_quantiles=CLIP_QUANTILES):
     return lo, hi
 
 
-
 @each_model_view(("model", "dataset"))
-def score_histograms(bench: Benchmark, *, bins: int = 20, models: str | Sequence[str] | None = None,
-                     clip_quantiles: tuple[float, float] | None = CLIP_QUANTILES) -> pd.DataFrame:
+def score_histograms(
+    bench: Benchmark,
+    *,
+    bins: int = 20,
+    models: str | Sequence[str] | None = None,
+    clip_quantiles: tuple[float, float] | None = CLIP_QUANTILES,
+) -> pd.DataFrame:
     """Class-conditional histograms of each model's scores, per dataset and pooled.
 
     Bins are equal-width over each model's score range on the whole benchmark
@@ -453,14 +498,21 @@ def score_histograms(bench: Benchmark, *, bins: int = 20, models: str | Sequence
             with np.errstate(invalid="ignore", divide="ignore"):
                 dens = np.where(sizes > 0, counts / sizes, np.nan)
             k = len(names)  # the rows of each dataset (then "all") in turn, bin by bin
-            parts.append({
-                "model": np.full(k * bins, m, dtype=object if isinstance(m, str) else None),
-                "dataset": np.repeat(np.array(names, dtype=object), bins), "label": np.full(k * bins, label),
-                "bin": np.tile(np.arange(bins), k), "left": np.tile(edges[:-1], k), "right": np.tile(edges[1:], k),
-                "scaled_left": np.tile((edges[:-1] - lo) / (hi - lo), k),
-                "scaled_right": np.tile((edges[1:] - lo) / (hi - lo), k),
-                "count": counts.astype(int).ravel(), "density": dens.ravel(), "clipped": clipped.ravel(),
-            })
+            parts.append(
+                {
+                    "model": np.full(k * bins, m, dtype=object if isinstance(m, str) else None),
+                    "dataset": np.repeat(np.array(names, dtype=object), bins),
+                    "label": np.full(k * bins, label),
+                    "bin": np.tile(np.arange(bins), k),
+                    "left": np.tile(edges[:-1], k),
+                    "right": np.tile(edges[1:], k),
+                    "scaled_left": np.tile((edges[:-1] - lo) / (hi - lo), k),
+                    "scaled_right": np.tile((edges[1:] - lo) / (hi - lo), k),
+                    "count": counts.astype(int).ravel(),
+                    "density": dens.ravel(),
+                    "clipped": clipped.ravel(),
+                }
+            )
     if not parts:
         raise ValueError("No objects to concatenate")  # as concatenating no tables says
     return pd.DataFrame({c: np.concatenate([x[c] for x in parts]) for c in parts[0]})  # made once, not per dataset

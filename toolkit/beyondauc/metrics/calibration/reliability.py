@@ -51,12 +51,23 @@ if TYPE_CHECKING:
 __all__ = ["CalibrationErrors", "calibration_error_table", "expected_calibration_error", "reliability_bins"]
 
 _ECE_COLUMNS = ["protocol", "method", "dataset", "domain", "model", "calibration", "ece", "n_evaluation", "n_nan"]
-_RELIABILITY_COLUMNS = ["protocol", "method", "dataset", "model", "bin", "bin_low", "bin_high", "mean_predicted",
-                        "fraction_positive", "count"]
+_RELIABILITY_COLUMNS = [
+    "protocol",
+    "method",
+    "dataset",
+    "model",
+    "bin",
+    "bin_low",
+    "bin_high",
+    "mean_predicted",
+    "fraction_positive",
+    "count",
+]
 
 
-def expected_calibration_error(y_true: ArrayLike, y_prob: ArrayLike, *, n_bins: int = 15,
-                               pos_label: object = None, strategy: str = "uniform") -> float:
+def expected_calibration_error(
+    y_true: ArrayLike, y_prob: ArrayLike, *, n_bins: int = 15, pos_label: object = None, strategy: str = "uniform"
+) -> float:
     """Expected calibration error over equal-width (or equal-mass) probability bins.
 
     ``ECE = sum_b n_b / n * |mean(y)_b - mean(p)_b|`` over the bins of
@@ -101,8 +112,9 @@ def expected_calibration_error(y_true: ArrayLike, y_prob: ArrayLike, *, n_bins: 
 
     Equal-mass bins {0.1, 0.2} and {0.3, 0.9}: ``|0.5 - 0.15| / 2 + |0.5 - 0.6| / 2``.
     """
-    bins, mean_predicted, fraction_positive, count = reliability_bins(y_true, y_prob, n_bins=n_bins,
-                                                                     pos_label=pos_label, strategy=strategy)
+    bins, mean_predicted, fraction_positive, count = reliability_bins(
+        y_true, y_prob, n_bins=n_bins, pos_label=pos_label, strategy=strategy
+    )
     return ece_from_bins(mean_predicted, fraction_positive, count)
 
 
@@ -112,8 +124,9 @@ def ece_from_bins(mean_predicted, fraction_positive, count):
     return float(np.sum(count * np.abs(np.asarray(fraction_positive) - np.asarray(mean_predicted))) / count.sum())
 
 
-def reliability_bins(y_true: ArrayLike, y_prob: ArrayLike, *, n_bins: int = 15, pos_label: object = None,
-                     strategy: str = "uniform") -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def reliability_bins(
+    y_true: ArrayLike, y_prob: ArrayLike, *, n_bins: int = 15, pos_label: object = None, strategy: str = "uniform"
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The non-empty bins of a reliability diagram, as ``calibration_curve`` forms them.
 
     ``y_true`` and ``strategy`` as in :func:`expected_calibration_error`.
@@ -188,9 +201,20 @@ def _model_bins(ctx, model, s, *, n_bins):
         for m in methods:
             parts = []
             for sl in chunks(len(fits), len(x)):
-                parts.append(probabilities_binned(
-                    x, cal_pos[sl], cal_neg[sl], ev_pos[sl], ev_neg[sl], m, class_weight, n_bins,
-                    reference=ctx.reference, lbfgs=None if lbfgs is None else (lbfgs[0][sl], lbfgs[1][sl])))
+                parts.append(
+                    probabilities_binned(
+                        x,
+                        cal_pos[sl],
+                        cal_neg[sl],
+                        ev_pos[sl],
+                        ev_neg[sl],
+                        m,
+                        class_weight,
+                        n_bins,
+                        reference=ctx.reference,
+                        lbfgs=None if lbfgs is None else (lbfgs[0][sl], lbfgs[1][sl]),
+                    )
+                )
             binned = [np.concatenate([p[j] for p in parts]) for j in range(4)]
             for k, f in enumerate(fits):
                 if cal_pos[k].sum() + cal_neg[k].sum() == 0:  # no calibration data: nothing to bin
@@ -237,27 +261,40 @@ class CalibrationErrors:
     n_bins: int = 15
 
     def __repr__(self) -> str:
-        return (f"CalibrationErrors(n_bins={self.n_bins}, cells={len(self.ece)}, "
-                f"mean_ece={format_number(float(self.ece['ece'].mean()), 4, minus='-')})")
+        return (
+            f"CalibrationErrors(n_bins={self.n_bins}, cells={len(self.ece)}, "
+            f"mean_ece={format_number(float(self.ece['ece'].mean()), 4, minus='-')})"
+        )
 
     def _repr_html_(self) -> str:
         summary = self.ece.pivot_table(index="model", columns=["protocol", "method"], values="ece", aggfunc="mean")
-        return (f"<p>Expected calibration error ({self.n_bins} equal-width bins), mean over datasets</p>"
-                + summary.to_html(float_format=format_number, na_rep=MISSING))
+        return (
+            f"<p>Expected calibration error ({self.n_bins} equal-width bins), mean over datasets</p>"
+            + summary.to_html(float_format=format_number, na_rep=MISSING)
+        )
 
 
 def _errors_of_views(parts, bench):
     """One :class:`CalibrationErrors` of the per-model views of an answers benchmark."""
-    return CalibrationErrors(ece=sort_like(pd.concat([e.ece for e in parts], ignore_index=True), bench),
-                             reliability=sort_like(pd.concat([e.reliability for e in parts], ignore_index=True), bench),
-                             n_bins=parts[0].n_bins)
+    return CalibrationErrors(
+        ece=sort_like(pd.concat([e.ece for e in parts], ignore_index=True), bench),
+        reliability=sort_like(pd.concat([e.reliability for e in parts], ignore_index=True), bench),
+        n_bins=parts[0].n_bins,
+    )
 
 
 @each_model_view(combine=_errors_of_views)
 def calibration_error_table(
-    bench: Benchmark, *, protocols: str | Sequence[str] | None = None, methods: str | Sequence[str] = METHODS,
-    n_bins: int = 15, class_weight: str | None = None, n_repeats: int = 100, random_state: int | None = 0,
-    reference: str | None = None, n_jobs: int = 1,
+    bench: Benchmark,
+    *,
+    protocols: str | Sequence[str] | None = None,
+    methods: str | Sequence[str] = METHODS,
+    n_bins: int = 15,
+    class_weight: str | None = None,
+    n_repeats: int = 100,
+    random_state: int | None = 0,
+    reference: str | None = None,
+    n_jobs: int = 1,
 ) -> CalibrationErrors:
     """ECE and reliability bins of the probabilities a calibrator learnt on other data gives.
 
@@ -306,10 +343,12 @@ def calibration_error_table(
     >>> list(res.reliability.columns[4:])
     ['bin', 'bin_low', 'bin_high', 'mean_predicted', 'fraction_positive', 'count']
     """
-    protocols, methods, seed, n_bins, n_jobs = _grid_arguments(bench, protocols, methods, n_bins, class_weight,
-                                                               n_repeats, random_state, reference, n_jobs)
-    ctx = grid_context(bench, protocols, methods, class_weight=class_weight, n_repeats=n_repeats, seed=seed,
-                        reference=reference)
+    protocols, methods, seed, n_bins, n_jobs = _grid_arguments(
+        bench, protocols, methods, n_bins, class_weight, n_repeats, random_state, reference, n_jobs
+    )
+    ctx = grid_context(
+        bench, protocols, methods, class_weight=class_weight, n_repeats=n_repeats, seed=seed, reference=reference
+    )
     with one_blas_thread(), warnings.catch_warnings():
         warnings.simplefilter("ignore", UndefinedMetricWarning)
         per_model = list(map_models(ctx, bench, n_jobs, functools.partial(_model_bins, n_bins=n_bins)))
@@ -318,15 +357,24 @@ def calibration_error_table(
 
 def _pairs_of_views(parts, bench):
     """The (grid, :class:`CalibrationErrors`) of the per-model views of an answers benchmark."""
-    return (sort_like(pd.concat([g for g, _ in parts], ignore_index=True), bench),
-            _errors_of_views([e for _, e in parts], bench))
+    return (
+        sort_like(pd.concat([g for g, _ in parts], ignore_index=True), bench),
+        _errors_of_views([e for _, e in parts], bench),
+    )
 
 
 @each_model_view(combine=_pairs_of_views)
 def grid_and_calibration_errors(
-    bench: Benchmark, *, protocols: str | Sequence[str] | None = None, methods: str | Sequence[str] = METHODS,
-    n_bins: int = 15, class_weight: str | None = None, n_repeats: int = 100, random_state: int | None = 0,
-    reference: str | None = None, n_jobs: int = 1,
+    bench: Benchmark,
+    *,
+    protocols: str | Sequence[str] | None = None,
+    methods: str | Sequence[str] = METHODS,
+    n_bins: int = 15,
+    class_weight: str | None = None,
+    n_repeats: int = 100,
+    random_state: int | None = 0,
+    reference: str | None = None,
+    n_jobs: int = 1,
 ) -> tuple[pd.DataFrame, CalibrationErrors]:
     """:func:`~beyondauc.expected_accuracy_grid` and :func:`calibration_error_table` of the same arguments, at once.
 
@@ -359,11 +407,13 @@ def grid_and_calibration_errors(
     >>> len(grid) == len(errors.ece)
     True
     """
-    protocols, methods, seed, n_bins, n_jobs = _grid_arguments(bench, protocols, methods, n_bins, class_weight,
-                                                               n_repeats, random_state, reference, n_jobs)
+    protocols, methods, seed, n_bins, n_jobs = _grid_arguments(
+        bench, protocols, methods, n_bins, class_weight, n_repeats, random_state, reference, n_jobs
+    )
     warn_single_class(bench)
-    ctx = grid_context(bench, protocols, methods, class_weight=class_weight, n_repeats=n_repeats, seed=seed,
-                        reference=reference)
+    ctx = grid_context(
+        bench, protocols, methods, class_weight=class_weight, n_repeats=n_repeats, seed=seed, reference=reference
+    )
     rows, per_model = [], []
     with one_blas_thread():
         for cells, bins in map_models(ctx, bench, n_jobs, functools.partial(_model_cells_and_bins, n_bins=n_bins)):
@@ -394,25 +444,36 @@ def _errors_table(ctx, bench, per_model, n_bins):
                 for i, used in cells:
                     keys.append((a, c, i, k, used))
                     sums.append(bins[(used, i, m)])
-    count, positive, psum = (np.array([x[j] for x in sums], dtype=np.float64).reshape(len(sums), n_bins)
-                             for j in range(3))
+    count, positive, psum = (
+        np.array([x[j] for x in sums], dtype=np.float64).reshape(len(sums), n_bins) for j in range(3)
+    )
     total = count.sum(axis=1)
     with np.errstate(invalid="ignore", divide="ignore"):
         ece = np.where(total > 0, np.abs(positive - psum).sum(axis=1) / total, np.nan)
     codes = np.array([k[:4] for k in keys], dtype=np.int64).reshape(len(keys), 4)
-    names = {"protocol": list(ctx.protocols), "method": list(ctx.methods), "dataset": list(ctx.datasets),
-             "model": list(bench.models)}
+    names = {
+        "protocol": list(ctx.protocols),
+        "method": list(ctx.methods),
+        "dataset": list(ctx.datasets),
+        "model": list(bench.models),
+    }
     order = np.lexsort(codes.T[::-1])  # by protocol, method, dataset, model; stable
     labels = {name: [names[name][x] for x in codes[order, j].tolist()] for j, name in enumerate(names)}
-    ece_table = pd.DataFrame({
-        **{name: labels[name] for name in ("protocol", "method", "dataset")},
-        "domain": [ctx.domains.get(d) for d in labels["dataset"]], "model": labels["model"],
-        "calibration": [keys[j][4] for j in order.tolist()], "ece": ece[order].tolist(),
-        "n_evaluation": [int(round(t)) for t in total[order].tolist()],
-        "n_nan": [int(round(x[3])) for x in (sums[j] for j in order.tolist())],
-    }, columns=_ECE_COLUMNS)
-    return CalibrationErrors(ece=ece_table, reliability=_reliability_frame(codes, names, count, positive, psum,
-                                                                           n_bins), n_bins=n_bins)
+    ece_table = pd.DataFrame(
+        {
+            **{name: labels[name] for name in ("protocol", "method", "dataset")},
+            "domain": [ctx.domains.get(d) for d in labels["dataset"]],
+            "model": labels["model"],
+            "calibration": [keys[j][4] for j in order.tolist()],
+            "ece": ece[order].tolist(),
+            "n_evaluation": [int(round(t)) for t in total[order].tolist()],
+            "n_nan": [int(round(x[3])) for x in (sums[j] for j in order.tolist())],
+        },
+        columns=_ECE_COLUMNS,
+    )
+    return CalibrationErrors(
+        ece=ece_table, reliability=_reliability_frame(codes, names, count, positive, psum, n_bins), n_bins=n_bins
+    )
 
 
 def _reliability_frame(codes, names, count, positive, psum, n_bins):
@@ -423,8 +484,15 @@ def _reliability_frame(codes, names, count, positive, psum, n_bins):
     cell, b = cell[order], b[order]
     edges = bin_edges(n_bins)
     n = count[cell, b]
-    return pd.DataFrame({
-        **{name: np.array(names[name], dtype=object)[codes[cell, j]] for j, name in enumerate(names)},
-        "bin": b.astype(np.int64), "bin_low": edges[b], "bin_high": edges[b + 1], "mean_predicted": psum[cell, b] / n,
-        "fraction_positive": positive[cell, b] / n, "count": np.rint(n).astype(np.int64),
-    }, columns=_RELIABILITY_COLUMNS)
+    return pd.DataFrame(
+        {
+            **{name: np.array(names[name], dtype=object)[codes[cell, j]] for j, name in enumerate(names)},
+            "bin": b.astype(np.int64),
+            "bin_low": edges[b],
+            "bin_high": edges[b + 1],
+            "mean_predicted": psum[cell, b] / n,
+            "fraction_positive": positive[cell, b] / n,
+            "count": np.rint(n).astype(np.int64),
+        },
+        columns=_RELIABILITY_COLUMNS,
+    )

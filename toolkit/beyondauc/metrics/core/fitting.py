@@ -76,11 +76,9 @@ def single_class(pos, neg):
     return out
 
 
-
 def override_single(pred, single):
     for cls in (0, 1):
         rows = single == cls
         if rows.any():
             pred[rows] = bool(cls)
     return pred
-

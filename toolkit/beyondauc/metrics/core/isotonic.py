@@ -35,6 +35,7 @@ def isotonic_knots(x, pos, neg, *, trim=True):
     and the run ends, which bound the sloped segments, are kept.
     """
     from scipy.optimize import isotonic_regression
+
     n = pos + neg
     present = n > 0
     y_fit = np.asarray(isotonic_regression(pos[present] / n[present], weights=n[present]).x, dtype=np.float64)
@@ -50,11 +51,11 @@ def isotonic_transform(x_new, knots_x, knots_y):
         return np.full(len(x_new), knots_y[0])
     out = np.empty(len(x_new))
     for start in range(0, len(x_new), _TRANSFORM_BLOCK):  # a loop over blocks of values
-        t = np.clip(x_new[start:start + _TRANSFORM_BLOCK], knots_x[0], knots_x[-1])
+        t = np.clip(x_new[start : start + _TRANSFORM_BLOCK], knots_x[0], knots_x[-1])
         idx = np.clip(np.searchsorted(knots_x, t), 1, len(knots_x) - 1)
         lo, hi = idx - 1, idx
         slope = (knots_y[hi] - knots_y[lo]) / (knots_x[hi] - knots_x[lo])
-        out[start:start + len(t)] = slope * (t - knots_x[lo]) + knots_y[lo]
+        out[start : start + len(t)] = slope * (t - knots_x[lo]) + knots_y[lo]
     return out
 
 
@@ -85,7 +86,7 @@ def _isotonic_row(x, pos, neg):
     hi_k = int(np.searchsorted(ky, 0.5 + 1e-9, side="right"))  # first knot clearly above 0.5
     lo_k = int(np.searchsorted(ky, 0.5 - 1e-9, side="left"))  # first knot near or above 0.5
     if hi_k < len(kx):
-        pred[np.searchsorted(x, kx[hi_k], side="right"):] = True
+        pred[np.searchsorted(x, kx[hi_k], side="right") :] = True
     if lo_k == 0:
         start = 0
     else:
@@ -105,7 +106,7 @@ def _suffix_sums(pos, neg):
     F, m = pos.shape
     n = pos + neg
     suffix = np.zeros((F, m + 1))
-    np.cumsum((pos - neg)[:, ::-1], axis=1, out=suffix[:, m - 1::-1] if m else suffix[:, :0])
+    np.cumsum((pos - neg)[:, ::-1], axis=1, out=suffix[:, m - 1 :: -1] if m else suffix[:, :0])
     return single_class(pos, neg), n, n > 0, suffix
 
 
@@ -220,12 +221,12 @@ def isotonic_segment(x, pos, neg, s0, e0):
     are below 0.5 -- or, left of the first knot, clipped to it; right of it above
     0.5 -- or, right of the last knot, clipped to it.
     """
-    seg = _isotonic_row(x[s0:e0 + 1], pos[s0:e0 + 1], neg[s0:e0 + 1])
+    seg = _isotonic_row(x[s0 : e0 + 1], pos[s0 : e0 + 1], neg[s0 : e0 + 1])
     present = (pos + neg) > 0
     out = np.empty(len(x), dtype=bool)
-    out[s0:e0 + 1] = seg
+    out[s0 : e0 + 1] = seg
     out[:s0] = seg[0] if not present[:s0].any() else False
-    out[e0 + 1:] = seg[-1] if not present[e0 + 1:].any() else True
+    out[e0 + 1 :] = seg[-1] if not present[e0 + 1 :].any() else True
     return out
 
 
@@ -317,4 +318,3 @@ def _integer_ok(n, m):
     """Whether :func:`_isotonic_integer`'s exactness argument holds for these fits."""
     W = float(n.sum(axis=1).max()) if n.size else 0.0
     return W < 2.0**50 and 3.0 * m * EPSILON * W * W < _ISO_EXACT_BOUND
-

@@ -207,6 +207,7 @@ def exact_wasserstein(a_sorted, b_sorted, p):
 
 # -- merging sorted rows (the replicates' quantile functions) ------------------------------
 
+
 def _after_zero(k):
     """Each row of ``k`` after a leading 0, (R, m + 1): column c is the breakpoint before index c."""
     out = np.empty((k.shape[0], k.shape[1] + 1))

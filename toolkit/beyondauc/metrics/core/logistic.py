@@ -292,4 +292,3 @@ def newton_direction(g0, g1, h00, h01, h11):
 def logistic_decision(x, intercept, coef):
     """Decisions ``coef * x + intercept > 0`` (scikit-learn's ``predict``), (F, n)."""
     return (x[None, :] * coef[:, None] + intercept[:, None]) > 0
-

@@ -34,7 +34,12 @@ def _float32_grid(x, pos, neg):
         return x32.astype(np.float64), pos, neg, None
     starts = np.flatnonzero(new)
     group = np.cumsum(new) - 1
-    return x32[starts].astype(np.float64), np.add.reduceat(pos, starts, axis=1), np.add.reduceat(neg, starts, axis=1), group
+    return (
+        x32[starts].astype(np.float64),
+        np.add.reduceat(pos, starts, axis=1),
+        np.add.reduceat(neg, starts, axis=1),
+        group,
+    )
 
 
 def stump_grid(x, pos, neg, *, reference=None):
@@ -127,4 +132,3 @@ def fit_predict_stump(x, pos, neg, *, reference=None):
     if group is not None:
         pred = pred[:, group]
     return override_single(pred, single)
-

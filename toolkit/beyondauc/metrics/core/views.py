@@ -27,13 +27,17 @@ def sort_like(frame: pd.DataFrame, bench: Any, keys: tuple[str, ...] = _KEYS) ->
 
     The sort is stable, so rows with equal keys keep their order.
     """
-    order = {"dataset": {d: i for i, d in enumerate(bench.datasets)},
-             "model": {m: i for i, m in enumerate(bench.models)}}
+    order = {
+        "dataset": {d: i for i, d in enumerate(bench.datasets)},
+        "model": {m: i for i, m in enumerate(bench.models)},
+    }
     cols = [k for k in keys if k in frame.columns]
     if not cols:
         return frame.reset_index(drop=True)
-    rank = [frame[k].map(order[k]) if k in order else frame[k].map({v: i for i, v in enumerate(pd.unique(frame[k]))})
-            for k in cols]
+    rank = [
+        frame[k].map(order[k]) if k in order else frame[k].map({v: i for i, v in enumerate(pd.unique(frame[k]))})
+        for k in cols
+    ]
     return frame.iloc[np.lexsort([r.to_numpy() for r in reversed(rank)])].reset_index(drop=True)
 
 
@@ -45,6 +49,7 @@ def each_model_view(keys: tuple[str, ...] = _KEYS, combine: Callable | None = No
     (:func:`sort_like`).  A ``models`` keyword, where the function takes
     one, first narrows the benchmark.
     """
+
     def decorate(func):
         @functools.wraps(func)
         def wrapper(bench, *args, **kwargs):
@@ -59,15 +64,19 @@ def each_model_view(keys: tuple[str, ...] = _KEYS, combine: Callable | None = No
             if combine is not None:
                 return combine(parts, bench)
             return sort_like(pd.concat(parts, ignore_index=True), bench, keys)
+
         return wrapper
+
     return decorate
 
 
 def model_view_of(func: Callable) -> Callable:
     """Decorate ``func(bench, model, ...)`` to read that model's view of an answers benchmark."""
+
     @functools.wraps(func)
     def wrapper(bench, model, *args, **kwargs):
         if getattr(bench, "kind", "scores") == "answers":
             bench = bench.model_view(model)
         return func(bench, model, *args, **kwargs)
+
     return wrapper

@@ -47,11 +47,19 @@ if TYPE_CHECKING:  # names in annotations only
 
     from ...data.benchmark import Benchmark
 
-__all__ = ["CohortDiagnostics", "cohort_diagnostics", "cohorts", "diagnostics_intervals", "diagnostics_table",
-           "diagnostics_frame", "undefined_reasons"]
+__all__ = [
+    "CohortDiagnostics",
+    "cohort_diagnostics",
+    "cohorts",
+    "diagnostics_intervals",
+    "diagnostics_table",
+    "diagnostics_frame",
+    "undefined_reasons",
+]
 
 
 # -- benchmark level ------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class CohortDiagnostics:
@@ -133,6 +141,7 @@ class CohortDiagnostics:
                     warnings.simplefilter("ignore", UndefinedMetricWarning)
                     value = wasserstein_matrix(self.y_val, self.s_val, self.y_test, self.s_test, p=order)
             object.__setattr__(self, name, value)
+
     intervals: dict = field(default_factory=dict, repr=False)
     replicates: pd.DataFrame | None = field(default=None, repr=False)
     jackknife: pd.DataFrame | None = field(default=None, repr=False)
@@ -168,18 +177,29 @@ class CohortDiagnostics:
             "wasserstein_p2": self.wasserstein_p2.score,
             "note": self.note,
             **{f"{name}_{end}": v for name, lh in self.intervals.items() for end, v in zip(("low", "high"), lh)},
-            **({"interval_method": self.interval_method, "interval_note": self.interval_note} if self.intervals
-               else {}),
-            **({"drift_pvalue": self.drift_pvalue, "wasserstein_pvalue": self.wasserstein_pvalue}
-               if self.n_permutations else {}),
+            **(
+                {"interval_method": self.interval_method, "interval_note": self.interval_note} if self.intervals else {}
+            ),
+            **(
+                {"drift_pvalue": self.drift_pvalue, "wasserstein_pvalue": self.wasserstein_pvalue}
+                if self.n_permutations
+                else {}
+            ),
         }
-
 
     @property
     def note(self) -> str:
         """Why some of the headline diagnostics are NaN, in words ('' when none is)."""
-        values = (self.auc_val, self.auc_test, self.bias_val.score, self.bias_test.score, self.noise_val.score,
-                  self.noise_test.score, self.drift.score, self.wasserstein.score)
+        values = (
+            self.auc_val,
+            self.auc_test,
+            self.bias_val.score,
+            self.bias_test.score,
+            self.noise_val.score,
+            self.noise_test.score,
+            self.drift.score,
+            self.wasserstein.score,
+        )
         if not np.isnan(np.asarray(values, dtype=float)).any():
             return ""
         return undefined_reasons(self.y_val, self.s_val, self.y_test, self.s_test)
@@ -198,8 +218,10 @@ class CohortDiagnostics:
 
     def _repr_html_(self):
         return result_html(
-            f"CohortDiagnostics: {self.model} on {self.dataset}", [
-                ("drift", self.drift.score), ("wasserstein", self.wasserstein.score),
+            f"CohortDiagnostics: {self.model} on {self.dataset}",
+            [
+                ("drift", self.drift.score),
+                ("wasserstein", self.wasserstein.score),
             ],
             subtitle=f"(cohorts: {self.cohorts})",
             parts=[frame_html(self.to_frame())],
@@ -225,19 +247,23 @@ def undefined_reasons(y_val: ArrayLike, s_val: ArrayLike, y_test: ArrayLike, s_t
     >>> undefined_reasons([0, 1], [0.2, 0.4], [0, 1], [0.1, 0.9])
     ''
     """
-    cohorts = [("validation", np.asarray(y_val), np.asarray(s_val, dtype=float)),
-               ("test", np.asarray(y_test), np.asarray(s_test, dtype=float))]
+    cohorts = [
+        ("validation", np.asarray(y_val), np.asarray(s_val, dtype=float)),
+        ("test", np.asarray(y_test), np.asarray(s_test, dtype=float)),
+    ]
     reasons = []
     single = [name for name, y, _ in cohorts if len(np.unique(y)) < 2]
     if single:
-        reasons.append("both cohorts have a single class" if len(single) == 2
-                       else f"the {single[0]} cohort has a single class")
+        reasons.append(
+            "both cohorts have a single class" if len(single) == 2 else f"the {single[0]} cohort has a single class"
+        )
     both = np.concatenate([s for _, _, s in cohorts])
     if len(both) and both.min() == both.max():
         reasons.append(f"constant scores (every score is {both[0]:g})")
     else:
-        reasons += [f"the {name} cohort's scores are constant" for name, _, s in cohorts
-                    if len(s) > 1 and s.min() == s.max()]
+        reasons += [
+            f"the {name} cohort's scores are constant" for name, _, s in cohorts if len(s) > 1 and s.min() == s.max()
+        ]
     for name, y, s in cohorts:
         if name not in single and len(s) and _auc_is_zero(y, s):
             reasons.append(f"an AUC of 0 in the {name} cohort")
@@ -260,9 +286,16 @@ def check_cohort_protocol(bench, protocol):
     return check_option(protocol, "protocol", PROTOCOLS + ("split",))
 
 
-def cohorts(bench: Benchmark, model: str, dataset: str, *, protocol: str | None = None, val_split: str = "val",
-            test_split: str = "test", random_state: int | None = 0,
-            ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def cohorts(
+    bench: Benchmark,
+    model: str,
+    dataset: str,
+    *,
+    protocol: str | None = None,
+    val_split: str = "val",
+    test_split: str = "test",
+    random_state: int | None = 0,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The validation and test cohorts (V, T) of one model on one dataset.
 
     * ``protocol=None`` uses the benchmark's ``split`` column when it has
@@ -314,9 +347,11 @@ def _default_sigma_max(model, dataset, sv, st):
     lo, hi = float(both.min()), float(both.max())
     with np.errstate(over="ignore"):  # say so in the data's terms, not the parameter's
         if not np.isfinite(hi - lo):
-            raise ValueError(f"model {model!r} on dataset {dataset!r}: the scores of the two cohorts range "
-                             f"from {lo!r} to {hi!r}, a range wider than floating point can hold; rescale "
-                             "the scores")
+            raise ValueError(
+                f"model {model!r} on dataset {dataset!r}: the scores of the two cohorts range "
+                f"from {lo!r} to {hi!r}, a range wider than floating point can hold; rescale "
+                "the scores"
+            )
     rng = float(both.max() - both.min())
     return rng if rng > 0 else None
 
@@ -400,8 +435,9 @@ def cohort_diagnostics(
     """
     n_bootstrap, confidence_level = check_bootstrap(n_bootstrap, confidence_level)
     kind = check_cohort_protocol(bench, protocol)
-    yv, sv, yt, st = cohorts(bench, model, dataset, protocol=kind, val_split=val_split, test_split=test_split,
-                             random_state=random_state)
+    yv, sv, yt, st = cohorts(
+        bench, model, dataset, protocol=kind, val_split=val_split, test_split=test_split, random_state=random_state
+    )
     if sigma_max is None:
         sigma_max = _default_sigma_max(model, dataset, sv, st)
     common = dict(sigma_max=sigma_max, n_points=n_points)
@@ -415,22 +451,57 @@ def cohort_diagnostics(
     null = {}
     cv, ct = _cell_cohorts(yv, sv, yt, st, check_cells(cells))  # what the Monte Carlo runs on
     if n_permutations:
-        null = permutation_null(yv, cv, yt, ct, n_permutations=n_permutations, p=p, by_class=bench.kind != "answers",
-                                random_state=seed).to_dict()
+        null = permutation_null(
+            yv, cv, yt, ct, n_permutations=n_permutations, p=p, by_class=bench.kind != "answers", random_state=seed
+        ).to_dict()
     if n_bootstrap:
-        estimate = {"auc_val": bv.auc, "auc_test": bt.auc, "bias_robustness_val": bv.score,
-                    "bias_robustness_test": bt.score, "drift": drift.score, "wasserstein": w.score}
+        estimate = {
+            "auc_val": bv.auc,
+            "auc_test": bt.auc,
+            "bias_robustness_val": bv.score,
+            "bias_robustness_test": bt.score,
+            "drift": drift.score,
+            "wasserstein": w.score,
+        }
         table, reps, jack = _diagnostics_bootstrap(
-            yv, cv, yt, ct, estimate, sigma_max=sigma_max, p=check_p(p), n_bootstrap=n_bootstrap,
-            confidence_level=confidence_level, by_class=bench.kind != "answers", random_state=seed,
-            answered=DIAGNOSTIC_BCA if n_permutations else ())
+            yv,
+            cv,
+            yt,
+            ct,
+            estimate,
+            sigma_max=sigma_max,
+            p=check_p(p),
+            n_bootstrap=n_bootstrap,
+            confidence_level=confidence_level,
+            by_class=bench.kind != "answers",
+            random_state=seed,
+            answered=DIAGNOSTIC_BCA if n_permutations else (),
+        )
         intervals, method, note = interval_summary(table)
-    return CohortDiagnostics(model=model, dataset=dataset, cohorts=kind, y_val=yv, s_val=sv, y_test=yt, s_test=st,
-                             auc_val=bv.auc, auc_test=bt.auc, bias_val=bv, bias_test=bt,
-                             noise_val=noise_robustness(yv, sv, **noise),
-                             noise_test=noise_robustness(yt, st, **noise), drift=drift, wasserstein=w,
-                             intervals=intervals, replicates=reps, jackknife=jack, interval_method=method,
-                             interval_note=note, n_permutations=n_permutations, **null)
+    return CohortDiagnostics(
+        model=model,
+        dataset=dataset,
+        cohorts=kind,
+        y_val=yv,
+        s_val=sv,
+        y_test=yt,
+        s_test=st,
+        auc_val=bv.auc,
+        auc_test=bt.auc,
+        bias_val=bv,
+        bias_test=bt,
+        noise_val=noise_robustness(yv, sv, **noise),
+        noise_test=noise_robustness(yt, st, **noise),
+        drift=drift,
+        wasserstein=w,
+        intervals=intervals,
+        replicates=reps,
+        jackknife=jack,
+        interval_method=method,
+        interval_note=note,
+        n_permutations=n_permutations,
+        **null,
+    )
 
 
 # -- bootstrap intervals ------------------------------------------------------------------
@@ -450,11 +521,12 @@ def _cell_cohorts(yv, sv, yt, st, cells):
     if cells is None:
         return sv, st
     both = cell_scores(np.concatenate([sv, st]), np.concatenate([yv, yt]), cells=cells)
-    return both[:len(sv)], both[len(sv):]
+    return both[: len(sv)], both[len(sv) :]
 
 
-def _diagnostics_bootstrap(yv, sv, yt, st, estimate, *, sigma_max, p, n_bootstrap, confidence_level, random_state,
-                           by_class=True, answered=()):
+def _diagnostics_bootstrap(
+    yv, sv, yt, st, estimate, *, sigma_max, p, n_bootstrap, confidence_level, random_state, by_class=True, answered=()
+):
     """(interval frame, replicates, jackknife) of the AUCs, bias robustness, drift and W; stratified by cohort and class.
 
     ``by_class=False`` (an answers benchmark, whose class is each model's own correctness) stratifies by
@@ -523,9 +595,19 @@ def diagnostics_statistic(x, pos, neg, sigma_max, p, *, units=None, work=None):
     return {k: rows[k] for k in DIAGNOSTIC_INTERVALS}
 
 
-def diagnostics_intervals(y_val: ArrayLike, s_val: ArrayLike, y_test: ArrayLike, s_test: ArrayLike, *,
-                          n_bootstrap: int = 1000, confidence_level: float = 0.95, sigma_max: float | None = None,
-                          p: float = 2, random_state: int | None = 0, pos_label: object = None) -> pd.DataFrame:
+def diagnostics_intervals(
+    y_val: ArrayLike,
+    s_val: ArrayLike,
+    y_test: ArrayLike,
+    s_test: ArrayLike,
+    *,
+    n_bootstrap: int = 1000,
+    confidence_level: float = 0.95,
+    sigma_max: float | None = None,
+    p: float = 2,
+    random_state: int | None = 0,
+    pos_label: object = None,
+) -> pd.DataFrame:
     """Bootstrap intervals of the AUCs, bias robustness (percentile), drift and W (BCa) of two cohorts.
 
     The bootstrap is stratified by cohort and class: each replicate resamples
@@ -586,16 +668,37 @@ def diagnostics_intervals(y_val: ArrayLike, s_val: ArrayLike, y_test: ArrayLike,
         rng = float(both.max() - both.min())
         sigma_max = rng if rng > 0 else None
     bv, bt = bias_robustness(yv, sv, sigma_max=sigma_max), bias_robustness(yt, st, sigma_max=sigma_max)
-    estimate = {"auc_val": bv.auc, "auc_test": bt.auc, "bias_robustness_val": bv.score,
-                "bias_robustness_test": bt.score, "drift": sens_spec_drift(yv, sv, yt, st).score,
-                "wasserstein": wasserstein_matrix(yv, sv, yt, st, p=p).score}
-    return _diagnostics_bootstrap(yv, sv, yt, st, estimate, sigma_max=sigma_max, p=p, n_bootstrap=n_bootstrap,
-                                  confidence_level=confidence_level, random_state=seed)[0]
+    estimate = {
+        "auc_val": bv.auc,
+        "auc_test": bt.auc,
+        "bias_robustness_val": bv.score,
+        "bias_robustness_test": bt.score,
+        "drift": sens_spec_drift(yv, sv, yt, st).score,
+        "wasserstein": wasserstein_matrix(yv, sv, yt, st, p=p).score,
+    }
+    return _diagnostics_bootstrap(
+        yv,
+        sv,
+        yt,
+        st,
+        estimate,
+        sigma_max=sigma_max,
+        p=p,
+        n_bootstrap=n_bootstrap,
+        confidence_level=confidence_level,
+        random_state=seed,
+    )[0]
 
 
 @each_model_view(("model", "dataset"))
-def diagnostics_table(bench: Benchmark, *, models: Sequence[str] | None = None, datasets: Sequence[str] | None = None,
-                      protocol: str | None = None, **options: object) -> pd.DataFrame:
+def diagnostics_table(
+    bench: Benchmark,
+    *,
+    models: Sequence[str] | None = None,
+    datasets: Sequence[str] | None = None,
+    protocol: str | None = None,
+    **options: object,
+) -> pd.DataFrame:
     """Headline diagnostics of every model on every dataset, tidy.
 
     One row per (model, dataset) with the keys of

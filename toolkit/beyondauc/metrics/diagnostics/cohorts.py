@@ -49,7 +49,17 @@ from .noise_exact import noise_pair_means
 # the batched twins live beside: re-exported here, where their callers and tests have read them
 from .rows import bias_rows, drift_rows, sigma_units, wasserstein_rows  # noqa: F401
 
-__all__ = ["NOISE_METHODS", "BiasRobustness", "NoiseRobustness", "SensSpecDrift", "WassersteinMatrix", "bias_robustness", "noise_robustness", "sens_spec_drift", "wasserstein_matrix"]
+__all__ = [
+    "NOISE_METHODS",
+    "BiasRobustness",
+    "NoiseRobustness",
+    "SensSpecDrift",
+    "WassersteinMatrix",
+    "bias_robustness",
+    "noise_robustness",
+    "sens_spec_drift",
+    "wasserstein_matrix",
+]
 
 
 _NOISE_BLOCK = 4_000_000  # noisy scores held at once (rows x examples), bounds memory
@@ -57,10 +67,16 @@ _NOISE_BLOCK = 4_000_000  # noisy scores held at once (rows x examples), bounds 
 
 # -- results -------------------------------------------------------------------
 
+
 def _robustness_args(frame):
     """(score, auc, sigma_max, sigmas, auc_curve) of a robustness curve's rows."""
-    return (float(frame["score"].iloc[0]), float(frame["auc_unperturbed"].iloc[0]), float(frame["sigma_max"].iloc[0]),
-            frame["sigma"].to_numpy(), frame["auc"].to_numpy())
+    return (
+        float(frame["score"].iloc[0]),
+        float(frame["auc_unperturbed"].iloc[0]),
+        float(frame["sigma_max"].iloc[0]),
+        frame["sigma"].to_numpy(),
+        frame["auc"].to_numpy(),
+    )
 
 
 @dataclass(frozen=True)
@@ -91,8 +107,16 @@ class BiasRobustness:
     def to_frame(self) -> pd.DataFrame:
         """The curve as an evaluation's ``robustness`` rows: sigma, auc, auc_std, score, auc_unperturbed, sigma_max."""
         std = getattr(self, "auc_std", np.zeros(len(self.sigmas)))
-        return pd.DataFrame({"sigma": self.sigmas, "auc": self.auc_curve, "auc_std": std, "score": self.score,
-                             "auc_unperturbed": self.auc, "sigma_max": self.sigma_max})
+        return pd.DataFrame(
+            {
+                "sigma": self.sigmas,
+                "auc": self.auc_curve,
+                "auc_std": std,
+                "score": self.score,
+                "auc_unperturbed": self.auc,
+                "sigma_max": self.sigma_max,
+            }
+        )
 
     @classmethod
     def from_frame(cls, frame: pd.DataFrame) -> BiasRobustness:
@@ -115,8 +139,15 @@ class BiasRobustness:
         return self.auc_curve / self.auc
 
     def _repr_html_(self):
-        return result_html("BiasRobustness", [("score", self.score), ("auc", self.auc),
-                                              ("sigma_max", self.sigma_max), ("curve points", len(self.sigmas))])
+        return result_html(
+            "BiasRobustness",
+            [
+                ("score", self.score),
+                ("auc", self.auc),
+                ("sigma_max", self.sigma_max),
+                ("curve points", len(self.sigmas)),
+            ],
+        )
 
 
 @dataclass(frozen=True)
@@ -165,12 +196,21 @@ class NoiseRobustness:
     def to_frame(self) -> pd.DataFrame:
         """The curve as an evaluation's ``robustness`` rows: sigma, auc, auc_std, score, auc_unperturbed, sigma_max."""
         std = getattr(self, "auc_std", np.zeros(len(self.sigmas)))
-        return pd.DataFrame({"sigma": self.sigmas, "auc": self.auc_curve, "auc_std": std, "score": self.score,
-                             "auc_unperturbed": self.auc, "sigma_max": self.sigma_max})
+        return pd.DataFrame(
+            {
+                "sigma": self.sigmas,
+                "auc": self.auc_curve,
+                "auc_std": std,
+                "score": self.score,
+                "auc_unperturbed": self.auc,
+                "sigma_max": self.sigma_max,
+            }
+        )
 
     @classmethod
-    def from_frame(cls, frame: pd.DataFrame, *, n_repeats: int = 20, random_state: int | None = 0,
-                   method: str = "exact") -> NoiseRobustness:
+    def from_frame(
+        cls, frame: pd.DataFrame, *, n_repeats: int = 20, random_state: int | None = 0, method: str = "exact"
+    ) -> NoiseRobustness:
         """Back from :meth:`to_frame`'s rows (``n_repeats``, ``random_state`` and ``method`` are the
         evaluation's parameters; ``error_bound`` is not in the rows: NaN).
 
@@ -183,8 +223,7 @@ class NoiseRobustness:
         >>> back.score == r.score, back.auc_curve.tolist() == r.auc_curve.tolist(), back.method
         (True, True, 'exact')
         """
-        return cls(*_robustness_args(frame), frame["auc_std"].to_numpy(), int(n_repeats), random_state, method,
-                   np.nan)
+        return cls(*_robustness_args(frame), frame["auc_std"].to_numpy(), int(n_repeats), random_state, method, np.nan)
 
     @property
     def relative_curve(self) -> np.ndarray:
@@ -193,11 +232,17 @@ class NoiseRobustness:
 
     def _repr_html_(self):
         draws = [("n_repeats", self.n_repeats), ("random_state", self.random_state)]
-        return result_html("NoiseRobustness", [
-            ("score", self.score), ("auc", self.auc), ("sigma_max", self.sigma_max),
-            ("curve points", len(self.sigmas)), ("method", self.method),
-            *(draws if self.method == "monte_carlo" else [("error bound", self.error_bound)]),
-        ])
+        return result_html(
+            "NoiseRobustness",
+            [
+                ("score", self.score),
+                ("auc", self.auc),
+                ("sigma_max", self.sigma_max),
+                ("curve points", len(self.sigmas)),
+                ("method", self.method),
+                *(draws if self.method == "monte_carlo" else [("error bound", self.error_bound)]),
+            ],
+        )
 
 
 @dataclass(frozen=True)
@@ -226,17 +271,29 @@ class SensSpecDrift:
 
     def to_frame(self) -> pd.DataFrame:
         """The curves as an evaluation's ``drift_curves`` rows: threshold, both cohorts' rates, score."""
-        return pd.DataFrame({"threshold": self.thresholds, "sensitivity_val": self.sensitivity_val,
-                             "specificity_val": self.specificity_val, "sensitivity_test": self.sensitivity_test,
-                             "specificity_test": self.specificity_test, "score": self.score})
+        return pd.DataFrame(
+            {
+                "threshold": self.thresholds,
+                "sensitivity_val": self.sensitivity_val,
+                "specificity_val": self.specificity_val,
+                "sensitivity_test": self.sensitivity_test,
+                "specificity_test": self.specificity_test,
+                "score": self.score,
+            }
+        )
 
     @classmethod
     def from_frame(cls, frame: pd.DataFrame, *, score: float | None = None) -> SensSpecDrift:
         """Back from :meth:`to_frame`'s rows (``score``: the exact drift, when the rows were thinned)."""
         score = float(frame["score"].iloc[0]) if score is None else float(score)
-        return cls(score, frame["threshold"].to_numpy(), frame["sensitivity_val"].to_numpy(),
-                   frame["specificity_val"].to_numpy(), frame["sensitivity_test"].to_numpy(),
-                   frame["specificity_test"].to_numpy())
+        return cls(
+            score,
+            frame["threshold"].to_numpy(),
+            frame["sensitivity_val"].to_numpy(),
+            frame["specificity_val"].to_numpy(),
+            frame["sensitivity_test"].to_numpy(),
+            frame["specificity_test"].to_numpy(),
+        )
 
     @property
     def sensitivity_drift(self) -> np.ndarray:
@@ -255,10 +312,14 @@ class SensSpecDrift:
 
     def _repr_html_(self):
         d = self.distance
-        return result_html("SensSpecDrift", [
-            ("score", self.score), ("thresholds", len(self.thresholds)),
-            ("largest distance", float(d.max()) if len(d) else np.nan),
-        ])
+        return result_html(
+            "SensSpecDrift",
+            [
+                ("score", self.score),
+                ("thresholds", len(self.thresholds)),
+                ("largest distance", float(d.max()) if len(d) else np.nan),
+            ],
+        )
 
 
 @dataclass(frozen=True)
@@ -317,9 +378,20 @@ class WassersteinMatrix:
 
     def to_rows(self) -> pd.DataFrame:
         """The matrix as an evaluation's ``wasserstein`` rows: p, row, column, distance, score, note."""
-        return pd.DataFrame([{"p": int(self.p), "row": r, "column": c, "distance": float(self.matrix[i, j]),
-                              "score": self.score, "note": self.note}
-                             for i, r in enumerate(self.row_labels) for j, c in enumerate(self.col_labels)])
+        return pd.DataFrame(
+            [
+                {
+                    "p": int(self.p),
+                    "row": r,
+                    "column": c,
+                    "distance": float(self.matrix[i, j]),
+                    "score": self.score,
+                    "note": self.note,
+                }
+                for i, r in enumerate(self.row_labels)
+                for j, c in enumerate(self.col_labels)
+            ]
+        )
 
     @classmethod
     def from_rows(cls, frame: pd.DataFrame) -> WassersteinMatrix:
@@ -338,14 +410,20 @@ class WassersteinMatrix:
         return cls(float(frame["score"].iloc[0]), matrix, int(frame["p"].iloc[0]), str(frame["note"].iloc[0] or ""))
 
     def _repr_html_(self):
-        return result_html(f"{self.p:g}-WassersteinMatrix", [("score", self.score), ("p", self.p)],
-                           parts=[frame_html(self.to_frame())], note=self.note or None)
+        return result_html(
+            f"{self.p:g}-WassersteinMatrix",
+            [("score", self.score), ("p", self.p)],
+            parts=[frame_html(self.to_frame())],
+            note=self.note or None,
+        )
 
 
 # -- validation ------------------------------------------------------------------
 
-def check_cohort(y_true: ArrayLike, y_score: ArrayLike, *, pos_label: object = None,
-                 names: tuple[str, str] = ("y_true", "y_score")) -> tuple[np.ndarray, np.ndarray]:
+
+def check_cohort(
+    y_true: ArrayLike, y_score: ArrayLike, *, pos_label: object = None, names: tuple[str, str] = ("y_true", "y_score")
+) -> tuple[np.ndarray, np.ndarray]:
     """Validate one cohort's labels and scores; return ``(y, s)``, labels 0/1 (int8) and scores (float64).
 
     The labels are binarized (with ``pos_label``); the scores must be finite,
@@ -408,8 +486,15 @@ def _robustness_setup(y_true, y_score, sigma_max, pos_label, what):
 
 # -- one cohort --------------------------------------------------------------------
 
-def bias_robustness(y_true: ArrayLike, y_score: ArrayLike, *, sigma_max: float | None = None, n_points: int = 21,
-                    pos_label: object = None) -> BiasRobustness:
+
+def bias_robustness(
+    y_true: ArrayLike,
+    y_score: ArrayLike,
+    *,
+    sigma_max: float | None = None,
+    n_points: int = 21,
+    pos_label: object = None,
+) -> BiasRobustness:
     """Robustness of the AUC to a downward shift of the positive scores.
 
     ``R_bias = (1 / (A * sigma_max)) * integral_0^sigma_max A(s_sigma) dsigma``
@@ -469,8 +554,15 @@ NOISE_METHODS = ("exact", "monte_carlo")
 
 
 def noise_robustness(
-    y_true: ArrayLike, y_score: ArrayLike, *, sigma_max: float | None = None, n_points: int = 21, n_repeats: int = 20,
-    random_state: int | None = 0, noise_method: str = "exact", pos_label: object = None,
+    y_true: ArrayLike,
+    y_score: ArrayLike,
+    *,
+    sigma_max: float | None = None,
+    n_points: int = 21,
+    n_repeats: int = 20,
+    random_state: int | None = 0,
+    noise_method: str = "exact",
+    pos_label: object = None,
 ) -> NoiseRobustness:
     """Robustness of the AUC to Gaussian noise added to every score.
 
@@ -535,15 +627,26 @@ def noise_robustness(
     method = check_option(noise_method, "noise_method", NOISE_METHODS)
     pos, neg, auc, sigma_max = _robustness_setup(y_true, y_score, sigma_max, pos_label, "noise robustness")
     if np.isnan(sigma_max):
-        return NoiseRobustness(np.nan, auc, sigma_max, np.array([]), np.array([]), np.array([]), n_repeats, seed,
-                               method)
+        return NoiseRobustness(
+            np.nan, auc, sigma_max, np.array([]), np.array([]), np.array([]), n_repeats, seed, method
+        )
     # in units of sigma_max from the lowest score (exact at any scale, see _sigma_units)
     pos, neg = sigma_units(sigma_max, float(min(pos[0], neg[0])), pos, neg)
     sigmas, shifts = np.linspace(0.0, sigma_max, n_points), np.linspace(0.0, 1.0, n_points)
     if method == "exact":
         integral, curve, _, bound = noise_pair_means(pos, neg, shifts[1:])
-        return NoiseRobustness(float(integral / auc), float(auc), sigma_max, sigmas, np.r_[auc, curve],
-                               np.full(n_points, np.nan), n_repeats, seed, method, float(bound / auc))
+        return NoiseRobustness(
+            float(integral / auc),
+            float(auc),
+            sigma_max,
+            sigmas,
+            np.r_[auc, curve],
+            np.full(n_points, np.nan),
+            n_repeats,
+            seed,
+            method,
+            float(bound / auc),
+        )
     mean, std = _noise_monte_carlo(pos, neg, auc, shifts, n_repeats, seed)
     score = np.trapezoid(mean, shifts) / auc
     return NoiseRobustness(float(score), float(auc), sigma_max, sigmas, mean, std, n_repeats, seed, method)
@@ -580,6 +683,7 @@ def _noise_monte_carlo(pos, neg, auc, shifts, n_repeats, seed):
 
 # -- two cohorts -------------------------------------------------------------------
 
+
 def two_cohorts(y_val, s_val, y_test, s_test, pos_label):
     yv, sv = check_cohort(y_val, s_val, pos_label=pos_label, names=("y_val", "s_val"))
     yt, st = check_cohort(y_test, s_test, pos_label=pos_label, names=("y_test", "s_test"))
@@ -587,8 +691,9 @@ def two_cohorts(y_val, s_val, y_test, s_test, pos_label):
     return yv, sv, yt, st
 
 
-def sens_spec_drift(y_val: ArrayLike, s_val: ArrayLike, y_test: ArrayLike, s_test: ArrayLike, *,
-                    pos_label: object = None) -> SensSpecDrift:
+def sens_spec_drift(
+    y_val: ArrayLike, s_val: ArrayLike, y_test: ArrayLike, s_test: ArrayLike, *, pos_label: object = None
+) -> SensSpecDrift:
     """Drift of sensitivity and specificity between a validation and a test cohort.
 
     ``S_X(tau) = (sens_X(tau), spec_X(tau))`` with sens = P(s+ >= tau) and
@@ -635,7 +740,9 @@ def sens_spec_drift(y_val: ArrayLike, s_val: ArrayLike, y_test: ArrayLike, s_tes
         warn_undefined("sensitivity/specificity drift is undefined when a cohort has a single class; returning NaN")
         score = np.nan
     elif len(values) < 2:
-        warn_undefined("sensitivity/specificity drift is undefined when every score is the same (empty range); returning NaN")
+        warn_undefined(
+            "sensitivity/specificity drift is undefined when every score is the same (empty range); returning NaN"
+        )
         score = np.nan
     else:
         gap = (sens_v - sens_t) ** 2 + (spec_v - spec_t) ** 2
@@ -648,8 +755,9 @@ def check_p(p):
     return int(p) if p in (1, 2) else p
 
 
-def wasserstein_matrix(y_val: ArrayLike, s_val: ArrayLike, y_test: ArrayLike, s_test: ArrayLike, *, p: float = 2,
-                       pos_label: object = None) -> WassersteinMatrix:
+def wasserstein_matrix(
+    y_val: ArrayLike, s_val: ArrayLike, y_test: ArrayLike, s_test: ArrayLike, *, p: float = 2, pos_label: object = None
+) -> WassersteinMatrix:
     """p-Wasserstein matrix between V-, V+, T- and T+, and its summary W.
 
     Each entry is the exact p-Wasserstein distance between two empirical
@@ -696,12 +804,15 @@ def wasserstein_matrix(y_val: ArrayLike, s_val: ArrayLike, y_test: ArrayLike, s_
     # gap**p neither overflows at 1e300 nor underflows at 1e-300
     _, e = unit_scale(np.array([vpos[[0, -1]], vneg[[0, -1]], tpos[[0, -1]], tneg[[0, -1]]]))
     vp, vn, tp, tn = (np.ldexp(s, -e) for s in (vpos, vneg, tpos, tneg))
-    matrix = np.ldexp(np.array(
-        [
-            [exact_wasserstein(vn, vp, p), exact_wasserstein(vn, tn, p)],
-            [exact_wasserstein(tp, vp, p), exact_wasserstein(tp, tn, p)],
-        ]
-    ), e)
+    matrix = np.ldexp(
+        np.array(
+            [
+                [exact_wasserstein(vn, vp, p), exact_wasserstein(vn, tn, p)],
+                [exact_wasserstein(tp, vp, p), exact_wasserstein(tp, tn, p)],
+            ]
+        ),
+        e,
+    )
     num = matrix[0, 0] + matrix[1, 1]
     den = matrix[0, 1] + matrix[1, 0]
     note = ""
@@ -715,5 +826,3 @@ def wasserstein_matrix(y_val: ArrayLike, s_val: ArrayLike, y_test: ArrayLike, s_
         note = "all four class distributions are identical: W = 0 / 0"
         warn_undefined("W is undefined when all four class distributions are identical (0 / 0); returning NaN")
     return WassersteinMatrix(score, matrix, p, note)
-
-

@@ -75,8 +75,15 @@ def roc_tpr_rows(x: np.ndarray, pos: np.ndarray, neg: np.ndarray, fpr_grid: Arra
     return out
 
 
-def roc_band(y_true: ArrayLike, y_score: ArrayLike, *, n_bootstrap: int = 1000, confidence_level: float = 0.95,
-             random_state: int | None = 0, pos_label: object = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def roc_band(
+    y_true: ArrayLike,
+    y_score: ArrayLike,
+    *,
+    n_bootstrap: int = 1000,
+    confidence_level: float = 0.95,
+    random_state: int | None = 0,
+    pos_label: object = None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Pointwise bootstrap band of the ROC: the TPR's percentile interval at fixed FPRs.
 
     The examples are resampled within each class (``n_bootstrap`` seeded
@@ -114,14 +121,22 @@ def roc_band(y_true: ArrayLike, y_score: ArrayLike, *, n_bootstrap: int = 1000, 
     seed = check_random_state(random_state)
     y, s = check_cohort(y_true, y_score, pos_label=pos_label)
     x, inv = np.unique(s, return_inverse=True)
-    tpr = bootstrap_replicates(y, inv.ravel(), y, n_values=len(x), n_bootstrap=n_bootstrap, random_state=seed,
-                               statistic=lambda pos, neg: roc_tpr_rows(x, pos, neg, ROC_BAND_FPR))
+    tpr = bootstrap_replicates(
+        y,
+        inv.ravel(),
+        y,
+        n_values=len(x),
+        n_bootstrap=n_bootstrap,
+        random_state=seed,
+        statistic=lambda pos, neg: roc_tpr_rows(x, pos, neg, ROC_BAND_FPR),
+    )
     low, high = percentile_interval(tpr, confidence_level)
     return ROC_BAND_FPR.copy(), low, high
 
 
-def histogram_edges(values: ArrayLike, *, bins: int = 30,
-                    clip_quantiles: tuple[float, float] | None = CLIP_QUANTILES) -> np.ndarray:
+def histogram_edges(
+    values: ArrayLike, *, bins: int = 30, clip_quantiles: tuple[float, float] | None = CLIP_QUANTILES
+) -> np.ndarray:
     """Equal-width bin edges over ``values``, robust to a few extreme values.
 
     The edges span :func:`~beyondauc.metrics.calibration.ranking.histogram_range`: the

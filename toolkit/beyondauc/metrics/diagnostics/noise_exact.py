@@ -44,8 +44,15 @@ from __future__ import annotations
 import numpy as np
 from scipy import fft, special
 
-__all__ = ["DIRECT_PAIRS", "GRID_POINTS", "NEAR_TIE_ERROR", "fft_error_bound", "grid_size", "noise_integral",
-           "noise_pair_means"]
+__all__ = [
+    "DIRECT_PAIRS",
+    "GRID_POINTS",
+    "NEAR_TIE_ERROR",
+    "fft_error_bound",
+    "grid_size",
+    "noise_integral",
+    "noise_pair_means",
+]
 
 #: Pairs of distinct values up to which the pair means are a direct sum (above: the FFT).
 DIRECT_PAIRS = 1 << 16  # measured: the two take the same time there (benchmarks/bench_noise.py)
@@ -155,8 +162,8 @@ def _direct_sums(vp, cp, vn, cn, shifts):
     integral, curve = 0.0, np.zeros(len(shifts))
     scale = 1.0 / (shifts * _SQRT2)
     for start in range(0, len(vp), rows):  # loop over chunks of values, not over examples
-        d = vp[start:start + rows, None] - vn[None, :]
-        c = cp[start:start + rows]
+        d = vp[start : start + rows, None] - vn[None, :]
+        c = cp[start : start + rows]
         integral += _weighted(c, noise_integral(d), cn)
         for k, sc in enumerate(scale):  # the few plotted sigmas
             curve[k] += _weighted(c, special.ndtr(d * sc), cn)
@@ -200,7 +207,7 @@ def _difference_histogram(vp, cp, vn, cn):
     hp, hn = _linear_bins(vp, cp, lo, h, n_grid), _linear_bins(vn, cn, lo, h, n_grid)
     size = fft.next_fast_len(2 * n_grid - 1, real=True)
     c = fft.irfft(fft.rfft(hp, size) * np.conj(fft.rfft(hn, size)), size)  # c[k] = sum_i hp[i + k] hn[i]
-    up, down = c[1:n_grid], c[size - 1:size - n_grid:-1]  # lags +1..+(G-1) and -1..-(G-1)
+    up, down = c[1:n_grid], c[size - 1 : size - n_grid : -1]  # lags +1..+(G-1) and -1..-(G-1)
     w = np.stack([up, down])
     np.maximum(w, 0.0, out=w)  # FFT round-off around empty lags
     return np.arange(1, n_grid) * h, (max(c[0], 0.0), w), h
@@ -224,6 +231,6 @@ def _lag_sums(lags, w, shifts):
     curve = np.empty(len(shifts))
     rows = max(1, _CHUNK * 8 // len(lags))
     for start in range(0, len(shifts), rows):  # a few sigmas at once: one (sigmas, lags) block in memory
-        z = np.multiply.outer(1.0 / (shifts[start:start + rows] * _SQRT2), lags)
-        curve[start:start + rows] = base + np.einsum("ij,j->i", special.ndtr(z, out=z), diff)
+        z = np.multiply.outer(1.0 / (shifts[start : start + rows] * _SQRT2), lags)
+        curve[start : start + rows] = base + np.einsum("ij,j->i", special.ndtr(z, out=z), diff)
     return integral, curve

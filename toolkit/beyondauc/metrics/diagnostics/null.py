@@ -145,8 +145,12 @@ def _permuted_v(pools, n_permutations, chunks, root):
                 block = r // BLOCK
                 gens = [np.random.default_rng(g) for g in children[block].spawn(len(pools))]
             take = min(hi, (block + 1) * BLOCK) - r
-            parts.append([g.multivariate_hypergeometric(colors, n, size=take, method="marginals")
-                          for g, (colors, n) in zip(gens, pools)])
+            parts.append(
+                [
+                    g.multivariate_hypergeometric(colors, n, size=take, method="marginals")
+                    for g, (colors, n) in zip(gens, pools)
+                ]
+            )
             r += take
         yield [np.concatenate([p[k] for p in parts]) for k in range(len(pools))]
 
@@ -161,9 +165,18 @@ def _cohort_rows(draws, pos, neg, by_class):
     return rows
 
 
-def permutation_replicates(y_val: ArrayLike, s_val: ArrayLike, y_test: ArrayLike, s_test: ArrayLike, *,
-                           n_permutations: int = 999, p: float = 2, by_class: bool = True,
-                           random_state: int | None = 0, pos_label: object = None) -> pd.DataFrame:
+def permutation_replicates(
+    y_val: ArrayLike,
+    s_val: ArrayLike,
+    y_test: ArrayLike,
+    s_test: ArrayLike,
+    *,
+    n_permutations: int = 999,
+    p: float = 2,
+    by_class: bool = True,
+    random_state: int | None = 0,
+    pos_label: object = None,
+) -> pd.DataFrame:
     """Drift and W of V and T with the cohort labels shuffled, one row per permutation.
 
     Parameters
@@ -208,9 +221,18 @@ def permutation_replicates(y_val: ArrayLike, s_val: ArrayLike, y_test: ArrayLike
     return pd.DataFrame({k: np.concatenate(v) for k, v in out.items()})
 
 
-def permutation_null(y_val: ArrayLike, s_val: ArrayLike, y_test: ArrayLike, s_test: ArrayLike, *,
-                     n_permutations: int = 999, p: float = 2, by_class: bool = True,
-                     random_state: int | None = 0, pos_label: object = None) -> PermutationNull:
+def permutation_null(
+    y_val: ArrayLike,
+    s_val: ArrayLike,
+    y_test: ArrayLike,
+    s_test: ArrayLike,
+    *,
+    n_permutations: int = 999,
+    p: float = 2,
+    by_class: bool = True,
+    random_state: int | None = 0,
+    pos_label: object = None,
+) -> PermutationNull:
     """Permutation p-values of drift and W under "V and T are exchangeable".
 
     The cohort labels are shuffled within class (``by_class=False``: within
@@ -246,15 +268,31 @@ def permutation_null(y_val: ArrayLike, s_val: ArrayLike, y_test: ArrayLike, s_te
     >>> bool(same.drift_pvalue > 0.05), shifted.drift_pvalue, shifted.wasserstein_pvalue
     (True, 0.005, 0.005)
     """
-    null = permutation_replicates(y_val, s_val, y_test, s_test, n_permutations=n_permutations, p=p,
-                                  by_class=by_class, random_state=random_state, pos_label=pos_label)
+    null = permutation_replicates(
+        y_val,
+        s_val,
+        y_test,
+        s_test,
+        n_permutations=n_permutations,
+        p=p,
+        by_class=by_class,
+        random_state=random_state,
+        pos_label=pos_label,
+    )
     yv, sv = check_cohort(y_val, s_val, pos_label=pos_label, names=("y_val", "s_val"))
     yt, st = check_cohort(y_test, s_test, pos_label=pos_label, names=("y_test", "s_test"))
     x, pos, neg = _grid_counts(yv, sv, yt, st)
     pos, neg = pos[None].astype(np.float64), neg[None].astype(np.float64)
-    observed = {"drift": float(drift_rows(x, pos, neg)[0]),
-                "wasserstein": float(wasserstein_rows(x, pos, neg, check_number(p, "p", low=1), counts=True)[0][0])}
+    observed = {
+        "drift": float(drift_rows(x, pos, neg)[0]),
+        "wasserstein": float(wasserstein_rows(x, pos, neg, check_number(p, "p", low=1), counts=True)[0][0]),
+    }
     pvalues = {k: permutation_pvalue(null[k], observed[k], alternative=side) for k, side in NULL_SIDES.items()}
-    return PermutationNull(drift=observed["drift"], wasserstein=observed["wasserstein"],
-                           drift_pvalue=pvalues["drift"], wasserstein_pvalue=pvalues["wasserstein"],
-                           n_permutations=len(null), null=null)
+    return PermutationNull(
+        drift=observed["drift"],
+        wasserstein=observed["wasserstein"],
+        drift_pvalue=pvalues["drift"],
+        wasserstein_pvalue=pvalues["wasserstein"],
+        n_permutations=len(null),
+        null=null,
+    )

@@ -79,9 +79,16 @@ def workspace(R: int, m: int) -> list[np.ndarray]:
     return [np.empty(R * 2 * (m + 1), dtype=np.int64) for _ in range(7)]
 
 
-def bias_rows(x: np.ndarray, pos: np.ndarray, neg: np.ndarray, sigma_max: float, *, cn: np.ndarray | None = None,
-              units: tuple[np.ndarray, np.ndarray] | None = None, work: list | None = None,
-              ) -> tuple[np.ndarray, np.ndarray]:
+def bias_rows(
+    x: np.ndarray,
+    pos: np.ndarray,
+    neg: np.ndarray,
+    sigma_max: float,
+    *,
+    cn: np.ndarray | None = None,
+    units: tuple[np.ndarray, np.ndarray] | None = None,
+    work: list | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
     """Bias robustness of each row at a fixed ``sigma_max``, and the AUC: two (R,) arrays.
 
     The batched twin of :func:`~beyondauc.metrics.diagnostics.cohorts.bias_robustness`, on counts (whole numbers:
@@ -124,8 +131,15 @@ def bias_rows(x: np.ndarray, pos: np.ndarray, neg: np.ndarray, sigma_max: float,
     return np.where(np.isfinite(score) & (auc > 0), score, np.nan), auc
 
 
-def drift_rows(x: np.ndarray, pos: np.ndarray, neg: np.ndarray, *, cp: np.ndarray | None = None,
-               cn: np.ndarray | None = None, work: list | None = None) -> np.ndarray:
+def drift_rows(
+    x: np.ndarray,
+    pos: np.ndarray,
+    neg: np.ndarray,
+    *,
+    cp: np.ndarray | None = None,
+    cn: np.ndarray | None = None,
+    work: list | None = None,
+) -> np.ndarray:
     """Sensitivity/specificity drift of each row, (R,): :func:`~beyondauc.metrics.diagnostics.cohorts.sens_spec_drift` batched.
 
     ``pos``/``neg`` (R, 2, m): positive and negative counts of V (0) and T (1)
@@ -161,8 +175,17 @@ def drift_rows(x: np.ndarray, pos: np.ndarray, neg: np.ndarray, *, cp: np.ndarra
     return np.where(undefined, np.nan, out)
 
 
-def _wasserstein_pair(x: np.ndarray, wa: np.ndarray, wb: np.ndarray, p: float, ca: np.ndarray, cb: np.ndarray,
-                      sa: np.ndarray, sb: np.ndarray, work: list | None) -> np.ndarray:
+def _wasserstein_pair(
+    x: np.ndarray,
+    wa: np.ndarray,
+    wb: np.ndarray,
+    p: float,
+    ca: np.ndarray,
+    cb: np.ndarray,
+    sa: np.ndarray,
+    sb: np.ndarray,
+    work: list | None,
+) -> np.ndarray:
     """p-Wasserstein distance between the weighted distributions wa and wb (R, m) on grid x, (R,).
 
     ``ca``/``cb``: the rows' cumulative sums of ``wa``/``wb`` and ``sa``/``sb`` their column sums
@@ -192,9 +215,17 @@ def _wasserstein_pair(x: np.ndarray, wa: np.ndarray, wb: np.ndarray, p: float, c
     return wasserstein_merged(x, ca * nb[:, None], cb * na[:, None], (na * nb)[:, None], p)
 
 
-def wasserstein_rows(x: np.ndarray, pos: np.ndarray, neg: np.ndarray, p: float, *, cp: np.ndarray | None = None,
-                     cn: np.ndarray | None = None, counts: bool | None = None, work: list | None = None,
-                     ) -> tuple[np.ndarray, np.ndarray]:
+def wasserstein_rows(
+    x: np.ndarray,
+    pos: np.ndarray,
+    neg: np.ndarray,
+    p: float,
+    *,
+    cp: np.ndarray | None = None,
+    cn: np.ndarray | None = None,
+    counts: bool | None = None,
+    work: list | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
     """W = (V-V+ + T-T+) / (V-T- + V+T+) of each row, and the 2x2 matrices: (R,), (R, 2, 2).
 
     :func:`~beyondauc.metrics.diagnostics.cohorts.wasserstein_matrix` batched; ``pos``/``neg`` (R, 2, m) as in

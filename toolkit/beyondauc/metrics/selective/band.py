@@ -20,9 +20,14 @@ from .scores import disca, selective_rows
 __all__ = ["coverage_accuracy_band", "selective_intervals"]
 
 
-def coverage_accuracy_band(confidence: ArrayLike, correct: ArrayLike, *, n_bootstrap: int = 1000,
-                           confidence_level: float = 0.95,
-                           random_state: int | None = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def coverage_accuracy_band(
+    confidence: ArrayLike,
+    correct: ArrayLike,
+    *,
+    n_bootstrap: int = 1000,
+    confidence_level: float = 0.95,
+    random_state: int | None = 0,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Pointwise bootstrap band of the exact coverage-accuracy curve at fixed coverages.
 
     The examples are resampled with replacement (``n_bootstrap`` seeded
@@ -59,10 +64,15 @@ def coverage_accuracy_band(confidence: ArrayLike, correct: ArrayLike, *, n_boots
     seed = check_random_state(random_state)
     c, ok = check_inputs(confidence, correct, probability=False)
     values, inv, _, _ = grid_counts(ok, c)
-    acc = bootstrap_replicates(np.zeros(len(c), dtype=np.int64), inv, ok, n_values=len(values),
-                               n_bootstrap=n_bootstrap, random_state=seed,
-                               statistic=lambda n_ok, n_wrong: accuracy_at_coverages(values, n_ok, n_wrong,
-                                                                                     BAND_COVERAGES))
+    acc = bootstrap_replicates(
+        np.zeros(len(c), dtype=np.int64),
+        inv,
+        ok,
+        n_values=len(values),
+        n_bootstrap=n_bootstrap,
+        random_state=seed,
+        statistic=lambda n_ok, n_wrong: accuracy_at_coverages(values, n_ok, n_wrong, BAND_COVERAGES),
+    )
     return _band(acc, confidence_level)
 
 
@@ -74,10 +84,17 @@ def _check_n_bootstrap(n_bootstrap, confidence_level):
     return n_bootstrap, confidence_level
 
 
-def selective_intervals(confidence: ArrayLike, correct: ArrayLike, *, n_bootstrap: int = 1000,
-                        confidence_level: float = 0.95, random_state: int | None = 0, tolerance: float = 0.9,
-                        weights: tuple[float, float, float] = (1 / 3, 1 / 3, 1 / 3),
-                        resolution: float = 0.01) -> pd.DataFrame:
+def selective_intervals(
+    confidence: ArrayLike,
+    correct: ArrayLike,
+    *,
+    n_bootstrap: int = 1000,
+    confidence_level: float = 0.95,
+    random_state: int | None = 0,
+    tolerance: float = 0.9,
+    weights: tuple[float, float, float] = (1 / 3, 1 / 3, 1 / 3),
+    resolution: float = 0.01,
+) -> pd.DataFrame:
     """Bootstrap intervals of accuracy, area, AURC (percentile), DiSCA, a and b (BCa) for given answers.
 
     The examples are resampled with replacement (``n_bootstrap`` seeded
@@ -124,14 +141,28 @@ def selective_intervals(confidence: ArrayLike, correct: ArrayLike, *, n_bootstra
     d = disca(confidence, correct, tolerance=tolerance, weights=weights, resolution=resolution)
     c, ok = check_inputs(confidence, correct, probability=True)
     exact = _curve(c, ok, None)
-    estimate = {"accuracy": float(exact.accuracy[-1]), "area": exact.score, "aurc": 1.0 - exact.score,
-                "disca": d.score, "a": d.a, "b": d.b}
+    estimate = {
+        "accuracy": float(exact.accuracy[-1]),
+        "area": exact.score,
+        "aurc": 1.0 - exact.score,
+        "disca": d.score,
+        "a": d.a,
+        "b": d.b,
+    }
     values, inv, _, _ = grid_counts(ok, c)
-    design: dict[str, Any] = dict(n_values=len(values), random_state=seed,
-                  statistic=lambda n_ok, n_wrong: selective_rows(values, n_ok, n_wrong, resolution=d.resolution,
-                                                                 tolerance=d.tolerance, weights=d.weights))
+    design: dict[str, Any] = dict(
+        n_values=len(values),
+        random_state=seed,
+        statistic=lambda n_ok, n_wrong: selective_rows(
+            values, n_ok, n_wrong, resolution=d.resolution, tolerance=d.tolerance, weights=d.weights
+        ),
+    )
     strata = np.zeros(len(c), dtype=np.int64)
     reps = bootstrap_replicates(strata, inv, ok, n_bootstrap=n_bootstrap, **design)
     jack = jackknife_replicates(strata, inv, ok, **design)
-    return interval_frame(estimate, pd.DataFrame(reps), confidence_level,
-                          jackknife=pd.DataFrame({k: jack[k] for k in SELECTIVE_BCA if k in jack}))
+    return interval_frame(
+        estimate,
+        pd.DataFrame(reps),
+        confidence_level,
+        jackknife=pd.DataFrame({k: jack[k] for k in SELECTIVE_BCA if k in jack}),
+    )

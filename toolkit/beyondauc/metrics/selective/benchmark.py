@@ -60,9 +60,20 @@ if TYPE_CHECKING:  # names in annotations only
 
     from ...data.benchmark import Benchmark
 
-__all__ = ["BAND_COVERAGES", "MAX_TIE_SHARE", "MIN_CONFIDENCES", "SELECTIVE_PROTOCOLS", "SelectiveAnswering", "calibrated_confidence",
-           "confidence_ties", "given_quality", "protocol_rows",
-           "selective_answering", "selective_table", "tolerance_table"]
+__all__ = [
+    "BAND_COVERAGES",
+    "MAX_TIE_SHARE",
+    "MIN_CONFIDENCES",
+    "SELECTIVE_PROTOCOLS",
+    "SelectiveAnswering",
+    "calibrated_confidence",
+    "confidence_ties",
+    "given_quality",
+    "protocol_rows",
+    "selective_answering",
+    "selective_table",
+    "tolerance_table",
+]
 
 #: Fewest distinct confidences a model's answers on a dataset need to be ranked by DiSCA.
 MIN_CONFIDENCES: int = 5
@@ -140,15 +151,24 @@ def _selective_rows(bench, dataset, protocol, random_state, ood_dataset):
         ood[bench._slice(ood_dataset)] = True
         cal, ev = cal & ~ood, ev & ~ood
         if not cal.any() and protocol != "none":
-            raise ValueError(f"protocol {protocol!r} has no calibration data for {dataset!r} once "
-                             f"`ood_dataset`={ood_dataset!r} is left out")
+            raise ValueError(
+                f"protocol {protocol!r} has no calibration data for {dataset!r} once "
+                f"`ood_dataset`={ood_dataset!r} is left out"
+            )
     return cal, ev, ood
 
 
 @model_view_of
 def calibrated_confidence(
-    bench: Benchmark, model: str, dataset: str, *, protocol: str = "indata", method: str = "logistic",
-    class_weight: str | None = None, random_state: int | None = 0, ood_dataset: str | None = None,
+    bench: Benchmark,
+    model: str,
+    dataset: str,
+    *,
+    protocol: str = "indata",
+    method: str = "logistic",
+    class_weight: str | None = None,
+    random_state: int | None = 0,
+    ood_dataset: str | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, np.ndarray | None]:
     """Calibrated confidence and correctness of a model's answers on a dataset.
 
@@ -179,6 +199,7 @@ def calibrated_confidence(
     cal, ev, ood = _selective_rows(bench, dataset, protocol, random_state, ood_dataset)
     y_all, s_all = bench.labels(model=model), bench.scores(model)
     if protocol == "none":
+
         def answer(rows):
             return _given_answers(bench, model, s_all[rows], y_all[rows])
     else:
@@ -208,9 +229,11 @@ def _given_answers(bench, model, s, y):
     for scores, probabilities p answered as p > 0.5 with confidence max(p, 1 - p)."""
     if len(s) and (s.min() < 0 or s.max() > 1):
         what = "confidences" if bench.kind == "answers" else "scores"
-        raise ValueError(f"selective protocol 'none' reads model {model!r}'s {what} as probabilities, but they "
-                         f"span [{s.min():.4g}, {s.max():.4g}], outside [0, 1]; choose a calibration protocol "
-                         f"(e.g. 'indata') to recalibrate them")
+        raise ValueError(
+            f"selective protocol 'none' reads model {model!r}'s {what} as probabilities, but they "
+            f"span [{s.min():.4g}, {s.max():.4g}], outside [0, 1]; choose a calibration protocol "
+            f"(e.g. 'indata') to recalibrate them"
+        )
     if bench.kind == "answers":
         return s.astype(np.float64), y == 1
     return np.maximum(s, 1.0 - s), (s > 0.5) == (y == 1)
@@ -319,8 +342,9 @@ class SelectiveAnswering:
             "augrc_linear": self.augrc_linear,
         }
         if self.disca_ood is not None:
-            out.update({f"{k}_ood": v for k, v in self.disca_ood.to_dict().items()
-                        if k not in ("tolerance", "resolution")})
+            out.update(
+                {f"{k}_ood": v for k, v in self.disca_ood.to_dict().items() if k not in ("tolerance", "resolution")}
+            )
         out["didma"] = self.didma
         out["nidma"] = self.nidma
         for name, (low, high) in self.intervals.items():
@@ -332,8 +356,23 @@ class SelectiveAnswering:
 
     def _repr_html_(self):
         rec = self.to_dict()
-        keep = ["n", "n_confidences", "rankable", "accuracy", "disca", "a", "b", "n_fluctuations", "penalty", "area", "aurc", "e_aurc",
-                "disca_ood", "didma", "nidma"]
+        keep = [
+            "n",
+            "n_confidences",
+            "rankable",
+            "accuracy",
+            "disca",
+            "a",
+            "b",
+            "n_fluctuations",
+            "penalty",
+            "area",
+            "aurc",
+            "e_aurc",
+            "disca_ood",
+            "didma",
+            "nidma",
+        ]
         rows = [(k, rec[k]) for k in keep if k in rec and rec[k] is not None]
         title = f"SelectiveAnswering: {self.model} on {self.dataset}"
         if self.ood_dataset is not None:
@@ -342,9 +381,13 @@ class SelectiveAnswering:
 
 
 def _warn_unrankable():
-    warnings.warn(f"too few distinct confidences to rank the answers (DiSCA needs at least {MIN_CONFIDENCES}, "
-                  f"none shared by more than {MAX_TIE_SHARE:.0%} of the answers): DiSCA is flagged "
-                  "`rankable` = False and left out of DiSCA rankings", UndefinedMetricWarning, stacklevel=3)
+    warnings.warn(
+        f"too few distinct confidences to rank the answers (DiSCA needs at least {MIN_CONFIDENCES}, "
+        f"none shared by more than {MAX_TIE_SHARE:.0%} of the answers): DiSCA is flagged "
+        "`rankable` = False and left out of DiSCA rankings",
+        UndefinedMetricWarning,
+        stacklevel=3,
+    )
 
 
 def _didma_nidma(d, d_ood, computation_score, didma_weights, nidma_weights):
@@ -360,12 +403,24 @@ def _didma_nidma(d, d_ood, computation_score, didma_weights, nidma_weights):
 
 
 def selective_answering(
-    bench: Benchmark, model: str, dataset: str, *, ood_dataset: str | None = None, protocol: str = "indata",
-    method: str = "logistic", class_weight: str | None = None, tolerance: float = 0.9,
-    weights: tuple[float, float, float] = (1 / 3, 1 / 3, 1 / 3), resolution: float = 0.01,
-    computation_score: float | None = None, didma_weights: tuple[float, float] = (0.5, 0.5),
-    nidma_weights: tuple[float, float] = (0.5, 0.5), random_state: int | None = 0, n_bootstrap: int = 0,
-    confidence_level: float = 0.95, cells: int | None = None,
+    bench: Benchmark,
+    model: str,
+    dataset: str,
+    *,
+    ood_dataset: str | None = None,
+    protocol: str = "indata",
+    method: str = "logistic",
+    class_weight: str | None = None,
+    tolerance: float = 0.9,
+    weights: tuple[float, float, float] = (1 / 3, 1 / 3, 1 / 3),
+    resolution: float = 0.01,
+    computation_score: float | None = None,
+    didma_weights: tuple[float, float] = (0.5, 0.5),
+    nidma_weights: tuple[float, float] = (0.5, 0.5),
+    random_state: int | None = 0,
+    n_bootstrap: int = 0,
+    confidence_level: float = 0.95,
+    cells: int | None = None,
 ) -> SelectiveAnswering:
     """DiSCA, the curve, AURC (and DiSCA on OOD data, DiDMA, NiDMA) for one model.
 
@@ -410,8 +465,14 @@ def selective_answering(
     """
     n_bootstrap, confidence_level = check_bootstrap(n_bootstrap, confidence_level)
     conf, ok, conf_ood, ok_ood = calibrated_confidence(
-        bench, model, dataset, protocol=protocol, method=method, class_weight=class_weight,
-        random_state=random_state, ood_dataset=ood_dataset,
+        bench,
+        model,
+        dataset,
+        protocol=protocol,
+        method=method,
+        class_weight=class_weight,
+        random_state=random_state,
+        ood_dataset=ood_dataset,
     )
     d = disca(conf, ok, tolerance=tolerance, weights=weights, resolution=resolution)
     n_conf, top_share, rankable = confidence_ties(conf)
@@ -421,31 +482,73 @@ def selective_answering(
     quality = given_quality(bench, model, dataset) if protocol == "none" else None
     lossy = exact if quality is None else _curve(conf, quality, None)  # AURC, E-AURC, AUGRC: loss 1 - quality
     grisk = risks(lossy)[1]
-    d_ood = None if conf_ood is None else disca(conf_ood, ok_ood, tolerance=tolerance, weights=weights,
-                                                 resolution=resolution)
+    d_ood = (
+        None
+        if conf_ood is None
+        else disca(conf_ood, ok_ood, tolerance=tolerance, weights=weights, resolution=resolution)
+    )
     dd, nd = _didma_nidma(d, d_ood, computation_score, didma_weights, nidma_weights)
     intervals, reps, band, jack, how, why = {}, None, None, None, "", ""
     if n_bootstrap:
         reps, acc, jack = benchmark_bootstrap(
-            bench, model, dataset, ood_dataset=ood_dataset, protocol=protocol, method=method,
-            class_weight=class_weight, tolerance=tolerance, weights=weights, resolution=resolution,
-            random_state=random_state, n_bootstrap=n_bootstrap, cells=check_cells(cells),
+            bench,
+            model,
+            dataset,
+            ood_dataset=ood_dataset,
+            protocol=protocol,
+            method=method,
+            class_weight=class_weight,
+            tolerance=tolerance,
+            weights=weights,
+            resolution=resolution,
+            random_state=random_state,
+            n_bootstrap=n_bootstrap,
+            cells=check_cells(cells),
             resample_state=dataset_seed(random_state, [d for d in bench.datasets if d != ood_dataset].index(dataset)),
         )
-        estimate = {"accuracy": float(exact.accuracy[-1]), "area": exact.score, "aurc": 1.0 - lossy.score,
-                    "disca": d.score, "a": d.a, "b": d.b, **({} if d_ood is None else {"disca_ood": d_ood.score})}
+        estimate = {
+            "accuracy": float(exact.accuracy[-1]),
+            "area": exact.score,
+            "aurc": 1.0 - lossy.score,
+            "disca": d.score,
+            "a": d.a,
+            "b": d.b,
+            **({} if d_ood is None else {"disca_ood": d_ood.score}),
+        }
         intervals, how, why = interval_summary(interval_frame(estimate, reps, confidence_level, jackknife=jack))
         band = _band(acc, confidence_level)
-    return SelectiveAnswering(score=d.score, model=model, dataset=dataset, ood_dataset=ood_dataset,
-                              protocol=protocol, method=method, disca=d, curve=exact, aurc=aurc_of(lossy, "step"),
-                              e_aurc=_e_aurc(lossy, ok, quality, "exact"), disca_ood=d_ood, didma=dd, nidma=nd,
-                              confidence=conf, correct=ok, confidence_ood=conf_ood, correct_ood=ok_ood,
-                              aurc_linear=aurc_of(lossy, "linear"),
-                              e_aurc_analytic=_e_aurc(lossy, ok, quality, "analytic"),
-                              augrc=_area(lossy.coverage, grisk, "step", 0.0),
-                              augrc_linear=_area(lossy.coverage, grisk, "linear", 0.0), intervals=intervals,
-                              replicates=reps, accuracy_band=band, jackknife=jack, interval_method=how,
-                              interval_note=why, n_confidences=n_conf, top_share=top_share, rankable=rankable)
+    return SelectiveAnswering(
+        score=d.score,
+        model=model,
+        dataset=dataset,
+        ood_dataset=ood_dataset,
+        protocol=protocol,
+        method=method,
+        disca=d,
+        curve=exact,
+        aurc=aurc_of(lossy, "step"),
+        e_aurc=_e_aurc(lossy, ok, quality, "exact"),
+        disca_ood=d_ood,
+        didma=dd,
+        nidma=nd,
+        confidence=conf,
+        correct=ok,
+        confidence_ood=conf_ood,
+        correct_ood=ok_ood,
+        aurc_linear=aurc_of(lossy, "linear"),
+        e_aurc_analytic=_e_aurc(lossy, ok, quality, "analytic"),
+        augrc=_area(lossy.coverage, grisk, "step", 0.0),
+        augrc_linear=_area(lossy.coverage, grisk, "linear", 0.0),
+        intervals=intervals,
+        replicates=reps,
+        accuracy_band=band,
+        jackknife=jack,
+        interval_method=how,
+        interval_note=why,
+        n_confidences=n_conf,
+        top_share=top_share,
+        rankable=rankable,
+    )
 
 
 def given_quality(bench: Benchmark, model: str, dataset: str) -> np.ndarray | None:
@@ -466,8 +569,9 @@ def _e_aurc(cur, ok, quality, optimum):
     return graded_excess(cur, quality, optimum, "step")
 
 
-def selective_table(bench: Benchmark, *, models: Sequence[str] | None = None, datasets: Sequence[str] | None = None,
-                    **options: object) -> pd.DataFrame:
+def selective_table(
+    bench: Benchmark, *, models: Sequence[str] | None = None, datasets: Sequence[str] | None = None, **options: object
+) -> pd.DataFrame:
     """Headline selective-answering numbers of every model on every dataset, tidy.
 
     One row per (model, dataset) with the keys of
@@ -531,8 +635,11 @@ def selective_design(bench, model, dataset, *, ood_dataset, protocol, random_sta
     y = bench.labels(model=model)[used]
     s = bench.scores(model)[used]
     # paired: strata the same for every model (an answers benchmark's class is the model's own correctness)
-    strata = strata_of(role, bench.dataset_codes()[used]) if bench.kind == "answers" else \
-        strata_of(role, bench.dataset_codes()[used], y)
+    strata = (
+        strata_of(role, bench.dataset_codes()[used])
+        if bench.kind == "answers"
+        else strata_of(role, bench.dataset_codes()[used], y)
+    )
     return s, y, role, strata
 
 
@@ -549,10 +656,13 @@ def _refit_items(bench, used, strata, protocol):
     per_item = np.zeros(int(items.max()) + 1 if len(items) else 0, dtype=np.int64)
     per_item[items] = strata
     if (per_item[items] != strata).any():
-        warnings.warn(f"protocol {protocol!r} splits the repeated samples of some items between calibration and "
-                      "evaluation rows: its selective intervals resample rows, and are too narrow for correlated "
-                      "samples (choose a protocol that keeps items whole, e.g. 'none' or 'xdomain')", UserWarning,
-                      stacklevel=4)
+        warnings.warn(
+            f"protocol {protocol!r} splits the repeated samples of some items between calibration and "
+            "evaluation rows: its selective intervals resample rows, and are too narrow for correlated "
+            "samples (choose a protocol that keeps items whole, e.g. 'none' or 'xdomain')",
+            UserWarning,
+            stacklevel=4,
+        )
         return None
     return items
 
@@ -572,8 +682,23 @@ def benchmark_replicates(bench, model, dataset, **options):
     return benchmark_bootstrap(bench, model, dataset, **options)[0]
 
 
-def benchmark_bootstrap(bench, model, dataset, *, ood_dataset, protocol, method, class_weight, tolerance,
-                         weights, resolution, random_state, n_bootstrap, resample_state=None, cells=None):
+def benchmark_bootstrap(
+    bench,
+    model,
+    dataset,
+    *,
+    ood_dataset,
+    protocol,
+    method,
+    class_weight,
+    tolerance,
+    weights,
+    resolution,
+    random_state,
+    n_bootstrap,
+    resample_state=None,
+    cells=None,
+):
     """(replicates frame, (B, k) accuracy at :data:`BAND_COVERAGES`, jackknife frame), the calibrator refitted per replicate.
 
     ``random_state`` picks the protocol's rows (the ``indata`` split) as the
@@ -588,8 +713,9 @@ def benchmark_bootstrap(bench, model, dataset, *, ood_dataset, protocol, method,
         return _graded_bootstrap(bench, model, dataset, ood_dataset, options, resample_state, n_bootstrap)
     if protocol == "none":
         return _given_bootstrap(bench, model, dataset, ood_dataset, options, resample_state, n_bootstrap, cells)
-    s, y, role, strata = selective_design(bench, model, dataset, ood_dataset=ood_dataset, protocol=protocol,
-                                           random_state=random_state)
+    s, y, role, strata = selective_design(
+        bench, model, dataset, ood_dataset=ood_dataset, protocol=protocol, random_state=random_state
+    )
     items = None
     if bench.repeated:  # the rows _selective_design resamples, as items
         cal, ev, ood = _selective_rows(bench, dataset, protocol, random_state, ood_dataset)
@@ -605,11 +731,20 @@ def benchmark_bootstrap(bench, model, dataset, *, ood_dataset, protocol, method,
     cols = (np.unique(inv[role == 1]), np.unique(inv[role == 2]) if ood_dataset is not None else None)
     blocks = {0: np.arange(m), 1: cols[0], **({} if cols[1] is None else {2: cols[1]})}
     column, starts = side_by_side(inv, role, blocks)
-    statistic = _refit_statistic(x, cols, method=method, class_weight=class_weight, init=init, options=options,
-                                 kind=bench.kind)
-    return _replicates_and_jackknife(strata, column, y, n_values=int(starts[-1]), statistic=statistic,
-                                     n_bootstrap=n_bootstrap, random_state=resample_state,
-                                     chunk_width=max(len(y), m), clusters=items)
+    statistic = _refit_statistic(
+        x, cols, method=method, class_weight=class_weight, init=init, options=options, kind=bench.kind
+    )
+    return _replicates_and_jackknife(
+        strata,
+        column,
+        y,
+        n_values=int(starts[-1]),
+        statistic=statistic,
+        n_bootstrap=n_bootstrap,
+        random_state=resample_state,
+        chunk_width=max(len(y), m),
+        clusters=items,
+    )
 
 
 def side_by_side(inv, role, blocks):
@@ -657,9 +792,17 @@ def _given_bootstrap(bench, model, dataset, ood_dataset, options, random_state, 
         out["band"] = rows["band"]
         return out
 
-    return _replicates_and_jackknife(strata_of(*key), column, ok, n_values=int(starts[-1]), statistic=statistic,
-                                     n_bootstrap=n_bootstrap, random_state=random_state,
-                                     chunk_width=max(len(ok), len(x)), clusters=_items(bench, parts))
+    return _replicates_and_jackknife(
+        strata_of(*key),
+        column,
+        ok,
+        n_values=int(starts[-1]),
+        statistic=statistic,
+        n_bootstrap=n_bootstrap,
+        random_state=random_state,
+        chunk_width=max(len(ok), len(x)),
+        clusters=_items(bench, parts),
+    )
 
 
 def _graded_bootstrap(bench, model, dataset, ood_dataset, options, random_state, n_bootstrap):
@@ -672,8 +815,9 @@ def _graded_bootstrap(bench, model, dataset, ood_dataset, options, random_state,
     """
     s, q = bench.scores(model), bench.quality(model=model)
     parts = [(dataset, 1)] + ([(ood_dataset, 2)] if ood_dataset is not None else [])
-    conf = np.concatenate([_given_answers(bench, model, s[bench._slice(d)], q[bench._slice(d)] >= 0.5)[0]
-                           for d, _ in parts])
+    conf = np.concatenate(
+        [_given_answers(bench, model, s[bench._slice(d)], q[bench._slice(d)] >= 0.5)[0] for d, _ in parts]
+    )
     quality = np.concatenate([q[bench._slice(d)] for d, _ in parts])
     role = np.concatenate([np.full(bench.dataset_sizes()[bench.datasets.index(d)], r) for d, r in parts])
     pairs, inv = np.unique(np.column_stack([conf, quality]), axis=0, return_inverse=True)  # by confidence, quality
@@ -685,8 +829,10 @@ def _graded_bootstrap(bench, model, dataset, ood_dataset, options, random_state,
     def counts(pos, at):  # (R, pairs of one role) -> per distinct confidence: right, wrong, quality, loss
         c = pairs[at, 0]
         first = np.flatnonzero(np.r_[True, c[1:] != c[:-1]])
+
         def by(w):
             return np.add.reduceat(pos * w, first, axis=1)
+
         return c[first], (by(right[at]), by(1.0 - right[at])), (by(pairs[at, 1]), by(1.0 - pairs[at, 1]))
 
     k = len(cols[0])
@@ -703,9 +849,17 @@ def _graded_bootstrap(bench, model, dataset, ood_dataset, options, random_state,
         return out
 
     ones = np.ones(len(inv), dtype=np.int8)
-    return _replicates_and_jackknife(strata_of(role), column, ones, n_values=int(starts[-1]), statistic=statistic,
-                                     n_bootstrap=n_bootstrap, random_state=random_state,
-                                     chunk_width=max(len(inv), len(pairs)), clusters=_items(bench, parts))
+    return _replicates_and_jackknife(
+        strata_of(role),
+        column,
+        ones,
+        n_values=int(starts[-1]),
+        statistic=statistic,
+        n_bootstrap=n_bootstrap,
+        random_state=random_state,
+        chunk_width=max(len(inv), len(pairs)),
+        clusters=_items(bench, parts),
+    )
 
 
 def _items(bench, parts):
@@ -730,22 +884,25 @@ def _refit_statistic(x, cols, *, method, class_weight, init, options, kind="scor
 
     def statistic(pos, neg):
         cal_pos, cal_neg = pos[:, :m], neg[:, :m]
-        proba, pred = calibrated_rows(method, x, *class_weighted(cal_pos, cal_neg, class_weight), init=init,
-                                      at=at, counts=cal_pos + cal_neg)
-        answers = _answers(proba[:, :k], pred[:, :k], pos[:, m:m + k], neg[:, m:m + k], kind)
+        proba, pred = calibrated_rows(
+            method, x, *class_weighted(cal_pos, cal_neg, class_weight), init=init, at=at, counts=cal_pos + cal_neg
+        )
+        answers = _answers(proba[:, :k], pred[:, :k], pos[:, m : m + k], neg[:, m : m + k], kind)
         out = selective_rows(*answers, **options, coverages=BAND_COVERAGES)
         rows = {name: out[name] for name in INTERVAL_NAMES}
         if cols_ood is not None:
-            rows["disca_ood"] = selective_rows(*_answers(proba[:, k:], pred[:, k:], pos[:, m + k:],
-                                                         neg[:, m + k:], kind), **options)["disca"]
+            rows["disca_ood"] = selective_rows(
+                *_answers(proba[:, k:], pred[:, k:], pos[:, m + k :], neg[:, m + k :], kind), **options
+            )["disca"]
         rows["band"] = out["band"]
         return rows
 
     return statistic
 
 
-def tolerance_table(bench: Benchmark, dataset: str, *, models: Sequence[str] | None = None, value: str = "disca",
-                    **options: object) -> pd.DataFrame:
+def tolerance_table(
+    bench: Benchmark, dataset: str, *, models: Sequence[str] | None = None, value: str = "disca", **options: object
+) -> pd.DataFrame:
     """Models x tolerance: DiSCA (or b) at each tolerance, the paper's Table 2 layout.
 
     Columns are ``"<0.95"`` ... ``"<0.55"``, then ``resolution`` (the grid

@@ -44,7 +44,21 @@ from ...utils.html import result_html
 from ...utils.validation import check_number, check_option, check_scores
 from ..core.kernel import grid_counts
 
-__all__ = ["TOLERANCES", "CoverageAccuracyCurve", "Plateau", "accuracy_at_coverage", "auc_tail", "augrc", "aurc", "coverage_accuracy_curve", "coverage_at_accuracy", "e_aurc", "graded_excess", "loss_points", "plateau"]
+__all__ = [
+    "TOLERANCES",
+    "CoverageAccuracyCurve",
+    "Plateau",
+    "accuracy_at_coverage",
+    "auc_tail",
+    "augrc",
+    "aurc",
+    "coverage_accuracy_curve",
+    "coverage_at_accuracy",
+    "e_aurc",
+    "graded_excess",
+    "loss_points",
+    "plateau",
+]
 
 
 TOLERANCES = (0.95, 0.9, 0.85, 0.8, 0.75, 0.7, 0.65, 0.6, 0.55)
@@ -53,6 +67,7 @@ GRID_SLACK = 1e-9  # a confidence within this many grid steps of a threshold rea
 
 
 # -- validation -------------------------------------------------------------------
+
 
 def _check_correct(correct, n, name="correct", *, graded=False):
     """``correct`` as booleans; with ``graded``, a quality in [0, 1] stays float64 when some value lies between."""
@@ -108,12 +123,15 @@ def check_weights(weights, name, k):
         w = tuple(float(v) for v in weights)
     except (TypeError, ValueError):
         raise ValueError(f"`{name}` must be {k} non-negative numbers summing to 1, got {weights!r}") from None
-    if len(w) != k or not all(np.isfinite(v) and v >= 0 for v in w) or abs(sum(w) - 1) > 0.01 + 1e-9:  # the margin lets the paper's 0.33 + 0.33 + 0.33 pass
+    if (
+        len(w) != k or not all(np.isfinite(v) and v >= 0 for v in w) or abs(sum(w) - 1) > 0.01 + 1e-9
+    ):  # the margin lets the paper's 0.33 + 0.33 + 0.33 pass
         raise ValueError(f"`{name}` must be {k} non-negative numbers summing to 1, got {weights!r}")
     return w
 
 
 # -- curves ---------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class CoverageAccuracyCurve:
@@ -168,8 +186,9 @@ class CoverageAccuracyCurve:
         )
 
     @classmethod
-    def from_frame(cls, frame: pd.DataFrame, *, score: float | None = None,
-                   resolution: float | None = None) -> CoverageAccuracyCurve:
+    def from_frame(
+        cls, frame: pd.DataFrame, *, score: float | None = None, resolution: float | None = None
+    ) -> CoverageAccuracyCurve:
         """The curve back from :meth:`to_frame`'s columns (an evaluation's ``coverage_curves`` rows).
 
         ``score`` is the area; when not given it is recomputed from the points.
@@ -186,16 +205,27 @@ class CoverageAccuracyCurve:
         coverage, accuracy = frame["coverage"].to_numpy(), frame["accuracy"].to_numpy()
         if score is None:
             score = float(np.dot(np.diff(coverage, prepend=0.0), accuracy))
-        return cls(score, coverage, accuracy, frame["confidence"].to_numpy(), frame["n_answered"].to_numpy(),
-                   frame["n_correct"].to_numpy(), resolution)
+        return cls(
+            score,
+            coverage,
+            accuracy,
+            frame["confidence"].to_numpy(),
+            frame["n_answered"].to_numpy(),
+            frame["n_correct"].to_numpy(),
+            resolution,
+        )
 
     def _repr_html_(self):
         n = len(self.coverage)
-        return result_html("CoverageAccuracyCurve", [
-            ("area", self.score), ("points", n),
-            ("accuracy at full coverage", float(self.accuracy[-1]) if n else np.nan),
-            ("resolution", "exact" if self.resolution is None else self.resolution),
-        ])
+        return result_html(
+            "CoverageAccuracyCurve",
+            [
+                ("area", self.score),
+                ("points", n),
+                ("accuracy at full coverage", float(self.accuracy[-1]) if n else np.nan),
+                ("resolution", "exact" if self.resolution is None else self.resolution),
+            ],
+        )
 
 
 def _exact_points(c, ok):
@@ -259,8 +289,9 @@ def loss_points(confidence: ArrayLike, correct: ArrayLike) -> tuple[np.ndarray, 
     return values[::-1], np.cumsum(counts[::-1]), np.cumsum(wrong[::-1])
 
 
-def coverage_accuracy_curve(confidence: ArrayLike, correct: ArrayLike, *,
-                            resolution: float | None = None) -> CoverageAccuracyCurve:
+def coverage_accuracy_curve(
+    confidence: ArrayLike, correct: ArrayLike, *, resolution: float | None = None
+) -> CoverageAccuracyCurve:
     """Coverage and accuracy of the answered examples, threshold by threshold.
 
     With ``resolution=None`` there is one point per distinct confidence (the
@@ -481,8 +512,7 @@ def _analytic_aurc(n, n_correct):
     return float(r + xlogy(1.0 - r, 1.0 - r))
 
 
-def e_aurc(confidence: ArrayLike, correct: ArrayLike, *, optimum: str = "exact",
-           interpolation: str = "step") -> float:
+def e_aurc(confidence: ArrayLike, correct: ArrayLike, *, optimum: str = "exact", interpolation: str = "step") -> float:
     """Excess AURC: :func:`aurc` minus the AURC of the best possible ranking.
 
     Parameters
@@ -680,5 +710,11 @@ def plateau(confidence: ArrayLike, correct: ArrayLike, *, band: float = 0.02) ->
     start = int(np.flatnonzero(outside)[-1]) + 1 if outside.any() else 0
     before = cur.coverage[start - 1] if start > 0 else 0.0
     acc = cur.accuracy[start:]
-    return Plateau(float(1.0 - before), float(acc.min()), float(acc.max()), float(cur.confidence[-1]),
-                   float(cur.confidence[start]), band)
+    return Plateau(
+        float(1.0 - before),
+        float(acc.min()),
+        float(acc.max()),
+        float(cur.confidence[-1]),
+        float(cur.confidence[start]),
+        band,
+    )

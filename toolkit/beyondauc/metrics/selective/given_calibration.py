@@ -50,12 +50,32 @@ from .smooth_replicates import smooth_ece_replicates
 if TYPE_CHECKING:
     from ...data.benchmark import Benchmark
 
-__all__ = ["CURVE_POINTS", "GIVEN_BIASED", "GIVEN_ECE_TOLERANCE", "GIVEN_METRICS", "given_calibration_table",
-           "given_calibration_replicates", "given_curves", "given_replicates", "probability_models", "stored_rejection_curve"]
+__all__ = [
+    "CURVE_POINTS",
+    "GIVEN_BIASED",
+    "GIVEN_ECE_TOLERANCE",
+    "GIVEN_METRICS",
+    "given_calibration_table",
+    "given_calibration_replicates",
+    "given_curves",
+    "given_replicates",
+    "probability_models",
+    "stored_rejection_curve",
+]
 
 #: The numbers of the table, in order.
-GIVEN_METRICS = ("brier", "reliability", "resolution", "uncertainty", "nll", "ece_uniform", "ece_quantile",
-                 "smooth_ece", "prr", "prr_half")
+GIVEN_METRICS = (
+    "brier",
+    "reliability",
+    "resolution",
+    "uncertainty",
+    "nll",
+    "ece_uniform",
+    "ece_quantile",
+    "smooth_ece",
+    "prr",
+    "prr_half",
+)
 #: Numbers the bootstrap biases upwards (sums of absolute or squared gaps): bias-corrected intervals.  Not the
 #: smooth ECE: its bandwidth adapts to the sample, its bias is small, and in seeded simulations its percentile
 #: interval covered better than the bias-corrected one (``benchmarks/coverage_smooth_ece.py``).
@@ -130,7 +150,7 @@ def _brier_parts(W, quality, conf):
         qbar = np.where(count > 0, qsum / count, 0.0)
     reliability = (count * (c - qbar) ** 2).sum(axis=1) / n
     resolution = (count * (qbar - mean[:, None]) ** 2).sum(axis=1) / n
-    uncertainty = (W @ (quality ** 2)) / n - mean ** 2
+    uncertainty = (W @ (quality**2)) / n - mean**2
     brier = (W @ ((conf - quality) ** 2)) / n
     return brier, reliability, resolution, uncertainty
 
@@ -142,8 +162,9 @@ def _ece(W, quality, conf, bins):
     return np.abs(csum - qsum).sum(axis=1) / W.sum(axis=1)
 
 
-def given_replicates(quality: ArrayLike, confidence: ArrayLike, counts: ArrayLike, *,
-                     n_bins: int = 15) -> dict[str, np.ndarray]:
+def given_replicates(
+    quality: ArrayLike, confidence: ArrayLike, counts: ArrayLike, *, n_bins: int = 15
+) -> dict[str, np.ndarray]:
     """Every number of :data:`GIVEN_METRICS` for each row of replicate ``counts`` (R, n).
 
     With counts of 1 they are the point estimates of :func:`brier_score`,
@@ -170,21 +191,35 @@ def given_replicates(quality: ArrayLike, confidence: ArrayLike, counts: ArrayLik
     quantile = np.searchsorted(np.percentile(c, np.linspace(0, 1, n_bins + 1) * 100)[1:-1], c)
     brier, reliability, resolution, uncertainty = _brier_parts(W, q, c)
     terms = -(xlogy(q, np.maximum(c, NLL_EPS)) + xlogy(1 - q, np.maximum(1 - c, NLL_EPS)))
-    return {"brier": brier, "reliability": reliability, "resolution": resolution, "uncertainty": uncertainty,
-            "nll": (W @ terms) / W.sum(axis=1), "ece_uniform": _ece(W, q, c, uniform),
-            "ece_quantile": _ece(W, q, c, quantile), "smooth_ece": smooth_ece_replicates(q, c, W),
-            "prr": _prr(W, q, c, 1.0), "prr_half": _prr(W, q, c, 0.5)}
+    return {
+        "brier": brier,
+        "reliability": reliability,
+        "resolution": resolution,
+        "uncertainty": uncertainty,
+        "nll": (W @ terms) / W.sum(axis=1),
+        "ece_uniform": _ece(W, q, c, uniform),
+        "ece_quantile": _ece(W, q, c, quantile),
+        "smooth_ece": smooth_ece_replicates(q, c, W),
+        "prr": _prr(W, q, c, 1.0),
+        "prr_half": _prr(W, q, c, 0.5),
+    }
 
 
 def _estimates(q, c, n_bins):
     """The point estimates, from the public functions."""
     b = brier_score(q, c)
-    return {"brier": b.score, "reliability": b.reliability, "resolution": b.resolution,
-            "uncertainty": b.uncertainty, "nll": negative_log_likelihood(q, c),
-            "ece_uniform": expected_calibration_error(q, c, n_bins=n_bins, strategy="uniform"),
-            "ece_quantile": expected_calibration_error(q, c, n_bins=n_bins, strategy="quantile"),
-            "smooth_ece": smooth_ece(q, c), "prr": prediction_rejection_ratio(q, c),
-            "prr_half": prediction_rejection_ratio(q, c, max_rejection=0.5)}
+    return {
+        "brier": b.score,
+        "reliability": b.reliability,
+        "resolution": b.resolution,
+        "uncertainty": b.uncertainty,
+        "nll": negative_log_likelihood(q, c),
+        "ece_uniform": expected_calibration_error(q, c, n_bins=n_bins, strategy="uniform"),
+        "ece_quantile": expected_calibration_error(q, c, n_bins=n_bins, strategy="quantile"),
+        "smooth_ece": smooth_ece(q, c),
+        "prr": prediction_rejection_ratio(q, c),
+        "prr_half": prediction_rejection_ratio(q, c, max_rejection=0.5),
+    }
 
 
 def _replicate_rows(q, c, items, n_bootstrap, seed, n_bins):
@@ -194,8 +229,11 @@ def _replicate_rows(q, c, items, n_bootstrap, seed, n_bins):
     parts = []
     for b0 in range(0, n_bootstrap, step):  # chunks of replicates, each computed at once
         b1 = min(n_bootstrap, b0 + step)
-        W = (bootstrap_counts(strata, n_bootstrap, random_state=seed, start=b0, stop=b1) if items is None else
-             cluster_counts(items, strata, n_bootstrap, random_state=seed, start=b0, stop=b1))
+        W = (
+            bootstrap_counts(strata, n_bootstrap, random_state=seed, start=b0, stop=b1)
+            if items is None
+            else cluster_counts(items, strata, n_bootstrap, random_state=seed, start=b0, stop=b1)
+        )
         parts.append(given_replicates(q, c, W, n_bins=n_bins))
     return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
 
@@ -207,8 +245,9 @@ def probability_models(bench: Benchmark) -> list[str]:
     return [m for m in bench.models if len(bench) and bench.scores(m).min() >= 0 and bench.scores(m).max() <= 1]
 
 
-def given_calibration_replicates(bench: Benchmark, *, n_bootstrap: int = 200, random_state: int | None = 0,
-                                 n_bins: int = 15) -> dict[str, dict[str, np.ndarray]]:
+def given_calibration_replicates(
+    bench: Benchmark, *, n_bootstrap: int = 200, random_state: int | None = 0, n_bins: int = 15
+) -> dict[str, dict[str, np.ndarray]]:
     """The bootstrap replicates of :func:`given_calibration_table`: model -> name -> (n_bootstrap, n_datasets).
 
     Dataset ``i``'s replicate counts come from ``random_state``'s child for
@@ -231,16 +270,23 @@ def given_calibration_replicates(bench: Benchmark, *, n_bootstrap: int = 200, ra
         sl = bench._slice(d)
         items = None if items_all is None else np.unique(items_all[sl], return_inverse=True)[1]
         for m in models:
-            reps = _replicate_rows(bench.quality(d, model=m), bench.scores(m, d), items, n_bootstrap,
-                                   dataset_seed(random_state, i), n_bins)
+            reps = _replicate_rows(
+                bench.quality(d, model=m), bench.scores(m, d), items, n_bootstrap, dataset_seed(random_state, i), n_bins
+            )
             for n in names:
                 out[m][n][:, i] = reps[n]
     return out
 
 
-def given_calibration_table(bench: Benchmark, *, n_bootstrap: int = 200, confidence_level: float = 0.95,
-                            random_state: int | None = 0, n_bins: int = 15,
-                            replicates: dict[str, dict[str, np.ndarray]] | None = None) -> pd.DataFrame:
+def given_calibration_table(
+    bench: Benchmark,
+    *,
+    n_bootstrap: int = 200,
+    confidence_level: float = 0.95,
+    random_state: int | None = 0,
+    n_bins: int = 15,
+    replicates: dict[str, dict[str, np.ndarray]] | None = None,
+) -> pd.DataFrame:
     """The calibration of the given confidence: one row per model and dataset, each number with its interval.
 
     Columns: ``model``, ``dataset``, ``n``, ``n_items``, then each of
@@ -262,8 +308,9 @@ def given_calibration_table(bench: Benchmark, *, n_bootstrap: int = 200, confide
     True
     """
     if replicates is None and n_bootstrap:
-        replicates = given_calibration_replicates(bench, n_bootstrap=n_bootstrap, random_state=random_state,
-                                                  n_bins=n_bins)
+        replicates = given_calibration_replicates(
+            bench, n_bootstrap=n_bootstrap, random_state=random_state, n_bins=n_bins
+        )
     rows = []
     n_items = bench.item_counts()
     for i, d in enumerate(bench.datasets):  # a loop over datasets and models
@@ -273,13 +320,23 @@ def given_calibration_table(bench: Benchmark, *, n_bootstrap: int = 200, confide
             for name in GIVEN_METRICS:
                 low = high = np.nan
                 if replicates and name in replicates[m]:
-                    low, high, _, _ = honest_interval(replicates[m][name][:, i], row[name], confidence_level,
-                                                      acceleration=0.0 if name in GIVEN_BIASED else None)
+                    low, high, _, _ = honest_interval(
+                        replicates[m][name][:, i],
+                        row[name],
+                        confidence_level,
+                        acceleration=0.0 if name in GIVEN_BIASED else None,
+                    )
                 row[f"{name}_low"], row[f"{name}_high"] = low, high
             row["miscalibrated"] = bool(row["ece_uniform_low"] > GIVEN_ECE_TOLERANCE)
             rows.append(row)
-    columns = ["model", "dataset", "n", "n_items", *(c for n in GIVEN_METRICS for c in (n, f"{n}_low", f"{n}_high")),
-               "miscalibrated"]
+    columns = [
+        "model",
+        "dataset",
+        "n",
+        "n_items",
+        *(c for n in GIVEN_METRICS for c in (n, f"{n}_low", f"{n}_high")),
+        "miscalibrated",
+    ]
     out = pd.DataFrame(rows, columns=columns)  # no model with a probability: no rows, the same columns
     return out if rows else out.astype({"model": object, "dataset": object, "miscalibrated": bool})
 
@@ -309,12 +366,25 @@ def given_curves(bench: Benchmark, *, n_bins: int = 15, level: float = 0.95) -> 
             bands.append(reliability_band(q, c, n_bins=n_bins, level=level).assign(**key))
             rc = rejection_curve(q, c)
             keep = np.unique(np.rint(np.linspace(0, len(q) - 1, min(CURVE_POINTS, len(q)))).astype(np.int64))
-            curves.append(pd.DataFrame({**key, "rejection": rc.rejection[keep], "loss": rc.model[keep],
-                                        "oracle": rc.oracle[keep], "random": rc.random[keep]}))
-    columns = (["model", "dataset", "bin", "mean_confidence", "accuracy", "count", "low", "high"],
-               ["model", "dataset", "rejection", "loss", "oracle", "random"])
-    return tuple(pd.concat(t, ignore_index=True)[cols] if t else pd.DataFrame(columns=cols)
-                 for t, cols in zip((bands, curves), columns))
+            curves.append(
+                pd.DataFrame(
+                    {
+                        **key,
+                        "rejection": rc.rejection[keep],
+                        "loss": rc.model[keep],
+                        "oracle": rc.oracle[keep],
+                        "random": rc.random[keep],
+                    }
+                )
+            )
+    columns = (
+        ["model", "dataset", "bin", "mean_confidence", "accuracy", "count", "low", "high"],
+        ["model", "dataset", "rejection", "loss", "oracle", "random"],
+    )
+    return tuple(
+        pd.concat(t, ignore_index=True)[cols] if t else pd.DataFrame(columns=cols)
+        for t, cols in zip((bands, curves), columns)
+    )
 
 
 def stored_rejection_curve(rows: pd.DataFrame) -> RejectionCurve:
@@ -329,5 +399,10 @@ def stored_rejection_curve(rows: pd.DataFrame) -> RejectionCurve:
     89
     """
     oracle, random = rows["oracle"].to_numpy(float), rows["random"].to_numpy(float)
-    return RejectionCurve(rejection=rows["rejection"].to_numpy(float), model=rows["loss"].to_numpy(float),
-                          oracle=oracle, random=random, constant_loss=bool(len(oracle) and oracle[0] == random[0]))
+    return RejectionCurve(
+        rejection=rows["rejection"].to_numpy(float),
+        model=rows["loss"].to_numpy(float),
+        oracle=oracle,
+        random=random,
+        constant_loss=bool(len(oracle) and oracle[0] == random[0]),
+    )

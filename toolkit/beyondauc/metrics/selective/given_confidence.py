@@ -31,16 +31,30 @@ from ...utils.html import result_html
 from ...utils.validation import check_number, check_scores, warn_undefined
 from ..calibration.reliability import reliability_bins
 
-__all__ = ["BrierScore", "RejectionCurve", "brier_score", "check_given_confidence", "negative_log_likelihood",
-           "prediction_rejection_ratio", "rejection_curve", "reliability_band", "smooth_ece"]
+__all__ = [
+    "BrierScore",
+    "RejectionCurve",
+    "brier_score",
+    "check_given_confidence",
+    "negative_log_likelihood",
+    "prediction_rejection_ratio",
+    "rejection_curve",
+    "reliability_band",
+    "smooth_ece",
+]
 
 NLL_EPS = 1e-15  # the probabilities c and 1 - c are floored at eps before the logarithm
 
 
 # -- validation ---------------------------------------------------------------------------
 
-def check_given_confidence(correct: ArrayLike, confidence: ArrayLike, *, probability: bool = True,
-                           ) -> tuple[np.ndarray, np.ndarray]:
+
+def check_given_confidence(
+    correct: ArrayLike,
+    confidence: ArrayLike,
+    *,
+    probability: bool = True,
+) -> tuple[np.ndarray, np.ndarray]:
     """``(quality, confidence)`` as float arrays, checked; a one-line ValueError naming the parameter otherwise.
 
     Parameters
@@ -85,6 +99,7 @@ def _check_unit_values(values, name, expected):
 
 # -- Brier score and NLL ------------------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class BrierScore:
     """The Brier score of a given confidence and Murphy's decomposition of it.
@@ -122,14 +137,24 @@ class BrierScore:
     n_groups: int
 
     def __repr__(self) -> str:
-        return (f"BrierScore(score={self.score:.4g}, reliability={self.reliability:.4g}, "
-                f"resolution={self.resolution:.4g}, uncertainty={self.uncertainty:.4g}, n={self.n})")
+        return (
+            f"BrierScore(score={self.score:.4g}, reliability={self.reliability:.4g}, "
+            f"resolution={self.resolution:.4g}, uncertainty={self.uncertainty:.4g}, n={self.n})"
+        )
 
     def _repr_html_(self) -> str:
-        return result_html("Brier score", [
-            ("score", self.score), ("reliability", self.reliability), ("resolution", self.resolution),
-            ("uncertainty", self.uncertainty), ("examples", self.n), ("distinct confidences", self.n_groups),
-        ], note="score = reliability - resolution + uncertainty (groups: distinct confidence values)")
+        return result_html(
+            "Brier score",
+            [
+                ("score", self.score),
+                ("reliability", self.reliability),
+                ("resolution", self.resolution),
+                ("uncertainty", self.uncertainty),
+                ("examples", self.n),
+                ("distinct confidences", self.n_groups),
+            ],
+            note="score = reliability - resolution + uncertainty (groups: distinct confidence values)",
+        )
 
 
 def brier_score(correct: ArrayLike, confidence: ArrayLike) -> BrierScore:
@@ -176,7 +201,9 @@ def brier_score(correct: ArrayLike, confidence: ArrayLike) -> BrierScore:
         reliability=float(np.dot(n_k, (values - q_k) ** 2) / n),
         resolution=float(np.dot(n_k, (q_k - q) ** 2) / n),
         uncertainty=float(np.mean((quality - q) ** 2)),
-        n=n, n_groups=len(values))
+        n=n,
+        n_groups=len(values),
+    )
 
 
 def negative_log_likelihood(correct: ArrayLike, confidence: ArrayLike, *, eps: float = NLL_EPS) -> float:
@@ -217,6 +244,7 @@ def negative_log_likelihood(correct: ArrayLike, confidence: ArrayLike, *, eps: f
 
 
 # -- smooth ECE ---------------------------------------------------------------------------
+
 
 def smooth_ece(correct: ArrayLike, confidence: ArrayLike) -> float:
     """Smooth expected calibration error (Błasiok & Nakkiran 2024).
@@ -264,8 +292,10 @@ def smooth_ece(correct: ArrayLike, confidence: ArrayLike) -> float:
 
 # -- reliability diagram with a band ------------------------------------------------------
 
-def reliability_band(correct: ArrayLike, confidence: ArrayLike, *, n_bins: int = 15, strategy: str = "uniform",
-                     level: float = 0.95) -> pd.DataFrame:
+
+def reliability_band(
+    correct: ArrayLike, confidence: ArrayLike, *, n_bins: int = 15, strategy: str = "uniform", level: float = 0.95
+) -> pd.DataFrame:
     """The bins of the reliability diagram of a given confidence, each with a Wilson band.
 
     Bins as :func:`~beyondauc.reliability_bins` (``strategy="uniform"``:
@@ -305,11 +335,20 @@ def reliability_band(correct: ArrayLike, confidence: ArrayLike, *, n_bins: int =
     n = count.astype(np.float64)
     centre = (accuracy + z * z / (2 * n)) / (1 + z * z / n)
     half = z / (1 + z * z / n) * np.sqrt(accuracy * (1 - accuracy) / n + z * z / (4 * n * n))
-    return pd.DataFrame({"bin": bins, "mean_confidence": mean_conf, "accuracy": accuracy, "count": count,
-                         "low": np.clip(centre - half, 0, 1), "high": np.clip(centre + half, 0, 1)})
+    return pd.DataFrame(
+        {
+            "bin": bins,
+            "mean_confidence": mean_conf,
+            "accuracy": accuracy,
+            "count": count,
+            "low": np.clip(centre - half, 0, 1),
+            "high": np.clip(centre + half, 0, 1),
+        }
+    )
 
 
 # -- prediction rejection ratio -----------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class RejectionCurve:
@@ -349,8 +388,10 @@ class RejectionCurve:
         max_rejection = check_number(max_rejection, "max_rejection", low=0, high=1, low_open=True)
         k = int(max_rejection * len(self.rejection))  # LM-Polygraph's count of rejection steps
         if k < 2 or self.constant_loss:
-            warn_undefined("PRR is undefined when every kept loss is the same, or with fewer than two rejection "
-                           "steps (the oracle does no better than random); returning NaN")
+            warn_undefined(
+                "PRR is undefined when every kept loss is the same, or with fewer than two rejection "
+                "steps (the oracle does no better than random); returning NaN"
+            )
             return float("nan")
         model, oracle, random = (float(np.mean(a[:k])) for a in (self.model, self.oracle, self.random))
         return (random - model) / (random - oracle)
@@ -386,8 +427,13 @@ def rejection_curve(correct: ArrayLike, confidence: ArrayLike) -> RejectionCurve
     kept = np.arange(n, 0, -1, dtype=np.float64)  # n - j for j = 0 .. n - 1
     model = np.cumsum(tied_mean[run])[::-1] / kept
     oracle = np.cumsum(np.sort(loss))[::-1] / kept
-    return RejectionCurve(rejection=np.arange(n) / n, model=model, oracle=oracle, random=np.full(n, loss.mean()),
-                          constant_loss=bool(loss.min() == loss.max()))
+    return RejectionCurve(
+        rejection=np.arange(n) / n,
+        model=model,
+        oracle=oracle,
+        random=np.full(n, loss.mean()),
+        constant_loss=bool(loss.min() == loss.max()),
+    )
 
 
 def prediction_rejection_ratio(correct: ArrayLike, confidence: ArrayLike, *, max_rejection: float = 1.0) -> float:

@@ -51,8 +51,13 @@ from ...utils.html import result_html
 from ...utils.validation import check_number, check_option, check_scores
 from .curves import loss_points
 
-__all__ = ["RISK_CONTROL_METHODS", "RiskControl", "risk_controlled_threshold", "selective_risk_pvalues",
-           "sequence_start"]
+__all__ = [
+    "RISK_CONTROL_METHODS",
+    "RiskControl",
+    "risk_controlled_threshold",
+    "selective_risk_pvalues",
+    "sequence_start",
+]
 
 RISK_CONTROL_METHODS = ("ltt", "sgr")
 
@@ -98,15 +103,26 @@ class RiskControl:
 
     def __repr__(self) -> str:
         what = f"threshold={self.threshold:.4g}" if self.certified else "no threshold certified"
-        return (f"RiskControl({what}, coverage={self.coverage:.3f}, risk={self.risk:.3f}, "
-                f"target_risk={self.target_risk:g}, delta={self.delta:g}, method={self.method!r})")
+        return (
+            f"RiskControl({what}, coverage={self.coverage:.3f}, risk={self.risk:.3f}, "
+            f"target_risk={self.target_risk:g}, delta={self.delta:g}, method={self.method!r})"
+        )
 
     def _repr_html_(self) -> str:
-        return result_html(f"RiskControl ({self.method})", [
-            ("certified", self.certified), ("threshold", self.threshold), ("coverage", self.coverage),
-            ("calibration risk", self.risk), ("answered", self.n_answered), ("target risk", self.target_risk),
-            ("delta", self.delta), ("losses", "graded" if self.graded else "0/1"), ("p-value", self.pvalue),
-        ])
+        return result_html(
+            f"RiskControl ({self.method})",
+            [
+                ("certified", self.certified),
+                ("threshold", self.threshold),
+                ("coverage", self.coverage),
+                ("calibration risk", self.risk),
+                ("answered", self.n_answered),
+                ("target risk", self.target_risk),
+                ("delta", self.delta),
+                ("losses", "graded" if self.graded else "0/1"),
+                ("p-value", self.pvalue),
+            ],
+        )
 
 
 def selective_risk_pvalues(losses: ArrayLike, n: ArrayLike, *, risk: float, graded: bool) -> np.ndarray:
@@ -140,8 +156,9 @@ def selective_risk_pvalues(losses: ArrayLike, n: ArrayLike, *, risk: float, grad
     return np.where(n > 0, np.minimum(p, 1.0), 1.0)
 
 
-def risk_controlled_threshold(correct: ArrayLike, confidence: ArrayLike, *, risk: float, delta: float = 0.05,
-                              method: str = "ltt") -> RiskControl:
+def risk_controlled_threshold(
+    correct: ArrayLike, confidence: ArrayLike, *, risk: float, delta: float = 0.05, method: str = "ltt"
+) -> RiskControl:
     """The lowest confidence threshold certified to keep the risk of the answered at most ``risk``.
 
     Parameters
@@ -194,8 +211,18 @@ def risk_controlled_threshold(correct: ArrayLike, confidence: ArrayLike, *, risk
     if chosen < 0:
         return RiskControl(np.inf, False, 0.0, np.nan, 0, risk, delta, method, graded, np.nan)
     n = int(answered[chosen])
-    return RiskControl(float(thresholds[chosen]), True, n / len(conf), float(losses[chosen] / n), n, risk, delta,
-                       method, graded, float(pvalues[chosen]))
+    return RiskControl(
+        float(thresholds[chosen]),
+        True,
+        n / len(conf),
+        float(losses[chosen] / n),
+        n,
+        risk,
+        delta,
+        method,
+        graded,
+        float(pvalues[chosen]),
+    )
 
 
 def sequence_start(risk: float, delta: float, *, graded: bool, limit: int = 1 << 20) -> int:

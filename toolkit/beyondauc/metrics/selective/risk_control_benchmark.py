@@ -26,21 +26,41 @@ from .risk_control import risk_controlled_threshold
 if TYPE_CHECKING:
     from ...data.benchmark import Benchmark
 
-__all__ = ["RISK_CONTROL_COLUMNS", "RISK_CONTROL_PROTOCOLS", "protocol_answers", "realised_risk",
-           "risk_control_table"]
+__all__ = ["RISK_CONTROL_COLUMNS", "RISK_CONTROL_PROTOCOLS", "protocol_answers", "realised_risk", "risk_control_table"]
 
 #: The calibration protocols of the ``risk_control`` table, in the order of its rows.
 RISK_CONTROL_PROTOCOLS = ("xdomain", "outdomain", "indata")
 
 #: The columns of the ``risk_control`` table.
-RISK_CONTROL_COLUMNS = ["model", "dataset", "protocol", "target_risk", "method", "delta", "certified", "threshold",
-                        "calibration_coverage", "calibration_risk", "n_calibration", "realised_risk",
-                        "target_coverage", "n_target", "held"]
+RISK_CONTROL_COLUMNS = [
+    "model",
+    "dataset",
+    "protocol",
+    "target_risk",
+    "method",
+    "delta",
+    "certified",
+    "threshold",
+    "calibration_coverage",
+    "calibration_risk",
+    "n_calibration",
+    "realised_risk",
+    "target_coverage",
+    "n_target",
+    "held",
+]
 
 
-def protocol_answers(bench: Benchmark, model: str, dataset: str, *, protocol: str = "indata",
-                     method: str = "logistic", class_weight: str | None = None, random_state: int | None = 0,
-                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def protocol_answers(
+    bench: Benchmark,
+    model: str,
+    dataset: str,
+    *,
+    protocol: str = "indata",
+    method: str = "logistic",
+    class_weight: str | None = None,
+    random_state: int | None = 0,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """A protocol's answers on its calibration data and on ``dataset``, from one fitted calibrator.
 
     The confidences and correctness
@@ -108,18 +128,38 @@ def _rows(conf_cal, ok_cal, conf, ok, risks, delta, method):
         rc = risk_controlled_threshold(ok_cal, conf_cal, risk=r, delta=delta, method=method)
         realised, coverage = realised_risk(ok, conf, rc.threshold)
         held = pd.NA if not rc.certified or np.isnan(realised) else bool(realised <= r)
-        out.append({"target_risk": float(r), "method": method, "delta": float(delta), "certified": rc.certified,
-                    "threshold": rc.threshold, "calibration_coverage": rc.coverage, "calibration_risk": rc.risk,
-                    "n_calibration": len(ok_cal), "realised_risk": realised, "target_coverage": coverage,
-                    "n_target": len(ok), "held": held})
+        out.append(
+            {
+                "target_risk": float(r),
+                "method": method,
+                "delta": float(delta),
+                "certified": rc.certified,
+                "threshold": rc.threshold,
+                "calibration_coverage": rc.coverage,
+                "calibration_risk": rc.risk,
+                "n_calibration": len(ok_cal),
+                "realised_risk": realised,
+                "target_coverage": coverage,
+                "n_target": len(ok),
+                "held": held,
+            }
+        )
     return out
 
 
-def risk_control_table(bench: Benchmark, *, risks: Sequence[float] = (0.05, 0.1, 0.2), delta: float = 0.05,
-                       method: str = "ltt", protocols: Sequence[str] = RISK_CONTROL_PROTOCOLS,
-                       calibration_method: str = "logistic", class_weight: str | None = None,
-                       models: Sequence[str] | None = None, datasets: Sequence[str] | None = None,
-                       random_state: int | None = 0) -> pd.DataFrame:
+def risk_control_table(
+    bench: Benchmark,
+    *,
+    risks: Sequence[float] = (0.05, 0.1, 0.2),
+    delta: float = 0.05,
+    method: str = "ltt",
+    protocols: Sequence[str] = RISK_CONTROL_PROTOCOLS,
+    calibration_method: str = "logistic",
+    class_weight: str | None = None,
+    models: Sequence[str] | None = None,
+    datasets: Sequence[str] | None = None,
+    random_state: int | None = 0,
+) -> pd.DataFrame:
     """Certified thresholds and whether they held, per model x dataset x protocol x target risk.
 
     The answers are those of :func:`protocol_answers`:
@@ -146,9 +186,18 @@ def risk_control_table(bench: Benchmark, *, risks: Sequence[float] = (0.05, 0.1,
     runs = [(d, x) for d in datasets for x in protocols if _calibrates(bench, d, x)]
     for model in bench.models if models is None else models:
         for dataset, protocol in runs:
-                answers = protocol_answers(bench, model, dataset, protocol=protocol, method=calibration_method,
-                                           class_weight=class_weight, random_state=random_state)
-                rows += [{"model": model, "dataset": dataset, "protocol": protocol, **row}
-                         for row in _rows(*answers, risks, delta, method)]
+            answers = protocol_answers(
+                bench,
+                model,
+                dataset,
+                protocol=protocol,
+                method=calibration_method,
+                class_weight=class_weight,
+                random_state=random_state,
+            )
+            rows += [
+                {"model": model, "dataset": dataset, "protocol": protocol, **row}
+                for row in _rows(*answers, risks, delta, method)
+            ]
     table = pd.DataFrame(rows, columns=RISK_CONTROL_COLUMNS)
     return table.astype({"certified": bool, "held": "boolean", "n_calibration": np.int64, "n_target": np.int64})

@@ -34,10 +34,21 @@ from .curves import (
 if TYPE_CHECKING:  # names in annotations only
     from collections.abc import Sequence
 
-__all__ = ["RESOLUTIONS", "DiDMA", "DiSCA", "NiDMA", "computation_score", "didma", "disca", "disca_resolution_sensitivity", "nidma"]
+__all__ = [
+    "RESOLUTIONS",
+    "DiDMA",
+    "DiSCA",
+    "NiDMA",
+    "computation_score",
+    "didma",
+    "disca",
+    "disca_resolution_sensitivity",
+    "nidma",
+]
 
 
 # -- DiSCA ------------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class DiSCA:
@@ -106,12 +117,22 @@ class DiSCA:
     def to_tables(self) -> dict[str, pd.DataFrame]:
         """Its tables as an evaluation stores them: ``curve`` (the grid curve's points), ``tolerance``
         (b and DiSCA over the tolerance grid) and ``fluctuations``; :meth:`to_dict` has the numbers."""
-        return {"curve": self.curve.to_frame(), "tolerance": self.b_table.copy(),
-                "fluctuations": self.fluctuations.copy()}
+        return {
+            "curve": self.curve.to_frame(),
+            "tolerance": self.b_table.copy(),
+            "fluctuations": self.fluctuations.copy(),
+        }
 
     @classmethod
-    def from_tables(cls, numbers: dict, tables: dict[str, pd.DataFrame], *, tolerance: float, resolution: float,
-                    weights: tuple = (1 / 3, 1 / 3, 1 / 3)) -> DiSCA:
+    def from_tables(
+        cls,
+        numbers: dict,
+        tables: dict[str, pd.DataFrame],
+        *,
+        tolerance: float,
+        resolution: float,
+        weights: tuple = (1 / 3, 1 / 3, 1 / 3),
+    ) -> DiSCA:
         """A DiSCA back from :meth:`to_dict`'s numbers and :meth:`to_tables`' tables (an evaluation's rows).
 
         Examples
@@ -124,17 +145,33 @@ class DiSCA:
         True
         """
         curve = CoverageAccuracyCurve.from_frame(tables["curve"], resolution=resolution)
-        return cls(float(numbers["disca"]), float(numbers["a"]), float(numbers["b"]), int(numbers["n_fluctuations"]),
-                   float(numbers["fluctuation_magnitude"]), float(numbers["penalty"]), float(tolerance), weights,
-                   float(resolution), tables["fluctuations"].reset_index(drop=True),
-                   tables["tolerance"].reset_index(drop=True), curve)
+        return cls(
+            float(numbers["disca"]),
+            float(numbers["a"]),
+            float(numbers["b"]),
+            int(numbers["n_fluctuations"]),
+            float(numbers["fluctuation_magnitude"]),
+            float(numbers["penalty"]),
+            float(tolerance),
+            weights,
+            float(resolution),
+            tables["fluctuations"].reset_index(drop=True),
+            tables["tolerance"].reset_index(drop=True),
+            curve,
+        )
 
     def _repr_html_(self):
         x, y, z = self.weights
         return result_html(
-            "DiSCA", [("score", self.score), ("a", self.a), (f"b({self.tolerance:g})", self.b),
-                      ("n_fluctuations", self.n_fluctuations), ("penalty", self.penalty),
-                      ("weights (x, y, z)", f"{x:.3g}, {y:.3g}, {z:.3g}")],
+            "DiSCA",
+            [
+                ("score", self.score),
+                ("a", self.a),
+                (f"b({self.tolerance:g})", self.b),
+                ("n_fluctuations", self.n_fluctuations),
+                ("penalty", self.penalty),
+                ("weights (x, y, z)", f"{x:.3g}, {y:.3g}, {z:.3g}"),
+            ],
             parts=[frame_html(self.b_table, index=False, caption="b and DiSCA over the tolerance grid")],
         )
 
@@ -163,14 +200,28 @@ def _fluctuations(cur, z):
     d1, d2 = cur.accuracy[rise], cur.accuracy[rise + 1]
     c1, c2 = cur.confidence[rise], cur.confidence[rise + 1]
     table = pd.DataFrame(
-        {"i": np.arange(1, len(rise) + 1), "coverage_1": cur.coverage[rise], "coverage_2": cur.coverage[rise + 1],
-         "d1": d1, "d2": d2, "c1": c1, "c2": c2, "c": np.maximum(c1 - c2, FLOOR)}
+        {
+            "i": np.arange(1, len(rise) + 1),
+            "coverage_1": cur.coverage[rise],
+            "coverage_2": cur.coverage[rise + 1],
+            "d1": d1,
+            "d2": d2,
+            "c1": c1,
+            "c2": c2,
+            "c": np.maximum(c1 - c2, FLOOR),
+        }
     )
     return table, penalty
 
 
-def disca(confidence: ArrayLike, correct: ArrayLike, *, tolerance: float = 0.9,
-          weights: tuple[float, float, float] = (1 / 3, 1 / 3, 1 / 3), resolution: float = 0.01) -> DiSCA:
+def disca(
+    confidence: ArrayLike,
+    correct: ArrayLike,
+    *,
+    tolerance: float = 0.9,
+    weights: tuple[float, float, float] = (1 / 3, 1 / 3, 1 / 3),
+    resolution: float = 0.01,
+) -> DiSCA:
     """DiSCA score: a, b(tolerance) and the fluctuation penalty.
 
     Read from the grid coverage-accuracy curve (step ``resolution`` from the
@@ -257,12 +308,28 @@ def _disca_row(c, ok, tolerance, weights, resolution):
     b = max(_first_below(cur, tolerance)[0], FLOOR)
     rise, penalty = _rises(cur, z)
     magnitude = float(np.nansum(cur.accuracy[rise + 1] - cur.accuracy[rise]))  # as the table's pandas sum: NaN skipped
-    return {"resolution": resolution, "disca": x / a + y / b - penalty, "a": a, "b": b, "n_fluctuations": len(rise),
-            "fluctuation_magnitude": magnitude, "penalty": penalty, "n_points": len(cur.coverage)}
+    return {
+        "resolution": resolution,
+        "disca": x / a + y / b - penalty,
+        "a": a,
+        "b": b,
+        "n_fluctuations": len(rise),
+        "fluctuation_magnitude": magnitude,
+        "penalty": penalty,
+        "n_points": len(cur.coverage),
+    }
 
 
-def selective_rows(conf: ArrayLike, n_ok: ArrayLike, n_wrong: ArrayLike, *, resolution: float, tolerance: float,
-                   weights: tuple[float, float, float], coverages: ArrayLike | None = None) -> dict[str, np.ndarray]:
+def selective_rows(
+    conf: ArrayLike,
+    n_ok: ArrayLike,
+    n_wrong: ArrayLike,
+    *,
+    resolution: float,
+    tolerance: float,
+    weights: tuple[float, float, float],
+    coverages: ArrayLike | None = None,
+) -> dict[str, np.ndarray]:
     """Area, AURC, accuracy, a, b, fluctuations, penalty and DiSCA of each row, as a dict of (R,).
 
     Exactly :func:`beyondauc.disca` and :func:`beyondauc.aurc` on the
@@ -352,9 +419,14 @@ def _check_resolutions(resolutions):
     return values
 
 
-def disca_resolution_sensitivity(confidence: ArrayLike, correct: ArrayLike, *,
-                                 resolutions: Sequence[float] = RESOLUTIONS, tolerance: float = 0.9,
-                                 weights: tuple[float, float, float] = (1 / 3, 1 / 3, 1 / 3)) -> pd.DataFrame:
+def disca_resolution_sensitivity(
+    confidence: ArrayLike,
+    correct: ArrayLike,
+    *,
+    resolutions: Sequence[float] = RESOLUTIONS,
+    tolerance: float = 0.9,
+    weights: tuple[float, float, float] = (1 / 3, 1 / 3, 1 / 3),
+) -> pd.DataFrame:
     """DiSCA and its parts on the same answers over several grid resolutions, tidy.
 
     DiSCA is read from the grid curve (:func:`coverage_accuracy_curve` with
@@ -398,8 +470,9 @@ def disca_resolution_sensitivity(confidence: ArrayLike, correct: ArrayLike, *,
     return pd.DataFrame({k: [row[k] for row in rows] for k in rows[0]})
 
 
-def computation_score(*, energy: float | None = None, parameters: float | None = None,
-                      reference_parameters: float | None = None) -> float:
+def computation_score(
+    *, energy: float | None = None, parameters: float | None = None, reference_parameters: float | None = None
+) -> float:
     """The computation score of DiDMA: ``1 / energy`` or ``reference_parameters / parameters``.
 
     Give either ``energy`` (in any unit, e.g. kWh per 1,000 answers) or both
@@ -412,6 +485,7 @@ def computation_score(*, energy: float | None = None, parameters: float | None =
     >>> computation_score(parameters=2_000_000, reference_parameters=1_000_000)
     0.5
     """
+
     def positive(v, name):
         return check_number(v, name, low=0, low_open=True)
 
@@ -443,18 +517,31 @@ class DiDMA:
     weights: tuple = (0.5, 0.5)
 
     def _repr_html_(self):
-        return result_html("DiDMA", [("score", self.score), ("DiSCA", self.disca.score),
-                                     ("computation_score", self.computation_score),
-                                     ("weights (p, q)", ", ".join(f"{w:.3g}" for w in self.weights))])
+        return result_html(
+            "DiDMA",
+            [
+                ("score", self.score),
+                ("DiSCA", self.disca.score),
+                ("computation_score", self.computation_score),
+                ("weights (p, q)", ", ".join(f"{w:.3g}" for w in self.weights)),
+            ],
+        )
 
 
 def check_computation(value):
     return check_number(value, "computation_score", low=0, hint=" (see computation_score())")
 
 
-def didma(confidence: ArrayLike, correct: ArrayLike, *, computation_score: float,
-          weights: tuple[float, float] = (0.5, 0.5), tolerance: float = 0.9,
-          disca_weights: tuple[float, float, float] = (1 / 3, 1 / 3, 1 / 3), resolution: float = 0.01) -> DiDMA:
+def didma(
+    confidence: ArrayLike,
+    correct: ArrayLike,
+    *,
+    computation_score: float,
+    weights: tuple[float, float] = (0.5, 0.5),
+    tolerance: float = 0.9,
+    disca_weights: tuple[float, float, float] = (1 / 3, 1 / 3, 1 / 3),
+    resolution: float = 0.01,
+) -> DiDMA:
     """DiDMA (Deployment in Disaster Management Applications).
 
     ``DiDMA = p * DiSCA + q * computation_score`` with ``weights=(p, q)``
@@ -497,16 +584,31 @@ class NiDMA:
     weights: tuple = (0.5, 0.5)
 
     def _repr_html_(self):
-        return result_html("NiDMA", [("score", self.score), ("DiDMA", self.didma.score),
-                                     ("DiSCA (in distribution)", self.didma.disca.score),
-                                     ("DiSCA (OOD)", self.disca_ood.score),
-                                     ("weights (u, v)", ", ".join(f"{w:.3g}" for w in self.weights))])
+        return result_html(
+            "NiDMA",
+            [
+                ("score", self.score),
+                ("DiDMA", self.didma.score),
+                ("DiSCA (in distribution)", self.didma.disca.score),
+                ("DiSCA (OOD)", self.disca_ood.score),
+                ("weights (u, v)", ", ".join(f"{w:.3g}" for w in self.weights)),
+            ],
+        )
 
 
-def nidma(confidence: ArrayLike, correct: ArrayLike, confidence_ood: ArrayLike, correct_ood: ArrayLike, *,
-          computation_score: float, weights: tuple[float, float] = (0.5, 0.5),
-          didma_weights: tuple[float, float] = (0.5, 0.5), tolerance: float = 0.9,
-          disca_weights: tuple[float, float, float] = (1 / 3, 1 / 3, 1 / 3), resolution: float = 0.01) -> NiDMA:
+def nidma(
+    confidence: ArrayLike,
+    correct: ArrayLike,
+    confidence_ood: ArrayLike,
+    correct_ood: ArrayLike,
+    *,
+    computation_score: float,
+    weights: tuple[float, float] = (0.5, 0.5),
+    didma_weights: tuple[float, float] = (0.5, 0.5),
+    tolerance: float = 0.9,
+    disca_weights: tuple[float, float, float] = (1 / 3, 1 / 3, 1 / 3),
+    resolution: float = 0.01,
+) -> NiDMA:
     """NiDMA (NLP in Disaster Management Applications).
 
     ``NiDMA = u * DiDMA(IID) + v * DiSCA(OOD)`` with ``weights=(u, v)``
@@ -524,7 +626,14 @@ def nidma(confidence: ArrayLike, correct: ArrayLike, confidence_ood: ArrayLike, 
     u, v = check_weights(weights, "weights", 2)
     check_weights(didma_weights, "didma_weights", 2)
     check_inputs(confidence_ood, correct_ood, probability=True, names=("confidence_ood", "correct_ood"))
-    iid = didma(confidence, correct, computation_score=computation_score, weights=didma_weights,
-                tolerance=tolerance, disca_weights=disca_weights, resolution=resolution)
+    iid = didma(
+        confidence,
+        correct,
+        computation_score=computation_score,
+        weights=didma_weights,
+        tolerance=tolerance,
+        disca_weights=disca_weights,
+        resolution=resolution,
+    )
     ood = disca(confidence_ood, correct_ood, tolerance=tolerance, weights=disca_weights, resolution=resolution)
     return NiDMA(u * iid.score + v * ood.score, iid, ood, (u, v))

@@ -105,17 +105,21 @@ class _Grids:
         self.spectra = []
         for g in _binned(W, confidence, residual, E):  # the residuals, then the density (two grids)
             ext = np.concatenate([g[:, ::-1][:, :-1], g, g[:, ::-1][:, 1:]], axis=1)
-            folded = ext[:, :self.nfft].copy()
-            folded[:, :ext.shape[1] - self.nfft] += ext[:, self.nfft:]
+            folded = ext[:, : self.nfft].copy()
+            folded[:, : ext.shape[1] - self.nfft] += ext[:, self.nfft :]
             self.spectra.append(np.fft.rfft(folded, self.nfft, axis=1))
 
     def smoothed(self, rows, sigma):
         """relplot's reflected convolution of the grids of ``rows`` with the Gaussian of each row's ``sigma``."""
         t = _linspace(np.full(1, self.E), self.E)[0]
         values, which = np.unique(sigma, return_inverse=True)  # the replicates share few bandwidths per step
-        kernel = np.exp(-(t[None, :] - 0.5) ** 2 / (2 * values[:, None] ** 2)) / (np.sqrt(2 * np.pi) * values[:, None])
+        kernel = np.exp(-((t[None, :] - 0.5) ** 2) / (2 * values[:, None] ** 2)) / (
+            np.sqrt(2 * np.pi) * values[:, None]
+        )
         spectrum = np.fft.rfft(kernel, self.nfft, axis=1)[which.ravel()]
-        return [np.fft.irfft(s[rows] * spectrum, self.nfft, axis=1)[:, self.lo:self.lo + self.E] for s in self.spectra]
+        return [
+            np.fft.irfft(s[rows] * spectrum, self.nfft, axis=1)[:, self.lo : self.lo + self.E] for s in self.spectra
+        ]
 
 
 def _interpolate(grid, t):
@@ -139,8 +143,15 @@ def _evaluate(grids, rows, sigma):
     return np.where(inside, np.abs(ys / dens) * dens, 0.0).sum(axis=1) / np.where(inside, dens, 0.0).sum(axis=1)
 
 
-def smooth_ece_at(W: np.ndarray, confidence: np.ndarray, residual: np.ndarray, sigma: np.ndarray, *,
-                  rows: np.ndarray | None = None, cache: dict[int, object] | None = None) -> np.ndarray:
+def smooth_ece_at(
+    W: np.ndarray,
+    confidence: np.ndarray,
+    residual: np.ndarray,
+    sigma: np.ndarray,
+    *,
+    rows: np.ndarray | None = None,
+    cache: dict[int, object] | None = None,
+) -> np.ndarray:
     """The smooth ECE of replicates ``rows`` (rows of counts ``W``, all by default) each at its own ``sigma``.
 
     Replicates are grouped by relplot's grid size (one group for every

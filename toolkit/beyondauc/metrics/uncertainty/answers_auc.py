@@ -49,8 +49,15 @@ def paired_auc_replicates(bench: Benchmark, *, n_bootstrap: int, random_state: i
         for m in bench.models:
             y = bench.labels(d, model=m)
             values, inverse = np.unique(bench.scores(m, d), return_inverse=True)
-            out[m][:, i] = bootstrap_replicates(np.zeros(len(y), dtype=np.int64), inverse.ravel(), y,
-                                                n_values=len(values), statistic=auc_from_counts,
-                                                n_bootstrap=n_bootstrap, random_state=dataset_seed(random_state, i),
-                                                chunk_width=len(y), clusters=items)
+            out[m][:, i] = bootstrap_replicates(
+                np.zeros(len(y), dtype=np.int64),
+                inverse.ravel(),
+                y,
+                n_values=len(values),
+                statistic=auc_from_counts,
+                n_bootstrap=n_bootstrap,
+                random_state=dataset_seed(random_state, i),
+                chunk_width=len(y),
+                clusters=items,
+            )
     return out

@@ -63,14 +63,14 @@ def check_bootstrap(n_bootstrap: int, confidence_level: float) -> tuple[int, flo
     ...
     ValueError: `n_bootstrap` must be an int in [0, 10000] ...
     """
-    if isinstance(n_bootstrap, (int, np.integer)) and not isinstance(n_bootstrap, bool) \
-            and n_bootstrap > MAX_BOOTSTRAP:
-        raise ValueError(f"`n_bootstrap` must be an int in [0, {MAX_BOOTSTRAP}] (more replicates move an "
-                         f"interval's ends by under 3% of a standard error), got {n_bootstrap}, which would need "
-                         f"{_cost(int(n_bootstrap))}")
+    if isinstance(n_bootstrap, (int, np.integer)) and not isinstance(n_bootstrap, bool) and n_bootstrap > MAX_BOOTSTRAP:
+        raise ValueError(
+            f"`n_bootstrap` must be an int in [0, {MAX_BOOTSTRAP}] (more replicates move an "
+            f"interval's ends by under 3% of a standard error), got {n_bootstrap}, which would need "
+            f"{_cost(int(n_bootstrap))}"
+        )
     n_bootstrap = check_int(n_bootstrap, "n_bootstrap", minimum=0)
-    confidence_level = check_number(confidence_level, "confidence_level", low=0, high=1, low_open=True,
-                                    high_open=True)
+    confidence_level = check_number(confidence_level, "confidence_level", low=0, high=1, low_open=True, high_open=True)
     return n_bootstrap, float(confidence_level)
 
 
@@ -130,8 +130,9 @@ def dataset_seed(random_state: int | None, position: int) -> int | None:
     return int(np.random.SeedSequence([seed, int(position)]).generate_state(1)[0])
 
 
-def bootstrap_counts(strata: ArrayLike, n_bootstrap: int, *, random_state: int | None = 0, start: int = 0,
-                     stop: int | None = None) -> np.ndarray:
+def bootstrap_counts(
+    strata: ArrayLike, n_bootstrap: int, *, random_state: int | None = 0, start: int = 0, stop: int | None = None
+) -> np.ndarray:
     """Replicates ``start:stop`` of a stratified bootstrap, as counts (n_replicates, n_examples).
 
     Parameters
@@ -168,7 +169,7 @@ def bootstrap_counts(strata: ArrayLike, n_bootstrap: int, *, random_state: int |
     n = len(strata)
     out = np.zeros((stop - start, n), dtype=np.int32)
     for lo, picks in _draws(strata, n_bootstrap, random_state, start, stop):  # picks: fresh arrays, counted in place
-        _count_rows(out[lo:lo + len(picks)], picks, n)
+        _count_rows(out[lo : lo + len(picks)], picks, n)
     return out
 
 
@@ -274,8 +275,11 @@ class Uniforms:
             w = self._words(N + S + 1)
             rows = np.arange((N + S) // self.c + 1, dtype=np.int64)[:, None] * self.c
             starts = (rows + self.bounds[None, :]).ravel()
-            zone = np.unique(np.concatenate([np.arange(N, N + S + 1), (starts[(starts > 0) & (starts < N)][:, None]
-                                                                          + np.arange(S + 1)).ravel()]))
+            zone = np.unique(
+                np.concatenate(
+                    [np.arange(N, N + S + 1), (starts[(starts > 0) & (starts < N)][:, None] + np.arange(S + 1)).ravel()]
+                )
+            )
             elem = zone - np.searchsorted(J, zone, side="left")
             hit = zone[(elem < N) & self._flags(w, zone, elem)]
             new = np.union1d(np.setdiff1d(rejected, zone, assume_unique=True), hit)
@@ -295,7 +299,7 @@ class Uniforms:
             return words
         J = self._rejected(N, rejected)
         words = _skip(self.buf, J, N)
-        self.buf = self.buf[N + len(J):].copy()
+        self.buf = self.buf[N + len(J) :].copy()
         return words
 
     def skip(self, rows):
@@ -324,7 +328,7 @@ def _skip(w, rejected, N):
     ends = np.append(rejected, N + len(rejected))
     begin = 0
     for k, end in enumerate(ends.tolist()):  # a loop over the rare rejections, each gap one copy
-        out[begin - k:end - k] = w[begin:end]
+        out[begin - k : end - k] = w[begin:end]
         begin = end + 1
     return out
 
@@ -371,8 +375,15 @@ def _grid_columns(inverse, y, n_values, groups, n_groups):
     return np.where(groups >= 0, col, 2 * width), width
 
 
-def grid_weights(counts: ArrayLike, inverse: ArrayLike, y: ArrayLike, n_values: int, *, groups: ArrayLike | None = None,
-                 n_groups: int = 1) -> tuple[np.ndarray, np.ndarray]:
+def grid_weights(
+    counts: ArrayLike,
+    inverse: ArrayLike,
+    y: ArrayLike,
+    n_values: int,
+    *,
+    groups: ArrayLike | None = None,
+    n_groups: int = 1,
+) -> tuple[np.ndarray, np.ndarray]:
     """Per-value positive and negative counts of each replicate: (R, n_groups, n_values) each.
 
     ``counts`` (R, n) are replicate counts per example, ``inverse`` each
@@ -391,14 +402,22 @@ def grid_weights(counts: ArrayLike, inverse: ArrayLike, y: ArrayLike, n_values: 
         r1 = min(R, r0 + step)
         flat = (np.arange(r1 - r0, dtype=np.int64)[:, None] * (2 * width + 1) + col).ravel()
         # ``bincount`` adds the weights in the order given, as ``np.add.at`` did: the same sums, bit for bit
-        out[r0:r1] = np.bincount(flat, weights=counts[r0:r1].ravel().astype(np.float64),
-                                 minlength=(r1 - r0) * (2 * width + 1)).reshape(r1 - r0, -1)
-    return (out[:, :width].reshape(R, n_groups, n_values), out[:, width:2 * width].reshape(R, n_groups, n_values))
+        out[r0:r1] = np.bincount(
+            flat, weights=counts[r0:r1].ravel().astype(np.float64), minlength=(r1 - r0) * (2 * width + 1)
+        ).reshape(r1 - r0, -1)
+    return (out[:, :width].reshape(R, n_groups, n_values), out[:, width : 2 * width].reshape(R, n_groups, n_values))
 
 
-def jackknife_count_chunks(member: ArrayLike, inverse: ArrayLike, y: ArrayLike, n_values: int,
-                           chunks: list[tuple[int, int]], *, groups: ArrayLike | None = None,
-                           n_groups: int = 1) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+def jackknife_count_chunks(
+    member: ArrayLike,
+    inverse: ArrayLike,
+    y: ArrayLike,
+    n_values: int,
+    chunks: list[tuple[int, int]],
+    *,
+    groups: ArrayLike | None = None,
+    n_groups: int = 1,
+) -> Iterator[tuple[np.ndarray, np.ndarray]]:
     """Per-value positive and negative counts with each jackknife group left out, chunk ``(lo, hi)`` of groups by chunk.
 
     Row g is ``grid_weights`` of the counts that are 1, and 0 for the examples
@@ -428,12 +447,22 @@ def jackknife_count_chunks(member: ArrayLike, inverse: ArrayLike, y: ArrayLike, 
         inside = (member >= lo) & (member < hi)
         left_out = np.bincount((member[inside] - lo) * C + col[inside], minlength=R * C).reshape(R, C)
         out = (full - left_out).astype(np.float64)
-        yield out[:, :width].reshape(R, n_groups, n_values), out[:, width:2 * width].reshape(R, n_groups, n_values)
+        yield out[:, :width].reshape(R, n_groups, n_values), out[:, width : 2 * width].reshape(R, n_groups, n_values)
 
 
-def bootstrap_grid_counts(strata: ArrayLike, inverse: ArrayLike, y: ArrayLike, n_values: int, n_bootstrap: int, *,
-                          random_state: int | None = 0, start: int = 0, stop: int | None = None,
-                          groups: ArrayLike | None = None, n_groups: int = 1) -> tuple[np.ndarray, np.ndarray]:
+def bootstrap_grid_counts(
+    strata: ArrayLike,
+    inverse: ArrayLike,
+    y: ArrayLike,
+    n_values: int,
+    n_bootstrap: int,
+    *,
+    random_state: int | None = 0,
+    start: int = 0,
+    stop: int | None = None,
+    groups: ArrayLike | None = None,
+    n_groups: int = 1,
+) -> tuple[np.ndarray, np.ndarray]:
     """``grid_weights(bootstrap_counts(strata, ...), inverse, y, ...)`` without the (R, n) counts.
 
     The same replicates (the same draws, the same per-value counts, exactly):
@@ -454,13 +483,33 @@ def bootstrap_grid_counts(strata: ArrayLike, inverse: ArrayLike, y: ArrayLike, n
     (True, (4, 1, 3))
     """
     stop = n_bootstrap if stop is None else stop
-    return next(grid_count_chunks(strata, inverse, y, n_values, n_bootstrap, [(start, stop)],
-                                  random_state=random_state, groups=groups, n_groups=n_groups))
+    return next(
+        grid_count_chunks(
+            strata,
+            inverse,
+            y,
+            n_values,
+            n_bootstrap,
+            [(start, stop)],
+            random_state=random_state,
+            groups=groups,
+            n_groups=n_groups,
+        )
+    )
 
 
-def grid_count_chunks(strata: ArrayLike, inverse: ArrayLike, y: ArrayLike, n_values: int, n_bootstrap: int,
-                      chunks: list[tuple[int, int]], *, random_state: int | None = 0, groups: ArrayLike | None = None,
-                      n_groups: int = 1) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+def grid_count_chunks(
+    strata: ArrayLike,
+    inverse: ArrayLike,
+    y: ArrayLike,
+    n_values: int,
+    n_bootstrap: int,
+    chunks: list[tuple[int, int]],
+    *,
+    random_state: int | None = 0,
+    groups: ArrayLike | None = None,
+    n_groups: int = 1,
+) -> Iterator[tuple[np.ndarray, np.ndarray]]:
     """:func:`bootstrap_grid_counts` of each chunk ``(start, stop)`` of replicates in turn, from one pass of the draws.
 
     The chunks follow each other (each starts where the one before stops).
@@ -495,10 +544,10 @@ def grid_count_chunks(strata: ArrayLike, inverse: ArrayLike, y: ArrayLike, n_val
             if not len(pending):
                 pending = next(draws)[1]
             take = min(len(pending), hi - lo - done)
-            _count_rows(out[done:done + take], col[pending[:take]], C)
+            _count_rows(out[done : done + take], col[pending[:take]], C)
             pending, done = pending[take:], done + take
         R = hi - lo
-        yield out[:, :width].reshape(R, n_groups, n_values), out[:, width:2 * width].reshape(R, n_groups, n_values)
+        yield out[:, :width].reshape(R, n_groups, n_values), out[:, width : 2 * width].reshape(R, n_groups, n_values)
 
 
 def _count_rows(out, flat, C):
@@ -558,8 +607,9 @@ def percentile_interval(replicates: ArrayLike, confidence_level: float, axis: in
         return _nanquantile(replicates, alpha, axis=axis), _nanquantile(replicates, 1.0 - alpha, axis=axis)
 
 
-def bca_interval(replicates: np.ndarray, estimate: float, acceleration: float,
-                 confidence_level: float) -> tuple[float, float] | None:
+def bca_interval(
+    replicates: np.ndarray, estimate: float, acceleration: float, confidence_level: float
+) -> tuple[float, float] | None:
     """BCa interval (Efron 1987) from replicates, or None where it is not defined.
 
     The bias correction z0 counts the replicates below the estimate (ties
@@ -580,6 +630,7 @@ def bca_interval(replicates: np.ndarray, estimate: float, acceleration: float,
     True
     """
     from scipy.stats import norm
+
     below = np.mean(replicates < estimate) + 0.5 * np.mean(replicates == estimate)
     if not 0 < below < 1:
         return None
@@ -656,14 +707,15 @@ def jackknife_acceleration(jackknife: ArrayLike) -> float:
     with np.errstate(invalid="ignore", divide="ignore"):
         mean = np.where(defined, jk, 0.0).sum(axis=1, keepdims=True) / defined.sum(axis=1, keepdims=True)
     u = (mean - jk)[defined & np.isfinite(mean)]
-    ss = float(np.sum(u ** 2))
+    ss = float(np.sum(u**2))
     if not ss > 0:
         return np.nan
-    return float(np.sum(u ** 3) / (6.0 * ss ** 1.5))
+    return float(np.sum(u**3) / (6.0 * ss**1.5))
 
 
-def honest_interval(replicates: ArrayLike, estimate: float, confidence_level: float, *,
-                    acceleration: float | None = None) -> tuple[float, float, str, str]:
+def honest_interval(
+    replicates: ArrayLike, estimate: float, confidence_level: float, *, acceleration: float | None = None
+) -> tuple[float, float, str, str]:
     """(low, high, method, note): a bootstrap interval that contains its estimate, or NaN and why.
 
     With ``acceleration`` (a float, NaN read as 0: the bias-corrected
@@ -698,6 +750,7 @@ def honest_interval(replicates: ArrayLike, estimate: float, confidence_level: fl
     'every bootstrap replicate lies above the estimate'
     """
     from scipy.special import ndtr, ndtri
+
     method = "percentile" if acceleration is None else "BCa"
     reps = np.asarray(replicates, dtype=float)
     reps = reps[~np.isnan(reps)]
@@ -727,6 +780,13 @@ def honest_interval(replicates: ArrayLike, estimate: float, confidence_level: fl
     high = max(high, estimate) if estimate <= high + slack else high
     if not low <= estimate <= high:
         few = "below" if below < 0.5 else "above"
-        return np.nan, np.nan, method, (f"only {min(below, 1 - below):.1%} of the bootstrap replicates lie {few} "
-                                        f"the estimate: too few for a {confidence_level:.0%} interval around it")
+        return (
+            np.nan,
+            np.nan,
+            method,
+            (
+                f"only {min(below, 1 - below):.1%} of the bootstrap replicates lie {few} "
+                f"the estimate: too few for a {confidence_level:.0%} interval around it"
+            ),
+        )
     return float(low), float(high), method, ""

@@ -45,15 +45,17 @@ def check_cells(cells: object, name: str = "cells") -> int | None:
     return check_int(cells, name, minimum=2, hint=" or None (every distinct score its own cell)")
 
 
-def _cuts(s_sorted: np.ndarray, start: np.ndarray, size: np.ndarray, n_distinct: np.ndarray,
-          stratum: np.ndarray, cells: int) -> np.ndarray:
+def _cuts(
+    s_sorted: np.ndarray, start: np.ndarray, size: np.ndarray, n_distinct: np.ndarray, stratum: np.ndarray, cells: int
+) -> np.ndarray:
     """The cut values of every stratum (sorted runs of ``s_sorted``): its distinct values, or ``cells`` quantiles."""
     n = len(s_sorted)
     rank = np.arange(n) - start[stratum]  # each position's rank inside its stratum
     bucket = np.where(n_distinct[stratum] <= cells, -1, (rank * cells) // size[stratum])
     last = np.ones(n, dtype=bool)  # the last position of each (stratum, bucket) run, or of each value's run
-    last[:-1] = (stratum[1:] != stratum[:-1]) | np.where(bucket[:-1] < 0, s_sorted[1:] != s_sorted[:-1],
-                                                         bucket[1:] != bucket[:-1])
+    last[:-1] = (stratum[1:] != stratum[:-1]) | np.where(
+        bucket[:-1] < 0, s_sorted[1:] != s_sorted[:-1], bucket[1:] != bucket[:-1]
+    )
     return np.unique(s_sorted[last])
 
 

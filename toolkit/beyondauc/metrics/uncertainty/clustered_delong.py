@@ -29,7 +29,13 @@ from numpy.typing import ArrayLike
 
 from ..core.kernel import grid_counts
 
-__all__ = ["clustered_auc_variance", "clustered_by_dataset", "clustered_components", "clustered_difference_variance", "obuchowski_variance"]
+__all__ = [
+    "clustered_auc_variance",
+    "clustered_by_dataset",
+    "clustered_components",
+    "clustered_difference_variance",
+    "obuchowski_variance",
+]
 
 
 def clustered_components(y: np.ndarray, s: np.ndarray) -> tuple[float, np.ndarray]:
@@ -83,8 +89,8 @@ def obuchowski_variance(components: ArrayLike, y: ArrayLike, clusters: ArrayLike
     i10, i01, i_all = int((m_i > 0).sum()), int((n_i > 0).sum()), int(((m_i + n_i) > 0).sum())
     if i10 < 2 or i01 < 2:
         return float("nan")
-    s10 = i10 / ((i10 - 1) * M) * float((a_i ** 2).sum())
-    s01 = i01 / ((i01 - 1) * N) * float((b_i ** 2).sum())
+    s10 = i10 / ((i10 - 1) * M) * float((a_i**2).sum())
+    s01 = i01 / ((i01 - 1) * N) * float((b_i**2).sum())
     s11 = i_all / (i_all - 1) * float((a_i * b_i).sum())
     return float(s10 / M + s01 / N + 2 * s11 / (M * N))
 
@@ -104,8 +110,9 @@ def clustered_auc_variance(y: ArrayLike, s: ArrayLike, clusters: ArrayLike) -> t
     return auc, obuchowski_variance(v, y, clusters, auc)
 
 
-def clustered_difference_variance(y: ArrayLike, a: ArrayLike, b: ArrayLike,
-                                  clusters: ArrayLike) -> tuple[float, float, float]:
+def clustered_difference_variance(
+    y: ArrayLike, a: ArrayLike, b: ArrayLike, clusters: ArrayLike
+) -> tuple[float, float, float]:
     """(AUC of ``a``, AUC of ``b``, clustered variance of their difference) on the same rows (paired).
 
     Examples
@@ -123,8 +130,9 @@ def clustered_difference_variance(y: ArrayLike, a: ArrayLike, b: ArrayLike,
     return auc_a, auc_b, obuchowski_variance(va - vb, y, clusters, auc_a - auc_b)
 
 
-def clustered_by_dataset(y: ArrayLike, s: ArrayLike, items: ArrayLike, order: ArrayLike,
-                         bounds: ArrayLike) -> np.ndarray:
+def clustered_by_dataset(
+    y: ArrayLike, s: ArrayLike, items: ArrayLike, order: ArrayLike, bounds: ArrayLike
+) -> np.ndarray:
     """The clustered variance of the AUC of each dataset's rows ``order[bounds[d]:bounds[d + 1]]``.
 
     Examples
@@ -138,7 +146,7 @@ def clustered_by_dataset(y: ArrayLike, s: ArrayLike, items: ArrayLike, order: Ar
     y, s, items, order, edges = (np.asarray(v) for v in (y, s, items, order, bounds))
     out = np.full(len(edges) - 1, np.nan)
     for d in range(len(out)):  # a loop over datasets
-        rows = order[edges[d]:edges[d + 1]]
+        rows = order[edges[d] : edges[d + 1]]
         if len(rows):
             out[d] = clustered_auc_variance(y[rows], s[rows], np.unique(items[rows], return_inverse=True)[1])[1]
     return out

@@ -56,13 +56,22 @@ def item_strata(clusters: ArrayLike, strata: ArrayLike) -> np.ndarray:
     out = strata[first]
     if (out[clusters] != strata).any():
         i = int(np.flatnonzero(out[clusters] != strata)[0])
-        raise ValueError(f"the repeated samples of one item fall in different strata (row {i}): a cluster bootstrap "
-                         "resamples whole items, so stratify by what an item shares (dataset, role), not by row")
+        raise ValueError(
+            f"the repeated samples of one item fall in different strata (row {i}): a cluster bootstrap "
+            "resamples whole items, so stratify by what an item shares (dataset, role), not by row"
+        )
     return out
 
 
-def cluster_counts(clusters: ArrayLike, strata: ArrayLike, n_bootstrap: int, *, random_state: int | None = 0,
-                   start: int = 0, stop: int | None = None) -> np.ndarray:
+def cluster_counts(
+    clusters: ArrayLike,
+    strata: ArrayLike,
+    n_bootstrap: int,
+    *,
+    random_state: int | None = 0,
+    start: int = 0,
+    stop: int | None = None,
+) -> np.ndarray:
     """Replicates ``start:stop`` of the cluster bootstrap as row counts, (n_replicates, n_rows).
 
     Items are drawn with replacement within their stratum (each stratum to
@@ -77,15 +86,25 @@ def cluster_counts(clusters: ArrayLike, strata: ArrayLike, n_bootstrap: int, *, 
     True
     """
     clusters = np.asarray(clusters)
-    per_item = bootstrap_counts(item_strata(clusters, strata), n_bootstrap, random_state=random_state, start=start,
-                                stop=stop)
+    per_item = bootstrap_counts(
+        item_strata(clusters, strata), n_bootstrap, random_state=random_state, start=start, stop=stop
+    )
     return per_item[:, clusters]
 
 
-def cluster_grid_count_chunks(clusters: ArrayLike, strata: ArrayLike, inverse: ArrayLike, y: ArrayLike,
-                              n_values: int, n_bootstrap: int, chunks: list[tuple[int, int]], *,
-                              random_state: int | None = 0, groups: ArrayLike | None = None,
-                              n_groups: int = 1) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+def cluster_grid_count_chunks(
+    clusters: ArrayLike,
+    strata: ArrayLike,
+    inverse: ArrayLike,
+    y: ArrayLike,
+    n_values: int,
+    n_bootstrap: int,
+    chunks: list[tuple[int, int]],
+    *,
+    random_state: int | None = 0,
+    groups: ArrayLike | None = None,
+    n_groups: int = 1,
+) -> Iterator[tuple[np.ndarray, np.ndarray]]:
     """Per-value positive and negative counts of the cluster bootstrap, chunk ``(start, stop)`` by chunk.
 
     The twin of :func:`~beyondauc.metrics.uncertainty.bootstrap.grid_count_chunks` with
@@ -96,8 +115,9 @@ def cluster_grid_count_chunks(clusters: ArrayLike, strata: ArrayLike, inverse: A
         yield grid_weights(counts, inverse, y, n_values, groups=groups, n_groups=n_groups)
 
 
-def cluster_jackknife_groups(clusters: ArrayLike, strata: ArrayLike, n_groups: int, *,
-                             random_state: int | None = 0) -> np.ndarray:
+def cluster_jackknife_groups(
+    clusters: ArrayLike, strata: ArrayLike, n_groups: int, *, random_state: int | None = 0
+) -> np.ndarray:
     """Each row's group of a delete-a-group jackknife that deals out items, not rows.
 
     Examples

@@ -67,8 +67,9 @@ def _html_table(title, rows):
     """A small two-column HTML table (name, value) for ``_repr_html_``."""
     from html import escape
 
-    body = "".join(f"<tr><th style='text-align:left'>{escape(str(k))}</th><td>{escape(str(v))}</td></tr>"
-                   for k, v in rows)
+    body = "".join(
+        f"<tr><th style='text-align:left'>{escape(str(k))}</th><td>{escape(str(v))}</td></tr>" for k, v in rows
+    )
     return f"<table><caption style='text-align:left'><b>{escape(title)}</b></caption>{body}</table>"
 
 
@@ -77,6 +78,7 @@ def _fmt(x, digits=4):
 
 
 # -- results -------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class AUCInterval:
@@ -108,18 +110,23 @@ class AUCInterval:
     n_neg: int
 
     def __repr__(self):
-        return (f"AUCInterval(estimate={_fmt(self.estimate)}, {self.confidence_level:.0%} CI=[{_fmt(self.low)}, "
-                f"{_fmt(self.high)}], standard_error={_fmt(self.standard_error)}, method={self.method!r}, "
-                f"n_pos={self.n_pos}, n_neg={self.n_neg})")
+        return (
+            f"AUCInterval(estimate={_fmt(self.estimate)}, {self.confidence_level:.0%} CI=[{_fmt(self.low)}, "
+            f"{_fmt(self.high)}], standard_error={_fmt(self.standard_error)}, method={self.method!r}, "
+            f"n_pos={self.n_pos}, n_neg={self.n_neg})"
+        )
 
     def _repr_html_(self):
-        return _html_table("AUC interval", [
-            ("AUC", _fmt(self.estimate)),
-            (f"{self.confidence_level:.0%} CI", f"[{_fmt(self.low)}, {_fmt(self.high)}]"),
-            ("standard error", _fmt(self.standard_error)),
-            ("method", self.method),
-            ("positives / negatives", f"{self.n_pos} / {self.n_neg}"),
-        ])
+        return _html_table(
+            "AUC interval",
+            [
+                ("AUC", _fmt(self.estimate)),
+                (f"{self.confidence_level:.0%} CI", f"[{_fmt(self.low)}, {_fmt(self.high)}]"),
+                ("standard error", _fmt(self.standard_error)),
+                ("method", self.method),
+                ("positives / negatives", f"{self.n_pos} / {self.n_neg}"),
+            ],
+        )
 
 
 @dataclass(frozen=True)
@@ -158,21 +165,26 @@ class AUCComparison:
     n_neg: int
 
     def __repr__(self):
-        return (f"AUCComparison(auc_a={_fmt(self.auc_a)}, auc_b={_fmt(self.auc_b)}, "
-                f"difference={_fmt(self.difference)}, {self.confidence_level:.0%} CI=[{_fmt(self.low)}, "
-                f"{_fmt(self.high)}], statistic={_fmt(self.statistic)}, pvalue={_fmt(self.pvalue)})")
+        return (
+            f"AUCComparison(auc_a={_fmt(self.auc_a)}, auc_b={_fmt(self.auc_b)}, "
+            f"difference={_fmt(self.difference)}, {self.confidence_level:.0%} CI=[{_fmt(self.low)}, "
+            f"{_fmt(self.high)}], statistic={_fmt(self.statistic)}, pvalue={_fmt(self.pvalue)})"
+        )
 
     def _repr_html_(self):
-        return _html_table("Paired DeLong test", [
-            ("AUC a", _fmt(self.auc_a)),
-            ("AUC b", _fmt(self.auc_b)),
-            ("difference a - b", _fmt(self.difference)),
-            (f"{self.confidence_level:.0%} CI of the difference", f"[{_fmt(self.low)}, {_fmt(self.high)}]"),
-            ("standard error", _fmt(self.standard_error)),
-            ("z", _fmt(self.statistic)),
-            ("p-value (two-sided)", _fmt(self.pvalue)),
-            ("positives / negatives", f"{self.n_pos} / {self.n_neg}"),
-        ])
+        return _html_table(
+            "Paired DeLong test",
+            [
+                ("AUC a", _fmt(self.auc_a)),
+                ("AUC b", _fmt(self.auc_b)),
+                ("difference a - b", _fmt(self.difference)),
+                (f"{self.confidence_level:.0%} CI of the difference", f"[{_fmt(self.low)}, {_fmt(self.high)}]"),
+                ("standard error", _fmt(self.standard_error)),
+                ("z", _fmt(self.statistic)),
+                ("p-value (two-sided)", _fmt(self.pvalue)),
+                ("positives / negatives", f"{self.n_pos} / {self.n_neg}"),
+            ],
+        )
 
 
 @dataclass(frozen=True)
@@ -213,10 +225,12 @@ class FriedmanResult:
     average_ranks: pd.Series = field(repr=False)
 
     def __repr__(self):
-        return (f"FriedmanResult(value={self.value!r}, statistic={_fmt(self.statistic)}, pvalue={_fmt(self.pvalue)}, "
-                f"f_statistic={_fmt(self.f_statistic)}, f_pvalue={_fmt(self.f_pvalue)}, n_datasets={self.n_datasets}, "
-                f"n_models={self.n_models}, critical_difference={_fmt(self.critical_difference)}, "
-                f"alpha={self.alpha:g})")
+        return (
+            f"FriedmanResult(value={self.value!r}, statistic={_fmt(self.statistic)}, pvalue={_fmt(self.pvalue)}, "
+            f"f_statistic={_fmt(self.f_statistic)}, f_pvalue={_fmt(self.f_pvalue)}, n_datasets={self.n_datasets}, "
+            f"n_models={self.n_models}, critical_difference={_fmt(self.critical_difference)}, "
+            f"alpha={self.alpha:g})"
+        )
 
     def groups(self) -> list[tuple[str, ...]]:
         """Maximal groups of models whose average ranks differ by less than the CD.
@@ -237,22 +251,26 @@ class FriedmanResult:
         out, reach = [], -1
         for i, j in enumerate(ends):  # a loop over models (a handful), not examples
             if j > i and j > reach:
-                out.append(tuple(names[i:j + 1]))
+                out.append(tuple(names[i : j + 1]))
                 reach = j
         return out
 
     def _repr_html_(self):
         ranks = ", ".join(f"{m} {r:.2f}" for m, r in self.average_ranks.items())
-        return _html_table(f"Friedman test of {self.value} ranks", [
-            ("datasets x models", f"{self.n_datasets} x {self.n_models}"),
-            ("chi-square (p)", f"{_fmt(self.statistic)} ({_fmt(self.pvalue)})"),
-            ("Iman-Davenport F (p)", f"{_fmt(self.f_statistic)} ({_fmt(self.f_pvalue)})"),
-            (f"Nemenyi CD (alpha={self.alpha:g})", _fmt(self.critical_difference)),
-            ("average ranks", ranks),
-        ])
+        return _html_table(
+            f"Friedman test of {self.value} ranks",
+            [
+                ("datasets x models", f"{self.n_datasets} x {self.n_models}"),
+                ("chi-square (p)", f"{_fmt(self.statistic)} ({_fmt(self.pvalue)})"),
+                ("Iman-Davenport F (p)", f"{_fmt(self.f_statistic)} ({_fmt(self.f_pvalue)})"),
+                (f"Nemenyi CD (alpha={self.alpha:g})", _fmt(self.critical_difference)),
+                ("average ranks", ranks),
+            ],
+        )
 
 
 # -- DeLong --------------------------------------------------------------------
+
 
 def _components(pos, neg):
     """DeLong's structural components on the score grid, along the last axis.
@@ -296,7 +314,7 @@ def _delong_by_dataset(y, s, order, bounds):
     """
     out = np.full((4, len(bounds) - 1), np.nan)
     for d in range(len(bounds) - 1):  # a loop over datasets
-        rows = order[bounds[d]:bounds[d + 1]]
+        rows = order[bounds[d] : bounds[d + 1]]
         _, _, pos, neg = grid_counts(y[rows], s[rows])
         out[:, d] = [x[0] for x in _delong(pos[None], neg[None])]
     return out[0], out[1], out[2], out[3]
@@ -305,6 +323,7 @@ def _delong_by_dataset(y, s, order, bounds):
 def _normal_interval(estimate, se, confidence_level, *, transform=False):
     """estimate -/+ z se clipped to [0, 1], or the same on the logit scale."""
     from scipy.stats import norm
+
     z = norm.ppf(0.5 + confidence_level / 2)
     estimate, se = np.asarray(estimate, dtype=float), np.asarray(se, dtype=float)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -331,6 +350,7 @@ def _check_pair(y_true, y_score, pos_label, *, score_name="y_score"):
 
 # -- bootstrap -----------------------------------------------------------------
 
+
 def bootstrap_aucs(y, inverse, n_values, n_bootstrap, random_state):
     """The AUC of each stratified (by class) bootstrap replicate, shape (n_bootstrap,).
 
@@ -338,8 +358,16 @@ def bootstrap_aucs(y, inverse, n_values, n_bootstrap, random_state):
     replicate's AUC is the kernel's count formula, the point estimate's own,
     on all replicates of a chunk at once.
     """
-    return bootstrap_replicates(y, inverse, y, n_values=n_values, n_bootstrap=n_bootstrap,
-                                random_state=random_state, statistic=auc_from_counts, align=BLOCK)
+    return bootstrap_replicates(
+        y,
+        inverse,
+        y,
+        n_values=n_values,
+        n_bootstrap=n_bootstrap,
+        random_state=random_state,
+        statistic=auc_from_counts,
+        align=BLOCK,
+    )
 
 
 def acceleration(pos, neg):
@@ -352,17 +380,26 @@ def acceleration(pos, neg):
     """
     auc, v10, v01, m, n = _components(pos, neg)
     l10, l01 = v10 - auc, v01 - auc  # (m - 1)(mean - leave-one-out AUC) = V10 - A, likewise V01 - A
-    second = (pos * l10 ** 2).sum() / m ** 2 + (neg * l01 ** 2).sum() / n ** 2
+    second = (pos * l10**2).sum() / m**2 + (neg * l01**2).sum() / n**2
     if not second > 0:
         return float("nan")
-    third = (pos * l10 ** 3).sum() / m ** 3 + (neg * l01 ** 3).sum() / n ** 3
-    return float(third / (6.0 * second ** 1.5))
+    third = (pos * l10**3).sum() / m**3 + (neg * l01**3).sum() / n**3
+    return float(third / (6.0 * second**1.5))
 
 
 # -- public functions ----------------------------------------------------------
 
-def auc_ci(y_true: ArrayLike, y_score: ArrayLike, *, confidence_level: float = 0.95, method: str = "delong",
-           pos_label: object = None, n_bootstrap: int = 2000, random_state: int | None = 0) -> AUCInterval:
+
+def auc_ci(
+    y_true: ArrayLike,
+    y_score: ArrayLike,
+    *,
+    confidence_level: float = 0.95,
+    method: str = "delong",
+    pos_label: object = None,
+    n_bootstrap: int = 2000,
+    random_state: int | None = 0,
+) -> AUCInterval:
     """Confidence interval of the ROC AUC.
 
     Parameters
@@ -418,8 +455,7 @@ def auc_ci(y_true: ArrayLike, y_score: ArrayLike, *, confidence_level: float = 0
     ...        n_bootstrap=200).method
     'bootstrap'
     """
-    confidence_level = check_number(confidence_level, "confidence_level", low=0, high=1, low_open=True,
-                                    high_open=True)
+    confidence_level = check_number(confidence_level, "confidence_level", low=0, high=1, low_open=True, high_open=True)
     check_option(method, "method", AUC_METHODS)
     bootstrap = method in ("bootstrap", "bca")
     if bootstrap:
@@ -441,8 +477,10 @@ def auc_ci(y_true: ArrayLike, y_score: ArrayLike, *, confidence_level: float = 0
     if not bootstrap:
         auc, var, _, _ = _delong(pos, neg)
         if not np.isfinite(var):
-            warn_undefined(f"DeLong's variance needs two examples of each class, got {n_pos} positive(s) and "
-                           f"{n_neg} negative(s); the interval is NaN")
+            warn_undefined(
+                f"DeLong's variance needs two examples of each class, got {n_pos} positive(s) and "
+                f"{n_neg} negative(s); the interval is NaN"
+            )
             return result(auc, nan, nan, nan)
         se = math.sqrt(var)
         low, high = _normal_interval(auc, se, confidence_level, transform=method == "logit")
@@ -455,14 +493,24 @@ def auc_ci(y_true: ArrayLike, y_score: ArrayLike, *, confidence_level: float = 0
         bca = bca_interval(reps, auc, acceleration(pos, neg), confidence_level)
         if bca is not None:
             return result(auc, *bca, se)
-        warnings.warn("the BCa interval is not defined for these replicates (all on one side of the estimate, "
-                      "or no spread); the percentile interval is returned", UserWarning, stacklevel=2)
+        warnings.warn(
+            "the BCa interval is not defined for these replicates (all on one side of the estimate, "
+            "or no spread); the percentile interval is returned",
+            UserWarning,
+            stacklevel=2,
+        )
     low, high = percentile_interval(reps, confidence_level)
     return result(auc, low, high, se, "bootstrap")
 
 
-def compare_auc(y_true: ArrayLike, score_a: ArrayLike, score_b: ArrayLike, *, pos_label: object = None,
-                confidence_level: float = 0.95) -> AUCComparison:
+def compare_auc(
+    y_true: ArrayLike,
+    score_a: ArrayLike,
+    score_b: ArrayLike,
+    *,
+    pos_label: object = None,
+    confidence_level: float = 0.95,
+) -> AUCComparison:
     """The paired DeLong test: do two scores of the same examples have different AUCs?
 
     DeLong, DeLong & Clarke-Pearson (1988): the covariance of the two AUCs
@@ -496,18 +544,21 @@ def compare_auc(y_true: ArrayLike, score_a: ArrayLike, score_b: ArrayLike, *, po
     (0.9375, 0.875, 0.712)
     """
     from scipy.stats import norm
-    confidence_level = check_number(confidence_level, "confidence_level", low=0, high=1, low_open=True,
-                                    high_open=True)
+
+    confidence_level = check_number(confidence_level, "confidence_level", low=0, high=1, low_open=True, high_open=True)
     y, a = _check_pair(y_true, score_a, pos_label, score_name="score_a")
     _, b = _check_pair(y_true, score_b, pos_label, score_name="score_b")
     n_pos, n_neg = int(y.sum()), int(len(y) - y.sum())
     nan = float("nan")
     if n_pos < 2 or n_neg < 2:
-        warn_undefined(f"the paired DeLong test needs two examples of each class, got {n_pos} positive(s) and "
-                       f"{n_neg} negative(s); the test is NaN")
+        warn_undefined(
+            f"the paired DeLong test needs two examples of each class, got {n_pos} positive(s) and "
+            f"{n_neg} negative(s); the test is NaN"
+        )
         aucs = [float(auc_from_counts(*grid_counts(y, s)[2:])) if n_pos and n_neg else nan for s in (a, b)]
-        return AUCComparison(aucs[0], aucs[1], aucs[0] - aucs[1], nan, nan, nan, nan, nan, confidence_level,
-                             n_pos, n_neg)
+        return AUCComparison(
+            aucs[0], aucs[1], aucs[0] - aucs[1], nan, nan, nan, nan, nan, confidence_level, n_pos, n_neg
+        )
     is_pos = y == 1
     v10, v01, aucs = [], [], []
     for s in (a, b):  # two scores
@@ -565,8 +616,7 @@ def auc_intervals(bench: Benchmark, *, confidence_level: float = 0.95, method: s
     """
     if not isinstance(bench, Benchmark):
         raise ValueError(f"`bench` must be a Benchmark (see load_benchmark), got {type(bench).__name__}")
-    confidence_level = check_number(confidence_level, "confidence_level", low=0, high=1, low_open=True,
-                                    high_open=True)
+    confidence_level = check_number(confidence_level, "confidence_level", low=0, high=1, low_open=True, high_open=True)
     check_option(method, "method", ("delong", "logit"))
     y = bench.labels()
     codes = bench.dataset_codes()
@@ -585,24 +635,36 @@ def auc_intervals(bench: Benchmark, *, confidence_level: float = 0.95, method: s
             warned = True
         se = np.sqrt(var)
         low, high = _normal_interval(auc, se, confidence_level, transform=method == "logit")
-        frames.append(pd.DataFrame({
-            "dataset": list(bench.datasets), "domain": [bench.domains.get(d) for d in bench.datasets],
-            "model": model, "auc": auc, "auc_low": low, "auc_high": high, "auc_se": se,
-        }))
+        frames.append(
+            pd.DataFrame(
+                {
+                    "dataset": list(bench.datasets),
+                    "domain": [bench.domains.get(d) for d in bench.datasets],
+                    "model": model,
+                    "auc": auc,
+                    "auc_low": low,
+                    "auc_high": high,
+                    "auc_se": se,
+                }
+            )
+        )
     cols = ["dataset", "domain", "model", "auc", "auc_low", "auc_high", "auc_se"]
     return pd.concat(frames, ignore_index=True)[cols] if frames else pd.DataFrame(columns=cols)
 
 
 # -- across datasets -----------------------------------------------------------
 
+
 def nemenyi_q(n_models, alpha=0.05):
     """Critical value q_alpha of the Nemenyi test: the studentized range quantile / sqrt(2)."""
     from scipy.stats import studentized_range
+
     return float(studentized_range.ppf(1.0 - alpha, n_models, np.inf) / math.sqrt(2.0))
 
 
-def friedman_test(table: pd.DataFrame, *, value: str = "accuracy", higher_is_better: bool = True,
-                  alpha: float = 0.05) -> FriedmanResult:
+def friedman_test(
+    table: pd.DataFrame, *, value: str = "accuracy", higher_is_better: bool = True, alpha: float = 0.05
+) -> FriedmanResult:
     """Friedman's test of the models' ranks over datasets, and Nemenyi's critical difference.
 
     Demšar (2006): rank the models on each dataset (1 = best, ties share the
@@ -651,9 +713,12 @@ def friedman_test(table: pd.DataFrame, *, value: str = "accuracy", higher_is_bet
     from scipy.stats import chi2 as chi2_dist
     from scipy.stats import f as f_dist
     from scipy.stats import rankdata
+
     if not isinstance(table, pd.DataFrame) or not {"dataset", "model"} <= set(table.columns):
-        raise ValueError("`table` must be a DataFrame with columns 'dataset' and 'model' (e.g. expected_accuracy's "
-                         f"result), got {type(table).__name__}")
+        raise ValueError(
+            "`table` must be a DataFrame with columns 'dataset' and 'model' (e.g. expected_accuracy's "
+            f"result), got {type(table).__name__}"
+        )
     if value not in table.columns:
         raise ValueError(f"`value` must be a column of `table` ({list(table.columns)}), got {value!r}")
     alpha = check_number(alpha, "alpha", low=0, high=1, low_open=True, high_open=True)
@@ -662,13 +727,16 @@ def friedman_test(table: pd.DataFrame, *, value: str = "accuracy", higher_is_bet
     if {"protocol", "method"} <= set(table.columns):
         combos = table[["protocol", "method"]].drop_duplicates()
         if len(combos) > 1:
-            raise ValueError(f"`table` holds {len(combos)} protocol x method combinations; select one "
-                             "(e.g. table.query(\"protocol == 'xdomain' and method == 'logistic'\"))")
+            raise ValueError(
+                f"`table` holds {len(combos)} protocol x method combinations; select one "
+                "(e.g. table.query(\"protocol == 'xdomain' and method == 'logistic'\"))"
+            )
     dup = table.duplicated(["dataset", "model"])
     if dup.any():
         row = table.loc[dup, ["dataset", "model"]].iloc[0].tolist()
-        raise ValueError(f"`table` must have one row per (dataset, model), got {int(dup.sum())} duplicate(s), "
-                         f"the first {row}")
+        raise ValueError(
+            f"`table` must have one row per (dataset, model), got {int(dup.sum())} duplicate(s), the first {row}"
+        )
     try:
         wide = table.pivot(index="dataset", columns="model", values=value).astype(float)
     except (TypeError, ValueError):
@@ -677,13 +745,18 @@ def friedman_test(table: pd.DataFrame, *, value: str = "accuracy", higher_is_bet
     complete = np.isfinite(wide.to_numpy()).all(axis=1)
     if not complete.all():
         left = list(wide.index[~complete])
-        warnings.warn(f"dataset(s) {left} have no {value} for some model and are left out of the Friedman test",
-                      UserWarning, stacklevel=2)
+        warnings.warn(
+            f"dataset(s) {left} have no {value} for some model and are left out of the Friedman test",
+            UserWarning,
+            stacklevel=2,
+        )
         wide = wide[complete]
     n_data, k = wide.shape
     if k < 2 or n_data < 2:
-        raise ValueError(f"`table` must give {value} of at least 2 models on at least 2 datasets, got {k} "
-                         f"model(s) on {n_data} complete dataset(s)")
+        raise ValueError(
+            f"`table` must give {value} of at least 2 models on at least 2 datasets, got {k} "
+            f"model(s) on {n_data} complete dataset(s)"
+        )
     x = wide.to_numpy()
     ranks = rankdata(-x if higher_is_better else x, axis=1)  # 1 = best, ties averaged
     mean_ranks = ranks.mean(axis=0)
@@ -692,7 +765,7 @@ def friedman_test(table: pd.DataFrame, *, value: str = "accuracy", higher_is_bet
     ties = 0.0
     for row in np.sort(x, axis=1):  # a loop over datasets
         _, t = np.unique(row, return_counts=True)
-        ties += (t ** 3 - t).sum()
+        ties += (t**3 - t).sum()
     c = 1.0 - ties / (k * (k * k - 1) * n_data)
     nan = float("nan")
     if c > 0:
@@ -705,7 +778,8 @@ def friedman_test(table: pd.DataFrame, *, value: str = "accuracy", higher_is_bet
         warn_undefined(f"every model ties on every dataset by {value}; the Friedman statistic is NaN")
         stat = pvalue = f_stat = f_pvalue = nan
     cd = nemenyi_q(k, alpha) * math.sqrt(k * (k + 1) / (6.0 * n_data))
-    avg = pd.Series(mean_ranks, index=[str(m) if not isinstance(m, str) else m for m in wide.columns],
-                    name=f"{value}_rank").sort_values(kind="stable")
+    avg = pd.Series(
+        mean_ranks, index=[str(m) if not isinstance(m, str) else m for m in wide.columns], name=f"{value}_rank"
+    ).sort_values(kind="stable")
     avg.index.name = "model"
     return FriedmanResult(value, stat, pvalue, f_stat, f_pvalue, n_data, k, float(cd), alpha, avg)

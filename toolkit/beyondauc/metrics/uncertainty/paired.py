@@ -32,8 +32,14 @@ from .bootstrap import honest_interval
 from .clustered_delong import clustered_difference_variance
 from .intervals import compare_auc
 
-__all__ = ["bootstrap_pvalue", "delong_differences", "grid_differences", "holm_adjust", "paired_differences",
-           "reference_models"]
+__all__ = [
+    "bootstrap_pvalue",
+    "delong_differences",
+    "grid_differences",
+    "holm_adjust",
+    "paired_differences",
+    "reference_models",
+]
 
 #: Columns of every difference table, after its key columns.
 DIFFERENCE_COLUMNS = ("estimate", "reference_estimate", "difference", "low", "high", "pvalue")
@@ -128,9 +134,14 @@ def holm_adjust(pvalues: ArrayLike, *, groups: ArrayLike | None = None) -> np.nd
     return out
 
 
-def paired_differences(estimate: ArrayLike, reference: ArrayLike, replicates: ArrayLike | None = None,
-                       reference_replicates: ArrayLike | None = None, *,
-                       confidence_level: float = 0.95) -> pd.DataFrame:
+def paired_differences(
+    estimate: ArrayLike,
+    reference: ArrayLike,
+    replicates: ArrayLike | None = None,
+    reference_replicates: ArrayLike | None = None,
+    *,
+    confidence_level: float = 0.95,
+) -> pd.DataFrame:
     """Differences ``estimate - reference`` with paired-bootstrap intervals and p-values.
 
     Parameters
@@ -169,34 +180,51 @@ def paired_differences(estimate: ArrayLike, reference: ArrayLike, replicates: Ar
     >>> round(float(t["difference"][0]), 2), bool(t["low"][0] > 0), float(t["pvalue"][0])
     (0.1, True, 0.00995)
     """
-    confidence_level = check_number(confidence_level, "confidence_level", low=0, high=1, low_open=True,
-                                    high_open=True)
+    confidence_level = check_number(confidence_level, "confidence_level", low=0, high=1, low_open=True, high_open=True)
     est = np.atleast_1d(np.asarray(estimate, dtype=float))
     ref = np.atleast_1d(np.asarray(reference, dtype=float))
     if est.shape != ref.shape or est.ndim != 1:
-        raise ValueError(f"`estimate` and `reference` must be 1-d of one length, got shapes {est.shape} and "
-                         f"{ref.shape}")
+        raise ValueError(
+            f"`estimate` and `reference` must be 1-d of one length, got shapes {est.shape} and {ref.shape}"
+        )
     out = {"estimate": est, "reference_estimate": ref, "difference": est - ref}  # one frame made at the end
     if replicates is None or reference_replicates is None:
-        return pd.DataFrame({**out, "low": np.nan, "high": np.nan, "pvalue": np.nan, "n_replicates": 0,
-                             "interval_note": ""})
+        return pd.DataFrame(
+            {**out, "low": np.nan, "high": np.nan, "pvalue": np.nan, "n_replicates": 0, "interval_note": ""}
+        )
     a = np.asarray(replicates, dtype=float).reshape(-1, len(est))
     b = np.asarray(reference_replicates, dtype=float).reshape(-1, len(est))
     if a.shape != b.shape:
-        raise ValueError(f"`replicates` and `reference_replicates` must have one shape (paired), got {a.shape} "
-                         f"and {b.shape}")
+        raise ValueError(
+            f"`replicates` and `reference_replicates` must have one shape (paired), got {a.shape} and {b.shape}"
+        )
     diff = a - b
     # the percentile interval, or NaN with the reason where it would not contain the difference (a biased
     # statistic such as DiSCA or drift): the rule of every per-dataset interval; the p-value goes with it
     kept = [honest_interval(diff[:, j], d, confidence_level) for j, d in enumerate(out["difference"].tolist())]
     low, high, _, note = (np.array(v) for v in zip(*kept)) if kept else (np.array([]),) * 4
     pvalue = np.where(note == "", bootstrap_pvalue(diff), np.nan)
-    return pd.DataFrame({**out, "low": low.astype(float), "high": high.astype(float), "pvalue": pvalue,
-                         "n_replicates": np.isfinite(diff).sum(axis=0), "interval_note": note.astype(object)})
+    return pd.DataFrame(
+        {
+            **out,
+            "low": low.astype(float),
+            "high": high.astype(float),
+            "pvalue": pvalue,
+            "n_replicates": np.isfinite(diff).sum(axis=0),
+            "interval_note": note.astype(object),
+        }
+    )
 
 
-def delong_differences(y_true: ArrayLike, scores: ArrayLike, reference_scores: ArrayLike, groups: ArrayLike, *,
-                       confidence_level: float = 0.95, clusters: ArrayLike | None = None) -> pd.DataFrame:
+def delong_differences(
+    y_true: ArrayLike,
+    scores: ArrayLike,
+    reference_scores: ArrayLike,
+    groups: ArrayLike,
+    *,
+    confidence_level: float = 0.95,
+    clusters: ArrayLike | None = None,
+) -> pd.DataFrame:
     """The paired DeLong test of two scores within each group, and of the mean over groups.
 
     Parameters
@@ -239,15 +267,20 @@ def delong_differences(y_true: ArrayLike, scores: ArrayLike, reference_scores: A
     y, a, b = (np.asarray(v) for v in (y_true, scores, reference_scores))
     g = np.asarray(groups)
     if not len(y) == len(a) == len(b) == len(g):
-        raise ValueError(f"`y_true`, `scores`, `reference_scores` and `groups` must have one length, got "
-                         f"{len(y)}, {len(a)}, {len(b)} and {len(g)}")
+        raise ValueError(
+            f"`y_true`, `scores`, `reference_scores` and `groups` must have one length, got "
+            f"{len(y)}, {len(a)}, {len(b)} and {len(g)}"
+        )
     rows = []
     for name in pd.unique(g):
         k = g == name
         c = compare_auc(y[k], a[k], b[k], confidence_level=confidence_level)
         row = (name, c.auc_a, c.auc_b, c.difference, c.low, c.high, c.pvalue, c.standard_error)
-        rows.append(row if clusters is None else _clustered_row(row, y[k], a[k], b[k], np.asarray(clusters)[k],
-                                                                confidence_level))
+        rows.append(
+            row
+            if clusters is None
+            else _clustered_row(row, y[k], a[k], b[k], np.asarray(clusters)[k], confidence_level)
+        )
     t = pd.DataFrame(rows, columns=["group", *DIFFERENCE_COLUMNS, "standard_error"])
     ok = np.isfinite(t["standard_error"].to_numpy()) & np.isfinite(t["difference"].to_numpy())
     n = int(ok.sum())
@@ -257,8 +290,16 @@ def delong_differences(y_true: ArrayLike, scores: ArrayLike, reference_scores: A
         diff = float(t["difference"][ok].mean())
         z = norm.ppf(0.5 + confidence_level / 2)
         p = float(2 * norm.sf(abs(diff / se))) if se > 0 else float(diff == 0)
-        mean = ["mean", float(t["estimate"][ok].mean()), float(t["reference_estimate"][ok].mean()), diff,
-                max(diff - z * se, -1.0), min(diff + z * se, 1.0), p, se]
+        mean = [
+            "mean",
+            float(t["estimate"][ok].mean()),
+            float(t["reference_estimate"][ok].mean()),
+            diff,
+            max(diff - z * se, -1.0),
+            min(diff + z * se, 1.0),
+            p,
+            se,
+        ]
     return pd.concat([t, pd.DataFrame([mean], columns=t.columns)], ignore_index=True)
 
 
@@ -316,8 +357,14 @@ def reference_models(models: Sequence[str], mean_auc: ArrayLike, *, baseline: st
     return out
 
 
-def grid_differences(boot: object, protocol: str, method: str, references: Mapping[str, str], *,
-                     values: Sequence[str] = ("accuracy", "kappa")) -> pd.DataFrame:
+def grid_differences(
+    boot: object,
+    protocol: str,
+    method: str,
+    references: Mapping[str, str],
+    *,
+    values: Sequence[str] = ("accuracy", "kappa"),
+) -> pd.DataFrame:
     """Each model minus its reference on the grid bootstrap's paired replicates, per dataset and the mean.
 
     Parameters
@@ -347,8 +394,9 @@ def grid_differences(boot: object, protocol: str, method: str, references: Mappi
             if m not in col or ref not in col:
                 continue
             i, j = col[m], col[ref]
-            t = paired_differences(point[:, i], point[:, j], reps[:, :, i], reps[:, :, j],
-                                   confidence_level=boot.confidence_level)
+            t = paired_differences(
+                point[:, i], point[:, j], reps[:, :, i], reps[:, :, j], confidence_level=boot.confidence_level
+            )
             parts.append(t.assign(model=m, reference=ref, dataset=datasets, value=value))
     cols = ["model", "reference", "dataset", "value", *DIFFERENCE_COLUMNS, "n_replicates", "interval_note"]
     return pd.concat(parts, ignore_index=True)[cols] if parts else pd.DataFrame(columns=cols)

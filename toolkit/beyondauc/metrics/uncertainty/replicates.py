@@ -70,7 +70,9 @@ CELLS = 1 << 22  # replicate x example (or grid value) cells held at once
 Replicates = np.ndarray | dict
 
 
-def replicate_chunks(n_bootstrap: int, width: int, *, align: int = 1, cells: int | None = None) -> list[tuple[int, int]]:
+def replicate_chunks(
+    n_bootstrap: int, width: int, *, align: int = 1, cells: int | None = None
+) -> list[tuple[int, int]]:
     """(start, stop) blocks of replicates so a block's (replicates x width) arrays stay bounded.
 
     Each block holds a multiple of ``align`` replicates (but at least
@@ -185,11 +187,22 @@ def bootstrap_replicates(
     width = max(len(strata), n_values) if chunk_width is None else chunk_width
     chunks = replicate_chunks(n_bootstrap, width, align=align, cells=cells)
     if clusters is None:
-        counted = grid_count_chunks(strata, inverse, y, n_values, n_bootstrap, chunks, random_state=seed,
-                                    groups=groups, n_groups=n_groups)  # bounded memory, every row drawn once
+        counted = grid_count_chunks(
+            strata, inverse, y, n_values, n_bootstrap, chunks, random_state=seed, groups=groups, n_groups=n_groups
+        )  # bounded memory, every row drawn once
     else:
-        counted = cluster_grid_count_chunks(clusters, strata, inverse, y, n_values, n_bootstrap, chunks,
-                                            random_state=seed, groups=groups, n_groups=n_groups)
+        counted = cluster_grid_count_chunks(
+            clusters,
+            strata,
+            inverse,
+            y,
+            n_values,
+            n_bootstrap,
+            chunks,
+            random_state=seed,
+            groups=groups,
+            n_groups=n_groups,
+        )
     for pos, neg in counted:
         if groups is None:
             pos, neg = pos[:, 0], neg[:, 0]
@@ -237,8 +250,11 @@ def jackknife_replicates(
     [6.0, 6.0, 6.0, 6.0]
     """
     n_jackknife = check_int(n_jackknife, "n_jackknife", minimum=2)
-    member = (jackknife_groups(strata, n_jackknife, random_state=random_state) if clusters is None else
-              cluster_jackknife_groups(clusters, strata, n_jackknife, random_state=random_state))
+    member = (
+        jackknife_groups(strata, n_jackknife, random_state=random_state)
+        if clusters is None
+        else cluster_jackknife_groups(clusters, strata, n_jackknife, random_state=random_state)
+    )
     parts = []
     width = max(len(member), n_values) if chunk_width is None else chunk_width
     chunks = replicate_chunks(n_jackknife, width)  # bounded memory
@@ -251,8 +267,15 @@ def jackknife_replicates(
 
 # -- intervals from replicates ----------------------------------------------------------
 
-def interval_frame(estimate: dict[str, float], replicates: pd.DataFrame, confidence_level: float, *,
-                   jackknife: pd.DataFrame | None = None, answered: tuple[str, ...] = ()) -> pd.DataFrame:
+
+def interval_frame(
+    estimate: dict[str, float],
+    replicates: pd.DataFrame,
+    confidence_level: float,
+    *,
+    jackknife: pd.DataFrame | None = None,
+    answered: tuple[str, ...] = (),
+) -> pd.DataFrame:
     """Intervals that contain their estimates: ``estimate, low, high, interval_method, interval_note`` by metric.
 
     A number with a column in ``jackknife`` (its delete-a-group jackknife
@@ -285,13 +308,19 @@ def interval_frame(estimate: dict[str, float], replicates: pd.DataFrame, confide
         if jackknife is not None and name in jackknife:
             accel = jackknife_acceleration(jackknife[name].to_numpy(dtype=np.float64))
         rows.append((estimate[name], *honest_interval(v, estimate[name], confidence_level, acceleration=accel)))
-    out = pd.DataFrame(rows, columns=["estimate", "low", "high", "interval_method", "interval_note"],
-                       index=pd.Index(names, name="metric"))
+    out = pd.DataFrame(
+        rows,
+        columns=["estimate", "low", "high", "interval_method", "interval_note"],
+        index=pd.Index(names, name="metric"),
+    )
     out.loc[np.isnan(out["estimate"].to_numpy(dtype=float)), "interval_note"] = ""
     missed = out[(out["interval_note"] != "") & ~out.index.isin(list(answered))]
     if len(missed):
-        warn_undefined("no bootstrap interval contains the estimate of " + "; ".join(
-            f"{k} ({note})" for k, note in missed["interval_note"].items()) + "; those intervals are NaN")
+        warn_undefined(
+            "no bootstrap interval contains the estimate of "
+            + "; ".join(f"{k} ({note})" for k, note in missed["interval_note"].items())
+            + "; those intervals are NaN"
+        )
     return out
 
 
@@ -357,13 +386,17 @@ def interval_table(estimate: dict[str, float], replicates: pd.DataFrame, confide
     ints = intervals_of(replicates[list(estimate)], confidence_level)
     names = list(estimate)
     return pd.DataFrame(
-        {"estimate": [estimate[k] for k in names], "low": [ints[k][0] for k in names],
-         "high": [ints[k][1] for k in names]},
+        {
+            "estimate": [estimate[k] for k in names],
+            "low": [ints[k][0] for k in names],
+            "high": [ints[k][1] for k in names],
+        },
         index=pd.Index(names, name="metric"),
     )
 
 
 # -- calibrators, batched ---------------------------------------------------------------
+
 
 def _isotonic_rows(x: np.ndarray, pos: np.ndarray, neg: np.ndarray, at: np.ndarray) -> np.ndarray:
     """Isotonic fits ``IsotonicRegression(out_of_bounds="clip").predict`` at grid indices ``at``, (R, k).
@@ -376,6 +409,7 @@ def _isotonic_rows(x: np.ndarray, pos: np.ndarray, neg: np.ndarray, at: np.ndarr
     with :func:`beyondauc.metrics.core.isotonic.isotonic_transform`'s formula.
     """
     from scipy.optimize import isotonic_regression
+
     R, m = pos.shape
     n = pos + neg
     present = n > 0
@@ -428,9 +462,16 @@ def _isotonic_rows(x: np.ndarray, pos: np.ndarray, neg: np.ndarray, at: np.ndarr
     return val
 
 
-def calibrated_rows(method: str, x: np.ndarray, pos: np.ndarray, neg: np.ndarray, *,
-                    init: tuple | None = None, at: ArrayLike | None = None,
-                    counts: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+def calibrated_rows(
+    method: str,
+    x: np.ndarray,
+    pos: np.ndarray,
+    neg: np.ndarray,
+    *,
+    init: tuple | None = None,
+    at: ArrayLike | None = None,
+    counts: np.ndarray | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
     """Refit a calibrator on each row of grid counts; probability and decision at grid values.
 
     ``pos``/``neg`` (R, m) are the (class-weighted) calibration counts per grid
