@@ -41,8 +41,8 @@ from sklearn.metrics import roc_auc_score
 
 import beyondauc as ba
 from beyondauc.metrics.core.kernel import auc_from_counts, grid_counts
-from beyondauc.metrics.uncertainty.bootstrap import percentile_interval
-from beyondauc.metrics.uncertainty.intervals import _bca_interval, bootstrap_aucs
+from beyondauc.metrics.uncertainty.bootstrap import bca_interval, percentile_interval
+from beyondauc.metrics.uncertainty.intervals import acceleration, bootstrap_aucs
 
 
 def binormal(n, d, seed):
@@ -76,7 +76,7 @@ def coverage(ns, ds, n_sims, boot_ns, boot_reps):
                     lo, hi = percentile_interval(reps, 0.95)
                     hits["bootstrap"] += lo <= truth <= hi
                     width["bootstrap"] += hi - lo
-                    bca = _bca_interval(reps, est, pos, neg, 0.95) or (lo, hi)
+                    bca = bca_interval(reps, est, acceleration(pos, neg), 0.95) or (lo, hi)
                     hits["bca"] += bca[0] <= truth <= bca[1]
                     width["bca"] += bca[1] - bca[0]
             elapsed = time.perf_counter() - t0

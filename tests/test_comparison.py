@@ -504,7 +504,7 @@ def test_a_missing_interval_is_explained_with_the_rows_it_concerns():
     """The report's sentence names the rows whose Δ interval is missing and why, each reason once."""
     import pandas as pd
 
-    from beyondauc.evaluation.comparison import MEAN_ROW, _sentence
+    from beyondauc.evaluation.comparison import MEAN_ROW, reference_sentence
 
     why = "only 1.5% of the bootstrap replicates lie below the estimate: too few for a 95% interval around it"
     t = pd.DataFrame(
@@ -521,13 +521,13 @@ def test_a_missing_interval_is_explained_with_the_rows_it_concerns():
             "Reading": ["better", "not tested", "not tested", "no detectable difference"],
         }
     )
-    text = _sentence("svm", "logreg", "baseline", table, t, "logreg")
+    text = reference_sentence("svm", "logreg", "baseline", table, t, "logreg")
     assert text.startswith(
         "svm against the baseline logreg. Over the mean of the datasets: better by AUC; "
         "no detectable difference in drift."
     )
     assert text.endswith(f" Note (DiSCA on wine and drift on wine): {why}.") and text.count(why) == 1
     everywhere = t.assign(note="no interval: n_bootstrap = 0")
-    assert _sentence("svm", "logreg", "baseline", table, everywhere, "logreg").endswith(
+    assert reference_sentence("svm", "logreg", "baseline", table, everywhere, "logreg").endswith(
         " Note: no interval: n_bootstrap = 0."
     )

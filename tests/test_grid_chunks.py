@@ -51,7 +51,7 @@ def test_chunks_of_any_split_join_to_bootstrap_grid(monkeypatch, kind):
     kw = dict(KW, protocols=["xdomain", "indata"]) if kind == "answers" else KW
     B = BLOCK + 10
     whole = bootstrap_grid(bench, n_bootstrap=B, **kw)
-    # batches of counts inside a chunk, cut at 16, 32, ... (grid_bootstrap._batches, which the chunks use)
+    # batches of counts inside a chunk, cut at 16, 32, ... (grid_bootstrap.replicate_batches, which the chunks use)
     monkeypatch.setattr("beyondauc.metrics.calibration.grid_bootstrap._TASK_REPLICATES", 16)
     splits = [[(0, B)], [(0, 1), (1, 20), (20, BLOCK), (BLOCK, BLOCK + 1), (BLOCK + 1, B)], [(0, 37), (37, B)]]
     for split in splits:  # per-model benchmarks (the evaluation's tasks), the chunks in reverse order

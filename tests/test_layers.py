@@ -196,6 +196,31 @@ def test_no_function_over_8_parameters_but_the_public_entry_points_keyword_optio
     assert functions_with_too_many_parameters() == []
 
 
+def private_names_imported_from_another_module():
+    """``from beyondauc... import _name`` (or a relative one) anywhere in the package, tests, benchmarks and scripts.
+
+    A name another module needs is public in its subpackage; a leading underscore means "this module only"."""
+    found = []
+    for folder in ("toolkit", "tests", "benchmarks", "scripts"):
+        for path in sorted((REPO / folder).rglob("*.py")):
+            if ".venv" in path.parts:
+                continue
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                ours = isinstance(node, ast.ImportFrom) and (
+                    node.level > 0 or (node.module or "").startswith("beyondauc")
+                )
+                found += [
+                    f"{path.relative_to(REPO)}: {alias.name}"
+                    for alias in (node.names if ours else ())
+                    if alias.name.startswith("_") and not alias.name.startswith("__")
+                ]
+    return found
+
+
+def test_no_private_name_is_imported_from_another_module():
+    assert private_names_imported_from_another_module() == []
+
+
 def _private_imports_across_subpackages():
     names = set()
     for path in _modules():

@@ -359,7 +359,7 @@ def test_unknown_log_options_are_refused():
 
 
 def test_log_options_reach_the_reader_through_the_cli_flags():
-    from beyondauc.cli.commands import _parameters, build_parser
+    from beyondauc.cli.commands import build_parser, parameter_items
 
     for command in ("report", "evaluate"):
         args = build_parser().parse_args(
@@ -376,7 +376,7 @@ def test_log_options_reach_the_reader_through_the_cli_flags():
                 "c",
             ]
         )
-        assert _parameters([], args) == {"correct_metric": "acc_norm", "scorer": "s", "confidence_field": "c"}
+        assert parameter_items([], args) == {"correct_metric": "acc_norm", "scorer": "s", "confidence_field": "c"}
 
 
 def test_open_benchmark_passes_log_options():

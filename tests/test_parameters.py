@@ -30,7 +30,7 @@ def declared():
 
 def test_every_declared_parameter_has_a_check_with_the_notebooks_default_and_help():
     for pname, info in declared().items():
-        assert pname in PARAMETERS, f"{pname} has no entry in _parameters.PARAMETERS"
+        assert pname in PARAMETERS, f"{pname} has no entry in parameter_items.PARAMETERS"
         param = PARAMETERS[pname]
         assert param.default == ast.literal_eval(info["default"]), pname
         assert param.help == info["help"], pname
@@ -178,7 +178,7 @@ def test_every_parameter_has_its_api_name_as_a_cli_flag(command):
 
 
 def test_a_flag_reads_its_value_as_a_parameter_does(monkeypatch):
-    from beyondauc.cli.commands import _parameters, build_parser
+    from beyondauc.cli.commands import build_parser, parameter_items
 
     args = build_parser().parse_args(
         [
@@ -194,7 +194,7 @@ def test_a_flag_reads_its_value_as_a_parameter_does(monkeypatch):
             "tolerance=0.8",
         ]
     )
-    assert _parameters(args.parameter, args) == {
+    assert parameter_items(args.parameter, args) == {
         "tolerance": 0.8,
         "n_bootstrap": 50,
         "protocol": "indata",

@@ -4,7 +4,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from beyondauc.evaluation.parts import _concat
+from beyondauc.evaluation.parts import concat_parts
 
 
 def by_frames(parts, columns=None):
@@ -46,11 +46,11 @@ CASES = {
 @pytest.mark.parametrize("name", CASES)
 def test_joined_columns_make_the_table_the_frames_make(name):
     parts = CASES[name]
-    got, want = _concat(parts), by_frames(parts)
+    got, want = concat_parts(parts), by_frames(parts)
     pd.testing.assert_frame_equal(got, want, check_exact=True)
     assert list(got.dtypes) == list(want.dtypes)
 
 
 def test_no_rows_give_the_named_empty_table():
-    got = _concat([(0, {"a": np.array([])})], ["a", "b"])
+    got = concat_parts([(0, {"a": np.array([])})], ["a", "b"])
     assert list(got.columns) == ["a", "b"] and len(got) == 0

@@ -118,7 +118,7 @@ def test_a_figure_taller_than_the_page_shrinks_to_it_whole(tmp_path):
     from PIL import Image
 
     from beyondauc.report import NotebookRun
-    from beyondauc.report.render import _write_pdf, render_html
+    from beyondauc.report.render import render_html, write_pdf_file
 
     buf = io.BytesIO()
     Image.new("RGB", (1872, 1584), "steelblue").save(buf, format="PNG")  # 11.7 x 9.9 in at 2 x 80 dpi
@@ -149,7 +149,7 @@ def test_a_figure_taller_than_the_page_shrinks_to_it_whole(tmp_path):
     html = render_html(
         [(NotebookRun("summary", "summary.ipynb", "ok", None, 1.0, 0.5), nb)], header, include_code=False
     )
-    _write_pdf(html, tmp_path / "tall.pdf", tmp_path)
+    write_pdf_file(html, tmp_path / "tall.pdf", tmp_path)
     pdf = pdfium.PdfDocument(str(tmp_path / "tall.pdf"))
     try:
         images = []
@@ -455,11 +455,11 @@ def test_the_fill_measure_sees_a_near_empty_page(tmp_path):
     """The page-image measure of a page with one line of text is near 0, of a page of table rows near 1."""
     import nbformat
 
-    from beyondauc.report.render import _write_pdf
+    from beyondauc.report.render import write_pdf_file
 
     nb = wide_table_notebook(4, rows=60)
     nb.cells.append(nbformat.v4.new_markdown_cell("One last line."))
-    _write_pdf(print_html(nb), tmp_path / "t.pdf", tmp_path)
+    write_pdf_file(print_html(nb), tmp_path / "t.pdf", tmp_path)
     _, fills = pdf_layout(tmp_path / "t.pdf")
     assert len(fills) >= 2 and fills[0] > 0.9 and 0 < fills[-1] < 0.9
 

@@ -660,7 +660,7 @@ def _printed(path):
 
 
 def test_jupyter_kernel_is_reused_with_a_fresh_namespace_and_replaced_when_it_dies(tmp_path):
-    from beyondauc.report.execute import JupyterKernel, _execute
+    from beyondauc.report.execute import JupyterKernel, run_with_papermill
 
     sets = _tiny_notebook(
         tmp_path / "sets.ipynb",
@@ -680,7 +680,7 @@ def test_jupyter_kernel_is_reused_with_a_fresh_namespace_and_replaced_when_it_di
         for i, nb in enumerate([sets, reads, dies, reads, sets]):
             out = tmp_path / f"run{i}"
             out.mkdir()
-            runs.append((out / nb.name, _execute(nb, out / nb.name, {"x": i}, kernel, 60)))
+            runs.append((out / nb.name, run_with_papermill(nb, out / nb.name, {"x": i}, kernel, 60)))
     finally:
         kernel.shutdown()
     status = [r[0] for _, r in runs]
@@ -1628,7 +1628,7 @@ def test_pdf_breaks_a_very_long_name_in_linear_time(tmp_path):
     """A 10,000-character model name in a table cell (WeasyPrint's ``overflow-wrap: anywhere`` is quadratic in
     it: the hostile-names report hung for many minutes) prints in seconds, and reads the same."""
     pytest.importorskip("weasyprint")
-    from beyondauc.report.render import _write_pdf, breakable_words
+    from beyondauc.report.render import breakable_words, write_pdf_file
 
     name = "x" * 10_000
     png = "data:image/png;base64," + "A" * 200
@@ -1645,7 +1645,7 @@ def test_pdf_breaks_a_very_long_name_in_linear_time(tmp_path):
     assert f'src="{png}" alt="{name}"' in broken and f".a{name[:70]} " in broken  # tags and styles untouched
     assert "y" * 63 in broken and max(map(len, re.findall("x+", broken.split("<body>")[1].split("<img")[0]))) == 32
     start = time.perf_counter()
-    _write_pdf(html, tmp_path / "long.pdf", tmp_path)
+    write_pdf_file(html, tmp_path / "long.pdf", tmp_path)
     assert time.perf_counter() - start < 30
     assert (tmp_path / "long.pdf").read_bytes()[:4] == b"%PDF"
 

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import array_shapes, arrays
 
-from beyondauc.metrics.uncertainty.bootstrap import _nanquantile, percentile_interval
+from beyondauc.metrics.uncertainty.bootstrap import nanquantile_slices, percentile_interval
 
 _values = st.one_of(st.floats(-5, 5, allow_nan=False), st.just(np.nan), st.sampled_from([0.0, 0.5, 1.0]))
 
@@ -26,7 +26,7 @@ def test_nanquantile_equals_numpy_to_the_bit(a, q, data):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # numpy warns on an all-NaN slice
         expected = np.nanquantile(a, q, axis=axis)
-    got = _nanquantile(a, q, axis=axis)
+    got = nanquantile_slices(a, q, axis=axis)
     assert np.shape(got) == np.shape(expected)
     np.testing.assert_array_equal(got, expected)
 

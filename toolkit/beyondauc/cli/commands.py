@@ -520,7 +520,7 @@ def _value(text):
         return text
 
 
-def _parameters(items, args=None):
+def parameter_items(items, args=None):
     """-p NAME=VALUE items, then the parameters' own options (an option and a -p of one name must agree)."""
     params = {}
     for item in items:
@@ -549,7 +549,7 @@ def _report(args, out):
 
     if args.jobs is not None and args.jobs < 1:
         raise ValueError(f"--jobs must be an int >= 1, got {args.jobs}")
-    data, out_dir, parameters = getattr(args, "data", DEMO), args.out, _parameters(args.parameter, args)
+    data, out_dir, parameters = getattr(args, "data", DEMO), args.out, parameter_items(args.parameter, args)
     if getattr(args, "kind", "scores") == "answers":  # beyondauc demo --kind answers
         data = "demo:answers"
         out_dir = "reports/demo-answers" if out_dir == "reports/demo" else out_dir
@@ -590,7 +590,7 @@ def _evaluate(args, out):
 
     if args.jobs < 1 and args.jobs != -1:
         raise ValueError(f"--jobs must be an int >= 1 or -1 (all cores), got {args.jobs}")
-    params = _parameters(args.parameter, args)
+    params = parameter_items(args.parameter, args)
     for name, value in (
         ("models", args.models),
         ("datasets", args.datasets),

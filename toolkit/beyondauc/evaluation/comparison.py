@@ -44,7 +44,7 @@ from ..metrics.uncertainty.paired import (
     reference_models,
 )
 from ..utils.formatting import MISSING, format_number
-from .parts import _columns, _concat
+from .parts import concat_parts, typed_columns
 from .readings import BETTER, MEAN_ROW, NO_DIFFERENCE, NOT_TESTED, VALUE_NAMES, WORSE, difference_text, p_text, reading  # noqa: F401  (reading, VALUE_NAMES...: the names this module's users know)
 
 if TYPE_CHECKING:
@@ -213,7 +213,7 @@ def _auc_rows(bench, head, refs, level, p=None):
     clusters = bench.items() if bench.repeated else None  # repeated samples: Obuchowski's clustered DeLong
     for m, ref in refs.items():
         t = delong_differences(y, bench.scores(m), bench.scores(ref), groups, confidence_level=level, clusters=clusters)
-        cols = {("dataset" if c == "group" else c): v for c, v in _columns(t).items() if c != "standard_error"}
+        cols = {("dataset" if c == "group" else c): v for c, v in typed_columns(t).items() if c != "standard_error"}
         rows.append(
             (
                 len(t),
@@ -227,7 +227,7 @@ def _auc_rows(bench, head, refs, level, p=None):
                 },
             )
         )
-    return _concat(rows)
+    return concat_parts(rows)
 
 
 def _grid_rows(head, boot, refs, p):
@@ -245,7 +245,7 @@ def _grid_rows(head, boot, refs, p):
                 (
                     len(t),
                     {
-                        **_columns(t),
+                        **typed_columns(t),
                         "model": m,
                         "reference": ref,
                         "dataset": np.array([*wide.index, "mean"], dtype=object),
@@ -255,7 +255,7 @@ def _grid_rows(head, boot, refs, p):
                     },
                 )
             )
-    return _concat(rows)
+    return concat_parts(rows)
 
 
 def _bootstrap_rows(frame, value, refs, replicates, board, level, *, rankable=False):
@@ -291,7 +291,7 @@ def _bootstrap_rows(frame, value, refs, replicates, board, level, *, rankable=Fa
         t = paired_differences(
             est[m], est[ref], reps.get(m) if paired else None, reps.get(ref) if paired else None, confidence_level=level
         )
-        cols = _columns(t)
+        cols = typed_columns(t)
         out.append(
             (
                 len(t),
@@ -306,7 +306,7 @@ def _bootstrap_rows(frame, value, refs, replicates, board, level, *, rankable=Fa
                 },
             )
         )
-    return _concat(out) if out else pd.DataFrame()
+    return concat_parts(out) if out else pd.DataFrame()
 
 
 #: The numbers of the confidence as given that the comparison reads (``given_calibration`` columns).
@@ -334,7 +334,7 @@ def _given_rows(table, given, refs, level):
             t = paired_differences(
                 np.r_[a, nanmean_quiet(a, 0)], np.r_[b, nanmean_quiet(b, 0)], ra, rb, confidence_level=level
             )
-            cols = _columns(t)
+            cols = typed_columns(t)
             out.append(
                 (
                     len(t),
@@ -349,7 +349,7 @@ def _given_rows(table, given, refs, level):
                     },
                 )
             )
-    return _concat(out) if out else pd.DataFrame()
+    return concat_parts(out) if out else pd.DataFrame()
 
 
 # ---------------------------------------------------------------------------
@@ -470,11 +470,11 @@ def comparison_summary(evaluation: Evaluation, model: str) -> ComparisonSummary:
             }
         )
     table = pd.DataFrame(rows)
-    sentence = _sentence(model, ref, kind, table, t, evaluation.parameters.get("baseline"))
+    sentence = reference_sentence(model, ref, kind, table, t, evaluation.parameters.get("baseline"))
     return ComparisonSummary(model, ref, kind, sentence, table)
 
 
-def _sentence(model, ref, kind, table, t, baseline):
+def reference_sentence(model, ref, kind, table, t, baseline):
     """What the reference is, and the readings of the mean."""
     if kind == "baseline":
         who = f"{model} against the baseline {ref}"

@@ -1,7 +1,7 @@
 """Tables made once from their parts' columns, not from many small frames.
 
 A task of an evaluation returns its rows as parts ``(n, {column: n values or
-one value for all n})``; :func:`_concat` joins each column over the parts and
+one value for all n})``; :func:`concat_parts` joins each column over the parts and
 makes the table once.  Small frames per model x dataset, each with its string
 key columns, were most of the time of an evaluation of many models.
 """
@@ -12,12 +12,12 @@ import numpy as np
 import pandas as pd
 
 
-def _columns(frame):
+def typed_columns(frame):
     """``frame``'s columns by name, each with its type (numpy arrays, or pandas' arrays for pandas' types)."""
     return {c: col.to_numpy() if isinstance(col.dtype, np.dtype) else col.array for c, col in frame.items()}
 
 
-def _concat(parts, columns=None):
+def concat_parts(parts, columns=None):
     """One table of ``parts``, each ``(n, {column: n values or one value for all n})``, in order.
 
     The same table as concatenating each part's frame (``pd.concat(...,

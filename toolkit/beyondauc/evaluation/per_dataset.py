@@ -61,7 +61,7 @@ def _roc_points(y, s):
 
 
 def _diagnostic_curves(d, bins):
-    """The tidy rows every figure of one CohortDiagnostics needs, as parts for :func:`_concat`."""
+    """The tidy rows every figure of one CohortDiagnostics needs, as parts for :func:`concat_parts`."""
     key = dict(model=d.model, dataset=d.dataset)
     roc, hist, rob = [], [], []
     both = np.concatenate([d.s_val, d.s_test])
@@ -126,12 +126,12 @@ def thinned(curve, rows):
 
 
 def _keyed(frame, **key):
-    """``frame``'s rows after the key columns, as the tables store them: a part for :func:`_concat`."""
+    """``frame``'s rows after the key columns, as the tables store them: a part for :func:`concat_parts`."""
     return len(frame), {**key, **{c: col.to_numpy() for c, col in frame.items()}}
 
 
 def _selective_rows(r):
-    """Tidy rows of one SelectiveAnswering: curves, tolerance tables, fluctuations (parts for :func:`_concat`)."""
+    """Tidy rows of one SelectiveAnswering: curves, tolerance tables, fluctuations (parts for :func:`concat_parts`)."""
     key = dict(model=r.model, dataset=r.dataset)
     curves, tol, fl = [], [], []
     parts = [("in", r.disca)] + ([("ood", r.disca_ood)] if r.disca_ood is not None else [])

@@ -56,7 +56,7 @@ from .fingerprint import data_fingerprint, frame_sha256  # noqa: F401 - public h
 from .given import REPEATED_NOTE, given_tables
 from .leaderboard import leaderboard_table
 from .parameters import LOG_PARAMETERS, check_against_benchmark
-from .parts import _concat
+from .parts import concat_parts
 from .per_dataset import DatasetJob, cohort_task
 from .ranks import add_ranks
 from .settings import EvaluationParameters, one_dataset_defaults, resolve_auto
@@ -453,12 +453,12 @@ def _per_model_tables(parts):
     """The models' rows, one table each: diagnostics and their curves, selective answering and its tables."""
     tables = {"diagnostics": pd.concat([x["diagnostics"] for x in parts], ignore_index=True)}
     for name in ("roc", "cohort_histograms", "robustness", "drift_curves", "wasserstein"):
-        tables[name] = _concat([y for x in parts for y in x[name]])
+        tables[name] = concat_parts([y for x in parts for y in x[name]])
     tables["selective"] = pd.DataFrame([row for x in parts for row in x["selective"]])
-    tables["tolerance"] = _concat([y for x in parts for y in x["tolerance"]])
-    tables["coverage_curves"] = _concat([y for x in parts for y in x["coverage_curves"]])
-    tables["resolution_sensitivity"] = _concat([y for x in parts for y in x["resolution_sensitivity"]])
-    tables["fluctuations"] = _concat(
+    tables["tolerance"] = concat_parts([y for x in parts for y in x["tolerance"]])
+    tables["coverage_curves"] = concat_parts([y for x in parts for y in x["coverage_curves"]])
+    tables["resolution_sensitivity"] = concat_parts([y for x in parts for y in x["resolution_sensitivity"]])
+    tables["fluctuations"] = concat_parts(
         [y for x in parts for y in x["fluctuations"]],
         ["model", "dataset", "where", "i", "coverage_1", "coverage_2", "d1", "d2", "c1", "c2", "c"],
     )

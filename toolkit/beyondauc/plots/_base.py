@@ -117,7 +117,7 @@ def literal_text(*targets):
                     literal(text)
 
 
-def _legend(ax, **kwargs):
+def full_legend(ax, **kwargs):
     """``ax.legend(**kwargs)`` that keeps labels starting with "_" (a model called ``_x_``).
 
     matplotlib leaves such labels out of a legend; this passes the handles
@@ -257,7 +257,7 @@ def report_layout() -> TightLayoutEngine:
     return TightLayoutEngine(rect=None)
 
 
-def _axes(ax):
+def axes_or_new(ax):
     """Return ``ax``, or a new figure's single axes."""
     if ax is None:
         import matplotlib.pyplot as plt

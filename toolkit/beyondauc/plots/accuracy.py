@@ -17,8 +17,8 @@ from ..utils.validation import check_int
 from ._base import (
     NEG_COLOR,
     POS_COLOR,
-    _axes,
-    _legend,
+    axes_or_new,
+    full_legend,
     literal_plot,
     panel_grid,
     spread_labels,
@@ -108,7 +108,7 @@ class AUCAccuracyDisplay:
 
     @literal_plot
     def plot(self, ax: Axes | None = None, *, annotate: bool = True) -> AUCAccuracyDisplay:
-        ax = _axes(ax)
+        ax = axes_or_new(ax)
         self.errorbars_ = None
         if self.auc_interval is not None or self.value_interval is not None:
             self.errorbars_ = ax.errorbar(
@@ -137,7 +137,7 @@ class AUCAccuracyDisplay:
             ax.axline((0.5, 0.5), slope=1.0, color="grey", linestyle=":", linewidth=1, label=f"{self.score} = AUC")
         ax.set(xlabel="AUC", ylabel=f"expected {self.score}", title=self.title or f"AUC vs expected {self.score}")
         ax.grid(color="lightgrey", linewidth=0.5)
-        _legend(ax, fontsize=8)
+        full_legend(ax, fontsize=8)
         self.ax_, self.figure_ = ax, ax.figure
         return self
 
@@ -250,7 +250,7 @@ class RankSlopeDisplay:
     def plot(self, ax: Axes | None = None) -> RankSlopeDisplay:
         from matplotlib.lines import Line2D
 
-        ax = _axes(ax)
+        ax = axes_or_new(ax)
         ok = np.isfinite(self.auc_ranks) & np.isfinite(self.ranks)
         sig = np.ones(len(self.models), dtype=bool) if self.significant is None else self.significant
         n_ok = max(int(ok.sum()), 1)
@@ -447,7 +447,7 @@ class ScoreHistogramsDisplay:
                     color="#555555",
                 )
             ax.set_title(str(name))
-        _legend(axes.flat[0], fontsize=8)
+        full_legend(axes.flat[0], fontsize=8)
         for ax in axes.flat[max(len(names) - ncols, 0) : len(names)]:  # the lowest panel of each column
             ax.set_xlabel("score")
         for ax in axes[:, 0]:

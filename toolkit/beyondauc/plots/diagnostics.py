@@ -27,8 +27,8 @@ from ._base import (
     POS_COLOR,
     TEST_STYLE,
     VAL_STYLE,
-    _axes,
-    _legend,
+    axes_or_new,
+    full_legend,
     literal_plot,
     report_layout,
 )
@@ -133,7 +133,7 @@ class ThresholdROCDisplay:
         from matplotlib.collections import LineCollection
         from matplotlib.colors import Normalize
 
-        ax = _axes(ax)
+        ax = axes_or_new(ax)
         norm = Normalize(*self.color_lim)
         lc = None
         for band, color in zip(self.bands or (), ("grey", "tab:orange", "tab:green", "tab:red")):
@@ -157,7 +157,7 @@ class ThresholdROCDisplay:
             title="ROC coloured by threshold",
         )
         # small, with short handles: in the dashboard the panel is narrow and the legend stays inside it
-        _legend(ax, loc="lower right", fontsize=8, handlelength=1.2, handletextpad=0.5)
+        full_legend(ax, loc="lower right", fontsize=8, handlelength=1.2, handletextpad=0.5)
         self.ax_, self.figure_ = ax, ax.figure
         return self
 
@@ -302,7 +302,7 @@ class ClassHistogramDisplay:
     def plot(
         self, ax: Axes | None = None, *, density: bool = False, xlim: tuple[float, float] | None = None
     ) -> ClassHistogramDisplay:
-        ax = _axes(ax)
+        ax = axes_or_new(ax)
         edges = self._edges()
         lo, hi = edges[0], edges[-1]
         clipped = 0
@@ -326,7 +326,7 @@ class ClassHistogramDisplay:
         ax.set(xlabel=xlabel, ylabel="density" if density else "examples", title=f"{self.name} scores by class".strip())
         if xlim is not None:
             ax.set_xlim(xlim)
-        _legend(ax)
+        full_legend(ax)
         self.edges_, self.n_clipped_ = edges, clipped
         self.ax_, self.figure_ = ax, ax.figure
         return self
@@ -389,7 +389,7 @@ class RobustnessDisplay:
 
     @literal_plot
     def plot(self, ax: Axes | None = None) -> RobustnessDisplay:
-        ax = _axes(ax)
+        ax = axes_or_new(ax)
         for r, name, style in zip(self.results, self.names, (VAL_STYLE, TEST_STYLE, ":", "-.")):
             if len(r.sigmas):
                 ax.plot(
@@ -403,7 +403,7 @@ class RobustnessDisplay:
         shift = "positives shifted down by σ" if self.kind == "bias" else "Gaussian noise of sd σ"
         ax.set(xlabel=f"σ ({shift})", ylabel="AUC relative to unperturbed (%)", title=f"Robustness to {self.kind}")
         ax.grid(color="lightgrey", linewidth=0.5)
-        _legend(ax)
+        full_legend(ax)
         self.ax_, self.figure_ = ax, ax.figure
         return self
 
@@ -461,7 +461,7 @@ class DriftDisplay:
 
     @literal_plot
     def plot(self, ax: Axes | None = None) -> DriftDisplay:
-        ax = _axes(ax)
+        ax = axes_or_new(ax)
         d = self.drift
         kw = dict(drawstyle="steps-pre")  # the value at thresholds[k] holds on (thresholds[k-1], thresholds[k]]
         ax.plot(d.thresholds, d.sensitivity_drift, color=POS_COLOR, label="sensitivity (T - V)", **kw)
@@ -473,7 +473,7 @@ class DriftDisplay:
             ylabel="drift",
             title=f"Sensitivity/specificity drift: D = {d.score:.4f}",
         )
-        _legend(ax)
+        full_legend(ax)
         self.ax_, self.figure_ = ax, ax.figure
         return self
 
@@ -536,7 +536,7 @@ class WassersteinDisplay:
 
     @literal_plot
     def plot(self, ax: Axes | None = None, *, cmap: str = "Greens") -> WassersteinDisplay:
-        ax = _axes(ax)
+        ax = axes_or_new(ax)
         r = self.result
         m = r.matrix
         finite = np.isfinite(m)

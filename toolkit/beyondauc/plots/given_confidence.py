@@ -11,7 +11,7 @@ from ..metrics.calibration.reliability import ece_from_bins
 from ..metrics.selective.given_confidence import RejectionCurve, rejection_curve, reliability_band, smooth_ece
 from ..utils.formatting import format_number
 from ..utils.validation import check_number
-from ._base import _axes, _legend, literal_plot
+from ._base import axes_or_new, full_legend, literal_plot
 
 if TYPE_CHECKING:  # names in annotations only
     from matplotlib.axes import Axes
@@ -87,7 +87,7 @@ class ConfidenceReliabilityDisplay:
     @literal_plot
     def plot(self, ax: Axes | None = None, *, ref_line: bool = True, **kwargs: object) -> ConfidenceReliabilityDisplay:
         """Draw the diagonal, the band and the bins; returns self (``ax_``, ``figure_``, ``line_``)."""
-        ax = _axes(ax)
+        ax = axes_or_new(ax)
         b = self.band
         if ref_line:
             ax.plot([0, 1], [0, 1], color="grey", linestyle=":", linewidth=1, label="perfectly calibrated")
@@ -112,7 +112,7 @@ class ConfidenceReliabilityDisplay:
             title=self.title or "Reliability of the given confidence",
         )
         ax.grid(color="lightgrey", linewidth=0.5)
-        _legend(ax, loc="upper left", fontsize=8)
+        full_legend(ax, loc="upper left", fontsize=8)
         self.ax_, self.figure_ = ax, ax.figure
         return self
 
@@ -192,7 +192,7 @@ class RejectionCurveDisplay:
     @literal_plot
     def plot(self, ax: Axes | None = None, **kwargs: object) -> RejectionCurveDisplay:
         """Draw the model's, the oracle's and the random curve; returns self (``ax_``, ``figure_``, ``line_``)."""
-        ax = _axes(ax)
+        ax = axes_or_new(ax)
         c = self.curve
         part = "" if self.max_rejection == 1 else f" over the first {self.max_rejection:.0%}"
         label = f"PRR{part} = {format_number(self.prr, 3)}"
@@ -210,7 +210,7 @@ class RejectionCurveDisplay:
         top = max(float(np.max(c.model)), float(c.random[0]))
         ax.set_ylim(0, 1.05 * top if top > 0 else 1)
         ax.grid(color="lightgrey", linewidth=0.5)
-        _legend(ax, loc="best", fontsize=8)
+        full_legend(ax, loc="best", fontsize=8)
         self.ax_, self.figure_ = ax, ax.figure
         return self
 

@@ -9,7 +9,7 @@ import pandas as pd
 
 from ..data.estimators import estimator_scores
 from ..metrics.calibration.reliability import CalibrationErrors, ece_from_bins, reliability_bins
-from ._base import _axes, literal_plot
+from ._base import axes_or_new, literal_plot
 
 if TYPE_CHECKING:  # names in annotations only
     from matplotlib.axes import Axes
@@ -79,7 +79,7 @@ class ReliabilityDisplay:
         self, ax: Axes | None = None, *, ref_line: bool = True, marker: str = "s", **kwargs: object
     ) -> ReliabilityDisplay:
         """Draw the diagonal and the bins; returns self (``ax_``, ``figure_``, ``line_``)."""
-        ax = _axes(ax)
+        ax = axes_or_new(ax)
         if ref_line:
             ax.plot([0, 1], [0, 1], color="grey", linestyle=":", linewidth=1, label="perfectly calibrated")
         label = f"{self.name} (ECE = {self.ece:.3f})" if self.name else f"ECE = {self.ece:.3f}"

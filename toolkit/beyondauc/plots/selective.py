@@ -13,7 +13,7 @@ from ..metrics.selective.curves import TOLERANCES, coverage_accuracy_curve
 from ..metrics.selective.scores import disca
 from ..metrics.uncertainty.bootstrap import check_bootstrap
 from ..utils.validation import check_int, check_random_state
-from ._base import _axes, _legend, literal_plot, literal_text, panel_grid
+from ._base import axes_or_new, full_legend, literal_plot, literal_text, panel_grid
 
 if TYPE_CHECKING:  # names in annotations only
     from collections.abc import Sequence
@@ -80,7 +80,7 @@ class CoverageAccuracyDisplay:
     def plot(self, ax: Axes | None = None, *, mark: bool = True, legend: bool = True) -> CoverageAccuracyDisplay:
         """Draw on ``ax``; ``mark``: a, b and the fluctuations; ``legend``: the panel's own legend (a grid
         of panels has one for all: :class:`CoverageAccuracyGridDisplay`)."""
-        ax = _axes(ax)
+        ax = axes_or_new(ax)
         c = self.curve
         if self.band is not None:
             cov, low, high = self.band
@@ -120,7 +120,7 @@ class CoverageAccuracyDisplay:
         ax.set(xlabel="coverage (share answered)", ylabel="accuracy of answered", xlim=(0, 1.02))
         ax.grid(color="lightgrey", linewidth=0.5)
         if legend:
-            _legend(ax, loc="best", fontsize=8)
+            full_legend(ax, loc="best", fontsize=8)
         self.ax_, self.figure_ = ax, ax.figure
         return self
 
@@ -340,7 +340,7 @@ class ToleranceDisplay:
 
     @literal_plot
     def plot(self, ax: Axes | None = None) -> ToleranceDisplay:
-        ax = _axes(ax)
+        ax = axes_or_new(ax)
         for name, tab in self.tables.items():
             ax.plot(tab["tolerance"], tab[self.value], marker="o", label=str(name))
         # a tick at every tolerance, a label at every other one: nine labels overlap on a small panel
@@ -352,7 +352,7 @@ class ToleranceDisplay:
             title="b over tolerance" if self.value == "b" else "DiSCA over tolerance",
         )
         ax.grid(color="lightgrey", linewidth=0.5)
-        _legend(ax, fontsize=8)
+        full_legend(ax, fontsize=8)
         self.ax_, self.figure_ = ax, ax.figure
         return self
 

@@ -5,7 +5,7 @@ notebook and reports how it went.
 
 Starting a Jupyter kernel and importing the package costs seconds per
 notebook, so a :class:`_JupyterKernel` stays alive and papermill executes
-notebook after notebook in it (``execute_notebook(..., km=...)``: nbclient
+notebook after notebook in it (``papermill.execute_notebook(..., km=...)``: nbclient
 leaves a kernel manager it does not own running). Between notebooks the
 namespace is reset (``%reset -f``, figures closed, execution count back to 1,
 working directory set), so no notebook sees another's variables. A Jupyter
@@ -348,7 +348,7 @@ def worker_jupyter_kernel(kernel_name):
     return _WORKER_JUPYTER_KERNEL
 
 
-def _execute(src, dst, parameters, jupyter_kernel, timeout):
+def run_with_papermill(src, dst, parameters, jupyter_kernel, timeout):
     """Run one notebook with papermill in ``jupyter_kernel`` into ``dst``.
 
     Returns ``(status, error, seconds, kernel_seconds, new_kernel, notebook)``

@@ -21,8 +21,8 @@ from typing import TYPE_CHECKING
 import pandas as pd
 
 from ..utils.output import atomic_write
-from .execute import INLINE_BACKEND, JupyterKernel, _execute, error_of, worker_jupyter_kernel
-from .render import _write_pdf, render_html
+from .execute import INLINE_BACKEND, JupyterKernel, error_of, run_with_papermill, worker_jupyter_kernel
+from .render import render_html, write_pdf_file
 
 if TYPE_CHECKING:
     from ..evaluation.container import Evaluation
@@ -248,7 +248,7 @@ def report_job(job: ReportJob, shipped=None):
         runs, executed = [], []
         for src, parameters in job.notebooks:
             dst = target / Path(src).name
-            *result, nb = _execute(src, dst, parameters, jupyter_kernel, job.timeout)
+            *result, nb = run_with_papermill(src, dst, parameters, jupyter_kernel, job.timeout)
             run = NotebookRun(Path(src).stem, dst.name, *result)
             runs.append(run)
             executed.append((run, nb))
@@ -264,7 +264,7 @@ def report_job(job: ReportJob, shipped=None):
         html_name = f"{job.stem}.html"
         atomic_write(target / html_name, html)
         if job.pdf:
-            _write_pdf(html, target / f"{job.stem}.pdf", target)
+            write_pdf_file(html, target / f"{job.stem}.pdf", target)
             pdf_name = f"{job.stem}.pdf"
     except Exception as exc:  # noqa: BLE001 - rendering failed: the executed notebooks are still kept
         error = "; ".join(filter(None, [error, f"rendering: {error_of(exc)}"]))

@@ -517,7 +517,7 @@ def print_document(html, base_dir):
     return document
 
 
-def _write_pdf(html, target, base_dir):
+def write_pdf_file(html, target, base_dir):
     atomic_write(target, print_document(html, base_dir).write_pdf())
 
 

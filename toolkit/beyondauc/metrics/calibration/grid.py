@@ -126,7 +126,7 @@ def _indata_splits(n, n_repeats, random_state, *, dtype=np.int64):
     return out
 
 
-def _protocol_rows(bench, dataset, protocol, random_state):
+def protocol_masks(bench, dataset, protocol, random_state):
     """Boolean masks over all rows: a protocol's calibration and evaluation data for ``dataset``.
 
     For ``indata`` (and ``indomain`` without a same-domain dataset) these

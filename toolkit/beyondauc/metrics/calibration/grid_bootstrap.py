@@ -78,9 +78,9 @@ from .grid import (
 from .grid_fits import (
     BootContext,
     XGrid,
-    _combine,
-    _standardize,
+    combine_rows,
     fit_rows,
+    fit_standardization,
     indicator,
     local_grids,
     segment_auc,
@@ -175,7 +175,7 @@ class ModelBoot:
         x, inv, _, _ = grid_counts(y, s)
         m = len(x)
         pos_ds, neg_ds = stacked_counts(inv, y, codes, m, D)
-        std = _standardize(x, pos_ds, neg_ds)
+        std = fit_standardization(x, pos_ds, neg_ds)
         local_col, first_col, n_local = local_grids(s, codes, D)
         grids = [(x, inv, list(methods))]  # every method splits or fits the scores themselves (scale-free)
 
@@ -216,7 +216,7 @@ class ModelBoot:
             flat = tests.ravel()
             ev_ind = indicator(flat, np.repeat(np.arange(R), n_test) * md + invd[flat], yd[flat], hi - lo, R * md)
             full_ind = indicator(np.arange(hi - lo), invd, yd, hi - lo, md)
-            std_d = _standardize(xd, fp, fn)
+            std_d = fit_standardization(xd, fp, fn)
             init_d = None
             if "logistic" in methods:
                 wp, wn = class_weighted(fp[None], fn[None], class_weight)
@@ -296,8 +296,8 @@ class ModelBoot:
                 if not meths:
                     continue
                 P, N = next(counts)  # (Rc, D, m)
-                (cp, tp), (cn, tn) = _combine(Gc, P), _combine(Gc, N)
-                ep, en = _combine(Ge, P, tp)[0], _combine(Ge, N, tn)[0]
+                (cp, tp), (cn, tn) = combine_rows(Gc, P), combine_rows(Gc, N)
+                ep, en = combine_rows(Ge, P, tp)[0], combine_rows(Ge, N, tn)[0]
                 del P, N
                 rows_init = None if init is None else (np.tile(init[0][slow], Rc), np.tile(init[1][slow], Rc))
                 sc = fit_rows(xgr, cp, cn, ep, en, meths, class_weight, rows_init, std)
@@ -394,7 +394,7 @@ def _worker(task):
     return _WORKER(task)
 
 
-def _batches(start, stop):
+def replicate_batches(start, stop):
     """``start:stop`` cut at the multiples of ``_TASK_REPLICATES`` (batches of whole blocks, one task's replicates)."""
     cuts = [start, *range((start // _TASK_REPLICATES + 1) * _TASK_REPLICATES, stop, _TASK_REPLICATES), stop]
     return list(pairwise(cuts))
@@ -408,7 +408,7 @@ def _map_tasks(bctx, scores, n_jobs):
     do not depend on the split (replicate b is seeded by its block).
     """
     B, n_models = bctx.n_bootstrap, scores.shape[1]
-    tasks = [(j, b0, b1) for j in range(n_models) for b0, b1 in _batches(0, B)]
+    tasks = [(j, b0, b1) for j in range(n_models) for b0, b1 in replicate_batches(0, B)]
     if n_jobs == 1 or len(tasks) == 1:
         run = _Runner(bctx, scores)
         for t in tasks:

@@ -42,10 +42,10 @@ from .grid_bootstrap import (
     GridBootstrap,
     ModelBoot,
     ReplicateCounts,
-    _batches,
     boot_context,
     checked,
     replicate_array,
+    replicate_batches,
     with_intervals,
 )
 
@@ -178,7 +178,7 @@ def bootstrap_grid_chunk(
     cells = {}
     with threadpool_limits(limits=1, user_api="blas"), warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
-        batches = _batches(start, stop)
+        batches = replicate_batches(start, stop)
         counts = {}  # one model's batches of replicates (every model's, paired, when their counts fit in memory)
         for m in bench.models:  # each model set up once, then its batches in order
             bctx, boot = _setup(bench, m, args)

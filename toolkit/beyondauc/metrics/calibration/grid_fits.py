@@ -49,7 +49,7 @@ class BootContext:
     clusters: np.ndarray | None = None  # each example's item when items repeat (cluster bootstrap), else None
 
 
-def _standardize(x, pos, neg):
+def fit_standardization(x, pos, neg):
     """The logistic fits' fixed conditioning (centre, scale) of a grid, from all rows' weight (overflow-free)."""
     return grid_standardization(x, pos, neg)
 
@@ -79,7 +79,7 @@ def fit_rows(x, cp, cn, ep, en, methods, class_weight, init, standardize):
     return np.stack([_cell_scores(conf[m]) for m in methods])
 
 
-def _combine(G, A, total=None):
+def combine_rows(G, A, total=None):
     """Rows ``G @ A[r]`` for every replicate r: (R * F, m).
 
     A loop over the (few) fits: each row is the sum of its datasets, or the

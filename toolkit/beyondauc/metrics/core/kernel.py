@@ -255,7 +255,7 @@ def merge_counts(key, fb, ib):
     np.cumsum(fb[:, :-1], axis=1, out=ib[:, 1:])
 
 
-def _view(buffer, shape, dtype=np.float64):
+def buffer_view(buffer, shape, dtype=np.float64):
     """The start of a work buffer (int64, as :func:`~beyondauc.metrics.diagnostics.rows.workspace` makes them)
     as a contiguous array of ``shape``."""
     return buffer[: int(np.prod(shape))].view(dtype).reshape(shape)
@@ -281,7 +281,7 @@ def wasserstein_counts(x, ca, cb, p, work, *, cols=None):
     """
     R = len(ca)
     s = ca.shape[1] if cols is None else len(cols)
-    fa, fb = (_view(w, (R, s)) for w in work[3:5])
+    fa, fb = (buffer_view(w, (R, s)) for w in work[3:5])
     if cols is not None:  # "wrap" (the columns are valid): take writes into the buffers unbuffered, unclipped
         ca = np.take(ca, cols, axis=1, out=fa, mode="wrap")
         cb = np.take(cb, cols, axis=1, out=fb, mode="wrap")

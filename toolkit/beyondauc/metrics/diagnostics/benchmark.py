@@ -19,8 +19,8 @@ from ...utils.validation import (
     check_option,
     check_random_state,
 )
-from ..calibration.grid import PROTOCOLS, _protocol_rows
-from ..core.kernel import _view, auc_from_counts
+from ..calibration.grid import PROTOCOLS, protocol_masks
+from ..core.kernel import auc_from_counts, buffer_view
 from ..core.views import each_model_view, model_view_of
 from ..uncertainty.bootstrap import check_bootstrap, dataset_seed, strata_of
 from ..uncertainty.cells import cell_scores, check_cells
@@ -335,7 +335,7 @@ def cohorts(
                 )
         v, t = split == str(val_split), split == str(test_split)
         return y[v], s[v], y[t], s[t]
-    v, t = _protocol_rows(bench, dataset, kind, check_random_state(random_state))
+    v, t = protocol_masks(bench, dataset, kind, check_random_state(random_state))
     return y_all[v], s_all[v], y_all[t], s_all[t]
 
 
@@ -580,8 +580,8 @@ def diagnostics_statistic(x, pos, neg, sigma_max, p, *, units=None, work=None):
     """
     R, _, m = pos.shape
     work = workspace(R, m) if work is None else work  # every kernel's temporaries, in turn
-    cp = lead_cumsum(pos, _view(work[5], (R, 2, m + 1)), scratch=work[0])
-    cn = lead_cumsum(neg, _view(work[6], (R, 2, m + 1)), scratch=work[0])
+    cp = lead_cumsum(pos, buffer_view(work[5], (R, 2, m + 1)), scratch=work[0])
+    cn = lead_cumsum(neg, buffer_view(work[6], (R, 2, m + 1)), scratch=work[0])
     rows = {}
     for k, name in enumerate(("val", "test")):  # the two cohorts
         if sigma_max is None:

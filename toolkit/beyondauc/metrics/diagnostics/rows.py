@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.kernel import _view, wasserstein_counts, wasserstein_merged
+from ..core.kernel import buffer_view, wasserstein_counts, wasserstein_merged
 from ..core.logistic import unit_scale
 
 __all__: list[str] = []
@@ -71,7 +71,7 @@ def workspace(R: int, m: int) -> list[np.ndarray]:
 
     Every temporary of :func:`bias_rows`, :func:`drift_rows` and
     :func:`wasserstein_rows` is a view of one of the first five
-    (:func:`~beyondauc.metrics.core.kernel._view`), the two counts' cumulative sums of the last two: a few
+    (:func:`~beyondauc.metrics.core.kernel.buffer_view`), the two counts' cumulative sums of the last two: a few
     large allocations shared by the kernels (and by the chunks of a
     bootstrap), not dozens of fresh arrays whose pages the system must map
     on each first touch.
@@ -107,12 +107,12 @@ def bias_rows(
     R, m = pos.shape
     cn = lead_cumsum(neg) if cn is None else cn
     w = workspace(R, m) if work is None else work
-    cq, t, inner = _view(w[0], (R, m + 1)), _view(w[1], (R, m)), _view(w[2], (R, m))
+    cq, t, inner = buffer_view(w[0], (R, m + 1)), buffer_view(w[1], (R, m)), buffer_view(w[2], (R, m))
     cq[:, 0] = 0.0
     np.cumsum(np.multiply(neg, xc, out=t), axis=1, out=cq[:, 1:])
     # lo is in 0..m (m + 1 columns), so "wrap" changes no index: unbuffered like "clip", without its clamp
     t = np.subtract(cq[:, :m], np.take(cq, lo, axis=1, out=t, mode="wrap"), out=t)  # cq - cq_lo
-    cn_lo = np.take(cn, lo, axis=1, out=_view(w[0], (R, m)), mode="wrap")  # cq is read
+    cn_lo = np.take(cn, lo, axis=1, out=buffer_view(w[0], (R, m)), mode="wrap")  # cq is read
     # cn_lo + (cn - cn_lo) * xc - (cq - cq_lo), in place
     inner = np.subtract(cn[:, :m], cn_lo, out=inner)
     inner *= xc
@@ -153,7 +153,7 @@ def drift_rows(
     cn = lead_cumsum(neg) if cn is None else cn
     w = workspace(R, m) if work is None else work
     n_pos, n_neg = cp[:, :, m:], cn[:, :, m:]  # counts: the sums, exactly
-    sens, spec, gap = _view(w[0], (R, 2, m)), _view(w[1], (R, 2, m)), _view(w[2], (R, m))
+    sens, spec, gap = buffer_view(w[0], (R, 2, m)), buffer_view(w[1], (R, 2, m)), buffer_view(w[2], (R, m))
     with np.errstate(invalid="ignore", divide="ignore"):
         # at grid value k: sens = P(s+ >= x_k), spec = P(s- < x_k)
         np.subtract(n_pos, cp[:, :, :m], out=sens)

@@ -13,8 +13,8 @@ from ...utils.validation import check_random_state
 from ..core.kernel import grid_counts
 from ..uncertainty.bootstrap import check_bootstrap
 from ..uncertainty.replicates import bootstrap_replicates, interval_frame, jackknife_replicates
-from .benchmark import BAND_COVERAGES, SELECTIVE_BCA, _band
-from .curves import _curve, accuracy_at_coverages, check_inputs
+from .benchmark import BAND_COVERAGES, SELECTIVE_BCA, percentile_band
+from .curves import accuracy_at_coverages, check_inputs, exact_curve
 from .scores import disca, selective_rows
 
 __all__ = ["coverage_accuracy_band", "selective_intervals"]
@@ -73,7 +73,7 @@ def coverage_accuracy_band(
         random_state=seed,
         statistic=lambda n_ok, n_wrong: accuracy_at_coverages(values, n_ok, n_wrong, BAND_COVERAGES),
     )
-    return _band(acc, confidence_level)
+    return percentile_band(acc, confidence_level)
 
 
 def _check_n_bootstrap(n_bootstrap, confidence_level):
@@ -140,7 +140,7 @@ def selective_intervals(
     seed = check_random_state(random_state)
     d = disca(confidence, correct, tolerance=tolerance, weights=weights, resolution=resolution)
     c, ok = check_inputs(confidence, correct, probability=True)
-    exact = _curve(c, ok, None)
+    exact = exact_curve(c, ok, None)
     estimate = {
         "accuracy": float(exact.accuracy[-1]),
         "area": exact.score,

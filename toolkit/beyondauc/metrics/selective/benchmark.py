@@ -15,7 +15,7 @@ from numpy.typing import ArrayLike
 from ...utils.html import result_html
 from ...utils.validation import UndefinedMetricWarning, check_option, check_random_state
 from ..calibration.calibrator import ScoreCalibrator
-from ..calibration.grid import METHODS, PROTOCOLS, _protocol_rows
+from ..calibration.grid import METHODS, PROTOCOLS, protocol_masks
 from ..core.fitting import class_weighted
 from ..core.kernel import grid_counts
 from ..core.logistic import logistic_params
@@ -37,13 +37,13 @@ from ..uncertainty.replicates import (
 )
 from .curves import (
     CoverageAccuracyCurve,
-    _area,
-    _curve,
+    area_under,
     aurc_of,
     check_resolution,
     check_unit,
     check_weights,
     exact_area_rows,
+    exact_curve,
     excess,
     graded_excess,
     risks,
@@ -145,7 +145,7 @@ def _selective_rows(bench, dataset, protocol, random_state, ood_dataset):
         cal, ev = np.zeros(len(bench), dtype=bool), np.zeros(len(bench), dtype=bool)
         ev[sl] = True
     else:
-        cal, ev = _protocol_rows(bench, dataset, protocol, seed)
+        cal, ev = protocol_masks(bench, dataset, protocol, seed)
     ood = np.zeros(len(bench), dtype=bool)
     if ood_dataset is not None:  # out of distribution means unseen: never calibrate (or score) on it
         ood[bench._slice(ood_dataset)] = True
@@ -478,9 +478,9 @@ def selective_answering(
     n_conf, top_share, rankable = confidence_ties(conf)
     if not rankable:
         _warn_unrankable()
-    exact = _curve(conf, ok, None)
+    exact = exact_curve(conf, ok, None)
     quality = given_quality(bench, model, dataset) if protocol == "none" else None
-    lossy = exact if quality is None else _curve(conf, quality, None)  # AURC, E-AURC, AUGRC: loss 1 - quality
+    lossy = exact if quality is None else exact_curve(conf, quality, None)  # AURC, E-AURC, AUGRC: loss 1 - quality
     grisk = risks(lossy)[1]
     d_ood = (
         None
@@ -516,7 +516,7 @@ def selective_answering(
             **({} if d_ood is None else {"disca_ood": d_ood.score}),
         }
         intervals, how, why = interval_summary(interval_frame(estimate, reps, confidence_level, jackknife=jack))
-        band = _band(acc, confidence_level)
+        band = percentile_band(acc, confidence_level)
     return SelectiveAnswering(
         score=d.score,
         model=model,
@@ -537,8 +537,8 @@ def selective_answering(
         correct_ood=ok_ood,
         aurc_linear=aurc_of(lossy, "linear"),
         e_aurc_analytic=_e_aurc(lossy, ok, quality, "analytic"),
-        augrc=_area(lossy.coverage, grisk, "step", 0.0),
-        augrc_linear=_area(lossy.coverage, grisk, "linear", 0.0),
+        augrc=area_under(lossy.coverage, grisk, "step", 0.0),
+        augrc_linear=area_under(lossy.coverage, grisk, "linear", 0.0),
         intervals=intervals,
         replicates=reps,
         accuracy_band=band,
@@ -671,7 +671,7 @@ def _refit_items(bench, used, strata, protocol):
 BAND_COVERAGES = np.linspace(0.02, 1.0, 50)
 
 
-def _band(acc, confidence_level):
+def percentile_band(acc, confidence_level):
     """(coverages, low, high) of a pointwise percentile band from (B, k) replicates."""
     low, high = percentile_interval(acc, confidence_level, axis=0)
     return BAND_COVERAGES.copy(), low, high

@@ -237,7 +237,7 @@ def _exact_points(c, ok):
     return values[::-1], answered, right
 
 
-def _curve(c, ok, resolution):
+def exact_curve(c, ok, resolution):
     conf, answered, right = _exact_points(c, ok)
     if resolution is not None:
         # grid threshold j is c_max - j * resolution; each distinct confidence is
@@ -257,7 +257,7 @@ def _curve(c, ok, resolution):
 def _exact_curve(confidence, correct, *, graded=False):
     """Validate confidences of any scale and return (exact curve, correct); ``graded`` admits a quality in [0, 1]."""
     c, ok = check_inputs(confidence, correct, probability=False, graded=graded)
-    return _curve(c, ok, None), ok
+    return exact_curve(c, ok, None), ok
 
 
 def loss_points(confidence: ArrayLike, correct: ArrayLike) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -323,10 +323,10 @@ def coverage_accuracy_curve(
     if resolution is not None:
         resolution = check_resolution(resolution)
     c, ok = check_inputs(confidence, correct, probability=resolution is not None)
-    return _curve(c, ok, resolution)
+    return exact_curve(c, ok, resolution)
 
 
-def _sorted_rows(conf, n_ok, n_wrong):
+def sorted_count_rows(conf, n_ok, n_wrong):
     """Each row's counts by confidence, highest first (ties in grid order): (weights, answered, right, end_idx).
 
     ``end_idx`` is, at each position, the last position of its tie group.
@@ -364,11 +364,11 @@ def exact_area_rows(conf: np.ndarray, n_ok: np.ndarray, n_wrong: np.ndarray) -> 
     confidences enter together: every example's accuracy term is that of the
     last point of its tie group.
     """
-    return area_of(_sorted_rows(conf, n_ok, n_wrong))
+    return area_of(sorted_count_rows(conf, n_ok, n_wrong))
 
 
 def area_of(sorted_rows):
-    """:func:`exact_area_rows` from :func:`_sorted_rows`."""
+    """:func:`exact_area_rows` from :func:`sorted_count_rows`."""
     ws, answered, right, end_idx = sorted_rows
     r_ = np.arange(len(ws))[:, None]
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -380,7 +380,7 @@ _INTERPOLATIONS = ("step", "linear")
 _OPTIMA = ("exact", "analytic")
 
 
-def _area(coverage, value, interpolation, start):
+def area_under(coverage, value, interpolation, start):
     """Area under ``value`` over ``coverage`` (exact-curve points, ascending coverage).
 
     ``step``: each point's value holds over the coverage it adds (tied
@@ -406,7 +406,7 @@ def aurc_of(cur, interpolation):
     if interpolation == "step":
         return 1.0 - cur.score  # bit-identical to the number reported before the option existed
     risk = risks(cur)[0]
-    return _area(cur.coverage, risk, interpolation, risk[0])
+    return area_under(cur.coverage, risk, interpolation, risk[0])
 
 
 def aurc(confidence: ArrayLike, correct: ArrayLike, *, interpolation: str = "step") -> float:
@@ -494,7 +494,7 @@ def augrc(confidence: ArrayLike, correct: ArrayLike, *, interpolation: str = "st
     """
     check_option(interpolation, "interpolation", _INTERPOLATIONS)
     cur, _ = _exact_curve(confidence, correct, graded=True)
-    return _area(cur.coverage, risks(cur)[1], interpolation, 0.0)
+    return area_under(cur.coverage, risks(cur)[1], interpolation, 0.0)
 
 
 def _optimal_aurc(n, n_correct, interpolation="step"):
@@ -503,7 +503,7 @@ def _optimal_aurc(n, n_correct, interpolation="step"):
     risk = np.maximum(k - n_correct, 0.0) / k
     if interpolation == "step":  # the sum over k > n_correct only, as before the option existed
         return float(risk[n_correct:].sum() / n)
-    return _area(k / n, risk, interpolation, risk[0])
+    return area_under(k / n, risk, interpolation, risk[0])
 
 
 def _analytic_aurc(n, n_correct):
@@ -586,7 +586,7 @@ def graded_excess(cur: CoverageAccuracyCurve, quality: np.ndarray, optimum: str,
     losses = np.sort(1.0 - quality)
     k = np.arange(1, len(losses) + 1, dtype=np.float64)
     risk = np.cumsum(losses) / k
-    return float(aurc_of(cur, interpolation) - _area(k / len(k), risk, interpolation, risk[0]))
+    return float(aurc_of(cur, interpolation) - area_under(k / len(k), risk, interpolation, risk[0]))
 
 
 def coverage_at_accuracy(confidence: ArrayLike, correct: ArrayLike, *, target: float) -> float:
@@ -630,11 +630,11 @@ def accuracy_at_coverages(conf: np.ndarray, n_ok: np.ndarray, n_wrong: np.ndarra
     As :func:`beyondauc.accuracy_at_coverage`: the accuracy of the first
     exact-curve point (tie groups enter together) whose coverage reaches the level.
     """
-    return accuracy_of(_sorted_rows(conf, n_ok, n_wrong), coverages)
+    return accuracy_of(sorted_count_rows(conf, n_ok, n_wrong), coverages)
 
 
 def accuracy_of(sorted_rows, coverages):
-    """:func:`accuracy_at_coverages` from :func:`_sorted_rows`."""
+    """:func:`accuracy_at_coverages` from :func:`sorted_count_rows`."""
     _, answered, right, end_idx = sorted_rows
     R, m = answered.shape
     total = answered[:, -1:]

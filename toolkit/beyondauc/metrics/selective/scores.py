@@ -21,14 +21,14 @@ from .curves import (
     GRID_SLACK,
     TOLERANCES,
     CoverageAccuracyCurve,
-    _curve,
-    _sorted_rows,
     accuracy_of,
     area_of,
     check_inputs,
     check_resolution,
     check_unit,
     check_weights,
+    exact_curve,
+    sorted_count_rows,
 )
 
 if TYPE_CHECKING:  # names in annotations only
@@ -273,7 +273,7 @@ def disca(
 
 def _disca(c, ok, tolerance, weights, resolution):
     """DiSCA of validated inputs."""
-    cur = _curve(c, ok, resolution)
+    cur = exact_curve(c, ok, resolution)
     x, y, z = weights
     a = max(_first_below(cur, 1.0)[0], FLOOR)
     flucts, penalty = _fluctuations(cur, z)
@@ -302,7 +302,7 @@ def _disca(c, ok, tolerance, weights, resolution):
 
 def _disca_row(c, ok, tolerance, weights, resolution):
     """:func:`disca_resolution_sensitivity`'s row of one resolution: :func:`_disca`'s numbers, without its tables."""
-    cur = _curve(c, ok, resolution)
+    cur = exact_curve(c, ok, resolution)
     x, y, z = weights
     a = max(_first_below(cur, 1.0)[0], FLOOR)
     b = max(_first_below(cur, tolerance)[0], FLOOR)
@@ -344,7 +344,7 @@ def selective_rows(
     w = n_ok + n_wrong
     R, m = w.shape
     conf = np.asarray(conf, dtype=np.float64)
-    ranked = _sorted_rows(conf, n_ok, n_wrong)
+    ranked = sorted_count_rows(conf, n_ok, n_wrong)
     area = area_of(ranked)
     conf = np.broadcast_to(conf, (R, m))
     present = w > 0

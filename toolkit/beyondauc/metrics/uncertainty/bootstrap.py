@@ -102,7 +102,7 @@ def strata_of(*keys: ArrayLike) -> np.ndarray:
     return np.unique(combined, return_inverse=True)[1].ravel()
 
 
-def _seed(random_state: int | np.random.RandomState | None) -> int | None:
+def int_seed(random_state: int | np.random.RandomState | None) -> int | None:
     if isinstance(random_state, np.random.RandomState):  # a legacy generator: draw a seed from it
         return int(random_state.randint(0, 2**31 - 1))
     if random_state is None:
@@ -124,7 +124,7 @@ def dataset_seed(random_state: int | None, position: int) -> int | None:
     >>> dataset_seed(0, 1) == dataset_seed(0, 1) != dataset_seed(0, 2)
     True
     """
-    seed = _seed(random_state)
+    seed = int_seed(random_state)
     if seed is None:
         return None
     return int(np.random.SeedSequence([seed, int(position)]).generate_state(1)[0])
@@ -199,7 +199,7 @@ def _draws(strata, n_bootstrap, random_state, start, stop, *, order=None, sorted
     size = np.searchsorted(sorted_strata, sorted_strata, side="right") - first
     identity = sorted_positions or bool(np.array_equal(order, np.arange(n)))
     n_blocks = (stop + BLOCK - 1) // BLOCK if stop else 0
-    children = np.random.SeedSequence(_seed(random_state)).spawn(n_blocks) if n_blocks else []
+    children = np.random.SeedSequence(int_seed(random_state)).spawn(n_blocks) if n_blocks else []
     step = max(1, min(BLOCK, _DRAW_CELLS // max(n, 1)))
     for k in range(start // BLOCK, n_blocks):  # a loop over fixed blocks of replicates, and row blocks in each
         draw = uniforms(np.random.default_rng(children[k]), size)
@@ -564,7 +564,7 @@ def _count_rows(out, flat, C):
         out[r0:r1] = np.bincount(idx.ravel(), minlength=(r1 - r0) * C).reshape(r1 - r0, C)
 
 
-def _nanquantile(a, q, axis=0):
+def nanquantile_slices(a, q, axis=0):
     """``np.nanquantile(a, q, axis=axis)`` (its default "linear" method), for all slices at once.
 
     numpy computes a quantile that ignores NaN one 1-d slice at a time
@@ -604,7 +604,7 @@ def percentile_interval(replicates: ArrayLike, confidence_level: float, axis: in
     """
     alpha = (1.0 - confidence_level) / 2.0
     with np.errstate(invalid="ignore"):
-        return _nanquantile(replicates, alpha, axis=axis), _nanquantile(replicates, 1.0 - alpha, axis=axis)
+        return nanquantile_slices(replicates, alpha, axis=axis), nanquantile_slices(replicates, 1.0 - alpha, axis=axis)
 
 
 def bca_interval(
@@ -672,7 +672,7 @@ def jackknife_groups(strata: ArrayLike, n_groups: int = N_JACKKNIFE, *, random_s
     ([3, 3], [2, 2])
     """
     strata = np.asarray(strata)
-    seed = _seed(random_state)
+    seed = int_seed(random_state)
     key = np.random.default_rng(np.random.SeedSequence([0 if seed is None else seed, 0x6A61636B])).random(len(strata))
     order = np.lexsort((key, strata))  # by stratum, randomly within it
     sorted_strata = strata[order]

@@ -52,9 +52,9 @@ from ..core.logistic import logistic_decision, logistic_params
 from ..core.stump import stump_decision, stump_grid, stump_params
 from .bootstrap import (
     N_JACKKNIFE,
-    _seed,
     grid_count_chunks,
     honest_interval,
+    int_seed,
     jackknife_acceleration,
     jackknife_count_chunks,
     jackknife_groups,
@@ -97,7 +97,7 @@ def replicate_chunks(
 
 def _fixed_seed(random_state: int | None) -> int:
     """One seed for every chunk: ``None`` draws fresh entropy once, so the chunks share one stream."""
-    seed = _seed(random_state)
+    seed = int_seed(random_state)
     return int(np.random.SeedSequence().entropy) if seed is None else seed
 
 
