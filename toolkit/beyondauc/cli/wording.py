@@ -56,7 +56,7 @@ def spelling_of(parser: argparse.ArgumentParser | None) -> Spelling:
     """
     if parser is None:
         return Spelling({})
-    flags = {}
+    flags: dict[str, str] = {}
     for action in parser._actions:  # argparse offers no public list of a parser's options
         if not action.option_strings and action.dest != argparse.SUPPRESS:  # a positional: its name, as usage shows
             flags.setdefault(action.dest, action.dest)

@@ -89,7 +89,7 @@ class Benchmark:
     kind: str = "scores"
     correct: np.ndarray | None = field(default=None, repr=False)
     correct_threshold: float = 0.5
-    _offsets: np.ndarray = field(default=None, repr=False)
+    _offsets: np.ndarray = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         check_option(self.kind, "kind", KINDS)
@@ -137,7 +137,7 @@ class Benchmark:
         AURC, E-AURC, AUGRC and PRR use.  A scores benchmark's quality is its 0/1 label.
         """
         if self.kind == "answers" and self.graded:
-            y = self.correct[:, self.models.index(self._answer_model(model))]
+            y = self._correctness()[:, self.models.index(self._answer_model(model))]
             return y if dataset is None else y[self._slice(dataset)]
         return self.labels(dataset, model=model).astype(np.float64)
 
@@ -191,6 +191,12 @@ class Benchmark:
         """True when the data has a ``split`` (cohort) column."""
         return "split" in self.frame.columns
 
+    def _correctness(self) -> np.ndarray:
+        """``correct`` of an answers benchmark (rows by models); a scores benchmark has none."""
+        if self.correct is None:
+            raise ValueError(f"the benchmark {self.source!r} holds scores, not answers: it has no correctness")
+        return self.correct
+
     def _slice(self, dataset: str) -> slice:
         try:
             i = self.datasets.index(dataset)
@@ -213,7 +219,7 @@ class Benchmark:
         if model is not None:
             self._check_model(model)
         if self.kind == "answers":
-            y = self.correct[:, self.models.index(self._answer_model(model))]
+            y = self._correctness()[:, self.models.index(self._answer_model(model))]
             if self.graded:
                 y = (y >= self.correct_threshold).astype(np.int8)
         else:
@@ -251,7 +257,7 @@ class Benchmark:
             dict(self.domains),
             self.source,
             "answers",
-            self.correct[:, [j]].copy(),
+            self._correctness()[:, [j]].copy(),
             self.correct_threshold,
         )
 
@@ -291,13 +297,13 @@ class Benchmark:
         blocks = [self._slice(d) for d in datasets]
         keep = [c for c in self.frame.columns if c not in self.models] + list(models)
         if all(a.stop == b.start for a, b in zip(blocks, blocks[1:])):  # one run of rows: a view
-            rows = slice(blocks[0].start, blocks[-1].stop) if blocks else slice(0, 0)
+            rows: slice | np.ndarray = slice(blocks[0].start, blocks[-1].stop) if blocks else slice(0, 0)
         else:
             rows = np.concatenate([np.arange(b.start, b.stop) for b in blocks])
         frame = self.frame[keep].iloc[rows]
         correct = None
         if self.kind == "answers":
-            correct = self.correct[rows][:, [self.models.index(m) for m in models]]
+            correct = self._correctness()[rows][:, [self.models.index(m) for m in models]]
         return Benchmark(
             frame.reset_index(drop=True),
             models,

@@ -65,7 +65,7 @@ __all__ = ["domains_argument", "explain_missing_models", "load_benchmark"]
 def load_benchmark(
     source: str | os.PathLike | pd.DataFrame,
     *,
-    domains: Mapping[str, str] | str | Path | None = None,
+    domains: Mapping[str, str] | str | os.PathLike | None = None,
     pos_label: Any = None,
     models: Sequence[str] | str | None = None,
     datasets: Sequence[str] | str | None = None,

@@ -106,7 +106,7 @@ TABLES: dict[str, str] = {
 
 def package_versions() -> dict[str, str | None]:
     """The installed versions of beyondauc and of the libraries its numbers depend on (the manifest records them)."""
-    out = {}
+    out: dict[str, str | None] = {}
     for pkg in ("beyondauc", "numpy", "scipy", "pandas", "scikit-learn", "matplotlib", "pyarrow"):
         try:
             out[pkg] = metadata.version(pkg)
@@ -257,7 +257,7 @@ class Evaluation:
         }
         n_repeats, seed = int(self.parameters["noise_repeats"]), self.parameters["random_state"]
         method = self.parameters.get("noise_method", "monte_carlo")  # evaluations from before the exact method
-        robust = {}
+        robust: dict[tuple[str, str], BiasRobustness | NoiseRobustness] = {}
         for cohort in ("val", "test"):  # an undefined curve (constant scores, one class) has no rows: NaN
             empty = np.array([])
             auc = float(row[f"auc_{cohort}"])
@@ -470,7 +470,9 @@ def _parquet_safe(frame):
     return out
 
 
-_CACHE = {}  # (folder, manifest mtime and size) -> Evaluation: a Jupyter kernel that runs several notebooks reads it once
+_CACHE: dict[
+    tuple, Evaluation
+] = {}  # (folder, manifest mtime and size) -> Evaluation: a Jupyter kernel that runs several notebooks reads it once
 
 
 def load_evaluation(path: str | os.PathLike) -> Evaluation:

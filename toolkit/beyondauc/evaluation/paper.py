@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import Any, Protocol
 
 import numpy as np
 import pandas as pd
@@ -34,8 +35,25 @@ from ..utils.formatting import MINUS, MISSING, comment, escape_text, format_inte
 from ..utils.tables import column_title
 from .readings import VALUE_NAMES, difference_text, p_text
 
-# ``Evaluation`` in the annotations is :class:`beyondauc.evaluation.container.Evaluation`, not imported: the
-# container imports this module (``Evaluation.to_latex``).
+
+class EvaluationTables(Protocol):
+    """What a paper table reads of a :class:`~beyondauc.evaluation.container.Evaluation` (which is not
+    imported: the container imports this module for ``Evaluation.to_latex``)."""
+
+    @property
+    def tables(self) -> dict[str, pd.DataFrame]: ...
+
+    @property
+    def parameters(self) -> dict[str, Any]: ...
+
+    def table(self, name: str) -> pd.DataFrame: ...
+
+    @property
+    def models(self) -> tuple[str, ...]: ...
+
+    @property
+    def datasets(self) -> tuple[str, ...]: ...
+
 
 __all__ = ["PAPER_FORMATS", "PAPER_TABLES", "PaperTable", "paper_table", "separated_best"]
 
@@ -193,7 +211,7 @@ def _rank(value, low=None, high=None):
     return f"{text} [{format_interval(math.floor(low + 0.5), math.floor(high + 0.5), 0)}]"
 
 
-def _order(evaluation: Evaluation) -> list[str]:
+def _order(evaluation: EvaluationTables) -> list[str]:
     """The models in the leaderboard's order (then any it lacks, in the evaluation's)."""
     board = list(evaluation.table("leaderboard")["model"]) if "leaderboard" in evaluation.tables else []
     return list(dict.fromkeys([*board, *evaluation.models]))
@@ -203,7 +221,7 @@ def _column(frame: pd.DataFrame, name: str) -> np.ndarray:
     return frame[name].to_numpy(dtype=float) if name in frame.columns else np.full(len(frame), np.nan)
 
 
-def leaderboard_table(evaluation: Evaluation) -> PaperTable:
+def leaderboard_table(evaluation: EvaluationTables) -> PaperTable:
     """The index's leaderboard: mean AUC, accuracy, their ranks and the change, kappa, DiSCA, drift."""
     board = evaluation.table("leaderboard").set_index("model").reindex(_order(evaluation)).reset_index()
     names = [c for c in _BOARD if c in board.columns]
@@ -228,7 +246,7 @@ def leaderboard_table(evaluation: Evaluation) -> PaperTable:
     return PaperTable("leaderboard", title, header, rows, board[kept].reset_index(drop=True))
 
 
-def _level(evaluation: Evaluation) -> str:
+def _level(evaluation: EvaluationTables) -> str:
     p = evaluation.parameters
     return (
         f"; intervals: {float(p.get('confidence_level', 0.95)):.0%} bootstrap ({p['n_bootstrap']} replicates)"
@@ -238,7 +256,7 @@ def _level(evaluation: Evaluation) -> str:
 
 
 def comparison_paper_table(
-    evaluation: Evaluation, *, dataset: str = "mean", values: tuple[str, ...] = ("auc", "accuracy")
+    evaluation: EvaluationTables, *, dataset: str = "mean", values: tuple[str, ...] = ("auc", "accuracy")
 ) -> PaperTable:
     """Each model against its reference on ``dataset``: the difference of each of ``values``, interval, p-value.
 
@@ -298,7 +316,7 @@ def comparison_paper_table(
 
 
 def grid_table(
-    evaluation: Evaluation, *, score: str = "accuracy", protocol: str | None = None, method: str | None = None
+    evaluation: EvaluationTables, *, score: str = "accuracy", protocol: str | None = None, method: str | None = None
 ) -> PaperTable:
     """``score`` per model (rows) and dataset (columns, then the mean), with its interval and rank."""
     if score not in _GRID_SCORES:
@@ -350,7 +368,7 @@ def _grid_intervals(evaluation, rows, ranked, score, protocol, method):
 
 
 def paper_table(
-    evaluation: Evaluation,
+    evaluation: EvaluationTables,
     table: str = "leaderboard",
     *,
     score: str | None = None,
@@ -404,7 +422,7 @@ def paper_table(
             f"`{extra[0]}` does not apply to the {table} table"
             + (f" (it takes {', '.join(f'`{a}`' for a in allowed)})" if allowed else "")
         )
-    given = {
+    given: dict[str, Any] = {
         k: ((v,) if k == "values" and isinstance(v, str) else tuple(v) if k == "values" else v)
         for k, v in options.items()
         if v is not None

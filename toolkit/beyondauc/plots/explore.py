@@ -413,9 +413,8 @@ class Explorer:
         sel = self.selection
         if not len(self._grid_rows()):
             self.shown["table"] = None
-            self.panes["table"].value = (
-                f"<p><em>{html.escape(sel['protocol'])} x {html.escape(sel['method'])} was not evaluated.</em></p>"
-            )
+            missing = f"{html.escape(sel['protocol'])} x {html.escape(sel['method'])} was not evaluated."
+            self.panes["table"].value = f"<p><em>{missing}</em></p>"
             return
         t = paper_table(self.evaluation, "grid", protocol=sel["protocol"], method=sel["method"])
         self.shown["table"] = t

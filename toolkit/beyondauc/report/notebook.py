@@ -367,5 +367,6 @@ def show(fig: Figure, *, alt: str | None = None, format: str = "retina", close: 
 def displayed(fig: Figure, *, alt: str | None = None, format: str = "retina") -> Image | SVG:
     """The display object :func:`show` shows: ``fig`` rendered, with ``alt`` in its metadata."""
     obj = render(fig, format=format)
-    obj.metadata = {**(obj.metadata or {}), "alt": str(alt) if alt is not None else figure_alt(fig)}
+    alt_text = str(alt) if alt is not None else figure_alt(fig)
+    obj.metadata = {**(obj.metadata or {}), "alt": alt_text}  # type: ignore[assignment]  # IPython types it None
     return obj

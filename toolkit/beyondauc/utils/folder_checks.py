@@ -29,6 +29,7 @@ import os
 import shutil
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Protocol
 
 __all__: list[str] = []
 
@@ -60,7 +61,14 @@ class WriteFailedError(OSError):
         self.errno, self.path = code, str(path)  # (a filename would change how the message reads)
 
 
-def check_tree(path: Path, out: Path, name: str, kinds: Iterable[object]) -> None:
+class OutputKind(Protocol):
+    """What the checks read of an output kind (:class:`~beyondauc.utils.output.Kind`): its name and manifest."""
+
+    name: str
+    manifest: str
+
+
+def check_tree(path: Path, out: Path, name: str, kinds: Iterable[OutputKind]) -> None:
     """Refuse the output folder ``path`` (real path; ``out`` as given, ``name`` for messages) inside another's.
 
     ``kinds`` are the :class:`~beyondauc.utils.output.Kind` of the outputs

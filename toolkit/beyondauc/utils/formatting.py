@@ -14,6 +14,7 @@ import numbers
 import re
 import string
 from collections.abc import Collection
+from typing import SupportsFloat
 
 import numpy as np
 import pandas as pd
@@ -61,7 +62,7 @@ def is_missing(value: object) -> bool:
 
 
 def format_number(
-    x: float | None,
+    x: SupportsFloat | None,
     digits: int = 3,
     *,
     significant: bool = False,
@@ -174,9 +175,9 @@ def format_range(low: float, high: float, digits: int = 3, *, minus: str = MINUS
 
 def _cell(value: float | None, rank: float | None, scale: float) -> str:
     """``score (rank)`` of a text table, the score times ``scale`` to one decimal."""
-    if is_missing(value):
+    if value is None or is_missing(value):
         return TEXT_MISSING
-    r = "" if is_missing(rank) else f" ({int(rank)})"
+    r = "" if rank is None or is_missing(rank) else f" ({int(rank)})"
     return format_number(value * scale, 1, minus="-") + r
 
 

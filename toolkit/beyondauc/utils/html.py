@@ -35,7 +35,9 @@ def fmt(value: object, digits: int = 4) -> str:
     as ``str``."""
     if isinstance(value, (bool, np.bool_)):
         return "yes" if value else "no"
-    if is_missing(value) or isinstance(value, numbers.Real):
+    if is_missing(value):
+        return format_number(None, digits, significant=True)
+    if isinstance(value, numbers.Real):
         return format_number(value, digits, significant=True)
     return str(value)
 

@@ -197,7 +197,7 @@ class _Started:
         return getattr(self._context, name)
 
     def Process(self, *args: object, **kwargs: object) -> multiprocessing.process.BaseProcess:  # noqa: N802
-        process = self._context.Process(*args, **kwargs)
+        process = self._context.Process(*args, **kwargs)  # type: ignore[attr-defined]  # every concrete context has it
         self.processes.append(process)
         return process
 
@@ -287,7 +287,7 @@ class _Pool(ProcessPoolExecutor):
     def __init__(self, max_workers: int, mp_context: multiprocessing.context.BaseContext, **kwargs: object) -> None:
         self._started = _Started(mp_context)
         with deferred(), signals_blocked():  # the resource tracker may start here: it must not die of SIGHUP
-            super().__init__(max_workers=max_workers, mp_context=self._started, **kwargs)
+            super().__init__(max_workers=max_workers, mp_context=self._started, **kwargs)  # type: ignore[call-overload]  # a context by duck typing
         self._start_method = mp_context.get_start_method()
         self._prefix = os.path.join(tempfile.gettempdir(), f"beyondauc-result-{os.getpid()}-{next(self._pools)}-")
         self._tasks = itertools.count()
@@ -321,12 +321,12 @@ class _Pool(ProcessPoolExecutor):
                 process.join(timeout=1)
         self._remove_results()
 
-    def __exit__(self, exc_type: type | None, exc: BaseException | None, tb: object) -> bool:
+    def __exit__(self, exc_type: type | None, exc: BaseException | None, tb: types.TracebackType | None) -> bool:
         if exc_type is not None and not issubclass(exc_type, Exception):
             self.kill()
             return False
         try:
-            return super().__exit__(exc_type, exc, tb)
+            return bool(super().__exit__(exc_type, exc, tb))
         except BaseException:  # interrupted while waiting for the workers to end
             self.kill()
             raise

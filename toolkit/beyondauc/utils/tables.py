@@ -131,7 +131,9 @@ def _label(value: object) -> str:
     """A label that is data (a pivot's values: a protocol, a tolerance) as text, unchanged but for numbers."""
     if isinstance(value, (bool, np.bool_)):
         return "yes" if value else "no"
-    if is_missing(value) or isinstance(value, numbers.Real):
+    if is_missing(value):
+        return format_number(None, 4, significant=True)
+    if isinstance(value, numbers.Real):
         return format_number(value, 4, significant=True)
     return str(value)
 
@@ -248,6 +250,7 @@ def _columns(
                     _interval(format_number(lo, places), format_number(hi, places)) for lo, hi in zip(lows, highs)
                 ]
         levels = name if isinstance(name, tuple) else (name,)
+        header: tuple[str, ...]
         if name in titles:
             header = (titles[name],)
         elif data_labels:
@@ -277,7 +280,9 @@ def _split(columns: list[_Column], budget: float) -> list[list[_Column]]:
 
 def _greedy_split(columns: list[_Column], budget: float) -> list[list[_Column]]:
     """Consecutive groups of columns each within ``budget`` pixels, cut between top-level header groups if any."""
-    parts, current, used = [], [], 0.0
+    parts: list[list[_Column]] = []
+    current: list[_Column] = []
+    used = 0.0
     for col in columns:
         w = col.width()
         if current and used + w > budget:
@@ -382,7 +387,9 @@ def _header_cells(part: list[_Column], level: int, depth: int) -> list[str]:
     return cells
 
 
-def _check(frame: object, *, digits: object, n_models: object, words: object, width: object) -> None:
+def _check(
+    frame: object, *, digits: object, n_models: object, words: Mapping[object, object] | None, width: object
+) -> None:
     """One line naming the parameter for bad input, before any formatting."""
     if not isinstance(frame, pd.DataFrame):
         raise ValueError(f"`frame` must be a pandas DataFrame, got {type(frame).__name__}")
@@ -453,6 +460,8 @@ def readable_table(
     """
     _check(frame, digits=digits, n_models=n_models, words=words, width=width)
     data_labels = isinstance(frame.columns, pd.MultiIndex) or frame.columns.name is not None  # a pivot
+    row_header: tuple[str, ...]
+    rows: list[tuple[str, ...]]
     if isinstance(frame.index, pd.RangeIndex) and frame.index.name is None:
         row_header, rows = (), [()] * len(frame)  # no row labels
     else:
@@ -469,7 +478,7 @@ def readable_table(
     if data_labels and not isinstance(frame.columns, pd.MultiIndex):  # the pivot's level titles its columns
         for col in columns:
             col.header = (column_title(frame.columns.name),) + col.header
-    label_width = sum(
+    label_width: float = sum(
         max([len(w) for r in rows for w in r[k].split()] + [len(w) for w in h.split()] + [1]) * _PX_PER_CHAR
         + _PX_PADDING
         for k, h in enumerate(row_header)

@@ -191,7 +191,8 @@ def _on_dask(func, tasks, data, view, dask, progress):
 
 def _by_key(tasks) -> Iterator[tuple[Any, list]]:
     """``(key, [arg, ...])`` for each run of consecutive tasks of one key."""
-    key, group = object(), []
+    key: Any = object()
+    group: list = []
     for k, arg in tasks:
         if group and k != key:
             yield key, group

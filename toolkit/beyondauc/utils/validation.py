@@ -7,6 +7,7 @@ inputs.  Every message names the parameter, what was expected and what was got.
 from __future__ import annotations
 
 import contextlib
+import math
 import numbers
 import warnings
 from collections.abc import Iterable, Iterator
@@ -68,14 +69,16 @@ def check_number(
         expected = f"a finite number {'<' if high_open else '<='} {high:g}"
     else:
         expected = "a finite number"
-    ok = not isinstance(value, (bool, np.bool_)) and isinstance(value, numbers.Real) and np.isfinite(value)
+    real = not isinstance(value, (bool, np.bool_)) and isinstance(value, numbers.Real)
+    number = float(value) if real else math.nan  # type: ignore[arg-type]  # a numbers.Real
+    ok = real and math.isfinite(number)
     if ok and low is not None:
-        ok = value > low if low_open else value >= low
+        ok = number > low if low_open else number >= low
     if ok and high is not None:
-        ok = value < high if high_open else value <= high
+        ok = number < high if high_open else number <= high
     if not ok:
         raise ValueError(f"`{name}` must be {expected}{hint}, got {value!r}")
-    return float(value)
+    return number
 
 
 def check_option(value: object, name: str, options: Iterable[object]) -> object:
@@ -207,8 +210,10 @@ class WarningLog:
     """
 
     def __init__(self, *, explained: Iterable[str] = (), models: Iterable[str] = ()) -> None:
-        self.records = []  # (category, message, model or None, dataset or None), in order
-        self.said = []  # what emit said (its notes), once the block of warnings_once has ended
+        self.records: list[
+            tuple[type[Warning], str, str | None, str | None]
+        ] = []  # (category, message, model or None, dataset or None), in order
+        self.said: list[dict] = []  # what emit said (its notes), once the block of warnings_once has ended
         self.explained = frozenset(explained)
         self.models = tuple(models)
 
@@ -226,7 +231,7 @@ class WarningLog:
         divide", an unclosed event loop) are left out: what they mean for a
         number, the run says itself (an undefined metric, a NaN interval).
         """
-        groups = {}
+        groups: dict[tuple[type[Warning], str], tuple[list[str], list[str]]] = {}
         for category, message, model, dataset in self.records:
             if not own_warning(category):
                 continue
