@@ -23,7 +23,6 @@ from ..utils.formatting import quoted_name
 from ..utils.validation import binarize_labels, check_option
 from .domains import dataset_domains
 from .forms import (
-    FORMS,
     WIDE,
     long_ignored,
     long_models,
@@ -32,27 +31,17 @@ from .forms import (
     recognise_form,
     sample_column,
 )
-from .logs import read_logs
 from .notices import warn_ignored, warn_single_answer_class, warn_single_class
 from .readers import (
     BOOKKEEPING,
     RESERVED,
-    Origin,
-    annotate,
-    check_duplicate_columns,
-    check_misspelled_columns,
     check_names,
     closest,
-    is_true_dir,
     model_columns,
     read_domains,
-    read_table,
-    read_tables_dir,
-    read_true_dir,
     release_arrow_memory,
-    table_files,
-    true_dataset_name,
 )
+from .sources import SourceRequest, read_source
 
 __all__ = ["Benchmark", "load_benchmark"]
 
@@ -232,75 +221,20 @@ def domains_argument(domains):
 
 
 def _read_source(source, models, ignored, log_options=None):
-    """(rows, model columns (None in the long form), origin, form) of a DataFrame, a file or a directory.
-
-    An LLM harness's logs (a log file, or a folder holding logs) are read by the log readers into the long
-    answers form.  Otherwise the columns say the form (:func:`~beyondauc.data.forms.recognise_form`);
-    the wide form's model columns are its numeric ones (or ``models``).
+    """(rows, model columns (None in the long form), origin, form) of a source, read by its reader
+    (:data:`~beyondauc.data.sources.SOURCES`); the columns say the form
+    (:func:`~beyondauc.data.forms.recognise_form`), and the wide form's model columns are its numeric ones
+    (or ``models``) unless the reader knows them (a TRUE folder).
     """
-    if isinstance(source, pd.DataFrame):
-        frame, origin = _read_frame(source)
-    else:
-        path, src = Path(source), str(source)
-        if not path.exists():
-            raise ValueError(f"`source` {src!r} does not exist")
-        logs = read_logs(path, options=log_options)
-        if logs is not None:
-            frame, origin = logs, Origin(f"{'directory' if path.is_dir() else 'file'} {src!r}", src, False)
-        elif path.is_dir():
-            origin = Origin(f"directory {src!r}", src, False)
-            if is_true_dir(table_files(path)):
-                frame, _, model_cols = read_true_dir(path, models, ignored)
-                return frame, model_cols, origin, WIDE
-            frame = _read_dir(path, origin)
-        else:
-            frame, origin = _read_file(path, src)
+    rows = read_source(source, SourceRequest(models=models, ignored=ignored, log_options=log_options))
+    frame, origin = rows.frame, rows.origin
+    if rows.model_columns is not None:
+        return frame, rows.model_columns, origin, WIDE
     form = recognise_form(frame.columns, origin.where)
     if form.long:
         ignored.update(dict.fromkeys(long_ignored(frame.columns, form), origin.where))
         return frame, None, origin, form
     return frame, model_columns(frame, models, origin.where, ignored), origin, form
-
-
-def _read_file(path, src):
-    """(the rows of one file, each annotated with its line, origin); no 'dataset' column: one dataset named
-    after the file's stem."""
-    where = f"file {src!r}"
-    frame, line_offset = read_table(path)
-    if len(frame) == 0:
-        raise ValueError(f"{where} has no rows")
-    check_misspelled_columns(frame.columns, where)
-    one_dataset = "dataset" not in frame.columns
-    frame = annotate(frame, src, line_offset, dataset=true_dataset_name(path) if one_dataset else None)
-    return frame, Origin(where, src, one_dataset)
-
-
-def _read_dir(path, origin):
-    """The rows of every table file of a directory (not in the TRUE format), concatenated; the files must share
-    a form (a file without a ``dataset`` column is the dataset of its stem)."""
-    parts = read_tables_dir(path)
-    forms = [(recognise_form(p.columns, f"file {p['_file'].iloc[0]!r}"), p["_file"].iloc[0]) for p in parts]
-    other = next(((f, name) for f, name in forms if f.name != forms[0][0].name), None)
-    if other is not None:
-        raise ValueError(
-            f"{origin.where}: file {forms[0][1]!r} is in the {forms[0][0].name} form and file "
-            f"{other[1]!r} in the {other[0].name} form; a directory's files are read as one table, so "
-            f"they share one form ({FORMS})"
-        )
-    return pd.concat(parts, ignore_index=True, sort=False)
-
-
-def _read_frame(source):
-    """(a copy of the DataFrame, origin); no 'dataset' column: one dataset named "data"."""
-    where = "DataFrame"
-    check_duplicate_columns(list(source.columns), "DataFrame")
-    check_misspelled_columns(source.columns, where)
-    frame = source.copy()
-    one_dataset = False
-    if "dataset" not in frame.columns:
-        frame.insert(0, "dataset", "data")
-        one_dataset = True
-    return frame, Origin(where, "<DataFrame>", one_dataset)
 
 
 def _check_columns(frame, model_cols, where, ignored):

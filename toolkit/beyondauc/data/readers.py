@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import csv
 import difflib
-import gzip
 import json
 import os
 import sys
@@ -20,12 +19,9 @@ import numpy as np
 import pandas as pd
 
 from ..utils.formatting import quoted_name
+from .table_formats import folder_suffixes, read_table, table_format
 from .text_files import (
     GZIP_ERRORS,
-    GZIP_MAGIC,
-    READS,
-    check_delimiter,
-    check_duplicate_columns,
     csv_header,
     gzip_fault,
     open_text,
@@ -56,8 +52,6 @@ TRUE_DOMAINS: dict[str, str] = {
 }
 
 RESERVED = ("dataset", "domain", "label", "split", "id")
-#: Columns whose values are names: read as the text in the file ("None", "NA", "01" stay names).
-_NAME_COLUMNS = ("dataset", "domain")
 #: Bidirectional embedding, override and isolate controls: they reorder the text that follows them.
 _BIDI_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
 BOOKKEEPING = ("_file", "_line")  # where each row came from, for messages; never a model
@@ -67,10 +61,6 @@ _EXPECTED = (
 )
 _TRUE_SUFFIXES = ("_dev_true_scores", "_true_scores")
 _TRUE_TEXT = ("generated_text", "grounding")  # the TRUE format's own text columns: known, never models
-_JSONL = (".jsonl", ".jsonl.gz", ".ndjson", ".ndjson.gz")
-_PARQUET = (".parquet", ".pq")
-#: The tables a directory's files are read from (not .txt: a directory's notes are no data).
-_DIR_TABLES = (".csv", ".csv.gz", ".tsv", ".tsv.gz", *_PARQUET, *_JSONL)
 
 
 @dataclass(frozen=True)
@@ -194,109 +184,6 @@ def check_names(names, what, where, locate=None):
             )
 
 
-def read_table(path):
-    path = Path(path)
-    name = path.name.lower()
-    if name.endswith((".parquet", ".pq")):
-        with open(path, "rb") as fh:
-            magic = fh.read(4)
-        if magic != b"PAR1":
-            text = " (its bytes are gzip-compressed)" if magic[:2] == GZIP_MAGIC else ""
-            raise ValueError(f"file {str(path)!r} is not a Parquet file{text}: it does not start with 'PAR1'. {READS}")
-        try:
-            frame = pd.read_parquet(path)
-        except ImportError as exc:
-            raise ValueError(f"reading {str(path)!r} needs pyarrow: pip install 'beyondauc[parquet]' ({exc})") from None
-        except (OSError, ValueError) as exc:  # pyarrow's ArrowInvalid is a ValueError
-            first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-            raise ValueError(f"file {str(path)!r} cannot be read as Parquet: {first}") from None
-        check_duplicate_columns(list(frame.columns), f"file {str(path)!r}")
-        return frame, 0
-    if name.endswith((".csv", ".csv.gz", ".tsv", ".tsv.gz", ".txt", ".txt.gz")):
-        sep = "\t" if name.endswith((".tsv", ".tsv.gz")) else ","
-        where = f"file {str(path)!r}"
-        compression = sniff(path)
-        read = {"sep": sep, "compression": compression, "encoding": "utf-8", "low_memory": False}
-        try:
-            header = csv_header(path, sep)
-            check_delimiter(header, sep, where)
-            if sep == ",":
-                check_duplicate_columns(header, where)
-            frame = pd.read_csv(path, **read)
-        except pd.errors.EmptyDataError:
-            raise ValueError(f"{where} is empty") from None
-        except UnicodeDecodeError:
-            raise undecodable(path, where) from None
-        except (pd.errors.ParserError, csv.Error) as exc:
-            raise parser_error(path, sep, exc, where) from None
-        except GZIP_ERRORS as exc:
-            raise gzip_fault(path, exc, where) from None
-        names = [c for c in _NAME_COLUMNS if c in frame.columns and c in header]
-        if names:  # again, as written: pandas' NA markers ("None", "NA", "nan") and numbers ("01") are names here
-            text = pd.read_csv(path, usecols=names, dtype=str, keep_default_na=False, na_values=[""], **read)
-            if len(text) == len(frame):
-                for c in names:
-                    frame[c] = text[c].to_numpy(dtype=object)
-        return frame, 2  # row numbers in messages are file line numbers (header = line 1)
-    if name.endswith(_JSONL):
-        return _read_jsonl(path)
-    hint = (
-        "; a .json file is read as JSON Lines when named .jsonl (one object per line)"
-        if name.endswith((".json", ".json.gz"))
-        else ""
-    )
-    raise ValueError(
-        f"`source` {str(path)!r}: expected a directory, a .csv(.gz) or a .parquet file, or JSON Lines "
-        f"(.jsonl, .jsonl.gz, .ndjson){hint}"
-    )
-
-
-def _read_jsonl(path):
-    """(frame, each row's line) of a JSON Lines file: one JSON object per line, blank lines skipped."""
-    where = f"file {str(path)!r}"
-    gz = sniff(path) == "gzip"
-    try:
-        with (gzip.open if gz else open)(path, "rb") as fh:
-            data = fh.read()
-    except GZIP_ERRORS as exc:
-        raise gzip_fault(path, exc, where) from None
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        raise undecodable(path, where) from None
-    lines = text.split("\n")  # not splitlines(): a JSON string may hold U+2028, which it would split on
-    numbers = np.flatnonzero([bool(line.strip()) for line in lines]) + 1
-    if not len(numbers):
-        raise ValueError(f"{where} is empty")
-    try:  # one parse of all lines: the values in order, each line one
-        records = json.loads("[" + ",".join(lines[i - 1] for i in numbers) + "]")
-    except json.JSONDecodeError:
-        records = None
-    if records is None or len(records) != len(numbers) or not all(isinstance(r, dict) for r in records):
-        raise _jsonl_error(lines, numbers, where)
-    frame = pd.DataFrame.from_records(records)
-    return frame, numbers.astype(np.int64)
-
-
-def _jsonl_error(lines, numbers, where):
-    """The one-line error of the first line of a JSON Lines file that is not one JSON object."""
-    for n in numbers:
-        try:
-            value = json.loads(lines[n - 1])
-        except json.JSONDecodeError as exc:
-            text = lines[n - 1].strip()
-            several = " (one JSON object per line)" if exc.msg == "Extra data" else ""
-            return ValueError(
-                f"{where}, line {n}: not valid JSON{several}: {exc.msg} at column {exc.colno}: {quoted_name(text)}"
-            )
-        if not isinstance(value, dict):
-            return ValueError(
-                f"{where}, line {n}: a JSON Lines row must be an object "
-                f'{{"column": value, ...}}, got {type(value).__name__} {quoted_name(lines[n - 1].strip())}'
-            )
-    return ValueError(f"{where} cannot be read as JSON Lines")
-
-
 def release_arrow_memory():
     """Give back to the system the memory Arrow freed (its pool otherwise keeps it), if Arrow was used."""
     if "pyarrow" in sys.modules:
@@ -323,10 +210,9 @@ def annotate(frame, path, offset, dataset=None):
 def _file_stem(path):
     """The file name without its table extension (``.csv.gz``, ``.jsonl`` ...)."""
     stem = path.name
-    for ext in (".csv.gz", ".csv", ".parquet", ".pq", ".tsv.gz", ".tsv", ".txt.gz", ".txt", *_JSONL):
-        if stem.lower().endswith(ext):
-            return stem[: -len(ext)]
-    return stem
+    fmt = table_format(path)
+    ext = next((e for e in fmt.suffixes if stem.lower().endswith(e)), "") if fmt is not None else ""
+    return stem[: len(stem) - len(ext)]
 
 
 def true_dataset_name(path):
@@ -343,9 +229,10 @@ def _row_name(frame, pos):
     or its DataFrame row."""
     if "_file" in frame.columns:
         path, line = str(frame["_file"].iloc[pos]), int(frame["_line"].iloc[pos])
-        if path.lower().endswith(_JSONL):
+        fmt = table_format(path)
+        if fmt is not None and fmt.name == "JSON Lines":
             return f"line {line}"
-        if path.lower().endswith(_PARQUET):
+        if fmt is not None and fmt.name == "Parquet":
             return f"row {line}"
         if path.lower().endswith((".eval", ".json")):  # an LLM harness's log: its samples, counted from 1
             return f"sample {line}"
@@ -373,7 +260,9 @@ def _csv_line(path, record):
 def table_files(path):
     """The files of directory ``path`` that hold tables, sorted by name (hidden files left out)."""
     files = sorted(
-        p for p in path.iterdir() if p.is_file() and not p.name.startswith(".") and p.name.lower().endswith(_DIR_TABLES)
+        p
+        for p in path.iterdir()
+        if p.is_file() and not p.name.startswith(".") and p.name.lower().endswith(folder_suffixes())
     )
     if not files:
         raise ValueError(f"directory {str(path)!r} holds no .csv files (nor .tsv, .parquet, .jsonl or .ndjson ones)")

@@ -17,10 +17,11 @@ from typing import Any
 
 import pandas as pd
 
+from ..table_formats import folder_suffixes
 from . import helm, inspect_ai, lm_eval
 from .common import LOG_OPTIONS
 
-__all__ = ["LOG_OPTIONS", "READERS", "LogReader", "find_logs", "llm_demo", "read_logs"]
+__all__ = ["LOG_OPTIONS", "READERS", "LogReader", "check_log_options", "find_logs", "llm_demo", "read_logs"]
 
 
 @dataclass(frozen=True)
@@ -41,8 +42,6 @@ READERS: tuple[LogReader, ...] = (
 
 #: Folders never searched: the harnesses' caches and version control.
 _SKIPPED = ("__pycache__", "node_modules")
-#: The files of a directory of tables: beside logs they are refused (a directory is read as one or the other).
-_TABLES = (".csv", ".csv.gz", ".tsv", ".tsv.gz", ".parquet", ".pq", ".jsonl", ".jsonl.gz", ".ndjson", ".ndjson.gz")
 
 
 def find_logs(path: str | Path) -> list[tuple[LogReader, Path]]:
@@ -89,11 +88,14 @@ def _files(folder: Path) -> list[Path]:
 
 
 def _check_no_tables(path: Path, logs: list[tuple[LogReader, Path]]) -> None:
-    """Refuse a directory holding both logs and table files: which of them is the benchmark is not guessed."""
+    """Refuse a directory holding both logs and table files (of :data:`~beyondauc.data.table_formats.TABLE_FORMATS`):
+    which of them is the benchmark is not guessed."""
     if not path.is_dir():
         return
     found = {file for _, file in logs}
-    table = next((f for f in sorted(_files(path)) if f.name.lower().endswith(_TABLES) and f not in found), None)
+    table = next(
+        (f for f in sorted(_files(path)) if f.name.lower().endswith(folder_suffixes()) and f not in found), None
+    )
     if table is not None:
         reader, log = logs[0]
         raise ValueError(
@@ -101,6 +103,13 @@ def _check_no_tables(path: Path, logs: list[tuple[LogReader, Path]]) -> None:
             f"table files ({str(table.relative_to(path))!r}); a directory is read as logs or as tables: "
             "give each its own"
         )
+
+
+def check_log_options(options: Mapping[str, Any] | None) -> None:
+    """Refuse, in one line, an option no log reader takes (whatever the source turns out to be)."""
+    unknown = [k for k in (options or {}) if k not in LOG_OPTIONS]
+    if unknown:
+        raise ValueError(f"unknown log option(s) {unknown}; the log options are {list(LOG_OPTIONS)}")
 
 
 def read_logs(path: str | Path, *, options: Mapping[str, Any] | None = None) -> pd.DataFrame | None:
@@ -147,9 +156,7 @@ def read_logs(path: str | Path, *, options: Mapping[str, Any] | None = None) -> 
     ...
     ValueError: unknown log option(s) ['color']; the log options are ['correct_metric', 'scorer', 'confidence_field']
     """
-    unknown = [k for k in (options or {}) if k not in LOG_OPTIONS]
-    if unknown:
-        raise ValueError(f"unknown log option(s) {unknown}; the log options are {list(LOG_OPTIONS)}")
+    check_log_options(options)
     logs = find_logs(path)
     if not logs:
         return None
