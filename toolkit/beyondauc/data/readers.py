@@ -1,6 +1,7 @@
-"""Readers of every input form: TRUE directories, directories of tables, CSV (also gzipped), TSV,
-Parquet and JSON Lines files, domain mappings.  Every read error names the file (and the line where
-there is one) and suggests the likely delimiter or encoding; every column is accounted for.
+"""The readers' shared parts (:mod:`beyondauc.data.sources` registers the readers): TRUE folders, folders
+of tables, a file's dataset name, the model columns, domain mappings. Every read error names the file
+(and the line where there is one) and suggests the likely delimiter or encoding; every column is
+accounted for.
 """
 
 from __future__ import annotations
