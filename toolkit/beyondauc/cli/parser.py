@@ -26,12 +26,39 @@ class CliError(Exception):
 
 
 class _Parser(argparse.ArgumentParser):
-    """A parser whose errors are one line (no usage dump); ``commands`` maps each subcommand to its parser."""
+    """A parser whose errors are one line (no usage dump), which keeps the options added to it (``options``,
+    those of its :meth:`option_group` too: argparse has no public list of them); ``commands`` maps each
+    subcommand to its parser."""
 
-    commands: Mapping[str, argparse.ArgumentParser]
+    commands: Mapping[str, _Parser]
+
+    def __init__(self, *args, **kwargs) -> None:
+        self.options: list[argparse.Action] = []
+        super().__init__(*args, **kwargs)
+
+    def add_argument(self, *args, **kwargs):
+        action = super().add_argument(*args, **kwargs)
+        self.options.append(action)
+        return action
+
+    def option_group(self, title: str) -> _Group:
+        """``add_argument_group(title)`` whose options are kept in ``options`` too."""
+        return _Group(self.add_argument_group(title), self.options)
 
     def error(self, message):  # one line, no usage dump
         raise CliError(f"{self.prog}: {message}")
+
+
+class _Group:
+    """An argument group whose options are kept in its parser's ``options``."""
+
+    def __init__(self, group, options: list[argparse.Action]) -> None:
+        self._group, self._options = group, options
+
+    def add_argument(self, *args, **kwargs) -> argparse.Action:
+        action = self._group.add_argument(*args, **kwargs)
+        self._options.append(action)
+        return action
 
 
 def build_parser() -> _Parser:
@@ -339,7 +366,7 @@ _OWN_OPTIONS = ("data", "evaluation", "model", "models", "datasets", "pos_label"
 
 def _table_options(parser, *, notebooks):
     """One option per parameter of the table, spelled as the API name (``--n-bootstrap``), VALUE as with -p."""
-    group = parser.add_argument_group("analysis parameters (the same names as the API; also -p NAME=VALUE)")
+    group = parser.option_group("analysis parameters (the same names as the API; also -p NAME=VALUE)")
     for param in PARAMETERS.values():
         if param.name in _OWN_OPTIONS or not (param.evaluation or notebooks):
             continue

@@ -18,6 +18,7 @@ import re
 import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Protocol
 
 from ..evaluation.parameters import PARAMETERS
 
@@ -39,7 +40,13 @@ class Spelling:
     takes_p: bool = False
 
 
-def spelling_of(parser: argparse.ArgumentParser | None) -> Spelling:
+class OptionsParser(Protocol):
+    """A parser that keeps the options added to it (:mod:`beyondauc.cli.parser`'s parsers do)."""
+
+    options: list[argparse.Action]
+
+
+def spelling_of(parser: OptionsParser | None) -> Spelling:
     """The :class:`Spelling` of a subcommand's parser (an empty one for None).
 
     An option answers to its destination (``table_`` dropped), to each of its
@@ -50,14 +57,14 @@ def spelling_of(parser: argparse.ArgumentParser | None) -> Spelling:
     --------
     >>> import argparse
     >>> p = argparse.ArgumentParser()
-    >>> _ = p.add_argument("--random-state", "--seed", dest="seed", type=int)
+    >>> p.options = [p.add_argument("--random-state", "--seed", dest="seed", type=int)]
     >>> spelling_of(p).flags["random_state"]
     '--random-state'
     """
     if parser is None:
         return Spelling({})
     flags: dict[str, str] = {}
-    for action in parser._actions:  # argparse offers no public list of a parser's options
+    for action in parser.options:
         if not action.option_strings and action.dest != argparse.SUPPRESS:  # a positional: its name, as usage shows
             flags.setdefault(action.dest, action.dest)
             continue
@@ -71,7 +78,7 @@ def spelling_of(parser: argparse.ArgumentParser | None) -> Spelling:
         ]
         for name in names:
             flags.setdefault(name, long[0])
-    return Spelling(flags, "-p" in parser._option_string_actions)
+    return Spelling(flags, any("-p" in action.option_strings for action in parser.options))
 
 
 def _shown(value):
