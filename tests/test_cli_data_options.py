@@ -68,10 +68,11 @@ def domain_forms(tmp_path):
 @pytest.mark.parametrize("command", READING)
 def test_every_reading_command_has_both_options_from_the_table(command):
     sub = cli.build_parser().commands[command]
-    domains = sub._option_string_actions[PARAMETERS["domains"].flag]
+    by_flag = {flag: action for action in sub.options for flag in action.option_strings}
+    domains = by_flag[PARAMETERS["domains"].flag]
     assert domains.option_strings == ["--domains"] and domains.default is None
     assert PARAMETERS["domains"].help in domains.help and "NAME=DOMAIN" in domains.help
-    nan = sub._option_string_actions[PARAMETERS["nan_policy"].flag]
+    nan = by_flag[PARAMETERS["nan_policy"].flag]
     assert nan.option_strings == ["--nan-policy"]
     assert tuple(nan.choices) == ("raise", "drop") and nan.default == PARAMETERS["nan_policy"].default == "raise"
     assert PARAMETERS["nan_policy"].help in nan.help

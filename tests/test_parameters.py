@@ -170,7 +170,7 @@ def test_every_parameter_has_its_api_name_as_a_cli_flag(command):
     from beyondauc.cli.commands import build_parser
 
     sub = build_parser().commands[command]
-    flags = set(sub._option_string_actions)
+    flags = {flag for action in sub.options for flag in action.option_strings}
     for p in PARAMETERS.values():
         if p.name in ("data", "evaluation", "model", "overrides") or (command == "evaluate" and not p.evaluation):
             continue
