@@ -5,7 +5,7 @@ datasets in 3 domains, 23,858 rows, 11 models):
 
 * beyondauc's ``expected_accuracy_grid`` over 5 protocols x 3 methods
   (``indata`` with 100 repeats), accuracy and kappa;
-* the per-fit loop of ``tests/reference_impl.py`` -- one scikit-learn
+* the per-fit loop of ``tests/helpers/reference_impl.py`` -- one scikit-learn
   estimator per cell and per repeat, sklearn's defaults -- for the same grid;
 
 and prints both times, their ratio, and whether the numbers agree.  Then, in
@@ -34,9 +34,10 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent / "tests"))
 
+from reference_impl import reference_expected_accuracy  # noqa: E402
+
 import beyondauc  # noqa: E402
 from _synthetic import true_like  # noqa: E402
-from reference_impl import reference_expected_accuracy  # noqa: E402
 
 
 def _memory_child(n_rows, n_models, n_repeats):

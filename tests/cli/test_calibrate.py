@@ -17,11 +17,10 @@ from beyondauc import (
     expected_accuracy,
     expected_accuracy_grid,
     load_benchmark,
-    load_demo,
     rank_changes,
     rank_table,
 )
-from cli_helpers import check_single_error, run
+from helpers.cli import check_single_error, run
 
 RECORD_KEYS = {"protocol", "method", "dataset", "domain", "model", "auc", "accuracy", "kappa"}
 CELL = re.compile(r"^(\*?)(-?\d+\.\d) \((\d+)\)$")
@@ -75,11 +74,6 @@ def assert_records_match_grid(records, grid, cols=("auc", "accuracy", "kappa", "
         g = got[c].astype(float).to_numpy()
         e = exp[c].astype(float).to_numpy()
         np.testing.assert_allclose(g, e, rtol=1e-13, atol=0, equal_nan=True, err_msg=c)
-
-
-@pytest.fixture(scope="module")
-def demo():
-    return load_demo()
 
 
 @pytest.fixture(scope="module")

@@ -15,7 +15,7 @@ import pytest
 import beyondauc as ba
 from beyondauc.cli import commands as cli
 from beyondauc.evaluation.parameters import PARAMETERS
-from cli_helpers import check_single_error, run
+from helpers.cli import check_single_error, run
 
 READING = ["calibrate", "diagnose", "selective", "evaluate", "report", "demo"]
 DOMAINS = {"a": "news", "b": "news", "c": "chat"}

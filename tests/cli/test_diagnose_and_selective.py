@@ -14,8 +14,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from beyondauc import cohort_diagnostics, load_benchmark, load_demo, selective_answering
-from cli_helpers import check_single_error, run
+from beyondauc import cohort_diagnostics, load_benchmark, selective_answering
+from helpers.cli import check_single_error, run
 
 DIAGNOSE_KEYS = ("bias_robustness", "noise_robustness", "drift", "wasserstein", "auc")
 SELECTIVE_KEYS = ("disca", "a", "b", "n_fluctuations", "aurc", "e_aurc")
@@ -88,11 +88,6 @@ def csv_frame(n=60, seed=0, datasets=("x", "y", "z")):
             "weak": 10.0 * rng.normal(size=k * n) - 3.0 + 4.0 * y,
         }
     )
-
-
-@pytest.fixture(scope="module")
-def demo():
-    return load_demo()
 
 
 @pytest.fixture(scope="module")

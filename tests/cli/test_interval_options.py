@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from beyondauc import cohort_diagnostics, load_demo, selective_answering
-from cli_helpers import check_single_error, run
+from helpers.cli import check_single_error, run
 
 
 def _ok(capsys, argv):

@@ -11,7 +11,7 @@ import pytest
 
 from beyondauc import load_benchmark
 from beyondauc.cli import commands as cli
-from cli_helpers import check_single_error, run
+from helpers.cli import check_single_error, run
 
 LOADING = ["calibrate", "diagnose", "selective", "report", "demo"]
 

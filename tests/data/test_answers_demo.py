@@ -32,7 +32,7 @@ from beyondauc import load_demo
 from beyondauc.data.open import DEMO_ANSWERS, open_benchmark
 from beyondauc.evaluation.pipeline import data_fingerprint
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
+REPO_ROOT = Path(__file__).resolve().parents[2]
 PATH = REPO_ROOT / "toolkit" / "beyondauc" / "datasets" / "answers.csv.gz"
 SCRIPT = REPO_ROOT / "scripts" / "make_answers_demo.py"
 COLUMNS = ["dataset", "domain", "split", "id", "model", "confidence", "correct", "prediction", "label"]

@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 from sklearn.metrics import roc_auc_score
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
+REPO_ROOT = Path(__file__).resolve().parents[2]
 DEMO_PATH = REPO_ROOT / "toolkit" / "beyondauc" / "datasets" / "demo.csv.gz"
 SCRIPT = REPO_ROOT / "scripts" / "make_demo_data.py"
 META_COLUMNS = ["dataset", "domain", "split", "id", "label"]

@@ -17,7 +17,7 @@ import pytest
 import beyondauc as ba
 from beyondauc import load_benchmark
 from beyondauc.data import readers
-from cli_helpers import check_single_error, run
+from helpers.cli import check_single_error, run
 
 #: Fast options of an evaluation for the tests that compute one.
 FAST = ["--n-bootstrap", "0", "--n-repeats", "2", "--noise-repeats", "2", "--n-points", "5", "--jobs", "1"]

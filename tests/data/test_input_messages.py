@@ -16,7 +16,7 @@ import pytest
 
 import beyondauc as ba
 from beyondauc import load_benchmark
-from cli_helpers import check_single_error, run
+from helpers.cli import check_single_error, run
 
 
 def frame(n=20, datasets=("a", "b", "c"), models=("m1", "m2"), seed=0):
@@ -273,7 +273,7 @@ def test_single_dataset_cohorts_default_to_indata():
 
 @pytest.mark.parametrize("name", ["protocol", "selective_protocol", "cohort_protocol"])
 def test_a_domain_protocol_asked_for_without_domains_is_refused_before_the_grid(no_grid, name):
-    """Without domains the grid leaves outdomain and indomain out (tests/test_no_domains.py); asked for by name,
+    """Without domains the grid leaves outdomain and indomain out (tests/evaluation/test_no_domains.py); asked for by name,
     one is an error naming the parameter and the datasets without a domain."""
     with pytest.raises(
         ValueError,

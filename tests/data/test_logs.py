@@ -1,4 +1,4 @@
-"""The LLM harness log readers, on logs the real harnesses wrote (tests/data/logs, made by
+"""The LLM harness log readers, on logs the real harnesses wrote (tests/fixtures/logs, made by
 scripts/make_harness_logs.py): lm-evaluation-harness 0.4 (``dummy`` model, ``--log_samples``) and
 Inspect AI (``mockllm`` with token log-probs) ran here offline; HELM cannot, so its run folder is
 written as HELM's runner writes it: ``json.dumps(list(map(asdict_without_nones, per_instance_stats)),
@@ -26,9 +26,9 @@ from sklearn.metrics import roc_auc_score
 
 import beyondauc as ba
 from beyondauc.data.logs import READERS, find_logs, read_logs, safezip
-from cli_helpers import check_single_error
+from helpers.cli import check_single_error
 
-LOGS = Path(__file__).parent / "data" / "logs"
+LOGS = Path(__file__).resolve().parents[1] / "fixtures" / "logs"
 LM_EVAL, INSPECT, HELM = LOGS / "lm_eval", LOGS / "inspect", LOGS / "helm"
 
 

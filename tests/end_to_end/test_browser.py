@@ -25,7 +25,7 @@ import pytest
 
 from beyondauc import load_demo
 from beyondauc.report import run_report, safe_name
-from browser_helpers import CHROMIUM, CHROMIUM_ARGS, TIMEOUT_MS, require_browser
+from helpers.browser import CHROMIUM, CHROMIUM_ARGS, TIMEOUT_MS, require_browser
 
 HOSTILE = "<script>alert(1)</script>"
 MODELS = ("svm", "knn")

@@ -5,10 +5,10 @@ The build is the command the README gives (``sphinx-build -W -b html docs ...``,
 printed. It runs the gallery's demo report unless ``docs/_build/.beyondauc-gallery`` holds
 one for the same state of the sources. The doctests of the docstrings shown in the API
 reference run through pytest's ``--doctest-modules``, not here; the Python blocks of the
-pages run in ``tests/test_readme.py``.
+pages run in ``tests/end_to_end/test_readme.py``.
 
 The browser part opens the built site from ``file://`` in Debian's headless ``chromium``
-through Playwright (launched as ``tests/test_browser.py`` does), searches for DiSCA and
+through Playwright (launched as ``tests/end_to_end/test_browser.py`` does), searches for DiSCA and
 expects results, and no request leaving the site. ``BEYONDAUC_SKIP_BROWSER=1`` skips it.
 """
 
@@ -26,9 +26,9 @@ from pathlib import Path
 import pytest
 
 import beyondauc
-from browser_helpers import CHROMIUM, CHROMIUM_ARGS, TIMEOUT_MS, require_browser
+from helpers.browser import CHROMIUM, CHROMIUM_ARGS, TIMEOUT_MS, require_browser
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
 LAYERS = ("utils", "data", "metrics", "evaluation", "plots", "report", "cli")
 BUILD_TIMEOUT_S = 900

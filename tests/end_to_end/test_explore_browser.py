@@ -3,7 +3,7 @@
 The test starts its own JupyterLab (a free port, no token, a temporary root
 holding a copy of ``notebooks/explore.ipynb``, every Jupyter folder inside the
 test's temporary folder), opens the notebook in Debian's ``chromium`` through
-Playwright (as tests/test_browser.py does), runs all cells from the *Run* menu,
+Playwright (as tests/end_to_end/test_browser.py does), runs all cells from the *Run* menu,
 and waits for the widgets to render: the standard ipywidgets front end that
 JupyterLab ships, no front-end build of ours. It then picks another model in
 the *Model* dropdown and sees the verdict and the figure change.
@@ -22,8 +22,8 @@ import nbformat
 import pytest
 
 import beyondauc as ba
-from browser_helpers import CHROMIUM, CHROMIUM_ARGS, require_browser
-from jupyterlab_helpers import RUN_TIMEOUT_MS, dropdown, jupyterlab, run_all_cells
+from helpers.browser import CHROMIUM, CHROMIUM_ARGS, require_browser
+from helpers.jupyterlab import RUN_TIMEOUT_MS, dropdown, jupyterlab, run_all_cells
 
 NOTEBOOK = Path(ba.__path__[0]) / "notebooks" / "explore.ipynb"
 OVERRIDES = {"models": ["svm", "knn", "logreg"], "datasets": ["wine", "diabetes"], "n_repeats": 2, "n_bootstrap": 0}

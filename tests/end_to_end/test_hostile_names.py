@@ -7,7 +7,7 @@ refused at load time with a one-line error naming the column. Names are inert:
 renaming models, datasets and domains changes no number, and hostile
 neighbours change no other model's numbers.
 
-The real report run (notebooks, HTML and PDF) is in ``test_hostile_names_report.py``.
+The real report run (notebooks, HTML and PDF) is in ``tests/end_to_end/test_hostile_names_report.py``.
 """
 
 from __future__ import annotations
@@ -64,8 +64,8 @@ from beyondauc.plots import (
     ToleranceDisplay,
     WassersteinDisplay,
 )
-from cli_helpers import run
-from hostile_names import (
+from helpers.cli import run
+from helpers.hostile_names import (
     LONG,
     NAMES,
     NORMALISATION,
@@ -76,7 +76,7 @@ from hostile_names import (
     rename_values,
     renamed,
 )
-from report_helpers import parse_html
+from helpers.report import parse_html
 
 
 @pytest.fixture(autouse=True)

@@ -1,6 +1,6 @@
 """Hostile model, dataset and domain names through a real report: notebooks, HTML and PDF.
 
-The report part of ``test_hostile_names.py`` (its own file, so that the suite's two workers run it beside
+The report part of ``tests/end_to_end/test_hostile_names.py`` (its own file, so that the suite's two workers run it beside
 the rest): one real report run (``report`` fixture, module scope: four models, two datasets of 100 rows, PDF).
 Every name is shown verbatim, renaming changes no number, the PDF prints the name.
 """
@@ -15,7 +15,7 @@ import pandas as pd
 import pytest
 
 from beyondauc import leaderboard, open_benchmark, run_report
-from hostile_names import (
+from helpers.hostile_names import (
     LONG,
     REPORT_DATASETS,
     REPORT_DOMAINS,
@@ -25,7 +25,7 @@ from hostile_names import (
     rename_values,
     renamed,
 )
-from report_helpers import parse_html
+from helpers.report import parse_html
 
 # -- a real report ----------------------------------------------------------------------------------
 

@@ -32,7 +32,7 @@ from beyondauc.report import markdown_text
 
 NOTEBOOKS = Path(beyondauc.__file__).resolve().parent / "notebooks"
 NAMES = ["summary", "auc_vs_accuracy", "test_auroc", "selective_answering", "overview"]
-INTERACTIVE = ["explore"]  # not a report notebook: tests/test_explore.py runs it
+INTERACTIVE = ["explore"]  # not a report notebook: tests/plots/test_explore.py runs it
 PER_MODEL = ["summary", "auc_vs_accuracy", "test_auroc", "selective_answering"]
 # every notebook declares the same few names: `evaluation`, `data` and `overrides` (every evaluation parameter,
 # as a dict), `model` in the per-model ones; then its own view options

@@ -25,11 +25,11 @@ import nbformat
 import numpy as np
 import pytest
 
-from report_helpers import CLI_WITH_NOTEBOOKS, demo_frame, parse_html, tiny_notebooks
+from helpers.report import CLI_WITH_NOTEBOOKS, demo_frame, parse_html, tiny_notebooks
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/environ").is_file(), reason="walks Linux's /proc")
 
-REPO_NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
+REPO_NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
 MARKER = "BEYONDAUC_TEST_RUN"
 MODELS = ("logreg", "svm")
 #: Evaluation parameters that make the evaluation take about two seconds.

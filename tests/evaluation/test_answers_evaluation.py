@@ -15,37 +15,9 @@ import pytest
 from sklearn.metrics import roc_auc_score
 
 import beyondauc as ba
-from beyondauc.data.benchmark import Benchmark
+from helpers.benchmarks import answers_benchmark
 
 FAST = dict(n_bootstrap=40, noise_repeats=2, n_repeats=5)
-
-
-def answers_benchmark(
-    n=240, models=("sharp", "coin", "tied"), datasets=("d1", "d2", "d3"), seed=0, domains=("x", "x", "y"), copies=()
-):
-    """Answers with a known structure: 'sharp' is right as often as it is confident, 'coin' half the time,
-    'tied' has confidences rounded to one decimal; ``copies`` adds exact copies of the first model."""
-    rng = np.random.default_rng(seed)
-    frame = pd.DataFrame(
-        {
-            "dataset": np.repeat(datasets, n),
-            "domain": np.repeat(domains, n),
-            "split": np.tile(np.where(np.arange(n) < n // 2, "val", "test"), len(datasets)),
-            "id": np.tile(np.arange(n), len(datasets)),
-        }
-    )
-    conf, correct = {}, {}
-    for m in models:
-        q = rng.uniform(0.34, 1.0, len(frame))
-        q = np.round(q, 1) if m == "tied" else q
-        conf[m] = q
-        correct[m] = rng.uniform(size=len(frame)) < (0.5 if m == "coin" else q)
-    for c in copies:
-        conf[c], correct[c] = conf[models[0]], correct[models[0]]
-    names = (*models, *copies)
-    frame = pd.concat([frame, pd.DataFrame({m: conf[m] for m in names})], axis=1)
-    C = np.column_stack([correct[m] for m in names]).astype(np.int8)
-    return Benchmark(frame, names, tuple(datasets), dict(zip(datasets, domains)), "<answers>", "answers", C)
 
 
 @pytest.fixture(scope="module")

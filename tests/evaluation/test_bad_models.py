@@ -24,7 +24,7 @@ import pytest
 import beyondauc as ba
 from beyondauc.metrics.diagnostics.benchmark import undefined_reasons
 from beyondauc.metrics.selective.benchmark import MAX_TIE_SHARE, MIN_CONFIDENCES, confidence_ties
-from report_helpers import parse_html
+from helpers.report import parse_html
 
 DATASETS = ["wine", "diabetes", "iris_virginica", "breast_cancer"]
 MODELS = ["svm", "logreg", "knn"]

@@ -26,7 +26,7 @@ import pytest
 
 import beyondauc as ba
 import beyondauc.metrics.calibration.grid_chunks as grid_chunks
-from report_helpers import NOTEBOOKS, parse_html
+from helpers.report import NOTEBOOKS, parse_html
 
 distributed = pytest.importorskip("distributed")
 

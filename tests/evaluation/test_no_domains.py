@@ -17,7 +17,7 @@ import pytest
 
 import beyondauc as ba
 from beyondauc.metrics.calibration.protocols import DOMAIN_PROTOCOLS, left_out_protocols
-from cli_helpers import check_single_error, run
+from helpers.cli import check_single_error, run
 
 FAST = {"n_bootstrap": 0, "n_repeats": 2, "noise_repeats": 2, "n_points": 5}
 DOMAINS = {"a": "news", "b": "news", "c": "chat"}

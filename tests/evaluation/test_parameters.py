@@ -161,7 +161,7 @@ def test_evaluation_parameters_are_the_keywords_evaluate_checks():
 def test_notebooks_readme_table_is_the_parameter_table():
     from beyondauc.evaluation.parameters import parameters_markdown
 
-    readme = (Path(__file__).resolve().parents[1] / "notebooks" / "README.md").read_text(encoding="utf-8")
+    readme = (Path(__file__).resolve().parents[2] / "notebooks" / "README.md").read_text(encoding="utf-8")
     assert parameters_markdown() in readme
 
 

@@ -27,7 +27,7 @@ from beyondauc import ScoreCalibrator, expected_accuracy_grid, load_benchmark
 from beyondauc.metrics.core.fitting import class_weighted
 from beyondauc.metrics.core.kernel import grid_counts
 from beyondauc.metrics.uncertainty.replicates import calibrated_rows
-from reference_impl import ScaleFreeStump, standardized_logistic
+from helpers.reference_impl import ScaleFreeStump, standardized_logistic
 
 MODEL = "logreg"
 TRANSFORMS = {"x1e300": (1e300, 0.0), "x1e-300": (1e-300, 0.0), "3.7s-12": (3.7, -12.0)}

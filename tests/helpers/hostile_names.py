@@ -1,4 +1,4 @@
-"""A corpus of hostile names for models, datasets and domains (see ``test_hostile_names.py``).
+"""A corpus of hostile names for models, datasets and domains (see ``tests/end_to_end/test_hostile_names.py``).
 
 ``ACCEPTED`` names must go through every step (load, analyses, figures, CLI
 tables, notebooks, HTML, PDF) and show verbatim; ``REFUSED`` names and the

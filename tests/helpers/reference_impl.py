@@ -102,7 +102,7 @@ def fit_predict(method, s_cal, y_cal, s_eval, *, class_weight=None, logistic_tol
     return ScaleFreeStump(class_weight).fit(s_cal[:, None], y_cal).predict(s_eval[:, None])
 
 
-def _scores(y, pred):
+def accuracy_and_kappa(y, pred):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         return accuracy_score(y, pred), cohen_kappa_score(y, pred)
@@ -151,7 +151,7 @@ def reference_expected_accuracy(
                         logistic_tol=logistic_tol,
                         reference=reference,
                     )
-                    a, k = _scores(yd[test], pred)
+                    a, k = accuracy_and_kappa(yd[test], pred)
                     accs.append(a)
                     kappas.append(k)
                 kappas = np.array(kappas, dtype=float)
@@ -174,6 +174,6 @@ def reference_expected_accuracy(
             pred = fit_predict(
                 method, s[cal], y[cal], s[ev], class_weight=class_weight, logistic_tol=logistic_tol, reference=reference
             )
-            a, k = _scores(y[ev], pred)
+            a, k = accuracy_and_kappa(y[ev], pred)
             rows.append(dict(dataset=d, model=m, auc=auc, accuracy=float(a), kappa=float(k)))
     return pd.DataFrame(rows)

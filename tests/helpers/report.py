@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import json
 import shutil
 from html.parser import HTMLParser
 from pathlib import Path
@@ -17,6 +18,7 @@ import nbformat
 import pytest
 
 from beyondauc import load_demo
+from beyondauc.utils.output import MANIFEST
 
 #: Model names that try to break out of HTML, of the report folder, or of ASCII.
 HOSTILE = ("<script>alert(1)</script>", "../x", "a/b", "modèle 1")
@@ -45,6 +47,11 @@ def hostile_frame():
 
 def broken_frame():
     return demo_frame({"svm": BROKEN, "logreg": HEALTHY})
+
+
+def manifest_files(out):
+    """The files a report or evaluation folder's manifest lists."""
+    return json.loads((Path(out) / MANIFEST).read_text())["files"]
 
 
 def sha256_file(path):

@@ -1,7 +1,7 @@
 """Tests of :mod:`beyondauc.plots.given_confidence`: what is drawn is what the metric functions compute.
 
 The reliability diagram's points and band against :func:`reliability_band`
-(itself checked against the Wilson formula in ``test_given_confidence.py``),
+(itself checked against the Wilson formula in ``tests/metrics/selective/test_given_confidence.py``),
 its legend against :func:`expected_calibration_error` with the same bins and
 :func:`smooth_ece`; the rejection curve's three lines against
 :func:`rejection_curve`, its legend against :func:`prediction_rejection_ratio`.

@@ -10,8 +10,8 @@ import re
 
 import pytest
 
-from cli_helpers import run
-from report_helpers import DATASETS, parse_html, spy_run_report
+from helpers.cli import run
+from helpers.report import DATASETS, parse_html, spy_run_report
 
 MODELS = ("svm", "single_feature")
 

@@ -13,7 +13,7 @@ import pytest
 from matplotlib.figure import Figure
 
 from beyondauc.report import notebook as _notebook
-from report_helpers import parse_html
+from helpers.report import parse_html
 
 TEMPLATES = Path(_notebook.__file__).resolve().parent.parent / "templates"
 ALT = 'ROC of <script>alert(1)</script> & "quotes"'

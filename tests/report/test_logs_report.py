@@ -1,6 +1,6 @@
 """End to end: ``beyondauc report FOLDER`` on harness logs, no argument but where to write.
 
-The folders are the logs the real harnesses wrote (tests/data/logs, see test_logs.py): lm-evaluation-harness
+The folders are the logs the real harnesses wrote (tests/fixtures/logs, see tests/data/test_logs.py): lm-evaluation-harness
 runs of two models on two tasks, and a HELM run folder (one model, one task: the defaults fall back to what
 one dataset allows).
 """
@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from cli_helpers import run
+from helpers.cli import run
 
-LOGS = Path(__file__).parent / "data" / "logs"
+LOGS = Path(__file__).resolve().parents[1] / "fixtures" / "logs"
 
 
 @pytest.mark.parametrize("folder, models", [("lm_eval", ["dummy-a", "dummy-b"]), ("helm", ["openai_gpt2"])])
@@ -39,7 +39,7 @@ def test_the_llm_demo_script_rewrites_the_shipped_folder_byte_for_byte(tmp_path)
 
     from beyondauc.data.logs import llm_demo
 
-    root = Path(__file__).resolve().parents[1]
+    root = Path(__file__).resolve().parents[2]
     subprocess.run(
         [sys.executable, str(root / "scripts" / "make_llm_demo.py"), "--out", str(tmp_path / "llm")],
         check=True,

@@ -19,7 +19,7 @@ import re
 import pytest
 
 import beyondauc as ba
-from report_helpers import appendix_starts, parse_html, pdf_layout, summary_pages_and_thin_pages
+from helpers.report import appendix_starts, parse_html, pdf_layout, summary_pages_and_thin_pages
 
 pytest.importorskip("weasyprint")
 pdfium = pytest.importorskip("pypdfium2")

@@ -18,9 +18,9 @@ from pathlib import Path
 import pytest
 
 import beyondauc as ba
-from report_helpers import tiny_notebooks
+from helpers.report import tiny_notebooks
 
-REPO_NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
+REPO_NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
 MODELS = ["svm", "naive_bayes", "mlp"]
 DATASETS = ["wine", "diabetes", "digits_3v8"]
 PARAMETERS = {

@@ -20,7 +20,6 @@ from __future__ import annotations
 import base64
 import datetime as dt
 import functools
-import json
 import math
 import os
 import re
@@ -54,8 +53,8 @@ from beyondauc.report import (
 from beyondauc.report import runner as report
 from beyondauc.report.render import render_html
 from beyondauc.utils.output import MANIFEST, ReportFolder, atomic_write
-from cli_helpers import check_single_error, run
-from report_helpers import (
+from helpers.cli import check_single_error, run
+from helpers.report import (
     ANALYSES,
     BOOM,
     BROKEN,
@@ -68,6 +67,7 @@ from report_helpers import (
     SCRIPT,
     broken_frame,
     hostile_frame,
+    manifest_files,
     notebooks_with_failure,
     parse_html,
     sha256_file,
@@ -76,7 +76,7 @@ from report_helpers import (
     tiny_notebooks,
 )
 
-REPO_NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
+REPO_NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
 
 
 @functools.cache
@@ -381,10 +381,6 @@ def write_report(out, files):
         folder.commit()
 
 
-def manifest_files(out):
-    return json.loads((Path(out) / MANIFEST).read_text())["files"]
-
-
 FIRST = {
     "index.html": "1",
     "models/bert/report.html": "bert 1",
@@ -499,7 +495,7 @@ def test_report_folder_second_run_fails_while_the_first_holds_it(tmp_path, small
 
 
 # What a killed run leaves (a staging folder inside `out`, before or after its commit point) and how the next
-# run finishes it: tests/test_output_safety.py.
+# run finishes it: tests/utils/test_output.py.
 
 
 # -- bad input --------------------------------------------------------------------

@@ -12,7 +12,7 @@ import pytest
 import beyondauc as ba
 from beyondauc.report import ModelReport, NotebookRun, ReportResult
 from beyondauc.utils.html import fmt
-from report_helpers import parse_html
+from helpers.report import parse_html
 
 HOSTILE = "<script>alert(1)</script>"
 HOSTILE_DATASET = '<img src=x onerror="alert(2)">'

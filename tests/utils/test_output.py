@@ -34,10 +34,10 @@ from beyondauc.evaluation.container import SCHEMA_VERSION, evaluation_folder
 from beyondauc.report import safe_name
 from beyondauc.utils import output as _output
 from beyondauc.utils.output import MANIFEST, OutputFolder, ReportFolder, UnsafeManifestError
-from cli_helpers import check_single_error
-from report_helpers import BROKEN, CLI_WITH_NOTEBOOKS, HEALTHY, broken_frame, tiny_notebooks
+from helpers.cli import check_single_error
+from helpers.report import BROKEN, CLI_WITH_NOTEBOOKS, HEALTHY, broken_frame, manifest_files, tiny_notebooks
 
-REPO_NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
+REPO_NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
 #: ``beyondauc evaluate`` on two datasets and one model, with cheap parameters: about a second.
 CHEAP = [
     "--datasets",
@@ -111,10 +111,6 @@ def write_report(out, files, **kwargs):
             (folder.staging / rel).parent.mkdir(parents=True, exist_ok=True)
             (folder.staging / rel).write_text(text)
         folder.commit()
-
-
-def manifest_files(out):
-    return json.loads((Path(out) / MANIFEST).read_text())["files"]
 
 
 def report_manifest(listed, **fields):

@@ -20,7 +20,7 @@ import pandas as pd
 import pytest
 
 import beyondauc as ba
-from report_helpers import tiny_notebooks
+from helpers.report import tiny_notebooks
 
 PACKAGE_ROOT = Path(ba.__file__).resolve().parents[1]
 
@@ -148,7 +148,7 @@ print(json.dumps({{"ok": result.ok, "summary": result.summary()}}))
 
 
 def test_run_report_in_a_script_without_guard_writes_the_report(tmp_path):
-    notebooks = tiny_notebooks(Path(__file__).resolve().parents[1] / "notebooks", tmp_path / "notebooks")
+    notebooks = tiny_notebooks(Path(__file__).resolve().parents[2] / "notebooks", tmp_path / "notebooks")
     proc, runs = run_script(script(tmp_path, REPORT.format(notebooks=str(notebooks)), guard=False))
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout.strip().splitlines()[-1])

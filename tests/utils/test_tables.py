@@ -3,7 +3,7 @@
 Every table of the reports goes through ``readable_table``; these tests hold it to what a reader
 needs (issue 24): integer ranks and rank intervals clipped to the models, words for booleans,
 titled columns, every cell shown (no ``...``), and tables split into parts that fit a window.
-Real widths in a browser are checked by ``test_browser.py``; here, the content.
+Real widths in a browser are checked by ``tests/end_to_end/test_browser.py``; here, the content.
 """
 
 from __future__ import annotations

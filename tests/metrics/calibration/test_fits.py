@@ -29,7 +29,7 @@ from beyondauc.metrics.calibration import fits as calibration_fits
 from beyondauc.metrics.calibration import grid as calibration
 from beyondauc.metrics.calibration.fits import logistic_rows, logistic_starts
 from beyondauc.metrics.calibration.reliability import grid_and_calibration_errors
-from test_reliability import small_bench
+from helpers.benchmarks import small_bench
 
 
 def bench_of(seed=0):

@@ -1,7 +1,7 @@
 """Tests of :mod:`beyondauc.metrics.calibration.grid`: expected accuracy and ScoreCalibrator.
 
 The fast implementation (scores sorted once, vectorised fits on the distinct
-scores) is checked against ``tests/reference_impl.py``, which fits one
+scores) is checked against ``tests/helpers/reference_impl.py``, which fits one
 scikit-learn estimator per cell.
 
 The default calibrators are scale-free: logistic is
@@ -66,7 +66,7 @@ from beyondauc import (
     expected_accuracy_grid,
     load_benchmark,
 )
-from reference_impl import ScaleFreeStump, fit_predict, reference_expected_accuracy, standardized_logistic
+from helpers.reference_impl import ScaleFreeStump, fit_predict, reference_expected_accuracy, standardized_logistic
 
 N_REPEATS = 5  # indata repeats in the reference comparisons (the reference refits every repeat)
 CLASS_WEIGHTS = (None, "balanced")
@@ -199,7 +199,7 @@ BENCHES = {
 
 
 def load_quiet(df, domains=None, **kw):
-    """load_benchmark without its single-class UserWarning (tested in test_data.py)."""
+    """load_benchmark without its single-class UserWarning (tested in tests/data/test_benchmark.py)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
         return load_benchmark(df, domains=domains, **kw)

@@ -2,19 +2,15 @@
 
 The vectorised replicates are checked cell for cell against a straightforward
 loop: the same replicate's rows materialised with ``np.repeat``, one
-scikit-learn estimator refitted per cell (``tests/reference_impl.py``).
+scikit-learn estimator refitted per cell (``tests/helpers/reference_impl.py``).
 """
 
 from __future__ import annotations
 
-import sys
-import warnings
-from pathlib import Path
-
 import numpy as np
 import pandas as pd
 import pytest
-from sklearn.metrics import accuracy_score, cohen_kappa_score, roc_auc_score
+from sklearn.metrics import roc_auc_score
 from sklearn.model_selection import ShuffleSplit
 
 import beyondauc.metrics.calibration.grid_bootstrap as gb
@@ -28,38 +24,9 @@ from beyondauc import (
     rank_changes,
 )
 from beyondauc.metrics.uncertainty.bootstrap import bootstrap_counts, strata_of
-
-sys.path.insert(0, str(Path(__file__).parent))
-from reference_impl import fit_predict  # noqa: E402
-
-DOMAINS = {"a": "x", "b": "x", "c": "y", "d": "y"}
-
-
-def small_frame(seed=0, sizes=(40, 55, 35, 30)):
-    rng = np.random.default_rng(seed)
-    parts = []
-    for d, n in zip("abcd", sizes):
-        y = (rng.random(n) < 0.5).astype(int)
-        y[:2] = [0, 1]
-        shift = rng.normal(0, 0.5)
-        parts.append(
-            pd.DataFrame(
-                {
-                    "dataset": d,
-                    "label": y,
-                    "cont": rng.normal(size=n) + 1.2 * y + shift,
-                    "tied": np.round(rng.normal(size=n) + 0.8 * y + shift, 1),
-                    "prob": 1 / (1 + np.exp(-(rng.normal(size=n) + 1.5 * y))),
-                }
-            )
-        )
-    return pd.concat(parts, ignore_index=True)
-
-
-def _ref_scores(y, pred):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return accuracy_score(y, pred), cohen_kappa_score(y, pred)
+from helpers.benchmarks import DOMAINS, small_frame
+from helpers.reference_impl import accuracy_and_kappa as _ref_scores
+from helpers.reference_impl import fit_predict
 
 
 def reference_replicate(df, counts, protocol, method, model, n_repeats, seed):

@@ -9,9 +9,7 @@
 
 from __future__ import annotations
 
-import sys
 from gc import collect as gc_collect
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -23,10 +21,7 @@ import beyondauc.metrics.calibration.grid_chunks as gc
 from beyondauc import bootstrap_grid, load_benchmark
 from beyondauc.metrics.calibration.grid_chunks import bootstrap_grid_chunk, join_grid_chunks, replicate_ranges
 from beyondauc.metrics.uncertainty.bootstrap import BLOCK
-
-sys.path.insert(0, str(Path(__file__).parent))
-from test_answers import answers_benchmark  # noqa: E402
-from test_grid_bootstrap import DOMAINS, small_frame  # noqa: E402
+from helpers.benchmarks import DOMAINS, answers_benchmark, small_frame
 
 KW = dict(protocols=["xdomain", "indata", "outdata"], methods=["logistic", "stump"], n_repeats=4, random_state=3)
 

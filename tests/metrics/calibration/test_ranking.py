@@ -22,7 +22,6 @@ from beyondauc import (
     expected_accuracy_grid,
     kendall_tau,
     load_benchmark,
-    load_demo,
     rank_changes,
     rank_table,
     score_histograms,
@@ -76,11 +75,6 @@ HAND_AUC_RANKS = {
     # means: A 2.4375/3 = .8125, B 2.125/3, C 2.5625/3, D 2.1875/3
     "mean": {"A": 2, "B": 4, "C": 1, "D": 3},
 }
-
-
-@pytest.fixture(scope="module")
-def demo():
-    return load_demo()
 
 
 @pytest.fixture(scope="module")

@@ -21,7 +21,6 @@ import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
-from scipy.special import expit  # noqa: E402
 from sklearn.calibration import calibration_curve  # noqa: E402
 from sklearn.model_selection import ShuffleSplit  # noqa: E402
 from threadpoolctl import threadpool_limits  # noqa: E402
@@ -34,10 +33,10 @@ from beyondauc import (  # noqa: E402
     UndefinedMetricWarning,
     calibration_error_table,
     expected_calibration_error,
-    load_benchmark,
     reliability_bins,
 )
 from beyondauc.plots import ReliabilityDisplay  # noqa: E402
+from helpers.benchmarks import small_bench  # noqa: E402
 
 
 @pytest.fixture(autouse=True, scope="module")
@@ -130,31 +129,6 @@ def test_ece_bad_input(kw, match):
 
 
 # -- calibration_error_table against ScoreCalibrator per cell ----------------------------------
-
-
-def small_bench(seed=0):
-    rng = np.random.default_rng(seed)
-    parts = []
-    for i, (d, n, rate) in enumerate([("a", 90, 0.5), ("b", 60, 0.3), ("c", 120, 0.6), ("lone", 40, 0.45)]):
-        y = (rng.random(n) < rate).astype(int)
-        z = (0.8 + 0.3 * i) * (2 * y - 1) + rng.normal(size=n) + 0.4 * i
-        parts.append(
-            pd.DataFrame(
-                {
-                    "dataset": d,
-                    "label": y,
-                    "prob": expit(z),
-                    "logit": 2 * z - 1,
-                    "tied": np.round(z),
-                    "big": 1e4 + 300 * z,
-                }
-            )
-        )
-    df = pd.concat(parts, ignore_index=True)
-    domains = {"a": "x", "b": "x", "c": "y", "lone": "z"}
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UserWarning)
-        return df, domains, load_benchmark(df, domains=domains)
 
 
 N_REPEATS = 4

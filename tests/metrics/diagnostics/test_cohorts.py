@@ -11,7 +11,7 @@ of the diagnostics user guide, with no package internals:
 * noise robustness with ``noise_method="monte_carlo"``: a Monte Carlo
   estimate with its own generator (the package's draws are internal, so only
   seeding, ordering and convergence can be compared); the exact default is
-  tested against the brute-force pair sum in test_noise_exact.py;
+  tested against the brute-force pair sum in tests/metrics/diagnostics/test_noise_exact.py;
 * drift: a Python loop over the merged distinct scores, and a dense grid;
 * Wasserstein: ``scipy.stats.wasserstein_distance`` (p = 1) and the empirical
   quantile functions on exact rational breakpoints (any p).

@@ -20,7 +20,7 @@ from scipy.stats import wasserstein_distance
 
 from beyondauc import UndefinedMetricWarning, cohort_diagnostics, diagnostics_frame, load_demo, wasserstein_matrix
 from beyondauc.plots import DiagnosticsDashboard, WassersteinDisplay
-from cli_helpers import run
+from helpers.cli import run
 
 
 def figure4_cohorts():

@@ -782,7 +782,7 @@ ARRAY_FUNCS = {
     "nidma": lambda c, k: nidma(c, k, *OOD, computation_score=1.0),
 }
 PROBABILITY_FUNCS = ["grid_curve", "disca", "didma", "nidma"]
-GRADED_FUNCS = ["aurc", "e_aurc"]  # they take a graded quality (tests/test_graded.py checks its values)
+GRADED_FUNCS = ["aurc", "e_aurc"]  # they take a graded quality (test_graded.py, beside this file, checks its values)
 ORDER_FUNCS = [f for f in ARRAY_FUNCS if f not in PROBABILITY_FUNCS]
 
 

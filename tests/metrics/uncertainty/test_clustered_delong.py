@@ -20,7 +20,7 @@ from beyondauc.metrics.uncertainty.clustered_delong import (
     obuchowski_variance,
 )
 from beyondauc.metrics.uncertainty.paired import delong_differences
-from epoch_helpers import epochs_frame
+from helpers.epochs import epochs_frame
 
 
 def _brute(y, s, clusters):

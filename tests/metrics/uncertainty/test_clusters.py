@@ -18,7 +18,7 @@ import beyondauc as ba
 from beyondauc.metrics.uncertainty.bootstrap import bootstrap_counts, percentile_interval
 from beyondauc.metrics.uncertainty.clusters import cluster_counts, clusters_of, item_strata
 from beyondauc.metrics.uncertainty.replicates import bootstrap_replicates
-from epoch_helpers import epochs_frame
+from helpers.epochs import epochs_frame
 
 EPOCHS, ITEMS, B = 5, 100, 1000
 A, BETA = 1.2, 0.8  # the items' chance of a right answer ~ Beta(A, BETA): population accuracy A / (A + BETA)
