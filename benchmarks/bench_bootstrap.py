@@ -45,11 +45,10 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent / "tests"))
 
-from reference_impl import fit_predict  # noqa: E402
-
 import beyondauc  # noqa: E402
 from _synthetic import true_like  # noqa: E402
 from beyondauc.metrics.uncertainty.bootstrap import bootstrap_counts, strata_of  # noqa: E402
+from helpers.reference_impl import fit_predict  # noqa: E402
 
 METHODS = ("logistic", "isotonic", "stump")
 

@@ -34,10 +34,9 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent / "tests"))
 
-from reference_impl import reference_expected_accuracy  # noqa: E402
-
 import beyondauc  # noqa: E402
 from _synthetic import true_like  # noqa: E402
+from helpers.reference_impl import reference_expected_accuracy  # noqa: E402
 
 
 def _memory_child(n_rows, n_models, n_repeats):
