@@ -12,12 +12,13 @@ options of the addopts are then accepted and ignored.
 
 import os
 import sys
+from pathlib import Path
 
 os.environ.setdefault("MPLBACKEND", "Agg")
 # One BLAS/OpenMP thread per process, here and in every process a test starts (report runs, kernels, workers):
 # the suite runs a worker per core already, and the small arrays of the tests gain nothing from threads. Two
 # OpenBLAS threads per worker on two cores spun for most of their CPU time (the scikit-learn reference fits of
-# test_calibration.py took three times the CPU).
+# tests/metrics/calibration/test_grid.py took three times the CPU).
 for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 if "numpy" in sys.modules:  # loaded before this file (a plugin): the environment came too late for it
@@ -56,45 +57,52 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
 #: The longest test files (real reports, notebooks, the docs build, property tests), the longest
 #: first, as measured with ``--durations=0``. They go to the workers first, so that no long file
 #: starts last and the workers end together. A new test file that runs a real report belongs here.
-#: test_input_faults.py makes the session's shared demo run (tests/shared_runs.py, a minute) early, so that
-#: the files that read it later (test_browser.py, test_verdicts.py) find it made instead of waiting for it.
+#: data/test_input_faults.py makes the session's shared demo run (tests/helpers/shared_runs.py, a minute) early, so
+#: that the files that read it later (end_to_end/test_browser.py, evaluation/test_verdicts.py) find it made instead of
+#: waiting for it. Paths are relative to tests/.
 LONG_FILES = (
-    "test_no_survivors.py",
-    "test_report.py",
-    "test_input_faults.py",
-    "test_hostile_names_report.py",
-    "test_calibration.py",
-    "test_docs.py",
-    "test_dask_tasks.py",
-    "test_script_guard.py",
-    "test_answers_report.py",
-    "test_notebooks.py",
-    "test_report_evaluation.py",
-    "test_output_safety.py",
-    "test_pdf.py",
-    "test_readme.py",
-    "test_browser.py",
-    "test_explore_browser.py",
-    "test_hostile_names.py",
-    "test_bad_models.py",
-    "test_input_messages.py",
-    "test_no_domains.py",
-    "test_scale_free.py",
-    "test_plots.py",
-    "test_comparison_report.py",
-    "test_verdicts.py",
-    "test_comparison.py",
-    "test_grid_bootstrap.py",
-    "test_cli.py",
-    "test_demo_data.py",
-    "test_evaluate.py",
+    "end_to_end/test_process_cleanup.py",
+    "report/test_runner.py",
+    "data/test_input_faults.py",
+    "end_to_end/test_hostile_names_report.py",
+    "metrics/calibration/test_grid.py",
+    "end_to_end/test_docs.py",
+    "evaluation/test_dask_tasks.py",
+    "utils/test_script_guard.py",
+    "report/test_answers_report.py",
+    "end_to_end/test_notebooks.py",
+    "report/test_report_evaluation.py",
+    "utils/test_output.py",
+    "report/test_pdf.py",
+    "end_to_end/test_readme.py",
+    "end_to_end/test_browser.py",
+    "end_to_end/test_explore_browser.py",
+    "end_to_end/test_hostile_names.py",
+    "evaluation/test_bad_models.py",
+    "data/test_input_messages.py",
+    "evaluation/test_no_domains.py",
+    "evaluation/test_scale_free.py",
+    "plots/test_displays.py",
+    "report/test_comparison_report.py",
+    "evaluation/test_verdicts.py",
+    "evaluation/test_comparison.py",
+    "metrics/calibration/test_grid_bootstrap.py",
+    "cli/test_calibrate.py",
+    "data/test_demo.py",
+    "evaluation/test_evaluate.py",
 )
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """The long files first, in ``LONG_FILES`` order; every other file after them, as collected."""
     rank = {name: i for i, name in enumerate(LONG_FILES)}
-    items.sort(key=lambda item: rank.get(item.path.name, len(rank)) if item.path.parent.name == "tests" else len(rank))
+    tests = Path(__file__).parent / "tests"
+    items.sort(key=lambda item: rank.get(_under(item.path, tests), len(rank)))
+
+
+def _under(path: Path, folder: Path) -> str | None:
+    """``path`` relative to ``folder`` (``metrics/core/test_kernel.py``), or None outside it (a doctest)."""
+    return path.relative_to(folder).as_posix() if path.is_relative_to(folder) else None
 
 
 @pytest.fixture(autouse=True)

@@ -7,7 +7,7 @@ models; ``_synthetic.true_like``), in one process, side by side:
   ``--n-bootstrap`` replicates and ``--jobs`` processes;
 * the straightforward loop on ``--loop-replicates`` of the *same* replicates:
   rows materialised with ``np.repeat``, one scikit-learn estimator refitted per
-  cell (``tests/reference_impl.py``), accuracy with ``accuracy_score``;
+  cell (``tests/helpers/reference_impl.py``), accuracy with ``accuracy_score``;
 
 and prints seconds per replicate of each and their ratio, over ``--runs``
 runs (median): wall-clock seconds, and CPU seconds (this process and its
@@ -48,7 +48,7 @@ sys.path.insert(0, str(HERE.parent / "tests"))
 import beyondauc  # noqa: E402
 from _synthetic import true_like  # noqa: E402
 from beyondauc.metrics.uncertainty.bootstrap import bootstrap_counts, strata_of  # noqa: E402
-from reference_impl import fit_predict  # noqa: E402
+from helpers.reference_impl import fit_predict  # noqa: E402
 
 METHODS = ("logistic", "isotonic", "stump")
 

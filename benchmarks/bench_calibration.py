@@ -5,7 +5,7 @@ datasets in 3 domains, 23,858 rows, 11 models):
 
 * beyondauc's ``expected_accuracy_grid`` over 5 protocols x 3 methods
   (``indata`` with 100 repeats), accuracy and kappa;
-* the per-fit loop of ``tests/reference_impl.py`` -- one scikit-learn
+* the per-fit loop of ``tests/helpers/reference_impl.py`` -- one scikit-learn
   estimator per cell and per repeat, sklearn's defaults -- for the same grid;
 
 and prints both times, their ratio, and whether the numbers agree.  Then, in
@@ -36,7 +36,7 @@ sys.path.insert(0, str(HERE.parent / "tests"))
 
 import beyondauc  # noqa: E402
 from _synthetic import true_like  # noqa: E402
-from reference_impl import reference_expected_accuracy  # noqa: E402
+from helpers.reference_impl import reference_expected_accuracy  # noqa: E402
 
 
 def _memory_child(n_rows, n_models, n_repeats):

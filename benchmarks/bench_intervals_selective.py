@@ -19,7 +19,8 @@ On a TRUE-sized generated benchmark (``_synthetic.true_like``: 9 datasets,
    functions on repeated rows.
 
 Each timing is the median of ``--runs`` runs.  The numbers of the two ways
-agree to 1e-12 (see ``tests/test_intervals_*.py``).
+agree to 1e-12 (see ``tests/metrics/diagnostics/test_diagnostics_benchmark.py`` and
+``tests/metrics/selective/test_selective_benchmark.py``).
 
 Usage::
 

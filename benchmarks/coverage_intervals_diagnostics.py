@@ -19,7 +19,7 @@ inherits.  (Drift has no sample-size-free truth for
 unbounded scores -- it is normalised by the observed score range -- so it is
 left out.)
 
-``--bca`` runs instead the long version of ``tests/test_interval_coverage.py``
+``--bca`` runs instead the long version of ``tests/metrics/uncertainty/test_interval_coverage.py``
 (its simulations are imported from there, one definition for both): the BCa
 intervals of the drift (scores on a fixed grid of 11 values, so the range is
 fixed and the truth analytic) and of DiSCA (confidences at five levels: a and
@@ -111,11 +111,11 @@ def main(argv=None):
 
 
 def bca_coverage(sims, n_bootstrap):
-    """Coverage of the BCa intervals of drift and DiSCA on the simulations of ``tests/test_interval_coverage.py``."""
+    """Coverage of the BCa intervals of drift and DiSCA on the simulations of ``tests/metrics/uncertainty/test_interval_coverage.py``."""
     import pathlib
     import sys
 
-    sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "tests"))
+    sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "tests" / "metrics" / "uncertainty"))
     import test_interval_coverage as sim
 
     cases = {

@@ -3,7 +3,7 @@
 
 Starts a JupyterLab of its own over a temporary folder holding a copy of
 ``notebooks/explore.ipynb`` (the same server and clicks as
-``tests/test_explore_browser.py``), runs all cells in Chromium (on the whole
+``tests/end_to_end/test_explore_browser.py``), runs all cells in Chromium (on the whole
 demo by default: a minute or two), and saves
 ``docs/images/explore.png`` (the explorer as it opens: the controls, the
 verdict and AUC vs accuracy), ``docs/images/explore_model.png`` (after
@@ -26,10 +26,12 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))  # the JupyterLab server and page helpers the browser test uses
+sys.path.insert(0, str(ROOT / "tests" / "end_to_end"))  # the browser test itself
 
-from browser_helpers import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
-from jupyterlab_helpers import RUN_TIMEOUT_MS, dropdown, jupyterlab, run_all_cells  # noqa: E402
 from test_explore_browser import FIGURE, NOTEBOOK, VERDICT, notebook_with  # noqa: E402
+
+from helpers.browser import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
+from helpers.jupyterlab import RUN_TIMEOUT_MS, dropdown, jupyterlab, run_all_cells  # noqa: E402
 
 APP = ".jp-OutputArea-output .widget-vbox"  # the explorer: its outermost box
 

@@ -3,7 +3,7 @@
 Run it with a Python that has the harnesses (kept out of beyondauc's own dependencies), e.g.::
 
     python3 -m venv /tmp/harness-venv && /tmp/harness-venv/bin/pip install lm-eval inspect-ai
-    /tmp/harness-venv/bin/python scripts/make_harness_logs.py tests/data/logs
+    /tmp/harness-venv/bin/python scripts/make_harness_logs.py tests/fixtures/logs
 
 It writes, under the folder given (replaced only where this script wrote before: ``lm_eval``,
 ``inspect``, ``helm``):
@@ -264,4 +264,4 @@ def main(folder: str) -> None:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1] if len(sys.argv) > 1 else "tests/data/logs")
+    main(sys.argv[1] if len(sys.argv) > 1 else "tests/fixtures/logs")

@@ -1,4 +1,4 @@
-"""Fixtures of the test files: the runs shared by several files (see ``shared_runs``).
+"""Fixtures of the test files: the runs shared by several files (see ``helpers.shared_runs``), the demo benchmark.
 
 The set-up shared with the doctests (figures, threads, Hypothesis, the order of the long files) is
 the repository's root ``conftest.py``.
@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from shared_runs import SharedRun, demo_argv, shared_run
+from beyondauc import load_demo
+from helpers.shared_runs import SharedRun, demo_argv, shared_run
 
 
 @pytest.fixture(scope="session")
@@ -23,3 +24,9 @@ def demo_run(tmp_path_factory: pytest.TempPathFactory):
     run.check_unchanged()
     yield run
     run.check_unchanged()
+
+
+@pytest.fixture(scope="module")
+def demo():
+    """The embedded demo benchmark, loaded once per test file."""
+    return load_demo()

@@ -11,7 +11,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from shared_runs import shared_run
+from helpers.shared_runs import shared_run
 
 #: Appends a line to the counter file (argv[1]), writes a file into the output folder (argv[2]) after a pause
 #: long enough for the other callers to arrive, prints, and exits with argv[3].
