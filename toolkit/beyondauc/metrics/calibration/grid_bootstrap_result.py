@@ -62,7 +62,7 @@ def nanmean_quiet(a, axis):
 
 @dataclass(frozen=True)
 class GridBootstrap:
-    """Bootstrap replicates of an expected-accuracy grid (see :func:`bootstrap_grid`).
+    """Bootstrap replicates of an expected-accuracy grid (see :func:`~beyondauc.bootstrap_grid`).
 
     Attributes
     ----------
