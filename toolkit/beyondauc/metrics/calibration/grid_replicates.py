@@ -55,7 +55,7 @@ from .replicate_fits import (
 )
 from .xdomain_fast_path import XGrid, xdomain_ok, xdomain_scores
 
-__all__ = ["BOOTSTRAP_REPEATS", "VALUES", "BootContext", "ModelBoot", "ReplicateCounts"]
+__all__ = ["BOOTSTRAP_REPEATS", "VALUES", "BootContext", "ModelBoot", "ReplicateCounts", "SplitsSetup"]
 
 VALUES = ("auc", *SCORES)  # the replicate array's last axis
 BOOTSTRAP_REPEATS = 10  # indata splits per replicate (at most n_repeats)
@@ -74,6 +74,24 @@ class BootContext:
     boot_seed: object
     cells: int | None = None  # the replicates' cells per dataset and class (None: every distinct score)
     clusters: np.ndarray | None = None  # each example's item when items repeat (cluster bootstrap), else None
+
+
+@dataclass(frozen=True)
+class SplitsSetup:
+    """One dataset's ``indata`` set-up for the replicates: its rows ``lo:hi``, its grid ``xd`` (``md`` values),
+    the evaluation side of each of its ``R`` splits and all its rows as sparse 0/1 (positives, negatives)
+    matrices from examples to grid columns (``ev``: split r's columns at ``r * md``), and the logistic fits'
+    conditioning ``std`` and warm start ``init`` (None without logistic)."""
+
+    lo: int
+    hi: int
+    xd: np.ndarray
+    R: int
+    md: int
+    ev: list
+    full: list
+    std: tuple
+    init: tuple | None
 
 
 class ReplicateCounts:
@@ -197,7 +215,7 @@ class ModelBoot:
         if "logistic" in self.methods:
             wp, wn = class_weighted(fp[None], fn[None], self.class_weight)
             init_d = logistic_params(xd, wp, wn, standardize=std_d, counts=(fp + fn)[None])
-        return dict(lo=lo, hi=hi, xd=xd, R=R, md=md, ev=ev_ind, full=full_ind, std=std_d, init=init_d, n_test=n_test)
+        return SplitsSetup(lo=lo, hi=hi, xd=xd, R=R, md=md, ev=ev_ind, full=full_ind, std=std_d, init=init_d)
 
     def run(self, W):
         """Replicate values of every cell for the replicates ``W`` (:class:`ReplicateCounts`).
@@ -256,23 +274,21 @@ class ModelBoot:
         """Fill ``out`` (methods, B, scores): one dataset's ``indata`` scores, its random splits read per example."""
         W_ex = W.examples()  # drawn once by :meth:`run`
         M, S = len(self.methods), len(SCORES)
-        R, md = d["R"], d["md"]
+        R, md = d.R, d.md
         per_d = max(1, _CELLS // max(1, R * md))
         for c0 in range(0, len(W), per_d):
-            Wd = W_ex[c0 : c0 + per_d, d["lo"] : d["hi"]].astype(np.float64)
+            Wd = W_ex[c0 : c0 + per_d, d.lo : d.hi].astype(np.float64)
             Rc = len(Wd)
             r = slice(c0, c0 + Rc)
-            ep = np.asarray((d["ev"][0].T @ Wd.T).T).reshape(Rc, R, md)
-            en = np.asarray((d["ev"][1].T @ Wd.T).T).reshape(Rc, R, md)
-            fpos = np.asarray((d["full"][0].T @ Wd.T).T)[:, None, :]
-            fneg = np.asarray((d["full"][1].T @ Wd.T).T)[:, None, :]
+            ep = np.asarray((d.ev[0].T @ Wd.T).T).reshape(Rc, R, md)
+            en = np.asarray((d.ev[1].T @ Wd.T).T).reshape(Rc, R, md)
+            fpos = np.asarray((d.full[0].T @ Wd.T).T)[:, None, :]
+            fneg = np.asarray((d.full[1].T @ Wd.T).T)[:, None, :]
             cp, cn = (fpos - ep).reshape(Rc * R, md), (fneg - en).reshape(Rc * R, md)
             ep, en = ep.reshape(Rc * R, md), en.reshape(Rc * R, md)
-            rows_init = (
-                None if d["init"] is None else (np.repeat(d["init"][0], Rc * R), np.repeat(d["init"][1], Rc * R))
-            )
+            rows_init = None if d.init is None else (np.repeat(d.init[0], Rc * R), np.repeat(d.init[1], Rc * R))
             settings = FitSettings(tuple(self.methods), self.class_weight)
-            sc = fit_rows(FitBlock(d["xd"], cp, cn, ep, en), settings, rows_init, d["std"])
+            sc = fit_rows(FitBlock(d.xd, cp, cn, ep, en), settings, rows_init, d.std)
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", RuntimeWarning)  # a score undefined in every repeat
                 out[:, r] = np.nanmean(sc.reshape(M, Rc, R, S), axis=2)
