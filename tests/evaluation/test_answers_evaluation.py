@@ -58,18 +58,18 @@ def test_models_are_paired_in_the_bootstrap(evaluation, monkeypatch):
     a model then never differs from it in any replicate.
     """
     from beyondauc.metrics.calibration import (
-        grid_bootstrap,  # the evaluation's bootstrap tasks draw there, grid by grid
+        grid_replicates,  # the evaluation's bootstrap tasks draw there, grid by grid
     )
 
     bench, ev = evaluation
     seen = []
-    draw = grid_bootstrap.grid_count_chunks
+    draw = grid_replicates.grid_count_chunks
 
     def spy(strata, *args, **kwargs):
         seen.append(np.asarray(strata).copy())
         return draw(strata, *args, **kwargs)
 
-    monkeypatch.setattr(grid_bootstrap, "grid_count_chunks", spy)
+    monkeypatch.setattr(grid_replicates, "grid_count_chunks", spy)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         ba.evaluate(

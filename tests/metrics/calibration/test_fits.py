@@ -26,7 +26,7 @@ from beyondauc import (
     load_demo,
 )
 from beyondauc.metrics.calibration import fits as calibration_fits
-from beyondauc.metrics.calibration import grid as calibration
+from beyondauc.metrics.calibration import grid_cells
 from beyondauc.metrics.calibration.fits import logistic_rows, logistic_starts
 from beyondauc.metrics.calibration.reliability import grid_and_calibration_errors
 from helpers.benchmarks import small_bench
@@ -65,7 +65,7 @@ def assert_same(combined, separate):
 )
 def test_combined_tables_are_the_two_functions_apart(class_weight, reference, one_repeat_per_chunk, monkeypatch):
     if one_repeat_per_chunk:  # the indata repeats fitted one by one (lone fits), as on large datasets
-        monkeypatch.setattr(calibration, "_CHUNK", 1)
+        monkeypatch.setattr(grid_cells, "_CHUNK", 1)
     bench = bench_of()
     kw = dict(methods=list(METHODS), class_weight=class_weight, n_repeats=3, reference=reference, n_bins=10)
     with warnings.catch_warnings():
@@ -108,7 +108,7 @@ def test_shared_logistic_is_each_start_alone_bit_for_bit(F, class_weight):
 
 def test_combined_path_fits_the_shared_calibrators_once(monkeypatch):
     """Every block a lone fit: its logistic and stump come from the shared fits, never refitted per table."""
-    monkeypatch.setattr(calibration, "_CHUNK", 1)
+    monkeypatch.setattr(grid_cells, "_CHUNK", 1)
     calls = {"logistic": 0, "stump": 0, "stump_params": 0}
 
     def counting(name, func):

@@ -1297,7 +1297,8 @@ def test_n_jobs_validated(n_jobs):
 def test_fit_columns_match_dense_counts_on_the_fits_rows():
     """A fit's own grid holds exactly the model-grid columns of its calibration or evaluation rows,
     with the counts the dense (datasets x grid) matrices give there, for every protocol's fits."""
-    from beyondauc.metrics.calibration.grid import dataset_columns, fit_columns, fit_matrices, protocol_plan
+    from beyondauc.metrics.calibration.grid_cells import dataset_columns, fit_columns, fit_matrices
+    from beyondauc.metrics.calibration.protocol_plans import protocol_plan
     from beyondauc.metrics.core.kernel import grid_counts, stacked_counts
 
     rng = np.random.default_rng(3)

@@ -14,7 +14,9 @@ from sklearn.metrics import roc_auc_score
 from sklearn.model_selection import ShuffleSplit
 
 import beyondauc.metrics.calibration.grid_bootstrap as gb
-import beyondauc.metrics.calibration.grid_fits as fits
+import beyondauc.metrics.calibration.grid_bootstrap_result as gbr
+import beyondauc.metrics.calibration.grid_replicates as engine
+import beyondauc.metrics.calibration.xdomain_fast_path as fits
 from beyondauc import (
     GridBootstrap,
     bootstrap_grid,
@@ -43,7 +45,7 @@ def reference_replicate(df, counts, protocol, method, model, n_repeats, seed):
             idx = np.flatnonzero(in_d)
             ss = ShuffleSplit(n_splits=n_repeats, test_size=0.2, random_state=seed)
             acc, kap = [], []
-            for _, test in list(ss.split(np.zeros((len(idx), 1))))[: min(n_repeats, gb.BOOTSTRAP_REPEATS)]:
+            for _, test in list(ss.split(np.zeros((len(idx), 1))))[: min(n_repeats, engine.BOOTSTRAP_REPEATS)]:
                 is_test = np.zeros(len(idx), bool)
                 is_test[test] = True
                 tr = np.repeat(idx[~is_test], counts[idx[~is_test]])
@@ -110,7 +112,7 @@ def test_point_grid_is_unchanged_and_intervals_bracket(small):
         bench, protocols=["xdomain", "outdomain", "indata", "outdata"], n_repeats=3, random_state=7
     )
     pd.testing.assert_frame_equal(bs.grid[plain.columns], plain)
-    for v in gb.VALUES:
+    for v in engine.VALUES:
         ok = bs.grid[f"{v}_low"].notna()
         assert (bs.grid.loc[ok, f"{v}_low"] <= bs.grid.loc[ok, f"{v}_high"]).all()
 
@@ -121,7 +123,7 @@ def test_reproducible_and_independent_of_jobs_chunks_and_length(monkeypatch):
     a = bootstrap_grid(bench, n_bootstrap=70, **kw)
     b = bootstrap_grid(bench, n_bootstrap=70, n_jobs=2, **kw)
     np.testing.assert_array_equal(a.replicates, b.replicates)
-    monkeypatch.setattr(gb, "_CELLS", 500)  # one replicate per batch
+    monkeypatch.setattr(engine, "_CELLS", 500)  # one replicate per batch
     c = bootstrap_grid(bench, n_bootstrap=70, **kw)
     np.testing.assert_array_equal(a.replicates, c.replicates)
     monkeypatch.undo()
@@ -143,12 +145,12 @@ def test_replicates_drawn_on_each_grid_are_those_of_the_per_example_counts(monke
     strata = np.repeat([0, 1, 2], [40, 25, 35])
     rng = np.random.default_rng(5)
     inverse, y, groups = rng.integers(0, 30, 100), (rng.random(100) < 0.4).astype(int), rng.integers(-1, 3, 100)
-    drawn = gb.ReplicateCounts(strata, 150, 7, 37, 141)  # starts and ends inside blocks of replicates
+    drawn = engine.ReplicateCounts(strata, 150, 7, 37, 141)  # starts and ends inside blocks of replicates
     W = bootstrap_counts(strata, 150, random_state=7, start=37, stop=141)
     for per in (1, 13, 200):
         for kw in ({}, {"groups": groups, "n_groups": 3}):
             got = list(drawn.grids(per, inverse, y, 30, **kw))
-            want = list(gb.ReplicateCounts.of(W).grids(per, inverse, y, 30, **kw))
+            want = list(engine.ReplicateCounts.of(W).grids(per, inverse, y, 30, **kw))
             assert [len(p) for p, _ in got] == [len(p) for p, _ in want]
             for (p, n), (q, m) in zip(got, want):
                 np.testing.assert_array_equal(p, q)
@@ -158,11 +160,11 @@ def test_replicates_drawn_on_each_grid_are_those_of_the_per_example_counts(monke
     bench = load_benchmark(small_frame(1), domains=DOMAINS)
     kw = dict(protocols=["xdomain", "indomain", "indata"], n_repeats=4, n_bootstrap=70, random_state=3)
     a = bootstrap_grid(bench, **kw)
-    grids = gb.ReplicateCounts.grids
+    grids = engine.ReplicateCounts.grids
     monkeypatch.setattr(
-        gb.ReplicateCounts,
+        engine.ReplicateCounts,
         "grids",
-        lambda self, *args, **kws: grids(gb.ReplicateCounts.of(self.examples()), *args, **kws),
+        lambda self, *args, **kws: grids(engine.ReplicateCounts.of(self.examples()), *args, **kws),
     )
     np.testing.assert_array_equal(a.replicates, bootstrap_grid(bench, **kw).replicates)
 
@@ -225,7 +227,7 @@ def hand_bootstrap(auc_reps, acc_reps, auc, acc, datasets=("d1",)):
             for j in range(M)
         ]
     )
-    reps = np.full((B, D * M, len(gb.VALUES)), np.nan)
+    reps = np.full((B, D * M, len(engine.VALUES)), np.nan)
     reps[:, :, 0] = auc_reps.reshape(B, D * M)
     reps[:, :, 1] = acc_reps.reshape(B, D * M)
     return GridBootstrap(grid=grid, replicates=reps, n_bootstrap=B, confidence_level=0.95, random_state=0)
@@ -290,11 +292,11 @@ def test_ranks_and_kendall_match_ranking_module_on_each_replicate():
     rng = np.random.default_rng(1)
     vals = np.round(rng.random((50, 6)), 1)  # ties
     vals[3, 2] = np.nan
-    r = gb.ranks(vals)
+    r = gbr.ranks(vals)
     for b in range(50):
         np.testing.assert_array_equal(r[b], rank(vals[b]))
     a, c = np.round(rng.random((50, 6)), 1), np.round(rng.random((50, 6)), 1)
-    tau = gb.kendall_b(a, c)
+    tau = gbr.kendall_b(a, c)
     for b in range(50):
         np.testing.assert_allclose(tau[b], kendalltau(a[b], c[b]).statistic, atol=1e-12)
 
@@ -400,7 +402,7 @@ def test_auc_replicates_invariant_to_a_monotone_transform_of_the_scores():
 def _xdomain_parts(bench, n_bootstrap, seed):
     """Per model, the fast xdomain path's inputs on ``n_bootstrap`` replicates:
     (model, its set-up, its grid layout, local counts Pl and Nl, totals Tp and Tn)."""
-    from beyondauc.metrics.calibration.grid import Context, protocol_plan
+    from beyondauc.metrics.calibration.protocol_plans import Context, protocol_plan
     from beyondauc.metrics.uncertainty.bootstrap import grid_weights
 
     ctx = Context(
@@ -416,10 +418,10 @@ def _xdomain_parts(bench, n_bootstrap, seed):
         n_repeats=3,
         seed=0,
     )
-    bctx = gb.BootContext(base=ctx, strata=strata_of(ctx.codes, ctx.y), n_bootstrap=n_bootstrap, boot_seed=0)
+    bctx = engine.BootContext(base=ctx, strata=strata_of(ctx.codes, ctx.y), n_bootstrap=n_bootstrap, boot_seed=0)
     W = bootstrap_counts(bctx.strata, n_bootstrap, random_state=seed)
     for model in bench.models:
-        mb = gb.ModelBoot(bctx, bench.scores(model))
+        mb = engine.ModelBoot(bctx, bench.scores(model))
         xg = mb.xg
         Pl, Nl = (a[:, 0] for a in grid_weights(W, mb.local_col, ctx.y, mb.n_local))
         yield model, mb, xg, Pl, Nl, xg.total(Pl), xg.total(Nl)
@@ -432,7 +434,7 @@ def test_xdomain_logistic_second_step_is_as_close_to_the_optimum_as_an_exact_new
     calibration sets of a thousand rows, within 3e-4 (measured: 2e-5 to 2.5e-4, the largest
     on the well-separated "prob" model, whose standardised slope is steep) and with the same
     decisions at every evaluated score."""
-    from beyondauc.metrics.core.logistic import logistic_params
+    from beyondauc.metrics.core.logistic import NewtonStop, logistic_params
 
     bench = load_benchmark(small_frame(3, sizes), domains=DOMAINS)
     for model, mb, xg, Pl, Nl, Tp, Tn in _xdomain_parts(bench, 40, 0):
@@ -443,8 +445,8 @@ def test_xdomain_logistic_second_step_is_as_close_to_the_optimum_as_an_exact_new
         R, D = a_t.shape
         k = np.tile(np.arange(D), R)
         init = (mb.init_ds[0][k], mb.init_ds[1][k])
-        a_e, c_e = logistic_params(xg.x, *cal, init=init, standardize=mb.std, max_iter=2)
-        a_c, c_c = logistic_params(xg.x, *cal, init=init, standardize=mb.std, max_iter=100, tol=1e-14)
+        a_e, c_e = logistic_params(xg.x, *cal, init=init, standardize=mb.std, stop=NewtonStop(max_iter=2))
+        a_c, c_c = logistic_params(xg.x, *cal, init=init, standardize=mb.std, stop=NewtonStop(100, 1e-14))
         mu, sd = mb.std
 
         def standardised(a, c):
@@ -469,7 +471,7 @@ def test_xdomain_partial_calibration_rows_and_the_general_solvers_rows():
     """The fast path's pieces agree with their dense versions: calibration rows built only for
     some fits, and fits whose first Newton step is long (here forced by a far-off start)
     solved by the general solver on their own rows."""
-    from beyondauc.metrics.core.logistic import logistic_params
+    from beyondauc.metrics.core.logistic import NewtonStop, logistic_params
 
     bench = load_benchmark(small_frame(4, (60, 80, 50, 70)), domains=DOMAINS)
     for _, mb, xg, Pl, Nl, Tp, Tn in _xdomain_parts(bench, 12, 5):
@@ -495,7 +497,7 @@ def test_xdomain_partial_calibration_rows_and_the_general_solvers_rows():
             full[1][r1],
             init=(far[0][r1 % D], far[1][r1 % D]),
             standardize=mb.std,
-            max_iter=fits.LOGISTIC_STEPS,
+            stop=NewtonStop(max_iter=fits.LOGISTIC_STEPS),
         )
         np.testing.assert_array_equal(a_t.ravel()[r1], a_g)
         np.testing.assert_array_equal(c_t.ravel()[r1], c_g)

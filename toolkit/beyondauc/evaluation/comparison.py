@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from ..metrics.calibration.grid_bootstrap import nanmean_quiet
+from ..metrics.calibration.grid_bootstrap_result import nanmean_quiet
 from ..metrics.uncertainty.answers_auc import paired_auc_replicates
 from ..metrics.uncertainty.paired import (
     DIFFERENCE_COLUMNS,

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..metrics.calibration.grid_bootstrap import nanmean_quiet
+from ..metrics.calibration.grid_bootstrap_result import nanmean_quiet
 from ..metrics.uncertainty.bootstrap import honest_interval, jackknife_acceleration
 
 __all__ = ["leaderboard_table"]

@@ -18,6 +18,7 @@ from .calibration.grid_bootstrap import (  # noqa: F401
     GridBootstrap,
     bootstrap_grid,
 )
+from .calibration.grid_chunks import bootstrap_grid_chunk  # noqa: F401
 from .calibration.ranking import (  # noqa: F401
     best_of_methods,
     calibration_modes,
@@ -31,6 +32,7 @@ from .calibration.reliability import (  # noqa: F401
     CalibrationErrors,
     calibration_error_table,
     expected_calibration_error,
+    grid_and_calibration_errors,
     reliability_bins,
 )
 from .diagnostics.benchmark import (  # noqa: F401
@@ -144,6 +146,7 @@ __all__ = [
     "diagnostics_frame",
     "GridBootstrap",
     "bootstrap_grid",
+    "bootstrap_grid_chunk",
     "AUCComparison",
     "AUCInterval",
     "FriedmanResult",
@@ -160,6 +163,7 @@ __all__ = [
     "score_histograms",
     "CalibrationErrors",
     "calibration_error_table",
+    "grid_and_calibration_errors",
     "expected_calibration_error",
     "reliability_bins",
     "BrierScore",

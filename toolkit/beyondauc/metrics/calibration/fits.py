@@ -1,11 +1,12 @@
-"""Blocks of calibration fits on one score grid: their decisions and their binned probabilities (private).
+"""Blocks of calibration fits on one score grid: their decisions and their binned probabilities.
 
-A block is F fits on a grid ``x`` of distinct scores: calibration counts and
-evaluation counts, each (F, m).  :func:`_run_fits` turns a block into the
+A block (:class:`FitBlock`) is F fits on a grid ``x`` of distinct scores:
+calibration counts and evaluation counts, each (F, m); :class:`FitSettings`
+says how to fit them.  :func:`run_fits` turns a block into the
 confusion counts of the expected-accuracy grid
 (:func:`~beyondauc.metrics.calibration.grid.point_grid`);
-:func:`_probabilities_binned` into the reliability bin sums of
-:func:`~beyondauc.calibration_error_table`.  :func:`_block_tables` gives
+:func:`probabilities_binned` into the reliability bin sums of
+:func:`~beyondauc.calibration_error_table`.  :func:`block_tables` gives
 both from one block, fitting once what both read: the stumps, and the
 logistic's conditioned grid, penalty and sums, solved from each table's own
 start.  Its numbers are those of the two called apart, bit for bit.
@@ -16,6 +17,7 @@ from __future__ import annotations
 import sys
 import warnings
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 from scipy.special import expit
@@ -25,6 +27,7 @@ from ..core.fitting import class_weighted, override_single, single_class
 from ..core.isotonic import fit_predict_isotonic, isotonic_knots, isotonic_transform, within_range
 from ..core.kernel import confusion
 from ..core.logistic import (
+    FULL_PRECISION,
     LogLoss,
     conditioned_grid,
     initial_params,
@@ -36,7 +39,7 @@ from ..core.logistic import (
 )
 from ..core.stump import fit_predict_stump, stump_decision, stump_grid, stump_params
 
-__all__: list[str] = []
+__all__ = ["FitBlock", "FitSettings", "block_tables", "probabilities_binned", "run_fits"]
 
 #: Per-row fitters; logistic is solved for all rows at once (logistic_params) and decided with logistic_decision.
 FIT_PREDICT: dict[str, Callable[..., np.ndarray]] = {
@@ -47,49 +50,64 @@ FIT_PREDICT: dict[str, Callable[..., np.ndarray]] = {
 _ROW_BLOCK = 32_768  # grid cells per block of decisions (keeps temporaries in cache)
 
 
+@dataclass(frozen=True)
+class FitBlock:
+    """F calibration fits on one grid ``x`` of distinct scores (m,): their calibration and evaluation counts.
+
+    ``cal_pos``, ``cal_neg``, ``ev_pos``, ``ev_neg`` are (F, m); ``lbfgs``, under
+    ``reference="opitz2024"`` only, the rows' scikit-learn logistic parameters
+    (intercept, coef), each (F,).
+    """
+
+    x: np.ndarray
+    cal_pos: np.ndarray
+    cal_neg: np.ndarray
+    ev_pos: np.ndarray
+    ev_neg: np.ndarray
+    lbfgs: tuple | None = None
+
+
+@dataclass(frozen=True)
+class FitSettings:
+    """How the grid fits a block: its calibration methods, the class weight (None or ``"balanced"``) and the
+    reference mode (None, or ``"opitz2024"``: the code behind the paper's tables)."""
+
+    methods: tuple
+    class_weight: str | None = None
+    reference: str | None = None
+
+
 # -- decisions: the expected-accuracy grid ----------------------------------------------
 
 
-def run_fits(
-    x,
-    cal_pos,
-    cal_neg,
-    ev_pos,
-    ev_neg,
-    methods,
-    class_weight,
-    init=None,
-    standardize=None,
-    reference=None,
-    lbfgs=None,
-    max_iter=100,
-    fitted=None,
-):
-    """Fit every method on every row of the calibration counts; return confusions.
+def run_fits(block: FitBlock, settings: FitSettings, *, init=None, standardize=None, stop=FULL_PRECISION, fitted=None):
+    """Fit every method of ``settings`` on every row of the block's calibration counts; return confusions.
 
     Logistic parameters are solved for all rows at once (each row standardised
     on its own unweighted calibration counts); decisions and confusion counts
     (and the stump fits) run over cache-sized row blocks.  With
-    ``reference="opitz2024"``, ``lbfgs`` holds the rows' scikit-learn logistic
-    parameters (:func:`_lbfgs_params`), isotonic decisions are negative
+    ``reference="opitz2024"``, the block's ``lbfgs`` holds the rows' scikit-learn logistic
+    parameters (:func:`~beyondauc.metrics.calibration.calibrator.lbfgs_params`), isotonic decisions are negative
     outside each fit's calibration range and the stump sees float32 scores.
     ``fitted`` may hold what :func:`_shared_fits` fitted already: the
     ``"logistic"`` (intercept, coef) and the ``"stump"`` (threshold, left, right).
     """
+    x, cal_pos, cal_neg, ev_pos, ev_neg = block.x, block.cal_pos, block.cal_neg, block.ev_pos, block.ev_neg
+    reference = settings.reference
     out, fitted = {}, fitted or {}
-    wpos, wneg = class_weighted(cal_pos, cal_neg, class_weight)
+    wpos, wneg = class_weighted(cal_pos, cal_neg, settings.class_weight)
     F, m = wpos.shape
     per = max(1, _ROW_BLOCK // max(m, 1))
     blocks = [slice(i, min(i + per, F)) for i in range(0, F, per)]
     single = single_class(wpos, wneg)
-    for method in methods:
+    for method in settings.methods:
         if method == "logistic":
             b0, b1 = _chosen_logistic(
                 reference,
-                lbfgs,
+                block.lbfgs,
                 fitted,
                 lambda: logistic_rows(
-                    x, wpos, wneg, init=init, standardize=standardize, max_iter=max_iter, counts=cal_pos + cal_neg
+                    x, wpos, wneg, init=init, standardize=standardize, stop=stop, counts=cal_pos + cal_neg
                 ),
             )
 
@@ -173,9 +191,7 @@ def bin_ids(prob, n_bins):
     return np.searchsorted(bin_edges(n_bins)[1:-1], prob)
 
 
-def _grid_probabilities(
-    x, cal_pos, cal_neg, method, class_weight, *, at, reference=None, lbfgs=None, init=None, fitted=None
-):
+def _grid_probabilities(block, method, settings, *, at, init=None, fitted=None):
     """Probability of the positive class of F fits at the grid entries ``at``: (rows, columns), row-major.
 
     The probabilities of :meth:`ScoreCalibrator.predict_proba` fitted on each
@@ -185,16 +201,17 @@ def _grid_probabilities(
     isotonic leaves the calibration range.  A single-class row is that class.
     Each probability is the one the whole grid would hold there (the same
     arithmetic), computed only where it is asked: the evaluation's values.
-    ``fitted``: as in :func:`_run_fits`.
+    ``fitted``: as in :func:`run_fits`.
     """
+    x, cal_pos, cal_neg, reference = block.x, block.cal_pos, block.cal_neg, settings.reference
     rows, cols = at
     fitted = fitted or {}
-    wpos, wneg = class_weighted(cal_pos, cal_neg, class_weight)
+    wpos, wneg = class_weighted(cal_pos, cal_neg, settings.class_weight)
     F, m = wpos.shape
     single = single_class(wpos, wneg)
     if method == "logistic":
         b0, b1 = _chosen_logistic(
-            reference, lbfgs, fitted, lambda: logistic_rows(x, wpos, wneg, init=init, counts=cal_pos + cal_neg)
+            reference, block.lbfgs, fitted, lambda: logistic_rows(x, wpos, wneg, init=init, counts=cal_pos + cal_neg)
         )
         prob = expit(x[cols] * b1[rows] + b0[rows])
     elif method == "isotonic":
@@ -256,23 +273,23 @@ def _binned(F, at, prob, n_bins):
     return count, positive, psum, n_nan
 
 
-def probabilities_binned(x, cal_pos, cal_neg, ev_pos, ev_neg, method, class_weight, n_bins, *, at=None, **kw):
-    """:func:`_binned` sums of F fits' probabilities (:func:`_grid_probabilities`) at their evaluation values
-    (``at``: :func:`_evaluation_entries`, when known)."""
-    at = _evaluation_entries(ev_pos, ev_neg) if at is None else at
-    prob = _grid_probabilities(x, cal_pos, cal_neg, method, class_weight, at=at[:2], **kw)
-    return _binned(len(ev_pos), at, prob, n_bins)
+def probabilities_binned(block: FitBlock, method: str, settings: FitSettings, n_bins: int, *, at=None, fitted=None):
+    """:func:`_binned` sums of the block's fits' probabilities (:func:`_grid_probabilities`) by ``method``, at their
+    evaluation values (``at``: :func:`_evaluation_entries`, when known; ``fitted``: as in :func:`run_fits`)."""
+    at = _evaluation_entries(block.ev_pos, block.ev_neg) if at is None else at
+    prob = _grid_probabilities(block, method, settings, at=at[:2], fitted=fitted)
+    return _binned(len(block.ev_pos), at, prob, n_bins)
 
 
 # -- both from one set of fits ------------------------------------------------------------
 
 
 def logistic_starts(x, wpos, wneg, *, counts, inits):
-    """:func:`_logistic_rows` of the rows from each start of ``inits`` (raw (intercept, coef), or None), one setup.
+    """:func:`logistic_rows` of the rows from each start of ``inits`` (raw (intercept, coef), or None), one setup.
 
     The conditioned grid, the penalty and the loss's basis depend on the
     calibration counts only; Newton's method then runs from each start on
-    them.  Each result is that of ``_logistic_rows(x, wpos, wneg, init=start,
+    them.  Each result is that of ``logistic_rows(x, wpos, wneg, init=start,
     counts=counts)``, bit for bit (:func:`~beyondauc.metrics.core.logistic.logistic_params`'s
     steps, the setup not repeated).
     """
@@ -294,8 +311,8 @@ def logistic_starts(x, wpos, wneg, *, counts, inits):
     return out
 
 
-def _shared_fits(x, cal_pos, cal_neg, methods, class_weight, init, reference):
-    """What :func:`_run_fits` and :func:`_grid_probabilities` both fit, fitted once: their ``fitted`` (grid, probabilities).
+def _shared_fits(block, settings, init):
+    """What :func:`run_fits` and :func:`_grid_probabilities` both fit, fitted once: their ``fitted`` (grid, probabilities).
 
     The logistic from the grid's warm start ``init`` and from the
     probabilities' cold start (one fit if ``init`` is None), and a lone
@@ -305,10 +322,11 @@ def _shared_fits(x, cal_pos, cal_neg, methods, class_weight, init, reference):
     in the other.
     """
     grid, prob = {}, {}
-    if reference == "opitz2024":
+    if settings.reference == "opitz2024":
         return grid, prob
-    wpos, wneg = class_weighted(cal_pos, cal_neg, class_weight)
-    counts = cal_pos + cal_neg
+    x, methods = block.x, settings.methods
+    wpos, wneg = class_weighted(block.cal_pos, block.cal_neg, settings.class_weight)
+    counts = block.cal_pos + block.cal_neg
     if len(wpos) == 1:  # a lone fit: both fitters keep only the values it has calibration weight at
         own = np.flatnonzero(counts[0] > 0)  # = (wpos + wneg)[0] > 0, the stump's test: a class weight is >= 1/2
         if len(own) < len(x):
@@ -321,48 +339,22 @@ def _shared_fits(x, cal_pos, cal_neg, methods, class_weight, init, reference):
     return grid, prob
 
 
-def block_tables(
-    x,
-    cal_pos,
-    cal_neg,
-    ev_pos,
-    ev_neg,
-    methods,
-    class_weight,
-    *,
-    init=None,
-    reference=None,
-    lbfgs=None,
-    grid=True,
-    n_bins=None,
-):
-    """One block's confusions (:func:`_run_fits`; None without ``grid``) and its bin sums per method
-    (:func:`_probabilities_binned`; None without ``n_bins``).
+def block_tables(block: FitBlock, settings: FitSettings, *, init=None, grid=True, n_bins=None):
+    """One block's confusions (:func:`run_fits`; None without ``grid``) and its bin sums per method
+    (:func:`probabilities_binned`; None without ``n_bins``).
 
     The grid's logistic starts from ``init``, the probabilities' from the
     log-odds, as each does alone.  With both, what both fit alike is fitted
     once (:func:`_shared_fits`): every number is that of the two called
     apart, bit for bit.
     """
-    fitted = (
-        _shared_fits(x, cal_pos, cal_neg, methods, class_weight, init, reference)
-        if grid and n_bins is not None
-        else ({}, {})
-    )
-    kw = dict(reference=reference, lbfgs=lbfgs)
-    conf = (
-        run_fits(x, cal_pos, cal_neg, ev_pos, ev_neg, methods, class_weight, init=init, fitted=fitted[0], **kw)
-        if grid
-        else None
-    )
+    fitted = _shared_fits(block, settings, init) if grid and n_bins is not None else ({}, {})
+    conf = run_fits(block, settings, init=init, fitted=fitted[0]) if grid else None
     if n_bins is None:
         return conf, None
-    at = _evaluation_entries(ev_pos, ev_neg)
+    at = _evaluation_entries(block.ev_pos, block.ev_neg)
     return conf, {
-        m: probabilities_binned(
-            x, cal_pos, cal_neg, ev_pos, ev_neg, m, class_weight, n_bins, at=at, fitted=fitted[1], **kw
-        )
-        for m in methods
+        m: probabilities_binned(block, m, settings, n_bins, at=at, fitted=fitted[1]) for m in settings.methods
     }
 
 

@@ -9,7 +9,7 @@ evaluation's stages, locally or on a Dask cluster):
 - :func:`bootstrap_grid_chunk` computes one range on a benchmark (its point
   grid too, for the range that starts at replicate 0);
 - :func:`join_grid_chunks` assembles the chunks of every model into the
-  :class:`~beyondauc.metrics.calibration.grid_bootstrap.GridBootstrap` that
+  :class:`~beyondauc.metrics.calibration.grid_bootstrap_result.GridBootstrap` that
   ``bootstrap_grid`` returns, with the same numbers: replicate b is seeded
   by its block (:func:`~beyondauc.metrics.uncertainty.bootstrap.bootstrap_counts`), so
   the values do not depend on the split.
@@ -39,15 +39,14 @@ from ..uncertainty.cells import check_cells
 from .grid import METHODS, point_grid
 from .grid_bootstrap import (
     COUNTS_CACHE_BYTES,
-    GridBootstrap,
-    ModelBoot,
-    ReplicateCounts,
     boot_context,
     checked,
     replicate_array,
     replicate_batches,
     with_intervals,
 )
+from .grid_bootstrap_result import GridBootstrap
+from .grid_replicates import ModelBoot, ReplicateCounts
 
 if TYPE_CHECKING:  # names in annotations only
     from collections.abc import Sequence
@@ -150,6 +149,21 @@ def bootstrap_grid_chunk(
     protocols, methods, seed, n_bootstrap, confidence_level = checked(
         bench, protocols, methods, class_weight, n_repeats, random_state, n_bootstrap, confidence_level
     )
+    _check_range(start, stop, n_bootstrap)
+    args = (tuple(protocols), tuple(methods), class_weight, n_repeats, seed, n_bootstrap, check_cells(cells))
+    return GridChunk(
+        start=int(start),
+        stop=int(stop),
+        models=tuple(bench.models),
+        cells=_chunk_cells(bench, args, start, stop),
+        grid=_chunk_point_grid(bench, args) if start == 0 else None,
+        n_bootstrap=n_bootstrap,
+        confidence_level=confidence_level,
+        random_state=random_state,
+    )
+
+
+def _check_range(start, stop, n_bootstrap):
     if not (
         isinstance(start, (int, np.integer))
         and isinstance(stop, (int, np.integer))
@@ -159,22 +173,23 @@ def bootstrap_grid_chunk(
             f"`start`, `stop` must be ints with 0 <= start < stop <= n_bootstrap ({n_bootstrap}), "
             f"got {start!r}, {stop!r}"
         )
-    args = (tuple(protocols), tuple(methods), class_weight, n_repeats, seed, n_bootstrap, check_cells(cells))
-    grid = None
-    if start == 0:  # an answers benchmark: each model's view (its labels are that model's correctness)
-        parts = [bench] if bench.kind != "answers" else [bench.model_view(m) for m in bench.models]
-        grid = sort_like(
-            pd.concat(
-                [
-                    point_grid(
-                        x, protocols, methods, class_weight=class_weight, n_repeats=n_repeats, seed=seed, n_jobs=1
-                    )
-                    for x in parts
-                ],
-                ignore_index=True,
-            ),
-            bench,
-        )
+
+
+def _chunk_point_grid(bench, args):
+    """The point grid of ``bench`` (``args``: as :func:`_setup` takes them); an answers benchmark's, each model's
+    view (its labels are that model's correctness)."""
+    protocols, methods, class_weight, n_repeats, seed = args[:5]
+    parts = [bench] if bench.kind != "answers" else [bench.model_view(m) for m in bench.models]
+    grids = [
+        point_grid(x, protocols, methods, class_weight=class_weight, n_repeats=n_repeats, seed=seed, n_jobs=1)
+        for x in parts
+    ]
+    return sort_like(pd.concat(grids, ignore_index=True), bench)
+
+
+def _chunk_cells(bench, args, start, stop):
+    """``(protocol, method, dataset, model)`` -> replicates ``start:stop`` of that cell, every model of ``bench``."""
+    n_bootstrap, seed = args[5], args[4]
     cells = {}
     with threadpool_limits(limits=1, user_api="blas"), warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
@@ -191,17 +206,7 @@ def bootstrap_grid_chunk(
                         counts[(b0, b1)] = W
                 for (p, meth, i), values in boot.run(W).items():
                     cells.setdefault((p, meth, bench.datasets[i], m), []).append(values)
-    cells = {k: np.concatenate(v) for k, v in cells.items()}
-    return GridChunk(
-        start=int(start),
-        stop=int(stop),
-        models=tuple(bench.models),
-        cells=cells,
-        grid=grid,
-        n_bootstrap=n_bootstrap,
-        confidence_level=confidence_level,
-        random_state=random_state,
-    )
+    return {k: np.concatenate(v) for k, v in cells.items()}
 
 
 SETUPS: OrderedDict = OrderedDict()
@@ -209,7 +214,7 @@ _LOCK = threading.Lock()
 
 
 def _setup(bench, model, args):
-    """``(context, _ModelBoot)`` of ``model`` in ``bench``, made once per process while ``bench`` lives.
+    """``(context, ModelBoot)`` of ``model`` in ``bench``, made once per process while ``bench`` lives.
 
     The last ``_KEPT`` set-ups are kept (a worker runs a model's chunks one
     after the other), each dropped when its benchmark is (a process holds no
@@ -234,7 +239,7 @@ def _setup(bench, model, args):
 
 
 def join_grid_chunks(chunks: Sequence[GridChunk], bench: Benchmark) -> GridBootstrap:
-    """The :class:`~beyondauc.metrics.calibration.grid_bootstrap.GridBootstrap` of the chunks of every model of ``bench``.
+    """The :class:`~beyondauc.metrics.calibration.grid_bootstrap_result.GridBootstrap` of the chunks of every model of ``bench``.
 
     Each model's chunks must cover its replicates once each (any split, any
     order); the result is the one ``bootstrap_grid`` gives.

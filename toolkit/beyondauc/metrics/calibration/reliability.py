@@ -25,23 +25,24 @@ from ...utils.formatting import MISSING, format_number
 from ...utils.validation import UndefinedMetricWarning, binarize_labels, check_int, check_option, check_scores
 from ..core.kernel import grid_counts, stacked_counts
 from ..core.views import each_model_view, sort_like
-from .fits import bin_edges, bin_ids, one_blas_thread, probabilities_binned
+from .calibrator import METHODS, lbfgs_params
+from .fits import FitBlock, FitSettings, bin_edges, bin_ids, one_blas_thread, probabilities_binned
 from .grid import (
-    METHODS,
     check_grid_args,
     check_n_jobs,
+    grid_context,
+    grid_frame,
+    map_models,
+    warn_single_class,
+)
+from .grid_cells import (
     chunks,
     dataset_columns,
     fit_matrices,
-    grid_context,
-    grid_frame,
     indata_datasets,
     indata_fits,
-    lbfgs_params,
-    map_models,
     model_cells,
     own_grid_fits,
-    warn_single_class,
 )
 from .protocols import grid_choices
 
@@ -180,7 +181,7 @@ def _labels_or_quality(y_true, pos_label):
 def _model_bins(ctx, model, s, *, n_bins):
     """Pooled bin sums of one model: {(protocol, dataset index, method): (count, positive, psum, n_nan)}.
 
-    The fits of :func:`~beyondauc.metrics.calibration.grid.model_cells`, block by
+    The fits of :func:`~beyondauc.metrics.calibration.grid_cells.model_cells`, block by
     block (:func:`~beyondauc.metrics.calibration.fits.block_tables`), without the decisions.
     """
     y, codes, methods, class_weight = ctx.y, ctx.codes, ctx.methods, ctx.class_weight
@@ -198,23 +199,19 @@ def _model_bins(ctx, model, s, *, n_bins):
         lbfgs = None
         if "logistic" in methods:
             lbfgs = lbfgs_params([(s[np.isin(codes, f.cal)], y[np.isin(codes, f.cal)]) for f in fits], class_weight)
+        settings = FitSettings(methods, class_weight, ctx.reference)
         for m in methods:
             parts = []
             for sl in chunks(len(fits), len(x)):
-                parts.append(
-                    probabilities_binned(
-                        x,
-                        cal_pos[sl],
-                        cal_neg[sl],
-                        ev_pos[sl],
-                        ev_neg[sl],
-                        m,
-                        class_weight,
-                        n_bins,
-                        reference=ctx.reference,
-                        lbfgs=None if lbfgs is None else (lbfgs[0][sl], lbfgs[1][sl]),
-                    )
+                block = FitBlock(
+                    x,
+                    cal_pos[sl],
+                    cal_neg[sl],
+                    ev_pos[sl],
+                    ev_neg[sl],
+                    lbfgs=None if lbfgs is None else (lbfgs[0][sl], lbfgs[1][sl]),
                 )
+                parts.append(probabilities_binned(block, m, settings, n_bins))
             binned = [np.concatenate([p[j] for p in parts]) for j in range(4)]
             for k, f in enumerate(fits):
                 if cal_pos[k].sum() + cal_neg[k].sum() == 0:  # no calibration data: nothing to bin
@@ -227,7 +224,7 @@ def _model_bins(ctx, model, s, *, n_bins):
 
 
 def _model_cells_and_bins(ctx, model, s, *, n_bins):
-    """(:func:`~beyondauc.metrics.calibration.grid.model_cells`, :func:`_model_bins`) of one model, each distinct fit
+    """(:func:`~beyondauc.metrics.calibration.grid_cells.model_cells`, :func:`_model_bins`) of one model, each distinct fit
     computed once (under ``reference="opitz2024"`` the two apart)."""
     if ctx.reference == "opitz2024":
         return model_cells(ctx, model, s), _model_bins(ctx, model, s, n_bins=n_bins)
@@ -343,9 +340,9 @@ def calibration_error_table(
     >>> list(res.reliability.columns[4:])
     ['bin', 'bin_low', 'bin_high', 'mean_predicted', 'fraction_positive', 'count']
     """
-    protocols, methods, seed, n_bins, n_jobs = _grid_arguments(
-        bench, protocols, methods, n_bins, class_weight, n_repeats, random_state, reference, n_jobs
-    )
+    protocols, methods = grid_choices(bench, protocols, methods)  # None: the protocols the data allows
+    seed = check_grid_args(bench, protocols, methods, class_weight, n_repeats, random_state, reference)
+    n_bins, n_jobs = check_int(n_bins, "n_bins", minimum=1), check_n_jobs(n_jobs)
     ctx = grid_context(
         bench, protocols, methods, class_weight=class_weight, n_repeats=n_repeats, seed=seed, reference=reference
     )
@@ -407,9 +404,9 @@ def grid_and_calibration_errors(
     >>> len(grid) == len(errors.ece)
     True
     """
-    protocols, methods, seed, n_bins, n_jobs = _grid_arguments(
-        bench, protocols, methods, n_bins, class_weight, n_repeats, random_state, reference, n_jobs
-    )
+    protocols, methods = grid_choices(bench, protocols, methods)  # None: the protocols the data allows
+    seed = check_grid_args(bench, protocols, methods, class_weight, n_repeats, random_state, reference)
+    n_bins, n_jobs = check_int(n_bins, "n_bins", minimum=1), check_n_jobs(n_jobs)
     warn_single_class(bench)
     ctx = grid_context(
         bench, protocols, methods, class_weight=class_weight, n_repeats=n_repeats, seed=seed, reference=reference
@@ -420,13 +417,6 @@ def grid_and_calibration_errors(
             rows.extend(cells)
             per_model.append(bins)
     return grid_frame(rows, protocols, methods, bench), _errors_table(ctx, bench, per_model, n_bins)
-
-
-def _grid_arguments(bench, protocols, methods, n_bins, class_weight, n_repeats, random_state, reference, n_jobs):
-    """(protocols, methods, seed, n_bins, n_jobs) checked (``protocols=None``: those the data allows)."""
-    protocols, methods = grid_choices(bench, protocols, methods)
-    seed = check_grid_args(bench, protocols, methods, class_weight, n_repeats, random_state, reference)
-    return protocols, methods, seed, check_int(n_bins, "n_bins", minimum=1), check_n_jobs(n_jobs)
 
 
 def _errors_table(ctx, bench, per_model, n_bins):

@@ -11,12 +11,14 @@ largest magnitude (exact), so nothing overflows at 1e300 or underflows at
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 from scipy.special import expit
 
 from .fitting import EPSILON
 
-__all__: list[str] = []
+__all__ = ["FULL_PRECISION", "NewtonStop", "logistic_decision", "logistic_params"]
 
 _BLOCK = 16_384  # grid cells per block: temporaries stay in cache
 
@@ -235,7 +237,20 @@ def newton(objective, beta, active, *, max_iter, tol):
     return beta
 
 
-def logistic_params(x, pos, neg, *, C=1.0, init=None, max_iter=100, tol=1e-9, standardize=None, counts=None):
+@dataclass(frozen=True)
+class NewtonStop:
+    """When the logistic fits' Newton method stops: after ``max_iter`` steps, or once a full step moves the
+    conditioned parameters by less than ``tol``."""
+
+    max_iter: int = 100
+    tol: float = 1e-9
+
+
+#: Newton's method run to full precision (an error of order ``tol**2`` after the last step).
+FULL_PRECISION = NewtonStop()
+
+
+def logistic_params(x, pos, neg, *, C=1.0, init=None, stop=FULL_PRECISION, standardize=None, counts=None):
     """Fit Platt scaling on the standardised score for F fits at once; return (intercept, coef), each (F,).
 
     The fit of ``make_pipeline(StandardScaler(), LogisticRegression(C=C))``
@@ -256,8 +271,8 @@ def logistic_params(x, pos, neg, *, C=1.0, init=None, max_iter=100, tol=1e-9, st
     its own standardisation (:func:`scaler_penalty`).  Newton's method is
     affine invariant, so the iterates do not depend on that conditioning.
     Newton steps run until a full step moves the conditioned parameters by
-    less than ``tol``; the error after that step is of order ``tol**2``
-    (quadratic convergence).  Long steps, and every step after 20
+    less than ``stop.tol`` (at most ``stop.max_iter`` steps, :class:`NewtonStop`); the error after that step
+    is of order ``tol**2`` (quadratic convergence).  Long steps, and every step after 20
     iterations, are damped by Armijo backtracking on the objective.  Sums run
     over cache-sized blocks of the grid with preallocated buffers.
 
@@ -273,7 +288,7 @@ def logistic_params(x, pos, neg, *, C=1.0, init=None, max_iter=100, tol=1e-9, st
     lam = scaler_penalty(xs, n if counts is None else counts, C)
     objective = LogLoss(xs, pos, n, lam)
     beta = initial_params(pos, safe_tot, init, mu, sd, e)
-    beta = newton(objective, beta, tot > 0, max_iter=max_iter, tol=tol)
+    beta = newton(objective, beta, tot > 0, max_iter=stop.max_iter, tol=stop.tol)
     return raw_params(beta[:, 0], beta[:, 1], mu, sd, e)
 
 

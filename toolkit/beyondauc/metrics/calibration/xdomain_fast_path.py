@@ -1,8 +1,15 @@
-"""The fits of the grid bootstrap's replicates: batched calibrator fits on reweighted counts,
-and the fast path for fits calibrated on every dataset but the one they evaluate (xdomain).
+"""The grid bootstrap's fast path for the fits calibrated on every dataset but the one they evaluate (xdomain).
 
-Each replicate refits every calibrator of a cell on its reweighted calibration counts;
-:mod:`beyondauc.metrics.calibration.grid_bootstrap` drives these per model and replicate block.
+With integer counts (no class weights) a fit on "all but dataset k" is the total
+minus dataset k, exactly, whatever the order of the sums.  So the per-value counts
+are kept as the total (R, m) on the model's grid plus each dataset's counts on its
+own grid (R, n_local), never as (R, D, m); decisions are taken only at the
+evaluated dataset's values; the logistic fits' first Newton step is a matrix
+product (it starts at the same point in every replicate); and the stump's best
+split is found by bounding blocks of candidate splits (the Gini gain is convex in
+the cumulative counts), then evaluating exactly, with scikit-learn's arithmetic,
+only the blocks that can hold the maximum.  The stump splits the float64 grid
+itself (the scale-free stump of :mod:`beyondauc.metrics.core.fitting`).
 """
 
 from __future__ import annotations
@@ -15,155 +22,24 @@ from scipy.special import expit
 
 from ..core.fitting import EPSILON
 from ..core.isotonic import fit_predict_isotonic
-from ..core.kernel import scores_from_confusion
 from ..core.logistic import (
+    NewtonStop,
     conditioned_grid,
     conditioned_params,
-    grid_standardization,
     logistic_params,
     newton_direction,
     raw_params,
 )
-from .grid import (
-    SCORES,
-    Context,
-    run_fits,
-)
+from .replicate_fits import LOGISTIC_STEPS, confusion_scores
 
-__all__: list[str] = []
-
-
-LOGISTIC_STEPS = 2  # Newton steps of a replicate's logistic fit from its cell's point fit
-
-
-# -- the engine ---------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class BootContext:
-    base: Context
-    strata: np.ndarray
-    n_bootstrap: int
-    boot_seed: object
-    cells: int | None = None  # the replicates' cells per dataset and class (None: every distinct score)
-    clusters: np.ndarray | None = None  # each example's item when items repeat (cluster bootstrap), else None
-
-
-def fit_standardization(x, pos, neg):
-    """The logistic fits' fixed conditioning (centre, scale) of a grid, from all rows' weight (overflow-free)."""
-    return grid_standardization(x, pos, neg)
-
-
-def _cell_scores(conf):
-    """(..., ) confusion tuple -> (..., len(SCORES)) array of scores."""
-    sc = scores_from_confusion(*conf)
-    return np.stack([sc[k] for k in SCORES], axis=-1)
-
-
-def fit_rows(x, cp, cn, ep, en, methods, class_weight, init, standardize):
-    """Scores (len(methods), rows, len(SCORES)) of every method fitted on every row.
-
-    Logistic fits take two Newton steps from their cell's point-estimate fit
-    (``init``): a replicate moves the optimum by O(n^-1/2), so the first step
-    leaves an error of O(1/n) and the second of O(1/n^2).  Measured against
-    fits run to convergence: up to 2.5e-4 on the conditioned parameters with a
-    thousand calibration rows per dataset (no decision differing), about 1e-2
-    with a hundred rows -- so on small data a replicate's threshold carries a
-    little optimisation error besides its sampling error.  (With the earlier
-    raw-score fit: 2e-5 on the TRUE-sized benchmark, where no decision of 14
-    million differed.)
-    """
-    conf = run_fits(
-        x, cp, cn, ep, en, methods, class_weight, init=init, standardize=standardize, max_iter=LOGISTIC_STEPS
-    )
-    return np.stack([_cell_scores(conf[m]) for m in methods])
-
-
-def combine_rows(G, A, total=None):
-    """Rows ``G @ A[r]`` for every replicate r: (R * F, m).
-
-    A loop over the (few) fits: each row is the sum of its datasets, or the
-    total minus the datasets it leaves out, whichever is shorter.
-    """
-    R, D, m = A.shape
-    if G.shape == (D, D) and (np.eye(D) == G).all():  # each fit one dataset, in order: a view
-        return A.reshape(R * D, m), total
-    if G.shape == (D, D) and (1 - np.eye(D) == G).all():  # each fit all but its dataset (xdomain)
-        total = A.sum(axis=1) if total is None else total
-        return np.subtract(total[:, None, :], A).reshape(R * D, m), total
-    out = np.empty((R, len(G), m))
-    for k, g in enumerate(G.astype(bool)):
-        inc, exc = np.flatnonzero(g), np.flatnonzero(~g)
-        if len(exc) + 1 < len(inc):
-            if total is None:
-                total = A.sum(axis=1)
-            np.subtract(total, A[:, exc].sum(axis=1) if len(exc) > 1 else A[:, exc[0]], out=out[:, k])
-        elif len(inc) == 0:
-            out[:, k] = 0.0
-        elif len(inc) == 1:
-            out[:, k] = A[:, inc[0]]
-        else:
-            np.sum(A[:, inc], axis=1, out=out[:, k])
-    return out.reshape(R * len(G), m), total
-
-
-def local_grids(s, codes, D):
-    """Each dataset's own score grid, laid end to end: (column of each example, segment starts)."""
-    order = np.lexsort((s, codes))
-    ss, cc = s[order], codes[order]
-    new = np.ones(len(s), dtype=bool)
-    new[1:] = (ss[1:] != ss[:-1]) | (cc[1:] != cc[:-1])
-    col = np.empty(len(s), dtype=np.int64)
-    col[order] = np.cumsum(new) - 1
-    first_col = np.full(D, -1, dtype=np.int64)
-    present = np.unique(cc)
-    first_col[present] = col[order][np.searchsorted(cc, present)]
-    return col, first_col, int(new.sum())
-
-
-def segment_auc(P, N, first_col, D):
-    """AUC (ties one half) of each dataset's segment of per-value counts (R, total) -> (R, D)."""
-    R = len(P)
-    out = np.full((R, D), np.nan)
-    ok = first_col >= 0
-    starts = first_col[ok]
-    cneg = np.cumsum(N, axis=1)
-    base = np.concatenate([np.zeros((R, 1)), cneg], axis=1)[:, starts]  # negatives before each segment
-    n_pos, n_neg = np.add.reduceat(P, starts, axis=1), np.add.reduceat(N, starts, axis=1)
-    # sum P (negatives below in the segment + N / 2) = sum P (cneg - N / 2) - base * n_pos: integer and
-    # half-integer counts, every sum exact while a dataset's positives times all negatives stay below
-    # 2**52 (4.5e15), so the same numbers as summing within each segment
-    cneg -= 0.5 * N
-    cneg *= P
-    num = np.add.reduceat(cneg, starts, axis=1) - base * n_pos
-    with np.errstate(invalid="ignore", divide="ignore"):
-        out[:, ok] = np.where((n_pos > 0) & (n_neg > 0), num / (n_pos * n_neg), np.nan)
-    return out
-
-
-def indicator(rows, cols, y, n_rows, n_cols):
-    """Sparse 0/1 matrices (positives, negatives) mapping examples to columns."""
-    import scipy.sparse as sp
-
-    y = np.asarray(y).astype(bool)
-    out = []
-    for mask in (y, ~y):
-        out.append(sp.csr_matrix((np.ones(mask.sum()), (rows[mask], cols[mask])), shape=(n_rows, n_cols)))
-    return out
-
-
-# -- the fast path: fits calibrated on all datasets but the one they evaluate (xdomain) ----------
-#
-# With integer counts (no class weights) a fit on "all but dataset k" is the total
-# minus dataset k, exactly, whatever the order of the sums.  So the per-value counts
-# are kept as the total (R, m) on the model's grid plus each dataset's counts on its
-# own grid (R, n_local), never as (R, D, m); decisions are taken only at the
-# evaluated dataset's values; the logistic fits' first Newton step is a matrix
-# product (it starts at the same point in every replicate); and the stump's best
-# split is found by bounding blocks of candidate splits (the Gini gain is convex in
-# the cumulative counts), then evaluating exactly, with scikit-learn's arithmetic,
-# only the blocks that can hold the maximum.  The stump splits the float64 grid
-# itself (the scale-free stump of :mod:`beyondauc.metrics.core.fitting`).
+__all__ = [
+    "XGrid",
+    "taylor_sums",
+    "xdomain_cal_rows",
+    "xdomain_logistic_params",
+    "xdomain_ok",
+    "xdomain_scores",
+]
 
 _STUMP_BLOCK = 32  # candidate splits per block of the stump's branch and bound
 _ISO_CELLS = 262_144  # grid cells per call of the isotonic fitter
@@ -462,7 +338,7 @@ def taylor_sums(counts, xs, beta0, code=None):
 def _xdomain_moments(xg, Pl, Nl, beta0, xs):
     """The sums every fit's first two Newton steps read, over its counts (every dataset's but its own).
 
-    Returns the moments ``{(c, e): (R, D)}`` of :func:`_taylor_sums` at each fit's
+    Returns the moments ``{(c, e): (R, D)}`` of :func:`taylor_sums` at each fit's
     ``beta0``, the positives' sums of 1 and xs (R, D, 2), the plain sums of 1, xs
     and xs**2 (R, D, 3) (the fit's standardisation) and the class totals (R, D) each.
     All are sums over the local columns (each dataset's own values), each left out of
@@ -499,7 +375,7 @@ def _xdomain_penalty(plain, active):
 def xdomain_logistic_params(xg, Pl, Nl, cal_rows, init, std):
     """(intercept, coef) of the D logistic fits of every replicate, (R, D) each, and the fits' class totals.
 
-    Two Newton steps from each cell's point-estimate fit beta0, as :func:`_fit_rows`.
+    Two Newton steps from each cell's point-estimate fit beta0, as :func:`~beyondauc.metrics.calibration.replicate_fits.fit_rows`.
     Both come from moments of the counts at beta0, which is the same in every
     replicate, so they are matrix products of the counts (each dataset's values left
     out of its own fit, :func:`_xdomain_moments`): the first step is exact; the second evaluates the gradient at beta1 by its
@@ -551,7 +427,9 @@ def xdomain_logistic_params(xg, Pl, Nl, cal_rows, init, std):
     if rows1.size:
         cp, cn = cal_rows(rows1)
         kq = rows1 % D
-        a, b = logistic_params(xg.x, cp, cn, init=(i0[kq], c0[kq]), standardize=std, max_iter=LOGISTIC_STEPS)
+        a, b = logistic_params(
+            xg.x, cp, cn, init=(i0[kq], c0[kq]), standardize=std, stop=NewtonStop(max_iter=LOGISTIC_STEPS)
+        )
         intercept.ravel()[rows1], coef.ravel()[rows1] = a, b
     return intercept, coef, tpos, tneg
 
@@ -589,7 +467,7 @@ def xdomain_scores(xg, Pl, Nl, methods, init_ds, std):
             pred = _xdomain_isotonic(xg, cal)
         else:
             pred = _xdomain_logistic(xg, Pl, Nl, cal_rows, init_ds, std)
-        yield j, _cell_scores(_confusion_local(pred, Pl, Nl, xg))
+        yield j, confusion_scores(_confusion_local(pred, Pl, Nl, xg))
 
 
 def xdomain_cal_rows(xg, Pl, Nl, Tp, Tn, rows=None):
