@@ -20,7 +20,13 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
 import beyondauc as ba
-from beyondauc.metrics.selective.risk_control_benchmark import realised_risk, risk_control_table
+from beyondauc.metrics.selective.risk_control_benchmark import (
+    RiskControlOptions,
+    realised_risk,
+    risk_control_table,
+    risk_control_tables,
+    risk_coverage_points,
+)
 
 MODELS = ["sharp", "blunt"]
 
@@ -52,8 +58,8 @@ def small_frame(seed=0, n=300, shifted=None, flip=0.35):
     return pd.concat(parts, ignore_index=True)
 
 
-def _brute_rows(frame, model, dataset, protocol, risks, delta, method):
-    """The table's rows for one model x dataset x protocol, computed without the package's benchmark code."""
+def _brute_answers(frame, model, dataset, protocol):
+    """(confidence, correct) on the protocol's calibration rows and on the target, without the package's code."""
     mine = frame[frame["dataset"] == dataset]
     domain = mine["domain"].iloc[0]
     if protocol == "xdomain":
@@ -72,8 +78,13 @@ def _brute_rows(frame, model, dataset, protocol, risks, delta, method):
         p = fit.predict_proba(rows[[model]].to_numpy())[:, 1]
         return np.maximum(p, 1 - p), ((p > 0.5).astype(int) == rows["label"].to_numpy())
 
-    conf_cal, ok_cal = answers(cal)
-    conf, ok = answers(target)
+    return (*answers(cal), *answers(target))
+
+
+def _brute_rows(frame, model, dataset, protocol, risks, delta, method):
+    """The table's rows for one model x dataset x protocol, computed without the package's benchmark code."""
+    conf_cal, ok_cal, conf, ok = _brute_answers(frame, model, dataset, protocol)
+    cal, target = conf_cal, conf
     out = []
     for r in risks:
         rc = ba.risk_controlled_threshold(ok_cal, conf_cal, risk=r, delta=delta, method=method)
@@ -103,7 +114,7 @@ def _brute_rows(frame, model, dataset, protocol, risks, delta, method):
 def test_the_table_equals_a_brute_force_computation(method):
     frame = small_frame()
     risks = (0.05, 0.1, 0.2)
-    table = risk_control_table(ba.load_benchmark(frame), risks=risks, delta=0.1, method=method)
+    table = risk_control_table(ba.load_benchmark(frame), RiskControlOptions(risks=risks, delta=0.1, method=method))
     assert len(table) == 2 * 4 * 3 * 3
     assert table["certified"].any() and (~table["certified"]).any()  # both outcomes are checked
     for (model, dataset, protocol), got in table.groupby(["model", "dataset", "protocol"], sort=False):
@@ -116,6 +127,68 @@ def test_the_table_equals_a_brute_force_computation(method):
             for col in ("threshold", "calibration_coverage", "calibration_risk", "realised_risk", "target_coverage"):
                 np.testing.assert_allclose(g[col], w[col], rtol=1e-6, err_msg=str((where, col)))
             assert (pd.isna(g["held"]) and w["held"] is None) or g["held"] == w["held"], where
+
+
+def _brute_curve(correct, confidence, n_points):
+    """The thinned risk-coverage curve by its definition: for each coverage k / (n_points - 1) of the grid, the most
+    confident threshold answering at least that share (exact integer comparison), its risk counted one by one."""
+    n = len(correct)
+    points = []
+    for k in range(n_points):
+        for t in sorted(set(confidence), reverse=True):
+            answered = [q for c, q in zip(confidence, correct) if c >= t]
+            if len(answered) * (n_points - 1) >= k * n:
+                point = (t, len(answered) / n, sum(1 - q for q in answered) / len(answered))
+                if point not in points:
+                    points.append(point)
+                break
+    return points
+
+
+@pytest.mark.parametrize("seed", range(25))
+def test_risk_coverage_points_equal_a_brute_force_computation(seed):
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 40))
+    confidence = rng.choice(np.round(rng.uniform(0.5, 1, size=8), 2), size=n)  # many ties
+    correct = rng.random(n) < confidence if seed % 3 else rng.choice([0, 0.25, 0.5, 1], size=n)  # graded too
+    n_points = int(rng.choice([2, 3, 5, 11, 101]))
+    t, c, r = risk_coverage_points(correct, confidence, n_points=n_points)
+    want = _brute_curve(list(np.asarray(correct, dtype=float)), list(confidence), n_points)
+    assert len(t) == len(want) <= n_points
+    np.testing.assert_allclose(np.column_stack([t, c, r]), np.array(want), rtol=0, atol=1e-12)
+    assert c[-1] == 1.0 and np.all(np.diff(c) > 0) and np.all(np.diff(t) < 0)
+
+
+def test_risk_coverage_points_by_hand_and_bad_input():
+    # answered at 0.9: 1 of 4 (right); at 0.8: 2 (one wrong); at 0.7: 3; at 0.2: 4 (one wrong)
+    t, c, r = risk_coverage_points([1, 0, 1, 1], [0.9, 0.8, 0.7, 0.2], n_points=5)
+    assert t.tolist() == [0.9, 0.8, 0.7, 0.2] and c.tolist() == [0.25, 0.5, 0.75, 1.0]
+    assert r.tolist() == pytest.approx([0.0, 0.5, 1 / 3, 0.25])
+    assert [len(x) for x in risk_coverage_points([], [])] == [0, 0, 0]
+    with pytest.raises(ValueError, match="`n_points`"):
+        risk_coverage_points([1, 0], [0.6, 0.7], n_points=1)
+
+
+def test_the_curves_are_each_protocols_calibrator_on_the_target_and_hold_every_certified_point():
+    frame = small_frame()
+    options = RiskControlOptions(risks=(0.05, 0.1, 0.2), delta=0.1, n_points=11)
+    table, curves = risk_control_tables(ba.load_benchmark(frame), options)
+    assert list(curves.columns) == ["model", "dataset", "protocol", "threshold", "coverage", "risk"]
+    assert len(curves.groupby(["model", "dataset", "protocol"])) == 2 * 4 * 3
+    assert curves.groupby(["model", "dataset", "protocol"]).size().max() <= 11
+    for (model, dataset, protocol), got in curves.groupby(["model", "dataset", "protocol"], sort=False):
+        _, _, conf, ok = _brute_answers(frame, model, dataset, protocol)
+        want = np.array(_brute_curve(list(ok.astype(float)), list(conf), 11))
+        got_points = got[["threshold", "coverage", "risk"]].to_numpy()
+        np.testing.assert_allclose(got_points, want, rtol=1e-6, err_msg=str((model, dataset, protocol)))
+        # each certified threshold's point on the target is a point of the whole curve (every distinct confidence)
+        whole = set()
+        for t in set(conf):
+            answered = ok[conf >= t]
+            whole.add((round(len(answered) / len(ok), 9), round(float(np.mean(~answered)), 9)))
+        rows = table[(table["model"] == model) & (table["dataset"] == dataset) & (table["protocol"] == protocol)]
+        for row in rows[rows["certified"] & (rows["target_coverage"] > 0)].itertuples():
+            assert (round(row.target_coverage, 9), round(row.realised_risk, 9)) in whole
 
 
 def test_realised_risk_by_hand():
@@ -184,6 +257,8 @@ def test_the_table_round_trips_through_the_saved_evaluation(shifted):
     ev, folder = shifted
     back = ba.load_evaluation(folder)
     pd.testing.assert_frame_equal(back.table("risk_control"), ev.table("risk_control"))
+    pd.testing.assert_frame_equal(back.table("risk_control_curves"), ev.table("risk_control_curves"))
+    assert ev.table("risk_control_curves").groupby(["model", "dataset", "protocol"]).size().max() <= 101
     assert set(back.table("risk_control")["protocol"]) == {"xdomain", "outdomain", "indata"}
     assert back.parameters["target_risks"] == [0.05, 0.1, 0.2] and back.parameters["risk_method"] == "ltt"
 
@@ -213,9 +288,10 @@ def test_rows_at_risk_selects_as_a_brute_force_loop_does(shifted):
 
 
 def test_the_figure_draws_each_datasets_risk_coverage_curve_and_the_certified_points(shifted):
-    """Each panel: the whole risk-coverage curve of the dataset (1 - the stored exact coverage-accuracy curve, ending
-    at full coverage at 1 - the accuracy of all answers), the target line and each protocol's two points."""
+    """Each panel: per protocol the dataset's stored risk-coverage curve under that protocol's calibrator, with
+    each certified threshold's point on the dataset lying on it, and the target line."""
     import matplotlib
+    from matplotlib.colors import to_hex
 
     matplotlib.use("Agg")
     from beyondauc.evaluation.abstention import rows_at_risk
@@ -224,17 +300,26 @@ def test_the_figure_draws_each_datasets_risk_coverage_curve_and_the_certified_po
     ev, _ = shifted
     disp = RiskControlDisplay.from_evaluation(ev, "sharp")
     rows = rows_at_risk(ev.table("risk_control"), 0.1, model="sharp")
-    selective = ev.table("selective").set_index(["model", "dataset"])
+    curves = ev.table("risk_control_curves")
+    colors = {"xdomain": "tab:blue", "outdomain": "tab:purple", "indata": "tab:green"}
     for ax in disp.axes_:
         dataset = ax.get_title().split(":")[0]
-        curve = ev.coverage_curve("sharp", dataset)
-        grey = [line for line in ax.get_lines() if line.get_color() == "0.45"]
-        assert len(grey) == 1
-        x, y = grey[0].get_data()
-        order = np.argsort(curve.coverage, kind="stable")
-        np.testing.assert_allclose(x, np.asarray(curve.coverage)[order])
-        np.testing.assert_allclose(y, 1 - np.asarray(curve.accuracy)[order])
-        assert x[-1] == pytest.approx(1.0) and y[-1] == pytest.approx(1 - selective.loc[("sharp", dataset), "accuracy"])
+        for protocol, color in colors.items():
+            curve = curves[
+                (curves["model"] == "sharp") & (curves["dataset"] == dataset) & (curves["protocol"] == protocol)
+            ]
+            lines = [
+                line
+                for line in ax.get_lines()
+                if to_hex(line.get_color()) == to_hex(color)
+                and line.get_marker() in ("None", "")
+                and len(line.get_xdata()) > 2
+            ]
+            assert len(lines) == 1, (dataset, protocol)
+            x, y = lines[0].get_data()
+            np.testing.assert_allclose(x, curve["coverage"].to_numpy())
+            np.testing.assert_allclose(y, curve["risk"].to_numpy())
+            assert x[-1] == 1.0
         assert any(line.get_ydata()[0] == 0.1 and line.get_linestyle() == "--" for line in ax.get_lines())
         mine = rows[(rows["dataset"] == dataset) & rows["certified"].astype(bool)]
         filled = {
