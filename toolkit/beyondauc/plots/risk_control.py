@@ -108,7 +108,10 @@ class RiskControlDisplay:
             )
         held = rows["held"].dropna().astype(bool)
         ax.set_xlim(-0.02, 1.02)
-        ax.set_ylim(0, max(0.05, 1.25 * top))
+        upper = max(0.05, 1.25 * top)
+        ax.set_ylim(
+            -0.02 * upper, upper
+        )  # a curve at risk 0 (the most confident answers all right) shows above the axis
         ax.set_title(f"{name}: held {int(held.sum())}/{len(held)}", fontsize=9)
         ax.set_xlabel("coverage", fontsize=8)
         ax.set_ylabel("risk of the answered", fontsize=8)
