@@ -397,3 +397,27 @@ def test_a_target_from_a_shifted_distribution_fails_the_guarantee_and_its_unshif
     for model in MODELS:
         assert "A guarantee" not in _report_text(twin, model)  # (the rules' note names the rule for every model)
         assert "guarantee" not in twin.table("verdicts").set_index("model").loc[model, "verdict"]
+
+
+def test_the_figure_from_predictions_draws_the_targets_curve_and_the_certified_threshold_on_it():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from beyondauc.plots import RiskControlDisplay
+
+    rng = np.random.default_rng(4)
+    conf = np.round(rng.uniform(size=1500), 3)
+    ok = rng.uniform(size=1500) < 0.5 + 0.5 * conf
+    target_ok = ok[1000:] & (rng.uniform(size=500) < 0.9)  # a shifted target: more wrong answers
+    disp = RiskControlDisplay.from_predictions(ok[:1000], conf[:1000], target_ok, conf[1000:], risk=0.1, name="t")
+    rc = ba.risk_controlled_threshold(ok[:1000], conf[:1000], risk=0.1)
+    answered = [q for c, q in zip(conf[1000:], target_ok) if c >= rc.threshold]  # one example at a time
+    realised = sum(not q for q in answered) / len(answered)
+    (ax,) = disp.axes_
+    curve = [line for line in ax.get_lines() if len(line.get_xdata()) > 2]
+    assert len(curve) == 1
+    want = np.array(_brute_curve(list(target_ok.astype(float)), list(conf[1000:]), 101))
+    np.testing.assert_allclose(np.column_stack(curve[0].get_data()), want[:, 1:], rtol=0, atol=1e-12)
+    filled = [line for line in ax.get_lines() if line.get_marker() == "o" and line.get_markerfacecolor() != "white"]
+    assert [tuple(line.get_xydata()[0]) for line in filled] == [pytest.approx((len(answered) / 500, realised))]
+    assert disp.table["held"].iloc[0] == (realised <= 0.1) and ax.get_title() == f"t: held {int(realised <= 0.1)}/1"

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import numpy as np
+import pandas as pd
 
 from ..utils.validation import check_int
 from ._base import literal_plot, literal_text, panel_grid
@@ -12,14 +13,14 @@ from ._base import literal_plot, literal_text, panel_grid
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    import pandas as pd
     from matplotlib.figure import FigureBase
+    from numpy.typing import ArrayLike
 
     from ..evaluation.container import Evaluation
 
 __all__ = ["RiskControlDisplay"]
 
-_COLORS = {"xdomain": "tab:blue", "outdomain": "tab:purple", "indata": "tab:green"}
+_COLORS = {"xdomain": "tab:blue", "outdomain": "tab:purple", "indata": "tab:green", "given": "tab:blue"}
 
 
 class RiskControlDisplay:
@@ -189,3 +190,58 @@ class RiskControlDisplay:
             c = evaluation.table("risk_control_curves")
             curves = c[c["model"] == model]
         return cls(rows.reset_index(drop=True), target_risk=risk, model=model, curves=curves).plot(figure, **kwargs)
+
+    @classmethod
+    def from_predictions(
+        cls,
+        correct_calibration: ArrayLike,
+        confidence_calibration: ArrayLike,
+        correct: ArrayLike,
+        confidence: ArrayLike,
+        *,
+        risk: float,
+        delta: float = 0.05,
+        method: str = "ltt",
+        name: str = "target",
+        figure: FigureBase | None = None,
+        **kwargs: object,
+    ) -> RiskControlDisplay:
+        """Certify a threshold on calibration answers and draw it on the target's answers (one panel, ``name``).
+
+        The threshold of :func:`~beyondauc.risk_controlled_threshold` on ``correct_calibration`` and
+        ``confidence_calibration``; on ``correct`` and ``confidence`` the target's risk-coverage curve
+        (:func:`~beyondauc.metrics.selective.risk_control_benchmark.risk_coverage_points`) and the
+        threshold's realised risk and coverage.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from beyondauc.plots import RiskControlDisplay
+        >>> rng = np.random.default_rng(0)
+        >>> conf = rng.uniform(size=4000)
+        >>> ok = rng.uniform(size=4000) < 0.5 + 0.5 * conf
+        >>> disp = RiskControlDisplay.from_predictions(ok[:2000], conf[:2000], ok[2000:], conf[2000:], risk=0.1)
+        >>> bool(disp.table["certified"].iloc[0]), disp.axes_[0].get_title().split(":")[0]
+        (True, 'target')
+        """
+        from ..metrics.selective.risk_control import risk_controlled_threshold
+        from ..metrics.selective.risk_control_benchmark import realised_risk, risk_coverage_points
+
+        rc = risk_controlled_threshold(
+            correct_calibration, confidence_calibration, risk=risk, delta=delta, method=method
+        )
+        realised, coverage = realised_risk(correct, confidence, rc.threshold)
+        held = pd.NA if not rc.certified or np.isnan(realised) else bool(realised <= risk)
+        row = {
+            "dataset": name,
+            "protocol": "given",
+            "certified": rc.certified,
+            "calibration_coverage": rc.coverage,
+            "calibration_risk": rc.risk,
+            "target_coverage": coverage,
+            "realised_risk": realised,
+        }
+        table = pd.DataFrame([row]).assign(held=pd.array([held], dtype="boolean"))
+        _, cov, r = risk_coverage_points(correct, confidence)
+        curves = pd.DataFrame({"dataset": name, "protocol": "given", "coverage": cov, "risk": r})
+        return cls(table, target_risk=risk, curves=curves).plot(figure, **kwargs)
