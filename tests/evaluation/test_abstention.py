@@ -20,7 +20,13 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
 import beyondauc as ba
-from beyondauc.metrics.selective.risk_control_benchmark import realised_risk, risk_control_table
+from beyondauc.metrics.selective.risk_control_benchmark import (
+    RiskControlOptions,
+    realised_risk,
+    risk_control_table,
+    risk_control_tables,
+    risk_coverage_points,
+)
 
 MODELS = ["sharp", "blunt"]
 
@@ -52,8 +58,8 @@ def small_frame(seed=0, n=300, shifted=None, flip=0.35):
     return pd.concat(parts, ignore_index=True)
 
 
-def _brute_rows(frame, model, dataset, protocol, risks, delta, method):
-    """The table's rows for one model x dataset x protocol, computed without the package's benchmark code."""
+def _brute_answers(frame, model, dataset, protocol):
+    """(confidence, correct) on the protocol's calibration rows and on the target, without the package's code."""
     mine = frame[frame["dataset"] == dataset]
     domain = mine["domain"].iloc[0]
     if protocol == "xdomain":
@@ -72,8 +78,13 @@ def _brute_rows(frame, model, dataset, protocol, risks, delta, method):
         p = fit.predict_proba(rows[[model]].to_numpy())[:, 1]
         return np.maximum(p, 1 - p), ((p > 0.5).astype(int) == rows["label"].to_numpy())
 
-    conf_cal, ok_cal = answers(cal)
-    conf, ok = answers(target)
+    return (*answers(cal), *answers(target))
+
+
+def _brute_rows(frame, model, dataset, protocol, risks, delta, method):
+    """The table's rows for one model x dataset x protocol, computed without the package's benchmark code."""
+    conf_cal, ok_cal, conf, ok = _brute_answers(frame, model, dataset, protocol)
+    cal, target = conf_cal, conf
     out = []
     for r in risks:
         rc = ba.risk_controlled_threshold(ok_cal, conf_cal, risk=r, delta=delta, method=method)
@@ -103,7 +114,7 @@ def _brute_rows(frame, model, dataset, protocol, risks, delta, method):
 def test_the_table_equals_a_brute_force_computation(method):
     frame = small_frame()
     risks = (0.05, 0.1, 0.2)
-    table = risk_control_table(ba.load_benchmark(frame), risks=risks, delta=0.1, method=method)
+    table = risk_control_table(ba.load_benchmark(frame), RiskControlOptions(risks=risks, delta=0.1, method=method))
     assert len(table) == 2 * 4 * 3 * 3
     assert table["certified"].any() and (~table["certified"]).any()  # both outcomes are checked
     for (model, dataset, protocol), got in table.groupby(["model", "dataset", "protocol"], sort=False):
@@ -116,6 +127,68 @@ def test_the_table_equals_a_brute_force_computation(method):
             for col in ("threshold", "calibration_coverage", "calibration_risk", "realised_risk", "target_coverage"):
                 np.testing.assert_allclose(g[col], w[col], rtol=1e-6, err_msg=str((where, col)))
             assert (pd.isna(g["held"]) and w["held"] is None) or g["held"] == w["held"], where
+
+
+def _brute_curve(correct, confidence, n_points):
+    """The thinned risk-coverage curve by its definition: for each coverage k / (n_points - 1) of the grid, the most
+    confident threshold answering at least that share (exact integer comparison), its risk counted one by one."""
+    n = len(correct)
+    points = []
+    for k in range(n_points):
+        for t in sorted(set(confidence), reverse=True):
+            answered = [q for c, q in zip(confidence, correct) if c >= t]
+            if len(answered) * (n_points - 1) >= k * n:
+                point = (t, len(answered) / n, sum(1 - q for q in answered) / len(answered))
+                if point not in points:
+                    points.append(point)
+                break
+    return points
+
+
+@pytest.mark.parametrize("seed", range(25))
+def test_risk_coverage_points_equal_a_brute_force_computation(seed):
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 40))
+    confidence = rng.choice(np.round(rng.uniform(0.5, 1, size=8), 2), size=n)  # many ties
+    correct = rng.random(n) < confidence if seed % 3 else rng.choice([0, 0.25, 0.5, 1], size=n)  # graded too
+    n_points = int(rng.choice([2, 3, 5, 11, 101]))
+    t, c, r = risk_coverage_points(correct, confidence, n_points=n_points)
+    want = _brute_curve(list(np.asarray(correct, dtype=float)), list(confidence), n_points)
+    assert len(t) == len(want) <= n_points
+    np.testing.assert_allclose(np.column_stack([t, c, r]), np.array(want), rtol=0, atol=1e-12)
+    assert c[-1] == 1.0 and np.all(np.diff(c) > 0) and np.all(np.diff(t) < 0)
+
+
+def test_risk_coverage_points_by_hand_and_bad_input():
+    # answered at 0.9: 1 of 4 (right); at 0.8: 2 (one wrong); at 0.7: 3; at 0.2: 4 (one wrong)
+    t, c, r = risk_coverage_points([1, 0, 1, 1], [0.9, 0.8, 0.7, 0.2], n_points=5)
+    assert t.tolist() == [0.9, 0.8, 0.7, 0.2] and c.tolist() == [0.25, 0.5, 0.75, 1.0]
+    assert r.tolist() == pytest.approx([0.0, 0.5, 1 / 3, 0.25])
+    assert [len(x) for x in risk_coverage_points([], [])] == [0, 0, 0]
+    with pytest.raises(ValueError, match="`n_points`"):
+        risk_coverage_points([1, 0], [0.6, 0.7], n_points=1)
+
+
+def test_the_curves_are_each_protocols_calibrator_on_the_target_and_hold_every_certified_point():
+    frame = small_frame()
+    options = RiskControlOptions(risks=(0.05, 0.1, 0.2), delta=0.1, n_points=11)
+    table, curves = risk_control_tables(ba.load_benchmark(frame), options)
+    assert list(curves.columns) == ["model", "dataset", "protocol", "threshold", "coverage", "risk"]
+    assert len(curves.groupby(["model", "dataset", "protocol"])) == 2 * 4 * 3
+    assert curves.groupby(["model", "dataset", "protocol"]).size().max() <= 11
+    for (model, dataset, protocol), got in curves.groupby(["model", "dataset", "protocol"], sort=False):
+        _, _, conf, ok = _brute_answers(frame, model, dataset, protocol)
+        want = np.array(_brute_curve(list(ok.astype(float)), list(conf), 11))
+        got_points = got[["threshold", "coverage", "risk"]].to_numpy()
+        np.testing.assert_allclose(got_points, want, rtol=1e-6, err_msg=str((model, dataset, protocol)))
+        # each certified threshold's point on the target is a point of the whole curve (every distinct confidence)
+        whole = set()
+        for t in set(conf):
+            answered = ok[conf >= t]
+            whole.add((round(len(answered) / len(ok), 9), round(float(np.mean(~answered)), 9)))
+        rows = table[(table["model"] == model) & (table["dataset"] == dataset) & (table["protocol"] == protocol)]
+        for row in rows[rows["certified"] & (rows["target_coverage"] > 0)].itertuples():
+            assert (round(row.target_coverage, 9), round(row.realised_risk, 9)) in whole
 
 
 def test_realised_risk_by_hand():
@@ -184,6 +257,8 @@ def test_the_table_round_trips_through_the_saved_evaluation(shifted):
     ev, folder = shifted
     back = ba.load_evaluation(folder)
     pd.testing.assert_frame_equal(back.table("risk_control"), ev.table("risk_control"))
+    pd.testing.assert_frame_equal(back.table("risk_control_curves"), ev.table("risk_control_curves"))
+    assert ev.table("risk_control_curves").groupby(["model", "dataset", "protocol"]).size().max() <= 101
     assert set(back.table("risk_control")["protocol"]) == {"xdomain", "outdomain", "indata"}
     assert back.parameters["target_risks"] == [0.05, 0.1, 0.2] and back.parameters["risk_method"] == "ltt"
 
@@ -213,9 +288,10 @@ def test_rows_at_risk_selects_as_a_brute_force_loop_does(shifted):
 
 
 def test_the_figure_draws_each_datasets_risk_coverage_curve_and_the_certified_points(shifted):
-    """Each panel: the whole risk-coverage curve of the dataset (1 - the stored exact coverage-accuracy curve, ending
-    at full coverage at 1 - the accuracy of all answers), the target line and each protocol's two points."""
+    """Each panel: per protocol the dataset's stored risk-coverage curve under that protocol's calibrator, with
+    each certified threshold's point on the dataset lying on it, and the target line."""
     import matplotlib
+    from matplotlib.colors import to_hex
 
     matplotlib.use("Agg")
     from beyondauc.evaluation.abstention import rows_at_risk
@@ -224,17 +300,26 @@ def test_the_figure_draws_each_datasets_risk_coverage_curve_and_the_certified_po
     ev, _ = shifted
     disp = RiskControlDisplay.from_evaluation(ev, "sharp")
     rows = rows_at_risk(ev.table("risk_control"), 0.1, model="sharp")
-    selective = ev.table("selective").set_index(["model", "dataset"])
+    curves = ev.table("risk_control_curves")
+    colors = {"xdomain": "tab:blue", "outdomain": "tab:purple", "indata": "tab:green"}
     for ax in disp.axes_:
         dataset = ax.get_title().split(":")[0]
-        curve = ev.coverage_curve("sharp", dataset)
-        grey = [line for line in ax.get_lines() if line.get_color() == "0.45"]
-        assert len(grey) == 1
-        x, y = grey[0].get_data()
-        order = np.argsort(curve.coverage, kind="stable")
-        np.testing.assert_allclose(x, np.asarray(curve.coverage)[order])
-        np.testing.assert_allclose(y, 1 - np.asarray(curve.accuracy)[order])
-        assert x[-1] == pytest.approx(1.0) and y[-1] == pytest.approx(1 - selective.loc[("sharp", dataset), "accuracy"])
+        for protocol, color in colors.items():
+            curve = curves[
+                (curves["model"] == "sharp") & (curves["dataset"] == dataset) & (curves["protocol"] == protocol)
+            ]
+            lines = [
+                line
+                for line in ax.get_lines()
+                if to_hex(line.get_color()) == to_hex(color)
+                and line.get_marker() in ("None", "")
+                and len(line.get_xdata()) > 2
+            ]
+            assert len(lines) == 1, (dataset, protocol)
+            x, y = lines[0].get_data()
+            np.testing.assert_allclose(x, curve["coverage"].to_numpy())
+            np.testing.assert_allclose(y, curve["risk"].to_numpy())
+            assert x[-1] == 1.0
         assert any(line.get_ydata()[0] == 0.1 and line.get_linestyle() == "--" for line in ax.get_lines())
         mine = rows[(rows["dataset"] == dataset) & rows["certified"].astype(bool)]
         filled = {
@@ -244,3 +329,95 @@ def test_the_figure_draws_each_datasets_risk_coverage_curve_and_the_certified_po
             for a, b in zip(*line.get_data())
         }
         assert filled == {(round(a, 9), round(b, 9)) for a, b in zip(mine["target_coverage"], mine["realised_risk"])}
+
+
+def separation_frame(seed=0, n=400, shifted=None):
+    """Four datasets in two domains; scores ``separation * (2y - 1) + N(0, 1)``, separations 2.0 (sharp) and 0.8
+    (blunt), and on the dataset ``shifted`` 0.5 and 0.2: the same models on a harder distribution."""
+    rng = np.random.default_rng(seed)
+    parts = []
+    for d in range(4):
+        name = f"d{d}"
+        y = rng.permutation(np.repeat([0, 1], n // 2))
+        sign = 2 * y - 1
+        sharp, blunt = (0.5, 0.2) if name == shifted else (2.0, 0.8)
+        parts.append(
+            pd.DataFrame(
+                {
+                    "dataset": name,
+                    "domain": f"dom{d % 2}",
+                    "label": y,
+                    "id": np.arange(n),
+                    "sharp": sharp * sign + rng.normal(size=n),
+                    "blunt": blunt * sign + rng.normal(size=n),
+                }
+            )
+        )
+    return pd.concat(parts, ignore_index=True)
+
+
+def _report_text(ev, model):
+    """The model's findings as its report shows them (the summary's HTML, tags dropped, entities read)."""
+    import html
+    import re
+
+    return html.unescape(re.sub(r"<[^>]+>", " ", ba.model_summary(ev, model)._repr_html_()))
+
+
+def test_a_target_from_a_shifted_distribution_fails_the_guarantee_and_its_unshifted_twin_does_not():
+    """End to end through ``ba.evaluate``: d2's scores are drawn with a separation of 0.5 instead of 2, so a threshold
+    certified on the other datasets answers nearly all of d2, wrong at the Bayes error of that distribution,
+    Phi(-0.5) = 0.31; the report says the guarantee failed to transfer, with that realised risk and its interval. The
+    same draw without the shift keeps every transferred guarantee, and the report says nothing of one failing."""
+    from scipy.stats import norm
+
+    kw = {"n_bootstrap": 20, "noise_repeats": 2, "n_repeats": 2, "n_permutations": 19}
+    ev = ba.evaluate(separation_frame(shifted="d2"), **kw)
+    rc = ev.table("risk_control")
+    moved = rc[(rc["model"] == "sharp") & rc["protocol"].isin(["xdomain", "outdomain"]) & (rc["target_risk"] == 0.1)]
+    assert set(moved.loc[~moved["held"].astype(bool), "dataset"]) == {"d2"}
+    worst = moved[moved["certified"]].sort_values("realised_risk", kind="stable").iloc[-1]
+    assert worst["dataset"] == "d2" and worst["target_coverage"] > 0.9
+    assert abs(worst["realised_risk"] - norm.cdf(-0.5)) < 0.07
+    n = round(worst["target_coverage"] * worst["n_target"])
+    k = round(worst["realised_risk"] * n)
+    low, high = beta.ppf(0.025, k, n - k + 1), beta.ppf(0.975, k + 1, n - k)
+    text = _report_text(ev, "sharp")
+    assert "A guarantee fails to transfer: certified at risk \u2264 0.10" in text
+    assert (
+        f"of d2 at a realised risk of {worst['realised_risk']:.2f} (interval {low:.2f}\u2013{high:.2f}, wholly " in text
+    )
+    assert "guarantee fails to transfer" in ev.table("verdicts").set_index("model").loc["sharp", "verdict"]
+
+    twin = ba.evaluate(separation_frame(), **kw)
+    rc = twin.table("risk_control")
+    kept = rc[rc["protocol"].isin(["xdomain", "outdomain"]) & (rc["target_risk"] == 0.1) & rc["certified"]]
+    assert len(kept) >= 8 and kept["held"].astype(bool).all()
+    assert not twin.table("findings")["rule"].str.contains("guarantee").any()
+    for model in MODELS:
+        assert "A guarantee" not in _report_text(twin, model)  # (the rules' note names the rule for every model)
+        assert "guarantee" not in twin.table("verdicts").set_index("model").loc[model, "verdict"]
+
+
+def test_the_figure_from_predictions_draws_the_targets_curve_and_the_certified_threshold_on_it():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from beyondauc.plots import RiskControlDisplay
+
+    rng = np.random.default_rng(4)
+    conf = np.round(rng.uniform(size=1500), 3)
+    ok = rng.uniform(size=1500) < 0.5 + 0.5 * conf
+    target_ok = ok[1000:] & (rng.uniform(size=500) < 0.9)  # a shifted target: more wrong answers
+    disp = RiskControlDisplay.from_predictions(ok[:1000], conf[:1000], target_ok, conf[1000:], risk=0.1, name="t")
+    rc = ba.risk_controlled_threshold(ok[:1000], conf[:1000], risk=0.1)
+    answered = [q for c, q in zip(conf[1000:], target_ok) if c >= rc.threshold]  # one example at a time
+    realised = sum(not q for q in answered) / len(answered)
+    (ax,) = disp.axes_
+    curve = [line for line in ax.get_lines() if len(line.get_xdata()) > 2]
+    assert len(curve) == 1
+    want = np.array(_brute_curve(list(target_ok.astype(float)), list(conf[1000:]), 101))
+    np.testing.assert_allclose(np.column_stack(curve[0].get_data()), want[:, 1:], rtol=0, atol=1e-12)
+    filled = [line for line in ax.get_lines() if line.get_marker() == "o" and line.get_markerfacecolor() != "white"]
+    assert [tuple(line.get_xydata()[0]) for line in filled] == [pytest.approx((len(answered) / 500, realised))]
+    assert disp.table["held"].iloc[0] == (realised <= 0.1) and ax.get_title() == f"t: held {int(realised <= 0.1)}/1"

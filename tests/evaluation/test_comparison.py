@@ -531,3 +531,40 @@ def test_a_missing_interval_is_explained_with_the_rows_it_concerns():
     assert reference_sentence("svm", "logreg", "baseline", table, everywhere, "logreg").endswith(
         " Note: no interval: n_bootstrap = 0."
     )
+
+
+# -- Holm on every family of the demo's evaluation (the README's first command) ---------------------------------
+
+
+@pytest.fixture(scope="module")
+def demo(demo_run):
+    """The evaluation ``beyondauc demo`` saves (the session's shared run, read only)."""
+    return ba.load_evaluation(demo_run.out / "evaluation")
+
+
+def test_holm_on_every_family_of_the_demo_equals_the_step_down_procedure(demo):
+    """The comparison's families (one model and value over the datasets; its mean a family of one) and the pairwise
+    families (the pairs of models on one dataset, a pair's two rows one test): each adjusted p-value is the smallest
+    level at which Holm's step-down procedure, run level by level, rejects the test."""
+    t = demo.table("comparison")
+    n_models, n_values = t["model"].nunique(), t["value"].nunique()
+    assert n_models == len(demo.data["models"]) and (t["pvalue_holm"] > t["pvalue"]).any()
+    families = 0
+    for (model, value), g in t.groupby(["model", "value"]):
+        for part in (g[g["dataset"] != "mean"], g[g["dataset"] == "mean"]):
+            want = _holm_by_procedure(part["pvalue"].to_numpy(float))
+            got = part["pvalue_holm"].to_numpy(float)
+            np.testing.assert_allclose(got, want, rtol=0, atol=1e-12, err_msg=f"{model} {value}")
+            families += 1
+    assert families == 2 * n_models * n_values
+    pw = demo.table("pairwise")
+    for dataset, g in pw.groupby("dataset"):
+        tests = {}
+        for r in g.itertuples():
+            tests.setdefault(frozenset((r.model, r.other)), r.pvalue)
+        assert len(tests) == n_models * (n_models - 1) // 2, dataset
+        adjusted = dict(zip(tests, _holm_by_procedure(np.array(list(tests.values()), dtype=float))))
+        for r in g.itertuples():
+            assert r.pvalue_holm == pytest.approx(adjusted[frozenset((r.model, r.other))], abs=1e-12, nan_ok=True)
+        families += 1
+    assert families == 2 * n_models * n_values + len(demo.data["datasets"]) + 1  # the pairwise mean too

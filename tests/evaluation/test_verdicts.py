@@ -18,7 +18,7 @@ import pandas as pd
 import pytest
 
 import beyondauc as ba
-from beyondauc.evaluation import summary
+from beyondauc.evaluation import drift_findings, summary
 from beyondauc.evaluation.summary import THRESHOLDS
 
 GOOD, BAD = ["good_a", "good_b"], ["bad_drift", "bad_shift"]
@@ -70,7 +70,9 @@ def diag(**values):
 
 def test_a_drift_whose_interval_straddles_the_threshold_is_inconclusive():
     # the demo's svm on iris_versicolor (90 rows): 0.060 (0.019–0.166) straddles 0.05
-    status, topic, sentence, rule, reason = summary._drift("m", diag(drift=0.060, drift_low=0.019, drift_high=0.166))
+    status, topic, sentence, rule, reason = drift_findings.drift_finding(
+        "m", diag(drift=0.060, drift_low=0.019, drift_high=0.166)
+    )
     assert (status, rule) == ("info", "cohort drift")
     assert reason == (
         "cohort drift inconclusive: drift 0.060 \u2265 0.05 on iris_versicolor, but its interval "
@@ -79,23 +81,25 @@ def test_a_drift_whose_interval_straddles_the_threshold_is_inconclusive():
     assert sentence.startswith("No dataset shows cohort drift with evidence from its interval")
     assert "inconclusive on iris_versicolor (drift 0.060 (0.019\u20130.166) \u2265 0.05)" in sentence
     # the whole interval past the threshold: a warning that names its rule, number and interval
-    status, _, sentence, rule, reason = summary._drift("m", diag(drift=0.081, drift_low=0.062, drift_high=0.10))
+    status, _, sentence, rule, reason = drift_findings.drift_finding(
+        "m", diag(drift=0.081, drift_low=0.062, drift_high=0.10)
+    )
     assert (status, rule) == ("warn", "cohort drift")
     assert reason == "cohort drift: drift 0.081 \u2265 0.05 on iris_versicolor, interval 0.062\u20130.100"
     assert sentence.startswith("Validation and test cohorts (split) drift apart on 1 of 1 datasets")
     # the interval's lower end exactly at the threshold is evidence (the rule is drift >= 0.05)
-    assert summary._drift("m", diag(drift=0.06, drift_low=0.05, drift_high=0.07))[0] == "warn"
+    assert drift_findings.drift_finding("m", diag(drift=0.06, drift_low=0.05, drift_high=0.07))[0] == "warn"
     # below the threshold: good, whatever the interval's upper end
-    assert summary._drift("m", diag(drift=0.049, drift_low=0.01, drift_high=0.3))[0] == "good"
+    assert drift_findings.drift_finding("m", diag(drift=0.049, drift_low=0.01, drift_high=0.3))[0] == "good"
     # no bootstrap, no interval: unchecked, a note
-    status, _, sentence, _, reason = summary._drift("m", diag(drift=0.081))
+    status, _, sentence, _, reason = drift_findings.drift_finding("m", diag(drift=0.081))
     assert status == "info" and reason.startswith("cohort drift unchecked: drift 0.081") and "unchecked on" in sentence
 
 
 def test_drift_needs_its_permutation_null_rejected_too():
     nan = float("nan")
     # interval past the threshold, null rejected: a warning that gives both numbers
-    status, _, sentence, rule, reason = summary._drift(
+    status, _, sentence, rule, reason = drift_findings.drift_finding(
         "m", diag(drift=0.081, drift_low=0.062, drift_high=0.10, drift_pvalue=0.004)
     )
     assert (status, rule) == ("warn", "cohort drift")
@@ -104,7 +108,7 @@ def test_drift_needs_its_permutation_null_rejected_too():
     )
     assert "(drift 0.081 (0.062\u20130.100) \u2265 0.05; permutation p = 0.004)" in sentence
     # the same numbers, but sampling alone explains them: a note, never a warning
-    status, _, sentence, rule, reason = summary._drift(
+    status, _, sentence, rule, reason = drift_findings.drift_finding(
         "m", diag(drift=0.081, drift_low=0.062, drift_high=0.10, drift_pvalue=0.31)
     )
     assert (status, rule) == ("info", "cohort drift")
@@ -114,7 +118,7 @@ def test_drift_needs_its_permutation_null_rejected_too():
     )
     assert "sampling alone can explain it" in sentence
     # no interval can contain the estimate (NaN): the estimate and the null decide, and the finding says so
-    status, _, sentence, _, reason = summary._drift(
+    status, _, sentence, _, reason = drift_findings.drift_finding(
         "m", diag(drift=0.081, drift_low=nan, drift_high=nan, drift_pvalue=0.004)
     )
     assert status == "warn"
@@ -123,24 +127,33 @@ def test_drift_needs_its_permutation_null_rejected_too():
         "(no interval can contain the estimate)"
     )
     assert "drift 0.081 \u2265 0.05; permutation p = 0.004 (no interval can contain it)" in sentence
-    assert summary._drift("m", diag(drift=0.081, drift_low=nan, drift_high=nan, drift_pvalue=0.2))[0] == "info"
+    assert (
+        drift_findings.drift_finding("m", diag(drift=0.081, drift_low=nan, drift_high=nan, drift_pvalue=0.2))[0]
+        == "info"
+    )
     # the level is 1 - confidence level: p = 0.02 is evidence at 0.05, not at 0.01
     row = diag(wasserstein=0.5, wasserstein_low=0.3, wasserstein_high=0.8, wasserstein_pvalue=0.02)
-    assert summary._drift("m", row, 0.05)[0] == "warn" and summary._drift("m", row, 0.01)[0] == "info"
+    assert (
+        drift_findings.drift_finding("m", row, 0.05)[0] == "warn"
+        and drift_findings.drift_finding("m", row, 0.01)[0] == "info"
+    )
     # below the threshold the null changes nothing
-    assert summary._drift("m", diag(drift=0.03, drift_low=0.01, drift_high=0.05, drift_pvalue=0.001))[0] == "good"
+    assert (
+        drift_findings.drift_finding("m", diag(drift=0.03, drift_low=0.01, drift_high=0.05, drift_pvalue=0.001))[0]
+        == "good"
+    )
 
 
 def test_wasserstein_and_fragile_auc_need_their_intervals_too():
     straddle = diag(wasserstein=0.77, wasserstein_low=0.31, wasserstein_high=1.73)
-    assert summary._drift("m", straddle)[0] == "info"
+    assert drift_findings.drift_finding("m", straddle)[0] == "info"
     clear = diag(wasserstein=0.77, wasserstein_low=0.5, wasserstein_high=0.9)
-    status, _, sentence, rule, reason = summary._drift("m", clear)
+    status, _, sentence, rule, reason = drift_findings.drift_finding("m", clear)
     assert (status, rule) == ("warn", "Wasserstein") and reason.startswith("Wasserstein: W 0.77 < 1 on")
     assert "drift apart" in sentence and "W 0.77 (0.50\u20130.90) < 1" in sentence
     # fragile alone: the sentence opens with what set the badge, not with "No dataset shows cohort drift"
     fragile = diag(bias_robustness_test=0.04, bias_robustness_test_low=0.03, bias_robustness_test_high=0.05)
-    status, _, sentence, rule, reason = summary._drift("m", fragile)
+    status, _, sentence, rule, reason = drift_findings.drift_finding("m", fragile)
     assert (status, rule) == ("warn", "fragile AUC")
     assert sentence.startswith(
         "Its AUC is fragile to a small shift of the positives on iris_versicolor "
@@ -154,7 +167,7 @@ def test_wasserstein_and_fragile_auc_need_their_intervals_too():
         bias_robustness_test_low=0.03,
         bias_robustness_test_high=0.05,
     )
-    assert summary._drift("m", both)[:2] == ("bad", "drift")
+    assert drift_findings.drift_finding("m", both)[:2] == ("bad", "drift")
 
 
 def test_clearly_good_models_are_good_and_clearly_bad_ones_are_flagged_by_name(synthetic):

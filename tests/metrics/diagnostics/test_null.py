@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from beyondauc.evaluation import summary
+from beyondauc.evaluation import drift_findings, summary
 from beyondauc.metrics.diagnostics import null as diagnostics_null
 from beyondauc.metrics.diagnostics.benchmark import diagnostics_intervals
 from beyondauc.metrics.diagnostics.cohorts import sens_spec_drift, wasserstein_matrix
@@ -177,7 +177,7 @@ def _finding_rate(shift, seed):
             )
         rows.append(row)
     table = pd.DataFrame(rows)
-    judged = summary.drift_judged(table, 0.05)
+    judged = drift_findings.drift_judged(table, 0.05)
     fired = {d for j, rule, d, *_ in judged if j == "flag" and rule in ("cohort drift", "Wasserstein")}
     past = np.mean(table["drift"] >= summary.THRESHOLDS["drift"])
     return len(fired) / N_BENCHMARKS, past

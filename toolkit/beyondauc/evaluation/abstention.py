@@ -1,4 +1,5 @@
-"""The evaluation's ``risk_control`` table: abstention with a guarantee under the calibration protocols."""
+"""The evaluation's ``risk_control`` and ``risk_control_curves`` tables: abstention with a guarantee under the
+calibration protocols."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
-from ..metrics.selective.risk_control_benchmark import RISK_CONTROL_PROTOCOLS, risk_control_table
+from ..metrics.selective.risk_control_benchmark import RISK_CONTROL_PROTOCOLS, RiskControlOptions, risk_control_tables
 
 if TYPE_CHECKING:
     from .settings import EvaluationParameters
@@ -50,27 +51,28 @@ def rows_at_risk(table: pd.DataFrame, risk: float | None = None, *, model: str |
     return table[keep]
 
 
-def risk_control_evaluation(bench, p: EvaluationParameters, left_out: Mapping[str, str]) -> pd.DataFrame:
-    """The ``risk_control`` table of an evaluation with parameters ``p``.
+def risk_control_evaluation(
+    bench, p: EvaluationParameters, left_out: Mapping[str, str]
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The ``risk_control`` and ``risk_control_curves`` tables of an evaluation with parameters ``p``.
 
     Protocols ``xdomain``, ``outdomain`` (left out without domains, as in the
     calibration grid) and ``indata``; the calibrator is the selective
     answering's (``selective_method``, ``class_weight``); the
-    out-of-distribution dataset is never a target.
+    out-of-distribution dataset is never a target.  The curves are each
+    dataset's risk-coverage curve under the calibrator that certified the
+    thresholds (at most 101 points per model x dataset x protocol).
     """
-    protocols = [x for x in RISK_CONTROL_PROTOCOLS if x not in left_out]
-    datasets = [d for d in bench.datasets if d != p.ood_dataset]
-    return risk_control_table(
-        bench,
+    options = RiskControlOptions(
         risks=p.target_risks,
         delta=p.risk_delta,
         method=p.risk_method,
-        protocols=protocols,
+        protocols=[x for x in RISK_CONTROL_PROTOCOLS if x not in left_out],
         calibration_method=p.selective_method,
         class_weight=p.class_weight,
-        datasets=datasets,
         random_state=p.random_state,
     )
+    return risk_control_tables(bench, options, datasets=[d for d in bench.datasets if d != p.ood_dataset])
 
 
 def guarantee_held(table: pd.DataFrame, model: str, *, risk: float, protocol: str = "xdomain") -> tuple[int, int]:

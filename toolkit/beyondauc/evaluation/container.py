@@ -80,6 +80,8 @@ TABLES: dict[str, str] = {
     "risk_control": "abstention with a guarantee per model x dataset x protocol x target risk: the threshold "
     "certified on the protocol's calibration data (coverage and risk there) and, on the dataset, "
     "the realised risk, the coverage and whether the guarantee held",
+    "risk_control_curves": "the risk-coverage curve of each dataset's answers under each protocol's calibrator (the "
+    "one that certified the thresholds of risk_control), at most 101 points per model x dataset x protocol",
     "given_calibration": "calibration of the confidence as given (answers, and scores that are probabilities) per "
     "model x dataset: Brier score with Murphy's reliability, resolution and uncertainty, NLL, "
     "ECE over equal-width and equal-mass bins, smooth ECE, PRR and PRR over the first half of "

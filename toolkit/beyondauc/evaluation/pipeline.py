@@ -228,7 +228,7 @@ def _compute(p, bench, full, source, sha256, t_start, *, tasks, progress, log, l
         parts = _per_model(bench, bench_sel, p, tasks, log)
         tables.update(_per_model_tables(parts))
     with stages.timed("abstention with a guarantee"):
-        tables["risk_control"] = risk_control_evaluation(bench, p, left_out)
+        tables["risk_control"], tables["risk_control_curves"] = risk_control_evaluation(bench, p, left_out)
     with stages.timed("calibration of the given confidence"):
         given, given_reps = given_tables(bench, p)
         tables.update(given)
