@@ -127,15 +127,15 @@ def test_wasserstein_rows_equal_the_quantile_functions_at_midpoints(p):
 
 
 def test_diagnostics_replicates_do_not_depend_on_the_chunks_beyond_rounding(monkeypatch):
-    from beyondauc.metrics.diagnostics import benchmark as db
+    from beyondauc.metrics.diagnostics import resampling as db
 
     rng = np.random.default_rng(5)
     yv, yt = rng.integers(0, 2, 400), rng.integers(0, 2, 300)
     sv, st = rng.normal(yv, 1.0), np.round(rng.normal(yt, 1.0) + 0.3, 1)  # ties in T
-    args = dict(sigma_max=5.0, p=2, n_bootstrap=130, random_state=3)
-    one = db.diagnostics_replicates(yv, sv, yt, st, **args)
+    args = db.DiagnosticsBootstrap(n_bootstrap=130, sigma_max=5.0, p=2, random_state=3)
+    one = db.diagnostics_replicates(yv, sv, yt, st, args)
     monkeypatch.setattr(db, "_DIAGNOSTICS_CELLS", 3000)  # a few replicates per chunk
-    many = db.diagnostics_replicates(yv, sv, yt, st, **args)
+    many = db.diagnostics_replicates(yv, sv, yt, st, args)
     exact = ["auc_val", "auc_test", "bias_robustness_val", "bias_robustness_test", "drift"]
     assert (one[exact].to_numpy() == many[exact].to_numpy()).all()
     # W reads each chunk's own support: the same terms, summed in a grouping that can differ in the last bit
