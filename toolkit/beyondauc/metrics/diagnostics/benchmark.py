@@ -321,8 +321,9 @@ def _cohort_items(bench, dataset, kind, v, t):
     if bench.kind != "answers":
         row = first_split_item(codes, bench.labels())
         if row is not None:
+            ident = bench.frame["id"].to_numpy(dtype=object)[row]
             raise ValueError(
-                f"dataset {bench.datasets[bench.dataset_codes()[row]]!r}, id {bench.frame['id'].iloc[row]!r}: the "
+                f"dataset {bench.datasets[bench.dataset_codes()[row]]!r}, id {ident!r}: the "
                 "samples of this item have different labels; on scores the label is the item's, the same in every sample"
             )
     items = np.unique(codes[np.concatenate([v, t])], return_inverse=True)[1].ravel()
