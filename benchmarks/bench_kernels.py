@@ -72,8 +72,8 @@ def cpu(f, k=5):
         t0 = time.process_time(); f(); ts.append(time.process_time() - t0)
     return float(np.median(ts))
 try:
-    from beyondauc.metrics.uncertainty.bootstrap import bootstrap_grid_counts
-    draw = lambda: bootstrap_grid_counts(strata, inv, y, len(x), R, random_state=0, groups=cohort, n_groups=2)
+    from beyondauc.metrics.uncertainty.bootstrap import CountGrid, bootstrap_grid_counts
+    draw = lambda: bootstrap_grid_counts(strata, CountGrid(inv, y, len(x), groups=cohort, n_groups=2), R, random_state=0)
 except ImportError:
     draw = lambda: grid_weights(bootstrap_counts(strata, R, random_state=0), inv, y, len(x), groups=cohort, n_groups=2)
 pos, neg = draw()

@@ -55,6 +55,7 @@ from ..core.logistic import logistic_params
 from ..core.views import each_model_view, sort_like
 from ..uncertainty.bootstrap import (
     BLOCK,
+    CountGrid,
     bootstrap_counts,
     check_bootstrap,
     grid_count_chunks,
@@ -149,17 +150,8 @@ class ReplicateCounts:
                 yield grid_weights(self.W[c0 : c0 + per], inverse, y, n_values, groups=groups, n_groups=n_groups)
             return
         chunks = [(c0, min(c0 + per, self.stop)) for c0 in range(self.start, self.stop, per)]
-        yield from grid_count_chunks(
-            self.strata,
-            inverse,
-            y,
-            n_values,
-            self.n_bootstrap,
-            chunks,
-            random_state=self.random_state,
-            groups=groups,
-            n_groups=n_groups,
-        )
+        grid = CountGrid(inverse, y, n_values, groups=groups, n_groups=n_groups)
+        yield from grid_count_chunks(self.strata, grid, self.n_bootstrap, chunks, random_state=self.random_state)
 
 
 class ModelBoot:

@@ -203,7 +203,10 @@ def cohort_diagnostics(
         With B > 0, intervals of the AUCs and bias robustness (percentile),
         drift and W (BCa) from B replicates of a bootstrap stratified by
         cohort and class (see :func:`diagnostics_intervals`); noise
-        robustness gets none.
+        robustness gets none.  When rows repeat items (an ``epoch`` or
+        ``sample`` column) the replicates draw whole items: within cohort
+        and class on scores (an item's samples must share its label), within
+        cohort on answers.
     confidence_level : float in (0, 1), default=0.95
     noise_method : {"exact", "monte_carlo"}, default="exact"
         How :func:`~beyondauc.noise_robustness` computes the expected AUC
@@ -211,7 +214,8 @@ def cohort_diagnostics(
     n_permutations : int >= 0, default=0
         With B > 0, permutation p-values of drift and W (cohorts shuffled
         within class; within the whole pool for answers, as the bootstrap
-        stratifies), seeded as the bootstrap: is there drift at all?  Drift
+        stratifies; whole items when rows repeat items), seeded as the
+        bootstrap: is there drift at all?  Drift
         and W whose interval cannot contain them are then not warned about:
         the null answers their question.
     cells : int >= 2 or None, default=None
@@ -259,25 +263,10 @@ def cohort_diagnostics(
     items = _cohort_items(bench, dataset, kind, v, t) if (n_bootstrap or n_permutations) else None
     cv, ct = cell_cohorts(yv, sv, yt, st, check_cells(cells))  # what the Monte Carlo runs on
     uncertainty = _uncertainty((yv, cv, yt, ct), items, estimate, options, n_permutations)
-    return CohortDiagnostics(
-        model=model,
-        dataset=dataset,
-        cohorts=kind,
-        y_val=yv,
-        s_val=sv,
-        y_test=yt,
-        s_test=st,
-        auc_val=bv.auc,
-        auc_test=bt.auc,
-        bias_val=bv,
-        bias_test=bt,
-        noise_val=noise_robustness(yv, sv, **noise),
-        noise_test=noise_robustness(yt, st, **noise),
-        drift=drift,
-        wasserstein=w,
-        n_permutations=n_permutations,
-        **uncertainty,
-    )
+    robustness = dict(bias_val=bv, bias_test=bt, auc_val=bv.auc, auc_test=bt.auc, drift=drift, wasserstein=w)
+    robustness.update(noise_val=noise_robustness(yv, sv, **noise), noise_test=noise_robustness(yt, st, **noise))
+    cohort = dict(model=model, dataset=dataset, cohorts=kind, y_val=yv, s_val=sv, y_test=yt, s_test=st)
+    return CohortDiagnostics(**cohort, **robustness, **uncertainty, n_permutations=n_permutations)
 
 
 def _uncertainty(cohorts, items, estimate, options, n_permutations):

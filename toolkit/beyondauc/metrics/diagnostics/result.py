@@ -195,7 +195,7 @@ def undefined_reasons(y_val: ArrayLike, s_val: ArrayLike, y_test: ArrayLike, s_t
 
     Examples
     --------
-    >>> from beyondauc.metrics.diagnostics.benchmark import undefined_reasons
+    >>> from beyondauc.metrics.diagnostics.result import undefined_reasons
     >>> undefined_reasons([0, 1, 0], [5, 5, 5], [1, 0], [5, 5])
     'constant scores (every score is 5)'
     >>> undefined_reasons([1, 1], [0.2, 0.4], [0, 1], [0.1, 0.9])
