@@ -77,14 +77,14 @@ class CohortDiagnostics:
     s_test: np.ndarray = field(repr=False)
     auc_val: float = np.nan
     auc_test: float = np.nan
-    bias_val: BiasRobustness = field(default=None, repr=False)
-    bias_test: BiasRobustness = field(default=None, repr=False)
-    noise_val: NoiseRobustness = field(default=None, repr=False)
-    noise_test: NoiseRobustness = field(default=None, repr=False)
-    drift: SensSpecDrift = field(default=None, repr=False)
-    wasserstein: WassersteinMatrix = field(default=None, repr=False)
-    wasserstein_p1: WassersteinMatrix = field(default=None, repr=False)
-    wasserstein_p2: WassersteinMatrix = field(default=None, repr=False)
+    bias_val: BiasRobustness = field(default=None, repr=False)  # type: ignore[assignment]  # always given
+    bias_test: BiasRobustness = field(default=None, repr=False)  # type: ignore[assignment]  # always given
+    noise_val: NoiseRobustness = field(default=None, repr=False)  # type: ignore[assignment]  # always given
+    noise_test: NoiseRobustness = field(default=None, repr=False)  # type: ignore[assignment]  # always given
+    drift: SensSpecDrift = field(default=None, repr=False)  # type: ignore[assignment]  # always given
+    wasserstein: WassersteinMatrix = field(default=None, repr=False)  # type: ignore[assignment]  # always given
+    wasserstein_p1: WassersteinMatrix = field(default=None, repr=False)  # type: ignore[assignment]  # always given
+    wasserstein_p2: WassersteinMatrix = field(default=None, repr=False)  # type: ignore[assignment]  # always given
 
     def __post_init__(self):
         for order, name in ((1, "wasserstein_p1"), (2, "wasserstein_p2")):

@@ -33,7 +33,7 @@ _NOISE_BLOCK = 4_000_000  # noisy scores held at once (rows x examples), bounds 
 # -- results -------------------------------------------------------------------
 
 
-def _robustness_args(frame):
+def _robustness_args(frame: pd.DataFrame) -> tuple[float, float, float, np.ndarray, np.ndarray]:
     """(score, auc, sigma_max, sigmas, auc_curve) of a robustness curve's rows."""
     return (
         float(frame["score"].iloc[0]),
@@ -369,7 +369,7 @@ def noise_robustness(
     n_points = check_int(n_points, "n_points", minimum=2)
     n_repeats = check_int(n_repeats, "n_repeats", minimum=1)
     seed = check_random_state(random_state)
-    method = check_option(noise_method, "noise_method", NOISE_METHODS)
+    method = str(check_option(noise_method, "noise_method", NOISE_METHODS))
     pos, neg, auc, sigma_max = _robustness_setup(y_true, y_score, sigma_max, pos_label, "noise robustness")
     if np.isnan(sigma_max):
         return NoiseRobustness(

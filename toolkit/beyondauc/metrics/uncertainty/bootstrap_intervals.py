@@ -100,7 +100,8 @@ def bca_interval(
     levels = norm.cdf(z0 + (z0 + z) / (1 - acceleration * (z0 + z)))
     if not np.all(np.isfinite(levels)):
         return None
-    return tuple(float(q) for q in np.quantile(replicates, levels))
+    low, high = np.quantile(replicates, levels)
+    return float(low), float(high)
 
 
 # -- BCa for the statistics the bootstrap biases -------------------------------------------
@@ -189,7 +190,7 @@ def honest_interval(
     tie = np.abs(reps - estimate) <= _ROUNDING * max(1.0, abs(estimate))
     below = np.mean((reps < estimate) & ~tie) + 0.5 * np.mean(tie)
     if acceleration is None:
-        low, high = percentile_interval(reps, confidence_level)
+        ends = percentile_interval(reps, confidence_level)
     else:
         if below in (0.0, 1.0):
             side = "above" if below == 0 else "below"
@@ -200,7 +201,8 @@ def honest_interval(
         denominator = 1.0 - a * (z0 + z)
         if not np.all(denominator > 0):
             return np.nan, np.nan, method, f"BCa is undefined (acceleration {a:.3g} too large)"
-        low, high = np.quantile(reps, ndtr(z0 + (z0 + z) / denominator))
+        ends = np.quantile(reps, ndtr(z0 + (z0 + z) / denominator))
+    low, high = float(ends[0]), float(ends[1])
     slack = _ROUNDING * max(1.0, abs(estimate))
     low = min(low, estimate) if low - slack <= estimate else low  # an end within rounding of the estimate
     high = max(high, estimate) if estimate <= high + slack else high
