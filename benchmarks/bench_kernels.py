@@ -72,8 +72,8 @@ def cpu(f, k=5):
         t0 = time.process_time(); f(); ts.append(time.process_time() - t0)
     return float(np.median(ts))
 try:
-    from beyondauc.metrics.uncertainty.bootstrap import bootstrap_grid_counts
-    draw = lambda: bootstrap_grid_counts(strata, inv, y, len(x), R, random_state=0, groups=cohort, n_groups=2)
+    from beyondauc.metrics.uncertainty.bootstrap import CountGrid, bootstrap_grid_counts
+    draw = lambda: bootstrap_grid_counts(strata, CountGrid(inv, y, len(x), groups=cohort, n_groups=2), R, random_state=0)
 except ImportError:
     draw = lambda: grid_weights(bootstrap_counts(strata, R, random_state=0), inv, y, len(x), groups=cohort, n_groups=2)
 pos, neg = draw()
@@ -91,8 +91,9 @@ for k, f in shared.items():
     f()  # the workspace's pages touched once, as after a bootstrap's first chunk
     out[k + "_shared"] = cpu(f)
 # the whole bootstrap statistic as the engine calls it (the kernels sharing their sums and buffers)
-from beyondauc.metrics.diagnostics import benchmark as db
-_, design = db._diagnostics_design(y[cohort == 0], s[cohort == 0], y[cohort == 1], s[cohort == 1], 3.0, 2, 0)
+from beyondauc.metrics.diagnostics import resampling as db
+_, design = db.diagnostics_design(y[cohort == 0], s[cohort == 0], y[cohort == 1], s[cohort == 1],
+                                 db.DiagnosticsBootstrap(1, 3.0, 2, random_state=0))
 stat = design["statistic"]
 out["statistic"] = cpu(lambda: stat(pos, neg))
 # floors: the replicates' uniform draws themselves, and one cumulative sum over the counts a statistic reads

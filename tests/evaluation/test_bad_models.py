@@ -22,7 +22,7 @@ import pandas as pd
 import pytest
 
 import beyondauc as ba
-from beyondauc.metrics.diagnostics.benchmark import undefined_reasons
+from beyondauc.metrics.diagnostics.result import undefined_reasons
 from beyondauc.metrics.selective.benchmark import MAX_TIE_SHARE, MIN_CONFIDENCES, confidence_ties
 from helpers.report import parse_html
 

@@ -5,7 +5,7 @@ import pandas as pd
 import pytest
 
 import beyondauc as ba
-from beyondauc.metrics.diagnostics.benchmark import diagnostics_replicates
+from beyondauc.metrics.diagnostics.resampling import DiagnosticsBootstrap, diagnostics_replicates
 from beyondauc.metrics.uncertainty.bootstrap import bootstrap_counts, strata_of
 
 
@@ -26,7 +26,7 @@ def test_replicates_equal_point_functions_on_repeated_rows(seed, ties, p):
     yv, sv, yt, st = _cohorts(seed, ties=ties)
     sigma_max = float(np.ptp(np.concatenate([sv, st])))
     B = 5
-    reps = diagnostics_replicates(yv, sv, yt, st, sigma_max=sigma_max, p=p, n_bootstrap=B, random_state=seed)
+    reps = diagnostics_replicates(yv, sv, yt, st, DiagnosticsBootstrap(B, sigma_max, p, random_state=seed))
     cohort = np.r_[np.zeros(len(yv), int), np.ones(len(yt), int)]
     counts = bootstrap_counts(strata_of(cohort, np.r_[yv, yt]), B, random_state=seed)
     cv, ct = counts[:, : len(yv)], counts[:, len(yv) :]
@@ -132,7 +132,7 @@ def test_each_dataset_draws_its_own_replicates_and_every_model_the_same():
     # and the stream is the array-level bootstrap's with the dataset's seed
     yv, sv, yt, st = ba.cohorts(bench, "m1", "b")
     direct = diagnostics_replicates(
-        yv, sv, yt, st, sigma_max=float(np.ptp(np.r_[sv, st])), p=2, n_bootstrap=25, random_state=dataset_seed(4, 1)
+        yv, sv, yt, st, DiagnosticsBootstrap(25, float(np.ptp(np.r_[sv, st])), 2, random_state=dataset_seed(4, 1))
     )  # b: the second dataset
     np.testing.assert_allclose(direct["drift"], reps[("m1", "b")]["drift"], rtol=0, atol=0)
     sel = {d: ba.selective_answering(bench, "m1", d, n_bootstrap=25, random_state=4).replicates["aurc"] for d in "ab"}

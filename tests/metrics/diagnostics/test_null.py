@@ -14,7 +14,7 @@ from beyondauc.evaluation import drift_findings, summary
 from beyondauc.metrics.diagnostics import null as diagnostics_null
 from beyondauc.metrics.diagnostics.benchmark import diagnostics_intervals
 from beyondauc.metrics.diagnostics.cohorts import sens_spec_drift, wasserstein_matrix
-from beyondauc.metrics.diagnostics.null import permutation_null, permutation_pvalue, permutation_replicates
+from beyondauc.metrics.diagnostics.null import NullDesign, permutation_null, permutation_pvalue, permutation_replicates
 
 # tiny cohorts with ties inside and across them
 YV = np.array([0, 0, 0, 1, 1])
@@ -58,7 +58,7 @@ def _dkw(n, alpha=1e-6):
 def test_the_null_has_the_exact_law_of_every_assignment(by_class, p):
     exact = _exact_law(by_class, p)
     B = 20_000
-    null = permutation_replicates(YV, SV, YT, ST, n_permutations=B, p=p, by_class=by_class, random_state=3)
+    null = permutation_replicates(YV, SV, YT, ST, n_permutations=B, p=p, random_state=3, design=NullDesign(by_class))
     for name in ("drift", "wasserstein"):
         law = exact[name].to_numpy()
         got = null[name].to_numpy()
@@ -111,7 +111,7 @@ def test_the_null_matches_explicit_row_permutations(by_class):
     sv, st = np.round(rng.normal(yv, 1.0), 1), np.round(rng.normal(yt, 1.0) + 0.3, 1)  # ties
     B = 1500
     brute = _brute_force_null(yv, sv, yt, st, B, seed=1, by_class=by_class)
-    null = permutation_replicates(yv, sv, yt, st, n_permutations=B, by_class=by_class, random_state=1)
+    null = permutation_replicates(yv, sv, yt, st, n_permutations=B, random_state=1, design=NullDesign(by_class))
     for name in ("drift", "wasserstein"):
         a, b = brute[name].dropna().to_numpy(), null[name].dropna().to_numpy()
         se = np.sqrt(a.var() / len(a) + b.var() / len(b))
@@ -220,7 +220,7 @@ def test_answers_shuffle_the_whole_pool_as_their_bootstrap_resamples_it():
     d = ba.cohort_diagnostics(bench, model, dataset, n_repeats=2, n_permutations=99)
     seed = dataset_seed(0, 0)
     pooled = permutation_null(
-        d.y_val, d.s_val, d.y_test, d.s_test, n_permutations=99, by_class=False, random_state=seed
+        d.y_val, d.s_val, d.y_test, d.s_test, n_permutations=99, random_state=seed, design=NullDesign(by_class=False)
     )
     assert d.drift_pvalue == pooled.drift_pvalue and d.wasserstein_pvalue == pooled.wasserstein_pvalue
 

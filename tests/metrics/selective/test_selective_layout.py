@@ -11,7 +11,7 @@ import pytest
 from beyondauc.metrics.selective.benchmark import BAND_COVERAGES, side_by_side
 from beyondauc.metrics.selective.curves import accuracy_at_coverages, exact_area_rows
 from beyondauc.metrics.selective.scores import selective_rows
-from beyondauc.metrics.uncertainty.bootstrap import bootstrap_grid_counts, strata_of
+from beyondauc.metrics.uncertainty.bootstrap import CountGrid, bootstrap_grid_counts, strata_of
 
 OPTIONS = {"resolution": 0.01, "tolerance": 0.9, "weights": (1 / 3, 1 / 3, 1 / 3)}
 
@@ -59,8 +59,8 @@ def test_roles_side_by_side_hold_the_counts_of_the_role_by_grid_layout():
     column, starts = side_by_side(inv, role, cols)
     assert starts.tolist() == [0, m, m + len(cols[1]), m + len(cols[1]) + len(cols[2])]
     strata = strata_of(role, y)
-    pos, neg = bootstrap_grid_counts(strata, column, y, int(starts[-1]), 30, random_state=2)
-    ref_pos, ref_neg = bootstrap_grid_counts(strata, inv, y, m, 30, random_state=2, groups=role, n_groups=3)
+    pos, neg = bootstrap_grid_counts(strata, CountGrid(column, y, int(starts[-1])), 30, random_state=2)
+    ref_pos, ref_neg = bootstrap_grid_counts(strata, CountGrid(inv, y, m, groups=role, n_groups=3), 30, random_state=2)
     for r, values in cols.items():
         block = slice(starts[r], starts[r + 1])
         assert np.array_equal(pos[:, 0, block], ref_pos[:, r, values])

@@ -9,17 +9,17 @@ for equality to the last bit.
 import numpy as np
 import pytest
 
-from beyondauc.metrics.uncertainty import bootstrap
+from beyondauc.metrics.uncertainty import bootstrap, uniform_draws
 from beyondauc.metrics.uncertainty.bootstrap import (
     BLOCK,
-    Uniforms,
+    CountGrid,
     bootstrap_counts,
     bootstrap_grid_counts,
     grid_count_chunks,
     grid_weights,
     strata_of,
-    uniforms,
 )
+from beyondauc.metrics.uncertainty.uniform_draws import Uniforms, uniforms
 
 # bounds near 2**31 reject about half the words, near 3e9 about a third: every path of the
 # rejection handling is exercised, next to the bounds of real strata (1 draws no word)
@@ -71,7 +71,7 @@ def test_uniforms_fall_back_to_numpy_past_32_bits():
 
 
 def test_uniforms_fall_back_when_numpy_draws_otherwise(monkeypatch):
-    monkeypatch.setattr(bootstrap, "_fast_matches_numpy", lambda: False)
+    monkeypatch.setattr(uniform_draws, "_fast_matches_numpy", lambda: False)
     assert not isinstance(uniforms(np.random.default_rng(0), np.array([3, 4])), Uniforms)
 
 
@@ -91,7 +91,7 @@ def test_counts_are_the_documented_stream(n, strata_kind, R, start, stop, fast, 
     monkeypatch.setattr(bootstrap, "_DRAW_CELLS", 700)  # several row blocks per replicate block
     if not fast:
         # numpy's own integers, rows skipped in steps too
-        monkeypatch.setattr(bootstrap, "_fast_matches_numpy", lambda: False)
+        monkeypatch.setattr(uniform_draws, "_fast_matches_numpy", lambda: False)
     rng = np.random.default_rng(n)
     make = {
         "one": lambda: np.zeros(n, int),
@@ -112,7 +112,7 @@ def test_grid_counts_are_add_at_of_the_counts(n_values, monkeypatch):
     strata, y = rng.integers(0, 3, n), rng.integers(0, 2, n)
     inverse, groups = rng.integers(0, n_values, n), rng.integers(-1, 3, n)
     pos, neg = bootstrap_grid_counts(
-        strata, inverse, y, n_values, R, random_state=5, start=3, stop=R, groups=groups, n_groups=3
+        strata, CountGrid(inverse, y, n_values, groups=groups, n_groups=3), R, random_state=5, start=3, stop=R
     )
     counts = _reference_counts(strata, R, 5, 3, R)
     ref = np.zeros((R - 3, 2, 3, n_values))
@@ -140,13 +140,13 @@ def test_chunks_drawn_in_one_pass_are_the_chunks_drawn_alone(monkeypatch):
     n, m = 300, 30
     strata, y, inverse = rng.integers(0, 4, n), rng.integers(0, 2, n), rng.integers(0, m, n)
     chunks = [(5, 41), (41, 82), (82, 123), (123, 190)]  # inside the blocks of 64 replicates, as the engine's are
-    parts = list(grid_count_chunks(strata, inverse, y, m, 200, chunks, random_state=9))
+    parts = list(grid_count_chunks(strata, CountGrid(inverse, y, m), 200, chunks, random_state=9))
     assert len(parts) == len(chunks)
     for (lo, hi), (pos, neg) in zip(chunks, parts):
-        ref = bootstrap_grid_counts(strata, inverse, y, m, 200, random_state=9, start=lo, stop=hi)
+        ref = bootstrap_grid_counts(strata, CountGrid(inverse, y, m), 200, random_state=9, start=lo, stop=hi)
         assert np.array_equal(pos, ref[0]) and np.array_equal(neg, ref[1])
     with pytest.raises(ValueError, match="follow each other"):
-        next(grid_count_chunks(strata, inverse, y, m, 200, [(0, 10), (20, 30)], random_state=9))
+        next(grid_count_chunks(strata, CountGrid(inverse, y, m), 200, [(0, 10), (20, 30)], random_state=9))
 
 
 @pytest.mark.parametrize("kinds", [("int",), ("int", "bool"), ("int", "int", "bool"), ("float", "int"), ("str", "int")])

@@ -16,6 +16,7 @@ from beyondauc.metrics.diagnostics.cohorts import wasserstein_rows
 from beyondauc.metrics.uncertainty import bootstrap
 from beyondauc.metrics.uncertainty.bootstrap import (
     BLOCK,
+    CountGrid,
     bootstrap_counts,
     bootstrap_grid_counts,
     grid_weights,
@@ -66,7 +67,7 @@ def test_grid_counts_are_the_hand_drawn_replicates_on_the_grid(n, n_bootstrap):
     ref = _one_hot_weights(counts, inverse, y, 9, groups, 3)
     for got in (
         grid_weights(counts, inverse, y, 9, groups=groups, n_groups=3),
-        bootstrap_grid_counts(strata, inverse, y, 9, n_bootstrap, random_state=4, groups=groups, n_groups=3),
+        bootstrap_grid_counts(strata, CountGrid(inverse, y, 9, groups=groups, n_groups=3), n_bootstrap, random_state=4),
     ):
         assert got[0].shape == got[1].shape == (n_bootstrap, 3, 9)
         assert (got[0] == ref[0]).all() and (got[1] == ref[1]).all()
@@ -74,12 +75,11 @@ def test_grid_counts_are_the_hand_drawn_replicates_on_the_grid(n, n_bootstrap):
 
 def test_grid_counts_do_not_depend_on_the_row_blocks_or_the_slice(monkeypatch):
     strata, y, groups, inverse = _design(500, 40, seed=1)
-    full = bootstrap_grid_counts(strata, inverse, y, 40, 200, random_state=7, groups=groups, n_groups=3)
+    grid = CountGrid(inverse, y, 40, groups=groups, n_groups=3)
+    full = bootstrap_grid_counts(strata, grid, 200, random_state=7)
     monkeypatch.setattr(bootstrap, "_DRAW_CELLS", 700)  # one row (a piece of a block) at a time
     for start, stop in [(0, 200), (41, 82), (63, 65), (130, 200)]:
-        part = bootstrap_grid_counts(
-            strata, inverse, y, 40, 200, random_state=7, start=start, stop=stop, groups=groups, n_groups=3
-        )
+        part = bootstrap_grid_counts(strata, grid, 200, random_state=7, start=start, stop=stop)
         assert (part[0] == full[0][start:stop]).all() and (part[1] == full[1][start:stop]).all()
         assert (
             bootstrap_counts(strata, 200, random_state=7, start=start, stop=stop)
@@ -127,15 +127,15 @@ def test_wasserstein_rows_equal_the_quantile_functions_at_midpoints(p):
 
 
 def test_diagnostics_replicates_do_not_depend_on_the_chunks_beyond_rounding(monkeypatch):
-    from beyondauc.metrics.diagnostics import benchmark as db
+    from beyondauc.metrics.diagnostics import resampling as db
 
     rng = np.random.default_rng(5)
     yv, yt = rng.integers(0, 2, 400), rng.integers(0, 2, 300)
     sv, st = rng.normal(yv, 1.0), np.round(rng.normal(yt, 1.0) + 0.3, 1)  # ties in T
-    args = dict(sigma_max=5.0, p=2, n_bootstrap=130, random_state=3)
-    one = db.diagnostics_replicates(yv, sv, yt, st, **args)
+    args = db.DiagnosticsBootstrap(n_bootstrap=130, sigma_max=5.0, p=2, random_state=3)
+    one = db.diagnostics_replicates(yv, sv, yt, st, args)
     monkeypatch.setattr(db, "_DIAGNOSTICS_CELLS", 3000)  # a few replicates per chunk
-    many = db.diagnostics_replicates(yv, sv, yt, st, **args)
+    many = db.diagnostics_replicates(yv, sv, yt, st, args)
     exact = ["auc_val", "auc_test", "bias_robustness_val", "bias_robustness_test", "drift"]
     assert (one[exact].to_numpy() == many[exact].to_numpy()).all()
     # W reads each chunk's own support: the same terms, summed in a grouping that can differ in the last bit

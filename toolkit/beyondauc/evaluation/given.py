@@ -15,11 +15,11 @@ if TYPE_CHECKING:
 
 __all__ = ["DIAGNOSTICS_REPEATED", "REPEATED_NOTE", "given_tables"]
 
-#: What the cohort diagnostics' report says of repeated samples: their intervals and nulls treat rows as items.
+#: What the cohort diagnostics' report says of repeated samples: their intervals and nulls draw whole items.
 DIAGNOSTICS_REPEATED = (
-    "the cohort diagnostics treat every sample as an independent example: their bootstrap "
-    "intervals and their permutation p-values (drift, W) do not keep an item's samples together, "
-    "so for correlated samples the intervals are too narrow and the p-values too small"
+    "the cohort diagnostics' bootstrap intervals and permutation p-values (drift, W) draw whole items: "
+    "a replicate resamples items with replacement within each cohort (and within class on scores, whose "
+    "class is the item's label), and the null shuffles the cohorts of whole items"
 )
 #: What an evaluation of repeated samples (rows sharing dataset, model and ``id``) says once.
 REPEATED_NOTE = (

@@ -39,7 +39,7 @@ import numpy as np
 from ..core.fitting import class_weighted
 from ..core.kernel import grid_counts, stacked_counts
 from ..core.logistic import logistic_params
-from ..uncertainty.bootstrap import bootstrap_counts, grid_count_chunks, grid_weights
+from ..uncertainty.bootstrap import CountGrid, bootstrap_counts, grid_count_chunks, grid_weights
 from ..uncertainty.cells import cell_scores
 from ..uncertainty.clusters import cluster_counts
 from .fits import FitBlock, FitSettings
@@ -135,17 +135,8 @@ class ReplicateCounts:
                 yield grid_weights(self.W[c0 : c0 + per], inverse, y, n_values, groups=groups, n_groups=n_groups)
             return
         chunks = [(c0, min(c0 + per, self.stop)) for c0 in range(self.start, self.stop, per)]
-        yield from grid_count_chunks(
-            self.strata,
-            inverse,
-            y,
-            n_values,
-            self.n_bootstrap,
-            chunks,
-            random_state=self.random_state,
-            groups=groups,
-            n_groups=n_groups,
-        )
+        grid = CountGrid(inverse, y, n_values, groups=groups, n_groups=n_groups)
+        yield from grid_count_chunks(self.strata, grid, self.n_bootstrap, chunks, random_state=self.random_state)
 
 
 class ModelBoot:

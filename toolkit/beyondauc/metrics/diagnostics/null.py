@@ -24,23 +24,34 @@ The p-values are one-sided, counting the observed cohorts as one more
 permutation: ``(1 + #{null >= observed}) / (B + 1)`` for drift (large is
 drift) and ``(1 + #{null <= observed}) / (B + 1)`` for W (small is drift).
 They are valid (never below their level under exchangeability) for any B.
+
+Repeated samples of one item (the epochs of an LLM run) are not exchangeable
+one by one: with ``items_val`` / ``items_test`` (:class:`NullDesign`) a
+permutation moves whole items.  On scores it shuffles the cohort labels of the
+items of each class (each cohort keeps its number of items of each class); on
+answers, whose class varies between an item's samples, it shuffles the cohort
+labels of all items.  Each permutation picks V's items as those with the
+smallest of a row of seeded uniform keys, and the per-value counts are the
+picked items' rows counted at once
+(:func:`~beyondauc.metrics.uncertainty.bootstrap.grid_weights`).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
 
 from ...utils.validation import check_int, check_number, check_random_state
-from ..uncertainty.bootstrap import BLOCK
+from ..uncertainty.bootstrap import BLOCK, grid_weights
 from ..uncertainty.replicates import replicate_chunks
 from .cohorts import check_cohort
+from .items import cohort_items
 from .rows import drift_rows, wasserstein_rows
 
-__all__ = ["PermutationNull", "permutation_null", "permutation_replicates", "permutation_pvalue"]
+__all__ = ["NullDesign", "PermutationNull", "permutation_null", "permutation_replicates", "permutation_pvalue"]
 
 #: The numbers that get a permutation p-value, and the side of the null that counts as drift.
 NULL_SIDES = {"drift": "greater", "wasserstein": "less"}
@@ -49,6 +60,29 @@ NULL_SIDES = {"drift": "greater", "wasserstein": "less"}
 _NULL_CELLS = 1 << 19
 # mixed into the seed, so the permutations read a stream of their own, not the bootstrap's
 _STREAM = 0x6E756C6C
+
+
+@dataclass(frozen=True)
+class NullDesign:
+    """What the permutation null holds exchangeable, and how the labels are read.
+
+    Attributes
+    ----------
+    by_class : bool, default=True
+        Shuffle within class (each cohort keeps its class sizes); False
+        shuffles the whole pool (each cohort keeps its size), as an answers
+        benchmark's bootstrap stratifies by cohort alone.
+    items_val, items_test : array-like or None
+        Each row's item (an id) when rows repeat items: whole items are
+        shuffled (:func:`~beyondauc.metrics.diagnostics.items.cohort_items`
+        checks them).  None: every row is an item.
+    pos_label : scalar, default=None
+    """
+
+    by_class: bool = True
+    items_val: ArrayLike | None = field(default=None, repr=False)
+    items_test: ArrayLike | None = field(default=None, repr=False)
+    pos_label: object = None
 
 
 @dataclass(frozen=True)
@@ -155,6 +189,48 @@ def _permuted_v(pools, n_permutations, chunks, root):
         yield [np.concatenate([p[k] for p in parts]) for k in range(len(pools))]
 
 
+def _item_pools(codes, y, n_val, by_class):
+    """(the items of each stratum, how many of them V holds): each class, or every item."""
+    first = np.unique(codes, return_index=True)[1]  # codes number the items in order of their first row
+    in_v = first < n_val
+    strata = np.asarray(y)[first].astype(np.int64) if by_class else np.zeros(len(first), np.int64)
+    groups = [np.flatnonzero(strata == k) for k in np.unique(strata)]
+    return [(g, int(in_v[g].sum())) for g in groups]
+
+
+def _permuted_items(pools, n_items, n_permutations, chunks, root):
+    """Yield V's items of each permutation, chunk by chunk: (R, n_items) booleans.
+
+    Permutation r draws one uniform key per item of each stratum from block ``r // BLOCK``'s generator of
+    that stratum (child seeds of ``root``), rows in order, so a permutation does not depend on the chunks;
+    V holds the stratum's items with the smallest keys, as many as V has.
+    """
+    children = root.spawn((n_permutations + BLOCK - 1) // BLOCK)
+    gens, block = None, -1
+    for lo, hi in chunks:  # a loop over chunks of permutations, and the seed blocks in each
+        out, r = np.zeros((hi - lo, n_items), dtype=bool), lo
+        while r < hi:
+            if r // BLOCK != block:
+                block = r // BLOCK
+                gens = [np.random.default_rng(g) for g in children[block].spawn(len(pools))]
+            take = min(hi, (block + 1) * BLOCK) - r
+            rows = np.arange(r - lo, r - lo + take)[:, None]
+            for g, (members, size) in zip(gens, pools):  # a loop over the strata (one or two)
+                picked = np.argsort(g.random((take, len(members))), axis=1, kind="stable")[:, :size]
+                out[rows, members[picked]] = True
+            r += take
+        yield out
+
+
+def _item_rows(in_v, codes, inv, y, pos, neg):
+    """(pos, neg) counts (R, 2, m) of V (0) and T (1) when V holds the items marked in ``in_v`` (R, n_items)."""
+    m = pos.shape[1]
+    v_pos, v_neg = grid_weights(in_v[:, codes], inv, y, m)
+    return [
+        np.stack([v[:, 0], pooled.sum(axis=0)[None, :] - v[:, 0]], axis=1) for v, pooled in ((v_pos, pos), (v_neg, neg))
+    ]
+
+
 def _cohort_rows(draws, pos, neg, by_class):
     """(pos, neg) counts (R, 2, m) of V (0) and T (1) from V's permuted counts of each stratum."""
     m = pos.shape[1]
@@ -173,9 +249,8 @@ def permutation_replicates(
     *,
     n_permutations: int = 999,
     p: float = 2,
-    by_class: bool = True,
     random_state: int | None = 0,
-    pos_label: object = None,
+    design: NullDesign = NullDesign(),
 ) -> pd.DataFrame:
     """Drift and W of V and T with the cohort labels shuffled, one row per permutation.
 
@@ -185,12 +260,9 @@ def permutation_replicates(
     n_permutations : int >= 1, default=999
     p : float >= 1, default=2
         Wasserstein order of W.
-    by_class : bool, default=True
-        Shuffle within class (each cohort keeps its class sizes); False
-        shuffles the whole pool (each cohort keeps its size), as an answers
-        benchmark's bootstrap stratifies by cohort alone.
     random_state : int or None, default=0
-    pos_label : scalar, default=None
+    design : NullDesign, default=NullDesign()
+        Within class or the whole pool, rows or whole items, and ``pos_label``.
 
     Returns
     -------
@@ -208,17 +280,34 @@ def permutation_replicates(
     """
     n_permutations = check_int(n_permutations, "n_permutations", minimum=1)
     p = check_number(p, "p", low=1)
-    yv, sv = check_cohort(y_val, s_val, pos_label=pos_label, names=("y_val", "s_val"))
-    yt, st = check_cohort(y_test, s_test, pos_label=pos_label, names=("y_test", "s_test"))
+    yv, sv, yt, st = _checked(y_val, s_val, y_test, s_test, design)
+    by_class = bool(design.by_class)
     x, pos, neg = _grid_counts(yv, sv, yt, st)
-    pools = _pools(pos, neg, bool(by_class))
-    chunks = replicate_chunks(n_permutations, 2 * len(x), cells=_NULL_CELLS)
+    y = np.concatenate([yv, yt])
+    codes = cohort_items(design.items_val, design.items_test, y, by_class=by_class)
+    root = _stream_seed(random_state)
+    if codes is None:
+        chunks = replicate_chunks(n_permutations, 2 * len(x), cells=_NULL_CELLS)
+        draws = _permuted_v(_pools(pos, neg, by_class), n_permutations, chunks, root)
+        counted = (_cohort_rows(d, pos, neg, by_class) for d in draws)
+    else:
+        chunks = replicate_chunks(n_permutations, max(2 * len(x), len(y)), cells=_NULL_CELLS)
+        inv = np.unique(np.concatenate([sv, st]), return_inverse=True)[1].ravel()
+        pools = _item_pools(codes, y, len(yv), by_class)
+        draws = _permuted_items(pools, int(codes.max()) + 1, n_permutations, chunks, root)
+        counted = (_item_rows(d, codes, inv, y, pos, neg) for d in draws)
     out = {"drift": [], "wasserstein": []}
-    for draws in _permuted_v(pools, n_permutations, chunks, _stream_seed(random_state)):
-        cp, cn = _cohort_rows(draws, pos, neg, bool(by_class))
+    for cp, cn in counted:
         out["drift"].append(drift_rows(x, cp, cn))
         out["wasserstein"].append(wasserstein_rows(x, cp, cn, p, counts=True)[0])
     return pd.DataFrame({k: np.concatenate(v) for k, v in out.items()})
+
+
+def _checked(y_val, s_val, y_test, s_test, design):
+    """Both cohorts checked: labels 0/1 (with the design's ``pos_label``), finite scores."""
+    yv, sv = check_cohort(y_val, s_val, pos_label=design.pos_label, names=("y_val", "s_val"))
+    yt, st = check_cohort(y_test, s_test, pos_label=design.pos_label, names=("y_test", "s_test"))
+    return yv, sv, yt, st
 
 
 def permutation_null(
@@ -229,29 +318,28 @@ def permutation_null(
     *,
     n_permutations: int = 999,
     p: float = 2,
-    by_class: bool = True,
     random_state: int | None = 0,
-    pos_label: object = None,
+    design: NullDesign = NullDesign(),
 ) -> PermutationNull:
     """Permutation p-values of drift and W under "V and T are exchangeable".
 
-    The cohort labels are shuffled within class (``by_class=False``: within
-    the whole pool) ``n_permutations`` times, seeded by ``random_state``
-    (:func:`permutation_replicates`); the observed drift and W are computed
-    by the same kernels on the observed counts, so a permutation that
-    reproduces the cohorts ties with them exactly.  The drift p-value is
-    ``(1 + #{null >= observed}) / (B + 1)``, W's ``(1 + #{null <= observed})
-    / (B + 1)`` (:func:`permutation_pvalue`): small means the cohorts differ
-    more than sampling alone explains.
+    The cohort labels are shuffled within class (``design.by_class=False``:
+    within the whole pool; with ``design.items_val`` / ``items_test``, the
+    labels of whole items) ``n_permutations`` times, seeded by
+    ``random_state`` (:func:`permutation_replicates`); the observed drift and
+    W are computed by the same kernels on the observed counts, so a
+    permutation that reproduces the cohorts ties with them exactly.  The
+    drift p-value is ``(1 + #{null >= observed}) / (B + 1)``, W's ``(1 +
+    #{null <= observed}) / (B + 1)`` (:func:`permutation_pvalue`): small
+    means the cohorts differ more than sampling alone explains.
 
     Parameters
     ----------
     y_val, s_val, y_test, s_test : array-like
     n_permutations : int >= 1, default=999
     p : float >= 1, default=2
-    by_class : bool, default=True
     random_state : int or None, default=0
-    pos_label : scalar, default=None
+    design : NullDesign, default=NullDesign()
 
     Returns
     -------
@@ -269,19 +357,9 @@ def permutation_null(
     (True, 0.005, 0.005)
     """
     null = permutation_replicates(
-        y_val,
-        s_val,
-        y_test,
-        s_test,
-        n_permutations=n_permutations,
-        p=p,
-        by_class=by_class,
-        random_state=random_state,
-        pos_label=pos_label,
+        y_val, s_val, y_test, s_test, n_permutations=n_permutations, p=p, random_state=random_state, design=design
     )
-    yv, sv = check_cohort(y_val, s_val, pos_label=pos_label, names=("y_val", "s_val"))
-    yt, st = check_cohort(y_test, s_test, pos_label=pos_label, names=("y_test", "s_test"))
-    x, pos, neg = _grid_counts(yv, sv, yt, st)
+    x, pos, neg = _grid_counts(*_checked(y_val, s_val, y_test, s_test, design))
     pos, neg = pos[None].astype(np.float64), neg[None].astype(np.float64)
     observed = {
         "drift": float(drift_rows(x, pos, neg)[0]),

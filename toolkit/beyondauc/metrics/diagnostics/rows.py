@@ -175,24 +175,15 @@ def drift_rows(
     return np.where(undefined, np.nan, out)
 
 
-def _wasserstein_pair(
-    x: np.ndarray,
-    wa: np.ndarray,
-    wb: np.ndarray,
-    p: float,
-    ca: np.ndarray,
-    cb: np.ndarray,
-    sa: np.ndarray,
-    sb: np.ndarray,
-    work: list | None,
-) -> np.ndarray:
-    """p-Wasserstein distance between the weighted distributions wa and wb (R, m) on grid x, (R,).
+def _wasserstein_pair(x: np.ndarray, a: tuple, b: tuple, p: float, work: list | None) -> np.ndarray:
+    """p-Wasserstein distance between two weighted distributions (R, m) on grid x, (R,).
 
-    ``ca``/``cb``: the rows' cumulative sums of ``wa``/``wb`` and ``sa``/``sb`` their column sums
+    ``a`` and ``b`` are each ``(w, c, s)``: the weights, their rows' cumulative sums and their column sums
     (a distribution in two pairs sums once); on the support the cumulative sums equal the sums
     of the support's columns exactly, since the columns left out add zeros.  ``work``: buffers
     for :func:`~beyondauc.metrics.core.kernel.wasserstein_counts` when the weights are whole numbers.
     """
+    (wa, ca, sa), (wb, cb, sb) = a, b
     support = np.flatnonzero((sa + sb) > 0)  # values neither has add nothing
     cols = support if 0 < len(support) < len(x) else None
     x = x if cols is None else x[cols]
@@ -251,7 +242,7 @@ def wasserstein_rows(
     cols = {k: a.sum(axis=0) for k, a in w.items()}
 
     def pair(a, b):
-        return _wasserstein_pair(x, w[a], w[b], p, cs[a], cs[b], cols[a], cols[b], work)
+        return _wasserstein_pair(x, (w[a], cs[a], cols[a]), (w[b], cs[b], cols[b]), p, work)
 
     mat = np.stack(
         [

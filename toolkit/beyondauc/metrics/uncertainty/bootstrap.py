@@ -16,9 +16,8 @@ beyond it, and however the work is split into chunks or processes.
 
 from __future__ import annotations
 
-import functools
-import sys
 from collections.abc import Iterator
+from dataclasses import dataclass
 from itertools import pairwise
 
 import numpy as np
@@ -26,7 +25,17 @@ from numpy.typing import ArrayLike
 
 from ...utils.validation import check_int, check_number
 
-__all__: list[str] = []
+# the intervals made from the replicates live beside: re-exported here, where their callers have read them
+from .bootstrap_intervals import (  # noqa: F401
+    bca_interval,
+    honest_interval,
+    jackknife_acceleration,
+    nanquantile_slices,
+    percentile_interval,
+)
+from .uniform_draws import uniforms
+
+__all__ = ["CountGrid"]
 
 BLOCK = 64  # replicates per independently seeded block
 
@@ -214,157 +223,6 @@ def _draws(strata, n_bootstrap, random_state, start, stop, *, order=None, sorted
             yield k * BLOCK + r0 - start, pick if identity else order[pick]
 
 
-# -- uniform integers below per-position bounds, as numpy draws them -----------------------
-
-_WORD = np.uint64(32)
-
-
-class Uniforms:
-    """``rng.integers(0, size, size=(rows, n))`` call after call: the same integers, several times faster.
-
-    numpy draws an int64 below a bound ``e`` < 2**32 from the generator's
-    32-bit words (``next_uint32``: the low, then the high half of each 64-bit
-    output) by Lemire's method: ``m = word * e``; the word is rejected, and
-    the next one read, while ``m mod 2**32 < (2**32 - e) mod e``; the integer
-    is ``m >> 32``.  A bound of 1 reads no word.  Here the words come from
-    ``bit_generator.random_raw`` and every product, test and shift is one
-    array operation; the rare rejections (about ``e / 2**33`` per draw) shift
-    the words of every later draw by one, so the set of rejected words is
-    found as the fixed point of a few sparse passes (:meth:`_rejected`).
-    """
-
-    def __init__(self, rng, size):
-        self.bitgen = rng.bit_generator
-        size = np.asarray(size, dtype=np.int64)
-        self.n = len(size)
-        self.live = np.flatnonzero(size > 1)  # a stratum of one draws no word
-        e = size[self.live].astype(np.uint64)
-        self.e, self.c = e, len(e)
-        self.e32 = e.astype(np.uint32)
-        self.thr = ((np.uint64(1 << 32) - e) % np.maximum(e, np.uint64(1))).astype(np.uint32)
-        self.p = float(self.thr.max()) / 2.0**32 if self.c else 0.0
-        # live positions where the bound differs from the one before (cyclically: rows follow each other)
-        self.bounds = np.flatnonzero(e != np.roll(e, 1))
-        self.buf = np.zeros(0, dtype=np.uint32)
-
-    def _words(self, count):
-        """At least ``count`` words from the buffer on (drawing more as needed)."""
-        if len(self.buf) < count:
-            raw = self.bitgen.random_raw((count - len(self.buf) + 1) // 2)
-            self.buf = np.concatenate([self.buf, raw.view(np.uint32)])
-        return self.buf
-
-    def _flags(self, w, j, elem):
-        """Whether word j is rejected by the draw of element ``elem`` (an index into the rows' live positions)."""
-        p = elem % self.c
-        return (w[j].astype(np.uint64) * self.e[p]).astype(np.uint32) < self.thr[p]
-
-    def _rejected(self, N, rejected):
-        """The words the draws of N elements reject, from those rejected with no earlier rejection (sorted).
-
-        Word j is read by element ``j - s(j)``, ``s(j)`` the rejections before
-        it.  Away from a change of bound the element's bound is that of
-        element j, so the first guess holds; words up to ``s`` past a change
-        of bound, and past the N-th element, are tested against their actual
-        element.  Each pass makes the first wrong word a later one, so the
-        passes stop (after two or three: rejections are rare).
-        """
-        J = rejected
-        while True:
-            S = len(J)
-            w = self._words(N + S + 1)
-            rows = np.arange((N + S) // self.c + 1, dtype=np.int64)[:, None] * self.c
-            starts = (rows + self.bounds[None, :]).ravel()
-            zone = np.unique(
-                np.concatenate(
-                    [np.arange(N, N + S + 1), (starts[(starts > 0) & (starts < N)][:, None] + np.arange(S + 1)).ravel()]
-                )
-            )
-            elem = zone - np.searchsorted(J, zone, side="left")
-            hit = zone[(elem < N) & self._flags(w, zone, elem)]
-            new = np.union1d(np.setdiff1d(rejected, zone, assume_unique=True), hit)
-            if np.array_equal(new, J):
-                return J
-            J = new
-
-    def _take(self, rows):
-        """The accepted words of the next ``rows`` rows (rows x live positions), and past them in the stream."""
-        N = rows * self.c
-        w = self._words(N + 64 + int(4 * N * self.p))
-        low = w[:N].reshape(rows, self.c) * self.e32  # wraps: the low 32 bits of word x bound
-        rejected = np.flatnonzero(low < self.thr)
-        del low
-        if not len(rejected):
-            words, self.buf = w[:N], w[N:].copy()
-            return words
-        J = self._rejected(N, rejected)
-        words = _skip(self.buf, J, N)
-        self.buf = self.buf[N + len(J) :].copy()
-        return words
-
-    def skip(self, rows):
-        """Move the stream past ``rows`` rows without making their integers."""
-        if self.c:
-            self._take(rows)
-
-    def __call__(self, rows):
-        """The next ``rows`` rows, (rows, n) int64."""
-        c = self.c
-        if c == 0:
-            return np.zeros((rows, self.n), dtype=np.int64)
-        m = self._take(rows).astype(np.uint64).reshape(rows, c)
-        m *= self.e
-        m >>= _WORD
-        if c == self.n:
-            return m.view(np.int64)
-        out = np.zeros((rows, self.n), dtype=np.int64)
-        out[:, self.live] = m
-        return out
-
-
-def _skip(w, rejected, N):
-    """The first N words of ``w`` that are not at the (sorted) positions ``rejected``: one slice copy per gap."""
-    out = np.empty(N, dtype=w.dtype)
-    ends = np.append(rejected, N + len(rejected))
-    begin = 0
-    for k, end in enumerate(ends.tolist()):  # a loop over the rare rejections, each gap one copy
-        out[begin - k : end - k] = w[begin:end]
-        begin = end + 1
-    return out
-
-
-class _NumpyIntegers:
-    """The fallback: numpy's own ``rng.integers`` (a bound of 2**32 or more, or a numpy that draws otherwise)."""
-
-    def __init__(self, rng, size):
-        self.rng, self.size = rng, size
-
-    def __call__(self, rows):
-        if not len(self.size):
-            return np.zeros((rows, 0), np.int64)
-        return self.rng.integers(0, self.size, size=(rows, len(self.size)))
-
-    def skip(self, rows):
-        self(rows)
-
-
-@functools.cache
-def _fast_matches_numpy():
-    """Whether :class:`_Uniforms` gives this numpy's ``integers``, checked once on a case with many rejections."""
-    if sys.byteorder != "little":
-        return False
-    size = np.array([1] * 3 + [3] * 40 + [2**31 + 5] * 200 + [7] * 31 + [3_000_000_017] * 50 + [1, 2])
-    ref, fast = np.random.default_rng(12345), Uniforms(np.random.default_rng(12345), size)
-    return all(np.array_equal(ref.integers(0, size, size=(r, len(size))), fast(r)) for r in (3, 1, 5))
-
-
-def uniforms(rng, size):
-    """A callable ``rows -> rng.integers(0, size, size=(rows, n))``, the next rows of the same stream each call."""
-    if len(size) and int(size.max()) < 2**32 and _fast_matches_numpy():
-        return Uniforms(rng, size)
-    return _NumpyIntegers(rng, size)
-
-
 def _grid_columns(inverse, y, n_values, groups, n_groups):
     """Each example's column of the (positive | negative | left out) per-value counts, and the row width."""
     n = len(inverse)
@@ -450,20 +308,44 @@ def jackknife_count_chunks(
         yield out[:, :width].reshape(R, n_groups, n_values), out[:, width : 2 * width].reshape(R, n_groups, n_values)
 
 
+@dataclass(frozen=True)
+class CountGrid:
+    """Where each example of a replicate is counted: its value on the score grid, its class and its group.
+
+    Attributes
+    ----------
+    inverse : ndarray of int, shape (n,)
+        Each example's index on the score grid (``np.unique(s, return_inverse=True)``).
+    y : ndarray of {0, 1}, shape (n,)
+        The class each example counts in.
+    n_values : int
+        Size of the score grid.
+    groups : ndarray of int, shape (n,), optional
+        Each example's group (e.g. cohort, role or dataset code; -1 leaves it out).
+    n_groups : int, default=1
+    """
+
+    inverse: ArrayLike
+    y: ArrayLike
+    n_values: int
+    groups: ArrayLike | None = None
+    n_groups: int = 1
+
+    def weights(self, counts: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
+        """:func:`grid_weights` of per-example ``counts`` (R, n) on this grid."""
+        return grid_weights(counts, self.inverse, self.y, self.n_values, groups=self.groups, n_groups=self.n_groups)
+
+
 def bootstrap_grid_counts(
     strata: ArrayLike,
-    inverse: ArrayLike,
-    y: ArrayLike,
-    n_values: int,
+    grid: CountGrid,
     n_bootstrap: int,
     *,
     random_state: int | None = 0,
     start: int = 0,
     stop: int | None = None,
-    groups: ArrayLike | None = None,
-    n_groups: int = 1,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """``grid_weights(bootstrap_counts(strata, ...), inverse, y, ...)`` without the (R, n) counts.
+    """``grid.weights(bootstrap_counts(strata, ...))`` without the (R, n) counts.
 
     The same replicates (the same draws, the same per-value counts, exactly):
     the draws of a few replicates at a time are mapped to their examples'
@@ -474,69 +356,54 @@ def bootstrap_grid_counts(
     Examples
     --------
     >>> import numpy as np
-    >>> from beyondauc.metrics.uncertainty.bootstrap import bootstrap_counts, bootstrap_grid_counts, grid_weights
+    >>> from beyondauc.metrics.uncertainty.bootstrap import CountGrid, bootstrap_counts, bootstrap_grid_counts
     >>> strata = y = np.array([0, 0, 1, 1, 1])
-    >>> inverse = np.array([0, 1, 1, 2, 2])
-    >>> pos, neg = bootstrap_grid_counts(strata, inverse, y, 3, 4, random_state=0)
-    >>> ref = grid_weights(bootstrap_counts(strata, 4, random_state=0), inverse, y, 3)
+    >>> grid = CountGrid(np.array([0, 1, 1, 2, 2]), y, 3)
+    >>> pos, neg = bootstrap_grid_counts(strata, grid, 4, random_state=0)
+    >>> ref = grid.weights(bootstrap_counts(strata, 4, random_state=0))
     >>> bool((pos == ref[0]).all() and (neg == ref[1]).all()), pos.shape
     (True, (4, 1, 3))
     """
     stop = n_bootstrap if stop is None else stop
-    return next(
-        grid_count_chunks(
-            strata,
-            inverse,
-            y,
-            n_values,
-            n_bootstrap,
-            [(start, stop)],
-            random_state=random_state,
-            groups=groups,
-            n_groups=n_groups,
-        )
-    )
+    return next(grid_count_chunks(strata, grid, n_bootstrap, [(start, stop)], random_state=random_state))
 
 
 def grid_count_chunks(
     strata: ArrayLike,
-    inverse: ArrayLike,
-    y: ArrayLike,
-    n_values: int,
+    grid: CountGrid,
     n_bootstrap: int,
     chunks: list[tuple[int, int]],
     *,
     random_state: int | None = 0,
-    groups: ArrayLike | None = None,
-    n_groups: int = 1,
 ) -> Iterator[tuple[np.ndarray, np.ndarray]]:
     """:func:`bootstrap_grid_counts` of each chunk ``(start, stop)`` of replicates in turn, from one pass of the draws.
 
     The chunks follow each other (each starts where the one before stops).
     A chunk that starts inside a block of :data:`BLOCK` replicates would
     have to draw that block's earlier rows again on its own (the stream needs
-    them); here every row is drawn once.
+    them); here every row is drawn once.  Yields (R, n_groups, n_values) each.
 
     Examples
     --------
     >>> import numpy as np
-    >>> from beyondauc.metrics.uncertainty.bootstrap import bootstrap_grid_counts, grid_count_chunks
+    >>> from beyondauc.metrics.uncertainty.bootstrap import CountGrid, bootstrap_grid_counts, grid_count_chunks
     >>> strata = y = np.array([0, 0, 1, 1, 1])
-    >>> inverse = np.array([0, 1, 1, 2, 2])
-    >>> parts = list(grid_count_chunks(strata, inverse, y, 3, 100, [(0, 40), (40, 80), (80, 100)], random_state=0))
-    >>> whole = bootstrap_grid_counts(strata, inverse, y, 3, 100, random_state=0)
+    >>> grid = CountGrid(np.array([0, 1, 1, 2, 2]), y, 3)
+    >>> parts = list(grid_count_chunks(strata, grid, 100, [(0, 40), (40, 80), (80, 100)], random_state=0))
+    >>> whole = bootstrap_grid_counts(strata, grid, 100, random_state=0)
     >>> bool((np.concatenate([pos for pos, _ in parts]) == whole[0]).all())
     True
     """
     strata = np.asarray(strata)
     if any(b[0] != a[1] for a, b in pairwise(chunks)):
         raise ValueError(f"`chunks` must follow each other, got {chunks}")
-    col, width = _grid_columns(inverse, y, n_values, groups, n_groups)
+    col, width = _grid_columns(grid.inverse, grid.y, grid.n_values, grid.groups, grid.n_groups)
     order = np.argsort(strata, kind="stable")
     col = col[order]  # the column of each position of the sorted order: one gather per draw, not two
     C = 2 * width + 1
     draws = _draws(strata, n_bootstrap, random_state, chunks[0][0], chunks[-1][1], order=order, sorted_positions=True)
     pending = np.zeros((0, len(strata)), dtype=np.int64)  # drawn rows not yet counted
+    shape = (grid.n_groups, grid.n_values)
     for lo, hi in chunks:  # a loop over the chunks, each filled from the draws' row blocks
         out = np.empty((hi - lo, C))
         done = 0
@@ -546,8 +413,7 @@ def grid_count_chunks(
             take = min(len(pending), hi - lo - done)
             _count_rows(out[done : done + take], col[pending[:take]], C)
             pending, done = pending[take:], done + take
-        R = hi - lo
-        yield out[:, :width].reshape(R, n_groups, n_values), out[:, width : 2 * width].reshape(R, n_groups, n_values)
+        yield out[:, :width].reshape(hi - lo, *shape), out[:, width : 2 * width].reshape(hi - lo, *shape)
 
 
 def _count_rows(out, flat, C):
@@ -564,89 +430,7 @@ def _count_rows(out, flat, C):
         out[r0:r1] = np.bincount(idx.ravel(), minlength=(r1 - r0) * C).reshape(r1 - r0, C)
 
 
-def nanquantile_slices(a, q, axis=0):
-    """``np.nanquantile(a, q, axis=axis)`` (its default "linear" method), for all slices at once.
-
-    numpy computes a quantile that ignores NaN one 1-d slice at a time
-    (``apply_along_axis``), a Python loop over the slices; here every slice
-    is sorted at once (NaN last), and the two order statistics around the
-    virtual index ``q * (n - 1)`` of each slice (``n`` its non-NaN values)
-    are interpolated as numpy's ``_lerp`` does, so the results are the same
-    to the last bit (tested).  An all-NaN slice gives NaN.
-    """
-    s = np.sort(np.moveaxis(np.asarray(a, dtype=float), axis, -1), axis=-1)
-    if s.shape[-1] == 0:
-        return np.full(s.shape[:-1], np.nan)
-    n = np.count_nonzero(~np.isnan(s), axis=-1)
-    virtual = q * (n - 1).astype(float)
-    lo = np.floor(virtual)
-    t = virtual - lo
-    lo = np.clip(lo.astype(np.intp), 0, s.shape[-1] - 1)
-    hi = np.minimum(lo + 1, np.maximum(n - 1, 0))
-    a_lo = np.take_along_axis(s, lo[..., None], axis=-1)[..., 0]
-    b_hi = np.take_along_axis(s, hi[..., None], axis=-1)[..., 0]
-    diff = b_hi - a_lo
-    out = np.asarray(a_lo + diff * t)
-    np.subtract(b_hi, diff * (1 - t), out=out, where=t >= 0.5)
-    out[n == 0] = np.nan
-    return out[()] if out.ndim == 0 else out
-
-
-def percentile_interval(replicates: ArrayLike, confidence_level: float, axis: int = 0) -> tuple[np.ndarray, np.ndarray]:
-    """Percentile interval (low, high) of replicates along ``axis``, ignoring NaN replicates.
-
-    Examples
-    --------
-    >>> from beyondauc.metrics.uncertainty.bootstrap import percentile_interval
-    >>> low, high = percentile_interval([0.6, 0.7, 0.8, float("nan")], 0.5)
-    >>> float(low), float(high)
-    (0.65, 0.75)
-    """
-    alpha = (1.0 - confidence_level) / 2.0
-    with np.errstate(invalid="ignore"):
-        return nanquantile_slices(replicates, alpha, axis=axis), nanquantile_slices(replicates, 1.0 - alpha, axis=axis)
-
-
-def bca_interval(
-    replicates: np.ndarray, estimate: float, acceleration: float, confidence_level: float
-) -> tuple[float, float] | None:
-    """BCa interval (Efron 1987) from replicates, or None where it is not defined.
-
-    The bias correction z0 counts the replicates below the estimate (ties
-    count one half, for a discrete statistic such as the AUC); the
-    ``acceleration`` comes from the statistic's jackknife (for the AUC:
-    :func:`beyondauc.metrics.uncertainty.intervals.auc_ci`).  None when every replicate
-    lies on one side of the estimate, or the acceleration or the adjusted
-    levels are not finite.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from beyondauc.metrics.uncertainty.bootstrap import bca_interval
-    >>> reps = np.linspace(0.5, 0.9, 101)
-    >>> [round(v, 3) for v in bca_interval(reps, 0.7, 0.0, 0.9)]
-    [0.52, 0.88]
-    >>> bca_interval(reps, 1.0, 0.0, 0.9) is None
-    True
-    """
-    from scipy.stats import norm
-
-    below = np.mean(replicates < estimate) + 0.5 * np.mean(replicates == estimate)
-    if not 0 < below < 1:
-        return None
-    z0 = norm.ppf(below)
-    if not np.isfinite(acceleration):
-        return None
-    z = norm.ppf([0.5 - confidence_level / 2, 0.5 + confidence_level / 2])
-    levels = norm.cdf(z0 + (z0 + z) / (1 - acceleration * (z0 + z)))
-    if not np.all(np.isfinite(levels)):
-        return None
-    return tuple(float(q) for q in np.quantile(replicates, levels))
-
-
 # -- BCa for the statistics the bootstrap biases -------------------------------------------
-
-_ROUNDING = 1e-12  # relative: replicates this close to the estimate are ties with it
 
 #: Groups of the delete-a-group jackknife behind every BCa acceleration but the AUC's (closed form).
 N_JACKKNIFE = 20
@@ -680,113 +464,3 @@ def jackknife_groups(strata: ArrayLike, n_groups: int = N_JACKKNIFE, *, random_s
     groups = np.empty(len(strata), dtype=np.int64)
     groups[order] = rank % n_groups
     return groups
-
-
-def jackknife_acceleration(jackknife: ArrayLike) -> float:
-    """BCa acceleration from delete-a-group jackknife values, pooled over independent samples.
-
-    ``jackknife`` is (G,) -- the statistic with each group left out -- or
-    (D, G) for a mean over D independently resampled datasets (row d: dataset
-    d's jackknife; its influence on the mean is its own, scaled by 1/D, which
-    cancels).  With ``U = mean_g(theta_(g)) - theta_(g)`` per row,
-    ``a = sum U^3 / (6 (sum U^2)^1.5)`` over every defined value (Efron &
-    Tibshirani 1993, eq. 14.15; a group's U sums the influence values of its
-    members, whose cubes and squares add up as the members' do, so the ratio
-    estimates the same skewness as the leave-one-out jackknife).  NaN
-    values (a left-out group that makes the statistic undefined) are left
-    out; NaN when no spread remains.
-
-    Examples
-    --------
-    >>> from beyondauc.metrics.uncertainty.bootstrap import jackknife_acceleration
-    >>> round(jackknife_acceleration([1.0, 1.0, 1.0, 0.0]), 4)  # one group pulls the statistic down
-    0.0962
-    """
-    jk = np.atleast_2d(np.asarray(jackknife, dtype=float))
-    defined = np.isfinite(jk)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        mean = np.where(defined, jk, 0.0).sum(axis=1, keepdims=True) / defined.sum(axis=1, keepdims=True)
-    u = (mean - jk)[defined & np.isfinite(mean)]
-    ss = float(np.sum(u**2))
-    if not ss > 0:
-        return np.nan
-    return float(np.sum(u**3) / (6.0 * ss**1.5))
-
-
-def honest_interval(
-    replicates: ArrayLike, estimate: float, confidence_level: float, *, acceleration: float | None = None
-) -> tuple[float, float, str, str]:
-    """(low, high, method, note): a bootstrap interval that contains its estimate, or NaN and why.
-
-    With ``acceleration`` (a float, NaN read as 0: the bias-corrected
-    percentile interval) the interval is BCa (Efron 1987): the bias
-    correction z0 = Phi^-1(share of replicates below the estimate, ties one
-    half); otherwise the percentile interval.  NaN replicates are left out.
-    Where the interval would not contain the estimate -- every replicate on
-    one side of it (z0 infinite), or so few on one side that BCa's adjusted
-    levels pass the estimate (|z0| about Phi^-1(1 - alpha/2) or more), or a
-    percentile interval that misses it -- no interval is given: (NaN, NaN)
-    with ``note`` saying why.  The bootstrap distribution is then not
-    centred enough on the estimate to describe its sampling error, and any
-    interval drawn from it would either exclude the estimate or claim a
-    coverage it does not have.
-
-    Returns
-    -------
-    low, high : float
-    method : {"BCa", "percentile"}
-    note : str
-        '' when the interval is given (or the estimate itself is undefined).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from beyondauc.metrics.uncertainty.bootstrap import honest_interval
-    >>> reps = np.linspace(0.5, 0.9, 101)
-    >>> low, high, method, note = honest_interval(reps, 0.7, 0.9, acceleration=0.0)
-    >>> round(low, 3), round(high, 3), method, note
-    (0.52, 0.88, 'BCa', '')
-    >>> honest_interval(reps + 0.3, 0.7, 0.9, acceleration=0.0)[3]
-    'every bootstrap replicate lies above the estimate'
-    """
-    from scipy.special import ndtr, ndtri
-
-    method = "percentile" if acceleration is None else "BCa"
-    reps = np.asarray(replicates, dtype=float)
-    reps = reps[~np.isnan(reps)]
-    if np.isnan(estimate):
-        return np.nan, np.nan, method, ""
-    if not len(reps):
-        return np.nan, np.nan, method, "every bootstrap replicate is undefined"
-    # a replicate within rounding of the estimate is a tie (a refitted replicate of the same data can
-    # differ from the point estimate in the last bits)
-    tie = np.abs(reps - estimate) <= _ROUNDING * max(1.0, abs(estimate))
-    below = np.mean((reps < estimate) & ~tie) + 0.5 * np.mean(tie)
-    if acceleration is None:
-        low, high = percentile_interval(reps, confidence_level)
-    else:
-        if below in (0.0, 1.0):
-            side = "above" if below == 0 else "below"
-            return np.nan, np.nan, method, f"every bootstrap replicate lies {side} the estimate"
-        a = 0.0 if not np.isfinite(acceleration) else float(acceleration)
-        z0 = ndtri(below)
-        z = ndtri(np.array([0.5 - confidence_level / 2, 0.5 + confidence_level / 2]))
-        denominator = 1.0 - a * (z0 + z)
-        if not np.all(denominator > 0):
-            return np.nan, np.nan, method, f"BCa is undefined (acceleration {a:.3g} too large)"
-        low, high = np.quantile(reps, ndtr(z0 + (z0 + z) / denominator))
-    slack = _ROUNDING * max(1.0, abs(estimate))
-    low = min(low, estimate) if low - slack <= estimate else low  # an end within rounding of the estimate
-    high = max(high, estimate) if estimate <= high + slack else high
-    if not low <= estimate <= high:
-        few = "below" if below < 0.5 else "above"
-        return (
-            np.nan,
-            np.nan,
-            method,
-            (
-                f"only {min(below, 1 - below):.1%} of the bootstrap replicates lie {few} "
-                f"the estimate: too few for a {confidence_level:.0%} interval around it"
-            ),
-        )
-    return float(low), float(high), method, ""

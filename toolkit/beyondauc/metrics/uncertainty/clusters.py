@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
 
-from .bootstrap import bootstrap_counts, grid_weights, jackknife_groups
+from .bootstrap import CountGrid, bootstrap_counts, jackknife_groups
 
 __all__ = ["cluster_counts", "cluster_grid_count_chunks", "cluster_jackknife_groups", "clusters_of", "item_strata"]
 
@@ -95,24 +95,20 @@ def cluster_counts(
 def cluster_grid_count_chunks(
     clusters: ArrayLike,
     strata: ArrayLike,
-    inverse: ArrayLike,
-    y: ArrayLike,
-    n_values: int,
+    grid: CountGrid,
     n_bootstrap: int,
     chunks: list[tuple[int, int]],
     *,
     random_state: int | None = 0,
-    groups: ArrayLike | None = None,
-    n_groups: int = 1,
 ) -> Iterator[tuple[np.ndarray, np.ndarray]]:
     """Per-value positive and negative counts of the cluster bootstrap, chunk ``(start, stop)`` by chunk.
 
     The twin of :func:`~beyondauc.metrics.uncertainty.bootstrap.grid_count_chunks` with
-    items in place of rows: (R, n_groups, n_values) each.
+    items in place of rows: each chunk's item counts, every row counting as often as its item,
+    counted on ``grid`` (R, n_groups, n_values) each.
     """
     for lo, hi in chunks:  # a loop over chunks of replicates, each counted at once
-        counts = cluster_counts(clusters, strata, n_bootstrap, random_state=random_state, start=lo, stop=hi)
-        yield grid_weights(counts, inverse, y, n_values, groups=groups, n_groups=n_groups)
+        yield grid.weights(cluster_counts(clusters, strata, n_bootstrap, random_state=random_state, start=lo, stop=hi))
 
 
 def cluster_jackknife_groups(

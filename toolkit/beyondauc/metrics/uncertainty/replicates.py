@@ -52,6 +52,7 @@ from ..core.logistic import logistic_decision, logistic_params
 from ..core.stump import stump_decision, stump_grid, stump_params
 from .bootstrap import (
     N_JACKKNIFE,
+    CountGrid,
     grid_count_chunks,
     honest_interval,
     int_seed,
@@ -186,23 +187,11 @@ def bootstrap_replicates(
     parts = []
     width = max(len(strata), n_values) if chunk_width is None else chunk_width
     chunks = replicate_chunks(n_bootstrap, width, align=align, cells=cells)
-    if clusters is None:
-        counted = grid_count_chunks(
-            strata, inverse, y, n_values, n_bootstrap, chunks, random_state=seed, groups=groups, n_groups=n_groups
-        )  # bounded memory, every row drawn once
+    grid = CountGrid(inverse, y, n_values, groups=groups, n_groups=n_groups)
+    if clusters is None:  # bounded memory, every row drawn once
+        counted = grid_count_chunks(strata, grid, n_bootstrap, chunks, random_state=seed)
     else:
-        counted = cluster_grid_count_chunks(
-            clusters,
-            strata,
-            inverse,
-            y,
-            n_values,
-            n_bootstrap,
-            chunks,
-            random_state=seed,
-            groups=groups,
-            n_groups=n_groups,
-        )
+        counted = cluster_grid_count_chunks(clusters, strata, grid, n_bootstrap, chunks, random_state=seed)
     for pos, neg in counted:
         if groups is None:
             pos, neg = pos[:, 0], neg[:, 0]
