@@ -170,10 +170,6 @@ def test_the_item_null_does_not_depend_on_the_chunks(monkeypatch):
 
 def test_item_ids_are_checked_in_one_line():
     y = np.array([0, 0, 1, 1])
-    with pytest.raises(ValueError, match=r"^the samples of item 'q1' have both classes"):
-        ba.diagnostics_intervals(
-            y, [1, 2, 3, 4], y, [1, 2, 3, 5], items_val=["q0", "q1", "q1", "q2"], items_test=[5, 5, 6, 6]
-        )
     with pytest.raises(ValueError, match="item 'q0' has samples in both the validation and the test cohort"):
         ba.diagnostics_intervals(
             y, [1, 2, 3, 4], y, [1, 2, 3, 5], items_val=["q0"] * 2 + ["q1"] * 2, items_test=["q0"] * 2 + ["q2"] * 2
@@ -228,12 +224,33 @@ def test_cohort_diagnostics_of_repeated_samples_draw_the_benchmark_items():
     assert not d.replicates.equals(rows.replicates)  # without the epoch column every row is an item
 
 
-def test_an_item_whose_samples_disagree_on_the_label_is_refused_naming_dataset_and_id():
+def test_items_of_both_classes_are_drawn_within_their_cohort_not_by_class():
+    """Scores whose items hold both classes (clustered units, as in Obuchowski's clustered ROC) cannot be
+    stratified by class: whole items are drawn within their cohort, as answers are, by the bootstrap and the
+    null alike, and the benchmark path gives what the array functions give with by_class=False."""
+    from beyondauc.metrics.uncertainty.bootstrap import dataset_seed
+
     frame = _scores_frame()
     frame.loc[(frame["id"] == 5) & (frame["epoch"] == 1), "label"] = 0
     bench = ba.load_benchmark(frame)
-    with pytest.raises(ValueError, match=r"^dataset 'qa', id 5: the samples of this item have different labels"):
-        ba.cohort_diagnostics(bench, "m", "qa", n_repeats=2, n_bootstrap=20)
+    d = ba.cohort_diagnostics(bench, "m", "qa", n_repeats=2, n_bootstrap=60, n_permutations=49, random_state=3)
+    v, t = (frame["split"] == "val").to_numpy(), (frame["split"] == "test").to_numpy()
+    ids = frame["id"].to_numpy()
+    items = np.unique(np.r_[ids[v], ids[t]], return_inverse=True)[1]
+    seed, sigma_max = dataset_seed(3, 0), float(np.ptp(frame["m"]))
+    for asked in (True, False):  # asked to stratify or not: an item of both classes decides
+        options = DiagnosticsBootstrap(60, sigma_max, 2, random_state=seed, by_class=asked)
+        direct = diagnostics_replicates(d.y_val, d.s_val, d.y_test, d.s_test, options, items=items)
+        pd.testing.assert_frame_equal(d.replicates, direct)
+        design = NullDesign(by_class=asked, items_val=ids[v], items_test=ids[t])
+        null = permutation_null(
+            d.y_val, d.s_val, d.y_test, d.s_test, n_permutations=49, random_state=seed, design=design
+        )
+        assert (d.drift_pvalue, d.wasserstein_pvalue) == (null.drift_pvalue, null.wasserstein_pvalue)
+    whole = np.r_[frame.loc[v, "label"], frame.loc[t, "label"]]
+    strata = DiagnosticsBootstrap(60, sigma_max, 2, random_state=seed)
+    stratified = diagnostics_replicates(d.y_val, d.s_val, d.y_test, d.s_test, strata, items=None)
+    assert not d.replicates.equals(stratified) and whole.min() == 0
 
 
 def test_cohorts_that_split_an_item_fall_back_to_rows_with_a_warning():

@@ -205,8 +205,9 @@ def cohort_diagnostics(
         cohort and class (see :func:`diagnostics_intervals`); noise
         robustness gets none.  When rows repeat items (an ``epoch`` or
         ``sample`` column) the replicates draw whole items: within cohort
-        and class on scores (an item's samples must share its label), within
-        cohort on answers.
+        and class on scores where every item has one label, within cohort
+        on answers (and on scores whose items hold both classes, as
+        clusters of units do).
     confidence_level : float in (0, 1), default=0.95
     noise_method : {"exact", "monte_carlo"}, default="exact"
         How :func:`~beyondauc.noise_robustness` computes the expected AUC
@@ -300,21 +301,12 @@ def _uncertainty(cohorts, items, estimate, options, n_permutations):
 def _cohort_items(bench, dataset, kind, v, t):
     """Each cohort row's item (V's rows then T's, 0 .. n_items - 1) when rows repeat items, else None.
 
-    On scores an item's class is its label: samples of one item with different labels are refused, naming
-    the dataset and the id.  An item whose samples the cohorts split (a random ``indata`` split of rows)
-    cannot be drawn whole: the rows are then drawn one by one, with a warning.
+    An item whose samples the cohorts split (a random ``indata`` split of rows) cannot be drawn whole: the
+    rows are then drawn one by one, with a warning.
     """
     if not bench.repeated:
         return None
     codes = bench.items()
-    if bench.kind != "answers":
-        row = first_split_item(codes, bench.labels())
-        if row is not None:
-            ident = bench.frame["id"].to_numpy(dtype=object)[row]
-            raise ValueError(
-                f"dataset {bench.datasets[bench.dataset_codes()[row]]!r}, id {ident!r}: the "
-                "samples of this item have different labels; on scores the label is the item's, the same in every sample"
-            )
     items = np.unique(codes[np.concatenate([v, t])], return_inverse=True)[1].ravel()
     if first_split_item(items, np.repeat([0, 1], [len(v), len(t)])) is not None:
         warnings.warn(

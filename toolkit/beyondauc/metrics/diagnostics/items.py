@@ -4,10 +4,11 @@ An LLM run with several epochs (or several sampled answers per question)
 gives several rows per item.  The diagnostics' bootstrap and their
 permutation null take the *item* as the unit of every draw: a bootstrap
 replicate draws whole items with replacement, a permutation moves whole items
-between the cohorts.  On scores the class is the item's label, so it must be
-the same in every sample of an item (the draws are stratified by class); on
-answers the class is each sample's correctness, which varies between an
-item's samples, and the draws are not stratified by class.  Either way an
+between the cohorts.  On scores the class is usually the item's label, the
+same in every sample, and the draws are stratified by class; where an item
+holds samples of both classes (answers: each sample's correctness; scores of
+clustered units, as in Obuchowski's clustered ROC) they are not: items are
+drawn within their cohort only (:func:`stratified_by_class`).  Either way an
 item's samples must lie in one cohort.
 """
 
@@ -17,7 +18,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
 
-__all__ = ["cohort_items", "first_split_item"]
+__all__ = ["cohort_items", "first_split_item", "stratified_by_class"]
 
 
 def first_split_item(codes: np.ndarray, values: np.ndarray) -> int | None:
@@ -44,17 +45,14 @@ def cohort_items(
     items_test: ArrayLike | None,
     y: np.ndarray,
     *,
-    by_class: bool = True,
     where: str = "",
 ) -> np.ndarray | None:
     """Each row's item (0 .. n_items - 1), V's rows then T's; None when no item is given.
 
     ``items_val`` and ``items_test`` name each row's item (an id: the rows
     sharing it are the samples of one item); ``y`` is the 0/1 class of V's
-    rows then T's.  An item with samples in both cohorts is refused, and so,
-    with ``by_class`` (scores: the class is the item's label), is an item
-    whose samples have both classes; ``where`` starts the message (e.g.
-    ``"dataset 'qa': "``).
+    rows then T's.  An item with samples in both cohorts is refused;
+    ``where`` starts the message (e.g. ``"dataset 'qa': "``).
 
     Examples
     --------
@@ -62,10 +60,10 @@ def cohort_items(
     >>> from beyondauc.metrics.diagnostics.items import cohort_items
     >>> cohort_items([7, 7, 8], [9, 9], np.array([0, 0, 1, 1, 1])).tolist()
     [0, 0, 1, 2, 2]
-    >>> cohort_items([7, 7], [9], np.array([0, 1, 1]))
+    >>> cohort_items([7, 9], [9], np.array([0, 1, 1]))
     Traceback (most recent call last):
     ...
-    ValueError: the samples of item 7 have both classes: on scores an item's class is its label, the same in every sample
+    ValueError: item 9 has samples in both the validation and the test cohort: an item is drawn whole, so its samples must lie in one cohort
     """
     if items_val is None and items_test is None:
         return None
@@ -87,10 +85,20 @@ def cohort_items(
             f"{where}item {ids[row]!r} has samples in both the validation and the test cohort: an item is drawn "
             "whole, so its samples must lie in one cohort"
         )
-    row = first_split_item(codes, np.asarray(y)) if by_class else None
-    if row is not None:
-        raise ValueError(
-            f"{where}the samples of item {ids[row]!r} have both classes: on scores an item's class is its label, "
-            "the same in every sample"
-        )
     return codes
+
+
+def stratified_by_class(by_class: bool, codes: np.ndarray | None, y: np.ndarray) -> bool:
+    """Whether draws of whole items can be stratified by class: asked (``by_class``), and no item holds
+    samples of both classes (rows without items, ``codes`` None, always can).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from beyondauc.metrics.diagnostics.items import stratified_by_class
+    >>> stratified_by_class(True, np.array([0, 0, 1]), np.array([1, 1, 0]))
+    True
+    >>> stratified_by_class(True, np.array([0, 0, 1]), np.array([1, 0, 0]))
+    False
+    """
+    return bool(by_class) and (codes is None or first_split_item(codes, np.asarray(y)) is None)

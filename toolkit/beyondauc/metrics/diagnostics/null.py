@@ -48,7 +48,7 @@ from ...utils.validation import check_int, check_number, check_random_state
 from ..uncertainty.bootstrap import BLOCK, grid_weights
 from ..uncertainty.replicates import replicate_chunks
 from .cohorts import check_cohort
-from .items import cohort_items
+from .items import cohort_items, stratified_by_class
 from .rows import drift_rows, wasserstein_rows
 
 __all__ = ["NullDesign", "PermutationNull", "permutation_null", "permutation_replicates", "permutation_pvalue"]
@@ -71,7 +71,8 @@ class NullDesign:
     by_class : bool, default=True
         Shuffle within class (each cohort keeps its class sizes); False
         shuffles the whole pool (each cohort keeps its size), as an answers
-        benchmark's bootstrap stratifies by cohort alone.
+        benchmark's bootstrap stratifies by cohort alone.  Items holding
+        samples of both classes are shuffled in the whole pool either way.
     items_val, items_test : array-like or None
         Each row's item (an id) when rows repeat items: whole items are
         shuffled (:func:`~beyondauc.metrics.diagnostics.items.cohort_items`
@@ -281,10 +282,10 @@ def permutation_replicates(
     n_permutations = check_int(n_permutations, "n_permutations", minimum=1)
     p = check_number(p, "p", low=1)
     yv, sv, yt, st = _checked(y_val, s_val, y_test, s_test, design)
-    by_class = bool(design.by_class)
     x, pos, neg = _grid_counts(yv, sv, yt, st)
     y = np.concatenate([yv, yt])
-    codes = cohort_items(design.items_val, design.items_test, y, by_class=by_class)
+    codes = cohort_items(design.items_val, design.items_test, y)
+    by_class = stratified_by_class(design.by_class, codes, y)
     root = _stream_seed(random_state)
     if codes is None:
         chunks = replicate_chunks(n_permutations, 2 * len(x), cells=_NULL_CELLS)

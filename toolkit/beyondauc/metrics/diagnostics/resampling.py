@@ -41,7 +41,7 @@ from .cohorts import (
     two_cohorts,
     wasserstein_matrix,
 )
-from .items import cohort_items
+from .items import cohort_items, stratified_by_class
 from .rows import bias_rows, bias_units, drift_rows, lead_cumsum, wasserstein_rows, workspace
 
 __all__ = [
@@ -82,7 +82,8 @@ class DiagnosticsBootstrap:
     by_class : bool, default=True
         Stratify by cohort and class (scores); False: by cohort alone
         (answers, whose class is each model's own correctness), so every
-        model resamples the same rows or items (paired).
+        model resamples the same rows or items (paired).  Items holding
+        samples of both classes are drawn by cohort alone either way.
     answered : tuple of str, default=()
         The numbers whose question a permutation null answers: a NaN
         interval of theirs keeps its note but is not warned about.
@@ -146,7 +147,8 @@ def diagnostics_design(yv, sv, yt, st, options, *, items=None):
         statistic=statistic,
         clusters=items,
     )
-    return (strata_of(cohort, y) if options.by_class else strata_of(cohort), inv.ravel(), y), design
+    by_class = stratified_by_class(options.by_class, items, y)
+    return (strata_of(cohort, y) if by_class else strata_of(cohort), inv.ravel(), y), design
 
 
 def diagnostics_replicates(yv, sv, yt, st, options, *, items=None):
