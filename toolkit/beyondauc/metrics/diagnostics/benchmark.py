@@ -24,7 +24,14 @@ from ..core.kernel import auc_from_counts, buffer_view
 from ..core.views import each_model_view, model_view_of
 from ..uncertainty.bootstrap import check_bootstrap, dataset_seed, strata_of
 from ..uncertainty.cells import cell_scores, check_cells
-from ..uncertainty.replicates import bootstrap_replicates, interval_frame, interval_summary, jackknife_replicates
+from ..uncertainty.replicates import (
+    GridSample,
+    ReplicatePlan,
+    bootstrap_replicates,
+    interval_frame,
+    interval_summary,
+    jackknife_replicates,
+)
 from .cohorts import (
     BiasRobustness,
     NoiseRobustness,
@@ -541,14 +548,15 @@ def _diagnostics_bootstrap(
     as the bootstrap (the same statistic on 20 more rows of counts).  ``answered``: the numbers whose
     question a permutation null answers; a NaN interval of theirs keeps its note but is not warned about.
     """
-    args, design = diagnostics_design(yv, sv, yt, st, sigma_max, p, random_state, by_class)
-    reps = pd.DataFrame(bootstrap_replicates(*args, n_bootstrap=n_bootstrap, cells=_DIAGNOSTICS_CELLS, **design))
-    jack = pd.DataFrame(jackknife_replicates(*args, **design))[list(DIAGNOSTIC_BCA)]
+    sample, statistic = diagnostics_design(yv, sv, yt, st, sigma_max, p, by_class)
+    plan = ReplicatePlan(n_bootstrap, random_state, cells=_DIAGNOSTICS_CELLS)
+    reps = pd.DataFrame(bootstrap_replicates(sample, statistic, plan))
+    jack = pd.DataFrame(jackknife_replicates(sample, statistic, plan))[list(DIAGNOSTIC_BCA)]
     return interval_frame(estimate, reps, confidence_level, jackknife=jack, answered=answered), reps, jack
 
 
-def diagnostics_design(yv, sv, yt, st, sigma_max, p, random_state, by_class=True):
-    """((strata, inverse, y), options) of the diagnostics' bootstrap and jackknife on one grid of V and T."""
+def diagnostics_design(yv, sv, yt, st, sigma_max, p, by_class=True):
+    """(sample, statistic) of the diagnostics' bootstrap and jackknife on one grid of V and T."""
     y = np.concatenate([yv, yt]).astype(np.int64)
     s = np.concatenate([sv, st])
     cohort = np.concatenate([np.zeros(len(yv), np.int64), np.ones(len(yt), np.int64)])
@@ -561,14 +569,15 @@ def diagnostics_design(yv, sv, yt, st, sigma_max, p, random_state, by_class=True
             held.update(rows=len(pos), work=workspace(len(pos), len(x)))
         return diagnostics_statistic(x, pos, neg, sigma_max, p, units=units, work=held["work"])
 
-    design = dict(n_values=len(x), random_state=random_state, groups=cohort, n_groups=2, statistic=statistic)
-    return (strata_of(cohort, y) if by_class else strata_of(cohort), inv.ravel(), y), design
+    strata = strata_of(cohort, y) if by_class else strata_of(cohort)
+    return GridSample(strata, inv.ravel(), y, len(x), groups=cohort, n_groups=2), statistic
 
 
 def diagnostics_replicates(yv, sv, yt, st, *, sigma_max, p, n_bootstrap, random_state, by_class=True):
     """Replicates (DataFrame, one row each) of the numbers of :data:`DIAGNOSTIC_INTERVALS`."""
-    args, design = diagnostics_design(yv, sv, yt, st, sigma_max, p, random_state, by_class)
-    return pd.DataFrame(bootstrap_replicates(*args, n_bootstrap=n_bootstrap, cells=_DIAGNOSTICS_CELLS, **design))
+    sample, statistic = diagnostics_design(yv, sv, yt, st, sigma_max, p, by_class)
+    plan = ReplicatePlan(n_bootstrap, random_state, cells=_DIAGNOSTICS_CELLS)
+    return pd.DataFrame(bootstrap_replicates(sample, statistic, plan))
 
 
 def diagnostics_statistic(x, pos, neg, sigma_max, p, *, units=None, work=None):

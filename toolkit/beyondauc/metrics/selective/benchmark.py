@@ -29,6 +29,8 @@ from ..uncertainty.bootstrap import (
 )
 from ..uncertainty.cells import cell_scores, check_cells
 from ..uncertainty.replicates import (
+    GridSample,
+    ReplicatePlan,
     bootstrap_replicates,
     calibrated_rows,
     interval_frame,
@@ -605,10 +607,10 @@ INTERVAL_NAMES = ("accuracy", "area", "aurc", "disca", "a", "b")
 SELECTIVE_BCA = ("disca", "a", "b", "disca_ood")
 
 
-def _replicates_and_jackknife(*args, n_bootstrap, **design):
+def _replicates_and_jackknife(sample, statistic, plan):
     """(replicates, band, jackknife) of a selective statistic: the bootstrap, and the jackknife of :data:`SELECTIVE_BCA`."""
-    reps = bootstrap_replicates(*args, n_bootstrap=n_bootstrap, **design)
-    jack = jackknife_replicates(*args, **design)
+    reps = bootstrap_replicates(sample, statistic, plan)
+    jack = jackknife_replicates(sample, statistic, plan)
     band = reps.pop("band")
     jack = pd.DataFrame({k: v for k, v in jack.items() if k in SELECTIVE_BCA})
     return pd.DataFrame(reps), band, jack
@@ -734,16 +736,9 @@ def benchmark_bootstrap(
     statistic = _refit_statistic(
         x, cols, method=method, class_weight=class_weight, init=init, options=options, kind=bench.kind
     )
+    sample = GridSample(strata, column, y, int(starts[-1]), clusters=items)
     return _replicates_and_jackknife(
-        strata,
-        column,
-        y,
-        n_values=int(starts[-1]),
-        statistic=statistic,
-        n_bootstrap=n_bootstrap,
-        random_state=resample_state,
-        chunk_width=max(len(y), m),
-        clusters=items,
+        sample, statistic, ReplicatePlan(n_bootstrap, resample_state, chunk_width=max(len(y), m))
     )
 
 
@@ -792,16 +787,9 @@ def _given_bootstrap(bench, model, dataset, ood_dataset, options, random_state, 
         out["band"] = rows["band"]
         return out
 
+    sample = GridSample(strata_of(*key), column, ok, int(starts[-1]), clusters=_items(bench, parts))
     return _replicates_and_jackknife(
-        strata_of(*key),
-        column,
-        ok,
-        n_values=int(starts[-1]),
-        statistic=statistic,
-        n_bootstrap=n_bootstrap,
-        random_state=random_state,
-        chunk_width=max(len(ok), len(x)),
-        clusters=_items(bench, parts),
+        sample, statistic, ReplicatePlan(n_bootstrap, random_state, chunk_width=max(len(ok), len(x)))
     )
 
 
@@ -849,16 +837,9 @@ def _graded_bootstrap(bench, model, dataset, ood_dataset, options, random_state,
         return out
 
     ones = np.ones(len(inv), dtype=np.int8)
+    sample = GridSample(strata_of(role), column, ones, int(starts[-1]), clusters=_items(bench, parts))
     return _replicates_and_jackknife(
-        strata_of(role),
-        column,
-        ones,
-        n_values=int(starts[-1]),
-        statistic=statistic,
-        n_bootstrap=n_bootstrap,
-        random_state=random_state,
-        chunk_width=max(len(inv), len(pairs)),
-        clusters=_items(bench, parts),
+        sample, statistic, ReplicatePlan(n_bootstrap, random_state, chunk_width=max(len(inv), len(pairs)))
     )
 
 

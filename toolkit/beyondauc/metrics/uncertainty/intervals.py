@@ -48,7 +48,7 @@ from ..core.kernel import auc_from_counts, grid_counts
 from ..core.views import each_model_view
 from .bootstrap import BLOCK, bca_interval, check_bootstrap, percentile_interval
 from .clustered_delong import clustered_by_dataset
-from .replicates import bootstrap_replicates
+from .replicates import GridSample, ReplicatePlan, bootstrap_replicates
 
 __all__ = [
     "AUCComparison",
@@ -358,16 +358,8 @@ def bootstrap_aucs(y, inverse, n_values, n_bootstrap, random_state):
     replicate's AUC is the kernel's count formula, the point estimate's own,
     on all replicates of a chunk at once.
     """
-    return bootstrap_replicates(
-        y,
-        inverse,
-        y,
-        n_values=n_values,
-        n_bootstrap=n_bootstrap,
-        random_state=random_state,
-        statistic=auc_from_counts,
-        align=BLOCK,
-    )
+    plan = ReplicatePlan(n_bootstrap, random_state, align=BLOCK)
+    return bootstrap_replicates(GridSample(y, inverse, y, n_values), auc_from_counts, plan)
 
 
 def acceleration(pos, neg):
