@@ -60,15 +60,15 @@ from .diagnostics.curves import (  # noqa: F401
 )
 from .selective.band import coverage_accuracy_band, selective_intervals  # noqa: F401
 from .selective.benchmark import (  # noqa: F401
-    BAND_COVERAGES,
     MAX_TIE_SHARE,
     MIN_CONFIDENCES,
     SelectiveAnswering,
-    calibrated_confidence,
     selective_answering,
     selective_table,
     tolerance_table,
 )
+from .selective.benchmark_confidence import calibrated_confidence  # noqa: F401
+from .selective.benchmark_intervals import BAND_COVERAGES  # noqa: F401
 from .selective.curves import (  # noqa: F401
     TOLERANCES,
     CoverageAccuracyCurve,

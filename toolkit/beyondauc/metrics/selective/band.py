@@ -17,7 +17,7 @@ from ..uncertainty.replicates import (
     interval_frame,
     jackknife_replicates,
 )
-from .benchmark import BAND_COVERAGES, SELECTIVE_BCA, percentile_band
+from .benchmark_intervals import BAND_COVERAGES, SELECTIVE_BCA, percentile_band
 from .curves import accuracy_at_coverages, check_inputs, exact_curve
 from .scores import disca, selective_rows
 
