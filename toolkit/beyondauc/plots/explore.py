@@ -413,9 +413,7 @@ class Explorer:
         sel = self.selection
         if not len(self._grid_rows()):
             self.shown["table"] = None
-            self.panes[
-                "table"
-            ].value = (
+            self.panes["table"].value = (
                 f"<p><em>{html.escape(sel['protocol'])} x {html.escape(sel['method'])} was not evaluated.</em></p>"
             )
             return
