@@ -107,12 +107,11 @@ from .selective.scores import (  # noqa: F401
 from .uncertainty.intervals import (  # noqa: F401
     AUCComparison,
     AUCInterval,
-    FriedmanResult,
     auc_ci,
     auc_intervals,
     compare_auc,
-    friedman_test,
 )
+from .uncertainty.rank_tests import FriedmanResult, friedman_test  # noqa: F401
 
 __all__ = [
     "expected_accuracy",

@@ -11,7 +11,7 @@ import pandas as pd
 from ..metrics.calibration.ranking import (
     check_results,
 )
-from ..metrics.uncertainty.intervals import FriedmanResult, friedman_test
+from ..metrics.uncertainty.rank_tests import FriedmanResult, friedman_test
 from ._base import literal_plot, report_layout
 
 if TYPE_CHECKING:  # names in annotations only
