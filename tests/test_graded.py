@@ -69,7 +69,7 @@ def test_graded_e_aurc_of_0_1_qualities_is_the_binary_one():
     conf, quality = _data(7, 60, ties=True)
     right = quality > 0.5
     for interpolation in ("step", "linear"):
-        graded = ba.metrics.selective.curves.graded_excess(
+        graded = ba.metrics.selective.risk_coverage.graded_excess(
             ba.coverage_accuracy_curve(conf, right.astype(float)), right.astype(float), "exact", interpolation
         )
         assert graded == pytest.approx(ba.e_aurc(conf, right, interpolation=interpolation), abs=1e-12)

@@ -75,13 +75,11 @@ from .selective.curves import (  # noqa: F401
     Plateau,
     accuracy_at_coverage,
     auc_tail,
-    augrc,
-    aurc,
     coverage_accuracy_curve,
     coverage_at_accuracy,
-    e_aurc,
     plateau,
 )
+from .selective.didma_nidma import DiDMA, NiDMA, computation_score, didma, nidma  # noqa: F401
 from .selective.given_confidence import (  # noqa: F401
     BrierScore,
     RejectionCurve,
@@ -93,17 +91,8 @@ from .selective.given_confidence import (  # noqa: F401
     smooth_ece,
 )
 from .selective.risk_control import RISK_CONTROL_METHODS, RiskControl, risk_controlled_threshold  # noqa: F401
-from .selective.scores import (  # noqa: F401
-    RESOLUTIONS,
-    DiDMA,
-    DiSCA,
-    NiDMA,
-    computation_score,
-    didma,
-    disca,
-    disca_resolution_sensitivity,
-    nidma,
-)
+from .selective.risk_coverage import augrc, aurc, e_aurc  # noqa: F401
+from .selective.scores import RESOLUTIONS, DiSCA, disca, disca_resolution_sensitivity  # noqa: F401
 from .uncertainty.intervals import (  # noqa: F401
     AUCComparison,
     AUCInterval,

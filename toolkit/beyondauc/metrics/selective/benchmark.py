@@ -26,8 +26,10 @@ from ..uncertainty.cells import check_cells
 from ..uncertainty.replicates import interval_frame, interval_summary
 from .benchmark_confidence import ConfidenceSource, given_quality
 from .benchmark_intervals import DiscaReading, benchmark_bootstrap, percentile_band
-from .curves import CoverageAccuracyCurve, area_under, aurc_of, check_weights, exact_curve, excess, graded_excess, risks
-from .scores import DiSCA, check_computation, disca
+from .curves import CoverageAccuracyCurve, check_weights, exact_curve
+from .didma_nidma import check_computation
+from .risk_coverage import area_under, aurc_of, excess, graded_excess, risks
+from .scores import DiSCA, disca
 
 if TYPE_CHECKING:  # names in annotations only
     from collections.abc import Sequence
