@@ -321,8 +321,10 @@ def selective_answering(
     True
     """
     n_bootstrap, confidence_level = check_bootstrap(n_bootstrap, confidence_level)
-    source = ConfidenceSource(protocol, method, class_weight, random_state, ood_dataset)
-    reading = DiscaReading(tolerance, weights, resolution)
+    source = ConfidenceSource(
+        protocol=protocol, method=method, class_weight=class_weight, random_state=random_state, ood_dataset=ood_dataset
+    )
+    reading = DiscaReading(tolerance=tolerance, weights=weights, resolution=resolution)
     answers = source.answers(bench, model, dataset)
     quality = given_quality(bench, model, dataset) if protocol == "none" else None
     point, estimate = _point_estimates(answers, quality, reading)
