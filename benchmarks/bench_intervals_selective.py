@@ -44,7 +44,7 @@ sys.path.insert(0, str(HERE))
 
 import beyondauc as ba  # noqa: E402
 from _synthetic import true_like  # noqa: E402
-from beyondauc.metrics.selective.benchmark import selective_design
+from beyondauc.metrics.selective.benchmark_intervals import selective_design
 from beyondauc.metrics.uncertainty.bootstrap import bootstrap_counts, strata_of  # noqa: E402
 
 

@@ -92,9 +92,8 @@ for k, f in shared.items():
     out[k + "_shared"] = cpu(f)
 # the whole bootstrap statistic as the engine calls it (the kernels sharing their sums and buffers)
 from beyondauc.metrics.diagnostics import resampling as db
-_, design = db.diagnostics_design(y[cohort == 0], s[cohort == 0], y[cohort == 1], s[cohort == 1],
-                                 db.DiagnosticsBootstrap(1, 3.0, 2, random_state=0))
-stat = design["statistic"]
+_, stat = db.diagnostics_design(y[cohort == 0], s[cohort == 0], y[cohort == 1], s[cohort == 1],
+                               db.DiagnosticsBootstrap(1, 3.0, 2, random_state=0))
 out["statistic"] = cpu(lambda: stat(pos, neg))
 # floors: the replicates' uniform draws themselves, and one cumulative sum over the counts a statistic reads
 size = np.bincount(strata)[strata]

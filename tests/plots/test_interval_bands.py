@@ -67,22 +67,18 @@ def test_roc_display_draws_bands_only_when_computed():
 
 
 def test_coverage_accuracy_band_from_benchmark_equals_a_refit_loop():
-    from beyondauc.metrics.selective.benchmark import (
+    from beyondauc.metrics.selective.benchmark_confidence import ConfidenceSource
+    from beyondauc.metrics.selective.benchmark_intervals import (
         BAND_COVERAGES,
+        DiscaReading,
         benchmark_bootstrap,
         selective_design,
     )
 
     bench = ba.load_demo()
     opts = dict(
-        ood_dataset=None,
-        protocol="xdomain",
-        method="logistic",
-        class_weight=None,
-        tolerance=0.9,
-        weights=(1 / 3, 1 / 3, 1 / 3),
-        resolution=0.01,
-        random_state=1,
+        source=ConfidenceSource(protocol="xdomain", method="logistic", class_weight=None, random_state=1),
+        reading=DiscaReading(tolerance=0.9, weights=(1 / 3, 1 / 3, 1 / 3), resolution=0.01),
         n_bootstrap=3,
     )
     _, acc, _ = benchmark_bootstrap(bench, "svm", "wine", **opts)

@@ -200,8 +200,8 @@ def test_the_bootstrap_statistic_reuses_its_workspace_without_carrying_anything_
     rng = np.random.default_rng(3)
     yv, yt = rng.integers(0, 2, 300), rng.integers(0, 2, 200)
     sv, st = np.round(rng.normal(yv, 1.0), 1), rng.normal(yt, 1.0) + 0.4  # ties in V
-    _, design = db.diagnostics_design(yv, sv, yt, st, db.DiagnosticsBootstrap(1, 4.0, 2, random_state=0))
-    stat, m = design["statistic"], design["n_values"]
+    sample, stat = db.diagnostics_design(yv, sv, yt, st, db.DiagnosticsBootstrap(1, 4.0, 2, random_state=0))
+    m = sample.n_values
     pos = rng.integers(1, 3, (9, 2, m)).astype(float)  # every value in every row: W's support is the grid
     neg = rng.integers(1, 3, (9, 2, m)).astype(float)
     x = np.unique(np.concatenate([sv, st]))

@@ -14,7 +14,8 @@ import pandas as pd
 import pytest
 
 import beyondauc as ba
-from beyondauc.metrics.selective.benchmark import benchmark_replicates
+from beyondauc.metrics.selective.benchmark_confidence import ConfidenceSource
+from beyondauc.metrics.selective.benchmark_intervals import DiscaReading, benchmark_replicates
 from beyondauc.metrics.selective.curves import loss_points
 
 
@@ -68,7 +69,7 @@ def test_graded_e_aurc_of_0_1_qualities_is_the_binary_one():
     conf, quality = _data(7, 60, ties=True)
     right = quality > 0.5
     for interpolation in ("step", "linear"):
-        graded = ba.metrics.selective.curves.graded_excess(
+        graded = ba.metrics.selective.risk_coverage.graded_excess(
             ba.coverage_accuracy_curve(conf, right.astype(float)), right.astype(float), "exact", interpolation
         )
         assert graded == pytest.approx(ba.e_aurc(conf, right, interpolation=interpolation), abs=1e-12)
@@ -151,14 +152,10 @@ def test_graded_bootstrap_of_0_1_qualities_equals_the_binary_bootstrap():
     graded = dataclasses.replace(binary, correct=binary.correct.astype(np.float64))
     assert graded.graded and not binary.graded
     opts = dict(
-        ood_dataset="nli",
-        protocol="none",
-        method="logistic",
-        class_weight=None,
-        tolerance=0.9,
-        weights=(1 / 3, 1 / 3, 1 / 3),
-        resolution=0.01,
-        random_state=0,
+        source=ConfidenceSource(
+            protocol="none", method="logistic", class_weight=None, random_state=0, ood_dataset="nli"
+        ),
+        reading=DiscaReading(tolerance=0.9, weights=(1 / 3, 1 / 3, 1 / 3), resolution=0.01),
         n_bootstrap=30,
     )
     a = benchmark_replicates(binary, "good", "qa", **opts)

@@ -7,7 +7,9 @@ import pandas as pd
 import pytest
 
 import beyondauc as ba
-from beyondauc.metrics.selective.benchmark import (
+from beyondauc.metrics.selective.benchmark_confidence import ConfidenceSource, selective_masks
+from beyondauc.metrics.selective.benchmark_intervals import (
+    DiscaReading,
     benchmark_replicates,
     selective_design,
 )
@@ -43,14 +45,10 @@ def test_benchmark_replicates_equal_a_refit_per_replicate(method, protocol):
         bench,
         model,
         dataset,
-        ood_dataset=None,
-        protocol=protocol,
-        method=method,
-        class_weight=None,
-        tolerance=0.9,
-        weights=(1 / 3, 1 / 3, 1 / 3),
-        resolution=0.01,
-        random_state=seed,
+        source=ConfidenceSource(
+            protocol=protocol, method=method, class_weight=None, random_state=seed, ood_dataset=None
+        ),
+        reading=DiscaReading(tolerance=0.9, weights=(1 / 3, 1 / 3, 1 / 3), resolution=0.01),
         n_bootstrap=B,
     )
     s, y, role, strata = selective_design(bench, model, dataset, ood_dataset=None, protocol=protocol, random_state=seed)
@@ -119,14 +117,10 @@ def test_ood_disca_replicates_equal_a_refit_per_replicate(method):
         bench,
         "logreg",
         "breast_cancer",
-        ood_dataset="diabetes",
-        protocol="indata",
-        method=method,
-        class_weight=None,
-        tolerance=0.9,
-        weights=(1 / 3, 1 / 3, 1 / 3),
-        resolution=0.01,
-        random_state=seed,
+        source=ConfidenceSource(
+            protocol="indata", method=method, class_weight=None, random_state=seed, ood_dataset="diabetes"
+        ),
+        reading=DiscaReading(tolerance=0.9, weights=(1 / 3, 1 / 3, 1 / 3), resolution=0.01),
         n_bootstrap=B,
     )
     s, y, role, strata = selective_design(
@@ -145,7 +139,7 @@ def test_ood_disca_replicates_equal_a_refit_per_replicate(method):
 @pytest.mark.parametrize("random_state", [0, 5, 123])
 def test_the_bootstrap_resamples_the_split_the_value_is_read_on(random_state, monkeypatch):
     """indata: the bootstrap's evaluation rows are the point estimate's 20%, whatever the dataset's place."""
-    from beyondauc.metrics.selective import benchmark as sb
+    from beyondauc.metrics.selective import benchmark_intervals as sb
 
     bench = ba.load_demo()
     seen = []
@@ -159,7 +153,7 @@ def test_the_bootstrap_resamples_the_split_the_value_is_read_on(random_state, mo
     monkeypatch.setattr(sb, "selective_design", spy)
     for dataset in ("wine", "diabetes"):  # not the first dataset: its child seed differs from random_state
         r = ba.selective_answering(bench, "logreg", dataset, random_state=random_state, n_bootstrap=5)
-        _, ev, _ = sb._selective_rows(bench, dataset, "indata", random_state, None)
+        _, ev, _ = selective_masks(bench, dataset, "indata", random_state, None)
         _, y, role, _ = seen[-1]
         assert (role == 1).sum() == ev.sum() == len(r.confidence)
         assert np.array_equal(y[role == 1], bench.labels()[ev])

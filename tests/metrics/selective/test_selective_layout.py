@@ -8,7 +8,7 @@ a (role x whole grid) block.
 import numpy as np
 import pytest
 
-from beyondauc.metrics.selective.benchmark import BAND_COVERAGES, side_by_side
+from beyondauc.metrics.selective.benchmark_intervals import BAND_COVERAGES, side_by_side
 from beyondauc.metrics.selective.curves import accuracy_at_coverages, exact_area_rows
 from beyondauc.metrics.selective.scores import selective_rows
 from beyondauc.metrics.uncertainty.bootstrap import CountGrid, bootstrap_grid_counts, strata_of

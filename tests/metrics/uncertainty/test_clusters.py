@@ -17,7 +17,7 @@ import pytest
 import beyondauc as ba
 from beyondauc.metrics.uncertainty.bootstrap import bootstrap_counts, percentile_interval
 from beyondauc.metrics.uncertainty.clusters import cluster_counts, clusters_of, item_strata
-from beyondauc.metrics.uncertainty.replicates import bootstrap_replicates
+from beyondauc.metrics.uncertainty.replicates import GridSample, ReplicatePlan, bootstrap_replicates
 from helpers.epochs import epochs_frame
 
 EPOCHS, ITEMS, B = 5, 100, 1000
@@ -60,14 +60,9 @@ def test_the_engine_draws_the_cluster_counts():
     y = (rng.uniform(size=90) < 0.6).astype(np.int8)
     strata = np.repeat(rng.integers(2, size=30), 3)
     reps = bootstrap_replicates(
-        strata,
-        np.zeros(90, dtype=np.int64),
-        y,
-        n_values=1,
-        n_bootstrap=50,
-        random_state=3,
-        statistic=lambda pos, neg: pos[:, 0] / (pos[:, 0] + neg[:, 0]),
-        clusters=items,
+        GridSample(strata, np.zeros(90, dtype=np.int64), y, 1, clusters=items),
+        lambda pos, neg: pos[:, 0] / (pos[:, 0] + neg[:, 0]),
+        ReplicatePlan(50, random_state=3),
     )
     w = cluster_counts(items, strata, 50, random_state=3)
     assert np.allclose(reps, (w @ y) / w.sum(axis=1), rtol=0, atol=1e-12)

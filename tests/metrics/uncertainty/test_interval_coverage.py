@@ -28,7 +28,13 @@ import pytest
 import beyondauc as ba
 from beyondauc.metrics.diagnostics.cohorts import drift_rows
 from beyondauc.metrics.uncertainty.bootstrap import honest_interval, jackknife_acceleration, strata_of
-from beyondauc.metrics.uncertainty.replicates import bootstrap_replicates, interval_frame, jackknife_replicates
+from beyondauc.metrics.uncertainty.replicates import (
+    GridSample,
+    ReplicatePlan,
+    bootstrap_replicates,
+    interval_frame,
+    jackknife_replicates,
+)
 
 SEEDS = range(200)
 GRID = np.linspace(0.0, 1.0, 11)
@@ -109,16 +115,14 @@ def drift_interval(cohorts, seed, n_bootstrap=1000):
     y, s = np.r_[yv, yt], np.r_[sv, st]
     cohort = np.r_[np.zeros(len(yv), int), np.ones(len(yt), int)]
     x, inv = np.unique(s, return_inverse=True)
-    design = dict(
-        n_values=len(x),
-        random_state=seed,
-        groups=cohort,
-        n_groups=2,
-        statistic=lambda pos, neg: {"drift": drift_rows(x, pos, neg)},
-    )
-    strata = strata_of(cohort, y)
-    reps = pd.DataFrame(bootstrap_replicates(strata, inv, y, n_bootstrap=n_bootstrap, **design))
-    jack = pd.DataFrame(jackknife_replicates(strata, inv, y, **design))
+    sample = GridSample(strata_of(cohort, y), inv, y, len(x), groups=cohort, n_groups=2)
+    plan = ReplicatePlan(n_bootstrap, seed)
+
+    def statistic(pos, neg):
+        return {"drift": drift_rows(x, pos, neg)}
+
+    reps = pd.DataFrame(bootstrap_replicates(sample, statistic, plan))
+    jack = pd.DataFrame(jackknife_replicates(sample, statistic, plan))
     return interval_frame({"drift": ba.sens_spec_drift(*cohorts).score}, reps, 0.95, jackknife=jack).loc["drift"]
 
 
@@ -194,14 +198,9 @@ def test_jackknife_rows_are_the_statistic_without_each_group():
     x, inv = np.unique(s, return_inverse=True)
     strata = strata_of(cohort, y)
     jack = jackknife_replicates(
-        strata,
-        inv,
-        y,
-        n_values=len(x),
-        random_state=5,
-        groups=cohort,
-        n_groups=2,
-        statistic=lambda pos, neg: drift_rows(x, pos, neg),
+        GridSample(strata, inv, y, len(x), groups=cohort, n_groups=2),
+        lambda pos, neg: drift_rows(x, pos, neg),
+        ReplicatePlan(1, random_state=5),
     )
     member = jackknife_groups(strata, 20, random_state=5)
     for g in range(20):

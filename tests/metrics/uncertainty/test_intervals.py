@@ -13,7 +13,8 @@ from sklearn.metrics import roc_auc_score
 
 import beyondauc as ba
 from beyondauc.metrics.core.kernel import grid_counts
-from beyondauc.metrics.uncertainty.intervals import acceleration, bootstrap_aucs, nemenyi_q
+from beyondauc.metrics.uncertainty.intervals import acceleration, bootstrap_aucs
+from beyondauc.metrics.uncertainty.rank_tests import nemenyi_q
 
 # -- brute-force O(n^2) references -------------------------------------------------------------
 

@@ -22,6 +22,8 @@ from beyondauc.metrics.selective.scores import selective_rows
 from beyondauc.metrics.uncertainty import replicates
 from beyondauc.metrics.uncertainty.bootstrap import BLOCK, bootstrap_counts, grid_weights, jackknife_groups, strata_of
 from beyondauc.metrics.uncertainty.replicates import (
+    GridSample,
+    ReplicatePlan,
     bootstrap_replicates,
     calibrated_rows,
     replicate_chunks,
@@ -37,11 +39,10 @@ def small_chunks(monkeypatch):
     monkeypatch.setattr(replicates, "CELLS", 300)
 
 
-def _run(strata, inverse, y, n_values, statistic, seed, **kw):
+def _run(strata, inverse, y, n_values, statistic, seed, *, align=1, **grouped):
     """The engine's replicates, and the counts they were drawn from (the reference's resamples)."""
-    got = bootstrap_replicates(
-        strata, inverse, y, n_values=n_values, statistic=statistic, n_bootstrap=B, random_state=seed, **kw
-    )
+    sample = GridSample(strata, inverse, y, n_values, **grouped)
+    got = bootstrap_replicates(sample, statistic, ReplicatePlan(B, seed, align=align))
     return got, bootstrap_counts(strata, B, random_state=seed)
 
 
@@ -112,15 +113,9 @@ def test_jackknife_rows_are_the_counts_with_each_group_left_out(monkeypatch, cel
     if cells is not None:
         monkeypatch.setattr(replicates, "CELLS", cells)
     got = replicates.jackknife_replicates(
-        strata,
-        inv,
-        y,
-        n_values=len(x),
-        random_state=4,
-        groups=cohort,
-        n_groups=2,
-        n_jackknife=6,
-        statistic=lambda pos, neg: {"pos": pos, "neg": neg},
+        GridSample(strata, inv, y, len(x), groups=cohort, n_groups=2),
+        lambda pos, neg: {"pos": pos, "neg": neg},
+        ReplicatePlan(B, random_state=4, n_jackknife=6),
     )
     member = jackknife_groups(strata, 6, random_state=4)
     pos, neg = grid_weights(
@@ -134,16 +129,14 @@ def test_engine_without_a_seed_draws_one_stream():
     y, s = _cohort(2)
     x, inv = np.unique(s, return_inverse=True)
     n_pos = bootstrap_replicates(
-        y, inv, y, n_values=len(x), n_bootstrap=B, random_state=None, statistic=lambda pos, neg: pos.sum(axis=1)
+        GridSample(y, inv, y, len(x)), lambda pos, neg: pos.sum(axis=1), ReplicatePlan(B, random_state=None)
     )
     assert (n_pos == y.sum()).all()
 
 
 def test_engine_needs_a_replicate():
     with pytest.raises(ValueError, match="n_bootstrap"):
-        bootstrap_replicates(
-            [0, 1], [0, 1], [0, 1], n_values=2, n_bootstrap=0, random_state=0, statistic=lambda pos, neg: pos
-        )
+        bootstrap_replicates(GridSample([0, 1], [0, 1], [0, 1], 2), lambda pos, neg: pos, ReplicatePlan(0, 0))
 
 
 # -- AUC ----------------------------------------------------------------------------------

@@ -32,7 +32,8 @@ from ..metrics.calibration.ranking import (
     rank_table,
 )
 from ..metrics.diagnostics.benchmark import DIAGNOSTIC_INTERVALS, cohort_diagnostics
-from ..metrics.selective.benchmark import INTERVAL_NAMES, selective_answering
+from ..metrics.selective.benchmark import selective_answering
+from ..metrics.selective.benchmark_intervals import INTERVAL_NAMES
 from ..utils.formatting import comment, plain_table, score_table
 from ..utils.interrupts import Interrupted, signals_stop_the_run
 from ..utils.validation import check_random_state, own_warning

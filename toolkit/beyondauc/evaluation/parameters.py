@@ -32,7 +32,7 @@ from ..data.readers import read_domains
 from ..metrics import METHODS, PROTOCOLS
 from ..metrics.calibration.protocols import DOMAIN_HINT, DOMAIN_PROTOCOLS, datasets_without_domain
 from ..metrics.diagnostics.cohorts import NOISE_METHODS
-from ..metrics.selective.benchmark import SELECTIVE_PROTOCOLS
+from ..metrics.selective.benchmark_confidence import SELECTIVE_PROTOCOLS
 from ..metrics.selective.risk_control import RISK_CONTROL_METHODS
 from ..metrics.uncertainty.bootstrap import check_bootstrap
 from ..metrics.uncertainty.cells import check_cells

@@ -47,7 +47,8 @@ from ..metrics.calibration.ranking import (
 )
 from ..metrics.calibration.reliability import CalibrationErrors
 from ..metrics.core.views import sort_like
-from ..metrics.uncertainty.intervals import auc_intervals, friedman_test
+from ..metrics.uncertainty.intervals import auc_intervals
+from ..metrics.uncertainty.rank_tests import friedman_test
 from ..utils.validation import UndefinedMetricWarning, warnings_once
 from .abstention import risk_control_evaluation
 from .comparison import comparison_table

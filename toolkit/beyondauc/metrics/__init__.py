@@ -62,28 +62,26 @@ from .diagnostics.curves import (  # noqa: F401
 )
 from .selective.band import coverage_accuracy_band, selective_intervals  # noqa: F401
 from .selective.benchmark import (  # noqa: F401
-    BAND_COVERAGES,
     MAX_TIE_SHARE,
     MIN_CONFIDENCES,
     SelectiveAnswering,
-    calibrated_confidence,
     selective_answering,
     selective_table,
     tolerance_table,
 )
+from .selective.benchmark_confidence import calibrated_confidence  # noqa: F401
+from .selective.benchmark_intervals import BAND_COVERAGES  # noqa: F401
 from .selective.curves import (  # noqa: F401
     TOLERANCES,
     CoverageAccuracyCurve,
     Plateau,
     accuracy_at_coverage,
     auc_tail,
-    augrc,
-    aurc,
     coverage_accuracy_curve,
     coverage_at_accuracy,
-    e_aurc,
     plateau,
 )
+from .selective.didma_nidma import DiDMA, NiDMA, computation_score, didma, nidma  # noqa: F401
 from .selective.given_confidence import (  # noqa: F401
     BrierScore,
     RejectionCurve,
@@ -95,26 +93,16 @@ from .selective.given_confidence import (  # noqa: F401
     smooth_ece,
 )
 from .selective.risk_control import RISK_CONTROL_METHODS, RiskControl, risk_controlled_threshold  # noqa: F401
-from .selective.scores import (  # noqa: F401
-    RESOLUTIONS,
-    DiDMA,
-    DiSCA,
-    NiDMA,
-    computation_score,
-    didma,
-    disca,
-    disca_resolution_sensitivity,
-    nidma,
-)
+from .selective.risk_coverage import augrc, aurc, e_aurc  # noqa: F401
+from .selective.scores import RESOLUTIONS, DiSCA, disca, disca_resolution_sensitivity  # noqa: F401
 from .uncertainty.intervals import (  # noqa: F401
     AUCComparison,
     AUCInterval,
-    FriedmanResult,
     auc_ci,
     auc_intervals,
     compare_auc,
-    friedman_test,
 )
+from .uncertainty.rank_tests import FriedmanResult, friedman_test  # noqa: F401
 
 __all__ = [
     "expected_accuracy",

@@ -11,7 +11,7 @@ import pandas as pd
 from ..metrics.calibration.ranking import (
     check_results,
 )
-from ..metrics.uncertainty.intervals import FriedmanResult, friedman_test
+from ..metrics.uncertainty.rank_tests import FriedmanResult, friedman_test
 from ._base import literal_plot, report_layout
 
 if TYPE_CHECKING:  # names in annotations only
@@ -68,7 +68,7 @@ class CriticalDifferenceDisplay:
     cd_lines_ : list of matplotlib.lines.Line2D
         The CD bracket of each row: from rank 1 to rank 1 + CD on the rank axis.
     groups_ : list of list of tuple of str
-        The groups of each row (:meth:`~beyondauc.metrics.uncertainty.intervals.FriedmanResult.groups`).
+        The groups of each row (:meth:`~beyondauc.metrics.uncertainty.rank_tests.FriedmanResult.groups`).
     group_lines_ : list of list of matplotlib.lines.Line2D
         The bar of each group, from its best model's average rank to its worst's (0.03 beyond each).
 

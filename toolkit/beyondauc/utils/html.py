@@ -42,6 +42,34 @@ def fmt(value: object, digits: int = 4) -> str:
     return str(value)
 
 
+def repr_number(value: float, digits: int = 4) -> str:
+    """A number in a result's ``repr``: ``digits`` significant digits, missing as ``–``, an ASCII minus.
+
+    Examples
+    --------
+    >>> from beyondauc.utils.html import repr_number
+    >>> repr_number(-0.123456), repr_number(float("nan"))
+    ('-0.1235', '–')
+    """
+    return format_number(value, digits, significant=True, minus="-")
+
+
+def caption_table(title: str, rows: Iterable[tuple[object, object]]) -> str:
+    """A small two-column HTML table (name, value) under a bold caption; names and values escaped.
+
+    Examples
+    --------
+    >>> from beyondauc.utils.html import caption_table
+    >>> caption_table("AUC", [("n", 3)])
+    "<table><caption style='text-align:left'><b>AUC</b></caption><tr><th style='text-align:left'>n</th><td>3</td></tr></table>"
+    """
+    body = "".join(
+        f"<tr><th style='text-align:left'>{html.escape(str(k))}</th><td>{html.escape(str(v))}</td></tr>"
+        for k, v in rows
+    )
+    return f"<table><caption style='text-align:left'><b>{html.escape(title)}</b></caption>{body}</table>"
+
+
 def esc(value: object, digits: int = 4) -> str:
     """:func:`fmt`, HTML-escaped."""
     return html.escape(fmt(value, digits), quote=True)

@@ -14,7 +14,7 @@ from ...utils.validation import check_int, check_random_state
 from ..calibration.ranking import CLIP_QUANTILES, check_clip_quantiles, histogram_range
 from ..core.kernel import merged_values, rates, sorted_by_class
 from ..uncertainty.bootstrap import check_bootstrap, percentile_interval
-from ..uncertainty.replicates import bootstrap_replicates
+from ..uncertainty.replicates import GridSample, ReplicatePlan, bootstrap_replicates
 from .cohorts import check_cohort
 
 __all__ = ["ROC_BAND_FPR", "class_histogram", "histogram_edges", "roc_band", "roc_points"]
@@ -122,13 +122,9 @@ def roc_band(
     y, s = check_cohort(y_true, y_score, pos_label=pos_label)
     x, inv = np.unique(s, return_inverse=True)
     tpr = bootstrap_replicates(
-        y,
-        inv.ravel(),
-        y,
-        n_values=len(x),
-        n_bootstrap=n_bootstrap,
-        random_state=seed,
-        statistic=lambda pos, neg: roc_tpr_rows(x, pos, neg, ROC_BAND_FPR),
+        GridSample(y, inv.ravel(), y, len(x)),
+        lambda pos, neg: roc_tpr_rows(x, pos, neg, ROC_BAND_FPR),
+        ReplicatePlan(n_bootstrap, seed),
     )
     low, high = percentile_interval(tpr, confidence_level)
     return ROC_BAND_FPR.copy(), low, high

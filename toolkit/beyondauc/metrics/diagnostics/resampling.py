@@ -31,7 +31,13 @@ from ...utils.validation import check_random_state
 from ..core.kernel import auc_from_counts, buffer_view
 from ..uncertainty.bootstrap import check_bootstrap, strata_of
 from ..uncertainty.cells import cell_scores
-from ..uncertainty.replicates import bootstrap_replicates, interval_frame, jackknife_replicates
+from ..uncertainty.replicates import (
+    GridSample,
+    ReplicatePlan,
+    bootstrap_replicates,
+    interval_frame,
+    jackknife_replicates,
+)
 from .cohorts import (
     bias_robustness,
     check_p,
@@ -115,17 +121,16 @@ def diagnostics_bootstrap(yv, sv, yt, st, estimate, options, *, items=None):
     intervals, their acceleration from a delete-a-group jackknife stratified as the bootstrap (items dealt
     out whole; the same statistic on 20 more rows of counts), the others percentile intervals.
     """
-    args, design = diagnostics_design(yv, sv, yt, st, options, items=items)
-    reps = pd.DataFrame(
-        bootstrap_replicates(*args, n_bootstrap=options.n_bootstrap, cells=_DIAGNOSTICS_CELLS, **design)
-    )
-    jack = pd.DataFrame(jackknife_replicates(*args, **design))[list(DIAGNOSTIC_BCA)]
+    sample, statistic = diagnostics_design(yv, sv, yt, st, options, items=items)
+    plan = ReplicatePlan(options.n_bootstrap, options.random_state, cells=_DIAGNOSTICS_CELLS)
+    reps = pd.DataFrame(bootstrap_replicates(sample, statistic, plan))
+    jack = pd.DataFrame(jackknife_replicates(sample, statistic, plan))[list(DIAGNOSTIC_BCA)]
     frame = interval_frame(estimate, reps, options.confidence_level, jackknife=jack, answered=options.answered)
     return frame, reps, jack
 
 
 def diagnostics_design(yv, sv, yt, st, options, *, items=None):
-    """((strata, inverse, y), engine options) of the diagnostics' bootstrap and jackknife on one grid of V and T."""
+    """(sample, statistic) of the diagnostics' bootstrap and jackknife on one grid of V and T."""
     y = np.concatenate([yv, yt]).astype(np.int64)
     s = np.concatenate([sv, st])
     cohort = np.concatenate([np.zeros(len(yv), np.int64), np.ones(len(yt), np.int64)])
@@ -139,24 +144,15 @@ def diagnostics_design(yv, sv, yt, st, options, *, items=None):
             held.update(rows=len(pos), work=workspace(len(pos), len(x)))
         return diagnostics_statistic(x, pos, neg, sigma_max, p, units=units, work=held["work"])
 
-    design = dict(
-        n_values=len(x),
-        random_state=options.random_state,
-        groups=cohort,
-        n_groups=2,
-        statistic=statistic,
-        clusters=items,
-    )
-    by_class = stratified_by_class(options.by_class, items, y)
-    return (strata_of(cohort, y) if by_class else strata_of(cohort), inv.ravel(), y), design
+    strata = strata_of(cohort, y) if stratified_by_class(options.by_class, items, y) else strata_of(cohort)
+    return GridSample(strata, inv.ravel(), y, len(x), groups=cohort, n_groups=2, clusters=items), statistic
 
 
 def diagnostics_replicates(yv, sv, yt, st, options, *, items=None):
     """Replicates (DataFrame, one row each) of the numbers of :data:`DIAGNOSTIC_INTERVALS`."""
-    args, design = diagnostics_design(yv, sv, yt, st, options, items=items)
-    return pd.DataFrame(
-        bootstrap_replicates(*args, n_bootstrap=options.n_bootstrap, cells=_DIAGNOSTICS_CELLS, **design)
-    )
+    sample, statistic = diagnostics_design(yv, sv, yt, st, options, items=items)
+    plan = ReplicatePlan(options.n_bootstrap, options.random_state, cells=_DIAGNOSTICS_CELLS)
+    return pd.DataFrame(bootstrap_replicates(sample, statistic, plan))
 
 
 def diagnostics_statistic(x, pos, neg, sigma_max, p, *, units=None, work=None):

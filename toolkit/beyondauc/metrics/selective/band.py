@@ -3,8 +3,6 @@ of the coverage-accuracy curve and the intervals of DiSCA, a, b, AURC and the ar
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
@@ -12,8 +10,14 @@ from numpy.typing import ArrayLike
 from ...utils.validation import check_random_state
 from ..core.kernel import grid_counts
 from ..uncertainty.bootstrap import check_bootstrap
-from ..uncertainty.replicates import bootstrap_replicates, interval_frame, jackknife_replicates
-from .benchmark import BAND_COVERAGES, SELECTIVE_BCA, percentile_band
+from ..uncertainty.replicates import (
+    GridSample,
+    ReplicatePlan,
+    bootstrap_replicates,
+    interval_frame,
+    jackknife_replicates,
+)
+from .benchmark_intervals import BAND_COVERAGES, SELECTIVE_BCA, percentile_band
 from .curves import accuracy_at_coverages, check_inputs, exact_curve
 from .scores import disca, selective_rows
 
@@ -65,13 +69,9 @@ def coverage_accuracy_band(
     c, ok = check_inputs(confidence, correct, probability=False)
     values, inv, _, _ = grid_counts(ok, c)
     acc = bootstrap_replicates(
-        np.zeros(len(c), dtype=np.int64),
-        inv,
-        ok,
-        n_values=len(values),
-        n_bootstrap=n_bootstrap,
-        random_state=seed,
-        statistic=lambda n_ok, n_wrong: accuracy_at_coverages(values, n_ok, n_wrong, BAND_COVERAGES),
+        GridSample(np.zeros(len(c), dtype=np.int64), inv, ok, len(values)),
+        lambda n_ok, n_wrong: accuracy_at_coverages(values, n_ok, n_wrong, BAND_COVERAGES),
+        ReplicatePlan(n_bootstrap, seed),
     )
     return percentile_band(acc, confidence_level)
 
@@ -150,16 +150,14 @@ def selective_intervals(
         "b": d.b,
     }
     values, inv, _, _ = grid_counts(ok, c)
-    design: dict[str, Any] = dict(
-        n_values=len(values),
-        random_state=seed,
-        statistic=lambda n_ok, n_wrong: selective_rows(
-            values, n_ok, n_wrong, resolution=d.resolution, tolerance=d.tolerance, weights=d.weights
-        ),
-    )
-    strata = np.zeros(len(c), dtype=np.int64)
-    reps = bootstrap_replicates(strata, inv, ok, n_bootstrap=n_bootstrap, **design)
-    jack = jackknife_replicates(strata, inv, ok, **design)
+    sample = GridSample(np.zeros(len(c), dtype=np.int64), inv, ok, len(values))
+    plan = ReplicatePlan(n_bootstrap, seed)
+
+    def statistic(n_ok, n_wrong):
+        return selective_rows(values, n_ok, n_wrong, resolution=d.resolution, tolerance=d.tolerance, weights=d.weights)
+
+    reps = bootstrap_replicates(sample, statistic, plan)
+    jack = jackknife_replicates(sample, statistic, plan)
     return interval_frame(
         estimate,
         pd.DataFrame(reps),

@@ -1,34 +1,26 @@
-"""Selective answering (Mishra et al.): when should a model abstain?
+"""The coverage-accuracy curve of selective answering: when should a model abstain?
 
 A model answers the examples it is confident about and abstains on the
 rest.  Ranking examples by confidence (descending, tied confidences together)
-gives the coverage-accuracy curve; its area -- the "AUC" of selective
-answering -- hides where accuracy drops and whether it rises again.  DiSCA
-scores what a safety-critical deployment needs instead:
+gives the coverage-accuracy curve (:func:`coverage_accuracy_curve`, one
+point per distinct confidence, or read on a confidence grid); its area -- the
+"AUC" of selective answering -- hides where accuracy drops and whether it
+rises again.  This module holds the curve, the numbers read off it
+(:func:`accuracy_at_coverage`, :func:`coverage_at_accuracy`,
+:func:`auc_tail`, :func:`plateau`), their batched twins on rows of counts
+(:func:`exact_area_rows`, :func:`accuracy_at_coverages`) and the checks of
+the inputs every selective function shares.
 
-* **a** -- the confidence at which accuracy first drops below 100%;
-* **b(t)** -- the confidence at which accuracy first drops below the
-  tolerance t (the worst admissible accuracy);
-* **fluctuations** -- every step along the curve where accuracy *rises*
-  with coverage, i.e. confidence and correctness disagree.
+The scores read from the curve live beside it: DiSCA in
+:mod:`~beyondauc.metrics.selective.scores`, DiDMA and NiDMA in
+:mod:`~beyondauc.metrics.selective.didma_nidma`, and the
+selective-classification literature's AURC, AUGRC and E-AURC in
+:mod:`~beyondauc.metrics.selective.risk_coverage`.
 
-``DiSCA = x / a + y / b - z * sum_i (n - i + 1) (d2 - d1) / c / sum_i (n - i + 1)``;
-DiDMA adds a computation score, NiDMA a DiSCA on out-of-distribution data.
-DiSCA depends on the step of the confidence grid it is read from, so every
-DiSCA carries its ``resolution`` (:func:`disca_resolution_sensitivity`
-shows how much it moves).
-
-Beside the paper's numbers: the conventions of the selective-classification
-literature -- :func:`aurc` with step or linear integration, :func:`e_aurc`
-against the exact or the analytic optimum, and :func:`augrc` (Traub et al.
-2024), the area under the generalized risk.
-
-Array functions take ``confidence, correct`` first.  The area, AURC and
-friends accept confidences of any scale (only their order matters); DiSCA and
-the grid curve need probabilities in [0, 1] -- for a binary probability p the
-confidence is max(p, 1 - p).  :func:`selective_answering` and
-:func:`selective_table` run them on a :class:`~beyondauc.Benchmark` with
-calibrated probabilities.
+Array functions take ``confidence, correct`` first.  The area and the
+numbers read off the exact curve accept confidences of any scale (only their
+order matters); the grid curve needs probabilities in [0, 1] -- for a binary
+probability p the confidence is max(p, 1 - p).
 """
 
 from __future__ import annotations
@@ -38,10 +30,9 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
-from scipy.special import xlogy
 
 from ...utils.html import result_html
-from ...utils.validation import check_number, check_option, check_scores
+from ...utils.validation import check_number, check_scores
 from ..core.kernel import grid_counts
 
 __all__ = [
@@ -50,12 +41,8 @@ __all__ = [
     "Plateau",
     "accuracy_at_coverage",
     "auc_tail",
-    "augrc",
-    "aurc",
     "coverage_accuracy_curve",
     "coverage_at_accuracy",
-    "e_aurc",
-    "graded_excess",
     "loss_points",
     "plateau",
 ]
@@ -254,8 +241,18 @@ def exact_curve(c, ok, resolution):
     return CoverageAccuracyCurve(area, coverage, accuracy, conf, answered.astype(np.int64), right, resolution)
 
 
-def _exact_curve(confidence, correct, *, graded=False):
-    """Validate confidences of any scale and return (exact curve, correct); ``graded`` admits a quality in [0, 1]."""
+def checked_curve(
+    confidence: ArrayLike, correct: ArrayLike, *, graded: bool = False
+) -> tuple[CoverageAccuracyCurve, np.ndarray]:
+    """Validate confidences of any scale and return (exact curve, correct); ``graded`` admits a quality in [0, 1].
+
+    Examples
+    --------
+    >>> from beyondauc.metrics.selective.curves import checked_curve
+    >>> cur, ok = checked_curve([0.9, 0.8, 0.8], [True, False, True])
+    >>> cur.coverage.tolist(), ok.tolist()
+    ([0.3333333333333333, 1.0], [True, False, True])
+    """
     c, ok = check_inputs(confidence, correct, probability=False, graded=graded)
     return exact_curve(c, ok, None), ok
 
@@ -376,219 +373,6 @@ def area_of(sorted_rows):
     return np.where(ws > 0, ws * acc, 0.0).sum(axis=1) / answered[:, -1]
 
 
-_INTERPOLATIONS = ("step", "linear")
-_OPTIMA = ("exact", "analytic")
-
-
-def area_under(coverage, value, interpolation, start):
-    """Area under ``value`` over ``coverage`` (exact-curve points, ascending coverage).
-
-    ``step``: each point's value holds over the coverage it adds (tied
-    confidences enter together, so a block of ties is charged the value at
-    its end).  ``linear``: the trapezoid rule over the points with the
-    point ``(0, start)`` prepended (what ``sklearn.metrics.auc`` gives on
-    those points).
-    """
-    width = np.diff(coverage, prepend=0.0)
-    if interpolation == "step":
-        return float(np.dot(width, value))
-    before = np.concatenate([[start], value[:-1]])
-    return float(np.dot(width, (before + value) / 2.0))
-
-
-def risks(cur):
-    """Selective risk (wrong / answered) and generalized risk (wrong / all) per exact-curve point."""
-    wrong = cur.n_answered - cur.n_correct
-    return wrong / cur.n_answered, wrong / cur.n_answered[-1]
-
-
-def aurc_of(cur, interpolation):
-    if interpolation == "step":
-        return 1.0 - cur.score  # bit-identical to the number reported before the option existed
-    risk = risks(cur)[0]
-    return area_under(cur.coverage, risk, interpolation, risk[0])
-
-
-def aurc(confidence: ArrayLike, correct: ArrayLike, *, interpolation: str = "step") -> float:
-    """Area under the risk-coverage curve (risk = 1 - accuracy), lower is better.
-
-    The exact curve has one point per distinct confidence (tied confidences
-    enter together); the risk of a point is the share of wrong answers among
-    the answered.
-
-    * ``interpolation="step"`` (default): ``sum_k (coverage_k - coverage_{k-1}) * risk_k``.
-      Without ties it is the mean selective risk over the n prefixes
-      (Geifman et al.; the AURC of CRL, Moon et al. 2020); a block of tied
-      confidences is charged the risk at its end.
-    * ``"linear"``: the trapezoid rule over the same points, starting from
-      ``(0, risk_1)`` -- the AURC of fd-shifts (``RiskCoverageStats.aurc``,
-      divided by its display scale 1000; Traub et al. 2024).
-      torch-uncertainty's ``AURC`` differs again: it breaks ties in sort
-      order, integrates from coverage 1/n and divides by ``1 - 1/n``.
-
-    Parameters
-    ----------
-    confidence : array-like of shape (n,)
-        Any scale; only the order matters.
-    correct : array-like of shape (n,)
-        Right/wrong (bool or 0/1), or a graded quality in [0, 1]: the loss is ``1 - quality``.
-    interpolation : {"step", "linear"}, default="step"
-
-    Returns
-    -------
-    float
-
-    Examples
-    --------
-    >>> from beyondauc import aurc
-    >>> aurc([0.9, 0.8, 0.7], [True, False, True])
-    0.2777777777777778
-    >>> aurc([0.9, 0.8, 0.7], [True, False, True], interpolation="linear")
-    0.2222222222222222
-    """
-    check_option(interpolation, "interpolation", _INTERPOLATIONS)
-    return aurc_of(_exact_curve(confidence, correct, graded=True)[0], interpolation)
-
-
-def augrc(confidence: ArrayLike, correct: ArrayLike, *, interpolation: str = "step") -> float:
-    """Area under the generalized risk-coverage curve (Traub et al. 2024), lower is better.
-
-    The generalized risk of a point of the exact curve (tied confidences
-    enter together) is the share of *all* n examples that are answered and
-    wrong: ``wrong_answered_k / n``, so it grows from 0 at coverage 0 to
-    the overall error rate at full coverage.  AUGRC is the area under it:
-
-    * ``interpolation="step"`` (default, as :func:`aurc`):
-      ``sum_k (coverage_k - coverage_{k-1}) * wrong_answered_k / n``, i.e.
-      ``(1 / n^2) * #{(i, j): i wrong, c_i >= c_j}``;
-    * ``"linear"``: the trapezoid rule over the points from ``(0, 0)`` --
-      the AUGRC of fd-shifts, Traub et al.'s reference implementation
-      (``RiskCoverageStats.augrc`` divided by its display scale 1000).  It
-      equals their closed form ``(1 - AUROC_f) * acc * (1 - acc) + (1 - acc)^2 / 2``,
-      with acc the accuracy and AUROC_f the AUROC of the confidence for
-      telling right from wrong answers (ties count one half).
-
-    AUGRC is the probability that a random wrong answer is given while a
-    random other example is rejected: the average risk of an undetected
-    failure.  The best ranking reaches ``(1 - acc)^2 / 2`` (linear).
-
-    Parameters
-    ----------
-    confidence : array-like of shape (n,)
-        Any scale; only the order matters.
-    correct : array-like of shape (n,)
-        Right/wrong (bool or 0/1), or a graded quality in [0, 1]: the loss is ``1 - quality``.
-    interpolation : {"step", "linear"}, default="step"
-
-    Returns
-    -------
-    float
-
-    Examples
-    --------
-    >>> from beyondauc import augrc
-    >>> augrc([0.9, 0.8, 0.7], [True, False, True])
-    0.2222222222222222
-    >>> round(augrc([0.9, 0.8, 0.7], [True, False, True], interpolation="linear"), 12)
-    0.166666666667
-    """
-    check_option(interpolation, "interpolation", _INTERPOLATIONS)
-    cur, _ = _exact_curve(confidence, correct, graded=True)
-    return area_under(cur.coverage, risks(cur)[1], interpolation, 0.0)
-
-
-def _optimal_aurc(n, n_correct, interpolation="step"):
-    """AURC of the best ranking (every correct answer first, every confidence distinct)."""
-    k = np.arange(1, n + 1, dtype=np.float64)
-    risk = np.maximum(k - n_correct, 0.0) / k
-    if interpolation == "step":  # the sum over k > n_correct only, as before the option existed
-        return float(risk[n_correct:].sum() / n)
-    return area_under(k / n, risk, interpolation, risk[0])
-
-
-def _analytic_aurc(n, n_correct):
-    """The large-n optimum ``r + (1 - r) ln(1 - r)``, r the overall risk (Geifman et al. 2019)."""
-    r = 1.0 - n_correct / n
-    return float(r + xlogy(1.0 - r, 1.0 - r))
-
-
-def e_aurc(confidence: ArrayLike, correct: ArrayLike, *, optimum: str = "exact", interpolation: str = "step") -> float:
-    """Excess AURC: :func:`aurc` minus the AURC of the best possible ranking.
-
-    Parameters
-    ----------
-    confidence : array-like of shape (n,)
-    correct : array-like of shape (n,)
-        Right/wrong (bool or 0/1), or a graded quality in [0, 1]: the loss is ``1 - quality``.
-    optimum : {"exact", "analytic"}, default="exact"
-        ``"exact"``: the AURC (with the same ``interpolation``) of the best
-        ranking of these n answers -- every correct answer first, each at
-        its own confidence; for step integration
-        ``(1/n) * sum_{k > n_correct} (k - n_correct) / k``.
-        ``"analytic"``: ``r + (1 - r) ln(1 - r)`` with r the overall risk,
-        the large-n limit of that optimum used by CRL (Moon et al. 2020,
-        with step integration) and fd-shifts (with linear integration).
-        With step integration the analytic optimum is below the exact one
-        (by about ``r / (2n)``), so it gives the larger E-AURC.
-    interpolation : {"step", "linear"}, default="step"
-        As in :func:`aurc`.
-
-    Returns
-    -------
-    float
-
-    Notes
-    -----
-    With the exact optimum and step integration E-AURC is never negative,
-    and it is 0 only when the confidence ranks every correct answer above
-    every wrong one *and* no two wrong answers share a confidence.  Tied
-    confidences enter together, so a block of tied wrong answers is charged
-    the risk at its end over its whole width, while the optimum ranks them
-    one by one: ``e_aurc([1, 0, 0], [True, False, False])`` is 1/18 = 0.056
-    although the one correct answer is ranked first (the tied pair costs
-    ``(1/3) * (2/3 - 1/2)``).  With the analytic optimum or linear
-    integration E-AURC can be slightly negative.
-
-    Examples
-    --------
-    >>> from beyondauc import e_aurc
-    >>> e_aurc([0.9, 0.8], [True, False]), round(e_aurc([0.9, 0.8], [False, True]), 4)
-    (0.0, 0.5)
-    >>> round(e_aurc([1, 0, 0], [True, False, False]), 4)
-    0.0556
-    >>> round(e_aurc([0.9, 0.8], [True, False], optimum="analytic"), 4)
-    0.0966
-    """
-    check_option(optimum, "optimum", _OPTIMA)
-    check_option(interpolation, "interpolation", _INTERPOLATIONS)
-    cur, ok = _exact_curve(confidence, correct, graded=True)
-    if ok.dtype.kind == "f":
-        return graded_excess(cur, ok, optimum, interpolation)
-    return excess(cur, len(ok), int(ok.sum()), optimum, interpolation)
-
-
-def excess(cur, n, n_correct, optimum, interpolation):
-    best = _optimal_aurc(n, n_correct, interpolation) if optimum == "exact" else _analytic_aurc(n, n_correct)
-    return float(aurc_of(cur, interpolation) - best)
-
-
-def graded_excess(cur: CoverageAccuracyCurve, quality: np.ndarray, optimum: str, interpolation: str) -> float:
-    """E-AURC of graded answers: the curve's AURC less that of the ranking by quality, best answers first.
-
-    The best ranking answers the lowest losses ``1 - quality`` first, each
-    at its own confidence: its risk at k answers is the mean of the k
-    lowest losses (for 0/1 answers the exact optimum of :func:`e_aurc`).
-    ``optimum="analytic"`` takes ``r + (1 - r) ln(1 - r)`` at the mean loss r,
-    the 0/1 formula: for graded losses it is no bound, only the convention.
-    """
-    if optimum == "analytic":
-        return float(aurc_of(cur, interpolation) - _analytic_aurc(1, 1.0 - float(np.mean(1.0 - quality))))
-    losses = np.sort(1.0 - quality)
-    k = np.arange(1, len(losses) + 1, dtype=np.float64)
-    risk = np.cumsum(losses) / k
-    return float(aurc_of(cur, interpolation) - area_under(k / len(k), risk, interpolation, risk[0]))
-
-
 def coverage_at_accuracy(confidence: ArrayLike, correct: ArrayLike, *, target: float) -> float:
     """Largest coverage whose answered examples reach accuracy >= ``target``.
 
@@ -601,7 +385,7 @@ def coverage_at_accuracy(confidence: ArrayLike, correct: ArrayLike, *, target: f
     1.0
     """
     target = check_unit(target, "target")
-    cur, _ = _exact_curve(confidence, correct)
+    cur, _ = checked_curve(confidence, correct)
     reach = cur.accuracy >= target
     return float(cur.coverage[reach].max()) if reach.any() else 0.0
 
@@ -619,7 +403,7 @@ def accuracy_at_coverage(confidence: ArrayLike, correct: ArrayLike, *, coverage:
     0.5
     """
     coverage = check_unit(coverage, "coverage", low_open=True)
-    cur, _ = _exact_curve(confidence, correct)
+    cur, _ = checked_curve(confidence, correct)
     k = int(np.searchsorted(cur.coverage, coverage - 1e-12))
     return float(cur.accuracy[min(k, len(cur.accuracy) - 1)])
 
@@ -666,7 +450,7 @@ def auc_tail(confidence: ArrayLike, correct: ArrayLike, *, max_coverage: float =
     0.75
     """
     max_coverage = check_unit(max_coverage, "max_coverage", low_open=True)
-    return _exact_curve(confidence, correct)[0].partial_area(0.0, max_coverage) / max_coverage
+    return checked_curve(confidence, correct)[0].partial_area(0.0, max_coverage) / max_coverage
 
 
 @dataclass(frozen=True)
@@ -705,7 +489,7 @@ def plateau(confidence: ArrayLike, correct: ArrayLike, *, band: float = 0.02) ->
     (0.5, 0.7)
     """
     band = check_unit(band, "band")
-    cur, _ = _exact_curve(confidence, correct)
+    cur, _ = checked_curve(confidence, correct)
     outside = np.abs(cur.accuracy - cur.accuracy[-1]) > band
     start = int(np.flatnonzero(outside)[-1]) + 1 if outside.any() else 0
     before = cur.coverage[start - 1] if start > 0 else 0.0

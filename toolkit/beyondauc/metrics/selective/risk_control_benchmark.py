@@ -24,7 +24,7 @@ import pandas as pd
 from ...utils.validation import check_int, check_option
 from ..calibration.calibrator import ScoreCalibrator
 from ..calibration.grid import METHODS, PROTOCOLS, protocol_plan
-from .benchmark import protocol_rows
+from .benchmark_confidence import protocol_rows
 from .curves import loss_points
 from .risk_control import risk_controlled_threshold
 
@@ -122,7 +122,7 @@ def protocol_answers(
     """A protocol's answers on its calibration data and on ``dataset``, from one fitted calibrator.
 
     The confidences and correctness
-    :func:`~beyondauc.metrics.selective.benchmark.calibrated_confidence` gives on
+    :func:`~beyondauc.metrics.selective.benchmark_confidence.calibrated_confidence` gives on
     ``dataset``'s evaluation rows, and those the same calibrator gives on the
     rows it was fitted on.  An answers benchmark keeps each model's own
     confidence and correctness on both (nothing is fitted); ``protocol``

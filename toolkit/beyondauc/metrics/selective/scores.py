@@ -1,8 +1,14 @@
-"""DiSCA, DiDMA and NiDMA (Mishra et al.): one number for how safely a model abstains.
+"""DiSCA (Mishra et al.): one number for how safely a model abstains.
 
 DiSCA rewards a high confidence at which accuracy first drops below 100% (a) and below the
-tolerance (b), and penalises fluctuations of the coverage-accuracy curve; DiDMA adds a
-computation score, NiDMA an out-of-distribution dataset.
+tolerance (b), and penalises fluctuations of the coverage-accuracy curve (every step where
+accuracy *rises* with coverage):
+``DiSCA = x / a + y / b - z * sum_i (n - i + 1) (d2 - d1) / c / sum_i (n - i + 1)``.
+It is read from the curve on a confidence grid, so every DiSCA carries its ``resolution``
+(:func:`disca_resolution_sensitivity` shows how much it moves).  :func:`selective_rows` is its
+batched twin: DiSCA, a, b, the area and AURC of every row of counts at once, for the bootstrap.
+DiDMA and NiDMA, which weigh DiSCA against cost and out-of-distribution data, are in
+:mod:`~beyondauc.metrics.selective.didma_nidma`.
 """
 
 from __future__ import annotations
@@ -15,7 +21,6 @@ import pandas as pd
 from numpy.typing import ArrayLike
 
 from ...utils.html import frame_html, result_html
-from ...utils.validation import check_number
 from .curves import (
     FLOOR,
     GRID_SLACK,
@@ -36,14 +41,9 @@ if TYPE_CHECKING:  # names in annotations only
 
 __all__ = [
     "RESOLUTIONS",
-    "DiDMA",
     "DiSCA",
-    "NiDMA",
-    "computation_score",
-    "didma",
     "disca",
     "disca_resolution_sensitivity",
-    "nidma",
 ]
 
 
@@ -341,53 +341,17 @@ def selective_rows(
     are sorted once.
     """
     n_ok, n_wrong = (np.asarray(x, dtype=np.float64) for x in (n_ok, n_wrong))
-    w = n_ok + n_wrong
-    R, m = w.shape
     conf = np.asarray(conf, dtype=np.float64)
     ranked = sorted_count_rows(conf, n_ok, n_wrong)
     area = area_of(ranked)
-    conf = np.broadcast_to(conf, (R, m))
-    present = w > 0
-    cmax = np.where(present, conf, -np.inf).max(axis=1)
-    with np.errstate(invalid="ignore"):
-        step = np.ceil((cmax[:, None] - conf) / resolution - GRID_SLACK)
-    step = np.where(present, step, 0).astype(np.int64)
-    nb = int(step.max()) + 1 if step.size else 1
-    flat = (np.arange(R)[:, None] * nb + step).ravel()
-    cnt = np.bincount(flat, weights=w.ravel(), minlength=R * nb).reshape(R, nb)
-    ok = np.bincount(flat, weights=n_ok.ravel(), minlength=R * nb).reshape(R, nb)
-    cmin = np.full(R * nb, np.inf)
-    keep = present.ravel()
-    np.minimum.at(cmin, flat[keep], conf.ravel()[keep])
-    cmin = cmin.reshape(R, nb)
+    cnt, ok, cmin = grid_bins(conf, n_ok, n_ok + n_wrong, resolution)
     answered, right = np.cumsum(cnt, axis=1), np.cumsum(ok, axis=1)
     point = cnt > 0
     with np.errstate(invalid="ignore", divide="ignore"):
         acc = right / answered
-    rows = np.arange(R)
-    last = nb - 1 - np.argmax(point[:, ::-1], axis=1)
-
-    def first_below(level):
-        below = point & (acc < level)
-        k = np.where(below.any(axis=1), np.argmax(below, axis=1), last)
-        return np.maximum(cmin[rows, k], FLOOR)
-
-    a, b = first_below(1.0), first_below(tolerance)
-    bins = np.arange(nb)
-    prev = np.maximum.accumulate(np.where(point, bins, -1), axis=1)
-    prev = np.concatenate([np.full((R, 1), -1), prev[:, :-1]], axis=1)
-    has_prev = point & (prev >= 0)
-    pk = np.maximum(prev, 0)
-    d1, c1 = acc[rows[:, None], pk], cmin[rows[:, None], pk]
-    with np.errstate(invalid="ignore"):
-        rise = has_prev & (acc > d1)
-    n_fl = rise.sum(axis=1)
-    i = np.cumsum(rise, axis=1)
+    a, b = _first_below_rows(point, acc, cmin, 1.0), _first_below_rows(point, acc, cmin, tolerance)
     x_w, y_w, z_w = weights
-    with np.errstate(invalid="ignore", divide="ignore"):
-        term = np.where(rise, (n_fl[:, None] - i + 1) * (acc - d1) / np.maximum(c1 - cmin, FLOOR), 0.0)
-        penalty = np.where(n_fl > 0, z_w * term.sum(axis=1) / (n_fl * (n_fl + 1) / 2.0), 0.0)
-    magnitude = np.where(rise, acc - d1, 0.0).sum(axis=1)
+    n_fl, penalty, magnitude = _fluctuation_rows(point, acc, cmin, z_w)
     band = {} if coverages is None else {"band": accuracy_of(ranked, coverages)}
     return {
         "accuracy": right[:, -1] / answered[:, -1],
@@ -401,6 +365,76 @@ def selective_rows(
         "penalty": penalty,
         **band,
     }
+
+
+def grid_bins(conf: np.ndarray, n_ok: np.ndarray, w: np.ndarray, resolution: float) -> tuple[np.ndarray, ...]:
+    """Each row's grid curve as bins: (answers, right answers, lowest confidence) per bin, (R, nb) each.
+
+    Bin k of a row holds the confidences c with ``k - 1 < (highest - c) / resolution <= k``
+    (up to :data:`~beyondauc.metrics.selective.curves.GRID_SLACK`), the row's highest in bin 0;
+    all rows are binned by one flat ``bincount``.  ``conf`` (m,) or (R, m);
+    ``n_ok`` and ``w`` (R, m): right answers and all answers per confidence.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from beyondauc.metrics.selective.scores import grid_bins
+    >>> conf = np.array([0.9, 0.85, 0.82, 0.75])
+    >>> cnt, ok, cmin = grid_bins(conf, np.array([[1.0, 0.0, 1.0, 1.0]]), np.ones((1, 4)), 0.1)
+    >>> cnt.tolist(), ok.tolist(), cmin.tolist()
+    ([[1.0, 2.0, 1.0]], [[1.0, 1.0, 1.0]], [[0.9, 0.82, 0.75]])
+    """
+    R, m = w.shape
+    conf = np.broadcast_to(conf, (R, m))
+    present = w > 0
+    cmax = np.where(present, conf, -np.inf).max(axis=1)
+    with np.errstate(invalid="ignore"):
+        step = np.ceil((cmax[:, None] - conf) / resolution - GRID_SLACK)
+    step = np.where(present, step, 0).astype(np.int64)
+    nb = int(step.max()) + 1 if step.size else 1
+    flat = (np.arange(R)[:, None] * nb + step).ravel()
+    cnt = np.bincount(flat, weights=w.ravel(), minlength=R * nb).reshape(R, nb)
+    ok = np.bincount(flat, weights=n_ok.ravel(), minlength=R * nb).reshape(R, nb)
+    cmin = np.full(R * nb, np.inf)
+    keep = present.ravel()
+    np.minimum.at(cmin, flat[keep], conf.ravel()[keep])
+    return cnt, ok, cmin.reshape(R, nb)
+
+
+def _first_below_rows(point, acc, cmin, level):
+    """Each row's confidence where accuracy first drops below ``level`` (the last point's when it never does),
+    floored at :data:`~beyondauc.metrics.selective.curves.FLOOR`: a and b of :func:`_first_below`, batched."""
+    R, nb = point.shape
+    rows = np.arange(R)
+    last = nb - 1 - np.argmax(point[:, ::-1], axis=1)
+    below = point & (acc < level)
+    k = np.where(below.any(axis=1), np.argmax(below, axis=1), last)
+    return np.maximum(cmin[rows, k], FLOOR)
+
+
+def _fluctuation_rows(point, acc, cmin, z_w):
+    """Each row's (number of fluctuations, penalty, summed rise): :func:`_fluctuations`, batched.
+
+    A fluctuation is a point whose accuracy exceeds the previous point's; the
+    i-th of n weighs n - i + 1, its rise over the (floored) confidence gap.
+    """
+    R, nb = point.shape
+    rows = np.arange(R)
+    bins = np.arange(nb)
+    prev = np.maximum.accumulate(np.where(point, bins, -1), axis=1)
+    prev = np.concatenate([np.full((R, 1), -1), prev[:, :-1]], axis=1)
+    has_prev = point & (prev >= 0)
+    pk = np.maximum(prev, 0)
+    d1, c1 = acc[rows[:, None], pk], cmin[rows[:, None], pk]
+    with np.errstate(invalid="ignore"):
+        rise = has_prev & (acc > d1)
+    n_fl = rise.sum(axis=1)
+    i = np.cumsum(rise, axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        term = np.where(rise, (n_fl[:, None] - i + 1) * (acc - d1) / np.maximum(c1 - cmin, FLOOR), 0.0)
+        penalty = np.where(n_fl > 0, z_w * term.sum(axis=1) / (n_fl * (n_fl + 1) / 2.0), 0.0)
+    magnitude = np.where(rise, acc - d1, 0.0).sum(axis=1)
+    return n_fl, penalty, magnitude
 
 
 RESOLUTIONS = (0.1, 0.05, 0.02, 0.01, 0.005, 0.001, 1e-4)
@@ -468,172 +502,3 @@ def disca_resolution_sensitivity(
     c, ok = check_inputs(confidence, correct, probability=True)
     rows = [_disca_row(c, ok, tolerance, weights, r) for r in values]  # each one vectorised pass over the answers
     return pd.DataFrame({k: [row[k] for row in rows] for k in rows[0]})
-
-
-def computation_score(
-    *, energy: float | None = None, parameters: float | None = None, reference_parameters: float | None = None
-) -> float:
-    """The computation score of DiDMA: ``1 / energy`` or ``reference_parameters / parameters``.
-
-    Give either ``energy`` (in any unit, e.g. kWh per 1,000 answers) or both
-    ``parameters`` and ``reference_parameters`` (the size the deployment
-    device handles well).
-
-    Examples
-    --------
-    >>> from beyondauc import computation_score
-    >>> computation_score(parameters=2_000_000, reference_parameters=1_000_000)
-    0.5
-    """
-
-    def positive(v, name):
-        return check_number(v, name, low=0, low_open=True)
-
-    if energy is not None and (parameters is not None or reference_parameters is not None):
-        raise ValueError("give either `energy` or `parameters` with `reference_parameters`, not both")
-    if energy is not None:
-        return 1.0 / positive(energy, "energy")
-    if parameters is None or reference_parameters is None:
-        raise ValueError("give `energy`, or both `parameters` and `reference_parameters`")
-    return positive(reference_parameters, "reference_parameters") / positive(parameters, "parameters")
-
-
-@dataclass(frozen=True)
-class DiDMA:
-    """DiDMA = p * DiSCA + q * computation_score.
-
-    Attributes
-    ----------
-    score : float
-    disca : DiSCA
-    computation_score : float
-    weights : tuple
-        (p, q).
-    """
-
-    score: float
-    disca: DiSCA = field(repr=False)
-    computation_score: float = np.nan
-    weights: tuple = (0.5, 0.5)
-
-    def _repr_html_(self):
-        return result_html(
-            "DiDMA",
-            [
-                ("score", self.score),
-                ("DiSCA", self.disca.score),
-                ("computation_score", self.computation_score),
-                ("weights (p, q)", ", ".join(f"{w:.3g}" for w in self.weights)),
-            ],
-        )
-
-
-def check_computation(value):
-    return check_number(value, "computation_score", low=0, hint=" (see computation_score())")
-
-
-def didma(
-    confidence: ArrayLike,
-    correct: ArrayLike,
-    *,
-    computation_score: float,
-    weights: tuple[float, float] = (0.5, 0.5),
-    tolerance: float = 0.9,
-    disca_weights: tuple[float, float, float] = (1 / 3, 1 / 3, 1 / 3),
-    resolution: float = 0.01,
-) -> DiDMA:
-    """DiDMA (Deployment in Disaster Management Applications).
-
-    ``DiDMA = p * DiSCA + q * computation_score`` with ``weights=(p, q)``
-    summing to 1.  The computation score depends on the deployment device,
-    so it is given, not measured: see :func:`computation_score`.
-
-    Examples
-    --------
-    >>> from beyondauc import didma, disca
-    >>> conf, ok = [0.95, 0.9, 0.8, 0.7], [True, False, True, True]
-    >>> d = didma(conf, ok, computation_score=2.0, weights=(0.5, 0.5))
-    >>> d.score == 0.5 * disca(conf, ok).score + 0.5 * 2.0
-    True
-    """
-    p, q = check_weights(weights, "weights", 2)
-    check_weights(disca_weights, "disca_weights", 3)
-    comp = check_computation(computation_score)
-    d = disca(confidence, correct, tolerance=tolerance, weights=disca_weights, resolution=resolution)
-    return DiDMA(p * d.score + q * comp, d, comp, (p, q))
-
-
-@dataclass(frozen=True)
-class NiDMA:
-    """NiDMA = u * DiDMA + v * DiSCA(OOD).
-
-    Attributes
-    ----------
-    score : float
-    didma : DiDMA
-        On the in-distribution data.
-    disca_ood : DiSCA
-        On the out-of-distribution data.
-    weights : tuple
-        (u, v).
-    """
-
-    score: float
-    didma: DiDMA = field(repr=False)
-    disca_ood: DiSCA = field(repr=False)
-    weights: tuple = (0.5, 0.5)
-
-    def _repr_html_(self):
-        return result_html(
-            "NiDMA",
-            [
-                ("score", self.score),
-                ("DiDMA", self.didma.score),
-                ("DiSCA (in distribution)", self.didma.disca.score),
-                ("DiSCA (OOD)", self.disca_ood.score),
-                ("weights (u, v)", ", ".join(f"{w:.3g}" for w in self.weights)),
-            ],
-        )
-
-
-def nidma(
-    confidence: ArrayLike,
-    correct: ArrayLike,
-    confidence_ood: ArrayLike,
-    correct_ood: ArrayLike,
-    *,
-    computation_score: float,
-    weights: tuple[float, float] = (0.5, 0.5),
-    didma_weights: tuple[float, float] = (0.5, 0.5),
-    tolerance: float = 0.9,
-    disca_weights: tuple[float, float, float] = (1 / 3, 1 / 3, 1 / 3),
-    resolution: float = 0.01,
-) -> NiDMA:
-    """NiDMA (NLP in Disaster Management Applications).
-
-    ``NiDMA = u * DiDMA(IID) + v * DiSCA(OOD)`` with ``weights=(u, v)``
-    summing to 1: the in-distribution data give DiDMA, an
-    out-of-distribution dataset gives the second DiSCA with the same
-    tolerance, weights and resolution.
-
-    Examples
-    --------
-    >>> from beyondauc import nidma
-    >>> n = nidma([0.9, 0.8], [True, False], [0.9, 0.6], [False, True], computation_score=1.0)
-    >>> round(n.score, 4)
-    0.5509
-    """
-    u, v = check_weights(weights, "weights", 2)
-    check_weights(didma_weights, "didma_weights", 2)
-    check_inputs(confidence_ood, correct_ood, probability=True, names=("confidence_ood", "correct_ood"))
-    iid = didma(
-        confidence,
-        correct,
-        computation_score=computation_score,
-        weights=didma_weights,
-        tolerance=tolerance,
-        disca_weights=disca_weights,
-        resolution=resolution,
-    )
-    ood = disca(confidence_ood, correct_ood, tolerance=tolerance, weights=disca_weights, resolution=resolution)
-    return NiDMA(u * iid.score + v * ood.score, iid, ood, (u, v))

@@ -17,7 +17,7 @@ import numpy as np
 
 from ..core.kernel import auc_from_counts
 from .bootstrap import dataset_seed
-from .replicates import bootstrap_replicates
+from .replicates import GridSample, ReplicatePlan, bootstrap_replicates
 
 if TYPE_CHECKING:
     from ...data.benchmark import Benchmark
@@ -49,15 +49,7 @@ def paired_auc_replicates(bench: Benchmark, *, n_bootstrap: int, random_state: i
         for m in bench.models:
             y = bench.labels(d, model=m)
             values, inverse = np.unique(bench.scores(m, d), return_inverse=True)
-            out[m][:, i] = bootstrap_replicates(
-                np.zeros(len(y), dtype=np.int64),
-                inverse.ravel(),
-                y,
-                n_values=len(values),
-                statistic=auc_from_counts,
-                n_bootstrap=n_bootstrap,
-                random_state=dataset_seed(random_state, i),
-                chunk_width=len(y),
-                clusters=items,
-            )
+            sample = GridSample(np.zeros(len(y), dtype=np.int64), inverse.ravel(), y, len(values), clusters=items)
+            plan = ReplicatePlan(n_bootstrap, dataset_seed(random_state, i), chunk_width=len(y))
+            out[m][:, i] = bootstrap_replicates(sample, auc_from_counts, plan)
     return out

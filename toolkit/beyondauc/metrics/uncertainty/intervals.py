@@ -1,4 +1,4 @@
-"""Uncertainty of the AUC and of rankings across datasets.
+"""Uncertainty of the AUC: intervals and the paired test.
 
 * :func:`auc_ci` -- a confidence interval of one ROC AUC: DeLong's variance
   (fast, O(n log n)), its logit-transformed variant, or a stratified
@@ -6,9 +6,10 @@
 * :func:`compare_auc` -- the paired DeLong test of two scores on the same
   examples;
 * :func:`auc_intervals` -- DeLong intervals of every model on every dataset
-  of a :class:`~beyondauc.Benchmark`, tidy;
-* :func:`friedman_test` -- Friedman's test of the models' ranks over
-  datasets, with the Nemenyi critical difference (Demšar 2006).
+  of a :class:`~beyondauc.Benchmark`, tidy.
+
+The test of rankings across datasets (Friedman, Nemenyi) is in
+:mod:`beyondauc.metrics.uncertainty.rank_tests`.
 
 DeLong's structural components, with positives X_1..X_m, negatives
 Y_1..Y_n and psi(x, y) = 1 if x > y, 1/2 if x = y, 0 otherwise, are
@@ -24,7 +25,7 @@ from __future__ import annotations
 
 import math
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -32,7 +33,7 @@ from numpy.typing import ArrayLike
 from scipy.special import expit, logit
 
 from ...data.benchmark import Benchmark
-from ...utils.formatting import format_number
+from ...utils.html import caption_table, repr_number
 from ...utils.validation import (
     binarize_labels,
     check_number,
@@ -48,33 +49,17 @@ from ..core.kernel import auc_from_counts, grid_counts
 from ..core.views import each_model_view
 from .bootstrap import BLOCK, bca_interval, check_bootstrap, percentile_interval
 from .clustered_delong import clustered_by_dataset
-from .replicates import bootstrap_replicates
+from .replicates import GridSample, ReplicatePlan, bootstrap_replicates
 
 __all__ = [
     "AUCComparison",
     "AUCInterval",
-    "FriedmanResult",
     "auc_ci",
     "auc_intervals",
     "compare_auc",
-    "friedman_test",
 ]
 
 AUC_METHODS = ("delong", "logit", "bootstrap", "bca")
-
-
-def _html_table(title, rows):
-    """A small two-column HTML table (name, value) for ``_repr_html_``."""
-    from html import escape
-
-    body = "".join(
-        f"<tr><th style='text-align:left'>{escape(str(k))}</th><td>{escape(str(v))}</td></tr>" for k, v in rows
-    )
-    return f"<table><caption style='text-align:left'><b>{escape(title)}</b></caption>{body}</table>"
-
-
-def _fmt(x, digits=4):
-    return format_number(x, digits, significant=True, minus="-")  # reprs: missing as '–', the ASCII minus
 
 
 # -- results -------------------------------------------------------------------
@@ -111,18 +96,18 @@ class AUCInterval:
 
     def __repr__(self):
         return (
-            f"AUCInterval(estimate={_fmt(self.estimate)}, {self.confidence_level:.0%} CI=[{_fmt(self.low)}, "
-            f"{_fmt(self.high)}], standard_error={_fmt(self.standard_error)}, method={self.method!r}, "
+            f"AUCInterval(estimate={repr_number(self.estimate)}, {self.confidence_level:.0%} CI=[{repr_number(self.low)}, "
+            f"{repr_number(self.high)}], standard_error={repr_number(self.standard_error)}, method={self.method!r}, "
             f"n_pos={self.n_pos}, n_neg={self.n_neg})"
         )
 
     def _repr_html_(self):
-        return _html_table(
+        return caption_table(
             "AUC interval",
             [
-                ("AUC", _fmt(self.estimate)),
-                (f"{self.confidence_level:.0%} CI", f"[{_fmt(self.low)}, {_fmt(self.high)}]"),
-                ("standard error", _fmt(self.standard_error)),
+                ("AUC", repr_number(self.estimate)),
+                (f"{self.confidence_level:.0%} CI", f"[{repr_number(self.low)}, {repr_number(self.high)}]"),
+                ("standard error", repr_number(self.standard_error)),
                 ("method", self.method),
                 ("positives / negatives", f"{self.n_pos} / {self.n_neg}"),
             ],
@@ -166,105 +151,26 @@ class AUCComparison:
 
     def __repr__(self):
         return (
-            f"AUCComparison(auc_a={_fmt(self.auc_a)}, auc_b={_fmt(self.auc_b)}, "
-            f"difference={_fmt(self.difference)}, {self.confidence_level:.0%} CI=[{_fmt(self.low)}, "
-            f"{_fmt(self.high)}], statistic={_fmt(self.statistic)}, pvalue={_fmt(self.pvalue)})"
+            f"AUCComparison(auc_a={repr_number(self.auc_a)}, auc_b={repr_number(self.auc_b)}, "
+            f"difference={repr_number(self.difference)}, {self.confidence_level:.0%} CI=[{repr_number(self.low)}, "
+            f"{repr_number(self.high)}], statistic={repr_number(self.statistic)}, pvalue={repr_number(self.pvalue)})"
         )
 
     def _repr_html_(self):
-        return _html_table(
+        return caption_table(
             "Paired DeLong test",
             [
-                ("AUC a", _fmt(self.auc_a)),
-                ("AUC b", _fmt(self.auc_b)),
-                ("difference a - b", _fmt(self.difference)),
-                (f"{self.confidence_level:.0%} CI of the difference", f"[{_fmt(self.low)}, {_fmt(self.high)}]"),
-                ("standard error", _fmt(self.standard_error)),
-                ("z", _fmt(self.statistic)),
-                ("p-value (two-sided)", _fmt(self.pvalue)),
+                ("AUC a", repr_number(self.auc_a)),
+                ("AUC b", repr_number(self.auc_b)),
+                ("difference a - b", repr_number(self.difference)),
+                (
+                    f"{self.confidence_level:.0%} CI of the difference",
+                    f"[{repr_number(self.low)}, {repr_number(self.high)}]",
+                ),
+                ("standard error", repr_number(self.standard_error)),
+                ("z", repr_number(self.statistic)),
+                ("p-value (two-sided)", repr_number(self.pvalue)),
                 ("positives / negatives", f"{self.n_pos} / {self.n_neg}"),
-            ],
-        )
-
-
-@dataclass(frozen=True)
-class FriedmanResult:
-    """Friedman's test of model ranks over datasets, with the Nemenyi critical difference.
-
-    Attributes
-    ----------
-    value : str
-        The column that was ranked.
-    statistic, pvalue : float
-        Friedman's chi-square (corrected for ties) and its p-value
-        (chi-square with k - 1 degrees of freedom).
-    f_statistic, f_pvalue : float
-        Iman and Davenport's F variant, (N - 1) chi2 / (N (k - 1) - chi2), and
-        its p-value (F with k - 1 and (k - 1)(N - 1) degrees of freedom),
-        less conservative than the chi-square (Demšar 2006).
-    n_datasets, n_models : int
-        N and k (datasets where any model has no value are left out).
-    critical_difference : float
-        Nemenyi's CD = q_alpha sqrt(k (k + 1) / (6 N)): two models whose
-        average ranks differ by at least this are significantly different.
-    alpha : float
-    average_ranks : pandas.Series
-        Average rank of each model (1 = best, ties share the average rank),
-        best first.
-    """
-
-    value: str
-    statistic: float
-    pvalue: float
-    f_statistic: float
-    f_pvalue: float
-    n_datasets: int
-    n_models: int
-    critical_difference: float
-    alpha: float
-    average_ranks: pd.Series = field(repr=False)
-
-    def __repr__(self):
-        return (
-            f"FriedmanResult(value={self.value!r}, statistic={_fmt(self.statistic)}, pvalue={_fmt(self.pvalue)}, "
-            f"f_statistic={_fmt(self.f_statistic)}, f_pvalue={_fmt(self.f_pvalue)}, n_datasets={self.n_datasets}, "
-            f"n_models={self.n_models}, critical_difference={_fmt(self.critical_difference)}, "
-            f"alpha={self.alpha:g})"
-        )
-
-    def groups(self) -> list[tuple[str, ...]]:
-        """Maximal groups of models whose average ranks differ by less than the CD.
-
-        The bars of the critical-difference diagram: every pair inside a group
-        is not significantly different; groups of one model are left out.
-
-        Returns
-        -------
-        list of tuple of str
-            Models of each group, best first; groups ordered by their best model.
-        """
-        ranks = self.average_ranks.sort_values(kind="stable")
-        r = ranks.to_numpy()
-        names = list(ranks.index)
-        # the last model within CD of model i (a window that only moves right)
-        ends = np.searchsorted(r, r + self.critical_difference, side="left") - 1
-        out, reach = [], -1
-        for i, j in enumerate(ends):  # a loop over models (a handful), not examples
-            if j > i and j > reach:
-                out.append(tuple(names[i : j + 1]))
-                reach = j
-        return out
-
-    def _repr_html_(self):
-        ranks = ", ".join(f"{m} {r:.2f}" for m, r in self.average_ranks.items())
-        return _html_table(
-            f"Friedman test of {self.value} ranks",
-            [
-                ("datasets x models", f"{self.n_datasets} x {self.n_models}"),
-                ("chi-square (p)", f"{_fmt(self.statistic)} ({_fmt(self.pvalue)})"),
-                ("Iman-Davenport F (p)", f"{_fmt(self.f_statistic)} ({_fmt(self.f_pvalue)})"),
-                (f"Nemenyi CD (alpha={self.alpha:g})", _fmt(self.critical_difference)),
-                ("average ranks", ranks),
             ],
         )
 
@@ -358,16 +264,8 @@ def bootstrap_aucs(y, inverse, n_values, n_bootstrap, random_state):
     replicate's AUC is the kernel's count formula, the point estimate's own,
     on all replicates of a chunk at once.
     """
-    return bootstrap_replicates(
-        y,
-        inverse,
-        y,
-        n_values=n_values,
-        n_bootstrap=n_bootstrap,
-        random_state=random_state,
-        statistic=auc_from_counts,
-        align=BLOCK,
-    )
+    plan = ReplicatePlan(n_bootstrap, random_state, align=BLOCK)
+    return bootstrap_replicates(GridSample(y, inverse, y, n_values), auc_from_counts, plan)
 
 
 def acceleration(pos, neg):
@@ -650,136 +548,3 @@ def auc_intervals(bench: Benchmark, *, confidence_level: float = 0.95, method: s
         )
     cols = ["dataset", "domain", "model", "auc", "auc_low", "auc_high", "auc_se"]
     return pd.concat(frames, ignore_index=True)[cols] if frames else pd.DataFrame(columns=cols)
-
-
-# -- across datasets -----------------------------------------------------------
-
-
-def nemenyi_q(n_models, alpha=0.05):
-    """Critical value q_alpha of the Nemenyi test: the studentized range quantile / sqrt(2)."""
-    from scipy.stats import studentized_range
-
-    return float(studentized_range.ppf(1.0 - alpha, n_models, np.inf) / math.sqrt(2.0))
-
-
-def friedman_test(
-    table: pd.DataFrame, *, value: str = "accuracy", higher_is_better: bool = True, alpha: float = 0.05
-) -> FriedmanResult:
-    """Friedman's test of the models' ranks over datasets, and Nemenyi's critical difference.
-
-    Demšar (2006): rank the models on each dataset (1 = best, ties share the
-    average rank), average the ranks over the N datasets, and test whether
-    the k models' average ranks differ more than chance would make them.
-    Two models whose average ranks differ by at least the critical difference
-    are significantly different (Nemenyi's post-hoc test; see
-    :class:`~beyondauc.plots.CriticalDifferenceDisplay`).  Run it on
-    ``value="auc"`` and on the deployed score of the same results to see
-    whether the two rankings disagree beyond noise.
-
-    Parameters
-    ----------
-    table : pandas.DataFrame
-        Tidy rows with columns ``dataset``, ``model`` and ``value``, one row
-        per (dataset, model), e.g. the result of
-        :func:`~beyondauc.expected_accuracy` (one protocol x method) or of
-        :func:`auc_intervals`.
-    value : str, default="accuracy"
-        The column to rank.
-    higher_is_better : bool, default=True
-    alpha : float, default=0.05
-        Significance level of the critical difference.
-
-    Returns
-    -------
-    FriedmanResult
-
-    Notes
-    -----
-    A dataset where any model has no value (NaN) is left out, with a
-    warning.  The chi-square is corrected for ties as in
-    :func:`scipy.stats.friedmanchisquare`; q_alpha is the studentized
-    range's quantile over sqrt(2) (Demšar's Table 5).
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> from beyondauc import friedman_test
-    >>> t = pd.DataFrame({"dataset": list("aaabbbcccddd"), "model": ["x", "y", "z"] * 4,
-    ...                   "accuracy": [.9, .8, .7, .85, .8, .6, .7, .75, .6, .9, .7, .8]})
-    >>> res = friedman_test(t)
-    >>> res.average_ranks.round(2).to_dict(), round(res.pvalue, 4), round(res.critical_difference, 3)
-    ({'x': 1.25, 'y': 2.0, 'z': 2.75}, 0.1054, 1.657)
-    """
-    from scipy.stats import chi2 as chi2_dist
-    from scipy.stats import f as f_dist
-    from scipy.stats import rankdata
-
-    if not isinstance(table, pd.DataFrame) or not {"dataset", "model"} <= set(table.columns):
-        raise ValueError(
-            "`table` must be a DataFrame with columns 'dataset' and 'model' (e.g. expected_accuracy's "
-            f"result), got {type(table).__name__}"
-        )
-    if value not in table.columns:
-        raise ValueError(f"`value` must be a column of `table` ({list(table.columns)}), got {value!r}")
-    alpha = check_number(alpha, "alpha", low=0, high=1, low_open=True, high_open=True)
-    if not isinstance(higher_is_better, (bool, np.bool_)):
-        raise ValueError(f"`higher_is_better` must be a bool, got {higher_is_better!r}")
-    if {"protocol", "method"} <= set(table.columns):
-        combos = table[["protocol", "method"]].drop_duplicates()
-        if len(combos) > 1:
-            raise ValueError(
-                f"`table` holds {len(combos)} protocol x method combinations; select one "
-                "(e.g. table.query(\"protocol == 'xdomain' and method == 'logistic'\"))"
-            )
-    dup = table.duplicated(["dataset", "model"])
-    if dup.any():
-        row = table.loc[dup, ["dataset", "model"]].iloc[0].tolist()
-        raise ValueError(
-            f"`table` must have one row per (dataset, model), got {int(dup.sum())} duplicate(s), the first {row}"
-        )
-    try:
-        wide = table.pivot(index="dataset", columns="model", values=value).astype(float)
-    except (TypeError, ValueError):
-        raise ValueError(f"`value` column {value!r} must hold numbers") from None
-    wide = wide.reindex(columns=list(dict.fromkeys(table["model"])), index=list(dict.fromkeys(table["dataset"])))
-    complete = np.isfinite(wide.to_numpy()).all(axis=1)
-    if not complete.all():
-        left = list(wide.index[~complete])
-        warnings.warn(
-            f"dataset(s) {left} have no {value} for some model and are left out of the Friedman test",
-            UserWarning,
-            stacklevel=2,
-        )
-        wide = wide[complete]
-    n_data, k = wide.shape
-    if k < 2 or n_data < 2:
-        raise ValueError(
-            f"`table` must give {value} of at least 2 models on at least 2 datasets, got {k} "
-            f"model(s) on {n_data} complete dataset(s)"
-        )
-    x = wide.to_numpy()
-    ranks = rankdata(-x if higher_is_better else x, axis=1)  # 1 = best, ties averaged
-    mean_ranks = ranks.mean(axis=0)
-    # Friedman's chi-square with scipy's tie correction
-    ssbn = (ranks.sum(axis=0) ** 2).sum()
-    ties = 0.0
-    for row in np.sort(x, axis=1):  # a loop over datasets
-        _, t = np.unique(row, return_counts=True)
-        ties += (t**3 - t).sum()
-    c = 1.0 - ties / (k * (k * k - 1) * n_data)
-    nan = float("nan")
-    if c > 0:
-        stat = float((12.0 / (k * n_data * (k + 1)) * ssbn - 3 * n_data * (k + 1)) / c)
-        pvalue = float(chi2_dist.sf(stat, k - 1))
-        den = n_data * (k - 1) - stat
-        f_stat = float((n_data - 1) * stat / den) if den > 0 else float("inf")
-        f_pvalue = float(f_dist.sf(f_stat, k - 1, (k - 1) * (n_data - 1))) if den > 0 else 0.0
-    else:
-        warn_undefined(f"every model ties on every dataset by {value}; the Friedman statistic is NaN")
-        stat = pvalue = f_stat = f_pvalue = nan
-    cd = nemenyi_q(k, alpha) * math.sqrt(k * (k + 1) / (6.0 * n_data))
-    avg = pd.Series(
-        mean_ranks, index=[str(m) if not isinstance(m, str) else m for m in wide.columns], name=f"{value}_rank"
-    ).sort_values(kind="stable")
-    avg.index.name = "model"
-    return FriedmanResult(value, stat, pvalue, f_stat, f_pvalue, n_data, k, float(cd), alpha, avg)

@@ -39,6 +39,7 @@ loop is over chunks of replicates, which bound memory.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -109,23 +110,11 @@ def _stack(parts: list[Replicates]) -> Replicates:
     return np.concatenate(parts)
 
 
-def bootstrap_replicates(
-    strata: ArrayLike,
-    inverse: ArrayLike,
-    y: ArrayLike,
-    *,
-    n_values: int,
-    statistic: Callable[[np.ndarray, np.ndarray], Replicates],
-    n_bootstrap: int,
-    random_state: int | None,
-    groups: ArrayLike | None = None,
-    n_groups: int = 1,
-    align: int = 1,
-    cells: int | None = None,
-    chunk_width: int | None = None,
-    clusters: ArrayLike | None = None,
-) -> Replicates:
-    """A batched statistic on every replicate of a stratified bootstrap, chunk by chunk.
+@dataclass(frozen=True)
+class GridSample:
+    """The examples a replicate reweights, as a batched statistic counts them.
+
+    Every array has one entry per example.
 
     Parameters
     ----------
@@ -138,80 +127,121 @@ def bootstrap_replicates(
         The class each example counts in.
     n_values : int
         Size of the score grid.
-    statistic : callable
-        ``statistic(pos, neg)`` on the positive and negative counts per grid
-        value of R replicates -- (R, n_values) each, or (R, n_groups,
-        n_values) with ``groups`` -- returning an array with R rows, or a
-        dict of such arrays.
-    n_bootstrap : int >= 1
-    random_state : int or None
-        The seed of the replicates (``None``: fresh entropy, drawn once).
     groups : array-like of int, shape (n,), optional
         Each example's group (e.g. cohort or role; -1 leaves it out).
     n_groups : int, default=1
-    align : int, default=1
-        Replicates per chunk are a multiple of it (see :func:`replicate_chunks`).
-    cells : int, default=None
-        Replicates x max(n, n_values) cells per chunk (None: :data:`CELLS`): less for a statistic
-        whose temporaries are many times its input (the replicates do not
-        depend on it; a statistic computed row by row does not either).
-    chunk_width : int, default=None
-        The width chunks are sized for (None: max(n, n_values)): a caller
-        that lays the same grid out more compactly keeps its chunks, and with
-        them the last bits of a statistic that depends on them.
     clusters : array-like of int, shape (n,), optional
         Each example's item (:func:`~beyondauc.metrics.uncertainty.clusters.clusters_of`):
         repeated samples of one item are resampled together (the cluster
         bootstrap of :mod:`beyondauc.metrics.uncertainty.clusters`).  None: every
         example is its own item.
 
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from beyondauc.metrics.uncertainty.replicates import GridSample
+    >>> y = np.array([0, 0, 1, 1, 1])
+    >>> values, inverse = np.unique([0.1, 0.4, 0.35, 0.8, 0.8], return_inverse=True)
+    >>> GridSample(y, inverse, y, len(values)).n_values
+    4
+    """
+
+    strata: ArrayLike
+    inverse: ArrayLike
+    y: ArrayLike
+    n_values: int
+    groups: ArrayLike | None = None
+    n_groups: int = 1
+    clusters: ArrayLike | None = None
+
+
+@dataclass(frozen=True)
+class ReplicatePlan:
+    """How the replicates are drawn: how many, from which seed, in which chunks.
+
+    Parameters
+    ----------
+    n_bootstrap : int >= 1
+        Bootstrap replicates (:func:`bootstrap_replicates`).
+    random_state : int or None
+        The seed of the replicates (``None``: fresh entropy, drawn once) and of
+        the jackknife's groups.
+    n_jackknife : int >= 2, default=20
+        Groups of the delete-a-group jackknife (:func:`jackknife_replicates`).
+    align : int, default=1
+        Bootstrap replicates per chunk are a multiple of it (see :func:`replicate_chunks`).
+    cells : int, default=None
+        Bootstrap replicates x max(n, n_values) cells per chunk (None: :data:`CELLS`): less for a
+        statistic whose temporaries are many times its input (the replicates do not
+        depend on it; a statistic computed row by row does not either).
+    chunk_width : int, default=None
+        The width chunks are sized for (None: max(n, n_values)): a caller
+        that lays the same grid out more compactly keeps its chunks, and with
+        them the last bits of a statistic that depends on them.
+
+    Examples
+    --------
+    >>> from beyondauc.metrics.uncertainty.replicates import ReplicatePlan
+    >>> ReplicatePlan(1000, 0).n_jackknife
+    20
+    """
+
+    n_bootstrap: int
+    random_state: int | None
+    n_jackknife: int = N_JACKKNIFE
+    align: int = 1
+    cells: int | None = None
+    chunk_width: int | None = None
+
+
+def bootstrap_replicates(
+    sample: GridSample, statistic: Callable[[np.ndarray, np.ndarray], Replicates], plan: ReplicatePlan
+) -> Replicates:
+    """A batched statistic on every replicate of a stratified bootstrap, chunk by chunk.
+
+    Parameters
+    ----------
+    sample : GridSample
+        The examples: their strata, grid indices, classes, groups and items.
+    statistic : callable
+        ``statistic(pos, neg)`` on the positive and negative counts per grid
+        value of R replicates -- (R, n_values) each, or (R, n_groups,
+        n_values) with ``sample.groups`` -- returning an array with R rows, or a
+        dict of such arrays.
+    plan : ReplicatePlan
+        How many replicates, their seed and chunks.
+
     Returns
     -------
     ndarray or dict of ndarray
-        The statistic's rows of every replicate, in order (n_bootstrap rows).
+        The statistic's rows of every replicate, in order (``plan.n_bootstrap`` rows).
 
     Examples
     --------
     >>> import numpy as np
-    >>> from beyondauc.metrics.uncertainty.replicates import bootstrap_replicates
+    >>> from beyondauc.metrics.uncertainty.replicates import GridSample, ReplicatePlan, bootstrap_replicates
     >>> y = np.array([0, 0, 1, 1, 1])
     >>> values, inverse = np.unique([0.1, 0.4, 0.35, 0.8, 0.8], return_inverse=True)
-    >>> n_pos = bootstrap_replicates(y, inverse, y, n_values=len(values), n_bootstrap=4, random_state=0,
-    ...                              statistic=lambda pos, neg: pos.sum(axis=1))
+    >>> n_pos = bootstrap_replicates(GridSample(y, inverse, y, len(values)), lambda pos, neg: pos.sum(axis=1),
+    ...                              ReplicatePlan(4, random_state=0))
     >>> n_pos.tolist()  # stratified by class: every replicate keeps three positives
     [3.0, 3.0, 3.0, 3.0]
     """
-    n_bootstrap = check_int(n_bootstrap, "n_bootstrap", minimum=1)
-    strata = np.asarray(strata)
-    seed = _fixed_seed(random_state)
-    parts = []
-    width = max(len(strata), n_values) if chunk_width is None else chunk_width
-    chunks = replicate_chunks(n_bootstrap, width, align=align, cells=cells)
-    grid = CountGrid(inverse, y, n_values, groups=groups, n_groups=n_groups)
-    if clusters is None:  # bounded memory, every row drawn once
+    n_bootstrap = check_int(plan.n_bootstrap, "n_bootstrap", minimum=1)
+    strata = np.asarray(sample.strata)
+    seed = _fixed_seed(plan.random_state)
+    width = max(len(strata), sample.n_values) if plan.chunk_width is None else plan.chunk_width
+    chunks = replicate_chunks(n_bootstrap, width, align=plan.align, cells=plan.cells)
+    grid = CountGrid(sample.inverse, sample.y, sample.n_values, groups=sample.groups, n_groups=sample.n_groups)
+    if sample.clusters is None:  # bounded memory, every row drawn once
         counted = grid_count_chunks(strata, grid, n_bootstrap, chunks, random_state=seed)
     else:
-        counted = cluster_grid_count_chunks(clusters, strata, grid, n_bootstrap, chunks, random_state=seed)
-    for pos, neg in counted:
-        if groups is None:
-            pos, neg = pos[:, 0], neg[:, 0]
-        parts.append(statistic(pos, neg))
-    return _stack(parts)
+        counted = cluster_grid_count_chunks(sample.clusters, strata, grid, n_bootstrap, chunks, random_state=seed)
+    return _stack([statistic(*_ungrouped(sample, pos, neg)) for pos, neg in counted])
 
 
 def jackknife_replicates(
-    strata: ArrayLike,
-    inverse: ArrayLike,
-    y: ArrayLike,
-    *,
-    n_values: int,
-    statistic: Callable[[np.ndarray, np.ndarray], Replicates],
-    random_state: int | None,
-    groups: ArrayLike | None = None,
-    n_groups: int = 1,
-    n_jackknife: int = N_JACKKNIFE,
-    chunk_width: int | None = None,
-    clusters: ArrayLike | None = None,
+    sample: GridSample, statistic: Callable[[np.ndarray, np.ndarray], Replicates], plan: ReplicatePlan
 ) -> Replicates:
     """The batched statistic with each group of a stratified delete-a-group jackknife left out.
 
@@ -219,39 +249,47 @@ def jackknife_replicates(
     bootstrap: leaving group g out is one more row of per-example counts (1,
     and 0 for group g's examples, :func:`~beyondauc.metrics.uncertainty.bootstrap.jackknife_groups`),
     so ``statistic`` -- refits included -- sees it as one more replicate.
-    ``n_jackknife`` groups cost ``n_jackknife`` rows whatever the number of
+    ``plan.n_jackknife`` groups cost ``n_jackknife`` rows whatever the number of
     examples, where a leave-one-out jackknife would cost one row per example.
-    Arguments as :func:`bootstrap_replicates`.
+    Arguments as :func:`bootstrap_replicates`; of the plan it reads ``n_jackknife``,
+    ``random_state`` (the groups' seed) and ``chunk_width`` (the few rows are chunked by
+    :data:`CELLS`, whatever the bootstrap's ``align`` and ``cells``).
 
     Returns
     -------
     ndarray or dict of ndarray
-        The statistic's rows, ``n_jackknife`` of them.
+        The statistic's rows, ``plan.n_jackknife`` of them.
 
     Examples
     --------
     >>> import numpy as np
-    >>> from beyondauc.metrics.uncertainty.replicates import jackknife_replicates
+    >>> from beyondauc.metrics.uncertainty.replicates import GridSample, ReplicatePlan, jackknife_replicates
     >>> y = np.array([0, 0, 0, 0, 1, 1, 1, 1])
-    >>> n = jackknife_replicates(y, np.arange(8), y, n_values=8, n_jackknife=4, random_state=0,
-    ...                          statistic=lambda pos, neg: pos.sum(axis=1) + neg.sum(axis=1))
+    >>> n = jackknife_replicates(GridSample(y, np.arange(8), y, 8), lambda pos, neg: pos.sum(axis=1) + neg.sum(axis=1),
+    ...                          ReplicatePlan(1000, random_state=0, n_jackknife=4))
     >>> n.tolist()  # each group leaves out one example of each class
     [6.0, 6.0, 6.0, 6.0]
     """
-    n_jackknife = check_int(n_jackknife, "n_jackknife", minimum=2)
+    n_jackknife = check_int(plan.n_jackknife, "n_jackknife", minimum=2)
+    strata, seed = sample.strata, plan.random_state
     member = (
-        jackknife_groups(strata, n_jackknife, random_state=random_state)
-        if clusters is None
-        else cluster_jackknife_groups(clusters, strata, n_jackknife, random_state=random_state)
+        jackknife_groups(strata, n_jackknife, random_state=seed)
+        if sample.clusters is None
+        else cluster_jackknife_groups(sample.clusters, strata, n_jackknife, random_state=seed)
     )
-    parts = []
-    width = max(len(member), n_values) if chunk_width is None else chunk_width
+    width = max(len(member), sample.n_values) if plan.chunk_width is None else plan.chunk_width
     chunks = replicate_chunks(n_jackknife, width)  # bounded memory
-    for pos, neg in jackknife_count_chunks(member, inverse, y, n_values, chunks, groups=groups, n_groups=n_groups):
-        if groups is None:
-            pos, neg = pos[:, 0], neg[:, 0]
-        parts.append(statistic(pos, neg))
-    return _stack(parts)
+    counted = jackknife_count_chunks(
+        member, sample.inverse, sample.y, sample.n_values, chunks, groups=sample.groups, n_groups=sample.n_groups
+    )
+    return _stack([statistic(*_ungrouped(sample, pos, neg)) for pos, neg in counted])
+
+
+def _ungrouped(sample: GridSample, pos: np.ndarray, neg: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """A chunk's counts as the statistic sees them: (R, n_values) without groups, (R, n_groups, n_values) with."""
+    if sample.groups is None:
+        return pos[:, 0], neg[:, 0]
+    return pos, neg
 
 
 # -- intervals from replicates ----------------------------------------------------------
