@@ -26,12 +26,8 @@ from typing import TYPE_CHECKING
 import pandas as pd
 
 from ..data.open import DEMO, open_benchmark
-from ..evaluation.parameters import (
-    EVALUATION_PARAMETERS,
-    check_against_benchmark,
-    check_parameters,
-    declared_parameters,
-)
+from ..evaluation.benchmark_checks import check_against_benchmark
+from ..evaluation.parameters import EVALUATION_PARAMETERS, check_parameters, declared_parameters
 from ..evaluation.pipeline import data_fingerprint, evaluate, load_evaluation
 from ..evaluation.settings import EvaluationParameters, one_dataset_defaults, resolve_auto
 from ..metrics.calibration.protocols import ONE_DATASET_HINT, left_out_message
