@@ -207,7 +207,7 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     except (ValueError, TypeError, OSError, KeyError, ImportError) as exc:
         msg = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         command = getattr(args, "command", None)
-        msg = cli_message(msg, spelling_of(parser.commands.get(command)))
+        msg = cli_message(msg, spelling_of(parser.commands.get(command) if command is not None else None))
         print(f"beyondauc: error: {msg}", file=sys.stderr)
         return 2
     except Interrupted as exc:  # SIGINT, SIGTERM or SIGHUP: workers stopped, the output folder as it was

@@ -21,7 +21,7 @@ import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
@@ -62,7 +62,7 @@ if TYPE_CHECKING:
     from ..data.benchmark import Benchmark
 
 
-def leaderboard(bench: Benchmark | str | os.PathLike | pd.DataFrame, **parameters: object) -> pd.DataFrame:
+def leaderboard(bench: Benchmark | str | os.PathLike | pd.DataFrame, **parameters: Any) -> pd.DataFrame:
     """One row per model: AUC rank vs expected-accuracy rank with intervals, DiSCA and drift.
 
     The headline table of a report's ``index.html`` and of the overview
@@ -282,8 +282,8 @@ def run_report(
         kernel_name=kernel_name,
         recompute=recompute,
     )
-    log_options = {k: v for k, v in (log_options or {}).items() if v is not None}
-    reading = DataOptions(datasets, pos_label, domains, nan_policy, baseline, log_options)
+    logs = {k: v for k, v in (log_options or {}).items() if v is not None}
+    reading = DataOptions(datasets, pos_label, domains, nan_policy, baseline, logs)
     plan = _plan(data, models, reading, parameters, notebooks_dir)
     out = _default_out(data, plan.bench) if out is None else out
     # entering refuses, before any computation, a folder not ours and a file of the user's the report would replace
