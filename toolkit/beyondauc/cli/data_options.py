@@ -38,6 +38,8 @@ def domains_option(args):
 
 
 def load_data(args):
+    """The benchmark a command reads: ``--data`` (the demo without one), with ``--models``, ``--domains``,
+    ``--pos-label`` and ``--nan-policy`` applied."""
     models = getattr(args, "models", None)
     models = [m.strip() for m in models.split(",") if m.strip()] if models else None
     domains = domains_option(args)
@@ -53,6 +55,8 @@ def load_data(args):
 
 
 def analysed_datasets(bench, args):
+    """The datasets an analysis command goes over: ``--dataset`` (refused when the data lacks it), else every
+    dataset but the out-of-distribution one."""
     if args.dataset is not None:
         bench._slice(args.dataset)
         return [args.dataset]

@@ -29,6 +29,7 @@ def json_safe(value):
 
 
 def check_interval_options(args):
+    """Refuse ``--n-bootstrap`` below 0 and a ``--confidence-level`` outside (0, 1), naming the flag."""
     if args.bootstrap < 0:
         raise ValueError(f"--n-bootstrap must be an int >= 0, got {args.bootstrap}")
     if not 0 < args.confidence_level < 1:
