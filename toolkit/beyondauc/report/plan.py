@@ -61,7 +61,14 @@ class DataOptions:
     log_options: dict[str, str]
 
     def evaluation_parameters(self) -> dict[str, object]:
-        """The options as evaluation parameters (those given)."""
+        """The options as evaluation parameters (those given).
+
+        Examples
+        --------
+        >>> from beyondauc.report.plan import DataOptions
+        >>> DataOptions(None, None, None, "raise", "logreg", {}).evaluation_parameters()
+        {'nan_policy': 'raise', 'baseline': 'logreg'}
+        """
         given = {
             "datasets": self.datasets,
             "pos_label": self.pos_label,
@@ -145,6 +152,12 @@ def folder_names(names: Iterable[str]) -> dict[str, str]:
     """:func:`safe_name` of each name, distinct even on a file system that ignores case (macOS, Windows).
 
     Names whose file names differ only by case (``SVM``, ``svm``) get their hash appended as well.
+
+    Examples
+    --------
+    >>> from beyondauc.report.plan import folder_names
+    >>> folder_names(["svm", "SVM", "a/b"])
+    {'svm': 'svm-5f6c1d82', 'SVM': 'SVM-6b4a8910', 'a/b': 'a_b-3ec69c85'}
     """
     slugs = {n: safe_name(n) for n in names}
     folded: dict[str, int] = {}
