@@ -322,7 +322,7 @@ def test_one_huge_score_among_ordinary_ones_just_works(value):
 
 @pytest.mark.parametrize("scale", [1e250, 1e300])
 def test_scores_at_a_large_but_safe_scale_are_accepted(scale):
-    from beyondauc.evaluation.parameters import check_against_benchmark
+    from beyondauc.evaluation.benchmark_checks import check_against_benchmark
 
     df = frame()
     df[["m1", "m2"]] *= scale
@@ -330,7 +330,7 @@ def test_scores_at_a_large_but_safe_scale_are_accepted(scale):
 
 
 def test_a_too_small_sigma_max_is_named():
-    from beyondauc.evaluation.parameters import check_against_benchmark
+    from beyondauc.evaluation.benchmark_checks import check_against_benchmark
 
     with pytest.raises(
         ValueError,

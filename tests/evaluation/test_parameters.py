@@ -11,7 +11,8 @@ import pytest
 
 import beyondauc
 from beyondauc import load_demo
-from beyondauc.evaluation.parameters import PARAMETERS, check_against_benchmark, check_parameters, unknown_message
+from beyondauc.evaluation.benchmark_checks import check_against_benchmark
+from beyondauc.evaluation.parameters import PARAMETERS, check_parameters, unknown_message
 
 NOTEBOOKS = Path(beyondauc.__file__).resolve().parent / "notebooks"
 NAMES = ["auc_vs_accuracy", "test_auroc", "selective_answering", "overview"]

@@ -43,7 +43,7 @@ def rendered(tmp_path_factory):
 @pytest.fixture(scope="module")
 def layout(rendered):
     """The laid-out pages (WeasyPrint's boxes) of the report's PDF: what ``write_pdf`` drew."""
-    from beyondauc.report.render import print_document
+    from beyondauc.report.pdf import print_document
 
     html, pdf = rendered
     return print_document(html.read_text(encoding="utf-8"), pdf.parent)
@@ -118,7 +118,8 @@ def test_a_figure_taller_than_the_page_shrinks_to_it_whole(tmp_path):
     from PIL import Image
 
     from beyondauc.report import NotebookRun
-    from beyondauc.report.render import render_html, write_pdf_file
+    from beyondauc.report.pdf import write_pdf_file
+    from beyondauc.report.render import render_html
 
     buf = io.BytesIO()
     Image.new("RGB", (1872, 1584), "steelblue").save(buf, format="PNG")  # 11.7 x 9.9 in at 2 x 80 dpi
@@ -348,7 +349,7 @@ def test_a_table_wider_than_the_page_shrinks_or_turns_and_no_word_breaks(tmp_pat
     the check sees it."""
     import weasyprint
 
-    from beyondauc.report.render import breakable_words, print_document, print_tables
+    from beyondauc.report.pdf import breakable_words, print_document, print_tables
 
     html = print_html(wide_table_notebook(columns, levels=levels))
     document = print_document(html, tmp_path)
@@ -391,7 +392,7 @@ def test_a_table_wider_than_the_page_shrinks_or_turns_and_no_word_breaks(tmp_pat
 
 
 def test_transposed_table_turns_a_plain_table_and_leaves_the_others():
-    from beyondauc.report.render import transposed_table
+    from beyondauc.report.pdf import transposed_table
 
     head = '<p>x</p><table data-ba-table="3" class="dataframe">'
     plain = (
@@ -410,7 +411,7 @@ def test_transposed_table_turns_a_plain_table_and_leaves_the_others():
 
 
 def test_print_tables_numbers_tables_and_breaks_after_underscores_only_inside_them():
-    from beyondauc.report.render import print_tables
+    from beyondauc.report.pdf import print_tables
 
     html = (
         '<style>td_x { color: red }</style><p>a_b</p><table class="t"><tr><th>auc_rank</th>'
@@ -455,7 +456,7 @@ def test_the_fill_measure_sees_a_near_empty_page(tmp_path):
     """The page-image measure of a page with one line of text is near 0, of a page of table rows near 1."""
     import nbformat
 
-    from beyondauc.report.render import write_pdf_file
+    from beyondauc.report.pdf import write_pdf_file
 
     nb = wide_table_notebook(4, rows=60)
     nb.cells.append(nbformat.v4.new_markdown_cell("One last line."))
@@ -472,7 +473,7 @@ def test_a_long_table_breaks_across_pages_and_repeats_its_header_rows(tmp_path):
     import nbformat
     import weasyprint
 
-    from beyondauc.report.render import print_document
+    from beyondauc.report.pdf import print_document
 
     nb = wide_table_notebook(4, rows=40)
     text = "\n\n".join(f"Paragraph {i} of the text before." for i in range(14))
@@ -491,7 +492,7 @@ def test_a_long_table_breaks_across_pages_and_repeats_its_header_rows(tmp_path):
     assert all("bias_robustness_test_3" in t.replace("\r", "").replace("\n", "") for t in texts)  # header repeated
     assert fills[0] > 0.9
     old = weasyprint.CSS(string=".jp-OutputArea-child { break-inside: avoid-page !important }")
-    from beyondauc.report.render import breakable_words, print_tables
+    from beyondauc.report.pdf import breakable_words, print_tables
 
     before, _ = pages(
         weasyprint.HTML(string=print_tables(breakable_words(html)), base_url=str(tmp_path)).render(stylesheets=[old])
@@ -500,7 +501,7 @@ def test_a_long_table_breaks_across_pages_and_repeats_its_header_rows(tmp_path):
 
 
 def test_print_appendix_moves_the_marked_cells_after_the_analyses():
-    from beyondauc.report.render import print_appendix
+    from beyondauc.report.pdf import print_appendix
 
     html = (
         '<nav class="ba-contents"><ol><li><a href="#summary">Summary</a></li><li><a href="#a">A</a><ol>'

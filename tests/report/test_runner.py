@@ -1624,7 +1624,7 @@ def test_pdf_breaks_a_very_long_name_in_linear_time(tmp_path):
     """A 10,000-character model name in a table cell (WeasyPrint's ``overflow-wrap: anywhere`` is quadratic in
     it: the hostile-names report hung for many minutes) prints in seconds, and reads the same."""
     pytest.importorskip("weasyprint")
-    from beyondauc.report.render import breakable_words, write_pdf_file
+    from beyondauc.report.pdf import breakable_words, write_pdf_file
 
     name = "x" * 10_000
     png = "data:image/png;base64," + "A" * 200

@@ -16,6 +16,7 @@ recompute what it holds.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as _dt
 import os
 import time
@@ -51,12 +52,13 @@ from ..metrics.uncertainty.intervals import auc_intervals
 from ..metrics.uncertainty.rank_tests import friedman_test
 from ..utils.validation import UndefinedMetricWarning, warnings_once
 from .abstention import risk_control_evaluation
+from .benchmark_checks import check_against_benchmark
 from .comparison import comparison_table
 from .container import Evaluation, load_evaluation, package_versions
 from .fingerprint import data_fingerprint, frame_sha256  # noqa: F401 - public here too
 from .given import REPEATED_NOTE, given_tables
 from .leaderboard import leaderboard_table
-from .parameters import LOG_PARAMETERS, check_against_benchmark
+from .parameters import LOG_PARAMETERS
 from .parts import concat_parts
 from .per_dataset import DatasetJob, cohort_task
 from .ranks import add_ranks
@@ -196,20 +198,34 @@ def evaluate(
         if bench.repeated and p.n_bootstrap:
             warnings.warn(REPEATED_NOTE, UserWarning, stacklevel=2)
         with Tasks.opened(n_jobs, dask, progress, log) as tasks:
-            ev = _compute(
-                p, bench, full, source, sha256, t_start, tasks=tasks, progress=progress, log=log, left_out=left_out
-            )
+            data_read = DataRead(bench=bench, full=full, source=source, sha256=sha256, left_out=left_out)
+            ev = _compute(p, data_read, t_start, tasks=tasks, progress=progress, log=log)
     ev.data["defaults_replaced"] = fallbacks
     # every warning kept in full: the reports show each where it applies (a CLI run prints one line about them)
     ev.data["notes"] = [{k: v for k, v in note.items() if k != "category"} for note in log.said]
     return ev
 
 
-def _compute(p, bench, full, source, sha256, t_start, *, tasks, progress, log, left_out):
+@dataclasses.dataclass(frozen=True)
+class DataRead:
+    """The data an evaluation reads, checked: the benchmark evaluated, the whole data it came from (an
+    out-of-distribution dataset may lie outside it), where it came from (source and SHA-256), and the
+    protocols it cannot give, with why."""
+
+    bench: Benchmark
+    full: Benchmark
+    source: str
+    sha256: str
+    left_out: dict[str, str]
+
+
+def _compute(p, read, t_start, *, tasks, progress, log):
     """The body of :func:`evaluate`, once everything is validated, stage by stage; ``log`` takes the workers' warnings.
 
-    ``tasks`` (:class:`_Tasks`) runs each stage's tasks here, in local processes or on Dask.
+    ``read`` (:class:`DataRead`) is the data; ``tasks`` (:class:`~beyondauc.utils.tasks.Tasks`) runs each
+    stage's tasks here, in local processes or on Dask.
     """
+    bench, full, left_out = read.bench, read.full, read.left_out
     bench_sel = _selective_benchmark(bench, full, p.ood_dataset)
     stages = StageTimer(progress)
     tables = {"datasets": bench.summary()}
@@ -248,7 +264,7 @@ def _compute(p, bench, full, source, sha256, t_start, *, tasks, progress, log, l
     tables["comparison"] = comparison_table(bench, head, boot, tables, replicates, p, given=given_reps)
     tables["findings"] = findings_table(tables, p, bench.models)
     tables["verdicts"] = verdicts_table(tables["findings"], tables["leaderboard"])
-    return _evaluation(tables, p, bench, source, sha256, stages.seconds, t_start, left_out)
+    return _evaluation(tables, p, bench, read.source, read.sha256, stages.seconds, t_start, left_out)
 
 
 def _selective_benchmark(bench, full, ood):

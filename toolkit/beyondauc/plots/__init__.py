@@ -8,8 +8,9 @@ first), then plot.  Nothing here calls ``plt.show()`` or changes ``rcParams``.
 
 * :mod:`~beyondauc.plots.diagnostics` -- :class:`ThresholdROCDisplay`,
   :class:`ClassHistogramDisplay`, :class:`RobustnessDisplay`,
-  :class:`DriftDisplay`, :class:`WassersteinDisplay` and the
-  :class:`DiagnosticsDashboard` of all five (Roberts et al.);
+  :class:`DriftDisplay` (Roberts et al.); :mod:`~beyondauc.plots.wasserstein` --
+  :class:`WassersteinDisplay`; :mod:`~beyondauc.plots.dashboard` -- the
+  :class:`DiagnosticsDashboard` of all five;
 * :mod:`~beyondauc.plots.selective` -- :class:`CoverageAccuracyDisplay`,
   :class:`CoverageAccuracyGridDisplay`, :class:`ToleranceDisplay` (Mishra et al.);
 * :mod:`~beyondauc.plots.risk_control` -- :class:`RiskControlDisplay` (abstention with a guarantee);
@@ -37,13 +38,12 @@ from .comparison import (  # noqa: F401
     CriticalDifferenceDisplay,
     PairwiseDifferenceDisplay,
 )
+from .dashboard import DiagnosticsDashboard  # noqa: F401
 from .diagnostics import (  # noqa: F401
     ClassHistogramDisplay,
-    DiagnosticsDashboard,
     DriftDisplay,
     RobustnessDisplay,
     ThresholdROCDisplay,
-    WassersteinDisplay,
 )
 from .explore import (  # noqa: F401
     Explorer,
@@ -64,6 +64,7 @@ from .selective import (  # noqa: F401
     CoverageAccuracyGridDisplay,
     ToleranceDisplay,
 )
+from .wasserstein import WassersteinDisplay  # noqa: F401
 
 __all__ = [
     "report_layout",

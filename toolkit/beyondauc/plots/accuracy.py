@@ -252,48 +252,9 @@ class RankSlopeDisplay:
 
         ax = axes_or_new(ax)
         ok = np.isfinite(self.auc_ranks) & np.isfinite(self.ranks)
-        sig = np.ones(len(self.models), dtype=bool) if self.significant is None else self.significant
-        n_ok = max(int(ok.sum()), 1)
-        for _k, (m, a, r, keep, s) in enumerate(zip(self.models, self.auc_ranks, self.ranks, ok, sig)):
-            if not keep:
-                continue
-            color = "tab:green" if r < a else "tab:red" if r > a else "grey"
-            if not s and r != a:
-                color = "grey"
-            bold = m == self.highlight
-            faded = self.highlight is not None and not bold
-            ax.plot(
-                [0, 1],
-                [a, r],
-                color=color,
-                marker="o",
-                linewidth=3.0 if bold else 1.5,
-                linestyle="-" if s or r == a else "--",
-                alpha=0.3 if faded else 0.9,
-                zorder=3 if bold else 2,
-            )
-        # rank intervals: a thin bar beside each end, offset per model so bars do not overlap
-        for x, iv, side in ((0, self.auc_rank_interval, -1), (1, self.rank_interval, 1)):
-            if iv is None:
-                continue
-            for k in np.flatnonzero(ok & np.isfinite(iv[0]) & np.isfinite(iv[1])):
-                dx = side * (0.02 + 0.012 * (k % n_ok))
-                ax.plot([x + dx, x + dx], [iv[0][k], iv[1][k]], color="silver", linewidth=1.0, zorder=1)
-        for x, ranks, ha in ((0, self.auc_ranks, "right"), (1, self.ranks, "left")):
-            names = {}
-            for m, r, keep in zip(self.models, ranks, ok):
-                if keep:
-                    names.setdefault(float(r), []).append(m)
-            for r, ms in names.items():
-                ax.text(
-                    x + (0.05 if x else -0.05),
-                    r,
-                    ", ".join(ms),
-                    ha=ha,
-                    va="center",
-                    fontsize=8,
-                    fontweight="bold" if self.highlight in ms else "normal",
-                )
+        self._draw_slopes(ax, ok)
+        self._draw_rank_intervals(ax, ok)
+        self._draw_names(ax, ok)
         n = int(max(self.auc_ranks[ok].max(), self.ranks[ok].max())) if ok.any() else 1
         ax.set_xticks([0, 1], ["AUC rank", f"{self.score} rank"])
         ax.set_yticks(range(1, n + 1))
@@ -312,6 +273,57 @@ class RankSlopeDisplay:
         ax.legend(handles=handles, loc="lower center", ncols=3, fontsize=8, frameon=False)
         self.ax_, self.figure_ = ax, ax.figure
         return self
+
+    def _draw_slopes(self, ax, ok):
+        """One line per model from its AUC rank to its rank by the score: green climbs, red drops, grey same
+        (or not significant, dashed); the highlighted model bold, the others faded."""
+        sig = np.ones(len(self.models), dtype=bool) if self.significant is None else self.significant
+        for _k, (m, a, r, keep, s) in enumerate(zip(self.models, self.auc_ranks, self.ranks, ok, sig)):
+            if not keep:
+                continue
+            color = "tab:green" if r < a else "tab:red" if r > a else "grey"
+            if not s and r != a:
+                color = "grey"
+            bold = m == self.highlight
+            faded = self.highlight is not None and not bold
+            ax.plot(
+                [0, 1],
+                [a, r],
+                color=color,
+                marker="o",
+                linewidth=3.0 if bold else 1.5,
+                linestyle="-" if s or r == a else "--",
+                alpha=0.3 if faded else 0.9,
+                zorder=3 if bold else 2,
+            )
+
+    def _draw_rank_intervals(self, ax, ok):
+        """The rank intervals: a thin bar beside each end, offset per model so bars do not overlap."""
+        n_ok = max(int(ok.sum()), 1)
+        for x, iv, side in ((0, self.auc_rank_interval, -1), (1, self.rank_interval, 1)):
+            if iv is None:
+                continue
+            for k in np.flatnonzero(ok & np.isfinite(iv[0]) & np.isfinite(iv[1])):
+                dx = side * (0.02 + 0.012 * (k % n_ok))
+                ax.plot([x + dx, x + dx], [iv[0][k], iv[1][k]], color="silver", linewidth=1.0, zorder=1)
+
+    def _draw_names(self, ax, ok):
+        """The models' names at each end, those sharing a rank on one line."""
+        for x, ranks, ha in ((0, self.auc_ranks, "right"), (1, self.ranks, "left")):
+            names = {}
+            for m, r, keep in zip(self.models, ranks, ok):
+                if keep:
+                    names.setdefault(float(r), []).append(m)
+            for r, ms in names.items():
+                ax.text(
+                    x + (0.05 if x else -0.05),
+                    r,
+                    ", ".join(ms),
+                    ha=ha,
+                    va="center",
+                    fontsize=8,
+                    fontweight="bold" if self.highlight in ms else "normal",
+                )
 
     @classmethod
     def from_evaluation(

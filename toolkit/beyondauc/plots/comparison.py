@@ -36,6 +36,10 @@ def _fit_names(ax, models, left, right):
     ax.set_xlim(left - margin, right + margin)
 
 
+#: Text options for model names, which are user text: no mathtext.
+_LITERAL = dict(usetex=False, parse_math=False)
+
+
 class CriticalDifferenceDisplay:
     """Critical-difference diagrams (Demšar 2006): average ranks over datasets, one row per ranking.
 
@@ -119,66 +123,17 @@ class CriticalDifferenceDisplay:
         k = max(len(r) for r in self.average_ranks)
         models = list(dict.fromkeys(m for r in self.average_ranks for m in r.index))
         colors = {m: f"C{i % 10}" for i, m in enumerate(models)}
-        literal = dict(usetex=False, parse_math=False)  # model names are user text: no mathtext
         step, top = 0.45, 0.0
         self.cd_lines_, self.group_lines_, self.groups_ = [], [], []
         left, right = 1 - 0.12 * max(k - 1, 1), k + 0.12 * max(k - 1, 1)
         for i, (ranks, cd, label) in enumerate(zip(self.average_ranks, self.critical_difference, self.labels)):
             ranks = ranks.sort_values(kind="stable")
             text = label if self.pvalues is None else f"{label} (Friedman p = {self.pvalues[i]:.3g})"
-            ax.text((1 + k) / 2, top, text, ha="center", va="bottom", fontsize=10, fontweight="bold", **literal)
-            y_cd = top - 0.45
-            self.cd_lines_.append(ax.plot([1, 1 + cd], [y_cd, y_cd], color="black", linewidth=1.2)[0])
-            ax.plot(
-                [1, 1],
-                [y_cd - 0.08, y_cd + 0.08],
-                [1 + cd] * 2,
-                [y_cd - 0.08, y_cd + 0.08],
-                color="black",
-                linewidth=1.2,
-            )
-            ax.text(1 + cd / 2, y_cd + 0.06, f"CD = {cd:.2f}", ha="center", va="bottom", fontsize=8)
-            y_axis = top - 1.05
-            ax.plot([1, k], [y_axis, y_axis], color="black", linewidth=1)
-            for t in range(1, k + 1):
-                ax.plot([t, t], [y_axis, y_axis + 0.1], color="black", linewidth=1)
-                ax.text(t, y_axis + 0.13, str(t), ha="center", va="bottom", fontsize=8)
-            groups = self._groups(ranks, cd)
-            self.groups_.append(groups)
-            self.group_lines_.append([])
-            for g, members in enumerate(groups):  # bars of not-significantly-different models
-                y_bar = y_axis - 0.2 - 0.15 * g
-                self.group_lines_[-1].append(
-                    ax.plot(
-                        [ranks[members[0]] - 0.03, ranks[members[-1]] + 0.03],
-                        [y_bar, y_bar],
-                        color="black",
-                        linewidth=3.5,
-                        solid_capstyle="round",
-                    )[0]
-                )
+            y_axis = self._draw_scale(ax, text, top, cd, k)
+            groups = self._draw_groups(ax, ranks, cd, y_axis)
             y_names = y_axis - 0.2 - 0.15 * len(groups)
             n_left = (len(ranks) + 1) // 2
-            names, values = list(ranks.index), ranks.to_numpy()
-            for j, (m, r) in enumerate(zip(names, values)):  # a loop over models
-                if j < n_left:  # best half: names on the left, the best highest
-                    depth, x_end, ha = j + 1, left, "right"
-                else:  # worst half: names on the right, the worst highest
-                    depth, x_end, ha = len(ranks) - j, right, "left"
-                y = y_names - step * depth
-                ax.plot([r, r, x_end], [y_axis, y, y], color=colors[m], linewidth=1.2)
-                ax.plot([r], [y_axis], marker="o", markersize=4, color=colors[m])
-                pad = -0.04 if ha == "right" else 0.04
-                ax.text(
-                    x_end + pad * (k - 1 or 1),
-                    y,
-                    f"{m} ({r:.2f})",
-                    ha=ha,
-                    va="center",
-                    fontsize=9,
-                    color=colors[m],
-                    **literal,
-                )
+            self._draw_names(ax, ranks, (y_axis, y_names, step), k, colors, (left, right))
             top = y_names - step * (max(n_left, len(ranks) - n_left) + 1.4)
         _fit_names(ax, models, left, right)
         ax.set_ylim(top + 0.2, 0.45)
@@ -191,6 +146,72 @@ class CriticalDifferenceDisplay:
         )
         self.ax_, self.figure_ = ax, ax.figure
         return self
+
+    def _draw_scale(self, ax, text, top, cd, k):
+        """A ranking's title, its critical-difference bar and its rank axis 1..k; returns the axis' height."""
+        ax.text((1 + k) / 2, top, text, ha="center", va="bottom", fontsize=10, fontweight="bold", **_LITERAL)
+        y_cd = top - 0.45
+        self.cd_lines_.append(ax.plot([1, 1 + cd], [y_cd, y_cd], color="black", linewidth=1.2)[0])
+        ax.plot(
+            [1, 1],
+            [y_cd - 0.08, y_cd + 0.08],
+            [1 + cd] * 2,
+            [y_cd - 0.08, y_cd + 0.08],
+            color="black",
+            linewidth=1.2,
+        )
+        ax.text(1 + cd / 2, y_cd + 0.06, f"CD = {cd:.2f}", ha="center", va="bottom", fontsize=8)
+        y_axis = top - 1.05
+        ax.plot([1, k], [y_axis, y_axis], color="black", linewidth=1)
+        for t in range(1, k + 1):
+            ax.plot([t, t], [y_axis, y_axis + 0.1], color="black", linewidth=1)
+            ax.text(t, y_axis + 0.13, str(t), ha="center", va="bottom", fontsize=8)
+        return y_axis
+
+    def _draw_groups(self, ax, ranks, cd, y_axis):
+        """The bars joining models not significantly different, under the axis; returns the groups."""
+        groups = self._groups(ranks, cd)
+        self.groups_.append(groups)
+        self.group_lines_.append([])
+        for g, members in enumerate(groups):  # bars of not-significantly-different models
+            y_bar = y_axis - 0.2 - 0.15 * g
+            self.group_lines_[-1].append(
+                ax.plot(
+                    [ranks[members[0]] - 0.03, ranks[members[-1]] + 0.03],
+                    [y_bar, y_bar],
+                    color="black",
+                    linewidth=3.5,
+                    solid_capstyle="round",
+                )[0]
+            )
+        return groups
+
+    @staticmethod
+    def _draw_names(ax, ranks, heights, k, colors, ends):
+        """Each model's name and mean rank, joined to its place on the axis: the best half on the left, the
+        worst half on the right, the best and the worst highest. ``heights``: (axis, names, step)."""
+        (y_axis, y_names, step), (left, right) = heights, ends
+        n_left = (len(ranks) + 1) // 2
+        names, values = list(ranks.index), ranks.to_numpy()
+        for j, (m, r) in enumerate(zip(names, values)):  # a loop over models
+            if j < n_left:  # best half: names on the left, the best highest
+                depth, x_end, ha = j + 1, left, "right"
+            else:  # worst half: names on the right, the worst highest
+                depth, x_end, ha = len(ranks) - j, right, "left"
+            y = y_names - step * depth
+            ax.plot([r, r, x_end], [y_axis, y, y], color=colors[m], linewidth=1.2)
+            ax.plot([r], [y_axis], marker="o", markersize=4, color=colors[m])
+            pad = -0.04 if ha == "right" else 0.04
+            ax.text(
+                x_end + pad * (k - 1 or 1),
+                y,
+                f"{m} ({r:.2f})",
+                ha=ha,
+                va="center",
+                fontsize=9,
+                color=colors[m],
+                **_LITERAL,
+            )
 
     @classmethod
     def from_friedman(

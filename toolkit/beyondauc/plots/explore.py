@@ -27,7 +27,7 @@ from matplotlib.image import imsave
 from ..evaluation import Evaluation, comparison_summary, load_evaluation, model_summary
 from ..evaluation.paper import paper_table
 from .accuracy import AUCAccuracyDisplay
-from .diagnostics import DiagnosticsDashboard
+from .dashboard import DiagnosticsDashboard
 from .selective import CoverageAccuracyDisplay, ToleranceDisplay
 
 __all__ = ["TABS", "Explorer", "FrozenLayout", "explore", "b_at_tolerance"]

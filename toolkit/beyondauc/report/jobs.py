@@ -22,7 +22,8 @@ import pandas as pd
 
 from ..utils.output import atomic_write
 from .execute import INLINE_BACKEND, JupyterKernel, error_of, run_with_papermill, worker_jupyter_kernel
-from .render import render_html, write_pdf_file
+from .pdf import write_pdf_file
+from .render import render_html
 
 if TYPE_CHECKING:
     from ..evaluation.container import Evaluation

@@ -3,7 +3,9 @@
 :func:`open_benchmark` and :func:`leaderboard` are what the notebooks and the
 report index call; :func:`run_report` executes the notebooks with papermill per
 model, in parallel, renders each model's report as one self-contained HTML file
-(optionally a PDF) and writes an ``index.html`` leaderboard.
+(optionally a PDF) and writes an ``index.html`` leaderboard. Its body is the recipe: the run
+checked into a plan (:mod:`beyondauc.report.plan`), the output folder entered, the evaluation
+computed once, one :class:`~beyondauc.report.jobs.ReportJob` per page, the index written last.
 """
 
 from __future__ import annotations
@@ -12,8 +14,6 @@ import concurrent.futures
 import contextlib
 import dataclasses
 import datetime as _dt
-import hashlib
-import json
 import multiprocessing
 import os
 import posixpath
@@ -21,23 +21,19 @@ import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
 from ..data.open import DEMO, open_benchmark
-from ..evaluation.parameters import (
-    EVALUATION_PARAMETERS,
-    check_against_benchmark,
-    check_parameters,
-    declared_parameters,
-)
+from ..evaluation.benchmark_checks import check_against_benchmark
+from ..evaluation.parameters import EVALUATION_PARAMETERS, check_parameters
 from ..evaluation.pipeline import data_fingerprint, evaluate, load_evaluation
 from ..evaluation.settings import EvaluationParameters, one_dataset_defaults, resolve_auto
 from ..metrics.calibration.protocols import ONE_DATASET_HINT, left_out_message
-from ..utils.output import HASHED, ReportFolder, atomic_write, safe_name
+from ..utils.output import ReportFolder, atomic_write, safe_name
 from ..utils.parallel import process_pool
-from ..utils.validation import check_int, check_names
+from ..utils.validation import check_names
 from .jobs import (
     ReportJob,
     ReportResult,
@@ -47,13 +43,26 @@ from .jobs import (
     worker_failed,
     write_shipped,
 )
+from .plan import (
+    NOTEBOOKS,
+    OVERVIEW,
+    DataOptions,
+    ReportOptions,
+    ReportPlan,
+    check_notebooks,
+    check_report_parameters,
+    estimated_size,
+    folder_names,
+    notebook_parameters,
+    planned_files,
+)
 from .render import index_rows, render_index
 
 if TYPE_CHECKING:
     from ..data.benchmark import Benchmark
 
 
-def leaderboard(bench: Benchmark | str | os.PathLike | pd.DataFrame, **parameters: object) -> pd.DataFrame:
+def leaderboard(bench: Benchmark | str | os.PathLike | pd.DataFrame, **parameters: Any) -> pd.DataFrame:
     """One row per model: AUC rank vs expected-accuracy rank with intervals, DiSCA and drift.
 
     The headline table of a report's ``index.html`` and of the overview
@@ -89,41 +98,9 @@ def _package_dir(name):
 # the runner
 # ---------------------------------------------------------------------------
 
-#: The per-model notebooks, in report order (file stems in ``notebooks/``).
-NOTEBOOKS = ("summary", "auc_vs_accuracy", "test_auroc", "selective_answering")
-#: The benchmark-wide notebook, run once per report.
-OVERVIEW = "overview"
-#: Parameters the runner sets itself (the notebooks' ``evaluation`` and ``model``; how the data is read).
-_RUNNER_PARAMETERS = ("evaluation", "overrides", "data", "model", "datasets", "pos_label")
-
-
-def _folder_names(names):
-    """:func:`safe_name` of each name, distinct even on a file system that ignores case (macOS, Windows).
-
-    Names whose file names differ only by case (``SVM``, ``svm``) get their hash appended as well.
-    """
-    slugs = {n: safe_name(n) for n in names}
-    folded = {}
-    for slug in slugs.values():
-        folded[slug.casefold()] = folded.get(slug.casefold(), 0) + 1
-    for name, slug in slugs.items():
-        if folded[slug.casefold()] > 1 and not HASHED.search(slug):
-            slugs[name] = f"{slug}-{hashlib.sha1(name.encode('utf-8')).hexdigest()[:8]}"
-    if len({s.casefold() for s in slugs.values()}) < len(slugs):  # two SHA-1s sharing 8 hex digits
-        raise ValueError("two model names map to the same file name; rename one of them")
-    return slugs
-
 
 def _notebooks_dir():
     return _package_dir("notebooks")
-
-
-def _check_notebooks(notebooks_dir):
-    folder = Path(notebooks_dir)
-    missing = [n for n in (*NOTEBOOKS, OVERVIEW) if not (folder / f"{n}.ipynb").is_file()]
-    if missing:
-        raise FileNotFoundError(f"`notebooks_dir` {str(folder)!r} lacks {', '.join(m + '.ipynb' for m in missing)}")
-    return folder
 
 
 @contextlib.contextmanager
@@ -295,116 +272,48 @@ def run_report(
     t0 = time.perf_counter()
     models = check_names(models, "models")
     datasets = check_names(datasets, "datasets")
-    if jobs is None:
-        jobs = os.cpu_count() or 1
-    jobs = check_int(jobs, "jobs", minimum=1)
-    if dask is not None and not isinstance(dask, str):
-        raise TypeError(f"`dask` must be a scheduler address such as 'tcp://127.0.0.1:8786', got {dask!r}")
-    if timeout is not None:
-        timeout = float(timeout)
-    folder = _check_notebooks(notebooks_dir or _notebooks_dir())
-    extra = _check_extra(parameters, folder)
-    log_options = {k: v for k, v in (log_options or {}).items() if v is not None}
-    check_parameters(
-        {"pos_label": pos_label, "domains": domains, "nan_policy": nan_policy, "baseline": baseline, **log_options}
+    options = ReportOptions.checked(
+        jobs=jobs,
+        dask=dask,
+        timeout=timeout,
+        pdf=pdf,
+        include_code=include_code,
+        progress=progress,
+        kernel_name=kernel_name,
+        recompute=recompute,
     )
-    full = open_benchmark(data, pos_label=pos_label, domains=domains, nan_policy=nan_policy, log_options=log_options)
-    evaluated = open_benchmark(full, datasets=datasets)  # every model: ranks and pairs are among all of them
-    bench = open_benchmark(evaluated, models=models)  # the models whose reports are written
-    given = EvaluationParameters.checked(
-        {**{k: v for k, v in extra.items() if k in EVALUATION_PARAMETERS}, "baseline": baseline}
-    )
-    check_against_benchmark(one_dataset_defaults(given, extra, evaluated)[0], evaluated, available=full.datasets)
-    slugs = _folder_names(bench.models)
-    if out is None:
-        name = DEMO if isinstance(data, str) and data == DEMO else Path(str(bench.source)).stem.split(".")[0]
-        out = Path("reports") / safe_name(name or "benchmark")
+    logs = {k: v for k, v in (log_options or {}).items() if v is not None}
+    reading = DataOptions(datasets, pos_label, domains, nan_policy, baseline, logs)
+    plan = _plan(data, models, reading, parameters, notebooks_dir)
+    out = _default_out(data, plan.bench) if out is None else out
     # entering refuses, before any computation, a folder not ours and a file of the user's the report would replace
-    space = _estimated_size(len(bench.models), len(bench.datasets), pdf)  # checked with the previous report's
-    with ReportFolder(out, planned=_planned_files(slugs.values(), pdf), space=space) as output:
-        data_options = {
-            "datasets": datasets,
-            "pos_label": pos_label,
-            "domains": domains,
-            "nan_policy": nan_policy,
-            "baseline": baseline,
-            **log_options,
-        }
-        result = _run(
-            output,
-            data,
-            evaluated,
-            bench,
-            folder,
-            slugs,
-            extra,
-            data_options,
-            pdf=pdf,
-            jobs=jobs,
-            dask=dask,
-            include_code=include_code,
-            progress=progress,
-            kernel_name=kernel_name,
-            timeout=timeout,
-            recompute=recompute,
-        )
+    space = estimated_size(len(plan.bench.models), len(plan.bench.datasets), options.pdf)  # checked with the old's
+    with ReportFolder(out, planned=planned_files(plan.slugs.values(), options.pdf), space=space) as output:
+        result = _run(output, plan, options)
         output.commit()
     return dataclasses.replace(result, seconds=time.perf_counter() - t0)
 
 
-#: Bytes a report takes, measured on the demo (rounded up): per report (each model's and the overview) and per
-#: dataset in it; a PDF doubles a report.
-_REPORT_BYTES, _DATASET_BYTES = 500_000, 400_000
+def _plan(data, models, reading, parameters, notebooks_dir):
+    """The :class:`ReportPlan` of a run: everything checked, the data read, before any Jupyter kernel starts."""
+    folder = check_notebooks(notebooks_dir or _notebooks_dir())
+    extra = check_report_parameters(parameters, folder)
+    data_checks = {"pos_label": reading.pos_label, "domains": reading.domains, "nan_policy": reading.nan_policy}
+    check_parameters({**data_checks, "baseline": reading.baseline, **reading.log_options})
+    full = open_benchmark(data, **data_checks, log_options=reading.log_options)
+    evaluated = open_benchmark(full, datasets=reading.datasets)  # every model: ranks and pairs are among all of them
+    bench = open_benchmark(evaluated, models=models)  # the models whose reports are written
+    given = EvaluationParameters.checked(
+        {**{k: v for k, v in extra.items() if k in EVALUATION_PARAMETERS}, "baseline": reading.baseline}
+    )
+    check_against_benchmark(one_dataset_defaults(given, extra, evaluated)[0], evaluated, available=full.datasets)
+    return ReportPlan(data, evaluated, bench, folder, folder_names(bench.models), extra, reading)
 
 
-def _estimated_size(n_models, n_datasets, pdf):
-    """About how many bytes a report of ``n_models`` models on ``n_datasets`` datasets takes (the space checked)."""
-    return (n_models + 1) * (_REPORT_BYTES + _DATASET_BYTES * n_datasets) * (2 if pdf else 1)
-
-
-def _planned_files(slugs, pdf):
-    """Every file a report run may write (relative to ``out``), for the check before the computation."""
-    from ..evaluation.container import evaluation_files
-
-    pdfs = ("pdf",) if pdf else ()
-    files = [
-        "index.html",
-        *(f"{OVERVIEW}/{OVERVIEW}.{ext}" for ext in ("html", "ipynb", *pdfs)),
-        *(f"evaluation/{f}" for f in evaluation_files()),
-    ]
-    for slug in slugs:
-        files += [f"models/{slug}/report.{ext}" for ext in ("html", *pdfs)]
-        files += [f"models/{slug}/{n}.ipynb" for n in NOTEBOOKS]
-    return files
-
-
-def _check_extra(parameters, folder):
-    """The extra parameters, validated: evaluation parameters, or view options a notebook declares."""
-    if parameters is not None and not isinstance(parameters, dict):
-        raise TypeError(f"`parameters` must be a dict, got {type(parameters).__name__}")
-    extra = dict(parameters or {})
-    clash = sorted(set(extra) & {*_RUNNER_PARAMETERS, "domains", "nan_policy", "baseline"})
-    if clash:
-        raise ValueError(f"`parameters` may not set {clash}; use the arguments of the same name")
-    bad = [k for k in extra if not isinstance(k, str) or not k.isidentifier()]
-    if bad:
-        raise ValueError(f"`parameters` keys must be Python identifiers, got {bad}")
-    for key, value in extra.items():
-        try:
-            json.dumps(value, allow_nan=False)
-        except (TypeError, ValueError):
-            raise ValueError(
-                f"`parameters`[{key!r}] must be a plain value (str, finite number, bool, None, list), "
-                f"got {type(value).__name__}"
-            ) from None
-    declared = set().union(*(_declared(folder, n) for n in (*NOTEBOOKS, OVERVIEW)))
-    known = (declared | set(EVALUATION_PARAMETERS)) - set(_RUNNER_PARAMETERS)
-    return check_parameters(extra, known=sorted(known))
-
-
-def _declared(folder, name):
-    """Names of the parameters notebook ``name`` declares."""
-    return set(declared_parameters(Path(folder) / f"{name}.ipynb"))
+def _default_out(data, bench):
+    """``reports/<name of the data>``: the output folder when none is given."""
+    name = DEMO if isinstance(data, str) and data == DEMO else Path(str(bench.source)).stem.split(".")[0]
+    return Path("reports") / safe_name(name or "benchmark")
 
 
 def _evaluation_for(output, data, bench, parameters, *, recompute, progress, jobs, client=None):
@@ -440,64 +349,37 @@ def _evaluation_for(output, data, bench, parameters, *, recompute, progress, job
     return evaluate(data, progress=progress, n_jobs=jobs, dask=client, **parameters), False
 
 
-def _run(
-    output,
-    data,
-    evaluated,
-    bench,
-    folder,
-    slugs,
-    extra,
-    data_options,
-    *,
-    pdf,
-    jobs,
-    dask,
-    include_code,
-    progress,
-    kernel_name,
-    timeout,
-    recompute,
-):
-    """Write the report into ``output.staging``; return the ReportResult (paths of the final folder).
+@dataclasses.dataclass(frozen=True)
+class Workers:
+    """Where the reports run: the executor, how many workers it has, and the Dask client (None: local processes)."""
 
-    ``data_options`` are the evaluation parameters that say how to read the data (datasets, pos_label,
-    domains, nan_policy) and the baseline; ``evaluated`` is the benchmark evaluated (every model), ``bench``
-    the one reported on (the models asked for).
-    """
+    executor: concurrent.futures.Executor
+    count: int
+    client: object = None
+
+
+def _run(output, plan, options):
+    """Write the report into ``output.staging``; return the ReportResult (paths of the final folder)."""
     t0 = time.perf_counter()
     stage = output.staging
     (stage / "models").mkdir()
-    ev_params = {k: v for k, v in extra.items() if k in EVALUATION_PARAMETERS}
-    ev_params.update({k: v for k, v in data_options.items() if v is not None})
-    notebook_extra = {k: v for k, v in extra.items() if k not in EVALUATION_PARAMETERS}
-    workers = min(jobs, len(bench.models) + 1)
-    with _make_executor(workers, dask) as (executor, workers, client):
-        if dask is None:  # the workers start their Jupyter kernels and import while the evaluation is computed
+    workers = min(options.jobs, len(plan.bench.models) + 1)
+    with _make_executor(workers, options.dask) as (executor, workers, client):
+        if options.dask is None:  # the workers start their Jupyter kernels and import while the evaluation is computed
             for _ in range(workers):
-                executor.submit(warm_worker, kernel_name, str(stage))
+                executor.submit(warm_worker, options.kernel_name, str(stage))
         evaluation, reused = _evaluation_for(
-            output, data, evaluated, ev_params, recompute=recompute, progress=progress, jobs=jobs, client=client
+            output,
+            plan.data,
+            plan.evaluated,
+            plan.evaluation_parameters(),
+            recompute=options.recompute,
+            progress=options.progress,
+            jobs=options.jobs,
+            client=client,
         )
         evaluation.save(stage / "evaluation")
-        return _render_reports(
-            output,
-            evaluation,
-            reused,
-            bench,
-            folder,
-            slugs,
-            notebook_extra,
-            executor,
-            workers,
-            pdf=pdf,
-            dask=client,
-            include_code=include_code,
-            progress=progress,
-            kernel_name=kernel_name,
-            timeout=timeout,
-            t0=t0,
-        )
+        return _render_reports(output, evaluation, reused, plan, options, Workers(executor, workers, client), t0)
 
 
 #: How a report tells its readers to give the domains (the reader may use either interface).
@@ -541,99 +423,88 @@ def _run_jobs(executor, report_jobs, shipped, progress):
     return results
 
 
-def _render_reports(
-    output,
-    evaluation,
-    reused,
-    bench,
-    folder,
-    slugs,
-    notebook_extra,
-    executor,
-    workers,
-    *,
-    pdf,
-    dask,
-    include_code,
-    progress,
-    kernel_name,
-    timeout,
-    t0,
-):
+def _render_reports(output, evaluation, reused, plan, options, workers, t0):
     """Execute and render every model's report and the overview from ``evaluation``, then write the index."""
     stage = output.staging
-    source, sha256 = evaluation.data["source"], evaluation.data["sha256"]
-    shown = {k: v for k, v in evaluation.parameters.items() if v is not None and k != "models"}
-    date = _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat()
+    base_header = _base_header(evaluation)
+    report_jobs = _report_jobs(evaluation, plan, options, stage, base_header, reuse=workers.client is None)
+    # on Dask the reports run in the workers' own folders: the evaluation and notebooks go to them as data, once
+    dask = workers.client
+    shipped = () if dask is None else (dask.scatter(shipment(stage / "evaluation", report_jobs), broadcast=True),)
+    results = _run_jobs(workers.executor, report_jobs, shipped, options.progress)
+    reports = tuple(results[s.target] for s in report_jobs[:-1])
+    overview = results[report_jobs[-1].target]
+    board = evaluation.table("leaderboard")
+    context = _index_context(evaluation, plan.bench, reports, overview, report_jobs, base_header, reused)
+    atomic_write(stage / "index.html", render_index(context))  # last: the report is complete
+    out_dir = Path(output.out)
+    return ReportResult(
+        out_dir, out_dir / "index.html", reports, overview, board, time.perf_counter() - t0, workers.count, evaluation
+    )
+
+
+def _base_header(evaluation):
+    """What the header of every report page shows: the data, the versions, the date and the notes."""
     from ..utils.version import __version__
 
-    def notebooks(names, rel, params):
-        """(path, the parameters it declares) of each notebook; the evaluation's path is relative to it."""
-        params = {"evaluation": posixpath.relpath("evaluation", rel), **notebook_extra, **params}
-        return tuple(
-            (str(folder / f"{n}.ipynb"), {k: v for k, v in params.items() if k in _declared(folder, n)}) for n in names
-        )
-
-    base_header = {
-        "source": source,
-        "sha256": sha256,
+    return {
+        "source": evaluation.data["source"],
+        "sha256": evaluation.data["sha256"],
         "version": __version__,
-        "date": date,
+        "date": _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat(),
         "evaluation_created": evaluation.created,
         "notes": notes(evaluation),
     }
-    base = dict(
-        kernel_name=kernel_name,
-        timeout=timeout,
-        include_code=include_code,
-        pdf=bool(pdf),
-        reuse_jupyter_kernel=dask is None,
+
+
+def _notebook_parameters(plan, names, rel, params):
+    """(path, the parameters it declares) of each notebook; the evaluation's path is relative to it."""
+    params = {"evaluation": posixpath.relpath("evaluation", rel), **plan.notebook_options(), **params}
+    folder = plan.notebooks_dir
+    return tuple(
+        (str(folder / f"{n}.ipynb"), {k: v for k, v in params.items() if k in notebook_parameters(folder, n)})
+        for n in names
     )
-    report_jobs = []
-    for model in bench.models:
-        rel = f"models/{slugs[model]}"
-        report_jobs.append(
-            ReportJob(
-                model=model,
-                target=str(stage / rel),
-                rel=rel,
-                stem="report",
-                notebooks=notebooks(NOTEBOOKS, rel, {"model": model}),
-                header=dict(
-                    base_header,
-                    title=f"beyondauc report: {model}",
-                    model=model,
-                    index=posixpath.relpath("index.html", rel),
-                    parameters=shown,
-                ),
-                **base,
-            )
-        )
-    report_jobs.append(
+
+
+def _report_jobs(evaluation, plan, options, stage, base_header, *, reuse):
+    """One :class:`ReportJob` per model, then the overview's (last)."""
+    shown = {k: v for k, v in evaluation.parameters.items() if v is not None and k != "models"}
+    base = dict(
+        kernel_name=options.kernel_name,
+        timeout=options.timeout,
+        include_code=options.include_code,
+        pdf=bool(options.pdf),
+        reuse_jupyter_kernel=reuse,
+    )
+    pages = [(model, f"models/{plan.slugs[model]}", "report", NOTEBOOKS) for model in plan.bench.models]
+    pages.append((None, OVERVIEW, "overview", (OVERVIEW,)))
+    return [
         ReportJob(
-            model=None,
-            target=str(stage / OVERVIEW),
-            rel=OVERVIEW,
-            stem="overview",
-            notebooks=notebooks([OVERVIEW], OVERVIEW, {}),
+            model=model,
+            target=str(stage / rel),
+            rel=rel,
+            stem=stem,
+            notebooks=_notebook_parameters(plan, names, rel, {} if model is None else {"model": model}),
             header=dict(
                 base_header,
-                title="beyondauc report: benchmark overview",
-                model=None,
-                index=posixpath.relpath("index.html", OVERVIEW),
+                title="beyondauc report: benchmark overview" if model is None else f"beyondauc report: {model}",
+                model=model,
+                index=posixpath.relpath("index.html", rel),
                 parameters=shown,
             ),
             **base,
         )
-    )
+        for model, rel, stem, names in pages
+    ]
 
-    # on Dask the reports run in the workers' own folders: the evaluation and notebooks go to them as data, once
-    shipped = () if dask is None else (dask.scatter(shipment(stage / "evaluation", report_jobs), broadcast=True),)
-    results = _run_jobs(executor, report_jobs, shipped, progress)
-    reports = tuple(results[s.target] for s in report_jobs[:-1])
-    overview = results[report_jobs[-1].target]
+
+def _index_context(evaluation, bench, reports, overview, report_jobs, base_header, reused):
+    """What the index page's template (``index.html.j2``) reads: the run, the leaderboard rows, the overview."""
+    from ..utils.version import __version__
+
+    source, sha256, date = base_header["source"], base_header["sha256"], base_header["date"]
     n_failed = sum(r.status != "ok" for r in (*reports, overview))
-    board = evaluation.table("leaderboard")
     context = {
         "source": source,
         "sha256": sha256,
@@ -657,8 +528,4 @@ def _render_reports(
             "notebooks": [{"name": nb.name, "path": nb.path} for nb in overview.notebooks],
         },
     }
-    atomic_write(stage / "index.html", render_index(context))  # last: the report is complete
-    out_dir = Path(output.out)
-    return ReportResult(
-        out_dir, out_dir / "index.html", reports, overview, board, time.perf_counter() - t0, workers, evaluation
-    )
+    return context
