@@ -226,12 +226,27 @@ class CoverageAccuracyGridDisplay:
     @literal_plot
     def plot(self, figure: FigureBase | None = None, *, ncols: int = 3) -> CoverageAccuracyGridDisplay:
         """Draw on ``figure`` (its layout is left to the caller), or on a new one sized to the panels."""
-        from matplotlib.lines import Line2D
-
         ncols = check_int(ncols, "ncols", minimum=1)
         names = list(self.displays)
         figure, axes, _ = panel_grid(figure, len(names) + 1, ncols, (3.9, 3.3))  # + the legend's panel
         axes = axes.ravel()
+        tolerance, band = self._panels(axes, names)
+        axes[len(names)].axis("off")
+        color = self.displays[names[0]].line_.get_color() if names else "C0"
+        self.legend_ = axes[len(names)].legend(
+            handles=self._handles(color, band, tolerance),
+            loc="center",
+            fontsize=9,
+            frameon=False,
+            title="Each panel",
+            title_fontproperties={"size": 9},
+        )
+        literal_text(axes[len(names)])  # the legend names the model; its panel is not one of axes_
+        self.figure_, self.axes_ = figure, list(axes[: len(names)])
+        return self
+
+    def _panels(self, axes, names):
+        """One dataset's curve per panel, titled with its numbers; returns (the tolerance, whether a band is drawn)."""
         tolerance, band = None, False
         for ax, name in zip(axes, names):
             disp = self.displays[name].plot(ax, legend=False)
@@ -246,56 +261,36 @@ class CoverageAccuracyGridDisplay:
                 f"b = {d.b:.3f} · {n} fluctuation{'' if n == 1 else 's'}",
                 fontsize=9,
             )
-        axes[len(names)].axis("off")
-        color = self.displays[names[0]].line_.get_color() if names else "C0"
+        return tolerance, band
+
+    def _handles(self, color, band, tolerance):
+        """The legend's entries, one for each mark the panels use."""
+        from matplotlib.lines import Line2D
+        from matplotlib.patches import Patch
+
+        model = f"{self.model} on the resolution grid" if self.model else "curve on the resolution grid"
         handles = [
             Line2D([], [], color="lightgrey", linewidth=1, label="exact curve (every confidence)"),
+            Line2D([], [], color=color, marker=".", label=model),
+        ]
+        if band:
+            handles.append(Patch(color="tab:blue", alpha=0.2, linewidth=0, label="bootstrap band (pointwise)"))
+        if tolerance is None:
+            return handles
+        marks = dict(linestyle="", markersize=8)
+        return handles + [
+            Line2D([], [], color="darkorange", linestyle=":", linewidth=1, label=f"tolerance {tolerance:g}"),
+            Line2D([], [], color="darkorange", marker="s", **marks, label=f"b: accuracy falls below {tolerance:g}"),
+            Line2D([], [], color="crimson", marker="v", **dict(marks, markersize=9), label="a: the first error"),
             Line2D(
                 [],
                 [],
-                color=color,
-                marker=".",
-                label=f"{self.model} on the resolution grid" if self.model else "curve on the resolution grid",
+                color="purple",
+                marker="^",
+                **dict(marks, markersize=6),
+                label="fluctuation: accuracy rises again",
             ),
         ]
-        if band:
-            from matplotlib.patches import Patch
-
-            handles.append(Patch(color="tab:blue", alpha=0.2, linewidth=0, label="bootstrap band (pointwise)"))
-        if tolerance is not None:
-            handles += [
-                Line2D([], [], color="darkorange", linestyle=":", linewidth=1, label=f"tolerance {tolerance:g}"),
-                Line2D(
-                    [],
-                    [],
-                    color="darkorange",
-                    marker="s",
-                    linestyle="",
-                    markersize=8,
-                    label=f"b: accuracy falls below {tolerance:g}",
-                ),
-                Line2D([], [], color="crimson", marker="v", linestyle="", markersize=9, label="a: the first error"),
-                Line2D(
-                    [],
-                    [],
-                    color="purple",
-                    marker="^",
-                    linestyle="",
-                    markersize=6,
-                    label="fluctuation: accuracy rises again",
-                ),
-            ]
-        self.legend_ = axes[len(names)].legend(
-            handles=handles,
-            loc="center",
-            fontsize=9,
-            frameon=False,
-            title="Each panel",
-            title_fontproperties={"size": 9},
-        )
-        literal_text(axes[len(names)])  # the legend names the model; its panel is not one of axes_
-        self.figure_, self.axes_ = figure, list(axes[: len(names)])
-        return self
 
     @classmethod
     def from_evaluation(
