@@ -94,7 +94,7 @@ def test_answers_subset_keeps_each_models_correct_column():
     bench = load_demo(kind="answers")
     models, datasets = [bench.models[2], bench.models[0]], [bench.datasets[1], bench.datasets[2]]
     sub = bench.subset(models=models, datasets=datasets)
-    rows = np.concatenate([np.arange(len(bench))[bench._slice(d)] for d in datasets])
+    rows = np.concatenate([np.arange(len(bench))[bench.rows_of(d)] for d in datasets])
     np.testing.assert_array_equal(sub.correct, bench.correct[rows][:, [bench.models.index(m) for m in models]])
     for m in models:
         np.testing.assert_array_equal(sub.labels(datasets[1], model=m), bench.labels(datasets[1], model=m))

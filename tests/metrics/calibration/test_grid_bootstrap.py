@@ -408,7 +408,7 @@ def _xdomain_parts(bench, n_bootstrap, seed):
     ctx = Context(
         y=bench.labels(),
         codes=bench.dataset_codes(),
-        offsets=bench._offsets,
+        offsets=bench.dataset_offsets(),
         datasets=bench.datasets,
         domains=dict(bench.domains),
         protocols=("xdomain",),

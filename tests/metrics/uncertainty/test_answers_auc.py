@@ -52,7 +52,7 @@ def test_repeated_samples_are_resampled_by_item():
     bench = ba.load_benchmark(_frame(epochs=3))
     reps = paired_auc_replicates(bench, n_bootstrap=8, random_state=1)
     i, d = 1, bench.datasets[1]
-    items = np.unique(bench.items()[bench._slice(d)], return_inverse=True)[1]
+    items = np.unique(bench.items()[bench.rows_of(d)], return_inverse=True)[1]
     counts = cluster_counts(items, np.zeros(len(items), dtype=np.int64), 8, random_state=dataset_seed(1, i))
     assert np.allclose(reps["blunt"][:, i], _reference(bench, "blunt", d, counts), atol=1e-12)
 

@@ -58,6 +58,6 @@ def analysed_datasets(bench, args):
     """The datasets an analysis command goes over: ``--dataset`` (refused when the data lacks it), else every
     dataset but the out-of-distribution one."""
     if args.dataset is not None:
-        bench._slice(args.dataset)
+        bench.rows_of(args.dataset)
         return [args.dataset]
     return [d for d in bench.datasets if d != getattr(args, "ood_dataset", None)]

@@ -19,7 +19,7 @@ def diagnose_command(args, out):
     """``beyondauc diagnose``: the cohort diagnostics of ``--model`` on each dataset (or ``--dataset``)."""
     _check_options(args)
     bench = load_data(args)
-    bench._check_model(args.model)
+    bench.check_model(args.model)
     results = [_diagnostics(bench, d, args) for d in analysed_datasets(bench, args)]
     records = [_record(r) for r in results]
     emit_results(records, args.dataset is not None, args, out, lambda: _tables(bench, records, results, args))

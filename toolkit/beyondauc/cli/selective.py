@@ -21,7 +21,7 @@ def selective_command(args, out):
     check_random_state(args.seed)  # the range in the message, in this command's spelling
     check_interval_options(args)
     bench = load_data(args)
-    bench._check_model(args.model)
+    bench.check_model(args.model)
     results = [(d, _selective(bench, d, args)) for d in analysed_datasets(bench, args)]
     records = [r.to_dict() for _, r in results]
     b_rows = [

@@ -138,7 +138,7 @@ class Benchmark:
         """
         if self.kind == "answers" and self.graded:
             y = self._correctness()[:, self.models.index(self._answer_model(model))]
-            return y if dataset is None else y[self._slice(dataset)]
+            return y if dataset is None else y[self.rows_of(dataset)]
         return self.labels(dataset, model=model).astype(np.float64)
 
     def _answer_model(self, model):
@@ -149,7 +149,7 @@ class Benchmark:
                     f"give `model`, one of {list(self.models)}"
                 )
             return self.models[0]
-        self._check_model(model)
+        self.check_model(model)
         return model
 
     @property
@@ -197,14 +197,16 @@ class Benchmark:
             raise ValueError(f"the benchmark {self.source!r} holds scores, not answers: it has no correctness")
         return self.correct
 
-    def _slice(self, dataset: str) -> slice:
+    def rows_of(self, dataset: str) -> slice:
+        """Return the rows of ``dataset`` (its datasets' rows are consecutive), refusing an unknown name."""
         try:
             i = self.datasets.index(dataset)
         except ValueError:
             raise ValueError(f"`dataset` must be one of {list(self.datasets)}, got {dataset!r}") from None
         return slice(int(self._offsets[i]), int(self._offsets[i + 1]))
 
-    def _check_model(self, model: str) -> None:
+    def check_model(self, model: str) -> None:
+        """Refuse, in one line naming the models there are, a model the benchmark does not have."""
         if model not in self.models:
             raise ValueError(f"`model` must be one of {list(self.models)}, got {model!r}")
 
@@ -217,14 +219,14 @@ class Benchmark:
         has to be one of them.
         """
         if model is not None:
-            self._check_model(model)
+            self.check_model(model)
         if self.kind == "answers":
             y = self._correctness()[:, self.models.index(self._answer_model(model))]
             if self.graded:
                 y = (y >= self.correct_threshold).astype(np.int8)
         else:
             y = self.frame["label"].to_numpy()
-        return y if dataset is None else y[self._slice(dataset)]
+        return y if dataset is None else y[self.rows_of(dataset)]
 
     def model_view(self, model: str) -> Benchmark:
         """Return the benchmark of one model, its labels in the ``label`` column.
@@ -246,7 +248,7 @@ class Benchmark:
         """
         if self.kind == "scores":
             return self.subset(models=[model])
-        self._check_model(model)
+        self.check_model(model)
         j = self.models.index(model)
         keep = [c for c in self.frame.columns if c not in self.models]
         frame = self.frame[keep].assign(**{"label": self.labels(model=model), model: self.frame[model].to_numpy()})
@@ -263,13 +265,17 @@ class Benchmark:
 
     def scores(self, model: str, dataset: str | None = None) -> np.ndarray:
         """Return the raw scores of ``model``, of one dataset or of all rows."""
-        self._check_model(model)
+        self.check_model(model)
         s = self.frame[model].to_numpy()
-        return s if dataset is None else s[self._slice(dataset)]
+        return s if dataset is None else s[self.rows_of(dataset)]
 
     def dataset_codes(self) -> np.ndarray:
         """Return each row's dataset index into ``datasets`` (int64)."""
         return np.repeat(np.arange(len(self.datasets)), np.diff(self._offsets))
+
+    def dataset_offsets(self) -> np.ndarray:
+        """Return the row where each dataset starts, then the number of rows (int64, one more than datasets)."""
+        return self._offsets.copy()
 
     def dataset_sizes(self) -> np.ndarray:
         """Return the number of rows of each dataset, in ``datasets`` order."""
@@ -277,7 +283,7 @@ class Benchmark:
 
     def domain_of(self, dataset: str) -> str | None:
         """Return the domain of ``dataset`` (None where unknown)."""
-        self._slice(dataset)
+        self.rows_of(dataset)
         return self.domains.get(dataset)
 
     def subset(self, *, models: Sequence[str] | None = None, datasets: Sequence[str] | None = None) -> Benchmark:
@@ -293,8 +299,8 @@ class Benchmark:
         models = self.models if models is None else tuple(models)
         datasets = self.datasets if datasets is None else tuple(datasets)
         for m in models:
-            self._check_model(m)
-        blocks = [self._slice(d) for d in datasets]
+            self.check_model(m)
+        blocks = [self.rows_of(d) for d in datasets]
         keep = [c for c in self.frame.columns if c not in self.models] + list(models)
         if all(a.stop == b.start for a, b in zip(blocks, blocks[1:])):  # one run of rows: a view
             rows: slice | np.ndarray = slice(blocks[0].start, blocks[-1].stop) if blocks else slice(0, 0)

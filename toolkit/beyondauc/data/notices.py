@@ -17,7 +17,7 @@ __all__ = ["single_class_message", "warn_ignored", "warn_single_answer_class", "
 
 def warn_single_class(bench):
     """One warning for all the datasets with a single class (from the benchmark's labels: no per-row text)."""
-    positives = np.add.reduceat(bench.labels().astype(np.int64), bench._offsets[:-1]) if len(bench) else []
+    positives = np.add.reduceat(bench.labels().astype(np.int64), bench.dataset_offsets()[:-1]) if len(bench) else []
     single = [
         (d, "positive" if s else "negative")
         for d, s, n in zip(bench.datasets, positives, bench.dataset_sizes())
@@ -29,7 +29,7 @@ def warn_single_class(bench):
 
 def warn_single_answer_class(bench):
     """One warning for the (model, dataset) pairs whose answers are all right, or all wrong."""
-    starts = bench._offsets[:-1]
+    starts = bench.dataset_offsets()[:-1]
     right = np.add.reduceat(
         np.stack([bench.labels(model=m) for m in bench.models], axis=1).astype(np.int64), starts, axis=0
     )  # (n_datasets, n_models), graded answers thresholded

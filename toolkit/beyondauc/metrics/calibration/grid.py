@@ -165,7 +165,7 @@ def grid_context(bench, protocols, methods, *, class_weight, n_repeats, seed, re
     return Context(
         y=bench.labels(),
         codes=bench.dataset_codes(),
-        offsets=bench._offsets,
+        offsets=bench.dataset_offsets(),
         datasets=bench.datasets,
         domains=dict(bench.domains),
         protocols=tuple(protocols),

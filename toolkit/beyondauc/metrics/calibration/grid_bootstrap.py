@@ -293,7 +293,7 @@ def boot_context(bench, protocols, methods, class_weight, n_repeats, seed, n_boo
     ctx = Context(
         y=bench.labels(),
         codes=bench.dataset_codes(),
-        offsets=bench._offsets,
+        offsets=bench.dataset_offsets(),
         datasets=bench.datasets,
         domains=dict(bench.domains),
         protocols=tuple(protocols),

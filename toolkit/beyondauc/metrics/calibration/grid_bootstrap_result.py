@@ -99,7 +99,9 @@ class GridBootstrap:
         return f"<p><code>{html.escape(repr(self))}</code></p>" + self.grid.head(10).to_html(index=False)
 
     # -- selection helpers
-    def _select(self, protocol, method, value):
+    def replicates_of(self, protocol, method, value):
+        """(datasets, models, point estimates (datasets x models), replicates (B x datasets x models)) of one
+        protocol, method and value."""
         check_option(value, "score", VALUES)
         g = self.grid
         sel = (g["protocol"] == protocol).to_numpy() & (g["method"] == method).to_numpy()
@@ -137,7 +139,7 @@ class GridBootstrap:
         parts = []
         for p, meth in self.grid[["protocol", "method"]].drop_duplicates().itertuples(index=False):
             for v in VALUES:
-                datasets, models, point, reps = self._select(p, meth, v)
+                datasets, models, point, reps = self.replicates_of(p, meth, v)
                 low, high = percentile_interval(reps, level, axis=0)
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore", RuntimeWarning)
@@ -182,8 +184,8 @@ class GridBootstrap:
             ``p_value``, ``p_change``, ``significant``.
         """
         check_option(score, "score", SCORES)
-        datasets, models, auc_p, auc_r = self._select(protocol, method, "auc")
-        _, _, sc_p, sc_r = self._select(protocol, method, score)
+        datasets, models, auc_p, auc_r = self.replicates_of(protocol, method, "auc")
+        _, _, sc_p, sc_r = self.replicates_of(protocol, method, score)
         ra_p, rs_p = ranks(auc_p), ranks(sc_p)
         ra_r, rs_r = ranks(auc_r), ranks(sc_r)
         ch_p, ch_r = ra_p - rs_p, ra_r - rs_r
@@ -237,7 +239,7 @@ class GridBootstrap:
             (or the mean's) pairs of models, each unordered pair one test
             (:func:`~beyondauc.metrics.uncertainty.paired.holm_adjust`).
         """
-        datasets, models, point, reps = self._select(protocol, method, score)
+        datasets, models, point, reps = self.replicates_of(protocol, method, score)
         n = len(models)
         a, b = np.meshgrid(np.arange(n), np.arange(n), indexing="ij")
         keep = a != b
@@ -284,8 +286,8 @@ class GridBootstrap:
             rankings disagree on some pair), ``n_models``.
         """
         check_option(score, "score", SCORES)
-        datasets, models, auc_p, auc_r = self._select(protocol, method, "auc")
-        _, _, sc_p, sc_r = self._select(protocol, method, score)
+        datasets, models, auc_p, auc_r = self.replicates_of(protocol, method, "auc")
+        _, _, sc_p, sc_r = self.replicates_of(protocol, method, score)
         tau_p = kendall_b(auc_p, sc_p)
         tau_r = kendall_b(auc_r, sc_r)
         low, high = percentile_interval(tau_r, self.confidence_level)

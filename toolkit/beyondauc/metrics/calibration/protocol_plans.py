@@ -95,7 +95,7 @@ def protocol_masks(bench, dataset, protocol, random_state):
     For ``indata`` (and ``indomain`` without a same-domain dataset) these
     are the first seeded 80/20 split of :func:`expected_accuracy`.
     """
-    sl = bench._slice(dataset)
+    sl = bench.rows_of(dataset)
     fits, _ = protocol_plan(bench, protocol)
     i = bench.datasets.index(dataset)
     fit = next((f for f in fits if f.dataset == i), None)

@@ -124,7 +124,7 @@ def cohort_rows(
     107
     """
     kind = check_cohort_protocol(bench, protocol)
-    sl = bench._slice(dataset)
+    sl = bench.rows_of(dataset)
     if kind == "split":
         split = bench.frame["split"].to_numpy()[sl].astype(str)
         for name, value in (("val_split", val_split), ("test_split", test_split)):

@@ -49,9 +49,9 @@ def selective_masks(
     """
     check_option(protocol, "protocol", SELECTIVE_PROTOCOLS)
     seed = check_random_state(random_state)
-    sl = bench._slice(dataset)  # a clear error for an unknown name
+    sl = bench.rows_of(dataset)  # a clear error for an unknown name
     if ood_dataset is not None:
-        bench._slice(ood_dataset)
+        bench.rows_of(ood_dataset)
         if ood_dataset == dataset:
             raise ValueError(f"`ood_dataset` must differ from `dataset`, got {dataset!r} for both")
     if protocol == "none":
@@ -61,7 +61,7 @@ def selective_masks(
         cal, ev = protocol_masks(bench, dataset, protocol, seed)
     ood = np.zeros(len(bench), dtype=bool)
     if ood_dataset is not None:  # out of distribution means unseen: never calibrate (or score) on it
-        ood[bench._slice(ood_dataset)] = True
+        ood[bench.rows_of(ood_dataset)] = True
         cal, ev = cal & ~ood, ev & ~ood
         if not cal.any() and protocol != "none":
             raise ValueError(

@@ -266,11 +266,11 @@ def _given_bootstrap(bench, model, dataset, ood_dataset, options, random_state, 
     """
     s, y = bench.scores(model), bench.labels(model=model)
     parts = [(dataset, 1)] + ([(ood_dataset, 2)] if ood_dataset is not None else [])
-    answers = [given_answers(bench, model, s[bench._slice(d)], y[bench._slice(d)]) for d, _ in parts]
+    answers = [given_answers(bench, model, s[bench.rows_of(d)], y[bench.rows_of(d)]) for d, _ in parts]
     conf = np.concatenate([c for c, _ in answers])
     ok = np.concatenate([o for _, o in answers]).astype(np.int8)
     role = np.concatenate([np.full(len(c), r) for (c, _), (_, r) in zip(answers, parts)])
-    key = [role] if bench.kind == "answers" else [role, np.concatenate([y[bench._slice(d)] for d, _ in parts])]
+    key = [role] if bench.kind == "answers" else [role, np.concatenate([y[bench.rows_of(d)] for d, _ in parts])]
     x, inv, _, _ = grid_counts(ok, cell_scores(conf, *key, ok, cells=cells))
     cols = [np.unique(inv[role == r]) for _, r in parts]
     column, starts = side_by_side(inv, role, {r: c for (_, r), c in zip(parts, cols)})
@@ -301,9 +301,9 @@ def _graded_bootstrap(bench, model, dataset, ood_dataset, options, random_state,
     s, q = bench.scores(model), bench.quality(model=model)
     parts = [(dataset, 1)] + ([(ood_dataset, 2)] if ood_dataset is not None else [])
     conf = np.concatenate(
-        [given_answers(bench, model, s[bench._slice(d)], q[bench._slice(d)] >= 0.5)[0] for d, _ in parts]
+        [given_answers(bench, model, s[bench.rows_of(d)], q[bench.rows_of(d)] >= 0.5)[0] for d, _ in parts]
     )
-    quality = np.concatenate([q[bench._slice(d)] for d, _ in parts])
+    quality = np.concatenate([q[bench.rows_of(d)] for d, _ in parts])
     role = np.concatenate([np.full(bench.dataset_sizes()[bench.datasets.index(d)], r) for d, r in parts])
     pairs, inv = np.unique(np.column_stack([conf, quality]), axis=0, return_inverse=True)  # by confidence, quality
     inv = inv.ravel()
@@ -345,7 +345,7 @@ def _items(bench, parts):
     if not bench.repeated:
         return None
     items = bench.items()
-    return np.concatenate([items[bench._slice(d)] for d, _ in parts])
+    return np.concatenate([items[bench.rows_of(d)] for d, _ in parts])
 
 
 def _refit_statistic(x, cols, *, method, class_weight, init, options, kind="scores"):

@@ -267,7 +267,7 @@ def given_calibration_replicates(
     out = {m: {n: np.full((n_bootstrap, len(bench.datasets)), np.nan) for n in names} for m in models}
     items_all = bench.items() if bench.repeated else None
     for i, d in enumerate(bench.datasets):  # a loop over datasets and models, each vectorised over replicates
-        sl = bench._slice(d)
+        sl = bench.rows_of(d)
         items = None if items_all is None else np.unique(items_all[sl], return_inverse=True)[1]
         for m in models:
             reps = _replicate_rows(

@@ -44,7 +44,7 @@ def paired_auc_replicates(bench: Benchmark, *, n_bootstrap: int, random_state: i
     out = {m: np.full((n_bootstrap, len(bench.datasets)), np.nan) for m in bench.models}
     items_all = bench.items() if bench.repeated else None
     for i, d in enumerate(bench.datasets):  # a loop over datasets and models, each vectorised over replicates
-        sl = bench._slice(d)
+        sl = bench.rows_of(d)
         items = None if items_all is None else np.unique(items_all[sl], return_inverse=True)[1]
         for m in bench.models:
             y = bench.labels(d, model=m)

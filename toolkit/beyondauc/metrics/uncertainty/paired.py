@@ -388,7 +388,7 @@ def grid_differences(
     """
     parts = []
     for value in values:
-        datasets, models, point, reps = boot._select(protocol, method, value)
+        datasets, models, point, reps = boot.replicates_of(protocol, method, value)
         col = {m: j for j, m in enumerate(models)}
         for m, ref in references.items():
             if m not in col or ref not in col:
