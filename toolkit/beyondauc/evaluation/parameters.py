@@ -25,6 +25,7 @@ import os
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -424,7 +425,7 @@ def check_evaluation_parameters(parameters: Mapping[str, object]) -> dict[str, o
             else f"; known: {', '.join(EVALUATION_PARAMETERS)}"
         )
         raise ValueError(f"unknown parameter {k!r}{hint}")
-    p = {**EVALUATION_PARAMETERS, **parameters}
+    p: dict[str, Any] = {**EVALUATION_PARAMETERS, **parameters}
     for name in EVALUATION_PARAMETERS:
         p[name] = _check_one(PARAMETERS[name], p[name])
     p["n_bootstrap"], p["confidence_level"] = check_bootstrap(p["n_bootstrap"], p["confidence_level"])

@@ -19,6 +19,7 @@ status and the number behind it (the ``rule`` and ``reason`` columns).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -467,7 +468,7 @@ def _by_model(frame):
 
 
 def findings_table(
-    tables: Mapping[str, pd.DataFrame], parameters: Mapping[str, object], models: Sequence[str]
+    tables: Mapping[str, pd.DataFrame], parameters: Mapping[str, Any], models: Sequence[str]
 ) -> pd.DataFrame:
     """The ``findings`` table of an evaluation: model, order, topic, status, sentence, rule, reason.
 

@@ -254,7 +254,7 @@ def report_layout() -> TightLayoutEngine:
     """
     from matplotlib.layout_engine import TightLayoutEngine
 
-    return TightLayoutEngine(rect=None)
+    return TightLayoutEngine(rect=None)  # type: ignore[arg-type]  # None: no rect, as the figure's own draw (stubs: a tuple)
 
 
 def axes_or_new(ax):

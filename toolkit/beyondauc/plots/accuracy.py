@@ -238,7 +238,7 @@ class RankSlopeDisplay:
         rank_interval: tuple[ArrayLike, ArrayLike] | None = None,
         significant: ArrayLike | None = None,
     ) -> None:
-        self.models = [str(m) for m in models]
+        self.models = [str(m) for m in np.asarray(models, dtype=object).ravel()]
         self.auc_ranks = np.asarray(auc_ranks, dtype=float)
         self.ranks = np.asarray(ranks, dtype=float)
         self.score, self.highlight, self.title = score, highlight, title

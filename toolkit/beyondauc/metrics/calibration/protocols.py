@@ -134,7 +134,7 @@ def grid_protocols(bench: Benchmark, protocols: str | Sequence[str] | None = Non
     ['outdomain']
     """
     if protocols is not None:
-        return [protocols] if isinstance(protocols, str) else protocols
+        return [protocols] if isinstance(protocols, str) else list(protocols)
     if not hasattr(bench, "domains"):  # not a Benchmark: the grid's own check says so
         return list(PROTOCOLS)
     left = left_out_protocols(bench)

@@ -254,5 +254,5 @@ def wasserstein_rows(
     num = mat[:, 0, 0] + mat[:, 1, 1]
     den = mat[:, 0, 1] + mat[:, 1, 0]
     with np.errstate(invalid="ignore", divide="ignore"):
-        w = np.where(den > 0, num / np.where(den > 0, den, 1.0), np.where(num > 0, np.inf, np.nan))
-    return w, np.ldexp(mat, e)
+        ratio = np.where(den > 0, num / np.where(den > 0, den, 1.0), np.where(num > 0, np.inf, np.nan))
+    return ratio, np.ldexp(mat, e)

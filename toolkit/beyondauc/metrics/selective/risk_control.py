@@ -191,7 +191,7 @@ def risk_controlled_threshold(
     >>> rc.certified, bool(rc.risk <= 0.1), bool(0.2 < rc.coverage < 0.6)
     (True, True, True)
     """
-    method = check_option(method, "method", RISK_CONTROL_METHODS)
+    method = str(check_option(method, "method", RISK_CONTROL_METHODS))
     risk = check_number(risk, "risk", low=0, high=1, low_open=True, high_open=True)
     delta = check_number(delta, "delta", low=0, high=1, low_open=True, high_open=True)
     conf = check_scores(confidence, "confidence")

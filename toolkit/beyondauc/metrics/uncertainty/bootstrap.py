@@ -251,7 +251,7 @@ def grid_weights(
     block of replicates by block (the additions in the order ``np.add.at``
     makes them, so even fractional counts give the same sums).
     """
-    counts = np.asarray(counts)
+    counts, inverse = np.asarray(counts), np.asarray(inverse)
     R, n = counts.shape[0], len(inverse)
     col, width = _grid_columns(inverse, y, n_values, groups, n_groups)
     out = np.empty((R, 2 * width + 1))

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from typing import Protocol
 
 import numpy as np
 import pandas as pd
@@ -357,8 +358,19 @@ def reference_models(models: Sequence[str], mean_auc: ArrayLike, *, baseline: st
     return out
 
 
+class PairedReplicates(Protocol):
+    """What :func:`grid_differences` reads of a grid bootstrap
+    (:class:`~beyondauc.metrics.calibration.grid_bootstrap.GridBootstrap`)."""
+
+    confidence_level: float
+
+    def replicates_of(
+        self, protocol: str, method: str, value: str
+    ) -> tuple[list[str], list[str], np.ndarray, np.ndarray]: ...
+
+
 def grid_differences(
-    boot: object,
+    boot: PairedReplicates,
     protocol: str,
     method: str,
     references: Mapping[str, str],

@@ -40,6 +40,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
 import pandas as pd
@@ -100,14 +101,15 @@ def replicate_chunks(
 def _fixed_seed(random_state: int | None) -> int:
     """One seed for every chunk: ``None`` draws fresh entropy once, so the chunks share one stream."""
     seed = int_seed(random_state)
-    return int(np.random.SeedSequence().entropy) if seed is None else seed
+    return cast(int, np.random.SeedSequence().entropy) if seed is None else seed
 
 
 def _stack(parts: list[Replicates]) -> Replicates:
     """The chunks' results one after the other: an array, or a dict of arrays."""
     if isinstance(parts[0], dict):
-        return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
-    return np.concatenate(parts)
+        dicts = cast("list[dict[str, np.ndarray]]", parts)  # a statistic returns one kind for every chunk
+        return {k: np.concatenate([p[k] for p in dicts]) for k in dicts[0]}
+    return np.concatenate(cast("list[np.ndarray]", parts))
 
 
 @dataclass(frozen=True)
