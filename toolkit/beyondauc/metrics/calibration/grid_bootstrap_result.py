@@ -99,7 +99,9 @@ class GridBootstrap:
         return f"<p><code>{html.escape(repr(self))}</code></p>" + self.grid.head(10).to_html(index=False)
 
     # -- selection helpers
-    def replicates_of(self, protocol, method, value):
+    def replicates_of(
+        self, protocol: str, method: str, value: str
+    ) -> tuple[list[str], list[str], np.ndarray, np.ndarray]:
         """(datasets, models, point estimates (datasets x models), replicates (B x datasets x models)) of one
         protocol, method and value."""
         check_option(value, "score", VALUES)
