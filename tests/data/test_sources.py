@@ -112,3 +112,15 @@ def test_a_format_added_to_the_registry_is_read_as_a_file_and_in_a_folder(tmp_pa
     frame.assign(dataset="b").to_feather(folder / "b.feather")
     assert ba.load_benchmark(folder).datasets == ("a", "b")
     assert sources.SOURCES[-1].name == "table file"
+
+
+def test_a_folder_of_logs_is_searched_once(monkeypatch):
+    """The logs recognise found are the ones read: the folder is not searched again."""
+    import beyondauc.data.logs as logs
+
+    calls = []
+    found = logs.find_logs
+    for module in (sources, logs):  # wherever the search is called from
+        monkeypatch.setattr(module, "find_logs", lambda path: calls.append(path) or found(path))
+    rows = read_source(llm_demo())
+    assert len(calls) == 1 and len(rows.frame) > 0

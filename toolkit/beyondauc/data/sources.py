@@ -20,7 +20,7 @@ from typing import Any, TypeAlias
 import pandas as pd
 
 from .forms import FORMS, recognise_form
-from .logs import check_log_options, find_logs, read_logs
+from .logs import check_log_options, find_logs, read_found_logs
 from .readers import (
     Origin,
     annotate,
@@ -43,12 +43,14 @@ Source: TypeAlias = pd.DataFrame | Path
 @dataclass(frozen=True)
 class SourceRequest:
     """What a reader may need besides the source: the models asked for, the columns it left out (filled in,
-    for the notice), the log readers' options, and the source as given (a path's text)."""
+    for the notice), the log readers' options, the source as given (a path's text), and what the reader's
+    ``recognise`` found."""
 
     models: list[str] | None = None
     ignored: dict[str, str] = field(default_factory=dict)
     log_options: Mapping[str, Any] | None = None
     shown: str = ""  # the source as the user gave it, for messages and the Benchmark's source
+    found: object = None  # what the reader's recognise found (the log files), so it is not looked for twice
 
 
 @dataclass(frozen=True)
@@ -63,10 +65,13 @@ class Rows:
 
 @dataclass(frozen=True)
 class SourceReader:
-    """One kind of source: its name, whether it is this kind, and how it is read."""
+    """One kind of source: its name, whether it is this kind, and how it is read.
+
+    ``recognise`` returns something true for its kind (e.g. the log files it found), handed to ``read`` as
+    ``request.found``."""
 
     name: str
-    recognise: Callable[[Source], bool]
+    recognise: Callable[[Source], object]
     read: Callable[[Source, SourceRequest], Rows]
 
 
@@ -86,15 +91,15 @@ def read_frame(source: Source, request: SourceRequest) -> Rows:
     return Rows(frame, Origin("DataFrame", "<DataFrame>", one_dataset))
 
 
-def _has_logs(source: Source) -> bool:
-    return isinstance(source, Path) and bool(find_logs(source))
+def _found_logs(source: Source) -> list:
+    return find_logs(source) if isinstance(source, Path) else []
 
 
 def read_harness_logs(source: Source, request: SourceRequest) -> Rows:
     """An LLM harness's logs (a log file, or a folder of runs), in the long answers form."""
     assert isinstance(source, Path)
-    frame = read_logs(source, options=request.log_options)
-    assert frame is not None  # recognised: it holds logs
+    assert isinstance(request.found, list)  # the (reader, file) pairs recognise found
+    frame = read_found_logs(source, request.found, options=request.log_options)
     where = f"{'directory' if source.is_dir() else 'file'} {request.shown!r}"
     return Rows(frame, Origin(where, request.shown, False))
 
@@ -148,7 +153,7 @@ def read_table_file(source: Source, request: SourceRequest) -> Rows:
 #: The registered kinds of source, tried in this order: the first that recognises a source reads it.
 SOURCES: tuple[SourceReader, ...] = (
     SourceReader("DataFrame", _is_frame, read_frame),
-    SourceReader("LLM harness logs", _has_logs, read_harness_logs),
+    SourceReader("LLM harness logs", _found_logs, read_harness_logs),
     SourceReader("TRUE folder", _is_true_folder, read_true_folder),
     SourceReader("folder of tables", _is_folder, read_tables_folder),
     SourceReader("table file", lambda source: isinstance(source, Path), read_table_file),
@@ -173,5 +178,8 @@ def read_source(source: pd.DataFrame | str | os.PathLike, request: SourceRequest
         check_log_options(request.log_options)
         request = replace(request, shown=str(source))
         source = Path(source)
-    reader = next(r for r in SOURCES if r.recognise(source))
-    return reader.read(source, request)
+    for reader in SOURCES:
+        found = reader.recognise(source)
+        if found:
+            return reader.read(source, replace(request, found=found))
+    raise AssertionError("the last reader recognises every path")

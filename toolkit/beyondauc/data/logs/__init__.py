@@ -21,7 +21,16 @@ from ..table_formats import folder_suffixes
 from . import helm, inspect_ai, lm_eval
 from .common import LOG_OPTIONS
 
-__all__ = ["LOG_OPTIONS", "READERS", "LogReader", "check_log_options", "find_logs", "llm_demo", "read_logs"]
+__all__ = [
+    "LOG_OPTIONS",
+    "READERS",
+    "LogReader",
+    "check_log_options",
+    "find_logs",
+    "llm_demo",
+    "read_found_logs",
+    "read_logs",
+]
 
 
 @dataclass(frozen=True)
@@ -158,8 +167,14 @@ def read_logs(path: str | Path, *, options: Mapping[str, Any] | None = None) -> 
     """
     check_log_options(options)
     logs = find_logs(path)
-    if not logs:
-        return None
+    return read_found_logs(path, logs, options=options) if logs else None
+
+
+def read_found_logs(
+    path: str | Path, logs: list[tuple[LogReader, Path]], *, options: Mapping[str, Any] | None = None
+) -> pd.DataFrame:
+    """The long answers form of the logs :func:`find_logs` found at ``path`` (a folder holding table files
+    beside them is refused), without searching ``path`` again."""
     _check_no_tables(Path(path), logs)
     frames = [reader.read(file, options=options) for reader, file in logs]
     return pd.concat(frames, ignore_index=True, sort=False)
