@@ -28,14 +28,7 @@ from ...utils.parallel import pool_context, process_pool
 from ..core.views import each_model_view, sort_like
 from ..uncertainty.bootstrap import BLOCK, check_bootstrap, percentile_interval, strata_of
 from ..uncertainty.cells import check_cells
-from .grid import (
-    METHODS,
-    Context,
-    check_grid_args,
-    check_n_jobs,
-    point_grid,
-    protocol_plan,
-)
+from .grid import METHODS, check_grid_args, check_n_jobs, grid_context, point_grid
 from .grid_bootstrap_result import GridBootstrap
 from .grid_replicates import VALUES, BootContext, ModelBoot, ReplicateCounts
 from .protocols import grid_choices
@@ -290,18 +283,8 @@ def checked(bench, protocols, methods, class_weight, n_repeats, random_state, n_
 
 def boot_context(bench, protocols, methods, class_weight, n_repeats, seed, n_bootstrap, *, cells=None):
     """The bootstrap's context of ``bench`` (its strata: dataset and class; an answers benchmark's: dataset)."""
-    ctx = Context(
-        y=bench.labels(),
-        codes=bench.dataset_codes(),
-        offsets=bench.dataset_offsets(),
-        datasets=bench.datasets,
-        domains=dict(bench.domains),
-        protocols=tuple(protocols),
-        methods=tuple(methods),
-        plans={p: protocol_plan(bench, p) for p in protocols},
-        class_weight=class_weight,
-        n_repeats=n_repeats,
-        seed=seed,
+    ctx = grid_context(
+        bench, protocols, methods, class_weight=class_weight, n_repeats=n_repeats, seed=seed, reference=None
     )
     # answers: the class is per model, so every model resamples the same examples within datasets (paired)
     strata = strata_of(ctx.codes) if bench.kind == "answers" else strata_of(ctx.codes, ctx.y)
