@@ -277,17 +277,25 @@ class CoverageAccuracyGridDisplay:
             handles.append(Patch(color="tab:blue", alpha=0.2, linewidth=0, label="bootstrap band (pointwise)"))
         if tolerance is None:
             return handles
-        marks = dict(linestyle="", markersize=8)
         return handles + [
             Line2D([], [], color="darkorange", linestyle=":", linewidth=1, label=f"tolerance {tolerance:g}"),
-            Line2D([], [], color="darkorange", marker="s", **marks, label=f"b: accuracy falls below {tolerance:g}"),
-            Line2D([], [], color="crimson", marker="v", **dict(marks, markersize=9), label="a: the first error"),
             Line2D(
                 [],
                 [],
+                linestyle="",
+                color="darkorange",
+                marker="s",
+                markersize=8,
+                label=f"b: accuracy falls below {tolerance:g}",
+            ),
+            Line2D([], [], linestyle="", color="crimson", marker="v", markersize=9, label="a: the first error"),
+            Line2D(
+                [],
+                [],
+                linestyle="",
                 color="purple",
                 marker="^",
-                **dict(marks, markersize=6),
+                markersize=6,
                 label="fluctuation: accuracy rises again",
             ),
         ]
